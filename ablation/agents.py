@@ -1,0 +1,106 @@
+"""Turn every supported agent form into one :class:`Agent`.
+
+Supported forms: a sync callable, an async callable, an object with a ``run`` method (sync or
+async), and a dict with a ``"run"`` entry. Anything else (a string, a number, ``None``) raises
+:class:`~ablation.errors.AgentSpecError` (a :class:`TypeError`) naming what was given: the
+framework never silently turns a value into a constant answer.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import functools
+import inspect
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from ablation.errors import AgentSpecError
+from ablation.schema import callable_name
+
+__all__ = ["Agent", "as_agent"]
+
+
+def _is_async_callable(fn: Any) -> bool:
+    while isinstance(fn, functools.partial):
+        fn = fn.func
+    if inspect.iscoroutinefunction(fn):
+        return True
+    call = getattr(fn, "__call__", None)  # noqa: B004 - objects with an async __call__
+    return call is not None and inspect.iscoroutinefunction(call)
+
+
+@dataclass(frozen=True)
+class Agent:
+    """One arm's agent in the single form the engine runs.
+
+    Attributes:
+        name: Stable name, used in provenance and for resume checks.
+        fn: The callable taking the task input.
+        is_async: True when ``fn`` returns an awaitable (run on the event loop); sync agents run
+            in a thread pool or the user's executor.
+    """
+
+    name: str
+    fn: Callable[[Any], Any]
+    is_async: bool
+
+    async def call_async(self, input_data: Any) -> Any:
+        """Await an async agent (only valid when ``is_async``)."""
+        result = self.fn(input_data)
+        if inspect.isawaitable(result):
+            return await result
+        return result
+
+    def call_sync(self, input_data: Any) -> Any:
+        """Call a sync agent; an awaitable it returns is run to completion in this thread."""
+        result = self.fn(input_data)
+        if inspect.isawaitable(result):
+            return asyncio.run(_await(result))
+        return result
+
+
+async def _await(awaitable: Any) -> Any:
+    return await awaitable
+
+
+def as_agent(obj: Any, *, name: str | None = None) -> Agent:
+    """Wrap any supported agent form.
+
+    Args:
+        obj: A callable, an object with ``run``, a dict with ``"run"``, or an :class:`Agent`.
+        name: Name to record; defaults to the callable's ``module:qualname`` (or ``obj.name``).
+
+    Returns:
+        The :class:`Agent`.
+
+    Raises:
+        AgentSpecError: if ``obj`` is not one of the supported forms.
+    """
+    if isinstance(obj, Agent):
+        return obj if name is None else Agent(name, obj.fn, obj.is_async)
+    fn: Any
+    if isinstance(obj, Mapping):
+        if "run" not in obj:
+            raise AgentSpecError(
+                f"an agent given as a dict needs a 'run' entry; got keys {sorted(map(str, obj))}"
+            )
+        fn = obj["run"]
+        if not callable(fn):
+            raise AgentSpecError(f"the 'run' entry of the agent dict is not callable: {fn!r:.80}")
+        label = name or (str(obj["name"]) if "name" in obj else callable_name(fn))
+        return Agent(label, fn, _is_async_callable(fn))
+    if isinstance(obj, str | bytes | int | float | bool) or obj is None:
+        raise AgentSpecError(
+            f"an agent must be a callable, an object with run(), or a dict with 'run'; "
+            f"got {type(obj).__name__} {obj!r:.80}"
+        )
+    run = getattr(obj, "run", None)
+    if callable(run) and not inspect.isclass(obj):
+        return Agent(name or callable_name(obj), run, _is_async_callable(run))
+    if callable(obj) and not inspect.isclass(obj):
+        return Agent(name or callable_name(obj), obj, _is_async_callable(obj))
+    raise AgentSpecError(
+        f"an agent must be a callable, an object with run(), or a dict with 'run'; "
+        f"got {type(obj).__name__} {obj!r:.80}"
+    )

@@ -1,0 +1,327 @@
+"""The :class:`AblationReport` model and its parts.
+
+A report is plain data (frozen pydantic models): it is built by :mod:`ablation.analysis`,
+judged by :mod:`ablation.gates`, drawn by :mod:`ablation.render` and stored as JSON. Every
+number that comes from a statistical method carries the method's name next to it.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from ablation.schema import Provenance
+
+__all__ = [
+    "AblationReport",
+    "ArmSummary",
+    "CategoryBreakdown",
+    "ContinuousComparison",
+    "ExcludedItem",
+    "FlakyTask",
+    "GateResult",
+    "Interval",
+    "LatencyComparison",
+    "McNemarSummary",
+    "NonInferiority",
+    "PairDetail",
+    "PairTable",
+    "QualityComparison",
+    "RepeatedRuns",
+    "TrialView",
+    "Uplift",
+]
+
+_FROZEN = ConfigDict(frozen=True, extra="forbid")
+
+
+class Interval(BaseModel):
+    """A confidence interval with its level and the method that produced it."""
+
+    model_config = _FROZEN
+
+    low: float
+    high: float
+    confidence_level: float
+    method: str
+
+
+class PairTable(BaseModel):
+    """The paired 2x2 table: rows baseline (pass, fail), columns candidate (pass, fail)."""
+
+    model_config = _FROZEN
+
+    both_pass: int = 0
+    regressions: int = 0
+    improvements: int = 0
+    both_fail: int = 0
+
+    @property
+    def n(self) -> int:
+        """Number of pairs in the table."""
+        return self.both_pass + self.regressions + self.improvements + self.both_fail
+
+
+class ExcludedItem(BaseModel):
+    """A task (or one run of it) left out of the paired analysis, and why."""
+
+    model_config = _FROZEN
+
+    task_id: str
+    reason: str
+    run: int | None = None
+
+
+class ArmSummary(BaseModel):
+    """What one arm did, on the pairs that entered the analysis."""
+
+    model_config = _FROZEN
+
+    agent: str | None = None
+    n_trials: int
+    passes: int
+    pass_rate: float
+    pass_rate_ci: Interval
+    errors: int = 0
+    timeouts: int = 0
+    retried: int = 0
+    latency_mean_s: float | None = None
+    latency_median_s: float | None = None
+    latency_p90_s: float | None = None
+    cost_total: float | None = None
+    cost_mean: float | None = None
+    quality_means: dict[str, float | None] = Field(default_factory=dict)
+
+
+class McNemarSummary(BaseModel):
+    """McNemar's test on the discordant pairs (b regressions, c improvements)."""
+
+    model_config = _FROZEN
+
+    b: int
+    c: int
+    pvalue: float
+    midp_pvalue: float
+    method: str
+    midp_method: str = "mid-p McNemar (Lancaster 1961)"
+    note: str | None = None
+
+
+class Uplift(BaseModel):
+    """Pass-rate uplift: candidate rate minus baseline rate, with intervals.
+
+    ``se_paired`` is the standard error that pairing gives; ``se_unpaired`` is what two
+    independent samples of the same size would have given; ``correlation`` is the correlation of
+    the two arms' outcomes across tasks (phi for binary outcomes).
+    """
+
+    model_config = _FROZEN
+
+    estimate: float
+    relative: float | None = None
+    ci: Interval
+    tango_ci: Interval
+    newcombe_ci: Interval | None = None
+    t_ci: Interval | None = None
+    se_paired: float | None = None
+    se_unpaired: float | None = None
+    correlation: float | None = None
+    n: int
+
+
+class ContinuousComparison(BaseModel):
+    """A paired comparison of a continuous metric (cost, a quality score, latency in seconds)."""
+
+    model_config = _FROZEN
+
+    metric: str
+    n_pairs: int
+    n_left_out: int = 0
+    left_out_reason: str | None = None
+    baseline_mean: float | None = None
+    candidate_mean: float | None = None
+    mean_difference: float | None = None
+    ci: Interval | None = None
+    wilcoxon_pvalue: float | None = None
+    wilcoxon_method: str | None = None
+    t_pvalue: float | None = None
+    hodges_lehmann: float | None = None
+
+
+class LatencyComparison(ContinuousComparison):
+    """Latency: mean difference in seconds plus the per-task log ratio (geometric-mean ratio)."""
+
+    geometric_mean_ratio: float | None = None
+    ratio_ci: Interval | None = None
+    ratio_pvalue: float | None = None
+    median_ratio: float | None = None
+    share_faster: float | None = None
+
+
+class QualityComparison(ContinuousComparison):
+    """A quality scorer's paired comparison, with that scorer's error counts per arm."""
+
+    scorer_errors_baseline: int = 0
+    scorer_errors_candidate: int = 0
+
+
+class CategoryBreakdown(BaseModel):
+    """The paired table and uplift of one category."""
+
+    model_config = _FROZEN
+
+    category: str
+    n: int
+    table: PairTable
+    regressions: list[str] = Field(default_factory=list)
+    improvements: list[str] = Field(default_factory=list)
+    baseline_pass_rate: float
+    candidate_pass_rate: float
+    uplift: float
+    tango_ci: Interval | None = None
+    mcnemar_pvalue: float | None = None
+    adjusted_pvalue: float | None = None
+
+
+class FlakyTask(BaseModel):
+    """A task whose outcome differs between runs inside at least one arm."""
+
+    model_config = _FROZEN
+
+    task_id: str
+    baseline_passes: int
+    baseline_runs: int
+    candidate_passes: int
+    candidate_runs: int
+    flaky_in: list[str]
+    pvalue: float | None = None
+    method: str | None = None
+
+
+class RepeatedRuns(BaseModel):
+    """Summary of a campaign with ``runs > 1``: the task is the unit of analysis."""
+
+    model_config = _FROZEN
+
+    runs: int
+    n_tasks: int
+    mean_difference: float
+    t_ci: Interval
+    t_pvalue: float
+    cluster_ci: Interval | None = None
+    icc_baseline: float | None = None
+    icc_candidate: float | None = None
+    design_effect_baseline: float | None = None
+    design_effect_candidate: float | None = None
+    between_var_baseline: float | None = None
+    within_var_baseline: float | None = None
+    between_var_candidate: float | None = None
+    within_var_candidate: float | None = None
+    stable_regressions: list[str] = Field(default_factory=list)
+    stable_improvements: list[str] = Field(default_factory=list)
+
+
+class NonInferiority(BaseModel):
+    """Tango/Nam score test of H0: uplift <= -margin."""
+
+    model_config = _FROZEN
+
+    margin: float
+    alpha: float
+    statistic: float
+    pvalue: float
+    ci: Interval
+    decision: Literal["non-inferior", "regression", "inconclusive"]
+    method: str
+
+
+class GateResult(BaseModel):
+    """One release gate: did it hold, and on what evidence."""
+
+    model_config = _FROZEN
+
+    name: str
+    status: Literal["pass", "fail", "inconclusive"]
+    evidence: str
+    pvalue: float | None = None
+    adjusted_pvalue: float | None = None
+    tasks: list[str] = Field(default_factory=list)
+
+    @property
+    def passed(self) -> bool:
+        """True only when the gate holds."""
+        return self.status == "pass"
+
+
+class TrialView(BaseModel):
+    """What a reviewer needs of one trial in a drill-down."""
+
+    model_config = _FROZEN
+
+    status: str
+    passed: bool | None
+    output: Any = None
+    error: str | None = None
+    latency_s: float | None = None
+    quality: dict[str, float] = Field(default_factory=dict)
+    attempts: int = 1
+
+
+class PairDetail(BaseModel):
+    """A regressed or improved task, with both arms' trials side by side."""
+
+    model_config = _FROZEN
+
+    task_id: str
+    kind: Literal["regression", "improvement"]
+    category: str | None = None
+    critical: bool = False
+    run: int | None = None
+    baseline: TrialView | None = None
+    candidate: TrialView | None = None
+
+
+class AblationReport(BaseModel):
+    """The paired comparison of a candidate against a baseline.
+
+    ``regressions`` and ``improvements`` are sorted task ids; ``critical_regressions`` lists
+    the critical ones first for the reader. ``summary`` says in words what the data show
+    (``"improvement"``, ``"regression"`` or ``"no significant difference"`` at ``alpha``);
+    ``verdict`` is the release-gate verdict.
+    """
+
+    model_config = _FROZEN
+
+    n_tasks: int
+    n_paired: int
+    runs: int = 1
+    excluded: list[ExcludedItem] = Field(default_factory=list)
+    table: PairTable
+    regressions: list[str] = Field(default_factory=list)
+    improvements: list[str] = Field(default_factory=list)
+    critical_regressions: list[str] = Field(default_factory=list)
+    baseline: ArmSummary
+    candidate: ArmSummary
+    mcnemar: McNemarSummary
+    uplift: Uplift
+    latency: LatencyComparison | None = None
+    cost: ContinuousComparison | None = None
+    quality: dict[str, QualityComparison] = Field(default_factory=dict)
+    metrics: dict[str, ContinuousComparison] = Field(default_factory=dict)
+    categories: list[CategoryBreakdown] = Field(default_factory=list)
+    flaky: list[FlakyTask] = Field(default_factory=list)
+    repeated: RepeatedRuns | None = None
+    noninferiority: NonInferiority | None = None
+    minimum_detectable_effect: float | None = None
+    zero_regression_upper_bound: float | None = None
+    summary: Literal["improvement", "regression", "no significant difference", "no discordant pairs"]
+    gates: list[GateResult] = Field(default_factory=list)
+    verdict: Literal["pass", "fail"] = "pass"
+    details: list[PairDetail] = Field(default_factory=list)
+    provenance: Provenance
+
+    @property
+    def exit_code(self) -> int:
+        """0 when every gate holds, 2 when one fails (the CLI's convention)."""
+        return 0 if self.verdict == "pass" else 2

@@ -1,0 +1,438 @@
+"""Data models of a campaign: tasks, trial results, agent outputs and configuration.
+
+All models are frozen pydantic models with ``extra="forbid"``: a typo in a field name is an
+error, never a silently ignored key. Values that cross a process or disk boundary (a
+:class:`TaskResult`) hold only JSON-safe data; :func:`to_jsonable` is the one conversion used
+for that.
+"""
+
+from __future__ import annotations
+
+import builtins
+import dataclasses
+import hashlib
+import importlib
+import json
+import math
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from typing import Any, Literal
+
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    field_serializer,
+    field_validator,
+    model_validator,
+)
+
+from ablation.errors import ConfigError
+
+__all__ = [
+    "ARMS",
+    "AblationTask",
+    "AgentOutput",
+    "Arm",
+    "CampaignConfig",
+    "GatePolicy",
+    "Provenance",
+    "RetryPolicy",
+    "RubricCriterion",
+    "TaskResult",
+    "callable_name",
+    "suite_fingerprint",
+    "to_jsonable",
+    "validate_suite",
+]
+
+Arm = Literal["baseline", "candidate"]
+ARMS: tuple[Arm, Arm] = ("baseline", "candidate")
+TrialStatus = Literal["completed", "error", "timeout"]
+ErrorStage = Literal["agent", "verifier", "timeout", "setup", "teardown"]
+
+_FROZEN = ConfigDict(frozen=True, extra="forbid")
+_FROZEN_ANY = ConfigDict(frozen=True, extra="forbid", arbitrary_types_allowed=True)
+
+
+def to_jsonable(value: Any, *, _depth: int = 0) -> Any:
+    """Convert an agent output (or any value) to plain JSON-safe data.
+
+    numpy arrays and scalars become lists and numbers, tuples and sets become lists, mappings get
+    string keys, pydantic models and dataclasses become dicts, non-finite floats become the strings
+    ``"nan"``, ``"inf"`` and ``"-inf"``, and anything else becomes its ``repr``. The result is never
+    evaluated or unpickled later: it is data.
+
+    Args:
+        value: Any Python value.
+
+    Returns:
+        A value made of ``None``, ``bool``, ``int``, ``float``, ``str``, ``list`` and ``dict``.
+    """
+    if _depth > 50:
+        return repr(value)
+    if value is None or isinstance(value, bool | int | str):
+        return value
+    if isinstance(value, float):
+        if math.isfinite(value):
+            return value
+        return "nan" if math.isnan(value) else ("inf" if value > 0 else "-inf")
+    if isinstance(value, Mapping):
+        return {str(k): to_jsonable(v, _depth=_depth + 1) for k, v in value.items()}
+    if isinstance(value, list | tuple | set | frozenset):
+        items = sorted(value, key=repr) if isinstance(value, set | frozenset) else value
+        return [to_jsonable(v, _depth=_depth + 1) for v in items]
+    if isinstance(value, BaseModel):
+        return to_jsonable(value.model_dump(mode="json"), _depth=_depth + 1)
+    if dataclasses.is_dataclass(value) and not isinstance(value, type):
+        return to_jsonable(dataclasses.asdict(value), _depth=_depth + 1)
+    tolist = getattr(value, "tolist", None)  # numpy arrays and scalars
+    if callable(tolist) and type(value).__module__.startswith("numpy"):
+        return to_jsonable(tolist(), _depth=_depth + 1)
+    if isinstance(value, bytes):
+        return value.decode("utf-8", errors="replace")
+    return repr(value)
+
+
+def callable_name(obj: Any) -> str:
+    """A stable, human-readable name for a callable or object (``module:qualname``)."""
+    explicit = getattr(obj, "name", None)
+    if isinstance(explicit, str) and explicit:
+        return explicit
+    if isinstance(obj, Mapping):
+        inner = obj.get("name") or obj.get("run")
+        return str(inner) if isinstance(inner, str) else callable_name(inner)
+    target = obj if hasattr(obj, "__qualname__") else type(obj)
+    module = getattr(target, "__module__", None) or "?"
+    return f"{module}:{getattr(target, '__qualname__', repr(target))}"
+
+
+class RubricCriterion(BaseModel):
+    """One weighted criterion of a task's quality rubric.
+
+    A criterion is met when its regular expression matches the output text (``pattern``), or when
+    every keyword occurs in it (``keywords``, case-insensitive). With ``negate=True`` it is met
+    when the pattern or keywords are *absent* (e.g. "does not mention internal ids").
+    """
+
+    model_config = _FROZEN
+
+    name: str
+    description: str = ""
+    pattern: str | None = None
+    keywords: tuple[str, ...] = ()
+    weight: float = Field(default=1.0, gt=0)
+    negate: bool = False
+
+    @model_validator(mode="after")
+    def _has_test(self) -> RubricCriterion:
+        if self.pattern is None and not self.keywords:
+            raise ValueError(f"rubric criterion {self.name!r} needs a pattern or keywords")
+        return self
+
+
+class AblationTask(BaseModel):
+    """One task of a suite.
+
+    Attributes:
+        task_id: Unique id within the suite; the key that pairs the two arms.
+        name: Short human name (defaults to the id).
+        description: What the task checks.
+        category: Group used for per-category breakdowns.
+        family: Optional cluster (e.g. several tasks built from one source) for cluster statistics.
+        tags: Free labels.
+        critical: A regression on a critical task fails the release gate whatever the p-value.
+        input_data: What the agent receives (deep-copied for every trial).
+        expected_output: What the verifier compares against.
+        verifier: ``(output, task) -> bool``, sync or async; ``None`` means equality.
+        quality_rubric: Criteria for :class:`~ablation.quality.RubricScorer`, or free text for a judge.
+        metadata: Anything else (e.g. unit tests for the code-test verifier).
+        setup: Optional hook called with the task before each trial.
+        teardown: Optional hook called with the task after each trial.
+    """
+
+    model_config = _FROZEN_ANY
+
+    task_id: str = Field(min_length=1)
+    name: str = ""
+    description: str = ""
+    category: str = "default"
+    family: str | None = None
+    tags: tuple[str, ...] = ()
+    critical: bool = False
+    input_data: Any = None
+    expected_output: Any = None
+    verifier: Callable[..., Any] | None = Field(default=None, exclude=True)
+    quality_rubric: tuple[RubricCriterion, ...] | str | None = None
+    metadata: dict[str, Any] = Field(default_factory=dict)
+    setup: Callable[..., Any] | None = Field(default=None, exclude=True)
+    teardown: Callable[..., Any] | None = Field(default=None, exclude=True)
+
+    @model_validator(mode="after")
+    def _default_name(self) -> AblationTask:
+        if not self.name:
+            object.__setattr__(self, "name", self.task_id)
+        return self
+
+    @property
+    def verifier_name(self) -> str:
+        """Name of the verifier (``"equals"`` when none is set)."""
+        return "equals" if self.verifier is None else callable_name(self.verifier)
+
+
+class AgentOutput(BaseModel):
+    """What an agent may return instead of a bare output, to report cost and usage.
+
+    Attributes:
+        output: The answer that the verifier checks.
+        cost: Money spent on this call (any currency, consistently).
+        tokens: Tokens used.
+        metrics: Any further numeric measurements, kept with the trial.
+    """
+
+    model_config = _FROZEN_ANY
+
+    output: Any = None
+    cost: float | None = None
+    tokens: int | None = None
+    metrics: dict[str, float] = Field(default_factory=dict)
+
+
+class TaskResult(BaseModel):
+    """One trial: one agent call on one task for one run, with its verdict and measurements.
+
+    ``passed`` is the verifier's verdict for a completed trial and ``False`` for an error or a
+    timeout (how such trials count is decided by ``CampaignConfig.on_error`` in the analysis).
+    ``latency_s`` is the successful attempt's own duration; ``wall_s`` includes retries.
+    """
+
+    model_config = _FROZEN
+
+    task_id: str
+    arm: Arm
+    run: int = Field(default=0, ge=0)
+    status: TrialStatus = "completed"
+    passed: bool = False
+    output: Any = None
+    latency_s: float | None = None
+    wall_s: float | None = None
+    attempts: int = Field(default=1, ge=0)
+    attempt_errors: tuple[str, ...] = ()
+    error_stage: ErrorStage | None = None
+    error_type: str | None = None
+    error_message: str | None = None
+    error_traceback: str | None = None
+    quality: dict[str, float] = Field(default_factory=dict)
+    quality_errors: dict[str, str] = Field(default_factory=dict)
+    cost: float | None = None
+    tokens: int | None = None
+    metrics: dict[str, float] = Field(default_factory=dict)
+    category: str | None = None
+    critical: bool = False
+    started_at: float | None = None
+
+    @field_validator("output", mode="before")
+    @classmethod
+    def _jsonable_output(cls, value: Any) -> Any:
+        return to_jsonable(value)
+
+    @property
+    def error(self) -> str | None:
+        """``"Type: message"`` of the recorded error, or ``None``."""
+        if self.error_type is None:
+            return None
+        return f"{self.error_type}: {self.error_message}" if self.error_message else self.error_type
+
+    @property
+    def completed(self) -> bool:
+        """True when the agent answered and the verifier gave a verdict."""
+        return self.status == "completed"
+
+
+def _resolve_exception(spec: Any) -> type[BaseException]:
+    if isinstance(spec, type) and issubclass(spec, BaseException):
+        return spec
+    if isinstance(spec, str):
+        module_name, _, attr = spec.rpartition(":") if ":" in spec else spec.rpartition(".")
+        try:
+            obj = (
+                getattr(builtins, attr)
+                if not module_name
+                else getattr(importlib.import_module(module_name), attr)
+            )
+        except (ImportError, AttributeError) as exc:
+            raise ValueError(f"retry_on: cannot find exception type {spec!r}") from exc
+        if isinstance(obj, type) and issubclass(obj, BaseException):
+            return obj
+    raise ValueError(f"retry_on: {spec!r} is not an exception type")
+
+
+class RetryPolicy(BaseModel):
+    """When and how to retry an agent call (tenacity, around the agent call only).
+
+    Only exceptions of the listed types are retried; anything else fails the trial at once.
+    Waits grow exponentially from ``initial_wait_s`` up to ``max_wait_s`` plus up to
+    ``jitter_s`` of random jitter.
+    """
+
+    model_config = _FROZEN_ANY
+
+    max_attempts: int = Field(default=1, ge=1)
+    initial_wait_s: float = Field(default=0.5, ge=0)
+    max_wait_s: float = Field(default=30.0, ge=0)
+    jitter_s: float = Field(default=0.5, ge=0)
+    retry_on: tuple[type[BaseException], ...] = (ConnectionError, TimeoutError)
+
+    @field_validator("retry_on", mode="before")
+    @classmethod
+    def _parse_retry_on(cls, value: Any) -> tuple[type[BaseException], ...]:
+        if isinstance(value, type | str):
+            value = (value,)
+        return tuple(_resolve_exception(v) for v in value)
+
+    @field_serializer("retry_on")
+    def _dump_retry_on(self, value: tuple[type[BaseException], ...]) -> list[str]:
+        return [
+            t.__name__ if t.__module__ == "builtins" else f"{t.__module__}:{t.__qualname__}"
+            for t in value
+        ]
+
+
+class GatePolicy(BaseModel):
+    """Release gates, chosen before the run.
+
+    Attributes:
+        critical_must_not_regress: Any regression of a ``critical`` task fails.
+        noninferiority_margin: If set (e.g. 0.02), the candidate must be shown non-inferior within
+            this pass-rate margin (Tango score test at ``alpha``); inconclusive fails.
+        no_significant_regression: Fail when the candidate is significantly worse at ``alpha``
+            (exact McNemar, one-sided), Holm-adjusted across the gated metrics.
+        max_latency_ratio: If set, fail when the geometric-mean latency ratio is significantly
+            above this value.
+    """
+
+    model_config = _FROZEN
+
+    critical_must_not_regress: bool = True
+    noninferiority_margin: float | None = Field(default=None, gt=0, lt=1)
+    no_significant_regression: bool = False
+    max_latency_ratio: float | None = Field(default=None, gt=0)
+
+
+class CampaignConfig(BaseModel):
+    """Everything that decides how a campaign runs and is analysed.
+
+    Attributes:
+        seed: Seeds arm order and every resampling, so a report is reproducible.
+        concurrency: Maximum trials in flight at once.
+        timeout_s: Per-trial time limit in seconds (``None``: no limit).
+        runs: Repeats of every task per arm.
+        retry: Retry policy for agent calls.
+        on_error: How errors and timeouts count: ``"fail"`` (a failed trial), ``"exclude"``
+            (the pair is excluded and listed) or ``"abort"`` (stop the campaign).
+        alpha: Significance level for tests and gates.
+        confidence_level: Level of every reported interval.
+        n_resamples: Bootstrap resamples.
+        rate_limit_per_s: Optional cap on agent calls per second per arm.
+        gates: Release gates.
+        labels: User labels kept in provenance (model configuration, dataset version, ...).
+    """
+
+    model_config = _FROZEN
+
+    seed: int = 0
+    concurrency: int = Field(default=8, ge=1)
+    timeout_s: float | None = Field(default=300.0, gt=0)
+    runs: int = Field(default=1, ge=1)
+    retry: RetryPolicy = Field(default_factory=RetryPolicy)
+    on_error: Literal["fail", "exclude", "abort"] = "fail"
+    alpha: float = Field(default=0.05, gt=0, lt=1)
+    confidence_level: float = Field(default=0.95, gt=0, lt=1)
+    n_resamples: int = Field(default=10_000, ge=100)
+    rate_limit_per_s: float | None = Field(default=None, gt=0)
+    gates: GatePolicy = Field(default_factory=GatePolicy)
+    labels: dict[str, str] = Field(default_factory=dict)
+
+
+class Provenance(BaseModel):
+    """Where a report's numbers come from: seed, methods, versions, suite and agents, times."""
+
+    model_config = _FROZEN
+
+    seed: int | None = None
+    n_resamples: int
+    confidence_level: float
+    alpha: float
+    runs: int = 1
+    on_error: str = "fail"
+    methods: dict[str, str] = Field(default_factory=dict)
+    versions: dict[str, str] = Field(default_factory=dict)
+    suite_fingerprint: str | None = None
+    baseline_agent: str | None = None
+    candidate_agent: str | None = None
+    started_at: str | None = None
+    finished_at: str | None = None
+    campaign_id: str | None = None
+    baseline_reused_from: str | None = None
+    baseline_ran_at: str | None = None
+    source: str = "campaign"
+    labels: dict[str, str] = Field(default_factory=dict)
+
+
+def validate_suite(tasks: Iterable[Any]) -> tuple[AblationTask, ...]:
+    """Check a suite and return it as a tuple.
+
+    Raises:
+        ConfigError: if the suite is empty, holds an item that is not an :class:`AblationTask`
+            (naming its position), or repeats a task id (naming the id and its positions).
+    """
+    if isinstance(tasks, str | bytes | Mapping):
+        raise ConfigError(f"a suite is a list of AblationTask, got {type(tasks).__name__}")
+    items = list(tasks)
+    if not items:
+        raise ConfigError("the suite is empty: a campaign needs at least one task")
+    bad = [f"#{i} ({type(t).__name__})" for i, t in enumerate(items) if not isinstance(t, AblationTask)]
+    if bad:
+        raise ConfigError("suite items that are not AblationTask: " + ", ".join(bad[:10]))
+    positions: dict[str, list[int]] = {}
+    for i, task in enumerate(items):
+        positions.setdefault(task.task_id, []).append(i)
+    dups = {tid: pos for tid, pos in positions.items() if len(pos) > 1}
+    if dups:
+        text = "; ".join(f"{tid!r} at positions {pos}" for tid, pos in sorted(dups.items())[:10])
+        raise ConfigError(f"duplicate task ids: {text}")
+    return tuple(items)
+
+
+def suite_fingerprint(tasks: Sequence[AblationTask], scorer_names: Sequence[str] = ()) -> str:
+    """SHA-256 over what decides a trial's verdict: ids, inputs, expected outputs, verifiers, scorers.
+
+    Task order does not matter. Two suites with the same fingerprint give comparable trials.
+    """
+    entries = sorted(
+        (
+            t.task_id,
+            json.dumps(to_jsonable(t.input_data), sort_keys=True),
+            json.dumps(to_jsonable(t.expected_output), sort_keys=True),
+            t.verifier_name,
+        )
+        for t in tasks
+    )
+    payload = json.dumps({"tasks": entries, "scorers": sorted(scorer_names)}, sort_keys=True)
+    return hashlib.sha256(payload.encode()).hexdigest()
+
+
+def task_digests(tasks: Sequence[AblationTask]) -> dict[str, str]:
+    """Per-task digest of the fingerprinted fields, used to name what changed on resume."""
+    return {
+        t.task_id: hashlib.sha256(
+            json.dumps(
+                [
+                    to_jsonable(t.input_data),
+                    to_jsonable(t.expected_output),
+                    t.verifier_name,
+                ],
+                sort_keys=True,
+            ).encode()
+        ).hexdigest()[:16]
+        for t in tasks
+    }
