@@ -1,6 +1,131 @@
-"""ablation: paired ablation campaigns for AI agents."""
+"""ablation: paired ablation campaigns for AI agents.
 
-from ablation.schema import AblationTask, AgentOutput, CampaignConfig, RetryPolicy, TaskResult
+Run a baseline and a candidate agent on the same task suite, keep every outcome paired by task,
+and get an :class:`AblationReport` that names the regressed and improved tasks, tests whether the
+difference is real (exact McNemar, score and bootstrap intervals), and applies release gates.
 
-__all__ = ["AblationTask", "AgentOutput", "CampaignConfig", "RetryPolicy", "TaskResult"]
+Names are loaded on first use, so ``import ablation`` stays cheap (the command line starts fast).
+
+Example:
+    >>> from ablation import AblationTask, run_ablation_campaign
+    >>> tasks = [AblationTask(task_id="add", input_data=[2, 3], expected_output=5)]
+    >>> report = run_ablation_campaign(lambda x: sum(x), lambda x: x[0] + x[1], tasks)
+    >>> report.table.both_pass
+    1
+"""
+
+from __future__ import annotations
+
+import importlib
+from typing import TYPE_CHECKING, Any
+
 __version__ = "0.1.0"
+
+_EXPORTS: dict[str, str] = {
+    "AblationEngine": "ablation.engine",
+    "AblationError": "ablation.errors",
+    "AblationReport": "ablation.report",
+    "AblationTask": "ablation.schema",
+    "AgentOutput": "ablation.schema",
+    "AgentSpecError": "ablation.errors",
+    "CampaignAborted": "ablation.errors",
+    "CampaignConfig": "ablation.schema",
+    "CampaignRun": "ablation.campaign",
+    "ConfigError": "ablation.errors",
+    "GatePolicy": "ablation.schema",
+    "InputError": "ablation.errors",
+    "Provenance": "ablation.schema",
+    "ResumeMismatchError": "ablation.errors",
+    "RetryPolicy": "ablation.schema",
+    "RubricCriterion": "ablation.schema",
+    "RunStore": "ablation.store",
+    "StoreError": "ablation.errors",
+    "TaskResult": "ablation.schema",
+    "compare_results": "ablation.analysis",
+    "evaluate_gates": "ablation.gates",
+    "load_agent": "ablation.loading",
+    "load_results": "ablation.loading",
+    "load_suite": "ablation.loading",
+    "report_from_results": "ablation.analysis",
+    "run_ablation_campaign": "ablation.campaign",
+    "run_ablation_campaign_async": "ablation.campaign",
+}
+_SUBMODULES = ("quality", "stats", "verifiers")
+
+__all__ = [
+    "AblationEngine",
+    "AblationError",
+    "AblationReport",
+    "AblationTask",
+    "AgentOutput",
+    "AgentSpecError",
+    "CampaignAborted",
+    "CampaignConfig",
+    "CampaignRun",
+    "ConfigError",
+    "GatePolicy",
+    "InputError",
+    "Provenance",
+    "ResumeMismatchError",
+    "RetryPolicy",
+    "RubricCriterion",
+    "RunStore",
+    "StoreError",
+    "TaskResult",
+    "compare_results",
+    "evaluate_gates",
+    "load_agent",
+    "load_results",
+    "load_suite",
+    "quality",
+    "report_from_results",
+    "run_ablation_campaign",
+    "run_ablation_campaign_async",
+    "stats",
+    "verifiers",
+]
+
+
+def __getattr__(name: str) -> Any:
+    if name in _EXPORTS:
+        value = getattr(importlib.import_module(_EXPORTS[name]), name)
+    elif name in _SUBMODULES:
+        value = importlib.import_module(f"ablation.{name}")
+    else:
+        raise AttributeError(f"module 'ablation' has no attribute {name!r}")
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted([*globals(), *__all__])
+
+
+if TYPE_CHECKING:  # pragma: no cover - for type checkers and IDEs only
+    from ablation import quality, stats, verifiers
+    from ablation.analysis import compare_results, report_from_results
+    from ablation.campaign import CampaignRun, run_ablation_campaign, run_ablation_campaign_async
+    from ablation.engine import AblationEngine
+    from ablation.errors import (
+        AblationError,
+        AgentSpecError,
+        CampaignAborted,
+        ConfigError,
+        InputError,
+        ResumeMismatchError,
+        StoreError,
+    )
+    from ablation.gates import evaluate_gates
+    from ablation.loading import load_agent, load_results, load_suite
+    from ablation.report import AblationReport
+    from ablation.schema import (
+        AblationTask,
+        AgentOutput,
+        CampaignConfig,
+        GatePolicy,
+        Provenance,
+        RetryPolicy,
+        RubricCriterion,
+        TaskResult,
+    )
+    from ablation.store import RunStore

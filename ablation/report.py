@@ -113,7 +113,9 @@ class Uplift(BaseModel):
 
     ``se_paired`` is the standard error that pairing gives; ``se_unpaired`` is what two
     independent samples of the same size would have given; ``correlation`` is the correlation of
-    the two arms' outcomes across tasks (phi for binary outcomes).
+    the two arms' outcomes across tasks (phi for binary outcomes). With repeated runs the
+    score intervals do not apply (the unit is the task's pass fraction): ``tango_ci`` is then
+    ``None`` and ``t_ci`` (paired t on per-task differences) is given instead.
     """
 
     model_config = _FROZEN
@@ -121,7 +123,7 @@ class Uplift(BaseModel):
     estimate: float
     relative: float | None = None
     ci: Interval
-    tango_ci: Interval
+    tango_ci: Interval | None = None
     newcombe_ci: Interval | None = None
     t_ci: Interval | None = None
     se_paired: float | None = None

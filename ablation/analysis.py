@@ -1,0 +1,556 @@
+"""Build the :class:`~ablation.report.AblationReport` from paired trials.
+
+The engine's campaigns and ``compare`` on existing result files enter here alike, so there is
+one copy of the statistics path: trials -> :func:`~ablation.pairing.pair_results` ->
+:func:`build_report` -> gates.
+
+Units of analysis: with one run per task the pair is the task and the binary methods apply
+(exact McNemar, Tango and Newcombe score intervals, a multinomial paired bootstrap). With
+``runs > 1`` the task stays the unit: per-task pass fractions are compared with a paired t on
+their differences (df = T - 1) and a cluster bootstrap over tasks; the 2x2 table then classifies
+tasks by the sign of their per-task difference, so McNemar becomes the sign test on tasks.
+When tasks are grouped in families, the uplift bootstrap resamples whole families.
+"""
+
+from __future__ import annotations
+
+import platform
+from collections.abc import Iterable, Sequence
+from datetime import UTC, datetime
+from importlib import metadata
+from typing import Any
+
+import numpy as np
+
+from ablation import stats
+from ablation.continuous import compare_continuous, compare_latency
+from ablation.gates import evaluate_gates
+from ablation.pairing import PairedData, pair_results
+from ablation.report import (
+    AblationReport,
+    ArmSummary,
+    CategoryBreakdown,
+    FlakyTask,
+    Interval,
+    McNemarSummary,
+    NonInferiority,
+    PairDetail,
+    PairTable,
+    QualityComparison,
+    RepeatedRuns,
+    TrialView,
+    Uplift,
+)
+from ablation.schema import AblationTask, CampaignConfig, Provenance, TaskResult
+from ablation.seeding import stream
+
+__all__ = ["build_report", "compare_results", "package_versions", "report_from_results"]
+
+MAX_DETAILS = 500
+
+
+def package_versions() -> dict[str, str]:
+    """Versions that decide the numbers (Python, numpy, scipy, pydantic, ablation)."""
+    versions = {"python": platform.python_version()}
+    for name in ("ablation", "numpy", "scipy", "pydantic"):
+        try:
+            versions[name] = metadata.version(name)
+        except metadata.PackageNotFoundError:  # pragma: no cover - running from a checkout
+            versions[name] = "unknown"
+    return versions
+
+
+def _interval(result: Any, level: float, method: str | None = None) -> Interval:
+    ci = result.confidence_interval
+    return Interval(
+        low=float(ci.low), high=float(ci.high), confidence_level=level, method=method or result.method
+    )
+
+
+def _classify(data: PairedData) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """Masks (both_pass, regression, improvement, both_fail) over the paired tasks."""
+    fb, fc = data.baseline.fraction, data.candidate.fraction
+    regression = fc < fb
+    improvement = fc > fb
+    tie = ~(regression | improvement)
+    both_pass = tie & (fb >= 0.5)
+    both_fail = tie & (fb < 0.5)
+    return both_pass, regression, improvement, both_fail
+
+
+def _table(masks: tuple[np.ndarray, ...], select: np.ndarray | None = None) -> PairTable:
+    counts = [int(np.count_nonzero(m if select is None else m & select)) for m in masks]
+    return PairTable(
+        both_pass=counts[0], regressions=counts[1], improvements=counts[2], both_fail=counts[3]
+    )
+
+
+def _ids(data: PairedData, mask: np.ndarray) -> list[str]:
+    return [data.task_ids[i] for i in np.flatnonzero(mask)]
+
+
+def _arm_summary(data: PairedData, arm: str, agent: str | None, level: float) -> ArmSummary:
+    cols = data.baseline if arm == "baseline" else data.candidate
+    passes = int(cols.passes.sum())
+    trials = int(cols.runs.sum())
+    if data.runs == 1 or trials == 0:
+        wilson = stats.wilson_interval(passes, trials, confidence_level=level)
+        rate, ci = (passes / trials if trials else 0.0), _interval(wilson, level)
+    else:
+        # Runs of one task are correlated: the interval is over per-task fractions (task = unit).
+        fraction = cols.fraction
+        t = stats.paired_t_test(np.zeros_like(fraction), fraction, confidence_level=level)
+        rate = passes / trials
+        ci = Interval(
+            low=max(0.0, float(t.confidence_interval.low)),
+            high=min(1.0, float(t.confidence_interval.high)),
+            confidence_level=level,
+            method="t interval over per-task pass fractions (task = unit)",
+        )
+    lat = cols.latency[~np.isnan(cols.latency)]
+    cost = cols.cost[~np.isnan(cols.cost)]
+    return ArmSummary(
+        agent=agent,
+        n_trials=cols.n_trials,
+        passes=passes,
+        pass_rate=rate,
+        pass_rate_ci=ci,
+        errors=cols.errors,
+        timeouts=cols.timeouts,
+        retried=cols.retried,
+        latency_mean_s=float(lat.mean()) if lat.size else None,
+        latency_median_s=float(np.median(lat)) if lat.size else None,
+        latency_p90_s=float(np.quantile(lat, 0.9)) if lat.size else None,
+        cost_total=float(np.nansum(cols.cost * cols.runs)) if cost.size else None,
+        cost_mean=float(cost.mean()) if cost.size else None,
+        quality_means={
+            name: (float(np.nanmean(v)) if np.any(~np.isnan(v)) else None)
+            for name, v in cols.quality.items()
+        },
+    )
+
+
+def _mcnemar(b: int, c: int, runs: int) -> McNemarSummary:
+    exact = stats.mcnemar(b, c, method="exact")
+    midp = stats.mcnemar(b, c, method="midp")
+    method = exact.method
+    if runs > 1:
+        method = f"{method}; on tasks classified by the sign of their per-task difference (sign test)"
+    return McNemarSummary(
+        b=b,
+        c=c,
+        pvalue=float(exact.pvalue),
+        midp_pvalue=float(midp.pvalue),
+        method=method,
+        midp_method=midp.method,
+        note="no discordant pairs: the arms agree on every task" if b + c == 0 else None,
+    )
+
+
+def _uplift(data: PairedData, table: PairTable, config: CampaignConfig) -> Uplift:
+    level, seed, n = config.confidence_level, config.seed, len(data.task_ids)
+    fb, fc = data.baseline.fraction, data.candidate.fraction
+    base_passes = int(data.baseline.passes.sum())
+    cand_passes = int(data.candidate.passes.sum())
+    if n == 0:
+        empty = Interval(low=-1.0, high=1.0, confidence_level=level, method="no paired tasks")
+        return Uplift(estimate=0.0, ci=empty, tango_ci=empty, n=0)
+    cells = (table.both_pass, table.regressions, table.improvements, table.both_fail)
+    boot_args = {"n_resamples": config.n_resamples, "confidence_level": level}
+    if data.has_families:
+        boot = stats.cluster_bootstrap(
+            fb, fc, clusters=np.asarray(data.families), weights=data.baseline.runs,
+            rng=stream(seed, "uplift"), **boot_args,
+        )
+    elif data.runs == 1:
+        boot = stats.binary_uplift_bootstrap(*cells, rng=stream(seed, "uplift"), **boot_args)
+    elif np.all(data.baseline.runs == data.runs) and np.all(data.candidate.runs == data.runs):
+        boot = stats.repeated_binary_bootstrap(
+            data.baseline.passes, data.candidate.passes, data.runs,
+            rng=stream(seed, "uplift"), **boot_args,
+        )
+    else:
+        boot = stats.cluster_bootstrap(fb, fc, rng=stream(seed, "uplift"), **boot_args)
+    if data.runs == 1:
+        estimate = (table.improvements - table.regressions) / n
+        tango = stats.paired_difference_interval(*cells, method="tango", confidence_level=level)
+        newcombe = stats.paired_difference_interval(*cells, method="newcombe", confidence_level=level)
+        pairing = stats.paired_binary_summary(*cells)
+        se_paired, se_unpaired, corr = pairing.se_paired, pairing.se_unpaired, pairing.correlation
+        tango_ci, newcombe_ci, t_ci = _interval(tango, level), _interval(newcombe, level), None
+        relative = (cand_passes - base_passes) / base_passes if base_passes else None
+    else:
+        t = stats.paired_t_test(fb, fc, confidence_level=level)
+        estimate = float(np.mean(fc - fb))
+        se_paired = float(t.standard_error)
+        se_unpaired = float(np.sqrt(np.var(fb, ddof=1) / n + np.var(fc, ddof=1) / n)) if n > 1 else None
+        corr = float(np.corrcoef(fb, fc)[0, 1]) if n > 1 and fb.std() > 0 and fc.std() > 0 else 0.0
+        tango_ci, newcombe_ci, t_ci = None, None, _interval(t, level)
+        base_rate = float(np.mean(fb))
+        relative = estimate / base_rate if base_rate > 0 else None
+    return Uplift(
+        estimate=estimate,
+        relative=relative,
+        ci=_interval(boot, level),
+        tango_ci=tango_ci,
+        newcombe_ci=newcombe_ci,
+        t_ci=t_ci,
+        se_paired=se_paired,
+        se_unpaired=se_unpaired,
+        correlation=corr,
+        n=n,
+    )
+
+
+def _categories(
+    data: PairedData, masks: tuple[np.ndarray, ...], config: CampaignConfig
+) -> list[CategoryBreakdown]:
+    cats = np.asarray(data.categories, dtype=object)
+    out: list[CategoryBreakdown] = []
+    fb, fc = data.baseline.fraction, data.candidate.fraction
+    for name in sorted(set(data.categories)):
+        select = cats == name
+        table = _table(masks, select)
+        n = table.n
+        tango = None
+        if data.runs == 1:
+            tango = _interval(
+                stats.paired_difference_interval(
+                    table.both_pass, table.regressions, table.improvements, table.both_fail,
+                    method="tango", confidence_level=config.confidence_level,
+                ),
+                config.confidence_level,
+            )
+        out.append(
+            CategoryBreakdown(
+                category=name,
+                n=n,
+                table=table,
+                regressions=_ids(data, masks[1] & select),
+                improvements=_ids(data, masks[2] & select),
+                baseline_pass_rate=float(np.mean(fb[select])),
+                candidate_pass_rate=float(np.mean(fc[select])),
+                uplift=float(np.mean(fc[select] - fb[select])),
+                tango_ci=tango,
+                mcnemar_pvalue=float(stats.mcnemar(table.regressions, table.improvements).pvalue),
+            )
+        )
+    if len(out) > 1:  # exploratory slices: Benjamini-Hochberg (STATISTICS.md section 8)
+        adjusted = stats.adjust_pvalues([c.mcnemar_pvalue for c in out], method="bh")
+        out = [c.model_copy(update={"adjusted_pvalue": float(p)}) for c, p in zip(out, adjusted, strict=True)]
+    return out
+
+
+def _repeated(data: PairedData, config: CampaignConfig) -> tuple[RepeatedRuns, list[FlakyTask]]:
+    level = config.confidence_level
+    fb, fc = data.baseline.fraction, data.candidate.fraction
+    t = stats.paired_t_test(fb, fc, confidence_level=level)
+    components = {}
+    for arm, cols in (("baseline", data.baseline), ("candidate", data.candidate)):
+        values = np.concatenate(
+            [np.repeat([1.0, 0.0], [p, r - p]) for p, r in zip(cols.passes, cols.runs, strict=True)]
+        )
+        groups = np.repeat(np.arange(len(cols.runs)), cols.runs)
+        components[arm] = stats.variance_components(values, groups)
+    flaky: list[FlakyTask] = []
+    b, c = data.baseline, data.candidate
+    for i in np.flatnonzero(((b.passes > 0) & (b.passes < b.runs)) | ((c.passes > 0) & (c.passes < c.runs))):
+        evidence = stats.fisher_exact_test(
+            int(b.passes[i]), int(b.runs[i]), int(c.passes[i]), int(c.runs[i])
+        )
+        flaky.append(
+            FlakyTask(
+                task_id=data.task_ids[i],
+                baseline_passes=int(b.passes[i]),
+                baseline_runs=int(b.runs[i]),
+                candidate_passes=int(c.passes[i]),
+                candidate_runs=int(c.runs[i]),
+                flaky_in=[
+                    arm for arm, cols in (("baseline", b), ("candidate", c))
+                    if 0 < cols.passes[i] < cols.runs[i]
+                ],
+                pvalue=float(evidence.pvalue),
+                method=evidence.method,
+            )
+        )
+    stable_reg = (b.passes == b.runs) & (c.passes == 0)
+    stable_imp = (b.passes == 0) & (c.passes == c.runs)
+    cluster = stats.cluster_bootstrap(
+        fb, fc, clusters=np.asarray(data.families), n_resamples=config.n_resamples,
+        confidence_level=level, rng=stream(config.seed, "repeated"),
+    )
+    vb, vc = components["baseline"], components["candidate"]
+    return (
+        RepeatedRuns(
+            runs=data.runs,
+            n_tasks=len(data.task_ids),
+            mean_difference=float(t.estimate),
+            t_ci=_interval(t, level),
+            t_pvalue=float(t.pvalue),
+            cluster_ci=_interval(cluster, level),
+            icc_baseline=float(vb.icc),
+            icc_candidate=float(vc.icc),
+            design_effect_baseline=float(stats.design_effect(data.runs, vb.icc)),
+            design_effect_candidate=float(stats.design_effect(data.runs, vc.icc)),
+            between_var_baseline=float(vb.between),
+            within_var_baseline=float(vb.within),
+            between_var_candidate=float(vc.between),
+            within_var_candidate=float(vc.within),
+            stable_regressions=_ids(data, stable_reg),
+            stable_improvements=_ids(data, stable_imp),
+        ),
+        flaky,
+    )
+
+
+def _noninferiority(data: PairedData, table: PairTable, config: CampaignConfig) -> NonInferiority | None:
+    margin = config.gates.noninferiority_margin
+    if margin is None or not data.task_ids:
+        return None
+    alpha = config.alpha
+    level = 1 - 2 * alpha
+    if data.runs == 1:
+        ni = stats.noninferiority_test(
+            table.both_pass, table.regressions, table.improvements, table.both_fail,
+            margin=margin, alpha=alpha,
+        )
+        return NonInferiority(
+            margin=margin, alpha=alpha, statistic=float(ni.statistic), pvalue=float(ni.pvalue),
+            ci=_interval(ni, level), decision=ni.decision, method=ni.method,
+        )
+    fb, fc = data.baseline.fraction, data.candidate.fraction
+    shifted = stats.paired_t_test(fb - margin, fc, confidence_level=level, alternative="greater")
+    ci = stats.paired_t_test(fb, fc, confidence_level=level)
+    low, high = float(ci.confidence_interval.low), float(ci.confidence_interval.high)
+    decision = "non-inferior" if low > -margin else ("regression" if high < 0 else "inconclusive")
+    return NonInferiority(
+        margin=margin, alpha=alpha, statistic=float(shifted.statistic), pvalue=float(shifted.pvalue),
+        ci=_interval(ci, level), decision=decision,
+        method="paired t on per-task differences, H0: uplift <= -margin (task = unit)",
+    )
+
+
+def _view(result: TaskResult | None) -> TrialView | None:
+    if result is None:
+        return None
+    return TrialView(
+        status=result.status,
+        passed=result.passed if result.completed else None,
+        output=result.output,
+        error=result.error,
+        latency_s=result.latency_s,
+        quality=dict(result.quality),
+        attempts=result.attempts,
+    )
+
+
+def _details(data: PairedData, regressions: list[str], improvements: list[str]) -> list[PairDetail]:
+    index = {tid: i for i, tid in enumerate(data.task_ids)}
+    out: list[PairDetail] = []
+    for kind, ids in (("regression", regressions), ("improvement", improvements)):
+        for tid in ids[:MAX_DETAILS]:
+            i = index[tid]
+            out.append(
+                PairDetail(
+                    task_id=tid,
+                    kind=kind,  # type: ignore[arg-type]
+                    category=data.categories[i],
+                    critical=bool(data.critical[i]),
+                    run=0 if data.trials else None,
+                    baseline=_view(data.trials.get((tid, "baseline"))),
+                    candidate=_view(data.trials.get((tid, "candidate"))),
+                )
+            )
+    return out
+
+
+def build_report(
+    data: PairedData,
+    *,
+    config: CampaignConfig | None = None,
+    provenance: Provenance | None = None,
+) -> AblationReport:
+    """Compute every statistic of the report from paired data, then apply the gates.
+
+    Args:
+        data: Paired columns from :func:`~ablation.pairing.pair_results` or
+            :func:`~ablation.pairing.pair_arrays`.
+        config: Analysis settings (alpha, confidence level, resamples, seed, gates).
+        provenance: Provenance to record; the statistical fields are filled in here.
+
+    Returns:
+        The gated report.
+    """
+    config = config or CampaignConfig()
+    level = config.confidence_level
+    masks = _classify(data)
+    table = _table(masks)
+    regressions, improvements = _ids(data, masks[1]), _ids(data, masks[2])
+    critical_regressions = _ids(data, masks[1] & data.critical)
+    mcnemar = _mcnemar(table.regressions, table.improvements, data.runs)
+    uplift = _uplift(data, table, config)
+    n = len(data.task_ids)
+    if table.regressions + table.improvements == 0:
+        summary = "no discordant pairs"
+    elif mcnemar.pvalue < config.alpha:
+        summary = "improvement" if table.improvements > table.regressions else "regression"
+    else:
+        summary = "no significant difference"
+    repeated, flaky = (_repeated(data, config) if data.runs > 1 and n else (None, []))
+    quality: dict[str, QualityComparison] = {}
+    for name in sorted(set(data.baseline.quality) | set(data.candidate.quality)):
+        nan = np.full(n, np.nan)
+        comparison = compare_continuous(
+            name, data.baseline.quality.get(name, nan), data.candidate.quality.get(name, nan),
+            config=config, left_out_reason="scorer error or no completed output in an arm",
+        )
+        quality[name] = QualityComparison(
+            **comparison.model_dump(),
+            scorer_errors_baseline=data.baseline.quality_errors.get(name, 0),
+            scorer_errors_candidate=data.candidate.quality_errors.get(name, 0),
+        )
+    has_cost = bool(np.any(~np.isnan(data.baseline.cost)) or np.any(~np.isnan(data.candidate.cost)))
+    metrics = {
+        name: compare_continuous(
+            name, data.baseline.metrics[name], data.candidate.metrics.get(name, np.full(n, np.nan)),
+            config=config, left_out_reason="no value in an arm",
+        )
+        for name in sorted(data.baseline.metrics)
+    }
+    has_latency = bool(np.any(~np.isnan(data.baseline.latency)))
+    methods = {
+        "mcnemar": mcnemar.method,
+        "mcnemar_midp": mcnemar.midp_method,
+        "uplift_ci": uplift.ci.method,
+        "pass_rate_ci": "Wilson score interval" if data.runs == 1 else "t over per-task fractions",
+    }
+    if uplift.tango_ci is not None:
+        methods["uplift_tango_ci"] = uplift.tango_ci.method
+    prov = (provenance or Provenance(n_resamples=config.n_resamples, confidence_level=level, alpha=config.alpha))
+    prov = prov.model_copy(
+        update={
+            "seed": config.seed,
+            "n_resamples": config.n_resamples,
+            "confidence_level": level,
+            "alpha": config.alpha,
+            "runs": data.runs,
+            "on_error": config.on_error,
+            "methods": {**prov.methods, **methods},
+            "versions": {**package_versions(), **prov.versions},
+            "labels": {**config.labels, **prov.labels},
+            "finished_at": prov.finished_at or datetime.now(UTC).isoformat(timespec="seconds"),
+        }
+    )
+    psi = (table.regressions + table.improvements) / n if n else 0.0
+    mde = None
+    if data.runs == 1 and psi > 0:
+        mde = float(stats.minimum_detectable_effect(n, psi=psi, alpha=config.alpha))
+    elif data.runs > 1 and n > 1:
+        sd = float(np.std(data.candidate.fraction - data.baseline.fraction, ddof=1))
+        mde = float(stats.minimum_detectable_effect(n, sd=sd, alpha=config.alpha)) if sd > 0 else None
+    if mde is not None and not np.isfinite(mde):
+        mde = None  # no effect within the observed discordance is detectable at this size
+    report = AblationReport(
+        n_tasks=data.n_tasks,
+        n_paired=n,
+        runs=data.runs,
+        excluded=data.excluded,
+        table=table,
+        regressions=regressions,
+        improvements=improvements,
+        critical_regressions=critical_regressions,
+        baseline=_arm_summary(data, "baseline", prov.baseline_agent, level),
+        candidate=_arm_summary(data, "candidate", prov.candidate_agent, level),
+        mcnemar=mcnemar,
+        uplift=uplift,
+        latency=compare_latency(data.baseline.latency, data.candidate.latency, config=config)
+        if has_latency
+        else None,
+        cost=compare_continuous(
+            "cost", data.baseline.cost, data.candidate.cost, config=config,
+            left_out_reason="no cost reported in an arm",
+        )
+        if has_cost
+        else None,
+        quality=quality,
+        metrics=metrics,
+        categories=_categories(data, masks, config) if n else [],
+        flaky=flaky,
+        repeated=repeated,
+        noninferiority=_noninferiority(data, table, config),
+        minimum_detectable_effect=mde,
+        zero_regression_upper_bound=(
+            float(stats.zero_failure_upper_bound(n, confidence_level=level))
+            if table.regressions == 0 and n
+            else None
+        ),
+        summary=summary,
+        details=_details(data, regressions, improvements),
+        provenance=prov,
+    )
+    return evaluate_gates(report, config.gates, alpha=config.alpha)
+
+
+def report_from_results(
+    results: Iterable[TaskResult],
+    *,
+    config: CampaignConfig | None = None,
+    tasks: Sequence[AblationTask] | None = None,
+    expected_ids: Iterable[str] | None = None,
+    provenance: Provenance | None = None,
+) -> AblationReport:
+    """Pair ``results`` and build the gated report (the engine's and compare's common path)."""
+    config = config or CampaignConfig()
+    data = pair_results(results, tasks=tasks, expected_ids=expected_ids, on_error=config.on_error)
+    return build_report(data, config=config, provenance=provenance)
+
+
+def compare_results(
+    baseline: Iterable[TaskResult] | Any,
+    candidate: Iterable[TaskResult] | Any,
+    *,
+    expected_ids: Iterable[str] | None = None,
+    config: CampaignConfig | None = None,
+    names: tuple[str, str] | None = None,
+) -> AblationReport:
+    """Build the report from results that already exist.
+
+    Args:
+        baseline: The baseline's results: a list of :class:`TaskResult` (any ``arm`` value; it is
+            set to ``"baseline"``), or a path to a JSONL/CSV file read by
+            :func:`~ablation.loading.load_results` with its defaults.
+        candidate: The candidate's results, likewise.
+        expected_ids: Ids that should be present; those missing from either side are reported
+            as missing observations instead of silently shrinking the comparison.
+        config: Analysis settings.
+        names: Labels of the two sides for provenance (default: file names or "baseline" /
+            "candidate").
+
+    Returns:
+        The same :class:`AblationReport` a campaign produces.
+    """
+    sides: list[list[TaskResult]] = []
+    labels: list[str] = []
+    for side, arm in ((baseline, "baseline"), (candidate, "candidate")):
+        if isinstance(side, str) or hasattr(side, "__fspath__"):
+            from ablation.loading import load_results
+
+            rows = load_results(side, arm=arm)
+            labels.append(str(side))
+        else:
+            rows = list(side)
+            labels.append(arm)
+        sides.append([r if r.arm == arm else r.model_copy(update={"arm": arm}) for r in rows])
+    label_b, label_c = names or (labels[0], labels[1])
+    config = config or CampaignConfig()
+    provenance = Provenance(
+        n_resamples=config.n_resamples,
+        confidence_level=config.confidence_level,
+        alpha=config.alpha,
+        baseline_agent=label_b,
+        candidate_agent=label_c,
+        source="compare",
+    )
+    return report_from_results(
+        [*sides[0], *sides[1]], config=config, expected_ids=expected_ids, provenance=provenance
+    )

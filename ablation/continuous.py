@@ -1,0 +1,106 @@
+"""Paired comparisons of continuous metrics for the report: quality scores, cost, latency.
+
+Only pairs where both arms have a value enter a comparison; the number left out is reported
+with the reason. The mean difference gets a seeded BCa bootstrap interval and a Wilcoxon
+signed-rank test (with its Hodges-Lehmann estimate); latency is also analysed on the per-task
+log ratio (geometric-mean ratio with a t interval), because latency is heavy tailed and
+multiplicative (STATISTICS.md section 4).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ablation import stats
+from ablation.report import ContinuousComparison, Interval, LatencyComparison
+from ablation.schema import CampaignConfig
+from ablation.seeding import stream
+
+__all__ = ["compare_continuous", "compare_latency"]
+
+
+def _usable(x: np.ndarray, y: np.ndarray) -> np.ndarray:
+    return ~(np.isnan(x) | np.isnan(y))
+
+
+def compare_continuous(
+    metric: str,
+    baseline: np.ndarray,
+    candidate: np.ndarray,
+    *,
+    config: CampaignConfig,
+    left_out_reason: str,
+) -> ContinuousComparison:
+    """Paired mean difference (candidate - baseline) with a bootstrap interval and Wilcoxon.
+
+    Args:
+        metric: Name of the metric (also names its random stream).
+        baseline: Per-task values of the baseline (NaN where missing).
+        candidate: Per-task values of the candidate (NaN where missing).
+        config: Supplies the seed, resamples and confidence level.
+        left_out_reason: Why a pair can lack a value, shown next to the count left out.
+    """
+    keep = _usable(baseline, candidate)
+    x, y = baseline[keep], candidate[keep]
+    n, left_out = int(keep.sum()), int((~keep).sum())
+    common = {
+        "metric": metric,
+        "n_pairs": n,
+        "n_left_out": left_out,
+        "left_out_reason": left_out_reason if left_out else None,
+    }
+    if n == 0:
+        return ContinuousComparison(**common)
+    level = config.confidence_level
+    boot = stats.paired_bootstrap(
+        x, y, method="bca", n_resamples=config.n_resamples, confidence_level=level,
+        rng=stream(config.seed, f"metric:{metric}"),
+    )
+    wilcoxon = stats.wilcoxon_signed_rank(x, y)
+    ttest = stats.paired_t_test(x, y, confidence_level=level)
+    return ContinuousComparison(
+        **common,
+        baseline_mean=float(x.mean()),
+        candidate_mean=float(y.mean()),
+        mean_difference=float(np.mean(y - x)),
+        ci=Interval(
+            low=float(boot.confidence_interval.low), high=float(boot.confidence_interval.high),
+            confidence_level=level, method=boot.method,
+        ),
+        wilcoxon_pvalue=float(wilcoxon.pvalue),
+        wilcoxon_method=wilcoxon.method,
+        t_pvalue=float(ttest.pvalue),
+        hodges_lehmann=float(stats.hodges_lehmann(x, y)),
+    )
+
+
+def compare_latency(
+    baseline: np.ndarray, candidate: np.ndarray, *, config: CampaignConfig
+) -> LatencyComparison:
+    """Latency in seconds: mean difference, geometric-mean ratio and share of faster tasks.
+
+    Only pairs where both trials completed carry a latency; errored and timed-out trials never
+    enter (their latency is NaN in the paired columns).
+    """
+    base = compare_continuous(
+        "latency_s", baseline, candidate, config=config,
+        left_out_reason="error, timeout or no latency in an arm",
+    )
+    keep = _usable(baseline, candidate) & (baseline > 0) & (candidate > 0)
+    x, y = baseline[keep], candidate[keep]
+    extra: dict[str, object] = {}
+    if x.size >= 2:
+        ratio = stats.log_ratio_interval(x, y, confidence_level=config.confidence_level)
+        extra = {
+            "geometric_mean_ratio": float(ratio.estimate),
+            "ratio_ci": Interval(
+                low=float(ratio.confidence_interval.low),
+                high=float(ratio.confidence_interval.high),
+                confidence_level=config.confidence_level,
+                method=ratio.method,
+            ),
+            "ratio_pvalue": float(ratio.pvalue),
+            "median_ratio": float(ratio.median_ratio),
+            "share_faster": float(np.mean(y < x)),
+        }
+    return LatencyComparison(**base.model_dump(), **extra)
