@@ -1,0 +1,270 @@
+"""Run a whole campaign: engine -> store -> analysis -> gates -> :class:`AblationReport`.
+
+:func:`run_ablation_campaign` and :func:`run_ablation_campaign_async` share one implementation
+and one :class:`~ablation.schema.CampaignConfig`, so their behaviour cannot drift.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+from collections.abc import Sequence
+from concurrent.futures import Executor
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from typing import Any
+
+from ablation.agents import as_agent
+from ablation.analysis import report_from_results
+from ablation.engine import AblationEngine
+from ablation.errors import ConfigError
+from ablation.progress import ProgressReporter
+from ablation.quality import scorer_name
+from ablation.report import AblationReport
+from ablation.schema import (
+    AblationTask,
+    CampaignConfig,
+    Provenance,
+    TaskResult,
+    suite_fingerprint,
+    task_digests,
+    validate_suite,
+)
+from ablation.store import RunStore
+
+__all__ = ["CampaignRun", "run_ablation_campaign", "run_ablation_campaign_async"]
+
+
+@dataclass
+class CampaignRun:
+    """Bookkeeping of one call, for callers that want more than the report.
+
+    Attributes:
+        campaign_id: The store's id of the campaign (``None`` without a store).
+        executed: Trials run by this call, per arm.
+        reused: Trials taken from the store (resume) or from a reused baseline, per arm.
+    """
+
+    campaign_id: str | None = None
+    executed: dict[str, int] = field(default_factory=lambda: {"baseline": 0, "candidate": 0})
+    reused: dict[str, int] = field(default_factory=lambda: {"baseline": 0, "candidate": 0})
+
+
+def _now() -> str:
+    return datetime.now(UTC).isoformat(timespec="seconds")
+
+
+def _open_store(store: RunStore | str | os.PathLike[str] | None) -> tuple[RunStore | None, bool]:
+    if store is None or isinstance(store, RunStore):
+        return store, False
+    return RunStore(store), True
+
+
+async def run_ablation_campaign_async(
+    baseline_agent: Any,
+    candidate_agent: Any,
+    tasks: Sequence[AblationTask],
+    *,
+    config: CampaignConfig | None = None,
+    quality_scorers: Sequence[Any] = (),
+    store: RunStore | str | os.PathLike[str] | None = None,
+    progress: ProgressReporter | None = None,
+    executor: Executor | None = None,
+    resume: bool | str = False,
+    reuse_baseline: str | None = None,
+    run_info: CampaignRun | None = None,
+) -> AblationReport:
+    """Run a paired campaign and return its gated report.
+
+    Args:
+        baseline_agent: The baseline (any supported agent form). Ignored when the baseline is
+            reused from a stored campaign.
+        candidate_agent: The candidate.
+        tasks: The suite.
+        config: Campaign configuration.
+        quality_scorers: Scorers applied to every completed output.
+        store: A :class:`~ablation.store.RunStore` or a path to one; every finished trial is
+            committed there at once. ``None`` keeps results in memory only.
+        progress: Progress reporter.
+        executor: Where sync agents run (thread pool by default).
+        resume: ``True`` resumes the newest campaign in the store, or give its id; only the
+            missing trials run. A suite, agent or config that differs is refused.
+        reuse_baseline: Id of a stored campaign on the same suite whose baseline trials are
+            reused: the baseline agent is not called at all.
+        run_info: Filled with the campaign id and trial counts when given.
+
+    Returns:
+        The :class:`~ablation.report.AblationReport`.
+
+    Raises:
+        ConfigError: on an invalid suite or option combination.
+        ResumeMismatchError: when a resume or a reused baseline does not match.
+        CampaignAborted: with ``on_error="abort"`` at the first error or timeout.
+    """
+    config = config or CampaignConfig()
+    suite = validate_suite(tasks)
+    info = run_info if run_info is not None else CampaignRun()
+    scorer_names = [scorer_name(s) for s in quality_scorers]
+    fingerprint = suite_fingerprint(suite, scorer_names)
+    digests = task_digests(suite)
+    candidate = as_agent(candidate_agent)
+    if (resume or reuse_baseline) and store is None:
+        raise ConfigError("resume and baseline reuse need a store")
+    if resume and reuse_baseline:
+        raise ConfigError("resume and reuse_baseline cannot be combined")
+    run_store, owned = _open_store(store)
+    try:
+        prior: list[TaskResult] = []
+        baseline_name: str
+        provenance_extra: dict[str, Any] = {}
+        arms: tuple[Any, ...] = ("baseline", "candidate")
+        baseline = None
+        if reuse_baseline is not None:
+            assert run_store is not None
+            source = run_store.get_campaign(reuse_baseline)
+            if source.suite_fingerprint != fingerprint:
+                from ablation.errors import ResumeMismatchError
+
+                changed = sorted(
+                    tid for tid in set(digests) | set(source.task_digests)
+                    if digests.get(tid) != source.task_digests.get(tid)
+                )
+                raise ResumeMismatchError(
+                    f"cannot reuse the baseline of campaign {reuse_baseline!r}: the suite differs"
+                    + (f" (tasks {', '.join(repr(t) for t in changed[:10])})" if changed else
+                       " (quality scorers differ)")
+                )
+            if source.config.runs != config.runs:
+                raise ConfigError(
+                    f"cannot reuse the baseline of campaign {reuse_baseline!r}: it ran "
+                    f"{source.config.runs} runs per task, this campaign asks for {config.runs}"
+                )
+            prior = run_store.results(reuse_baseline, arm="baseline")
+            baseline_name = source.baseline_agent
+            arms = ("candidate",)
+            provenance_extra = {
+                "baseline_reused_from": reuse_baseline,
+                "baseline_ran_at": source.created_at,
+            }
+        else:
+            baseline = as_agent(baseline_agent)
+            baseline_name = baseline.name
+        campaign_id: str | None = None
+        skip: set[tuple[str, str, int]] = set()
+        started = _now()
+        if run_store is not None and resume:
+            record = (
+                run_store.get_campaign(resume) if isinstance(resume, str) else run_store.latest_campaign()
+            )
+            if record is None:
+                raise ConfigError(f"nothing to resume: the store {run_store.path} holds no campaign")
+            run_store.check_resume(
+                record.campaign_id,
+                suite_fingerprint=fingerprint,
+                task_digests=digests,
+                baseline_agent=baseline_name,
+                candidate_agent=candidate.name,
+                config=config,
+            )
+            campaign_id = record.campaign_id
+            skip = run_store.completed_keys(campaign_id)
+            started = str(record.provenance.get("started_at") or record.created_at)
+            provenance_extra = {
+                k: record.provenance[k]
+                for k in ("baseline_reused_from", "baseline_ran_at")
+                if record.provenance.get(k)
+            }
+            if provenance_extra:
+                arms = ("candidate",)
+            run_store.set_status(campaign_id, "running")
+        elif run_store is not None:
+            campaign_id = run_store.create_campaign(
+                config=config,
+                suite_fingerprint=fingerprint,
+                task_digests=digests,
+                baseline_agent=baseline_name,
+                candidate_agent=candidate.name,
+                provenance={"started_at": started, **provenance_extra},
+            )
+            if prior:
+                run_store.append_many(campaign_id, prior)
+        info.campaign_id = campaign_id
+        for r in prior:
+            info.reused[r.arm] += 1
+        for _, arm, _ in skip:
+            info.reused[arm] += 1
+
+        sink = None
+        if run_store is not None and campaign_id is not None:
+            cid = campaign_id
+
+            def sink(result: TaskResult) -> None:
+                run_store.append(cid, result)
+
+        engine = AblationEngine(
+            config, quality_scorers=quality_scorers, executor=executor, progress=progress, sink=sink
+        )
+        try:
+            new = await engine.run_async(baseline, candidate, suite, skip=skip, arms=arms)
+        except BaseException:
+            if run_store is not None and campaign_id is not None:
+                run_store.set_status(campaign_id, "interrupted")
+            raise
+        for r in new:
+            info.executed[r.arm] += 1
+        if run_store is not None and campaign_id is not None:
+            results = run_store.results(campaign_id)
+            run_store.set_status(campaign_id, "complete")
+        else:
+            results = [*prior, *new]
+        provenance = Provenance(
+            n_resamples=config.n_resamples,
+            confidence_level=config.confidence_level,
+            alpha=config.alpha,
+            suite_fingerprint=fingerprint,
+            baseline_agent=baseline_name,
+            candidate_agent=candidate.name,
+            started_at=started,
+            finished_at=_now(),
+            campaign_id=campaign_id,
+            **provenance_extra,
+        )
+        return report_from_results(results, config=config, tasks=suite, provenance=provenance)
+    finally:
+        if owned and run_store is not None:
+            run_store.close()
+
+
+def run_ablation_campaign(
+    baseline_agent: Any,
+    candidate_agent: Any,
+    tasks: Sequence[AblationTask],
+    *,
+    config: CampaignConfig | None = None,
+    quality_scorers: Sequence[Any] = (),
+    store: RunStore | str | os.PathLike[str] | None = None,
+    progress: ProgressReporter | None = None,
+    executor: Executor | None = None,
+    resume: bool | str = False,
+    reuse_baseline: str | None = None,
+    run_info: CampaignRun | None = None,
+) -> AblationReport:
+    """Synchronous twin of :func:`run_ablation_campaign_async` (same arguments, same result).
+
+    Must not be called from a running event loop; use the async function there.
+    """
+    return asyncio.run(
+        run_ablation_campaign_async(
+            baseline_agent,
+            candidate_agent,
+            tasks,
+            config=config,
+            quality_scorers=quality_scorers,
+            store=store,
+            progress=progress,
+            executor=executor,
+            resume=resume,
+            reuse_baseline=reuse_baseline,
+            run_info=run_info,
+        )
+    )
