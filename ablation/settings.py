@@ -1,0 +1,60 @@
+"""Defaults for the command line from ``[tool.ablation]`` in the project's ``pyproject.toml``.
+
+Keys use the command line's option names with dashes or underscores (``concurrency``,
+``timeout``, ``runs``, ``seed``, ``store``, ``alpha``, ``confidence``, ``resamples``,
+``on-error``, ``margin``, ``no-significant-regression``, ``max-latency-ratio``,
+``max-attempts``, ``retry-on``, ``rate-limit``, ``quality``, ``format``, ``labels``). Flags given
+on the command line win over the file; the file wins over built-in defaults.
+"""
+
+from __future__ import annotations
+
+import tomllib
+from pathlib import Path
+from typing import Any
+
+from ablation.errors import ConfigError
+
+__all__ = ["KNOWN_KEYS", "find_pyproject", "load_tool_settings"]
+
+KNOWN_KEYS = {
+    "alpha", "concurrency", "confidence", "format", "labels", "margin", "max_attempts",
+    "max_latency_ratio", "no_significant_regression", "on_error", "quality", "rate_limit",
+    "resamples", "retry_on", "runs", "seed", "store", "timeout", "critical_gate",
+}
+
+
+def find_pyproject(start: Path | None = None) -> Path | None:
+    """The nearest ``pyproject.toml`` in ``start`` (default: the working directory) or above."""
+    here = (start or Path.cwd()).resolve()
+    for folder in (here, *here.parents):
+        candidate = folder / "pyproject.toml"
+        if candidate.is_file():
+            return candidate
+    return None
+
+
+def load_tool_settings(path: Path | None = None) -> dict[str, Any]:
+    """Read ``[tool.ablation]``; unknown keys are an error naming the file and the key.
+
+    Returns:
+        Settings keyed by option name with underscores (empty when there is no section).
+    """
+    path = path or find_pyproject()
+    if path is None:
+        return {}
+    try:
+        data = tomllib.loads(path.read_text(encoding="utf-8"))
+    except tomllib.TOMLDecodeError as exc:
+        raise ConfigError(f"{path}: invalid TOML ({exc})") from None
+    section = data.get("tool", {}).get("ablation", {})
+    if not isinstance(section, dict):
+        raise ConfigError(f"{path}: [tool.ablation] must be a table")
+    settings = {key.replace("-", "_"): value for key, value in section.items()}
+    unknown = sorted(set(settings) - KNOWN_KEYS)
+    if unknown:
+        raise ConfigError(
+            f"{path}: unknown key(s) in [tool.ablation]: {', '.join(unknown)} "
+            f"(known: {', '.join(sorted(KNOWN_KEYS))})"
+        )
+    return settings
