@@ -15,7 +15,7 @@ When tasks are grouped in families, the uplift bootstrap resamples whole familie
 from __future__ import annotations
 
 import platform
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from datetime import UTC, datetime
 from importlib import metadata
 from typing import Any
@@ -245,13 +245,16 @@ def _repeated(data: PairedData, config: CampaignConfig) -> tuple[RepeatedRuns, l
     level = config.confidence_level
     fb, fc = data.baseline.fraction, data.candidate.fraction
     t = stats.paired_t_test(fb, fc, confidence_level=level)
-    components = {}
+    components: dict[str, Any] = {}
     for arm, cols in (("baseline", data.baseline), ("candidate", data.candidate)):
         values = np.concatenate(
             [np.repeat([1.0, 0.0], [p, r - p]) for p, r in zip(cols.passes, cols.runs, strict=True)]
         )
         groups = np.repeat(np.arange(len(cols.runs)), cols.runs)
-        components[arm] = stats.variance_components(values, groups)
+        try:
+            components[arm] = stats.variance_components(values, groups)
+        except ValueError:  # fewer than two tasks, or no task with two runs: not estimable
+            components[arm] = None
     flaky: list[FlakyTask] = []
     b, c = data.baseline, data.candidate
     for i in np.flatnonzero(((b.passes > 0) & (b.passes < b.runs)) | ((c.passes > 0) & (c.passes < c.runs))):
@@ -280,6 +283,12 @@ def _repeated(data: PairedData, config: CampaignConfig) -> tuple[RepeatedRuns, l
         confidence_level=level, rng=stream(config.seed, "repeated"),
     )
     vb, vc = components["baseline"], components["candidate"]
+
+    def part(comp: Any, attr: str) -> float | None:
+        return None if comp is None else float(getattr(comp, attr))
+
+    def deff(comp: Any) -> float | None:
+        return None if comp is None else float(stats.design_effect(data.runs, comp.icc))
     return (
         RepeatedRuns(
             runs=data.runs,
@@ -288,14 +297,14 @@ def _repeated(data: PairedData, config: CampaignConfig) -> tuple[RepeatedRuns, l
             t_ci=_interval(t, level),
             t_pvalue=float(t.pvalue),
             cluster_ci=_interval(cluster, level),
-            icc_baseline=float(vb.icc),
-            icc_candidate=float(vc.icc),
-            design_effect_baseline=float(stats.design_effect(data.runs, vb.icc)),
-            design_effect_candidate=float(stats.design_effect(data.runs, vc.icc)),
-            between_var_baseline=float(vb.between),
-            within_var_baseline=float(vb.within),
-            between_var_candidate=float(vc.between),
-            within_var_candidate=float(vc.within),
+            icc_baseline=part(vb, "icc"),
+            icc_candidate=part(vc, "icc"),
+            design_effect_baseline=deff(vb),
+            design_effect_candidate=deff(vc),
+            between_var_baseline=part(vb, "between"),
+            within_var_baseline=part(vb, "within"),
+            between_var_candidate=part(vc, "between"),
+            within_var_candidate=part(vc, "within"),
             stable_regressions=_ids(data, stable_reg),
             stable_improvements=_ids(data, stable_imp),
         ),
@@ -498,10 +507,18 @@ def report_from_results(
     tasks: Sequence[AblationTask] | None = None,
     expected_ids: Iterable[str] | None = None,
     provenance: Provenance | None = None,
+    trial_lookup: Mapping[tuple[str, str], TaskResult] | None = None,
 ) -> AblationReport:
-    """Pair ``results`` and build the gated report (the engine's and compare's common path)."""
+    """Pair ``results`` and build the gated report (the engine's and compare's common path).
+
+    ``results`` may be :class:`TaskResult` objects or the store's light rows; with rows, pass a
+    ``trial_lookup`` so the drill-downs can fetch the few trials they show.
+    """
     config = config or CampaignConfig()
-    data = pair_results(results, tasks=tasks, expected_ids=expected_ids, on_error=config.on_error)
+    data = pair_results(
+        results, tasks=tasks, expected_ids=expected_ids, on_error=config.on_error,
+        keep_trials=trial_lookup is None, trial_lookup=trial_lookup,
+    )
     return build_report(data, config=config, provenance=provenance)
 
 

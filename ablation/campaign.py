@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import asyncio
 import os
-from collections.abc import Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from concurrent.futures import Executor
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
@@ -32,7 +32,13 @@ from ablation.schema import (
 )
 from ablation.store import RunStore
 
-__all__ = ["CampaignRun", "run_ablation_campaign", "run_ablation_campaign_async"]
+__all__ = [
+    "CampaignRun",
+    "StoredTrials",
+    "report_from_store",
+    "run_ablation_campaign",
+    "run_ablation_campaign_async",
+]
 
 
 @dataclass
@@ -48,6 +54,49 @@ class CampaignRun:
     campaign_id: str | None = None
     executed: dict[str, int] = field(default_factory=lambda: {"baseline": 0, "candidate": 0})
     reused: dict[str, int] = field(default_factory=lambda: {"baseline": 0, "candidate": 0})
+
+
+class StoredTrials(Mapping[tuple[str, str], TaskResult]):
+    """A lazy ``(task_id, arm) -> first-run TaskResult`` view of a stored campaign.
+
+    The analysis streams light rows from the store and asks this view only for the few trials
+    its drill-downs show, so a report over a million stored trials never loads them all.
+    """
+
+    def __init__(self, store: RunStore, campaign_id: str) -> None:
+        self._store = store
+        self._campaign_id = campaign_id
+
+    def __getitem__(self, key: tuple[str, str]) -> TaskResult:
+        task_id, arm = key
+        found = self._store.results(self._campaign_id, arm=arm, task_ids=[task_id])
+        if not found:
+            raise KeyError(key)
+        return min(found, key=lambda r: r.run)
+
+    def __iter__(self) -> Iterator[tuple[str, str]]:
+        return iter(())
+
+    def __len__(self) -> int:
+        return self._store.count(self._campaign_id)
+
+
+def report_from_store(
+    store: RunStore,
+    campaign_id: str,
+    *,
+    config: CampaignConfig,
+    provenance: Provenance,
+    tasks: Sequence[AblationTask] | None = None,
+) -> AblationReport:
+    """Build a stored campaign's report in bounded memory (streamed rows, lazy drill-downs)."""
+    return report_from_results(
+        store.trial_rows(campaign_id),
+        config=config,
+        tasks=tasks,
+        provenance=provenance,
+        trial_lookup=StoredTrials(store, campaign_id),
+    )
 
 
 def _now() -> str:
@@ -212,11 +261,6 @@ async def run_ablation_campaign_async(
             raise
         for r in new:
             info.executed[r.arm] += 1
-        if run_store is not None and campaign_id is not None:
-            results = run_store.results(campaign_id)
-            run_store.set_status(campaign_id, "complete")
-        else:
-            results = [*prior, *new]
         provenance = Provenance(
             n_resamples=config.n_resamples,
             confidence_level=config.confidence_level,
@@ -229,7 +273,12 @@ async def run_ablation_campaign_async(
             campaign_id=campaign_id,
             **provenance_extra,
         )
-        return report_from_results(results, config=config, tasks=suite, provenance=provenance)
+        if run_store is not None and campaign_id is not None:
+            run_store.set_status(campaign_id, "complete")
+            return report_from_store(
+                run_store, campaign_id, config=config, provenance=provenance, tasks=suite
+            )
+        return report_from_results([*prior, *new], config=config, tasks=suite, provenance=provenance)
     finally:
         if owned and run_store is not None:
             run_store.close()

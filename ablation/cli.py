@@ -282,7 +282,19 @@ def _scorers(specs: Sequence[str]) -> list[Any]:
     return out
 
 
+def _agent_name(spec: str) -> str:
+    """``file.py:attr`` specs are named by their path relative to the working directory."""
+    path, sep, attr = spec.rpartition(":")
+    if sep and path.endswith(".py") and not spec.startswith(("cmd:", "http:", "https:")):
+        with contextlib.suppress(ValueError):
+            relative = os.path.relpath(Path(path).resolve(), Path.cwd())
+            path = path if relative.startswith("..") else relative
+        return f"{Path(path).as_posix()}:{attr}"
+    return spec
+
+
 def _cmd_run(args: argparse.Namespace) -> int:
+    from ablation.agents import as_agent
     from ablation.campaign import CampaignRun, run_ablation_campaign
     from ablation.loading import load_agent, load_suite
     from ablation.progress import NullProgress, default_progress
@@ -291,8 +303,9 @@ def _cmd_run(args: argparse.Namespace) -> int:
     s = _settings(args)
     config = _config(s)
     tasks = load_suite(args.suite)
-    baseline = load_agent(args.baseline)
-    candidates = [load_agent(spec) for spec in args.candidate]
+    # Agents are named by their spec, so a resume from the same command line matches.
+    baseline = as_agent(load_agent(args.baseline), name=_agent_name(args.baseline))
+    candidates = [as_agent(load_agent(spec), name=_agent_name(spec)) for spec in args.candidate]
     scorers = _scorers(s.get("quality") or [])
     if s.get("no_store") and (args.resume or args.reuse_baseline):
         raise UsageError("--resume and --reuse-baseline need a store (drop --no-store)")
@@ -349,7 +362,7 @@ def _cmd_compare(args: argparse.Namespace) -> int:
 
 
 def _cmd_report(args: argparse.Namespace) -> int:
-    from ablation.analysis import report_from_results
+    from ablation.campaign import report_from_store
     from ablation.errors import ConfigError
     from ablation.schema import Provenance
     from ablation.store import DEFAULT_STORE_PATH, RunStore
@@ -378,7 +391,7 @@ def _cmd_report(args: argparse.Namespace) -> int:
         )
         if args.export_jsonl:
             store.export_jsonl(record.campaign_id, args.export_jsonl)
-        report = report_from_results(store.iter_results(record.campaign_id), config=config, provenance=prov)
+        report = report_from_store(store, record.campaign_id, config=config, provenance=prov)
     return _emit([report], [record.candidate_agent], s)
 
 

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
+from typing import Any
 
 import numpy as np
 
@@ -95,88 +96,129 @@ class PairedData:
         return len(set(self.families)) < len(self.families)
 
 
-def _mean_or_nan(values: list[float]) -> float:
-    return float(np.mean(values)) if values else float("nan")
+class _Growable:
+    """A float64 column that doubles its capacity as tasks arrive (bounded, no Python floats)."""
+
+    __slots__ = ("data",)
+
+    def __init__(self) -> None:
+        self.data = np.zeros(1024)
+
+    def add(self, i: int, value: float) -> None:
+        if i >= self.data.size:
+            grown = np.zeros(max(self.data.size * 2, i + 1))
+            grown[: self.data.size] = self.data
+            self.data = grown
+        self.data[i] += value
 
 
-def _arm_columns(
-    per_task: list[list[TaskResult]],
-    on_error: str,
-    quality_names: Sequence[str],
-    metric_names: Sequence[str],
-) -> ArmColumns:
-    n = len(per_task)
-    passes = np.zeros(n, dtype=np.int64)
-    runs = np.zeros(n, dtype=np.int64)
-    latency = np.full(n, np.nan)
-    cost = np.full(n, np.nan)
-    quality = {name: np.full(n, np.nan) for name in quality_names}
-    metrics = {name: np.full(n, np.nan) for name in metric_names}
-    q_errors = dict.fromkeys(quality_names, 0)
-    errors = timeouts = retried = n_trials = 0
-    for i, trials in enumerate(per_task):
-        lat: list[float] = []
-        costs: list[float] = []
-        scores: dict[str, list[float]] = {name: [] for name in quality_names}
-        mets: dict[str, list[float]] = {name: [] for name in metric_names}
-        for t in trials:
-            n_trials += 1
-            errors += t.status == "error"
-            timeouts += t.status == "timeout"
-            retried += t.attempts > 1
-            for name in t.quality_errors:
-                q_errors[name] = q_errors.get(name, 0) + 1
-            if t.status != "completed" and on_error == "exclude":
-                continue
-            runs[i] += 1
-            passes[i] += bool(t.passed) and t.status == "completed"
-            if t.status == "completed":
-                if t.latency_s is not None:
-                    lat.append(t.latency_s)
-                for name, value in t.quality.items():
-                    scores[name].append(value)
-            if t.cost is not None:
-                costs.append(t.cost)
-            for name in metric_names:
-                value = t.tokens if name == "tokens" else t.metrics.get(name)
-                if value is not None:
-                    mets[name].append(float(value))
-        latency[i] = _mean_or_nan(lat)
-        cost[i] = _mean_or_nan(costs)
-        for name in quality_names:
-            quality[name][i] = _mean_or_nan(scores[name])
-        for name in metric_names:
-            metrics[name][i] = _mean_or_nan(mets[name])
-    return ArmColumns(
-        passes=passes,
-        runs=runs,
-        latency=latency,
-        cost=cost,
-        quality=quality,
-        quality_errors=q_errors,
-        metrics=metrics,
-        n_trials=n_trials,
-        errors=errors,
-        timeouts=timeouts,
-        retried=retried,
-    )
+class _ArmAccumulator:
+    """Streaming per-task sums of one arm; memory grows with tasks, not with trials."""
+
+    SCALARS = ("passes", "runs", "trials", "lat_sum", "lat_n", "cost_sum", "cost_n")
+
+    def __init__(self) -> None:
+        self.cols = {name: _Growable() for name in self.SCALARS}
+        self.quality: dict[str, tuple[_Growable, _Growable]] = {}
+        self.metrics: dict[str, tuple[_Growable, _Growable]] = {}
+        self.quality_errors: dict[str, int] = {}
+        self.errors = self.timeouts = self.retried = 0
+
+    def _pair(self, table: dict[str, tuple[_Growable, _Growable]], name: str) -> tuple[_Growable, _Growable]:
+        if name not in table:
+            table[name] = (_Growable(), _Growable())
+        return table[name]
+
+    def add(self, i: int, t: Any, exclude_errors: bool) -> None:
+        cols = self.cols
+        cols["trials"].add(i, 1)
+        completed = t.status == "completed"
+        self.errors += t.status == "error"
+        self.timeouts += t.status == "timeout"
+        self.retried += t.attempts > 1
+        for name in t.quality_errors:
+            self.quality_errors[name] = self.quality_errors.get(name, 0) + 1
+            self._pair(self.quality, name)
+        if not completed and exclude_errors:
+            return
+        cols["runs"].add(i, 1)
+        if completed:
+            cols["passes"].add(i, bool(t.passed))
+            if t.latency_s is not None:
+                cols["lat_sum"].add(i, t.latency_s)
+                cols["lat_n"].add(i, 1)
+            for name, value in t.quality.items():
+                total, count = self._pair(self.quality, name)
+                total.add(i, value)
+                count.add(i, 1)
+        if t.cost is not None:
+            cols["cost_sum"].add(i, t.cost)
+            cols["cost_n"].add(i, 1)
+        metrics = dict(getattr(t, "metrics", None) or {})
+        tokens = getattr(t, "tokens", None)
+        if tokens is not None:
+            metrics["tokens"] = tokens
+        for name, value in metrics.items():
+            total, count = self._pair(self.metrics, name)
+            total.add(i, float(value))
+            count.add(i, 1)
+
+    def columns(self, index: np.ndarray) -> ArmColumns:
+        def take(col: _Growable) -> np.ndarray:
+            data = col.data
+            if data.size <= index.max(initial=-1):
+                data = np.concatenate([data, np.zeros(index.max() + 1 - data.size)])
+            return data[index]
+
+        def mean(pair: tuple[_Growable, _Growable]) -> np.ndarray:
+            total, count = take(pair[0]), take(pair[1])
+            with np.errstate(invalid="ignore", divide="ignore"):
+                return np.where(count > 0, total / np.where(count > 0, count, 1), np.nan)
+
+        c = self.cols
+        return ArmColumns(
+            passes=take(c["passes"]).astype(np.int64),
+            runs=take(c["runs"]).astype(np.int64),
+            latency=mean((c["lat_sum"], c["lat_n"])),
+            cost=mean((c["cost_sum"], c["cost_n"])),
+            quality={name: mean(pair) for name, pair in sorted(self.quality.items())},
+            quality_errors=dict(self.quality_errors),
+            metrics={name: mean(pair) for name, pair in sorted(self.metrics.items())},
+            n_trials=int(take(c["trials"]).sum()),
+            errors=self.errors,
+            timeouts=self.timeouts,
+            retried=self.retried,
+        )
+
+
+def _error_text(t: Any) -> str:
+    error = getattr(t, "error", None)
+    if error:
+        return str(error)
+    return str(getattr(t, "error_type", None) or t.status)
 
 
 def pair_results(
-    results: Iterable[TaskResult],
+    results: Iterable[Any],
     *,
     tasks: Sequence[AblationTask] | None = None,
     expected_ids: Iterable[str] | None = None,
     on_error: str = "fail",
+    keep_trials: bool = True,
+    trial_lookup: Mapping[tuple[str, str], TaskResult] | None = None,
 ) -> PairedData:
-    """Pair trial results by task.
+    """Pair trial results by task, streaming: memory grows with tasks, not trials.
 
     Args:
-        results: Trials of both arms (any order; several runs allowed).
+        results: Trials of both arms (any order; several runs allowed): :class:`TaskResult`
+            objects, or any objects with the same attributes (e.g. the store's light rows).
         tasks: The suite, if known: it fixes the inventory, categories and critical flags.
         expected_ids: Without a suite, the ids that should be present (missing ones are listed).
         on_error: ``"fail"``: errors and timeouts count as failed trials; ``"exclude"``: they are
             dropped (and listed), and a task left with no trial in an arm is excluded.
+        keep_trials: Keep each task's first-run trials for drill-downs.
+        trial_lookup: Instead of keeping trials, a mapping ``(task_id, arm) -> TaskResult``
+            queried for the drill-downs only (e.g. a lazy view of the store).
 
     Returns:
         The paired columns.
@@ -184,97 +226,85 @@ def pair_results(
     Raises:
         InputError: if two results share ``(task_id, arm, run)``.
     """
-    by_task: dict[str, dict[str, dict[int, TaskResult]]] = {}
-    for r in results:
-        runs = by_task.setdefault(r.task_id, {}).setdefault(r.arm, {})
-        if r.run in runs:
-            raise InputError(
-                f"duplicate result for task {r.task_id!r}, arm {r.arm}, run {r.run}"
-            )
-        runs[r.run] = r
+    index: dict[str, int] = {}
+    arms = {"baseline": _ArmAccumulator(), "candidate": _ArmAccumulator()}
+    seen_runs: dict[tuple[str, str], set[int]] = {}
+    first: dict[tuple[str, str], Any] = {}
+    meta: dict[str, list[Any]] = {}  # task id -> [category, critical]
+    failed: list[tuple[str, str, int, str, str]] = []
+    exclude_errors = on_error == "exclude"
+    for t in results:
+        tid, arm = t.task_id, t.arm
+        i = index.setdefault(tid, len(index))
+        runs = seen_runs.setdefault((tid, arm), set())
+        if t.run in runs:
+            raise InputError(f"duplicate result for task {tid!r}, arm {arm}, run {t.run}")
+        runs.add(t.run)
+        arms[arm].add(i, t, exclude_errors)
+        info = meta.setdefault(tid, [None, False])
+        info[0] = info[0] or t.category
+        info[1] = info[1] or bool(t.critical)
+        if t.status != "completed":
+            failed.append((tid, arm, t.run, t.status, _error_text(t)))
+        if keep_trials and ((tid, arm) not in first or t.run < first[(tid, arm)].run):
+            first[(tid, arm)] = t
+
     task_map = {t.task_id: t for t in tasks} if tasks is not None else {}
     if tasks is not None:
-        universe = list(task_map)
-        known = "the suite"
+        universe, known = list(task_map), "the suite"
     elif expected_ids is not None:
-        universe = list(dict.fromkeys(expected_ids))
-        known = "the expected ids"
+        universe, known = list(dict.fromkeys(expected_ids)), "the expected ids"
     else:
-        universe = list(by_task)
-        known = ""
-    excluded: list[ExcludedItem] = []
+        universe, known = list(index), ""
     universe_set = set(universe)
-    for tid in sorted(set(by_task) - universe_set):
-        excluded.append(ExcludedItem(task_id=tid, reason=f"unknown task id (not in {known})"))
-
+    excluded = [
+        ExcludedItem(task_id=tid, reason=f"unknown task id (not in {known})")
+        for tid in sorted(set(index) - universe_set)
+    ]
     paired: list[str] = []
     for tid in sorted(universe_set):
-        arms = by_task.get(tid, {})
-        if not arms:
+        has_b, has_c = (tid, "baseline") in seen_runs, (tid, "candidate") in seen_runs
+        if not (has_b or has_c):
             excluded.append(ExcludedItem(task_id=tid, reason="missing: no result in either arm"))
-        elif "candidate" not in arms:
+        elif not has_c:
             excluded.append(ExcludedItem(task_id=tid, reason="only in baseline (no candidate result)"))
-        elif "baseline" not in arms:
+        elif not has_b:
             excluded.append(ExcludedItem(task_id=tid, reason="only in candidate (no baseline result)"))
         else:
             paired.append(tid)
-
-    if on_error == "exclude":
-        kept: list[str] = []
-        for tid in paired:
-            left_out = False
-            for arm in ("baseline", "candidate"):
-                bad = [t for t in by_task[tid][arm].values() if t.status != "completed"]
-                for t in sorted(bad, key=lambda t: t.run):
-                    excluded.append(
-                        ExcludedItem(task_id=tid, run=t.run, reason=f"{arm} {t.status}: {t.error}")
-                    )
-                if len(bad) == len(by_task[tid][arm]):
-                    left_out = True
-            if left_out:
+    positions = np.fromiter((index[tid] for tid in paired), dtype=np.int64, count=len(paired))
+    columns = {arm: acc.columns(positions) for arm, acc in arms.items()}
+    if exclude_errors and failed:
+        paired_set = set(paired)
+        for tid, arm, run, status, error in sorted(failed):
+            if tid in paired_set:
+                excluded.append(ExcludedItem(task_id=tid, run=run, reason=f"{arm} {status}: {error}"))
+        empty = (columns["baseline"].runs == 0) | (columns["candidate"].runs == 0)
+        if empty.any():
+            for j in np.flatnonzero(empty):
                 excluded.append(
-                    ExcludedItem(task_id=tid, reason="no completed trial in one arm (on_error=exclude)")
+                    ExcludedItem(
+                        task_id=paired[j], reason="no completed trial in one arm (on_error=exclude)"
+                    )
                 )
-            else:
-                kept.append(tid)
-        paired = kept
-
-    per_arm = {
-        arm: [sorted(by_task[tid][arm].values(), key=lambda t: t.run) for tid in paired]
-        for arm in ("baseline", "candidate")
-    }
-    quality_names: set[str] = set()
-    metric_names: set[str] = set()
-    for arm_trials in per_arm.values():
-        for trials in arm_trials:
-            for t in trials:
-                quality_names.update(t.quality, t.quality_errors)
-                metric_names.update(t.metrics)
-                if t.tokens is not None:
-                    metric_names.add("tokens")
-    q_names = sorted(quality_names)
-    m_names = sorted(metric_names)
-    columns = {
-        arm: _arm_columns(per_arm[arm], on_error, q_names, m_names) for arm in per_arm
-    }
+            keep = ~empty
+            paired = [tid for tid, k in zip(paired, keep, strict=True) if k]
+            positions = positions[keep]
+            columns = {arm: acc.columns(positions) for arm, acc in arms.items()}
     categories: list[str] = []
     families: list[str] = []
     critical = np.zeros(len(paired), dtype=bool)
-    trials_view: dict[tuple[str, str], TaskResult] = {}
-    for i, tid in enumerate(paired):
-        first = {arm: per_arm[arm][i][0] for arm in per_arm}
-        trials_view.update({(tid, arm): t for arm, t in first.items()})
+    for j, tid in enumerate(paired):
         task = task_map.get(tid)
         if task is not None:
             categories.append(task.category)
             families.append(task.family or tid)
-            critical[i] = task.critical
+            critical[j] = task.critical
         else:
-            category = first["baseline"].category or first["candidate"].category or "default"
-            categories.append(category)
+            categories.append(meta[tid][0] or "default")
             families.append(tid)
-            critical[i] = first["baseline"].critical or first["candidate"].critical
-    max_runs = max((len(v) for arm in per_arm.values() for v in arm), default=1)
+            critical[j] = meta[tid][1]
+    runs_seen = max((len(v) for v in seen_runs.values()), default=1)
     return PairedData(
         task_ids=paired,
         categories=categories,
@@ -282,10 +312,10 @@ def pair_results(
         critical=critical,
         baseline=columns["baseline"],
         candidate=columns["candidate"],
-        runs=max_runs,
+        runs=runs_seen,
         n_tasks=len(universe),
         excluded=excluded,
-        trials=trials_view,
+        trials=trial_lookup if trial_lookup is not None else first,
     )
 
 
