@@ -235,6 +235,14 @@ class TaskResult(BaseModel):
     def _jsonable_output(cls, value: Any) -> Any:
         return to_jsonable(value)
 
+    @field_validator("quality", "metrics")
+    @classmethod
+    def _finite_values(cls, value: dict[str, float]) -> dict[str, float]:
+        bad = sorted(k for k, v in value.items() if not math.isfinite(v))
+        if bad:
+            raise ValueError(f"non-finite value for {', '.join(bad)}: record it as an error instead")
+        return value
+
     @property
     def error(self) -> str | None:
         """``"Type: message"`` of the recorded error, or ``None``."""
@@ -266,6 +274,16 @@ def _resolve_exception(spec: Any) -> type[BaseException]:
     raise ValueError(f"retry_on: {spec!r} is not an exception type")
 
 
+def _placeholder_exception(spec: str) -> type[BaseException]:
+    """Stand-in for a stored exception name that cannot be imported here (e.g. a local class).
+
+    It keeps the name, so a stored configuration still reads and compares, but it matches no
+    real exception: a policy read back this way retries nothing it could not name.
+    """
+    module, _, name = spec.rpartition(":") if ":" in spec else spec.rpartition(".")
+    return type(name or spec, (Exception,), {"__module__": module or "builtins", "__qualname__": name})
+
+
 class RetryPolicy(BaseModel):
     """When and how to retry an agent call (tenacity, around the agent call only).
 
@@ -287,7 +305,15 @@ class RetryPolicy(BaseModel):
     def _parse_retry_on(cls, value: Any) -> tuple[type[BaseException], ...]:
         if isinstance(value, type | str):
             value = (value,)
-        return tuple(_resolve_exception(v) for v in value)
+        resolved = []
+        for v in value:
+            try:
+                resolved.append(_resolve_exception(v))
+            except ValueError:
+                if not isinstance(v, str) or ":" not in v:
+                    raise
+                resolved.append(_placeholder_exception(v))
+        return tuple(resolved)
 
     @field_serializer("retry_on")
     def _dump_retry_on(self, value: tuple[type[BaseException], ...]) -> list[str]:

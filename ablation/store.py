@@ -20,7 +20,6 @@ from __future__ import annotations
 
 import dataclasses
 import json
-import math
 import os
 import secrets
 import sqlite3
@@ -156,17 +155,9 @@ class TrialRow(NamedTuple):
 def _trial_params(campaign_id: str, r: TaskResult) -> tuple[Any, ...]:
     """The INSERT parameters of a trial.
 
-    Raises:
-        StoreError: if ``quality`` or ``metrics`` holds NaN or infinity: JSON would write ``null``
-            there and the stored trial could never be read back.
+    A :class:`TaskResult` cannot hold a non-finite quality or metric value (the model refuses
+    it), so its JSON always reads back.
     """
-    for name, values in (("quality", r.quality), ("metrics", r.metrics)):
-        if values and not all(map(math.isfinite, values.values())):
-            bad = sorted(k for k, v in values.items() if not math.isfinite(v))
-            raise StoreError(
-                f"trial (task_id={r.task_id!r}, arm={r.arm!r}, run={r.run}) of campaign "
-                f"{campaign_id!r}: {name} {_listing(bad)} is not finite and cannot be stored"
-            )
     return (
         campaign_id, r.task_id, r.arm, r.run, r.status, int(r.passed), r.latency_s, r.wall_s,
         r.attempts, r.cost, r.category, int(r.critical), r.error_type, r.model_dump_json(),

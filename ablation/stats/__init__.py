@@ -1,0 +1,90 @@
+"""Pure statistics for paired baseline-vs-candidate comparisons (numpy/scipy only).
+
+This package is the bottom layer of ``ablation``: it imports no other project module. Every result
+is a frozen dataclass with a human-readable ``method``; intervals are :class:`ConfidenceInterval`
+objects. Conventions: ``b`` = regressions (baseline pass, candidate fail), ``c`` = improvements;
+``Δ = (c − b)/n`` and every difference is candidate − baseline (positive = candidate better).
+See ``STATISTICS.md`` for the methods and references.
+"""
+
+from ablation.stats._results import (
+    BootstrapResult,
+    ConfidenceInterval,
+    DifferenceResult,
+    McNemarResult,
+    NonInferiorityResult,
+    PairingSummary,
+    ProportionResult,
+    RatioResult,
+    SampleSizeResult,
+    TestResult,
+    TTestResult,
+    VarianceComponents,
+)
+from ablation.stats.binary import (
+    clopper_pearson_interval,
+    mcnemar,
+    paired_binary_summary,
+    wilson_interval,
+    zero_failure_upper_bound,
+)
+from ablation.stats.bootstrap import binary_uplift_bootstrap, paired_bootstrap
+from ablation.stats.continuous import (
+    hodges_lehmann,
+    log_ratio_interval,
+    paired_t_test,
+    sign_test,
+    wilcoxon_signed_rank,
+)
+from ablation.stats.multiplicity import adjust_pvalues
+from ablation.stats.paired_interval import (
+    noninferiority_test,
+    paired_difference_interval,
+    tango_score_statistic,
+)
+from ablation.stats.planning import minimum_detectable_effect, sample_size_paired
+from ablation.stats.repeated import (
+    cluster_bootstrap,
+    design_effect,
+    fisher_exact_test,
+    repeated_binary_bootstrap,
+    variance_components,
+)
+
+__all__ = [
+    "BootstrapResult",
+    "ConfidenceInterval",
+    "DifferenceResult",
+    "McNemarResult",
+    "NonInferiorityResult",
+    "PairingSummary",
+    "ProportionResult",
+    "RatioResult",
+    "SampleSizeResult",
+    "TTestResult",
+    "TestResult",
+    "VarianceComponents",
+    "adjust_pvalues",
+    "binary_uplift_bootstrap",
+    "clopper_pearson_interval",
+    "cluster_bootstrap",
+    "design_effect",
+    "fisher_exact_test",
+    "hodges_lehmann",
+    "log_ratio_interval",
+    "mcnemar",
+    "minimum_detectable_effect",
+    "noninferiority_test",
+    "paired_binary_summary",
+    "paired_bootstrap",
+    "paired_difference_interval",
+    "paired_t_test",
+    "repeated_binary_bootstrap",
+    "sample_size_paired",
+    "sign_test",
+    "tango_score_statistic",
+    "variance_components",
+    "wilcoxon_signed_rank",
+    "wilson_interval",
+    "zero_failure_upper_bound",
+]

@@ -1,0 +1,337 @@
+"""Continuous paired metrics: paired t, Wilcoxon signed-rank, sign test, Hodges–Lehmann, log ratio.
+
+Every function takes ``x`` (baseline) and ``y`` (candidate) paired by task and works on
+``d = y − x`` (candidate − baseline), so positive means "candidate larger". Differences are rounded to
+12 decimals before ranking or sign counting, so that ``x − y`` round-off cannot split ties
+(scipy's own warning for ``wilcoxon``).
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+from numpy.typing import ArrayLike, NDArray
+from scipy import stats as _st
+
+from ablation.stats._common import check_alternative, check_level, paired_arrays
+from ablation.stats._results import ConfidenceInterval, RatioResult, TestResult, TTestResult
+
+__all__ = [
+    "hodges_lehmann",
+    "log_ratio_interval",
+    "paired_t_test",
+    "sign_test",
+    "wilcoxon_signed_rank",
+]
+
+_ROUND = 12
+_WALSH_BRUTE_MAX = 2000
+
+
+def _t_from_differences(
+    d: NDArray[np.float64], level: float, alternative: str, label: str
+) -> TTestResult:
+    n = d.size
+    if n == 0:
+        raise ValueError("no pairs")
+    est = float(np.mean(d))
+    if n < 2:
+        return TTestResult(
+            0.0,
+            1.0,
+            0,
+            est,
+            0.0,
+            ConfidenceInterval(est, est),
+            f"{label} (n = 1: no variance estimate; p = 1 and a zero-width interval at the estimate)",
+        )
+    df = n - 1
+    sd = float(np.std(d, ddof=1))
+    se = sd / math.sqrt(n)
+    if se == 0.0 or not np.any(d != d[0]):
+        # constant differences: no sampling variability in the data
+        if est == 0.0:
+            stat, p = 0.0, 1.0
+        else:
+            stat = math.copysign(math.inf, est)
+            if alternative == "two-sided":
+                p = 0.0
+            elif alternative == "greater":
+                p = 0.0 if est > 0 else 1.0
+            else:
+                p = 0.0 if est < 0 else 1.0
+        return TTestResult(
+            stat,
+            p,
+            df,
+            est,
+            0.0,
+            ConfidenceInterval(est, est),
+            f"{label} (zero variance: all differences equal {est:g})",
+        )
+    t = est / se
+    if alternative == "two-sided":
+        p = float(2.0 * _st.t.sf(abs(t), df))
+        q = float(_st.t.isf((1.0 - level) / 2.0, df))
+        ci = ConfidenceInterval(est - q * se, est + q * se)
+    elif alternative == "greater":
+        p = float(_st.t.sf(t, df))
+        ci = ConfidenceInterval(est - float(_st.t.isf(1.0 - level, df)) * se, math.inf)
+    else:
+        p = float(_st.t.cdf(t, df))
+        ci = ConfidenceInterval(-math.inf, est + float(_st.t.isf(1.0 - level, df)) * se)
+    return TTestResult(float(t), min(1.0, p), df, est, se, ci, label)
+
+
+def paired_t_test(
+    x: ArrayLike,
+    y: ArrayLike,
+    *,
+    confidence_level: float = 0.95,
+    alternative: str = "two-sided",
+) -> TTestResult:
+    """Paired t test on ``d = y − x`` (same as ``scipy.stats.ttest_rel(y, x)``).
+
+    Valid for moderate n by the CLT even when d is not normal; with repeated runs, pass per-task
+    means (the task is the unit, df = T − 1; Miller 2024). One-sided alternatives give one-sided
+    intervals (one infinite limit, as scipy).
+
+    Degenerate input (documented choice, no NaN): ``n == 1`` gives statistic 0, p = 1, df 0,
+    standard error 0 and a zero-width interval at the estimate, with ``method`` saying so; constant
+    differences give a zero-width interval at the estimate and either p = 1 (all zero) or
+    statistic ±inf with p = 0 in the direction of the differences.
+
+    Args:
+        x: Baseline values.
+        y: Candidate values.
+        confidence_level: Confidence level of the interval.
+        alternative: ``"two-sided"``, ``"less"`` (mean d < 0) or ``"greater"`` (mean d > 0).
+
+    Returns:
+        A :class:`TTestResult`.
+
+    Raises:
+        ValueError: ``"no pairs"`` for empty input.
+    """
+    xa, ya = paired_arrays(x, y)
+    level = check_level(confidence_level)
+    check_alternative(alternative)
+    return _t_from_differences(ya - xa, level, alternative, f"paired t test ({alternative})")
+
+
+def _rounded_differences(x: ArrayLike, y: ArrayLike) -> NDArray[np.float64]:
+    xa, ya = paired_arrays(x, y)
+    return np.round(ya - xa, _ROUND)
+
+
+def wilcoxon_signed_rank(
+    x: ArrayLike,
+    y: ArrayLike,
+    *,
+    zero_method: str = "wilcox",
+    method: str = "auto",
+    alternative: str = "two-sided",
+) -> TestResult:
+    """Wilcoxon signed-rank test on ``d = y − x`` via ``scipy.stats.wilcoxon``.
+
+    The estimand is the pseudo-median of d (see :func:`hodges_lehmann`). ``method="auto"`` is resolved
+    here, not in scipy, and the choice is named in ``method``: exact null distribution when the used
+    differences number ≤ 50 with no ties (and no zeros); exhaustive permutation (exact under ties)
+    when ties or zeros occur and n ≤ 13; otherwise the normal approximation without continuity
+    correction. ``zero_method`` is passed explicitly: ``"wilcox"`` drops zero differences,
+    ``"pratt"`` ranks them then drops them (Pratt 1959).
+
+    Returns ``statistic`` as scipy (``min(W+, W−)`` two-sided, ``W+`` one-sided) and ``n`` = number of
+    differences used (non-zero ones for ``"wilcox"``). All-zero or empty input gives statistic 0,
+    p = 1.0.
+
+    Args:
+        x: Baseline values.
+        y: Candidate values.
+        zero_method: ``"wilcox"`` (default) or ``"pratt"``.
+        method: ``"auto"``, ``"exact"``, ``"asymptotic"`` or ``"permutation"``.
+        alternative: ``"two-sided"``, ``"less"`` or ``"greater"`` (on d).
+
+    Returns:
+        A :class:`TestResult`.
+    """
+    if zero_method not in ("wilcox", "pratt"):
+        raise ValueError(f"zero_method must be 'wilcox' or 'pratt', got {zero_method!r}")
+    if method not in ("auto", "exact", "asymptotic", "permutation"):
+        raise ValueError(
+            f"method must be 'auto', 'exact', 'asymptotic' or 'permutation', got {method!r}"
+        )
+    check_alternative(alternative)
+    d = _rounded_differences(x, y)
+    nonzero = d[d != 0.0]
+    used = nonzero if zero_method == "wilcox" else d
+    if nonzero.size == 0:
+        return TestResult(
+            0.0,
+            1.0,
+            f"Wilcoxon signed-rank ({zero_method}; no non-zero differences)",
+            int(used.size),
+        )
+    absd = np.abs(nonzero)
+    has_ties = np.unique(absd).size < absd.size
+    has_zeros = used.size > nonzero.size
+    resolved = method
+    if method == "auto":
+        if used.size <= 50 and not has_ties and not has_zeros:
+            resolved = "exact"
+        elif used.size <= 13:
+            resolved = "permutation"
+        else:
+            resolved = "asymptotic"
+    scipy_method: str | _st.PermutationMethod = resolved
+    if resolved == "permutation":
+        scipy_method = _st.PermutationMethod(n_resamples=2**13, rng=0)
+    res = _st.wilcoxon(
+        used,
+        zero_method=zero_method,
+        correction=False,
+        alternative=alternative,
+        method=scipy_method,
+    )
+    p = float(res.pvalue)
+    stat = float(res.statistic)
+    label = {
+        "exact": "exact",
+        "permutation": "exact by exhaustive permutation" if used.size <= 13 else "permutation",
+        "asymptotic": "normal approximation",
+    }[resolved]
+    return TestResult(
+        stat if math.isfinite(stat) else 0.0,
+        min(1.0, max(0.0, p)) if math.isfinite(p) else 1.0,
+        f"Wilcoxon signed-rank ({label}, zero_method={zero_method}, {alternative})",
+        int(used.size),
+    )
+
+
+def sign_test(x: ArrayLike, y: ArrayLike, *, alternative: str = "two-sided") -> TestResult:
+    """Sign test: ``binomtest(#{d > 0}, #{d ≠ 0}, 1/2)``.
+
+    The fewest assumptions; identical to exact McNemar on the signs. ``statistic`` = number of
+    positive differences (candidate larger), ``n`` = number of non-zero differences. No non-zero
+    difference gives p = 1.0.
+
+    Args:
+        x: Baseline values.
+        y: Candidate values.
+        alternative: ``"two-sided"``, ``"less"`` or ``"greater"`` (share of positive d vs 1/2).
+
+    Returns:
+        A :class:`TestResult`.
+    """
+    check_alternative(alternative)
+    d = _rounded_differences(x, y)
+    pos = int(np.count_nonzero(d > 0))
+    nz = int(np.count_nonzero(d != 0))
+    name = f"sign test (exact binomial, {alternative})"
+    if nz == 0:
+        return TestResult(0.0, 1.0, f"{name}; no non-zero differences", 0)
+    p = float(_st.binomtest(pos, nz, 0.5, alternative=alternative).pvalue)
+    return TestResult(float(pos), min(1.0, p), name, nz)
+
+
+def _count_walsh_le(ds: NDArray[np.float64], t: float) -> int:
+    """Number of Walsh averages ``(d_i + d_j)/2``, ``i ≤ j``, that are ``≤ t`` (``ds`` sorted)."""
+    ordered = int(np.searchsorted(ds, 2.0 * t - ds, side="right").sum())
+    diag = int(np.searchsorted(ds, t, side="right"))
+    return (ordered + diag) // 2
+
+
+def _kth_walsh(ds: NDArray[np.float64], k: int) -> float:
+    """The k-th smallest (1-based) Walsh average, by bisection on the value then snapping."""
+    lo, hi = float(ds[0]) - 1.0, float(ds[-1])
+    for _ in range(200):
+        mid = 0.5 * (lo + hi)
+        if mid in (lo, hi):
+            break
+        if _count_walsh_le(ds, mid) >= k:
+            hi = mid
+        else:
+            lo = mid
+    # the answer is the smallest Walsh average > lo
+    j = np.searchsorted(ds, 2.0 * lo - ds, side="right")
+    ok = j < ds.size
+    cand = (ds[ok] + ds[j[ok]]) / 2.0
+    cand = cand[cand > lo]
+    return float(cand.min()) if cand.size else hi
+
+
+def hodges_lehmann(x: ArrayLike, y: ArrayLike) -> float:
+    """Hodges–Lehmann estimate of the pseudo-median of ``d = y − x``.
+
+    The median of the Walsh averages ``(d_i + d_j)/2`` for ``i ≤ j``; the estimate that matches
+    the Wilcoxon signed-rank test. Brute force up to 2000 pairs; above that an O(n log n)
+    counting bisection with O(n) memory, exact up to floating-point rounding of the pair sums.
+
+    Args:
+        x: Baseline values.
+        y: Candidate values.
+
+    Returns:
+        The estimate.
+
+    Raises:
+        ValueError: ``"no pairs"`` for empty input (the estimate is undefined).
+    """
+    d = _rounded_differences(x, y)
+    n = d.size
+    if n == 0:
+        raise ValueError("no pairs")
+    if n <= _WALSH_BRUTE_MAX:
+        i, j = np.triu_indices(n)
+        return float(np.median((d[i] + d[j]) / 2.0))
+    ds = np.sort(d)
+    m = n * (n + 1) // 2
+    if m % 2 == 1:
+        return _kth_walsh(ds, (m + 1) // 2)
+    return 0.5 * (_kth_walsh(ds, m // 2) + _kth_walsh(ds, m // 2 + 1))
+
+
+def log_ratio_interval(
+    x: ArrayLike, y: ArrayLike, *, confidence_level: float = 0.95
+) -> RatioResult:
+    """Geometric-mean ratio ``y/x`` with a t interval on the log scale (e.g. latency, cost).
+
+    Per-task ``r_i = log(y_i / x_i)``; estimate ``exp(mean r)``, interval = paired t interval on r
+    exponentiated, p-value of the two-sided paired t test of mean r = 0, and the median ratio
+    ``exp(median r)``. Suited to heavy-tailed multiplicative metrics where a raw-ms t test is
+    dominated by the slowest tasks (STATISTICS.md §4). ``n == 1`` follows :func:`paired_t_test`
+    (p = 1, zero-width interval, noted in ``method``).
+
+    Args:
+        x: Baseline values (> 0).
+        y: Candidate values (> 0).
+        confidence_level: Two-sided level.
+
+    Returns:
+        A :class:`RatioResult` (ratio < 1 means the candidate is smaller/faster).
+
+    Raises:
+        ValueError: ``"no pairs"`` for empty input, or when any value is ≤ 0 (the message gives the
+            count of offending pairs).
+    """
+    xa, ya = paired_arrays(x, y)
+    level = check_level(confidence_level)
+    if xa.size == 0:
+        raise ValueError("no pairs")
+    bad = int(np.count_nonzero((xa <= 0) | (ya <= 0)))
+    if bad:
+        raise ValueError(
+            f"log_ratio_interval needs positive values; {bad} pair(s) have a value <= 0"
+        )
+    r = np.log(ya) - np.log(xa)
+    t = _t_from_differences(r, level, "two-sided", "geometric-mean ratio, paired t on log ratios")
+    ci = t.confidence_interval
+    return RatioResult(
+        float(math.exp(t.estimate)),
+        ConfidenceInterval(float(math.exp(ci.low)), float(math.exp(ci.high))),
+        t.pvalue,
+        float(math.exp(float(np.median(r)))),
+        int(r.size),
+        t.method,
+    )
