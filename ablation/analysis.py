@@ -18,7 +18,7 @@ import platform
 from collections.abc import Iterable, Mapping, Sequence
 from datetime import UTC, datetime
 from importlib import metadata
-from typing import Any
+from typing import Any, Literal
 
 import numpy as np
 
@@ -156,7 +156,7 @@ def _uplift(data: PairedData, table: PairTable, config: CampaignConfig) -> Uplif
         empty = Interval(low=-1.0, high=1.0, confidence_level=level, method="no paired tasks")
         return Uplift(estimate=0.0, ci=empty, tango_ci=empty, n=0)
     cells = (table.both_pass, table.regressions, table.improvements, table.both_fail)
-    boot_args = {"n_resamples": config.n_resamples, "confidence_level": level}
+    boot_args: dict[str, Any] = {"n_resamples": config.n_resamples, "confidence_level": level}
     if data.has_families:
         boot = stats.cluster_bootstrap(
             fb, fc, clusters=np.asarray(data.families), weights=data.baseline.runs,
@@ -176,7 +176,9 @@ def _uplift(data: PairedData, table: PairTable, config: CampaignConfig) -> Uplif
         tango = stats.paired_difference_interval(*cells, method="tango", confidence_level=level)
         newcombe = stats.paired_difference_interval(*cells, method="newcombe", confidence_level=level)
         pairing = stats.paired_binary_summary(*cells)
-        se_paired, se_unpaired, corr = pairing.se_paired, pairing.se_unpaired, pairing.correlation
+        se_paired: float | None = pairing.se_paired
+        se_unpaired: float | None = pairing.se_unpaired
+        corr: float | None = pairing.correlation
         tango_ci, newcombe_ci, t_ci = _interval(tango, level), _interval(newcombe, level), None
         relative = (cand_passes - base_passes) / base_passes if base_passes else None
     else:
@@ -236,7 +238,7 @@ def _categories(
             )
         )
     if len(out) > 1:  # exploratory slices: Benjamini-Hochberg (STATISTICS.md section 8)
-        adjusted = stats.adjust_pvalues([c.mcnemar_pvalue for c in out], method="bh")
+        adjusted = stats.adjust_pvalues([c.mcnemar_pvalue or 1.0 for c in out], method="bh")
         out = [c.model_copy(update={"adjusted_pvalue": float(p)}) for c, p in zip(out, adjusted, strict=True)]
     return out
 
@@ -331,7 +333,9 @@ def _noninferiority(data: PairedData, table: PairTable, config: CampaignConfig) 
     shifted = stats.paired_t_test(fb - margin, fc, confidence_level=level, alternative="greater")
     ci = stats.paired_t_test(fb, fc, confidence_level=level)
     low, high = float(ci.confidence_interval.low), float(ci.confidence_interval.high)
-    decision = "non-inferior" if low > -margin else ("regression" if high < 0 else "inconclusive")
+    decision: Literal["non-inferior", "regression", "inconclusive"] = (
+        "non-inferior" if low > -margin else ("regression" if high < 0 else "inconclusive")
+    )
     return NonInferiority(
         margin=margin, alpha=alpha, statistic=float(shifted.statistic), pvalue=float(shifted.pvalue),
         ci=_interval(ci, level), decision=decision,
@@ -399,6 +403,7 @@ def build_report(
     mcnemar = _mcnemar(table.regressions, table.improvements, data.runs)
     uplift = _uplift(data, table, config)
     n = len(data.task_ids)
+    summary: Literal["improvement", "regression", "no significant difference", "no discordant pairs"]
     if table.regressions + table.improvements == 0:
         summary = "no discordant pairs"
     elif mcnemar.pvalue < config.alpha:
@@ -501,7 +506,7 @@ def build_report(
 
 
 def report_from_results(
-    results: Iterable[TaskResult],
+    results: Iterable[Any],
     *,
     config: CampaignConfig | None = None,
     tasks: Sequence[AblationTask] | None = None,
@@ -552,7 +557,7 @@ def compare_results(
         if isinstance(side, str) or hasattr(side, "__fspath__"):
             from ablation.loading import load_results
 
-            rows = load_results(side, arm=arm)
+            rows = load_results(side, arm=arm)  # type: ignore[arg-type]
             labels.append(str(side))
         else:
             rows = list(side)

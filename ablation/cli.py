@@ -311,7 +311,8 @@ def _cmd_run(args: argparse.Namespace) -> int:
         raise UsageError("--resume and --reuse-baseline need a store (drop --no-store)")
     tmp = tempfile.TemporaryDirectory() if s.get("no_store") else None
     store = Path(tmp.name) / "runs.db" if tmp else Path(s.get("store") or DEFAULT_STORE_PATH)
-    reports, names = [], []
+    reports: list[Any] = []
+    names: list[str] = []
     info = CampaignRun()
     try:
         with _executor(s) as executor:

@@ -9,6 +9,8 @@ multiplicative (STATISTICS.md section 4).
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 
 from ablation import stats
@@ -43,34 +45,41 @@ def compare_continuous(
     keep = _usable(baseline, candidate)
     x, y = baseline[keep], candidate[keep]
     n, left_out = int(keep.sum()), int((~keep).sum())
-    common = {
-        "metric": metric,
-        "n_pairs": n,
-        "n_left_out": left_out,
-        "left_out_reason": left_out_reason if left_out else None,
-    }
+    common = ContinuousComparison(
+        metric=metric,
+        n_pairs=n,
+        n_left_out=left_out,
+        left_out_reason=left_out_reason if left_out else None,
+    )
     if n == 0:
-        return ContinuousComparison(**common)
+        return common
     level = config.confidence_level
     boot = stats.paired_bootstrap(
-        x, y, method="bca", n_resamples=config.n_resamples, confidence_level=level,
+        x,
+        y,
+        method="bca",
+        n_resamples=config.n_resamples,
+        confidence_level=level,
         rng=stream(config.seed, f"metric:{metric}"),
     )
     wilcoxon = stats.wilcoxon_signed_rank(x, y)
     ttest = stats.paired_t_test(x, y, confidence_level=level)
-    return ContinuousComparison(
-        **common,
-        baseline_mean=float(x.mean()),
-        candidate_mean=float(y.mean()),
-        mean_difference=float(np.mean(y - x)),
-        ci=Interval(
-            low=float(boot.confidence_interval.low), high=float(boot.confidence_interval.high),
-            confidence_level=level, method=boot.method,
-        ),
-        wilcoxon_pvalue=float(wilcoxon.pvalue),
-        wilcoxon_method=wilcoxon.method,
-        t_pvalue=float(ttest.pvalue),
-        hodges_lehmann=float(stats.hodges_lehmann(x, y)),
+    return common.model_copy(
+        update=dict(
+            baseline_mean=float(x.mean()),
+            candidate_mean=float(y.mean()),
+            mean_difference=float(np.mean(y - x)),
+            ci=Interval(
+                low=float(boot.confidence_interval.low),
+                high=float(boot.confidence_interval.high),
+                confidence_level=level,
+                method=boot.method,
+            ),
+            wilcoxon_pvalue=float(wilcoxon.pvalue),
+            wilcoxon_method=wilcoxon.method,
+            t_pvalue=float(ttest.pvalue),
+            hodges_lehmann=float(stats.hodges_lehmann(x, y)),
+        )
     )
 
 
@@ -83,12 +92,15 @@ def compare_latency(
     enter (their latency is NaN in the paired columns).
     """
     base = compare_continuous(
-        "latency_s", baseline, candidate, config=config,
+        "latency_s",
+        baseline,
+        candidate,
+        config=config,
         left_out_reason="error, timeout or no latency in an arm",
     )
     keep = _usable(baseline, candidate) & (baseline > 0) & (candidate > 0)
     x, y = baseline[keep], candidate[keep]
-    extra: dict[str, object] = {}
+    extra: dict[str, Any] = {}
     if x.size >= 2:
         ratio = stats.log_ratio_interval(x, y, confidence_level=config.confidence_level)
         extra = {
@@ -103,4 +115,4 @@ def compare_latency(
             "median_ratio": float(ratio.median_ratio),
             "share_faster": float(np.mean(y < x)),
         }
-    return LatencyComparison(**base.model_dump(), **extra)
+    return LatencyComparison.model_validate({**base.model_dump(), **extra})

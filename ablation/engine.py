@@ -390,8 +390,8 @@ class AblationEngine:
                 error_message=f"trial exceeded timeout_s={self.config.timeout_s} during {stage}",
             )
         except _Failure as failure:
-            exc = failure.exc or TimeoutError("the agent raised TimeoutError")
-            fields.update(status="error", passed=False, **_error_fields(exc, failure.stage))
+            cause = failure.exc or TimeoutError("the agent raised TimeoutError")
+            fields.update(status="error", passed=False, **_error_fields(cause, failure.stage))
         if completed:
             fields["quality"], fields["quality_errors"] = await self._score(output, task)
         if task.teardown is not None:

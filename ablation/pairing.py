@@ -281,10 +281,10 @@ def pair_results(
                 excluded.append(ExcludedItem(task_id=tid, run=run, reason=f"{arm} {status}: {error}"))
         empty = (columns["baseline"].runs == 0) | (columns["candidate"].runs == 0)
         if empty.any():
-            for j in np.flatnonzero(empty):
+            for pos in np.flatnonzero(empty):
                 excluded.append(
                     ExcludedItem(
-                        task_id=paired[j], reason="no completed trial in one arm (on_error=exclude)"
+                        task_id=paired[int(pos)], reason="no completed trial in one arm (on_error=exclude)"
                     )
                 )
             keep = ~empty
@@ -303,7 +303,7 @@ def pair_results(
         else:
             categories.append(meta[tid][0] or "default")
             families.append(tid)
-            critical[j] = meta[tid][1]
+            critical[j] = bool(meta[tid][1])
     runs_seen = max((len(v) for v in seen_runs.values()), default=1)
     return PairedData(
         task_ids=paired,

@@ -27,7 +27,9 @@ def exact_mcnemar(b: int, c: int) -> float:
     return float(min(Fraction(1), 2 * tail))
 
 
-def paired(cells: dict[tuple[bool, bool], int], **extra: object) -> tuple[list[TaskResult], list[TaskResult]]:
+def paired(
+    cells: dict[tuple[bool, bool], int], **extra: object
+) -> tuple[list[TaskResult], list[TaskResult]]:
     """Results with the given counts of (baseline passed, candidate passed) pairs."""
     base, cand = [], []
     i = 0
@@ -59,7 +61,10 @@ def test_fixture_a_and_b_same_totals_different_evidence() -> None:
     assert report_b.regressions == [f"t{i:04d}" for i in range(70, 80)]
     assert len(report_b.improvements) == 20
     assert report_b.table.model_dump() == {
-        "both_pass": 70, "regressions": 10, "improvements": 20, "both_fail": 0
+        "both_pass": 70,
+        "regressions": 10,
+        "improvements": 20,
+        "both_fail": 0,
     }
 
 
@@ -156,7 +161,9 @@ def test_duplicate_results_rejected() -> None:
 def test_task_order_does_not_change_statistics() -> None:
     base, cand = paired(table(30, 7, 12, 11), latency_s=1.0)
     rng = np.random.default_rng(3)
-    shuffled = [base[i] for i in rng.permutation(len(base))] + [cand[i] for i in rng.permutation(len(cand))]
+    shuffled = [base[i] for i in rng.permutation(len(base))] + [
+        cand[i] for i in rng.permutation(len(cand))
+    ]
     one = report_from_results([*base, *cand], config=FAST)
     two = report_from_results(shuffled, config=FAST)
     strip = {"provenance"}
@@ -165,8 +172,14 @@ def test_task_order_does_not_change_statistics() -> None:
 
 def test_latency_uses_completed_pairs_only() -> None:
     base, cand = paired(table(6, 0, 0, 0), latency_s=2.0)
-    cand[0] = TaskResult(task_id="t0000", arm="candidate", status="error", passed=False,
-                         latency_s=None, error_type="RuntimeError")
+    cand[0] = TaskResult(
+        task_id="t0000",
+        arm="candidate",
+        status="error",
+        passed=False,
+        latency_s=None,
+        error_type="RuntimeError",
+    )
     cand[1] = cand[1].model_copy(update={"latency_s": 1.0})
     report = compare_results(base, cand, config=FAST)
     assert report.latency is not None
@@ -190,8 +203,9 @@ def test_quality_scorer_errors_left_out_and_counted() -> None:
 
 def test_on_error_exclude_lists_pair() -> None:
     base, cand = paired(table(3, 0, 1, 0))
-    cand[0] = TaskResult(task_id="t0000", arm="candidate", status="timeout", passed=False,
-                         error_type="Timeout")
+    cand[0] = TaskResult(
+        task_id="t0000", arm="candidate", status="timeout", passed=False, error_type="Timeout"
+    )
     report = compare_results(base, cand, config=CampaignConfig(on_error="exclude", n_resamples=500))
     assert report.n_paired == 3
     assert any(e.task_id == "t0000" and "timeout" in e.reason for e in report.excluded)
@@ -247,8 +261,10 @@ def test_categories_and_critical() -> None:
     base, cand = paired(table(4, 2, 2, 2))
     cats = ["a", "b"] * 5
     base = [r.model_copy(update={"category": c}) for r, c in zip(base, cats, strict=True)]
-    cand = [r.model_copy(update={"category": c, "critical": r.task_id == "t0004"})
-            for r, c in zip(cand, cats, strict=True)]
+    cand = [
+        r.model_copy(update={"category": c, "critical": r.task_id == "t0004"})
+        for r, c in zip(cand, cats, strict=True)
+    ]
     report = compare_results(base, cand, config=FAST)
     assert [c.category for c in report.categories] == ["a", "b"]
     assert sum(c.n for c in report.categories) == 10
@@ -269,8 +285,12 @@ def test_array_fast_path_matches_results_path() -> None:
     b = rng.random(300) < 0.6
     c = rng.random(300) < 0.7
     ids = [f"t{i:04d}" for i in range(300)]
-    results = [TaskResult(task_id=t, arm="baseline", passed=bool(x)) for t, x in zip(ids, b, strict=True)]
-    results += [TaskResult(task_id=t, arm="candidate", passed=bool(x)) for t, x in zip(ids, c, strict=True)]
+    results = [
+        TaskResult(task_id=t, arm="baseline", passed=bool(x)) for t, x in zip(ids, b, strict=True)
+    ]
+    results += [
+        TaskResult(task_id=t, arm="candidate", passed=bool(x)) for t, x in zip(ids, c, strict=True)
+    ]
     one = report_from_results(results, config=FAST)
     two = build_report(pair_arrays(ids, b, c), config=FAST)
     exclude = {"provenance", "details"}
