@@ -375,10 +375,10 @@ class AblationEngine:
                     verifier = task.verifier or default_verifier
                     fields["passed"] = await run_verifier(self._offload(verifier), output, task)
                     completed = True
-                except TimeoutError:
+                except TimeoutError as exc:  # the agent's own TimeoutError, not our scope's
                     if scope.expired():
                         raise
-                    raise _Failure(stage) from None
+                    raise _Failure(stage, exc) from None
                 except Exception as exc:
                     raise _Failure(stage, exc) from None
         except TimeoutError:
@@ -390,8 +390,8 @@ class AblationEngine:
                 error_message=f"trial exceeded timeout_s={self.config.timeout_s} during {stage}",
             )
         except _Failure as failure:
-            cause = failure.exc or TimeoutError("the agent raised TimeoutError")
-            fields.update(status="error", passed=False, **_error_fields(cause, failure.stage))
+            assert failure.exc is not None
+            fields.update(status="error", passed=False, **_error_fields(failure.exc, failure.stage))
         if completed:
             fields["quality"], fields["quality_errors"] = await self._score(output, task)
         if task.teardown is not None:
@@ -407,7 +407,7 @@ class AblationEngine:
 class _Failure(Exception):
     """Internal: an exception from one stage of a trial, carried out of the timeout scope."""
 
-    def __init__(self, stage: str, exc: BaseException | None = None) -> None:
+    def __init__(self, stage: str, exc: BaseException) -> None:
         super().__init__(stage)
         self.stage = stage
         self.exc = exc

@@ -370,3 +370,13 @@ def test_setup_and_teardown_hooks() -> None:
         double, double, tasks, config=CampaignConfig(n_resamples=500, concurrency=1)
     )
     assert calls.count("setup t0") == 2 and calls.count("teardown t1") == 2
+
+
+def test_agent_own_timeout_error_keeps_its_message() -> None:
+    def agent(x: int) -> int:
+        raise TimeoutError("upstream model took too long")
+
+    results = _results(double, agent, suite(1))
+    cand = [r for r in results if r.arm == "candidate"][0]
+    assert cand.status == "error"  # the agent failed; the trial did not hit our time limit
+    assert cand.error == "TimeoutError: upstream model took too long"

@@ -1,0 +1,491 @@
+"""Load suites and agents by path or module spec; load result files and expected-id lists.
+
+:func:`load_results`, :func:`parse_verdict` and :func:`load_expected_ids` live in
+:mod:`ablation.result_files` and are re-exported here. Every error raised here is one line that starts
+with ``FILE:LINE:`` when the line is known (``FILE:`` otherwise), states the problem, and ends
+with ``(task id 'X')`` when the task is known. Files are read as UTF-8 (a byte-order mark is
+allowed); line numbers count from 1.
+
+Specs accepted:
+
+- suites (:func:`load_suite`): ``path/to/suite.py`` (defining ``tasks``), ``path/to/suite.py:NAME``,
+  ``pkg.mod`` / ``pkg.mod:NAME`` (``NAME`` defaults to ``tasks``), or ``path/to/suite.jsonl``;
+- agents (:func:`load_agent`): ``path/to/file.py:NAME``, ``pkg.mod:NAME``, ``cmd:COMMAND LINE``,
+  ``http://...`` / ``https://...``.
+"""
+
+from __future__ import annotations
+
+import difflib
+import hashlib
+import importlib
+import importlib.util
+import inspect
+import json
+import math
+import os
+import re
+import shlex
+import sys
+import threading
+import traceback
+import types
+from collections.abc import Callable, Mapping
+from pathlib import Path
+from typing import Any
+
+from ablation.agents import CommandAgent, HttpAgent
+from ablation.errors import AgentSpecError, ConfigError, InputError
+from ablation.result_files import (
+    ErrorType,
+    exc_text,
+    file_error,
+    load_expected_ids,
+    load_results,
+    nonblank_lines,
+    one_line,
+    parse_verdict,
+    read_text,
+    short_repr,
+)
+from ablation.schema import AblationTask, validate_suite
+
+__all__ = ["load_agent", "load_expected_ids", "load_results", "load_suite", "parse_verdict"]
+
+
+_MODULE_NAME = re.compile(r"[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)*")
+_ATTR_PATH = re.compile(r"[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)*")
+_SYS_PATH_LOCK = threading.RLock()
+
+
+# --------------------------------------------------------------------------- Python modules
+
+
+def _frame_line(exc: BaseException, filename: str | None) -> tuple[str, int] | None:
+    """Deepest traceback frame in ``filename`` (or the deepest non-frozen one) as (file, line)."""
+    found: tuple[str, int] | None = None
+    for frame in traceback.extract_tb(exc.__traceback__):
+        if filename is None and frame.filename.startswith("<frozen"):
+            continue
+        if filename is None or frame.filename == filename:
+            found = (frame.filename, frame.lineno or 0)
+    return found
+
+
+def _public_names(module: types.ModuleType) -> list[str]:
+    """Names a module defines itself (imported modules, classes and functions left out)."""
+    names = []
+    for name, value in vars(module).items():
+        if name.startswith("_") or isinstance(value, types.ModuleType):
+            continue
+        imported = getattr(value, "__module__", None) not in (None, module.__name__)
+        if imported and (isinstance(value, type) or inspect.isroutine(value)):
+            continue
+        names.append(name)
+    return sorted(names)
+
+
+def _exec_file(path: Path, display: str, cls: ErrorType) -> types.ModuleType:
+    """Import a ``.py`` file under a unique module name, its directory briefly on ``sys.path``.
+
+    The module stays in ``sys.modules`` (pickling and dataclasses need it); siblings it imports are
+    cached there under their plain names, as Python always does.
+    """
+    try:
+        resolved = path.resolve(strict=True)
+    except (OSError, RuntimeError):
+        raise file_error(cls, display, "no such file") from None
+    if not resolved.is_file():
+        raise file_error(cls, display, "is not a file")
+    digest = hashlib.sha256(str(resolved).encode()).hexdigest()[:12]
+    name = f"_ablation_file_{re.sub(r'[^0-9A-Za-z_]', '_', resolved.stem)}_{digest}"
+    spec = importlib.util.spec_from_file_location(name, resolved)
+    if spec is None or spec.loader is None:
+        raise file_error(cls, display, "cannot be loaded as a Python module")
+    module = importlib.util.module_from_spec(spec)
+    directory = str(resolved.parent)
+    with _SYS_PATH_LOCK:
+        sys.path.insert(0, directory)
+        sys.modules[name] = module
+        try:
+            spec.loader.exec_module(module)
+        except SyntaxError as exc:
+            sys.modules.pop(name, None)
+            own = exc.filename == str(resolved)
+            where = display if own else (exc.filename or display)
+            context = "" if own else f" (imported by {display})"
+            raise file_error(
+                cls, where, f"cannot import: SyntaxError: {exc.msg}{context}", line=exc.lineno
+            ) from None
+        except (Exception, SystemExit) as exc:
+            sys.modules.pop(name, None)
+            found = _frame_line(exc, str(resolved))
+            raise file_error(
+                cls, display, f"cannot import: {exc_text(exc)}", line=found[1] if found else None
+            ) from None
+        finally:
+            if sys.path and sys.path[0] == directory:
+                del sys.path[0]
+            elif directory in sys.path:
+                sys.path.remove(directory)
+    return module
+
+
+def _import_module(name: str, cls: ErrorType) -> types.ModuleType:
+    """Import ``name``; failures become ``cls`` naming the module, the place and the cause."""
+    try:
+        return importlib.import_module(name)
+    except (Exception, SystemExit) as exc:
+        missing = getattr(exc, "name", None) if isinstance(exc, ModuleNotFoundError) else None
+        if missing and (name == missing or name.startswith(missing + ".")):
+            raise cls(f"module {name!r}: cannot import: no module named {missing!r}") from None
+        found: tuple[str, int] | None
+        if isinstance(exc, SyntaxError):
+            found = (exc.filename or name, exc.lineno or 0)
+            text = f"SyntaxError: {exc.msg}"
+        else:
+            found, text = _frame_line(exc, None), exc_text(exc)
+        where = f"{found[0]}:{found[1]}: " if found else ""
+        raise cls(one_line(f"{where}module {name!r}: cannot import: {text}")) from None
+
+
+def _get_attr(
+    module: types.ModuleType, attr: str, where: str, cls: ErrorType, hint: str = ""
+) -> Any:
+    obj: Any = module
+    for part in attr.split("."):
+        if not hasattr(obj, part):
+            names = ", ".join(_public_names(module)[:30]) or "no public names"
+            raise file_error(cls, where, f"no attribute {attr!r} (it defines: {names}){hint}")
+        obj = getattr(obj, part)
+    return obj
+
+
+def _split_py_attr(spec: str) -> tuple[str, str] | None:
+    """``"dir/file.py:name"`` → ``("dir/file.py", "name")``; anything else → ``None``."""
+    head, sep, tail = spec.rpartition(":")
+    if sep and head.endswith(".py"):
+        return head, tail
+    return None
+
+
+# --------------------------------------------------------------------------- suites
+
+
+def load_suite(spec: str | os.PathLike[str]) -> tuple[AblationTask, ...]:
+    """Load a task suite from a Python file, a module, or a JSONL file.
+
+    A Python suite defines ``tasks`` (or the attribute named after ``:``): a list or tuple of
+    :class:`AblationTask`, or a zero-argument callable returning one. A file is imported under a
+    unique module name with its own directory first on ``sys.path`` while it runs, so it can
+    import sibling modules. It is executed on every call (its code is trusted, like any import).
+
+    A JSONL suite holds one JSON object per line with :class:`AblationTask` fields; blank lines
+    are skipped. ``verifier`` is a name for a built-in of :mod:`ablation.verifiers`: ``equals``
+    (the default, same as leaving it out), ``numeric``, ``numeric:ABS_TOL``, ``regex`` (the
+    pattern is ``expected_output``), ``regex:PATTERN``, ``contains``, ``contains:TEXT``, ``json``,
+    ``code_tests``, ``code_tests:SECONDS``. ``setup`` and ``teardown`` cannot be given (they are
+    Python callables).
+
+    Args:
+        spec: ``suite.py``, ``suite.py:NAME``, ``pkg.mod``, ``pkg.mod:NAME`` or ``suite.jsonl``.
+
+    Returns:
+        The tasks, checked by :func:`~ablation.schema.validate_suite`.
+
+    Raises:
+        InputError: the file is missing, empty, malformed, defines no tasks, or a JSONL line is
+            invalid (the message names the file, line and task id).
+        ConfigError: the tasks fail :func:`validate_suite` (prefixed with the file or module).
+    """
+    if isinstance(spec, os.PathLike):
+        return _suite_from_path(Path(spec), os.fspath(spec), "tasks")
+    if not isinstance(spec, str) or not spec.strip():
+        raise InputError(
+            f"a suite is a .py or .jsonl path or a module spec 'pkg.mod[:NAME]', got {short_repr(spec)}"
+        )
+    py_attr = _split_py_attr(spec)
+    if py_attr is not None:
+        return _suite_from_path(Path(py_attr[0]), py_attr[0], py_attr[1])
+    path = Path(spec)
+    if path.suffix.lower() in (".py", ".jsonl") or "/" in spec or os.sep in spec or path.exists():
+        return _suite_from_path(path, spec, "tasks")
+    module_name, _, attr = spec.partition(":")
+    if _MODULE_NAME.fullmatch(module_name) and (not attr or _ATTR_PATH.fullmatch(attr)):
+        module = _import_module(module_name, InputError)
+        return _tasks_from(module, attr or "tasks", f"module {module_name!r}")
+    raise InputError(
+        f"{spec}: not a suite: expected a .py or .jsonl path or a module spec 'pkg.mod[:NAME]'"
+    )
+
+
+def _suite_from_path(path: Path, display: str, attr: str) -> tuple[AblationTask, ...]:
+    if not path.exists():
+        raise file_error(InputError, display, "no such file")
+    suffix = path.suffix.lower()
+    if suffix == ".py":
+        if not attr or not _ATTR_PATH.fullmatch(attr):
+            raise file_error(InputError, display, f"invalid attribute name {attr!r} after ':'")
+        return _tasks_from(_exec_file(path, display, InputError), attr, display)
+    if suffix == ".jsonl":
+        return _suite_from_jsonl(path, display)
+    raise file_error(
+        InputError,
+        display,
+        f"unsupported suite file type {suffix or '(none)'!r}; expected .py or .jsonl",
+    )
+
+
+def _tasks_from(module: types.ModuleType, attr: str, where: str) -> tuple[AblationTask, ...]:
+    hint = "; a suite defines tasks = [AblationTask(...), ...] or def tasks(): ..."
+    value = _get_attr(module, attr, where, InputError, hint if attr == "tasks" else "")
+    if callable(value) and not isinstance(value, list | tuple):
+        try:
+            value = value()
+        except Exception as exc:
+            found = _frame_line(exc, getattr(module, "__file__", None))
+            raise file_error(
+                InputError,
+                where,
+                f"{attr}() raised {exc_text(exc)}",
+                line=found[1] if found else None,
+            ) from None
+    if isinstance(value, str | bytes | Mapping) or not hasattr(value, "__iter__"):
+        raise file_error(
+            InputError,
+            where,
+            f"{attr!r} must be a list or tuple of AblationTask (or a function "
+            f"returning one), got {type(value).__name__}",
+        )
+    try:
+        items = list(value)
+    except Exception as exc:
+        raise file_error(InputError, where, f"iterating {attr!r} raised {exc_text(exc)}") from None
+    if not items:
+        raise file_error(InputError, where, f"{attr!r} is empty: a suite needs at least one task")
+    try:
+        return validate_suite(items)
+    except ConfigError as exc:
+        raise ConfigError(f"{where}: {exc}") from None
+
+
+def _suite_from_jsonl(path: Path, display: str) -> tuple[AblationTask, ...]:
+    text = read_text(path, display)
+    tasks: list[AblationTask] = []
+    first_line: dict[str, int] = {}
+    line, task_id = 0, None
+
+    def fail(problem: str) -> Exception:
+        return file_error(InputError, display, problem, line=line, task_id=task_id)
+
+    for line, raw in nonblank_lines(text):
+        task_id = None
+        try:
+            obj = json.loads(raw)
+        except json.JSONDecodeError as exc:
+            raise fail(f"malformed JSON ({exc.msg} at column {exc.colno})") from None
+        if not isinstance(obj, dict):
+            raise fail(f"expected a JSON object (one task per line), got {type(obj).__name__}")
+        raw_id = obj.get("task_id")
+        if raw_id is None or raw_id == "":
+            raise fail("missing task_id")
+        task_id = raw_id if isinstance(raw_id, str) else short_repr(raw_id)
+        if task_id in first_line:
+            raise fail(
+                f"duplicate task id, first on line {first_line[task_id]}, again on line {line}"
+            )
+        for hook in ("setup", "teardown"):
+            if hook in obj:
+                raise fail(f"field {hook!r} cannot be given in JSONL (a Python callable)")
+        try:
+            if "verifier" in obj:
+                obj["verifier"] = _resolve_verifier(obj["verifier"])
+            task = AblationTask.model_validate(obj)
+        except ValueError as exc:  # pydantic's ValidationError is a ValueError
+            raise fail(_render_validation(exc, AblationTask.model_fields)) from None
+        first_line[task_id] = line
+        tasks.append(task)
+    if not tasks:
+        raise file_error(InputError, display, "empty file: no tasks")
+    return validate_suite(tasks)
+
+
+def _render_validation(exc: ValueError, known: Mapping[str, Any]) -> str:
+    """One readable line for a pydantic error: unknown and missing fields, then wrong values."""
+    errors = getattr(exc, "errors", None)
+    if not callable(errors):
+        return str(exc)
+    parts = []
+    for error in errors():
+        loc = ".".join(str(p) for p in error["loc"]) or "(task)"
+        if error["type"] == "extra_forbidden":
+            close = difflib.get_close_matches(loc, list(known), n=1)
+            hint = f"did you mean {close[0]!r}?" if close else "known fields: " + ", ".join(known)
+            parts.append(f"unknown field {loc!r} ({hint})")
+        elif error["type"] == "missing":
+            parts.append(f"missing field {loc!r}")
+        else:
+            parts.append(
+                f"field {loc!r}: {error['msg']} (got {short_repr(error.get('input'), 60)})"
+            )
+    return "; ".join(parts)
+
+
+# --------------------------------------------------------------------------- verifier names
+
+VerifierBuilder = Callable[[Any, "str | None"], Any]
+
+
+def _no_arg(name: str, arg: str | None) -> None:
+    if arg is not None:
+        raise ValueError(f"{name!r} takes no argument")
+
+
+def _positive(name: str, arg: str) -> float:
+    try:
+        value = float(arg)
+    except ValueError:
+        raise ValueError(f"{name!r} needs a number after ':', got {arg!r}") from None
+    if not math.isfinite(value) or value < 0:
+        raise ValueError(f"{name!r} needs a finite non-negative number, got {arg!r}")
+    return value
+
+
+def _build_equals(verifiers: Any, arg: str | None) -> None:
+    _no_arg("equals", arg)
+    return None  # the engine's default verifier: equality
+
+
+def _build_numeric(verifiers: Any, arg: str | None) -> Any:
+    if arg is None:
+        return verifiers.numeric()
+    return verifiers.numeric(abs_tol=_positive("numeric", arg.strip()))
+
+
+def _build_regex(verifiers: Any, arg: str | None) -> Any:
+    if arg is None:
+        return verifiers.regex()  # the pattern is the task's expected_output
+    if not arg:
+        raise ValueError("'regex:' needs a pattern after ':' (or use 'regex' alone)")
+    try:
+        re.compile(arg)
+    except re.error as exc:
+        raise ValueError(f"invalid regular expression {arg!r}: {exc}") from None
+    return verifiers.regex(arg)
+
+
+def _build_contains(verifiers: Any, arg: str | None) -> Any:
+    if arg is None:
+        return verifiers.contains()
+    if not arg:
+        raise ValueError("'contains:' needs text after ':' (or use 'contains' alone)")
+    return verifiers.contains(arg)
+
+
+def _build_json(verifiers: Any, arg: str | None) -> Any:
+    _no_arg("json", arg)
+    return verifiers.json_equal()
+
+
+def _build_code_tests(verifiers: Any, arg: str | None) -> Any:
+    if arg is None:
+        return verifiers.code_tests()
+    limit = _positive("code_tests", arg.strip())
+    if limit == 0:
+        raise ValueError("'code_tests' needs a positive time limit")
+    return verifiers.code_tests(time_limit_s=limit)
+
+
+_VERIFIERS: dict[str, VerifierBuilder] = {
+    "equals": _build_equals,
+    "numeric": _build_numeric,
+    "regex": _build_regex,
+    "contains": _build_contains,
+    "json": _build_json,
+    "code_tests": _build_code_tests,
+}
+_VERIFIER_FORMS = (
+    "equals, numeric, numeric:ABS_TOL, regex, regex:PATTERN, contains, contains:TEXT, json, "
+    "code_tests, code_tests:SECONDS"
+)
+
+
+def _resolve_verifier(value: Any) -> Any:
+    """Turn a JSONL ``verifier`` name into a verifier from :mod:`ablation.verifiers`.
+
+    ``"equals"`` (and ``null``) give ``None``: the task's default equality verifier, so a JSONL
+    task and a Python task without a verifier get the same suite fingerprint.
+    ``ablation.verifiers`` is imported only when a non-default name is used.
+
+    Raises:
+        ValueError: naming the problem (the caller adds the file, line and task id).
+    """
+    if value is None:
+        return None
+    if not isinstance(value, str):
+        raise ValueError(f"'verifier' must be a name ({_VERIFIER_FORMS}), got {short_repr(value)}")
+    name, sep, arg = value.partition(":")
+    builder = _VERIFIERS.get(name.strip().lower())
+    if builder is None:
+        raise ValueError(f"unknown verifier {value!r} (known: {_VERIFIER_FORMS})")
+    try:
+        module = None if builder is _build_equals else importlib.import_module("ablation.verifiers")
+        return builder(module, arg if sep else None)
+    except Exception as exc:
+        reason = str(exc) if isinstance(exc, ValueError) else exc_text(exc)
+        raise ValueError(f"verifier {value!r}: {reason}") from None
+
+
+# --------------------------------------------------------------------------- agents
+
+
+def load_agent(spec: str) -> Any:
+    """Resolve an agent spec to the object it names (wrap it with :func:`~ablation.agents.as_agent`).
+
+    Args:
+        spec: ``path/to/file.py:NAME`` (the file is imported as by :func:`load_suite`),
+            ``pkg.mod:NAME``, ``cmd:COMMAND LINE`` (split with :func:`shlex.split` into a
+            :class:`~ablation.agents.CommandAgent`) or an ``http(s)://`` URL (an
+            :class:`~ablation.agents.HttpAgent`). ``NAME`` may be dotted (``obj.method``).
+
+    Returns:
+        The named object, a :class:`CommandAgent` or an :class:`HttpAgent`.
+
+    Raises:
+        AgentSpecError: the spec has none of these forms, the file is missing or fails to import
+            (naming the file, line and exception), or the attribute is missing (naming the file and
+            the names it does define).
+    """
+    if not isinstance(spec, str):
+        raise AgentSpecError(f"an agent spec is a string, got {type(spec).__name__}")
+    text = spec.strip()
+    if text.startswith("cmd:"):
+        try:
+            argv = shlex.split(text[4:])
+        except ValueError as exc:
+            raise AgentSpecError(f"{spec!r}: cannot split the command line: {exc}") from None
+        if not argv:
+            raise AgentSpecError(f"{spec!r}: 'cmd:' needs a command line, e.g. 'cmd:python a.py'")
+        return CommandAgent(argv)
+    if text.lower().startswith(("http://", "https://")):
+        return HttpAgent(text)
+    py_attr = _split_py_attr(text)
+    if py_attr is not None or text.endswith(".py"):
+        file, attr = py_attr if py_attr is not None else (text, "")
+        module = _exec_file(Path(file), file, AgentSpecError)
+        if not attr or not _ATTR_PATH.fullmatch(attr):
+            names = ", ".join(_public_names(module)[:30]) or "no public names"
+            raise file_error(
+                AgentSpecError,
+                file,
+                f"name the agent as '{file}:NAME', got {text!r} (it defines: {names})",
+            )
+        return _get_attr(module, attr, file, AgentSpecError)
+    module_name, sep, attr = text.partition(":")
+    if sep and _MODULE_NAME.fullmatch(module_name) and _ATTR_PATH.fullmatch(attr):
+        module = _import_module(module_name, AgentSpecError)
+        return _get_attr(module, attr, f"module {module_name!r}", AgentSpecError)
+    raise AgentSpecError(
+        f"not an agent spec: {spec!r}; expected 'path/to/file.py:NAME', 'pkg.mod:NAME', "
+        "'cmd:COMMAND LINE' or an http(s):// URL"
+    )
