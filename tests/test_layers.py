@@ -18,7 +18,7 @@ PACKAGE = Path(__file__).resolve().parents[1] / "ablation"
 BASE = {"errors"}
 SCHEMA = BASE | {"schema"}
 MODELS = SCHEMA | {"report"}
-LEAVES = SCHEMA | {"agents", "agent_forms", "verifiers", "sandbox", "quality"}
+LEAVES = SCHEMA | {"agents", "agent_forms", "verifiers", "sandbox", "quality", "judges"}
 
 # module (or package) -> project modules it may import
 ALLOWED: dict[str, set[str]] = {
@@ -31,7 +31,8 @@ ALLOWED: dict[str, set[str]] = {
     "agent_forms": SCHEMA | {"agents"},
     "sandbox": SCHEMA,
     "verifiers": SCHEMA | {"sandbox"},
-    "quality": SCHEMA,
+    "quality": SCHEMA | {"judges"},
+    "judges": SCHEMA | {"quality"},
     "store": SCHEMA,
     "progress": SCHEMA,
     "settings": BASE,
