@@ -351,6 +351,7 @@ def _view(result: TaskResult | None) -> TrialView | None:
         passed=result.passed if result.completed else None,
         output=result.output,
         error=result.error,
+        note=result.verifier_note,
         latency_s=result.latency_s,
         quality=dict(result.quality),
         attempts=result.attempts,

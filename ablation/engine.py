@@ -56,7 +56,7 @@ from ablation.schema import (
     TaskResult,
     validate_suite,
 )
-from ablation.verifiers import default_verifier, run_verifier
+from ablation.verifiers import collect_notes, default_verifier, run_verifier
 
 __all__ = ["AblationEngine", "RateLimiter", "ResultSink", "TrialKey", "trial_plan"]
 
@@ -373,7 +373,9 @@ class AblationEngine:
                     fields["output"] = output
                     stage = "verifier"
                     verifier = task.verifier or default_verifier
+                    notes = collect_notes()
                     fields["passed"] = await run_verifier(self._offload(verifier), output, task)
+                    fields["verifier_note"] = "; ".join(notes) or None
                     completed = True
                 except TimeoutError as exc:  # the agent's own TimeoutError, not our scope's
                     if scope.expired():

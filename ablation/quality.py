@@ -194,6 +194,7 @@ class CodeQualityScorer:
     """
 
     name = "code_quality"
+    inline = True  # pure AST work: cheap enough for the event loop
 
     def __init__(self, *, complexity_threshold: int = 10, max_line_length: int = 100) -> None:
         self.complexity_threshold = complexity_threshold
@@ -309,6 +310,7 @@ class RubricScorer:
     """
 
     name = "rubric"
+    inline = True
 
     def _criteria(self, task: AblationTask) -> tuple[RubricCriterion, ...]:
         rubric = task.quality_rubric

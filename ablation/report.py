@@ -265,6 +265,7 @@ class TrialView(BaseModel):
     passed: bool | None
     output: Any = None
     error: str | None = None
+    note: str | None = None
     latency_s: float | None = None
     quality: dict[str, float] = Field(default_factory=dict)
     attempts: int = 1

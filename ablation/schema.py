@@ -203,6 +203,8 @@ class TaskResult(BaseModel):
     ``passed`` is the verifier's verdict for a completed trial and ``False`` for an error or a
     timeout (how such trials count is decided by ``CampaignConfig.on_error`` in the analysis).
     ``latency_s`` is the successful attempt's own duration; ``wall_s`` includes retries.
+    ``verifier_note`` holds what the verifier said about its verdict (e.g. why sandboxed code
+    failed: a time-out, a memory limit, an early exit).
     """
 
     model_config = _FROZEN
@@ -221,6 +223,7 @@ class TaskResult(BaseModel):
     error_type: str | None = None
     error_message: str | None = None
     error_traceback: str | None = None
+    verifier_note: str | None = None
     quality: dict[str, float] = Field(default_factory=dict)
     quality_errors: dict[str, str] = Field(default_factory=dict)
     cost: float | None = None

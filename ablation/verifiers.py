@@ -26,6 +26,7 @@ import json
 import math
 import re
 from collections.abc import Callable, Mapping
+from contextvars import ContextVar
 from fractions import Fraction
 from typing import Any
 
@@ -40,12 +41,14 @@ __all__ = [
     "VerifierError",
     "check_verdict",
     "code_tests",
+    "collect_notes",
     "contains",
     "default_verifier",
     "equals",
     "exact",
     "extract_code",
     "json_equal",
+    "note",
     "numeric",
     "regex",
     "run_verifier",
@@ -100,6 +103,28 @@ def verifier_is_async(verifier: Any) -> bool:
         return True
     call = getattr(type(verifier), "__call__", None)  # noqa: B004 - objects with async __call__
     return call is not None and inspect.iscoroutinefunction(call)
+
+
+_NOTES: ContextVar[list[str] | None] = ContextVar("ablation_verdict_notes", default=None)
+
+
+def note(text: str) -> None:
+    """Record why a verdict is what it is (e.g. "timeout: the code ran past 10 s").
+
+    A verifier still returns a plain ``bool``; the engine collects notes made while the verifier
+    runs (also from a worker thread) into the trial's ``verifier_note``. Outside a campaign the
+    call does nothing.
+    """
+    notes = _NOTES.get()
+    if notes is not None:
+        notes.append(text)
+
+
+def collect_notes() -> list[str]:
+    """Start collecting notes in the current context and return the list they go into."""
+    notes: list[str] = []
+    _NOTES.set(notes)
+    return notes
 
 
 async def run_verifier(verifier: Verifier | None, output: Any, task: AblationTask) -> bool:
@@ -197,6 +222,8 @@ class BuiltinVerifier:
     """
 
     name: str = "verifier"
+    #: Cheap enough to run on the event loop (the engine offloads other sync verifiers to threads).
+    inline: bool = True
 
     def __call__(self, output: Any, task: AblationTask) -> bool:  # pragma: no cover - abstract
         raise NotImplementedError
@@ -457,8 +484,13 @@ class CodeTestsVerifier(BuiltinVerifier):
         except ValueError as exc:
             raise VerifierError(f"task {task.task_id!r}: {exc}") from None
 
+    inline = False  # a subprocess run: the engine calls it from a worker thread
+
     def __call__(self, output: Any, task: AblationTask) -> bool:
-        return self.explain(output, task).passed
+        result = self.explain(output, task)
+        if not result.passed:
+            note(f"{result.kind}: {result.reason}")
+        return result.passed
 
 
 def code_tests(

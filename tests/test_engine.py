@@ -380,3 +380,27 @@ def test_agent_own_timeout_error_keeps_its_message() -> None:
     cand = [r for r in results if r.arm == "candidate"][0]
     assert cand.status == "error"  # the agent failed; the trial did not hit our time limit
     assert cand.error == "TimeoutError: upstream model took too long"
+
+
+def test_verifier_notes_reach_the_trial() -> None:
+    from ablation import verifiers
+
+    def picky(output: Any, task: AblationTask) -> bool:  # runs in a worker thread
+        verifiers.note(f"expected {task.expected_output}, got {output}")
+        return output == task.expected_output
+
+    sandboxed = verifiers.code_tests(time_limit_s=2)
+    tasks = [
+        AblationTask(task_id="picky", input_data=1, expected_output=2, verifier=picky),
+        AblationTask(task_id="loop", input_data=None, verifier=sandboxed,
+                     metadata={"tests": "assert f() == 1\n"}),
+    ]
+
+    def agent(x: Any) -> Any:
+        return "def f():\n    while True:\n        pass\n" if x is None else x + 1
+
+    results = {(r.task_id, r.arm): r for r in _results(agent, agent, tasks)}
+    assert results[("picky", "baseline")].verifier_note == "expected 2, got 2"
+    loop = results[("loop", "candidate")]
+    assert loop.status == "completed" and not loop.passed
+    assert loop.verifier_note and loop.verifier_note.startswith("timeout")
