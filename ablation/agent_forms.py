@@ -311,7 +311,7 @@ class HttpAgent:
         timeout_s: Socket timeout per call in seconds (connect and each read).
         headers: Extra request headers (e.g. ``Authorization``); they override the defaults
             ``Content-Type: application/json`` and ``Accept: application/json``.
-        name: Name recorded for the agent; defaults to ``"http:" + url``.
+        name: Name recorded for the agent; defaults to the URL itself.
 
     Raises:
         AgentSpecError: if ``url`` is not an http(s) URL with a host.
@@ -336,7 +336,7 @@ class HttpAgent:
         self.url = url
         self.timeout_s = timeout_s
         self.headers: dict[str, str] = dict(headers or {})
-        self.name: str = name or "http:" + url
+        self.name: str = name or url
 
     def __repr__(self) -> str:
         return f"HttpAgent({self.url!r}, name={self.name!r})"

@@ -53,6 +53,9 @@ from ablation.schema import AblationTask, validate_suite
 __all__ = ["load_agent", "load_expected_ids", "load_results", "load_suite", "parse_verdict"]
 
 
+#: Prefix of the module names given to suite and agent files loaded by path.
+FILE_MODULE_PREFIX = "_ablation_file_"
+
 _MODULE_NAME = re.compile(r"[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)*")
 _ATTR_PATH = re.compile(r"[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)*")
 _SYS_PATH_LOCK = threading.RLock()
@@ -98,7 +101,7 @@ def _exec_file(path: Path, display: str, cls: ErrorType) -> types.ModuleType:
     if not resolved.is_file():
         raise file_error(cls, display, "is not a file")
     digest = hashlib.sha256(str(resolved).encode()).hexdigest()[:12]
-    name = f"_ablation_file_{re.sub(r'[^0-9A-Za-z_]', '_', resolved.stem)}_{digest}"
+    name = f"{FILE_MODULE_PREFIX}{re.sub(r'[^0-9A-Za-z_]', '_', resolved.stem)}_{digest}"
     spec = importlib.util.spec_from_file_location(name, resolved)
     if spec is None or spec.loader is None:
         raise file_error(cls, display, "cannot be loaded as a Python module")

@@ -297,7 +297,7 @@ def server(monkeypatch: pytest.MonkeyPatch) -> Iterator[tuple[ThreadingHTTPServe
 def test_http_agent_round_trip(server: tuple[ThreadingHTTPServer, str]) -> None:
     _, base = server
     agent = HttpAgent(base + "/echo")
-    assert agent.name == "http:" + base + "/echo"
+    assert agent.name == base + "/echo"
     assert agent.run({"q": [1, 2]}) == AgentOutput(output={"q": [1, 2]}, cost=0.25, tokens=7)
     wrapped = as_agent(agent)
     assert not wrapped.is_async and wrapped.name == agent.name

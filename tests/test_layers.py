@@ -37,7 +37,7 @@ ALLOWED: dict[str, set[str]] = {
     "progress": SCHEMA,
     "settings": BASE,
     "scaffold": BASE,
-    "scaleout": BASE,
+    "scaleout": BASE | {"loading"},
     "result_files": LEAVES,
     "loading": LEAVES | {"result_files"},
     "engine": LEAVES | {"progress"},
@@ -57,6 +57,7 @@ THIRD_PARTY = {
     "matplotlib": {"render"},
     "scipy": {"stats"},
     "distributed": {"scaleout"},
+    "cloudpickle": {"scaleout"},
 }
 
 

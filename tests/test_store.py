@@ -64,6 +64,7 @@ def _full_trial() -> TaskResult:
         attempt_errors=("ConnectionError: reset", "TimeoutError: slow"), error_stage="verifier",
         error_type="ValueError", error_message="bad verdict",
         error_traceback='Traceback (most recent call last):\n  File "x.py", line 1\nValueError\n',
+        verifier_note="timeout: the code ran past 2 s",
         quality={"rubric": 1 / 3, "style": 0.1}, quality_errors={"judge": "RuntimeError: down"},
         cost=0.0042, tokens=1234, metrics={"steps": 7.0}, category="math", critical=True,
         started_at=1_764_000_000.25,
