@@ -1,0 +1,268 @@
+"""Release gates: turn a report and a :class:`~ablation.schema.GatePolicy` into a verdict.
+
+Gates, in the order they are reported:
+
+0. ``"paired tasks present"`` (always, shown only when it fails): a report in which no task was
+   paired (every task excluded or present on one side only) has nothing to judge and fails,
+   never passes silently.
+1. ``"critical tasks must not regress"`` (``policy.critical_must_not_regress``): fails when any
+   critical task regressed, whatever any p-value says.
+2. ``"non-inferiority"`` (``policy.noninferiority_margin``): reads the report's Tango/Nam
+   non-inferiority test (the analysis computes it when a margin is configured). ``"non-inferior"``
+   passes; ``"inconclusive"`` is reported as inconclusive and counts as a failure; ``"regression"``
+   fails; a missing test fails (nothing is recomputed here).
+3. ``"no significant regression"`` (``policy.no_significant_regression``): one-sided exact
+   McNemar for "candidate worse" (with repeated runs: the paired t on per-task pass fractions,
+   one-sided), and
+4. ``"no significant latency regression"`` (``policy.max_latency_ratio``): one-sided test that the
+   geometric-mean latency ratio exceeds the limit.
+
+Gates 3 and 4 are significance tests; when both run their p-values are Holm-adjusted together and
+a gate fails where the adjusted p-value is below ``alpha``. The verdict is ``"fail"`` as soon as
+one gate is not ``"pass"``.
+
+Assumptions: the report's counts, intervals and non-inferiority decision come from
+:mod:`ablation.analysis`; this module only judges them (and runs the exact McNemar tail, which is
+cheap and exact).
+"""
+
+from __future__ import annotations
+
+import math
+from statistics import NormalDist
+
+from ablation.errors import ConfigError
+from ablation.report import AblationReport, GateResult, LatencyComparison
+from ablation.schema import GatePolicy
+
+__all__ = [
+    "GATE_CRITICAL",
+    "GATE_INVENTORY",
+    "GATE_LATENCY",
+    "GATE_NONINFERIORITY",
+    "GATE_REGRESSION",
+    "evaluate_gates",
+    "exit_code_for",
+]
+
+GATE_INVENTORY = "paired tasks present"
+GATE_CRITICAL = "critical tasks must not regress"
+GATE_NONINFERIORITY = "non-inferiority"
+GATE_REGRESSION = "no significant regression"
+GATE_LATENCY = "no significant latency regression"
+
+_MAX_LISTED = 20
+
+
+def _g(x: float) -> str:
+    return f"{x:.4g}"
+
+
+def _ids(ids: list[str]) -> str:
+    shown = ", ".join(ids[:_MAX_LISTED])
+    more = len(ids) - _MAX_LISTED
+    return shown + (f" ... and {more} more" if more > 0 else "")
+
+
+def _critical_gate(report: AblationReport) -> GateResult:
+    crit = list(report.critical_regressions)
+    if crit:
+        return GateResult(
+            name=GATE_CRITICAL,
+            status="fail",
+            evidence=(
+                f"{len(crit)} critical task(s) regressed (baseline passed, candidate failed): "
+                f"{_ids(crit)}. A critical regression fails whatever the p-value "
+                f"(McNemar p = {_g(report.mcnemar.pvalue)})."
+            ),
+            tasks=crit,
+        )
+    return GateResult(
+        name=GATE_CRITICAL,
+        status="pass",
+        evidence=(
+            f"no critical task regressed ({report.table.regressions} regression(s) in all, "
+            "none critical)."
+        ),
+    )
+
+
+def _noninferiority_gate(report: AblationReport, margin: float) -> GateResult:
+    ni = report.noninferiority
+    if ni is None:
+        return GateResult(
+            name=GATE_NONINFERIORITY,
+            status="fail",
+            evidence=(
+                f"the analysis did not provide a non-inferiority test for margin {_g(margin)}; "
+                "nothing was computed here, so the gate cannot pass."
+            ),
+        )
+    if not math.isclose(ni.margin, margin, rel_tol=1e-9, abs_tol=1e-12):
+        return GateResult(
+            name=GATE_NONINFERIORITY,
+            status="fail",
+            evidence=(
+                f"the report's non-inferiority test used margin {_g(ni.margin)}, the policy asks "
+                f"for {_g(margin)}; re-run the analysis with the policy's margin."
+            ),
+            pvalue=ni.pvalue,
+        )
+    level = f"{100 * ni.ci.confidence_level:g}%"
+    interval = f"{level} CI [{ni.ci.low:+.4f}, {ni.ci.high:+.4f}]"
+    test = f"{ni.method}, H0: uplift <= -{_g(margin)}, p = {_g(ni.pvalue)}, alpha {_g(ni.alpha)}"
+    if ni.decision == "non-inferior":
+        return GateResult(
+            name=GATE_NONINFERIORITY,
+            status="pass",
+            evidence=f"non-inferior: {interval} lies above -{_g(margin)} ({test}).",
+            pvalue=ni.pvalue,
+        )
+    if ni.decision == "inconclusive":
+        return GateResult(
+            name=GATE_NONINFERIORITY,
+            status="inconclusive",
+            evidence=(
+                f"inconclusive: {interval} crosses -{_g(margin)} ({test}); the data show neither "
+                "non-inferiority nor a regression, and an inconclusive gate counts as a failure."
+            ),
+            pvalue=ni.pvalue,
+            tasks=list(report.regressions),
+        )
+    return GateResult(
+        name=GATE_NONINFERIORITY,
+        status="fail",
+        evidence=f"regression: {interval} lies below 0 ({test}).",
+        pvalue=ni.pvalue,
+        tasks=list(report.regressions),
+    )
+
+
+def _regression_test(report: AblationReport) -> tuple[float, str]:
+    """One-sided p-value for "candidate worse", and a description of the test."""
+    rep = report.repeated
+    if rep is not None:
+        half = rep.t_pvalue / 2
+        p = half if rep.mean_difference < 0 else 1 - half
+        return p, (
+            f"paired t on per-task pass fractions ({rep.runs} runs, {rep.n_tasks} tasks), "
+            f"one-sided (H1: candidate worse), mean difference {rep.mean_difference:+.4f}"
+        )
+    from ablation.stats import mcnemar
+
+    b, c = report.mcnemar.b, report.mcnemar.c
+    p = float(mcnemar(b, c, method="exact", alternative="less").pvalue)
+    return p, (
+        f"one-sided exact McNemar (H1: candidate worse), b = {b} regressions, c = {c} improvements"
+    )
+
+
+def _latency_test(lat: LatencyComparison | None, limit: float) -> tuple[float | None, str]:
+    """One-sided p-value for "geometric-mean latency ratio > limit" (None when impossible)."""
+    if lat is None or lat.geometric_mean_ratio is None or lat.ratio_ci is None:
+        return (
+            None,
+            "the report has no latency ratio with an interval (no pair completed in both arms?)",
+        )
+    gmr, ci = lat.geometric_mean_ratio, lat.ratio_ci
+    if min(gmr, ci.low, ci.high) <= 0 or not all(map(math.isfinite, (gmr, ci.low, ci.high))):
+        return None, f"the latency ratio {gmr} or its interval is not a positive finite number"
+    desc = (
+        f"geometric-mean latency ratio {_g(gmr)}x ({100 * ci.confidence_level:g}% CI "
+        f"[{_g(ci.low)}x, {_g(ci.high)}x], {ci.method}; {lat.n_pairs} pairs) vs limit {_g(limit)}x"
+    )
+    if limit == 1.0 and lat.ratio_pvalue is not None:
+        half = lat.ratio_pvalue / 2
+        return (half if gmr > 1 else 1 - half), desc + "; one-sided from the report's ratio test"
+    z = NormalDist().inv_cdf(0.5 + ci.confidence_level / 2)
+    se = (math.log(ci.high) - math.log(ci.low)) / (2 * z)
+    shift = math.log(gmr) - math.log(limit)
+    # A zero-width interval leaves no doubt about which side of the limit the ratio is on.
+    p = NormalDist().cdf(-shift / se) if se > 0 else (0.0 if shift > 0 else 1.0)
+    return p, desc + "; one-sided, normal approximation on the log scale from the interval"
+
+
+def evaluate_gates(
+    report: AblationReport,
+    policy: GatePolicy,
+    *,
+    alpha: float | None = None,
+) -> AblationReport:
+    """Judge ``report`` against ``policy``.
+
+    Args:
+        report: The analysed report (its existing gates are replaced).
+        policy: Which gates apply.
+        alpha: Significance level for the test gates (default: ``report.provenance.alpha``).
+
+    Returns:
+        A copy of the report with ``gates`` and ``verdict`` set.
+
+    Raises:
+        ConfigError: if ``alpha`` is not in (0, 1).
+    """
+    a = report.provenance.alpha if alpha is None else alpha
+    if not 0 < a < 1:
+        raise ConfigError(f"alpha must be in (0, 1), got {a!r}")
+    gates: list[GateResult] = []
+    if report.n_paired == 0:
+        gates.append(
+            GateResult(
+                name=GATE_INVENTORY,
+                status="fail",
+                evidence=(
+                    f"no task was paired: {report.n_tasks} task(s), {len(report.excluded)} "
+                    "excluded item(s) (listed in the report); there is nothing to judge."
+                ),
+            )
+        )
+    if policy.critical_must_not_regress:
+        gates.append(_critical_gate(report))
+    if policy.noninferiority_margin is not None:
+        gates.append(_noninferiority_gate(report, policy.noninferiority_margin))
+
+    tested: list[tuple[str, float, str, list[str]]] = []
+    missing: list[GateResult] = []
+    if policy.no_significant_regression:
+        p, desc = _regression_test(report)
+        tested.append((GATE_REGRESSION, p, desc, list(report.regressions)))
+    if policy.max_latency_ratio is not None:
+        p_lat, desc = _latency_test(report.latency, policy.max_latency_ratio)
+        if p_lat is None:
+            missing.append(GateResult(name=GATE_LATENCY, status="fail", evidence=desc + "."))
+        else:
+            tested.append((GATE_LATENCY, p_lat, desc, []))
+    if tested:
+        raw = [p for _, p, _, _ in tested]
+        if len(raw) > 1:
+            from ablation.stats import adjust_pvalues
+
+            adjusted = [float(x) for x in adjust_pvalues(raw, method="holm")]
+        else:
+            adjusted = raw
+        for (name, p, desc, tasks), adj in zip(tested, adjusted, strict=True):
+            failed = adj < a
+            how = (
+                f"p = {_g(p)}, Holm-adjusted over {len(raw)} gated tests p = {_g(adj)}"
+                if len(raw) > 1
+                else f"p = {_g(p)} (the only gated test, not adjusted)"
+            )
+            outcome = "significant: fails" if failed else "not significant: passes"
+            gates.append(
+                GateResult(
+                    name=name,
+                    status="fail" if failed else "pass",
+                    evidence=f"{desc}; {how} {'<' if failed else '>='} alpha {_g(a)}: {outcome}.",
+                    pvalue=p,
+                    adjusted_pvalue=adj,
+                    tasks=tasks if failed else [],
+                )
+            )
+    gates.extend(missing)
+    verdict = "fail" if any(g.status != "pass" for g in gates) else "pass"
+    return report.model_copy(update={"gates": gates, "verdict": verdict})
+
+
+def exit_code_for(report: AblationReport) -> int:
+    """The process exit code for a judged report: 0 when the verdict is pass, 2 when it fails."""
+    return 0 if report.verdict == "pass" else 2

@@ -1,0 +1,319 @@
+"""Number, interval and text formatting shared by every renderer.
+
+One place decides how a p-value, a pass rate, an interval or a latency is written, so the
+terminal, Markdown and HTML reports show the same figures. Functions here return plain text;
+escaping for a target format (Markdown, HTML) is the caller's job.
+
+Assumptions: rates and uplifts are fractions in [0, 1] / [-1, 1] and are shown as percentages
+or percentage points; ``None`` means "not computed" and is shown as an em dash.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from collections.abc import Callable, Sequence
+from typing import Any
+
+from ablation.report import AblationReport, Interval, PairDetail
+
+__all__ = [
+    "DASH",
+    "cap_list",
+    "category_of",
+    "fmt_count",
+    "fmt_float",
+    "fmt_interval",
+    "fmt_level",
+    "fmt_p",
+    "fmt_pct",
+    "fmt_pp",
+    "fmt_ratio",
+    "fmt_seconds",
+    "fmt_seconds_group",
+    "fmt_signed",
+    "fmt_signed_seconds",
+    "headline",
+    "left_out_text",
+    "ordered_details",
+    "ordered_regressions",
+    "output_text",
+    "printable",
+    "summary_sentence",
+    "truncate",
+    "verdict_line",
+]
+
+DASH = "—"
+
+
+def _bad(x: float | None) -> bool:
+    return x is None or not math.isfinite(x)
+
+
+def fmt_float(x: float | None, digits: int = 3) -> str:
+    """A plain number with ``digits`` significant digits (``—`` for ``None``)."""
+    if x is None:
+        return DASH
+    if math.isnan(x):
+        return "nan"
+    if math.isinf(x):
+        return "inf" if x > 0 else "-inf"
+    if x == 0:
+        return "0"
+    if 1e-4 <= abs(x) < 1e6:
+        return f"{x:.{digits}g}" if abs(x) < 10**digits else f"{x:.0f}"
+    return f"{x:.{max(digits - 1, 1)}e}"
+
+
+def fmt_signed(x: float | None, digits: int = 3) -> str:
+    """A number with an explicit sign (``+0.12``, ``-0.5``)."""
+    text = fmt_float(x, digits)
+    if x is not None and math.isfinite(x) and x > 0:
+        return "+" + text
+    return text
+
+
+def fmt_count(k: int, n: int) -> str:
+    """``k/n``."""
+    return f"{k}/{n}"
+
+
+def fmt_pct(x: float | None, decimals: int = 1) -> str:
+    """A fraction as a percentage: ``0.7 -> "70.0%"``."""
+    if _bad(x):
+        return DASH if x is None else fmt_float(x)
+    assert x is not None
+    return f"{100 * x:.{decimals}f}%"
+
+
+def fmt_pp(x: float | None, decimals: int = 1) -> str:
+    """A difference of fractions in percentage points, signed: ``0.15 -> "+15.0 pp"``."""
+    if _bad(x):
+        return DASH if x is None else fmt_float(x)
+    assert x is not None
+    value = 100 * x
+    if round(value, decimals) == 0:
+        return f"{0:.{decimals}f} pp"
+    return f"{value:+.{decimals}f} pp"
+
+
+def fmt_level(confidence_level: float) -> str:
+    """``0.95 -> "95%"``, ``0.9 -> "90%"``, ``0.995 -> "99.5%"``."""
+    text = f"{100 * confidence_level:.1f}".rstrip("0").rstrip(".")
+    return f"{text}%"
+
+
+def fmt_p(p: float | None) -> str:
+    """A p-value: three significant digits, scientific below 0.001, ``< 1e-300`` at underflow."""
+    if p is None:
+        return DASH
+    if math.isnan(p):
+        return "nan"
+    if p <= 0:
+        return "< 1e-300"
+    if p >= 0.001:
+        return f"{p:.3g}"
+    return f"{p:.2g}"
+
+
+def fmt_seconds(s: float | None) -> str:
+    """A duration: ``0.85 -> "850 ms"``, ``4.2 -> "4.20 s"``."""
+    if _bad(s):
+        return DASH if s is None else fmt_float(s)
+    assert s is not None
+    if abs(s) < 1:
+        return f"{1000 * s:.0f} ms"
+    if abs(s) < 100:
+        return f"{s:.2f} s"
+    return f"{s:.0f} s"
+
+
+def fmt_seconds_group(values: Sequence[float | None]) -> str:
+    """Several durations in one unit: ``"4.82 / 4.1 / 8.7 s"`` or ``"0.93 / 0.949 / 1.29 ms"``."""
+    finite = [abs(v) for v in values if v is not None and math.isfinite(v)]
+    if not finite:
+        return " / ".join(DASH for _ in values)
+    scale, unit = (1000.0, "ms") if max(finite) < 1 else (1.0, "s")
+    parts = [fmt_float(None if v is None else v * scale) for v in values]
+    return " / ".join(parts) + f" {unit}"
+
+
+def fmt_signed_seconds(s: float | None) -> str:
+    """A signed duration difference: ``-0.71 -> "-710 ms"``."""
+    text = fmt_seconds(s)
+    if s is not None and math.isfinite(s) and s > 0:
+        return "+" + text
+    return text
+
+
+def fmt_ratio(r: float | None) -> str:
+    """A ratio: ``0.873 -> "0.873x"``."""
+    if _bad(r):
+        return DASH if r is None else fmt_float(r)
+    return f"{fmt_float(r)}x"
+
+
+def fmt_interval(
+    iv: Interval | None,
+    kind: str = "float",
+    *,
+    with_level: bool = True,
+) -> str:
+    """An interval as ``95% CI [low, high]``.
+
+    Args:
+        iv: The interval (``None`` gives ``—``).
+        kind: How to write the bounds: ``"float"``, ``"pct"``, ``"pp"``, ``"ratio"``, ``"s"``.
+        with_level: Prefix the confidence level.
+    """
+    if iv is None:
+        return DASH
+    writers: dict[str, Callable[[float | None], str]] = {
+        "float": fmt_signed,
+        "pct": fmt_pct,
+        "pp": fmt_pp,
+        "ratio": fmt_ratio,
+        "s": fmt_signed_seconds,
+    }
+    writer = writers[kind]
+    body = f"[{writer(iv.low)}, {writer(iv.high)}]"
+    return f"{fmt_level(iv.confidence_level)} CI {body}" if with_level else body
+
+
+def truncate(text: str, limit: int) -> str:
+    """Cut ``text`` to ``limit`` characters, saying how much was cut.
+
+    The marker names the full length, so a reader knows the output was longer.
+    """
+    if len(text) <= limit:
+        return text
+    return f"{text[:limit]}\n… [truncated {len(text) - limit} of {len(text)} chars]"
+
+
+def output_text(value: Any) -> str:
+    """An agent output as text: strings as they are, anything else as indented JSON."""
+    if value is None:
+        return ""
+    if isinstance(value, str):
+        return value
+    try:
+        return json.dumps(value, indent=2, ensure_ascii=False, default=repr)
+    except (TypeError, ValueError):
+        return repr(value)
+
+
+def cap_list(items: Sequence[str], cap: int) -> tuple[list[str], int]:
+    """The first ``cap`` items and how many were left out (never hidden by the caller)."""
+    items = list(items)
+    if cap <= 0 or len(items) <= cap:
+        return items, 0
+    return items[:cap], len(items) - cap
+
+
+def ordered_regressions(report: AblationReport) -> list[str]:
+    """Regressed task ids, critical ones first (in the report's order), then the rest."""
+    critical = list(report.critical_regressions)
+    seen = set(critical)
+    return critical + [t for t in report.regressions if t not in seen]
+
+
+def ordered_details(report: AblationReport) -> list[PairDetail]:
+    """Drill-down entries in reading order.
+
+    Regressions come first, in the order of :func:`ordered_regressions` (critical first), then
+    improvements in the report's order; several runs of one task stay in run order.
+    """
+    rank = {tid: i for i, tid in enumerate(ordered_regressions(report))}
+    offset = len(rank)
+    for i, tid in enumerate(report.improvements):
+        rank.setdefault(tid, offset + i)
+
+    def key(d: PairDetail) -> tuple[int, int, str, int]:
+        kind = 0 if d.kind == "regression" else 1
+        return kind, rank.get(d.task_id, len(rank)), d.task_id, -1 if d.run is None else d.run
+
+    return sorted(report.details, key=key)
+
+
+def category_of(report: AblationReport) -> dict[str, str]:
+    """Task id -> category, from the drill-down and the per-category breakdowns."""
+    found: dict[str, str] = {}
+    for cat in report.categories:
+        for tid in (*cat.regressions, *cat.improvements):
+            found.setdefault(tid, cat.category)
+    for d in report.details:
+        if d.category is not None:
+            found.setdefault(d.task_id, d.category)
+    return found
+
+
+_SUMMARY_WORDS = {
+    "improvement": "candidate is better",
+    "regression": "candidate is worse",
+    "no significant difference": "no significant difference",
+    "no discordant pairs": "no discordant pairs (both arms agree on every task)",
+}
+
+
+def summary_sentence(report: AblationReport) -> str:
+    """What the data show, in one sentence (plain text)."""
+    t = report.table
+    critical = len(report.critical_regressions)
+    summary = _SUMMARY_WORDS.get(report.summary, report.summary)
+    counts = (
+        f"{t.regressions} regressions"
+        + (f" ({critical} critical)" if critical else "")
+        + f", {t.improvements} improvements in {report.n_paired} pairs"
+    )
+    stats = (
+        f"uplift {fmt_pp(report.uplift.estimate)}, McNemar p = {fmt_p(report.mcnemar.pvalue)}"
+        f" at alpha {fmt_float(report.provenance.alpha)}"
+    )
+    return f"{summary[:1].upper()}{summary[1:]}: {counts}; {stats}."
+
+
+def verdict_line(report: AblationReport) -> str:
+    """``Verdict: PASS (all 3 gates passed)`` or which gates did not pass."""
+    head = f"Verdict: {report.verdict.upper()}"
+    if not report.gates:
+        return f"{head} (no gates evaluated)"
+    bad = [g.name for g in report.gates if g.status != "pass"]
+    if bad:
+        return f"{head} ({len(bad)} of {len(report.gates)} gates not passed: {', '.join(bad)})"
+    return f"{head} (all {len(report.gates)} gates passed)"
+
+
+def headline(report: AblationReport) -> str:
+    """Verdict and summary in one line of plain text."""
+    return f"{verdict_line(report)}. {summary_sentence(report)}"
+
+
+def left_out_text(n_left_out: int, reason: str | None) -> str:
+    """``"3 left out: reason"`` or an empty string."""
+    if not n_left_out:
+        return ""
+    return f"{n_left_out} left out" + (f": {reason}" if reason else "")
+
+
+_BIDI = {0x202A, 0x202B, 0x202C, 0x202D, 0x202E, 0x2066, 0x2067, 0x2068, 0x2069}
+
+
+def printable(text: str) -> str:
+    r"""Make untrusted text safe for a terminal: control and bidi characters become ``\xNN``.
+
+    Newlines and tabs are kept; escape sequences (``\x1b[...``), carriage returns, backspaces and
+    bidirectional overrides are shown as escapes instead of acting on the terminal.
+    """
+    if text.isprintable():
+        return text
+    out = []
+    for ch in text:
+        code = ord(ch)
+        if ch in "\n\t" or (ch.isprintable() and code not in _BIDI):
+            out.append(ch)
+        elif code < 0x100:
+            out.append(f"\\x{code:02x}")
+        else:
+            out.append(f"\\u{code:04x}")
+    return "".join(out)

@@ -1,0 +1,410 @@
+"""The report's tables as plain rows of text, shared by the Markdown, HTML and terminal renderers.
+
+Each function returns plain strings (already formatted with :mod:`ablation.render._format`); the
+renderer escapes them for its target and draws them. Keeping the rows here means the three reports
+show the same quantities with the same method names.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from ablation.render._format import (
+    DASH,
+    cap_list,
+    fmt_float,
+    fmt_interval,
+    fmt_level,
+    fmt_p,
+    fmt_pct,
+    fmt_pp,
+    fmt_ratio,
+    fmt_seconds,
+    fmt_seconds_group,
+    fmt_signed,
+    fmt_signed_seconds,
+    left_out_text,
+)
+from ablation.report import AblationReport, ArmSummary, ContinuousComparison, TrialView
+
+__all__ = [
+    "CATEGORY_HEADERS",
+    "FLAKY_HEADERS",
+    "METRIC_HEADERS",
+    "arm_rows",
+    "category_note",
+    "category_rows",
+    "continuous_rows",
+    "excluded_rows",
+    "flaky_rows",
+    "metric_notes",
+    "metric_rows",
+    "noninferiority_text",
+    "paired_note",
+    "paired_rows",
+    "provenance_lines",
+    "repeated_rows",
+    "show_categories",
+    "test_rows",
+    "trial_facts",
+]
+
+Row = tuple[str, ...]
+METRIC_HEADERS = (
+    "metric",
+    "pairs",
+    "left out",
+    "baseline",
+    "candidate",
+    "difference",
+    "interval method",
+    "p",
+    "test",
+)
+CATEGORY_HEADERS = (
+    "category",
+    "n",
+    "baseline",
+    "candidate",
+    "uplift",
+    "CI",
+    "b",
+    "c",
+    "p",
+    "adj. p",
+)
+FLAKY_HEADERS = ("task", "baseline passes", "candidate passes", "flaky in", "p")
+
+
+def paired_rows(report: AblationReport) -> list[Row]:
+    """The 2x2 table with margins: rows baseline pass/fail/total, columns candidate pass/fail/total."""
+    t = report.table
+    return [
+        (
+            "baseline pass",
+            str(t.both_pass),
+            f"{t.regressions} (regressions)",
+            str(t.both_pass + t.regressions),
+        ),
+        (
+            "baseline fail",
+            f"{t.improvements} (improvements)",
+            str(t.both_fail),
+            str(t.improvements + t.both_fail),
+        ),
+        ("total", str(t.both_pass + t.improvements), str(t.regressions + t.both_fail), str(t.n)),
+    ]
+
+
+def paired_note(report: AblationReport) -> str:
+    """How many pairs, tasks, runs and exclusions the table covers."""
+    note = f"{report.n_paired} pairs of {report.n_tasks} tasks"
+    if report.runs > 1:
+        note += f", {report.runs} runs per task"
+    if report.excluded:
+        note += f"; {len(report.excluded)} excluded (listed below)"
+    return note + "."
+
+
+def arm_rows(report: AblationReport) -> list[Row]:
+    """Arm summaries transposed: one row per quantity, columns baseline and candidate."""
+    b, c = report.baseline, report.candidate
+
+    def both(fn: Callable[[ArmSummary], str]) -> tuple[str, str]:
+        return fn(b), fn(c)
+
+    rows: list[Row] = [
+        ("agent", *both(lambda a: a.agent or DASH)),
+        ("pass rate", *both(lambda a: f"{fmt_pct(a.pass_rate)} ({a.passes}/{a.n_trials})")),
+        (
+            f"{fmt_level(b.pass_rate_ci.confidence_level)} CI ({b.pass_rate_ci.method})",
+            *both(lambda a: fmt_interval(a.pass_rate_ci, "pct", with_level=False)),
+        ),
+        (
+            "errors / timeouts / retried",
+            *both(lambda a: f"{a.errors} / {a.timeouts} / {a.retried}"),
+        ),
+    ]
+    if any(a.latency_mean_s is not None for a in (b, c)):
+        rows.append(
+            (
+                "latency mean / median / p90",
+                *both(
+                    lambda a: fmt_seconds_group(
+                        (a.latency_mean_s, a.latency_median_s, a.latency_p90_s)
+                    )
+                ),
+            )
+        )
+    if any(a.cost_total is not None for a in (b, c)):
+        rows.append(
+            (
+                "cost total (mean)",
+                *both(lambda a: f"{fmt_float(a.cost_total)} ({fmt_float(a.cost_mean)})"),
+            )
+        )
+    for name in sorted(set(b.quality_means) | set(c.quality_means)):
+        rows.append(
+            (
+                f"quality: {name}",
+                fmt_float(b.quality_means.get(name)),
+                fmt_float(c.quality_means.get(name)),
+            )
+        )
+    return rows
+
+
+def test_rows(report: AblationReport) -> list[tuple[str, str, str, str]]:
+    """(quantity, estimate, interval or counts, method): every test and interval, with its method."""
+    m, u = report.mcnemar, report.uplift
+    rows = [
+        ("McNemar p", fmt_p(m.pvalue), f"b = {m.b}, c = {m.c}", m.method),
+        ("McNemar mid-p", fmt_p(m.midp_pvalue), "", m.midp_method),
+        ("uplift", fmt_pp(u.estimate), fmt_interval(u.ci, "pp"), u.ci.method),
+    ]
+    for extra in (u.tango_ci, u.newcombe_ci, u.t_ci):
+        if extra is not None:
+            rows.append(("uplift", "", fmt_interval(extra, "pp"), extra.method))
+    if u.relative is not None:
+        rows.append(
+            (
+                "relative uplift",
+                fmt_pp(u.relative).replace(" pp", "%"),
+                "",
+                "uplift / baseline pass rate",
+            )
+        )
+    if u.se_paired is not None or u.se_unpaired is not None:
+        rows.append(
+            (
+                "SE paired / unpaired",
+                f"{fmt_float(u.se_paired)} / {fmt_float(u.se_unpaired)}",
+                f"correlation {fmt_float(u.correlation)}",
+                "pairing removes between-task variance",
+            )
+        )
+    if m.note:
+        rows.append(("note", "", m.note, ""))
+    if report.minimum_detectable_effect is not None:
+        rows.append(
+            (
+                "min. detectable effect",
+                fmt_pp(report.minimum_detectable_effect),
+                "",
+                "Connor (1987), observed discordance",
+            )
+        )
+    if report.zero_regression_upper_bound is not None:
+        rows.append(
+            (
+                "regression rate bound",
+                fmt_pct(report.zero_regression_upper_bound, 2),
+                "one-sided upper bound",
+                "Clopper-Pearson, 0 regressions",
+            )
+        )
+    return rows
+
+
+def continuous_rows(report: AblationReport) -> list[tuple[str, ContinuousComparison]]:
+    """Paired continuous comparisons in report order: latency, cost, metrics, quality."""
+    rows: list[tuple[str, ContinuousComparison]] = []
+    if report.latency is not None:
+        rows.append(("latency (s)", report.latency))
+    if report.cost is not None:
+        rows.append(("cost", report.cost))
+    rows += [(name, comp) for name, comp in sorted(report.metrics.items())]
+    rows += [(f"quality: {name}", comp) for name, comp in sorted(report.quality.items())]
+    return rows
+
+
+def provenance_lines(report: AblationReport) -> list[str]:
+    """Provenance facts as short lines."""
+    p = report.provenance
+    lines = [
+        f"seed {p.seed}, {p.n_resamples} resamples, confidence {fmt_level(p.confidence_level)}, "
+        f"alpha {fmt_float(p.alpha)}, runs {p.runs}, on_error={p.on_error}, source {p.source}",
+        f"baseline: {p.baseline_agent or DASH}; candidate: {p.candidate_agent or DASH}",
+        f"suite fingerprint {(p.suite_fingerprint or DASH)[:12]}; campaign {p.campaign_id or DASH}; "
+        f"{p.started_at or DASH} -> {p.finished_at or DASH}",
+    ]
+    if p.versions:
+        lines.append("versions: " + ", ".join(f"{k} {v}" for k, v in sorted(p.versions.items())))
+    if p.baseline_reused_from:
+        lines.append(
+            f"baseline reused from campaign {p.baseline_reused_from}"
+            + (f" (ran {p.baseline_ran_at})" if p.baseline_ran_at else "")
+        )
+    if p.labels:
+        lines.append("labels: " + ", ".join(f"{k}={v}" for k, v in sorted(p.labels.items())))
+    return lines
+
+
+def metric_rows(report: AblationReport) -> list[Row]:
+    """One row per paired continuous metric (see :data:`METRIC_HEADERS`), latency ratio second."""
+    rows: list[Row] = []
+    for label, comp in continuous_rows(report):
+        seconds = comp is report.latency
+        fmt = fmt_seconds if seconds else fmt_float
+        diff = (fmt_signed_seconds if seconds else fmt_signed)(comp.mean_difference)
+        rows.append(
+            (
+                label,
+                str(comp.n_pairs),
+                str(comp.n_left_out),
+                fmt(comp.baseline_mean),
+                fmt(comp.candidate_mean),
+                f"{diff} {fmt_interval(comp.ci, 's' if seconds else 'float')}",
+                comp.ci.method if comp.ci else DASH,
+                fmt_p(comp.wilcoxon_pvalue),
+                comp.wilcoxon_method or DASH,
+            )
+        )
+    lat = report.latency
+    if lat is not None and lat.geometric_mean_ratio is not None:
+        ratio = (
+            "latency ratio (geometric mean)",
+            str(lat.n_pairs),
+            str(lat.n_left_out),
+            "",
+            "",
+            f"{fmt_ratio(lat.geometric_mean_ratio)} {fmt_interval(lat.ratio_ci, 'ratio')}",
+            lat.ratio_ci.method if lat.ratio_ci else DASH,
+            fmt_p(lat.ratio_pvalue),
+            f"median ratio {fmt_ratio(lat.median_ratio)}, faster on "
+            f"{fmt_pct(lat.share_faster)} of pairs",
+        )
+        rows.insert(1, ratio)
+    return rows
+
+
+def metric_notes(report: AblationReport) -> list[str]:
+    """Why pairs were left out of each metric, and quality-scorer error counts."""
+    notes = [
+        f"{label}: {left_out_text(comp.n_left_out, comp.left_out_reason)}"
+        for label, comp in continuous_rows(report)
+        if comp.n_left_out
+    ]
+    notes += [
+        f"quality: {q.metric}: scorer errors baseline {q.scorer_errors_baseline}, "
+        f"candidate {q.scorer_errors_candidate}"
+        for q in report.quality.values()
+        if q.scorer_errors_baseline or q.scorer_errors_candidate
+    ]
+    return notes
+
+
+def repeated_rows(report: AblationReport) -> list[tuple[str, str]]:
+    """The repeated-runs block as (quantity, value) rows (empty for one run per task)."""
+    rep = report.repeated
+    if rep is None:
+        return []
+    rows = [
+        ("runs x tasks", f"{rep.runs} x {rep.n_tasks}"),
+        ("mean difference", fmt_pp(rep.mean_difference)),
+        (rep.t_ci.method, f"{fmt_interval(rep.t_ci, 'pp')}, p = {fmt_p(rep.t_pvalue)}"),
+    ]
+    if rep.cluster_ci is not None:
+        rows.append((rep.cluster_ci.method, fmt_interval(rep.cluster_ci, "pp")))
+    rows += [
+        (
+            "ICC baseline / candidate",
+            f"{fmt_float(rep.icc_baseline)} / {fmt_float(rep.icc_candidate)}",
+        ),
+        (
+            "design effect baseline / candidate",
+            f"{fmt_float(rep.design_effect_baseline)} / {fmt_float(rep.design_effect_candidate)}",
+        ),
+        ("stable regressions", ", ".join(rep.stable_regressions) or DASH),
+        ("stable improvements", ", ".join(rep.stable_improvements) or DASH),
+    ]
+    return rows
+
+
+def flaky_rows(report: AblationReport) -> list[Row]:
+    """One row per flaky task (see ``FLAKY_HEADERS``)."""
+    return [
+        (
+            fl.task_id,
+            f"{fl.baseline_passes}/{fl.baseline_runs}",
+            f"{fl.candidate_passes}/{fl.candidate_runs}",
+            ", ".join(fl.flaky_in),
+            fmt_p(fl.pvalue) + (f" ({fl.method})" if fl.method else ""),
+        )
+        for fl in report.flaky
+    ]
+
+
+def excluded_rows(report: AblationReport, cap: int) -> list[Row]:
+    """Excluded items grouped by reason: (reason, count, ids capped at ``cap`` with a count)."""
+    groups: dict[str, list[str]] = {}
+    for item in report.excluded:
+        label = item.task_id + (f" (run {item.run})" if item.run is not None else "")
+        groups.setdefault(item.reason, []).append(label)
+    rows: list[Row] = []
+    for reason, ids in groups.items():
+        shown, more = cap_list(ids, cap)
+        rows.append(
+            (reason, str(len(ids)), ", ".join(shown) + (f" ... and {more} more" if more else ""))
+        )
+    return rows
+
+
+def show_categories(report: AblationReport) -> bool:
+    """False when the only category is the default one (it would repeat the overall table)."""
+    cats = report.categories
+    return bool(cats) and not (len(cats) == 1 and cats[0].category == "default")
+
+
+def category_rows(report: AblationReport) -> list[Row]:
+    """One row per category (see ``CATEGORY_HEADERS``); empty when not worth showing."""
+    if not show_categories(report):
+        return []
+    return [
+        (
+            c.category,
+            str(c.n),
+            fmt_pct(c.baseline_pass_rate),
+            fmt_pct(c.candidate_pass_rate),
+            fmt_pp(c.uplift),
+            fmt_interval(c.tango_ci, "pp"),
+            str(c.table.regressions),
+            str(c.table.improvements),
+            fmt_p(c.mcnemar_pvalue),
+            fmt_p(c.adjusted_pvalue),
+        )
+        for c in report.categories
+    ]
+
+
+def category_note(report: AblationReport) -> str:
+    """Which interval and test the category table uses."""
+    methods = sorted({c.tango_ci.method for c in report.categories if c.tango_ci is not None})
+    return f"CI: {', '.join(methods) or DASH}; p: McNemar, adjusted across categories."
+
+
+def noninferiority_text(report: AblationReport) -> str | None:
+    """The non-inferiority result in one sentence (``None`` when not tested)."""
+    ni = report.noninferiority
+    if ni is None:
+        return None
+    interval = fmt_interval(ni.ci, "pp")
+    if ni.ci.method != ni.method:
+        interval += f" ({ni.ci.method})"
+    return (
+        f"margin {fmt_pp(-ni.margin)}: {ni.decision.upper()}: {interval}; {ni.method}: "
+        f"z = {fmt_float(ni.statistic)}, p = {fmt_p(ni.pvalue)}, alpha {fmt_float(ni.alpha)}"
+    )
+
+
+def trial_facts(trial: TrialView) -> str:
+    """Verdict, status, latency, attempts and quality of one trial, in one line."""
+    verdict = {True: "PASS", False: "FAIL", None: "no verdict"}[trial.passed]
+    facts = [f"{verdict} ({trial.status})", f"latency {fmt_seconds(trial.latency_s)}"]
+    if trial.attempts != 1:
+        facts.append(f"{trial.attempts} attempts")
+    if trial.quality:
+        facts.append(
+            "quality " + ", ".join(f"{k} {fmt_float(v)}" for k, v in sorted(trial.quality.items()))
+        )
+    return ", ".join(facts)

@@ -1,0 +1,137 @@
+"""Several candidates against one baseline: one row per candidate, Holm across candidates.
+
+Each candidate's two-sided exact McNemar p-value is Holm-adjusted over all candidates (family-wise
+error rate, the right control when the best candidate will be picked). The reports are assumed
+to share a baseline and a task suite; when their baseline pass counts, baseline agents or suite
+fingerprints differ, a note says so instead of silently comparing unlike things.
+"""
+
+from __future__ import annotations
+
+import io
+import json
+from collections.abc import Sequence
+from typing import Any
+
+from ablation.render import _format as f
+from ablation.report import AblationReport
+
+__all__ = ["SUMMARY_HEADERS", "summary_data", "summary_rows", "summary_text"]
+
+SUMMARY_HEADERS = (
+    "candidate",
+    "baseline pass",
+    "candidate pass",
+    "uplift",
+    "CI",
+    "regressions",
+    "improvements",
+    "McNemar p",
+    "Holm p",
+    "verdict",
+)
+
+
+def summary_data(reports: Sequence[AblationReport], names: Sequence[str]) -> dict[str, Any]:
+    """Rows (raw numbers) and notes for :func:`ablation.render.render_summary`.
+
+    Raises:
+        ValueError: if ``reports`` is empty or ``names`` has a different length.
+    """
+    if not reports:
+        raise ValueError("render_summary needs at least one report")
+    if len(reports) != len(names):
+        raise ValueError(f"{len(reports)} reports but {len(names)} names")
+    from ablation.stats import adjust_pvalues
+
+    holm = [float(x) for x in adjust_pvalues([r.mcnemar.pvalue for r in reports], method="holm")]
+    rows = []
+    for name, r, adj in zip(names, reports, holm, strict=True):
+        iv = r.uplift.tango_ci or r.uplift.t_ci or r.uplift.ci
+        rows.append(
+            {
+                "name": name,
+                "n_paired": r.n_paired,
+                "baseline_pass_rate": r.baseline.pass_rate,
+                "candidate_pass_rate": r.candidate.pass_rate,
+                "uplift": r.uplift.estimate,
+                "uplift_ci": iv.model_dump(),
+                "regressions": r.table.regressions,
+                "critical_regressions": len(r.critical_regressions),
+                "improvements": r.table.improvements,
+                "mcnemar_pvalue": r.mcnemar.pvalue,
+                "holm_pvalue": adj,
+                "summary": r.summary,
+                "verdict": r.verdict if r.gates else "not gated",
+            }
+        )
+    notes = [f"Holm adjustment of the McNemar p-values across {len(reports)} candidates."]
+    for label, key in (
+        ("baseline pass counts", lambda r: (r.baseline.passes, r.baseline.n_trials)),
+        ("baseline agents", lambda r: r.provenance.baseline_agent),
+        ("suite fingerprints", lambda r: r.provenance.suite_fingerprint),
+    ):
+        if len({key(r) for r in reports}) > 1:
+            notes.append(
+                f"Warning: the reports differ in {label}; they may not share one baseline."
+            )
+    return {"rows": rows, "notes": notes}
+
+
+def summary_rows(data: dict[str, Any]) -> list[tuple[str, ...]]:
+    """The rows of :func:`summary_data` as text cells (see :data:`SUMMARY_HEADERS`)."""
+    out: list[tuple[str, ...]] = []
+    for row in data["rows"]:
+        ci = row["uplift_ci"]
+        crit = f" ({row['critical_regressions']} critical)" if row["critical_regressions"] else ""
+        out.append(
+            (
+                row["name"],
+                f.fmt_pct(row["baseline_pass_rate"]),
+                f.fmt_pct(row["candidate_pass_rate"]),
+                f.fmt_pp(row["uplift"]),
+                f"{f.fmt_level(ci['confidence_level'])} [{f.fmt_pp(ci['low'])}, "
+                f"{f.fmt_pp(ci['high'])}] {ci['method']}",
+                f"{row['regressions']}{crit}",
+                str(row["improvements"]),
+                f.fmt_p(row["mcnemar_pvalue"]),
+                f.fmt_p(row["holm_pvalue"]),
+                str(row["verdict"]).upper(),
+            )
+        )
+    return out
+
+
+def summary_text(data: dict[str, Any], fmt: str, width: int | None = None) -> str:
+    """Draw the summary in ``fmt`` ("terminal", "markdown", "html" or "json")."""
+    rows = summary_rows(data)
+    if fmt == "json":
+        return json.dumps(data, indent=2) + "\n"
+    if fmt == "markdown":
+        from ablation.render.markdown import md_cell, md_table
+
+        notes = "\n\n".join(md_cell(n) for n in data["notes"])
+        return f"### Candidates vs baseline\n\n{md_table(SUMMARY_HEADERS, rows)}\n\n{notes}\n"
+    if fmt == "html":
+        from ablation.render.html import esc, html_page, html_table
+
+        notes = "".join(f'<p class="note">{esc(n)}</p>' for n in data["notes"])
+        body = f"<h1>Candidates vs baseline</h1>{html_table(SUMMARY_HEADERS, rows)}{notes}"
+        return html_page("ablation: candidates vs baseline", body)
+    if fmt == "terminal":
+        from rich.console import Console
+
+        from ablation.render.terminal import summary_renderables
+
+        console = Console(
+            width=width or 100,
+            record=True,
+            file=io.StringIO(),
+            force_terminal=False,
+            color_system=None,
+        )
+        for part in summary_renderables(SUMMARY_HEADERS, rows, data["notes"]):
+            console.print(part)
+        text = console.export_text(styles=False)
+        return "\n".join(line.rstrip() for line in text.splitlines()) + "\n"
+    raise ValueError(f"unknown format {fmt!r}: use terminal, markdown, json or html")

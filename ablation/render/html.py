@@ -1,0 +1,282 @@
+"""Self-contained HTML report: one page, inline CSS, inline SVG plots, no scripts.
+
+Agent outputs, errors, task ids, categories, labels and agent names are untrusted: each one is
+written through :func:`html.escape` (``quote=True``), and nothing else reaches the page unescaped
+except markup built here. The page loads nothing from outside (no external URL, font or script)
+and carries a Content-Security-Policy that forbids scripts, as a second line of defence should an
+escape ever be missed. Plots come from :mod:`ablation.render.plots`; without matplotlib the page
+says how to get them.
+"""
+
+from __future__ import annotations
+
+import html
+from collections.abc import Iterable, Sequence
+
+from ablation.render import _format as f
+from ablation.render import _sections as sec
+from ablation.report import AblationReport, TrialView
+
+__all__ = ["esc", "html_page", "html_table", "page_title", "render_html"]
+
+OUTPUT_LIMIT = 20_000
+CSP = "default-src 'none'; style-src 'unsafe-inline'; base-uri 'none'; form-action 'none'"
+CSS = """
+body{font:14px/1.45 system-ui,-apple-system,"Segoe UI",sans-serif;margin:0 auto;max-width:1100px;
+padding:0 1.2em 3em;color:#1f2933;background:#fff}
+h1{font-size:1.45em;margin:.2em 0}h2{font-size:1.15em;border-bottom:1px solid #d9e2ec;
+padding-bottom:.2em;margin-top:1.8em}h3{font-size:1em;margin:.2em 0}
+.verdict{padding:.8em 1.1em;border-radius:6px;margin-top:1em}
+.verdict.pass{background:#e3f9e5;border-left:6px solid #31a14c}
+.verdict.fail{background:#ffe3e3;border-left:6px solid #d64545}
+table{border-collapse:collapse;margin:.5em 0;font-size:.93em}
+th,td{border:1px solid #d9e2ec;padding:.25em .6em;text-align:left;vertical-align:top}
+th{background:#f0f4f8}td.num{text-align:right;font-variant-numeric:tabular-nums}
+.critical{color:#fff;background:#d64545;padding:0 .4em;border-radius:3px;font-weight:600}
+.status-pass{color:#1f7a35;font-weight:600}.status-fail{color:#c22;font-weight:600}
+.status-inconclusive{color:#b7791f;font-weight:600}
+.ids{line-height:1.8}.ids span{background:#f0f4f8;border-radius:3px;padding:.1em .35em;
+display:inline-block;max-width:100%;overflow-wrap:anywhere}
+.note{color:#52606d;font-size:.9em}.plot svg{max-width:100%;height:auto}
+.pair{border:1px solid #d9e2ec;border-radius:6px;margin:1em 0;padding:.6em .8em}
+.pair.regression{border-left:5px solid #d64545}.pair.improvement{border-left:5px solid #2e86c1}
+.sbs{display:grid;grid-template-columns:1fr 1fr;gap:.8em}
+@media (max-width:700px){.sbs{grid-template-columns:1fr}}
+pre{background:#f5f7fa;border:1px solid #e4e7eb;padding:.5em;white-space:pre-wrap;
+overflow-wrap:anywhere;max-height:28em;overflow:auto;margin:.3em 0;font-size:.88em}
+pre.error{background:#fff5f5;border-color:#f5c2c2}
+footer{margin-top:2.5em;color:#52606d;font-size:.85em}
+"""
+
+
+def esc(value: object) -> str:
+    """``html.escape(str(value), quote=True)``: the only way user text enters the page."""
+    return html.escape(str(value), quote=True)
+
+
+def html_table(
+    headers: Sequence[str], rows: Iterable[Sequence[object]], *, num: Sequence[int] = ()
+) -> str:
+    """A table whose cells are all escaped; columns listed in ``num`` are right-aligned."""
+    head = "".join(f"<th>{esc(h)}</th>" for h in headers)
+    body = []
+    for row in rows:
+        cells = "".join(
+            f'<td class="num">{esc(c)}</td>' if i in num else f"<td>{esc(c)}</td>"
+            for i, c in enumerate(row)
+        )
+        body.append(f"<tr>{cells}</tr>")
+    return f"<table><thead><tr>{head}</tr></thead><tbody>{''.join(body)}</tbody></table>"
+
+
+def page_title(report: AblationReport) -> str:
+    """The page's ``<title>`` text (before escaping)."""
+    p = report.provenance
+    return (
+        f"ablation report: {p.candidate_agent or 'candidate'} vs {p.baseline_agent or 'baseline'}"
+        f" (verdict {report.verdict})"
+    )
+
+
+def _section(ident: str, title: str, *body: str) -> str:
+    return f'<section id="{ident}"><h2>{esc(title)}</h2>{"".join(body)}</section>'
+
+
+def _p(text: str, cls: str = "") -> str:
+    return f'<p class="{cls}">{esc(text)}</p>' if cls else f"<p>{esc(text)}</p>"
+
+
+def _regressions(report: AblationReport) -> str:
+    ids = f.ordered_regressions(report)
+    crit = set(report.critical_regressions)
+    title = f"Regressions ({len(ids)}" + (f", {len(crit)} critical)" if crit else ")")
+    if not ids:
+        text = f"No task regressed in {report.n_paired} pairs."
+        if report.zero_regression_upper_bound is not None:
+            text += (
+                " One-sided upper bound on the regression rate: "
+                f"{f.fmt_pct(report.zero_regression_upper_bound, 2)}."
+            )
+        return _section("regressions", title, _p(text))
+    cats = f.category_of(report)
+    with_detail = {d.task_id for d in report.details if d.kind == "regression"}
+    rows = []
+    for i, tid in enumerate(ids, 1):
+        name = f'<a href="#pair-{i}-r">{esc(tid)}</a>' if tid in with_detail else esc(tid)
+        mark = ""
+        if crit:
+            mark = (
+                "<td>" + ('<span class="critical">CRITICAL</span>' if tid in crit else "") + "</td>"
+            )
+        rows.append(
+            f'<tr><td class="num">{i}</td><td>{name}</td>'
+            f"<td>{esc(cats.get(tid, f.DASH))}</td>{mark}</tr>"
+        )
+    head = "<th>#</th><th>task</th><th>category</th>" + ("<th></th>" if crit else "")
+    table = f"<table><thead><tr>{head}</tr></thead><tbody>{''.join(rows)}</tbody></table>"
+    return _section("regressions", title, table)
+
+
+def _improvements(report: AblationReport) -> str:
+    ids = report.improvements
+    body = (
+        '<div class="ids">' + "\n".join(f"<span>{esc(t)}</span>" for t in ids) + "</div>"
+        if ids
+        else _p("No task improved.")
+    )
+    return _section("improvements", f"Improvements ({len(ids)})", body)
+
+
+def _table_section(
+    ident: str, title: str, headers: Sequence[str], rows: Sequence[Sequence[str]], *extra: str
+) -> str:
+    return _section(ident, title, html_table(headers, rows), *extra) if rows else ""
+
+
+def _notes(notes: Sequence[str]) -> str:
+    return "".join(_p(n, "note") for n in notes)
+
+
+def _gates(report: AblationReport) -> str:
+    body = ""
+    if report.gates:
+        rows = "".join(
+            f'<tr><td>{esc(g.name)}</td><td class="status-{esc(g.status)}">'
+            f"{esc(g.status.upper())}</td><td>{esc(g.evidence)}</td>"
+            f'<td class="num">{esc(f.fmt_p(g.pvalue))}</td>'
+            f'<td class="num">{esc(f.fmt_p(g.adjusted_pvalue))}</td></tr>'
+            for g in report.gates
+        )
+        body = (
+            "<table><thead><tr><th>gate</th><th>status</th><th>evidence</th><th>p</th>"
+            f"<th>adj. p</th></tr></thead><tbody>{rows}</tbody></table>"
+        )
+    return _section("gates", "Release gates", body, f"<p><b>{esc(f.verdict_line(report))}</b></p>")
+
+
+def _trial(trial: TrialView | None, arm: str) -> str:
+    if trial is None:
+        return f"<div><h4>{arm}</h4><p>no trial</p></div>"
+    parts = [f"<div><h4>{arm}</h4>", _p(sec.trial_facts(trial))]
+    if trial.error:
+        parts.append(f'<pre class="error">{esc(f.truncate(trial.error, OUTPUT_LIMIT))}</pre>')
+    output = f.output_text(trial.output)
+    if output:
+        parts.append(f"<pre>{esc(f.truncate(output, OUTPUT_LIMIT))}</pre>")
+    else:
+        parts.append(_p("(no output)", "note"))
+    return "".join(parts) + "</div>"
+
+
+def _drilldown(report: AblationReport) -> str:
+    if not report.details:
+        return ""
+    anchors = {tid: i for i, tid in enumerate(f.ordered_regressions(report), 1)}
+    used: set[str] = set()
+    items = []
+    for d in f.ordered_details(report):
+        critical = d.critical and d.kind == "regression"
+        anchor = ""
+        if d.kind == "regression" and d.task_id in anchors and d.task_id not in used:
+            used.add(d.task_id)
+            anchor = f' id="pair-{anchors[d.task_id]}-r"'
+        head = ('<span class="critical">CRITICAL</span> ' if critical else "") + esc(d.kind.upper())
+        where = f" [{d.category}]" if d.category else ""
+        where += f" (run {d.run})" if d.run is not None else ""
+        items.append(
+            f'<article class="pair {d.kind}"{anchor}><h3>{head}: {esc(d.task_id + where)}</h3>'
+            f'<div class="sbs">{_trial(d.baseline, "baseline")}{_trial(d.candidate, "candidate")}</div></article>'
+        )
+    return _section("drilldown", f"Drill-down ({len(report.details)} tasks)", "".join(items))
+
+
+def _plots(report: AblationReport) -> tuple[dict[str, str], str]:
+    try:
+        from ablation.render.plots import report_plots
+
+        plots = report_plots(report)
+    except ImportError:
+        return {}, _p("Plots need matplotlib: pip install ablation[html]", "note")
+    return {caption: f'<figure class="plot">{svg}</figure>' for caption, svg in plots}, ""
+
+
+def html_page(title: str, body: str) -> str:
+    """Wrap ``body`` (already safe markup) in the page skeleton with inline CSS and the CSP."""
+    return (
+        '<!DOCTYPE html>\n<html lang="en"><head><meta charset="utf-8">'
+        f'<meta http-equiv="Content-Security-Policy" content="{CSP}">'
+        '<meta name="viewport" content="width=device-width, initial-scale=1">'
+        f"<title>{esc(title)}</title><style>{CSS}</style></head>\n<body>{body}</body></html>\n"
+    )
+
+
+def render_html(report: AblationReport, *, details: bool = True) -> str:
+    """The report as one self-contained HTML page.
+
+    Args:
+        report: The report.
+        details: Include the drill-down (default ``True``: a page has room for it).
+    """
+    plots, plot_note = _plots(report)
+    p = report.provenance
+    agents = f"{p.candidate_agent or 'candidate'} vs {p.baseline_agent or 'baseline'}"
+    ni = sec.noninferiority_text(report)
+    verdict_class = "pass" if report.verdict == "pass" else "fail"
+    body = [
+        f'<header class="verdict {verdict_class}"><h1>{esc(f.verdict_line(report))}</h1>'
+        f"{_p(f.summary_sentence(report))}{_p(agents, 'note')}</header>",
+        plot_note,
+        _regressions(report),
+        _improvements(report),
+        _section(
+            "paired",
+            "Paired outcomes",
+            html_table(["", "candidate pass", "candidate fail", "total"], sec.paired_rows(report)),
+            _p(sec.paired_note(report), "note"),
+            plots.get("Paired outcomes", ""),
+        ),
+        _section("arms", "Arms", html_table(["", "baseline", "candidate"], sec.arm_rows(report))),
+        _section(
+            "tests",
+            "Tests and intervals",
+            html_table(
+                ["quantity", "estimate", "interval / counts", "method"], sec.test_rows(report)
+            ),
+            plots.get("Intervals", ""),
+        ),
+        _table_section(
+            "metrics",
+            "Paired metrics (pairs where both trials completed)",
+            sec.METRIC_HEADERS,
+            sec.metric_rows(report),
+            _notes(sec.metric_notes(report)),
+        ),
+        _table_section(
+            "repeated",
+            "Repeated runs (the task is the unit)",
+            ["", "value"],
+            sec.repeated_rows(report),
+        ),
+        _table_section(
+            "flaky", f"Flaky tasks ({len(report.flaky)})", sec.FLAKY_HEADERS, sec.flaky_rows(report)
+        ),
+        _section("noninferiority", "Non-inferiority (H0: uplift <= -margin)", _p(ni)) if ni else "",
+        _table_section(
+            "excluded",
+            f"Excluded from the paired analysis ({len(report.excluded)})",
+            ["task", "run", "reason"],
+            [(e.task_id, "" if e.run is None else str(e.run), e.reason) for e in report.excluded],
+        ),
+        _table_section(
+            "categories",
+            "Categories",
+            sec.CATEGORY_HEADERS,
+            sec.category_rows(report),
+            _p(sec.category_note(report), "note"),
+            plots.get("Uplift by category", ""),
+        ),
+        _gates(report),
+        _drilldown(report) if details else "",
+        "<footer>" + "<br>".join(esc(line) for line in sec.provenance_lines(report)) + "</footer>",
+    ]
+    return html_page(page_title(report), "\n".join(b for b in body if b))

@@ -1,0 +1,207 @@
+"""Markdown report for a pull-request comment (GitHub-flavoured Markdown).
+
+Headline and verdict first, then regressions (critical first), improvements, and GitHub tables for
+the numbers. Tables are always valid: a header row, a separator row, and the same number of cells
+in every row. User text in a table cell is escaped for Markdown (``|``, backticks, emphasis,
+brackets) and for HTML (``<``, ``>``, ``&``), and newlines become ``<br>``. The drill-down sits in
+``<details>`` blocks, with outputs HTML-escaped inside ``<pre>`` (a ``<pre>`` block runs to its
+closing tag, so blank lines in an output cannot end it early).
+"""
+
+from __future__ import annotations
+
+import html
+from collections.abc import Sequence
+
+from ablation.render import _format as f
+from ablation.render import _sections as sec
+from ablation.report import AblationReport, PairDetail, TrialView
+
+__all__ = ["md_cell", "md_table", "render_markdown"]
+
+IMPROVEMENT_CAP = 30
+REGRESSION_CAP = 50
+EXCLUDED_CAP = 20
+OUTPUT_LIMIT = 2000
+_MD_SPECIAL = set("\\`*_[]|~#!")
+
+
+def md_cell(value: object) -> str:
+    """Escape text for one cell of a GitHub table (or any inline Markdown position)."""
+    out: list[str] = []
+    for ch in str(value):
+        if ch in _MD_SPECIAL:
+            out.append("\\" + ch)
+        elif ch == "<":
+            out.append("&lt;")
+        elif ch == ">":
+            out.append("&gt;")
+        elif ch == "&":
+            out.append("&amp;")
+        elif ch == "\n":
+            out.append("<br>")
+        elif ch == "\r":
+            continue
+        else:
+            out.append(ch)
+    return "".join(out)
+
+
+def md_table(headers: Sequence[str], rows: Sequence[Sequence[object]]) -> str:
+    """A GitHub table; cells are escaped with :func:`md_cell`, short rows are padded."""
+    width = len(headers)
+    lines = [
+        "| " + " | ".join(md_cell(h) for h in headers) + " |",
+        "|" + "|".join("---" for _ in headers) + "|",
+    ]
+    for row in rows:
+        cells = [md_cell(c) for c in row][:width]
+        cells += [""] * (width - len(cells))
+        lines.append("| " + " | ".join(cells) + " |")
+    return "\n".join(lines)
+
+
+def _ids(ids: Sequence[str], cap: int) -> str:
+    shown, more = f.cap_list(ids, cap)
+    text = ", ".join(md_cell(t) for t in shown)
+    return text + (f" ... and {more} more ({len(ids)} in all)" if more else "")
+
+
+def _regressions(report: AblationReport, details: bool) -> list[str]:
+    ids = f.ordered_regressions(report)
+    crit = set(report.critical_regressions)
+    head = f"### Regressions ({len(ids)}" + (f", {len(crit)} critical)" if crit else ")")
+    if not ids:
+        text = f"No task regressed in {report.n_paired} pairs."
+        if report.zero_regression_upper_bound is not None:
+            text += (
+                f" One-sided upper bound on the regression rate: "
+                f"{f.fmt_pct(report.zero_regression_upper_bound, 2)}."
+            )
+        return [head, text]
+    cats = f.category_of(report)
+    shown, more = f.cap_list(ids, 0 if details else REGRESSION_CAP)
+    rows = [
+        (i, tid, cats.get(tid, f.DASH), *(["**CRITICAL**" if tid in crit else ""] if crit else []))
+        for i, tid in enumerate(shown, 1)
+    ]
+    table = md_table(["#", "task", "category", *(["critical"] if crit else [])], rows)
+    # md_table escapes cells; restore the bold marker we put there ourselves.
+    table = table.replace("\\*\\*CRITICAL\\*\\*", "**CRITICAL**")
+    out = [head, table]
+    if more:
+        out.append(f"... and {more} more regressions ({len(ids)} in all).")
+    return out
+
+
+def _table_section(
+    title: str, headers: Sequence[str], rows: Sequence[Sequence[object]]
+) -> list[str]:
+    return [title, md_table(headers, rows)] if rows else []
+
+
+def _notes(notes: Sequence[str], lead: str) -> list[str]:
+    return ["", lead + "; ".join(md_cell(n) for n in notes) + "."] if notes else []
+
+
+def _gates(report: AblationReport) -> list[str]:
+    out = ["### Release gates"]
+    if report.gates:
+        rows = [
+            (g.name, g.status.upper(), g.evidence, f.fmt_p(g.pvalue), f.fmt_p(g.adjusted_pvalue))
+            for g in report.gates
+        ]
+        out += [md_table(["gate", "status", "evidence", "p", "adj. p"], rows), ""]
+    return [*out, f"**{md_cell(f.verdict_line(report))}**"]
+
+
+def _trial_html(trial: TrialView | None, arm: str) -> str:
+    if trial is None:
+        return f"<b>{arm}</b>: no trial\n"
+    parts = [f"<b>{arm}</b>: {md_cell(sec.trial_facts(trial))}\n"]
+    if trial.error:
+        text = html.escape(f.truncate(trial.error, OUTPUT_LIMIT))
+        parts.append(f"\n<pre>error: {text}</pre>\n")
+    output = f.output_text(trial.output)
+    if output:
+        parts.append(f"\n<pre>{html.escape(f.truncate(output, OUTPUT_LIMIT))}</pre>\n")
+    return "".join(parts)
+
+
+def _drilldown(details: Sequence[PairDetail]) -> list[str]:
+    out = [f"<details><summary>Drill-down: {len(details)} regressed and improved tasks</summary>\n"]
+    for d in details:
+        head = "CRITICAL REGRESSION" if d.critical and d.kind == "regression" else d.kind.upper()
+        title = f"{head}: {d.task_id}" + (f" [{d.category}]" if d.category else "")
+        title += f" (run {d.run})" if d.run is not None else ""
+        out += [
+            f"<details><summary>{html.escape(title)}</summary>\n",
+            _trial_html(d.baseline, "baseline"),
+            _trial_html(d.candidate, "candidate"),
+            "</details>\n",
+        ]
+    out.append("</details>")
+    return out
+
+
+def render_markdown(report: AblationReport, *, details: bool = False) -> str:
+    """The report as a GitHub pull-request comment.
+
+    Args:
+        report: The report.
+        details: Add a collapsed drill-down of every regressed and improved task.
+    """
+    mark = "✅" if report.verdict == "pass" else "❌"
+    improvements = _ids(report.improvements, 0 if details else IMPROVEMENT_CAP)
+    cap = 0 if details else EXCLUDED_CAP
+    parts: list[list[str]] = [
+        [
+            f"## {mark} ablation: {md_cell(f.verdict_line(report))}",
+            md_cell(f.summary_sentence(report)),
+        ],
+        _regressions(report, details),
+        [f"### Improvements ({len(report.improvements)})", improvements or "No task improved."],
+        [
+            "### Paired outcomes",
+            md_table(["", "candidate pass", "candidate fail", "total"], sec.paired_rows(report)),
+            "",
+            md_cell(sec.paired_note(report)),
+        ],
+        ["### Arms", md_table(["", "baseline", "candidate"], sec.arm_rows(report))],
+        [
+            "### Tests and intervals",
+            md_table(
+                ["quantity", "estimate", "interval / counts", "method"], sec.test_rows(report)
+            ),
+        ],
+        _table_section(
+            "### Paired metrics (pairs where both trials completed)",
+            sec.METRIC_HEADERS,
+            sec.metric_rows(report),
+        )
+        + _notes(sec.metric_notes(report), "Left out and scorer errors: "),
+        _table_section(
+            "### Repeated runs (the task is the unit)", ["", "value"], sec.repeated_rows(report)
+        ),
+        _table_section(
+            f"### Flaky tasks ({len(report.flaky)})", sec.FLAKY_HEADERS, sec.flaky_rows(report)
+        ),
+    ]
+    ni = sec.noninferiority_text(report)
+    if ni is not None:
+        parts.append(["### Non-inferiority (H0: uplift <= -margin)", md_cell(ni)])
+    parts += [
+        _table_section(
+            f"### Excluded from the paired analysis ({len(report.excluded)})",
+            ["reason", "count", "tasks"],
+            sec.excluded_rows(report, cap),
+        ),
+        _table_section("### Categories", sec.CATEGORY_HEADERS, sec.category_rows(report))
+        + (["", md_cell(sec.category_note(report))] if sec.show_categories(report) else []),
+        _gates(report),
+    ]
+    prov = "<br>\n".join(md_cell(line) for line in sec.provenance_lines(report))
+    parts.append([f"<sub>{prov}</sub>"])
+    if details and report.details:
+        parts.append(_drilldown(f.ordered_details(report)))
+    return "\n\n".join("\n".join(block) for block in parts if block) + "\n"

@@ -1,0 +1,324 @@
+"""Terminal report (rich): readable at 80 columns, regressions first.
+
+Order: headline and verdict, regressions (critical first), improvements, the paired table, arm
+summaries, tests and intervals, paired metrics (latency, cost, quality), repeated runs and flaky
+tasks, non-inferiority, excluded items, categories, gates, provenance; with ``details=True`` a
+drill-down of every regressed and improved task.
+
+Every piece of user text (task ids, outputs, errors, categories, agent names) enters rich as a
+:class:`rich.text.Text`, never as markup, and passes through :func:`printable`, so neither rich
+markup nor terminal escape sequences in an agent's output can act.
+"""
+
+from __future__ import annotations
+
+import io
+from collections.abc import Iterable, Sequence
+
+from rich import box
+from rich.console import Console, Group, RenderableType
+from rich.panel import Panel
+from rich.rule import Rule
+from rich.table import Table
+from rich.text import Text
+
+from ablation.render import _format as f
+from ablation.render import _sections as sec
+from ablation.report import AblationReport, PairDetail, TrialView
+
+__all__ = [
+    "build_renderables",
+    "drilldown",
+    "print_report",
+    "render_terminal",
+    "summary_renderables",
+]
+
+REGRESSION_CAP = 25
+IMPROVEMENT_CAP = 12
+EXCLUDED_CAP = 8
+OUTPUT_LIMIT = 600
+
+
+def _t(value: object, style: str = "") -> Text:
+    return Text(f.printable(str(value)), style=style)
+
+
+def _table(*headers: str, title: str | None = None) -> Table:
+    table = Table(box=box.ROUNDED, show_header=True, header_style="bold", title=title, expand=False)
+    for header in headers:
+        table.add_column(_t(header), overflow="fold")
+    return table
+
+
+def _rule(title: str) -> Rule:
+    return Rule(_t(title, "bold"), align="left", style="dim")
+
+
+def _heading(report: AblationReport) -> Panel:
+    ok = report.verdict == "pass"
+    body = Text()
+    body.append(f.verdict_line(report), style="bold green" if ok else "bold red")
+    body.append("\n" + f.summary_sentence(report))
+    title = _t(
+        f"ablation: {report.provenance.candidate_agent or 'candidate'} vs "
+        f"{report.provenance.baseline_agent or 'baseline'}"
+    )
+    return Panel(body, title=title, title_align="left", border_style="green" if ok else "red")
+
+
+def _regressions(report: AblationReport, details: bool) -> list[RenderableType]:
+    ids = f.ordered_regressions(report)
+    crit = set(report.critical_regressions)
+    title = f"Regressions ({len(ids)}" + (f", {len(crit)} critical)" if crit else ")")
+    out: list[RenderableType] = [_rule(title)]
+    if not ids:
+        text = f"No task regressed in {report.n_paired} pairs."
+        if report.zero_regression_upper_bound is not None:
+            text += (
+                f" One-sided {f.fmt_level(report.provenance.confidence_level)} upper bound on the "
+                f"regression rate: {f.fmt_pct(report.zero_regression_upper_bound, 2)}."
+            )
+        return [*out, _t(text, "green")]
+    cats = f.category_of(report)
+    shown, more = f.cap_list(ids, 0 if details else REGRESSION_CAP)
+    table = _table("#", "task", "category", *([""] if crit else []))
+    for i, tid in enumerate(shown, 1):
+        mark = [_t("CRITICAL", "bold red") if tid in crit else _t("")] if crit else []
+        table.add_row(_t(i), _t(tid, "red"), _t(cats.get(tid, f.DASH)), *mark)
+    out.append(table)
+    if more:
+        out.append(_t(f"... and {more} more regressions ({len(ids)} in all)", "red"))
+    return out
+
+
+def _improvements(report: AblationReport, details: bool) -> list[RenderableType]:
+    ids = list(report.improvements)
+    out: list[RenderableType] = [_rule(f"Improvements ({len(ids)})")]
+    if not ids:
+        return [*out, _t("No task improved.")]
+    shown, more = f.cap_list(ids, 0 if details else IMPROVEMENT_CAP)
+    text = _t(", ".join(shown), "green")
+    if more:
+        text.append(f" ... and {more} more ({len(ids)} in all)")
+    return [*out, text]
+
+
+def _rows_table(headers: Sequence[str], rows: Iterable[Sequence[str]]) -> Table:
+    table = _table(*headers)
+    for row in rows:
+        table.add_row(*map(_t, row))
+    return table
+
+
+def _paired_table(report: AblationReport) -> list[RenderableType]:
+    table = _rows_table(["", "candidate pass", "candidate fail", "total"], sec.paired_rows(report))
+    return [_rule("Paired outcomes"), table, _t(sec.paired_note(report))]
+
+
+def _arms(report: AblationReport) -> list[RenderableType]:
+    return [_rule("Arms"), _rows_table(["", "baseline", "candidate"], sec.arm_rows(report))]
+
+
+def _tests(report: AblationReport) -> list[RenderableType]:
+    headers = ["quantity", "estimate", "interval / counts", "method"]
+    return [_rule("Tests and intervals"), _rows_table(headers, sec.test_rows(report))]
+
+
+def _metrics(report: AblationReport) -> list[RenderableType]:
+    rows = sec.continuous_rows(report)
+    if not rows:
+        return []
+    table = _table("metric", "pairs", "baseline", "candidate", "difference (CI)", "Wilcoxon p")
+    methods: dict[str, list[str]] = {}
+    for label, comp in rows:
+        seconds = comp is report.latency
+        fmt = f.fmt_seconds if seconds else f.fmt_float
+        diff = (
+            f.fmt_signed_seconds(comp.mean_difference)
+            if seconds
+            else f.fmt_signed(comp.mean_difference)
+        )
+        ci = f.fmt_interval(comp.ci, "s" if seconds else "float", with_level=False)
+        table.add_row(
+            _t(label),
+            _t(comp.n_pairs),
+            _t(fmt(comp.baseline_mean)),
+            _t(fmt(comp.candidate_mean)),
+            _t(f"{diff}\n{ci}"),
+            _t(f.fmt_p(comp.wilcoxon_pvalue)),
+        )
+        if comp.ci is not None:
+            methods.setdefault(f"CI: {comp.ci.method}", []).append(label)
+        if comp.wilcoxon_method:
+            methods.setdefault(f"p: {comp.wilcoxon_method}", []).append(label)
+    notes = [f"{m} ({', '.join(labels)})" for m, labels in methods.items()]
+    lat = report.latency
+    if lat is not None and lat.geometric_mean_ratio is not None:
+        ratio = f.fmt_interval(lat.ratio_ci, "ratio")
+        method = lat.ratio_ci.method if lat.ratio_ci else ""
+        notes.insert(
+            0,
+            f"latency ratio (geometric mean): {f.fmt_ratio(lat.geometric_mean_ratio)} "
+            f"{ratio}, p = {f.fmt_p(lat.ratio_pvalue)} ({method}); median ratio "
+            f"{f.fmt_ratio(lat.median_ratio)}; faster on {f.fmt_pct(lat.share_faster)} "
+            "of pairs",
+        )
+    notes += sec.metric_notes(report)
+    return [
+        _rule("Paired metrics (only pairs where both trials completed)"),
+        table,
+        *(_t("- " + n, "dim") for n in notes),
+    ]
+
+
+def _repeated(report: AblationReport) -> list[RenderableType]:
+    out: list[RenderableType] = []
+    if report.repeated is not None:
+        table = _rows_table(["repeated runs", "value"], sec.repeated_rows(report))
+        out += [_rule("Repeated runs (task is the unit)"), table]
+    if report.flaky:
+        table = _rows_table(
+            ["task", "baseline", "candidate", "flaky in", "p"], sec.flaky_rows(report)
+        )
+        out += [_rule(f"Flaky tasks ({len(report.flaky)})"), table]
+    return out
+
+
+def _noninferiority(report: AblationReport) -> list[RenderableType]:
+    ni, text = report.noninferiority, sec.noninferiority_text(report)
+    if ni is None or text is None:
+        return []
+    style = {"non-inferior": "green", "regression": "red"}.get(ni.decision, "yellow")
+    return [_rule("Non-inferiority (H0: uplift <= -margin)"), _t(text, style)]
+
+
+def _excluded(report: AblationReport, details: bool) -> list[RenderableType]:
+    if not report.excluded:
+        return []
+    rows = sec.excluded_rows(report, 0 if details else EXCLUDED_CAP)
+    return [
+        _rule(f"Excluded from the paired analysis ({len(report.excluded)})"),
+        _rows_table(["reason", "count", "tasks"], rows),
+    ]
+
+
+def _categories(report: AblationReport) -> list[RenderableType]:
+    if not sec.show_categories(report):
+        return []
+    table = _table("category", "n", "base", "cand", "uplift (CI)", "b / c", "p (adj.)")
+    for cat in report.categories:
+        table.add_row(
+            _t(cat.category),
+            _t(cat.n),
+            _t(f.fmt_pct(cat.baseline_pass_rate, 0)),
+            _t(f.fmt_pct(cat.candidate_pass_rate, 0)),
+            _t(f"{f.fmt_pp(cat.uplift)} {f.fmt_interval(cat.tango_ci, 'pp', with_level=False)}"),
+            _t(f"{cat.table.regressions} / {cat.table.improvements}"),
+            _t(f"{f.fmt_p(cat.mcnemar_pvalue)} ({f.fmt_p(cat.adjusted_pvalue)})"),
+        )
+    methods = sorted({c.tango_ci.method for c in report.categories if c.tango_ci is not None})
+    note = (
+        "uplift CI: " + (", ".join(methods) or f.DASH) + "; p: McNemar, adjusted across categories"
+    )
+    return [_rule("Categories"), table, _t(note, "dim")]
+
+
+def _gates(report: AblationReport) -> list[RenderableType]:
+    out: list[RenderableType] = [_rule("Release gates")]
+    if report.gates:
+        table = _table("gate", "status", "evidence")
+        for g in report.gates:
+            style = {"pass": "green", "fail": "bold red"}.get(g.status, "yellow")
+            table.add_row(_t(g.name), _t(g.status.upper(), style), _t(g.evidence))
+        out.append(table)
+    style = "bold green" if report.verdict == "pass" else "bold red"
+    return [*out, _t(f.verdict_line(report), style)]
+
+
+def _trial_cell(trial: TrialView | None) -> Text:
+    if trial is None:
+        return _t("(no trial)", "dim")
+    text = _t(sec.trial_facts(trial), "bold")
+    if trial.error:
+        text.append("\nerror: " + f.printable(f.truncate(trial.error, OUTPUT_LIMIT)), style="red")
+    output = f.output_text(trial.output)
+    if output:
+        text.append("\noutput:", style="dim")
+        text.append("\n" + f.printable(f.truncate(output, OUTPUT_LIMIT)))
+    return text
+
+
+def drilldown(details: Iterable[PairDetail]) -> list[RenderableType]:
+    """One two-column table per regressed or improved task: baseline | candidate."""
+    out: list[RenderableType] = []
+    for d in details:
+        head = "CRITICAL REGRESSION" if d.critical and d.kind == "regression" else d.kind.upper()
+        title = f"{head}: {d.task_id}" + (f" [{d.category}]" if d.category else "")
+        title += f" (run {d.run})" if d.run is not None else ""
+        table = Table(
+            box=box.ROUNDED,
+            title=_t(title, "bold red" if d.kind == "regression" else "bold green"),
+            title_justify="left",
+            expand=True,
+        )
+        table.add_column(_t("baseline"), ratio=1, overflow="fold")
+        table.add_column(_t("candidate"), ratio=1, overflow="fold")
+        table.add_row(_trial_cell(d.baseline), _trial_cell(d.candidate))
+        out.append(table)
+    return out
+
+
+def build_renderables(report: AblationReport, *, details: bool = False) -> list[RenderableType]:
+    """Every section of the terminal report, in order."""
+    parts: list[RenderableType] = [
+        _heading(report),
+        *_regressions(report, details),
+        *_improvements(report, details),
+        *_paired_table(report),
+        *_arms(report),
+        *_tests(report),
+        *_metrics(report),
+        *_repeated(report),
+        *_noninferiority(report),
+        *_excluded(report, details),
+        *_categories(report),
+        *_gates(report),
+        _rule("Provenance"),
+        *(_t(line, "dim") for line in sec.provenance_lines(report)),
+    ]
+    if details:
+        parts.append(_rule(f"Drill-down ({len(report.details)} tasks)"))
+        if report.details:
+            parts += drilldown(f.ordered_details(report))
+        else:
+            parts.append(_t("The report carries no per-task details."))
+    return parts
+
+
+def print_report(report: AblationReport, console: Console, details: bool = False) -> None:
+    """Print the report on ``console`` (colours when the console supports them)."""
+    console.print(Group(*build_renderables(report, details=details)))
+
+
+def render_terminal(
+    report: AblationReport, *, details: bool = False, width: int | None = None
+) -> str:
+    """The terminal report as plain text (no colour codes), ``width`` columns wide (default 100)."""
+    console = Console(
+        width=width or 100, record=True, file=io.StringIO(), force_terminal=False, color_system=None
+    )
+    print_report(report, console, details=details)
+    text = console.export_text(styles=False)
+    return "\n".join(line.rstrip() for line in text.splitlines()) + "\n"
+
+
+def summary_renderables(
+    headers: Sequence[str], rows: Sequence[Sequence[str]], notes: Sequence[str]
+) -> list[RenderableType]:
+    """The several-candidates summary: one table and its notes."""
+    return [
+        _rule("Candidates vs baseline"),
+        _rows_table(headers, rows),
+        *(_t(n, "dim") for n in notes),
+    ]

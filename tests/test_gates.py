@@ -1,0 +1,296 @@
+"""Release gates: critical regressions, non-inferiority, significant regression, Holm, exit codes."""
+
+from __future__ import annotations
+
+import math
+
+import pytest
+from report_fixtures import (
+    SNAPSHOT_POLICY,
+    TANGO,
+    iv,
+    make_report,
+    noninferiority_report,
+    repeated_report,
+    simple_report,
+)
+from scipy import stats as sps
+from statsmodels.stats.multitest import multipletests
+
+from ablation.errors import ConfigError
+from ablation.gates import (
+    GATE_CRITICAL,
+    GATE_INVENTORY,
+    GATE_LATENCY,
+    GATE_NONINFERIORITY,
+    GATE_REGRESSION,
+    evaluate_gates,
+    exit_code_for,
+)
+from ablation.report import Interval, LatencyComparison, McNemarSummary, NonInferiority, PairTable
+from ablation.schema import GatePolicy
+
+
+def _gate(report, name):
+    matches = [g for g in report.gates if g.name == name]
+    assert len(matches) == 1, [g.name for g in report.gates]
+    return matches[0]
+
+
+def _latency(gmr: float, low: float, high: float, pvalue: float | None = None) -> LatencyComparison:
+    return LatencyComparison(
+        metric="latency_s",
+        n_pairs=80,
+        geometric_mean_ratio=gmr,
+        ratio_ci=Interval(
+            low=low, high=high, confidence_level=0.95, method="paired t on log ratio"
+        ),
+        ratio_pvalue=pvalue,
+    )
+
+
+# --------------------------------------------------------------------------- critical tasks
+def test_critical_regression_fails_even_when_mcnemar_p_is_one() -> None:
+    report = simple_report(
+        50,
+        3,
+        3,
+        4,
+        critical_regressions=["t-reg-001"],
+        mcnemar=McNemarSummary(b=3, c=3, pvalue=1.0, midp_pvalue=1.0, method="exact McNemar"),
+    )
+    judged = evaluate_gates(report, GatePolicy(no_significant_regression=True))
+    gate = _gate(judged, GATE_CRITICAL)
+    assert gate.status == "fail"
+    assert gate.tasks == ["t-reg-001"]
+    assert "t-reg-001" in gate.evidence and "whatever the p-value" in gate.evidence
+    # the significance gate itself holds (b = c), yet the verdict fails
+    assert _gate(judged, GATE_REGRESSION).status == "pass"
+    assert judged.verdict == "fail"
+    assert exit_code_for(judged) == 2 and judged.exit_code == 2
+
+
+def test_no_critical_regression_passes_and_exit_code_zero() -> None:
+    judged = evaluate_gates(simple_report(50, 3, 5, 4), GatePolicy())
+    assert [g.name for g in judged.gates] == [GATE_CRITICAL]
+    assert judged.gates[0].status == "pass"
+    assert judged.verdict == "pass"
+    assert exit_code_for(judged) == 0
+
+
+def test_evaluate_gates_returns_a_copy_and_replaces_old_gates() -> None:
+    report = simple_report(50, 3, 5, 4, critical_regressions=["t-reg-000"])
+    judged = evaluate_gates(report, GatePolicy())
+    assert report.gates == [] and report.verdict == "pass"
+    relaxed = evaluate_gates(judged, GatePolicy(critical_must_not_regress=False))
+    assert relaxed.gates == [] and relaxed.verdict == "pass"
+
+
+# --------------------------------------------------------------------------- non-inferiority
+def test_noninferiority_fixture_matches_the_stats_package() -> None:
+    from ablation.stats import noninferiority_test
+
+    ni = noninferiority_report().noninferiority
+    assert ni is not None
+    ref = noninferiority_test(920, 30, 20, 30, margin=0.02, alpha=0.05)
+    assert ref.decision == ni.decision == "inconclusive"
+    assert ni.pvalue == pytest.approx(ref.pvalue, abs=1e-6)
+    assert ni.pvalue == pytest.approx(0.085, abs=5e-4)
+    assert ni.ci.low == pytest.approx(ref.confidence_interval.low, abs=1e-6)
+    assert ni.ci.low == pytest.approx(-0.0221, abs=5e-5)
+
+
+def test_noninferiority_inconclusive_counts_as_failure() -> None:
+    judged = evaluate_gates(noninferiority_report(), GatePolicy(noninferiority_margin=0.02))
+    gate = _gate(judged, GATE_NONINFERIORITY)
+    assert gate.status == "inconclusive"
+    assert "inconclusive" in gate.evidence and "counts as a failure" in gate.evidence
+    assert "-0.0221" in gate.evidence and "0.08511" in gate.evidence
+    assert gate.pvalue == pytest.approx(0.0851, abs=1e-4)
+    assert judged.verdict == "fail"
+    assert exit_code_for(judged) == 2
+
+
+@pytest.mark.parametrize(
+    ("decision", "status"),
+    [("non-inferior", "pass"), ("regression", "fail"), ("inconclusive", "inconclusive")],
+)
+def test_noninferiority_decision_maps_to_status(decision: str, status: str) -> None:
+    ni = NonInferiority(
+        margin=0.05,
+        alpha=0.05,
+        statistic=0.0,
+        pvalue=0.5,
+        ci=iv(-0.2, -0.1, TANGO, level=0.9),
+        decision=decision,  # type: ignore[arg-type]
+        method="Tango/Nam score test",
+    )
+    report = simple_report(80, 10, 2, 8, noninferiority=ni)
+    judged = evaluate_gates(report, GatePolicy(noninferiority_margin=0.05))
+    assert _gate(judged, GATE_NONINFERIORITY).status == status
+    assert judged.verdict == ("pass" if status == "pass" else "fail")
+
+
+def test_noninferiority_missing_from_report_fails_without_computing() -> None:
+    judged = evaluate_gates(simple_report(80, 1, 5, 14), GatePolicy(noninferiority_margin=0.02))
+    gate = _gate(judged, GATE_NONINFERIORITY)
+    assert gate.status == "fail"
+    assert "did not provide" in gate.evidence
+    assert gate.pvalue is None
+
+
+def test_noninferiority_with_another_margin_fails() -> None:
+    judged = evaluate_gates(noninferiority_report(), GatePolicy(noninferiority_margin=0.05))
+    gate = _gate(judged, GATE_NONINFERIORITY)
+    assert gate.status == "fail" and "margin 0.02" in gate.evidence
+
+
+# --------------------------------------------------------------------------- significance gates
+def test_regression_gate_is_one_sided_exact_mcnemar() -> None:
+    judged = evaluate_gates(
+        simple_report(70, 12, 2, 16),
+        GatePolicy(critical_must_not_regress=False, no_significant_regression=True),
+    )
+    gate = _gate(judged, GATE_REGRESSION)
+    expected = sps.binomtest(12, 14, 0.5, alternative="greater").pvalue
+    assert gate.pvalue == pytest.approx(expected, rel=1e-12)
+    assert gate.adjusted_pvalue == gate.pvalue  # the only gated test
+    assert gate.status == "fail" and judged.verdict == "fail"
+    assert gate.tasks == [f"t-reg-{i:03d}" for i in range(12)]
+
+
+def test_regression_gate_passes_when_candidate_is_better() -> None:
+    judged = evaluate_gates(
+        simple_report(70, 2, 12, 16),
+        GatePolicy(critical_must_not_regress=False, no_significant_regression=True),
+    )
+    gate = _gate(judged, GATE_REGRESSION)
+    assert gate.status == "pass" and gate.pvalue == pytest.approx(
+        sps.binomtest(2, 14, 0.5, alternative="greater").pvalue
+    )
+    assert judged.verdict == "pass"
+
+
+def test_holm_across_two_gated_metrics_matches_statsmodels() -> None:
+    latency = _latency(1.30, 1.08, 1.5648)
+    report = simple_report(80, 9, 2, 9, latency=latency)
+    policy = GatePolicy(
+        critical_must_not_regress=False, no_significant_regression=True, max_latency_ratio=1.05
+    )
+    judged = evaluate_gates(report, policy, alpha=0.05)
+    reg, lat = _gate(judged, GATE_REGRESSION), _gate(judged, GATE_LATENCY)
+
+    p_reg = sps.binomtest(9, 11, 0.5, alternative="greater").pvalue
+    z = sps.norm.ppf(0.975)
+    se = (math.log(1.5648) - math.log(1.08)) / (2 * z)
+    p_lat = sps.norm.sf((math.log(1.30) - math.log(1.05)) / se)
+    reject, adjusted, _, _ = multipletests([p_reg, p_lat], alpha=0.05, method="holm")
+
+    assert reg.pvalue == pytest.approx(p_reg, rel=1e-12)
+    assert lat.pvalue == pytest.approx(p_lat, rel=1e-9)
+    assert reg.adjusted_pvalue == pytest.approx(adjusted[0], rel=1e-9)
+    assert lat.adjusted_pvalue == pytest.approx(adjusted[1], rel=1e-9)
+    assert list(adjusted) != pytest.approx([p_reg, p_lat])  # the adjustment did something
+    assert [reg.status == "fail", lat.status == "fail"] == list(reject)
+    assert "Holm-adjusted over 2 gated tests" in reg.evidence
+    assert judged.verdict == ("fail" if any(reject) else "pass")
+
+
+def test_holm_can_turn_a_nominal_rejection_into_a_pass() -> None:
+    # raw p = 0.0327 < 0.05 alone, but Holm over two tests doubles the smaller one
+    lat = _latency(0.9, 0.8, 1.0125)
+    report = simple_report(80, 9, 2, 9, latency=lat)
+    alone = evaluate_gates(
+        report, GatePolicy(critical_must_not_regress=False, no_significant_regression=True)
+    )
+    both = evaluate_gates(
+        report,
+        GatePolicy(
+            critical_must_not_regress=False, no_significant_regression=True, max_latency_ratio=1.2
+        ),
+    )
+    assert _gate(alone, GATE_REGRESSION).status == "fail"
+    assert _gate(both, GATE_REGRESSION).status == "pass"
+    assert _gate(both, GATE_REGRESSION).adjusted_pvalue == pytest.approx(
+        2 * _gate(both, GATE_REGRESSION).pvalue
+    )
+
+
+def test_latency_gate_is_consistent_with_its_interval() -> None:
+    # the limit at the interval's lower end gives the one-sided p of a 95% interval: 0.025
+    lat = _latency(1.3, 1.1, 1.3**2 / 1.1)
+    judged = evaluate_gates(
+        simple_report(80, 5, 5, 10, latency=lat),
+        GatePolicy(critical_must_not_regress=False, max_latency_ratio=1.1),
+    )
+    assert _gate(judged, GATE_LATENCY).pvalue == pytest.approx(0.025, rel=1e-9)
+
+
+def test_latency_gate_at_limit_one_uses_the_reports_ratio_test() -> None:
+    judged = evaluate_gates(
+        simple_report(80, 5, 5, 10, latency=_latency(1.2, 1.05, 1.37, pvalue=0.008)),
+        GatePolicy(critical_must_not_regress=False, max_latency_ratio=1.0),
+    )
+    gate = _gate(judged, GATE_LATENCY)
+    assert gate.pvalue == pytest.approx(0.004)
+    assert gate.status == "fail" and "report's ratio test" in gate.evidence
+
+
+def test_latency_gate_without_latency_fails() -> None:
+    judged = evaluate_gates(
+        simple_report(80, 5, 5, 10),
+        GatePolicy(critical_must_not_regress=False, max_latency_ratio=1.5),
+    )
+    gate = _gate(judged, GATE_LATENCY)
+    assert gate.status == "fail" and "no latency ratio" in gate.evidence
+    assert judged.verdict == "fail"
+
+
+def test_repeated_runs_use_the_task_level_paired_t() -> None:
+    report = repeated_report()
+    judged = evaluate_gates(
+        report, GatePolicy(critical_must_not_regress=False, no_significant_regression=True)
+    )
+    gate = _gate(judged, GATE_REGRESSION)
+    assert report.repeated is not None
+    # mean difference +0.15: the one-sided p for "candidate worse" is 1 - p/2
+    assert gate.pvalue == pytest.approx(1 - report.repeated.t_pvalue / 2)
+    assert "per-task pass fractions" in gate.evidence
+    assert gate.status == "pass"
+
+
+# --------------------------------------------------------------------------- alpha, snapshot policy
+def test_alpha_defaults_to_the_report_and_can_be_overridden() -> None:
+    report = simple_report(70, 10, 3, 17)  # one-sided p = 0.046
+    policy = GatePolicy(critical_must_not_regress=False, no_significant_regression=True)
+    assert evaluate_gates(report, policy).verdict == "fail"
+    assert evaluate_gates(report, policy, alpha=0.01).verdict == "pass"
+    with pytest.raises(ConfigError):
+        evaluate_gates(report, policy, alpha=1.5)
+
+
+def test_snapshot_policy_on_the_main_report() -> None:
+    judged = evaluate_gates(make_report(), SNAPSHOT_POLICY)
+    assert [g.name for g in judged.gates] == [
+        GATE_CRITICAL,
+        GATE_NONINFERIORITY,
+        GATE_REGRESSION,
+        GATE_LATENCY,
+    ]
+    assert [g.status for g in judged.gates] == ["fail", "pass", "pass", "pass"]
+    assert judged.gates[0].tasks == ["code/refactor-012", "code/sql-injection-guard"]
+    assert judged.verdict == "fail"
+
+
+def test_a_report_with_nothing_paired_fails() -> None:
+    report = simple_report(5, 0, 0, 0).model_copy(
+        update={"n_tasks": 7, "n_paired": 0, "table": PairTable()}
+    )
+    judged = evaluate_gates(report, GatePolicy())
+    gate = _gate(judged, GATE_INVENTORY)
+    assert gate.status == "fail" and "no task was paired" in gate.evidence
+    assert judged.verdict == "fail" and exit_code_for(judged) == 2
+    # with pairs, the inventory gate is not listed
+    assert GATE_INVENTORY not in [
+        g.name for g in evaluate_gates(simple_report(5, 0, 0, 0), GatePolicy()).gates
+    ]

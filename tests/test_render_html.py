@@ -1,0 +1,252 @@
+"""HTML renderer: one self-contained page, escaped user text, inline SVG plots, no scripts.
+
+The tests marked ``slow`` load the page in headless Chromium (Debian's ``/usr/bin/chromium``,
+installed by CI). A missing browser is a failure, not a skip: the promise "no script runs" is
+only shown by a browser. A control page with an inline script proves that scripts do run in this
+browser set-up, so an unchanged title on the report page means something.
+"""
+
+from __future__ import annotations
+
+import html
+import os
+import re
+import shutil
+import signal
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from report_fixtures import SNAPSHOT_POLICY, XSS, hostile_report, make_report, repeated_report
+
+from ablation.gates import evaluate_gates
+from ablation.render import render
+from ablation.render.html import CSP, page_title
+from ablation.render.plots import clean_svg
+from ablation.report import AblationReport
+
+CHROMIUM = "/usr/bin/chromium"
+ESCAPED = html.escape(XSS, quote=True)
+
+
+def _hostile() -> AblationReport:
+    return evaluate_gates(hostile_report(), SNAPSHOT_POLICY)
+
+
+def _page(report: AblationReport | None = None) -> str:
+    return render(report or _hostile(), "html")
+
+
+def test_untrusted_text_is_escaped_everywhere() -> None:
+    page = _page()
+    assert XSS not in page
+    assert ESCAPED in page
+    # as a task id (regressions table and drill-down), a category, an output, an error, an agent
+    assert f"evil/{ESCAPED}" in page
+    assert f"<td>{ESCAPED}</td>" in page  # the category cell
+    assert f"<pre>{ESCAPED}</pre>" in page  # an output
+    assert f'<pre class="error">ValueError: {ESCAPED}</pre>' in page
+    assert f"<title>{html.escape(page_title(_hostile()))}</title>" in page
+    assert "bad row: " + ESCAPED in page  # exclusion reason
+
+
+def test_no_script_no_event_handler_no_external_resource() -> None:
+    page = _page()
+    lower = page.lower()
+    assert "<script" not in lower
+    tags = re.findall(r"<[a-zA-Z][^>]*>", page)
+    assert tags, "no tags parsed"
+    for tag in tags:
+        assert not re.search(r"\son\w+\s*=", tag), f"event handler in {tag[:80]}"
+        assert not re.search(r"\s(src|action|formaction)\s*=", tag), tag[:80]
+    names = {re.match(r"<([a-zA-Z0-9]+)", t).group(1).lower() for t in tags}  # type: ignore[union-attr]
+    assert not names & {"script", "img", "iframe", "link", "object", "embed", "form", "base"}
+    assert "@import" not in lower
+    # the only URLs are XML namespace names inside the SVGs, which are never fetched
+    urls = set(re.findall(r"https?://[^\s\"'<>)]+", page))
+    assert urls <= {"http://www.w3.org/2000/svg", "http://www.w3.org/1999/xlink"}, urls
+    assert all(u.startswith("#") for u in re.findall(r'href="([^"]*)"', page))
+    assert f'content="{CSP}"' in page and "default-src 'none'" in CSP
+
+
+def test_svg_plots_are_inline_and_carry_no_text_nodes() -> None:
+    page = _page()
+    assert page.count("<svg") == 3  # outcomes, intervals, categories
+    assert "<?xml" not in page and "<!DOCTYPE svg" not in page and "<!--" not in page
+    for svg in re.findall(r"<svg.*?</svg>", page, re.S):
+        # labels (the hostile category included) are glyph paths, never text
+        assert "<text" not in svg
+        assert "script" not in svg.lower() and "pwned" not in svg
+    ids = re.findall(r'\sid="([^"]+)"', page)
+    assert len(ids) == len(set(ids)), "element ids repeat across plots"
+
+
+def test_clean_svg_strips_prolog_comments_and_prefixes_ids() -> None:
+    raw = (
+        '<?xml version="1.0"?>\n<!DOCTYPE svg PUBLIC "x" "y">\n<svg><metadata>m</metadata>'
+        '<!-- a&lt;b --><defs><path id="g1"/></defs><use xlink:href="#g1"/>'
+        '<path clip-path="url(#c2)"/></svg>'
+    )
+    out = clean_svg(raw, "p")
+    assert out == (
+        '<svg><defs><path id="p-g1"/></defs><use xlink:href="#p-g1"/>'
+        '<path clip-path="url(#p-c2)"/></svg>'
+    )
+
+
+def test_page_sections_and_drilldown() -> None:
+    page = _page(evaluate_gates(make_report(), SNAPSHOT_POLICY))
+    order = [
+        'id="regressions"',
+        'id="improvements"',
+        'id="paired"',
+        'id="arms"',
+        'id="tests"',
+        'id="metrics"',
+        'id="noninferiority"',
+        'id="excluded"',
+        'id="categories"',
+        'id="gates"',
+        'id="drilldown"',
+        "<footer>",
+    ]
+    positions = [page.index(s) for s in order]
+    assert positions == sorted(positions)
+    assert page.count('<article class="pair regression"') == 4
+    assert page.count('<article class="pair improvement"') == 13
+    assert page.count('<div class="sbs">') == 17
+    assert "[truncated" not in page  # the HTML limit is generous
+    assert 'href="#pair-1-r"' in page and 'id="pair-1-r"' in page
+
+
+def test_repeated_report_page() -> None:
+    page = _page(repeated_report())
+    assert 'id="repeated"' in page and 'id="flaky"' in page
+
+
+def test_rendering_is_deterministic() -> None:
+    report = evaluate_gates(make_report(), SNAPSHOT_POLICY)
+    assert render(report, "html") == render(report, "html")
+
+
+def test_without_matplotlib_the_page_says_how_to_get_plots() -> None:
+    code = (
+        f"import sys; sys.modules['matplotlib'] = None; sys.path.insert(0, {str(Path(__file__).parent)!r});"
+        "from report_fixtures import make_report; from ablation.render import render;"
+        "page = render(make_report(), 'html');"
+        "assert '<svg' not in page, 'svg without matplotlib';"
+        "assert 'pip install ablation[html]' in page, 'no hint';"
+        "print('ok')"
+    )
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 0 and "ok" in proc.stdout, proc.stderr[-2000:]
+
+
+# --------------------------------------------------------------------------- headless Chromium
+def _chromium() -> str:
+    if not Path(CHROMIUM).exists():
+        found = shutil.which("chromium")
+        if not found:
+            pytest.fail(
+                f"{CHROMIUM} is not installed: the HTML safety test needs a real browser "
+                "(apt-get install -y chromium)"
+            )
+        return found
+    return CHROMIUM
+
+
+def _browser(tmp_path: Path, url: str, *extra: str) -> subprocess.CompletedProcess[str]:
+    profile = tmp_path / f"profile-{len(list(tmp_path.iterdir()))}"
+    args = [
+        _chromium(),
+        "--headless",
+        "--no-sandbox",
+        "--disable-gpu",
+        "--disable-quic",
+        "--no-first-run",
+        "--disable-background-networking",
+        "--disable-component-update",
+        "--disable-sync",
+        f"--user-data-dir={profile}",
+        *extra,
+        url,
+    ]
+    # its own process group, so a hung browser is stopped with all its helper processes
+    child = subprocess.Popen(
+        args, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True
+    )
+    try:
+        out, err = child.communicate(timeout=45)
+    except subprocess.TimeoutExpired:
+        os.killpg(child.pid, signal.SIGKILL)
+        child.communicate()
+        pytest.fail(f"chromium hung on {url}: did a script on the page open a dialog (alert)?")
+    assert child.returncode == 0, err[-3000:]
+    return subprocess.CompletedProcess(args, child.returncode, out, err)
+
+
+def _dump_dom(tmp_path: Path, page: Path) -> str:
+    proc = _browser(tmp_path, page.as_uri(), "--virtual-time-budget=3000", "--dump-dom")
+    assert "<html" in proc.stdout, proc.stderr[-2000:]
+    return proc.stdout
+
+
+def _title(dom: str) -> str:
+    match = re.search(r"<title>(.*?)</title>", dom, re.S)
+    assert match is not None, dom[:500]
+    return html.unescape(match.group(1))
+
+
+@pytest.mark.slow
+def test_chromium_runs_no_script_and_keeps_the_escaped_text(tmp_path: Path) -> None:
+    # control: in this very set-up an inline script does run and does change the title
+    control = tmp_path / "control.html"
+    control.write_text(
+        "<!DOCTYPE html><html><head><title>original</title></head>"
+        "<body><script>document.title='pwned'</script></body></html>",
+        encoding="utf-8",
+    )
+    assert _title(_dump_dom(tmp_path, control)) == "pwned"
+
+    report = _hostile()
+    text = render(report, "html")
+    # test the escaping on its own: take the page's script-blocking policy out
+    policy = f'<meta http-equiv="Content-Security-Policy" content="{CSP}">'
+    assert policy in text
+    page = tmp_path / "report.html"
+    page.write_text(text.replace(policy, ""), encoding="utf-8")
+    dom = _dump_dom(tmp_path, page)
+    assert _title(dom) == page_title(report)  # the payload's script did not run
+    assert _title(dom) != "pwned"
+    lowered = dom.lower()
+    assert "<script" not in lowered and "<img" not in lowered
+    # the payload survives as text: the serialised DOM escapes it again
+    assert html.escape(XSS, quote=False) in dom
+    assert dom.count("<svg") == 3
+    assert dom.count('<article class="pair') == 17
+
+
+@pytest.mark.slow
+def test_chromium_page_policy_blocks_scripts_as_a_second_defence(tmp_path: Path) -> None:
+    page = tmp_path / "csp.html"
+    page.write_text(
+        "<!DOCTYPE html><html><head>"
+        f'<meta http-equiv="Content-Security-Policy" content="{CSP}">'
+        "<title>original</title></head><body><script>document.title='pwned'</script>"
+        "</body></html>",
+        encoding="utf-8",
+    )
+    assert _title(_dump_dom(tmp_path, page)) == "original"
+
+
+@pytest.mark.slow
+def test_chromium_screenshot_of_the_report(tmp_path: Path) -> None:
+    page = tmp_path / "report.html"
+    page.write_text(_page(evaluate_gates(make_report(), SNAPSHOT_POLICY)), encoding="utf-8")
+    shot = tmp_path / "report.png"
+    _browser(tmp_path, page.as_uri(), "--window-size=1280,2400", "--hide-scrollbars",
+             f"--screenshot={shot}")  # fmt: skip
+    assert shot.exists(), "no screenshot written"
+    data = shot.read_bytes()
+    assert data[:8] == b"\x89PNG\r\n\x1a\n" and len(data) > 10_000
