@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import json
 import os
 import sys
 import tempfile
@@ -226,32 +227,57 @@ def _one_line(exc: BaseException) -> str:
 
 # --------------------------------------------------------------------------- output
 def _emit(reports: list[Any], names: list[str], s: dict[str, Any]) -> int:
+    """Write the reports (and, for several candidates, the summary); return the exit code."""
     from ablation.render import print_report, render, render_summary
 
     fmt = s.get("format") or "terminal"
     details = bool(s.get("details"))
     out: Path | None = s.get("output")
-    if out is not None:
-        parts = [render(r, fmt, details=details) for r in reports]
-        if len(reports) > 1:
-            parts.append(render_summary(reports, names, fmt))
-        out.write_text("\n".join(parts), encoding="utf-8")
-        print(f"report written to {out}", file=sys.stderr)
-    elif fmt == "terminal":
+    several = len(reports) > 1
+    if fmt == "json" and several:
+        payload = {
+            "candidates": [
+                {"name": n, "report": json.loads(r.model_dump_json())}
+                for n, r in zip(names, reports, strict=True)
+            ],
+            "summary": json.loads(render_summary(reports, names, "json")),
+        }
+        text = json.dumps(payload, indent=2)
+    elif fmt == "html" and several:
+        if out is None:
+            raise UsageError("HTML for several candidates needs --output FILE.html (one page each)")
+        pages = []
+        for i, report in enumerate(reports, start=1):
+            page = out.with_name(f"{out.stem}.candidate-{i}{out.suffix or '.html'}")
+            page.write_text(render(report, "html", details=details), encoding="utf-8")
+            pages.append(page)
+        text = render_summary(reports, names, "html")
+        print("candidate pages: " + ", ".join(str(p) for p in pages), file=sys.stderr)
+    elif fmt == "terminal" and out is None:
         from rich.console import Console
 
         console = Console()
         for name, report in zip(names, reports, strict=True):
-            if len(reports) > 1:
-                console.rule(f"candidate: {name}")
+            if several:
+                console.rule(f"candidate: {name}", characters="=")
             print_report(report, console, details=details)
-        if len(reports) > 1:
-            console.print(render_summary(reports, names, "terminal"))
+        if several:
+            sys.stdout.write(render_summary(reports, names, "terminal", width=console.width) + "\n")
+        return _exit_code(reports)
     else:
-        for report in reports:
-            sys.stdout.write(render(report, fmt, details=details) + "\n")
-        if len(reports) > 1:
-            sys.stdout.write(render_summary(reports, names, fmt) + "\n")
+        parts = [render(r, fmt, details=details) for r in reports]
+        if several:
+            parts.append(render_summary(reports, names, fmt))
+        text = "\n\n".join(parts)
+    if out is not None:
+        out.write_text(text + "\n", encoding="utf-8")
+        print(f"report written to {out}", file=sys.stderr)
+    else:
+        sys.stdout.write(text + "\n")
+    return _exit_code(reports)
+
+
+def _exit_code(reports: list[Any]) -> int:
     return EXIT_OK if all(r.verdict == "pass" for r in reports) else EXIT_GATE
 
 
@@ -359,7 +385,7 @@ def _cmd_compare(args: argparse.Namespace) -> int:
                 names=(str(args.before), str(path)),
             )
         )
-    return _emit(reports, [str(p) for p in args.after], s)
+    return _emit(reports, [p.name for p in args.after], s)
 
 
 def _cmd_report(args: argparse.Namespace) -> int:

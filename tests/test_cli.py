@@ -205,6 +205,16 @@ def test_several_candidates_get_a_summary(tmp_path: Path, capsys: pytest.Capture
     code, out, err = run_cli(["compare", str(before), str(after), str(before), "--format", "markdown"], capsys)
     assert code == 0, err
     assert "Holm" in out
+    code, out, _ = run_cli(["compare", str(before), str(after), str(before), "--format", "json"], capsys)
+    payload = json.loads(out)  # one JSON document, not several glued together
+    assert [c["name"] for c in payload["candidates"]] == ["after.jsonl", "before.jsonl"]
+    assert payload["candidates"][1]["report"]["table"]["regressions"] == 0
+    assert len(payload["summary"]["rows"]) == 2
+    page = tmp_path / "cands.html"
+    code, _, err = run_cli(["compare", str(before), str(after), str(before), "--format", "html", "-o", str(page)], capsys)
+    assert code == 0, err
+    assert "Candidates vs baseline" in page.read_text()
+    assert (tmp_path / "cands.candidate-1.html").exists() and (tmp_path / "cands.candidate-2.html").exists()
 
 
 def test_pyproject_defaults(tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch) -> None:

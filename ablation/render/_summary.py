@@ -20,13 +20,11 @@ __all__ = ["SUMMARY_HEADERS", "summary_data", "summary_rows", "summary_text"]
 
 SUMMARY_HEADERS = (
     "candidate",
-    "baseline pass",
-    "candidate pass",
-    "uplift",
-    "CI",
-    "regressions",
-    "improvements",
-    "McNemar p",
+    "base",
+    "cand",
+    "uplift [CI]",
+    "b / c",
+    "p",
     "Holm p",
     "verdict",
 )
@@ -65,7 +63,13 @@ def summary_data(reports: Sequence[AblationReport], names: Sequence[str]) -> dic
                 "verdict": r.verdict if r.gates else "not gated",
             }
         )
-    notes = [f"Holm adjustment of the McNemar p-values across {len(reports)} candidates."]
+    methods = sorted({(r.uplift.tango_ci or r.uplift.ci).method for r in reports})
+    notes = [
+        "base / cand: pass rates; b / c: regressions / improvements; p: exact McNemar; "
+        f"Holm p: adjusted across {len(reports)} candidates; "
+        f"uplift interval: {', '.join(methods)} at "
+        f"{f.fmt_level(reports[0].provenance.confidence_level)}."
+    ]
     for label, key in (
         ("baseline pass counts", lambda r: (r.baseline.passes, r.baseline.n_trials)),
         ("baseline agents", lambda r: r.provenance.baseline_agent),
@@ -89,11 +93,8 @@ def summary_rows(data: dict[str, Any]) -> list[tuple[str, ...]]:
                 row["name"],
                 f.fmt_pct(row["baseline_pass_rate"]),
                 f.fmt_pct(row["candidate_pass_rate"]),
-                f.fmt_pp(row["uplift"]),
-                f"{f.fmt_level(ci['confidence_level'])} [{f.fmt_pp(ci['low'])}, "
-                f"{f.fmt_pp(ci['high'])}] {ci['method']}",
-                f"{row['regressions']}{crit}",
-                str(row["improvements"]),
+                f"{f.fmt_pp(row['uplift'])} [{f.fmt_pp(ci['low'])}, {f.fmt_pp(ci['high'])}]",
+                f"{row['regressions']}{crit} / {row['improvements']}",
                 f.fmt_p(row["mcnemar_pvalue"]),
                 f.fmt_p(row["holm_pvalue"]),
                 str(row["verdict"]).upper(),
