@@ -41,7 +41,7 @@ from ablation.report import (
     TrialView,
     Uplift,
 )
-from ablation.schema import AblationTask, CampaignConfig, Provenance, TaskResult
+from ablation.schema import AblationTask, CampaignConfig, Provenance, TaskResult, to_jsonable
 from ablation.seeding import stream
 
 __all__ = ["build_report", "compare_results", "package_versions", "report_from_results"]
@@ -371,6 +371,9 @@ def _details(data: PairedData, regressions: list[str], improvements: list[str]) 
                     category=data.categories[i],
                     critical=bool(data.critical[i]),
                     run=0 if data.trials else None,
+                    expected_output=(
+                        to_jsonable(data.tasks[tid].expected_output) if tid in data.tasks else None
+                    ),
                     baseline=_view(data.trials.get((tid, "baseline"))),
                     candidate=_view(data.trials.get((tid, "candidate"))),
                 )
@@ -468,6 +471,7 @@ def build_report(
     report = AblationReport(
         n_tasks=data.n_tasks,
         n_paired=n,
+        n_critical=int(data.critical.sum()),
         runs=data.runs,
         excluded=data.excluded,
         table=table,

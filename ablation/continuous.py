@@ -115,4 +115,15 @@ def compare_latency(
             "median_ratio": float(ratio.median_ratio),
             "share_faster": float(np.mean(y < x)),
         }
+        limit = config.gates.max_latency_ratio
+        if limit is not None:
+            # H0: log(y/x) <= log(limit): a paired t on the log ratios, shifted by the limit.
+            shifted = stats.paired_t_test(
+                np.log(x) + np.log(limit), np.log(y), alternative="greater"
+            )
+            extra.update(
+                ratio_limit=limit,
+                ratio_limit_pvalue=float(shifted.pvalue),
+                ratio_limit_method=f"one-sided paired t on log ratios, H0: ratio <= {limit:g}",
+            )
     return LatencyComparison.model_validate({**base.model_dump(), **extra})

@@ -77,6 +77,7 @@ class PairedData:
         n_tasks: Size of the inventory (suite, expected ids, or ids seen).
         excluded: What was left out, with reasons.
         trials: ``(task_id, arm) -> first-run TaskResult`` for drill-downs (may be empty).
+        tasks: The suite's tasks by id, when known (drill-downs show the expected output).
     """
 
     task_ids: list[str]
@@ -89,6 +90,7 @@ class PairedData:
     n_tasks: int
     excluded: list[ExcludedItem] = field(default_factory=list)
     trials: Mapping[tuple[str, str], TaskResult] = field(default_factory=dict)
+    tasks: Mapping[str, AblationTask] = field(default_factory=dict)
 
     @property
     def has_families(self) -> bool:
@@ -316,6 +318,7 @@ def pair_results(
         n_tasks=len(universe),
         excluded=excluded,
         trials=trial_lookup if trial_lookup is not None else first,
+        tasks=task_map,
     )
 
 

@@ -152,13 +152,20 @@ class ContinuousComparison(BaseModel):
 
 
 class LatencyComparison(ContinuousComparison):
-    """Latency: mean difference in seconds plus the per-task log ratio (geometric-mean ratio)."""
+    """Latency: mean difference in seconds plus the per-task log ratio (geometric-mean ratio).
+
+    When a latency gate is configured, ``ratio_limit_pvalue`` is the one-sided p-value of
+    H0: ratio <= ``ratio_limit`` against H1: the candidate is slower than the limit allows.
+    """
 
     geometric_mean_ratio: float | None = None
     ratio_ci: Interval | None = None
     ratio_pvalue: float | None = None
     median_ratio: float | None = None
     share_faster: float | None = None
+    ratio_limit: float | None = None
+    ratio_limit_pvalue: float | None = None
+    ratio_limit_method: str | None = None
 
 
 class QualityComparison(ContinuousComparison):
@@ -281,6 +288,7 @@ class PairDetail(BaseModel):
     category: str | None = None
     critical: bool = False
     run: int | None = None
+    expected_output: Any = None
     baseline: TrialView | None = None
     candidate: TrialView | None = None
 
@@ -298,6 +306,7 @@ class AblationReport(BaseModel):
 
     n_tasks: int
     n_paired: int
+    n_critical: int = 0
     runs: int = 1
     excluded: list[ExcludedItem] = Field(default_factory=list)
     table: PairTable

@@ -295,3 +295,29 @@ def test_array_fast_path_matches_results_path() -> None:
     two = build_report(pair_arrays(ids, b, c), config=FAST)
     exclude = {"provenance", "details"}
     assert one.model_dump(exclude=exclude) == two.model_dump(exclude=exclude)
+
+
+def test_latency_gate_uses_an_exact_shifted_t_test() -> None:
+    from scipy.stats import ttest_1samp
+
+    from ablation import GatePolicy
+
+    rng = np.random.default_rng(11)
+    base_lat = rng.uniform(1.0, 3.0, 40)
+    cand_lat = base_lat * rng.uniform(1.05, 1.35, 40)
+    base, cand = paired(table(40, 0, 0, 0))
+    base = [r.model_copy(update={"latency_s": float(v)}) for r, v in zip(base, base_lat, strict=True)]
+    cand = [r.model_copy(update={"latency_s": float(v)}) for r, v in zip(cand, cand_lat, strict=True)]
+    config = CampaignConfig(
+        n_resamples=500,
+        gates=GatePolicy(no_significant_regression=True, max_latency_ratio=1.1),
+    )
+    report = compare_results(base, cand, config=config)
+    assert report.latency is not None and report.latency.ratio_limit == 1.1
+    # scipy.stats.ttest_1samp(log(cand / base), log(1.1), alternative="greater")
+    expected = ttest_1samp(np.log(cand_lat / base_lat), np.log(1.1), alternative="greater").pvalue
+    assert report.latency.ratio_limit_pvalue == pytest.approx(expected, rel=1e-9)
+    gate = next(g for g in report.gates if "latency" in g.name)
+    assert gate.pvalue == pytest.approx(expected, rel=1e-9)
+    assert gate.adjusted_pvalue is not None and gate.adjusted_pvalue >= gate.pvalue
+    assert report.n_critical == 0
