@@ -160,6 +160,8 @@ def _trial(trial: TrialView | None, arm: str) -> str:
     parts = [f"<div><h4>{arm}</h4>", _p(sec.trial_facts(trial))]
     if trial.error:
         parts.append(f'<pre class="error">{esc(f.truncate(trial.error, OUTPUT_LIMIT))}</pre>')
+    if trial.note:
+        parts.append(_p("verifier: " + f.truncate(trial.note, OUTPUT_LIMIT), "note"))
     output = f.output_text(trial.output)
     if output:
         parts.append(f"<pre>{esc(f.truncate(output, OUTPUT_LIMIT))}</pre>")
@@ -183,9 +185,14 @@ def _drilldown(report: AblationReport) -> str:
         head = ('<span class="critical">CRITICAL</span> ' if critical else "") + esc(d.kind.upper())
         where = f" [{d.category}]" if d.category else ""
         where += f" (run {d.run})" if d.run is not None else ""
+        expected = (
+            f"<p><b>expected:</b></p><pre>{esc(f.truncate(f.output_text(d.expected_output), OUTPUT_LIMIT))}</pre>"
+            if d.expected_output is not None
+            else ""
+        )
         items.append(
             f'<article class="pair {d.kind}"{anchor}><h3>{head}: {esc(d.task_id + where)}</h3>'
-            f'<div class="sbs">{_trial(d.baseline, "baseline")}{_trial(d.candidate, "candidate")}</div></article>'
+            f'{expected}<div class="sbs">{_trial(d.baseline, "baseline")}{_trial(d.candidate, "candidate")}</div></article>'
         )
     return _section("drilldown", f"Drill-down ({len(report.details)} tasks)", "".join(items))
 

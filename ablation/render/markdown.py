@@ -122,6 +122,8 @@ def _trial_html(trial: TrialView | None, arm: str) -> str:
     if trial.error:
         text = html.escape(f.truncate(trial.error, OUTPUT_LIMIT))
         parts.append(f"\n<pre>error: {text}</pre>\n")
+    if trial.note:
+        parts.append(f"\n<pre>verifier: {html.escape(f.truncate(trial.note, OUTPUT_LIMIT))}</pre>\n")
     output = f.output_text(trial.output)
     if output:
         parts.append(f"\n<pre>{html.escape(f.truncate(output, OUTPUT_LIMIT))}</pre>\n")
@@ -136,6 +138,11 @@ def _drilldown(details: Sequence[PairDetail]) -> list[str]:
         title += f" (run {d.run})" if d.run is not None else ""
         out += [
             f"<details><summary>{html.escape(title)}</summary>\n",
+            *(
+                [f"<b>expected</b>:\n<pre>{html.escape(f.truncate(f.output_text(d.expected_output), OUTPUT_LIMIT))}</pre>\n"]
+                if d.expected_output is not None
+                else []
+            ),
             _trial_html(d.baseline, "baseline"),
             _trial_html(d.candidate, "candidate"),
             "</details>\n",

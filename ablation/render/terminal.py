@@ -242,6 +242,8 @@ def _trial_cell(trial: TrialView | None) -> Text:
     text = _t(sec.trial_facts(trial), "bold")
     if trial.error:
         text.append("\nerror: " + f.printable(f.truncate(trial.error, OUTPUT_LIMIT)), style="red")
+    if trial.note:
+        text.append("\nverifier: " + f.printable(f.truncate(trial.note, OUTPUT_LIMIT)), style="yellow")
     output = f.output_text(trial.output)
     if output:
         text.append("\noutput:", style="dim")
@@ -265,6 +267,10 @@ def drilldown(details: Iterable[PairDetail]) -> list[RenderableType]:
         table.add_column(_t("baseline"), ratio=1, overflow="fold")
         table.add_column(_t("candidate"), ratio=1, overflow="fold")
         table.add_row(_trial_cell(d.baseline), _trial_cell(d.candidate))
+        if d.expected_output is not None:
+            expected = f.printable(f.truncate(f.output_text(d.expected_output), OUTPUT_LIMIT))
+            table.caption = _t(f"expected: {expected}", "dim")
+            table.caption_justify = "left"
         out.append(table)
     return out
 
