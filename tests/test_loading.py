@@ -393,7 +393,7 @@ def test_load_agent_command_line() -> None:
 
 def test_load_agent_http() -> None:
     agent = load_agent("https://agents.example.com/v2")
-    assert isinstance(agent, HttpAgent) and agent.name == "http:https://agents.example.com/v2"
+    assert isinstance(agent, HttpAgent) and agent.name == "https://agents.example.com/v2"
 
 
 @pytest.mark.parametrize("spec", ["hello", "pkg.mod", "1bad:x", ""])
