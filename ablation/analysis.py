@@ -207,11 +207,11 @@ def _uplift(data: PairedData, table: PairTable, config: CampaignConfig) -> Uplif
 def _categories(
     data: PairedData, masks: tuple[np.ndarray, ...], config: CampaignConfig
 ) -> list[CategoryBreakdown]:
-    cats = np.asarray(data.categories, dtype=object)
+    names, codes = np.unique(np.asarray(data.categories, dtype=str), return_inverse=True)
     out: list[CategoryBreakdown] = []
     fb, fc = data.baseline.fraction, data.candidate.fraction
-    for name in sorted(set(data.categories)):
-        select = cats == name
+    for code, name in enumerate(names.tolist()):
+        select = codes == code
         table = _table(masks, select)
         n = table.n
         tango = None
@@ -358,12 +358,12 @@ def _view(result: TaskResult | None) -> TrialView | None:
     )
 
 
-def _details(data: PairedData, regressions: list[str], improvements: list[str]) -> list[PairDetail]:
-    index = {tid: i for i, tid in enumerate(data.task_ids)}
+def _details(data: PairedData, masks: tuple[np.ndarray, ...]) -> list[PairDetail]:
+    """Side-by-side trials of the first :data:`MAX_DETAILS` regressions and improvements."""
     out: list[PairDetail] = []
-    for kind, ids in (("regression", regressions), ("improvement", improvements)):
-        for tid in ids[:MAX_DETAILS]:
-            i = index[tid]
+    for kind, mask in (("regression", masks[1]), ("improvement", masks[2])):
+        for i in np.flatnonzero(mask)[:MAX_DETAILS]:
+            tid = data.task_ids[i]
             out.append(
                 PairDetail(
                     task_id=tid,
@@ -504,7 +504,7 @@ def build_report(
             else None
         ),
         summary=summary,
-        details=_details(data, regressions, improvements),
+        details=_details(data, masks),
         provenance=prov,
     )
     return evaluate_gates(report, config.gates, alpha=config.alpha)

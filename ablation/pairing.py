@@ -78,6 +78,7 @@ class PairedData:
         excluded: What was left out, with reasons.
         trials: ``(task_id, arm) -> first-run TaskResult`` for drill-downs (may be empty).
         tasks: The suite's tasks by id, when known (drill-downs show the expected output).
+        has_families: True when some tasks share a family (clusters larger than one task).
     """
 
     task_ids: list[str]
@@ -91,11 +92,7 @@ class PairedData:
     excluded: list[ExcludedItem] = field(default_factory=list)
     trials: Mapping[tuple[str, str], TaskResult] = field(default_factory=dict)
     tasks: Mapping[str, AblationTask] = field(default_factory=dict)
-
-    @property
-    def has_families(self) -> bool:
-        """True when some tasks share a family (clusters larger than one task)."""
-        return len(set(self.families)) < len(self.families)
+    has_families: bool = False
 
 
 class _Growable:
@@ -319,6 +316,7 @@ def pair_results(
         excluded=excluded,
         trials=trial_lookup if trial_lookup is not None else first,
         tasks=task_map,
+        has_families=len(set(families)) < len(families),
     )
 
 
