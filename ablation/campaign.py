@@ -7,12 +7,13 @@ and one :class:`~ablation.schema.CampaignConfig`, so their behaviour cannot drif
 from __future__ import annotations
 
 import asyncio
+import functools
 import os
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Callable, Coroutine, Iterator, Mapping, Sequence
 from concurrent.futures import Executor
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
-from typing import Any
+from typing import Any, ParamSpec, TypeVar
 
 from ablation.agents import as_agent
 from ablation.analysis import report_from_results
@@ -31,6 +32,9 @@ from ablation.schema import (
     validate_suite,
 )
 from ablation.store import RunStore
+
+P = ParamSpec("P")
+T = TypeVar("T")
 
 __all__ = [
     "CampaignRun",
@@ -284,36 +288,21 @@ async def run_ablation_campaign_async(
             run_store.close()
 
 
-def run_ablation_campaign(
-    baseline_agent: Any,
-    candidate_agent: Any,
-    tasks: Sequence[AblationTask],
-    *,
-    config: CampaignConfig | None = None,
-    quality_scorers: Sequence[Any] = (),
-    store: RunStore | str | os.PathLike[str] | None = None,
-    progress: ProgressReporter | None = None,
-    executor: Executor | None = None,
-    resume: bool | str = False,
-    reuse_baseline: str | None = None,
-    run_info: CampaignRun | None = None,
-) -> AblationReport:
-    """Synchronous twin of :func:`run_ablation_campaign_async` (same arguments, same result).
+def _synchronous(fn: Callable[P, Coroutine[Any, Any, T]]) -> Callable[P, T]:
+    """The blocking twin of a coroutine function, with exactly its parameters."""
 
-    Must not be called from a running event loop; use the async function there.
-    """
-    return asyncio.run(
-        run_ablation_campaign_async(
-            baseline_agent,
-            candidate_agent,
-            tasks,
-            config=config,
-            quality_scorers=quality_scorers,
-            store=store,
-            progress=progress,
-            executor=executor,
-            resume=resume,
-            reuse_baseline=reuse_baseline,
-            run_info=run_info,
-        )
-    )
+    @functools.wraps(fn)
+    def run(*args: P.args, **kwargs: P.kwargs) -> T:
+        return asyncio.run(fn(*args, **kwargs))
+
+    return run
+
+
+run_ablation_campaign = _synchronous(run_ablation_campaign_async)
+run_ablation_campaign.__name__ = run_ablation_campaign.__qualname__ = "run_ablation_campaign"
+run_ablation_campaign.__doc__ = """Run a paired campaign and return its gated report (blocking).
+
+The synchronous twin of :func:`run_ablation_campaign_async`: the same parameters (it is built
+from that function, so the two cannot drift) and the same result. It starts its own event loop,
+so call the async function from code that already runs one.
+"""

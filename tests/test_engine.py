@@ -404,3 +404,10 @@ def test_verifier_notes_reach_the_trial() -> None:
     loop = results[("loop", "candidate")]
     assert loop.status == "completed" and not loop.passed
     assert loop.verifier_note and loop.verifier_note.startswith("timeout")
+
+
+def test_sync_and_async_twins_share_one_signature() -> None:
+    import inspect
+
+    assert inspect.signature(run_ablation_campaign) == inspect.signature(run_ablation_campaign_async)
+    assert run_ablation_campaign.__name__ == "run_ablation_campaign"
