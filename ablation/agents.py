@@ -11,7 +11,6 @@ framework never silently turns a value into a constant answer.
 from __future__ import annotations
 
 import asyncio
-import functools
 import inspect
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
@@ -26,7 +25,7 @@ from ablation.agent_forms import (
     HttpAgent,
 )
 from ablation.errors import AgentSpecError
-from ablation.schema import callable_name
+from ablation.schema import callable_name, is_async_callable
 
 __all__ = [
     "Agent",
@@ -38,15 +37,6 @@ __all__ = [
     "HttpAgent",
     "as_agent",
 ]
-
-
-def _is_async_callable(fn: Any) -> bool:
-    while isinstance(fn, functools.partial):
-        fn = fn.func
-    if inspect.iscoroutinefunction(fn):
-        return True
-    call = getattr(fn, "__call__", None)  # noqa: B004 - objects with an async __call__
-    return call is not None and inspect.iscoroutinefunction(call)
 
 
 @dataclass(frozen=True)
@@ -108,7 +98,7 @@ def as_agent(obj: Any, *, name: str | None = None) -> Agent:
         if not callable(fn):
             raise AgentSpecError(f"the 'run' entry of the agent dict is not callable: {fn!r:.80}")
         label = name or (str(obj["name"]) if "name" in obj else callable_name(fn))
-        return Agent(label, fn, _is_async_callable(fn))
+        return Agent(label, fn, is_async_callable(fn))
     if isinstance(obj, str | bytes | int | float | bool) or obj is None:
         raise AgentSpecError(
             f"an agent must be a callable, an object with run(), or a dict with 'run'; "
@@ -116,9 +106,9 @@ def as_agent(obj: Any, *, name: str | None = None) -> Agent:
         )
     run = getattr(obj, "run", None)
     if callable(run) and not inspect.isclass(obj):
-        return Agent(name or callable_name(obj), run, _is_async_callable(run))
+        return Agent(name or callable_name(obj), run, is_async_callable(run))
     if callable(obj) and not inspect.isclass(obj):
-        return Agent(name or callable_name(obj), obj, _is_async_callable(obj))
+        return Agent(name or callable_name(obj), obj, is_async_callable(obj))
     raise AgentSpecError(
         f"an agent must be a callable, an object with run(), or a dict with 'run'; "
         f"got {type(obj).__name__} {obj!r:.80}"

@@ -54,6 +54,7 @@ from ablation.schema import (
     Arm,
     CampaignConfig,
     TaskResult,
+    is_async_callable,
     validate_suite,
 )
 from ablation.verifiers import collect_notes, default_verifier, run_verifier
@@ -333,9 +334,7 @@ class AblationEngine:
 
     def _offload(self, fn: Any) -> Any:
         """Run a sync verifier or scorer in a thread unless it declares itself cheap (``inline``)."""
-        if getattr(fn, "inline", False) or asyncio.iscoroutinefunction(
-            getattr(fn, "__call__", None)  # noqa: B004
-        ) or asyncio.iscoroutinefunction(fn):
+        if getattr(fn, "inline", False) or is_async_callable(fn):
             return fn
 
         async def threaded(output: Any, task: AblationTask) -> Any:

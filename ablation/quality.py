@@ -14,7 +14,6 @@ exclude prompt injection.
 from __future__ import annotations
 
 import ast
-import functools
 import inspect
 import json
 import math
@@ -24,7 +23,13 @@ from collections.abc import Awaitable, Mapping
 from typing import Any, Protocol, runtime_checkable
 
 from ablation.errors import AblationError
-from ablation.schema import AblationTask, RubricCriterion, callable_name, to_jsonable
+from ablation.schema import (
+    AblationTask,
+    RubricCriterion,
+    callable_name,
+    is_async_callable,
+    to_jsonable,
+)
 
 __all__ = [
     "CODE_QUALITY_WEIGHTS",
@@ -71,12 +76,7 @@ def scorer_name(scorer: Any) -> str:
 
 def scorer_is_async(scorer: Any) -> bool:
     """True when calling ``scorer`` returns an awaitable (async function or async ``__call__``)."""
-    while isinstance(scorer, functools.partial):
-        scorer = scorer.func
-    if inspect.iscoroutinefunction(scorer):
-        return True
-    call = getattr(type(scorer), "__call__", None)  # noqa: B004 - objects with async __call__
-    return call is not None and inspect.iscoroutinefunction(call)
+    return is_async_callable(scorer)
 
 
 def _excerpt(value: Any, limit: int = 200) -> str:

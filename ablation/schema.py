@@ -10,8 +10,10 @@ from __future__ import annotations
 
 import builtins
 import dataclasses
+import functools
 import hashlib
 import importlib
+import inspect
 import json
 import math
 from collections.abc import Callable, Iterable, Mapping, Sequence
@@ -40,6 +42,7 @@ __all__ = [
     "RubricCriterion",
     "TaskResult",
     "callable_name",
+    "is_async_callable",
     "suite_fingerprint",
     "to_jsonable",
     "validate_suite",
@@ -91,6 +94,17 @@ def to_jsonable(value: Any, *, _depth: int = 0) -> Any:
     if isinstance(value, bytes):
         return value.decode("utf-8", errors="replace")
     return repr(value)
+
+
+def is_async_callable(fn: Any) -> bool:
+    """True when calling ``fn`` returns an awaitable: an ``async def`` function or method, a
+    :func:`functools.partial` of one, or an object whose class defines ``async def __call__``."""
+    while isinstance(fn, functools.partial):
+        fn = fn.func
+    if inspect.iscoroutinefunction(fn):
+        return True
+    call = getattr(type(fn), "__call__", None)  # noqa: B004 - objects with an async __call__
+    return call is not None and inspect.iscoroutinefunction(call)
 
 
 def callable_name(obj: Any) -> str:

@@ -20,7 +20,6 @@ Built-ins (each has a readable ``name`` used in suite fingerprints):
 
 from __future__ import annotations
 
-import functools
 import inspect
 import json
 import math
@@ -32,7 +31,7 @@ from typing import Any
 
 from ablation.errors import AblationError
 from ablation.sandbox import SandboxLimits, SandboxResult, run_python_tests
-from ablation.schema import AblationTask, callable_name
+from ablation.schema import AblationTask, callable_name, is_async_callable
 
 __all__ = [
     "BuiltinVerifier",
@@ -97,12 +96,7 @@ def check_verdict(value: Any, verifier_name: str) -> bool:
 
 def verifier_is_async(verifier: Any) -> bool:
     """True when calling ``verifier`` returns an awaitable (async def or async ``__call__``)."""
-    while isinstance(verifier, functools.partial):
-        verifier = verifier.func
-    if inspect.iscoroutinefunction(verifier):
-        return True
-    call = getattr(type(verifier), "__call__", None)  # noqa: B004 - objects with async __call__
-    return call is not None and inspect.iscoroutinefunction(call)
+    return is_async_callable(verifier)
 
 
 _NOTES: ContextVar[list[str] | None] = ContextVar("ablation_verdict_notes", default=None)
