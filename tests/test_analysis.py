@@ -11,6 +11,8 @@ from math import comb
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from scipy.stats import binomtest
 
 from ablation import CampaignConfig, TaskResult, compare_results
@@ -321,3 +323,27 @@ def test_latency_gate_uses_an_exact_shifted_t_test() -> None:
     assert gate.pvalue == pytest.approx(expected, rel=1e-9)
     assert gate.adjusted_pvalue is not None and gate.adjusted_pvalue >= gate.pvalue
     assert report.n_critical == 0
+
+
+@settings(max_examples=25, deadline=None, derandomize=True)
+@given(
+    outcomes=st.lists(st.tuples(st.booleans(), st.booleans()), min_size=1, max_size=40),
+    seed=st.integers(0, 2**16),
+)
+def test_report_statistics_do_not_depend_on_result_order(
+    outcomes: list[tuple[bool, bool]], seed: int
+) -> None:
+    results = []
+    for i, (b, c) in enumerate(outcomes):
+        results.append(TaskResult(task_id=f"t{i}", arm="baseline", passed=b))
+        results.append(TaskResult(task_id=f"t{i}", arm="candidate", passed=c))
+    shuffled = [results[i] for i in np.random.default_rng(seed).permutation(len(results))]
+    config = CampaignConfig(n_resamples=200, seed=seed % 97)
+    one = report_from_results(results, config=config)
+    two = report_from_results(shuffled, config=config)
+    exclude = {"provenance"}
+    assert one.model_dump(exclude=exclude) == two.model_dump(exclude=exclude)
+    assert 0.0 <= one.mcnemar.pvalue <= 1.0 and 0.0 <= one.mcnemar.midp_pvalue <= 1.0
+    u = one.uplift
+    assert u.tango_ci is not None and -1.0 <= u.tango_ci.low <= u.estimate <= u.tango_ci.high <= 1.0
+    assert u.ci.low <= u.estimate <= u.ci.high

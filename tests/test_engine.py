@@ -117,7 +117,7 @@ def test_agent_exception_becomes_data() -> None:
 
     tasks = suite()
     results = _results(double, flaky, tasks)
-    broken = [r for r in results if r.task_id == "t3" and r.arm == "candidate"][0]
+    broken = next(r for r in results if r.task_id == "t3" and r.arm == "candidate")
     assert broken.status == "error"
     assert broken.error == "ZeroDivisionError: division by zero"
     assert "Traceback" in (broken.error_traceback or "") and "1 / 0" in broken.error_traceback
@@ -280,7 +280,7 @@ def retry_config(
 
 def test_retry_then_pass_records_attempts() -> None:
     results = _results(double, Flaky(2), suite(1), retry_config(3))
-    cand = [r for r in results if r.arm == "candidate"][0]
+    cand = next(r for r in results if r.arm == "candidate")
     assert cand.passed and cand.status == "completed"
     assert cand.attempts == 3
     assert cand.attempt_errors == (
@@ -291,21 +291,21 @@ def test_retry_then_pass_records_attempts() -> None:
 
 def test_single_attempt_is_error() -> None:
     results = _results(double, Flaky(2), suite(1), retry_config(1))
-    cand = [r for r in results if r.arm == "candidate"][0]
+    cand = next(r for r in results if r.arm == "candidate")
     assert cand.status == "error" and cand.error_type == "ConnectionError" and cand.attempts == 1
 
 
 def test_unlisted_exception_not_retried() -> None:
     agent = Flaky(1, AssertionError)
     results = _results(double, agent, suite(1), retry_config(5))
-    cand = [r for r in results if r.arm == "candidate"][0]
+    cand = next(r for r in results if r.arm == "candidate")
     assert cand.status == "error" and cand.error_type == "AssertionError"
     assert cand.attempts == 1 and agent.calls[0] == 1
 
 
 def test_retries_exhausted_keep_every_attempt() -> None:
     results = _results(double, Flaky(10), suite(1), retry_config(3))
-    cand = [r for r in results if r.arm == "candidate"][0]
+    cand = next(r for r in results if r.arm == "candidate")
     assert cand.status == "error" and cand.attempts == 3 and len(cand.attempt_errors) == 3
 
 
@@ -323,7 +323,7 @@ def test_rate_limit_spaces_calls() -> None:
     # 50 calls/s -> slots 20 ms apart, shared by all 8 workers: 10 calls span at least 9 slots
     # (less a little event-loop wake-up jitter); without the limit they would start together.
     assert stamps[-1] - stamps[0] >= 0.175
-    assert all(b - a > 0.010 for a, b in zip(stamps, stamps[1:], strict=False))
+    assert all(b - a > 0.010 for a, b in itertools.pairwise(stamps))
 
 
 def test_on_error_abort_stops_campaign() -> None:
@@ -377,7 +377,7 @@ def test_agent_own_timeout_error_keeps_its_message() -> None:
         raise TimeoutError("upstream model took too long")
 
     results = _results(double, agent, suite(1))
-    cand = [r for r in results if r.arm == "candidate"][0]
+    cand = next(r for r in results if r.arm == "candidate")
     assert cand.status == "error"  # the agent failed; the trial did not hit our time limit
     assert cand.error == "TimeoutError: upstream model took too long"
 

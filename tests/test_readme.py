@@ -41,7 +41,7 @@ def test_readme_has_a_tour() -> None:
     assert {c.split()[1] for c in TOUR} >= {"run", "compare", "plan", "init"}
 
 
-@pytest.mark.parametrize("command", TOUR + [COMMANDS[0].split(" && ", 1)[1]])
+@pytest.mark.parametrize("command", [*TOUR, COMMANDS[0].split(" && ", 1)[1]])
 def test_readme_command_runs(command: str, tmp_path: Path) -> None:
     exe = shutil.which("ablation")
     assert exe, "the ablation console script is not installed (pip install -e .)"
