@@ -10,6 +10,7 @@ import argparse
 import contextlib
 import json
 import os
+import shlex
 import sys
 import tempfile
 import traceback
@@ -339,12 +340,12 @@ def _cmd_run(args: argparse.Namespace) -> int:
     store = Path(tmp.name) / "runs.db" if tmp else Path(s.get("store") or DEFAULT_STORE_PATH)
     reports: list[Any] = []
     names: list[str] = []
-    info = CampaignRun()
+    info, current = CampaignRun(), 0
     try:
         with _executor(s) as executor:
             for i, (spec, candidate) in enumerate(zip(args.candidate, candidates, strict=True)):
                 progress = NullProgress() if s.get("no_progress") else default_progress()
-                info = CampaignRun()
+                info, current = CampaignRun(), i
                 report = run_ablation_campaign(
                     baseline, candidate, tasks, config=config, quality_scorers=scorers,
                     store=store, progress=progress, executor=executor,
@@ -355,10 +356,10 @@ def _cmd_run(args: argparse.Namespace) -> int:
                 reports.append(report)
                 names.append(spec)
     except KeyboardInterrupt:
-        where = "" if tmp else f" --store {store}"
         hint = (
-            f"ablation run {' '.join(sys.argv[2:]) or args.suite}{where} --resume {info.campaign_id}"
-            if info.campaign_id and not tmp else "(no store: nothing to resume)"
+            _resume_command(sys.argv[1:], args.candidate[:current], store, info.campaign_id)
+            if info.campaign_id and not tmp
+            else "(no store: nothing to resume)"
         )
         print(f"ablation: interrupted; finished trials are saved. Resume with: {hint}", file=sys.stderr)
         return EXIT_ERROR
@@ -366,6 +367,39 @@ def _cmd_run(args: argparse.Namespace) -> int:
         if tmp is not None:
             tmp.cleanup()
     return _emit(reports, names, s)
+
+
+def _resume_command(argv: Sequence[str], done: Sequence[str], store: Path, campaign_id: str) -> str:
+    """The shell command that resumes an interrupted ``run`` (``argv`` without the program name).
+
+    Candidates whose campaigns already completed (``done``) are left out, so the first candidate
+    of the command is the one whose campaign ``campaign_id`` was interrupted; ``--store``,
+    ``--resume`` and ``--reuse-baseline`` are replaced by the store and campaign to resume.
+    """
+    with_value = {"--store", "--reuse-baseline"}
+    skip_candidates = list(done)
+    out: list[str] = []
+    items = list(argv)
+    i = 0
+    while i < len(items):
+        item = items[i]
+        name, eq, value = item.partition("=")
+        if name == "--candidate" and skip_candidates:
+            candidate = value if eq else (items[i + 1] if i + 1 < len(items) else "")
+            if candidate == skip_candidates[0]:
+                skip_candidates.pop(0)
+                i += 1 if eq else 2
+                continue
+        if name in with_value:
+            i += 1 if eq else 2
+            continue
+        if name == "--resume":
+            has_value = not eq and i + 1 < len(items) and not items[i + 1].startswith("-")
+            i += 2 if has_value else 1  # argparse takes the next word as the campaign id
+            continue
+        out.append(item)
+        i += 1
+    return shlex.join(["ablation", *out, "--store", str(store), "--resume", campaign_id])
 
 
 def _cmd_compare(args: argparse.Namespace) -> int:

@@ -54,10 +54,11 @@ from ablation.schema import (
     Arm,
     CampaignConfig,
     TaskResult,
+    callable_name,
     is_async_callable,
     validate_suite,
 )
-from ablation.verifiers import collect_notes, default_verifier, run_verifier
+from ablation.verifiers import check_verdict, collect_notes, default_verifier, run_verifier
 
 __all__ = ["AblationEngine", "RateLimiter", "ResultSink", "TrialKey", "trial_plan"]
 
@@ -85,6 +86,11 @@ class RateLimiter:
         self._interval = 1.0 / rate if rate and rate > 0 else 0.0
         self._next = 0.0
         self._clock = clock
+
+    @property
+    def active(self) -> bool:
+        """False when there is no limit (callers may then skip :meth:`acquire`)."""
+        return self._interval > 0
 
     async def acquire(self) -> None:
         """Wait for the next free slot."""
@@ -278,7 +284,9 @@ class AblationEngine:
 
     # ------------------------------------------------------------------ one trial
     async def _call_agent(self, agent: Agent, task: AblationTask, arm: str) -> Any:
-        await self._limiters[arm].acquire()
+        limiter = self._limiters[arm]
+        if limiter.active:
+            await limiter.acquire()
         input_copy = copy.deepcopy(task.input_data)
         if agent.is_async:
             return await agent.call_async(input_copy)
@@ -373,7 +381,11 @@ class AblationEngine:
                     stage = "verifier"
                     verifier = task.verifier or default_verifier
                     notes = collect_notes()
-                    fields["passed"] = await run_verifier(self._offload(verifier), output, task)
+                    if getattr(verifier, "inline", False):  # cheap and sync: no coroutine needed
+                        verdict = check_verdict(verifier(output, task), callable_name(verifier))
+                    else:
+                        verdict = await run_verifier(self._offload(verifier), output, task)
+                    fields["passed"] = verdict
                     fields["verifier_note"] = "; ".join(notes) or None
                     completed = True
                 except TimeoutError as exc:  # the agent's own TimeoutError, not our scope's

@@ -227,22 +227,23 @@ def pair_results(
     """
     index: dict[str, int] = {}
     arms = {"baseline": _ArmAccumulator(), "candidate": _ArmAccumulator()}
-    seen_runs: dict[tuple[str, str], set[int]] = {}
+    # Per task: [baseline runs seen, candidate runs seen (bit masks), category, critical]
+    # - a few small objects per task, not per trial.
+    seen_runs: dict[str, list[Any]] = {}
     first: dict[tuple[str, str], Any] = {}
-    meta: dict[str, list[Any]] = {}  # task id -> [category, critical]
     failed: list[tuple[str, str, int, str, str]] = []
     exclude_errors = on_error == "exclude"
     for t in results:
         tid, arm = t.task_id, t.arm
         i = index.setdefault(tid, len(index))
-        runs = seen_runs.setdefault((tid, arm), set())
-        if t.run in runs:
+        masks = seen_runs.setdefault(tid, [0, 0, None, False])
+        side, bit = (0 if arm == "baseline" else 1), 1 << t.run
+        if masks[side] & bit:
             raise InputError(f"duplicate result for task {tid!r}, arm {arm}, run {t.run}")
-        runs.add(t.run)
+        masks[side] |= bit
         arms[arm].add(i, t, exclude_errors)
-        info = meta.setdefault(tid, [None, False])
-        info[0] = info[0] or t.category
-        info[1] = info[1] or bool(t.critical)
+        masks[2] = masks[2] or t.category
+        masks[3] = masks[3] or bool(t.critical)
         if t.status != "completed":
             failed.append((tid, arm, t.run, t.status, _error_text(t)))
         if keep_trials and ((tid, arm) not in first or t.run < first[(tid, arm)].run):
@@ -262,7 +263,8 @@ def pair_results(
     ]
     paired: list[str] = []
     for tid in sorted(universe_set):
-        has_b, has_c = (tid, "baseline") in seen_runs, (tid, "candidate") in seen_runs
+        masks = seen_runs.get(tid, [0, 0, None, False])
+        has_b, has_c = masks[0] != 0, masks[1] != 0
         if not (has_b or has_c):
             excluded.append(ExcludedItem(task_id=tid, reason="missing: no result in either arm"))
         elif not has_c:
@@ -300,10 +302,10 @@ def pair_results(
             families.append(task.family or tid)
             critical[j] = task.critical
         else:
-            categories.append(meta[tid][0] or "default")
+            categories.append(seen_runs[tid][2] or "default")
             families.append(tid)
-            critical[j] = bool(meta[tid][1])
-    runs_seen = max((len(v) for v in seen_runs.values()), default=1)
+            critical[j] = bool(seen_runs[tid][3])
+    runs_seen = max((m.bit_count() for v in seen_runs.values() for m in v[:2]), default=1)
     return PairedData(
         task_ids=paired,
         categories=categories,

@@ -62,13 +62,14 @@ class _ByValueExecutor(Executor):
         except TypeError:  # unhashable callable
             blob = None
         if blob is None:
+            _ship_file_modules_by_value()  # also files loaded after the executor was made
             blob = cloudpickle.dumps(fn)
             with contextlib.suppress(TypeError):
                 self._blobs[fn] = blob
         return self._inner.submit(_run_pickled, blob, *args, **kwargs)
 
     def shutdown(self, wait: bool = True, *, cancel_futures: bool = False) -> None:
-        self._inner.shutdown(wait=wait, cancel_futures=cancel_futures)
+        self._inner.shutdown(wait=wait)  # Dask's ClientExecutor takes no cancel_futures
 
 
 @contextlib.contextmanager

@@ -464,16 +464,23 @@ class RunStore:
         Raises:
             StoreError: as :meth:`append`; on any error nothing of this call is kept.
         """
-        n = 0
+        batch = list(results)
         with self._op("append trials", transaction=True) as conn:
             self._require(conn, campaign_id)
-            for result in results:
-                try:
-                    conn.execute(_INSERT, _trial_params(campaign_id, result))
-                except sqlite3.IntegrityError as exc:
-                    raise self._integrity_error(conn, exc, campaign_id, result) from None
-                n += 1
-        return n
+            conn.execute("SAVEPOINT batch")
+            try:
+                conn.executemany(_INSERT, [_trial_params(campaign_id, r) for r in batch])
+            except sqlite3.IntegrityError:
+                # Replay row by row to name the offending trial; the whole call is rolled back.
+                conn.execute("ROLLBACK TO SAVEPOINT batch")
+                for result in batch:
+                    try:
+                        conn.execute(_INSERT, _trial_params(campaign_id, result))
+                    except sqlite3.IntegrityError as exc:
+                        raise self._integrity_error(conn, exc, campaign_id, result) from None
+                raise
+            conn.execute("RELEASE SAVEPOINT batch")
+        return len(batch)
 
     def _pages(
         self, columns: str, campaign_id: str, arm: str | None = None

@@ -266,3 +266,15 @@ def test_console_script_subprocess(tmp_path: Path) -> None:
                           capture_output=True, text=True, check=False, cwd=tmp_path)
     assert proc.returncode == 1 and len(proc.stderr.strip().splitlines()) == 1
     assert sys.executable  # the same interpreter runs the script
+
+
+def test_resume_command_skips_finished_candidates_and_replaces_store() -> None:
+    from ablation.cli import _resume_command
+
+    argv = ["run", "tasks/x.py", "--baseline", "a.py:b", "--candidate", "a.py:c1",
+            "--candidate=a.py:c2", "--store", "old.db", "--resume", "--seed", "3"]
+    command = _resume_command(argv, ["a.py:c1"], Path("my runs/runs.db"), "20261129-1")
+    assert command == (
+        "ablation run tasks/x.py --baseline a.py:b --candidate=a.py:c2 --seed 3 "
+        "--store 'my runs/runs.db' --resume 20261129-1"
+    )
