@@ -30,6 +30,7 @@ __all__ = [
     "PairwiseJudge",
     "PairwisePreference",
     "PairwiseVerdict",
+    "judge_pairs",
     "pairwise_preference",
     "parse_score",
     "parse_winner",
@@ -336,6 +337,39 @@ class PairwisePreference:
     def candidate_win_rate(self) -> float | None:
         """Candidate wins among decisive verdicts; ``None`` when there is none."""
         return self.candidate_wins / self.decisive if self.decisive else None
+
+    @property
+    def sign_test_pvalue(self) -> float:
+        """Exact two-sided sign test of "the judge prefers neither arm" (ties dropped).
+
+        This is exact McNemar with ``b`` = baseline wins and ``c`` = candidate wins; 1.0 when
+        no verdict was decisive.
+        """
+        from ablation.stats import mcnemar
+
+        return float(mcnemar(self.baseline_wins, self.candidate_wins).pvalue)
+
+
+async def judge_pairs(
+    judge: PairwiseJudge,
+    pairs: Iterable[tuple[AblationTask, Any, Any]],
+    *,
+    concurrency: int = 8,
+) -> list[PairwiseVerdict]:
+    """Ask ``judge`` about every ``(task, baseline_output, candidate_output)``, a few at a time.
+
+    Unparseable answers raise :class:`~ablation.quality.ScorerError` naming the task; use
+    :func:`pairwise_preference` on the result for the counts and the sign test.
+    """
+    if concurrency < 1:
+        raise ValueError("concurrency must be at least 1")
+    gate = asyncio.Semaphore(concurrency)
+
+    async def one(task: AblationTask, base: Any, cand: Any) -> PairwiseVerdict:
+        async with gate:
+            return await judge.compare(task, base, cand)
+
+    return list(await asyncio.gather(*(one(t, b, c) for t, b, c in pairs)))
 
 
 def pairwise_preference(verdicts: Iterable[PairwiseVerdict]) -> PairwisePreference:

@@ -30,6 +30,7 @@ SCRIPTS: dict[str, list[str]] = {
     "ci_gate": ["--markdown", "{tmp}/ci_gate.md"],
     "plan_suite_size": [],
     "dask_scaleout": [],
+    "llm_judges": [],
 }
 
 
@@ -153,3 +154,12 @@ def test_dask_scaleout(runs: dict[str, Run]) -> None:
 def test_examples_are_quick(runs: dict[str, Run]) -> None:
     slow = {name: round(run.seconds, 1) for name, run in runs.items() if run.seconds > 60}
     assert not slow, slow
+
+
+def test_llm_judges(runs: dict[str, Run]) -> None:
+    out = _ok(runs["llm_judges"])
+    assert "judge score: baseline 0.0, candidate 80.0 (difference +80.0, 7 pairs;" in out
+    assert "1 candidate answer(s) the judge could not grade, left out" in out
+    # exact sign test on 7 decisive verdicts, all for the candidate: 2 * 0.5**7
+    assert "candidate wins 7, baseline wins 0, ties 1; sign test p = 0.01562" in out
+    assert "candidate shown as A and B" in out

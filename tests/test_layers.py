@@ -32,7 +32,7 @@ ALLOWED: dict[str, set[str]] = {
     "sandbox": SCHEMA,
     "verifiers": SCHEMA | {"sandbox"},
     "quality": SCHEMA | {"judges"},
-    "judges": SCHEMA | {"quality"},
+    "judges": SCHEMA | {"quality", "stats"},
     "store": SCHEMA,
     "progress": SCHEMA,
     "settings": BASE,
