@@ -19,6 +19,7 @@ a busy timeout arbitrate. SQLite's JSON functions are built in (SQLite >= 3.38).
 from __future__ import annotations
 
 import dataclasses
+import itertools
 import json
 import os
 import secrets
@@ -150,6 +151,9 @@ class TrialRow(NamedTuple):
     quality_errors: dict[str, str]
     category: str | None
     critical: bool
+
+
+_CHUNK = 2000  # trials per executemany in append_many
 
 
 def _trial_params(campaign_id: str, r: TaskResult) -> tuple[Any, ...]:
@@ -464,23 +468,26 @@ class RunStore:
         Raises:
             StoreError: as :meth:`append`; on any error nothing of this call is kept.
         """
-        batch = list(results)
+        n = 0
+        rows = iter(results)
         with self._op("append trials", transaction=True) as conn:
             self._require(conn, campaign_id)
-            conn.execute("SAVEPOINT batch")
-            try:
-                conn.executemany(_INSERT, [_trial_params(campaign_id, r) for r in batch])
-            except sqlite3.IntegrityError:
-                # Replay row by row to name the offending trial; the whole call is rolled back.
-                conn.execute("ROLLBACK TO SAVEPOINT batch")
-                for result in batch:
-                    try:
-                        conn.execute(_INSERT, _trial_params(campaign_id, result))
-                    except sqlite3.IntegrityError as exc:
-                        raise self._integrity_error(conn, exc, campaign_id, result) from None
-                raise
-            conn.execute("RELEASE SAVEPOINT batch")
-        return len(batch)
+            while chunk := list(itertools.islice(rows, _CHUNK)):  # bounded memory for big imports
+                conn.execute("SAVEPOINT chunk")
+                try:
+                    conn.executemany(_INSERT, [_trial_params(campaign_id, r) for r in chunk])
+                except sqlite3.IntegrityError:
+                    # Replay row by row to name the offending trial; the whole call rolls back.
+                    conn.execute("ROLLBACK TO SAVEPOINT chunk")
+                    for result in chunk:
+                        try:
+                            conn.execute(_INSERT, _trial_params(campaign_id, result))
+                        except sqlite3.IntegrityError as exc:
+                            raise self._integrity_error(conn, exc, campaign_id, result) from None
+                    raise
+                conn.execute("RELEASE SAVEPOINT chunk")
+                n += len(chunk)
+        return n
 
     def _pages(
         self, columns: str, campaign_id: str, arm: str | None = None

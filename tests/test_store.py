@@ -420,3 +420,19 @@ def test_any_json_output_round_trips(output: object, quality: dict[str, float]) 
         s.append(cid, trial)
         assert s.results(cid) == [trial]
         assert next(iter(s.trial_rows(cid))).quality == quality
+
+
+def test_append_many_streams_and_is_all_or_nothing(store: RunStore) -> None:
+    cid = _new(store)
+    store.append(cid, _trial("t4000", "baseline"))
+
+    def trials() -> Iterator[TaskResult]:  # a generator spanning several internal chunks
+        for i in range(5000):
+            yield _trial(f"t{i:04d}", "candidate")
+        yield _trial("t4000", "baseline")  # already stored: the whole call must roll back
+
+    with pytest.raises(StoreError, match=r"task_id='t4000', arm='baseline', run=0"):
+        store.append_many(cid, trials())
+    assert store.count(cid) == 1
+    assert store.append_many(cid, (_trial(f"t{i:04d}", "candidate") for i in range(5000))) == 5000
+    assert store.count(cid, arm="candidate") == 5000
