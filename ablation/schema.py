@@ -210,6 +210,21 @@ class AgentOutput(BaseModel):
     tokens: int | None = None
     metrics: dict[str, float] = Field(default_factory=dict)
 
+    @field_validator("metrics")
+    @classmethod
+    def _finite_metrics(cls, value: dict[str, float]) -> dict[str, float]:
+        bad = sorted(k for k, v in value.items() if not math.isfinite(v))
+        if bad:
+            raise ValueError(f"non-finite metric value for {', '.join(bad)}")
+        return value
+
+    @field_validator("cost")
+    @classmethod
+    def _finite_cost(cls, value: float | None) -> float | None:
+        if value is not None and not math.isfinite(value):
+            raise ValueError("cost must be a finite number")
+        return value
+
 
 class TaskResult(BaseModel):
     """One trial: one agent call on one task for one run, with its verdict and measurements.

@@ -411,3 +411,15 @@ def test_sync_and_async_twins_share_one_signature() -> None:
 
     assert inspect.signature(run_ablation_campaign) == inspect.signature(run_ablation_campaign_async)
     assert run_ablation_campaign.__name__ == "run_ablation_campaign"
+
+
+def test_agent_reporting_a_nan_metric_is_an_agent_error_not_a_crash() -> None:
+    from ablation import AgentOutput
+
+    def agent(x: int) -> AgentOutput:
+        return AgentOutput(output=x * 2, cost=0.01, metrics={"tokens_per_s": float("nan")})
+
+    results = _results(double, agent, suite(2))
+    cand = [r for r in results if r.arm == "candidate"]
+    assert all(r.status == "error" and r.error_stage == "agent" for r in cand)
+    assert "tokens_per_s" in (cand[0].error_message or "")
