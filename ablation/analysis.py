@@ -22,6 +22,7 @@ from typing import Any, Literal
 
 import numpy as np
 
+from ablation import breakdowns as bd
 from ablation import stats
 from ablation.continuous import compare_continuous, compare_latency
 from ablation.gates import evaluate_gates
@@ -29,15 +30,12 @@ from ablation.pairing import PairedData, pair_results
 from ablation.report import (
     AblationReport,
     ArmSummary,
-    CategoryBreakdown,
-    FlakyTask,
     Interval,
     McNemarSummary,
     NonInferiority,
     PairDetail,
     PairTable,
     QualityComparison,
-    RepeatedRuns,
     TrialView,
     Uplift,
 )
@@ -60,42 +58,13 @@ def package_versions() -> dict[str, str]:
     return versions
 
 
-def _interval(result: Any, level: float, method: str | None = None) -> Interval:
-    ci = result.confidence_interval
-    return Interval(
-        low=float(ci.low), high=float(ci.high), confidence_level=level, method=method or result.method
-    )
-
-
-def _classify(data: PairedData) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
-    """Masks (both_pass, regression, improvement, both_fail) over the paired tasks."""
-    fb, fc = data.baseline.fraction, data.candidate.fraction
-    regression = fc < fb
-    improvement = fc > fb
-    tie = ~(regression | improvement)
-    both_pass = tie & (fb >= 0.5)
-    both_fail = tie & (fb < 0.5)
-    return both_pass, regression, improvement, both_fail
-
-
-def _table(masks: tuple[np.ndarray, ...], select: np.ndarray | None = None) -> PairTable:
-    counts = [int(np.count_nonzero(m if select is None else m & select)) for m in masks]
-    return PairTable(
-        both_pass=counts[0], regressions=counts[1], improvements=counts[2], both_fail=counts[3]
-    )
-
-
-def _ids(data: PairedData, mask: np.ndarray) -> list[str]:
-    return [data.task_ids[i] for i in np.flatnonzero(mask)]
-
-
 def _arm_summary(data: PairedData, arm: str, agent: str | None, level: float) -> ArmSummary:
     cols = data.baseline if arm == "baseline" else data.candidate
     passes = int(cols.passes.sum())
     trials = int(cols.runs.sum())
     if data.runs == 1 or trials == 0:
         wilson = stats.wilson_interval(passes, trials, confidence_level=level)
-        rate, ci = (passes / trials if trials else 0.0), _interval(wilson, level)
+        rate, ci = (passes / trials if trials else 0.0), bd.interval(wilson, level)
     else:
         # Runs of one task are correlated: the interval is over per-task fractions (task = unit).
         fraction = cols.fraction
@@ -179,7 +148,7 @@ def _uplift(data: PairedData, table: PairTable, config: CampaignConfig) -> Uplif
         se_paired: float | None = pairing.se_paired
         se_unpaired: float | None = pairing.se_unpaired
         corr: float | None = pairing.correlation
-        tango_ci, newcombe_ci, t_ci = _interval(tango, level), _interval(newcombe, level), None
+        tango_ci, newcombe_ci, t_ci = bd.interval(tango, level), bd.interval(newcombe, level), None
         relative = (cand_passes - base_passes) / base_passes if base_passes else None
     else:
         t = stats.paired_t_test(fb, fc, confidence_level=level)
@@ -187,13 +156,13 @@ def _uplift(data: PairedData, table: PairTable, config: CampaignConfig) -> Uplif
         se_paired = float(t.standard_error)
         se_unpaired = float(np.sqrt(np.var(fb, ddof=1) / n + np.var(fc, ddof=1) / n)) if n > 1 else None
         corr = float(np.corrcoef(fb, fc)[0, 1]) if n > 1 and fb.std() > 0 and fc.std() > 0 else 0.0
-        tango_ci, newcombe_ci, t_ci = None, None, _interval(t, level)
+        tango_ci, newcombe_ci, t_ci = None, None, bd.interval(t, level)
         base_rate = float(np.mean(fb))
         relative = estimate / base_rate if base_rate > 0 else None
     return Uplift(
         estimate=estimate,
         relative=relative,
-        ci=_interval(boot, level),
+        ci=bd.interval(boot, level),
         tango_ci=tango_ci,
         newcombe_ci=newcombe_ci,
         t_ci=t_ci,
@@ -201,116 +170,6 @@ def _uplift(data: PairedData, table: PairTable, config: CampaignConfig) -> Uplif
         se_unpaired=se_unpaired,
         correlation=corr,
         n=n,
-    )
-
-
-def _categories(
-    data: PairedData, masks: tuple[np.ndarray, ...], config: CampaignConfig
-) -> list[CategoryBreakdown]:
-    names, codes = np.unique(np.asarray(data.categories, dtype=str), return_inverse=True)
-    out: list[CategoryBreakdown] = []
-    fb, fc = data.baseline.fraction, data.candidate.fraction
-    for code, name in enumerate(names.tolist()):
-        select = codes == code
-        table = _table(masks, select)
-        n = table.n
-        tango = None
-        if data.runs == 1:
-            tango = _interval(
-                stats.paired_difference_interval(
-                    table.both_pass, table.regressions, table.improvements, table.both_fail,
-                    method="tango", confidence_level=config.confidence_level,
-                ),
-                config.confidence_level,
-            )
-        out.append(
-            CategoryBreakdown(
-                category=name,
-                n=n,
-                table=table,
-                regressions=_ids(data, masks[1] & select),
-                improvements=_ids(data, masks[2] & select),
-                baseline_pass_rate=float(np.mean(fb[select])),
-                candidate_pass_rate=float(np.mean(fc[select])),
-                uplift=float(np.mean(fc[select] - fb[select])),
-                tango_ci=tango,
-                mcnemar_pvalue=float(stats.mcnemar(table.regressions, table.improvements).pvalue),
-            )
-        )
-    if len(out) > 1:  # exploratory slices: Benjamini-Hochberg (STATISTICS.md section 8)
-        adjusted = stats.adjust_pvalues([c.mcnemar_pvalue or 1.0 for c in out], method="bh")
-        out = [c.model_copy(update={"adjusted_pvalue": float(p)}) for c, p in zip(out, adjusted, strict=True)]
-    return out
-
-
-def _repeated(data: PairedData, config: CampaignConfig) -> tuple[RepeatedRuns, list[FlakyTask]]:
-    level = config.confidence_level
-    fb, fc = data.baseline.fraction, data.candidate.fraction
-    t = stats.paired_t_test(fb, fc, confidence_level=level)
-    components: dict[str, Any] = {}
-    for arm, cols in (("baseline", data.baseline), ("candidate", data.candidate)):
-        values = np.concatenate(
-            [np.repeat([1.0, 0.0], [p, r - p]) for p, r in zip(cols.passes, cols.runs, strict=True)]
-        )
-        groups = np.repeat(np.arange(len(cols.runs)), cols.runs)
-        try:
-            components[arm] = stats.variance_components(values, groups)
-        except ValueError:  # fewer than two tasks, or no task with two runs: not estimable
-            components[arm] = None
-    flaky: list[FlakyTask] = []
-    b, c = data.baseline, data.candidate
-    for i in np.flatnonzero(((b.passes > 0) & (b.passes < b.runs)) | ((c.passes > 0) & (c.passes < c.runs))):
-        evidence = stats.fisher_exact_test(
-            int(b.passes[i]), int(b.runs[i]), int(c.passes[i]), int(c.runs[i])
-        )
-        flaky.append(
-            FlakyTask(
-                task_id=data.task_ids[i],
-                baseline_passes=int(b.passes[i]),
-                baseline_runs=int(b.runs[i]),
-                candidate_passes=int(c.passes[i]),
-                candidate_runs=int(c.runs[i]),
-                flaky_in=[
-                    arm for arm, cols in (("baseline", b), ("candidate", c))
-                    if 0 < cols.passes[i] < cols.runs[i]
-                ],
-                pvalue=float(evidence.pvalue),
-                method=evidence.method,
-            )
-        )
-    stable_reg = (b.passes == b.runs) & (c.passes == 0)
-    stable_imp = (b.passes == 0) & (c.passes == c.runs)
-    cluster = stats.cluster_bootstrap(
-        fb, fc, clusters=np.asarray(data.families), n_resamples=config.n_resamples,
-        confidence_level=level, rng=stream(config.seed, "repeated"),
-    )
-    vb, vc = components["baseline"], components["candidate"]
-
-    def part(comp: Any, attr: str) -> float | None:
-        return None if comp is None else float(getattr(comp, attr))
-
-    def deff(comp: Any) -> float | None:
-        return None if comp is None else float(stats.design_effect(data.runs, comp.icc))
-    return (
-        RepeatedRuns(
-            runs=data.runs,
-            n_tasks=len(data.task_ids),
-            mean_difference=float(t.estimate),
-            t_ci=_interval(t, level),
-            t_pvalue=float(t.pvalue),
-            cluster_ci=_interval(cluster, level),
-            icc_baseline=part(vb, "icc"),
-            icc_candidate=part(vc, "icc"),
-            design_effect_baseline=deff(vb),
-            design_effect_candidate=deff(vc),
-            between_var_baseline=part(vb, "between"),
-            within_var_baseline=part(vb, "within"),
-            between_var_candidate=part(vc, "between"),
-            within_var_candidate=part(vc, "within"),
-            stable_regressions=_ids(data, stable_reg),
-            stable_improvements=_ids(data, stable_imp),
-        ),
-        flaky,
     )
 
 
@@ -327,7 +186,7 @@ def _noninferiority(data: PairedData, table: PairTable, config: CampaignConfig) 
         )
         return NonInferiority(
             margin=margin, alpha=alpha, statistic=float(ni.statistic), pvalue=float(ni.pvalue),
-            ci=_interval(ni, level), decision=ni.decision, method=ni.method,
+            ci=bd.interval(ni, level), decision=ni.decision, method=ni.method,
         )
     fb, fc = data.baseline.fraction, data.candidate.fraction
     shifted = stats.paired_t_test(fb - margin, fc, confidence_level=level, alternative="greater")
@@ -338,7 +197,7 @@ def _noninferiority(data: PairedData, table: PairTable, config: CampaignConfig) 
     )
     return NonInferiority(
         margin=margin, alpha=alpha, statistic=float(shifted.statistic), pvalue=float(shifted.pvalue),
-        ci=_interval(ci, level), decision=decision,
+        ci=bd.interval(ci, level), decision=decision,
         method="paired t on per-task differences, H0: uplift <= -margin (task = unit)",
     )
 
@@ -400,10 +259,10 @@ def build_report(
     """
     config = config or CampaignConfig()
     level = config.confidence_level
-    masks = _classify(data)
-    table = _table(masks)
-    regressions, improvements = _ids(data, masks[1]), _ids(data, masks[2])
-    critical_regressions = _ids(data, masks[1] & data.critical)
+    masks = bd.classify(data)
+    table = bd.table(masks)
+    regressions, improvements = bd.ids(data, masks[1]), bd.ids(data, masks[2])
+    critical_regressions = bd.ids(data, masks[1] & data.critical)
     mcnemar = _mcnemar(table.regressions, table.improvements, data.runs)
     uplift = _uplift(data, table, config)
     n = len(data.task_ids)
@@ -414,7 +273,7 @@ def build_report(
         summary = "improvement" if table.improvements > table.regressions else "regression"
     else:
         summary = "no significant difference"
-    repeated, flaky = (_repeated(data, config) if data.runs > 1 and n else (None, []))
+    repeated, flaky = (bd.repeated(data, config) if data.runs > 1 and n else (None, []))
     quality: dict[str, QualityComparison] = {}
     for name in sorted(set(data.baseline.quality) | set(data.candidate.quality)):
         nan = np.full(n, np.nan)
@@ -493,7 +352,7 @@ def build_report(
         else None,
         quality=quality,
         metrics=metrics,
-        categories=_categories(data, masks, config) if n else [],
+        categories=bd.categories(data, masks, config) if n else [],
         flaky=flaky,
         repeated=repeated,
         noninferiority=_noninferiority(data, table, config),

@@ -44,7 +44,9 @@ ALLOWED: dict[str, set[str]] = {
     "pairing": MODELS,
     "continuous": MODELS | {"stats", "seeding"},
     "gates": MODELS | {"stats"},
-    "analysis": MODELS | {"stats", "seeding", "continuous", "gates", "pairing", "loading"},
+    "breakdowns": MODELS | {"stats", "seeding", "pairing"},
+    "analysis": MODELS
+    | {"stats", "seeding", "continuous", "gates", "pairing", "loading", "breakdowns"},
     "render": MODELS | {"stats", "render"},
     "testing": MODELS | {"gates"},
     "campaign": LEAVES | {"report", "engine", "analysis", "store", "progress"},

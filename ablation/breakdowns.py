@@ -1,0 +1,162 @@
+"""Paired tables and the breakdowns beyond the headline numbers.
+
+The 2x2 classification of paired tasks, the per-category tables (with Benjamini-Hochberg
+adjusted p-values, as exploratory slices), and the repeated-runs summary: per-task pass
+fractions compared with a paired t and a cluster bootstrap over tasks, variance components per
+arm, and the flaky tasks with a per-task exact test. Used by :mod:`ablation.analysis`.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from ablation import stats
+from ablation.pairing import PairedData
+from ablation.report import CategoryBreakdown, FlakyTask, Interval, PairTable, RepeatedRuns
+from ablation.schema import CampaignConfig
+from ablation.seeding import stream
+
+__all__ = ["categories", "classify", "ids", "interval", "repeated", "table"]
+
+
+def interval(result: Any, level: float, method: str | None = None) -> Interval:
+    ci = result.confidence_interval
+    return Interval(
+        low=float(ci.low), high=float(ci.high), confidence_level=level, method=method or result.method
+    )
+
+
+def classify(data: PairedData) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """Masks (both_pass, regression, improvement, both_fail) over the paired tasks."""
+    fb, fc = data.baseline.fraction, data.candidate.fraction
+    regression = fc < fb
+    improvement = fc > fb
+    tie = ~(regression | improvement)
+    both_pass = tie & (fb >= 0.5)
+    both_fail = tie & (fb < 0.5)
+    return both_pass, regression, improvement, both_fail
+
+
+def table(masks: tuple[np.ndarray, ...], select: np.ndarray | None = None) -> PairTable:
+    counts = [int(np.count_nonzero(m if select is None else m & select)) for m in masks]
+    return PairTable(
+        both_pass=counts[0], regressions=counts[1], improvements=counts[2], both_fail=counts[3]
+    )
+
+
+def ids(data: PairedData, mask: np.ndarray) -> list[str]:
+    return [data.task_ids[i] for i in np.flatnonzero(mask)]
+
+
+def categories(
+    data: PairedData, masks: tuple[np.ndarray, ...], config: CampaignConfig
+) -> list[CategoryBreakdown]:
+    names, codes = np.unique(np.asarray(data.categories, dtype=str), return_inverse=True)
+    out: list[CategoryBreakdown] = []
+    fb, fc = data.baseline.fraction, data.candidate.fraction
+    for code, name in enumerate(names.tolist()):
+        select = codes == code
+        tab = table(masks, select)
+        n = tab.n
+        tango = None
+        if data.runs == 1:
+            tango = interval(
+                stats.paired_difference_interval(
+                    tab.both_pass, tab.regressions, tab.improvements, tab.both_fail,
+                    method="tango", confidence_level=config.confidence_level,
+                ),
+                config.confidence_level,
+            )
+        out.append(
+            CategoryBreakdown(
+                category=name,
+                n=n,
+                table=tab,
+                regressions=ids(data, masks[1] & select),
+                improvements=ids(data, masks[2] & select),
+                baseline_pass_rate=float(np.mean(fb[select])),
+                candidate_pass_rate=float(np.mean(fc[select])),
+                uplift=float(np.mean(fc[select] - fb[select])),
+                tango_ci=tango,
+                mcnemar_pvalue=float(stats.mcnemar(tab.regressions, tab.improvements).pvalue),
+            )
+        )
+    if len(out) > 1:  # exploratory slices: Benjamini-Hochberg (STATISTICS.md section 8)
+        adjusted = stats.adjust_pvalues([c.mcnemar_pvalue or 1.0 for c in out], method="bh")
+        out = [c.model_copy(update={"adjusted_pvalue": float(p)}) for c, p in zip(out, adjusted, strict=True)]
+    return out
+
+
+def repeated(data: PairedData, config: CampaignConfig) -> tuple[RepeatedRuns, list[FlakyTask]]:
+    level = config.confidence_level
+    fb, fc = data.baseline.fraction, data.candidate.fraction
+    t = stats.paired_t_test(fb, fc, confidence_level=level)
+    components: dict[str, Any] = {}
+    for arm, cols in (("baseline", data.baseline), ("candidate", data.candidate)):
+        values = np.concatenate(
+            [np.repeat([1.0, 0.0], [p, r - p]) for p, r in zip(cols.passes, cols.runs, strict=True)]
+        )
+        groups = np.repeat(np.arange(len(cols.runs)), cols.runs)
+        try:
+            components[arm] = stats.variance_components(values, groups)
+        except ValueError:  # fewer than two tasks, or no task with two runs: not estimable
+            components[arm] = None
+    flaky: list[FlakyTask] = []
+    b, c = data.baseline, data.candidate
+    for i in np.flatnonzero(((b.passes > 0) & (b.passes < b.runs)) | ((c.passes > 0) & (c.passes < c.runs))):
+        evidence = stats.fisher_exact_test(
+            int(b.passes[i]), int(b.runs[i]), int(c.passes[i]), int(c.runs[i])
+        )
+        flaky.append(
+            FlakyTask(
+                task_id=data.task_ids[i],
+                baseline_passes=int(b.passes[i]),
+                baseline_runs=int(b.runs[i]),
+                candidate_passes=int(c.passes[i]),
+                candidate_runs=int(c.runs[i]),
+                flaky_in=[
+                    arm for arm, cols in (("baseline", b), ("candidate", c))
+                    if 0 < cols.passes[i] < cols.runs[i]
+                ],
+                pvalue=float(evidence.pvalue),
+                method=evidence.method,
+            )
+        )
+    stable_reg = (b.passes == b.runs) & (c.passes == 0)
+    stable_imp = (b.passes == 0) & (c.passes == c.runs)
+    cluster = stats.cluster_bootstrap(
+        fb, fc, clusters=np.asarray(data.families), n_resamples=config.n_resamples,
+        confidence_level=level, rng=stream(config.seed, "repeated"),
+    )
+    vb, vc = components["baseline"], components["candidate"]
+
+    def part(comp: Any, attr: str) -> float | None:
+        return None if comp is None else float(getattr(comp, attr))
+
+    def deff(comp: Any) -> float | None:
+        return None if comp is None else float(stats.design_effect(data.runs, comp.icc))
+    return (
+        RepeatedRuns(
+            runs=data.runs,
+            n_tasks=len(data.task_ids),
+            mean_difference=float(t.estimate),
+            t_ci=interval(t, level),
+            t_pvalue=float(t.pvalue),
+            cluster_ci=interval(cluster, level),
+            icc_baseline=part(vb, "icc"),
+            icc_candidate=part(vc, "icc"),
+            design_effect_baseline=deff(vb),
+            design_effect_candidate=deff(vc),
+            between_var_baseline=part(vb, "between"),
+            within_var_baseline=part(vb, "within"),
+            between_var_candidate=part(vc, "between"),
+            within_var_candidate=part(vc, "within"),
+            stable_regressions=ids(data, stable_reg),
+            stable_improvements=ids(data, stable_imp),
+        ),
+        flaky,
+    )
+
+
