@@ -1,9 +1,11 @@
 """Embedded SQLite run store: campaigns and their trials, committed one trial at a time.
 
 The store is one SQLite file (``.ablation/runs.db`` by default) in WAL mode with
-``synchronous=NORMAL``: every :meth:`RunStore.append` is its own committed transaction, so a crash
-or ``kill -9`` of the writing process loses no finished trial (a power cut may lose the last few).
-Values are plain columns or JSON text; nothing is ever pickled.
+``synchronous=NORMAL``: every :meth:`RunStore.append` is its own committed transaction and every
+:meth:`RunStore.append_many` one transaction, so a crash or ``kill -9`` of the writing process
+loses no committed trial (a power cut may lose the last few). Values are plain columns or JSON
+text; nothing is ever pickled. The format (tables, rows, export lines) is in
+:mod:`ablation.store_format`.
 
 Tables: ``meta(key, value)`` holds ``schema_version``; ``campaigns`` holds one row per campaign
 (status, config, suite fingerprint, per-task digests, agent names, provenance, ISO 8601 UTC
@@ -29,10 +31,32 @@ from collections.abc import Collection, Iterable, Iterator, Mapping
 from contextlib import contextmanager
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any, NamedTuple
+from typing import Any
 
 from ablation.errors import ConfigError, InputError, ResumeMismatchError, StoreError
 from ablation.schema import CampaignConfig, TaskResult, to_jsonable
+from ablation.store_format import (
+    CAMPAIGN_FIELDS,
+    CAMPAIGN_STATUSES,
+    CHUNK,
+    DDL,
+    INSERT_TRIAL,
+    NEWEST_FIRST,
+    ROW_COLUMNS,
+    SCHEMA_VERSION,
+    SELECT_CAMPAIGN,
+    TRIAL_CONFIG_FIELDS,
+    CampaignRecord,
+    TrialRow,
+    check_status,
+    decode_line,
+    listing,
+    load_trial,
+    now,
+    parse_trial,
+    read_header,
+    trial_params,
+)
 
 __all__ = [
     "CAMPAIGN_STATUSES",
@@ -45,127 +69,7 @@ __all__ = [
 ]
 
 DEFAULT_STORE_PATH = ".ablation/runs.db"
-SCHEMA_VERSION = 1
-CAMPAIGN_STATUSES: frozenset[str] = frozenset({"running", "complete", "interrupted", "aborted"})
-#: Config fields that change what the trials are; any other field is cosmetic for a resume.
-TRIAL_CONFIG_FIELDS: tuple[str, ...] = ("runs", "seed", "timeout_s", "retry", "on_error")
-
 _PAGE = 2000  # rows per lock hold when streaming
-_LISTED = 10  # ids named in one error message
-
-_DDL = """
-CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
-CREATE TABLE IF NOT EXISTS campaigns (
-    id TEXT PRIMARY KEY, status TEXT NOT NULL, config_json TEXT NOT NULL,
-    suite_fingerprint TEXT NOT NULL, task_digests_json TEXT NOT NULL,
-    baseline_agent TEXT NOT NULL, candidate_agent TEXT NOT NULL, provenance_json TEXT NOT NULL,
-    created_at TEXT NOT NULL, updated_at TEXT NOT NULL);
-CREATE TABLE IF NOT EXISTS trials (
-    campaign_id TEXT NOT NULL REFERENCES campaigns(id) ON DELETE CASCADE,
-    task_id TEXT NOT NULL, arm TEXT NOT NULL, run INTEGER NOT NULL, status TEXT NOT NULL,
-    passed INTEGER NOT NULL, latency_s REAL, wall_s REAL, attempts INTEGER NOT NULL, cost REAL,
-    category TEXT, critical INTEGER NOT NULL, error_type TEXT, result_json TEXT NOT NULL,
-    PRIMARY KEY (campaign_id, task_id, arm, run));
-"""
-_INSERT = (
-    "INSERT INTO trials (campaign_id, task_id, arm, run, status, passed, latency_s, wall_s,"
-    " attempts, cost, category, critical, error_type, result_json)"
-    " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
-)
-_CAMPAIGN_FIELDS = (
-    "id", "status", "config_json", "suite_fingerprint", "task_digests_json", "baseline_agent",
-    "candidate_agent", "provenance_json", "created_at", "updated_at",
-)  # fmt: skip
-_SELECT_CAMPAIGN = (
-    f"SELECT {', '.join('c.' + f for f in _CAMPAIGN_FIELDS)},"
-    " (SELECT COUNT(*) FROM trials t WHERE t.campaign_id = c.id) FROM campaigns c"
-)
-_NEWEST_FIRST = " ORDER BY c.created_at DESC, c.rowid DESC"
-_ROW_COLUMNS = (
-    "status, passed, latency_s, wall_s, cost, attempts, error_type,"
-    " json_extract(result_json, '$.quality'), json_extract(result_json, '$.quality_errors'),"
-    " category, critical"
-)
-
-
-def _now() -> str:
-    return datetime.now(UTC).isoformat(timespec="microseconds")
-
-
-def _listing(items: list[str]) -> str:
-    text = ", ".join(repr(i) for i in items[:_LISTED])
-    return text + (f" and {len(items) - _LISTED} more" if len(items) > _LISTED else "")
-
-
-def _check_status(status: str) -> None:
-    if status not in CAMPAIGN_STATUSES:
-        raise ConfigError(f"unknown campaign status {status!r}: use {sorted(CAMPAIGN_STATUSES)}")
-
-
-@dataclasses.dataclass(frozen=True)
-class CampaignRecord:
-    """One stored campaign, as read from the store.
-
-    Attributes:
-        campaign_id: The campaign's id.
-        status: ``"running"``, ``"complete"``, ``"interrupted"`` or ``"aborted"``.
-        config: The configuration the campaign ran with.
-        suite_fingerprint: :func:`ablation.schema.suite_fingerprint` of the suite.
-        task_digests: ``task_id -> digest`` (:func:`ablation.schema.task_digests`).
-        baseline_agent: Name of the baseline agent.
-        candidate_agent: Name of the candidate agent.
-        provenance: Free JSON-safe provenance fields (versions, labels, times, ...).
-        created_at: ISO 8601 UTC creation time.
-        updated_at: ISO 8601 UTC time of the last status or provenance change (an append does
-            not touch it, so that an append stays one statement).
-        n_trials: Number of stored trials, counted when the record was read.
-    """
-
-    campaign_id: str
-    status: str
-    config: CampaignConfig
-    suite_fingerprint: str
-    task_digests: dict[str, str]
-    baseline_agent: str
-    candidate_agent: str
-    provenance: dict[str, Any]
-    created_at: str
-    updated_at: str
-    n_trials: int
-
-
-class TrialRow(NamedTuple):
-    """A light view of one trial, read without building a :class:`TaskResult`."""
-
-    task_id: str
-    arm: str
-    run: int
-    status: str
-    passed: bool
-    latency_s: float | None
-    wall_s: float | None
-    cost: float | None
-    attempts: int
-    error_type: str | None
-    quality: dict[str, float]
-    quality_errors: dict[str, str]
-    category: str | None
-    critical: bool
-
-
-_CHUNK = 2000  # trials per executemany in append_many
-
-
-def _trial_params(campaign_id: str, r: TaskResult) -> tuple[Any, ...]:
-    """The INSERT parameters of a trial.
-
-    A :class:`TaskResult` cannot hold a non-finite quality or metric value (the model refuses
-    it), so its JSON always reads back.
-    """
-    return (
-        campaign_id, r.task_id, r.arm, r.run, r.status, int(r.passed), r.latency_s, r.wall_s,
-        r.attempts, r.cost, r.category, int(r.critical), r.error_type, r.model_dump_json(),
-    )  # fmt: skip
 
 
 class RunStore:
@@ -197,7 +101,7 @@ class RunStore:
             conn.execute("PRAGMA synchronous=NORMAL")
             conn.execute("PRAGMA foreign_keys=ON")
             conn.executescript(
-                f"BEGIN IMMEDIATE;{_DDL}INSERT OR IGNORE INTO meta (key, value)"
+                f"BEGIN IMMEDIATE;{DDL}INSERT OR IGNORE INTO meta (key, value)"
                 f" VALUES ('schema_version', '{SCHEMA_VERSION}'); COMMIT;"
             )
         except (OSError, sqlite3.Error, StoreError) as exc:
@@ -301,7 +205,7 @@ class RunStore:
         config = f["config"]
         if not isinstance(config, CampaignConfig):
             config = CampaignConfig.model_validate(config)
-        _check_status(f["status"])
+        check_status(f["status"])
         if campaign_id is not None and (
             not isinstance(campaign_id, str) or not campaign_id.strip()
         ):
@@ -311,17 +215,18 @@ class RunStore:
         while campaign_id is None:
             new = f"{datetime.now(UTC):%Y%m%d-%H%M%S}-{secrets.token_hex(3)}"
             campaign_id = None if self._exists(conn, new) else new
-        now = _now()
+        stamp = now()
         digests = {str(k): str(v) for k, v in f["task_digests"].items()}
         values = (
             campaign_id, f["status"], config.model_dump_json(), str(f["suite_fingerprint"]),
             json.dumps(digests, sort_keys=True), str(f["baseline_agent"]),
             str(f["candidate_agent"]),
             json.dumps(to_jsonable(dict(f.get("provenance") or {})), sort_keys=True),
-            str(f.get("created_at") or now), str(f.get("updated_at") or f.get("created_at") or now),
+            str(f.get("created_at") or stamp),
+            str(f.get("updated_at") or f.get("created_at") or stamp),
         )  # fmt: skip
         conn.execute(
-            f"INSERT INTO campaigns ({', '.join(_CAMPAIGN_FIELDS)}) VALUES ({', '.join('?' * 10)})",
+            f"INSERT INTO campaigns ({', '.join(CAMPAIGN_FIELDS)}) VALUES ({', '.join('?' * 10)})",
             values,
         )
         return campaign_id
@@ -347,13 +252,13 @@ class RunStore:
         )  # fmt: skip
 
     def _unknown(self, conn: sqlite3.Connection, campaign_id: str) -> StoreError:
-        sql = f"SELECT c.id FROM campaigns c{_NEWEST_FIRST}"
+        sql = f"SELECT c.id FROM campaigns c{NEWEST_FIRST}"
         known = [r[0] for r in conn.execute(sql)]
         if not known:
             return StoreError(f"no campaign {campaign_id!r}: the run store {self.path} is empty")
         return StoreError(
             f"no campaign {campaign_id!r} in run store {self.path}; "
-            f"known (newest first): {_listing(known)}"
+            f"known (newest first): {listing(known)}"
         )
 
     def _require(self, conn: sqlite3.Connection, campaign_id: str) -> None:
@@ -367,7 +272,7 @@ class RunStore:
             StoreError: if there is no such campaign (naming it and a few known ids).
         """
         with self._op("read a campaign") as conn:
-            row = conn.execute(f"{_SELECT_CAMPAIGN} WHERE c.id = ?", (campaign_id,)).fetchone()
+            row = conn.execute(f"{SELECT_CAMPAIGN} WHERE c.id = ?", (campaign_id,)).fetchone()
             if row is None:
                 raise self._unknown(conn, campaign_id)
         return self._record(row)
@@ -386,7 +291,7 @@ class RunStore:
         where = " WHERE " + " AND ".join(clauses) if clauses else ""
         params = [v for v in wanted.values() if v is not None]
         with self._op("list campaigns") as conn:
-            rows = conn.execute(f"{_SELECT_CAMPAIGN}{where}{_NEWEST_FIRST}", params).fetchall()
+            rows = conn.execute(f"{SELECT_CAMPAIGN}{where}{NEWEST_FIRST}", params).fetchall()
         return [self._record(r) for r in rows]
 
     def list_campaigns(self) -> list[CampaignRecord]:
@@ -396,7 +301,7 @@ class RunStore:
     def latest_campaign(self) -> CampaignRecord | None:
         """The most recently created campaign, or ``None`` for an empty store."""
         with self._op("read the latest campaign") as conn:
-            row = conn.execute(f"{_SELECT_CAMPAIGN}{_NEWEST_FIRST} LIMIT 1").fetchone()
+            row = conn.execute(f"{SELECT_CAMPAIGN}{NEWEST_FIRST} LIMIT 1").fetchone()
         return None if row is None else self._record(row)
 
     def set_status(self, campaign_id: str, status: str) -> None:
@@ -406,10 +311,10 @@ class RunStore:
             ConfigError: for an unknown status.
             StoreError: for an unknown campaign.
         """
-        _check_status(status)
+        check_status(status)
         with self._op("set a campaign status") as conn:
             sql = "UPDATE campaigns SET status = ?, updated_at = ? WHERE id = ?"
-            if conn.execute(sql, (status, _now(), campaign_id)).rowcount == 0:
+            if conn.execute(sql, (status, now(), campaign_id)).rowcount == 0:
                 raise self._unknown(conn, campaign_id)
 
     def update_provenance(self, campaign_id: str, **fields: Any) -> None:
@@ -426,7 +331,7 @@ class RunStore:
             provenance = {**json.loads(row[0]), **to_jsonable(fields)}
             conn.execute(
                 "UPDATE campaigns SET provenance_json = ?, updated_at = ? WHERE id = ?",
-                (json.dumps(provenance, sort_keys=True), _now(), campaign_id),
+                (json.dumps(provenance, sort_keys=True), now(), campaign_id),
             )
 
     # -- trials ------------------------------------------------------------------------------
@@ -448,13 +353,13 @@ class RunStore:
             StoreError: if the campaign is unknown, or ``(task_id, arm, run)`` is already stored
                 for it (naming the key); nothing is written then.
         """
-        params = _trial_params(campaign_id, result)
+        params = trial_params(campaign_id, result)
         with self._lock:  # inlined (no _op) to keep the hot path short
             conn = self._conn
             if conn is None:
                 raise StoreError(f"run store {self.path} is closed (cannot append a trial)")
             try:
-                conn.execute(_INSERT, params)
+                conn.execute(INSERT_TRIAL, params)
             except sqlite3.IntegrityError as exc:
                 raise self._integrity_error(conn, exc, campaign_id, result) from None
             except sqlite3.Error as exc:
@@ -472,16 +377,16 @@ class RunStore:
         rows = iter(results)
         with self._op("append trials", transaction=True) as conn:
             self._require(conn, campaign_id)
-            while chunk := list(itertools.islice(rows, _CHUNK)):  # bounded memory for big imports
+            while chunk := list(itertools.islice(rows, CHUNK)):  # bounded memory for big imports
                 conn.execute("SAVEPOINT chunk")
                 try:
-                    conn.executemany(_INSERT, [_trial_params(campaign_id, r) for r in chunk])
+                    conn.executemany(INSERT_TRIAL, [trial_params(campaign_id, r) for r in chunk])
                 except sqlite3.IntegrityError:
                     # Replay row by row to name the offending trial; the whole call rolls back.
                     conn.execute("ROLLBACK TO SAVEPOINT chunk")
                     for result in chunk:
                         try:
-                            conn.execute(_INSERT, _trial_params(campaign_id, result))
+                            conn.execute(INSERT_TRIAL, trial_params(campaign_id, result))
                         except sqlite3.IntegrityError as exc:
                             raise self._integrity_error(conn, exc, campaign_id, result) from None
                     raise
@@ -523,7 +428,7 @@ class RunStore:
         """
         for page in self._pages("result_json", campaign_id, arm):
             for row in page:
-                yield _load_trial(campaign_id, row[-1])
+                yield load_trial(campaign_id, row[-1])
 
     def results(
         self,
@@ -549,7 +454,7 @@ class RunStore:
         with self._op("read trials") as conn:
             self._require(conn, campaign_id)
             rows = conn.execute(sql, (campaign_id, arm, arm, ids)).fetchall()
-        return [_load_trial(campaign_id, r[0]) for r in rows]
+        return [load_trial(campaign_id, r[0]) for r in rows]
 
     def trial_rows(self, campaign_id: str) -> Iterator[TrialRow]:
         """Stream light :class:`TrialRow` tuples in ``(task_id, arm, run)`` order.
@@ -558,7 +463,7 @@ class RunStore:
         ``json_extract``), so no :class:`TaskResult` is built and memory stays bounded.
         """
         loads = json.loads
-        for page in self._pages(_ROW_COLUMNS, campaign_id):
+        for page in self._pages(ROW_COLUMNS, campaign_id):
             for r in page:
                 yield TrialRow(
                     r[0], r[1], r[2], r[3], bool(r[4]), r[5], r[6], r[7], r[8], r[9],
@@ -626,7 +531,7 @@ class RunStore:
         changed = sorted(t for t in set(old_digests) & set(task_digests)
                          if old_digests[t] != task_digests[t])  # fmt: skip
         problems = [
-            f"{'task' if len(ids) == 1 else 'tasks'} {_listing(ids)} {what}"
+            f"{'task' if len(ids) == 1 else 'tasks'} {listing(ids)} {what}"
             for ids, what in (
                 (changed, "changed (input, expected output or verifier)"),
                 (added, "added"),
@@ -709,7 +614,7 @@ class RunStore:
         except OSError as exc:
             raise StoreError(f"cannot read {source}: {exc}") from exc
         with fh, self._op("import a campaign", transaction=True) as conn:
-            header = _read_header(source, _decode(source, 1, fh.readline()))
+            header = read_header(source, decode_line(source, 1, fh.readline()))
             wanted = header.get("campaign_id")
             free = (
                 isinstance(wanted, str) and bool(wanted.strip()) and not self._exists(conn, wanted)
@@ -722,9 +627,9 @@ class RunStore:
             for lineno, raw in enumerate(fh, start=2):
                 if not raw.strip():
                     continue
-                result = _parse_trial(source, lineno, raw)
+                result = parse_trial(source, lineno, raw)
                 try:
-                    conn.execute(_INSERT, _trial_params(campaign_id, result))
+                    conn.execute(INSERT_TRIAL, trial_params(campaign_id, result))
                 except sqlite3.IntegrityError:
                     raise InputError(
                         f"{source}, line {lineno}: duplicate trial (task_id={result.task_id!r}, "
@@ -738,59 +643,3 @@ class RunStore:
                     "(truncated or edited?)"
                 )
         return campaign_id
-
-
-def _load_trial(campaign_id: str, text: str) -> TaskResult:
-    """A stored trial; a row that no longer validates is a :class:`StoreError` naming it."""
-    try:
-        return TaskResult.model_validate_json(text)
-    except ValueError as exc:
-        detail = " ".join(str(exc).splitlines()[:3])
-        raise StoreError(
-            f"campaign {campaign_id!r}: a stored trial cannot be read: {detail}"
-        ) from exc
-
-
-def _read_header(source: Path, line: str) -> dict[str, Any]:
-    """The ``campaign`` object of an export's first line, with its required keys checked."""
-    try:
-        data = json.loads(line) if line.strip() else None
-    except ValueError as exc:
-        raise InputError(f"{source}, line 1: malformed campaign header: {exc}") from None
-    header = data.get("campaign") if isinstance(data, dict) else None
-    if not isinstance(header, dict):
-        raise InputError(
-            f'{source}, line 1: expected the {{"campaign": {{...}}}} header written by export_jsonl'
-        )
-    required = ("status", "config", "suite_fingerprint", "task_digests", "baseline_agent",
-                "candidate_agent")  # fmt: skip
-    missing = [k for k in required if k not in header]
-    if missing:
-        raise InputError(f"{source}, line 1: the campaign header lacks {', '.join(missing)}")
-    if not isinstance(header["task_digests"], dict):
-        raise InputError(f"{source}, line 1: task_digests must be an object")
-    return header
-
-
-def _decode(source: Path, lineno: int, raw: bytes) -> str:
-    try:
-        return raw.decode("utf-8")
-    except UnicodeDecodeError as exc:
-        raise InputError(f"{source}, line {lineno}: not UTF-8 text ({exc.reason})") from None
-
-
-def _parse_trial(source: Path, lineno: int, raw: bytes) -> TaskResult:
-    """One trial line, or an :class:`InputError` naming the file, line and (if known) task id."""
-    line = _decode(source, lineno, raw)
-    try:
-        return TaskResult.model_validate_json(line)
-    except ValueError as exc:
-        task = ""
-        try:
-            data = json.loads(line)
-            if isinstance(data, dict) and "task_id" in data:
-                task = f" (task {data['task_id']!r})"
-        except ValueError:
-            pass
-        detail = " ".join(str(exc).splitlines()[:3])
-        raise InputError(f"{source}, line {lineno}: malformed trial{task}: {detail}") from None

@@ -1,0 +1,203 @@
+"""The run store's on-disk format: SQL schema, trial rows and the JSONL export lines.
+
+Kept apart from :mod:`ablation.store` (which owns connections, locking and the operations) so
+that the format is readable in one place: the tables, the INSERT of a trial, the light row the
+analysis streams, and the parsing of an export's header and trial lines with errors that name
+the file and line.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any, NamedTuple
+
+from ablation.errors import ConfigError, InputError, StoreError
+from ablation.schema import CampaignConfig, TaskResult
+
+__all__ = [
+    "CAMPAIGN_STATUSES",
+    "SCHEMA_VERSION",
+    "TRIAL_CONFIG_FIELDS",
+    "CampaignRecord",
+    "TrialRow",
+]
+
+SCHEMA_VERSION = 1
+CAMPAIGN_STATUSES: frozenset[str] = frozenset({"running", "complete", "interrupted", "aborted"})
+#: Config fields that change what the trials are; any other field is cosmetic for a resume.
+TRIAL_CONFIG_FIELDS: tuple[str, ...] = ("runs", "seed", "timeout_s", "retry", "on_error")
+
+LISTED = 10  # ids named in one error message
+
+DDL = """
+CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS campaigns (
+    id TEXT PRIMARY KEY, status TEXT NOT NULL, config_json TEXT NOT NULL,
+    suite_fingerprint TEXT NOT NULL, task_digests_json TEXT NOT NULL,
+    baseline_agent TEXT NOT NULL, candidate_agent TEXT NOT NULL, provenance_json TEXT NOT NULL,
+    created_at TEXT NOT NULL, updated_at TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS trials (
+    campaign_id TEXT NOT NULL REFERENCES campaigns(id) ON DELETE CASCADE,
+    task_id TEXT NOT NULL, arm TEXT NOT NULL, run INTEGER NOT NULL, status TEXT NOT NULL,
+    passed INTEGER NOT NULL, latency_s REAL, wall_s REAL, attempts INTEGER NOT NULL, cost REAL,
+    category TEXT, critical INTEGER NOT NULL, error_type TEXT, result_json TEXT NOT NULL,
+    PRIMARY KEY (campaign_id, task_id, arm, run));
+"""
+INSERT_TRIAL = (
+    "INSERT INTO trials (campaign_id, task_id, arm, run, status, passed, latency_s, wall_s,"
+    " attempts, cost, category, critical, error_type, result_json)"
+    " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
+)
+CAMPAIGN_FIELDS = (
+    "id", "status", "config_json", "suite_fingerprint", "task_digests_json", "baseline_agent",
+    "candidate_agent", "provenance_json", "created_at", "updated_at",
+)  # fmt: skip
+SELECT_CAMPAIGN = (
+    f"SELECT {', '.join('c.' + f for f in CAMPAIGN_FIELDS)},"
+    " (SELECT COUNT(*) FROM trials t WHERE t.campaign_id = c.id) FROM campaigns c"
+)
+NEWEST_FIRST = " ORDER BY c.created_at DESC, c.rowid DESC"
+ROW_COLUMNS = (
+    "status, passed, latency_s, wall_s, cost, attempts, error_type,"
+    " json_extract(result_json, '$.quality'), json_extract(result_json, '$.quality_errors'),"
+    " category, critical"
+)
+
+
+def now() -> str:
+    return datetime.now(UTC).isoformat(timespec="microseconds")
+
+
+def listing(items: list[str]) -> str:
+    text = ", ".join(repr(i) for i in items[:LISTED])
+    return text + (f" and {len(items) - LISTED} more" if len(items) > LISTED else "")
+
+
+def check_status(status: str) -> None:
+    if status not in CAMPAIGN_STATUSES:
+        raise ConfigError(f"unknown campaign status {status!r}: use {sorted(CAMPAIGN_STATUSES)}")
+
+
+@dataclasses.dataclass(frozen=True)
+class CampaignRecord:
+    """One stored campaign, as read from the store.
+
+    Attributes:
+        campaign_id: The campaign's id.
+        status: ``"running"``, ``"complete"``, ``"interrupted"`` or ``"aborted"``.
+        config: The configuration the campaign ran with.
+        suite_fingerprint: :func:`ablation.schema.suite_fingerprint` of the suite.
+        task_digests: ``task_id -> digest`` (:func:`ablation.schema.task_digests`).
+        baseline_agent: Name of the baseline agent.
+        candidate_agent: Name of the candidate agent.
+        provenance: Free JSON-safe provenance fields (versions, labels, times, ...).
+        created_at: ISO 8601 UTC creation time.
+        updated_at: ISO 8601 UTC time of the last status or provenance change (an append does
+            not touch it, so that an append stays one statement).
+        n_trials: Number of stored trials, counted when the record was read.
+    """
+
+    campaign_id: str
+    status: str
+    config: CampaignConfig
+    suite_fingerprint: str
+    task_digests: dict[str, str]
+    baseline_agent: str
+    candidate_agent: str
+    provenance: dict[str, Any]
+    created_at: str
+    updated_at: str
+    n_trials: int
+
+
+class TrialRow(NamedTuple):
+    """A light view of one trial, read without building a :class:`TaskResult`."""
+
+    task_id: str
+    arm: str
+    run: int
+    status: str
+    passed: bool
+    latency_s: float | None
+    wall_s: float | None
+    cost: float | None
+    attempts: int
+    error_type: str | None
+    quality: dict[str, float]
+    quality_errors: dict[str, str]
+    category: str | None
+    critical: bool
+
+
+CHUNK = 2000  # trials per executemany in append_many
+
+
+def trial_params(campaign_id: str, r: TaskResult) -> tuple[Any, ...]:
+    """The INSERT parameters of a trial.
+
+    A :class:`TaskResult` cannot hold a non-finite quality or metric value (the model refuses
+    it), so its JSON always reads back.
+    """
+    return (
+        campaign_id, r.task_id, r.arm, r.run, r.status, int(r.passed), r.latency_s, r.wall_s,
+        r.attempts, r.cost, r.category, int(r.critical), r.error_type, r.model_dump_json(),
+    )  # fmt: skip
+
+
+def load_trial(campaign_id: str, text: str) -> TaskResult:
+    """A stored trial; a row that no longer validates is a :class:`StoreError` naming it."""
+    try:
+        return TaskResult.model_validate_json(text)
+    except ValueError as exc:
+        detail = " ".join(str(exc).splitlines()[:3])
+        raise StoreError(
+            f"campaign {campaign_id!r}: a stored trial cannot be read: {detail}"
+        ) from exc
+
+
+def read_header(source: Path, line: str) -> dict[str, Any]:
+    """The ``campaign`` object of an export's first line, with its required keys checked."""
+    try:
+        data = json.loads(line) if line.strip() else None
+    except ValueError as exc:
+        raise InputError(f"{source}, line 1: malformed campaign header: {exc}") from None
+    header = data.get("campaign") if isinstance(data, dict) else None
+    if not isinstance(header, dict):
+        raise InputError(
+            f'{source}, line 1: expected the {{"campaign": {{...}}}} header written by export_jsonl'
+        )
+    required = ("status", "config", "suite_fingerprint", "task_digests", "baseline_agent",
+                "candidate_agent")  # fmt: skip
+    missing = [k for k in required if k not in header]
+    if missing:
+        raise InputError(f"{source}, line 1: the campaign header lacks {', '.join(missing)}")
+    if not isinstance(header["task_digests"], dict):
+        raise InputError(f"{source}, line 1: task_digests must be an object")
+    return header
+
+
+def decode_line(source: Path, lineno: int, raw: bytes) -> str:
+    try:
+        return raw.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise InputError(f"{source}, line {lineno}: not UTF-8 text ({exc.reason})") from None
+
+
+def parse_trial(source: Path, lineno: int, raw: bytes) -> TaskResult:
+    """One trial line, or an :class:`InputError` naming the file, line and (if known) task id."""
+    line = decode_line(source, lineno, raw)
+    try:
+        return TaskResult.model_validate_json(line)
+    except ValueError as exc:
+        task = ""
+        try:
+            data = json.loads(line)
+            if isinstance(data, dict) and "task_id" in data:
+                task = f" (task {data['task_id']!r})"
+        except ValueError:
+            pass
+        detail = " ".join(str(exc).splitlines()[:3])
+        raise InputError(f"{source}, line {lineno}: malformed trial{task}: {detail}") from None
