@@ -12,7 +12,7 @@ import os
 import queue
 import threading
 import time
-from collections.abc import Callable, Coroutine, Iterator, Mapping, Sequence
+from collections.abc import Callable, Coroutine, Iterable, Iterator, Mapping, Sequence
 from concurrent.futures import Executor
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
@@ -34,7 +34,7 @@ from ablation.schema import (
     task_digests,
     validate_suite,
 )
-from ablation.store import RunStore
+from ablation.store import CampaignRecord, RunStore
 
 P = ParamSpec("P")
 T = TypeVar("T")
@@ -44,6 +44,7 @@ __all__ = [
     "StoreSink",
     "StoredTrials",
     "report_from_store",
+    "report_stored_campaign",
     "run_ablation_campaign",
     "run_ablation_campaign_async",
 ]
@@ -99,15 +100,54 @@ def report_from_store(
     config: CampaignConfig,
     provenance: Provenance,
     tasks: Sequence[AblationTask] | None = None,
+    expected_ids: Iterable[str] | None = None,
 ) -> AblationReport:
     """Build a stored campaign's report in bounded memory (streamed rows, lazy drill-downs)."""
     return report_from_results(
         store.trial_rows(campaign_id),
         config=config,
         tasks=tasks,
+        expected_ids=expected_ids,
         provenance=provenance,
         trial_lookup=StoredTrials(store, campaign_id),
     )
+
+
+def report_stored_campaign(
+    store: RunStore, campaign_id: str | None = None, *, config: CampaignConfig | None = None
+) -> tuple[AblationReport, CampaignRecord]:
+    """Rebuild the report of a stored campaign (the newest when ``campaign_id`` is ``None``).
+
+    The campaign's own configuration is used unless ``config`` is given (e.g. another alpha or
+    gate). Every task the campaign was started with is expected: tasks of an interrupted
+    campaign that have no trials yet are listed as missing, never silently left out.
+
+    Raises:
+        ConfigError: when the store holds no campaign.
+        StoreError: for an unknown campaign id.
+    """
+    record = store.latest_campaign() if campaign_id is None else store.get_campaign(campaign_id)
+    if record is None:
+        raise ConfigError(f"{store.path}: the store holds no campaign")
+    config = config or record.config
+    provenance = Provenance(
+        n_resamples=config.n_resamples,
+        confidence_level=config.confidence_level,
+        alpha=config.alpha,
+        suite_fingerprint=record.suite_fingerprint,
+        baseline_agent=record.baseline_agent,
+        candidate_agent=record.candidate_agent,
+        campaign_id=record.campaign_id,
+        started_at=record.provenance.get("started_at") or record.created_at,
+        finished_at=record.updated_at,
+        baseline_reused_from=record.provenance.get("baseline_reused_from"),
+        baseline_ran_at=record.provenance.get("baseline_ran_at"),
+    )
+    report = report_from_store(
+        store, record.campaign_id, config=config, provenance=provenance,
+        expected_ids=list(record.task_digests) or None,
+    )
+    return report, record
 
 
 class StoreSink:

@@ -209,7 +209,8 @@ def _config(s: dict[str, Any]) -> Any:
         gates["max_latency_ratio"] = s["max_latency_ratio"]
     if s.get("critical_gate") is False:
         gates["critical_must_not_regress"] = False
-    fields["gates"] = gates
+    if gates:
+        fields["gates"] = gates
     try:
         return CampaignConfig.model_validate(fields)
     except ValueError as exc:
@@ -423,9 +424,8 @@ def _cmd_compare(args: argparse.Namespace) -> int:
 
 
 def _cmd_report(args: argparse.Namespace) -> int:
-    from ablation.campaign import report_from_store
+    from ablation.campaign import report_stored_campaign
     from ablation.errors import ConfigError
-    from ablation.schema import Provenance
     from ablation.store import DEFAULT_STORE_PATH, RunStore
 
     s = _settings(args)
@@ -433,26 +433,22 @@ def _cmd_report(args: argparse.Namespace) -> int:
     if not path.exists():
         raise ConfigError(f"{path}: no run store here (run a campaign first, or pass --store)")
     with RunStore(path) as store:
-        record = store.latest_campaign() if args.campaign == "latest" else store.get_campaign(args.campaign)
+        campaign = None if args.campaign == "latest" else args.campaign
+        record = store.latest_campaign() if campaign is None else store.get_campaign(campaign)
         if record is None:
             raise ConfigError(f"{path}: the store holds no campaign")
-        stored = record.config
-        overrides = _config(s)
+        overrides = _config(s)  # only the options given on the command line change the stored ones
         changed = {k: getattr(overrides, k) for k in overrides.model_fields_set if k != "labels"}
-        config = stored.model_copy(update=changed)
-        prov = Provenance(
-            n_resamples=config.n_resamples, confidence_level=config.confidence_level,
-            alpha=config.alpha, suite_fingerprint=record.suite_fingerprint,
-            baseline_agent=record.baseline_agent, candidate_agent=record.candidate_agent,
-            campaign_id=record.campaign_id,
-            started_at=record.provenance.get("started_at") or record.created_at,
-            finished_at=record.updated_at,
-            baseline_reused_from=record.provenance.get("baseline_reused_from"),
-            baseline_ran_at=record.provenance.get("baseline_ran_at"),
-        )
+        config = record.config.model_copy(update=changed)
         if args.export_jsonl:
             store.export_jsonl(record.campaign_id, args.export_jsonl)
-        report = report_from_store(store, record.campaign_id, config=config, provenance=prov)
+        report, record = report_stored_campaign(store, record.campaign_id, config=config)
+        if record.status != "complete":
+            print(
+                f"ablation: campaign {record.campaign_id} is {record.status}: "
+                f"{record.n_trials} trial(s) stored; tasks without results are listed as missing",
+                file=sys.stderr,
+            )
     return _emit([report], [record.candidate_agent], s)
 
 

@@ -278,3 +278,36 @@ def test_resume_command_skips_finished_candidates_and_replaces_store() -> None:
         "ablation run tasks/x.py --baseline a.py:b --candidate=a.py:c2 --seed 3 "
         "--store 'my runs/runs.db' --resume 20261129-1"
     )
+
+
+def test_report_keeps_stored_gates_and_names_missing_tasks(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from ablation import AblationTask, CampaignConfig, GatePolicy, RunStore, TaskResult
+    from ablation.schema import suite_fingerprint, task_digests
+
+    monkeypatch.chdir(tmp_path)
+    tasks = [AblationTask(task_id=f"t{i}", input_data=i, expected_output=i) for i in range(3)]
+    config = CampaignConfig(n_resamples=300, gates=GatePolicy(noninferiority_margin=0.05))
+    with RunStore(tmp_path / "runs.db") as store:
+        cid = store.create_campaign(
+            config=config, suite_fingerprint=suite_fingerprint(tasks),
+            task_digests=task_digests(tasks), baseline_agent="b", candidate_agent="c",
+        )
+        for tid in ("t0", "t1"):
+            for arm in ("baseline", "candidate"):
+                store.append(cid, TaskResult(task_id=tid, arm=arm, passed=True))
+        store.set_status(cid, "interrupted")
+    code, out, err = run_cli(["report", "--store", str(tmp_path / "runs.db"), "--format", "json"], capsys)
+    report = json.loads(out)
+    assert "interrupted" in err and "2 of" not in err
+    assert {e["task_id"]: e["reason"] for e in report["excluded"]} == {
+        "t2": "missing: no result in either arm"
+    }
+    assert report["n_tasks"] == 3 and report["n_paired"] == 2
+    assert any("inferior" in g["name"] for g in report["gates"])  # the stored gate still applies
+    assert report["provenance"]["n_resamples"] == 300
+    code, out, _ = run_cli(["report", "--store", str(tmp_path / "runs.db"), "--format", "json",
+                            "--alpha", "0.2"], capsys)
+    again = json.loads(out)
+    assert again["provenance"]["alpha"] == 0.2 and any("inferior" in g["name"] for g in again["gates"])
