@@ -300,7 +300,8 @@ def test_report_keeps_stored_gates_and_names_missing_tasks(
         store.set_status(cid, "interrupted")
     code, out, err = run_cli(["report", "--store", str(tmp_path / "runs.db"), "--format", "json"], capsys)
     report = json.loads(out)
-    assert code == 0 and "interrupted" in err and "4 trial(s) stored" in err
+    # two pairs cannot show non-inferiority: the stored gate is inconclusive, so exit 2
+    assert code == 2 and "interrupted" in err and "4 trial(s) stored" in err
     assert {e["task_id"]: e["reason"] for e in report["excluded"]} == {
         "t2": "missing: no result in either arm"
     }
