@@ -77,7 +77,6 @@ def _arm_summary(data: PairedData, arm: str, agent: str | None, level: float) ->
             method="t interval over per-task pass fractions (task = unit)",
         )
     lat = cols.latency[~np.isnan(cols.latency)]
-    cost = cols.cost[~np.isnan(cols.cost)]
     return ArmSummary(
         agent=agent,
         n_trials=cols.n_trials,
@@ -90,8 +89,8 @@ def _arm_summary(data: PairedData, arm: str, agent: str | None, level: float) ->
         latency_mean_s=float(lat.mean()) if lat.size else None,
         latency_median_s=float(np.median(lat)) if lat.size else None,
         latency_p90_s=float(np.quantile(lat, 0.9)) if lat.size else None,
-        cost_total=float(np.nansum(cols.cost * cols.runs)) if cost.size else None,
-        cost_mean=float(cost.mean()) if cost.size else None,
+        cost_total=cols.cost_total,
+        cost_mean=cols.cost_total / cols.cost_trials if cols.cost_total is not None else None,
         quality_means={
             name: (float(np.nanmean(v)) if np.any(~np.isnan(v)) else None)
             for name, v in cols.quality.items()

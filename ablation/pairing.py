@@ -38,6 +38,8 @@ class ArmColumns:
         quality: Per scorer, the mean score of the task's scored trials (NaN when none).
         quality_errors: Per scorer, the number of scorer errors over all the arm's trials.
         metrics: Other numeric measurements, per-task means (NaN when none).
+        cost_total: Sum of the cost of every counted trial that reports one (``None``: none did).
+        cost_trials: How many counted trials reported a cost.
         n_trials: Trials of this arm in the paired tasks (before exclusions).
         errors: Trials that ended in an error.
         timeouts: Trials that timed out.
@@ -51,6 +53,8 @@ class ArmColumns:
     quality: dict[str, np.ndarray] = field(default_factory=dict)
     quality_errors: dict[str, int] = field(default_factory=dict)
     metrics: dict[str, np.ndarray] = field(default_factory=dict)
+    cost_total: float | None = None
+    cost_trials: int = 0
     n_trials: int = 0
     errors: int = 0
     timeouts: int = 0
@@ -175,6 +179,7 @@ class _ArmAccumulator:
                 return np.where(count > 0, total / np.where(count > 0, count, 1), np.nan)
 
         c = self.cols
+        cost_trials = int(take(c["cost_n"]).sum())
         return ArmColumns(
             passes=take(c["passes"]).astype(np.int64),
             runs=take(c["runs"]).astype(np.int64),
@@ -183,6 +188,8 @@ class _ArmAccumulator:
             quality={name: mean(pair) for name, pair in sorted(self.quality.items())},
             quality_errors=dict(self.quality_errors),
             metrics={name: mean(pair) for name, pair in sorted(self.metrics.items())},
+            cost_total=float(take(c["cost_sum"]).sum()) if cost_trials else None,
+            cost_trials=cost_trials,
             n_trials=int(take(c["trials"]).sum()),
             errors=self.errors,
             timeouts=self.timeouts,

@@ -347,3 +347,16 @@ def test_report_statistics_do_not_depend_on_result_order(
     u = one.uplift
     assert u.tango_ci is not None and -1.0 <= u.tango_ci.low <= u.estimate <= u.tango_ci.high <= 1.0
     assert u.ci.low <= u.estimate <= u.ci.high
+
+
+def test_cost_totals_count_every_trial_that_reports_a_cost() -> None:
+    results = []
+    for run, cost in enumerate((1.0, 2.0, 6.0)):
+        results.append(TaskResult(task_id="a", arm="baseline", run=run, passed=True, cost=cost))
+        results.append(TaskResult(task_id="a", arm="candidate", run=run, passed=True, cost=0.5))
+    results.append(TaskResult(task_id="b", arm="baseline", run=0, passed=True, cost=3.0))
+    results.append(TaskResult(task_id="b", arm="candidate", run=0, passed=True))  # no cost
+    report = report_from_results(results, config=FAST)
+    assert report.baseline.cost_total == 12.0 and report.baseline.cost_mean == 3.0
+    assert report.candidate.cost_total == 1.5 and report.candidate.cost_mean == 0.5
+    assert report.cost is not None and report.cost.n_pairs == 1 and report.cost.n_left_out == 1
