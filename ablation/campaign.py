@@ -21,7 +21,7 @@ from typing import Any, ParamSpec, TypeVar
 from ablation.agents import as_agent
 from ablation.analysis import report_from_results
 from ablation.engine import AblationEngine
-from ablation.errors import ConfigError
+from ablation.errors import CampaignAborted, ConfigError
 from ablation.progress import ProgressReporter
 from ablation.quality import scorer_name
 from ablation.report import AblationReport
@@ -372,13 +372,14 @@ async def run_ablation_campaign_async(
             new = await engine.run_async(baseline, candidate, suite, skip=skip, arms=arms)
             if sink is not None:
                 sink.close()
-        except BaseException:
+        except BaseException as exc:
             if run_store is not None and campaign_id is not None:
                 try:
                     if sink is not None:
                         sink.close()
                 finally:
-                    run_store.set_status(campaign_id, "interrupted")
+                    status = "aborted" if isinstance(exc, CampaignAborted) else "interrupted"
+                    run_store.set_status(campaign_id, status)
             raise
         for r in new:
             info.executed[r.arm] += 1

@@ -266,3 +266,19 @@ def test_cli_several_candidates_share_one_baseline_run(tmp_path: Path) -> None:
     [line] = refused.stderr.strip().splitlines()
     assert "'t021'" in line
     assert slow_agents.calls(counter, "candidate_c") == 40
+
+
+def test_aborted_campaign_is_marked_aborted(tmp_path: Path) -> None:
+    from ablation import AblationTask, CampaignAborted, CampaignConfig, RunStore, run_ablation_campaign
+
+    def broken(x: int) -> int:
+        raise RuntimeError("down")
+
+    tasks = [AblationTask(task_id=f"t{i}", input_data=i, expected_output=i) for i in range(4)]
+    config = CampaignConfig(on_error="abort", concurrency=1, n_resamples=200)
+    with pytest.raises(CampaignAborted, match="down"):
+        run_ablation_campaign(lambda x: x, broken, tasks, config=config, store=tmp_path / "r.db")
+    with RunStore(tmp_path / "r.db") as store:
+        record = store.latest_campaign()
+        assert record is not None and record.status == "aborted"
+        assert record.n_trials >= 1  # the finished trials, the failing one included, are kept
