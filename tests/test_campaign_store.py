@@ -269,7 +269,13 @@ def test_cli_several_candidates_share_one_baseline_run(tmp_path: Path) -> None:
 
 
 def test_aborted_campaign_is_marked_aborted(tmp_path: Path) -> None:
-    from ablation import AblationTask, CampaignAborted, CampaignConfig, RunStore, run_ablation_campaign
+    from ablation import (
+        AblationTask,
+        CampaignAborted,
+        CampaignConfig,
+        RunStore,
+        run_ablation_campaign,
+    )
 
     def broken(x: int) -> int:
         raise RuntimeError("down")
