@@ -13,6 +13,7 @@ import re
 import shlex
 import shutil
 import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -55,3 +56,19 @@ def test_readme_command_runs(command: str, tmp_path: Path) -> None:
     expected = next((code for key, code in EXPECTED_EXIT.items() if key in command), 0)
     assert proc.returncode == expected, f"{command}\nstdout:\n{proc.stdout[-2000:]}\nstderr:\n{proc.stderr[-2000:]}"
     assert proc.stdout.strip(), f"{command} printed nothing"
+
+
+PYTHON_BLOCKS = re.findall(r"```python\n(.*?)```", README, flags=re.DOTALL)
+
+
+@pytest.mark.parametrize("index", range(len(PYTHON_BLOCKS)))
+def test_readme_python_block_runs(index: int, tmp_path: Path) -> None:
+    for name in ("tasks", "agents", "examples"):
+        (tmp_path / name).symlink_to(ROOT / name, target_is_directory=True)
+    script = tmp_path / f"block_{index}.py"
+    script.write_text(PYTHON_BLOCKS[index], encoding="utf-8")
+    proc = subprocess.run(
+        [sys.executable, str(script)], cwd=tmp_path, capture_output=True, text=True,
+        check=False, timeout=120,
+    )
+    assert proc.returncode == 0, f"README python block {index}:\n{proc.stderr[-2000:]}"
