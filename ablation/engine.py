@@ -405,7 +405,7 @@ class AblationEngine:
         except _Failure as failure:
             assert failure.exc is not None
             fields.update(status="error", passed=False, **_error_fields(failure.exc, failure.stage))
-        if completed:
+        if completed and self.quality_scorers:
             fields["quality"], fields["quality_errors"] = await self._score(output, task)
         if task.teardown is not None:
             try:
