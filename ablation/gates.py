@@ -81,8 +81,12 @@ def _critical_gate(report: AblationReport) -> GateResult:
         name=GATE_CRITICAL,
         status="pass",
         evidence=(
-            f"none of the {report.n_critical} critical task(s) regressed "
-            f"({report.table.regressions} regression(s) in all)."
+            (
+                f"none of the {report.n_critical} critical task(s) regressed "
+                if report.n_critical
+                else "no task is marked critical "
+            )
+            + f"({report.table.regressions} regression(s) in all)."
         ),
     )
 
