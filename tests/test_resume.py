@@ -193,7 +193,7 @@ def _aborted_campaign(store: Path, agent: _Flaky) -> set[tuple[str, str, int]]:
         )
     with RunStore(store) as s:
         [record] = s.list_campaigns()
-        assert record.status == "interrupted"
+        assert record.status == "aborted"  # stopped by on_error="abort"
         assert 0 < record.n_trials < 24
         return s.completed_keys(record.campaign_id)
 
