@@ -214,7 +214,7 @@ def test_resume_mismatch_names_the_changed_task(tmp_path: Path) -> None:
     assert "agent" not in message  # only the task differs
     with RunStore(store) as s:
         [after] = s.list_campaigns()
-        assert after.status == "interrupted"
+        assert after.status == "aborted"  # unchanged by the refused resume
         assert s.completed_keys(after.campaign_id) == stored
 
 
