@@ -120,6 +120,14 @@ def callable_name(obj: Any) -> str:
     return f"{module}:{getattr(target, '__qualname__', repr(target))}"
 
 
+def _finite_values(values: dict[str, float]) -> dict[str, float]:
+    """Refuse NaN and infinities (JSON would store them as null); name the offending keys."""
+    bad = sorted(k for k, v in values.items() if not math.isfinite(v))
+    if bad:
+        raise ValueError(f"non-finite value for {', '.join(bad)}: record it as an error instead")
+    return values
+
+
 class RubricCriterion(BaseModel):
     """One weighted criterion of a task's quality rubric.
 
@@ -213,10 +221,7 @@ class AgentOutput(BaseModel):
     @field_validator("metrics")
     @classmethod
     def _finite_metrics(cls, value: dict[str, float]) -> dict[str, float]:
-        bad = sorted(k for k, v in value.items() if not math.isfinite(v))
-        if bad:
-            raise ValueError(f"non-finite metric value for {', '.join(bad)}")
-        return value
+        return _finite_values(value)
 
     @field_validator("cost")
     @classmethod
@@ -269,11 +274,8 @@ class TaskResult(BaseModel):
 
     @field_validator("quality", "metrics")
     @classmethod
-    def _finite_values(cls, value: dict[str, float]) -> dict[str, float]:
-        bad = sorted(k for k, v in value.items() if not math.isfinite(v))
-        if bad:
-            raise ValueError(f"non-finite value for {', '.join(bad)}: record it as an error instead")
-        return value
+    def _finite_scores(cls, value: dict[str, float]) -> dict[str, float]:
+        return _finite_values(value)
 
     @property
     def error(self) -> str | None:

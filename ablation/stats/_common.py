@@ -34,6 +34,11 @@ def as_count(value: object, name: str) -> int:
     return out
 
 
+
+def as_table(n11: object, n12: object, n21: object, n22: object) -> tuple[int, int, int, int]:
+    """The four cells of a paired 2x2 table as counts ``(n11, b, c, n22)``, each checked."""
+    return as_count(n11, "n11"), as_count(n12, "n12"), as_count(n21, "n21"), as_count(n22, "n22")
+
 def check_level(confidence_level: float, name: str = "confidence_level") -> float:
     """Validate a probability strictly inside ``(0, 1)``."""
     level = float(confidence_level)

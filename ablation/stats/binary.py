@@ -14,6 +14,7 @@ from scipy import stats as _st
 
 from ablation.stats._common import (
     as_count,
+    as_table,
     check_alternative,
     check_level,
     z_two_sided,
@@ -284,10 +285,7 @@ def paired_binary_summary(n11: int, n12: int, n21: int, n22: int) -> PairingSumm
     Returns:
         A :class:`PairingSummary` (all zeros when ``n == 0``).
     """
-    n11 = as_count(n11, "n11")
-    b = as_count(n12, "n12")
-    c = as_count(n21, "n21")
-    n22 = as_count(n22, "n22")
+    n11, b, c, n22 = as_table(n11, n12, n21, n22)
     n = n11 + b + c + n22
     if n == 0:
         return PairingSummary(0.0, 0.0, 0.0)

@@ -18,7 +18,7 @@ import numpy as np
 from numpy.typing import ArrayLike, NDArray
 from scipy import special as _sp
 
-from ablation.stats._common import as_count, check_level, paired_arrays
+from ablation.stats._common import as_count, as_table, check_level, paired_arrays
 from ablation.stats._results import BootstrapResult, ConfidenceInterval
 
 __all__ = ["binary_uplift_bootstrap", "paired_bootstrap"]
@@ -269,10 +269,7 @@ def binary_uplift_bootstrap(
     Raises:
         ValueError: ``"no pairs"`` when ``n == 0``.
     """
-    n11 = as_count(n11, "n11")
-    b = as_count(n12, "n12")
-    c = as_count(n21, "n21")
-    n22 = as_count(n22, "n22")
+    n11, b, c, n22 = as_table(n11, n12, n21, n22)
     n = n11 + b + c + n22
     if n == 0:
         raise ValueError("no pairs")

@@ -12,7 +12,7 @@ from typing import Literal
 from scipy import optimize as _opt
 from scipy import stats as _st
 
-from ablation.stats._common import as_count, check_level, z_two_sided
+from ablation.stats._common import as_table, check_level, z_two_sided
 from ablation.stats._results import ConfidenceInterval, DifferenceResult, NonInferiorityResult
 from ablation.stats.binary import wilson_interval
 
@@ -152,10 +152,7 @@ def paired_difference_interval(
     Returns:
         A :class:`DifferenceResult`.
     """
-    n11 = as_count(n11, "n11")
-    b = as_count(n12, "n12")
-    c = as_count(n21, "n21")
-    n22 = as_count(n22, "n22")
+    n11, b, c, n22 = as_table(n11, n12, n21, n22)
     level = check_level(confidence_level)
     if method not in _INTERVAL_METHODS:
         raise ValueError(f"method must be one of {_INTERVAL_METHODS}, got {method!r}")
@@ -232,10 +229,7 @@ def noninferiority_test(
     Returns:
         A :class:`NonInferiorityResult`.
     """
-    n11 = as_count(n11, "n11")
-    b = as_count(n12, "n12")
-    c = as_count(n21, "n21")
-    n22 = as_count(n22, "n22")
+    n11, b, c, n22 = as_table(n11, n12, n21, n22)
     m = float(margin)
     if not (math.isfinite(m) and 0.0 <= m < 1.0):
         raise ValueError(f"margin must be in [0, 1) (pass-rate units), got {margin!r}")
