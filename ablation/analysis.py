@@ -302,7 +302,7 @@ def build_report(
     }
     if uplift.tango_ci is not None:
         methods["uplift_tango_ci"] = uplift.tango_ci.method
-    prov = (provenance or Provenance(n_resamples=config.n_resamples, confidence_level=level, alpha=config.alpha))
+    prov = provenance or Provenance()
     prov = prov.model_copy(
         update={
             "seed": config.seed,
@@ -429,9 +429,6 @@ def compare_results(
     label_b, label_c = names or (labels[0], labels[1])
     config = config or CampaignConfig()
     provenance = Provenance(
-        n_resamples=config.n_resamples,
-        confidence_level=config.confidence_level,
-        alpha=config.alpha,
         baseline_agent=label_b,
         candidate_agent=label_c,
         source="compare",

@@ -114,13 +114,17 @@ def report_from_store(
 
 
 def report_stored_campaign(
-    store: RunStore, campaign_id: str | None = None, *, config: CampaignConfig | None = None
+    store: RunStore,
+    campaign_id: str | None = None,
+    *,
+    config_update: Mapping[str, Any] | None = None,
 ) -> tuple[AblationReport, CampaignRecord]:
     """Rebuild the report of a stored campaign (the newest when ``campaign_id`` is ``None``).
 
-    The campaign's own configuration is used unless ``config`` is given (e.g. another alpha or
-    gate). Every task the campaign was started with is expected: tasks of an interrupted
-    campaign that have no trials yet are listed as missing, never silently left out.
+    The campaign's own configuration is used, with the fields in ``config_update`` replaced
+    (e.g. another alpha or gate policy). Every task the campaign was started with is expected:
+    tasks of an interrupted campaign that have no trials yet are listed as missing, never
+    silently left out.
 
     Raises:
         ConfigError: when the store holds no campaign.
@@ -129,11 +133,8 @@ def report_stored_campaign(
     record = store.latest_campaign() if campaign_id is None else store.get_campaign(campaign_id)
     if record is None:
         raise ConfigError(f"{store.path}: the store holds no campaign")
-    config = config or record.config
+    config = record.config.model_copy(update=dict(config_update or {}))
     provenance = Provenance(
-        n_resamples=config.n_resamples,
-        confidence_level=config.confidence_level,
-        alpha=config.alpha,
         suite_fingerprint=record.suite_fingerprint,
         baseline_agent=record.baseline_agent,
         candidate_agent=record.candidate_agent,
@@ -384,9 +385,6 @@ async def run_ablation_campaign_async(
         for r in new:
             info.executed[r.arm] += 1
         provenance = Provenance(
-            n_resamples=config.n_resamples,
-            confidence_level=config.confidence_level,
-            alpha=config.alpha,
             suite_fingerprint=fingerprint,
             baseline_agent=baseline_name,
             candidate_agent=candidate.name,

@@ -432,17 +432,13 @@ def _cmd_report(args: argparse.Namespace) -> int:
     path = Path(s.get("store") or DEFAULT_STORE_PATH)
     if not path.exists():
         raise ConfigError(f"{path}: no run store here (run a campaign first, or pass --store)")
+    overrides = _config(s)  # only the options given on the command line change the stored ones
+    changed = {k: getattr(overrides, k) for k in overrides.model_fields_set if k != "labels"}
     with RunStore(path) as store:
         campaign = None if args.campaign == "latest" else args.campaign
-        record = store.latest_campaign() if campaign is None else store.get_campaign(campaign)
-        if record is None:
-            raise ConfigError(f"{path}: the store holds no campaign")
-        overrides = _config(s)  # only the options given on the command line change the stored ones
-        changed = {k: getattr(overrides, k) for k in overrides.model_fields_set if k != "labels"}
-        config = record.config.model_copy(update=changed)
+        report, record = report_stored_campaign(store, campaign, config_update=changed)
         if args.export_jsonl:
             store.export_jsonl(record.campaign_id, args.export_jsonl)
-        report, record = report_stored_campaign(store, record.campaign_id, config=config)
         if record.status != "complete":
             print(
                 f"ablation: campaign {record.campaign_id} is {record.status}: "

@@ -414,14 +414,19 @@ class CampaignConfig(BaseModel):
 
 
 class Provenance(BaseModel):
-    """Where a report's numbers come from: seed, methods, versions, suite and agents, times."""
+    """Where a report's numbers come from: seed, methods, versions, suite and agents, times.
+
+    The analysis settings (seed, resamples, confidence level, alpha, runs, on_error, methods and
+    versions) are filled in by :func:`ablation.analysis.build_report` from the configuration it
+    used; callers give only what the analysis cannot know (agents, suite, times, campaign).
+    """
 
     model_config = _FROZEN
 
     seed: int | None = None
-    n_resamples: int
-    confidence_level: float
-    alpha: float
+    n_resamples: int = 10_000
+    confidence_level: float = 0.95
+    alpha: float = 0.05
     runs: int = 1
     on_error: str = "fail"
     methods: dict[str, str] = Field(default_factory=dict)

@@ -399,10 +399,7 @@ _STORE_CHILD = _CHILD_PRELUDE + textwrap.dedent(
     from ablation.campaign import report_from_store
 
     config = CampaignConfig()
-    provenance = Provenance(
-        n_resamples=config.n_resamples, confidence_level=config.confidence_level,
-        alpha=config.alpha,
-    )
+    provenance = Provenance()  # the analysis fills in the settings it used
     with RunStore(path) as store:
         report = report_from_store(store, "bench", config=config, provenance=provenance)
     assert report.n_paired == n_tasks
