@@ -317,3 +317,20 @@ def printable(text: str) -> str:
         else:
             out.append(f"\\u{code:04x}")
     return "".join(out)
+
+
+def regressions_title(report: AblationReport) -> str:
+    """``"Regressions (N)"``, with the critical count when there is one."""
+    n, crit = len(report.regressions), len(report.critical_regressions)
+    return f"Regressions ({n}" + (f", {crit} critical)" if crit else ")")
+
+
+def no_regression_text(report: AblationReport) -> str:
+    """What to say when nothing regressed: the pair count and the zero-failure upper bound."""
+    text = f"No task regressed in {report.n_paired} pairs."
+    if report.zero_regression_upper_bound is not None:
+        text += (
+            f" One-sided {fmt_level(report.provenance.confidence_level)} upper bound on the "
+            f"regression rate: {fmt_pct(report.zero_regression_upper_bound, 2)}."
+        )
+    return text

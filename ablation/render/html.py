@@ -89,15 +89,9 @@ def _p(text: str, cls: str = "") -> str:
 def _regressions(report: AblationReport) -> str:
     ids = f.ordered_regressions(report)
     crit = set(report.critical_regressions)
-    title = f"Regressions ({len(ids)}" + (f", {len(crit)} critical)" if crit else ")")
+    title = f.regressions_title(report)
     if not ids:
-        text = f"No task regressed in {report.n_paired} pairs."
-        if report.zero_regression_upper_bound is not None:
-            text += (
-                " One-sided upper bound on the regression rate: "
-                f"{f.fmt_pct(report.zero_regression_upper_bound, 2)}."
-            )
-        return _section("regressions", title, _p(text))
+        return _section("regressions", title, _p(f.no_regression_text(report)))
     cats = f.category_of(report)
     with_detail = {d.task_id for d in report.details if d.kind == "regression"}
     rows = []

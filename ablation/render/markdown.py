@@ -70,15 +70,9 @@ def _ids(ids: Sequence[str], cap: int) -> str:
 def _regressions(report: AblationReport, details: bool) -> list[str]:
     ids = f.ordered_regressions(report)
     crit = set(report.critical_regressions)
-    head = f"### Regressions ({len(ids)}" + (f", {len(crit)} critical)" if crit else ")")
+    head = f"### {f.regressions_title(report)}"
     if not ids:
-        text = f"No task regressed in {report.n_paired} pairs."
-        if report.zero_regression_upper_bound is not None:
-            text += (
-                f" One-sided upper bound on the regression rate: "
-                f"{f.fmt_pct(report.zero_regression_upper_bound, 2)}."
-            )
-        return [head, text]
+        return [head, f.no_regression_text(report)]
     cats = f.category_of(report)
     shown, more = f.cap_list(ids, 0 if details else REGRESSION_CAP)
     rows = [

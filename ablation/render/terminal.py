@@ -70,16 +70,9 @@ def _heading(report: AblationReport) -> Panel:
 def _regressions(report: AblationReport, details: bool) -> list[RenderableType]:
     ids = f.ordered_regressions(report)
     crit = set(report.critical_regressions)
-    title = f"Regressions ({len(ids)}" + (f", {len(crit)} critical)" if crit else ")")
-    out: list[RenderableType] = [_rule(title)]
+    out: list[RenderableType] = [_rule(f.regressions_title(report))]
     if not ids:
-        text = f"No task regressed in {report.n_paired} pairs."
-        if report.zero_regression_upper_bound is not None:
-            text += (
-                f" One-sided {f.fmt_level(report.provenance.confidence_level)} upper bound on the "
-                f"regression rate: {f.fmt_pct(report.zero_regression_upper_bound, 2)}."
-            )
-        return [*out, _t(text, "green")]
+        return [*out, _t(f.no_regression_text(report), "green")]
     cats = f.category_of(report)
     shown, more = f.cap_list(ids, 0 if details else REGRESSION_CAP)
     table = _table("#", "task", "category", *([""] if crit else []))
