@@ -22,7 +22,7 @@ from typing import TYPE_CHECKING, Any
 __version__ = "0.1.0"
 
 _EXPORTS: dict[str, str] = {
-    "AblationEngine": "ablation.engine",
+    "AblationEngine": "ablation.run.engine",
     "AblationError": "ablation.errors",
     "AblationReport": "ablation.report",
     "AblationTask": "ablation.schema",
@@ -30,7 +30,7 @@ _EXPORTS: dict[str, str] = {
     "AgentSpecError": "ablation.errors",
     "CampaignAborted": "ablation.errors",
     "CampaignConfig": "ablation.schema",
-    "CampaignRun": "ablation.campaign",
+    "CampaignRun": "ablation.run.campaign",
     "ConfigError": "ablation.errors",
     "GatePolicy": "ablation.schema",
     "InputError": "ablation.errors",
@@ -38,17 +38,17 @@ _EXPORTS: dict[str, str] = {
     "ResumeMismatchError": "ablation.errors",
     "RetryPolicy": "ablation.schema",
     "RubricCriterion": "ablation.schema",
-    "RunStore": "ablation.store",
+    "RunStore": "ablation.store.run_store",
     "StoreError": "ablation.errors",
     "TaskResult": "ablation.schema",
-    "compare_results": "ablation.analysis",
-    "evaluate_gates": "ablation.gates",
-    "load_agent": "ablation.loading",
-    "load_results": "ablation.loading",
-    "load_suite": "ablation.loading",
-    "report_from_results": "ablation.analysis",
-    "run_ablation_campaign": "ablation.campaign",
-    "run_ablation_campaign_async": "ablation.campaign",
+    "compare_results": "ablation.analysis.build",
+    "evaluate_gates": "ablation.analysis.gates",
+    "load_agent": "ablation.sources.loading",
+    "load_results": "ablation.sources.loading",
+    "load_suite": "ablation.sources.loading",
+    "report_from_results": "ablation.analysis.build",
+    "run_ablation_campaign": "ablation.run.campaign",
+    "run_ablation_campaign_async": "ablation.run.campaign",
 }
 _SUBMODULES = ("quality", "stats", "verifiers")
 
@@ -103,9 +103,8 @@ def __dir__() -> list[str]:
 
 if TYPE_CHECKING:  # pragma: no cover - for type checkers and IDEs only
     from ablation import quality, stats, verifiers
-    from ablation.analysis import compare_results, report_from_results
-    from ablation.campaign import CampaignRun, run_ablation_campaign, run_ablation_campaign_async
-    from ablation.engine import AblationEngine
+    from ablation.analysis.build import compare_results, report_from_results
+    from ablation.analysis.gates import evaluate_gates
     from ablation.errors import (
         AblationError,
         AgentSpecError,
@@ -115,9 +114,13 @@ if TYPE_CHECKING:  # pragma: no cover - for type checkers and IDEs only
         ResumeMismatchError,
         StoreError,
     )
-    from ablation.gates import evaluate_gates
-    from ablation.loading import load_agent, load_results, load_suite
     from ablation.report import AblationReport
+    from ablation.run.campaign import (
+        CampaignRun,
+        run_ablation_campaign,
+        run_ablation_campaign_async,
+    )
+    from ablation.run.engine import AblationEngine
     from ablation.schema import (
         AblationTask,
         AgentOutput,
@@ -128,4 +131,5 @@ if TYPE_CHECKING:  # pragma: no cover - for type checkers and IDEs only
         RubricCriterion,
         TaskResult,
     )
-    from ablation.store import RunStore
+    from ablation.sources.loading import load_agent, load_results, load_suite
+    from ablation.store.run_store import RunStore

@@ -1,7 +1,7 @@
 """The :class:`AblationReport` model and its parts.
 
 A report is plain data (frozen pydantic models): it is built by :mod:`ablation.analysis`,
-judged by :mod:`ablation.gates`, drawn by :mod:`ablation.render` and stored as JSON. Every
+judged by :mod:`ablation.analysis.gates`, drawn by :mod:`ablation.render` and stored as JSON. Every
 number that comes from a statistical method carries the method's name next to it.
 """
 

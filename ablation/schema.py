@@ -166,7 +166,7 @@ class AblationTask(BaseModel):
         input_data: What the agent receives (deep-copied for every trial).
         expected_output: What the verifier compares against.
         verifier: ``(output, task) -> bool``, sync or async; ``None`` means equality.
-        quality_rubric: Criteria for :class:`~ablation.quality.RubricScorer`, or free text for a judge.
+        quality_rubric: Criteria for :class:`~ablation.evaluate.quality.RubricScorer`, or free text for a judge.
         metadata: Anything else (e.g. unit tests for the code-test verifier).
         setup: Optional hook called with the task before each trial.
         teardown: Optional hook called with the task after each trial.

@@ -23,7 +23,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from fnmatch import fnmatchcase
 
-from ablation.gates import evaluate_gates
+from ablation.analysis.gates import evaluate_gates
 from ablation.report import AblationReport
 from ablation.schema import GatePolicy
 
@@ -54,7 +54,7 @@ def assert_gates(
 
     Args:
         report: The report. When ``policy`` is given the gates are evaluated afresh with
-            :func:`ablation.gates.evaluate_gates`; otherwise the report's own gates are used, or
+            :func:`ablation.analysis.gates.evaluate_gates`; otherwise the report's own gates are used, or
             the default :class:`GatePolicy` (critical tasks must not regress) when the report
             carries none.
         policy: Gates to apply instead of the report's.

@@ -126,8 +126,8 @@ def bench_uplift(n_tasks: int, n_resamples: int, batch: int) -> None:
 _FULL_REPORT_CHILD = r"""
 import json, resource, sys, time
 import numpy as np
-from ablation.analysis import build_report
-from ablation.pairing import pair_arrays
+from ablation.analysis.build import build_report
+from ablation.analysis.pairing import pair_arrays
 
 n = int(sys.argv[1])
 rng = np.random.default_rng(20240601)

@@ -4,7 +4,7 @@ Run from the repository root (needs ``pip install 'ablation[dask]'``)::
 
     python examples/dask_scaleout.py
 
-:func:`ablation.scaleout.dask_executor` yields a :class:`concurrent.futures.Executor` backed by
+:func:`ablation.run.scaleout.dask_executor` yields a :class:`concurrent.futures.Executor` backed by
 a Dask cluster (here a ``LocalCluster`` with two worker processes; pass
 ``scheduler="tcp://host:8786"`` for a real one). The engine sends every sync agent call there;
 verdicts, the store and the report stay in this process. The report is the same as a local
@@ -22,7 +22,7 @@ import time
 from pathlib import Path
 
 from ablation import CampaignConfig, load_suite, run_ablation_campaign
-from ablation.scaleout import dask_executor
+from ablation.run.scaleout import dask_executor
 
 ROOT = Path(__file__).resolve().parent.parent
 _PRECEDENCE = {"+": 1, "-": 1, "*": 2, "/": 2}

@@ -18,7 +18,7 @@ import re
 import sys
 
 from ablation import AblationTask, CampaignConfig, RubricCriterion, run_ablation_campaign, verifiers
-from ablation.judges import JudgeScorer, PairwiseJudge, judge_pairs, pairwise_preference
+from ablation.evaluate.judges import JudgeScorer, PairwiseJudge, judge_pairs, pairwise_preference
 
 GOOD_SIGNS = ("sorry", "refund", "steps", "today", "thanks")
 

@@ -16,8 +16,8 @@ from hypothesis import strategies as st
 from scipy.stats import binomtest
 
 from ablation import CampaignConfig, TaskResult, compare_results
-from ablation.analysis import build_report, report_from_results
-from ablation.pairing import pair_arrays
+from ablation.analysis.build import build_report, report_from_results
+from ablation.analysis.pairing import pair_arrays
 
 
 def exact_mcnemar(b: int, c: int) -> float:

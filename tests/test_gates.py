@@ -17,8 +17,7 @@ from report_fixtures import (
 from scipy import stats as sps
 from statsmodels.stats.multitest import multipletests
 
-from ablation.errors import ConfigError
-from ablation.gates import (
+from ablation.analysis.gates import (
     GATE_CRITICAL,
     GATE_INVENTORY,
     GATE_LATENCY,
@@ -27,6 +26,7 @@ from ablation.gates import (
     evaluate_gates,
     exit_code_for,
 )
+from ablation.errors import ConfigError
 from ablation.report import Interval, LatencyComparison, McNemarSummary, NonInferiority, PairTable
 from ablation.schema import GatePolicy
 

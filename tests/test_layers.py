@@ -1,7 +1,10 @@
-"""The import layers of DESIGN.md section 4 hold: imports run downward only.
+"""The import layers of DESIGN.md section 4 hold: imports run downward only, and there are no cycles.
 
-Every ``import`` statement of every library module (including lazy ones inside functions) is
-read with :mod:`ast` and checked against the modules that module may use.
+Every ``import`` statement of every library module (including lazy ones inside functions and
+``TYPE_CHECKING`` blocks) is read with :mod:`ast`. Each module has a *key*: its dotted path below
+``ablation`` (``run.engine``, ``analysis.gates``, ``stats.binary``); ``ALLOWED`` maps key prefixes to
+the key prefixes they may import. A key may always import its own subpackage's siblings only when the
+map says so: within ``run`` and ``analysis`` the order matters too.
 """
 
 from __future__ import annotations
@@ -15,102 +18,182 @@ import pytest
 
 PACKAGE = Path(__file__).resolve().parents[1] / "ablation"
 
-BASE = {"errors"}
-SCHEMA = BASE | {"schema"}
-MODELS = SCHEMA | {"report"}
-LEAVES = SCHEMA | {"agents", "agent_forms", "verifiers", "sandbox", "quality", "judges"}
+GROUND = {"errors", "schema"}
+MODELS = GROUND | {"report"}
+EVALUATE = GROUND | {"evaluate", "stats"}
 
-# module (or package) -> project modules it may import
+# key prefix -> key prefixes it may import (longest matching prefix wins)
 ALLOWED: dict[str, set[str]] = {
     "errors": set(),
     "stats": {"stats"},
-    "seeding": set(),
-    "schema": BASE,
-    "report": SCHEMA,
-    "agents": SCHEMA | {"agent_forms"},
-    "agent_forms": SCHEMA | {"agents"},
-    "sandbox": SCHEMA,
-    "verifiers": SCHEMA | {"sandbox"},
-    "quality": SCHEMA | {"judges"},
-    "judges": SCHEMA | {"quality", "stats"},
-    "store": SCHEMA | {"store_format"},
-    "store_format": SCHEMA,
-    "progress": SCHEMA,
-    "settings": BASE,
-    "scaffold": BASE,
-    "scaleout": BASE | {"loading"},
-    "result_files": LEAVES,
-    "loading": LEAVES | {"result_files"},
-    "engine": LEAVES | {"progress"},
-    "pairing": MODELS,
-    "continuous": MODELS | {"stats", "seeding"},
-    "gates": MODELS | {"stats"},
-    "breakdowns": MODELS | {"stats", "seeding", "pairing"},
-    "analysis": MODELS
-    | {"stats", "seeding", "continuous", "gates", "pairing", "loading", "breakdowns"},
+    "schema": {"errors"},
+    "report": GROUND,
+    "agents": GROUND | {"agents"},
+    "evaluate": set(),
+    "evaluate.sandbox": GROUND,
+    "evaluate.verifiers": GROUND | {"evaluate.sandbox"},
+    "evaluate.quality": GROUND,
+    "evaluate.judges": GROUND | {"evaluate.quality", "stats"},
+    "store": GROUND | {"store"},
+    "sources.result_files": GROUND,
+    "sources": GROUND | {"sources", "agents", "evaluate"},
+    "run": set(),
+    "run.progress": GROUND,
+    "run.engine": EVALUATE | {"agents", "run.progress"},
+    "run.scaleout": GROUND | {"sources"},
+    "analysis": set(),
+    "analysis.seeding": set(),
+    "analysis.pairing": MODELS,
+    "analysis.gates": MODELS | {"stats"},
+    "analysis.metrics": MODELS | {"stats", "analysis.seeding"},
+    "analysis.breakdowns": MODELS | {"stats", "analysis.seeding", "analysis.pairing"},
+    "analysis.build": MODELS | {"stats", "analysis", "sources.result_files"},
+    "analysis.stored": MODELS | {"analysis", "store"},
     "render": MODELS | {"stats", "render"},
-    "testing": MODELS | {"gates"},
-    "campaign": LEAVES | {"report", "engine", "analysis", "store", "progress"},
+    "run.campaign": MODELS | {"agents", "evaluate", "store", "analysis", "run"},
+    "verifiers": {"evaluate.verifiers"},
+    "quality": {"evaluate.quality", "evaluate.judges"},
+    "testing": MODELS | {"analysis.gates"},
     "cli": {"*"},
 }
 
 THIRD_PARTY = {
-    "rich": {"render", "progress", "cli"},
-    "tenacity": {"engine"},
+    "rich": {"render", "run.progress", "cli"},
+    "tenacity": {"run.engine"},
     "matplotlib": {"render"},
     "scipy": {"stats"},
-    "distributed": {"scaleout"},
-    "cloudpickle": {"scaleout"},
+    "distributed": {"run.scaleout"},
+    "cloudpickle": {"run.scaleout"},
 }
 
 
-def _module_key(path: Path) -> str:
-    rel = path.relative_to(PACKAGE)
-    return rel.parts[0] if len(rel.parts) > 1 else rel.stem
+def module_key(path: Path) -> str:
+    """``ablation/run/engine.py`` -> ``run.engine``; ``ablation/render/__init__.py`` -> ``render``."""
+    parts = list(path.relative_to(PACKAGE).with_suffix("").parts)
+    if parts[-1] == "__init__":
+        parts.pop()
+    return ".".join(parts) or "__init__"
 
 
-def _imports(path: Path) -> set[str]:
+def _rule(key: str, table: dict[str, set[str]]) -> str | None:
+    best = None
+    for prefix in table:
+        if (key == prefix or key.startswith(prefix + ".")) and (best is None or len(prefix) > len(best)):
+            best = prefix
+    return best
+
+
+def _covers(prefixes: set[str], target: str) -> bool:
+    return "*" in prefixes or any(target == p or target.startswith(p + ".") for p in prefixes)
+
+
+def project_imports(path: Path) -> set[str]:
+    """Dotted names below ``ablation`` that ``path`` imports (``from ablation.x import y`` -> ``x.y``
+    when ``y`` is a submodule, else ``x``)."""
     tree = ast.parse(path.read_text(encoding="utf-8"))
     found: set[str] = set()
     for node in ast.walk(tree):
         if isinstance(node, ast.Import):
-            found.update(alias.name for alias in node.names)
+            found.update(a.name for a in node.names)
         elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
-            found.add(node.module)
-            if node.module == "ablation":
-                found.update(f"ablation.{alias.name}" for alias in node.names)
+            if node.module == "ablation" or node.module.startswith("ablation."):
+                for alias in node.names:
+                    sub = f"{node.module}.{alias.name}"
+                    rel = Path(*sub.split(".")[1:])
+                    is_module = (PACKAGE / rel).with_suffix(".py").exists() or (PACKAGE / rel).is_dir()
+                    found.add(sub if is_module else node.module)
+            else:
+                found.add(node.module)
         elif isinstance(node, ast.ImportFrom) and node.level:
-            found.add("ablation." + _module_key(path) + "." + (node.module or ""))
+            raise AssertionError(f"{path}: relative import; use the absolute ablation.* name")
     return found
 
 
-MODULES = sorted(p for p in PACKAGE.rglob("*.py") if p.name != "__init__.py" or p.parent != PACKAGE)
+MODULES = sorted(p for p in PACKAGE.rglob("*.py") if p != PACKAGE / "__init__.py")
 
 
 @pytest.mark.parametrize("path", MODULES, ids=lambda p: str(p.relative_to(PACKAGE)))
 def test_project_imports_run_downward(path: Path) -> None:
-    key = _module_key(path)
-    assert key in ALLOWED, f"{key} is not placed in a layer: add it to ALLOWED"
-    allowed = ALLOWED[key]
-    for name in _imports(path):
+    key = module_key(path)
+    rule = _rule(key, ALLOWED)
+    assert rule is not None, f"{key} is not placed in a layer: add it to ALLOWED"
+    allowed = ALLOWED[rule]
+    for name in project_imports(path):
         parts = name.split(".")
         if parts[0] == "ablation" and len(parts) > 1:
-            target = parts[1]
-            if target == "__version__":
+            target = ".".join(parts[1:])
+            if target == "__version__" or target == key:
                 continue
-            assert "*" in allowed or target == key or target in allowed, (
+            assert _covers(allowed, target), (
                 f"{path.relative_to(PACKAGE)} imports ablation.{target}, outside its layer"
             )
         elif parts[0] in THIRD_PARTY:
-            assert key in THIRD_PARTY[parts[0]], (
+            assert _rule(key, {p: set() for p in THIRD_PARTY[parts[0]]}) is not None, (
                 f"{path.relative_to(PACKAGE)} imports {parts[0]}, which belongs in "
                 f"{sorted(THIRD_PARTY[parts[0]])}"
             )
 
 
+def import_graph() -> dict[str, set[str]]:
+    """Module key -> module keys it imports (a subpackage import points at its ``__init__``)."""
+    keys = {module_key(p) for p in MODULES}
+    graph: dict[str, set[str]] = {}
+    for path in MODULES:
+        edges = set()
+        for name in project_imports(path):
+            parts = name.split(".")
+            if parts[0] != "ablation" or len(parts) < 2:
+                continue
+            target = ".".join(parts[1:])
+            while target and target not in keys:
+                target = target.rpartition(".")[0]
+            if target and target != module_key(path):
+                edges.add(target)
+        graph[module_key(path)] = edges
+    return graph
+
+
+def find_cycle(graph: dict[str, set[str]]) -> list[str] | None:
+    """One import cycle as a list of keys (first repeated last), or ``None``."""
+    state: dict[str, int] = {}
+    stack: list[str] = []
+
+    def visit(node: str) -> list[str] | None:
+        state[node] = 1
+        stack.append(node)
+        for nxt in sorted(graph.get(node, ())):
+            if state.get(nxt) == 1:
+                return [*stack[stack.index(nxt):], nxt]
+            if nxt not in state and (found := visit(nxt)):
+                return found
+        stack.pop()
+        state[node] = 2
+        return None
+
+    for node in sorted(graph):
+        if node not in state and (found := visit(node)):
+            return found
+    return None
+
+
+def test_no_import_cycles() -> None:
+    cycle = find_cycle(import_graph())
+    assert cycle is None, "import cycle: " + " -> ".join(cycle or [])
+
+
+def test_cycle_finder_finds_a_cycle() -> None:
+    assert find_cycle({"a": {"b"}, "b": {"c"}, "c": {"a"}}) == ["a", "b", "c", "a"]
+    assert find_cycle({"a": {"b"}, "b": set()}) is None
+
+
+def test_every_subpackage_is_mapped() -> None:
+    subpackages = {p.parent.name for p in PACKAGE.glob("*/__init__.py")}
+    assert subpackages == {"agents", "analysis", "cli", "evaluate", "render", "run", "sources", "stats", "store"}
+
+
 def test_engine_does_not_load_rich_or_renderers() -> None:
     code = (
-        "import sys, ablation.engine, ablation.campaign;"
+        "import sys, ablation.run.engine, ablation.run.campaign;"
         "bad = [m for m in sys.modules if m.split('.')[0] in ('rich', 'matplotlib') "
         "or m.startswith('ablation.render')];"
         "print(','.join(bad)); sys.exit(1 if bad else 0)"

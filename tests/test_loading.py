@@ -1,4 +1,4 @@
-"""Tests of ablation.loading: suites, agents, result files and expected-id lists.
+"""Tests of ablation.sources.loading: suites, agents, result files and expected-id lists.
 
 Every error case checks that the one-line message names the file, the line and the task id where
 they are known.
@@ -20,14 +20,14 @@ import pytest
 
 from ablation.agents import CommandAgent, HttpAgent, as_agent
 from ablation.errors import AgentSpecError, ConfigError, InputError
-from ablation.loading import (
+from ablation.schema import TaskResult
+from ablation.sources.loading import (
     load_agent,
     load_expected_ids,
     load_results,
     load_suite,
     parse_verdict,
 )
-from ablation.schema import TaskResult
 
 DATA = Path(__file__).parent / "data"
 
@@ -257,9 +257,9 @@ def test_jsonl_suite_unknown_verifier(tmp_path: Path) -> None:
 def fake_verifiers(
     monkeypatch: pytest.MonkeyPatch,
 ) -> list[tuple[str, tuple[Any, ...], dict[str, Any]]]:
-    """Stand-in ``ablation.verifiers`` recording factory calls (the real one is tested apart)."""
+    """Stand-in ``ablation.evaluate.verifiers`` recording factory calls (the real one is tested apart)."""
     calls: list[tuple[str, tuple[Any, ...], dict[str, Any]]] = []
-    module = types.ModuleType("ablation.verifiers")
+    module = types.ModuleType("ablation.evaluate.verifiers")
 
     def factory(name: str) -> Callable[..., Any]:
         def make(*args: Any, **kwargs: Any) -> Callable[[Any, Any], bool]:
@@ -275,7 +275,7 @@ def fake_verifiers(
 
     for name in ("numeric", "regex", "contains", "json_equal", "code_tests"):
         setattr(module, name, factory(name))
-    monkeypatch.setitem(sys.modules, "ablation.verifiers", module)
+    monkeypatch.setitem(sys.modules, "ablation.evaluate.verifiers", module)
     return calls
 
 

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from ablation import AblationTask, CampaignConfig, TaskResult
-from ablation.analysis import report_from_results
+from ablation.analysis.build import report_from_results
 from ablation.render import render
 
 EVIL = "<script>alert('x')</script>"

@@ -20,7 +20,7 @@ from pathlib import Path
 import pytest
 from report_fixtures import SNAPSHOT_POLICY, XSS, hostile_report, make_report, repeated_report
 
-from ablation.gates import evaluate_gates
+from ablation.analysis.gates import evaluate_gates
 from ablation.render import render
 from ablation.render.html import CSP, page_title
 from ablation.render.plots import clean_svg

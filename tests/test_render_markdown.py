@@ -25,7 +25,7 @@ from report_fixtures import (
 )
 from statsmodels.stats.multitest import multipletests
 
-from ablation.gates import evaluate_gates
+from ablation.analysis.gates import evaluate_gates
 from ablation.render import render, render_summary
 from ablation.render.markdown import md_cell, md_table
 from ablation.report import AblationReport, McNemarSummary, TrialView

@@ -24,7 +24,7 @@ from report_fixtures import (
 )
 from rich.console import Console
 
-from ablation.gates import evaluate_gates
+from ablation.analysis.gates import evaluate_gates
 from ablation.render import _format as f
 from ablation.render import print_report, render
 from ablation.report import AblationReport, TrialView

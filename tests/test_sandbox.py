@@ -9,7 +9,12 @@ import time
 
 import pytest
 
-from ablation.sandbox import SandboxLimits, SandboxResult, _live_processes, run_python_tests
+from ablation.evaluate.sandbox import (
+    SandboxLimits,
+    SandboxResult,
+    _live_processes,
+    run_python_tests,
+)
 
 pytestmark = pytest.mark.skipif(
     not sys.platform.startswith("linux"), reason="the sandbox's process checks read /proc"

@@ -30,7 +30,7 @@ from ablation import (
     RunStore,
     run_ablation_campaign,
 )
-from ablation.progress import NullProgress, ProgressReporter, RichProgress
+from ablation.run.progress import NullProgress, ProgressReporter, RichProgress
 
 pytest.importorskip("distributed")
 
@@ -58,7 +58,7 @@ def _stable(report: Any) -> Any:
 
 @pytest.mark.slow
 def test_dask_executor_gives_the_local_report(worker_env: Path, tmp_path: Path) -> None:
-    from ablation.scaleout import dask_executor
+    from ablation.run.scaleout import dask_executor
 
     tasks = slow_suite.make_tasks(40)
     local = run_ablation_campaign(slow_agents.baseline, slow_agents.candidate, tasks, config=FAST)
@@ -87,8 +87,8 @@ def test_dask_executor_gives_the_local_report(worker_env: Path, tmp_path: Path) 
 
 @pytest.mark.slow
 def test_dask_executor_ships_agents_loaded_by_path_after_it_opened(worker_env: Path) -> None:
-    from ablation.loading import load_agent
-    from ablation.scaleout import dask_executor
+    from ablation.run.scaleout import dask_executor
+    from ablation.sources.loading import load_agent
 
     tasks = slow_suite.make_tasks(6)
     with dask_executor(local_workers=1) as executor:

@@ -25,7 +25,7 @@ from ablation.schema import (
     suite_fingerprint,
     task_digests,
 )
-from ablation.store import SCHEMA_VERSION, RunStore, TrialRow
+from ablation.store.run_store import SCHEMA_VERSION, RunStore, TrialRow
 
 
 def _tasks(**changes: object) -> list[AblationTask]:
@@ -158,7 +158,7 @@ def test_commit_per_trial_survives_sigkill(tmp_path: Path) -> None:
         f"""
         import os, signal
         from ablation.schema import TaskResult
-        from ablation.store import RunStore
+        from ablation.store.run_store import RunStore
         store = RunStore({str(path)!r})
         for i in range(10):
             store.append({cid!r}, TaskResult(task_id=f"t{{i}}", arm="baseline", passed=True))
@@ -355,7 +355,7 @@ def test_completed_keys_and_count(store: RunStore) -> None:
 
 
 def test_trial_rows_match_results(store: RunStore, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr("ablation.store._PAGE", 7)  # several pages, not a multiple of the size
+    monkeypatch.setattr("ablation.store.run_store._PAGE", 7)  # several pages, not a multiple of the size
     cid, trials = _filled(store)
     rows = list(store.trial_rows(cid))
     assert all(isinstance(r, TrialRow) for r in rows)

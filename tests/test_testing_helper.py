@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 from report_fixtures import SNAPSHOT_POLICY, make_report, noninferiority_report, simple_report
 
-from ablation.gates import evaluate_gates
+from ablation.analysis.gates import evaluate_gates
 from ablation.schema import GatePolicy
 from ablation.testing import assert_gates, assert_no_regressions
 
@@ -81,7 +81,7 @@ def test_helpers_read_well_in_a_real_pytest_run(tmp_path: Path) -> None:
             import sys
             sys.path.insert(0, {str(Path(__file__).parent)!r})
             from report_fixtures import SNAPSHOT_POLICY, make_report
-            from ablation.gates import evaluate_gates
+            from ablation.analysis.gates import evaluate_gates
             from ablation.testing import assert_gates
 
             def test_candidate_can_ship():

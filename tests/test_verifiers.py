@@ -338,7 +338,9 @@ def test_extract_code() -> None:
 
 
 def test_float_tolerance_constants_are_tiny() -> None:
-    assert v.FLOAT_REL_TOL == 1e-9 and v.FLOAT_ABS_TOL <= 1e-12
+    from ablation.evaluate import verifiers as impl
+
+    assert impl.FLOAT_REL_TOL == 1e-9 and impl.FLOAT_ABS_TOL <= 1e-12
     assert not v.values_equal(1.0, 1.0 + 1e-6)
     assert v.values_equal(math.inf, math.inf) and not v.values_equal(math.inf, -math.inf)
     # beyond float range: compared exactly with fractions, no OverflowError

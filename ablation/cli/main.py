@@ -167,7 +167,7 @@ def _version() -> str:
 
 # --------------------------------------------------------------------------- settings
 def _settings(args: argparse.Namespace) -> dict[str, Any]:
-    from ablation.settings import load_tool_settings
+    from ablation.cli.settings import load_tool_settings
 
     merged = dict(load_tool_settings())
     for key, value in vars(args).items():
@@ -287,7 +287,7 @@ def _exit_code(reports: list[Any]) -> int:
 @contextlib.contextmanager
 def _executor(s: dict[str, Any]) -> Iterator[Any]:
     if s.get("dask_scheduler") or s.get("dask_local"):
-        from ablation.scaleout import dask_executor
+        from ablation.run.scaleout import dask_executor
 
         with dask_executor(scheduler=s.get("dask_scheduler"), local_workers=s.get("dask_local")) as ex:
             yield ex
@@ -296,8 +296,8 @@ def _executor(s: dict[str, Any]) -> Iterator[Any]:
 
 
 def _scorers(specs: Sequence[str]) -> list[Any]:
-    from ablation import quality
-    from ablation.loading import load_agent
+    from ablation.evaluate import quality
+    from ablation.sources.loading import load_agent
 
     builtin = {"code_quality": quality.CodeQualityScorer, "rubric": quality.RubricScorer}
     out = []
@@ -322,11 +322,11 @@ def _agent_name(spec: str) -> str:
 
 
 def _cmd_run(args: argparse.Namespace) -> int:
-    from ablation.agents import as_agent
-    from ablation.campaign import CampaignRun, run_ablation_campaign
-    from ablation.loading import load_agent, load_suite
-    from ablation.progress import NullProgress, default_progress
-    from ablation.store import DEFAULT_STORE_PATH
+    from ablation.agents.callables import as_agent
+    from ablation.run.campaign import CampaignRun, run_ablation_campaign
+    from ablation.run.progress import NullProgress, default_progress
+    from ablation.sources.loading import load_agent, load_suite
+    from ablation.store.run_store import DEFAULT_STORE_PATH
 
     s = _settings(args)
     config = _config(s)
@@ -404,8 +404,8 @@ def _resume_command(argv: Sequence[str], done: Sequence[str], store: Path, campa
 
 
 def _cmd_compare(args: argparse.Namespace) -> int:
-    from ablation.analysis import compare_results
-    from ablation.loading import load_expected_ids, load_results
+    from ablation.analysis.build import compare_results
+    from ablation.sources.loading import load_expected_ids, load_results
 
     s = _settings(args)
     config = _config(s)
@@ -424,9 +424,9 @@ def _cmd_compare(args: argparse.Namespace) -> int:
 
 
 def _cmd_report(args: argparse.Namespace) -> int:
-    from ablation.campaign import report_stored_campaign
     from ablation.errors import ConfigError
-    from ablation.store import DEFAULT_STORE_PATH, RunStore
+    from ablation.run.campaign import report_stored_campaign
+    from ablation.store.run_store import DEFAULT_STORE_PATH, RunStore
 
     s = _settings(args)
     path = Path(s.get("store") or DEFAULT_STORE_PATH)
@@ -454,7 +454,7 @@ def _cmd_plan(args: argparse.Namespace) -> int:
     alternative = "one-sided" if args.one_sided else "two-sided"
     psi, n = args.discordance, args.tasks
     if args.results:
-        from ablation.analysis import compare_results
+        from ablation.analysis.build import compare_results
 
         report = compare_results(args.results[0], args.results[1])
         n = report.n_paired
@@ -479,7 +479,7 @@ def _cmd_plan(args: argparse.Namespace) -> int:
 
 
 def _cmd_init(args: argparse.Namespace) -> int:
-    from ablation.scaffold import scaffold
+    from ablation.cli.scaffold import scaffold
 
     created, command = scaffold(args.directory, force=args.force)
     for path in created:

@@ -1,10 +1,10 @@
 """Model judges: grade an output against the task's rubric with a user-supplied model callable.
 
-:class:`JudgeScorer` asks for a bounded score and is a :class:`~ablation.quality.QualityScorer`;
+:class:`JudgeScorer` asks for a bounded score and is a :class:`~ablation.evaluate.quality.QualityScorer`;
 :class:`PairwiseJudge` shows both arms' outputs, with their positions drawn from the seed and the
 task id, and asks which is better; :func:`pairwise_preference` counts the verdicts. No model
 client is bundled: ``judge`` is any callable ``prompt -> answer`` (sync or async). Answers that
-cannot be parsed raise :class:`~ablation.quality.ScorerError`, so they are recorded as that
+cannot be parsed raise :class:`~ablation.evaluate.quality.ScorerError`, so they are recorded as that
 scorer's errors, never as a score.
 """
 
@@ -20,7 +20,7 @@ from collections.abc import Awaitable, Callable, Iterable
 from dataclasses import dataclass
 from typing import Any, Literal
 
-from ablation.quality import ScorerError, _excerpt, _output_text, scorer_is_async
+from ablation.evaluate.quality import ScorerError, _excerpt, _output_text, scorer_is_async
 from ablation.schema import AblationTask
 
 __all__ = [
@@ -358,7 +358,7 @@ async def judge_pairs(
 ) -> list[PairwiseVerdict]:
     """Ask ``judge`` about every ``(task, baseline_output, candidate_output)``, a few at a time.
 
-    Unparseable answers raise :class:`~ablation.quality.ScorerError` naming the task; use
+    Unparseable answers raise :class:`~ablation.evaluate.quality.ScorerError` naming the task; use
     :func:`pairwise_preference` on the result for the counts and the sign test.
     """
     if concurrency < 1:

@@ -43,10 +43,11 @@ from tenacity import (
     wait_random,
 )
 
-from ablation.agents import Agent, as_agent
+from ablation.agents.callables import Agent, as_agent
 from ablation.errors import CampaignAborted
-from ablation.progress import NullProgress, ProgressReporter
-from ablation.quality import run_scorer, scorer_name
+from ablation.evaluate.quality import run_scorer, scorer_name
+from ablation.evaluate.verifiers import check_verdict, collect_notes, default_verifier, run_verifier
+from ablation.run.progress import NullProgress, ProgressReporter
 from ablation.schema import (
     ARMS,
     AblationTask,
@@ -58,7 +59,6 @@ from ablation.schema import (
     is_async_callable,
     validate_suite,
 )
-from ablation.verifiers import check_verdict, collect_notes, default_verifier, run_verifier
 
 __all__ = ["AblationEngine", "RateLimiter", "ResultSink", "TrialKey", "trial_plan"]
 

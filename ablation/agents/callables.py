@@ -2,8 +2,7 @@
 
 Supported forms: a sync callable, an async callable, an object with a ``run`` method (sync or
 async), and a dict with a ``"run"`` entry. A command line and an HTTP endpoint are objects with
-``run``: :class:`CommandAgent` and :class:`HttpAgent` (defined in :mod:`ablation.agent_forms`,
-re-exported here with their error types). Anything else (a string, a number, ``None``) raises
+``run``: :class:`CommandAgent` and :class:`HttpAgent` (in :mod:`ablation.agents.forms`). Anything else (a string, a number, ``None``) raises
 :class:`~ablation.errors.AgentSpecError` (a :class:`TypeError`) naming what was given: the
 framework never silently turns a value into a constant answer.
 """
@@ -16,27 +15,10 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from ablation.agent_forms import (
-    AgentConnectionError,
-    AgentHttpError,
-    AgentProcessError,
-    AgentTimeoutError,
-    CommandAgent,
-    HttpAgent,
-)
 from ablation.errors import AgentSpecError
 from ablation.schema import callable_name, is_async_callable
 
-__all__ = [
-    "Agent",
-    "AgentConnectionError",
-    "AgentHttpError",
-    "AgentProcessError",
-    "AgentTimeoutError",
-    "CommandAgent",
-    "HttpAgent",
-    "as_agent",
-]
+__all__ = ["Agent", "as_agent"]
 
 
 @dataclass(frozen=True)

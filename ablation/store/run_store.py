@@ -5,7 +5,7 @@ The store is one SQLite file (``.ablation/runs.db`` by default) in WAL mode with
 :meth:`RunStore.append_many` one transaction, so a crash or ``kill -9`` of the writing process
 loses no committed trial (a power cut may lose the last few). Values are plain columns or JSON
 text; nothing is ever pickled. The format (tables, rows, export lines) is in
-:mod:`ablation.store_format`.
+:mod:`ablation.store.format`.
 
 Tables: ``meta(key, value)`` holds ``schema_version``; ``campaigns`` holds one row per campaign
 (status, config, suite fingerprint, per-task digests, agent names, provenance, ISO 8601 UTC
@@ -35,7 +35,7 @@ from typing import Any
 
 from ablation.errors import ConfigError, InputError, ResumeMismatchError, StoreError
 from ablation.schema import CampaignConfig, TaskResult, to_jsonable
-from ablation.store_format import (
+from ablation.store.format import (
     CAMPAIGN_FIELDS,
     CAMPAIGN_STATUSES,
     CHUNK,

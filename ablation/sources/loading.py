@@ -1,7 +1,7 @@
 """Load suites and agents by path or module spec; load result files and expected-id lists.
 
 :func:`load_results`, :func:`parse_verdict` and :func:`load_expected_ids` live in
-:mod:`ablation.result_files` and are re-exported here. Every error raised here is one line that starts
+:mod:`ablation.sources.result_files` and are re-exported here. Every error raised here is one line that starts
 with ``FILE:LINE:`` when the line is known (``FILE:`` otherwise), states the problem, and ends
 with ``(task id 'X')`` when the task is known. Files are read as UTF-8 (a byte-order mark is
 allowed); line numbers count from 1.
@@ -34,9 +34,10 @@ from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any
 
-from ablation.agents import CommandAgent, HttpAgent
+from ablation.agents.forms import CommandAgent, HttpAgent
 from ablation.errors import AgentSpecError, ConfigError, InputError
-from ablation.result_files import (
+from ablation.schema import AblationTask, validate_suite
+from ablation.sources.result_files import (
     ErrorType,
     exc_text,
     file_error,
@@ -48,7 +49,6 @@ from ablation.result_files import (
     read_text,
     short_repr,
 )
-from ablation.schema import AblationTask, validate_suite
 
 __all__ = ["load_agent", "load_expected_ids", "load_results", "load_suite", "parse_verdict"]
 
@@ -184,7 +184,7 @@ def load_suite(spec: str | os.PathLike[str]) -> tuple[AblationTask, ...]:
     import sibling modules. It is executed on every call (its code is trusted, like any import).
 
     A JSONL suite holds one JSON object per line with :class:`AblationTask` fields; blank lines
-    are skipped. ``verifier`` is a name for a built-in of :mod:`ablation.verifiers`: ``equals``
+    are skipped. ``verifier`` is a name for a built-in of :mod:`ablation.evaluate.verifiers`: ``equals``
     (the default, same as leaving it out), ``numeric``, ``numeric:ABS_TOL``, ``regex`` (the
     pattern is ``expected_output``), ``regex:PATTERN``, ``contains``, ``contains:TEXT``, ``json``,
     ``code_tests``, ``code_tests:SECONDS``. ``setup`` and ``teardown`` cannot be given (they are
@@ -414,11 +414,11 @@ _VERIFIER_FORMS = (
 
 
 def _resolve_verifier(value: Any) -> Any:
-    """Turn a JSONL ``verifier`` name into a verifier from :mod:`ablation.verifiers`.
+    """Turn a JSONL ``verifier`` name into a verifier from :mod:`ablation.evaluate.verifiers`.
 
     ``"equals"`` (and ``null``) give ``None``: the task's default equality verifier, so a JSONL
     task and a Python task without a verifier get the same suite fingerprint.
-    ``ablation.verifiers`` is imported only when a non-default name is used.
+    ``ablation.evaluate.verifiers`` is imported only when a non-default name is used.
 
     Raises:
         ValueError: naming the problem (the caller adds the file, line and task id).
@@ -432,7 +432,7 @@ def _resolve_verifier(value: Any) -> Any:
     if builder is None:
         raise ValueError(f"unknown verifier {value!r} (known: {_VERIFIER_FORMS})")
     try:
-        module = None if builder is _build_equals else importlib.import_module("ablation.verifiers")
+        module = None if builder is _build_equals else importlib.import_module("ablation.evaluate.verifiers")
         return builder(module, arg if sep else None)
     except Exception as exc:
         reason = str(exc) if isinstance(exc, ValueError) else exc_text(exc)

@@ -1,7 +1,7 @@
 """Build the :class:`~ablation.report.AblationReport` from paired trials.
 
 The engine's campaigns and ``compare`` on existing result files enter here alike, so there is
-one copy of the statistics path: trials -> :func:`~ablation.pairing.pair_results` ->
+one copy of the statistics path: trials -> :func:`~ablation.analysis.pairing.pair_results` ->
 :func:`build_report` -> gates.
 
 Units of analysis: with one run per task the pair is the task and the binary methods apply
@@ -22,11 +22,12 @@ from typing import Any, Literal
 
 import numpy as np
 
-from ablation import breakdowns as bd
 from ablation import stats
-from ablation.continuous import compare_continuous, compare_latency
-from ablation.gates import evaluate_gates
-from ablation.pairing import PairedData, pair_results
+from ablation.analysis import breakdowns as bd
+from ablation.analysis.gates import evaluate_gates
+from ablation.analysis.metrics import compare_continuous, compare_latency
+from ablation.analysis.pairing import PairedData, pair_results
+from ablation.analysis.seeding import stream
 from ablation.report import (
     AblationReport,
     ArmSummary,
@@ -40,7 +41,6 @@ from ablation.report import (
     Uplift,
 )
 from ablation.schema import AblationTask, CampaignConfig, Provenance, TaskResult, to_jsonable
-from ablation.seeding import stream
 
 __all__ = ["build_report", "compare_results", "package_versions", "report_from_results"]
 
@@ -248,8 +248,8 @@ def build_report(
     """Compute every statistic of the report from paired data, then apply the gates.
 
     Args:
-        data: Paired columns from :func:`~ablation.pairing.pair_results` or
-            :func:`~ablation.pairing.pair_arrays`.
+        data: Paired columns from :func:`~ablation.analysis.pairing.pair_results` or
+            :func:`~ablation.analysis.pairing.pair_arrays`.
         config: Analysis settings (alpha, confidence level, resamples, seed, gates).
         provenance: Provenance to record; the statistical fields are filled in here.
 
@@ -403,7 +403,7 @@ def compare_results(
     Args:
         baseline: The baseline's results: a list of :class:`TaskResult` (any ``arm`` value; it is
             set to ``"baseline"``), or a path to a JSONL/CSV file read by
-            :func:`~ablation.loading.load_results` with its defaults.
+            :func:`~ablation.sources.loading.load_results` with its defaults.
         candidate: The candidate's results, likewise.
         expected_ids: Ids that should be present; those missing from either side are reported
             as missing observations instead of silently shrinking the comparison.
@@ -418,7 +418,7 @@ def compare_results(
     labels: list[str] = []
     for side, arm in ((baseline, "baseline"), (candidate, "candidate")):
         if isinstance(side, str) or hasattr(side, "__fspath__"):
-            from ablation.loading import load_results
+            from ablation.sources.result_files import load_results
 
             rows = load_results(side, arm=arm)  # type: ignore[arg-type]
             labels.append(str(side))

@@ -14,9 +14,9 @@ from typing import Any
 import numpy as np
 
 from ablation import stats
+from ablation.analysis.seeding import stream
 from ablation.report import ContinuousComparison, Interval, LatencyComparison
 from ablation.schema import CampaignConfig
-from ablation.seeding import stream
 
 __all__ = ["compare_continuous", "compare_latency"]
 

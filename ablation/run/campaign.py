@@ -18,13 +18,13 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any, ParamSpec, TypeVar
 
-from ablation.agents import as_agent
-from ablation.analysis import report_from_results
-from ablation.engine import AblationEngine
+from ablation.agents.callables import as_agent
+from ablation.analysis.build import report_from_results
 from ablation.errors import CampaignAborted, ConfigError
-from ablation.progress import ProgressReporter
-from ablation.quality import scorer_name
+from ablation.evaluate.quality import scorer_name
 from ablation.report import AblationReport
+from ablation.run.engine import AblationEngine
+from ablation.run.progress import ProgressReporter
 from ablation.schema import (
     AblationTask,
     CampaignConfig,
@@ -34,7 +34,7 @@ from ablation.schema import (
     task_digests,
     validate_suite,
 )
-from ablation.store import CampaignRecord, RunStore
+from ablation.store.run_store import CampaignRecord, RunStore
 
 P = ParamSpec("P")
 T = TypeVar("T")

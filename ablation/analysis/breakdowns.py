@@ -13,10 +13,10 @@ from typing import Any
 import numpy as np
 
 from ablation import stats
-from ablation.pairing import PairedData
+from ablation.analysis.pairing import PairedData
+from ablation.analysis.seeding import stream
 from ablation.report import CategoryBreakdown, FlakyTask, Interval, PairTable, RepeatedRuns
 from ablation.schema import CampaignConfig
-from ablation.seeding import stream
 
 __all__ = ["categories", "classify", "ids", "interval", "repeated", "table"]
 

@@ -1,9 +1,9 @@
 """Read result files and expected-id lists strictly; shared line-numbered text helpers.
 
-Public names are re-exported by :mod:`ablation.loading`; import them from there. Every error is
+Public names are re-exported by :mod:`ablation.sources.loading`; import them from there. Every error is
 one line: ``FILE:LINE: problem (task id 'X')`` (the line and the id when known). Files are read
 as UTF-8 (a byte-order mark is allowed); line numbers count from 1. The helpers without a leading
-underscore that are not in ``__all__`` are shared with :mod:`ablation.loading` only.
+underscore that are not in ``__all__`` are shared with :mod:`ablation.sources.loading` only.
 """
 
 from __future__ import annotations

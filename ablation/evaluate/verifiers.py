@@ -1,0 +1,519 @@
+"""Built-in verifiers and the one function the engine calls them through.
+
+A verifier is ``(output, task) -> bool``, sync or async. Its verdict must be a real ``bool``:
+:func:`check_verdict` turns anything else (``"no"``, ``1``, ``None``, an array) into a
+:class:`VerifierError` naming the verifier and what it returned, so a sloppy verifier is an error,
+never a pass. The one exception is a numpy boolean scalar (``numpy.bool_``), which is converted to
+``bool``: it is what ``numpy`` comparisons return and it has exactly two values. Exceptions raised
+by a verifier itself propagate unchanged.
+
+Built-ins (each has a readable ``name`` used in suite fingerprints):
+
+* :data:`equals` / :func:`exact` / :data:`default_verifier`: structural equality, safe for numpy
+  arrays, with a tiny float tolerance and whitespace-insensitive strings;
+* :func:`numeric`: numbers (or numeric strings) within a tolerance;
+* :func:`regex`, :func:`contains`: text checks;
+* :func:`json_equal`: JSON documents compared as data;
+* :func:`code_tests`: runs the agent's Python code against the task's unit tests in the
+  subprocess sandbox of :mod:`ablation.evaluate.sandbox`.
+"""
+
+from __future__ import annotations
+
+import inspect
+import json
+import math
+import re
+from collections.abc import Callable, Mapping
+from contextvars import ContextVar
+from fractions import Fraction
+from typing import Any
+
+from ablation.errors import AblationError
+from ablation.evaluate.sandbox import SandboxLimits, SandboxResult, run_python_tests
+from ablation.schema import AblationTask, callable_name, is_async_callable
+
+__all__ = [
+    "BuiltinVerifier",
+    "CodeTestsVerifier",
+    "Verifier",
+    "VerifierError",
+    "check_verdict",
+    "code_tests",
+    "collect_notes",
+    "contains",
+    "default_verifier",
+    "equals",
+    "exact",
+    "extract_code",
+    "json_equal",
+    "note",
+    "numeric",
+    "regex",
+    "run_verifier",
+    "values_equal",
+    "verifier_is_async",
+]
+
+Verifier = Callable[[Any, AblationTask], Any]
+
+FLOAT_REL_TOL = 1e-9
+FLOAT_ABS_TOL = 1e-12
+
+
+class VerifierError(AblationError):
+    """A verifier returned something other than a bool, or cannot check this task."""
+
+
+def _short(value: Any, limit: int = 120) -> str:
+    try:
+        text = repr(value)
+    except Exception:  # a hostile __repr__ must not hide the real problem
+        text = f"<{type(value).__name__} with a failing repr>"
+    return text if len(text) <= limit else text[: limit - 3] + "..."
+
+
+def check_verdict(value: Any, verifier_name: str) -> bool:
+    """Return ``value`` if it is a real ``bool`` (or a numpy boolean scalar, converted).
+
+    Args:
+        value: What the verifier returned.
+        verifier_name: Used in the error message.
+
+    Raises:
+        VerifierError: for anything else, naming the type and value returned.
+    """
+    if isinstance(value, bool):
+        return value
+    kind = type(value)
+    if kind.__module__ == "numpy" and kind.__name__ in ("bool_", "bool"):
+        return bool(value)
+    raise VerifierError(
+        f"verifier {verifier_name!r} returned {kind.__name__} {_short(value)}; "
+        "a verdict must be True or False"
+    )
+
+
+def verifier_is_async(verifier: Any) -> bool:
+    """True when calling ``verifier`` returns an awaitable (async def or async ``__call__``)."""
+    return is_async_callable(verifier)
+
+
+_NOTES: ContextVar[list[str] | None] = ContextVar("ablation_verdict_notes", default=None)
+
+
+def note(text: str) -> None:
+    """Record why a verdict is what it is (e.g. "timeout: the code ran past 10 s").
+
+    A verifier still returns a plain ``bool``; the engine collects notes made while the verifier
+    runs (also from a worker thread) into the trial's ``verifier_note``. Outside a campaign the
+    call does nothing.
+    """
+    notes = _NOTES.get()
+    if notes is not None:
+        notes.append(text)
+
+
+def collect_notes() -> list[str]:
+    """Start collecting notes in the current context and return the list they go into."""
+    notes: list[str] = []
+    _NOTES.set(notes)
+    return notes
+
+
+async def run_verifier(verifier: Verifier | None, output: Any, task: AblationTask) -> bool:
+    """Call a sync or async verifier and return its checked verdict.
+
+    Sync verifiers are called directly on the calling thread; the engine may instead run them via
+    ``asyncio.to_thread`` and then apply :func:`check_verdict` itself. An awaitable returned by a
+    sync callable is awaited.
+
+    Args:
+        verifier: The verifier; ``None`` means :data:`default_verifier`.
+        output: The agent's output.
+        task: The task being checked.
+
+    Raises:
+        VerifierError: if the verdict is not a bool.
+        Exception: whatever the verifier raises, unchanged.
+    """
+    fn = default_verifier if verifier is None else verifier
+    result = fn(output, task)
+    if inspect.isawaitable(result):
+        result = await result
+    return check_verdict(result, callable_name(fn))
+
+
+# ---------------------------------------------------------------------------------------------
+# Equality
+
+
+def _plain(value: Any) -> Any:
+    """numpy arrays and scalars (anything non-builtin with ``tolist``) become Python data."""
+    if isinstance(value, str | bytes | int | float | list | tuple | dict | set | frozenset):
+        return value
+    tolist = getattr(value, "tolist", None)
+    return tolist() if callable(tolist) else value
+
+
+def _is_number(value: Any) -> bool:
+    return isinstance(value, int | float) and not isinstance(value, bool)
+
+
+def _close(a: float, b: float, rel_tol: float, abs_tol: float) -> bool:
+    if a == b:
+        return True
+    try:
+        if not (math.isfinite(a) and math.isfinite(b)):
+            return isinstance(a, float) and isinstance(b, float) and math.isnan(a) and math.isnan(b)
+        return abs(a - b) <= max(rel_tol * max(abs(a), abs(b)), abs_tol)
+    except OverflowError:  # an int beyond float range: compare exactly with fractions
+        fa, fb = Fraction(a), Fraction(b)
+        return abs(fa - fb) <= max(Fraction(rel_tol) * max(abs(fa), abs(fb)), Fraction(abs_tol))
+
+
+def values_equal(a: Any, b: Any, *, strip_strings: bool = True, _depth: int = 0) -> bool:
+    """Structural equality used by :data:`equals` and :func:`json_equal`.
+
+    Rules: numpy values are compared through ``tolist()`` (never ``bool(array)``); ``bool`` only
+    equals ``bool``; numbers compare with ``rel_tol=1e-9, abs_tol=1e-12`` (NaN equals NaN);
+    strings compare after stripping surrounding whitespace when ``strip_strings``; lists and tuples
+    are interchangeable and compared element-wise; mappings need the same keys and equal values
+    (key order is irrelevant); anything else uses ``==`` and counts only a real ``bool`` ``True``.
+    """
+    if _depth > 100:
+        return False
+    a, b = _plain(a), _plain(b)
+    if isinstance(a, bool) or isinstance(b, bool):
+        return type(a) is type(b) and a == b
+    if _is_number(a) and _is_number(b):
+        return _close(a, b, FLOAT_REL_TOL, FLOAT_ABS_TOL)
+    if isinstance(a, str) and isinstance(b, str):
+        return a.strip() == b.strip() if strip_strings else a == b
+    if isinstance(a, Mapping) and isinstance(b, Mapping):
+        if set(a) != set(b):
+            return False
+        return all(
+            values_equal(a[k], b[k], strip_strings=strip_strings, _depth=_depth + 1) for k in a
+        )
+    if isinstance(a, list | tuple) and isinstance(b, list | tuple):
+        return len(a) == len(b) and all(
+            values_equal(x, y, strip_strings=strip_strings, _depth=_depth + 1)
+            for x, y in zip(a, b, strict=True)
+        )
+    try:
+        result = a == b
+    except Exception:
+        return False
+    return result is True
+
+
+class BuiltinVerifier:
+    """Base of the built-in verifiers: a sync callable with a stable, readable ``name``.
+
+    ``name`` spells out the parameters (e.g. ``"numeric(rel_tol=1e-09, abs_tol=1e-06)"``) so
+    that :func:`ablation.schema.callable_name` and suite fingerprints change when they change.
+    """
+
+    name: str = "verifier"
+    #: Cheap enough to run on the event loop (the engine offloads other sync verifiers to threads).
+    inline: bool = True
+
+    def __call__(self, output: Any, task: AblationTask) -> bool:  # pragma: no cover - abstract
+        raise NotImplementedError
+
+    def __repr__(self) -> str:
+        return self.name
+
+
+class _Equals(BuiltinVerifier):
+    """Structural equality of the output and ``task.expected_output`` (see :func:`values_equal`)."""
+
+    name = "equals"
+
+    def __call__(self, output: Any, task: AblationTask) -> bool:
+        return values_equal(output, task.expected_output)
+
+
+equals: BuiltinVerifier = _Equals()
+default_verifier: BuiltinVerifier = equals
+
+
+def exact() -> BuiltinVerifier:
+    """The equality verifier (:data:`equals`); also the default when a task sets none."""
+    return equals
+
+
+# ---------------------------------------------------------------------------------------------
+# Numbers and text
+
+
+def _parse_number(value: Any) -> float | int | None:
+    value = _plain(value)
+    if isinstance(value, bool):
+        return None
+    if isinstance(value, int | float):
+        return value
+    if isinstance(value, bytes):
+        value = value.decode("utf-8", errors="replace")
+    if isinstance(value, str):
+        text = value.strip()
+        try:
+            return int(text)
+        except ValueError:
+            pass
+        try:
+            return float(text)
+        except ValueError:
+            return None
+    return None
+
+
+class _Numeric(BuiltinVerifier):
+    def __init__(self, rel_tol: float, abs_tol: float) -> None:
+        if rel_tol < 0 or abs_tol < 0:
+            raise ValueError("numeric(): tolerances must be >= 0")
+        self.rel_tol, self.abs_tol = rel_tol, abs_tol
+        self.name = f"numeric(rel_tol={rel_tol!r}, abs_tol={abs_tol!r})"
+
+    def __call__(self, output: Any, task: AblationTask) -> bool:
+        expected = _parse_number(task.expected_output)
+        if expected is None:
+            raise VerifierError(
+                f"task {task.task_id!r}: expected_output {_short(task.expected_output)} "
+                "is not a number"
+            )
+        got = _parse_number(output)
+        if got is None or (isinstance(got, float) and math.isnan(got)):
+            return False
+        return _close(got, expected, self.rel_tol, self.abs_tol)
+
+
+def numeric(rel_tol: float = 1e-9, abs_tol: float = 1e-6) -> BuiltinVerifier:
+    """Numbers within tolerance: ``|a - b| <= max(rel_tol * max(|a|, |b|), abs_tol)``.
+
+    The output may be an int, a float, a numpy scalar or a string holding exactly one number
+    (surrounding whitespace allowed: ``" 3.14 "``, ``"1e3"``). Anything else, including ``bool``,
+    NaN and text around the number, is a failed check (``False``), not an error. An expected
+    output that is not a number is a :class:`VerifierError` (the task is wrong).
+    """
+    return _Numeric(rel_tol, abs_tol)
+
+
+def _as_text(output: Any) -> str | None:
+    if output is None:
+        return None
+    if isinstance(output, bytes):
+        return output.decode("utf-8", errors="replace")
+    return output if isinstance(output, str) else str(_plain(output))
+
+
+class _Regex(BuiltinVerifier):
+    def __init__(self, pattern: str | None, flags: int) -> None:
+        self.pattern, self.flags = pattern, flags
+        self._compiled = None if pattern is None else re.compile(pattern, flags)
+        self.name = f"regex({pattern!r}, flags={int(flags)})"
+
+    def __call__(self, output: Any, task: AblationTask) -> bool:
+        compiled = self._compiled
+        if compiled is None:
+            if not isinstance(task.expected_output, str):
+                raise VerifierError(
+                    f"task {task.task_id!r}: regex() without a pattern needs a string "
+                    f"expected_output, got {type(task.expected_output).__name__}"
+                )
+            try:
+                compiled = re.compile(task.expected_output, self.flags)
+            except re.error as exc:
+                raise VerifierError(f"task {task.task_id!r}: bad pattern: {exc}") from None
+        text = _as_text(output)
+        return text is not None and compiled.search(text) is not None
+
+
+def regex(pattern: str | None = None, flags: int = 0) -> BuiltinVerifier:
+    """Passes when ``re.search(pattern, text)`` finds a match in the output text.
+
+    The output text is the string itself, decoded bytes, or ``str()`` of any other value;
+    ``None`` never matches. With ``pattern=None`` the task's ``expected_output`` (a string) is the
+    pattern. An invalid ``pattern`` raises ``re.error`` at once.
+    """
+    return _Regex(pattern, flags)
+
+
+class _Contains(BuiltinVerifier):
+    def __init__(self, substring: str | None, case_sensitive: bool) -> None:
+        self.substring, self.case_sensitive = substring, case_sensitive
+        self.name = f"contains({substring!r}, case_sensitive={case_sensitive})"
+
+    def __call__(self, output: Any, task: AblationTask) -> bool:
+        needle = self.substring
+        if needle is None:
+            if task.expected_output is None:
+                raise VerifierError(
+                    f"task {task.task_id!r}: contains() without a substring needs an "
+                    "expected_output"
+                )
+            needle = _as_text(task.expected_output) or ""
+        text = _as_text(output)
+        if text is None:
+            return False
+        if not self.case_sensitive:
+            return needle.casefold() in text.casefold()
+        return needle in text
+
+
+def contains(substring: str | None = None, case_sensitive: bool = False) -> BuiltinVerifier:
+    """Passes when ``substring`` (default: ``str(task.expected_output)``) occurs in the output text.
+
+    Case-insensitive by default (``str.casefold``). ``None`` output never passes.
+    """
+    return _Contains(substring, case_sensitive)
+
+
+_NOT_JSON = object()
+
+
+def _parse_json(value: Any) -> Any:
+    if isinstance(value, bytes):
+        value = value.decode("utf-8", errors="replace")
+    if isinstance(value, str):
+        try:
+            return json.loads(value)
+        except ValueError:
+            return _NOT_JSON
+    return _plain(value)
+
+
+class _JsonEqual(BuiltinVerifier):
+    name = "json_equal()"
+
+    def __call__(self, output: Any, task: AblationTask) -> bool:
+        expected = _parse_json(task.expected_output)
+        if expected is _NOT_JSON:
+            raise VerifierError(f"task {task.task_id!r}: expected_output is not valid JSON")
+        got = _parse_json(output)
+        return got is not _NOT_JSON and values_equal(got, expected, strip_strings=False)
+
+
+def json_equal() -> BuiltinVerifier:
+    """Compares output and expected output as JSON data.
+
+    A string (or bytes) is parsed with ``json.loads``; an already-parsed value (dict, list, number,
+    numpy array) is used as is. Dict key order never matters; strings inside must match exactly;
+    numbers compare with the tiny tolerance of :func:`values_equal`. An unparseable output is a
+    failed check; an unparseable expected output is a :class:`VerifierError`.
+    """
+    return _JsonEqual()
+
+
+# ---------------------------------------------------------------------------------------------
+# Code tests
+
+_FENCE = re.compile(r"\A\s*```[A-Za-z0-9_+-]*[ \t]*\n(?P<body>.*?)\n?```\s*\Z", re.DOTALL)
+
+
+def extract_code(output: Any) -> str | None:
+    """The Python source in an agent output, or ``None`` if there is none.
+
+    Accepts a string, or a mapping with a string ``"code"`` entry. A string wrapped as a whole in
+    one Markdown code fence (```` ```python ... ``` ````) is unwrapped; nothing else is altered.
+    """
+    if isinstance(output, Mapping):
+        output = output.get("code")
+    if not isinstance(output, str):
+        return None
+    match = _FENCE.match(output)
+    return match.group("body") if match else output
+
+
+def _task_tests(task: AblationTask) -> str:
+    tests = task.metadata.get("tests")
+    if isinstance(tests, list | tuple) and all(isinstance(t, str) for t in tests):
+        tests = "\n\n".join(tests)
+    if not isinstance(tests, str) or not tests.strip():
+        raise VerifierError(
+            f"task {task.task_id!r}: code_tests needs Python test source in metadata['tests']"
+        )
+    return tests
+
+
+class CodeTestsVerifier(BuiltinVerifier):
+    """Runs the agent's Python code against ``task.metadata["tests"]`` in a sandbox.
+
+    The verdict is ``True`` only when every test ran and passed (see
+    :func:`ablation.evaluate.sandbox.run_python_tests` for the test format and the isolation). Every other
+    outcome - failed assertion, syntax error, crash, timeout, memory or process limit, early
+    exit, forged output, output that is not code - is ``False``. The engine only records the
+    bool; call :meth:`explain` for the reason and the captured output.
+
+    Tests that are missing or do not compile are a defect of the task and raise
+    :class:`VerifierError` instead.
+    """
+
+    def __init__(self, limits: SandboxLimits) -> None:
+        self.limits = limits
+        extra = "".join(
+            f", {field}={getattr(limits, field)!r}"
+            for field in ("max_output_mb", "max_processes")
+            if getattr(limits, field) != getattr(SandboxLimits, field)
+        )
+        self.name = (
+            f"code_tests(time_limit_s={limits.time_limit_s!r}, memory_mb={limits.memory_mb!r}, "
+            f"cpu_s={limits.cpu_s!r}{extra})"
+        )
+
+    def explain(self, output: Any, task: AblationTask) -> SandboxResult:
+        """Run the sandbox and return the full :class:`~ablation.evaluate.sandbox.SandboxResult`."""
+        tests = _task_tests(task)
+        code = extract_code(output)
+        if code is None:
+            return SandboxResult(
+                False,
+                "bad_output",
+                f"the output is {type(output).__name__}, not Python source "
+                "(a string or a dict with a 'code' string)",
+            )
+        try:
+            return run_python_tests(code, tests, self.limits)
+        except ValueError as exc:
+            raise VerifierError(f"task {task.task_id!r}: {exc}") from None
+
+    inline = False  # a subprocess run: the engine calls it from a worker thread
+
+    def __call__(self, output: Any, task: AblationTask) -> bool:
+        result = self.explain(output, task)
+        if not result.passed:
+            note(f"{result.kind}: {result.reason}")
+        return result.passed
+
+
+def code_tests(
+    time_limit_s: float = 10,
+    memory_mb: int = 512,
+    cpu_s: int | None = None,
+    *,
+    max_output_mb: int = 16,
+    max_processes: int = 32,
+) -> CodeTestsVerifier:
+    """The code-test verifier: the agent's output is Python code checked by the task's tests.
+
+    Args:
+        time_limit_s: Wall-time limit of one run.
+        memory_mb: Address-space limit of the child process.
+        cpu_s: CPU-time limit; ``None`` means ``ceil(time_limit_s) + 1``.
+        max_output_mb: Largest file (stdout and stderr included) the child may write.
+        max_processes: Most processes the child's process group may hold.
+
+    Returns:
+        A sync :class:`CodeTestsVerifier` (it blocks while the subprocess runs; the engine runs
+        sync verifiers in a worker thread).
+    """
+    return CodeTestsVerifier(
+        SandboxLimits(
+            time_limit_s=time_limit_s,
+            memory_mb=memory_mb,
+            cpu_s=cpu_s,
+            max_output_mb=max_output_mb,
+            max_processes=max_processes,
+        )
+    )
