@@ -29,14 +29,14 @@ _EXPORTS: dict[str, str] = {
     "AgentOutput": "ablation.schema",
     "AgentSpecError": "ablation.errors",
     "CampaignAborted": "ablation.errors",
-    "CampaignConfig": "ablation.schema",
+    "CampaignConfig": "ablation.config",
     "CampaignRun": "ablation.run.campaign",
     "ConfigError": "ablation.errors",
-    "GatePolicy": "ablation.schema",
+    "GatePolicy": "ablation.config",
     "InputError": "ablation.errors",
-    "Provenance": "ablation.schema",
+    "Provenance": "ablation.config",
     "ResumeMismatchError": "ablation.errors",
-    "RetryPolicy": "ablation.schema",
+    "RetryPolicy": "ablation.config",
     "RubricCriterion": "ablation.schema",
     "RunStore": "ablation.store.run_store",
     "StoreError": "ablation.errors",
@@ -105,6 +105,7 @@ if TYPE_CHECKING:  # pragma: no cover - for type checkers and IDEs only
     from ablation import quality, stats, verifiers
     from ablation.analysis.build import compare_results, report_from_results
     from ablation.analysis.gates import evaluate_gates
+    from ablation.config import CampaignConfig, GatePolicy, Provenance, RetryPolicy
     from ablation.errors import (
         AblationError,
         AgentSpecError,
@@ -121,15 +122,6 @@ if TYPE_CHECKING:  # pragma: no cover - for type checkers and IDEs only
         run_ablation_campaign_async,
     )
     from ablation.run.engine import AblationEngine
-    from ablation.schema import (
-        AblationTask,
-        AgentOutput,
-        CampaignConfig,
-        GatePolicy,
-        Provenance,
-        RetryPolicy,
-        RubricCriterion,
-        TaskResult,
-    )
+    from ablation.schema import AblationTask, AgentOutput, RubricCriterion, TaskResult
     from ablation.sources.loading import load_agent, load_results, load_suite
     from ablation.store.run_store import RunStore

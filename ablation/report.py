@@ -11,7 +11,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from ablation.schema import Provenance
+from ablation.config import Provenance
 
 __all__ = [
     "AblationReport",

@@ -24,8 +24,8 @@ from collections.abc import Iterable
 from fnmatch import fnmatchcase
 
 from ablation.analysis.gates import evaluate_gates
+from ablation.config import GatePolicy
 from ablation.report import AblationReport
-from ablation.schema import GatePolicy
 
 __all__ = ["assert_gates", "assert_no_regressions"]
 

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from ablation.config import GatePolicy, Provenance
 from ablation.report import (
     AblationReport,
     ArmSummary,
@@ -35,7 +36,6 @@ from ablation.report import (
     TrialView,
     Uplift,
 )
-from ablation.schema import GatePolicy, Provenance
 
 XSS = "<script>document.title='pwned'</script><img src=x onerror=alert(1)>"
 

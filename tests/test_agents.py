@@ -28,8 +28,9 @@ from ablation.agents import (
     HttpAgent,
     as_agent,
 )
+from ablation.config import RetryPolicy
 from ablation.errors import AgentSpecError, ConfigError
-from ablation.schema import AgentOutput, RetryPolicy
+from ablation.schema import AgentOutput
 
 DATA = Path(__file__).parent / "data"
 PY_AGENT = [sys.executable, str(DATA / "cmd_agent.py")]

@@ -26,9 +26,9 @@ from ablation.analysis.gates import (
     evaluate_gates,
     exit_code_for,
 )
+from ablation.config import GatePolicy
 from ablation.errors import ConfigError
 from ablation.report import Interval, LatencyComparison, McNemarSummary, NonInferiority, PairTable
-from ablation.schema import GatePolicy
 
 
 def _gate(report, name):

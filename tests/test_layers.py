@@ -18,7 +18,7 @@ import pytest
 
 PACKAGE = Path(__file__).resolve().parents[1] / "ablation"
 
-GROUND = {"errors", "schema"}
+GROUND = {"errors", "schema", "config"}
 MODELS = GROUND | {"report"}
 EVALUATE = GROUND | {"evaluate", "stats"}
 
@@ -27,6 +27,7 @@ ALLOWED: dict[str, set[str]] = {
     "errors": set(),
     "stats": {"stats"},
     "schema": {"errors"},
+    "config": set(),
     "report": GROUND,
     "agents": GROUND | {"agents"},
     "evaluate": set(),

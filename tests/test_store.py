@@ -17,14 +17,9 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from ablation.config import CampaignConfig
 from ablation.errors import InputError, ResumeMismatchError, StoreError
-from ablation.schema import (
-    AblationTask,
-    CampaignConfig,
-    TaskResult,
-    suite_fingerprint,
-    task_digests,
-)
+from ablation.schema import AblationTask, TaskResult, suite_fingerprint, task_digests
 from ablation.store.run_store import SCHEMA_VERSION, RunStore, TrialRow
 
 

@@ -11,7 +11,7 @@ import pytest
 from report_fixtures import SNAPSHOT_POLICY, make_report, noninferiority_report, simple_report
 
 from ablation.analysis.gates import evaluate_gates
-from ablation.schema import GatePolicy
+from ablation.config import GatePolicy
 from ablation.testing import assert_gates, assert_no_regressions
 
 

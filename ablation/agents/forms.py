@@ -7,7 +7,7 @@ are ``"output"`` plus any of ``"cost"``, ``"tokens"`` and ``"metrics"`` is retur
 :class:`~ablation.schema.AgentOutput` (so the engine records cost and usage); any other JSON value
 is the output itself.
 
-Errors are typed so that the engine's :class:`~ablation.schema.RetryPolicy` can tell transient
+Errors are typed so that the engine's :class:`~ablation.config.RetryPolicy` can tell transient
 failures from permanent ones: :class:`AgentConnectionError` is a :class:`ConnectionError` and
 :class:`AgentTimeoutError` a :class:`TimeoutError` (both retried by the default policy), while
 :class:`AgentProcessError` and :class:`AgentHttpError` are :class:`RuntimeError` s (not retried).
@@ -82,7 +82,7 @@ class AgentHttpError(AgentProcessError):
 class AgentConnectionError(ConnectionError):
     """An HTTP agent could not be reached, dropped the connection, or answered 5xx.
 
-    A :class:`ConnectionError`, so the default :class:`~ablation.schema.RetryPolicy` retries it.
+    A :class:`ConnectionError`, so the default :class:`~ablation.config.RetryPolicy` retries it.
 
     Attributes:
         status: The HTTP status code for a 5xx response, ``None`` for a network failure.

@@ -15,8 +15,8 @@ import numpy as np
 from ablation import stats
 from ablation.analysis.pairing import PairedData
 from ablation.analysis.seeding import stream
+from ablation.config import CampaignConfig
 from ablation.report import CategoryBreakdown, FlakyTask, Interval, PairTable, RepeatedRuns
-from ablation.schema import CampaignConfig
 
 __all__ = ["categories", "classify", "ids", "interval", "repeated", "table"]
 

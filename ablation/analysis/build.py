@@ -28,6 +28,7 @@ from ablation.analysis.gates import evaluate_gates
 from ablation.analysis.metrics import compare_continuous, compare_latency
 from ablation.analysis.pairing import PairedData, pair_results
 from ablation.analysis.seeding import stream
+from ablation.config import CampaignConfig, Provenance
 from ablation.report import (
     AblationReport,
     ArmSummary,
@@ -40,7 +41,7 @@ from ablation.report import (
     TrialView,
     Uplift,
 )
-from ablation.schema import AblationTask, CampaignConfig, Provenance, TaskResult, to_jsonable
+from ablation.schema import AblationTask, TaskResult, to_jsonable
 
 __all__ = ["build_report", "compare_results", "package_versions", "report_from_results"]
 

@@ -1,4 +1,4 @@
-"""Release gates: turn a report and a :class:`~ablation.schema.GatePolicy` into a verdict.
+"""Release gates: turn a report and a :class:`~ablation.config.GatePolicy` into a verdict.
 
 Gates, in the order they are reported:
 
@@ -31,9 +31,9 @@ from __future__ import annotations
 import math
 from statistics import NormalDist
 
+from ablation.config import GatePolicy
 from ablation.errors import ConfigError
 from ablation.report import AblationReport, GateResult, LatencyComparison
-from ablation.schema import GatePolicy
 
 __all__ = [
     "GATE_CRITICAL",

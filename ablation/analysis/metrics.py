@@ -15,8 +15,8 @@ import numpy as np
 
 from ablation import stats
 from ablation.analysis.seeding import stream
+from ablation.config import CampaignConfig
 from ablation.report import ContinuousComparison, Interval, LatencyComparison
-from ablation.schema import CampaignConfig
 
 __all__ = ["compare_continuous", "compare_latency"]
 

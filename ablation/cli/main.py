@@ -177,8 +177,8 @@ def _settings(args: argparse.Namespace) -> dict[str, Any]:
 
 
 def _config(s: dict[str, Any]) -> Any:
+    from ablation.config import CampaignConfig
     from ablation.errors import ConfigError
-    from ablation.schema import CampaignConfig
 
     labels = dict(s.get("labels", {}))
     for item in s.get("label", []):

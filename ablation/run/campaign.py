@@ -1,7 +1,7 @@
 """Run a whole campaign: engine -> store -> analysis -> gates -> :class:`AblationReport`.
 
 :func:`run_ablation_campaign` and :func:`run_ablation_campaign_async` share one implementation
-and one :class:`~ablation.schema.CampaignConfig`, so their behaviour cannot drift.
+and one :class:`~ablation.config.CampaignConfig`, so their behaviour cannot drift.
 """
 
 from __future__ import annotations
@@ -20,6 +20,7 @@ from typing import Any, ParamSpec, TypeVar
 
 from ablation.agents.callables import as_agent
 from ablation.analysis.build import report_from_results
+from ablation.config import CampaignConfig, Provenance
 from ablation.errors import CampaignAborted, ConfigError
 from ablation.evaluate.quality import scorer_name
 from ablation.report import AblationReport
@@ -27,8 +28,6 @@ from ablation.run.engine import AblationEngine
 from ablation.run.progress import ProgressReporter
 from ablation.schema import (
     AblationTask,
-    CampaignConfig,
-    Provenance,
     TaskResult,
     suite_fingerprint,
     task_digests,

@@ -44,6 +44,7 @@ from tenacity import (
 )
 
 from ablation.agents.callables import Agent, as_agent
+from ablation.config import CampaignConfig
 from ablation.errors import CampaignAborted
 from ablation.evaluate.quality import run_scorer, scorer_name
 from ablation.evaluate.verifiers import check_verdict, collect_notes, default_verifier, run_verifier
@@ -53,7 +54,6 @@ from ablation.schema import (
     AblationTask,
     AgentOutput,
     Arm,
-    CampaignConfig,
     TaskResult,
     callable_name,
     is_async_callable,

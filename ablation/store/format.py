@@ -14,8 +14,9 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, NamedTuple
 
+from ablation.config import CampaignConfig
 from ablation.errors import ConfigError, InputError, StoreError
-from ablation.schema import CampaignConfig, TaskResult
+from ablation.schema import TaskResult
 
 __all__ = [
     "CAMPAIGN_STATUSES",

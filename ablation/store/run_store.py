@@ -33,8 +33,9 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
+from ablation.config import CampaignConfig
 from ablation.errors import ConfigError, InputError, ResumeMismatchError, StoreError
-from ablation.schema import CampaignConfig, TaskResult, to_jsonable
+from ablation.schema import TaskResult, to_jsonable
 from ablation.store.format import (
     CAMPAIGN_FIELDS,
     CAMPAIGN_STATUSES,

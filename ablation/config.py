@@ -1,0 +1,171 @@
+"""Configuration models of a campaign: retries, release gates, the campaign config and provenance.
+
+Frozen pydantic models with ``extra="forbid"`` (a misspelt field is an error). These describe *how*
+a campaign runs and is judged; :mod:`ablation.schema` describes *what* it runs on and records.
+"""
+
+from __future__ import annotations
+
+import builtins
+import importlib
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, field_serializer, field_validator
+
+__all__ = ["CampaignConfig", "GatePolicy", "Provenance", "RetryPolicy"]
+
+_FROZEN = ConfigDict(frozen=True, extra="forbid")
+_FROZEN_ANY = ConfigDict(frozen=True, extra="forbid", arbitrary_types_allowed=True)
+
+
+def _resolve_exception(spec: Any) -> type[BaseException]:
+    if isinstance(spec, type) and issubclass(spec, BaseException):
+        return spec
+    if isinstance(spec, str):
+        module_name, _, attr = spec.rpartition(":") if ":" in spec else spec.rpartition(".")
+        try:
+            obj = (
+                getattr(builtins, attr)
+                if not module_name
+                else getattr(importlib.import_module(module_name), attr)
+            )
+        except (ImportError, AttributeError) as exc:
+            raise ValueError(f"retry_on: cannot find exception type {spec!r}") from exc
+        if isinstance(obj, type) and issubclass(obj, BaseException):
+            return obj
+    raise ValueError(f"retry_on: {spec!r} is not an exception type")
+
+
+def _placeholder_exception(spec: str) -> type[BaseException]:
+    """Stand-in for a stored exception name that cannot be imported here (e.g. a local class).
+
+    It keeps the name, so a stored configuration still reads and compares, but it matches no
+    real exception: a policy read back this way retries nothing it could not name.
+    """
+    module, _, name = spec.rpartition(":") if ":" in spec else spec.rpartition(".")
+    return type(name or spec, (Exception,), {"__module__": module or "builtins", "__qualname__": name})
+
+
+class RetryPolicy(BaseModel):
+    """When and how to retry an agent call (tenacity, around the agent call only).
+
+    Only exceptions of the listed types are retried; anything else fails the trial at once.
+    Waits grow exponentially from ``initial_wait_s`` up to ``max_wait_s`` plus up to
+    ``jitter_s`` of random jitter.
+    """
+
+    model_config = _FROZEN_ANY
+
+    max_attempts: int = Field(default=1, ge=1)
+    initial_wait_s: float = Field(default=0.5, ge=0)
+    max_wait_s: float = Field(default=30.0, ge=0)
+    jitter_s: float = Field(default=0.5, ge=0)
+    retry_on: tuple[type[BaseException], ...] = (ConnectionError, TimeoutError)
+
+    @field_validator("retry_on", mode="before")
+    @classmethod
+    def _parse_retry_on(cls, value: Any) -> tuple[type[BaseException], ...]:
+        if isinstance(value, type | str):
+            value = (value,)
+        resolved = []
+        for v in value:
+            try:
+                resolved.append(_resolve_exception(v))
+            except ValueError:
+                if not isinstance(v, str) or ":" not in v:
+                    raise
+                resolved.append(_placeholder_exception(v))
+        return tuple(resolved)
+
+    @field_serializer("retry_on")
+    def _dump_retry_on(self, value: tuple[type[BaseException], ...]) -> list[str]:
+        return [
+            t.__name__ if t.__module__ == "builtins" else f"{t.__module__}:{t.__qualname__}"
+            for t in value
+        ]
+
+
+class GatePolicy(BaseModel):
+    """Release gates, chosen before the run.
+
+    Attributes:
+        critical_must_not_regress: Any regression of a ``critical`` task fails.
+        noninferiority_margin: If set (e.g. 0.02), the candidate must be shown non-inferior within
+            this pass-rate margin (Tango score test at ``alpha``); inconclusive fails.
+        no_significant_regression: Fail when the candidate is significantly worse at ``alpha``
+            (exact McNemar, one-sided), Holm-adjusted across the gated metrics.
+        max_latency_ratio: If set, fail when the geometric-mean latency ratio is significantly
+            above this value.
+    """
+
+    model_config = _FROZEN
+
+    critical_must_not_regress: bool = True
+    noninferiority_margin: float | None = Field(default=None, gt=0, lt=1)
+    no_significant_regression: bool = False
+    max_latency_ratio: float | None = Field(default=None, gt=0)
+
+
+class CampaignConfig(BaseModel):
+    """Everything that decides how a campaign runs and is analysed.
+
+    Attributes:
+        seed: Seeds arm order and every resampling, so a report is reproducible.
+        concurrency: Maximum trials in flight at once.
+        timeout_s: Per-trial time limit in seconds (``None``: no limit).
+        runs: Repeats of every task per arm.
+        retry: Retry policy for agent calls.
+        on_error: How errors and timeouts count: ``"fail"`` (a failed trial), ``"exclude"``
+            (the pair is excluded and listed) or ``"abort"`` (stop the campaign).
+        alpha: Significance level for tests and gates.
+        confidence_level: Level of every reported interval.
+        n_resamples: Bootstrap resamples.
+        rate_limit_per_s: Optional cap on agent calls per second per arm.
+        gates: Release gates.
+        labels: User labels kept in provenance (model configuration, dataset version, ...).
+    """
+
+    model_config = _FROZEN
+
+    seed: int = 0
+    concurrency: int = Field(default=8, ge=1)
+    timeout_s: float | None = Field(default=300.0, gt=0)
+    runs: int = Field(default=1, ge=1)
+    retry: RetryPolicy = Field(default_factory=RetryPolicy)
+    on_error: Literal["fail", "exclude", "abort"] = "fail"
+    alpha: float = Field(default=0.05, gt=0, lt=1)
+    confidence_level: float = Field(default=0.95, gt=0, lt=1)
+    n_resamples: int = Field(default=10_000, ge=100)
+    rate_limit_per_s: float | None = Field(default=None, gt=0)
+    gates: GatePolicy = Field(default_factory=GatePolicy)
+    labels: dict[str, str] = Field(default_factory=dict)
+
+
+class Provenance(BaseModel):
+    """Where a report's numbers come from: seed, methods, versions, suite and agents, times.
+
+    The analysis settings (seed, resamples, confidence level, alpha, runs, on_error, methods and
+    versions) are filled in by :func:`ablation.analysis.build_report` from the configuration it
+    used; callers give only what the analysis cannot know (agents, suite, times, campaign).
+    """
+
+    model_config = _FROZEN
+
+    seed: int | None = None
+    n_resamples: int = 10_000
+    confidence_level: float = 0.95
+    alpha: float = 0.05
+    runs: int = 1
+    on_error: str = "fail"
+    methods: dict[str, str] = Field(default_factory=dict)
+    versions: dict[str, str] = Field(default_factory=dict)
+    suite_fingerprint: str | None = None
+    baseline_agent: str | None = None
+    candidate_agent: str | None = None
+    started_at: str | None = None
+    finished_at: str | None = None
+    campaign_id: str | None = None
+    baseline_reused_from: str | None = None
+    baseline_ran_at: str | None = None
+    source: str = "campaign"
+    labels: dict[str, str] = Field(default_factory=dict)
