@@ -32,7 +32,7 @@ from ablation.config import RetryPolicy
 from ablation.errors import AgentSpecError, ConfigError
 from ablation.schema import AgentOutput
 
-DATA = Path(__file__).parent / "data"
+DATA = Path(__file__).parents[1] / "data"
 PY_AGENT = [sys.executable, str(DATA / "cmd_agent.py")]
 
 

@@ -132,7 +132,7 @@ def test_rendering_is_deterministic() -> None:
 
 def test_without_matplotlib_the_page_says_how_to_get_plots() -> None:
     code = (
-        f"import sys; sys.modules['matplotlib'] = None; sys.path.insert(0, {str(Path(__file__).parent)!r});"
+        f"import sys; sys.modules['matplotlib'] = None; sys.path.insert(0, {str(Path(__file__).parents[1])!r});"
         "from report_fixtures import make_report; from ablation.render import render;"
         "page = render(make_report(), 'html');"
         "assert '<svg' not in page, 'svg without matplotlib';"

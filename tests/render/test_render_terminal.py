@@ -29,7 +29,7 @@ from ablation.render import _format as f
 from ablation.render import print_report, render
 from ablation.report import AblationReport, TrialView
 
-SNAPSHOTS = Path(__file__).parent / "snapshots"
+SNAPSHOTS = Path(__file__).parents[1] / "snapshots"
 BORDER = set("╭╮╰╯│├┤┬┴┼─")
 
 
@@ -219,7 +219,7 @@ def test_unknown_format_is_rejected() -> None:
 
 def test_terminal_markdown_and_json_do_not_import_matplotlib() -> None:
     code = (
-        f"import sys; sys.path.insert(0, {str(Path(__file__).parent)!r});"
+        f"import sys; sys.path.insert(0, {str(Path(__file__).parents[1])!r});"
         "from report_fixtures import make_report;"
         "from ablation.render import render;"
         "r = make_report();"

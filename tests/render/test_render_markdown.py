@@ -30,7 +30,7 @@ from ablation.render import render, render_summary
 from ablation.render.markdown import md_cell, md_table
 from ablation.report import AblationReport, McNemarSummary, TrialView
 
-SNAPSHOT = Path(__file__).parent / "snapshots" / "report.md"
+SNAPSHOT = Path(__file__).parents[1] / "snapshots" / "report.md"
 _PIPE = re.compile(r"(?<!\\)\|")
 _SEPARATOR = re.compile(r"^\|(\s*:?-{3,}:?\s*\|)+$")
 

@@ -29,7 +29,7 @@ from ablation.sources.loading import (
     parse_verdict,
 )
 
-DATA = Path(__file__).parent / "data"
+DATA = Path(__file__).parents[1] / "data"
 
 
 def write(path: Path, text: str) -> Path:

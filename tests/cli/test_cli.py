@@ -15,7 +15,7 @@ from scipy.stats import binomtest, norm
 
 from ablation.cli import main
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 REALDATA = ROOT / "examples" / "data"
 
 

@@ -1,0 +1,2 @@
+"""Shared test set-up: ``tests/`` is on ``sys.path`` so every test folder can import the shared
+fixtures (``report_fixtures``) and helpers (``helpers``)."""
