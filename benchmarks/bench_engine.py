@@ -17,7 +17,7 @@ Run ``python benchmarks/bench_engine.py`` (a few minutes; part (d) stores a mill
     plan built from :func:`ablation.run.engine.trial_plan` (target: under 1 s).
 (d) Peak memory of analysing 1,000,000 stored binary trials (500,000 tasks x 2 arms, bulk
     inserted with ``append_many``): a child process builds the report the way campaigns and
-    ``ablation report`` do, with ``ablation.run.campaign.report_from_store`` (the store's streaming
+    ``ablation report`` do, with ``ablation.analysis.stored.report_from_store`` (the store's streaming
     ``trial_rows`` through the streaming ``pair_results``). Peak RSS is read with
     ``resource.getrusage(RUSAGE_CHILDREN)`` (target: under 1 GiB). For comparison, another child
     streams the rows into binary arrays and calls ``pair_arrays`` + ``build_report`` (without a
@@ -55,8 +55,8 @@ from ablation import (
     TaskResult,
     run_ablation_campaign,
 )
-from ablation.run.campaign import StoreSink
 from ablation.run.engine import trial_plan
+from ablation.run.sinks import StoreSink
 from ablation.schema import suite_fingerprint, task_digests
 
 CONCURRENCY = 8
@@ -396,7 +396,7 @@ _INSERT_CHILD = _CHILD_PRELUDE + textwrap.dedent(
 _STORE_CHILD = _CHILD_PRELUDE + textwrap.dedent(
     """
     from ablation import CampaignConfig, Provenance
-    from ablation.run.campaign import report_from_store
+    from ablation.analysis.stored import report_from_store
 
     config = CampaignConfig()
     provenance = Provenance()  # the analysis fills in the settings it used
@@ -440,7 +440,7 @@ _ARRAYS_CHILD = _CHILD_PRELUDE + textwrap.dedent(
 def _has_store_report() -> bool:
     """Whether the library builds a report straight from a store (``report_from_store``)."""
     try:
-        from ablation.run.campaign import report_from_store  # noqa: F401
+        from ablation.analysis.stored import report_from_store  # noqa: F401
     except ImportError:
         return False
     return True

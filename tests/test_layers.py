@@ -40,8 +40,13 @@ ALLOWED: dict[str, set[str]] = {
     "sources": GROUND | {"sources", "agents", "evaluate"},
     "run": set(),
     "run.progress": GROUND,
-    "run.engine": EVALUATE | {"agents", "run.progress"},
+    "run.plan": GROUND,
+    "run.limits": set(),
+    "run.attempts": GROUND | {"run.limits"},
+    "run.trial": EVALUATE | {"agents", "run.attempts", "run.limits", "run.plan"},
+    "run.engine": EVALUATE | {"agents", "run.progress", "run.plan", "run.limits", "run.trial"},
     "run.scaleout": GROUND | {"sources"},
+    "run.sinks": GROUND | {"store"},
     "analysis": set(),
     "analysis.seeding": set(),
     "analysis.pairing": MODELS,
@@ -60,7 +65,7 @@ ALLOWED: dict[str, set[str]] = {
 
 THIRD_PARTY = {
     "rich": {"render", "run.progress", "cli"},
-    "tenacity": {"run.engine"},
+    "tenacity": {"run.attempts"},
     "matplotlib": {"render"},
     "scipy": {"stats"},
     "distributed": {"run.scaleout"},

@@ -424,8 +424,8 @@ def _cmd_compare(args: argparse.Namespace) -> int:
 
 
 def _cmd_report(args: argparse.Namespace) -> int:
+    from ablation.analysis.stored import report_stored_campaign
     from ablation.errors import ConfigError
-    from ablation.run.campaign import report_stored_campaign
     from ablation.store.run_store import DEFAULT_STORE_PATH, RunStore
 
     s = _settings(args)

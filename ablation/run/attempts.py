@@ -1,0 +1,65 @@
+"""Retries around the agent call only (tenacity), recording every attempt.
+
+``record`` receives ``attempts``, ``attempt_errors`` (each failed attempt's ``"Type: message"``)
+and ``latency_s`` (the successful attempt's own duration), so they are known even when the last
+attempt fails. Only the exception types in :attr:`RetryPolicy.retry_on` are retried.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable
+from typing import Any
+
+from tenacity import (
+    AsyncRetrying,
+    retry_if_exception_type,
+    stop_after_attempt,
+    wait_exponential,
+    wait_random,
+)
+
+from ablation.config import RetryPolicy
+from ablation.run.limits import Clock
+
+__all__ = ["call_with_retries"]
+
+
+async def call_with_retries(
+    call: Callable[[], Awaitable[Any]], policy: RetryPolicy, clock: Clock, record: dict[str, Any]
+) -> Any:
+    """Await ``call()`` up to ``policy.max_attempts`` times and return its raw output.
+
+    Args:
+        call: Makes one agent call.
+        policy: Which exceptions are retried, how often and how long to wait.
+        clock: Measures each attempt's latency.
+        record: Receives ``attempts``, ``attempt_errors`` and ``latency_s``.
+
+    Raises:
+        Exception: the last attempt's exception when every attempt failed (or a non-retryable one).
+    """
+    errors: list[str] = []
+    record.update(attempts=0, attempt_errors=())
+
+    async def once() -> Any:
+        record["attempts"] += 1
+        start = clock()
+        try:
+            raw = await call()
+        except Exception as exc:
+            errors.append(f"{type(exc).__name__}: {exc}")
+            record["attempt_errors"] = tuple(errors)
+            raise
+        record["latency_s"] = clock() - start
+        return raw
+
+    if policy.max_attempts == 1:
+        return await once()
+    retrying = AsyncRetrying(
+        stop=stop_after_attempt(policy.max_attempts),
+        wait=wait_exponential(multiplier=policy.initial_wait_s, max=policy.max_wait_s)
+        + wait_random(0, policy.jitter_s),
+        retry=retry_if_exception_type(policy.retry_on),
+        reraise=True,
+    )
+    return await retrying(once)

@@ -1,0 +1,47 @@
+"""The campaign's trials in schedule order, generated lazily.
+
+A trial is one ``(task, arm, run)``. Pairs follow the suite order, run by run; within each pair the
+arm that goes first is drawn from ``random.Random(seed)``, so slow drift of an external service does
+not favour one arm. The plan depends only on the suite, ``runs`` and ``seed``: a resumed campaign
+sees the same order.
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
+
+from ablation.schema import ARMS, AblationTask, Arm
+
+__all__ = ["Trial", "TrialKey", "trial_plan"]
+
+TrialKey = tuple[str, str, int]
+
+
+@dataclass(frozen=True, slots=True)
+class Trial:
+    """One agent call to make: a task, an arm and a run index."""
+
+    task: AblationTask
+    arm: Arm
+    run: int
+
+    @property
+    def key(self) -> TrialKey:
+        """``(task_id, arm, run)``, the key a store uses."""
+        return (self.task.task_id, self.arm, self.run)
+
+
+def trial_plan(
+    tasks: Sequence[AblationTask], *, runs: int, seed: int, arms: Sequence[Arm] = ARMS
+) -> Iterator[Trial]:
+    """Yield the campaign's trials in schedule order (see the module docstring)."""
+    rng = random.Random(seed)
+    for run in range(runs):
+        for task in tasks:
+            first = rng.random() < 0.5
+            order = ARMS if first else ARMS[::-1]
+            for arm in order:
+                if arm in arms:
+                    yield Trial(task, arm, run)

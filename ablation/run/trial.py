@@ -1,0 +1,172 @@
+"""One trial: set-up, the agent call (with retries), the verifier, quality scorers, tear-down.
+
+Everything a trial's user code raises becomes data on its :class:`~ablation.schema.TaskResult`
+(``status``, ``error_stage``, ``error_type``, message and traceback); ``timeout_s`` bounds the
+whole trial (every attempt and the verifier) and a timed-out trial has ``status="timeout"``.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+import traceback
+from collections.abc import Awaitable, Callable, Sequence
+from typing import Any
+
+from ablation.agents.callables import Agent
+from ablation.config import CampaignConfig
+from ablation.evaluate.quality import run_scorer, scorer_name
+from ablation.evaluate.verifiers import check_verdict, collect_notes, default_verifier, run_verifier
+from ablation.run.attempts import call_with_retries
+from ablation.run.limits import Clock
+from ablation.run.plan import Trial
+from ablation.schema import AblationTask, AgentOutput, TaskResult, callable_name, is_async_callable
+
+__all__ = ["AgentCall", "TrialRunner", "error_fields"]
+
+#: Makes one agent call: ``(agent, task, arm) -> raw output``.
+AgentCall = Callable[[Agent, AblationTask, str], Awaitable[Any]]
+
+
+def error_fields(exc: BaseException, stage: str) -> dict[str, Any]:
+    """The error columns of a trial that failed at ``stage`` with ``exc``."""
+    return {
+        "error_stage": stage,
+        "error_type": type(exc).__name__,
+        "error_message": str(exc),
+        "error_traceback": "".join(traceback.format_exception(exc)),
+    }
+
+
+async def _maybe_await(value: Any) -> Any:
+    if asyncio.iscoroutine(value) or isinstance(value, asyncio.Future):
+        return await value
+    return value
+
+
+def offload(fn: Any) -> Any:
+    """Run a sync verifier or scorer in a thread unless it declares itself cheap (``inline``)."""
+    if getattr(fn, "inline", False) or is_async_callable(fn):
+        return fn
+
+    async def threaded(output: Any, task: AblationTask) -> Any:
+        return await asyncio.to_thread(fn, output, task)
+
+    threaded.name = scorer_name(fn)  # type: ignore[attr-defined]
+    return threaded
+
+
+class _Failure(Exception):
+    """Internal: an exception from one stage of a trial, carried out of the timeout scope."""
+
+    def __init__(self, stage: str, exc: BaseException) -> None:
+        super().__init__(stage)
+        self.stage = stage
+        self.exc = exc
+
+
+class TrialRunner:
+    """Runs single trials for the engine.
+
+    Args:
+        config: The campaign configuration (timeout, retries).
+        quality_scorers: Scorers applied to every completed output.
+        call_agent: Makes one agent call (the engine's, with rate limit and executor).
+        clock: Measures latency and wall time.
+    """
+
+    def __init__(
+        self,
+        config: CampaignConfig,
+        quality_scorers: Sequence[Any],
+        call_agent: AgentCall,
+        clock: Clock,
+    ) -> None:
+        self.config = config
+        self.quality_scorers = tuple(quality_scorers)
+        self.call_agent = call_agent
+        self.clock = clock
+
+    async def _score(self, output: Any, task: AblationTask) -> tuple[dict[str, float], dict[str, str]]:
+        scores: dict[str, float] = {}
+        errors: dict[str, str] = {}
+        for scorer in self.quality_scorers:
+            name = scorer_name(scorer)
+            try:
+                scores[name] = await run_scorer(offload(scorer), output, task)
+            except Exception as exc:
+                errors[name] = f"{type(exc).__name__}: {exc}"
+        return scores, errors
+
+    @staticmethod
+    async def _verify(output: Any, task: AblationTask, fields: dict[str, Any]) -> None:
+        verifier = task.verifier or default_verifier
+        notes = collect_notes()
+        if getattr(verifier, "inline", False):  # cheap and sync: no coroutine needed
+            verdict = check_verdict(verifier(output, task), callable_name(verifier))
+        else:
+            verdict = await run_verifier(offload(verifier), output, task)
+        fields["passed"] = verdict
+        fields["verifier_note"] = "; ".join(notes) or None
+
+    async def _stages(self, trial: Trial, agent: Agent, fields: dict[str, Any]) -> Any:
+        """Set-up, agent, verifier; ``fields["_stage"]`` tracks where a failure happened."""
+        task = trial.task
+        if task.setup is not None:
+            await _maybe_await(task.setup(task))
+        fields["_stage"] = "agent"
+        raw = await call_with_retries(
+            lambda: self.call_agent(agent, task, trial.arm), self.config.retry, self.clock, fields
+        )
+        if isinstance(raw, AgentOutput):
+            output = raw.output
+            fields.update(cost=raw.cost, tokens=raw.tokens, metrics=dict(raw.metrics))
+        else:
+            output = raw
+        fields["output"] = output
+        fields["_stage"] = "verifier"
+        await self._verify(output, task, fields)
+        return output
+
+    async def run(self, trial: Trial, agent: Agent) -> TaskResult:
+        """Run one trial and return its result (never raises for the user code's errors)."""
+        task = trial.task
+        fields: dict[str, Any] = {
+            "task_id": task.task_id, "arm": trial.arm, "run": trial.run,
+            "category": task.category, "critical": task.critical, "started_at": time.time(),
+            "_stage": "setup",
+        }
+        wall_start = self.clock()
+        output: Any = None
+        completed = False
+        try:
+            async with asyncio.timeout(self.config.timeout_s) as scope:
+                try:
+                    output = await self._stages(trial, agent, fields)
+                    completed = True
+                except TimeoutError as exc:  # the agent's own TimeoutError, not our scope's
+                    if scope.expired():
+                        raise
+                    raise _Failure(fields["_stage"], exc) from None
+                except Exception as exc:
+                    raise _Failure(fields["_stage"], exc) from None
+        except TimeoutError:
+            fields.update(
+                status="timeout", passed=False, error_stage="timeout", error_type="Timeout",
+                error_message=(
+                    f"trial exceeded timeout_s={self.config.timeout_s} during {fields['_stage']}"
+                ),
+            )
+        except _Failure as failure:
+            fields.update(status="error", passed=False, **error_fields(failure.exc, failure.stage))
+        if completed and self.quality_scorers:
+            fields["quality"], fields["quality_errors"] = await self._score(output, task)
+        if task.teardown is not None:
+            try:
+                await _maybe_await(task.teardown(task))
+            except Exception as exc:
+                if completed:
+                    fields.update(status="error", passed=False, **error_fields(exc, "teardown"))
+        fields["wall_s"] = self.clock() - wall_start
+        del fields["_stage"]
+        return TaskResult(**fields)
