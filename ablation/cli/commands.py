@@ -1,0 +1,229 @@
+"""The commands: ``run``, ``compare``, ``report``, ``plan`` and ``init`` (wiring only)."""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import os
+import shlex
+import sys
+import tempfile
+from collections.abc import Iterator, Sequence
+from pathlib import Path
+from typing import Any
+
+from ablation.cli.options import campaign_config, merged_settings
+from ablation.cli.output import EXIT_ERROR, EXIT_OK, emit
+from ablation.cli.parser import UsageError
+
+__all__ = ["COMMANDS", "resume_command"]
+
+
+@contextlib.contextmanager
+def _executor(s: dict[str, Any]) -> Iterator[Any]:
+    if s.get("dask_scheduler") or s.get("dask_local"):
+        from ablation.run.scaleout import dask_executor
+
+        with dask_executor(scheduler=s.get("dask_scheduler"), local_workers=s.get("dask_local")) as ex:
+            yield ex
+    else:
+        yield None
+
+
+def _scorers(specs: Sequence[str]) -> list[Any]:
+    from ablation.evaluate import quality
+    from ablation.sources.loading import load_agent
+
+    builtin = {"code_quality": quality.CodeQualityScorer, "rubric": quality.RubricScorer}
+    out = []
+    for spec in specs:
+        if spec in builtin:
+            out.append(builtin[spec]())
+        else:
+            obj = load_agent(spec)
+            out.append(obj() if isinstance(obj, type) else obj)
+    return out
+
+
+def _agent_name(spec: str) -> str:
+    """``file.py:attr`` specs are named by their path relative to the working directory."""
+    path, sep, attr = spec.rpartition(":")
+    if sep and path.endswith(".py") and not spec.startswith(("cmd:", "http:", "https:")):
+        with contextlib.suppress(ValueError):
+            relative = os.path.relpath(Path(path).resolve(), Path.cwd())
+            path = path if relative.startswith("..") else relative
+        return f"{Path(path).as_posix()}:{attr}"
+    return spec
+
+
+def _cmd_run(args: argparse.Namespace) -> int:
+    from ablation.agents.callables import as_agent
+    from ablation.run.campaign import CampaignRun, run_ablation_campaign
+    from ablation.run.progress import NullProgress, default_progress
+    from ablation.sources.loading import load_agent, load_suite
+    from ablation.store.run_store import DEFAULT_STORE_PATH
+
+    s = merged_settings(args)
+    config = campaign_config(s)
+    tasks = load_suite(args.suite)
+    # Agents are named by their spec, so a resume from the same command line matches.
+    baseline = as_agent(load_agent(args.baseline), name=_agent_name(args.baseline))
+    candidates = [as_agent(load_agent(spec), name=_agent_name(spec)) for spec in args.candidate]
+    scorers = _scorers(s.get("quality") or [])
+    if s.get("no_store") and (args.resume or args.reuse_baseline):
+        raise UsageError("--resume and --reuse-baseline need a store (drop --no-store)")
+    tmp = tempfile.TemporaryDirectory() if s.get("no_store") else None
+    store = Path(tmp.name) / "runs.db" if tmp else Path(s.get("store") or DEFAULT_STORE_PATH)
+    reports: list[Any] = []
+    names: list[str] = []
+    info, current = CampaignRun(), 0
+    try:
+        with _executor(s) as executor:
+            for i, (spec, candidate) in enumerate(zip(args.candidate, candidates, strict=True)):
+                progress = NullProgress() if s.get("no_progress") else default_progress()
+                info, current = CampaignRun(), i
+                report = run_ablation_campaign(
+                    baseline, candidate, tasks, config=config, quality_scorers=scorers,
+                    store=store, progress=progress, executor=executor,
+                    resume=args.resume if i == 0 else False,
+                    reuse_baseline=args.reuse_baseline if i == 0 else reports[0].provenance.campaign_id,
+                    run_info=info,
+                )
+                reports.append(report)
+                names.append(spec)
+    except KeyboardInterrupt:
+        hint = (
+            resume_command(sys.argv[1:], args.candidate[:current], store, info.campaign_id)
+            if info.campaign_id and not tmp
+            else "(no store: nothing to resume)"
+        )
+        print(f"ablation: interrupted; finished trials are saved. Resume with: {hint}", file=sys.stderr)
+        return EXIT_ERROR
+    finally:
+        if tmp is not None:
+            tmp.cleanup()
+    return emit(reports, names, s)
+
+
+def resume_command(argv: Sequence[str], done: Sequence[str], store: Path, campaign_id: str) -> str:
+    """The shell command that resumes an interrupted ``run`` (``argv`` without the program name).
+
+    Candidates whose campaigns already completed (``done``) are left out, so the first candidate
+    of the command is the one whose campaign ``campaign_id`` was interrupted; ``--store``,
+    ``--resume`` and ``--reuse-baseline`` are replaced by the store and campaign to resume.
+    """
+    with_value = {"--store", "--reuse-baseline"}
+    skip_candidates = list(done)
+    out: list[str] = []
+    items = list(argv)
+    i = 0
+    while i < len(items):
+        item = items[i]
+        name, eq, value = item.partition("=")
+        if name == "--candidate" and skip_candidates:
+            candidate = value if eq else (items[i + 1] if i + 1 < len(items) else "")
+            if candidate == skip_candidates[0]:
+                skip_candidates.pop(0)
+                i += 1 if eq else 2
+                continue
+        if name in with_value:
+            i += 1 if eq else 2
+            continue
+        if name == "--resume":
+            has_value = not eq and i + 1 < len(items) and not items[i + 1].startswith("-")
+            i += 2 if has_value else 1  # argparse takes the next word as the campaign id
+            continue
+        out.append(item)
+        i += 1
+    return shlex.join(["ablation", *out, "--store", str(store), "--resume", campaign_id])
+
+
+def _cmd_compare(args: argparse.Namespace) -> int:
+    from ablation.analysis.build import compare_results
+    from ablation.sources.loading import load_expected_ids, load_results
+
+    s = merged_settings(args)
+    config = campaign_config(s)
+    expected = load_expected_ids(args.expected_ids) if args.expected_ids else None
+    before = load_results(args.before, key=args.key, field=args.field, arm="baseline")
+    reports = []
+    for path in args.after:
+        after = load_results(path, key=args.key, field=args.field, arm="candidate")
+        reports.append(
+            compare_results(
+                before, after, expected_ids=expected, config=config,
+                names=(str(args.before), str(path)),
+            )
+        )
+    return emit(reports, [p.name for p in args.after], s)
+
+
+def _cmd_report(args: argparse.Namespace) -> int:
+    from ablation.analysis.stored import report_stored_campaign
+    from ablation.errors import ConfigError
+    from ablation.store.run_store import DEFAULT_STORE_PATH, RunStore
+
+    s = merged_settings(args)
+    path = Path(s.get("store") or DEFAULT_STORE_PATH)
+    if not path.exists():
+        raise ConfigError(f"{path}: no run store here (run a campaign first, or pass --store)")
+    overrides = campaign_config(s)  # only the options given on the command line change the stored ones
+    changed = {k: getattr(overrides, k) for k in overrides.model_fields_set if k != "labels"}
+    with RunStore(path) as store:
+        campaign = None if args.campaign == "latest" else args.campaign
+        report, record = report_stored_campaign(store, campaign, config_update=changed)
+        if args.export_jsonl:
+            store.export_jsonl(record.campaign_id, args.export_jsonl)
+        if record.status != "complete":
+            print(
+                f"ablation: campaign {record.campaign_id} is {record.status}: "
+                f"{record.n_trials} trial(s) stored; tasks without results are listed as missing",
+                file=sys.stderr,
+            )
+    return emit([report], [record.candidate_agent], s)
+
+
+def _cmd_plan(args: argparse.Namespace) -> int:
+    from ablation import stats
+
+    alternative = "one-sided" if args.one_sided else "two-sided"
+    psi, n = args.discordance, args.tasks
+    if args.results:
+        from ablation.analysis.build import compare_results
+
+        report = compare_results(args.results[0], args.results[1])
+        n = report.n_paired
+        psi = (report.table.regressions + report.table.improvements) / n if n else 0.0
+        print(f"observed: {n} paired tasks, discordance {psi:.4f} "
+              f"({report.table.regressions} regressions + {report.table.improvements} improvements)")
+    if psi is None:
+        raise UsageError("ablation plan: give --discordance (or --results BEFORE AFTER)")
+    if args.uplift is not None and n is None:
+        result = stats.sample_size_paired(psi, args.uplift, alpha=args.alpha, power=args.power,
+                                          alternative=alternative)
+        print(f"tasks needed: {result.n} (Connor 1987; n = {result.n_exact:.2f} for discordance "
+              f"{psi}, uplift {args.uplift}, alpha {args.alpha} {alternative}, power {args.power})")
+        return EXIT_OK
+    if n is None:
+        raise UsageError("ablation plan: give --uplift (tasks needed) or --tasks/--results (MDE)")
+    mde = stats.minimum_detectable_effect(n, psi=psi, alpha=args.alpha, power=args.power,
+                                          alternative=alternative)
+    print(f"minimum detectable uplift with {n} tasks: {mde:.4f} ({mde * 100:.2f} points; "
+          f"Connor 1987, discordance {psi:.4f}, alpha {args.alpha} {alternative}, power {args.power})")
+    return EXIT_OK
+
+
+def _cmd_init(args: argparse.Namespace) -> int:
+    from ablation.cli.scaffold import scaffold
+
+    created, command = scaffold(args.directory, force=args.force)
+    for path in created:
+        print(f"created {path}")
+    print(f"\nrun it with:\n  {command}")
+    return EXIT_OK
+
+
+COMMANDS = {
+    "run": _cmd_run, "compare": _cmd_compare, "report": _cmd_report,
+    "plan": _cmd_plan, "init": _cmd_init,
+}

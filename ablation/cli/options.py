@@ -1,0 +1,69 @@
+"""Options from ``[tool.ablation]`` and the command line, merged into a :class:`CampaignConfig`."""
+
+from __future__ import annotations
+
+import argparse
+from typing import Any
+
+__all__ = ["campaign_config", "merged_settings", "one_line"]
+
+
+def merged_settings(args: argparse.Namespace) -> dict[str, Any]:
+    from ablation.cli.settings import load_tool_settings
+
+    merged = dict(load_tool_settings())
+    for key, value in vars(args).items():
+        if value is not None and value is not False and value != []:
+            merged[key] = value
+    return merged
+
+
+def campaign_config(s: dict[str, Any]) -> Any:
+    from ablation.config import CampaignConfig
+    from ablation.errors import ConfigError
+
+    labels = dict(s.get("labels", {}))
+    for item in s.get("label", []):
+        key, sep, value = item.partition("=")
+        if not sep:
+            raise ConfigError(f"--label needs KEY=VALUE, got {item!r}")
+        labels[key] = value
+    fields: dict[str, Any] = {"labels": labels}
+    simple = {
+        "seed": "seed", "concurrency": "concurrency", "timeout": "timeout_s", "runs": "runs",
+        "on_error": "on_error", "alpha": "alpha", "confidence": "confidence_level",
+        "resamples": "n_resamples", "rate_limit": "rate_limit_per_s",
+    }
+    fields.update({dst: s[src] for src, dst in simple.items() if s.get(src) is not None})
+    retry: dict[str, Any] = {}
+    if s.get("max_attempts") is not None:
+        retry["max_attempts"] = s["max_attempts"]
+    if s.get("retry_on"):
+        retry["retry_on"] = tuple(s["retry_on"])
+    if retry:
+        fields["retry"] = retry
+    gates: dict[str, Any] = {}
+    if s.get("margin") is not None:
+        gates["noninferiority_margin"] = s["margin"]
+    if s.get("no_significant_regression"):
+        gates["no_significant_regression"] = True
+    if s.get("max_latency_ratio") is not None:
+        gates["max_latency_ratio"] = s["max_latency_ratio"]
+    if s.get("critical_gate") is False:
+        gates["critical_must_not_regress"] = False
+    if gates:
+        fields["gates"] = gates
+    try:
+        return CampaignConfig.model_validate(fields)
+    except ValueError as exc:
+        raise ConfigError(one_line(exc)) from None
+
+
+def one_line(exc: BaseException) -> str:
+    errors = getattr(exc, "errors", None)
+    if callable(errors):
+        parts = [
+            f"{'.'.join(str(p) for p in e.get('loc', ()))}: {e.get('msg')}" for e in errors()
+        ]
+        return "invalid option: " + "; ".join(parts)
+    return " ".join(str(exc).split())

@@ -1,0 +1,69 @@
+"""Writing reports in the chosen format, and the exit code they imply."""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+from typing import Any
+
+from ablation.cli.parser import UsageError
+
+__all__ = ["EXIT_ERROR", "EXIT_GATE", "EXIT_OK", "emit", "exit_code"]
+
+EXIT_OK, EXIT_ERROR, EXIT_GATE = 0, 1, 2
+
+
+def emit(reports: list[Any], names: list[str], s: dict[str, Any]) -> int:
+    """Write the reports (and, for several candidates, the summary); return the exit code."""
+    from ablation.render import print_report, render, render_summary
+
+    fmt = s.get("format") or "terminal"
+    details = bool(s.get("details"))
+    out: Path | None = s.get("output")
+    several = len(reports) > 1
+    if fmt == "json" and several:
+        payload = {
+            "candidates": [
+                {"name": n, "report": json.loads(r.model_dump_json())}
+                for n, r in zip(names, reports, strict=True)
+            ],
+            "summary": json.loads(render_summary(reports, names, "json")),
+        }
+        text = json.dumps(payload, indent=2)
+    elif fmt == "html" and several:
+        if out is None:
+            raise UsageError("HTML for several candidates needs --output FILE.html (one page each)")
+        pages = []
+        for i, report in enumerate(reports, start=1):
+            page = out.with_name(f"{out.stem}.candidate-{i}{out.suffix or '.html'}")
+            page.write_text(render(report, "html", details=details), encoding="utf-8")
+            pages.append(page)
+        text = render_summary(reports, names, "html")
+        print("candidate pages: " + ", ".join(str(p) for p in pages), file=sys.stderr)
+    elif fmt == "terminal" and out is None:
+        from rich.console import Console
+
+        console = Console()
+        for name, report in zip(names, reports, strict=True):
+            if several:
+                console.rule(f"candidate: {name}", characters="=")
+            print_report(report, console, details=details)
+        if several:
+            sys.stdout.write(render_summary(reports, names, "terminal", width=console.width) + "\n")
+        return exit_code(reports)
+    else:
+        parts = [render(r, fmt, details=details) for r in reports]
+        if several:
+            parts.append(render_summary(reports, names, fmt))
+        text = "\n\n".join(parts)
+    if out is not None:
+        out.write_text(text + "\n", encoding="utf-8")
+        print(f"report written to {out}", file=sys.stderr)
+    else:
+        sys.stdout.write(text + "\n")
+    return exit_code(reports)
+
+
+def exit_code(reports: list[Any]) -> int:
+    return EXIT_OK if all(r.verdict == "pass" for r in reports) else EXIT_GATE

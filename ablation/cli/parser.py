@@ -1,0 +1,170 @@
+"""The ``ablation`` argument parser: one function per command, shared option groups."""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+from typing import Any, NoReturn
+
+__all__ = ["FORMATS", "UsageError", "build_parser"]
+
+FORMATS = ("terminal", "markdown", "json", "html")
+
+
+class UsageError(Exception):
+    """A command-line usage problem (exit 1)."""
+
+
+class _Parser(argparse.ArgumentParser):
+    def error(self, message: str) -> NoReturn:
+        raise UsageError(f"{self.prog}: {message}")
+
+
+def _gate_options(p: argparse.ArgumentParser) -> None:
+    g = p.add_argument_group("analysis and release gates")
+    g.add_argument("--alpha", type=float, help="significance level (default 0.05)")
+    g.add_argument("--confidence", type=float, help="confidence level of intervals (default 0.95)")
+    g.add_argument("--resamples", type=int, help="bootstrap resamples (default 10000)")
+    g.add_argument("--seed", type=int, help="seed for arm order and resampling (default 0)")
+    g.add_argument("--margin", type=float, help="non-inferiority margin on the pass rate, e.g. 0.02")
+    g.add_argument(
+        "--no-significant-regression", action="store_true", default=None,
+        help="fail when the candidate is significantly worse at --alpha (Holm across metrics)",
+    )
+    g.add_argument("--max-latency-ratio", type=float, help="fail when latency grows beyond this ratio")
+    g.add_argument(
+        "--no-critical-gate", dest="critical_gate", action="store_false", default=None,
+        help="do not fail on regressions of critical tasks",
+    )
+    g.add_argument("--label", action="append", default=[], metavar="KEY=VALUE",
+                   help="label kept in provenance (repeatable)")
+
+
+def _output_options(p: argparse.ArgumentParser) -> None:
+    o = p.add_argument_group("output")
+    o.add_argument("--format", choices=FORMATS, help="report format (default terminal)")
+    o.add_argument("--output", "-o", type=Path, help="write the report to this file")
+    o.add_argument("--details", action="store_true", help="show both outputs of each flipped task")
+    o.add_argument("--debug", action="store_true", help="show tracebacks on errors")
+
+
+def _run_parser(sub: Any) -> None:
+    """``ablation run``."""
+    run = sub.add_parser(
+        "run", help="run a campaign",
+        description="Run baseline and candidate agents on every task of SUITE and report.",
+        epilog="example: ablation run tasks/arithmetic.py --baseline agents/arithmetic.py:baseline "
+        "--candidate agents/arithmetic.py:candidate --runs 3",
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    run.add_argument("suite", help="suite: tasks/x.py, tasks/x.jsonl or pkg.mod:attr")
+    run.add_argument("--baseline", required=True, metavar="SPEC",
+                     help="agent: file.py:attr, pkg.mod:attr, 'cmd:node agent.js' or http://...")
+    run.add_argument("--candidate", required=True, action="append", metavar="SPEC",
+                     help="candidate agent (repeat to compare several against one baseline)")
+    run.add_argument("--runs", type=int, help="runs per task and arm (default 1)")
+    run.add_argument("--concurrency", type=int, help="trials in flight (default 8)")
+    run.add_argument("--timeout", type=float, help="seconds per trial (default 300)")
+    run.add_argument("--on-error", choices=("fail", "exclude", "abort"),
+                     help="how errors and timeouts count (default fail)")
+    run.add_argument("--max-attempts", type=int, help="attempts per agent call (default 1)")
+    run.add_argument("--retry-on", action="append", metavar="EXC",
+                     help="exception type to retry (repeatable; default ConnectionError, TimeoutError)")
+    run.add_argument("--rate-limit", type=float, help="max agent calls per second per arm")
+    run.add_argument("--quality", action="append", metavar="SCORER",
+                     help="quality scorer: code_quality, rubric, or file.py:attr (repeatable)")
+    run.add_argument("--store", type=Path, help="run store (default .ablation/runs.db)")
+    run.add_argument("--no-store", action="store_true", help="keep results in memory only")
+    run.add_argument("--resume", nargs="?", const=True, default=False, metavar="CAMPAIGN",
+                     help="run only the missing trials of the newest (or given) campaign")
+    run.add_argument("--reuse-baseline", metavar="CAMPAIGN",
+                     help="take baseline trials from a stored campaign on the same suite")
+    run.add_argument("--no-progress", action="store_true", help="no progress bar")
+    run.add_argument("--dask-scheduler", metavar="ADDRESS", help="run sync agents on a Dask cluster")
+    run.add_argument("--dask-local", type=int, metavar="N", help="start a local Dask cluster of N workers")
+    _gate_options(run)
+    _output_options(run)
+
+
+def _compare_parser(sub: Any) -> None:
+    """``ablation compare``."""
+    cmp_ = sub.add_parser(
+        "compare", help="compare existing result files",
+        description="Pair two (or more) JSONL/CSV result files by id and report. With several "
+        "AFTER files, each is compared with BEFORE and a summary with Holm-adjusted p follows.",
+        epilog="example: ablation compare runs/gpt-5.jsonl runs/gpt-5.1.jsonl --key id --field passed",
+    )
+    cmp_.add_argument("before", type=Path, help="baseline results (JSONL or CSV)")
+    cmp_.add_argument("after", type=Path, nargs="+", help="candidate results (JSONL or CSV)")
+    cmp_.add_argument("--key", default="id", help="id field (default id)")
+    cmp_.add_argument("--field", default="passed", help="verdict field (default passed)")
+    cmp_.add_argument("--expected-ids", type=Path, help="file of ids that must all be present")
+    _gate_options(cmp_)
+    _output_options(cmp_)
+
+
+def _report_parser(sub: Any) -> None:
+    """``ablation report``."""
+    rep = sub.add_parser(
+        "report", help="re-render a stored campaign",
+        description="Rebuild the report of a stored campaign (from its trials) in any format.",
+        epilog="example: ablation report latest --format html -o report.html",
+    )
+    rep.add_argument("campaign", nargs="?", default="latest", help="campaign id or 'latest'")
+    rep.add_argument("--store", type=Path, help="run store (default .ablation/runs.db)")
+    rep.add_argument("--export-jsonl", type=Path, help="also export the trials as JSONL")
+    _gate_options(rep)
+    _output_options(rep)
+
+
+def _plan_parser(sub: Any) -> None:
+    """``ablation plan``."""
+    plan = sub.add_parser(
+        "plan", help="tasks needed for an effect, or the smallest effect a suite can see",
+        description="Connor (1987) sample size for a paired binary comparison, or the minimum "
+        "detectable effect of N tasks (or of an existing result pair).",
+        epilog="example: ablation plan --discordance 0.10 --uplift 0.03 --alpha 0.05 --power 0.8",
+    )
+    plan.add_argument("--discordance", type=float, help="share of tasks expected to flip (psi)")
+    plan.add_argument("--uplift", type=float, help="pass-rate change to detect (delta)")
+    plan.add_argument("--tasks", type=int, help="suite size: print the minimum detectable effect")
+    plan.add_argument("--results", type=Path, nargs=2, metavar=("BEFORE", "AFTER"),
+                      help="take the task count and discordance from two result files")
+    plan.add_argument("--alpha", type=float, default=0.05)
+    plan.add_argument("--power", type=float, default=0.8)
+    plan.add_argument("--one-sided", action="store_true")
+    plan.add_argument("--debug", action="store_true")
+
+
+def _init_parser(sub: Any) -> None:
+    """``ablation init``."""
+    init = sub.add_parser(
+        "init", help="scaffold tasks/, agents/ and a config in a project",
+        description="Create an example suite, two agents and [tool.ablation] defaults.",
+        epilog="example: ablation init my-project",
+    )
+    init.add_argument("directory", nargs="?", type=Path, default=Path("."))
+    init.add_argument("--force", action="store_true", help="overwrite existing files")
+    init.add_argument("--debug", action="store_true")
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """The argument parser of every command."""
+    parser = _Parser(
+        prog="ablation",
+        description="Paired ablation campaigns: run a baseline and a candidate agent on the same "
+        "tasks and report what changed, whether it is real, and whether the release gates hold.",
+        epilog="Exit codes: 0 gates pass, 1 usage/input/operational error, 2 a gate failed.",
+    )
+    parser.add_argument("--version", action="version", version=f"ablation {_version()}")
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
+
+    for add in (_run_parser, _compare_parser, _report_parser, _plan_parser, _init_parser):
+        add(sub)
+    return parser
+
+
+def _version() -> str:
+    from ablation import __version__
+
+    return __version__
