@@ -53,6 +53,7 @@ ALLOWED: dict[str, set[str]] = {
     "analysis.gates": MODELS | {"stats"},
     "analysis.metrics": MODELS | {"stats", "analysis.seeding"},
     "analysis.breakdowns": MODELS | {"stats", "analysis.seeding", "analysis.pairing"},
+    "analysis.headline": MODELS | {"stats", "analysis.breakdowns", "analysis.pairing", "analysis.seeding"},
     "analysis.build": MODELS | {"stats", "analysis", "sources.result_files"},
     "analysis.stored": MODELS | {"analysis", "store"},
     "render": MODELS | {"stats", "render"},

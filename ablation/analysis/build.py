@@ -24,17 +24,15 @@ import numpy as np
 
 from ablation import stats
 from ablation.analysis import breakdowns as bd
+from ablation.analysis import headline as hl
 from ablation.analysis.gates import evaluate_gates
 from ablation.analysis.metrics import compare_continuous, compare_latency
 from ablation.analysis.pairing import PairedData, pair_results
-from ablation.analysis.seeding import stream
 from ablation.config import CampaignConfig, Provenance
 from ablation.report import (
     AblationReport,
-    ArmSummary,
-    Interval,
+    ContinuousComparison,
     McNemarSummary,
-    NonInferiority,
     PairDetail,
     PairTable,
     QualityComparison,
@@ -57,149 +55,6 @@ def package_versions() -> dict[str, str]:
         except metadata.PackageNotFoundError:  # pragma: no cover - running from a checkout
             versions[name] = "unknown"
     return versions
-
-
-def _arm_summary(data: PairedData, arm: str, agent: str | None, level: float) -> ArmSummary:
-    cols = data.baseline if arm == "baseline" else data.candidate
-    passes = int(cols.passes.sum())
-    trials = int(cols.runs.sum())
-    if data.runs == 1 or trials == 0:
-        wilson = stats.wilson_interval(passes, trials, confidence_level=level)
-        rate, ci = (passes / trials if trials else 0.0), bd.interval(wilson, level)
-    else:
-        # Runs of one task are correlated: the interval is over per-task fractions (task = unit).
-        fraction = cols.fraction
-        t = stats.paired_t_test(np.zeros_like(fraction), fraction, confidence_level=level)
-        rate = passes / trials
-        ci = Interval(
-            low=max(0.0, float(t.confidence_interval.low)),
-            high=min(1.0, float(t.confidence_interval.high)),
-            confidence_level=level,
-            method="t interval over per-task pass fractions (task = unit)",
-        )
-    lat = cols.latency[~np.isnan(cols.latency)]
-    return ArmSummary(
-        agent=agent,
-        n_trials=cols.n_trials,
-        passes=passes,
-        pass_rate=rate,
-        pass_rate_ci=ci,
-        errors=cols.errors,
-        timeouts=cols.timeouts,
-        retried=cols.retried,
-        latency_mean_s=float(lat.mean()) if lat.size else None,
-        latency_median_s=float(np.median(lat)) if lat.size else None,
-        latency_p90_s=float(np.quantile(lat, 0.9)) if lat.size else None,
-        cost_total=cols.cost_total,
-        cost_mean=cols.cost_total / cols.cost_trials if cols.cost_total is not None else None,
-        quality_means={
-            name: (float(np.nanmean(v)) if np.any(~np.isnan(v)) else None)
-            for name, v in cols.quality.items()
-        },
-    )
-
-
-def _mcnemar(b: int, c: int, runs: int) -> McNemarSummary:
-    exact = stats.mcnemar(b, c, method="exact")
-    midp = stats.mcnemar(b, c, method="midp")
-    method = exact.method
-    if runs > 1:
-        method = f"{method}; on tasks classified by the sign of their per-task difference (sign test)"
-    return McNemarSummary(
-        b=b,
-        c=c,
-        pvalue=float(exact.pvalue),
-        midp_pvalue=float(midp.pvalue),
-        method=method,
-        midp_method=midp.method,
-        note="no discordant pairs: the arms agree on every task" if b + c == 0 else None,
-    )
-
-
-def _uplift(data: PairedData, table: PairTable, config: CampaignConfig) -> Uplift:
-    level, seed, n = config.confidence_level, config.seed, len(data.task_ids)
-    fb, fc = data.baseline.fraction, data.candidate.fraction
-    base_passes = int(data.baseline.passes.sum())
-    cand_passes = int(data.candidate.passes.sum())
-    if n == 0:
-        empty = Interval(low=-1.0, high=1.0, confidence_level=level, method="no paired tasks")
-        return Uplift(estimate=0.0, ci=empty, tango_ci=empty, n=0)
-    cells = (table.both_pass, table.regressions, table.improvements, table.both_fail)
-    boot_args: dict[str, Any] = {"n_resamples": config.n_resamples, "confidence_level": level}
-    if data.has_families:
-        boot = stats.cluster_bootstrap(
-            fb, fc, clusters=np.asarray(data.families), weights=data.baseline.runs,
-            rng=stream(seed, "uplift"), **boot_args,
-        )
-    elif data.runs == 1:
-        boot = stats.binary_uplift_bootstrap(*cells, rng=stream(seed, "uplift"), **boot_args)
-    elif np.all(data.baseline.runs == data.runs) and np.all(data.candidate.runs == data.runs):
-        boot = stats.repeated_binary_bootstrap(
-            data.baseline.passes, data.candidate.passes, data.runs,
-            rng=stream(seed, "uplift"), **boot_args,
-        )
-    else:
-        boot = stats.cluster_bootstrap(fb, fc, rng=stream(seed, "uplift"), **boot_args)
-    if data.runs == 1:
-        estimate = (table.improvements - table.regressions) / n
-        tango = stats.paired_difference_interval(*cells, method="tango", confidence_level=level)
-        newcombe = stats.paired_difference_interval(*cells, method="newcombe", confidence_level=level)
-        pairing = stats.paired_binary_summary(*cells)
-        se_paired: float | None = pairing.se_paired
-        se_unpaired: float | None = pairing.se_unpaired
-        corr: float | None = pairing.correlation
-        tango_ci, newcombe_ci, t_ci = bd.interval(tango, level), bd.interval(newcombe, level), None
-        relative = (cand_passes - base_passes) / base_passes if base_passes else None
-    else:
-        t = stats.paired_t_test(fb, fc, confidence_level=level)
-        estimate = float(np.mean(fc - fb))
-        se_paired = float(t.standard_error)
-        se_unpaired = float(np.sqrt(np.var(fb, ddof=1) / n + np.var(fc, ddof=1) / n)) if n > 1 else None
-        corr = float(np.corrcoef(fb, fc)[0, 1]) if n > 1 and fb.std() > 0 and fc.std() > 0 else 0.0
-        tango_ci, newcombe_ci, t_ci = None, None, bd.interval(t, level)
-        base_rate = float(np.mean(fb))
-        relative = estimate / base_rate if base_rate > 0 else None
-    return Uplift(
-        estimate=estimate,
-        relative=relative,
-        ci=bd.interval(boot, level),
-        tango_ci=tango_ci,
-        newcombe_ci=newcombe_ci,
-        t_ci=t_ci,
-        se_paired=se_paired,
-        se_unpaired=se_unpaired,
-        correlation=corr,
-        n=n,
-    )
-
-
-def _noninferiority(data: PairedData, table: PairTable, config: CampaignConfig) -> NonInferiority | None:
-    margin = config.gates.noninferiority_margin
-    if margin is None or not data.task_ids:
-        return None
-    alpha = config.alpha
-    level = 1 - 2 * alpha
-    if data.runs == 1:
-        ni = stats.noninferiority_test(
-            table.both_pass, table.regressions, table.improvements, table.both_fail,
-            margin=margin, alpha=alpha,
-        )
-        return NonInferiority(
-            margin=margin, alpha=alpha, statistic=float(ni.statistic), pvalue=float(ni.pvalue),
-            ci=bd.interval(ni, level), decision=ni.decision, method=ni.method,
-        )
-    fb, fc = data.baseline.fraction, data.candidate.fraction
-    shifted = stats.paired_t_test(fb - margin, fc, confidence_level=level, alternative="greater")
-    ci = stats.paired_t_test(fb, fc, confidence_level=level)
-    low, high = float(ci.confidence_interval.low), float(ci.confidence_interval.high)
-    decision: Literal["non-inferior", "regression", "inconclusive"] = (
-        "non-inferior" if low > -margin else ("regression" if high < 0 else "inconclusive")
-    )
-    return NonInferiority(
-        margin=margin, alpha=alpha, statistic=float(shifted.statistic), pvalue=float(shifted.pvalue),
-        ci=bd.interval(ci, level), decision=decision,
-        method="paired t on per-task differences, H0: uplift <= -margin (task = unit)",
-    )
 
 
 def _view(result: TaskResult | None) -> TrialView | None:
@@ -240,6 +95,74 @@ def _details(data: PairedData, masks: tuple[np.ndarray, ...]) -> list[PairDetail
     return out
 
 
+Summary = Literal["improvement", "regression", "no significant difference", "no discordant pairs"]
+
+
+def _summary(table: PairTable, mcnemar: McNemarSummary, alpha: float) -> Summary:
+    if table.regressions + table.improvements == 0:
+        return "no discordant pairs"
+    if mcnemar.pvalue < alpha:
+        return "improvement" if table.improvements > table.regressions else "regression"
+    return "no significant difference"
+
+
+def _quality(data: PairedData, config: CampaignConfig) -> dict[str, QualityComparison]:
+    n = len(data.task_ids)
+    quality: dict[str, QualityComparison] = {}
+    for name in sorted(set(data.baseline.quality) | set(data.candidate.quality)):
+        nan = np.full(n, np.nan)
+        comparison = compare_continuous(
+            name, data.baseline.quality.get(name, nan), data.candidate.quality.get(name, nan),
+            config=config, left_out_reason="scorer error or no completed output in an arm",
+        )
+        quality[name] = QualityComparison(
+            **comparison.model_dump(),
+            scorer_errors_baseline=data.baseline.quality_errors.get(name, 0),
+            scorer_errors_candidate=data.candidate.quality_errors.get(name, 0),
+        )
+    return quality
+
+
+def _metrics(data: PairedData, config: CampaignConfig) -> dict[str, ContinuousComparison]:
+    n = len(data.task_ids)
+    return {
+        name: compare_continuous(
+            name, data.baseline.metrics[name], data.candidate.metrics.get(name, np.full(n, np.nan)),
+            config=config, left_out_reason="no value in an arm",
+        )
+        for name in sorted(data.baseline.metrics)
+    }
+
+
+def _provenance(
+    prov: Provenance, data: PairedData, config: CampaignConfig, mcnemar: McNemarSummary,
+    uplift: Uplift,
+) -> Provenance:
+    """Fill in the statistical fields of the provenance: settings, methods, versions."""
+    methods = {
+        "mcnemar": mcnemar.method,
+        "mcnemar_midp": mcnemar.midp_method,
+        "uplift_ci": uplift.ci.method,
+        "pass_rate_ci": "Wilson score interval" if data.runs == 1 else "t over per-task fractions",
+    }
+    if uplift.tango_ci is not None:
+        methods["uplift_tango_ci"] = uplift.tango_ci.method
+    return prov.model_copy(
+        update={
+            "seed": config.seed,
+            "n_resamples": config.n_resamples,
+            "confidence_level": config.confidence_level,
+            "alpha": config.alpha,
+            "runs": data.runs,
+            "on_error": config.on_error,
+            "methods": {**prov.methods, **methods},
+            "versions": {**package_versions(), **prov.versions},
+            "labels": {**config.labels, **prov.labels},
+            "finished_at": prov.finished_at or datetime.now(UTC).isoformat(timespec="seconds"),
+        }
+    )
+
+
 def build_report(
     data: PairedData,
     *,
@@ -263,70 +186,13 @@ def build_report(
     table = bd.table(masks)
     regressions, improvements = bd.ids(data, masks[1]), bd.ids(data, masks[2])
     critical_regressions = bd.ids(data, masks[1] & data.critical)
-    mcnemar = _mcnemar(table.regressions, table.improvements, data.runs)
-    uplift = _uplift(data, table, config)
+    mcnemar = hl.mcnemar_summary(table.regressions, table.improvements, data.runs)
+    uplift = hl.uplift(data, table, config)
     n = len(data.task_ids)
-    summary: Literal["improvement", "regression", "no significant difference", "no discordant pairs"]
-    if table.regressions + table.improvements == 0:
-        summary = "no discordant pairs"
-    elif mcnemar.pvalue < config.alpha:
-        summary = "improvement" if table.improvements > table.regressions else "regression"
-    else:
-        summary = "no significant difference"
     repeated, flaky = (bd.repeated(data, config) if data.runs > 1 and n else (None, []))
-    quality: dict[str, QualityComparison] = {}
-    for name in sorted(set(data.baseline.quality) | set(data.candidate.quality)):
-        nan = np.full(n, np.nan)
-        comparison = compare_continuous(
-            name, data.baseline.quality.get(name, nan), data.candidate.quality.get(name, nan),
-            config=config, left_out_reason="scorer error or no completed output in an arm",
-        )
-        quality[name] = QualityComparison(
-            **comparison.model_dump(),
-            scorer_errors_baseline=data.baseline.quality_errors.get(name, 0),
-            scorer_errors_candidate=data.candidate.quality_errors.get(name, 0),
-        )
-    has_cost = bool(np.any(~np.isnan(data.baseline.cost)) or np.any(~np.isnan(data.candidate.cost)))
-    metrics = {
-        name: compare_continuous(
-            name, data.baseline.metrics[name], data.candidate.metrics.get(name, np.full(n, np.nan)),
-            config=config, left_out_reason="no value in an arm",
-        )
-        for name in sorted(data.baseline.metrics)
-    }
     has_latency = bool(np.any(~np.isnan(data.baseline.latency)))
-    methods = {
-        "mcnemar": mcnemar.method,
-        "mcnemar_midp": mcnemar.midp_method,
-        "uplift_ci": uplift.ci.method,
-        "pass_rate_ci": "Wilson score interval" if data.runs == 1 else "t over per-task fractions",
-    }
-    if uplift.tango_ci is not None:
-        methods["uplift_tango_ci"] = uplift.tango_ci.method
-    prov = provenance or Provenance()
-    prov = prov.model_copy(
-        update={
-            "seed": config.seed,
-            "n_resamples": config.n_resamples,
-            "confidence_level": level,
-            "alpha": config.alpha,
-            "runs": data.runs,
-            "on_error": config.on_error,
-            "methods": {**prov.methods, **methods},
-            "versions": {**package_versions(), **prov.versions},
-            "labels": {**config.labels, **prov.labels},
-            "finished_at": prov.finished_at or datetime.now(UTC).isoformat(timespec="seconds"),
-        }
-    )
-    psi = (table.regressions + table.improvements) / n if n else 0.0
-    mde = None
-    if data.runs == 1 and psi > 0:
-        mde = float(stats.minimum_detectable_effect(n, psi=psi, alpha=config.alpha))
-    elif data.runs > 1 and n > 1:
-        sd = float(np.std(data.candidate.fraction - data.baseline.fraction, ddof=1))
-        mde = float(stats.minimum_detectable_effect(n, sd=sd, alpha=config.alpha)) if sd > 0 else None
-    if mde is not None and not np.isfinite(mde):
-        mde = None  # no effect within the observed discordance is detectable at this size
+    has_cost = bool(np.any(~np.isnan(data.baseline.cost)) or np.any(~np.isnan(data.candidate.cost)))
+    prov = _provenance(provenance or Provenance(), data, config, mcnemar, uplift)
     report = AblationReport(
         n_tasks=data.n_tasks,
         n_paired=n,
@@ -337,8 +203,8 @@ def build_report(
         regressions=regressions,
         improvements=improvements,
         critical_regressions=critical_regressions,
-        baseline=_arm_summary(data, "baseline", prov.baseline_agent, level),
-        candidate=_arm_summary(data, "candidate", prov.candidate_agent, level),
+        baseline=hl.arm_summary(data, "baseline", prov.baseline_agent, level),
+        candidate=hl.arm_summary(data, "candidate", prov.candidate_agent, level),
         mcnemar=mcnemar,
         uplift=uplift,
         latency=compare_latency(data.baseline.latency, data.candidate.latency, config=config)
@@ -350,19 +216,19 @@ def build_report(
         )
         if has_cost
         else None,
-        quality=quality,
-        metrics=metrics,
+        quality=_quality(data, config),
+        metrics=_metrics(data, config),
         categories=bd.categories(data, masks, config) if n else [],
         flaky=flaky,
         repeated=repeated,
-        noninferiority=_noninferiority(data, table, config),
-        minimum_detectable_effect=mde,
+        noninferiority=hl.noninferiority(data, table, config),
+        minimum_detectable_effect=hl.minimum_detectable(data, table, config.alpha),
         zero_regression_upper_bound=(
             float(stats.zero_failure_upper_bound(n, confidence_level=level))
             if table.regressions == 0 and n
             else None
         ),
-        summary=summary,
+        summary=_summary(table, mcnemar, config.alpha),
         details=_details(data, masks),
         provenance=prov,
     )
