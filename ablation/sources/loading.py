@@ -34,7 +34,7 @@ from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any
 
-from ablation.agents.forms import CommandAgent, HttpAgent
+from ablation.agents import CommandAgent, HttpAgent
 from ablation.errors import AgentSpecError, ConfigError, InputError
 from ablation.schema import AblationTask, validate_suite
 from ablation.sources.result_files import (

@@ -1,0 +1,176 @@
+"""A command-line agent: the task input as JSON on stdin, one JSON document back on stdout.
+
+The child runs in its own process group (POSIX), which is killed on timeout or cancellation.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+import os
+import shlex
+import signal
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from ablation.agents.forms import (
+    AgentProcessError,
+    AgentTimeoutError,
+    _excerpt,
+    _tail,
+    interpret_agent_json,
+)
+from ablation.errors import AgentSpecError, ConfigError
+from ablation.schema import to_jsonable
+
+__all__ = ["CommandAgent"]
+
+
+def _killpg(pid: int) -> None:
+    """SIGKILL the process group led by ``pid``; a group that is already gone is fine."""
+    with contextlib.suppress(ProcessLookupError, PermissionError):
+        os.killpg(pid, signal.SIGKILL)
+
+
+class CommandAgent:
+    """An agent that runs a command per task, speaking JSON over stdin and stdout.
+
+    Each call starts ``argv`` in a new session (so the child leads its own process group), writes
+    the task input as JSON on its stdin, closes stdin, and reads stdout to the end. stdout must hold
+    exactly one JSON document (surrounding whitespace allowed); use stderr for logs.
+
+    Whatever happens, no process is left behind: when the call is cancelled (the engine's
+    per-trial timeout cancels it) or exceeds ``timeout_s``, the whole process group is killed with
+    SIGKILL and the child is reaped before the call returns. Processes the command leaves running
+    in its group after exiting are killed too. A grandchild that moves to another session or
+    process group on purpose escapes this (POSIX offers no way to follow it).
+
+    Assumes a POSIX system (``os.killpg``, ``start_new_session``).
+
+    Args:
+        argv: The program and its arguments (not a shell string; see ``shlex.split``).
+        cwd: Working directory of the command (default: the current one).
+        env: Variables added to (overriding) the current environment for the command.
+        name: Name recorded for the agent; defaults to ``"cmd:" + shlex.join(argv)``.
+        timeout_s: Own time limit per call in seconds (``None``: only the engine's limit).
+
+    Raises:
+        AgentSpecError: if ``argv`` is a string or empty.
+        ConfigError: if ``timeout_s`` is not positive.
+    """
+
+    def __init__(
+        self,
+        argv: Sequence[str | os.PathLike[str]],
+        *,
+        cwd: str | os.PathLike[str] | None = None,
+        env: Mapping[str, str] | None = None,
+        name: str | None = None,
+        timeout_s: float | None = None,
+    ) -> None:
+        if isinstance(argv, str | bytes):
+            raise AgentSpecError(
+                f"CommandAgent needs argv as a list of strings, got the string {argv!r:.80}; "
+                "split it with shlex.split or use load_agent('cmd:...')"
+            )
+        self.argv: tuple[str, ...] = tuple(os.fspath(a) for a in argv)
+        if not self.argv:
+            raise AgentSpecError("CommandAgent needs a non-empty argv")
+        if timeout_s is not None and not timeout_s > 0:
+            raise ConfigError(f"CommandAgent timeout_s must be positive, got {timeout_s!r}")
+        self.cwd = cwd
+        self.env: dict[str, str] | None = None if env is None else {**env}
+        self.name: str = name or "cmd:" + shlex.join(self.argv)
+        self.timeout_s = timeout_s
+
+    def __repr__(self) -> str:
+        return f"CommandAgent({list(self.argv)!r}, name={self.name!r})"
+
+    async def run(self, input_data: Any) -> Any:
+        """Run the command once on ``input_data``.
+
+        Args:
+            input_data: The task input; converted with :func:`~ablation.schema.to_jsonable`.
+
+        Returns:
+            The decoded stdout JSON, or an :class:`AgentOutput` (see the module docstring).
+
+        Raises:
+            AgentProcessError: if the command cannot be started, exits non-zero (with the exit code
+                and the tail of stderr), or prints no valid JSON on stdout (with an excerpt).
+            AgentTimeoutError: if ``timeout_s`` passed; the process group was killed first.
+        """
+        payload = json.dumps(to_jsonable(input_data), ensure_ascii=False).encode("utf-8")
+        env = None if self.env is None else {**os.environ, **self.env}
+        try:
+            proc = await asyncio.create_subprocess_exec(
+                *self.argv,
+                stdin=asyncio.subprocess.PIPE,
+                stdout=asyncio.subprocess.PIPE,
+                stderr=asyncio.subprocess.PIPE,
+                cwd=self.cwd,
+                env=env,
+                start_new_session=True,
+            )
+        except OSError as exc:
+            raise AgentProcessError(
+                f"{self.name}: cannot start the command: {type(exc).__name__}: {exc}"
+            ) from None
+        try:
+            async with asyncio.timeout(self.timeout_s):
+                stdout, stderr = await proc.communicate(payload)
+        except TimeoutError:
+            raise AgentTimeoutError(
+                f"{self.name} exceeded timeout_s={self.timeout_s}; its process group was killed"
+            ) from None
+        finally:
+            # Runs on success, error, own timeout and cancellation alike.
+            _killpg(proc.pid)
+            if proc.returncode is None:
+                await asyncio.shield(proc.wait())
+        return self._decode(proc.returncode, stdout, stderr)
+
+    def _decode(self, returncode: int | None, stdout: bytes, stderr: bytes) -> Any:
+        tail = _tail(stderr)
+        if returncode != 0:
+            how = (
+                f"was killed by signal {_signal_name(-returncode)}"
+                if returncode is not None and returncode < 0
+                else f"exited with code {returncode}"
+            )
+            detail = f"; stderr: {tail}" if tail else "; stderr was empty"
+            raise AgentProcessError(
+                f"{self.name} {how}{detail}", returncode=returncode, stderr=tail
+            )
+        if not stdout.strip():
+            detail = f"; stderr: {tail}" if tail else ""
+            raise AgentProcessError(
+                f"{self.name} printed nothing on stdout (expected one JSON document){detail}",
+                returncode=returncode,
+                stderr=tail,
+            )
+        try:
+            value = json.loads(stdout.decode("utf-8"))
+        except UnicodeDecodeError as exc:
+            raise AgentProcessError(
+                f"{self.name} printed invalid UTF-8 on stdout ({exc.reason} at byte {exc.start}): "
+                f"{_excerpt(stdout)}",
+                returncode=returncode,
+                stderr=tail,
+            ) from None
+        except json.JSONDecodeError as exc:
+            raise AgentProcessError(
+                f"{self.name} printed invalid JSON on stdout ({exc.msg} at line {exc.lineno} "
+                f"column {exc.colno}): {_excerpt(stdout)}",
+                returncode=returncode,
+                stderr=tail,
+            ) from None
+        return interpret_agent_json(value, self.name)
+
+
+def _signal_name(number: int) -> str:
+    try:
+        return signal.Signals(number).name
+    except ValueError:
+        return str(number)
