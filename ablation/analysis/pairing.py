@@ -19,51 +19,12 @@ from typing import Any
 
 import numpy as np
 
+from ablation.analysis.accumulate import Accumulated, ArmColumns
 from ablation.errors import InputError
 from ablation.report import ExcludedItem
 from ablation.schema import AblationTask, TaskResult
 
 __all__ = ["ArmColumns", "PairedData", "pair_arrays", "pair_results"]
-
-
-@dataclass(frozen=True)
-class ArmColumns:
-    """One arm's per-task columns (aligned with :attr:`PairedData.task_ids`).
-
-    Attributes:
-        passes: Passing trials counted per task.
-        runs: Trials counted per task (after exclusions).
-        latency: Mean latency of the task's completed trials (NaN when none).
-        cost: Mean cost of the task's trials that report one (NaN when none).
-        quality: Per scorer, the mean score of the task's scored trials (NaN when none).
-        quality_errors: Per scorer, the number of scorer errors over all the arm's trials.
-        metrics: Other numeric measurements, per-task means (NaN when none).
-        cost_total: Sum of the cost of every counted trial that reports one (``None``: none did).
-        cost_trials: How many counted trials reported a cost.
-        n_trials: Trials of this arm in the paired tasks (before exclusions).
-        errors: Trials that ended in an error.
-        timeouts: Trials that timed out.
-        retried: Trials that needed more than one attempt.
-    """
-
-    passes: np.ndarray
-    runs: np.ndarray
-    latency: np.ndarray
-    cost: np.ndarray
-    quality: dict[str, np.ndarray] = field(default_factory=dict)
-    quality_errors: dict[str, int] = field(default_factory=dict)
-    metrics: dict[str, np.ndarray] = field(default_factory=dict)
-    cost_total: float | None = None
-    cost_trials: int = 0
-    n_trials: int = 0
-    errors: int = 0
-    timeouts: int = 0
-    retried: int = 0
-
-    @property
-    def fraction(self) -> np.ndarray:
-        """Per-task pass fraction."""
-        return self.passes / self.runs
 
 
 @dataclass(frozen=True)
@@ -99,111 +60,6 @@ class PairedData:
     has_families: bool = False
 
 
-class _Growable:
-    """A float64 column that doubles its capacity as tasks arrive (bounded, no Python floats)."""
-
-    __slots__ = ("data",)
-
-    def __init__(self) -> None:
-        self.data = np.zeros(1024)
-
-    def add(self, i: int, value: float) -> None:
-        if i >= self.data.size:
-            grown = np.zeros(max(self.data.size * 2, i + 1))
-            grown[: self.data.size] = self.data
-            self.data = grown
-        self.data[i] += value
-
-
-class _ArmAccumulator:
-    """Streaming per-task sums of one arm; memory grows with tasks, not with trials."""
-
-    SCALARS = ("passes", "runs", "trials", "lat_sum", "lat_n", "cost_sum", "cost_n")
-
-    def __init__(self) -> None:
-        self.cols = {name: _Growable() for name in self.SCALARS}
-        self.quality: dict[str, tuple[_Growable, _Growable]] = {}
-        self.metrics: dict[str, tuple[_Growable, _Growable]] = {}
-        self.quality_errors: dict[str, int] = {}
-        self.errors = self.timeouts = self.retried = 0
-
-    def _pair(self, table: dict[str, tuple[_Growable, _Growable]], name: str) -> tuple[_Growable, _Growable]:
-        if name not in table:
-            table[name] = (_Growable(), _Growable())
-        return table[name]
-
-    def add(self, i: int, t: Any, exclude_errors: bool) -> None:
-        cols = self.cols
-        cols["trials"].add(i, 1)
-        completed = t.status == "completed"
-        self.errors += t.status == "error"
-        self.timeouts += t.status == "timeout"
-        self.retried += t.attempts > 1
-        for name in t.quality_errors:
-            self.quality_errors[name] = self.quality_errors.get(name, 0) + 1
-            self._pair(self.quality, name)
-        if not completed and exclude_errors:
-            return
-        cols["runs"].add(i, 1)
-        if completed:
-            cols["passes"].add(i, bool(t.passed))
-            if t.latency_s is not None:
-                cols["lat_sum"].add(i, t.latency_s)
-                cols["lat_n"].add(i, 1)
-            for name, value in t.quality.items():
-                total, count = self._pair(self.quality, name)
-                total.add(i, value)
-                count.add(i, 1)
-        if t.cost is not None:
-            cols["cost_sum"].add(i, t.cost)
-            cols["cost_n"].add(i, 1)
-        metrics = dict(getattr(t, "metrics", None) or {})
-        tokens = getattr(t, "tokens", None)
-        if tokens is not None:
-            metrics["tokens"] = tokens
-        for name, value in metrics.items():
-            total, count = self._pair(self.metrics, name)
-            total.add(i, float(value))
-            count.add(i, 1)
-
-    def columns(self, index: np.ndarray) -> ArmColumns:
-        def take(col: _Growable) -> np.ndarray:
-            data = col.data
-            if data.size <= index.max(initial=-1):
-                data = np.concatenate([data, np.zeros(index.max() + 1 - data.size)])
-            return data[index]
-
-        def mean(pair: tuple[_Growable, _Growable]) -> np.ndarray:
-            total, count = take(pair[0]), take(pair[1])
-            with np.errstate(invalid="ignore", divide="ignore"):
-                return np.where(count > 0, total / np.where(count > 0, count, 1), np.nan)
-
-        c = self.cols
-        cost_trials = int(take(c["cost_n"]).sum())
-        return ArmColumns(
-            passes=take(c["passes"]).astype(np.int64),
-            runs=take(c["runs"]).astype(np.int64),
-            latency=mean((c["lat_sum"], c["lat_n"])),
-            cost=mean((c["cost_sum"], c["cost_n"])),
-            quality={name: mean(pair) for name, pair in sorted(self.quality.items())},
-            quality_errors=dict(self.quality_errors),
-            metrics={name: mean(pair) for name, pair in sorted(self.metrics.items())},
-            cost_total=float(take(c["cost_sum"]).sum()) if cost_trials else None,
-            cost_trials=cost_trials,
-            n_trials=int(take(c["trials"]).sum()),
-            errors=self.errors,
-            timeouts=self.timeouts,
-            retried=self.retried,
-        )
-
-
-def _error_text(t: Any) -> str:
-    error = getattr(t, "error", None)
-    if error:
-        return str(error)
-    return str(getattr(t, "error_type", None) or t.status)
-
-
 def pair_results(
     results: Iterable[Any],
     *,
@@ -232,87 +88,17 @@ def pair_results(
     Raises:
         InputError: if two results share ``(task_id, arm, run)``.
     """
-    index: dict[str, int] = {}
-    arms = {"baseline": _ArmAccumulator(), "candidate": _ArmAccumulator()}
-    # Per task: [baseline runs seen, candidate runs seen (bit masks), category, critical]
-    # - a few small objects per task, not per trial.
-    seen_runs: dict[str, list[Any]] = {}
-    first: dict[tuple[str, str], Any] = {}
-    failed: list[tuple[str, str, int, str, str]] = []
-    exclude_errors = on_error == "exclude"
+    acc = Accumulated(on_error == "exclude", keep_trials)
     for t in results:
-        tid, arm = t.task_id, t.arm
-        i = index.setdefault(tid, len(index))
-        masks = seen_runs.setdefault(tid, [0, 0, None, False])
-        side, bit = (0 if arm == "baseline" else 1), 1 << t.run
-        if masks[side] & bit:
-            raise InputError(f"duplicate result for task {tid!r}, arm {arm}, run {t.run}")
-        masks[side] |= bit
-        arms[arm].add(i, t, exclude_errors)
-        masks[2] = masks[2] or t.category
-        masks[3] = masks[3] or bool(t.critical)
-        if t.status != "completed":
-            failed.append((tid, arm, t.run, t.status, _error_text(t)))
-        if keep_trials and ((tid, arm) not in first or t.run < first[(tid, arm)].run):
-            first[(tid, arm)] = t
-
+        acc.add(t)
     task_map = {t.task_id: t for t in tasks} if tasks is not None else {}
-    if tasks is not None:
-        universe, known = list(task_map), "the suite"
-    elif expected_ids is not None:
-        universe, known = list(dict.fromkeys(expected_ids)), "the expected ids"
-    else:
-        universe, known = list(index), ""
-    universe_set = set(universe)
-    excluded = [
-        ExcludedItem(task_id=tid, reason=f"unknown task id (not in {known})")
-        for tid in sorted(set(index) - universe_set)
-    ]
-    paired: list[str] = []
-    for tid in sorted(universe_set):
-        masks = seen_runs.get(tid, [0, 0, None, False])
-        has_b, has_c = masks[0] != 0, masks[1] != 0
-        if not (has_b or has_c):
-            excluded.append(ExcludedItem(task_id=tid, reason="missing: no result in either arm"))
-        elif not has_c:
-            excluded.append(ExcludedItem(task_id=tid, reason="only in baseline (no candidate result)"))
-        elif not has_b:
-            excluded.append(ExcludedItem(task_id=tid, reason="only in candidate (no baseline result)"))
-        else:
-            paired.append(tid)
-    positions = np.fromiter((index[tid] for tid in paired), dtype=np.int64, count=len(paired))
-    columns = {arm: acc.columns(positions) for arm, acc in arms.items()}
-    if exclude_errors and failed:
-        paired_set = set(paired)
-        for tid, arm, run, status, error in sorted(failed):
-            if tid in paired_set:
-                excluded.append(ExcludedItem(task_id=tid, run=run, reason=f"{arm} {status}: {error}"))
-        empty = (columns["baseline"].runs == 0) | (columns["candidate"].runs == 0)
-        if empty.any():
-            for pos in np.flatnonzero(empty):
-                excluded.append(
-                    ExcludedItem(
-                        task_id=paired[int(pos)], reason="no completed trial in one arm (on_error=exclude)"
-                    )
-                )
-            keep = ~empty
-            paired = [tid for tid, k in zip(paired, keep, strict=True) if k]
-            positions = positions[keep]
-            columns = {arm: acc.columns(positions) for arm, acc in arms.items()}
-    categories: list[str] = []
-    families: list[str] = []
-    critical = np.zeros(len(paired), dtype=bool)
-    for j, tid in enumerate(paired):
-        task = task_map.get(tid)
-        if task is not None:
-            categories.append(task.category)
-            families.append(task.family or tid)
-            critical[j] = task.critical
-        else:
-            categories.append(seen_runs[tid][2] or "default")
-            families.append(tid)
-            critical[j] = bool(seen_runs[tid][3])
-    runs_seen = max((m.bit_count() for v in seen_runs.values() for m in v[:2]), default=1)
+    universe, excluded, paired = _inventory(acc, task_map, tasks is not None, expected_ids)
+    positions = np.fromiter((acc.index[tid] for tid in paired), dtype=np.int64, count=len(paired))
+    columns = {arm: a.columns(positions) for arm, a in acc.arms.items()}
+    if acc.exclude_errors and acc.failed:
+        paired, columns = _exclude_failed(acc, paired, positions, columns, excluded)
+    categories, families, critical = _labels(acc, paired, task_map)
+    runs_seen = max((m.bit_count() for v in acc.seen_runs.values() for m in v[:2]), default=1)
     return PairedData(
         task_ids=paired,
         categories=categories,
@@ -323,10 +109,89 @@ def pair_results(
         runs=runs_seen,
         n_tasks=len(universe),
         excluded=excluded,
-        trials=trial_lookup if trial_lookup is not None else first,
+        trials=trial_lookup if trial_lookup is not None else acc.first,
         tasks=task_map,
         has_families=len(set(families)) < len(families),
     )
+
+
+def _inventory(
+    acc: Accumulated,
+    task_map: Mapping[str, AblationTask],
+    have_suite: bool,
+    expected_ids: Iterable[str] | None,
+) -> tuple[list[str], list[ExcludedItem], list[str]]:
+    """The expected ids, what is excluded (unknown, missing, one-sided) and the paired ids."""
+    if have_suite:
+        universe, known = list(task_map), "the suite"
+    elif expected_ids is not None:
+        universe, known = list(dict.fromkeys(expected_ids)), "the expected ids"
+    else:
+        universe, known = list(acc.index), ""
+    universe_set = set(universe)
+    excluded = [
+        ExcludedItem(task_id=tid, reason=f"unknown task id (not in {known})")
+        for tid in sorted(set(acc.index) - universe_set)
+    ]
+    paired: list[str] = []
+    for tid in sorted(universe_set):
+        masks = acc.seen_runs.get(tid, [0, 0, None, False])
+        has_b, has_c = masks[0] != 0, masks[1] != 0
+        if not (has_b or has_c):
+            excluded.append(ExcludedItem(task_id=tid, reason="missing: no result in either arm"))
+        elif not has_c:
+            excluded.append(ExcludedItem(task_id=tid, reason="only in baseline (no candidate result)"))
+        elif not has_b:
+            excluded.append(ExcludedItem(task_id=tid, reason="only in candidate (no baseline result)"))
+        else:
+            paired.append(tid)
+    return universe, excluded, paired
+
+
+def _exclude_failed(
+    acc: Accumulated,
+    paired: list[str],
+    positions: np.ndarray,
+    columns: dict[str, ArmColumns],
+    excluded: list[ExcludedItem],
+) -> tuple[list[str], dict[str, ArmColumns]]:
+    """``on_error="exclude"``: list every dropped trial, and drop tasks left empty in an arm."""
+    paired_set = set(paired)
+    for tid, arm, run, status, error in sorted(acc.failed):
+        if tid in paired_set:
+            excluded.append(ExcludedItem(task_id=tid, run=run, reason=f"{arm} {status}: {error}"))
+    empty = (columns["baseline"].runs == 0) | (columns["candidate"].runs == 0)
+    if not empty.any():
+        return paired, columns
+    for pos in np.flatnonzero(empty):
+        excluded.append(
+            ExcludedItem(
+                task_id=paired[int(pos)], reason="no completed trial in one arm (on_error=exclude)"
+            )
+        )
+    keep = ~empty
+    paired = [tid for tid, k in zip(paired, keep, strict=True) if k]
+    return paired, {arm: a.columns(positions[keep]) for arm, a in acc.arms.items()}
+
+
+def _labels(
+    acc: Accumulated, paired: list[str], task_map: Mapping[str, AblationTask]
+) -> tuple[list[str], list[str], np.ndarray]:
+    """Category, family and critical flag of each paired task (the suite's, else the trials')."""
+    categories: list[str] = []
+    families: list[str] = []
+    critical = np.zeros(len(paired), dtype=bool)
+    for j, tid in enumerate(paired):
+        task = task_map.get(tid)
+        if task is not None:
+            categories.append(task.category)
+            families.append(task.family or tid)
+            critical[j] = task.critical
+        else:
+            categories.append(acc.seen_runs[tid][2] or "default")
+            families.append(tid)
+            critical[j] = bool(acc.seen_runs[tid][3])
+    return categories, families, critical
 
 
 def pair_arrays(

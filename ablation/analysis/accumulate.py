@@ -1,0 +1,190 @@
+"""Streaming accumulation of trials into per-task columns (memory grows with tasks, not trials).
+
+Used by :func:`ablation.analysis.pairing.pair_results`.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from ablation.errors import InputError
+
+__all__ = ["Accumulated", "ArmColumns", "error_text"]
+
+
+@dataclass(frozen=True)
+class ArmColumns:
+    """One arm's per-task columns (aligned with :attr:`PairedData.task_ids`).
+
+    Attributes:
+        passes: Passing trials counted per task.
+        runs: Trials counted per task (after exclusions).
+        latency: Mean latency of the task's completed trials (NaN when none).
+        cost: Mean cost of the task's trials that report one (NaN when none).
+        quality: Per scorer, the mean score of the task's scored trials (NaN when none).
+        quality_errors: Per scorer, the number of scorer errors over all the arm's trials.
+        metrics: Other numeric measurements, per-task means (NaN when none).
+        cost_total: Sum of the cost of every counted trial that reports one (``None``: none did).
+        cost_trials: How many counted trials reported a cost.
+        n_trials: Trials of this arm in the paired tasks (before exclusions).
+        errors: Trials that ended in an error.
+        timeouts: Trials that timed out.
+        retried: Trials that needed more than one attempt.
+    """
+
+    passes: np.ndarray
+    runs: np.ndarray
+    latency: np.ndarray
+    cost: np.ndarray
+    quality: dict[str, np.ndarray] = field(default_factory=dict)
+    quality_errors: dict[str, int] = field(default_factory=dict)
+    metrics: dict[str, np.ndarray] = field(default_factory=dict)
+    cost_total: float | None = None
+    cost_trials: int = 0
+    n_trials: int = 0
+    errors: int = 0
+    timeouts: int = 0
+    retried: int = 0
+
+    @property
+    def fraction(self) -> np.ndarray:
+        """Per-task pass fraction."""
+        return self.passes / self.runs
+
+
+class _Growable:
+    """A float64 column that doubles its capacity as tasks arrive (bounded, no Python floats)."""
+
+    __slots__ = ("data",)
+
+    def __init__(self) -> None:
+        self.data = np.zeros(1024)
+
+    def add(self, i: int, value: float) -> None:
+        if i >= self.data.size:
+            grown = np.zeros(max(self.data.size * 2, i + 1))
+            grown[: self.data.size] = self.data
+            self.data = grown
+        self.data[i] += value
+
+
+class _ArmAccumulator:
+    """Streaming per-task sums of one arm; memory grows with tasks, not with trials."""
+
+    SCALARS = ("passes", "runs", "trials", "lat_sum", "lat_n", "cost_sum", "cost_n")
+
+    def __init__(self) -> None:
+        self.cols = {name: _Growable() for name in self.SCALARS}
+        self.quality: dict[str, tuple[_Growable, _Growable]] = {}
+        self.metrics: dict[str, tuple[_Growable, _Growable]] = {}
+        self.quality_errors: dict[str, int] = {}
+        self.errors = self.timeouts = self.retried = 0
+
+    def _pair(self, table: dict[str, tuple[_Growable, _Growable]], name: str) -> tuple[_Growable, _Growable]:
+        if name not in table:
+            table[name] = (_Growable(), _Growable())
+        return table[name]
+
+    def add(self, i: int, t: Any, exclude_errors: bool) -> None:
+        cols = self.cols
+        cols["trials"].add(i, 1)
+        completed = t.status == "completed"
+        self.errors += t.status == "error"
+        self.timeouts += t.status == "timeout"
+        self.retried += t.attempts > 1
+        for name in t.quality_errors:
+            self.quality_errors[name] = self.quality_errors.get(name, 0) + 1
+            self._pair(self.quality, name)
+        if not completed and exclude_errors:
+            return
+        cols["runs"].add(i, 1)
+        if completed:
+            cols["passes"].add(i, bool(t.passed))
+            if t.latency_s is not None:
+                cols["lat_sum"].add(i, t.latency_s)
+                cols["lat_n"].add(i, 1)
+            for name, value in t.quality.items():
+                total, count = self._pair(self.quality, name)
+                total.add(i, value)
+                count.add(i, 1)
+        if t.cost is not None:
+            cols["cost_sum"].add(i, t.cost)
+            cols["cost_n"].add(i, 1)
+        metrics = dict(getattr(t, "metrics", None) or {})
+        tokens = getattr(t, "tokens", None)
+        if tokens is not None:
+            metrics["tokens"] = tokens
+        for name, value in metrics.items():
+            total, count = self._pair(self.metrics, name)
+            total.add(i, float(value))
+            count.add(i, 1)
+
+    def columns(self, index: np.ndarray) -> ArmColumns:
+        def take(col: _Growable) -> np.ndarray:
+            data = col.data
+            if data.size <= index.max(initial=-1):
+                data = np.concatenate([data, np.zeros(index.max() + 1 - data.size)])
+            return data[index]
+
+        def mean(pair: tuple[_Growable, _Growable]) -> np.ndarray:
+            total, count = take(pair[0]), take(pair[1])
+            with np.errstate(invalid="ignore", divide="ignore"):
+                return np.where(count > 0, total / np.where(count > 0, count, 1), np.nan)
+
+        c = self.cols
+        cost_trials = int(take(c["cost_n"]).sum())
+        return ArmColumns(
+            passes=take(c["passes"]).astype(np.int64),
+            runs=take(c["runs"]).astype(np.int64),
+            latency=mean((c["lat_sum"], c["lat_n"])),
+            cost=mean((c["cost_sum"], c["cost_n"])),
+            quality={name: mean(pair) for name, pair in sorted(self.quality.items())},
+            quality_errors=dict(self.quality_errors),
+            metrics={name: mean(pair) for name, pair in sorted(self.metrics.items())},
+            cost_total=float(take(c["cost_sum"]).sum()) if cost_trials else None,
+            cost_trials=cost_trials,
+            n_trials=int(take(c["trials"]).sum()),
+            errors=self.errors,
+            timeouts=self.timeouts,
+            retried=self.retried,
+        )
+
+
+def error_text(t: Any) -> str:
+    error = getattr(t, "error", None)
+    if error:
+        return str(error)
+    return str(getattr(t, "error_type", None) or t.status)
+
+
+class Accumulated:
+    """Streaming state of :func:`pair_results`: a few small objects per task, not per trial."""
+
+    def __init__(self, exclude_errors: bool, keep_trials: bool) -> None:
+        self.exclude_errors = exclude_errors
+        self.keep_trials = keep_trials
+        self.index: dict[str, int] = {}
+        self.arms = {"baseline": _ArmAccumulator(), "candidate": _ArmAccumulator()}
+        # per task: [baseline runs seen, candidate runs seen (bit masks), category, critical]
+        self.seen_runs: dict[str, list[Any]] = {}
+        self.first: dict[tuple[str, str], Any] = {}
+        self.failed: list[tuple[str, str, int, str, str]] = []
+
+    def add(self, t: Any) -> None:
+        tid, arm = t.task_id, t.arm
+        i = self.index.setdefault(tid, len(self.index))
+        masks = self.seen_runs.setdefault(tid, [0, 0, None, False])
+        side, bit = (0 if arm == "baseline" else 1), 1 << t.run
+        if masks[side] & bit:
+            raise InputError(f"duplicate result for task {tid!r}, arm {arm}, run {t.run}")
+        masks[side] |= bit
+        self.arms[arm].add(i, t, self.exclude_errors)
+        masks[2] = masks[2] or t.category
+        masks[3] = masks[3] or bool(t.critical)
+        if t.status != "completed":
+            self.failed.append((tid, arm, t.run, t.status, error_text(t)))
+        if self.keep_trials and ((tid, arm) not in self.first or t.run < self.first[(tid, arm)].run):
+            self.first[(tid, arm)] = t
