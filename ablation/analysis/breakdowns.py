@@ -89,10 +89,8 @@ def categories(
     return out
 
 
-def repeated(data: PairedData, config: CampaignConfig) -> tuple[RepeatedRuns, list[FlakyTask]]:
-    level = config.confidence_level
-    fb, fc = data.baseline.fraction, data.candidate.fraction
-    t = stats.paired_t_test(fb, fc, confidence_level=level)
+def _components(data: PairedData) -> dict[str, Any]:
+    """Between- and within-task variance of each arm's trial outcomes (``None``: not estimable)."""
     components: dict[str, Any] = {}
     for arm, cols in (("baseline", data.baseline), ("candidate", data.candidate)):
         values = np.concatenate(
@@ -103,6 +101,11 @@ def repeated(data: PairedData, config: CampaignConfig) -> tuple[RepeatedRuns, li
             components[arm] = stats.variance_components(values, groups)
         except ValueError:  # fewer than two tasks, or no task with two runs: not estimable
             components[arm] = None
+    return components
+
+
+def _flaky(data: PairedData) -> list[FlakyTask]:
+    """Tasks with mixed outcomes inside an arm, each with Fisher's exact test between the arms."""
     flaky: list[FlakyTask] = []
     b, c = data.baseline, data.candidate
     for i in np.flatnonzero(((b.passes > 0) & (b.passes < b.runs)) | ((c.passes > 0) & (c.passes < c.runs))):
@@ -124,8 +127,15 @@ def repeated(data: PairedData, config: CampaignConfig) -> tuple[RepeatedRuns, li
                 method=evidence.method,
             )
         )
-    stable_reg = (b.passes == b.runs) & (c.passes == 0)
-    stable_imp = (b.passes == 0) & (c.passes == c.runs)
+    return flaky
+
+
+def repeated(data: PairedData, config: CampaignConfig) -> tuple[RepeatedRuns, list[FlakyTask]]:
+    level = config.confidence_level
+    fb, fc = data.baseline.fraction, data.candidate.fraction
+    b, c = data.baseline, data.candidate
+    t = stats.paired_t_test(fb, fc, confidence_level=level)
+    components = _components(data)
     cluster = stats.cluster_bootstrap(
         fb, fc, clusters=np.asarray(data.families), n_resamples=config.n_resamples,
         confidence_level=level, rng=stream(config.seed, "repeated"),
@@ -153,10 +163,10 @@ def repeated(data: PairedData, config: CampaignConfig) -> tuple[RepeatedRuns, li
             within_var_baseline=part(vb, "within"),
             between_var_candidate=part(vc, "between"),
             within_var_candidate=part(vc, "within"),
-            stable_regressions=ids(data, stable_reg),
-            stable_improvements=ids(data, stable_imp),
+            stable_regressions=ids(data, (b.passes == b.runs) & (c.passes == 0)),
+            stable_improvements=ids(data, (b.passes == 0) & (c.passes == c.runs)),
         ),
-        flaky,
+        _flaky(data),
     )
 
 

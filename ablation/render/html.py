@@ -13,6 +13,7 @@ from __future__ import annotations
 import html
 from collections.abc import Iterable, Sequence
 
+from ablation.render import _breakdowns as bk
 from ablation.render import _format as f
 from ablation.render import _sections as sec
 from ablation.report import AblationReport, TrialView
@@ -211,24 +212,9 @@ def html_page(title: str, body: str) -> str:
     )
 
 
-def render_html(report: AblationReport, *, details: bool = True) -> str:
-    """The report as one self-contained HTML page.
-
-    Args:
-        report: The report.
-        details: Include the drill-down (default ``True``: a page has room for it).
-    """
-    plots, plot_note = _plots(report)
-    p = report.provenance
-    agents = f"{p.candidate_agent or 'candidate'} vs {p.baseline_agent or 'baseline'}"
-    ni = sec.noninferiority_text(report)
-    verdict_class = "pass" if report.verdict == "pass" else "fail"
-    body = [
-        f'<header class="verdict {verdict_class}"><h1>{esc(f.verdict_line(report))}</h1>'
-        f"{_p(f.summary_sentence(report))}{_p(agents, 'note')}</header>",
-        plot_note,
-        _regressions(report),
-        _improvements(report),
+def _analysis_sections(report: AblationReport, plots: dict[str, str], ni: str | None) -> list[str]:
+    """Paired table, arms, tests and intervals, metrics, repeated runs, flaky, non-inferiority."""
+    return [
         _section(
             "paired",
             "Paired outcomes",
@@ -256,12 +242,34 @@ def render_html(report: AblationReport, *, details: bool = True) -> str:
             "repeated",
             "Repeated runs (the task is the unit)",
             ["", "value"],
-            sec.repeated_rows(report),
+            bk.repeated_rows(report),
         ),
         _table_section(
-            "flaky", f"Flaky tasks ({len(report.flaky)})", sec.FLAKY_HEADERS, sec.flaky_rows(report)
+            "flaky", f"Flaky tasks ({len(report.flaky)})", bk.FLAKY_HEADERS, bk.flaky_rows(report)
         ),
         _section("noninferiority", "Non-inferiority (H0: uplift <= -margin)", _p(ni)) if ni else "",
+    ]
+
+
+def render_html(report: AblationReport, *, details: bool = True) -> str:
+    """The report as one self-contained HTML page.
+
+    Args:
+        report: The report.
+        details: Include the drill-down (default ``True``: a page has room for it).
+    """
+    plots, plot_note = _plots(report)
+    p = report.provenance
+    agents = f"{p.candidate_agent or 'candidate'} vs {p.baseline_agent or 'baseline'}"
+    ni = sec.noninferiority_text(report)
+    verdict_class = "pass" if report.verdict == "pass" else "fail"
+    body = [
+        f'<header class="verdict {verdict_class}"><h1>{esc(f.verdict_line(report))}</h1>'
+        f"{_p(f.summary_sentence(report))}{_p(agents, 'note')}</header>",
+        plot_note,
+        _regressions(report),
+        _improvements(report),
+        *_analysis_sections(report, plots, ni),
         _table_section(
             "excluded",
             f"Excluded from the paired analysis ({len(report.excluded)})",
@@ -271,9 +279,9 @@ def render_html(report: AblationReport, *, details: bool = True) -> str:
         _table_section(
             "categories",
             "Categories",
-            sec.CATEGORY_HEADERS,
-            sec.category_rows(report),
-            _p(sec.category_note(report), "note"),
+            bk.CATEGORY_HEADERS,
+            bk.category_rows(report),
+            _p(bk.category_note(report), "note"),
             plots.get("Uplift by category", ""),
         ),
         _gates(report),

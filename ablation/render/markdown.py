@@ -13,6 +13,7 @@ from __future__ import annotations
 import html
 from collections.abc import Sequence
 
+from ablation.render import _breakdowns as bk
 from ablation.render import _format as f
 from ablation.render import _sections as sec
 from ablation.report import AblationReport, PairDetail, TrialView
@@ -182,10 +183,10 @@ def render_markdown(report: AblationReport, *, details: bool = False) -> str:
         )
         + _notes(sec.metric_notes(report), "Left out and scorer errors: "),
         _table_section(
-            "### Repeated runs (the task is the unit)", ["", "value"], sec.repeated_rows(report)
+            "### Repeated runs (the task is the unit)", ["", "value"], bk.repeated_rows(report)
         ),
         _table_section(
-            f"### Flaky tasks ({len(report.flaky)})", sec.FLAKY_HEADERS, sec.flaky_rows(report)
+            f"### Flaky tasks ({len(report.flaky)})", bk.FLAKY_HEADERS, bk.flaky_rows(report)
         ),
     ]
     ni = sec.noninferiority_text(report)
@@ -197,8 +198,8 @@ def render_markdown(report: AblationReport, *, details: bool = False) -> str:
             ["reason", "count", "tasks"],
             sec.excluded_rows(report, cap),
         ),
-        _table_section("### Categories", sec.CATEGORY_HEADERS, sec.category_rows(report))
-        + (["", md_cell(sec.category_note(report))] if sec.show_categories(report) else []),
+        _table_section("### Categories", bk.CATEGORY_HEADERS, bk.category_rows(report))
+        + (["", md_cell(bk.category_note(report))] if bk.show_categories(report) else []),
         _gates(report),
     ]
     prov = "<br>\n".join(md_cell(line) for line in sec.provenance_lines(report))

@@ -20,7 +20,7 @@ import re
 import textwrap
 from typing import Any
 
-from ablation.render._sections import show_categories
+from ablation.render._breakdowns import show_categories
 from ablation.report import AblationReport, Interval
 
 __all__ = ["clean_svg", "report_plots"]

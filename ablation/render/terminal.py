@@ -22,6 +22,7 @@ from rich.rule import Rule
 from rich.table import Table
 from rich.text import Text
 
+from ablation.render import _breakdowns as bk
 from ablation.render import _format as f
 from ablation.render import _sections as sec
 from ablation.report import AblationReport, PairDetail, TrialView
@@ -168,11 +169,11 @@ def _metrics(report: AblationReport) -> list[RenderableType]:
 def _repeated(report: AblationReport) -> list[RenderableType]:
     out: list[RenderableType] = []
     if report.repeated is not None:
-        table = _rows_table(["repeated runs", "value"], sec.repeated_rows(report))
+        table = _rows_table(["repeated runs", "value"], bk.repeated_rows(report))
         out += [_rule("Repeated runs (task is the unit)"), table]
     if report.flaky:
         table = _rows_table(
-            ["task", "baseline", "candidate", "flaky in", "p"], sec.flaky_rows(report)
+            ["task", "baseline", "candidate", "flaky in", "p"], bk.flaky_rows(report)
         )
         out += [_rule(f"Flaky tasks ({len(report.flaky)})"), table]
     return out
@@ -197,7 +198,7 @@ def _excluded(report: AblationReport, details: bool) -> list[RenderableType]:
 
 
 def _categories(report: AblationReport) -> list[RenderableType]:
-    if not sec.show_categories(report):
+    if not bk.show_categories(report):
         return []
     table = _table("category", "n", "base", "cand", "uplift (CI)", "b / c", "p (adj.)")
     for cat in report.categories:
