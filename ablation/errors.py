@@ -14,6 +14,7 @@ __all__ = [
     "ConfigError",
     "InputError",
     "ResumeMismatchError",
+    "StopCampaign",
     "StoreError",
 ]
 
@@ -44,3 +45,16 @@ class ResumeMismatchError(StoreError, ValueError):
 
 class CampaignAborted(AblationError):
     """A campaign stopped early (``on_error="abort"`` or an interrupt); finished trials are kept."""
+
+
+class StopCampaign(Exception):
+    """Raised by a result sink to end a campaign early on purpose (e.g. a sequential decision).
+
+    The engine starts no further trial, cancels the trials in flight (they are not recorded) and
+    returns normally; :attr:`AblationEngine.stopped <ablation.run.engine.AblationEngine.stopped>`
+    holds :attr:`reason`.
+    """
+
+    def __init__(self, reason: str) -> None:
+        super().__init__(reason)
+        self.reason = reason

@@ -18,7 +18,7 @@ import pytest
 
 PACKAGE = Path(__file__).resolve().parents[1] / "ablation"
 
-GROUND = {"errors", "schema", "config"}
+GROUND = {"errors", "schema", "config", "columns"}
 MODELS = GROUND | {"report"}
 EVALUATE = GROUND | {"evaluate", "stats"}
 
@@ -28,6 +28,7 @@ ALLOWED: dict[str, set[str]] = {
     "stats": {"stats"},
     "schema": {"errors"},
     "config": set(),
+    "columns": set(),
     "report": GROUND,
     "agents": GROUND | {"agents"},
     "evaluate": set(),

@@ -35,7 +35,7 @@ from typing import Any
 
 from ablation.agents.callables import Agent, as_agent
 from ablation.config import CampaignConfig
-from ablation.errors import CampaignAborted, ConfigError
+from ablation.errors import CampaignAborted, ConfigError, StopCampaign
 from ablation.evaluate.quality import scorer_name
 from ablation.run.limits import Clock, RateLimiter
 from ablation.run.plan import Trial, TrialKey, trial_plan
@@ -81,6 +81,8 @@ class AblationEngine:
         self.clock = clock
         self._pool: Executor | None = None
         self._limiters: dict[str, RateLimiter] = {}
+        #: Why the last run ended early on purpose (a sink raised :class:`StopCampaign`), or None.
+        self.stopped: str | None = None
         self._trials = TrialRunner(self.config, self.quality_scorers, self._call_agent, clock)
 
     # ------------------------------------------------------------------ public API
@@ -161,30 +163,46 @@ class AblationEngine:
     ) -> None:
         position = iter(range(len(plan)))
         aborted: list[TaskResult] = []
+        stop: list[StopCampaign] = []
 
         async def worker() -> None:
             for i in position:
-                if aborted:
+                if aborted or stop:
                     return
                 trial = plan[i]
                 result = await self._trials.run(trial, agents[trial.arm])
+                if stop:  # finished after the decision: not recorded, like a cancelled trial
+                    return
                 results[i] = result
-                if self.sink is not None:
-                    self.sink(result)
+                try:
+                    if self.sink is not None:
+                        self.sink(result)
+                except StopCampaign as signal:
+                    stop.append(signal)
+                    for w in workers:
+                        if w is not asyncio.current_task():
+                            w.cancel()
                 self.progress.advance(result)
                 if self.config.on_error == "abort" and result.status != "completed":
                     aborted.append(result)
                     return
 
         n_workers = min(self.config.concurrency, len(plan))
-        workers = [asyncio.ensure_future(worker()) for _ in range(n_workers)]
+        workers: list[asyncio.Future[None]] = []
+        workers.extend(asyncio.ensure_future(worker()) for _ in range(n_workers))
         try:
             await asyncio.gather(*workers)
+        except asyncio.CancelledError:
+            if not stop:
+                raise
+            await asyncio.gather(*workers, return_exceptions=True)
         except BaseException:
             for w in workers:
                 w.cancel()
             await asyncio.gather(*workers, return_exceptions=True)
             raise
+        if stop:
+            self.stopped = stop[0].reason
         if aborted:
             first = aborted[0]
             raise CampaignAborted(

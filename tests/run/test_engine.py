@@ -423,3 +423,27 @@ def test_agent_reporting_a_nan_metric_is_an_agent_error_not_a_crash() -> None:
     cand = [r for r in results if r.arm == "candidate"]
     assert all(r.status == "error" and r.error_stage == "agent" for r in cand)
     assert "tokens_per_s" in (cand[0].error_message or "")
+
+
+def test_a_sink_can_stop_the_campaign_and_in_flight_trials_are_dropped() -> None:
+    import asyncio as _asyncio
+
+    from ablation import AblationEngine, AblationTask, CampaignConfig
+    from ablation.errors import StopCampaign
+
+    seen: list[str] = []
+
+    def sink(result: object) -> None:
+        seen.append(result.task_id)  # type: ignore[attr-defined]
+        if len(seen) == 6:
+            raise StopCampaign("decided after 6 trials")
+
+    async def agent(x: int) -> int:
+        await _asyncio.sleep(0.01 * (x % 3))
+        return x
+
+    tasks = [AblationTask(task_id=f"t{i}", input_data=i, expected_output=i) for i in range(50)]
+    engine = AblationEngine(CampaignConfig(concurrency=4), sink=sink)
+    results = engine.run(agent, agent, tasks)
+    assert engine.stopped == "decided after 6 trials"
+    assert len(seen) == 6 and sorted(r.task_id for r in results) == sorted(seen)
