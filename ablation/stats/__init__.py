@@ -43,6 +43,11 @@ from ablation.stats.paired_interval import (
     tango_score_statistic,
 )
 from ablation.stats.planning import minimum_detectable_effect, sample_size_paired
+from ablation.stats.power import (
+    exact_mcnemar_power,
+    exact_minimum_detectable_effect,
+    exact_sample_size_paired,
+)
 from ablation.stats.repeated import (
     cluster_bootstrap,
     design_effect,
@@ -69,6 +74,9 @@ __all__ = [
     "clopper_pearson_interval",
     "cluster_bootstrap",
     "design_effect",
+    "exact_mcnemar_power",
+    "exact_minimum_detectable_effect",
+    "exact_sample_size_paired",
     "fisher_exact_test",
     "hodges_lehmann",
     "log_ratio_interval",

@@ -261,6 +261,11 @@ class SampleSizeResult:
         alpha: Significance level.
         power: Target power.
         method: Name of the formula.
+        exact_power: Exact power of the exact McNemar test at ``n`` (Connor's n), by enumeration
+            of the trinomial (:func:`ablation.stats.exact_mcnemar_power`); ``None`` if not computed.
+        n_exact_test: Smallest n at which the exact McNemar test reaches ``power``
+            (:func:`ablation.stats.exact_sample_size_paired`); ``None`` when Connor's n exceeds
+            the search limit of :func:`ablation.stats.sample_size_paired`.
     """
 
     n: int
@@ -270,3 +275,5 @@ class SampleSizeResult:
     alpha: float
     power: float
     method: str
+    exact_power: float | None = None
+    n_exact_test: int | None = None
