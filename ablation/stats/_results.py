@@ -108,15 +108,19 @@ class DifferenceResult:
 
 @dataclass(frozen=True, slots=True)
 class NonInferiorityResult:
-    """Result of :func:`ablation.stats.noninferiority_test`.
+    """Result of a non-inferiority test: :func:`ablation.stats.noninferiority_test` (paired
+    binary) or :func:`ablation.stats.metric_noninferiority` (numeric metric).
 
     Attributes:
-        statistic: The Tango/Nam restricted-MLE score statistic ``Z(−margin)``.
-        pvalue: One-sided p-value of H0: ``Δ ≤ −margin``.
-        margin: The non-inferiority margin (a positive number of pass-rate units).
+        statistic: Binary: the Tango/Nam restricted-MLE score statistic ``Z(−margin)``. Metric: the
+            one-sided paired t statistic against the shifted null.
+        pvalue: One-sided p-value of H0 "inferior by at least the margin" (binary: the exact
+            Berger–Boos p-value, never below the asymptotic score p-value).
+        margin: The non-inferiority margin (a positive number in the units of the outcome).
         alpha: One-sided significance level.
         decision: ``"non-inferior"``, ``"regression"`` or ``"inconclusive"``.
-        confidence_interval: The two-sided ``1 − 2·alpha`` Tango score interval for ``Δ``.
+        confidence_interval: The two-sided ``1 − 2·alpha`` interval for the difference
+            (candidate − baseline): Tango score interval (binary) or paired t interval (metric).
         method: Name of the test.
     """
 
