@@ -13,11 +13,13 @@ from ablation.stats._results import (
     DifferenceResult,
     McNemarResult,
     NonInferiorityResult,
+    OneSidedTTest,
     PairingSummary,
     ProportionResult,
     RatioResult,
     SampleSizeResult,
     TestResult,
+    TostResult,
     TTestResult,
     VarianceComponents,
 )
@@ -30,12 +32,15 @@ from ablation.stats.binary import (
 )
 from ablation.stats.bootstrap import binary_uplift_bootstrap, paired_bootstrap
 from ablation.stats.continuous import (
+    MEAN_DIFFERENCE_MIN_N,
     hodges_lehmann,
     log_ratio_interval,
+    mean_difference_interval,
     paired_t_test,
     sign_test,
     wilcoxon_signed_rank,
 )
+from ablation.stats.equivalence import metric_noninferiority, tost_paired
 from ablation.stats.multiplicity import adjust_pvalues
 from ablation.stats.paired_interval import (
     noninferiority_test,
@@ -57,17 +62,20 @@ from ablation.stats.repeated import (
 )
 
 __all__ = [
+    "MEAN_DIFFERENCE_MIN_N",
     "BootstrapResult",
     "ConfidenceInterval",
     "DifferenceResult",
     "McNemarResult",
     "NonInferiorityResult",
+    "OneSidedTTest",
     "PairingSummary",
     "ProportionResult",
     "RatioResult",
     "SampleSizeResult",
     "TTestResult",
     "TestResult",
+    "TostResult",
     "VarianceComponents",
     "adjust_pvalues",
     "binary_uplift_bootstrap",
@@ -81,6 +89,8 @@ __all__ = [
     "hodges_lehmann",
     "log_ratio_interval",
     "mcnemar",
+    "mean_difference_interval",
+    "metric_noninferiority",
     "minimum_detectable_effect",
     "noninferiority_test",
     "paired_binary_summary",
@@ -91,6 +101,7 @@ __all__ = [
     "sample_size_paired",
     "sign_test",
     "tango_score_statistic",
+    "tost_paired",
     "variance_components",
     "wilcoxon_signed_rank",
     "wilson_interval",
