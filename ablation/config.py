@@ -88,22 +88,45 @@ class RetryPolicy(BaseModel):
 class GatePolicy(BaseModel):
     """Release gates, chosen before the run.
 
+    The defaults protect a user who sets nothing: critical tasks must not regress, the candidate
+    must not be significantly worse, and the comparison must be complete. Turning one of these
+    off is explicit, and the report's gate list shows it as turned off.
+
     Attributes:
         critical_must_not_regress: Any regression of a ``critical`` task fails.
         noninferiority_margin: If set (e.g. 0.02), the candidate must be shown non-inferior within
-            this pass-rate margin (Tango score test at ``alpha``); inconclusive fails.
+            this pass-rate margin (exact unconditional test at ``alpha``); inconclusive fails.
         no_significant_regression: Fail when the candidate is significantly worse at ``alpha``
-            (exact McNemar, one-sided), Holm-adjusted across the gated metrics.
+            (exact McNemar, one-sided), Holm-adjusted across the gated metrics. On by default.
         max_latency_ratio: If set, fail when the geometric-mean latency ratio is significantly
             above this value.
+        require_complete: Fail when an expected pair is missing (an interrupted campaign, ids on
+            one side only) or an arm's share of completed trials is below ``min_completed``.
+            Tasks a sequential campaign decided not to run are not missing.
+        min_completed: Least share of each arm's trials that must complete (not error, not
+            timeout) for the completeness gate.
+        metric_margins: Per numeric metric or quality score, a non-inferiority margin in the
+            metric's units (``latency_s``, ``cost`` and ``tokens`` are lower-is-better; any
+            other metric higher-is-better); each adds a gate.
     """
 
     model_config = _FROZEN
 
     critical_must_not_regress: bool = True
     noninferiority_margin: float | None = Field(default=None, gt=0, lt=1)
-    no_significant_regression: bool = False
+    no_significant_regression: bool = True
     max_latency_ratio: float | None = Field(default=None, gt=0)
+    require_complete: bool = True
+    min_completed: float = Field(default=0.95, ge=0, le=1)
+    metric_margins: dict[str, float] = Field(default_factory=dict)
+
+    @field_validator("metric_margins")
+    @classmethod
+    def _positive_margins(cls, value: dict[str, float]) -> dict[str, float]:
+        bad = sorted(k for k, v in value.items() if not v > 0)
+        if bad:
+            raise ValueError(f"metric margins must be positive: {', '.join(bad)}")
+        return dict(sorted(value.items()))
 
 
 class CampaignConfig(BaseModel):

@@ -18,6 +18,8 @@ __all__ = [
     "ArmSummary",
     "CategoryBreakdown",
     "ContinuousComparison",
+    "ErrorGroup",
+    "ErrorSummary",
     "ExcludedItem",
     "FlakyTask",
     "GateResult",
@@ -116,6 +118,11 @@ class Uplift(BaseModel):
     the two arms' outcomes across tasks (phi for binary outcomes). With repeated runs the
     score intervals do not apply (the unit is the task's pass fraction): ``tango_ci`` is then
     ``None`` and ``t_ci`` (paired t on per-task differences) is given instead.
+
+    ``ci`` is the headline interval: the Tango score interval with one run per task (exact
+    coverage 94% or more, docs/VALIDATION.md), the task-level t interval with repeated runs.
+    ``bootstrap_ci`` is the seeded bootstrap, a secondary figure (it under-covers with few
+    discordant pairs and is [0, 0] when there are none).
     """
 
     model_config = _FROZEN
@@ -123,6 +130,7 @@ class Uplift(BaseModel):
     estimate: float
     relative: float | None = None
     ci: Interval
+    bootstrap_ci: Interval | None = None
     tango_ci: Interval | None = None
     newcombe_ci: Interval | None = None
     t_ci: Interval | None = None
@@ -145,6 +153,7 @@ class ContinuousComparison(BaseModel):
     candidate_mean: float | None = None
     mean_difference: float | None = None
     ci: Interval | None = None
+    ci_note: str | None = None
     wilcoxon_pvalue: float | None = None
     wilcoxon_method: str | None = None
     t_pvalue: float | None = None
@@ -251,7 +260,7 @@ class GateResult(BaseModel):
     model_config = _FROZEN
 
     name: str
-    status: Literal["pass", "fail", "inconclusive"]
+    status: Literal["pass", "fail", "inconclusive", "off"]
     evidence: str
     pvalue: float | None = None
     adjusted_pvalue: float | None = None
@@ -261,6 +270,34 @@ class GateResult(BaseModel):
     def passed(self) -> bool:
         """True only when the gate holds."""
         return self.status == "pass"
+
+
+class ErrorGroup(BaseModel):
+    """Trials of one arm that ended in the same way: stage and error type, with their tasks."""
+
+    model_config = _FROZEN
+
+    arm: str
+    stage: str
+    error_type: str
+    count: int
+    n_tasks: int
+    task_ids: list[str] = Field(default_factory=list)
+    example: str | None = None
+
+
+class ErrorSummary(BaseModel):
+    """Errors and timeouts of a comparison, by arm, stage and error type (every trial seen).
+
+    ``trials`` and ``completed`` count each arm's trials and those that completed (not error,
+    not timeout); ``task_ids`` of a group hold its first 20 tasks, ``n_tasks`` the count.
+    """
+
+    model_config = _FROZEN
+
+    trials: dict[str, int] = Field(default_factory=dict)
+    completed: dict[str, int] = Field(default_factory=dict)
+    groups: list[ErrorGroup] = Field(default_factory=list)
 
 
 class TrialView(BaseModel):
@@ -326,6 +363,10 @@ class AblationReport(BaseModel):
     repeated: RepeatedRuns | None = None
     noninferiority: NonInferiority | None = None
     minimum_detectable_effect: float | None = None
+    minimum_detectable_effect_method: str | None = None
+    metric_noninferiority: dict[str, NonInferiority] = Field(default_factory=dict)
+    errors: ErrorSummary | None = None
+    errored_regressions: list[str] = Field(default_factory=list)
     zero_regression_upper_bound: float | None = None
     summary: Literal["improvement", "regression", "no significant difference", "no discordant pairs"]
     gates: list[GateResult] = Field(default_factory=list)

@@ -59,6 +59,7 @@ def _agent_name(spec: str) -> str:
 def _cmd_run(args: argparse.Namespace) -> int:
     from ablation.agents.callables import as_agent
     from ablation.run.campaign import CampaignRun, run_ablation_campaign
+    from ablation.run.failfast import BrokenArm
     from ablation.run.progress import NullProgress, default_progress
     from ablation.sources.loading import load_agent, load_suite
     from ablation.store.run_store import DEFAULT_STORE_PATH
@@ -87,10 +88,19 @@ def _cmd_run(args: argparse.Namespace) -> int:
                     store=store, progress=progress, executor=executor,
                     resume=args.resume if i == 0 else False,
                     reuse_baseline=args.reuse_baseline if i == 0 else reports[0].provenance.campaign_id,
-                    run_info=info,
+                    run_info=info, fail_fast=_fail_fast(s),
                 )
                 reports.append(report)
                 names.append(spec)
+    except BrokenArm as exc:
+        hint = (
+            "; the stored campaign is marked aborted; after fixing the agent, resume with: "
+            + resume_command(sys.argv[1:], args.candidate[:current], store, info.campaign_id)
+            if info.campaign_id and not tmp
+            else ""
+        )
+        print(f"ablation: error: {exc.summary}{hint}", file=sys.stderr)
+        return EXIT_ERROR
     except KeyboardInterrupt:
         hint = (
             resume_command(sys.argv[1:], args.candidate[:current], store, info.campaign_id)
@@ -103,6 +113,17 @@ def _cmd_run(args: argparse.Namespace) -> int:
         if tmp is not None:
             tmp.cleanup()
     return emit(reports, names, s)
+
+
+def _fail_fast(s: dict[str, Any]) -> int:
+    from ablation.run.failfast import DEFAULT_FAIL_FAST
+
+    value = s.get("fail_fast")
+    if value is None:
+        return DEFAULT_FAIL_FAST
+    if isinstance(value, bool) or not isinstance(value, int) or value < 0:
+        raise UsageError(f"--fail-fast needs a whole number >= 0 (0 disables), got {value!r}")
+    return value
 
 
 def resume_command(argv: Sequence[str], done: Sequence[str], store: Path, campaign_id: str) -> str:
@@ -199,17 +220,40 @@ def _cmd_plan(args: argparse.Namespace) -> int:
     if psi is None:
         raise UsageError("ablation plan: give --discordance (or --results BEFORE AFTER)")
     if args.uplift is not None and n is None:
-        result = stats.sample_size_paired(psi, args.uplift, alpha=args.alpha, power=args.power,
-                                          alternative=alternative)
-        print(f"tasks needed: {result.n} (Connor 1987; n = {result.n_exact:.2f} for discordance "
-              f"{psi}, uplift {args.uplift}, alpha {args.alpha} {alternative}, power {args.power})")
-        return EXIT_OK
+        return _print_sample_size(psi, args.uplift, args.alpha, args.power, alternative)
     if n is None:
         raise UsageError("ablation plan: give --uplift (tasks needed) or --tasks/--results (MDE)")
     mde = stats.minimum_detectable_effect(n, psi=psi, alpha=args.alpha, power=args.power,
-                                          alternative=alternative)
+                                          alternative=_exact_alternative(alternative))
+    exact = stats.exact_minimum_detectable_effect(
+        n, psi, alpha=args.alpha, power=args.power, alternative=_exact_alternative(alternative)
+    ) if psi > 0 else float("inf")
     print(f"minimum detectable uplift with {n} tasks: {mde:.4f} ({mde * 100:.2f} points; "
           f"Connor 1987, discordance {psi:.4f}, alpha {args.alpha} {alternative}, power {args.power})")
+    print(f"with the exact McNemar test the report runs: {exact:.4f} ({exact * 100:.2f} points; "
+          "exact power by enumeration)")
+    return EXIT_OK
+
+
+def _exact_alternative(alternative: str) -> str:
+    # One-sided planning is for the release gate's direction: candidate worse.
+    return "less" if alternative == "one-sided" else "two-sided"
+
+
+def _print_sample_size(psi: float, uplift: float, alpha: float, power: float, alternative: str) -> int:
+    from ablation import stats
+
+    result = stats.sample_size_paired(
+        psi, uplift, alpha=alpha, power=power, alternative=_exact_alternative(alternative)
+    )
+    print(f"tasks needed: {result.n} (Connor 1987; n = {result.n_exact:.2f} for discordance "
+          f"{psi}, uplift {uplift}, alpha {alpha} {alternative}, power {power})")
+    if result.exact_power is not None:
+        print(f"exact McNemar test (what the report runs) at {result.n} tasks: power "
+              f"{100 * result.exact_power:.1f}%")
+    if result.n_exact_test is not None:
+        print(f"tasks needed for {100 * power:g}% power with the exact McNemar test: "
+              f"{result.n_exact_test}")
     return EXIT_OK
 
 

@@ -278,10 +278,13 @@ def verdict_line(report: AblationReport) -> str:
     head = f"Verdict: {report.verdict.upper()}"
     if not report.gates:
         return f"{head} (no gates evaluated)"
-    bad = [g.name for g in report.gates if g.status != "pass"]
+    bad = [g.name for g in report.gates if g.status not in ("pass", "off")]
+    off = [g.name for g in report.gates if g.status == "off"]
+    judged = len(report.gates) - len(off)
+    turned_off = f"; turned off: {', '.join(off)}" if off else ""
     if bad:
-        return f"{head} ({len(bad)} of {len(report.gates)} gates not passed: {', '.join(bad)})"
-    return f"{head} (all {len(report.gates)} gates passed)"
+        return f"{head} ({len(bad)} of {judged} gates not passed: {', '.join(bad)}{turned_off})"
+    return f"{head} (all {judged} gates passed{turned_off})"
 
 
 def headline(report: AblationReport) -> str:

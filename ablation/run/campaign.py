@@ -25,6 +25,7 @@ from ablation.errors import CampaignAborted, ConfigError, ResumeMismatchError
 from ablation.evaluate.quality import scorer_name
 from ablation.report import AblationReport
 from ablation.run.engine import AblationEngine
+from ablation.run.failfast import DEFAULT_FAIL_FAST, FailFastSink
 from ablation.run.progress import ProgressReporter
 from ablation.run.sinks import StoreSink
 from ablation.schema import (
@@ -186,10 +187,20 @@ def _plan(
 
 
 async def _run(
-    engine_args: dict[str, Any], plan: _Plan, suite: _Suite, run_store: RunStore | None
+    engine_args: dict[str, Any], plan: _Plan, suite: _Suite, run_store: RunStore | None,
+    fail_fast: int = DEFAULT_FAIL_FAST,
 ) -> list[TaskResult]:
     """Step 4: run the missing trials; the store's status says how the run ended."""
-    sink = StoreSink(run_store, plan.campaign_id) if run_store and plan.campaign_id else None
+    store_sink = StoreSink(run_store, plan.campaign_id) if run_store and plan.campaign_id else None
+    runs = engine_args["config"].runs
+    planned: dict[str, int] = {
+        arm: len(suite.tasks) * runs - sum(1 for _, a, _ in plan.skip if a == arm)
+        for arm in plan.arms
+    }
+    names = {"baseline": plan.baseline_name, "candidate": plan.candidate.name}
+    sink = FailFastSink(
+        store_sink, planned=planned, agents=names, limit=fail_fast, campaign_id=plan.campaign_id
+    )
     engine = AblationEngine(sink=sink, **engine_args)
     try:
         new = await engine.run_async(
@@ -246,6 +257,7 @@ async def run_ablation_campaign_async(
     resume: bool | str = False,
     reuse_baseline: str | None = None,
     run_info: CampaignRun | None = None,
+    fail_fast: int = DEFAULT_FAIL_FAST,
 ) -> AblationReport:
     """Run a paired campaign and return its gated report.
 
@@ -265,6 +277,9 @@ async def run_ablation_campaign_async(
         reuse_baseline: Id of a stored campaign on the same suite whose baseline trials are
             reused: the baseline agent is not called at all.
         run_info: Filled with the campaign id and trial counts when given.
+        fail_fast: When the first ``fail_fast`` trials of one arm (all of them when fewer) end in
+            the same infrastructure error, stop with :class:`~ablation.run.failfast.BrokenArm`
+            (the stored campaign is marked aborted, resumable); 0 disables the check.
 
     Returns:
         The :class:`~ablation.report.AblationReport`.
@@ -272,7 +287,8 @@ async def run_ablation_campaign_async(
     Raises:
         ConfigError: on an invalid suite or option combination.
         ResumeMismatchError: when a resume or a reused baseline does not match.
-        CampaignAborted: with ``on_error="abort"`` at the first error or timeout.
+        CampaignAborted: with ``on_error="abort"`` at the first error or timeout, or when an
+            arm is broken (``fail_fast``).
     """
     config = config or CampaignConfig()
     suite = _validate(tasks, quality_scorers)
@@ -295,7 +311,7 @@ async def run_ablation_campaign_async(
             "config": config, "quality_scorers": quality_scorers, "executor": executor,
             "progress": progress,
         }
-        new = await _run(engine_args, plan, suite, run_store)
+        new = await _run(engine_args, plan, suite, run_store, fail_fast)
         for r in new:
             info.executed[r.arm] += 1
         return _report(plan, suite, config, run_store, new)
