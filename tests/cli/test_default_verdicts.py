@@ -175,7 +175,7 @@ def test_an_unreachable_http_agent_stops_within_seconds(tmp_path: Path) -> None:
     assert "candidate agent 'http://127.0.0.1:9/' is broken" in lines[0]
     assert "AgentConnectionError" in lines[0] and "--resume" in lines[0]
     assert elapsed < 60, elapsed  # interpreter start-up included; the campaign itself is instant
-    ((cid, status, n_trials),) = campaigns(store)
+    ((cid, status, _),) = campaigns(store)
     assert status == "aborted"
     with closing(sqlite3.connect(store)) as conn:
         failed = conn.execute(
