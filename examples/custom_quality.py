@@ -8,7 +8,7 @@ A quality scorer is any object with a ``name`` and ``__call__(output, task) -> f
 async): it matches the :class:`ablation.quality.QualityScorer` protocol. Here ``BrevityScorer``
 rates summaries by how much shorter than their source they are. Both agents pass the same tasks
 (every summary keeps the required facts), so the pass rate cannot tell them apart; the paired
-quality comparison (mean difference with a bootstrap interval and a Wilcoxon test) can.
+quality comparison (mean difference, with a t interval from 100 pairs, and a Wilcoxon test) can.
 """
 
 from __future__ import annotations
