@@ -133,3 +133,16 @@ def test_metric_margin_gates_follow_the_metric_direction() -> None:
 def test_metric_margins_must_be_positive() -> None:
     with pytest.raises(ValueError, match="positive"):
         GatePolicy(metric_margins={"cost": 0.0})
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.integers(0, 60), st.integers(0, 40), st.integers(0, 40), st.integers(0, 60))
+def test_default_verdict_never_passes_a_significant_regression(
+    n11: int, b: int, c: int, n22: int
+) -> None:
+    if n11 + b + c + n22 == 0:
+        return
+    report = build_report(pair_arrays(*_table_arrays(n11, b, c, n22)), config=FAST)
+    if report.summary == "regression":  # "Candidate is worse ... p < alpha"
+        assert report.verdict == "fail"
+        assert any(g.name == "no significant regression" and g.status == "fail" for g in report.gates)
