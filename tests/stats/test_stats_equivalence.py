@@ -26,7 +26,7 @@ def _check_against_statsmodels(x: np.ndarray, y: np.ndarray, low: float, upp: fl
     assert ours.upper.statistic == pytest.approx(t2, rel=1e-12, abs=1e-12)
     assert ours.upper.pvalue == pytest.approx(p2, rel=1e-12, abs=1e-300)
     assert ours.lower.df == df1 == ours.upper.df == df2
-    assert ours.estimate == pytest.approx(float(np.mean(y - x)), rel=1e-12, abs=1e-15)
+    assert ours.estimate == pytest.approx(float(np.mean(x - y)), rel=1e-12, abs=1e-15)
 
 
 @pytest.mark.parametrize(
