@@ -37,15 +37,13 @@ from typing import Any
 from ablation.agents.forms import CommandAgent, HttpAgent
 from ablation.errors import AgentSpecError, ConfigError, InputError
 from ablation.schema import AblationTask, validate_suite
-from ablation.sources.result_files import (
+from ablation.sources.result_files import load_expected_ids, load_results, parse_verdict
+from ablation.sources.text import (
     ErrorType,
     exc_text,
     file_error,
-    load_expected_ids,
-    load_results,
     nonblank_lines,
     one_line,
-    parse_verdict,
     read_text,
     short_repr,
 )
