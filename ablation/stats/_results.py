@@ -316,7 +316,7 @@ class TostResult:
         pvalue: ``max`` of the two one-sided p-values; equivalence at level α when ``≤ α``.
         lower: Test of H0: mean d ≤ low against H1: mean d > low.
         upper: Test of H0: mean d ≥ upp against H1: mean d < upp.
-        estimate: Mean of ``d = y − x`` (candidate − baseline).
+        estimate: Mean of ``x − y`` (statsmodels' order; pass the candidate first for candidate − baseline).
         method: Name of the procedure.
     """
 

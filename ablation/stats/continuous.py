@@ -43,7 +43,7 @@ The paired t interval on raw seconds (or dollars) relies on the CLT, and per-tas
 differences are skewed: a task's latency scales the size of its difference. In the seeded
 simulation of ``benchmarks/validation.py`` (log latency = task effect ~ N(0, 1) + arm shift +
 noise with SD 0.5; candidate 1.5x slower or 1.5x faster) the nominal 95% interval covered only
-about 89.5% at 20 tasks and 91.5% at 50, and 92.5% or more from 100 (figures in
+about 89% at 20 tasks and 91.5% at 50, and 92.5% or more from 100 (figures in
 ``docs/VALIDATION.md``; with a 2x change it needs about 200). Below this n, report the
 geometric-mean ratio (:func:`log_ratio_interval`), which covers 95% at any n in that model.
 """

@@ -20,26 +20,27 @@ __all__ = ["metric_noninferiority", "tost_paired"]
 
 
 def tost_paired(x: ArrayLike, y: ArrayLike, low: float, upp: float) -> TostResult:
-    """Two one-sided paired t tests (TOST) of equivalence: H1 ``low < mean(y − x) < upp``.
+    """Two one-sided paired t tests (TOST) of equivalence: H1 ``low < mean(x − y) < upp``.
 
     Schuirmann (1987): test H0 ``mean d ≤ low`` against ``> low`` and H0 ``mean d ≥ upp`` against
     ``< upp`` with one-sided paired t tests; the TOST p-value is the larger of the two, and
     equivalence at level α holds when it is ``≤ α`` (equivalently the ``1 − 2α`` t interval lies in
     ``(low, upp)``).
 
-    Sign convention: ``statsmodels.stats.weightstats.ttost_paired(x1, x2, low, upp)`` tests the mean
-    of ``x1 − x2``; here, as everywhere in :mod:`ablation.stats`, ``x`` is the baseline, ``y`` the
-    candidate and ``d = y − x``. So ``tost_paired(x, y, low, upp)`` equals
-    ``ttost_paired(y, x, low, upp)`` (p-values, statistics and df; tested to 1e-12). With symmetric
-    bounds ``(−M, M)`` the argument order does not change the p-value.
+    Argument order: exactly that of ``statsmodels.stats.weightstats.ttost_paired(x1, x2, low, upp)``,
+    which tests the mean of ``x1 − x2``; ``tost_paired(x, y, low, upp)`` equals
+    ``ttost_paired(x, y, low, upp)`` (p-values, statistics and df; tested to 1e-12). This is the one
+    place where the difference is ``x − y``: to test the candidate's change over the baseline
+    (``candidate − baseline``, the package's convention), call ``tost_paired(candidate, baseline,
+    low, upp)``. With symmetric bounds ``(−M, M)`` the order does not change the p-value.
 
     Degenerate input as :func:`ablation.stats.paired_t_test` (no NaN): constant differences give
     statistics ±inf (p 0 or 1) or 0 (p 1) per side; one pair gives p = 1 on both sides.
 
     Args:
-        x: Baseline values, one per task.
-        y: Candidate values, paired by task.
-        low: Lower equivalence bound for ``mean(y − x)``.
+        x: First sample (e.g. the candidate's values), one per task.
+        y: Second sample (e.g. the baseline's), paired by task.
+        low: Lower equivalence bound for ``mean(x − y)``.
         upp: Upper equivalence bound, ``> low``.
 
     Returns:
@@ -52,7 +53,7 @@ def tost_paired(x: ArrayLike, y: ArrayLike, low: float, upp: float) -> TostResul
     lo, up = float(low), float(upp)
     if not (math.isfinite(lo) and math.isfinite(up) and lo < up):
         raise ValueError(f"need finite bounds with low < upp, got {low!r} and {upp!r}")
-    d = ya - xa
+    d = xa - ya
     first = _t_from_differences(d - lo, 0.95, "greater", "lower")
     second = _t_from_differences(d - up, 0.95, "less", "upper")
     lower = OneSidedTTest(first.statistic, first.pvalue, first.df, lo, "greater")
@@ -62,7 +63,7 @@ def tost_paired(x: ArrayLike, y: ArrayLike, low: float, upp: float) -> TostResul
         lower,
         upper,
         float(d.mean()),
-        f"TOST: two one-sided paired t tests of {lo:g} < mean(candidate - baseline) < {up:g}",
+        f"TOST: two one-sided paired t tests of {lo:g} < mean(x - y) < {up:g}",
     )
 
 

@@ -18,15 +18,15 @@ Y = X * RNG.lognormal(-0.05, 0.2, size=40)
 
 def _check_against_statsmodels(x: np.ndarray, y: np.ndarray, low: float, upp: float) -> None:
     ours = tost_paired(x, y, low, upp)
-    # statsmodels tests mean(x1 - x2); ours is mean(y - x): ttost_paired(y, x, low, upp)
-    pval, (t1, p1, df1), (t2, p2, df2) = ttost_paired(y, x, low, upp)
+    # same argument order as statsmodels: both test mean(x - y)
+    pval, (t1, p1, df1), (t2, p2, df2) = ttost_paired(x, y, low, upp)
     assert ours.pvalue == pytest.approx(pval, rel=1e-12, abs=1e-300)
     assert ours.lower.statistic == pytest.approx(t1, rel=1e-12, abs=1e-12)
     assert ours.lower.pvalue == pytest.approx(p1, rel=1e-12, abs=1e-300)
     assert ours.upper.statistic == pytest.approx(t2, rel=1e-12, abs=1e-12)
     assert ours.upper.pvalue == pytest.approx(p2, rel=1e-12, abs=1e-300)
     assert ours.lower.df == df1 == ours.upper.df == df2
-    assert ours.estimate == pytest.approx(float(np.mean(y - x)), rel=1e-12, abs=1e-15)
+    assert ours.estimate == pytest.approx(float(np.mean(x - y)), rel=1e-12, abs=1e-15)
 
 
 @pytest.mark.parametrize(
@@ -36,10 +36,12 @@ def test_tost_matches_statsmodels_fixed(low: float, upp: float) -> None:
     _check_against_statsmodels(X, Y, low, upp)
 
 
-def test_tost_sign_convention_is_candidate_minus_baseline() -> None:
-    # the candidate is ~1 s slower on every task: equivalent within (0.5, 1.5), not within (-1.5, -0.5)
-    x = np.linspace(1.0, 5.0, 30)
-    y = x + 1.0 + 0.05 * np.sin(np.arange(30))
+def test_tost_tests_the_mean_of_x_minus_y_like_statsmodels() -> None:
+    # the candidate is ~1 s slower on every task: tost_paired(candidate, baseline, ...) tests
+    # candidate - baseline, equivalent within (0.5, 1.5), not within (-1.5, -0.5)
+    baseline = np.linspace(1.0, 5.0, 30)
+    candidate = baseline + 1.0 + 0.05 * np.sin(np.arange(30))
+    x, y = candidate, baseline
     assert tost_paired(x, y, 0.5, 1.5).pvalue < 1e-6
     assert tost_paired(x, y, -1.5, -0.5).pvalue > 0.99
     with pytest.raises(ValueError):
