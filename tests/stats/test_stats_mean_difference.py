@@ -70,7 +70,9 @@ def _coverage(n: int, ratio: float, which: str, reps: int, seed: int) -> float:
         truth = ratio
     else:
         low, high = _t_limits(cand - base)
-        public = [mean_difference_interval(base[i], cand[i]).confidence_interval for i in range(200)]
+        public = [
+            mean_difference_interval(base[i], cand[i]).confidence_interval for i in range(200)
+        ]
         # E[cand - base] = E[exp(mu)] E[exp(noise)] (ratio - 1) = exp(1/2 + 1/8) (ratio - 1)
         truth = math.exp(0.5 + 0.125) * (ratio - 1.0)
     # the vectorised limits are the public function's, row by row
