@@ -50,6 +50,19 @@ from ablation.stats.repeated import (
     repeated_binary_bootstrap,
     variance_components,
 )
+from ablation.stats.sequential import EValueResult, SequentialRegressionTest, regression_eprocess
+from ablation.stats.sequential_cs import (
+    ConfidenceSequenceResult,
+    UpliftConfidenceSequence,
+    uplift_confidence_sequence,
+)
+from ablation.stats.sequential_monitor import MonitorState, SequentialMonitor
+from ablation.stats.sequential_sim import (
+    SequentialDecisions,
+    SequentialSimulation,
+    sequential_decisions,
+    simulate_sequential,
+)
 
 __all__ = [
     "BootstrapResult",
@@ -87,4 +100,18 @@ __all__ = [
     "wilcoxon_signed_rank",
     "wilson_interval",
     "zero_failure_upper_bound",
+]
+__all__ += [  # sequential monitoring (anytime-valid tests and confidence sequences)
+    "ConfidenceSequenceResult",
+    "EValueResult",
+    "MonitorState",
+    "SequentialDecisions",
+    "SequentialMonitor",
+    "SequentialRegressionTest",
+    "SequentialSimulation",
+    "UpliftConfidenceSequence",
+    "regression_eprocess",
+    "sequential_decisions",
+    "simulate_sequential",
+    "uplift_confidence_sequence",
 ]

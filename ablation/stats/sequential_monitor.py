@@ -1,0 +1,256 @@
+"""Stopping rules for a campaign monitored after every pair.
+
+:class:`SequentialMonitor` combines, per candidate, with ``α_c = alpha / n_candidates``:
+
+1. *critical regression*: the first regression on a task marked critical decides at once;
+2. *significant regression*: the e-process of :func:`regression_eprocess` reaches ``1/α_c``
+   (error ≤ α_c under H0: P(regression | discordant) ≤ 1/2, by Ville's inequality);
+3. *inferior* / *non-inferior* (when a margin M is set): the anytime-valid confidence sequence for
+   Δ at level ``1 − 2·α_c`` has upper bound < −M / lower bound > −M (each claim error ≤ α_c,
+   matching the fixed-n convention "90% interval ↔ one-sided 5% test" of STATISTICS.md §7);
+4. *futility*: nothing decided after ``futility_after`` pairs;
+5. *end of suite*: all ``population_size`` tasks ran and nothing decided.
+
+Gates are checked in this order after every pair and the first that fires decides; the decision is
+final. Pairs that complete after it (in flight at concurrency > 1) still enter the statistics.
+Bonferroni across K candidates is valid for e-processes and confidence sequences under any
+dependence between candidates (they share the baseline) and any stopping rule: each candidate's
+crossing event has probability ≤ α/K by Ville's inequality, and a union bound adds them up.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterable
+from dataclasses import dataclass
+from typing import Any
+
+from ablation.stats._common import as_count, check_level
+from ablation.stats._results import ConfidenceInterval
+from ablation.stats.sequential import SequentialRegressionTest, as_difference
+from ablation.stats.sequential_cs import DEFAULT_GRID_SIZE, UpliftConfidenceSequence
+
+__all__ = ["GATES", "MonitorState", "SequentialMonitor"]
+
+GATES = (
+    "critical_regression",
+    "regression",
+    "inferior",
+    "non_inferior",
+    "futility",
+    "end_of_suite",
+)
+
+
+@dataclass(frozen=True, slots=True)
+class MonitorState:
+    """Snapshot of a :class:`SequentialMonitor` after some pairs.
+
+    Attributes:
+        pairs: Pairs (tasks) seen.
+        regressions: Tasks where the candidate did worse (b).
+        improvements: Tasks where the candidate did better (c).
+        e_value: Current e-value of the regression test.
+        interval: Anytime-valid interval for Δ at level ``1 − 2·alpha_per_candidate``.
+        estimate: Running mean difference.
+        decided: Whether a gate has decided.
+        gate: The deciding gate (one of :data:`GATES`), or ``None``.
+        decided_at: Number of pairs seen when the gate decided, or ``None``.
+        reason: One sentence saying why (or that nothing has decided yet).
+        alpha_per_candidate: ``alpha / n_candidates``.
+    """
+
+    pairs: int
+    regressions: int
+    improvements: int
+    e_value: float
+    interval: ConfidenceInterval
+    estimate: float
+    decided: bool
+    gate: str | None
+    decided_at: int | None
+    reason: str
+    alpha_per_candidate: float
+
+
+@dataclass(frozen=True, slots=True, eq=False)
+class SequentialMonitor:
+    """Stopping rules for one candidate against the baseline, updated after every pair.
+
+    Immutable: ``update`` returns a new monitor, so the monitor after n pairs is a pure function of
+    the first n ``(outcome, critical)`` pairs and :meth:`replay` rebuilds it on resume. An outcome is
+    the per-task difference candidate − baseline in ``[-1, 1]``; with repeated runs it is the
+    difference of pass fractions: the confidence sequence uses it as is, the regression e-process
+    uses its sign (a sign test on tasks).
+
+    Attributes:
+        alpha: Family-wise error rate over all candidates.
+        margin: Non-inferiority margin M in pass-rate units (e.g. 0.02), or ``None`` for no
+            non-inferiority gate.
+        n_candidates: Number of candidates compared with the baseline (Bonferroni split).
+        population_size: Suite size N: the interval is for the suite's own uplift (tasks run in
+            random order, without replacement) and the campaign ends at N; ``None``: i.i.d. pairs.
+        futility_after: Stop as inconclusive after this many pairs, or ``None``.
+        prior: Beta prior of the regression e-process (see :func:`regression_eprocess`).
+        grid_size: Grid of the confidence sequence.
+        regression: The regression e-process state.
+        uplift: The confidence-sequence state.
+        critical_regressions: Regressions seen on critical tasks.
+        gate: The deciding gate, or ``None``.
+        decided_at: Pairs seen when the gate decided.
+        reason: Why it decided.
+    """
+
+    alpha: float = 0.05
+    margin: float | None = None
+    n_candidates: int = 1
+    population_size: int | None = None
+    futility_after: int | None = None
+    prior: tuple[float, float] = (1.0, 1.0)
+    grid_size: int = DEFAULT_GRID_SIZE
+    regression: SequentialRegressionTest | None = None
+    uplift: UpliftConfidenceSequence | None = None
+    critical_regressions: int = 0
+    gate: str | None = None
+    decided_at: int | None = None
+    reason: str = "No gate has decided yet."
+
+    def __post_init__(self) -> None:
+        a = check_level(self.alpha, "alpha")
+        k = as_count(self.n_candidates, "n_candidates")
+        if k < 1:
+            raise ValueError("n_candidates must be at least 1")
+        if not a / k < 0.5:
+            raise ValueError("alpha / n_candidates must be below 0.5")
+        if self.margin is not None and not (
+            math.isfinite(float(self.margin)) and 0.0 <= float(self.margin) < 1.0
+        ):
+            raise ValueError(f"margin must be in [0, 1), got {self.margin!r}")
+        if self.futility_after is not None and as_count(self.futility_after, "futility_after") < 1:
+            raise ValueError("futility_after must be at least 1")
+        if self.regression is None:
+            object.__setattr__(self, "regression", SequentialRegressionTest(prior=self.prior))
+        if self.uplift is None:
+            cs = UpliftConfidenceSequence(
+                alpha=2.0 * a / k, population_size=self.population_size, grid_size=self.grid_size
+            )
+            object.__setattr__(self, "uplift", cs)
+
+    @classmethod
+    def replay(
+        cls,
+        outcomes: Iterable[float],
+        critical: Iterable[bool] | None = None,
+        **config: Any,
+    ) -> SequentialMonitor:
+        """Rebuild a monitor from stored outcomes (and per-pair critical flags) in run order.
+
+        ``config`` takes the constructor's settings (``alpha``, ``margin``, ...); the same settings
+        and outcomes give the same monitor, decision and reason as the live run.
+        """
+        return cls(**config).update_many(outcomes, critical)
+
+    def update_many(
+        self, outcomes: Iterable[float], critical: Iterable[bool] | None = None
+    ) -> SequentialMonitor:
+        """The monitor after the given pairs in order (``critical``: one flag per pair or None)."""
+        outs = list(outcomes)
+        flags = [False] * len(outs) if critical is None else [bool(f) for f in critical]
+        if len(flags) != len(outs):
+            raise ValueError("critical must have one flag per outcome")
+        monitor = self
+        for d, flag in zip(outs, flags, strict=True):
+            monitor = monitor.update(d, critical=flag)
+        return monitor
+
+    @property
+    def alpha_per_candidate(self) -> float:
+        """``alpha / n_candidates``."""
+        return self.alpha / self.n_candidates
+
+    @property
+    def pairs(self) -> int:
+        """Pairs seen."""
+        assert self.uplift is not None
+        return self.uplift.pairs
+
+    @property
+    def decided(self) -> bool:
+        """Whether a gate has decided."""
+        return self.gate is not None
+
+    def update(self, outcome: float, *, critical: bool = False) -> SequentialMonitor:
+        """The monitor after one more pair; ``critical`` marks a task whose regression decides."""
+        d = as_difference(outcome)
+        assert self.regression is not None and self.uplift is not None
+        reg, cs = self.regression.update(d), self.uplift.update(d)
+        hit = bool(critical) and d < 0.0
+        gate, at, reason = self.gate, self.decided_at, self.reason
+        if gate is None:
+            found = self._decide(reg, cs, hit)
+            if found is not None:
+                gate, reason = found
+                at = cs.pairs
+        return SequentialMonitor(
+            self.alpha,
+            self.margin,
+            self.n_candidates,
+            self.population_size,
+            self.futility_after,
+            self.prior,
+            self.grid_size,
+            reg,
+            cs,
+            self.critical_regressions + hit,
+            gate,
+            at,
+            reason,
+        )
+
+    def _decide(
+        self, reg: SequentialRegressionTest, cs: UpliftConfidenceSequence, critical_hit: bool
+    ) -> tuple[str, str] | None:
+        n, a = cs.pairs, self.alpha_per_candidate
+        if critical_hit:
+            return GATES[0], f"Pair {n} is a regression on a critical task; one decides at once."
+        if reg.rejected(a):
+            return GATES[1], (
+                f"Significant regression: the e-value reached 1/alpha = {1 / a:.4g} after {n} "
+                f"pairs ({reg.b} regressions, {reg.c} improvements); under no regression this "
+                f"happens with probability at most {a:.4g} at any stopping time (Ville)."
+            )
+        if self.margin is not None:
+            verdict, ci = cs.decision(self.margin), cs.interval
+            if verdict == "inferior":
+                return GATES[2], (
+                    f"Inferior: the upper bound of the anytime-valid interval for the uplift, "
+                    f"{ci.high:+.4f}, fell below -margin = {-self.margin:+.4f} after {n} pairs."
+                )
+            if verdict == "non-inferior":
+                return GATES[3], (
+                    f"Non-inferior: the lower bound of the anytime-valid interval for the uplift, "
+                    f"{ci.low:+.4f}, rose above -margin = {-self.margin:+.4f} after {n} pairs."
+                )
+        if self.futility_after is not None and n >= self.futility_after:
+            return GATES[4], f"Futility: no gate decided within {self.futility_after} pairs."
+        if self.population_size is not None and n >= self.population_size:
+            return GATES[5], f"End of suite: all {n} tasks ran and no gate decided."
+        return None
+
+    @property
+    def state(self) -> MonitorState:
+        """A plain snapshot for reports and for checking a replay."""
+        assert self.regression is not None and self.uplift is not None
+        return MonitorState(
+            self.pairs,
+            self.regression.b,
+            self.regression.c,
+            self.regression.e_value,
+            self.uplift.interval,
+            self.uplift.estimate,
+            self.decided,
+            self.gate,
+            self.decided_at,
+            self.reason,
+            self.alpha_per_candidate,
+        )
