@@ -17,6 +17,10 @@ Gates, in the order they are reported:
 4. ``"no significant latency regression"`` (``policy.max_latency_ratio``): one-sided test that the
    geometric-mean latency ratio exceeds the limit.
 
+In sequential mode (``report.sequential`` set) gates 2 and 3 are judged by the anytime-valid
+decisions of :mod:`ablation.analysis.sequential_gates` (gate 3 is then always on), not by fixed-n
+p-values, which are not valid after a data-dependent stop.
+
 Gates 3 and 4 are significance tests; when both run their p-values are Holm-adjusted together and
 a gate fails where the adjusted p-value is below ``alpha``. The verdict is ``"fail"`` as soon as
 one gate is not ``"pass"``.
@@ -31,6 +35,10 @@ from __future__ import annotations
 import math
 from statistics import NormalDist
 
+from ablation.analysis.sequential_gates import (
+    sequential_noninferiority_gate,
+    sequential_regression_gate,
+)
 from ablation.config import GatePolicy
 from ablation.errors import ConfigError
 from ablation.report import AblationReport, GateResult, LatencyComparison
@@ -225,11 +233,16 @@ def evaluate_gates(
     if policy.critical_must_not_regress:
         gates.append(_critical_gate(report))
     if policy.noninferiority_margin is not None:
-        gates.append(_noninferiority_gate(report, policy.noninferiority_margin))
+        if report.sequential is not None:  # fixed-n tests are not valid after a sequential stop
+            gates.append(sequential_noninferiority_gate(report.sequential, GATE_NONINFERIORITY))
+        else:
+            gates.append(_noninferiority_gate(report, policy.noninferiority_margin))
 
     tested: list[tuple[str, float, str, list[str]]] = []
     missing: list[GateResult] = []
-    if policy.no_significant_regression:
+    if report.sequential is not None:  # the e-process decides; always on in sequential mode
+        gates.append(sequential_regression_gate(report.sequential, GATE_REGRESSION))
+    elif policy.no_significant_regression:
         p, desc = _regression_test(report)
         tested.append((GATE_REGRESSION, p, desc, list(report.regressions)))
     if policy.max_latency_ratio is not None:
