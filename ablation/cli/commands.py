@@ -64,6 +64,7 @@ def _cmd_run(args: argparse.Namespace) -> int:
     from ablation.store.run_store import DEFAULT_STORE_PATH
 
     s = merged_settings(args)
+    s["n_candidates"] = len(args.candidate)
     config = campaign_config(s)
     tasks = load_suite(args.suite)
     # Agents are named by their spec, so a resume from the same command line matches.
@@ -143,6 +144,7 @@ def _cmd_compare(args: argparse.Namespace) -> int:
     from ablation.sources.loading import load_expected_ids, load_results
 
     s = merged_settings(args)
+    s["n_candidates"] = len(args.after)
     config = campaign_config(s)
     expected = load_expected_ids(args.expected_ids) if args.expected_ids else None
     before = load_results(args.before, key=args.key, field=args.field, arm="baseline")
@@ -203,6 +205,8 @@ def _cmd_plan(args: argparse.Namespace) -> int:
                                           alternative=alternative)
         print(f"tasks needed: {result.n} (Connor 1987; n = {result.n_exact:.2f} for discordance "
               f"{psi}, uplift {args.uplift}, alpha {args.alpha} {alternative}, power {args.power})")
+        if args.sequential:
+            _plan_sequential(args, psi, result.n)
         return EXIT_OK
     if n is None:
         raise UsageError("ablation plan: give --uplift (tasks needed) or --tasks/--results (MDE)")
@@ -210,7 +214,28 @@ def _cmd_plan(args: argparse.Namespace) -> int:
                                           alternative=alternative)
     print(f"minimum detectable uplift with {n} tasks: {mde:.4f} ({mde * 100:.2f} points; "
           f"Connor 1987, discordance {psi:.4f}, alpha {args.alpha} {alternative}, power {args.power})")
+    if args.sequential:
+        if args.uplift is None:
+            raise UsageError("ablation plan --sequential: give --uplift (the true uplift to simulate)")
+        _plan_sequential(args, psi, n)
     return EXIT_OK
+
+
+def _plan_sequential(args: argparse.Namespace, psi: float, n: int) -> None:
+    """Print the simulated cost of a sequential campaign beside the fixed-n one."""
+    from ablation import stats
+
+    sim = stats.simulate_sequential(
+        psi, args.uplift, n_max=n, alpha=args.alpha, margin=args.margin, n_sim=args.simulations
+    )
+    rates = ", ".join(f"{gate} {100 * rate:.1f}%" for gate, rate in sim.rates if rate > 0)
+    print(
+        f"sequential campaign over {n} tasks (simulated, {sim.n_sim} campaigns, seed {sim.seed}; "
+        f"true uplift {args.uplift:+g}, margin {args.margin}): expected agent calls "
+        f"{sim.expected_agent_calls:.0f} (mean; {sim.expected_pairs:.1f} pairs, MCSE "
+        f"{sim.mcse_expected_pairs:.1f}), 90th percentile {sim.agent_calls_p90}, vs {2 * n} "
+        f"fixed-n; decided by: {rates}"
+    )
 
 
 def _cmd_init(args: argparse.Namespace) -> int:

@@ -53,6 +53,13 @@ def campaign_config(s: dict[str, Any]) -> Any:
         gates["critical_must_not_regress"] = False
     if gates:
         fields["gates"] = gates
+    if s.get("sequential") or s.get("sequential_replay"):
+        fields["sequential"] = {
+            "futility_after": s.get("stop_when_inconclusive_after"),
+            "candidates": s.get("n_candidates", 1),
+        }
+    elif s.get("stop_when_inconclusive_after") is not None:
+        raise ConfigError("--stop-when-inconclusive-after needs --sequential")
     try:
         return CampaignConfig.model_validate(fields)
     except ValueError as exc:

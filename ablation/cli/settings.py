@@ -3,7 +3,8 @@
 Keys use the command line's option names with dashes or underscores (``concurrency``,
 ``timeout``, ``runs``, ``seed``, ``store``, ``alpha``, ``confidence``, ``resamples``,
 ``on-error``, ``margin``, ``no-significant-regression``, ``max-latency-ratio``,
-``max-attempts``, ``retry-on``, ``rate-limit``, ``quality``, ``format``, ``labels``). Flags given
+``max-attempts``, ``retry-on``, ``rate-limit``, ``quality``, ``format``, ``labels``,
+``sequential``, ``stop-when-inconclusive-after``). Flags given
 on the command line win over the file; the file wins over built-in defaults.
 """
 
@@ -21,6 +22,7 @@ KNOWN_KEYS = {
     "alpha", "concurrency", "confidence", "format", "labels", "margin", "max_attempts",
     "max_latency_ratio", "no_significant_regression", "on_error", "quality", "rate_limit",
     "resamples", "retry_on", "runs", "seed", "store", "timeout", "critical_gate",
+    "sequential", "stop_when_inconclusive_after",
 }
 
 
