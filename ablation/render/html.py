@@ -16,6 +16,7 @@ from collections.abc import Iterable, Sequence
 from ablation.render import _breakdowns as bk
 from ablation.render import _format as f
 from ablation.render import _sections as sec
+from ablation.render import _sequential as sq
 from ablation.report import AblationReport, TrialView
 
 __all__ = ["esc", "html_page", "html_table", "page_title", "render_html"]
@@ -269,6 +270,10 @@ def render_html(report: AblationReport, *, details: bool = True) -> str:
         plot_note,
         _regressions(report),
         _improvements(report),
+        _table_section(
+            "sequential", sq.SEQUENTIAL_TITLE, ["", "value"], sq.sequential_rows(report),
+            _p(sq.sequential_note(report), "note"), plots.get("Confidence sequence", ""),
+        ) if report.sequential else "",
         *_analysis_sections(report, plots, ni),
         _table_section(
             "excluded",

@@ -25,6 +25,7 @@ from rich.text import Text
 from ablation.render import _breakdowns as bk
 from ablation.render import _format as f
 from ablation.render import _sections as sec
+from ablation.render import _sequential as sq
 from ablation.report import AblationReport, PairDetail, TrialView
 
 __all__ = [
@@ -187,6 +188,13 @@ def _noninferiority(report: AblationReport) -> list[RenderableType]:
     return [_rule("Non-inferiority (H0: uplift <= -margin)"), _t(text, style)]
 
 
+def _sequential(report: AblationReport) -> list[RenderableType]:
+    if report.sequential is None:
+        return []
+    table = _rows_table(["sequential", "value"], sq.sequential_rows(report))
+    return [_rule(sq.SEQUENTIAL_TITLE), table, _t(sq.sequential_note(report), "dim")]
+
+
 def _excluded(report: AblationReport, details: bool) -> list[RenderableType]:
     if not report.excluded:
         return []
@@ -275,6 +283,7 @@ def build_renderables(report: AblationReport, *, details: bool = False) -> list[
         _heading(report),
         *_regressions(report, details),
         *_improvements(report, details),
+        *_sequential(report),
         *_paired_table(report),
         *_arms(report),
         *_tests(report),
