@@ -196,6 +196,22 @@ def _latency_test(lat: LatencyComparison | None, limit: float) -> tuple[float | 
     return p, desc + "; one-sided, normal approximation on the log scale from the interval"
 
 
+def _inventory_gates(report: AblationReport) -> list[GateResult]:
+    """Gate 0: a report with no paired task fails."""
+    if report.n_paired:
+        return []
+    return [
+        GateResult(
+            name=GATE_INVENTORY,
+            status="fail",
+            evidence=(
+                f"no task was paired: {report.n_tasks} task(s), {len(report.excluded)} "
+                "excluded item(s) (listed in the report); there is nothing to judge."
+            ),
+        )
+    ]
+
+
 def evaluate_gates(
     report: AblationReport,
     policy: GatePolicy,
@@ -218,18 +234,7 @@ def evaluate_gates(
     a = report.provenance.alpha if alpha is None else alpha
     if not 0 < a < 1:
         raise ConfigError(f"alpha must be in (0, 1), got {a!r}")
-    gates: list[GateResult] = []
-    if report.n_paired == 0:
-        gates.append(
-            GateResult(
-                name=GATE_INVENTORY,
-                status="fail",
-                evidence=(
-                    f"no task was paired: {report.n_tasks} task(s), {len(report.excluded)} "
-                    "excluded item(s) (listed in the report); there is nothing to judge."
-                ),
-            )
-        )
+    gates = _inventory_gates(report)
     if policy.critical_must_not_regress:
         gates.append(_critical_gate(report))
     if policy.noninferiority_margin is not None:
