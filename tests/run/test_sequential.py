@@ -7,6 +7,7 @@ read back from the code under test.
 
 from __future__ import annotations
 
+import contextlib
 import random
 from pathlib import Path
 from typing import Any
@@ -20,6 +21,7 @@ from ablation.analysis.build import compare_results
 from ablation.analysis.sequential import sequential_order
 from ablation.analysis.sequential_subset import STOPPED_EARLY
 from ablation.config import GatePolicy, SequentialPolicy
+from ablation.errors import StopCampaign
 from ablation.run.sequential import SequentialSink, sequential_tasks
 from ablation.schema import AblationTask
 from ablation.stats import SequentialMonitor
@@ -97,10 +99,8 @@ def test_sink_feeds_pairs_in_run_order_whatever_the_completion_order() -> None:
         random.Random(seed).shuffle(shuffled)
         sink = SequentialSink(None, config, tasks)
         for r in shuffled:
-            try:
+            with contextlib.suppress(StopCampaign):  # after the decision trials are ignored
                 sink(r)
-            except Exception:  # StopCampaign: later trials are ignored
-                pass
         states.append(sink.monitor.state)
     reference = expected_stop(worse, config)  # runs are identical, so outcomes are the same
     assert all(s == states[0] for s in states)
@@ -229,3 +229,25 @@ def test_sequential_replay_of_result_files_matches_the_monitor() -> None:
 def test_unrelated_suite_size_does_not_change_the_tasks() -> None:
     tasks: list[AblationTask] = list(TASKS)
     assert {t.task_id for t in sequential_tasks(tasks, 1)} == {t.task_id for t in tasks}
+
+
+@pytest.mark.slow
+def test_dask_executor_stops_at_the_same_pair(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    pytest.importorskip("distributed")
+    from helpers import cli, slow_agents
+
+    from ablation.run.scaleout import dask_executor
+
+    monkeypatch.setenv("PYTHONPATH", cli.cli_env()["PYTHONPATH"])
+    monkeypatch.setenv("SLOW_AGENTS_SCALE", "0.2")
+    tasks = slow_suite.make_tasks(N)
+    config = _config(seed=5)
+    local = run_ablation_campaign(slow_agents.baseline, slow_agents.candidate_c, tasks, config=config)
+    with dask_executor(local_workers=2) as executor:
+        remote = run_ablation_campaign(
+            slow_agents.baseline, slow_agents.candidate_c, tasks, config=config,
+            store=tmp_path / "runs.db", executor=executor,
+        )
+    assert local.sequential is not None and local.sequential.stopped_early
+    assert remote.sequential == local.sequential
+    assert remote.table == local.table
