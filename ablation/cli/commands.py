@@ -65,6 +65,9 @@ def _cmd_run(args: argparse.Namespace) -> int:
 
     s = merged_settings(args)
     s["n_candidates"] = len(args.candidate)
+    tmp_store = None if s.get("no_store") else Path(s.get("store") or DEFAULT_STORE_PATH)
+    if args.resume and s.get("sequential") and tmp_store is not None:
+        s["n_candidates"] = _stored_candidates(tmp_store, args.resume) or s["n_candidates"]
     config = campaign_config(s)
     tasks = load_suite(args.suite)
     # Agents are named by their spec, so a resume from the same command line matches.
@@ -104,6 +107,24 @@ def _cmd_run(args: argparse.Namespace) -> int:
         if tmp is not None:
             tmp.cleanup()
     return emit(reports, names, s)
+
+
+def _stored_candidates(store: Path, resume: bool | str) -> int | None:
+    """How many candidates a stored sequential campaign split alpha over (a resume keeps it).
+
+    The resume hint of a several-candidate run leaves out the candidates already done, so the
+    command line alone would count fewer candidates than the campaign was started with.
+    """
+    from ablation.store.run_store import RunStore
+
+    if not store.exists():
+        return None
+    with RunStore(store) as run_store:
+        record = (
+            run_store.get_campaign(resume) if isinstance(resume, str) else run_store.latest_campaign()
+        )
+    policy = record.config.sequential if record is not None else None
+    return policy.candidates if policy is not None else None
 
 
 def resume_command(argv: Sequence[str], done: Sequence[str], store: Path, campaign_id: str) -> str:

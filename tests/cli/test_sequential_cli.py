@@ -135,3 +135,20 @@ def test_futility_needs_sequential() -> None:
     config = campaign_config({"sequential": True, "stop_when_inconclusive_after": 5, "n_candidates": 3})
     assert config.sequential is not None
     assert (config.sequential.futility_after, config.sequential.candidates) == (5, 3)
+
+
+def test_resume_keeps_the_stored_alpha_split(tmp_path: Path) -> None:
+    """The resume hint of a several-candidate run names fewer candidates than the campaign had."""
+    from ablation import CampaignConfig, run_ablation_campaign
+    from ablation.cli.commands import _stored_candidates
+    from ablation.config import SequentialPolicy
+
+    store = tmp_path / "runs.db"
+    assert _stored_candidates(store, True) is None
+    config = CampaignConfig(n_resamples=200, sequential=SequentialPolicy(candidates=3))
+    tasks = __import__("helpers.slow_suite", fromlist=["make_tasks"]).make_tasks(10)
+    report = run_ablation_campaign(
+        lambda x: 3 * x["n"], lambda x: 3 * x["n"], tasks, config=config, store=store
+    )
+    assert _stored_candidates(store, True) == 3
+    assert _stored_candidates(store, report.provenance.campaign_id or "") == 3
