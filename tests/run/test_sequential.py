@@ -251,3 +251,15 @@ def test_dask_executor_stops_at_the_same_pair(monkeypatch: pytest.MonkeyPatch, t
     assert local.sequential is not None and local.sequential.stopped_early
     assert remote.sequential == local.sequential
     assert remote.table == local.table
+
+
+def test_interrupted_campaign_is_undecided_and_waits_at_the_first_gap() -> None:
+    ids = [f"y{i:02d}" for i in range(40)]
+    order = sequential_order(ids, 0)
+    missing = order[10]  # a gap: later tasks are not fed to the monitor, as in the live run
+    before = [TaskResult(task_id=t, arm="baseline", passed=True) for t in ids if t != missing]
+    after = [TaskResult(task_id=t, arm="candidate", passed=True) for t in ids if t != missing]
+    report = compare_results(before, after, expected_ids=ids, config=_config(seed=0))
+    s = report.sequential
+    assert s is not None and s.gate == "undecided" and s.pairs == 10
+    assert not s.stopped_early
