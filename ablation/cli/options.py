@@ -53,7 +53,9 @@ def campaign_config(s: dict[str, Any]) -> Any:
         gates["critical_must_not_regress"] = False
     if gates:
         fields["gates"] = gates
-    if s.get("sequential") or s.get("sequential_replay"):
+    # [tool.ablation] sequential = true applies to `run` only; compare asks with --sequential-replay
+    run_sequential = s.get("sequential") and s.get("command", "run") == "run"
+    if run_sequential or s.get("sequential_replay"):
         fields["sequential"] = {
             "futility_after": s.get("stop_when_inconclusive_after"),
             "candidates": s.get("n_candidates", 1),
