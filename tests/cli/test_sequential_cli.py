@@ -59,8 +59,9 @@ def test_clearly_worse_candidate_stops_early_with_exit_2(uninterrupted: dict[str
     assert s["stopped_early"] is True and s["gate"] == "regression"
     assert s["pairs"] == ref.decided_at < N_TASKS
     assert s["agent_calls_saved"] == 2 * (N_TASKS - s["tasks_run"]) > 0
-    # agent calls really made: the decided pairs plus at most the 8 trials in flight at the stop
-    assert 2 * s["tasks_run"] <= uninterrupted["_calls"] <= 2 * s["tasks_run"] + 8
+    # agent calls really made: the decided pairs, plus the trials of later tasks that ran while
+    # earlier ones were still in flight (not analysed); far fewer than the whole suite's 400
+    assert 2 * s["tasks_run"] <= uninterrupted["_calls"] < N_TASKS
     assert uninterrupted["verdict"] == "fail"
     not_run = [e for e in uninterrupted["excluded"] if e["reason"].startswith("not run (stopped early)")]
     assert len(not_run) == N_TASKS - s["tasks_run"]
