@@ -13,11 +13,13 @@ from ablation.stats._results import (
     DifferenceResult,
     McNemarResult,
     NonInferiorityResult,
+    OneSidedTTest,
     PairingSummary,
     ProportionResult,
     RatioResult,
     SampleSizeResult,
     TestResult,
+    TostResult,
     TTestResult,
     VarianceComponents,
 )
@@ -30,12 +32,15 @@ from ablation.stats.binary import (
 )
 from ablation.stats.bootstrap import binary_uplift_bootstrap, paired_bootstrap
 from ablation.stats.continuous import (
+    MEAN_DIFFERENCE_MIN_N,
     hodges_lehmann,
     log_ratio_interval,
+    mean_difference_interval,
     paired_t_test,
     sign_test,
     wilcoxon_signed_rank,
 )
+from ablation.stats.equivalence import metric_noninferiority, tost_paired
 from ablation.stats.multiplicity import adjust_pvalues
 from ablation.stats.paired_interval import (
     noninferiority_test,
@@ -43,6 +48,11 @@ from ablation.stats.paired_interval import (
     tango_score_statistic,
 )
 from ablation.stats.planning import minimum_detectable_effect, sample_size_paired
+from ablation.stats.power import (
+    exact_mcnemar_power,
+    exact_minimum_detectable_effect,
+    exact_sample_size_paired,
+)
 from ablation.stats.repeated import (
     cluster_bootstrap,
     design_effect,
@@ -65,27 +75,35 @@ from ablation.stats.sequential_sim import (
 )
 
 __all__ = [
+    "MEAN_DIFFERENCE_MIN_N",
     "BootstrapResult",
     "ConfidenceInterval",
     "DifferenceResult",
     "McNemarResult",
     "NonInferiorityResult",
+    "OneSidedTTest",
     "PairingSummary",
     "ProportionResult",
     "RatioResult",
     "SampleSizeResult",
     "TTestResult",
     "TestResult",
+    "TostResult",
     "VarianceComponents",
     "adjust_pvalues",
     "binary_uplift_bootstrap",
     "clopper_pearson_interval",
     "cluster_bootstrap",
     "design_effect",
+    "exact_mcnemar_power",
+    "exact_minimum_detectable_effect",
+    "exact_sample_size_paired",
     "fisher_exact_test",
     "hodges_lehmann",
     "log_ratio_interval",
     "mcnemar",
+    "mean_difference_interval",
+    "metric_noninferiority",
     "minimum_detectable_effect",
     "noninferiority_test",
     "paired_binary_summary",
@@ -96,6 +114,7 @@ __all__ = [
     "sample_size_paired",
     "sign_test",
     "tango_score_statistic",
+    "tost_paired",
     "variance_components",
     "wilcoxon_signed_rank",
     "wilson_interval",

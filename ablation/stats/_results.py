@@ -17,12 +17,14 @@ __all__ = [
     "DifferenceResult",
     "McNemarResult",
     "NonInferiorityResult",
+    "OneSidedTTest",
     "PairingSummary",
     "ProportionResult",
     "RatioResult",
     "SampleSizeResult",
     "TTestResult",
     "TestResult",
+    "TostResult",
     "VarianceComponents",
 ]
 
@@ -93,11 +95,15 @@ class ProportionResult:
 
 @dataclass(frozen=True, slots=True)
 class DifferenceResult:
-    """The paired difference ``Δ = (c − b) / n`` (candidate − baseline) with an interval.
+    """A paired difference (candidate − baseline) with an interval.
+
+    Binary outcomes (:func:`ablation.stats.paired_difference_interval`): ``Δ = (c − b) / n``, with
+    the interval within ``[-1, 1]``. Numeric metrics (:func:`ablation.stats.mean_difference_interval`):
+    the mean of ``y − x`` in the metric's units.
 
     Attributes:
-        estimate: The observed difference ``(c − b) / n`` (``0.0`` when ``n == 0``).
-        confidence_interval: The interval, within ``[-1, 1]``.
+        estimate: The observed difference (``0.0`` for an empty 2x2 table).
+        confidence_interval: The interval.
         method: Name of the interval method.
     """
 
@@ -108,15 +114,19 @@ class DifferenceResult:
 
 @dataclass(frozen=True, slots=True)
 class NonInferiorityResult:
-    """Result of :func:`ablation.stats.noninferiority_test`.
+    """Result of a non-inferiority test: :func:`ablation.stats.noninferiority_test` (paired
+    binary) or :func:`ablation.stats.metric_noninferiority` (numeric metric).
 
     Attributes:
-        statistic: The Tango/Nam restricted-MLE score statistic ``Z(−margin)``.
-        pvalue: One-sided p-value of H0: ``Δ ≤ −margin``.
-        margin: The non-inferiority margin (a positive number of pass-rate units).
+        statistic: Binary: the Tango/Nam restricted-MLE score statistic ``Z(−margin)``. Metric: the
+            one-sided paired t statistic against the shifted null.
+        pvalue: One-sided p-value of H0 "inferior by at least the margin" (binary: the exact
+            Berger–Boos p-value, never below the asymptotic score p-value).
+        margin: The non-inferiority margin (a positive number in the units of the outcome).
         alpha: One-sided significance level.
         decision: ``"non-inferior"``, ``"regression"`` or ``"inconclusive"``.
-        confidence_interval: The two-sided ``1 − 2·alpha`` Tango score interval for ``Δ``.
+        confidence_interval: The two-sided ``1 − 2·alpha`` interval for the difference
+            (candidate − baseline): Tango score interval (binary) or paired t interval (metric).
         method: Name of the test.
     """
 
@@ -261,6 +271,11 @@ class SampleSizeResult:
         alpha: Significance level.
         power: Target power.
         method: Name of the formula.
+        exact_power: Exact power of the exact McNemar test at ``n`` (Connor's n), by enumeration
+            of the trinomial (:func:`ablation.stats.exact_mcnemar_power`); ``None`` if not computed.
+        n_exact_test: Smallest n at which the exact McNemar test reaches ``power``
+            (:func:`ablation.stats.exact_sample_size_paired`); ``None`` when Connor's n exceeds
+            the search limit of :func:`ablation.stats.sample_size_paired`.
     """
 
     n: int
@@ -269,4 +284,44 @@ class SampleSizeResult:
     delta: float
     alpha: float
     power: float
+    method: str
+    exact_power: float | None = None
+    n_exact_test: int | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class OneSidedTTest:
+    """One of the two one-sided paired t tests of :func:`ablation.stats.tost_paired`.
+
+    Attributes:
+        statistic: ``(mean(d) − bound) / se``.
+        pvalue: One-sided p-value.
+        df: Degrees of freedom ``n − 1``.
+        bound: The equivalence bound tested (``low`` or ``upp``).
+        alternative: ``"greater"`` (H1: mean d > low) or ``"less"`` (H1: mean d < upp).
+    """
+
+    statistic: float
+    pvalue: float
+    df: int
+    bound: float
+    alternative: str
+
+
+@dataclass(frozen=True, slots=True)
+class TostResult:
+    """Result of :func:`ablation.stats.tost_paired` (two one-sided tests, Schuirmann 1987).
+
+    Attributes:
+        pvalue: ``max`` of the two one-sided p-values; equivalence at level α when ``≤ α``.
+        lower: Test of H0: mean d ≤ low against H1: mean d > low.
+        upper: Test of H0: mean d ≥ upp against H1: mean d < upp.
+        estimate: Mean of ``x − y`` (statsmodels' order; pass the candidate first for candidate − baseline).
+        method: Name of the procedure.
+    """
+
+    pvalue: float
+    lower: OneSidedTTest
+    upper: OneSidedTTest
+    estimate: float
     method: str

@@ -25,10 +25,11 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
 
+from ablation.stats._betting import DEFAULT_GRID_SIZE
 from ablation.stats._common import as_count, check_level
 from ablation.stats._results import ConfidenceInterval
 from ablation.stats.sequential import SequentialRegressionTest, as_difference
-from ablation.stats.sequential_cs import DEFAULT_GRID_SIZE, UpliftConfidenceSequence
+from ablation.stats.sequential_cs import UpliftConfidenceSequence
 
 __all__ = ["GATES", "MonitorState", "SequentialMonitor"]
 

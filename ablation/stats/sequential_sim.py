@@ -17,10 +17,7 @@ from typing import Any
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
-from ablation.stats._common import as_count
-from ablation.stats.bootstrap import RngLike, resolve_rng
-from ablation.stats.sequential import log_e_values
-from ablation.stats.sequential_cs import (
+from ablation.stats._betting import (
     DEFAULT_GRID_SIZE,
     feasible_range,
     grid_means,
@@ -28,6 +25,9 @@ from ablation.stats.sequential_cs import (
     margin_indices,
     next_sums,
 )
+from ablation.stats._common import as_count
+from ablation.stats.bootstrap import RngLike, resolve_rng
+from ablation.stats.sequential import log_e_values
 from ablation.stats.sequential_monitor import GATES, SequentialMonitor
 
 __all__ = [

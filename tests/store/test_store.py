@@ -350,7 +350,7 @@ def test_completed_keys_and_count(store: RunStore) -> None:
 
 
 def test_trial_rows_match_results(store: RunStore, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr("ablation.store.run_store._PAGE", 7)  # several pages, not a multiple of the size
+    monkeypatch.setattr("ablation.store.reads._PAGE", 7)  # several pages, not a multiple of the size
     cid, trials = _filled(store)
     rows = list(store.trial_rows(cid))
     assert all(isinstance(r, TrialRow) for r in rows)

@@ -1,0 +1,242 @@
+"""Exact power, sample size and minimum detectable effect of the exact McNemar test.
+
+The exact conditional McNemar test (:func:`ablation.stats.mcnemar` with ``method="exact"``)
+conditions on the ``N = b + c`` discordant pairs; its power at ``n`` pairs is found here by
+summing over the whole trinomial distribution of ``(b, c)``, with no normal approximation:
+``N ~ Bin(n, ψ)`` and ``b | N ~ Bin(N, p10/ψ)`` with ``p10 = (ψ − δ)/2`` the regression probability
+and ``δ = p01 − p10`` (candidate − baseline, positive when the candidate is better). For each ``N``
+the rejection region of the two-sided test (``min(1, 2·P(X ≤ min(b, c))) ≤ α``) is
+``b ≤ k(N)`` or ``b ≥ N − k(N)``, with ``k(N)`` the largest ``k`` such that
+``2·P(X ≤ k) ≤ α`` for ``X ~ Bin(N, 1/2)``; a one-sided test uses one tail at level α.
+Connor's (1987) normal formula (:func:`ablation.stats.sample_size_paired`) approximates this and,
+because the exact test is conservative, usually undershoots the n it needs.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+from numpy.typing import NDArray
+from scipy import optimize as _opt
+from scipy import special as _sp
+from scipy import stats as _st
+
+from ablation.stats._common import as_count, check_alternative, check_level
+
+__all__ = ["exact_mcnemar_power", "exact_minimum_detectable_effect", "exact_sample_size_paired"]
+
+_TAIL = 1e-15  # binomial mass of N left out on each side (added to nothing: power is a lower sum)
+_MAX_N = 10_000_000
+
+
+def _check_design(psi: float, delta: float) -> tuple[float, float]:
+    ps = float(psi)
+    dl = float(delta)
+    if not (math.isfinite(ps) and 0.0 < ps <= 1.0):
+        raise ValueError(f"psi (discordant probability) must be in (0, 1], got {psi!r}")
+    if not math.isfinite(dl) or abs(dl) > ps:
+        raise ValueError(f"|delta| must be at most psi ({ps:g}), got {delta!r}")
+    return ps, dl
+
+
+def _critical_k(ns: NDArray[np.int64], level: float) -> NDArray[np.int64]:
+    """Largest ``k`` with ``P(X ≤ k) ≤ level`` for ``X ~ Bin(N, 1/2)``, per ``N`` (−1 if none).
+
+    Computed as :func:`ablation.stats.mcnemar` computes its p-value (``scipy.stats.binom.cdf``),
+    so the region is the one that test rejects on; the ``ppf`` guess is checked one step either
+    side.
+    """
+    k0 = _st.binom.ppf(level, ns, 0.5).astype(np.int64)
+    best = np.full(ns.shape, -1, dtype=np.int64)
+    for k in (k0 - 1, k0, k0 + 1):
+        ok = (k >= 0) & (k < ns) & (_st.binom.cdf(k, ns, 0.5) <= level)
+        best = np.where(ok, np.maximum(best, k), best)
+    return best
+
+
+def _lower_tail(k: NDArray[np.int64], ns: NDArray[np.int64], p: float) -> NDArray[np.float64]:
+    """``P(X ≤ k)`` for ``X ~ Bin(N, p)``, 0 when ``k < 0`` (``bdtr`` gives NaN there)."""
+    out: NDArray[np.float64] = np.where(k >= 0, _sp.bdtr(np.maximum(k, 0), ns, p), 0.0)
+    return out
+
+
+def _power(n: int, psi: float, delta: float, alpha: float, alternative: str) -> float:
+    lo = int(_st.binom.ppf(_TAIL, n, psi))
+    hi = int(_st.binom.isf(_TAIL, n, psi))
+    ns = np.arange(max(lo - 1, 0), min(hi + 1, n) + 1, dtype=np.int64)
+    log_w = (
+        _sp.gammaln(n + 1.0)
+        - _sp.gammaln(ns + 1.0)
+        - _sp.gammaln(n - ns + 1.0)
+        + _sp.xlogy(ns, psi)
+        + _sp.xlog1py(n - ns, -psi)
+    )
+    pi_b = min(1.0, max(0.0, (psi - delta) / (2.0 * psi)))  # P(regression | discordant)
+    if alternative == "two-sided":
+        k = _critical_k(ns, alpha / 2.0)
+        reject = _lower_tail(k, ns, pi_b) + _lower_tail(k, ns, 1.0 - pi_b)
+    elif alternative == "greater":  # candidate better: p = P(X <= b)
+        reject = _lower_tail(_critical_k(ns, alpha), ns, pi_b)
+    else:  # candidate worse: p = P(X >= b), i.e. c small
+        reject = _lower_tail(_critical_k(ns, alpha), ns, 1.0 - pi_b)
+    return float(min(1.0, max(0.0, float(np.dot(np.exp(log_w), reject)))))
+
+
+def exact_mcnemar_power(
+    n: int,
+    psi: float,
+    delta: float,
+    *,
+    alpha: float = 0.05,
+    alternative: str = "two-sided",
+) -> float:
+    """Exact power of the exact conditional McNemar test at ``n`` pairs.
+
+    Sums ``P(reject)`` over the trinomial distribution of ``(b, c)`` (module docstring), with the
+    rejection rule ``p ≤ alpha`` of :func:`ablation.stats.mcnemar` (``method="exact"``). Binomial
+    weights of ``N`` are computed in log space; the ``N`` outside the central ``1 − 2·10⁻¹⁵`` of
+    ``Bin(n, ψ)`` are left out (the result is low by at most ``2·10⁻¹⁵``). Cost ``O(√n)`` after the
+    truncation: about 6 ms at n = 5 000 and 60 ms at n = 10⁶. At ``δ = 0`` it is the exact size.
+
+    Args:
+        n: Number of pairs (tasks), ≥ 1.
+        psi: Discordant probability ``ψ = p10 + p01`` in ``(0, 1]``.
+        delta: Difference ``δ = p01 − p10`` (candidate − baseline), ``|δ| ≤ ψ``.
+        alpha: Significance level of the test.
+        alternative: ``"two-sided"``, ``"greater"`` (H1: candidate better, p = ``P(X ≤ b)``) or
+            ``"less"`` (H1: candidate worse, p = ``P(X ≥ b)``), as in :func:`mcnemar`.
+
+    Returns:
+        The probability that the test rejects, in ``[0, 1]``.
+    """
+    nn = as_count(n, "n")
+    if not 1 <= nn <= _MAX_N:
+        raise ValueError(f"n must be between 1 and {_MAX_N}, got {nn}")
+    ps, dl = _check_design(psi, delta)
+    a = check_level(alpha, "alpha")
+    check_alternative(alternative)
+    return _power(nn, ps, dl, a, alternative)
+
+
+def _conditional_power(
+    ns: NDArray[np.int64], psi: float, delta: float, alpha: float, alternative: str
+) -> NDArray[np.float64]:
+    """``P(reject | N)`` for each discordant total ``N``."""
+    pi_b = min(1.0, max(0.0, (psi - delta) / (2.0 * psi)))
+    if alternative == "two-sided":
+        k = _critical_k(ns, alpha / 2.0)
+        return _lower_tail(k, ns, pi_b) + _lower_tail(k, ns, 1.0 - pi_b)
+    k = _critical_k(ns, alpha)
+    return _lower_tail(k, ns, pi_b if alternative == "greater" else 1.0 - pi_b)
+
+
+def exact_sample_size_paired(
+    psi: float,
+    delta: float,
+    *,
+    alpha: float = 0.05,
+    power: float = 0.8,
+    alternative: str = "two-sided",
+    max_n: int = 1_000_000,
+) -> int:
+    """Smallest number of pairs at which the exact McNemar test reaches the target power.
+
+    Exact power is not monotone in n for exact tests (the saw-tooth of Chernick & Liu 2002): the
+    result is the **first** n with power ≥ target, and larger n are *not* required to keep it. For
+    ψ < 1 the random number of discordant pairs smooths the saw-tooth (at ψ = 0.1, δ = 0.03 the
+    power increases at every n from 600 to 1300); at ψ near 1 small dips right after the returned
+    n remain possible, so add a few pairs when planning a suite at ψ ≈ 1.
+
+    The search is exhaustive: the distribution of ``N`` at ``n + 1`` pairs is that at ``n`` mixed
+    with one more Bernoulli(ψ) pair, so the power at every ``n = 1, 2, …`` comes from one update of a
+    vector (trimmed to its non-negligible ``O(√n)`` entries) and one dot product; no ``n`` is skipped.
+
+    Args:
+        psi: Discordant probability ``ψ`` in ``(0, 1]``.
+        delta: Target difference ``δ`` (non-zero, ``|δ| ≤ ψ``); sign as in
+            :func:`exact_mcnemar_power` (only its size matters for two-sided tests).
+        alpha: Significance level.
+        power: Target power.
+        alternative: ``"two-sided"`` (default), ``"greater"`` or ``"less"``.
+        max_n: Give up above this n.
+
+    Returns:
+        The smallest n with exact power ≥ ``power``.
+
+    Raises:
+        ValueError: On invalid input, or when no ``n ≤ max_n`` reaches the target (for a one-sided
+            test in the wrong direction no n does).
+    """
+    ps, dl = _check_design(psi, delta)
+    if dl == 0.0:
+        raise ValueError("delta must be a non-zero difference in pass rates")
+    a = check_level(alpha, "alpha")
+    target = check_level(power, "power")
+    check_alternative(alternative)
+    limit = as_count(max_n, "max_n")
+    cap = 1024
+    g = _conditional_power(np.arange(cap + 1, dtype=np.int64), ps, dl, a, alternative)
+    dist = np.array([1.0 - ps, ps])  # Bin(N; 1, ψ) over N = start .. start + len − 1
+    start = 0
+    for n in range(1, limit + 1):
+        end = start + dist.size - 1
+        if end > cap:
+            cap *= 2
+            g = _conditional_power(np.arange(cap + 1, dtype=np.int64), ps, dl, a, alternative)
+        if float(np.dot(dist, g[start : end + 1])) >= target:
+            return n
+        nxt = np.empty(dist.size + 1)
+        nxt[:-1] = (1.0 - ps) * dist
+        nxt[-1] = 0.0
+        nxt[1:] += ps * dist
+        keep = np.nonzero(nxt > 1e-18)[0]
+        dist = nxt[keep[0] : keep[-1] + 1]
+        start += int(keep[0])
+    raise ValueError(f"no n <= {limit} reaches power {target:g} with the exact McNemar test")
+
+
+def exact_minimum_detectable_effect(
+    n: int,
+    psi: float,
+    *,
+    alpha: float = 0.05,
+    power: float = 0.8,
+    alternative: str = "two-sided",
+) -> float:
+    """Smallest ``|δ|`` at which the exact McNemar test with ``n`` pairs has the target power.
+
+    The exact counterpart of :func:`ablation.stats.minimum_detectable_effect` (Connor's normal
+    approximation). The exact power increases with ``|δ|`` at fixed n and ψ (each conditional
+    rejection region is a pair of binomial tails, whose probability grows as ``P(regression |
+    discordant)`` moves away from 1/2; checked numerically in the tests), so the root of
+    ``power(δ) = target`` on ``(0, ψ]`` is found by ``brentq``. For ``"less"`` the detectable
+    regression is ``−δ``; the magnitude is returned in every case.
+
+    Args:
+        n: Number of pairs, ≥ 1.
+        psi: Discordant probability ``ψ`` in ``(0, 1]`` (from a pilot, history or ``(b + c)/n``).
+        alpha: Significance level.
+        power: Target power.
+        alternative: ``"two-sided"`` (default), ``"greater"`` or ``"less"``.
+
+    Returns:
+        The MDE in pass-rate units, or ``inf`` if even ``|δ| = ψ`` is not detectable.
+    """
+    nn = as_count(n, "n")
+    if not 1 <= nn <= _MAX_N:
+        raise ValueError(f"n must be between 1 and {_MAX_N}, got {nn}")
+    ps, _ = _check_design(psi, 0.0)
+    a = check_level(alpha, "alpha")
+    target = check_level(power, "power")
+    check_alternative(alternative)
+    sign = -1.0 if alternative == "less" else 1.0
+
+    def gap(d: float) -> float:
+        return _power(nn, ps, sign * d, a, alternative) - target
+
+    if gap(ps) < 0.0:
+        return math.inf
+    if gap(0.0) >= 0.0:
+        return 0.0
+    return float(_opt.brentq(gap, 0.0, ps, xtol=1e-12, rtol=1e-12, maxiter=200))

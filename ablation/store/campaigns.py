@@ -1,0 +1,183 @@
+"""Campaign records of the run store: create, read, find and update campaigns.
+
+:class:`CampaignStore` owns the ``campaigns`` table: inserting a campaign (choosing a free
+time-sortable id when none is given), turning rows into
+:class:`~ablation.store.format.CampaignRecord`, the listings (by filter, all, latest), and the two
+updates a campaign receives over its life (its status and its provenance).
+"""
+
+from __future__ import annotations
+
+import json
+import secrets
+import sqlite3
+from collections.abc import Mapping
+from datetime import UTC, datetime
+from typing import Any
+
+from ablation.config import CampaignConfig
+from ablation.errors import ConfigError, StoreError
+from ablation.schema import to_jsonable
+from ablation.store.connection import StoreConnection
+from ablation.store.format import (
+    CAMPAIGN_FIELDS,
+    NEWEST_FIRST,
+    SELECT_CAMPAIGN,
+    CampaignRecord,
+    check_status,
+    now,
+)
+
+__all__ = ["CampaignStore"]
+
+
+class CampaignStore(StoreConnection):
+    """The campaign operations of :class:`~ablation.store.run_store.RunStore`."""
+
+    def create_campaign(
+        self,
+        *,
+        config: CampaignConfig,
+        suite_fingerprint: str,
+        task_digests: Mapping[str, str],
+        baseline_agent: str,
+        candidate_agent: str,
+        provenance: Mapping[str, Any] | None = None,
+        campaign_id: str | None = None,
+    ) -> str:
+        """Record a new campaign with status ``"running"`` and return its id.
+
+        Args:
+            config: The campaign's configuration (a mapping is validated into one).
+            suite_fingerprint: Fingerprint of the suite.
+            task_digests: ``task_id -> digest`` for every task of the suite.
+            baseline_agent: Name of the baseline agent.
+            candidate_agent: Name of the candidate agent.
+            provenance: Extra fields, converted to JSON-safe data with ``to_jsonable``.
+            campaign_id: Explicit id; by default a time-sortable ``YYYYmmdd-HHMMSS-xxxxxx`` (UTC).
+
+        Raises:
+            StoreError: if ``campaign_id`` is already taken.
+            ConfigError: if ``campaign_id`` is empty.
+        """
+        fields = {
+            "status": "running", "config": config, "suite_fingerprint": suite_fingerprint,
+            "task_digests": task_digests, "baseline_agent": baseline_agent,
+            "candidate_agent": candidate_agent, "provenance": provenance or {},
+        }  # fmt: skip
+        with self._op("create a campaign", transaction=True) as conn:
+            return self._insert_campaign(conn, campaign_id, fields)
+
+    def _insert_campaign(
+        self, conn: sqlite3.Connection, campaign_id: str | None, f: Mapping[str, Any]
+    ) -> str:
+        config = f["config"]
+        if not isinstance(config, CampaignConfig):
+            config = CampaignConfig.model_validate(config)
+        check_status(f["status"])
+        if campaign_id is not None and (
+            not isinstance(campaign_id, str) or not campaign_id.strip()
+        ):
+            raise ConfigError(f"a campaign id must be a non-empty string, got {campaign_id!r}")
+        if campaign_id is not None and self._exists(conn, campaign_id):
+            raise StoreError(f"campaign {campaign_id!r} already exists in run store {self.path}")
+        while campaign_id is None:
+            new = f"{datetime.now(UTC):%Y%m%d-%H%M%S}-{secrets.token_hex(3)}"
+            campaign_id = None if self._exists(conn, new) else new
+        stamp = now()
+        digests = {str(k): str(v) for k, v in f["task_digests"].items()}
+        values = (
+            campaign_id, f["status"], config.model_dump_json(), str(f["suite_fingerprint"]),
+            json.dumps(digests, sort_keys=True), str(f["baseline_agent"]),
+            str(f["candidate_agent"]),
+            json.dumps(to_jsonable(dict(f.get("provenance") or {})), sort_keys=True),
+            str(f.get("created_at") or stamp),
+            str(f.get("updated_at") or f.get("created_at") or stamp),
+        )  # fmt: skip
+        conn.execute(
+            f"INSERT INTO campaigns ({', '.join(CAMPAIGN_FIELDS)}) VALUES ({', '.join('?' * 10)})",
+            values,
+        )
+        return campaign_id
+
+    def _record(self, row: tuple[Any, ...]) -> CampaignRecord:
+        try:
+            config = CampaignConfig.model_validate_json(row[2])
+        except ValueError as exc:
+            raise StoreError(
+                f"campaign {row[0]!r} in {self.path}: its stored config cannot be read: {exc}"
+            ) from exc
+        return CampaignRecord(
+            campaign_id=row[0], status=row[1], config=config, suite_fingerprint=row[3],
+            task_digests=json.loads(row[4]), baseline_agent=row[5], candidate_agent=row[6],
+            provenance=json.loads(row[7]), created_at=row[8], updated_at=row[9], n_trials=row[10],
+        )  # fmt: skip
+
+    def get_campaign(self, campaign_id: str) -> CampaignRecord:
+        """The stored campaign ``campaign_id``.
+
+        Raises:
+            StoreError: if there is no such campaign (naming it and a few known ids).
+        """
+        with self._op("read a campaign") as conn:
+            row = conn.execute(f"{SELECT_CAMPAIGN} WHERE c.id = ?", (campaign_id,)).fetchone()
+            if row is None:
+                raise self._unknown(conn, campaign_id)
+        return self._record(row)
+
+    def find_campaigns(
+        self,
+        *,
+        suite_fingerprint: str | None = None,
+        baseline_agent: str | None = None,
+        status: str | None = None,
+    ) -> list[CampaignRecord]:
+        """Campaigns matching every given filter, newest first (by creation time)."""
+        wanted = {"suite_fingerprint": suite_fingerprint, "baseline_agent": baseline_agent,
+                  "status": status}  # fmt: skip
+        clauses = [f"c.{k} = ?" for k, v in wanted.items() if v is not None]
+        where = " WHERE " + " AND ".join(clauses) if clauses else ""
+        params = [v for v in wanted.values() if v is not None]
+        with self._op("list campaigns") as conn:
+            rows = conn.execute(f"{SELECT_CAMPAIGN}{where}{NEWEST_FIRST}", params).fetchall()
+        return [self._record(r) for r in rows]
+
+    def list_campaigns(self) -> list[CampaignRecord]:
+        """Every campaign, newest first."""
+        return self.find_campaigns()
+
+    def latest_campaign(self) -> CampaignRecord | None:
+        """The most recently created campaign, or ``None`` for an empty store."""
+        with self._op("read the latest campaign") as conn:
+            row = conn.execute(f"{SELECT_CAMPAIGN}{NEWEST_FIRST} LIMIT 1").fetchone()
+        return None if row is None else self._record(row)
+
+    def set_status(self, campaign_id: str, status: str) -> None:
+        """Set a campaign's status (``running``, ``complete``, ``interrupted`` or ``aborted``).
+
+        Raises:
+            ConfigError: for an unknown status.
+            StoreError: for an unknown campaign.
+        """
+        check_status(status)
+        with self._op("set a campaign status") as conn:
+            sql = "UPDATE campaigns SET status = ?, updated_at = ? WHERE id = ?"
+            if conn.execute(sql, (status, now(), campaign_id)).rowcount == 0:
+                raise self._unknown(conn, campaign_id)
+
+    def update_provenance(self, campaign_id: str, **fields: Any) -> None:
+        """Merge ``fields`` (converted to JSON-safe data) into a campaign's provenance.
+
+        Raises:
+            StoreError: for an unknown campaign.
+        """
+        with self._op("update provenance", transaction=True) as conn:
+            sql = "SELECT provenance_json FROM campaigns WHERE id = ?"
+            row = conn.execute(sql, (campaign_id,)).fetchone()
+            if row is None:
+                raise self._unknown(conn, campaign_id)
+            provenance = {**json.loads(row[0]), **to_jsonable(fields)}
+            conn.execute(
+                "UPDATE campaigns SET provenance_json = ?, updated_at = ? WHERE id = ?",
+                (json.dumps(provenance, sort_keys=True), now(), campaign_id),
+            )

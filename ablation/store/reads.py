@@ -1,0 +1,124 @@
+"""Trial reads of the run store: streaming pages, results, light rows, keys and counts.
+
+:class:`TrialReader` owns every read of the ``trials`` table. Streams go through
+:meth:`TrialReader._pages`, keyset pagination on the primary key taking :data:`_PAGE` rows per
+lock hold, so memory stays bounded and the consumer may append to the store while it iterates.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Collection, Iterator
+from typing import Any
+
+from ablation.schema import TaskResult
+from ablation.store.connection import StoreConnection
+from ablation.store.format import ROW_COLUMNS, TrialRow, load_trial
+
+__all__ = ["TrialReader"]
+
+_PAGE = 2000  # rows per lock hold when streaming
+
+
+class TrialReader(StoreConnection):
+    """The trial reads of :class:`~ablation.store.run_store.RunStore`."""
+
+    def _pages(
+        self, columns: str, campaign_id: str, arm: str | None = None
+    ) -> Iterator[list[tuple[Any, ...]]]:
+        """A campaign's rows in ``(task_id, arm, run)`` order, one page per lock hold.
+
+        Keyset pagination on the primary key: no statement stays open between pages, so memory
+        is bounded and the consumer may append to the store while iterating.
+        """
+        arm_sql, head = (
+            ("", (campaign_id,)) if arm is None else (" AND arm = ?", (campaign_id, arm))
+        )
+        sql = (
+            f"SELECT task_id, arm, run, {columns} FROM trials WHERE campaign_id = ?{arm_sql}"
+            " AND (task_id, arm, run) > (?, ?, ?) ORDER BY task_id, arm, run LIMIT ?"
+        )
+        last: tuple[Any, ...] = ("", "", -1)
+        with self._op("read trials") as conn:
+            self._require(conn, campaign_id)
+        while True:
+            with self._op("read trials") as conn:
+                rows = conn.execute(sql, (*head, *last, _PAGE)).fetchall()
+            if rows:
+                yield rows
+            if len(rows) < _PAGE:
+                return
+            last = rows[-1][:3]
+
+    def iter_results(self, campaign_id: str, *, arm: str | None = None) -> Iterator[TaskResult]:
+        """Stream a campaign's trials (optionally one arm) in ``(task_id, arm, run)`` order.
+
+        Memory stays bounded by one page of rows, whatever the campaign's size.
+        """
+        for page in self._pages("result_json", campaign_id, arm):
+            for row in page:
+                yield load_trial(campaign_id, row[-1])
+
+    def results(
+        self,
+        campaign_id: str,
+        *,
+        arm: str | None = None,
+        task_ids: Collection[str] | None = None,
+    ) -> list[TaskResult]:
+        """A campaign's trials in ``(task_id, arm, run)`` order, optionally filtered.
+
+        ``task_ids`` given as one string means that single id.
+
+        Raises:
+            StoreError: for an unknown campaign.
+        """
+        if task_ids is None:
+            return list(self.iter_results(campaign_id, arm=arm))
+        sql = (
+            "SELECT result_json FROM trials WHERE campaign_id = ? AND (? IS NULL OR arm = ?)"
+            " AND task_id IN (SELECT value FROM json_each(?)) ORDER BY task_id, arm, run"
+        )
+        ids = json.dumps([task_ids] if isinstance(task_ids, str) else sorted(set(task_ids)))
+        with self._op("read trials") as conn:
+            self._require(conn, campaign_id)
+            rows = conn.execute(sql, (campaign_id, arm, arm, ids)).fetchall()
+        return [load_trial(campaign_id, r[0]) for r in rows]
+
+    def trial_rows(self, campaign_id: str) -> Iterator[TrialRow]:
+        """Stream light :class:`TrialRow` tuples in ``(task_id, arm, run)`` order.
+
+        Only the two quality dictionaries are taken from ``result_json`` (by SQLite's
+        ``json_extract``), so no :class:`TaskResult` is built and memory stays bounded.
+        """
+        loads = json.loads
+        for page in self._pages(ROW_COLUMNS, campaign_id):
+            for r in page:
+                yield TrialRow(
+                    r[0], r[1], r[2], r[3], bool(r[4]), r[5], r[6], r[7], r[8], r[9],
+                    {} if r[10] in (None, "{}") else loads(r[10]),
+                    {} if r[11] in (None, "{}") else loads(r[11]),
+                    r[12], bool(r[13]),
+                )  # fmt: skip
+
+    def completed_keys(self, campaign_id: str) -> set[tuple[str, str, int]]:
+        """``(task_id, arm, run)`` of every stored trial of a campaign: what a resume skips.
+
+        Raises:
+            StoreError: for an unknown campaign.
+        """
+        with self._op("read trial keys") as conn:
+            self._require(conn, campaign_id)
+            sql = "SELECT task_id, arm, run FROM trials WHERE campaign_id = ?"
+            return set(conn.execute(sql, (campaign_id,)).fetchall())
+
+    def count(self, campaign_id: str, *, arm: str | None = None) -> int:
+        """Number of stored trials of a campaign (optionally of one arm).
+
+        Raises:
+            StoreError: for an unknown campaign.
+        """
+        with self._op("count trials") as conn:
+            self._require(conn, campaign_id)
+            sql = "SELECT COUNT(*) FROM trials WHERE campaign_id = ? AND (? IS NULL OR arm = ?)"
+            return int(conn.execute(sql, (campaign_id, arm, arm)).fetchone()[0])

@@ -1,0 +1,180 @@
+"""Exact power, sample size and MDE of the exact McNemar test, against brute-force enumeration."""
+
+from __future__ import annotations
+
+import math
+import time
+from fractions import Fraction
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from scipy import stats
+
+from ablation.stats import (
+    exact_mcnemar_power,
+    exact_minimum_detectable_effect,
+    exact_sample_size_paired,
+    mcnemar,
+    minimum_detectable_effect,
+    sample_size_paired,
+)
+
+
+def _critical_k_exact(nd: int, level: Fraction) -> int:
+    """Largest k with P(X <= k) <= level for X ~ Bin(nd, 1/2), in exact integer arithmetic."""
+    total, k = 0, -1
+    while k + 1 < nd:
+        total += math.comb(nd, k + 1)
+        if Fraction(total, 2**nd) > level:
+            break
+        k += 1
+    return k
+
+
+def _brute_force_power(n: int, psi: float, delta: float, alternative: str) -> float:
+    """Double loop over (N, b) with math.comb weights and exact-fraction critical values."""
+    p_b = (psi - delta) / 2.0  # regression probability
+    p_c = (psi + delta) / 2.0
+    rest = 1.0 - psi
+    alpha = Fraction(1, 20)
+    total = 0.0
+    for nd in range(n + 1):
+        w_nd = math.comb(n, nd) * psi**nd * rest ** (n - nd)
+        if w_nd < 1e-300:
+            continue
+        k = _critical_k_exact(nd, alpha / 2 if alternative == "two-sided" else alpha)
+        for b in range(nd + 1):
+            c = nd - b
+            if alternative == "two-sided":
+                reject = b <= k or c <= k
+            elif alternative == "greater":
+                reject = b <= k
+            else:
+                reject = c <= k
+            if reject:
+                total += w_nd * math.comb(nd, b) * (p_b / psi) ** b * (p_c / psi) ** c
+    return total
+
+
+def test_exact_power_at_connor_870_matches_brute_force() -> None:
+    # ablation plan --discordance 0.10 --uplift 0.03 prints Connor's 870
+    assert sample_size_paired(0.10, 0.03).n == 870
+    ours = exact_mcnemar_power(870, 0.10, 0.03)
+    assert ours == pytest.approx(_brute_force_power(870, 0.10, 0.03, "two-sided"), rel=1e-9)
+    # the exact test is conservative: below the 80% Connor aims at
+    assert 0.7 < ours < 0.8
+
+
+@pytest.mark.parametrize(
+    ("n", "psi", "delta", "alternative"),
+    [
+        (40, 0.5, 0.4, "two-sided"),
+        (60, 0.3, 0.15, "greater"),
+        (60, 0.3, -0.15, "less"),
+        (60, 0.3, 0.15, "less"),
+        (25, 1.0, 0.2, "two-sided"),
+        (30, 0.2, 0.0, "two-sided"),
+    ],
+)
+def test_exact_power_matches_brute_force(n: int, psi: float, delta: float, alternative: str) -> None:
+    ours = exact_mcnemar_power(n, psi, delta, alternative=alternative)
+    assert ours == pytest.approx(_brute_force_power(n, psi, delta, alternative), rel=1e-9, abs=1e-15)
+
+
+def test_rejection_region_is_the_one_mcnemar_uses() -> None:
+    # psi = 1: every pair is discordant, so the power is the conditional one at N = n, which can be
+    # summed over the public mcnemar(b, n - b).pvalue <= alpha directly (scipy.stats.binom.pmf weights)
+    n, psi, delta = 30, 1.0, 0.3
+    pi_b = (psi - delta) / (2 * psi)
+    for alternative in ("two-sided", "greater", "less"):
+        ref = sum(
+            stats.binom.pmf(b, n, pi_b)
+            for b in range(n + 1)
+            if mcnemar(b, n - b, alternative=alternative).pvalue <= 0.05
+        )
+        assert exact_mcnemar_power(n, psi, delta, alternative=alternative) == pytest.approx(
+            ref, rel=1e-12
+        )
+
+
+def test_size_at_delta_zero_is_below_alpha() -> None:
+    for n in (20, 100, 500):
+        for psi in (0.02, 0.1, 0.3):
+            assert exact_mcnemar_power(n, psi, 0.0) <= 0.05
+            assert exact_mcnemar_power(n, psi, 0.0, alternative="greater") <= 0.05
+
+
+def test_power_is_fast_at_5000_by_design() -> None:
+    # O(sqrt(n)) work after truncating N to the central 1 - 2e-15 of Bin(n, psi)
+    start = time.perf_counter()
+    for psi in (0.02, 0.1, 0.3, 1.0):
+        exact_mcnemar_power(5000, psi, psi / 2)
+    assert time.perf_counter() - start < 2.0
+
+
+def test_exact_sample_size_is_the_first_n_reaching_the_target() -> None:
+    n = exact_sample_size_paired(0.10, 0.03)
+    assert exact_mcnemar_power(n, 0.10, 0.03) >= 0.8
+    # first crossing: no smaller n reaches it (checked over every n from Connor's 870)
+    assert all(exact_mcnemar_power(m, 0.10, 0.03) < 0.8 for m in range(870, n))
+    res = sample_size_paired(0.10, 0.03)
+    assert res.n_exact_test == n
+    assert res.exact_power == pytest.approx(exact_mcnemar_power(870, 0.10, 0.03), rel=1e-15)
+    small = exact_sample_size_paired(0.5, 0.4)
+    assert all(exact_mcnemar_power(m, 0.5, 0.4) < 0.8 for m in range(1, small))
+    assert exact_mcnemar_power(small, 0.5, 0.4) >= 0.8
+
+
+def test_exact_sample_size_one_sided_and_errors() -> None:
+    n = exact_sample_size_paired(0.10, 0.03, alternative="greater")
+    assert exact_mcnemar_power(n, 0.10, 0.03, alternative="greater") >= 0.8
+    assert exact_mcnemar_power(n - 1, 0.10, 0.03, alternative="greater") < 0.8
+    with pytest.raises(ValueError):
+        exact_sample_size_paired(0.10, 0.03, alternative="less", max_n=3000)
+    with pytest.raises(ValueError):
+        exact_sample_size_paired(0.10, 0.0)
+    with pytest.raises(ValueError):
+        exact_sample_size_paired(0.10, 0.2)
+    with pytest.raises(ValueError):
+        exact_mcnemar_power(0, 0.1, 0.05)
+
+
+def test_exact_mde_inverts_the_exact_power() -> None:
+    mde = exact_minimum_detectable_effect(870, 0.10)
+    assert exact_mcnemar_power(870, 0.10, mde) == pytest.approx(0.8, abs=1e-9)
+    # the exact test needs a larger effect than Connor's normal approximation promises
+    assert mde > minimum_detectable_effect(870, psi=0.10)
+    assert exact_minimum_detectable_effect(5, 0.01) == math.inf
+    less = exact_minimum_detectable_effect(300, 0.2, alternative="less")
+    assert exact_mcnemar_power(300, 0.2, -less, alternative="less") == pytest.approx(0.8, abs=1e-9)
+
+
+def test_power_increases_with_effect_size() -> None:
+    # the monotonicity exact_minimum_detectable_effect relies on
+    for n, psi in ((30, 0.5), (200, 0.1), (1000, 0.02)):
+        grid = np.linspace(0.0, psi, 41)
+        pw = [exact_mcnemar_power(n, psi, d) for d in grid]
+        assert np.all(np.diff(pw) >= -1e-12)
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    n=st.integers(min_value=1, max_value=3000),
+    psi=st.floats(min_value=0.001, max_value=1.0),
+    frac=st.floats(min_value=-1.0, max_value=1.0),
+    alternative=st.sampled_from(["two-sided", "greater", "less"]),
+)
+def test_power_is_a_probability_and_symmetric(
+    n: int, psi: float, frac: float, alternative: str
+) -> None:
+    delta = frac * psi
+    pw = exact_mcnemar_power(n, psi, delta, alternative=alternative)
+    assert 0.0 <= pw <= 1.0
+    if alternative == "two-sided":
+        assert exact_mcnemar_power(n, psi, -delta) == pytest.approx(pw, rel=1e-9, abs=1e-15)
+    else:
+        flipped = "less" if alternative == "greater" else "greater"
+        mirror = exact_mcnemar_power(n, psi, -delta, alternative=flipped)
+        assert mirror == pytest.approx(pw, rel=1e-9, abs=1e-15)
