@@ -313,8 +313,8 @@ class SequentialSummary(BaseModel):
     ``non_inferior``, ``futility``, ``end_of_suite``) or ``"undecided"`` (tasks still missing).
     ``pairs`` counts the pairs the monitor saw (excluded pairs are skipped); ``tasks_run`` the
     tasks up to the deciding one in run order. ``agent_calls`` is 2 x runs per task run (calls for
-    later tasks made while earlier ones were still in flight, and then discarded, are not counted); ``agent_calls_planned`` that of the whole
-    suite. ``e_value`` is the regression e-value (it rejects at ``1/alpha_per_candidate``, with
+    later tasks made while earlier ones were in flight, then discarded, are not counted);
+    ``agent_calls_planned`` that of the whole suite. ``e_value`` is the regression e-value (it rejects at ``1/alpha_per_candidate``, with
     ``alpha_per_candidate = alpha / candidates``, Bonferroni); ``interval`` the anytime-valid
     interval for the uplift at the stop. When ``fixed_n_descriptive`` is set the stop was
     data-dependent and the fixed-n p-values and intervals elsewhere are descriptive only.
