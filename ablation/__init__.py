@@ -39,6 +39,7 @@ _EXPORTS: dict[str, str] = {
     "RetryPolicy": "ablation.config",
     "RubricCriterion": "ablation.schema",
     "RunStore": "ablation.store.run_store",
+    "SequentialPolicy": "ablation.config",
     "StoreError": "ablation.errors",
     "TaskResult": "ablation.schema",
     "compare_results": "ablation.analysis.build",
@@ -70,6 +71,7 @@ __all__ = [
     "RetryPolicy",
     "RubricCriterion",
     "RunStore",
+    "SequentialPolicy",
     "StoreError",
     "TaskResult",
     "compare_results",
@@ -105,7 +107,13 @@ if TYPE_CHECKING:  # pragma: no cover - for type checkers and IDEs only
     from ablation import quality, stats, verifiers
     from ablation.analysis.build import compare_results, report_from_results
     from ablation.analysis.gates import evaluate_gates
-    from ablation.config import CampaignConfig, GatePolicy, Provenance, RetryPolicy
+    from ablation.config import (
+        CampaignConfig,
+        GatePolicy,
+        Provenance,
+        RetryPolicy,
+        SequentialPolicy,
+    )
     from ablation.errors import (
         AblationError,
         AgentSpecError,

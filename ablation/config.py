@@ -12,7 +12,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_serializer, field_validator
 
-__all__ = ["CampaignConfig", "GatePolicy", "Provenance", "RetryPolicy"]
+__all__ = ["CampaignConfig", "GatePolicy", "Provenance", "RetryPolicy", "SequentialPolicy"]
 
 _FROZEN = ConfigDict(frozen=True, extra="forbid")
 _FROZEN_ANY = ConfigDict(frozen=True, extra="forbid", arbitrary_types_allowed=True)
@@ -129,6 +129,29 @@ class GatePolicy(BaseModel):
         return dict(sorted(value.items()))
 
 
+class SequentialPolicy(BaseModel):
+    """Sequential mode: run tasks in a seeded random order and stop once the gates are decided.
+
+    After every completed pair (with ``runs > 1``: every run of a task in both arms; the task is
+    the unit) anytime-valid statistics are updated (DESIGN.md section 5, STATISTICS.md section 10):
+    an e-process for "significant regression" (always on in sequential mode), a confidence
+    sequence for the uplift when a non-inferiority margin is set, and the first regression of a
+    critical task when that gate is on. The campaign stops at the first decision, after
+    ``futility_after`` pairs, or at the end of the suite.
+
+    Attributes:
+        futility_after: Stop as inconclusive after this many pairs (``None``: never).
+        candidates: Candidates compared with the same baseline in one command; the family-wise
+            ``alpha`` is split equally among them (Bonferroni, valid under any dependence and any
+            stopping rule).
+    """
+
+    model_config = _FROZEN
+
+    futility_after: int | None = Field(default=None, ge=1)
+    candidates: int = Field(default=1, ge=1)
+
+
 class CampaignConfig(BaseModel):
     """Everything that decides how a campaign runs and is analysed.
 
@@ -146,6 +169,7 @@ class CampaignConfig(BaseModel):
         rate_limit_per_s: Optional cap on agent calls per second per arm.
         gates: Release gates.
         labels: User labels kept in provenance (model configuration, dataset version, ...).
+        sequential: Sequential mode (``None``: every task runs, fixed-n analysis).
     """
 
     model_config = _FROZEN
@@ -162,6 +186,7 @@ class CampaignConfig(BaseModel):
     rate_limit_per_s: float | None = Field(default=None, gt=0)
     gates: GatePolicy = Field(default_factory=GatePolicy)
     labels: dict[str, str] = Field(default_factory=dict)
+    sequential: SequentialPolicy | None = None
 
 
 class Provenance(BaseModel):

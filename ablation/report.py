@@ -31,6 +31,8 @@ __all__ = [
     "PairTable",
     "QualityComparison",
     "RepeatedRuns",
+    "SequentialPoint",
+    "SequentialSummary",
     "TrialView",
     "Uplift",
 ]
@@ -330,6 +332,60 @@ class PairDetail(BaseModel):
     candidate: TrialView | None = None
 
 
+class SequentialPoint(BaseModel):
+    """The anytime-valid interval for the uplift after some pairs (one point of the plot)."""
+
+    model_config = _FROZEN
+
+    pairs: int
+    low: float
+    high: float
+    estimate: float
+
+
+class SequentialSummary(BaseModel):
+    """What a sequential campaign decided, when, why and at what cost (DESIGN.md section 5).
+
+    ``gate`` is the deciding rule (``critical_regression``, ``regression``, ``inferior``,
+    ``non_inferior``, ``futility``, ``end_of_suite``) or ``"undecided"`` (tasks still missing).
+    ``pairs`` counts the pairs the monitor saw (excluded pairs are skipped); ``tasks_run`` the
+    tasks up to the deciding one in run order. ``agent_calls`` is 2 x runs per task run (calls for
+    later tasks made while earlier ones were in flight, then discarded, are not counted);
+    ``agent_calls_planned`` that of the whole suite. ``e_value`` is the regression e-value (it rejects at ``1/alpha_per_candidate``, with
+    ``alpha_per_candidate = alpha / candidates``, Bonferroni); ``interval`` the anytime-valid
+    interval for the uplift at the stop. When ``fixed_n_descriptive`` is set the stop was
+    data-dependent and the fixed-n p-values and intervals elsewhere are descriptive only.
+    ``trajectory`` holds the interval after every pair (at most 500 points, evenly thinned).
+    """
+
+    model_config = _FROZEN
+
+    stopped_early: bool
+    gate: str
+    reason: str
+    pairs: int
+    tasks_run: int
+    n_tasks: int
+    runs: int = 1
+    agent_calls: int
+    agent_calls_planned: int
+    agent_calls_saved: int
+    alpha: float
+    alpha_per_candidate: float
+    candidates: int = 1
+    margin: float | None = None
+    futility_after: int | None = None
+    regressions: int
+    improvements: int
+    e_value: float
+    interval: Interval
+    estimate: float
+    gates_decided: list[str] = Field(default_factory=list)
+    fixed_n_descriptive: bool
+    order: str
+    trajectory: list[SequentialPoint] = Field(default_factory=list)
+
+
 class AblationReport(BaseModel):
     """The paired comparison of a candidate against a baseline.
 
@@ -373,6 +429,7 @@ class AblationReport(BaseModel):
     verdict: Literal["pass", "fail"] = "pass"
     details: list[PairDetail] = Field(default_factory=list)
     provenance: Provenance
+    sequential: SequentialSummary | None = None
 
     @property
     def exit_code(self) -> int:

@@ -203,6 +203,11 @@ def build_report(
         The gated report.
     """
     config = config or CampaignConfig()
+    sequential = None
+    if config.sequential is not None:
+        from ablation.analysis.sequential import apply_sequential
+
+        data, sequential = apply_sequential(data, config)
     level = config.confidence_level
     masks = bd.classify(data)
     table = bd.table(masks)
@@ -258,6 +263,7 @@ def build_report(
         summary=_summary(table, mcnemar, config.alpha),
         details=_details(data, masks),
         provenance=prov,
+        sequential=sequential,
     )
     return evaluate_gates(report, config.gates, alpha=config.alpha)
 

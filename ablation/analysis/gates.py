@@ -27,6 +27,10 @@ a gate fails where the adjusted p-value is below ``alpha``. A default gate the u
 listed with status ``"off"`` and what it would have said. The verdict is ``"fail"`` as soon as
 one gate is neither ``"pass"`` nor ``"off"``.
 
+In sequential mode (``report.sequential`` set) gates 3 and 5 are judged by the anytime-valid
+decisions of :mod:`ablation.analysis.sequential_gates` (gate 5 is then always on), not by fixed-n
+p-values, which are not valid after a data-dependent stop.
+
 Assumptions: the report's counts, intervals and non-inferiority decision come from
 :mod:`ablation.analysis`; this module only judges them (and runs the exact McNemar tail, which is
 cheap and exact).
@@ -38,6 +42,10 @@ import math
 from statistics import NormalDist
 
 from ablation.analysis.completeness import GATE_COMPLETENESS, completeness_gate
+from ablation.analysis.sequential_gates import (
+    sequential_noninferiority_gate,
+    sequential_regression_gate,
+)
 from ablation.config import GatePolicy
 from ablation.errors import ConfigError
 from ablation.report import AblationReport, GateResult, LatencyComparison
@@ -270,6 +278,20 @@ def _significance_gates(tested: list[tuple[str, float, str, list[str]]], a: floa
             )
         )
     return gates
+def _inventory_gates(report: AblationReport) -> list[GateResult]:
+    """Gate 0: a report with no paired task fails."""
+    if report.n_paired:
+        return []
+    return [
+        GateResult(
+            name=GATE_INVENTORY,
+            status="fail",
+            evidence=(
+                f"no task was paired: {report.n_tasks} task(s), {len(report.excluded)} "
+                "excluded item(s) (listed in the report); there is nothing to judge."
+            ),
+        )
+    ]
 
 
 def evaluate_gates(
@@ -294,28 +316,22 @@ def evaluate_gates(
     a = report.provenance.alpha if alpha is None else alpha
     if not 0 < a < 1:
         raise ConfigError(f"alpha must be in (0, 1), got {a!r}")
-    gates: list[GateResult] = []
-    if report.n_paired == 0:
-        gates.append(
-            GateResult(
-                name=GATE_INVENTORY,
-                status="fail",
-                evidence=(
-                    f"no task was paired: {report.n_tasks} task(s), {len(report.excluded)} "
-                    "excluded item(s) (listed in the report); there is nothing to judge."
-                ),
-            )
-        )
+    gates = _inventory_gates(report)
     if policy.critical_must_not_regress:
         gates.append(_critical_gate(report))
     gates.append(completeness_gate(report, policy))
     if policy.noninferiority_margin is not None:
-        gates.append(_noninferiority_gate(report, policy.noninferiority_margin))
+        if report.sequential is not None:  # fixed-n tests are not valid after a sequential stop
+            gates.append(sequential_noninferiority_gate(report.sequential, GATE_NONINFERIORITY))
+        else:
+            gates.append(_noninferiority_gate(report, policy.noninferiority_margin))
     gates.extend(_metric_gate(report, m, v) for m, v in policy.metric_margins.items())
 
     tested: list[tuple[str, float, str, list[str]]] = []
     missing: list[GateResult] = []
-    if policy.no_significant_regression:
+    if report.sequential is not None:  # the e-process decides; always on in sequential mode
+        gates.append(sequential_regression_gate(report.sequential, GATE_REGRESSION))
+    elif policy.no_significant_regression:
         p, desc = _regression_test(report)
         tested.append((GATE_REGRESSION, p, desc, list(report.regressions)))
     elif report.n_paired:

@@ -45,6 +45,15 @@ def campaign_config(s: dict[str, Any]) -> Any:
     gates = _gate_fields(s)
     if gates:
         fields["gates"] = gates
+    # [tool.ablation] sequential = true applies to `run` only; compare asks with --sequential-replay
+    run_sequential = s.get("sequential") and s.get("command", "run") == "run"
+    if run_sequential or s.get("sequential_replay"):
+        fields["sequential"] = {
+            "futility_after": s.get("stop_when_inconclusive_after"),
+            "candidates": s.get("n_candidates", 1),
+        }
+    elif s.get("stop_when_inconclusive_after") is not None:
+        raise ConfigError("--stop-when-inconclusive-after needs --sequential")
     try:
         return CampaignConfig.model_validate(fields)
     except ValueError as exc:

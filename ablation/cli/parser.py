@@ -107,6 +107,11 @@ def _run_parser(sub: Any) -> None:
     run.add_argument("--reuse-baseline", metavar="CAMPAIGN",
                      help="take baseline trials from a stored campaign on the same suite")
     run.add_argument("--no-progress", action="store_true", help="no progress bar")
+    run.add_argument("--sequential", action="store_true", default=None,
+                     help="seeded random task order; stop as soon as the gates are decided "
+                     "(anytime-valid; alpha split across candidates)")
+    run.add_argument("--stop-when-inconclusive-after", type=int, metavar="N",
+                     help="with --sequential: stop as inconclusive after N pairs")
     run.add_argument("--dask-scheduler", metavar="ADDRESS", help="run sync agents on a Dask cluster")
     run.add_argument("--dask-local", type=int, metavar="N", help="start a local Dask cluster of N workers")
     _gate_options(run)
@@ -126,6 +131,11 @@ def _compare_parser(sub: Any) -> None:
     cmp_.add_argument("--key", default="id", help="id field (default id)")
     cmp_.add_argument("--field", default="passed", help="verdict field (default passed)")
     cmp_.add_argument("--expected-ids", type=Path, help="file of ids that must all be present")
+    cmp_.add_argument("--sequential-replay", action="store_true", default=None,
+                      help="replay the pairs in seeded order: what a sequential campaign would "
+                      "have decided and spent")
+    cmp_.add_argument("--stop-when-inconclusive-after", type=int, metavar="N",
+                      help="with --sequential-replay: stop as inconclusive after N pairs")
     _gate_options(cmp_)
     _output_options(cmp_)
 
@@ -160,6 +170,12 @@ def _plan_parser(sub: Any) -> None:
     plan.add_argument("--alpha", type=float, default=0.05)
     plan.add_argument("--power", type=float, default=0.8)
     plan.add_argument("--one-sided", action="store_true")
+    plan.add_argument("--sequential", action="store_true",
+                      help="also simulate a sequential campaign: expected agent calls (mean, 90th "
+                      "percentile)")
+    plan.add_argument("--margin", type=float, help="with --sequential: non-inferiority margin")
+    plan.add_argument("--simulations", type=int, default=2000,
+                      help="with --sequential: simulated campaigns (default 2000)")
     plan.add_argument("--debug", action="store_true")
 
 

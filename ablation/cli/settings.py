@@ -6,7 +6,8 @@ Keys use the command line's option names with dashes or underscores (``concurren
 ``allow-significant-regression``, ``min-completed``, ``require-complete`` (``false`` turns the
 completeness gate off), ``allow-incomplete``, ``metric-margins`` (a table NAME = margin),
 ``fail-fast``, ``timestamps``, ``max-latency-ratio``, ``max-attempts``, ``retry-on``,
-``rate-limit``, ``quality``, ``format``, ``labels``). Flags given
+``rate-limit``, ``quality``, ``format``, ``labels``, ``sequential``,
+``stop-when-inconclusive-after``). Flags given
 on the command line win over the file; the file wins over built-in defaults.
 """
 
@@ -26,6 +27,7 @@ KNOWN_KEYS = {
     "resamples", "retry_on", "runs", "seed", "store", "timeout", "critical_gate",
     "allow_significant_regression", "min_completed", "allow_incomplete", "require_complete",
     "metric_margins", "fail_fast", "timestamps",
+    "sequential", "stop_when_inconclusive_after",
 }
 
 

@@ -270,6 +270,12 @@ def summary_sentence(report: AblationReport) -> str:
         f"uplift {fmt_pp(report.uplift.estimate)}, McNemar p = {fmt_p(report.mcnemar.pvalue)}"
         f" at alpha {fmt_float(report.provenance.alpha)}"
     )
+    seq = report.sequential
+    if seq is not None and seq.fixed_n_descriptive:
+        stats += (
+            f" (descriptive: the sequential campaign stopped after {seq.pairs} pairs, "
+            f"decided by {seq.gate.replace('_', ' ')})"
+        )
     return f"{summary[:1].upper()}{summary[1:]}: {counts}; {stats}."
 
 

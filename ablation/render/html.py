@@ -17,6 +17,7 @@ from ablation.render import _breakdowns as bk
 from ablation.render import _errors as er
 from ablation.render import _format as f
 from ablation.render import _sections as sec
+from ablation.render import _sequential as sq
 from ablation.report import AblationReport, TrialView
 
 __all__ = ["esc", "html_page", "html_table", "page_title", "render_html"]
@@ -280,6 +281,10 @@ def render_html(report: AblationReport, *, details: bool = True) -> str:
             "errors", er.error_title(report), er.ERROR_HEADERS, er.error_rows(report),
             _p(er.error_note(report), "note"),
         ),
+        _table_section(
+            "sequential", sq.SEQUENTIAL_TITLE, ["", "value"], sq.sequential_rows(report),
+            _p(sq.sequential_note(report), "note"), plots.get("Confidence sequence", ""),
+        ) if report.sequential else "",
         *_analysis_sections(report, plots, ni),
         _table_section(
             "excluded",

@@ -17,6 +17,7 @@ from ablation.render import _breakdowns as bk
 from ablation.render import _errors as er
 from ablation.render import _format as f
 from ablation.render import _sections as sec
+from ablation.render import _sequential as sq
 from ablation.report import AblationReport, PairDetail, TrialView
 
 __all__ = ["md_cell", "md_table", "render_markdown"]
@@ -172,6 +173,8 @@ def render_markdown(report: AblationReport, *, details: bool = False) -> str:
         [f"### Improvements ({len(report.improvements)})", improvements or "No task improved."],
         _table_section(f"### {er.error_title(report)}", er.ERROR_HEADERS, er.error_rows(report))
         + (["", md_cell(er.error_note(report))] if er.has_errors(report) else []),
+        _table_section(f"### {sq.SEQUENTIAL_TITLE}", ["", "value"], sq.sequential_rows(report))
+        + (["", md_cell(sq.sequential_note(report))] if report.sequential else []),
         [
             "### Paired outcomes",
             md_table(["", "candidate pass", "candidate fail", "total"], sec.paired_rows(report)),

@@ -26,6 +26,7 @@ from ablation.render import _breakdowns as bk
 from ablation.render import _errors as er
 from ablation.render import _format as f
 from ablation.render import _sections as sec
+from ablation.render import _sequential as sq
 from ablation.report import AblationReport, PairDetail, TrialView
 
 __all__ = [
@@ -198,6 +199,11 @@ def _errors(report: AblationReport) -> list[RenderableType]:
         *(_t(line, "yellow") for line in er.error_lines(report)),
         _t(er.error_note(report), "yellow"),
     ]
+def _sequential(report: AblationReport) -> list[RenderableType]:
+    if report.sequential is None:
+        return []
+    table = _rows_table(["sequential", "value"], sq.sequential_rows(report))
+    return [_rule(sq.SEQUENTIAL_TITLE), table, _t(sq.sequential_note(report), "dim")]
 
 
 def _excluded(report: AblationReport, details: bool) -> list[RenderableType]:
@@ -289,6 +295,7 @@ def build_renderables(report: AblationReport, *, details: bool = False) -> list[
         *_regressions(report, details),
         *_improvements(report, details),
         *_errors(report),
+        *_sequential(report),
         *_paired_table(report),
         *_arms(report),
         *_tests(report),

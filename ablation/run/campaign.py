@@ -100,7 +100,8 @@ def _open_store(store: RunStore | str | os.PathLike[str] | None) -> tuple[RunSto
 
 
 def _reused_baseline(
-    run_store: RunStore, source_id: str, suite: _Suite, config: CampaignConfig, plan: _Plan
+    run_store: RunStore, source_id: str, suite: _Suite, config: CampaignConfig, plan: _Plan,
+    baseline_agent: Any = None,
 ) -> None:
     """Take the baseline trials of a stored campaign on the same suite (no baseline calls)."""
     source = run_store.get_campaign(source_id)
@@ -122,6 +123,10 @@ def _reused_baseline(
     plan.prior = run_store.results(source_id, arm="baseline")
     plan.baseline, plan.baseline_name, plan.arms = None, source.baseline_agent, ("candidate",)
     plan.provenance_extra = {"baseline_reused_from": source_id, "baseline_ran_at": source.created_at}
+    if config.sequential is not None and baseline_agent is not None:
+        # A sequential source may have stopped early: run the baseline where it holds nothing.
+        plan.baseline, plan.arms = as_agent(baseline_agent), ("baseline", "candidate")
+        plan.skip = {(r.task_id, r.arm, r.run) for r in plan.prior}
 
 
 def _resumed(
@@ -147,7 +152,7 @@ def _resumed(
         for k in ("baseline_reused_from", "baseline_ran_at")
         if record.provenance.get(k)
     }
-    if plan.provenance_extra:
+    if plan.provenance_extra and config.sequential is None:
         plan.arms = ("candidate",)
     run_store.set_status(record.campaign_id, "running")
 
@@ -166,7 +171,7 @@ def _plan(
     if reuse_baseline is not None:
         plan = _Plan(None, "", candidate, started=_now())
         assert run_store is not None
-        _reused_baseline(run_store, reuse_baseline, suite, config, plan)
+        _reused_baseline(run_store, reuse_baseline, suite, config, plan, baseline_agent)
     else:
         baseline = as_agent(baseline_agent)
         plan = _Plan(baseline, baseline.name, candidate, started=_now())
@@ -191,20 +196,29 @@ async def _run(
     fail_fast: int = DEFAULT_FAIL_FAST,
 ) -> list[TaskResult]:
     """Step 4: run the missing trials; the store's status says how the run ended."""
-    store_sink = StoreSink(run_store, plan.campaign_id) if run_store and plan.campaign_id else None
-    runs = engine_args["config"].runs
+    sink: Any = StoreSink(run_store, plan.campaign_id) if run_store and plan.campaign_id else None
+    tasks, config = suite.tasks, engine_args["config"]
+    if config.sequential is not None:  # seeded order; stop once the gates are decided
+        from ablation.run.sequential import SequentialSink, sequential_tasks
+
+        tasks = sequential_tasks(suite.tasks, config.seed)
+        stored = run_store.results(plan.campaign_id) if run_store and plan.campaign_id else None
+        sink = SequentialSink(sink, config, tasks, stored if stored is not None else plan.prior)
+        if sink.decided:  # decided before an interruption: nothing left to run
+            sink.close()
+            return []
     planned: dict[str, int] = {
-        arm: len(suite.tasks) * runs - sum(1 for _, a, _ in plan.skip if a == arm)
+        arm: len(suite.tasks) * config.runs - sum(1 for _, a, _ in plan.skip if a == arm)
         for arm in plan.arms
     }
     names = {"baseline": plan.baseline_name, "candidate": plan.candidate.name}
     sink = FailFastSink(
-        store_sink, planned=planned, agents=names, limit=fail_fast, campaign_id=plan.campaign_id
+        sink, planned=planned, agents=names, limit=fail_fast, campaign_id=plan.campaign_id
     )
     engine = AblationEngine(sink=sink, **engine_args)
     try:
         new = await engine.run_async(
-            plan.baseline, plan.candidate, suite.tasks, skip=plan.skip, arms=plan.arms
+            plan.baseline, plan.candidate, tasks, skip=plan.skip, arms=plan.arms
         )
         if sink is not None:
             sink.close()

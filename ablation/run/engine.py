@@ -131,7 +131,10 @@ class AblationEngine:
         skip_set = set(skip)
         plan = [
             t
-            for t in trial_plan(suite, runs=self.config.runs, seed=self.config.seed, arms=arms)
+            for t in trial_plan(
+                suite, runs=self.config.runs, seed=self.config.seed, arms=arms,
+                by_task=self.config.sequential is not None,
+            )
             if (t.task.task_id, t.arm, t.run) not in skip_set
         ]
         self._limiters = {arm: RateLimiter(self.config.rate_limit_per_s) for arm in agents}

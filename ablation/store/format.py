@@ -29,7 +29,9 @@ __all__ = [
 SCHEMA_VERSION = 1
 CAMPAIGN_STATUSES: frozenset[str] = frozenset({"running", "complete", "interrupted", "aborted"})
 #: Config fields that change what the trials are; any other field is cosmetic for a resume.
-TRIAL_CONFIG_FIELDS: tuple[str, ...] = ("runs", "seed", "timeout_s", "retry", "on_error")
+TRIAL_CONFIG_FIELDS: tuple[str, ...] = (
+    "runs", "seed", "timeout_s", "retry", "on_error", "sequential",
+)
 
 LISTED = 10  # ids named in one error message
 
