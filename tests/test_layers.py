@@ -19,7 +19,7 @@ import pytest
 PACKAGE = Path(__file__).resolve().parents[1] / "ablation"
 
 GROUND = {"errors", "schema", "config", "columns"}
-MODELS = GROUND | {"report"}
+MODELS = GROUND | {"report", "report_items"}
 EVALUATE = GROUND | {"evaluate", "stats"}
 
 # key prefix -> key prefixes it may import (longest matching prefix wins)
@@ -29,7 +29,8 @@ ALLOWED: dict[str, set[str]] = {
     "schema": {"errors"},
     "config": set(),
     "columns": set(),
-    "report": GROUND,
+    "report_items": set(),
+    "report": GROUND | {"report_items"},
     "agents": GROUND | {"agents"},
     "evaluate": set(),
     "evaluate.equality": set(),

@@ -35,6 +35,7 @@ from ablation.config import CampaignConfig, Provenance
 from ablation.report import (
     AblationReport,
     ContinuousComparison,
+    LatencyComparison,
     McNemarSummary,
     PairDetail,
     PairTable,
@@ -185,6 +186,21 @@ def _provenance(
     )
 
 
+def _latency(data: PairedData, config: CampaignConfig) -> LatencyComparison | None:
+    if not np.any(~np.isnan(data.baseline.latency)):
+        return None
+    return compare_latency(data.baseline.latency, data.candidate.latency, config=config)
+
+
+def _cost(data: PairedData, config: CampaignConfig) -> ContinuousComparison | None:
+    if not (np.any(~np.isnan(data.baseline.cost)) or np.any(~np.isnan(data.candidate.cost))):
+        return None
+    return compare_continuous(
+        "cost", data.baseline.cost, data.candidate.cost, config=config,
+        left_out_reason="no cost reported in an arm",
+    )
+
+
 def build_report(
     data: PairedData,
     *,
@@ -217,8 +233,6 @@ def build_report(
     uplift = hl.uplift(data, table, config)
     n = len(data.task_ids)
     repeated, flaky = (bd.repeated(data, config) if data.runs > 1 and n else (None, []))
-    has_latency = bool(np.any(~np.isnan(data.baseline.latency)))
-    has_cost = bool(np.any(~np.isnan(data.baseline.cost)) or np.any(~np.isnan(data.candidate.cost)))
     prov = _provenance(provenance or Provenance(), data, config, mcnemar, uplift)
     mde, mde_method = hl.minimum_detectable(data, table, config.alpha)
     report = AblationReport(
@@ -235,15 +249,8 @@ def build_report(
         candidate=hl.arm_summary(data, "candidate", prov.candidate_agent, level),
         mcnemar=mcnemar,
         uplift=uplift,
-        latency=compare_latency(data.baseline.latency, data.candidate.latency, config=config)
-        if has_latency
-        else None,
-        cost=compare_continuous(
-            "cost", data.baseline.cost, data.candidate.cost, config=config,
-            left_out_reason="no cost reported in an arm",
-        )
-        if has_cost
-        else None,
+        latency=_latency(data, config),
+        cost=_cost(data, config),
         quality=_quality(data, config),
         metrics=_metrics(data, config),
         categories=bd.categories(data, masks, config) if n else [],

@@ -98,26 +98,34 @@ def _cmd_run(args: argparse.Namespace) -> int:
                 reports.append(report)
                 names.append(spec)
     except BrokenArm as exc:
+        resume = _resume_hint(args, current, store, info, tmp is not None)
         hint = (
-            "; the stored campaign is marked aborted; after fixing the agent, resume with: "
-            + resume_command(sys.argv[1:], args.candidate[:current], store, info.campaign_id)
-            if info.campaign_id and not tmp
-            else ""
+            f"; the stored campaign is marked aborted; after fixing the agent, resume with: {resume}"
+            if resume else ""
         )
         print(f"ablation: error: {exc.summary}{hint}", file=sys.stderr)
         return EXIT_ERROR
     except KeyboardInterrupt:
-        hint = (
-            resume_command(sys.argv[1:], args.candidate[:current], store, info.campaign_id)
-            if info.campaign_id and not tmp
-            else "(no store: nothing to resume)"
+        resume = _resume_hint(args, current, store, info, tmp is not None)
+        print(
+            "ablation: interrupted; finished trials are saved. Resume with: "
+            + (resume or "(no store: nothing to resume)"),
+            file=sys.stderr,
         )
-        print(f"ablation: interrupted; finished trials are saved. Resume with: {hint}", file=sys.stderr)
         return EXIT_ERROR
     finally:
         if tmp is not None:
             tmp.cleanup()
     return emit(reports, names, s)
+
+
+def _resume_hint(
+    args: argparse.Namespace, current: int, store: Path, info: Any, no_store: bool
+) -> str | None:
+    """The command that resumes the interrupted campaign, or ``None`` when nothing is stored."""
+    if not info.campaign_id or no_store:
+        return None
+    return resume_command(sys.argv[1:], args.candidate[:current], store, info.campaign_id)
 
 
 def _fail_fast(s: dict[str, Any]) -> int:

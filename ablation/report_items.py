@@ -1,0 +1,72 @@
+"""Per-trial and per-error parts of a report: drill-down views of trials, and error groups.
+
+Re-exported by :mod:`ablation.report`, whose :class:`~ablation.report.AblationReport` holds them.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+__all__ = ["ErrorGroup", "ErrorSummary", "PairDetail", "TrialView"]
+
+_FROZEN = ConfigDict(frozen=True, extra="forbid")
+
+
+class ErrorGroup(BaseModel):
+    """Trials of one arm that ended in the same way: stage and error type, with their tasks."""
+
+    model_config = _FROZEN
+
+    arm: str
+    stage: str
+    error_type: str
+    count: int
+    n_tasks: int
+    task_ids: list[str] = Field(default_factory=list)
+    example: str | None = None
+
+
+class ErrorSummary(BaseModel):
+    """Errors and timeouts of a comparison, by arm, stage and error type (every trial seen).
+
+    ``trials`` and ``completed`` count each arm's trials and those that completed (not error,
+    not timeout); ``task_ids`` of a group hold its first 20 tasks, ``n_tasks`` the count.
+    """
+
+    model_config = _FROZEN
+
+    trials: dict[str, int] = Field(default_factory=dict)
+    completed: dict[str, int] = Field(default_factory=dict)
+    groups: list[ErrorGroup] = Field(default_factory=list)
+
+
+class TrialView(BaseModel):
+    """What a reviewer needs of one trial in a drill-down."""
+
+    model_config = _FROZEN
+
+    status: str
+    passed: bool | None
+    output: Any = None
+    error: str | None = None
+    note: str | None = None
+    latency_s: float | None = None
+    quality: dict[str, float] = Field(default_factory=dict)
+    attempts: int = 1
+
+
+class PairDetail(BaseModel):
+    """A regressed or improved task, with both arms' trials side by side."""
+
+    model_config = _FROZEN
+
+    task_id: str
+    kind: Literal["regression", "improvement"]
+    category: str | None = None
+    critical: bool = False
+    run: int | None = None
+    expected_output: Any = None
+    baseline: TrialView | None = None
+    candidate: TrialView | None = None
