@@ -184,7 +184,7 @@ def load_suite(spec: str | os.PathLike[str]) -> tuple[AblationTask, ...]:
     import sibling modules. It is executed on every call (its code is trusted, like any import).
 
     A JSONL suite holds one JSON object per line with :class:`AblationTask` fields; blank lines
-    are skipped. ``verifier`` is a name for a built-in of :mod:`ablation.evaluate.verifiers`: ``equals``
+    are skipped. ``verifier`` names a built-in of :mod:`ablation.verifiers`: ``equals``
     (the default, same as leaving it out), ``numeric``, ``numeric:ABS_TOL``, ``regex`` (the
     pattern is ``expected_output``), ``regex:PATTERN``, ``contains``, ``contains:TEXT``, ``json``,
     ``code_tests``, ``code_tests:SECONDS``. ``setup`` and ``teardown`` cannot be given (they are
@@ -399,13 +399,16 @@ def _build_code_tests(verifiers: Any, arg: str | None) -> Any:
     return verifiers.code_tests(time_limit_s=limit)
 
 
-_VERIFIERS: dict[str, VerifierBuilder] = {
-    "equals": _build_equals,
-    "numeric": _build_numeric,
-    "regex": _build_regex,
-    "contains": _build_contains,
-    "json": _build_json,
-    "code_tests": _build_code_tests,
+_BUILTINS = "ablation.evaluate.verifiers"
+_CODE_TESTS = "ablation.evaluate.code_tests"
+# name -> (module the builder takes, imported only when the name is used; the builder)
+_VERIFIERS: dict[str, tuple[str | None, VerifierBuilder]] = {
+    "equals": (None, _build_equals),
+    "numeric": (_BUILTINS, _build_numeric),
+    "regex": (_BUILTINS, _build_regex),
+    "contains": (_BUILTINS, _build_contains),
+    "json": (_BUILTINS, _build_json),
+    "code_tests": (_CODE_TESTS, _build_code_tests),
 }
 _VERIFIER_FORMS = (
     "equals, numeric, numeric:ABS_TOL, regex, regex:PATTERN, contains, contains:TEXT, json, "
@@ -414,11 +417,12 @@ _VERIFIER_FORMS = (
 
 
 def _resolve_verifier(value: Any) -> Any:
-    """Turn a JSONL ``verifier`` name into a verifier from :mod:`ablation.evaluate.verifiers`.
+    """Turn a JSONL ``verifier`` name into a verifier from :mod:`ablation.evaluate.verifiers`
+    (or, for ``code_tests``, :mod:`ablation.evaluate.code_tests`).
 
     ``"equals"`` (and ``null``) give ``None``: the task's default equality verifier, so a JSONL
-    task and a Python task without a verifier get the same suite fingerprint.
-    ``ablation.evaluate.verifiers`` is imported only when a non-default name is used.
+    task and a Python task without a verifier get the same suite fingerprint. The verifier
+    modules are imported only when a non-default name is used.
 
     Raises:
         ValueError: naming the problem (the caller adds the file, line and task id).
@@ -428,11 +432,12 @@ def _resolve_verifier(value: Any) -> Any:
     if not isinstance(value, str):
         raise ValueError(f"'verifier' must be a name ({_VERIFIER_FORMS}), got {short_repr(value)}")
     name, sep, arg = value.partition(":")
-    builder = _VERIFIERS.get(name.strip().lower())
-    if builder is None:
+    entry = _VERIFIERS.get(name.strip().lower())
+    if entry is None:
         raise ValueError(f"unknown verifier {value!r} (known: {_VERIFIER_FORMS})")
+    module_name, builder = entry
     try:
-        module = None if builder is _build_equals else importlib.import_module("ablation.evaluate.verifiers")
+        module = None if module_name is None else importlib.import_module(module_name)
         return builder(module, arg if sep else None)
     except Exception as exc:
         reason = str(exc) if isinstance(exc, ValueError) else exc_text(exc)

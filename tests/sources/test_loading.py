@@ -257,7 +257,8 @@ def test_jsonl_suite_unknown_verifier(tmp_path: Path) -> None:
 def fake_verifiers(
     monkeypatch: pytest.MonkeyPatch,
 ) -> list[tuple[str, tuple[Any, ...], dict[str, Any]]]:
-    """Stand-in ``ablation.evaluate.verifiers`` recording factory calls (the real one is tested apart)."""
+    """Stand-in ``ablation.evaluate.verifiers`` and ``ablation.evaluate.code_tests`` recording
+    factory calls (the real ones are tested apart)."""
     calls: list[tuple[str, tuple[Any, ...], dict[str, Any]]] = []
     module = types.ModuleType("ablation.evaluate.verifiers")
 
@@ -275,7 +276,8 @@ def fake_verifiers(
 
     for name in ("numeric", "regex", "contains", "json_equal", "code_tests"):
         setattr(module, name, factory(name))
-    monkeypatch.setitem(sys.modules, "ablation.evaluate.verifiers", module)
+    for home in ("ablation.evaluate.verifiers", "ablation.evaluate.code_tests"):
+        monkeypatch.setitem(sys.modules, home, module)
     return calls
 
 
