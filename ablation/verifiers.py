@@ -7,6 +7,7 @@ tests, in the sandbox). The implementation lives in :mod:`ablation.evaluate.veri
 """
 
 from ablation.evaluate.code_tests import CodeTestsVerifier, code_tests, extract_code
+from ablation.evaluate.equality import values_equal
 from ablation.evaluate.verifiers import (
     BuiltinVerifier,
     Verifier,
@@ -22,7 +23,6 @@ from ablation.evaluate.verifiers import (
     numeric,
     regex,
     run_verifier,
-    values_equal,
     verifier_is_async,
 )
 

@@ -270,7 +270,7 @@ def compare_results(
     Args:
         baseline: The baseline's results: a list of :class:`TaskResult` (any ``arm`` value; it is
             set to ``"baseline"``), or a path to a JSONL/CSV file read by
-            :func:`~ablation.sources.loading.load_results` with its defaults.
+            :func:`~ablation.sources.result_files.load_results` with its defaults.
         candidate: The candidate's results, likewise.
         expected_ids: Ids that should be present; those missing from either side are reported
             as missing observations instead of silently shrinking the comparison.

@@ -32,7 +32,7 @@ def _executor(s: dict[str, Any]) -> Iterator[Any]:
 
 def _scorers(specs: Sequence[str]) -> list[Any]:
     from ablation.evaluate import quality
-    from ablation.sources.loading import load_agent
+    from ablation.sources.agent_specs import load_agent
 
     builtin = {"code_quality": quality.CodeQualityScorer, "rubric": quality.RubricScorer}
     out = []
@@ -60,7 +60,8 @@ def _cmd_run(args: argparse.Namespace) -> int:
     from ablation.agents.callables import as_agent
     from ablation.run.campaign import CampaignRun, run_ablation_campaign
     from ablation.run.progress import NullProgress, default_progress
-    from ablation.sources.loading import load_agent, load_suite
+    from ablation.sources.agent_specs import load_agent
+    from ablation.sources.suites import load_suite
     from ablation.store.run_store import DEFAULT_STORE_PATH
 
     s = merged_settings(args)
@@ -140,7 +141,7 @@ def resume_command(argv: Sequence[str], done: Sequence[str], store: Path, campai
 
 def _cmd_compare(args: argparse.Namespace) -> int:
     from ablation.analysis.build import compare_results
-    from ablation.sources.loading import load_expected_ids, load_results
+    from ablation.sources.result_files import load_expected_ids, load_results
 
     s = merged_settings(args)
     config = campaign_config(s)

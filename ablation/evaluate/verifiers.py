@@ -25,12 +25,12 @@ import inspect
 import json
 import math
 import re
-from collections.abc import Callable, Mapping
+from collections.abc import Callable
 from contextvars import ContextVar
-from fractions import Fraction
 from typing import Any
 
 from ablation.errors import AblationError
+from ablation.evaluate.equality import close, plain, values_equal
 from ablation.schema import AblationTask, callable_name, is_async_callable
 
 __all__ = [
@@ -48,14 +48,10 @@ __all__ = [
     "numeric",
     "regex",
     "run_verifier",
-    "values_equal",
     "verifier_is_async",
 ]
 
 Verifier = Callable[[Any, AblationTask], Any]
-
-FLOAT_REL_TOL = 1e-9
-FLOAT_ABS_TOL = 1e-12
 
 
 class VerifierError(AblationError):
@@ -141,70 +137,6 @@ async def run_verifier(verifier: Verifier | None, output: Any, task: AblationTas
     return check_verdict(result, callable_name(fn))
 
 
-# ---------------------------------------------------------------------------------------------
-# Equality
-
-
-def _plain(value: Any) -> Any:
-    """numpy arrays and scalars (anything non-builtin with ``tolist``) become Python data."""
-    if isinstance(value, str | bytes | int | float | list | tuple | dict | set | frozenset):
-        return value
-    tolist = getattr(value, "tolist", None)
-    return tolist() if callable(tolist) else value
-
-
-def _is_number(value: Any) -> bool:
-    return isinstance(value, int | float) and not isinstance(value, bool)
-
-
-def _close(a: float, b: float, rel_tol: float, abs_tol: float) -> bool:
-    if a == b:
-        return True
-    try:
-        if not (math.isfinite(a) and math.isfinite(b)):
-            return isinstance(a, float) and isinstance(b, float) and math.isnan(a) and math.isnan(b)
-        return abs(a - b) <= max(rel_tol * max(abs(a), abs(b)), abs_tol)
-    except OverflowError:  # an int beyond float range: compare exactly with fractions
-        fa, fb = Fraction(a), Fraction(b)
-        return abs(fa - fb) <= max(Fraction(rel_tol) * max(abs(fa), abs(fb)), Fraction(abs_tol))
-
-
-def values_equal(a: Any, b: Any, *, strip_strings: bool = True, _depth: int = 0) -> bool:
-    """Structural equality used by :data:`equals` and :func:`json_equal`.
-
-    Rules: numpy values are compared through ``tolist()`` (never ``bool(array)``); ``bool`` only
-    equals ``bool``; numbers compare with ``rel_tol=1e-9, abs_tol=1e-12`` (NaN equals NaN);
-    strings compare after stripping surrounding whitespace when ``strip_strings``; lists and tuples
-    are interchangeable and compared element-wise; mappings need the same keys and equal values
-    (key order is irrelevant); anything else uses ``==`` and counts only a real ``bool`` ``True``.
-    """
-    if _depth > 100:
-        return False
-    a, b = _plain(a), _plain(b)
-    if isinstance(a, bool) or isinstance(b, bool):
-        return type(a) is type(b) and a == b
-    if _is_number(a) and _is_number(b):
-        return _close(a, b, FLOAT_REL_TOL, FLOAT_ABS_TOL)
-    if isinstance(a, str) and isinstance(b, str):
-        return a.strip() == b.strip() if strip_strings else a == b
-    if isinstance(a, Mapping) and isinstance(b, Mapping):
-        if set(a) != set(b):
-            return False
-        return all(
-            values_equal(a[k], b[k], strip_strings=strip_strings, _depth=_depth + 1) for k in a
-        )
-    if isinstance(a, list | tuple) and isinstance(b, list | tuple):
-        return len(a) == len(b) and all(
-            values_equal(x, y, strip_strings=strip_strings, _depth=_depth + 1)
-            for x, y in zip(a, b, strict=True)
-        )
-    try:
-        result = a == b
-    except Exception:
-        return False
-    return result is True
-
-
 class BuiltinVerifier:
     """Base of the built-in verifiers: a sync callable with a stable, readable ``name``.
 
@@ -246,7 +178,7 @@ def exact() -> BuiltinVerifier:
 
 
 def _parse_number(value: Any) -> float | int | None:
-    value = _plain(value)
+    value = plain(value)
     if isinstance(value, bool):
         return None
     if isinstance(value, int | float):
@@ -283,7 +215,7 @@ class _Numeric(BuiltinVerifier):
         got = _parse_number(output)
         if got is None or (isinstance(got, float) and math.isnan(got)):
             return False
-        return _close(got, expected, self.rel_tol, self.abs_tol)
+        return close(got, expected, self.rel_tol, self.abs_tol)
 
 
 def numeric(rel_tol: float = 1e-9, abs_tol: float = 1e-6) -> BuiltinVerifier:
@@ -302,7 +234,7 @@ def _as_text(output: Any) -> str | None:
         return None
     if isinstance(output, bytes):
         return output.decode("utf-8", errors="replace")
-    return output if isinstance(output, str) else str(_plain(output))
+    return output if isinstance(output, str) else str(plain(output))
 
 
 class _Regex(BuiltinVerifier):
@@ -378,7 +310,7 @@ def _parse_json(value: Any) -> Any:
             return json.loads(value)
         except ValueError:
             return _NOT_JSON
-    return _plain(value)
+    return plain(value)
 
 
 class _JsonEqual(BuiltinVerifier):

@@ -1,4 +1,4 @@
-"""Tests of ablation.sources.loading: suites, agents, result files and expected-id lists.
+"""Tests of the loaders of ablation.sources: suites, agents, result files and expected-id lists.
 
 Every error case checks that the one-line message names the file, the line and the task id where
 they are known.
@@ -21,13 +21,9 @@ import pytest
 from ablation.agents import CommandAgent, HttpAgent, as_agent
 from ablation.errors import AgentSpecError, ConfigError, InputError
 from ablation.schema import TaskResult
-from ablation.sources.loading import (
-    load_agent,
-    load_expected_ids,
-    load_results,
-    load_suite,
-    parse_verdict,
-)
+from ablation.sources.agent_specs import load_agent
+from ablation.sources.result_files import load_expected_ids, load_results, parse_verdict
+from ablation.sources.suites import load_suite
 
 DATA = Path(__file__).parents[1] / "data"
 

@@ -1,178 +1,40 @@
-"""Load suites and agents by path or module spec; load result files and expected-id lists.
+"""Task suites by path or module spec, and the verifier names a JSONL suite may use.
 
-:func:`load_results`, :func:`parse_verdict` and :func:`load_expected_ids` live in
-:mod:`ablation.sources.result_files` and are re-exported here. Every error raised here is one line that starts
-with ``FILE:LINE:`` when the line is known (``FILE:`` otherwise), states the problem, and ends
-with ``(task id 'X')`` when the task is known. Files are read as UTF-8 (a byte-order mark is
+Owns :func:`load_suite`: a Python file or module defining ``tasks``, or a JSONL file with one task
+per line whose ``verifier`` is a name (``equals``, ``numeric:ABS_TOL``, ``code_tests:SECONDS``...)
+resolved to a built-in of :mod:`ablation.verifiers`. Every error raised here is one line that
+starts with ``FILE:LINE:`` when the line is known (``FILE:`` otherwise), states the problem, and
+ends with ``(task id 'X')`` when the task is known. Files are read as UTF-8 (a byte-order mark is
 allowed); line numbers count from 1.
-
-Specs accepted:
-
-- suites (:func:`load_suite`): ``path/to/suite.py`` (defining ``tasks``), ``path/to/suite.py:NAME``,
-  ``pkg.mod`` / ``pkg.mod:NAME`` (``NAME`` defaults to ``tasks``), or ``path/to/suite.jsonl``;
-- agents (:func:`load_agent`): ``path/to/file.py:NAME``, ``pkg.mod:NAME``, ``cmd:COMMAND LINE``,
-  ``http://...`` / ``https://...``.
 """
 
 from __future__ import annotations
 
 import difflib
-import hashlib
 import importlib
-import importlib.util
-import inspect
 import json
 import math
 import os
 import re
-import shlex
-import sys
-import threading
-import traceback
 import types
 from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any
 
-from ablation.agents import CommandAgent, HttpAgent
-from ablation.errors import AgentSpecError, ConfigError, InputError
+from ablation.errors import ConfigError, InputError
 from ablation.schema import AblationTask, validate_suite
-from ablation.sources.result_files import (
-    ErrorType,
-    exc_text,
-    file_error,
-    load_expected_ids,
-    load_results,
-    nonblank_lines,
-    one_line,
-    parse_verdict,
-    read_text,
-    short_repr,
+from ablation.sources.modules import (
+    ATTR_PATH,
+    MODULE_NAME,
+    exec_file,
+    frame_line,
+    get_attr,
+    import_by_name,
+    split_py_attr,
 )
+from ablation.sources.text import exc_text, file_error, nonblank_lines, read_text, short_repr
 
-__all__ = ["load_agent", "load_expected_ids", "load_results", "load_suite", "parse_verdict"]
-
-
-#: Prefix of the module names given to suite and agent files loaded by path.
-FILE_MODULE_PREFIX = "_ablation_file_"
-
-_MODULE_NAME = re.compile(r"[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)*")
-_ATTR_PATH = re.compile(r"[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)*")
-_SYS_PATH_LOCK = threading.RLock()
-
-
-# --------------------------------------------------------------------------- Python modules
-
-
-def _frame_line(exc: BaseException, filename: str | None) -> tuple[str, int] | None:
-    """Deepest traceback frame in ``filename`` (or the deepest non-frozen one) as (file, line)."""
-    found: tuple[str, int] | None = None
-    for frame in traceback.extract_tb(exc.__traceback__):
-        if filename is None and frame.filename.startswith("<frozen"):
-            continue
-        if filename is None or frame.filename == filename:
-            found = (frame.filename, frame.lineno or 0)
-    return found
-
-
-def _public_names(module: types.ModuleType) -> list[str]:
-    """Names a module defines itself (imported modules, classes and functions left out)."""
-    names = []
-    for name, value in vars(module).items():
-        if name.startswith("_") or isinstance(value, types.ModuleType):
-            continue
-        imported = getattr(value, "__module__", None) not in (None, module.__name__)
-        if imported and (isinstance(value, type) or inspect.isroutine(value)):
-            continue
-        names.append(name)
-    return sorted(names)
-
-
-def _exec_file(path: Path, display: str, cls: ErrorType) -> types.ModuleType:
-    """Import a ``.py`` file under a unique module name, its directory briefly on ``sys.path``.
-
-    The module stays in ``sys.modules`` (pickling and dataclasses need it); siblings it imports are
-    cached there under their plain names, as Python always does.
-    """
-    try:
-        resolved = path.resolve(strict=True)
-    except (OSError, RuntimeError):
-        raise file_error(cls, display, "no such file") from None
-    if not resolved.is_file():
-        raise file_error(cls, display, "is not a file")
-    digest = hashlib.sha256(str(resolved).encode()).hexdigest()[:12]
-    name = f"{FILE_MODULE_PREFIX}{re.sub(r'[^0-9A-Za-z_]', '_', resolved.stem)}_{digest}"
-    spec = importlib.util.spec_from_file_location(name, resolved)
-    if spec is None or spec.loader is None:
-        raise file_error(cls, display, "cannot be loaded as a Python module")
-    module = importlib.util.module_from_spec(spec)
-    directory = str(resolved.parent)
-    with _SYS_PATH_LOCK:
-        sys.path.insert(0, directory)
-        sys.modules[name] = module
-        try:
-            spec.loader.exec_module(module)
-        except SyntaxError as exc:
-            sys.modules.pop(name, None)
-            own = exc.filename == str(resolved)
-            where = display if own else (exc.filename or display)
-            context = "" if own else f" (imported by {display})"
-            raise file_error(
-                cls, where, f"cannot import: SyntaxError: {exc.msg}{context}", line=exc.lineno
-            ) from None
-        except (Exception, SystemExit) as exc:
-            sys.modules.pop(name, None)
-            found = _frame_line(exc, str(resolved))
-            raise file_error(
-                cls, display, f"cannot import: {exc_text(exc)}", line=found[1] if found else None
-            ) from None
-        finally:
-            if sys.path and sys.path[0] == directory:
-                del sys.path[0]
-            elif directory in sys.path:
-                sys.path.remove(directory)
-    return module
-
-
-def _import_module(name: str, cls: ErrorType) -> types.ModuleType:
-    """Import ``name``; failures become ``cls`` naming the module, the place and the cause."""
-    try:
-        return importlib.import_module(name)
-    except (Exception, SystemExit) as exc:
-        missing = getattr(exc, "name", None) if isinstance(exc, ModuleNotFoundError) else None
-        if missing and (name == missing or name.startswith(missing + ".")):
-            raise cls(f"module {name!r}: cannot import: no module named {missing!r}") from None
-        found: tuple[str, int] | None
-        if isinstance(exc, SyntaxError):
-            found = (exc.filename or name, exc.lineno or 0)
-            text = f"SyntaxError: {exc.msg}"
-        else:
-            found, text = _frame_line(exc, None), exc_text(exc)
-        where = f"{found[0]}:{found[1]}: " if found else ""
-        raise cls(one_line(f"{where}module {name!r}: cannot import: {text}")) from None
-
-
-def _get_attr(
-    module: types.ModuleType, attr: str, where: str, cls: ErrorType, hint: str = ""
-) -> Any:
-    obj: Any = module
-    for part in attr.split("."):
-        if not hasattr(obj, part):
-            names = ", ".join(_public_names(module)[:30]) or "no public names"
-            raise file_error(cls, where, f"no attribute {attr!r} (it defines: {names}){hint}")
-        obj = getattr(obj, part)
-    return obj
-
-
-def _split_py_attr(spec: str) -> tuple[str, str] | None:
-    """``"dir/file.py:name"`` → ``("dir/file.py", "name")``; anything else → ``None``."""
-    head, sep, tail = spec.rpartition(":")
-    if sep and head.endswith(".py"):
-        return head, tail
-    return None
-
-
-# --------------------------------------------------------------------------- suites
+__all__ = ["load_suite"]
 
 
 def load_suite(spec: str | os.PathLike[str]) -> tuple[AblationTask, ...]:
@@ -207,15 +69,15 @@ def load_suite(spec: str | os.PathLike[str]) -> tuple[AblationTask, ...]:
         raise InputError(
             f"a suite is a .py or .jsonl path or a module spec 'pkg.mod[:NAME]', got {short_repr(spec)}"
         )
-    py_attr = _split_py_attr(spec)
+    py_attr = split_py_attr(spec)
     if py_attr is not None:
         return _suite_from_path(Path(py_attr[0]), py_attr[0], py_attr[1])
     path = Path(spec)
     if path.suffix.lower() in (".py", ".jsonl") or "/" in spec or os.sep in spec or path.exists():
         return _suite_from_path(path, spec, "tasks")
     module_name, _, attr = spec.partition(":")
-    if _MODULE_NAME.fullmatch(module_name) and (not attr or _ATTR_PATH.fullmatch(attr)):
-        module = _import_module(module_name, InputError)
+    if MODULE_NAME.fullmatch(module_name) and (not attr or ATTR_PATH.fullmatch(attr)):
+        module = import_by_name(module_name, InputError)
         return _tasks_from(module, attr or "tasks", f"module {module_name!r}")
     raise InputError(
         f"{spec}: not a suite: expected a .py or .jsonl path or a module spec 'pkg.mod[:NAME]'"
@@ -227,9 +89,9 @@ def _suite_from_path(path: Path, display: str, attr: str) -> tuple[AblationTask,
         raise file_error(InputError, display, "no such file")
     suffix = path.suffix.lower()
     if suffix == ".py":
-        if not attr or not _ATTR_PATH.fullmatch(attr):
+        if not attr or not ATTR_PATH.fullmatch(attr):
             raise file_error(InputError, display, f"invalid attribute name {attr!r} after ':'")
-        return _tasks_from(_exec_file(path, display, InputError), attr, display)
+        return _tasks_from(exec_file(path, display, InputError), attr, display)
     if suffix == ".jsonl":
         return _suite_from_jsonl(path, display)
     raise file_error(
@@ -241,12 +103,12 @@ def _suite_from_path(path: Path, display: str, attr: str) -> tuple[AblationTask,
 
 def _tasks_from(module: types.ModuleType, attr: str, where: str) -> tuple[AblationTask, ...]:
     hint = "; a suite defines tasks = [AblationTask(...), ...] or def tasks(): ..."
-    value = _get_attr(module, attr, where, InputError, hint if attr == "tasks" else "")
+    value = get_attr(module, attr, where, InputError, hint if attr == "tasks" else "")
     if callable(value) and not isinstance(value, list | tuple):
         try:
             value = value()
         except Exception as exc:
-            found = _frame_line(exc, getattr(module, "__file__", None))
+            found = frame_line(exc, getattr(module, "__file__", None))
             raise file_error(
                 InputError,
                 where,
@@ -442,58 +304,3 @@ def _resolve_verifier(value: Any) -> Any:
     except Exception as exc:
         reason = str(exc) if isinstance(exc, ValueError) else exc_text(exc)
         raise ValueError(f"verifier {value!r}: {reason}") from None
-
-
-# --------------------------------------------------------------------------- agents
-
-
-def load_agent(spec: str) -> Any:
-    """Resolve an agent spec to the object it names (wrap it with :func:`~ablation.agents.as_agent`).
-
-    Args:
-        spec: ``path/to/file.py:NAME`` (the file is imported as by :func:`load_suite`),
-            ``pkg.mod:NAME``, ``cmd:COMMAND LINE`` (split with :func:`shlex.split` into a
-            :class:`~ablation.agents.CommandAgent`) or an ``http(s)://`` URL (an
-            :class:`~ablation.agents.HttpAgent`). ``NAME`` may be dotted (``obj.method``).
-
-    Returns:
-        The named object, a :class:`CommandAgent` or an :class:`HttpAgent`.
-
-    Raises:
-        AgentSpecError: the spec has none of these forms, the file is missing or fails to import
-            (naming the file, line and exception), or the attribute is missing (naming the file and
-            the names it does define).
-    """
-    if not isinstance(spec, str):
-        raise AgentSpecError(f"an agent spec is a string, got {type(spec).__name__}")
-    text = spec.strip()
-    if text.startswith("cmd:"):
-        try:
-            argv = shlex.split(text[4:])
-        except ValueError as exc:
-            raise AgentSpecError(f"{spec!r}: cannot split the command line: {exc}") from None
-        if not argv:
-            raise AgentSpecError(f"{spec!r}: 'cmd:' needs a command line, e.g. 'cmd:python a.py'")
-        return CommandAgent(argv)
-    if text.lower().startswith(("http://", "https://")):
-        return HttpAgent(text)
-    py_attr = _split_py_attr(text)
-    if py_attr is not None or text.endswith(".py"):
-        file, attr = py_attr if py_attr is not None else (text, "")
-        module = _exec_file(Path(file), file, AgentSpecError)
-        if not attr or not _ATTR_PATH.fullmatch(attr):
-            names = ", ".join(_public_names(module)[:30]) or "no public names"
-            raise file_error(
-                AgentSpecError,
-                file,
-                f"name the agent as '{file}:NAME', got {text!r} (it defines: {names})",
-            )
-        return _get_attr(module, attr, file, AgentSpecError)
-    module_name, sep, attr = text.partition(":")
-    if sep and _MODULE_NAME.fullmatch(module_name) and _ATTR_PATH.fullmatch(attr):
-        module = _import_module(module_name, AgentSpecError)
-        return _get_attr(module, attr, f"module {module_name!r}", AgentSpecError)
-    raise AgentSpecError(
-        f"not an agent spec: {spec!r}; expected 'path/to/file.py:NAME', 'pkg.mod:NAME', "
-        "'cmd:COMMAND LINE' or an http(s):// URL"
-    )
