@@ -19,9 +19,13 @@ AGENTS = "tests/helpers/hostile_agents.py"
 
 
 def _run(tmp_path: Path, candidate: str, *extra: str, timeout: float = 60):
+    return _run_with(tmp_path, f"{AGENTS}:{candidate}", *extra, timeout=timeout)
+
+
+def _run_with(tmp_path: Path, candidate: str, *extra: str, timeout: float = 60):
     args = [
         "run", "tests/helpers/slow_suite.py", "--baseline", f"{AGENTS}:ok",
-        "--candidate", f"{AGENTS}:{candidate}", "--format", "json", "--no-progress",
+        "--candidate", candidate, "--format", "json", "--no-progress",
         "--store", str(tmp_path / "runs.db"), *extra,
     ]
     env = cli_env(SLOW_SUITE_TASKS="4", SLOW_AGENTS_SCALE="0")
@@ -80,4 +84,17 @@ def test_async_busy_loop_stops_the_campaign(tmp_path: Path) -> None:
     assert "blocked the event loop" in lines[0]
     with sqlite3.connect(tmp_path / "runs.db") as db:
         assert db.execute("select status from campaigns").fetchall() == [("interrupted",)]
+    assert elapsed < 30
+
+
+@pytest.mark.slow
+def test_flooding_command_agent_is_capped(tmp_path: Path) -> None:
+    """Item 4: ``exec yes`` as a command agent is killed at the output cap; the run finishes."""
+    proc, elapsed = _run_with(tmp_path, "cmd:tests/helpers/yes_agent.sh", "--timeout", "3")
+    assert proc.returncode in (0, 2), proc.stderr
+    trials = _trials(tmp_path / "runs.db")
+    assert {trials[f"t00{n}", "candidate"] for n in range(4)} == {
+        ("error", 0, "AgentProcessError")
+    }
+    assert "Traceback" not in proc.stderr
     assert elapsed < 30
