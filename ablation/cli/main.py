@@ -35,7 +35,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     except KeyboardInterrupt:
         print("ablation: interrupted", file=sys.stderr)
         return EXIT_ERROR
-    except BaseException as exc:  # noqa: BLE001 - the exit code is ablation's own: 0, 1 or 2
+    except BaseException as exc:
         if debug:
             traceback.print_exc()
         print(f"ablation: error: {_describe(exc)}", file=sys.stderr)

@@ -28,7 +28,7 @@ def _run(future: Future[Any], fn: Callable[..., Any], args: tuple[Any, ...]) -> 
         return
     try:
         result = fn(*args)
-    except BaseException as exc:  # noqa: BLE001 - the caller decides; SystemExit must not escape
+    except BaseException as exc:
         future.set_exception(exc)
     else:
         future.set_result(result)

@@ -23,7 +23,15 @@ from ablation.run.limits import Clock
 from ablation.run.plan import Trial
 from ablation.run.threads import run_in_daemon_thread
 from ablation.run.watchdog import LoopStalled
-from ablation.schema import AblationTask, AgentOutput, TaskResult, callable_name, is_async_callable
+from ablation.schema import (
+    AblationTask,
+    AgentOutput,
+    TaskResult,
+    callable_name,
+    is_async_callable,
+    safe_text,
+    to_jsonable,
+)
 
 __all__ = ["AgentCall", "TrialRunner", "error_fields", "is_cancellation"]
 
@@ -36,9 +44,17 @@ def error_fields(exc: BaseException, stage: str) -> dict[str, Any]:
     return {
         "error_stage": stage,
         "error_type": type(exc).__name__,
-        "error_message": str(exc),
-        "error_traceback": "".join(traceback.format_exception(exc)),
+        "error_message": safe_text(_describe(exc)),
+        "error_traceback": safe_text("".join(traceback.format_exception(exc))),
     }
+
+
+def _describe(exc: BaseException) -> str:
+    """``str(exc)``, or a note when the exception's own ``__str__`` raises."""
+    try:
+        return str(exc)
+    except Exception as inner:
+        return f"<str() of the {type(exc).__name__} raised {type(inner).__name__}>"
 
 
 def is_cancellation(exc: BaseException) -> bool:
@@ -144,7 +160,8 @@ class TrialRunner:
             fields.update(cost=raw.cost, tokens=raw.tokens, metrics=dict(raw.metrics))
         else:
             output = raw
-        fields["output"] = output
+        # Still the agent's stage: an output that cannot be represented is this trial's error.
+        fields["output"] = to_jsonable(output)
         fields["_stage"] = "verifier"
         await self._verify(output, task, fields)
         return output

@@ -24,7 +24,7 @@ __all__ = ["LoopStalled", "LoopWatchdog"]
 _BEAT_S = 0.05
 
 
-class LoopStalled(BaseException):  # noqa: N818 - raised asynchronously, like KeyboardInterrupt
+class LoopStalled(BaseException):
     """Raised in the loop's thread by the watchdog; never an agent's own error."""
 
 

@@ -12,7 +12,6 @@ import time
 from pathlib import Path
 
 import pytest
-
 from helpers.cli import cli_env, run
 
 AGENTS = "tests/helpers/hostile_agents.py"
@@ -98,3 +97,44 @@ def test_flooding_command_agent_is_capped(tmp_path: Path) -> None:
     }
     assert "Traceback" not in proc.stderr
     assert elapsed < 30
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize(
+    "candidate", ["cmd:tests/helpers/surrogate_agent.sh", f"{AGENTS}:surrogate"]
+)
+def test_lone_surrogates_are_stored_escaped(tmp_path: Path, candidate: str) -> None:
+    """Item 6: an output holding ``"\\ud800"`` is stored and exported, escaped visibly."""
+    proc, _ = _run_with(tmp_path, candidate)
+    assert proc.returncode in (0, 2), proc.stderr
+    report = json.loads(proc.stdout)
+    assert report["n_paired"] == 4
+    with sqlite3.connect(tmp_path / "runs.db") as db:
+        (stored,) = db.execute(
+            "select result_json from trials where task_id = 't001' and arm = 'candidate'"
+        ).fetchone()
+    assert json.loads(stored)["output"] == "bad \\ud800 text"
+
+
+@pytest.mark.slow
+def test_unrepresentable_output_is_the_trials_error(tmp_path: Path) -> None:
+    """Item 10: an output whose ``__repr__`` raises is that trial's error, not the campaign's."""
+    proc, _ = _run(tmp_path, "bad_repr")
+    assert proc.returncode in (0, 2), proc.stderr
+    trials = _trials(tmp_path / "runs.db")
+    assert len(trials) == 8
+    assert trials["t001", "candidate"] == ("error", 0, "RuntimeError")
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("fmt", ["markdown", "html"])
+def test_control_characters_are_escaped_in_reports(tmp_path: Path, fmt: str) -> None:
+    """Item 9: ESC, OSC 8, BEL, RLO and NUL in an output never reach Markdown or HTML raw."""
+    out = tmp_path / f"report.{fmt}"
+    proc, _ = _run(tmp_path, "escapes", "--format", fmt, "--details", "--output", str(out))
+    assert proc.returncode in (0, 2), proc.stderr
+    text = out.read_text(encoding="utf-8")
+    assert "ALL TESTS PASSED" in text  # the output is shown...
+    for raw in ("\x1b", "\x07", "\x00", "\u202e"):  # ...with its control characters escaped
+        assert raw not in text
+    assert "\\x1b" in text
