@@ -9,7 +9,6 @@ import sys
 from pathlib import Path
 
 import pytest
-
 from helpers.cli import LAUNCH, REPO, cli_env, run
 
 AGENTS = "tests/helpers/hostile_agents.py"
@@ -49,3 +48,24 @@ def test_report_on_a_read_only_store(tmp_path: Path) -> None:
     )
     assert proc.returncode in (0, 2), proc.stderr
     assert json.loads(proc.stdout)["n_paired"] == 4
+
+
+@pytest.mark.slow
+def test_one_resumer_at_a_time(tmp_path: Path) -> None:
+    """Item 13: while one ``--resume`` runs, a second exits 1 naming the holder's pid."""
+    from helpers.cli import kill, run_args, start, stored_trials, wait_until
+
+    store = tmp_path / "runs.db"
+    env = cli_env(SLOW_SUITE_TASKS="200")
+    first = start(run_args(store, extra=["--concurrency", "1"]), env)
+    wait_until(lambda: stored_trials(store) >= 5, timeout=60)
+    kill(first)  # leaves the campaign "running" with missing trials
+    resumer = start(run_args(store, extra=["--concurrency", "1", "--resume"]), env)
+    try:
+        wait_until(lambda: stored_trials(store) >= 10, timeout=60)
+        second = run(run_args(store, extra=["--resume"]), env)
+        assert second.returncode == 1
+        assert f"pid {resumer.pid}" in second.stderr, second.stderr
+        assert len(second.stderr.strip().splitlines()) == 1
+    finally:
+        kill(resumer)
