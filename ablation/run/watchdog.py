@@ -53,8 +53,9 @@ class LoopWatchdog:
         self._loop = asyncio.get_running_loop()
         target = threading.get_ident()
         self._beat()
-        threading.Thread(target=self._watch, args=(target,), daemon=True,
-                         name="ablation-watchdog").start()
+        threading.Thread(
+            target=self._watch, args=(target,), daemon=True, name="ablation-watchdog"
+        ).start()
 
     def stop(self) -> None:
         """Stop watching (idempotent)."""
