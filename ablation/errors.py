@@ -12,6 +12,7 @@ __all__ = [
     "AgentSpecError",
     "CampaignAborted",
     "ConfigError",
+    "EventLoopBlocked",
     "InputError",
     "ResumeMismatchError",
     "StopCampaign",
@@ -58,3 +59,12 @@ class StopCampaign(Exception):
     def __init__(self, reason: str) -> None:
         super().__init__(reason)
         self.reason = reason
+
+
+class EventLoopBlocked(AblationError):
+    """An async agent kept the event loop busy longer than the trial timeout.
+
+    No other trial can make progress while the loop is blocked, so the campaign stops; the message
+    names the agent and the task. Run such an agent as a sync callable (a thread) or with
+    ``isolation="process"`` instead.
+    """

@@ -36,6 +36,7 @@ __all__ = [
     "TaskResult",
     "callable_name",
     "is_async_callable",
+    "safe_text",
     "suite_fingerprint",
     "to_jsonable",
     "validate_suite",
@@ -50,13 +51,27 @@ _FROZEN = ConfigDict(frozen=True, extra="forbid")
 _FROZEN_ANY = ConfigDict(frozen=True, extra="forbid", arbitrary_types_allowed=True)
 
 
+def safe_text(text: str) -> str:
+    """``text`` made encodable as UTF-8: each lone surrogate becomes the visible escape ``\\udXXX``.
+
+    Python strings may hold lone surrogates (``"\\ud800"``, e.g. decoded from JSON by a command
+    agent); UTF-8, SQLite and JSON output cannot. Other strings are returned unchanged.
+    """
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return text.encode("utf-8", "backslashreplace").decode("utf-8")
+    return text
+
+
 def to_jsonable(value: Any, *, _depth: int = 0) -> Any:
     """Convert an agent output (or any value) to plain JSON-safe data.
 
     numpy arrays and scalars become lists and numbers, tuples and sets become lists, mappings get
     string keys, pydantic models and dataclasses become dicts, non-finite floats become the strings
-    ``"nan"``, ``"inf"`` and ``"-inf"``, and anything else becomes its ``repr``. The result is never
-    evaluated or unpickled later: it is data.
+    ``"nan"``, ``"inf"`` and ``"-inf"``, strings with lone surrogates are escaped (:func:`safe_text`),
+    and anything else becomes its ``repr``. The result is never evaluated or unpickled later: it is
+    data. A ``__repr__`` or ``tolist`` that raises propagates: the caller (one trial) records it.
 
     Args:
         value: Any Python value.
@@ -65,15 +80,17 @@ def to_jsonable(value: Any, *, _depth: int = 0) -> Any:
         A value made of ``None``, ``bool``, ``int``, ``float``, ``str``, ``list`` and ``dict``.
     """
     if _depth > 50:
-        return repr(value)
-    if value is None or isinstance(value, bool | int | str):
+        return safe_text(repr(value))
+    if isinstance(value, str):
+        return safe_text(value)
+    if value is None or isinstance(value, bool | int):
         return value
     if isinstance(value, float):
         if math.isfinite(value):
             return value
         return "nan" if math.isnan(value) else ("inf" if value > 0 else "-inf")
     if isinstance(value, Mapping):
-        return {str(k): to_jsonable(v, _depth=_depth + 1) for k, v in value.items()}
+        return {safe_text(str(k)): to_jsonable(v, _depth=_depth + 1) for k, v in value.items()}
     if isinstance(value, list | tuple | set | frozenset):
         items = sorted(value, key=repr) if isinstance(value, set | frozenset) else value
         return [to_jsonable(v, _depth=_depth + 1) for v in items]
@@ -86,7 +103,7 @@ def to_jsonable(value: Any, *, _depth: int = 0) -> Any:
         return to_jsonable(tolist(), _depth=_depth + 1)
     if isinstance(value, bytes):
         return value.decode("utf-8", errors="replace")
-    return repr(value)
+    return safe_text(repr(value))
 
 
 def is_async_callable(fn: Any) -> bool:

@@ -48,9 +48,13 @@ ALLOWED: dict[str, set[str]] = {
     "run.progress": GROUND,
     "run.plan": GROUND,
     "run.limits": set(),
+    "run.threads": set(),
+    "run.watchdog": GROUND,
     "run.attempts": GROUND | {"run.limits"},
-    "run.trial": EVALUATE | {"agents", "run.attempts", "run.limits", "run.plan"},
-    "run.engine": EVALUATE | {"agents", "run.progress", "run.plan", "run.limits", "run.trial"},
+    "run.trial": EVALUATE
+    | {"agents", "run.attempts", "run.limits", "run.plan", "run.threads", "run.watchdog"},
+    "run.engine": EVALUATE
+    | {"agents", "run.progress", "run.plan", "run.limits", "run.trial", "run.threads", "run.watchdog"},
     "run.scaleout": GROUND | {"sources"},
     "run.sinks": GROUND | {"store"},
     "run.failfast": GROUND,

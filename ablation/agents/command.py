@@ -24,7 +24,38 @@ from ablation.agents.forms import (
 from ablation.errors import AgentSpecError, ConfigError
 from ablation.schema import to_jsonable
 
-__all__ = ["CommandAgent"]
+__all__ = ["DEFAULT_MAX_OUTPUT_BYTES", "CommandAgent"]
+
+#: Default cap on a command's stdout (and on the stderr kept), in bytes.
+DEFAULT_MAX_OUTPUT_BYTES = 8 * 1024 * 1024
+_CHUNK = 64 * 1024
+
+
+class _Overflow(Exception):
+    """Internal: a stream exceeded its cap."""
+
+
+async def _read_capped(stream: asyncio.StreamReader | None, cap: int, *, keep_tail: bool) -> bytes:
+    """Read ``stream`` to its end; past ``cap`` bytes raise :class:`_Overflow` (or keep the tail)."""
+    if stream is None:
+        return b""
+    data = bytearray()
+    while chunk := await stream.read(_CHUNK):
+        data += chunk
+        if len(data) > cap:
+            if not keep_tail:
+                raise _Overflow
+            del data[: len(data) - cap]
+    return bytes(data)
+
+
+async def _feed(stdin: asyncio.StreamWriter | None, payload: bytes) -> None:
+    if stdin is None:
+        return
+    with contextlib.suppress(BrokenPipeError, ConnectionResetError):
+        stdin.write(payload)
+        await stdin.drain()
+    stdin.close()
 
 
 def _killpg(pid: int) -> None:
@@ -54,6 +85,8 @@ class CommandAgent:
         env: Variables added to (overriding) the current environment for the command.
         name: Name recorded for the agent; defaults to ``"cmd:" + shlex.join(argv)``.
         timeout_s: Own time limit per call in seconds (``None``: only the engine's limit).
+        max_output_bytes: Cap on stdout; a command printing more is killed and the call fails
+            with :class:`AgentProcessError` (the trial's error). Default 8 MiB.
 
     Raises:
         AgentSpecError: if ``argv`` is a string or empty.
@@ -68,6 +101,7 @@ class CommandAgent:
         env: Mapping[str, str] | None = None,
         name: str | None = None,
         timeout_s: float | None = None,
+        max_output_bytes: int = DEFAULT_MAX_OUTPUT_BYTES,
     ) -> None:
         if isinstance(argv, str | bytes):
             raise AgentSpecError(
@@ -83,6 +117,9 @@ class CommandAgent:
         self.env: dict[str, str] | None = None if env is None else {**env}
         self.name: str = name or "cmd:" + shlex.join(self.argv)
         self.timeout_s = timeout_s
+        if not max_output_bytes > 0:
+            raise ConfigError(f"CommandAgent max_output_bytes must be positive, got {max_output_bytes!r}")
+        self.max_output_bytes = max_output_bytes
 
     def __repr__(self) -> str:
         return f"CommandAgent({list(self.argv)!r}, name={self.name!r})"
@@ -119,17 +156,46 @@ class CommandAgent:
             ) from None
         try:
             async with asyncio.timeout(self.timeout_s):
-                stdout, stderr = await proc.communicate(payload)
+                stdout, stderr = await self._exchange(proc, payload)
         except TimeoutError:
             raise AgentTimeoutError(
                 f"{self.name} exceeded timeout_s={self.timeout_s}; its process group was killed"
             ) from None
+        except _Overflow:
+            raise AgentProcessError(
+                f"{self.name} printed more than max_output_bytes={self.max_output_bytes} on "
+                "stdout; its process group was killed"
+            ) from None
         finally:
-            # Runs on success, error, own timeout and cancellation alike.
+            # Runs on success, error, own timeout and cancellation alike: kill, then reap with a
+            # bound (the group was SIGKILLed, so the wait is short unless the child is stuck in D).
             _killpg(proc.pid)
+            # Close the pipes too: a paused or still-open pipe (a grandchild that escaped the
+            # group holds it) would otherwise keep ``wait()`` from ever returning.
+            transport = getattr(proc, "_transport", None)
+            if transport is not None:
+                transport.close()
             if proc.returncode is None:
-                await asyncio.shield(proc.wait())
+                with contextlib.suppress(TimeoutError):
+                    await asyncio.shield(asyncio.wait_for(proc.wait(), 5))
         return self._decode(proc.returncode, stdout, stderr)
+
+    async def _exchange(self, proc: asyncio.subprocess.Process, payload: bytes) -> tuple[bytes, bytes]:
+        """Feed stdin and read both streams with caps, then wait for the exit."""
+        cap = self.max_output_bytes
+        feed = asyncio.ensure_future(_feed(proc.stdin, payload))
+        readers = asyncio.gather(
+            _read_capped(proc.stdout, cap, keep_tail=False),
+            _read_capped(proc.stderr, cap, keep_tail=True),
+        )
+        try:
+            stdout, stderr = await readers
+            await feed
+            await proc.wait()
+        finally:
+            for pending in (feed, readers):
+                pending.cancel()
+        return stdout, stderr
 
     def _decode(self, returncode: int | None, stdout: bytes, stderr: bytes) -> Any:
         tail = _tail(stderr)

@@ -220,7 +220,7 @@ def _cmd_report(args: argparse.Namespace) -> int:
         raise ConfigError(f"{path}: no run store here (run a campaign first, or pass --store)")
     overrides = campaign_config(s)  # only the options given on the command line change the stored ones
     changed = {k: getattr(overrides, k) for k in overrides.model_fields_set if k != "labels"}
-    with RunStore(path) as store:
+    with RunStore(path, read_only=True) as store:  # reading needs no write access
         campaign = None if args.campaign == "latest" else args.campaign
         report, record = report_stored_campaign(store, campaign, config_update=changed)
         if args.export_jsonl:

@@ -30,12 +30,12 @@ def main(argv: Sequence[str] | None = None) -> int:
             parser.print_help()
             return EXIT_ERROR
         return COMMANDS[args.command](args)
-    except SystemExit as exc:  # --help and --version
-        return int(exc.code or 0)
+    except SystemExit as exc:  # --help and --version (argparse exits 0 or 2 for usage errors)
+        return 0 if exc.code in (0, None) else EXIT_ERROR
     except KeyboardInterrupt:
         print("ablation: interrupted", file=sys.stderr)
         return EXIT_ERROR
-    except Exception as exc:
+    except BaseException as exc:
         if debug:
             traceback.print_exc()
         print(f"ablation: error: {_describe(exc)}", file=sys.stderr)

@@ -6,6 +6,8 @@ import argparse
 from pathlib import Path
 from typing import Any, NoReturn
 
+from ablation.cli.tool_settings import rate_limit_flag, resamples_flag
+
 __all__ = ["FORMATS", "UsageError", "build_parser"]
 
 FORMATS = ("terminal", "markdown", "json", "html")
@@ -24,7 +26,7 @@ def _gate_options(p: argparse.ArgumentParser) -> None:
     g = p.add_argument_group("analysis and release gates")
     g.add_argument("--alpha", type=float, help="significance level (default 0.05)")
     g.add_argument("--confidence", type=float, help="confidence level of intervals (default 0.95)")
-    g.add_argument("--resamples", type=int, help="bootstrap resamples (default 10000)")
+    g.add_argument("--resamples", type=resamples_flag, help="bootstrap resamples (default 10000)")
     g.add_argument("--seed", type=int, help="seed for arm order and resampling (default 0)")
     g.add_argument("--margin", type=float, help="non-inferiority margin on the pass rate, e.g. 0.02")
     g.add_argument(
@@ -92,7 +94,7 @@ def _run_parser(sub: Any) -> None:
     run.add_argument("--max-attempts", type=int, help="attempts per agent call (default 1)")
     run.add_argument("--retry-on", action="append", metavar="EXC",
                      help="exception type to retry (repeatable; default ConnectionError, TimeoutError)")
-    run.add_argument("--rate-limit", type=float, help="max agent calls per second per arm")
+    run.add_argument("--rate-limit", type=rate_limit_flag, help="max agent calls per second per arm")
     run.add_argument(
         "--fail-fast", type=int, metavar="K",
         help="stop (exit 1) when an arm's first K trials all fail with the same infrastructure "

@@ -17,6 +17,7 @@ import tomllib
 from pathlib import Path
 from typing import Any
 
+from ablation.cli.tool_settings import check_tool_types
 from ablation.errors import ConfigError
 
 __all__ = ["KNOWN_KEYS", "find_pyproject", "load_tool_settings"]
@@ -64,4 +65,5 @@ def load_tool_settings(path: Path | None = None) -> dict[str, Any]:
             f"{path}: unknown key(s) in [tool.ablation]: {', '.join(unknown)} "
             f"(known: {', '.join(sorted(KNOWN_KEYS))})"
         )
+    check_tool_types(settings, path)
     return settings

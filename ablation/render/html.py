@@ -54,7 +54,7 @@ footer{margin-top:2.5em;color:#52606d;font-size:.85em}
 
 def esc(value: object) -> str:
     """``html.escape(str(value), quote=True)``: the only way user text enters the page."""
-    return html.escape(str(value), quote=True)
+    return html.escape(f.printable(str(value)), quote=True)
 
 
 def html_table(

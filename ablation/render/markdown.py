@@ -29,10 +29,15 @@ OUTPUT_LIMIT = 2000
 _MD_SPECIAL = set("\\`*_[]|~#!")
 
 
+def _esc(text: str) -> str:
+    """HTML-escape untrusted text for a ``<pre>`` block, control characters shown as escapes."""
+    return html.escape(f.printable(text))
+
+
 def md_cell(value: object) -> str:
     """Escape text for one cell of a GitHub table (or any inline Markdown position)."""
     out: list[str] = []
-    for ch in str(value):
+    for ch in f.printable(str(value)):
         if ch in _MD_SPECIAL:
             out.append("\\" + ch)
         elif ch == "<":
@@ -123,13 +128,13 @@ def _trial_html(trial: TrialView | None, arm: str) -> str:
         return f"<b>{arm}</b>: no trial\n"
     parts = [f"<b>{arm}</b>: {md_cell(sec.trial_facts(trial))}\n"]
     if trial.error:
-        text = html.escape(f.truncate(trial.error, OUTPUT_LIMIT))
+        text = _esc(f.truncate(trial.error, OUTPUT_LIMIT))
         parts.append(f"\n<pre>error: {text}</pre>\n")
     if trial.note:
-        parts.append(f"\n<pre>verifier: {html.escape(f.truncate(trial.note, OUTPUT_LIMIT))}</pre>\n")
+        parts.append(f"\n<pre>verifier: {_esc(f.truncate(trial.note, OUTPUT_LIMIT))}</pre>\n")
     output = f.output_text(trial.output)
     if output:
-        parts.append(f"\n<pre>{html.escape(f.truncate(output, OUTPUT_LIMIT))}</pre>\n")
+        parts.append(f"\n<pre>{_esc(f.truncate(output, OUTPUT_LIMIT))}</pre>\n")
     return "".join(parts)
 
 
@@ -140,9 +145,9 @@ def _drilldown(details: Sequence[PairDetail]) -> list[str]:
         title = f"{head}: {d.task_id}" + (f" [{d.category}]" if d.category else "")
         title += f" (run {d.run})" if d.run is not None else ""
         out += [
-            f"<details><summary>{html.escape(title)}</summary>\n",
+            f"<details><summary>{_esc(title)}</summary>\n",
             *(
-                [f"<b>expected</b>:\n<pre>{html.escape(f.truncate(f.output_text(d.expected_output), OUTPUT_LIMIT))}</pre>\n"]
+                [f"<b>expected</b>:\n<pre>{_esc(f.truncate(f.output_text(d.expected_output), OUTPUT_LIMIT))}</pre>\n"]
                 if d.expected_output is not None
                 else []
             ),

@@ -7,6 +7,7 @@ attempt fails. Only the exception types in :attr:`RetryPolicy.retry_on` are retr
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import Awaitable, Callable
 from typing import Any
 
@@ -46,7 +47,9 @@ async def call_with_retries(
         start = clock()
         try:
             raw = await call()
-        except Exception as exc:
+        except BaseException as exc:
+            if isinstance(exc, asyncio.CancelledError):
+                raise
             errors.append(f"{type(exc).__name__}: {exc}")
             record["attempt_errors"] = tuple(errors)
             raise

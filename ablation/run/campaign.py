@@ -36,6 +36,7 @@ from ablation.schema import (
     task_digests,
     validate_suite,
 )
+from ablation.store.locks import CampaignLock
 from ablation.store.run_store import RunStore
 
 P = ParamSpec("P")
@@ -77,6 +78,7 @@ class _Plan:
     candidate: Agent
     arms: tuple[Arm, ...] = ("baseline", "candidate")
     prior: list[TaskResult] = field(default_factory=list)
+    lock: CampaignLock | None = None
     skip: set[tuple[str, str, int]] = field(default_factory=set)
     campaign_id: str | None = None
     started: str = ""
@@ -145,6 +147,7 @@ def _resumed(
         config=config,
     )
     plan.campaign_id = record.campaign_id
+    plan.lock = _lock(run_store, record.campaign_id)  # before reading what is left to run
     plan.skip = run_store.completed_keys(record.campaign_id)
     plan.started = str(record.provenance.get("started_at") or record.created_at)
     plan.provenance_extra = {
@@ -186,9 +189,17 @@ def _plan(
             candidate_agent=candidate.name,
             provenance={"started_at": plan.started, **plan.provenance_extra},
         )
+        plan.lock = _lock(run_store, plan.campaign_id)
         if plan.prior:
             run_store.append_many(plan.campaign_id, plan.prior)
     return plan
+
+
+def _lock(run_store: RunStore, campaign_id: str) -> CampaignLock | None:
+    """One process at a time runs a campaign (a file store only; see :mod:`ablation.store.locks`)."""
+    if str(run_store.path) == ":memory:":
+        return None
+    return CampaignLock(run_store.path, campaign_id)
 
 
 async def _run(
@@ -312,6 +323,7 @@ async def run_ablation_campaign_async(
     if resume and reuse_baseline:
         raise ConfigError("resume and reuse_baseline cannot be combined")
     run_store, owned = _open_store(store)
+    plan: _Plan | None = None
     try:
         plan = _plan(
             baseline_agent, candidate_agent, suite, config, run_store, resume, reuse_baseline
@@ -330,6 +342,8 @@ async def run_ablation_campaign_async(
             info.executed[r.arm] += 1
         return _report(plan, suite, config, run_store, new)
     finally:
+        if plan is not None and plan.lock is not None:
+            plan.lock.release()
         if owned and run_store is not None:
             run_store.close()
 

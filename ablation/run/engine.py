@@ -3,19 +3,22 @@
 Semantics (DESIGN.md section 5; one trial is run by :mod:`ablation.run.trial`, retries by
 :mod:`ablation.run.attempts`, the schedule comes from :mod:`ablation.run.plan`):
 
-- Async agents run on the event loop; sync agents run in a thread pool sized to the
-  concurrency, or in a user-supplied :class:`concurrent.futures.Executor` (e.g. a Dask client's).
+- Async agents run on the event loop; sync agents run in daemon threads
+  (:class:`~ablation.run.threads.DaemonExecutor`: a call that never returns cannot hold the
+  process at exit), or in a user-supplied :class:`concurrent.futures.Executor` (e.g. a Dask client's).
   At most ``config.concurrency`` trials are in flight; trials are generated lazily, so memory is
   bounded by the concurrency and the results kept, not by the suite size.
 - Every attempt gets a deep copy of the task input.
 - Within a pair, which arm is scheduled first is drawn from ``config.seed``.
 - ``timeout_s`` bounds a whole trial (all attempts and the verifier); a timed-out trial is
   recorded with ``status="timeout"`` and the campaign goes on. A sync agent that overruns keeps
-  its worker thread until it returns (Python threads cannot be killed); its result is discarded.
+  its daemon thread until it returns (Python threads cannot be killed); its result is discarded.
+- An async agent that blocks the event loop for longer than ``timeout_s`` stops the campaign with
+  :class:`~ablation.errors.EventLoopBlocked` naming the agent and task (:mod:`ablation.run.watchdog`).
 - Retries (tenacity) wrap the agent call only, for the exception types in
   ``config.retry.retry_on``. ``latency_s`` is the successful attempt's own duration, measured
   with an injectable clock (``time.perf_counter`` by default); ``wall_s`` includes retries.
-- Exceptions in agents, verifiers, scorers and hooks become recorded data on the trial.
+- Exceptions (``BaseException`` included: ``SystemExit``, ``KeyboardInterrupt``) in agents, verifiers, scorers and hooks become recorded data on the trial.
   ``on_error="abort"`` stops the campaign at the first error or timeout (finished trials are
   kept by the sink).
 
@@ -30,17 +33,19 @@ import copy
 import threading
 import time
 from collections.abc import Callable, Collection, Sequence
-from concurrent.futures import Executor, ThreadPoolExecutor
+from concurrent.futures import Executor
 from typing import Any
 
 from ablation.agents.callables import Agent, as_agent
 from ablation.config import CampaignConfig
-from ablation.errors import CampaignAborted, ConfigError, StopCampaign
+from ablation.errors import CampaignAborted, ConfigError, EventLoopBlocked, StopCampaign
 from ablation.evaluate.quality import scorer_name
 from ablation.run.limits import Clock, RateLimiter
 from ablation.run.plan import Trial, TrialKey, trial_plan
 from ablation.run.progress import NullProgress, ProgressReporter
+from ablation.run.threads import DaemonExecutor
 from ablation.run.trial import TrialRunner
+from ablation.run.watchdog import LoopStalled, LoopWatchdog
 from ablation.schema import ARMS, AblationTask, Arm, TaskResult, validate_suite
 
 __all__ = ["AblationEngine", "RateLimiter", "ResultSink", "TrialKey", "trial_plan"]
@@ -138,23 +143,31 @@ class AblationEngine:
             if (t.task.task_id, t.arm, t.run) not in skip_set
         ]
         self._limiters = {arm: RateLimiter(self.config.rate_limit_per_s) for arm in agents}
-        own_pool = None
-        if self.executor is None and any(not a.is_async for a in agents.values()):
-            own_pool = ThreadPoolExecutor(
-                max_workers=self.config.concurrency, thread_name_prefix="ablation-agent"
-            )
-        self._pool = self.executor or own_pool
+        self._pool = self.executor or DaemonExecutor()
         results: list[TaskResult | None] = [None] * len(plan)
         self.progress.start(len(plan), arms=list(agents))
         abort = threading.Event()
+        watchdog = self._watchdog(agents)
         try:
             await self._drive(plan, agents, results, abort)
+        except LoopStalled:
+            raise EventLoopBlocked(
+                f"the event loop was blocked for more than timeout_s={self.config.timeout_s}"
+            ) from None
         finally:
+            if watchdog is not None:
+                watchdog.stop()
             self.progress.finish()
-            if own_pool is not None:
-                own_pool.shutdown(wait=False, cancel_futures=True)
             self._pool = None
         return [r for r in results if r is not None]
+
+    def _watchdog(self, agents: dict[str, Agent]) -> LoopWatchdog | None:
+        """Watch the loop when an async agent could block it and a timeout bounds trials."""
+        if self.config.timeout_s is None or not any(a.is_async for a in agents.values()):
+            return None
+        watchdog = LoopWatchdog(self.config.timeout_s)
+        watchdog.start()
+        return watchdog
 
     # ------------------------------------------------------------------ scheduling
     async def _drive(

@@ -15,14 +15,25 @@ from typing import Any
 
 from ablation.agents.callables import Agent
 from ablation.config import CampaignConfig
+from ablation.errors import EventLoopBlocked
 from ablation.evaluate.quality import run_scorer, scorer_name
 from ablation.evaluate.verifiers import check_verdict, collect_notes, default_verifier, run_verifier
 from ablation.run.attempts import call_with_retries
 from ablation.run.limits import Clock
 from ablation.run.plan import Trial
-from ablation.schema import AblationTask, AgentOutput, TaskResult, callable_name, is_async_callable
+from ablation.run.threads import run_in_daemon_thread
+from ablation.run.watchdog import LoopStalled
+from ablation.schema import (
+    AblationTask,
+    AgentOutput,
+    TaskResult,
+    callable_name,
+    is_async_callable,
+    safe_text,
+    to_jsonable,
+)
 
-__all__ = ["AgentCall", "TrialRunner", "error_fields"]
+__all__ = ["AgentCall", "TrialRunner", "error_fields", "is_cancellation"]
 
 #: Makes one agent call: ``(agent, task, arm) -> raw output``.
 AgentCall = Callable[[Agent, AblationTask, str], Awaitable[Any]]
@@ -33,9 +44,33 @@ def error_fields(exc: BaseException, stage: str) -> dict[str, Any]:
     return {
         "error_stage": stage,
         "error_type": type(exc).__name__,
-        "error_message": str(exc),
-        "error_traceback": "".join(traceback.format_exception(exc)),
+        "error_message": safe_text(_describe(exc)),
+        "error_traceback": safe_text("".join(traceback.format_exception(exc))),
     }
+
+
+def _describe(exc: BaseException) -> str:
+    """``str(exc)``, or a note when the exception's own ``__str__`` raises."""
+    try:
+        return str(exc)
+    except Exception as inner:
+        return f"<str() of the {type(exc).__name__} raised {type(inner).__name__}>"
+
+
+def is_cancellation(exc: BaseException) -> bool:
+    """True when ``exc`` is the engine cancelling this task (timeout, stop), not user code raising.
+
+    Anything else an agent, verifier, scorer or hook raises, ``BaseException`` included
+    (``SystemExit``, ``KeyboardInterrupt``, ``GeneratorExit``, a custom subclass), is that trial's
+    error: only a real signal to the ablation process interrupts a campaign (``asyncio.run`` turns
+    SIGINT into a cancellation of the main task, never into an exception inside a trial).
+    """
+    if isinstance(exc, LoopStalled):
+        return True
+    if not isinstance(exc, asyncio.CancelledError):
+        return False
+    task = asyncio.current_task()
+    return task is not None and task.cancelling() > 0
 
 
 async def _maybe_await(value: Any) -> Any:
@@ -50,7 +85,7 @@ def offload(fn: Any) -> Any:
         return fn
 
     async def threaded(output: Any, task: AblationTask) -> Any:
-        return await asyncio.to_thread(fn, output, task)
+        return await run_in_daemon_thread(fn, output, task)
 
     threaded.name = scorer_name(fn)  # type: ignore[attr-defined]
     return threaded
@@ -94,7 +129,9 @@ class TrialRunner:
             name = scorer_name(scorer)
             try:
                 scores[name] = await run_scorer(offload(scorer), output, task)
-            except Exception as exc:
+            except BaseException as exc:
+                if is_cancellation(exc):
+                    raise
                 errors[name] = f"{type(exc).__name__}: {exc}"
         return scores, errors
 
@@ -123,7 +160,8 @@ class TrialRunner:
             fields.update(cost=raw.cost, tokens=raw.tokens, metrics=dict(raw.metrics))
         else:
             output = raw
-        fields["output"] = output
+        # Still the agent's stage: an output that cannot be represented is this trial's error.
+        fields["output"] = to_jsonable(output)
         fields["_stage"] = "verifier"
         await self._verify(output, task, fields)
         return output
@@ -148,8 +186,16 @@ class TrialRunner:
                     if scope.expired():
                         raise
                     raise _Failure(fields["_stage"], exc) from None
-                except Exception as exc:
+                except BaseException as exc:
+                    if is_cancellation(exc):
+                        raise
                     raise _Failure(fields["_stage"], exc) from None
+        except LoopStalled:
+            raise EventLoopBlocked(
+                f"async agent {agent.name!r} blocked the event loop for more than "
+                f"timeout_s={self.config.timeout_s} on task {task.task_id!r} ({trial.arm}, run "
+                f"{trial.run}); run it as a sync agent or with --isolation process"
+            ) from None
         except TimeoutError:
             fields.update(
                 status="timeout", passed=False, error_stage="timeout", error_type="Timeout",
@@ -164,7 +210,9 @@ class TrialRunner:
         if task.teardown is not None:
             try:
                 await _maybe_await(task.teardown(task))
-            except Exception as exc:
+            except BaseException as exc:
+                if is_cancellation(exc):
+                    raise
                 if completed:
                     fields.update(status="error", passed=False, **error_fields(exc, "teardown"))
         fields["wall_s"] = self.clock() - wall_start

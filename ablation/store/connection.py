@@ -32,16 +32,26 @@ class StoreConnection:
     Args:
         path: The database file, relative to the working directory unless absolute; parent
             directories are created. ``":memory:"`` gives a private in-memory store.
+        read_only: Open an existing file read-only (``mode=ro``; ``immutable=1`` when even the
+            WAL index cannot be written, e.g. a read-only directory): for reports and exports,
+            which must work on a store the user may only read. Writes then fail with
+            :class:`StoreError`.
 
     Raises:
         StoreError: if the file cannot be opened, is not a SQLite database, or was written by a
             newer ``ablation`` (its schema version is above :data:`SCHEMA_VERSION`).
     """
 
-    def __init__(self, path: str | os.PathLike[str] = DEFAULT_STORE_PATH) -> None:
+    def __init__(
+        self, path: str | os.PathLike[str] = DEFAULT_STORE_PATH, *, read_only: bool = False
+    ) -> None:
         self.path = Path(path)
         self._lock = threading.Lock()
         self._conn: sqlite3.Connection | None = None
+        self.read_only = read_only
+        if read_only:
+            self._conn = self._open_read_only()
+            return
         conn: sqlite3.Connection | None = None
         try:
             if str(path) != ":memory:":
@@ -65,6 +75,25 @@ class StoreConnection:
                 raise
             raise StoreError(f"cannot open run store {self.path}: {exc}") from exc
         self._conn = conn
+
+    def _open_read_only(self) -> sqlite3.Connection:
+        uri = self.path.resolve().as_uri()
+        last: Exception | None = None
+        for query in ("mode=ro", "mode=ro&immutable=1"):
+            conn = None
+            try:
+                conn = sqlite3.connect(
+                    f"{uri}?{query}", uri=True, timeout=30.0, isolation_level=None,
+                    check_same_thread=False,
+                )
+                self._check_version(conn)
+                conn.execute("SELECT count(*) FROM campaigns").fetchone()
+                return conn
+            except sqlite3.Error as exc:
+                if conn is not None:
+                    conn.close()
+                last = exc
+        raise StoreError(f"cannot open run store {self.path} read-only: {last}")
 
     def _check_version(self, conn: sqlite3.Connection) -> None:
         if not conn.execute("SELECT 1 FROM sqlite_master WHERE name = 'meta'").fetchone():

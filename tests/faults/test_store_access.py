@@ -1,0 +1,71 @@
+"""End to end: the run store's access rules (issue 11 items 13 and 14)."""
+
+from __future__ import annotations
+
+import json
+import shlex
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from helpers.cli import LAUNCH, REPO, cli_env, run
+
+AGENTS = "tests/helpers/hostile_agents.py"
+
+
+def _campaign(store: Path) -> None:
+    args = [
+        "run", "tests/helpers/slow_suite.py", "--baseline", f"{AGENTS}:ok",
+        "--candidate", f"{AGENTS}:exit3", "--format", "json", "--no-progress",
+        "--store", str(store),
+    ]
+    proc = run(args, cli_env(SLOW_SUITE_TASKS="4", SLOW_AGENTS_SCALE="0"))
+    assert proc.returncode in (0, 2), proc.stderr
+
+
+@pytest.mark.slow
+def test_report_on_a_read_only_store(tmp_path: Path) -> None:
+    """Item 14: ``ablation report`` works on a store in a read-only file system.
+
+    The tests run as root (file modes do not bind root), so the directory is bind-mounted
+    read-only in a private mount namespace (``unshare -m``).
+    """
+    folder = tmp_path / "ro"
+    folder.mkdir()
+    _campaign(folder / "runs.db")
+    report = shlex.join(
+        [sys.executable, "-c", LAUNCH, "report", "--store", str(folder / "runs.db"),
+         "--format", "json"]
+    )
+    script = (
+        f"mount --bind {shlex.quote(str(folder))} {shlex.quote(str(folder))} && "
+        f"mount -o remount,bind,ro {shlex.quote(str(folder))} && {report}"
+    )
+    proc = subprocess.run(
+        ["unshare", "-m", "sh", "-c", script], cwd=REPO, env=cli_env(),
+        capture_output=True, text=True, timeout=60, check=False,
+    )
+    assert proc.returncode in (0, 2), proc.stderr
+    assert json.loads(proc.stdout)["n_paired"] == 4
+
+
+@pytest.mark.slow
+def test_one_resumer_at_a_time(tmp_path: Path) -> None:
+    """Item 13: while one ``--resume`` runs, a second exits 1 naming the holder's pid."""
+    from helpers.cli import kill, run_args, start, stored_trials, wait_until
+
+    store = tmp_path / "runs.db"
+    env = cli_env(SLOW_SUITE_TASKS="200")
+    first = start(run_args(store, extra=["--concurrency", "1"]), env)
+    wait_until(lambda: stored_trials(store) >= 5, timeout=60)
+    kill(first)  # leaves the campaign "running" with missing trials
+    resumer = start(run_args(store, extra=["--concurrency", "1", "--resume"]), env)
+    try:
+        wait_until(lambda: stored_trials(store) >= 10, timeout=60)
+        second = run(run_args(store, extra=["--resume"]), env)
+        assert second.returncode == 1
+        assert f"pid {resumer.pid}" in second.stderr, second.stderr
+        assert len(second.stderr.strip().splitlines()) == 1
+    finally:
+        kill(resumer)
