@@ -141,15 +141,17 @@ def resume_command(argv: Sequence[str], done: Sequence[str], store: Path, campai
 
 def _cmd_compare(args: argparse.Namespace) -> int:
     from ablation.analysis.build import compare_results
+    from ablation.cli.options import read_options
     from ablation.sources.result_files import load_expected_ids, load_results
 
     s = merged_settings(args)
     config = campaign_config(s)
     expected = load_expected_ids(args.expected_ids) if args.expected_ids else None
-    before = load_results(args.before, key=args.key, field=args.field, arm="baseline")
+    read = read_options(args)
+    before = load_results(args.before, arm="baseline", **read)
     reports = []
     for path in args.after:
-        after = load_results(path, key=args.key, field=args.field, arm="candidate")
+        after = load_results(path, arm="candidate", **read)
         reports.append(
             compare_results(
                 before, after, expected_ids=expected, config=config,

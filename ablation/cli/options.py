@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
-__all__ = ["campaign_config", "merged_settings", "one_line"]
+__all__ = ["campaign_config", "merged_settings", "one_line", "read_options"]
 
 
 def merged_settings(args: argparse.Namespace) -> dict[str, Any]:
@@ -57,6 +57,30 @@ def campaign_config(s: dict[str, Any]) -> Any:
         return CampaignConfig.model_validate(fields)
     except ValueError as exc:
         raise ConfigError(one_line(exc)) from None
+
+
+def read_options(args: argparse.Namespace) -> dict[str, Any]:
+    """The keyword arguments of ``load_results`` given by ``compare``'s reading flags.
+
+    ``--where PATH=VALUE`` (repeatable) becomes a mapping; a ``--where`` without ``=`` is a
+    :class:`~ablation.errors.ConfigError`.
+    """
+    from ablation.errors import ConfigError
+
+    where: dict[str, str] = {}
+    for item in args.where:
+        path, sep, value = item.partition("=")
+        if not sep or not path.strip():
+            raise ConfigError(f"--where expects PATH=VALUE, got {item!r}")
+        where[path.strip()] = value.strip()
+    return {
+        "key": args.key,
+        "field": args.field,
+        "run_field": args.run_field,
+        "format": args.from_format,
+        "where": where,
+        "pass_values": args.pass_values.split(",") if args.pass_values else None,
+    }
 
 
 def one_line(exc: BaseException) -> str:

@@ -94,10 +94,22 @@ def _compare_parser(sub: Any) -> None:
         "AFTER files, each is compared with BEFORE and a summary with Holm-adjusted p follows.",
         epilog="example: ablation compare runs/gpt-5.jsonl runs/gpt-5.1.jsonl --key id --field passed",
     )
-    cmp_.add_argument("before", type=Path, help="baseline results (JSONL or CSV)")
-    cmp_.add_argument("after", type=Path, nargs="+", help="candidate results (JSONL or CSV)")
-    cmp_.add_argument("--key", default="id", help="id field (default id)")
-    cmp_.add_argument("--field", default="passed", help="verdict field (default passed)")
+    cmp_.add_argument("before", type=Path,
+                      help="baseline results (a file of any supported format, - for stdin)")
+    cmp_.add_argument("after", type=Path, nargs="+", help="candidate results (likewise)")
+    cmp_.add_argument("--key", help="dotted path of the id (default id, or the tool's own id)")
+    cmp_.add_argument("--field", help="dotted path of the verdict, or the scorer/evaluator/metric "
+                      "of a tool format (default passed, or the tool's default)")
+    cmp_.add_argument("--run-field", help="dotted path of the run index (repeated runs)")
+    cmp_.add_argument("--from", dest="from_format", metavar="FORMAT",
+                      choices=("inspect", "pydantic-evals", "lm-eval", "promptfoo", "openai-evals",
+                               "jsonl", "csv"),
+                      help="read the files as this format instead of detecting it")
+    cmp_.add_argument("--where", action="append", default=[], metavar="PATH=VALUE",
+                      help="keep only rows whose dotted PATH reads VALUE (repeatable), e.g. "
+                      "filter=strict-match or promptIdx=1")
+    cmp_.add_argument("--pass-values", metavar="V1,V2",
+                      help="verdict values that count as a pass, e.g. C,P for Inspect")
     cmp_.add_argument("--expected-ids", type=Path, help="file of ids that must all be present")
     _gate_options(cmp_)
     _output_options(cmp_)
