@@ -148,7 +148,7 @@ def _cmd_compare(args: argparse.Namespace) -> int:
     config = campaign_config(s)
     expected = load_expected_ids(args.expected_ids) if args.expected_ids else None
     read = read_options(args)
-    before = load_results(args.before, arm="baseline", **read)
+    before = load_results(args.before, arm="baseline", **read_options(args, baseline=True))
     reports = []
     for path in args.after:
         after = load_results(path, arm="candidate", **read)

@@ -108,6 +108,9 @@ def _compare_parser(sub: Any) -> None:
     cmp_.add_argument("--where", action="append", default=[], metavar="PATH=VALUE",
                       help="keep only rows whose dotted PATH reads VALUE (repeatable), e.g. "
                       "filter=strict-match or promptIdx=1")
+    cmp_.add_argument("--baseline-where", action="append", default=[], metavar="PATH=VALUE",
+                      help="filters for BEFORE only, replacing --where there (e.g. promptIdx=0 to "
+                      "compare two prompts of one promptfoo file)")
     cmp_.add_argument("--pass-values", metavar="V1,V2",
                       help="verdict values that count as a pass, e.g. C,P for Inspect")
     cmp_.add_argument("--expected-ids", type=Path, help="file of ids that must all be present")
