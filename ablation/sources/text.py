@@ -130,8 +130,10 @@ def load_json(raw: str, display: str, line: int | None = None, cls: ErrorType = 
         ) from None
     except RecursionError:
         raise file_error(cls, display, "JSON nested too deeply to read", line=line) from None
-    except ValueError as exc:  # int digit limit
-        raise file_error(cls, display, f"JSON number too large ({exc})", line=line) from None
+    except ValueError:  # the interpreter's integer digit limit
+        limit = sys.get_int_max_str_digits()
+        raise file_error(cls, display, f"JSON number too large (an integer over {limit} digits)",
+                         line=line) from None
 
 
 def decode_text(data: bytes, display: str, cls: ErrorType = InputError) -> str:

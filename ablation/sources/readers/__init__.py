@@ -15,6 +15,7 @@ unless ``format`` forces it, and returns :class:`~ablation.schema.TaskResult` ob
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
 from typing import Any
@@ -92,7 +93,8 @@ def detect_format(text: str, display: str = "<text>") -> str:
 
 def _finish(rows: Iterator[Row], display: str, options: ReadOptions, kind: str) -> list[TaskResult]:
     if kind == "inspect":
-        return rows_to_results(rows, display, options, what="score", mapping=inspect_logs.inspect_verdict,
+        what = f"scorer {options.field!r}" if options.field else "score"
+        return rows_to_results(rows, display, options, what=what, mapping=inspect_logs.inspect_verdict,
                                unit="sample")
     unit = "sample" if kind in _DOCUMENTS else "line"
     return rows_to_results(rows, display, options, unit=unit)
@@ -134,10 +136,12 @@ def _parse(text: str, display: str, forced: str | None) -> tuple[str, Any]:
     lines = nonblank_lines(text)
     first_line, first_raw = next(lines)
     try:
-        first = load_json(first_raw, display, first_line)
-    except InputError:
+        first = json.loads(first_raw)
+    except json.JSONDecodeError:
         doc = load_json(text, display)  # one document over several lines (errors name its line)
         return _document_kind(doc, display, forced), doc
+    except (RecursionError, ValueError):
+        first = load_json(first_raw, display, first_line)  # raises the limit's one-line error
     second = next(lines, None)
     if second is None:
         kind = _document_kind(first, display, forced)

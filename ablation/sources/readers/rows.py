@@ -229,7 +229,8 @@ def _verdict(
         return False
     value = row.verdict
     if value is MISSING:
-        raise fail(f"no {what.removeprefix('verdict ')} field (the verdict)")
+        raise fail(f"no {what.removeprefix('verdict ')} value (the verdict)"
+                   if not what.startswith("verdict ") else f"no {what[8:]} field (the verdict)")
     if options.pass_values is not None:
         return as_text(value) in options.pass_values
     passed = mapping(value) if mapping is not None else None
