@@ -231,13 +231,14 @@ class TaskResult(BaseModel):
     timeout (how such trials count is decided by ``CampaignConfig.on_error`` in the analysis).
     ``latency_s`` is the successful attempt's own duration; ``wall_s`` includes retries.
     ``verifier_note`` holds what the verifier said about its verdict (e.g. why sandboxed code
-    failed: a time-out, a memory limit, an early exit).
+    failed: a time-out, a memory limit, an early exit). ``arm`` defaults to ``"baseline"``:
+    :func:`~ablation.compare_results` sets it from the side a result is given on.
     """
 
     model_config = _FROZEN
 
     task_id: str
-    arm: Arm
+    arm: Arm = "baseline"
     run: int = Field(default=0, ge=0)
     status: TrialStatus = "completed"
     passed: bool = False
