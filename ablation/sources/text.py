@@ -23,8 +23,8 @@ from typing import Any
 from ablation.errors import InputError
 
 __all__ = [
-    "ErrorType",
     "MAX_BYTES",
+    "ErrorType",
     "decode_text",
     "exc_text",
     "file_error",

@@ -16,11 +16,11 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from helpers.cli import LAUNCH, REPO, cli_env, run
 
 from ablation.errors import InputError
 from ablation.sources.readers import detect_format
 from ablation.sources.result_files import load_results
-from helpers.cli import LAUNCH, REPO, cli_env, run
 
 TOOLS = REPO / "tests" / "data" / "tools"
 TRUTH = json.loads((TOOLS / "truth.json").read_text())
@@ -89,7 +89,7 @@ def test_inspect_letter_verdicts_and_pass_values(tmp_path: Path) -> None:
     for sample, value in zip(log["samples"], (1, 0, 1, 0), strict=True):
         sample["scores"]["other"] = {"value": value}
     path.write_text(json.dumps(log))
-    with pytest.raises(InputError, match="choose the scorer with --field .*match, other"):
+    with pytest.raises(InputError, match=r"choose the scorer with --field .*match, other"):
         load_results(path)
     assert [r.passed for r in load_results(path, field="other")] == [True, False, True, False]
     del log["samples"][1]["scores"]["other"]

@@ -52,7 +52,7 @@ def read_eval_archive(path: str, display: str) -> dict[str, Any]:
         ) from None
     try:
         log = read_eval_log(path)
-    except Exception as exc:  # noqa: BLE001 - any failure of the tool's reader is the file's
+    except Exception as exc:
         raise file_error(InputError, display, f"inspect-ai cannot read it ({exc})") from None
     data: dict[str, Any] = log.model_dump(mode="json")
     return data
