@@ -14,6 +14,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from ablation.config import Provenance
 
 __all__ = [
+    "REPORT_SCHEMA_VERSION",
     "AblationReport",
     "ArmSummary",
     "CategoryBreakdown",
@@ -293,6 +294,10 @@ class PairDetail(BaseModel):
     candidate: TrialView | None = None
 
 
+#: The JSON report's layout version (``AblationReport.schema_version``).
+REPORT_SCHEMA_VERSION = 1
+
+
 class AblationReport(BaseModel):
     """The paired comparison of a candidate against a baseline.
 
@@ -332,6 +337,8 @@ class AblationReport(BaseModel):
     verdict: Literal["pass", "fail"] = "pass"
     details: list[PairDetail] = Field(default_factory=list)
     provenance: Provenance
+    #: Version of this JSON layout; raised when a field changes meaning or is removed.
+    schema_version: int = REPORT_SCHEMA_VERSION
 
     @property
     def exit_code(self) -> int:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import json
 import os
 import shlex
 import sys
@@ -226,7 +227,14 @@ def _cmd_init(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
+def _cmd_schema(args: argparse.Namespace) -> int:
+    from ablation.report import AblationReport
+
+    print(json.dumps(AblationReport.model_json_schema(), indent=2))
+    return 0
+
+
 COMMANDS = {
     "run": _cmd_run, "compare": _cmd_compare, "report": _cmd_report,
-    "plan": _cmd_plan, "init": _cmd_init,
+    "plan": _cmd_plan, "init": _cmd_init, "schema": _cmd_schema,
 }

@@ -21,6 +21,8 @@ def emit(reports: list[Any], names: list[str], s: dict[str, Any]) -> int:
     fmt = s.get("format") or "terminal"
     details = bool(s.get("details"))
     out: Path | None = s.get("output")
+    if s.get("quiet") and out is None:
+        return exit_code(reports)  # --quiet: the exit code is the whole answer
     several = len(reports) > 1
     if fmt == "json" and several:
         payload = {

@@ -46,6 +46,9 @@ def _output_options(p: argparse.ArgumentParser) -> None:
     o.add_argument("--output", "-o", type=Path, help="write the report to this file")
     o.add_argument("--details", action="store_true", help="show both outputs of each flipped task")
     o.add_argument("--debug", action="store_true", help="show tracebacks on errors")
+    o.add_argument("--quiet", "-q", action="store_true",
+                   help="print no report on stdout (errors still go to stderr; --output still "
+                   "writes); the exit code carries the verdict")
 
 
 def _run_parser(sub: Any) -> None:
@@ -176,6 +179,8 @@ def build_parser() -> argparse.ArgumentParser:
 
     for add in (_run_parser, _compare_parser, _report_parser, _plan_parser, _init_parser):
         add(sub)
+    sub.add_parser("schema", help="print the JSON Schema of the JSON report",
+                   description="Print the JSON Schema of `--format json` reports (AblationReport).")
     return parser
 
 
