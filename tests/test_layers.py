@@ -59,6 +59,7 @@ ALLOWED: dict[str, set[str]] = {
     "analysis.accumulate": MODELS,
     "analysis.pairing": MODELS | {"analysis.accumulate"},
     "analysis.gates": MODELS | {"stats"},
+    "analysis.numeric": MODELS | {"stats"},
     "analysis.metrics": MODELS | {"stats", "analysis.seeding"},
     "analysis.breakdowns": MODELS | {"stats", "analysis.seeding", "analysis.pairing"},
     "analysis.headline": MODELS | {"stats", "analysis.breakdowns", "analysis.pairing", "analysis.seeding"},

@@ -114,6 +114,9 @@ def _compare_parser(sub: Any) -> None:
     cmp_.add_argument("--baseline-where", action="append", default=[], metavar="PATH=VALUE",
                       help="filters for BEFORE only, replacing --where there (e.g. promptIdx=0 to "
                       "compare two prompts of one promptfoo file)")
+    cmp_.add_argument("--regression-delta", type=float, metavar="D",
+                      help="numeric --field: a task regressed when its value fell by more than D, "
+                      "and the gate fails on a significant mean drop beyond D (default 0)")
     cmp_.add_argument("--pass-values", metavar="V1,V2",
                       help="verdict values that count as a pass, e.g. C,P for Inspect")
     cmp_.add_argument("--expected-ids", type=Path, help="file of ids that must all be present")

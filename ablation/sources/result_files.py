@@ -41,6 +41,7 @@ def load_results(
     run_field: str | None = None,
     where: Mapping[str, str] | None = None,
     pass_values: Iterable[str] | None = None,
+    numeric: bool = False,
 ) -> list[TaskResult]:
     """Load one arm's per-task verdicts from a result file of any supported format.
 
@@ -68,6 +69,8 @@ def load_results(
             repeats are runs without it.
         where: ``{dotted path: text}``: keep only the rows whose values read as these texts.
         pass_values: Verdict values (as text) that count as a pass.
+        numeric: Read ``field`` as a number into ``quality[field]`` (see
+            :mod:`ablation.analysis.numeric`); ``passed`` is then ``False``.
 
     Returns:
         The results in file order.
@@ -93,6 +96,7 @@ def load_results(
         where=dict(where or {}),
         pass_values=None if pass_values is None else frozenset(v.strip() for v in pass_values),
         arm=arm,
+        numeric=numeric,
     )
     return read_results(display, options, format=format)
 

@@ -19,6 +19,7 @@ from ablation.sources.text import file_error, short_repr
 
 __all__ = [
     "MISSING",
+    "NumericVerdict",
     "ReadOptions",
     "Row",
     "dotted",
@@ -36,6 +37,10 @@ _BOOL_WORDS: dict[str, bool] = {
 }
 
 
+class NumericVerdict(InputError):
+    """The verdict field holds numbers, not verdicts: the caller may compare it as a numeric field."""
+
+
 @dataclass(frozen=True)
 class ReadOptions:
     """How to read one result source.
@@ -50,6 +55,7 @@ class ReadOptions:
         pass_values: Verdict values (as text) that count as a pass; everything else fails. ``None``
             uses :func:`parse_verdict` (and the format's documented mapping).
         arm: ``"baseline"`` or ``"candidate"``.
+        numeric: Read the field as a number into ``quality[field]`` (``passed`` is ``False``).
     """
 
     key: str | None = None
@@ -58,6 +64,7 @@ class ReadOptions:
     where: Mapping[str, str] = dc_field(default_factory=dict)
     pass_values: frozenset[str] | None = None
     arm: str = "baseline"
+    numeric: bool = False
 
 
 @dataclass
@@ -156,7 +163,12 @@ def rows_to_results(
             return file_error(InputError, display, problem, line=line, task_id=task_id)
 
         run = _run(row.run, fail)
-        passed = _verdict(row, options, mapping, what, fail)
+        if options.numeric:
+            if row.status == "completed":  # a failed trial has no value (never a guessed one)
+                row.quality = {**row.quality, name: _numeric(row, what, fail)}
+            passed = False
+        else:
+            passed = _verdict(row, options, mapping, what, fail)
         if (task_id, run) in first:
             raise fail(
                 f"duplicate id {task_id!r} (run {run}): first on {unit} "
@@ -236,9 +248,18 @@ def _verdict(
     passed = mapping(value) if mapping is not None else None
     if passed is None:
         passed = parse_verdict(value)
+    if passed is None and isinstance(value, int | float) and not isinstance(value, bool):
+        raise NumericVerdict(str(fail(f"{what} is a number, not a verdict: {short_repr(value)}")))
     if passed is None:
         raise fail(
             f"{what} is not an unambiguous boolean: {short_repr(value)} "
             "(use true/false, 1/0, pass/fail or yes/no, or --pass-values)"
         )
     return passed
+
+
+def _numeric(row: Row, what: str, fail: Callable[[str], Exception]) -> float:
+    value = row.verdict
+    if isinstance(value, bool) or not isinstance(value, int | float) or value != value:
+        raise fail(f"{what} is not a number: {short_repr(value)}")
+    return float(value)
