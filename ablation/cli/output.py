@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import sys
 from pathlib import Path
 from typing import Any
@@ -21,6 +22,7 @@ def emit(reports: list[Any], names: list[str], s: dict[str, Any]) -> int:
     fmt = s.get("format") or "terminal"
     details = bool(s.get("details"))
     out: Path | None = s.get("output")
+    _github_step_summary(reports)
     if s.get("quiet") and out is None:
         return exit_code(reports)  # --quiet: the exit code is the whole answer
     several = len(reports) > 1
@@ -65,6 +67,18 @@ def emit(reports: list[Any], names: list[str], s: dict[str, Any]) -> int:
     else:
         sys.stdout.write(text + "\n")
     return exit_code(reports)
+
+
+def _github_step_summary(reports: list[Any]) -> None:
+    """Append the Markdown reports to ``$GITHUB_STEP_SUMMARY`` when GitHub Actions sets it."""
+    target = os.environ.get("GITHUB_STEP_SUMMARY")
+    if not target:
+        return
+    from ablation.render import render
+
+    with open(target, "a", encoding="utf-8") as fh:
+        for report in reports:
+            fh.write(render(report, "markdown") + "\n\n")
 
 
 def exit_code(reports: list[Any]) -> int:

@@ -8,7 +8,7 @@ from typing import Any, NoReturn
 
 __all__ = ["FORMATS", "UsageError", "build_parser"]
 
-FORMATS = ("terminal", "markdown", "json", "html")
+FORMATS = ("terminal", "markdown", "json", "html", "junit")
 
 
 class UsageError(Exception):
