@@ -46,6 +46,8 @@ def _output_options(p: argparse.ArgumentParser) -> None:
     o.add_argument("--output", "-o", type=Path, help="write the report to this file")
     o.add_argument("--details", action="store_true", help="show both outputs of each flipped task")
     o.add_argument("--debug", action="store_true", help="show tracebacks on errors")
+    o.add_argument("--verbose", "-v", action="store_true",
+                   help="log diagnostics (formats detected, rows read) to stderr")
     o.add_argument("--quiet", "-q", action="store_true",
                    help="print no report on stdout (errors still go to stderr; --output still "
                    "writes); the exit code carries the verdict")

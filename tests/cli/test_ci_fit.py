@@ -59,3 +59,11 @@ def test_junit_has_one_case_per_gate_and_validates(tmp_path: Path) -> None:
     assert all(c.find("failure").get("message") for c in failed)  # type: ignore[union-attr]
     assert int(suite.get("failures", "")) == len(failed) == sum(g["status"] != "pass" for g in report["gates"])
     assert "latency" in summary.read_text()
+
+
+@pytest.mark.slow
+def test_verbose_logs_the_detected_formats_to_stderr() -> None:
+    done = run(["compare", *PAIR, "--quiet", "--verbose"], cli_env())
+    assert done.returncode == 0 and done.stdout == ""
+    assert done.stderr.count("read as pydantic-evals") == 2
+    assert "read as" not in run(["compare", *PAIR, "--quiet"], cli_env()).stderr

@@ -16,6 +16,7 @@ unless ``format`` forces it, and returns :class:`~ablation.schema.TaskResult` ob
 from __future__ import annotations
 
 import json
+import logging
 from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
 from typing import Any
@@ -40,6 +41,7 @@ __all__ = ["FORMATS", "ReadOptions", "detect_format", "read_results"]
 #: Formats ``--from`` accepts.
 FORMATS = ("inspect", "pydantic-evals", "lm-eval", "promptfoo", "openai-evals", "jsonl", "csv")
 _ALIASES = {"json": "jsonl", "ndjson": "jsonl"}
+_log = logging.getLogger(__name__)
 
 
 @dataclass(frozen=True)
@@ -92,6 +94,7 @@ def detect_format(text: str, display: str = "<text>") -> str:
 
 
 def _finish(rows: Iterator[Row], display: str, options: ReadOptions, kind: str) -> list[TaskResult]:
+    _log.debug("%s: read as %s (%s)", display, kind, options)
     if kind == "inspect":
         what = f"scorer {options.field!r}" if options.field else "score"
         return rows_to_results(rows, display, options, what=what, mapping=inspect_logs.inspect_verdict,
