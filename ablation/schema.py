@@ -110,7 +110,22 @@ def callable_name(obj: Any) -> str:
         return str(inner) if isinstance(inner, str) else callable_name(inner)
     target = obj if hasattr(obj, "__qualname__") else type(obj)
     module = getattr(target, "__module__", None) or "?"
-    return f"{module}:{getattr(target, '__qualname__', repr(target))}"
+    return f"{_module_label(module)}:{getattr(target, '__qualname__', repr(target))}"
+
+
+def _module_label(module: str) -> str:
+    """A module's name, or for a file loaded by path (``_ablation_file_*``) the file's path as the
+    user would write it (relative to the working directory when inside it)."""
+    if not module.startswith("_ablation_file_"):
+        return module
+    import os
+    import sys
+
+    path = getattr(sys.modules.get(module), "__file__", None)
+    if not path:
+        return module
+    rel = os.path.relpath(path)
+    return path if rel.startswith("..") else rel
 
 
 def _finite_values(values: dict[str, float]) -> dict[str, float]:

@@ -205,3 +205,11 @@ def test_freshly_generated_tool_outputs(tmp_path: Path) -> None:
                        ("inspect_baseline_eval", "inspect_candidate_eval")):
         report = compare_json(str(paths[base]), str(paths[cand]))
         assert_scenario(report, runs=2)
+
+
+def test_agents_loaded_from_files_are_named_by_their_spec(monkeypatch: pytest.MonkeyPatch) -> None:
+    from ablation.schema import callable_name
+    from ablation.sources.agent_specs import load_agent
+
+    monkeypatch.chdir(REPO)
+    assert callable_name(load_agent("agents/arithmetic.py:candidate")) == "agents/arithmetic.py:candidate"
