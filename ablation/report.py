@@ -15,6 +15,7 @@ from ablation.config import Provenance
 from ablation.report_items import ErrorGroup, ErrorSummary, PairDetail, TrialView
 
 __all__ = [
+    "REPORT_SCHEMA_VERSION",
     "AblationReport",
     "ArmSummary",
     "CategoryBreakdown",
@@ -329,6 +330,10 @@ class SequentialSummary(BaseModel):
     trajectory: list[SequentialPoint] = Field(default_factory=list)
 
 
+#: The JSON report's layout version (``AblationReport.schema_version``).
+REPORT_SCHEMA_VERSION = 1
+
+
 class AblationReport(BaseModel):
     """The paired comparison of a candidate against a baseline.
 
@@ -373,6 +378,8 @@ class AblationReport(BaseModel):
     details: list[PairDetail] = Field(default_factory=list)
     provenance: Provenance
     sequential: SequentialSummary | None = None
+    #: Version of this JSON layout; raised when a field changes meaning or is removed.
+    schema_version: int = REPORT_SCHEMA_VERSION
 
     @property
     def exit_code(self) -> int:

@@ -127,7 +127,22 @@ def callable_name(obj: Any) -> str:
         return str(inner) if isinstance(inner, str) else callable_name(inner)
     target = obj if hasattr(obj, "__qualname__") else type(obj)
     module = getattr(target, "__module__", None) or "?"
-    return f"{module}:{getattr(target, '__qualname__', repr(target))}"
+    return f"{_module_label(module)}:{getattr(target, '__qualname__', repr(target))}"
+
+
+def _module_label(module: str) -> str:
+    """A module's name, or for a file loaded by path (``_ablation_file_*``) the file's path as the
+    user would write it (relative to the working directory when inside it)."""
+    if not module.startswith("_ablation_file_"):
+        return module
+    import os
+    import sys
+
+    path = getattr(sys.modules.get(module), "__file__", None)
+    if not path:
+        return module
+    rel = os.path.relpath(path)
+    return path if rel.startswith("..") else rel
 
 
 def _finite_values(values: dict[str, float]) -> dict[str, float]:
@@ -248,13 +263,14 @@ class TaskResult(BaseModel):
     timeout (how such trials count is decided by ``CampaignConfig.on_error`` in the analysis).
     ``latency_s`` is the successful attempt's own duration; ``wall_s`` includes retries.
     ``verifier_note`` holds what the verifier said about its verdict (e.g. why sandboxed code
-    failed: a time-out, a memory limit, an early exit).
+    failed: a time-out, a memory limit, an early exit). ``arm`` defaults to ``"baseline"``:
+    :func:`~ablation.compare_results` sets it from the side a result is given on.
     """
 
     model_config = _FROZEN
 
     task_id: str
-    arm: Arm
+    arm: Arm = "baseline"
     run: int = Field(default=0, ge=0)
     status: TrialStatus = "completed"
     passed: bool = False

@@ -50,7 +50,7 @@ def test_readme_has_a_tour() -> None:
 def test_readme_command_runs(command: str, tmp_path: Path) -> None:
     exe = shutil.which("ablation")
     assert exe, "the ablation console script is not installed (pip install -e .)"
-    for name in ("tasks", "agents", "examples"):
+    for name in ("tasks", "agents", "examples", "tests"):
         (tmp_path / name).symlink_to(ROOT / name, target_is_directory=True)
     args = shlex.split(command)
     proc = subprocess.run(
@@ -67,7 +67,7 @@ PYTHON_BLOCKS = re.findall(r"```python\n(.*?)```", README, flags=re.DOTALL)
 
 @pytest.mark.parametrize("index", range(len(PYTHON_BLOCKS)))
 def test_readme_python_block_runs(index: int, tmp_path: Path) -> None:
-    for name in ("tasks", "agents", "examples"):
+    for name in ("tasks", "agents", "examples", "tests"):
         (tmp_path / name).symlink_to(ROOT / name, target_is_directory=True)
     script = tmp_path / f"block_{index}.py"
     script.write_text(PYTHON_BLOCKS[index], encoding="utf-8")

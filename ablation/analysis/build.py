@@ -304,35 +304,41 @@ def compare_results(
     expected_ids: Iterable[str] | None = None,
     config: CampaignConfig | None = None,
     names: tuple[str, str] | None = None,
+    key: str | None = None,
+    field: str | None = None,
+    run_field: str | None = None,
 ) -> AblationReport:
     """Build the report from results that already exist.
 
     Args:
         baseline: The baseline's results: a list of :class:`TaskResult` (any ``arm`` value; it is
-            set to ``"baseline"``), or a path to a JSONL/CSV file read by
-            :func:`~ablation.sources.result_files.load_results` with its defaults.
+            set to ``"baseline"``), a path to a result file of any supported format (read by
+            :func:`~ablation.sources.result_files.load_results`), a list of mappings, or a
+            pandas/polars DataFrame (rows read like a JSONL file). Anything else is a
+            ``TypeError`` (see :mod:`ablation.sources.inputs`).
         candidate: The candidate's results, likewise.
-        expected_ids: Ids that should be present; those missing from either side are reported
-            as missing observations instead of silently shrinking the comparison.
+        expected_ids: Ids that should be present (an iterable of ids; a string is a
+            ``TypeError``); those missing from either side are reported as missing observations
+            instead of silently shrinking the comparison.
         config: Analysis settings.
         names: Labels of the two sides for provenance (default: file names or "baseline" /
             "candidate").
+        key: Dotted path of the id in files, mappings and DataFrame rows (default ``id``).
+        field: Dotted path of the verdict (default ``passed``), or a tool format's scorer.
+        run_field: Dotted path of the run index (repeated runs).
 
     Returns:
         The same :class:`AblationReport` a campaign produces.
     """
+    from ablation.sources.inputs import check_expected_ids, side_results
+
+    expected_ids = check_expected_ids(expected_ids)
     sides: list[list[TaskResult]] = []
     labels: list[str] = []
     for side, arm in ((baseline, "baseline"), (candidate, "candidate")):
-        if isinstance(side, str) or hasattr(side, "__fspath__"):
-            from ablation.sources.result_files import load_results
-
-            rows = load_results(side, arm=arm)  # type: ignore[arg-type]
-            labels.append(str(side))
-        else:
-            rows = list(side)
-            labels.append(arm)
-        sides.append([r if r.arm == arm else r.model_copy(update={"arm": arm}) for r in rows])
+        rows, label = side_results(side, arm, key=key, field=field, run_field=run_field)
+        sides.append(rows)
+        labels.append(label)
     label_b, label_c = names or (labels[0], labels[1])
     config = config or CampaignConfig()
     provenance = Provenance(

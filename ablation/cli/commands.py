@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import json
 import os
 import shlex
 import sys
@@ -190,16 +191,22 @@ def resume_command(argv: Sequence[str], done: Sequence[str], store: Path, campai
 
 def _cmd_compare(args: argparse.Namespace) -> int:
     from ablation.analysis.build import compare_results
+    from ablation.cli.options import read_options
+    from ablation.sources.readers.rows import NumericVerdict
     from ablation.sources.result_files import load_expected_ids, load_results
 
     s = merged_settings(args)
     s["n_candidates"] = len(args.after)
     config = campaign_config(s)
     expected = load_expected_ids(args.expected_ids) if args.expected_ids else None
-    before = load_results(args.before, key=args.key, field=args.field, arm="baseline")
+    read = read_options(args)
+    try:
+        before = load_results(args.before, arm="baseline", **read_options(args, baseline=True))
+    except NumericVerdict:
+        return _compare_numeric(args, s)
     reports = []
     for path in args.after:
-        after = load_results(path, key=args.key, field=args.field, arm="candidate")
+        after = load_results(path, arm="candidate", **read)
         reports.append(
             compare_results(
                 before, after, expected_ids=expected, config=config,
@@ -207,6 +214,29 @@ def _cmd_compare(args: argparse.Namespace) -> int:
             )
         )
     return emit(reports, [p.name for p in args.after], s)
+
+
+def _compare_numeric(args: argparse.Namespace, s: dict[str, Any]) -> int:
+    """``compare`` of a numeric ``--field``: see :mod:`ablation.analysis.numeric`."""
+    from ablation.analysis.numeric import compare_numeric, render_numeric, task_means
+    from ablation.cli.options import read_options
+    from ablation.sources.result_files import load_results
+
+    field = args.field or "passed"
+    before = load_results(args.before, arm="baseline", numeric=True, **read_options(args, baseline=True))
+    base = task_means(before, field)
+    code = 0
+    for path in args.after:
+        after = load_results(path, arm="candidate", numeric=True, **read_options(args))
+        result = compare_numeric(
+            base, task_means(after, field), field=field,
+            regression_delta=args.regression_delta or 0.0, alpha=s.get("alpha") or 0.05,
+        )
+        code = max(code, result.exit_code)
+        if not s.get("quiet"):
+            text = result.model_dump_json(indent=2) if s.get("format") == "json" else render_numeric(result)
+            print(text)
+    return code
 
 
 def _cmd_report(args: argparse.Namespace) -> int:
@@ -322,7 +352,14 @@ def _cmd_init(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
+def _cmd_schema(args: argparse.Namespace) -> int:
+    from ablation.report import AblationReport
+
+    print(json.dumps(AblationReport.model_json_schema(), indent=2))
+    return 0
+
+
 COMMANDS = {
     "run": _cmd_run, "compare": _cmd_compare, "report": _cmd_report,
-    "plan": _cmd_plan, "init": _cmd_init,
+    "plan": _cmd_plan, "init": _cmd_init, "schema": _cmd_schema,
 }

@@ -26,6 +26,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     debug = "--debug" in (sys.argv[1:] if argv is None else argv)
     try:
         args = parser.parse_args(argv)
+        _logging(bool(getattr(args, "verbose", False)))
         if args.command is None:
             parser.print_help()
             return EXIT_ERROR
@@ -40,6 +41,17 @@ def main(argv: Sequence[str] | None = None) -> int:
             traceback.print_exc()
         print(f"ablation: error: {_describe(exc)}", file=sys.stderr)
         return EXIT_ERROR
+
+
+def _logging(verbose: bool) -> None:
+    """Diagnostics of the ``ablation`` loggers on stderr: DEBUG with ``--verbose``, else WARNING."""
+    import logging
+
+    handler = logging.StreamHandler(sys.stderr)
+    handler.setFormatter(logging.Formatter("ablation: %(levelname)s: %(name)s: %(message)s"))
+    logger = logging.getLogger("ablation")
+    logger.handlers[:] = [handler]
+    logger.setLevel(logging.DEBUG if verbose else logging.WARNING)
 
 
 def _describe(exc: BaseException) -> str:

@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
-__all__ = ["campaign_config", "merged_settings", "one_line"]
+__all__ = ["campaign_config", "merged_settings", "one_line", "read_options"]
 
 
 def merged_settings(args: argparse.Namespace) -> dict[str, Any]:
@@ -96,6 +96,34 @@ def _gate_fields(s: dict[str, Any]) -> dict[str, Any]:
     if margins:
         gates["metric_margins"] = margins
     return gates
+def read_options(args: argparse.Namespace, *, baseline: bool = False) -> dict[str, Any]:
+    """The keyword arguments of ``load_results`` given by ``compare``'s reading flags.
+
+    ``--where PATH=VALUE`` (repeatable) becomes a mapping; for the baseline (``baseline=True``),
+    ``--baseline-where`` replaces it when given. An item without ``=`` is a
+    :class:`~ablation.errors.ConfigError`.
+    """
+    items = args.baseline_where if baseline and args.baseline_where else args.where
+    return {
+        "key": args.key,
+        "field": args.field,
+        "run_field": args.run_field,
+        "format": args.from_format,
+        "where": _where(items),
+        "pass_values": args.pass_values.split(",") if args.pass_values else None,
+    }
+
+
+def _where(items: list[str]) -> dict[str, str]:
+    from ablation.errors import ConfigError
+
+    where: dict[str, str] = {}
+    for item in items:
+        path, sep, value = item.partition("=")
+        if not sep or not path.strip():
+            raise ConfigError(f"--where expects PATH=VALUE, got {item!r}")
+        where[path.strip()] = value.strip()
+    return where
 
 
 def one_line(exc: BaseException) -> str:

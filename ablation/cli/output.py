@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import sys
 from pathlib import Path
 from typing import Any
@@ -23,6 +24,9 @@ def emit(reports: list[Any], names: list[str], s: dict[str, Any]) -> int:
     fmt = s.get("format") or "terminal"
     details = bool(s.get("details"))
     out: Path | None = s.get("output")
+    _github_step_summary(reports)
+    if s.get("quiet") and out is None:
+        return exit_code(reports)  # --quiet: the exit code is the whole answer
     several = len(reports) > 1
     if fmt == "json" and several:
         payload = {
@@ -84,6 +88,16 @@ def without_wall_clock(report: Any) -> Any:
         "finished_at": epoch if prov.finished_at else None,
     }
     return report.model_copy(update={"provenance": prov.model_copy(update=times)})
+def _github_step_summary(reports: list[Any]) -> None:
+    """Append the Markdown reports to ``$GITHUB_STEP_SUMMARY`` when GitHub Actions sets it."""
+    target = os.environ.get("GITHUB_STEP_SUMMARY")
+    if not target:
+        return
+    from ablation.render import render
+
+    with open(target, "a", encoding="utf-8") as fh:
+        for report in reports:
+            fh.write(render(report, "markdown") + "\n\n")
 
 
 def exit_code(reports: list[Any]) -> int:

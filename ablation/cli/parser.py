@@ -10,7 +10,7 @@ from ablation.cli.tool_settings import rate_limit_flag, resamples_flag
 
 __all__ = ["FORMATS", "UsageError", "build_parser"]
 
-FORMATS = ("terminal", "markdown", "json", "html")
+FORMATS = ("terminal", "markdown", "json", "html", "junit")
 
 
 class UsageError(Exception):
@@ -70,6 +70,11 @@ def _output_options(p: argparse.ArgumentParser) -> None:
         "--timestamps", action="store_true",
         help="show wall-clock start and finish times (default: none, or SOURCE_DATE_EPOCH)",
     )
+    o.add_argument("--verbose", "-v", action="store_true",
+                   help="log diagnostics (formats detected, rows read) to stderr")
+    o.add_argument("--quiet", "-q", action="store_true",
+                   help="print no report on stdout (errors still go to stderr; --output still "
+                   "writes); the exit code carries the verdict")
 
 
 def _run_parser(sub: Any) -> None:
@@ -128,10 +133,28 @@ def _compare_parser(sub: Any) -> None:
         "AFTER files, each is compared with BEFORE and a summary with Holm-adjusted p follows.",
         epilog="example: ablation compare runs/gpt-5.jsonl runs/gpt-5.1.jsonl --key id --field passed",
     )
-    cmp_.add_argument("before", type=Path, help="baseline results (JSONL or CSV)")
-    cmp_.add_argument("after", type=Path, nargs="+", help="candidate results (JSONL or CSV)")
-    cmp_.add_argument("--key", default="id", help="id field (default id)")
-    cmp_.add_argument("--field", default="passed", help="verdict field (default passed)")
+    cmp_.add_argument("before", type=Path,
+                      help="baseline results (a file of any supported format, - for stdin)")
+    cmp_.add_argument("after", type=Path, nargs="+", help="candidate results (likewise)")
+    cmp_.add_argument("--key", help="dotted path of the id (default id, or the tool's own id)")
+    cmp_.add_argument("--field", help="dotted path of the verdict, or the scorer/evaluator/metric "
+                      "of a tool format (default passed, or the tool's default)")
+    cmp_.add_argument("--run-field", help="dotted path of the run index (repeated runs)")
+    cmp_.add_argument("--from", dest="from_format", metavar="FORMAT",
+                      choices=("inspect", "pydantic-evals", "lm-eval", "promptfoo", "openai-evals",
+                               "jsonl", "csv"),
+                      help="read the files as this format instead of detecting it")
+    cmp_.add_argument("--where", action="append", default=[], metavar="PATH=VALUE",
+                      help="keep only rows whose dotted PATH reads VALUE (repeatable), e.g. "
+                      "filter=strict-match or promptIdx=1")
+    cmp_.add_argument("--baseline-where", action="append", default=[], metavar="PATH=VALUE",
+                      help="filters for BEFORE only, replacing --where there (e.g. promptIdx=0 to "
+                      "compare two prompts of one promptfoo file)")
+    cmp_.add_argument("--regression-delta", type=float, metavar="D",
+                      help="numeric --field: a task regressed when its value fell by more than D, "
+                      "and the gate fails on a significant mean drop beyond D (default 0)")
+    cmp_.add_argument("--pass-values", metavar="V1,V2",
+                      help="verdict values that count as a pass, e.g. C,P for Inspect")
     cmp_.add_argument("--expected-ids", type=Path, help="file of ids that must all be present")
     cmp_.add_argument("--sequential-replay", action="store_true", default=None,
                       help="replay the pairs in seeded order: what a sequential campaign would "
@@ -206,6 +229,8 @@ def build_parser() -> argparse.ArgumentParser:
 
     for add in (_run_parser, _compare_parser, _report_parser, _plan_parser, _init_parser):
         add(sub)
+    sub.add_parser("schema", help="print the JSON Schema of the JSON report",
+                   description="Print the JSON Schema of `--format json` reports (AblationReport).")
     return parser
 
 

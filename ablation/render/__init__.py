@@ -25,7 +25,7 @@ if TYPE_CHECKING:
 __all__ = ["FORMATS", "print_report", "render", "render_summary"]
 
 Format = Literal["terminal", "markdown", "json", "html"]
-FORMATS: tuple[str, ...] = ("terminal", "markdown", "json", "html")
+FORMATS: tuple[str, ...] = ("terminal", "markdown", "json", "html", "junit")
 
 
 def render(
@@ -39,7 +39,7 @@ def render(
 
     Args:
         report: The report.
-        fmt: ``"terminal"``, ``"markdown"``, ``"json"`` or ``"html"``.
+        fmt: ``"terminal"``, ``"markdown"``, ``"json"``, ``"html"`` or ``"junit"``.
         details: Add the drill-down of regressed and improved tasks (terminal and Markdown; the
             HTML page always has it).
         width: Terminal width in columns (terminal only; default 100).
@@ -63,6 +63,10 @@ def render(
         from ablation.render.html import render_html
 
         return render_html(report)
+    if fmt == "junit":
+        from ablation.render.junit import render_junit
+
+        return render_junit(report)
     raise ValueError(f"unknown format {fmt!r}: use one of {', '.join(FORMATS)}")
 
 
@@ -78,7 +82,7 @@ def render_summary(
     Args:
         reports: One report per candidate, each against the same baseline.
         names: The candidates' names, in the same order.
-        fmt: ``"terminal"``, ``"markdown"``, ``"json"`` or ``"html"``.
+        fmt: ``"terminal"``, ``"markdown"``, ``"json"``, ``"html"`` or ``"junit"``.
         width: Terminal width in columns (terminal only).
 
     Raises:

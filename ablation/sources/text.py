@@ -10,8 +10,12 @@ mark is allowed.
 
 from __future__ import annotations
 
+import gzip
+import io
 import json
 import re
+import sys
+import zlib
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -19,12 +23,16 @@ from typing import Any
 from ablation.errors import InputError
 
 __all__ = [
+    "MAX_BYTES",
     "ErrorType",
+    "decode_text",
     "exc_text",
     "file_error",
     "json_array_items",
+    "load_json",
     "nonblank_lines",
     "one_line",
+    "read_source",
     "read_text",
     "short_repr",
     "starts_json_array",
@@ -34,6 +42,9 @@ __all__ = [
 ErrorType = type[Exception]
 
 _NEWLINES = re.compile(r"\s*[\r\n]+\s*")
+
+#: Largest result file read (after gzip decompression): 4 GiB.
+MAX_BYTES = 4 << 30
 
 
 def file_error(
@@ -68,14 +79,65 @@ def exc_text(exc: BaseException) -> str:
 
 def read_text(path: Path, display: str, cls: ErrorType = InputError) -> str:
     """Read a UTF-8 text file, turning every failure into ``cls`` naming the file."""
+    return decode_text(_read_bytes(path, display, cls), display, cls)
+
+
+def _read_bytes(path: Path, display: str, cls: ErrorType) -> bytes:
     try:
-        data = path.read_bytes()
+        return path.read_bytes()
     except FileNotFoundError:
         raise file_error(cls, display, "no such file") from None
     except IsADirectoryError:
         raise file_error(cls, display, "is a directory, not a file") from None
     except OSError as exc:
         raise file_error(cls, display, f"cannot read the file: {exc.strerror or exc}") from None
+
+
+def read_source(path: str | Path, display: str, cls: ErrorType = InputError) -> bytes:
+    """The bytes of a result source: a file, ``-`` (standard input), gzip decompressed.
+
+    A gzip stream (recognised by its magic bytes, whatever the file is called) is decompressed
+    transparently. More than :data:`MAX_BYTES` (after decompression) is an error, not a hang.
+    """
+    if str(path) == "-":
+        data = sys.stdin.buffer.read(MAX_BYTES + 1)
+    else:
+        data = _read_bytes(Path(path), display, cls)
+    if data[:2] == b"\x1f\x8b":
+        try:
+            with gzip.GzipFile(fileobj=io.BytesIO(data)) as stream:
+                data = stream.read(MAX_BYTES + 1)
+        except (OSError, EOFError, zlib.error) as exc:
+            raise file_error(cls, display, f"corrupt gzip data ({exc})") from None
+    if len(data) > MAX_BYTES:
+        raise file_error(cls, display, f"larger than {MAX_BYTES} bytes: not read")
+    return data
+
+
+def load_json(raw: str, display: str, line: int | None = None, cls: ErrorType = InputError) -> Any:
+    """``json.loads(raw)`` with one-line errors naming the file and line.
+
+    Besides malformed JSON, two limits of the standard decoder become clear errors instead of a
+    crash: nesting deeper than the interpreter's recursion limit, and integers of more than
+    ``sys.get_int_max_str_digits()`` (4300 by default) digits.
+    """
+    try:
+        return json.loads(raw)
+    except json.JSONDecodeError as exc:
+        where = exc.lineno - 1 + (line or 1)
+        raise file_error(
+            cls, display, f"malformed JSON ({exc.msg} at column {exc.colno})", line=where
+        ) from None
+    except RecursionError:
+        raise file_error(cls, display, "JSON nested too deeply to read", line=line) from None
+    except ValueError:  # the interpreter's integer digit limit
+        limit = sys.get_int_max_str_digits()
+        raise file_error(cls, display, f"JSON number too large (an integer over {limit} digits)",
+                         line=line) from None
+
+
+def decode_text(data: bytes, display: str, cls: ErrorType = InputError) -> str:
+    """``data`` decoded as UTF-8 (a byte-order mark allowed); an error names the line."""
     try:
         return data.decode("utf-8-sig")
     except UnicodeDecodeError as exc:
@@ -115,6 +177,10 @@ def json_array_items(text: str, display: str) -> Iterator[tuple[int, Any]]:
                 value, end = decoder.raw_decode(text, pos)
             except json.JSONDecodeError as exc:
                 raise malformed(exc.pos, f"{exc.msg} at column {exc.colno}") from None
+            except RecursionError:
+                raise malformed(pos, "nested too deeply to read") from None
+            except ValueError as exc:
+                raise malformed(pos, f"number too large: {exc}") from None
             yield line_at(pos), value
             pos = _skip_ws(text, end)
             if text.startswith(",", pos):

@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import Self
 
 from ablation.errors import StoreError
-from ablation.store.format import DDL, NEWEST_FIRST, SCHEMA_VERSION, listing
+from ablation.store.format import DDL, MIGRATIONS, NEWEST_FIRST, SCHEMA_VERSION, listing
 
 __all__ = ["DEFAULT_STORE_PATH", "StoreConnection"]
 
@@ -60,12 +60,12 @@ class StoreConnection:
             conn = sqlite3.connect(
                 str(path), timeout=30.0, isolation_level=None, check_same_thread=False
             )
-            self._check_version(conn)
+            version = self._check_version(conn)
             conn.execute("PRAGMA journal_mode=WAL")
             conn.execute("PRAGMA synchronous=NORMAL")
             conn.execute("PRAGMA foreign_keys=ON")
             conn.executescript(
-                f"BEGIN IMMEDIATE;{DDL}INSERT OR IGNORE INTO meta (key, value)"
+                f"BEGIN IMMEDIATE;{_migrations(version)}{DDL}INSERT OR IGNORE INTO meta (key, value)"
                 f" VALUES ('schema_version', '{SCHEMA_VERSION}'); COMMIT;"
             )
         except (OSError, sqlite3.Error, StoreError) as exc:
@@ -95,9 +95,10 @@ class StoreConnection:
                 last = exc
         raise StoreError(f"cannot open run store {self.path} read-only: {last}")
 
-    def _check_version(self, conn: sqlite3.Connection) -> None:
+    def _check_version(self, conn: sqlite3.Connection) -> int | None:
+        """The store's schema version (``None`` for a new file); a newer one is an error."""
         if not conn.execute("SELECT 1 FROM sqlite_master WHERE name = 'meta'").fetchone():
-            return  # a new file
+            return None  # a new file
         row = conn.execute("SELECT value FROM meta WHERE key = 'schema_version'").fetchone()
         version = row[0] if row else None
         if version is not None and (not str(version).isdigit() or int(version) > SCHEMA_VERSION):
@@ -105,6 +106,7 @@ class StoreConnection:
                 f"run store {self.path} has schema version {version}, but this ablation supports "
                 f"schema version {SCHEMA_VERSION}: upgrade ablation or use another store"
             )
+        return None if version is None else int(version)
 
     def close(self) -> None:
         """Close the connection (idempotent). Every appended trial is already committed."""
@@ -168,3 +170,12 @@ class StoreConnection:
     def _require(self, conn: sqlite3.Connection, campaign_id: str) -> None:
         if not self._exists(conn, campaign_id):
             raise self._unknown(conn, campaign_id)
+
+
+def _migrations(version: int | None) -> str:
+    """The SQL that upgrades a store of ``version`` to :data:`SCHEMA_VERSION` (``""`` if current)."""
+    if version is None or version >= SCHEMA_VERSION:
+        return ""
+    steps = "".join(MIGRATIONS[v] for v in range(version, SCHEMA_VERSION))
+    return f"{steps} UPDATE meta SET value = '{SCHEMA_VERSION}' WHERE key = 'schema_version';"
+

@@ -26,7 +26,13 @@ __all__ = [
     "TrialRow",
 ]
 
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2
+#: SQL that brings a store of version ``v`` to ``v + 1`` (run inside one transaction on open).
+#: 1 -> 2: trials get a ``tokens`` column, filled from the stored results (which always had it).
+MIGRATIONS: dict[int, str] = {
+    1: "ALTER TABLE trials ADD COLUMN tokens INTEGER;"
+    " UPDATE trials SET tokens = json_extract(result_json, '$.tokens');",
+}
 CAMPAIGN_STATUSES: frozenset[str] = frozenset({"running", "complete", "interrupted", "aborted"})
 #: Config fields that change what the trials are; any other field is cosmetic for a resume.
 TRIAL_CONFIG_FIELDS: tuple[str, ...] = (
@@ -47,12 +53,13 @@ CREATE TABLE IF NOT EXISTS trials (
     task_id TEXT NOT NULL, arm TEXT NOT NULL, run INTEGER NOT NULL, status TEXT NOT NULL,
     passed INTEGER NOT NULL, latency_s REAL, wall_s REAL, attempts INTEGER NOT NULL, cost REAL,
     category TEXT, critical INTEGER NOT NULL, error_type TEXT, result_json TEXT NOT NULL,
+    tokens INTEGER,
     PRIMARY KEY (campaign_id, task_id, arm, run));
 """
 INSERT_TRIAL = (
     "INSERT INTO trials (campaign_id, task_id, arm, run, status, passed, latency_s, wall_s,"
-    " attempts, cost, category, critical, error_type, result_json)"
-    " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
+    " attempts, cost, category, critical, error_type, result_json, tokens)"
+    " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
 )
 CAMPAIGN_FIELDS = (
     "id", "status", "config_json", "suite_fingerprint", "task_digests_json", "baseline_agent",
@@ -67,7 +74,7 @@ ROW_COLUMNS = (
     "status, passed, latency_s, wall_s, cost, attempts, error_type,"
     " json_extract(result_json, '$.quality'), json_extract(result_json, '$.quality_errors'),"
     " category, critical, json_extract(result_json, '$.error_stage'),"
-    " json_extract(result_json, '$.error_message')"
+    " json_extract(result_json, '$.error_message'), tokens, json_extract(result_json, '$.metrics')"
 )
 
 
@@ -136,6 +143,8 @@ class TrialRow(NamedTuple):
     critical: bool
     error_stage: str | None = None
     error_message: str | None = None
+    tokens: int | None = None
+    metrics: dict[str, float] | None = None
 
     @property
     def error(self) -> str | None:
@@ -157,6 +166,7 @@ def trial_params(campaign_id: str, r: TaskResult) -> tuple[Any, ...]:
     return (
         campaign_id, r.task_id, r.arm, r.run, r.status, int(r.passed), r.latency_s, r.wall_s,
         r.attempts, r.cost, r.category, int(r.critical), r.error_type, r.model_dump_json(),
+        r.tokens,
     )  # fmt: skip
 
 

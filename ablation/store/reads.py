@@ -88,7 +88,7 @@ class TrialReader(StoreConnection):
     def trial_rows(self, campaign_id: str) -> Iterator[TrialRow]:
         """Stream light :class:`TrialRow` tuples in ``(task_id, arm, run)`` order.
 
-        Only the two quality dictionaries are taken from ``result_json`` (by SQLite's
+        Only the quality and metrics dictionaries are taken from ``result_json`` (by SQLite's
         ``json_extract``), so no :class:`TaskResult` is built and memory stays bounded.
         """
         loads = json.loads
@@ -98,7 +98,8 @@ class TrialReader(StoreConnection):
                     r[0], r[1], r[2], r[3], bool(r[4]), r[5], r[6], r[7], r[8], r[9],
                     {} if r[10] in (None, "{}") else loads(r[10]),
                     {} if r[11] in (None, "{}") else loads(r[11]),
-                    r[12], bool(r[13]), r[14], r[15],
+                    r[12], bool(r[13]), r[14], r[15], r[16],
+                    None if r[17] in (None, "{}") else loads(r[17]),
                 )  # fmt: skip
 
     def completed_keys(self, campaign_id: str) -> set[tuple[str, str, int]]:

@@ -175,11 +175,11 @@ def test_newer_schema_version_refused(tmp_path: Path) -> None:
     path = tmp_path / "runs.db"
     RunStore(path).close()
     with sqlite3.connect(path) as conn:
-        conn.execute("UPDATE meta SET value = '2' WHERE key = 'schema_version'")
+        conn.execute(f"UPDATE meta SET value = '{SCHEMA_VERSION + 1}' WHERE key = 'schema_version'")
     conn.close()
     with pytest.raises(StoreError) as err:
         RunStore(path)
-    assert "schema version 2" in str(err.value) and f"schema version {SCHEMA_VERSION}" in str(
+    assert f"schema version {SCHEMA_VERSION + 1}" in str(err.value) and f"schema version {SCHEMA_VERSION}" in str(
         err.value
     )
 
@@ -357,7 +357,7 @@ def test_trial_rows_match_results(store: RunStore, monkeypatch: pytest.MonkeyPat
     expected = [
         TrialRow(r.task_id, r.arm, r.run, r.status, r.passed, r.latency_s, r.wall_s, r.cost,
                  r.attempts, r.error_type, r.quality, r.quality_errors, r.category, r.critical,
-                 r.error_stage, r.error_message)
+                 r.error_stage, r.error_message, r.tokens, r.metrics or None)
         for r in store.results(cid)
     ]  # fmt: skip
     assert rows == expected and len(rows) == len(trials)

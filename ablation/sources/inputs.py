@@ -1,0 +1,93 @@
+"""What ``compare_results`` accepts as one side, turned into :class:`~ablation.schema.TaskResult` rows.
+
+Accepted: a path (``str`` or ``os.PathLike``, read by
+:func:`~ablation.sources.result_files.load_results`), an iterable of :class:`TaskResult`, an
+iterable of mappings (plain rows read like a JSONL file: ``key=``/``field=``/``run_field=`` dotted
+paths), and pandas or polars DataFrames (their rows as mappings; pandas ``NaN`` means absent).
+pandas and polars are never imported here: a DataFrame is recognised by its type's module.
+Anything else is a ``TypeError`` naming what was given and what is accepted.
+"""
+
+from __future__ import annotations
+
+import math
+import os
+from collections.abc import Iterable, Mapping
+from typing import Any
+
+from ablation.schema import TaskResult
+from ablation.sources.readers.generic import generic_rows
+from ablation.sources.readers.rows import ReadOptions, rows_to_results
+
+__all__ = ["ACCEPTED", "check_expected_ids", "side_results"]
+
+#: What one side of ``compare_results`` may be, for error messages.
+ACCEPTED = (
+    "a path to a result file, a list of TaskResult, a list of mappings (with key=/field=), "
+    "or a pandas/polars DataFrame"
+)
+
+
+def side_results(
+    side: Any,
+    arm: str,
+    *,
+    key: str | None = None,
+    field: str | None = None,
+    run_field: str | None = None,
+    label: str | None = None,
+) -> tuple[list[TaskResult], str]:
+    """``(results with arm set to arm, label)`` of one side; see the module docstring."""
+    if isinstance(side, str) or hasattr(side, "__fspath__"):
+        from ablation.sources.result_files import load_results
+
+        rows = load_results(side, key, field, arm=arm, run_field=run_field)
+        return rows, label or os.fspath(side)
+    records = _frame_records(side)
+    if records is None:
+        if isinstance(side, bytes | Mapping) or not isinstance(side, Iterable):
+            raise TypeError(f"{arm} results: got {type(side).__name__}; expected {ACCEPTED}")
+        records = list(side)
+    label = label or arm
+    if records and all(isinstance(r, TaskResult) for r in records):
+        return [r if r.arm == arm else r.model_copy(update={"arm": arm}) for r in records], label
+    if records and all(isinstance(r, Mapping) for r in records):
+        options = ReadOptions(key=key, field=field, run_field=run_field, arm=arm)
+        items = ((i, _present(dict(r))) for i, r in enumerate(records, start=1))
+        return rows_to_results(generic_rows(items, label, options), label, options, unit="row"), label
+    if not records:
+        raise ValueError(f"{arm} results: empty; expected {ACCEPTED}")
+    kinds = sorted({type(r).__name__ for r in records})
+    raise TypeError(f"{arm} results: items of type {', '.join(kinds)}; expected {ACCEPTED}")
+
+
+def check_expected_ids(expected_ids: Any) -> list[str] | None:
+    """``expected_ids`` as a list of ids; a string (which would split into characters) is refused."""
+    if expected_ids is None:
+        return None
+    if isinstance(expected_ids, str | bytes) or not isinstance(expected_ids, Iterable):
+        raise TypeError(
+            f"expected_ids must be an iterable of ids (e.g. a list of str), got "
+            f"{type(expected_ids).__name__} {expected_ids!r:.60}"
+        )
+    return [str(i) for i in expected_ids]
+
+
+def _frame_records(side: Any) -> list[Any] | None:
+    module = type(side).__module__.split(".")[0]
+    if module == "pandas" and hasattr(side, "to_dict") and hasattr(side, "columns"):
+        records: list[Any] = side.to_dict("records")
+        return records
+    if module == "polars" and hasattr(side, "to_dicts"):
+        return list(side.to_dicts())
+    return None
+
+
+def _present(row: dict[str, Any]) -> dict[str, Any]:
+    """``row`` with NaN cells (pandas' missing values) as ``None``, and NumPy scalars as Python."""
+    out: dict[str, Any] = {}
+    for name, value in row.items():
+        if hasattr(value, "item") and not isinstance(value, str | bytes):
+            value = value.item()
+        out[name] = None if isinstance(value, float) and math.isnan(value) else value
+    return out

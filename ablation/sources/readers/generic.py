@@ -1,0 +1,160 @@
+"""Plain result rows: JSONL, a JSON array, one JSON object, or CSV with a header.
+
+Each row gives ``task_id`` at ``--key`` (default ``id``), the verdict at ``--field`` (default
+``passed``) and the run at ``--run-field`` (default: run 0), all dotted paths. Further top-level
+columns: ``score`` → ``quality["score"]``, ``cost``, ``latency``/``latency_s`` → ``latency_s``,
+``tokens``, ``category``, ``critical`` (boolean), ``output``; any other numeric column →
+``metrics[name]`` (in CSV, a cell is numeric when it reads as a decimal number); other columns
+are ignored. Empty CSV cells and JSON ``null`` mean "absent".
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import math
+import re
+from collections.abc import Callable, Iterator
+from typing import Any
+
+from ablation.errors import InputError
+from ablation.sources.readers.rows import ReadOptions, Row, dotted, matches_where, parse_verdict
+from ablation.sources.text import file_error, short_repr
+
+__all__ = ["csv_items", "generic_rows", "number"]
+
+_CSV_NUMBER = re.compile(r"[+-]?(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?")
+_RESULT_NUMBERS = ("score", "cost", "latency", "latency_s", "tokens")
+
+
+def generic_rows(
+    items: Iterator[tuple[int, Any]], display: str, options: ReadOptions, *, csv_cells: bool = False
+) -> Iterator[Row]:
+    """The rows of plain result objects ``(line, object)``."""
+    key = options.key or "id"
+    field = options.field or "passed"
+    if key == field:
+        raise file_error(InputError, display, f"key and field must be different columns, both are {key!r}")
+    for line, obj in items:
+        if not isinstance(obj, dict):
+            raise file_error(
+                InputError, display, f"expected a JSON object, got {type(obj).__name__}", line=line
+            )
+        if options.where and not matches_where(obj, options.where):
+            continue
+        raw_id = dotted(obj, key)
+        if csv_cells and isinstance(raw_id, str):
+            raw_id = raw_id.strip()
+        task_id = str(raw_id) if isinstance(raw_id, str | int) and not isinstance(raw_id, bool) else None
+
+        def fail(problem: str, line: int = line, task_id: str | None = task_id) -> Exception:
+            return file_error(InputError, display, problem, line=line, task_id=task_id)
+
+        skip = {key, field, options.run_field or ""}
+        numbers, metrics, extra = _columns(obj, skip, fail, csv_cells=csv_cells)
+        if "latency" in numbers and "latency_s" in numbers:
+            raise fail("both 'latency' and 'latency_s' are given; keep one")
+        yield Row(
+            line=line,
+            task_id=raw_id,
+            verdict=dotted(obj, field),
+            run=dotted(obj, options.run_field) if options.run_field else None,
+            latency_s=numbers.get("latency_s", numbers.get("latency")),
+            cost=numbers.get("cost"),
+            tokens=numbers.get("tokens"),
+            quality={"score": numbers["score"]} if "score" in numbers else {},
+            metrics=metrics,
+            extra=extra,
+        )
+
+
+def _columns(
+    row: dict[str, Any], skip: set[str], fail: Callable[[str], Exception], *, csv_cells: bool
+) -> tuple[dict[str, float], dict[str, float], dict[str, Any]]:
+    """The optional top-level columns: ``(known numbers, other metrics, TaskResult fields)``."""
+    numbers: dict[str, float] = {}
+    metrics: dict[str, float] = {}
+    extra: dict[str, Any] = {}
+    for name, value in row.items():
+        if name in skip or value is None or (csv_cells and value.strip() == ""):
+            continue
+        if name == "category":
+            if not isinstance(value, str | int) or isinstance(value, bool):
+                raise fail(f"'category' must be a string, got {short_repr(value)}")
+            extra["category"] = str(value).strip() if csv_cells else str(value)
+        elif name == "critical":
+            critical = parse_verdict(value)
+            if critical is None:
+                raise fail(f"'critical' is not an unambiguous boolean: {short_repr(value)}")
+            extra["critical"] = critical
+        elif name == "output":
+            extra["output"] = value
+        elif name in _RESULT_NUMBERS:
+            numbers[name] = number(value, name, fail)
+        elif (csv_cells and _CSV_NUMBER.fullmatch(value.strip())) or (
+            not csv_cells and isinstance(value, int | float) and not isinstance(value, bool)
+        ):
+            metrics[name] = number(value, name, fail)
+    return numbers, metrics, extra
+
+
+def number(value: Any, name: str, fail: Callable[[str], Exception]) -> float:
+    """A finite float from a JSON number or a numeric string; anything else fails."""
+    if isinstance(value, bool) or not isinstance(value, int | float | str):
+        raise fail(f"{name!r} is not a number: {short_repr(value)}")
+    try:
+        result = float(value.strip() if isinstance(value, str) else value)
+    except (ValueError, OverflowError):
+        raise fail(f"{name!r} is not a number: {short_repr(value)}") from None
+    if not math.isfinite(result):
+        raise fail(f"{name!r} is not a finite number: {short_repr(value)}")
+    return result
+
+
+def csv_items(text: str, display: str, required: tuple[str, ...]) -> Iterator[tuple[int, dict[str, Any]]]:
+    """``(line, {column: cell})`` of a CSV text with a header naming every ``required`` column."""
+    reader = csv.reader(io.StringIO(text, newline=""), strict=True)
+    header: list[str] | None = None
+    header_line = 0
+    while True:
+        start = reader.line_num + 1
+        try:
+            row = next(reader)
+        except StopIteration:
+            return
+        except csv.Error as exc:
+            raise file_error(InputError, display, f"malformed CSV ({exc})", line=start) from None
+        if not row or not any(cell.strip() for cell in row):
+            continue
+        if header is None:
+            header, header_line = [cell.strip() for cell in row], start
+            _check_header(header, display, start, required)
+            continue
+        if len(row) != len(header):
+            at = header.index(required[0]) if required and required[0] in header else len(row)
+            task_id = row[at].strip() if at < len(row) else None
+            raise file_error(
+                InputError,
+                display,
+                f"row has {len(row)} fields, the header (line {header_line}) has {len(header)}",
+                line=start,
+                task_id=task_id or None,
+            )
+        yield start, dict(zip(header, row, strict=True))
+
+
+def _check_header(header: list[str], display: str, line: int, required: tuple[str, ...]) -> None:
+    if any(not name for name in header):
+        raise file_error(InputError, display, "the header has an empty column name", line=line)
+    dups = sorted({name for name in header if header.count(name) > 1})
+    if dups:
+        raise file_error(InputError, display, f"the header repeats columns {dups}", line=line)
+    for column, role in zip(required, ("the task id", "the verdict", "the run"), strict=False):
+        if column not in header:
+            raise file_error(
+                InputError,
+                display,
+                f"no column {column!r} ({role}) in the header (columns: {', '.join(header)})",
+                line=line,
+            )
+

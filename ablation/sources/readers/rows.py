@@ -1,0 +1,265 @@
+"""What every result-file reader shares: the read options, one normalised row, dotted paths.
+
+A reader turns its tool's document into :class:`Row` objects (id, run, raw verdict, numbers, the
+line or sample number for messages); :func:`rows_to_results` turns them into
+:class:`~ablation.schema.TaskResult` objects, checking the verdicts and that no ``(id, run)`` pair
+appears twice. Every error is one line ``FILE:LINE: problem (task id 'X')``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Mapping
+from dataclasses import dataclass
+from dataclasses import field as dc_field
+from typing import Any
+
+from ablation.errors import InputError
+from ablation.schema import TaskResult
+from ablation.sources.text import file_error, short_repr
+
+__all__ = [
+    "MISSING",
+    "NumericVerdict",
+    "ReadOptions",
+    "Row",
+    "dotted",
+    "matches_where",
+    "parse_verdict",
+    "rows_to_results",
+]
+
+#: Returned by :func:`dotted` when a path does not resolve.
+MISSING: Any = object()
+
+_BOOL_WORDS: dict[str, bool] = {
+    **dict.fromkeys(("true", "1", "1.0", "pass", "passed", "yes"), True),
+    **dict.fromkeys(("false", "0", "0.0", "fail", "failed", "no"), False),
+}
+
+
+class NumericVerdict(InputError):
+    """The verdict field holds numbers, not verdicts: the caller may compare it as a numeric field."""
+
+
+@dataclass(frozen=True)
+class ReadOptions:
+    """How to read one result source.
+
+    Attributes:
+        key: Dotted path of the task id (``None``: the format's own id).
+        field: Dotted path of the verdict, or the scorer/evaluator/metric name of a tool format
+            (``None``: the format's default).
+        run_field: Dotted path of the run index (``None``: the format's own notion, else run 0).
+        where: ``{dotted path: value}`` filters; a row is kept when every path's value, as text,
+            equals the given text (``filter=strict-match``, ``promptIdx=1``).
+        pass_values: Verdict values (as text) that count as a pass; everything else fails. ``None``
+            uses :func:`parse_verdict` (and the format's documented mapping).
+        arm: ``"baseline"`` or ``"candidate"``.
+        numeric: Read the field as a number into ``quality[field]`` (``passed`` is ``False``).
+    """
+
+    key: str | None = None
+    field: str | None = None
+    run_field: str | None = None
+    where: Mapping[str, str] = dc_field(default_factory=dict)
+    pass_values: frozenset[str] | None = None
+    arm: str = "baseline"
+    numeric: bool = False
+
+
+@dataclass
+class Row:
+    """One normalised result before validation (raw values, checked by :func:`rows_to_results`)."""
+
+    line: int
+    task_id: Any
+    verdict: Any
+    run: Any = None
+    status: str = "completed"
+    error_type: str | None = None
+    latency_s: float | None = None
+    cost: float | None = None
+    tokens: float | None = None
+    quality: dict[str, float] = dc_field(default_factory=dict)
+    metrics: dict[str, float] = dc_field(default_factory=dict)
+    extra: dict[str, Any] = dc_field(default_factory=dict)
+
+
+def dotted(obj: Any, path: str) -> Any:
+    """The value at ``path`` in nested mappings/lists, or :data:`MISSING`.
+
+    A literal key wins (``{"a.b": 1}`` answers ``a.b``); otherwise the path is split on dots and
+    each part indexes a mapping (by key) or a list (by integer position).
+    """
+    if isinstance(obj, Mapping) and path in obj:
+        return obj[path]
+    value = obj
+    for part in path.split("."):
+        if isinstance(value, Mapping) and part in value:
+            value = value[part]
+        elif isinstance(value, list) and part.lstrip("-").isdigit() and -len(value) <= int(part) < len(value):
+            value = value[int(part)]
+        else:
+            return MISSING
+    return value
+
+
+def as_text(value: Any) -> str:
+    """A value as the text ``--where`` and ``--pass-values`` compare with (JSON spelling of booleans)."""
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    return str(value).strip()
+
+
+def matches_where(obj: Any, where: Mapping[str, str]) -> bool:
+    """True when every ``where`` path of ``obj`` holds the given text."""
+    return all(as_text(dotted(obj, path)) == want for path, want in where.items())
+
+
+def parse_verdict(value: Any) -> bool | None:
+    """The boolean an unambiguous verdict stands for, or ``None`` when it is ambiguous.
+
+    Accepted: ``True``/``False``; the integers 1/0 and the floats exactly 1.0/0.0; the strings
+    true/false, 1/0, 1.0/0.0, pass/fail, passed/failed, yes/no (case-insensitive, stripped).
+    """
+    if isinstance(value, bool):
+        return value
+    if isinstance(value, int | float):
+        return True if value == 1 else False if value == 0 else None
+    if isinstance(value, str):
+        return _BOOL_WORDS.get(value.strip().lower())
+    return None
+
+
+def rows_to_results(
+    rows: Iterable[Row],
+    display: str,
+    options: ReadOptions,
+    *,
+    what: str | None = None,
+    mapping: Callable[[Any], bool | None] | None = None,
+    unit: str = "line",
+) -> list[TaskResult]:
+    """Validate ``rows`` into results; duplicate ``(id, run)`` pairs are errors naming both rows.
+
+    Args:
+        rows: The reader's rows.
+        display: The file name for messages.
+        options: The read options (``arm``, ``pass_values``).
+        what: How the verdict is called in messages (default ``verdict 'FIELD'``).
+        mapping: The format's verdict mapping, tried before :func:`parse_verdict` (Inspect's
+            ``C``/``I``/``P``/``N``); ignored when ``options.pass_values`` is set.
+        unit: ``"line"`` (the row number is a line) or ``"sample"`` (a sample index).
+    """
+    name = options.field or "passed"
+    what = what or f"verdict {name!r}"
+    results: list[TaskResult] = []
+    first: dict[tuple[str, int], int] = {}
+    for row in rows:
+        line = row.line
+        task_id = _task_id(row.task_id, display, line, options.key or "id")
+
+        def fail(problem: str, task_id: str | None = task_id, line: int = line) -> Exception:
+            return file_error(InputError, display, problem, line=line, task_id=task_id)
+
+        run = _run(row.run, fail)
+        if options.numeric:
+            if row.status == "completed":  # a failed trial has no value (never a guessed one)
+                row.quality = {**row.quality, name: _numeric(row, what, fail)}
+            passed = False
+        else:
+            passed = _verdict(row, options, mapping, what, fail)
+        if (task_id, run) in first:
+            raise fail(
+                f"duplicate id {task_id!r} (run {run}): first on {unit} "
+                f"{first[(task_id, run)]}, again on {unit} {line}"
+                " (use --run-field for repeated runs, or --where to pick one row)"
+            )
+        first[(task_id, run)] = line
+        tokens = row.tokens
+        if tokens is not None and (tokens < 0 or tokens != int(tokens)):
+            raise fail(f"'tokens' must be a non-negative integer, got {tokens!r}")
+        if row.latency_s is not None and row.latency_s < 0:
+            raise fail(f"latency must not be negative, got {row.latency_s!r}")
+        results.append(
+            TaskResult(
+                task_id=task_id,
+                arm=options.arm,  # type: ignore[arg-type]  # checked by the caller
+                run=run,
+                status=row.status,  # type: ignore[arg-type]
+                passed=passed,
+                error_type=row.error_type,
+                latency_s=row.latency_s,
+                cost=row.cost,
+                tokens=None if tokens is None else int(tokens),
+                quality=row.quality,
+                metrics=row.metrics,
+                **row.extra,
+            )
+        )
+    if not results:
+        raise file_error(InputError, display, "no result rows" + _where_note(options))
+    return results
+
+
+def _where_note(options: ReadOptions) -> str:
+    if not options.where:
+        return ""
+    return " match --where " + ", ".join(f"{k}={v}" for k, v in options.where.items())
+
+
+def _task_id(raw: Any, display: str, line: int, key: str) -> str:
+    if raw is MISSING or raw is None or raw == "":
+        raise file_error(InputError, display, f"no {key!r} field (the task id)", line=line)
+    if isinstance(raw, bool) or not isinstance(raw, str | int):
+        raise file_error(
+            InputError, display, f"{key!r} must be a string or an integer, got {short_repr(raw)}", line=line
+        )
+    return str(raw)
+
+
+def _run(raw: Any, fail: Callable[[str], Exception]) -> int:
+    if raw is None or raw is MISSING:
+        return 0
+    if isinstance(raw, str) and raw.strip().isdigit():
+        raw = int(raw.strip())
+    if isinstance(raw, float) and raw.is_integer():
+        raw = int(raw)
+    if isinstance(raw, bool) or not isinstance(raw, int) or raw < 0:
+        raise fail(f"the run must be a non-negative integer, got {short_repr(raw)}")
+    return raw
+
+
+def _verdict(
+    row: Row,
+    options: ReadOptions,
+    mapping: Callable[[Any], bool | None] | None,
+    what: str,
+    fail: Callable[[str], Exception],
+) -> bool:
+    if row.status != "completed":
+        return False
+    value = row.verdict
+    if value is MISSING:
+        raise fail(f"no {what.removeprefix('verdict ')} value (the verdict)"
+                   if not what.startswith("verdict ") else f"no {what[8:]} field (the verdict)")
+    if options.pass_values is not None:
+        return as_text(value) in options.pass_values
+    passed = mapping(value) if mapping is not None else None
+    if passed is None:
+        passed = parse_verdict(value)
+    if passed is None and isinstance(value, int | float) and not isinstance(value, bool):
+        raise NumericVerdict(str(fail(f"{what} is a number, not a verdict: {short_repr(value)}")))
+    if passed is None:
+        raise fail(
+            f"{what} is not an unambiguous boolean: {short_repr(value)} "
+            "(use true/false, 1/0, pass/fail or yes/no, or --pass-values)"
+        )
+    return passed
+
+
+def _numeric(row: Row, what: str, fail: Callable[[str], Exception]) -> float:
+    value = row.verdict
+    if isinstance(value, bool) or not isinstance(value, int | float) or value != value:
+        raise fail(f"{what} is not a number: {short_repr(value)}")
+    return float(value)

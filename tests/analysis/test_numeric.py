@@ -1,0 +1,56 @@
+"""A numeric ``--field`` compare matches scipy on the same pairs, and gates on a regression delta."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import numpy as np
+import pytest
+from helpers.cli import cli_env, run
+from scipy import stats
+
+from ablation.analysis.numeric import compare_numeric, task_means
+from ablation.sources.result_files import load_results
+
+
+def _files(tmp_path: Path) -> tuple[Path, Path, np.ndarray, np.ndarray]:
+    rng = np.random.default_rng(4)
+    base = rng.uniform(0.2, 0.9, 25).round(4)
+    cand = (base + rng.normal(-0.02, 0.05, 25)).round(4)
+    paths = []
+    for name, values in (("b", base), ("c", cand)):
+        path = tmp_path / f"{name}.jsonl"
+        path.write_text("".join(json.dumps({"id": f"t{i}", "m": {"score": float(v)}}) + "\n"
+                                for i, v in enumerate(values)))
+        paths.append(path)
+    return paths[0], paths[1], base, cand
+
+
+def test_numeric_compare_matches_scipy(tmp_path: Path) -> None:
+    b, c, base, cand = _files(tmp_path)
+    before = task_means(load_results(b, field="m.score", numeric=True), "m.score")
+    after = task_means(load_results(c, field="m.score", numeric=True), "m.score")
+    result = compare_numeric(before, after, field="m.score", regression_delta=0.03)
+    t = stats.ttest_rel(cand, base)  # reference: scipy.stats.ttest_rel(candidate, baseline)
+    assert result.t_pvalue == pytest.approx(t.pvalue, rel=1e-9)
+    ci = t.confidence_interval(0.95)
+    assert (result.ci_low, result.ci_high) == (pytest.approx(ci.low), pytest.approx(ci.high))
+    assert result.mean_difference == pytest.approx(float(np.mean(cand - base)))
+    assert result.wilcoxon_pvalue == pytest.approx(stats.wilcoxon(cand, base).pvalue, rel=1e-9)
+    d = cand - base
+    assert result.regressions == [f"t{i}" for i in range(25) if d[i] < -0.03]
+    assert result.improvements == [f"t{i}" for i in range(25) if d[i] > 0.03]
+    gate = stats.ttest_rel(cand + 0.03, base, alternative="less")
+    assert result.gate_pvalue == pytest.approx(gate.pvalue, rel=1e-9)
+
+
+@pytest.mark.slow
+def test_cli_numeric_field_is_detected_and_gated(tmp_path: Path) -> None:
+    b, c, base, cand = _files(tmp_path)
+    done = run(["compare", str(b), str(c), "--field", "m.score", "--format", "json"], cli_env())
+    report = json.loads(done.stdout)
+    assert report["t_pvalue"] == pytest.approx(stats.ttest_rel(cand, base).pvalue, rel=1e-9)
+    assert done.returncode == (2 if report["verdict"] == "fail" else 0)
+    loose = run(["compare", str(b), str(c), "--field", "m.score", "--regression-delta", "0.5"], cli_env())
+    assert loose.returncode == 0 and "regressions (drop > 0.5): none" in loose.stdout
