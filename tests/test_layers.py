@@ -52,6 +52,8 @@ ALLOWED: dict[str, set[str]] = {
     "analysis.seeding": set(),
     "analysis.accumulate": MODELS,
     "analysis.pairing": MODELS | {"analysis.accumulate"},
+    "analysis.tocolumns": GROUND | {"sources.result_files"},
+    "analysis.columnar": MODELS | {"analysis.accumulate", "analysis.pairing"},
     "analysis.gates": MODELS | {"stats"},
     "analysis.metrics": MODELS | {"stats", "analysis.seeding"},
     "analysis.breakdowns": MODELS | {"stats", "analysis.seeding", "analysis.pairing"},

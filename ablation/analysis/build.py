@@ -269,7 +269,7 @@ def compare_results(
 
     Args:
         baseline: The baseline's results: a list of :class:`TaskResult` (any ``arm`` value; it is
-            set to ``"baseline"``), or a path to a JSONL/CSV file read by
+            set to ``"baseline"``) or of dict records with the same fields, or a path to a JSONL/CSV file read by
             :func:`~ablation.sources.loading.load_results` with its defaults.
         candidate: The candidate's results, likewise.
         expected_ids: Ids that should be present; those missing from either side are reported
@@ -281,25 +281,21 @@ def compare_results(
     Returns:
         The same :class:`AblationReport` a campaign produces.
     """
-    sides: list[list[TaskResult]] = []
-    labels: list[str] = []
-    for side, arm in ((baseline, "baseline"), (candidate, "candidate")):
-        if isinstance(side, str) or hasattr(side, "__fspath__"):
-            from ablation.sources.result_files import load_results
+    from ablation.analysis.columnar import pair_columns
+    from ablation.analysis.tocolumns import ResultLookup, side_columns
 
-            rows = load_results(side, arm=arm)  # type: ignore[arg-type]
-            labels.append(str(side))
-        else:
-            rows = list(side)
-            labels.append(arm)
-        sides.append([r if r.arm == arm else r.model_copy(update={"arm": arm}) for r in rows])
-    label_b, label_c = names or (labels[0], labels[1])
     config = config or CampaignConfig()
+    pairs = ((baseline, "baseline"), (candidate, "candidate"))
+    sides = {arm: side_columns(side, arm) for side, arm in pairs}
+    label_b, label_c = names or (sides["baseline"][2], sides["candidate"][2])
     provenance = Provenance(
         baseline_agent=label_b,
         candidate_agent=label_c,
         source="compare",
     )
-    return report_from_results(
-        [*sides[0], *sides[1]], config=config, expected_ids=expected_ids, provenance=provenance
+    data = pair_columns(
+        sides["baseline"][1], sides["candidate"][1], expected_ids=expected_ids,
+        on_error=config.on_error,
+        trial_lookup=ResultLookup({arm: (rows, cols) for arm, (rows, cols, _) in sides.items()}),
     )
+    return build_report(data, config=config, provenance=provenance)
