@@ -20,7 +20,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from ablation.analysis.accumulate import ArmColumns
-from ablation.analysis.pairing import PairedData
+from ablation.analysis.pairing import PairedData, unmatched_runs
 from ablation.columns import STATUS_CODES, TrialColumns
 from ablation.errors import InputError
 from ablation.report import ExcludedItem
@@ -30,6 +30,7 @@ __all__ = ["pair_columns"]
 
 _STATUS_NAMES = {code: name for name, code in STATUS_CODES.items()}
 _COMPLETED = STATUS_CODES["completed"]
+_ARMS = ("baseline", "candidate")
 
 
 def _unicode(ids: NDArray[Any]) -> NDArray[np.str_]:
@@ -65,7 +66,7 @@ def _check_duplicates(arms: Sequence[TrialColumns], codes: list[NDArray[np.int64
             f" ({cols.source}, line {int(cols.line[row])}; first at line {int(cols.line[earlier])})"
         )
     raise InputError(
-        f"duplicate result for task {str(cols.task_id[row])!r}, arm {cols.arm}, "
+        f"duplicate result for task {str(cols.task_id[row])!r}, arm {_ARMS[a]}, "
         f"run {int(cols.run[row])}{where}"
     )
 
@@ -81,7 +82,7 @@ def _arm_columns(
         return np.bincount(code[mask], minlength=size).astype(float)
 
     def total(values: NDArray[np.float64], mask: NDArray[np.bool_]) -> NDArray[np.float64]:
-        return np.bincount(code[mask], weights=values[mask], minlength=size)
+        return np.bincount(code[mask], weights=values[mask], minlength=size).astype(float)
 
     def summed(values: NDArray[np.float64], mask: NDArray[np.bool_]) -> tuple[Any, Any]:
         keep = mask & ~np.isnan(values)
@@ -206,6 +207,7 @@ def pair_columns(
             paired = paired[~empty]
     columns = [_take(s, paired) for s, _ in summed]
     task_ids = uniq[paired].tolist()
+    excluded += _unmatched(arms, codes, uniq, paired)
     categories, families, critical = _labels(arms, codes, size, paired, task_ids, task_map)
     return PairedData(
         task_ids=task_ids,
@@ -262,6 +264,26 @@ def _inventory(
     return size, excluded, paired.astype(np.int64)
 
 
+def _unmatched(
+    arms: Sequence[TrialColumns],
+    codes: list[NDArray[np.int64]],
+    uniq: NDArray[np.str_],
+    paired: NDArray[np.int64],
+) -> list[ExcludedItem]:
+    """Runs of a paired task that only one arm has (see :func:`unmatched_runs`)."""
+    width = 1 + max((int(a.run.max()) for a in arms if len(a.run)), default=0)
+    is_paired = np.zeros(len(uniq), dtype=bool)
+    is_paired[paired] = True
+    keys = [code * width + a.run for a, code in zip(arms, codes, strict=True)]
+    found: list[tuple[str, str, int]] = []
+    for side in (0, 1):
+        lone = np.flatnonzero(is_paired[codes[side]] & ~np.isin(keys[side], keys[1 - side]))
+        found += [
+            (str(uniq[codes[side][i]]), _ARMS[side], int(arms[side].run[i])) for i in lone.tolist()
+        ]
+    return unmatched_runs(found)
+
+
 def _failed_items(
     arms: Sequence[TrialColumns],
     codes: list[NDArray[np.int64]],
@@ -272,13 +294,13 @@ def _failed_items(
     is_paired = np.zeros(len(uniq), dtype=bool)
     is_paired[paired] = True
     failed: list[tuple[str, str, int, str, str]] = []
-    for cols, code in zip(arms, codes, strict=True):
+    for arm, cols, code in zip(_ARMS, arms, codes, strict=True):
         for i in np.flatnonzero((cols.status != _COMPLETED) & is_paired[code]).tolist():
             status = _STATUS_NAMES[int(cols.status[i])]
             text = cols.error[i] if cols.error is not None else None
             if not text:
                 text = cols.error_type[i] if cols.error_type is not None else None
-            failed.append((str(uniq[code[i]]), cols.arm, int(cols.run[i]), status, text or status))
+            failed.append((str(uniq[code[i]]), arm, int(cols.run[i]), status, text or status))
     return [
         ExcludedItem(task_id=tid, run=run, reason=f"{arm} {status}: {error}")
         for tid, arm, run, status, error in sorted(failed)
@@ -295,18 +317,18 @@ def _labels(
 ) -> tuple[list[str], list[str], NDArray[np.bool_]]:
     """Category, family and critical flag of each paired task (the suite's, else the trials')."""
     if task_map:
-        chosen = [task_map.get(tid) for tid in task_ids]
-        if all(t is not None for t in chosen):
+        chosen = [task_map[tid] for tid in task_ids if tid in task_map]
+        if len(chosen) == len(task_ids):
             return (
-                [t.category for t in chosen],  # type: ignore[union-attr]
-                [t.family or t.task_id for t in chosen],  # type: ignore[union-attr]
-                np.array([t.critical for t in chosen], dtype=bool),  # type: ignore[union-attr]
+                [t.category for t in chosen],
+                [t.family or t.task_id for t in chosen],
+                np.array([t.critical for t in chosen], dtype=np.bool_),
             )
     category = np.full(size, None, dtype=object)
     for cols, code in reversed(list(zip(arms, codes, strict=True))):
         if cols.category is None:
             continue
-        given = np.flatnonzero(np.frompyfunc(bool, 1, 1)(cols.category).astype(bool))
+        given = np.flatnonzero([bool(c) for c in cols.category.tolist()])
         first_codes, first_rows = np.unique(code[given], return_index=True)
         rows = given[first_rows]
         category[first_codes] = cols.category[rows]
