@@ -187,10 +187,13 @@ def _plan(
 
 async def _run(
     engine_args: dict[str, Any], plan: _Plan, suite: _Suite, run_store: RunStore | None
-) -> list[TaskResult]:
-    """Step 4: run the missing trials; the store's status says how the run ended."""
+) -> tuple[list[TaskResult], dict[str, int]]:
+    """Step 4: run the missing trials; the store's status says how the run ended.
+
+    Returns the new trials (none kept when the store takes them) and how many ran per arm.
+    """
     sink = StoreSink(run_store, plan.campaign_id) if run_store and plan.campaign_id else None
-    engine = AblationEngine(sink=sink, **engine_args)
+    engine = AblationEngine(sink=sink, keep_results=sink is None, **engine_args)
     try:
         new = await engine.run_async(
             plan.baseline, plan.candidate, suite.tasks, skip=plan.skip, arms=plan.arms
@@ -206,7 +209,7 @@ async def _run(
                 status = "aborted" if isinstance(exc, CampaignAborted) else "interrupted"
                 run_store.set_status(plan.campaign_id, status)
         raise
-    return new
+    return new, engine.finished
 
 
 def _report(
@@ -295,9 +298,9 @@ async def run_ablation_campaign_async(
             "config": config, "quality_scorers": quality_scorers, "executor": executor,
             "progress": progress,
         }
-        new = await _run(engine_args, plan, suite, run_store)
-        for r in new:
-            info.executed[r.arm] += 1
+        new, finished = await _run(engine_args, plan, suite, run_store)
+        for arm, count in finished.items():
+            info.executed[arm] += count
         return _report(plan, suite, config, run_store, new)
     finally:
         if owned and run_store is not None:

@@ -29,7 +29,7 @@ import asyncio
 import copy
 import threading
 import time
-from collections.abc import Callable, Collection, Sequence
+from collections.abc import Callable, Collection, Iterator, Sequence
 from concurrent.futures import Executor, ThreadPoolExecutor
 from typing import Any
 
@@ -38,7 +38,7 @@ from ablation.config import CampaignConfig
 from ablation.errors import CampaignAborted, ConfigError, StopCampaign
 from ablation.evaluate.quality import scorer_name
 from ablation.run.limits import Clock, RateLimiter
-from ablation.run.plan import Trial, TrialKey, trial_plan
+from ablation.run.plan import Trial, TrialKey, planned_count, trial_plan
 from ablation.run.progress import NullProgress, ProgressReporter
 from ablation.run.trial import TrialRunner
 from ablation.schema import ARMS, AblationTask, Arm, TaskResult, validate_suite
@@ -58,6 +58,8 @@ class AblationEngine:
         progress: Progress reporter (default: none).
         sink: Called with each finished trial on the event-loop thread (e.g. ``store.append``).
         clock: Clock for latency (``time.perf_counter`` by default; injectable for tests).
+        keep_results: ``False``: keep no finished trial (the sink takes them) and return an
+            empty list, so memory stays bounded by the concurrency whatever the suite's size.
     """
 
     def __init__(
@@ -69,6 +71,7 @@ class AblationEngine:
         progress: ProgressReporter | None = None,
         sink: ResultSink | None = None,
         clock: Clock = time.perf_counter,
+        keep_results: bool = True,
     ) -> None:
         self.config = config or CampaignConfig()
         self.quality_scorers = tuple(quality_scorers)
@@ -79,6 +82,9 @@ class AblationEngine:
         self.progress = progress or NullProgress()
         self.sink = sink
         self.clock = clock
+        self.keep_results = keep_results
+        #: Trials finished by the last run, per arm (counted whether or not they are kept).
+        self.finished: dict[str, int] = {}
         self._pool: Executor | None = None
         self._limiters: dict[str, RateLimiter] = {}
         #: Why the last run ended early on purpose (a sink raised :class:`StopCampaign`), or None.
@@ -117,7 +123,7 @@ class AblationEngine:
             arms: Which arms to run (e.g. only the candidate when the baseline is reused).
 
         Returns:
-            The new results, in schedule order.
+            The new results, in schedule order (empty when ``keep_results`` is ``False``).
 
         Raises:
             CampaignAborted: with ``on_error="abort"``, at the first error or timeout.
@@ -128,12 +134,13 @@ class AblationEngine:
             agents["baseline"] = as_agent(baseline)
         if "candidate" in arms:
             agents["candidate"] = as_agent(candidate)
-        skip_set = set(skip)
-        plan = [
+        skip_set = skip if isinstance(skip, (set, frozenset)) else set(skip)
+        plan = (
             t
             for t in trial_plan(suite, runs=self.config.runs, seed=self.config.seed, arms=arms)
             if (t.task.task_id, t.arm, t.run) not in skip_set
-        ]
+        )
+        n_trials = planned_count(suite, self.config.runs, arms, skip_set)
         self._limiters = {arm: RateLimiter(self.config.rate_limit_per_s) for arm in agents}
         own_pool = None
         if self.executor is None and any(not a.is_async for a in agents.values()):
@@ -141,39 +148,42 @@ class AblationEngine:
                 max_workers=self.config.concurrency, thread_name_prefix="ablation-agent"
             )
         self._pool = self.executor or own_pool
-        results: list[TaskResult | None] = [None] * len(plan)
-        self.progress.start(len(plan), arms=list(agents))
+        results: dict[int, TaskResult] | None = {} if self.keep_results else None
+        self.finished = dict.fromkeys(agents, 0)
+        self.progress.start(n_trials, arms=list(agents))
         abort = threading.Event()
         try:
-            await self._drive(plan, agents, results, abort)
+            await self._drive(plan, n_trials, agents, results, abort)
         finally:
             self.progress.finish()
             if own_pool is not None:
                 own_pool.shutdown(wait=False, cancel_futures=True)
             self._pool = None
-        return [r for r in results if r is not None]
+        return [] if results is None else [results[i] for i in sorted(results)]
 
     # ------------------------------------------------------------------ scheduling
     async def _drive(
         self,
-        plan: list[Trial],
+        plan: Iterator[Trial],
+        n_trials: int,
         agents: dict[str, Agent],
-        results: list[TaskResult | None],
+        results: dict[int, TaskResult] | None,
         abort: threading.Event,
     ) -> None:
-        position = iter(range(len(plan)))
+        position = enumerate(plan)
         aborted: list[TaskResult] = []
         stop: list[StopCampaign] = []
 
         async def worker() -> None:
-            for i in position:
+            for i, trial in position:
                 if aborted or stop:
                     return
-                trial = plan[i]
                 result = await self._trials.run(trial, agents[trial.arm])
                 if stop:  # finished after the decision: not recorded, like a cancelled trial
                     return
-                results[i] = result
+                self.finished[trial.arm] += 1
+                if results is not None:
+                    results[i] = result
                 try:
                     if self.sink is not None:
                         self.sink(result)
@@ -187,7 +197,7 @@ class AblationEngine:
                     aborted.append(result)
                     return
 
-        n_workers = min(self.config.concurrency, len(plan))
+        n_workers = min(self.config.concurrency, n_trials)
         workers: list[asyncio.Future[None]] = []
         workers.extend(asyncio.ensure_future(worker()) for _ in range(n_workers))
         try:
