@@ -39,13 +39,14 @@ _EXPORTS: dict[str, str] = {
     "RetryPolicy": "ablation.config",
     "RubricCriterion": "ablation.schema",
     "RunStore": "ablation.store.run_store",
+    "SequentialPolicy": "ablation.config",
     "StoreError": "ablation.errors",
     "TaskResult": "ablation.schema",
     "compare_results": "ablation.analysis.build",
     "evaluate_gates": "ablation.analysis.gates",
-    "load_agent": "ablation.sources.loading",
-    "load_results": "ablation.sources.loading",
-    "load_suite": "ablation.sources.loading",
+    "load_agent": "ablation.sources.agent_specs",
+    "load_results": "ablation.sources.result_files",
+    "load_suite": "ablation.sources.suites",
     "report_from_results": "ablation.analysis.build",
     "run_ablation_campaign": "ablation.run.campaign",
     "run_ablation_campaign_async": "ablation.run.campaign",
@@ -70,6 +71,7 @@ __all__ = [
     "RetryPolicy",
     "RubricCriterion",
     "RunStore",
+    "SequentialPolicy",
     "StoreError",
     "TaskResult",
     "compare_results",
@@ -105,7 +107,13 @@ if TYPE_CHECKING:  # pragma: no cover - for type checkers and IDEs only
     from ablation import quality, stats, verifiers
     from ablation.analysis.build import compare_results, report_from_results
     from ablation.analysis.gates import evaluate_gates
-    from ablation.config import CampaignConfig, GatePolicy, Provenance, RetryPolicy
+    from ablation.config import (
+        CampaignConfig,
+        GatePolicy,
+        Provenance,
+        RetryPolicy,
+        SequentialPolicy,
+    )
     from ablation.errors import (
         AblationError,
         AgentSpecError,
@@ -123,5 +131,7 @@ if TYPE_CHECKING:  # pragma: no cover - for type checkers and IDEs only
     )
     from ablation.run.engine import AblationEngine
     from ablation.schema import AblationTask, AgentOutput, RubricCriterion, TaskResult
-    from ablation.sources.loading import load_agent, load_results, load_suite
+    from ablation.sources.agent_specs import load_agent
+    from ablation.sources.result_files import load_results
+    from ablation.sources.suites import load_suite
     from ablation.store.run_store import RunStore

@@ -49,6 +49,7 @@ class TrialColumns:
         error: Full error text (``"Type: message"``) of each failed trial (``""`` when none),
             or ``None`` (``error_type`` names the error).
         quality_errors: Per scorer name, whether the scorer failed on each trial (``bool``).
+        error_stage: Stage of each failed trial's error (``""`` when unknown), or ``None``.
     """
 
     arm: str
@@ -69,6 +70,7 @@ class TrialColumns:
     attempts: NDArray[np.int64] | None = None
     error: NDArray[np.object_] | None = None
     quality_errors: dict[str, NDArray[np.bool_]] = field(default_factory=dict)
+    error_stage: NDArray[np.object_] | None = None
 
     def __post_init__(self) -> None:
         n = len(self.task_id)

@@ -12,7 +12,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_serializer, field_validator
 
-__all__ = ["CampaignConfig", "GatePolicy", "Provenance", "RetryPolicy"]
+__all__ = ["CampaignConfig", "GatePolicy", "Provenance", "RetryPolicy", "SequentialPolicy"]
 
 _FROZEN = ConfigDict(frozen=True, extra="forbid")
 _FROZEN_ANY = ConfigDict(frozen=True, extra="forbid", arbitrary_types_allowed=True)
@@ -88,22 +88,68 @@ class RetryPolicy(BaseModel):
 class GatePolicy(BaseModel):
     """Release gates, chosen before the run.
 
+    The defaults protect a user who sets nothing: critical tasks must not regress, the candidate
+    must not be significantly worse, and the comparison must be complete. Turning one of these
+    off is explicit, and the report's gate list shows it as turned off.
+
     Attributes:
         critical_must_not_regress: Any regression of a ``critical`` task fails.
         noninferiority_margin: If set (e.g. 0.02), the candidate must be shown non-inferior within
-            this pass-rate margin (Tango score test at ``alpha``); inconclusive fails.
+            this pass-rate margin (exact unconditional test at ``alpha``); inconclusive fails.
         no_significant_regression: Fail when the candidate is significantly worse at ``alpha``
-            (exact McNemar, one-sided), Holm-adjusted across the gated metrics.
+            (exact McNemar, one-sided), Holm-adjusted across the gated metrics. On by default.
         max_latency_ratio: If set, fail when the geometric-mean latency ratio is significantly
             above this value.
+        require_complete: Fail when an expected pair is missing (an interrupted campaign, ids on
+            one side only) or an arm's share of completed trials is below ``min_completed``.
+            Tasks a sequential campaign decided not to run are not missing.
+        min_completed: Least share of each arm's trials that must complete (not error, not
+            timeout) for the completeness gate.
+        metric_margins: Per numeric metric or quality score, a non-inferiority margin in the
+            metric's units (``latency_s``, ``cost`` and ``tokens`` are lower-is-better; any
+            other metric higher-is-better); each adds a gate.
     """
 
     model_config = _FROZEN
 
     critical_must_not_regress: bool = True
     noninferiority_margin: float | None = Field(default=None, gt=0, lt=1)
-    no_significant_regression: bool = False
+    no_significant_regression: bool = True
     max_latency_ratio: float | None = Field(default=None, gt=0)
+    require_complete: bool = True
+    min_completed: float = Field(default=0.95, ge=0, le=1)
+    metric_margins: dict[str, float] = Field(default_factory=dict)
+
+    @field_validator("metric_margins")
+    @classmethod
+    def _positive_margins(cls, value: dict[str, float]) -> dict[str, float]:
+        bad = sorted(k for k, v in value.items() if not v > 0)
+        if bad:
+            raise ValueError(f"metric margins must be positive: {', '.join(bad)}")
+        return dict(sorted(value.items()))
+
+
+class SequentialPolicy(BaseModel):
+    """Sequential mode: run tasks in a seeded random order and stop once the gates are decided.
+
+    After every completed pair (with ``runs > 1``: every run of a task in both arms; the task is
+    the unit) anytime-valid statistics are updated (DESIGN.md section 5, STATISTICS.md section 10):
+    an e-process for "significant regression" (always on in sequential mode), a confidence
+    sequence for the uplift when a non-inferiority margin is set, and the first regression of a
+    critical task when that gate is on. The campaign stops at the first decision, after
+    ``futility_after`` pairs, or at the end of the suite.
+
+    Attributes:
+        futility_after: Stop as inconclusive after this many pairs (``None``: never).
+        candidates: Candidates compared with the same baseline in one command; the family-wise
+            ``alpha`` is split equally among them (Bonferroni, valid under any dependence and any
+            stopping rule).
+    """
+
+    model_config = _FROZEN
+
+    futility_after: int | None = Field(default=None, ge=1)
+    candidates: int = Field(default=1, ge=1)
 
 
 class CampaignConfig(BaseModel):
@@ -123,6 +169,7 @@ class CampaignConfig(BaseModel):
         rate_limit_per_s: Optional cap on agent calls per second per arm.
         gates: Release gates.
         labels: User labels kept in provenance (model configuration, dataset version, ...).
+        sequential: Sequential mode (``None``: every task runs, fixed-n analysis).
     """
 
     model_config = _FROZEN
@@ -139,6 +186,7 @@ class CampaignConfig(BaseModel):
     rate_limit_per_s: float | None = Field(default=None, gt=0)
     gates: GatePolicy = Field(default_factory=GatePolicy)
     labels: dict[str, str] = Field(default_factory=dict)
+    sequential: SequentialPolicy | None = None
 
 
 class Provenance(BaseModel):

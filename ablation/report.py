@@ -18,6 +18,8 @@ __all__ = [
     "ArmSummary",
     "CategoryBreakdown",
     "ContinuousComparison",
+    "ErrorGroup",
+    "ErrorSummary",
     "ExcludedItem",
     "FlakyTask",
     "GateResult",
@@ -29,6 +31,8 @@ __all__ = [
     "PairTable",
     "QualityComparison",
     "RepeatedRuns",
+    "SequentialPoint",
+    "SequentialSummary",
     "TrialView",
     "Uplift",
 ]
@@ -116,6 +120,11 @@ class Uplift(BaseModel):
     the two arms' outcomes across tasks (phi for binary outcomes). With repeated runs the
     score intervals do not apply (the unit is the task's pass fraction): ``tango_ci`` is then
     ``None`` and ``t_ci`` (paired t on per-task differences) is given instead.
+
+    ``ci`` is the headline interval: the Tango score interval with one run per task (exact
+    coverage 94% or more, docs/VALIDATION.md), the task-level t interval with repeated runs.
+    ``bootstrap_ci`` is the seeded bootstrap, a secondary figure (it under-covers with few
+    discordant pairs and is [0, 0] when there are none).
     """
 
     model_config = _FROZEN
@@ -123,6 +132,7 @@ class Uplift(BaseModel):
     estimate: float
     relative: float | None = None
     ci: Interval
+    bootstrap_ci: Interval | None = None
     tango_ci: Interval | None = None
     newcombe_ci: Interval | None = None
     t_ci: Interval | None = None
@@ -145,6 +155,7 @@ class ContinuousComparison(BaseModel):
     candidate_mean: float | None = None
     mean_difference: float | None = None
     ci: Interval | None = None
+    ci_note: str | None = None
     wilcoxon_pvalue: float | None = None
     wilcoxon_method: str | None = None
     t_pvalue: float | None = None
@@ -251,7 +262,7 @@ class GateResult(BaseModel):
     model_config = _FROZEN
 
     name: str
-    status: Literal["pass", "fail", "inconclusive"]
+    status: Literal["pass", "fail", "inconclusive", "off"]
     evidence: str
     pvalue: float | None = None
     adjusted_pvalue: float | None = None
@@ -261,6 +272,34 @@ class GateResult(BaseModel):
     def passed(self) -> bool:
         """True only when the gate holds."""
         return self.status == "pass"
+
+
+class ErrorGroup(BaseModel):
+    """Trials of one arm that ended in the same way: stage and error type, with their tasks."""
+
+    model_config = _FROZEN
+
+    arm: str
+    stage: str
+    error_type: str
+    count: int
+    n_tasks: int
+    task_ids: list[str] = Field(default_factory=list)
+    example: str | None = None
+
+
+class ErrorSummary(BaseModel):
+    """Errors and timeouts of a comparison, by arm, stage and error type (every trial seen).
+
+    ``trials`` and ``completed`` count each arm's trials and those that completed (not error,
+    not timeout); ``task_ids`` of a group hold its first 20 tasks, ``n_tasks`` the count.
+    """
+
+    model_config = _FROZEN
+
+    trials: dict[str, int] = Field(default_factory=dict)
+    completed: dict[str, int] = Field(default_factory=dict)
+    groups: list[ErrorGroup] = Field(default_factory=list)
 
 
 class TrialView(BaseModel):
@@ -291,6 +330,60 @@ class PairDetail(BaseModel):
     expected_output: Any = None
     baseline: TrialView | None = None
     candidate: TrialView | None = None
+
+
+class SequentialPoint(BaseModel):
+    """The anytime-valid interval for the uplift after some pairs (one point of the plot)."""
+
+    model_config = _FROZEN
+
+    pairs: int
+    low: float
+    high: float
+    estimate: float
+
+
+class SequentialSummary(BaseModel):
+    """What a sequential campaign decided, when, why and at what cost (DESIGN.md section 5).
+
+    ``gate`` is the deciding rule (``critical_regression``, ``regression``, ``inferior``,
+    ``non_inferior``, ``futility``, ``end_of_suite``) or ``"undecided"`` (tasks still missing).
+    ``pairs`` counts the pairs the monitor saw (excluded pairs are skipped); ``tasks_run`` the
+    tasks up to the deciding one in run order. ``agent_calls`` is 2 x runs per task run (calls for
+    later tasks made while earlier ones were in flight, then discarded, are not counted);
+    ``agent_calls_planned`` that of the whole suite. ``e_value`` is the regression e-value (it rejects at ``1/alpha_per_candidate``, with
+    ``alpha_per_candidate = alpha / candidates``, Bonferroni); ``interval`` the anytime-valid
+    interval for the uplift at the stop. When ``fixed_n_descriptive`` is set the stop was
+    data-dependent and the fixed-n p-values and intervals elsewhere are descriptive only.
+    ``trajectory`` holds the interval after every pair (at most 500 points, evenly thinned).
+    """
+
+    model_config = _FROZEN
+
+    stopped_early: bool
+    gate: str
+    reason: str
+    pairs: int
+    tasks_run: int
+    n_tasks: int
+    runs: int = 1
+    agent_calls: int
+    agent_calls_planned: int
+    agent_calls_saved: int
+    alpha: float
+    alpha_per_candidate: float
+    candidates: int = 1
+    margin: float | None = None
+    futility_after: int | None = None
+    regressions: int
+    improvements: int
+    e_value: float
+    interval: Interval
+    estimate: float
+    gates_decided: list[str] = Field(default_factory=list)
+    fixed_n_descriptive: bool
+    order: str
+    trajectory: list[SequentialPoint] = Field(default_factory=list)
 
 
 class AblationReport(BaseModel):
@@ -326,12 +419,17 @@ class AblationReport(BaseModel):
     repeated: RepeatedRuns | None = None
     noninferiority: NonInferiority | None = None
     minimum_detectable_effect: float | None = None
+    minimum_detectable_effect_method: str | None = None
+    metric_noninferiority: dict[str, NonInferiority] = Field(default_factory=dict)
+    errors: ErrorSummary | None = None
+    errored_regressions: list[str] = Field(default_factory=list)
     zero_regression_upper_bound: float | None = None
     summary: Literal["improvement", "regression", "no significant difference", "no discordant pairs"]
     gates: list[GateResult] = Field(default_factory=list)
     verdict: Literal["pass", "fail"] = "pass"
     details: list[PairDetail] = Field(default_factory=list)
     provenance: Provenance
+    sequential: SequentialSummary | None = None
 
     @property
     def exit_code(self) -> int:

@@ -55,8 +55,9 @@ def assert_gates(
     Args:
         report: The report. When ``policy`` is given the gates are evaluated afresh with
             :func:`ablation.analysis.gates.evaluate_gates`; otherwise the report's own gates are used, or
-            the default :class:`GatePolicy` (critical tasks must not regress) when the report
-            carries none.
+            the default :class:`GatePolicy` (critical tasks, no significant regression,
+            completeness) when the report carries none. A gate turned off (status ``"off"``)
+            does not fail.
         policy: Gates to apply instead of the report's.
         alpha: Significance level when evaluating (default: the report's).
 
@@ -66,7 +67,7 @@ def assert_gates(
     """
     if policy is not None or not report.gates:
         report = evaluate_gates(report, policy or GatePolicy(), alpha=alpha)
-    failing = [g for g in report.gates if g.status != "pass"]
+    failing = [g for g in report.gates if g.status not in ("pass", "off")]
     if report.verdict == "pass" and not failing:
         return
     crit = set(report.critical_regressions)

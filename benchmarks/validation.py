@@ -254,7 +254,7 @@ def section_tango() -> list[str]:
     return [
         "## 1. Headline uplift interval: Tango score, 95% (exact enumeration)",
         "",
-        "Coverage of `paired_difference_interval(..., method=\"tango\")` (the vectorised copy in",
+        'Coverage of `paired_difference_interval(..., method="tango")` (the vectorised copy in',
         "`ablation.stats._tango`, tested equal to it) over every table `(b, c)` of the trinomial with",
         "`N = b + c ~ Bin(n, ψ)` and `c | N ~ Bin(N, (ψ + δ)/2ψ)`; tail mass below 1e-13 per binomial",
         "is left out and counted as a miss. Cell: coverage (mean width).",
@@ -306,10 +306,10 @@ def section_mcnemar() -> list[str]:
         "## 3. Exact McNemar test at α = 0.05: size and power (exact enumeration)",
         "",
         "`exact_mcnemar_power(n, ψ, δ)` sums the rejection probability of",
-        "`mcnemar(b, c, method=\"exact\")` over the trinomial (tested against a brute-force double",
+        '`mcnemar(b, c, method="exact")` over the trinomial (tested against a brute-force double',
         "loop with `math.comb` and exact-fraction critical values). Size is the power at δ = 0;",
         "power is at δ = ψ/2 (candidate better). Cell: two-sided size / power · one-sided",
-        "(`alternative=\"greater\"`) size / power.",
+        '(`alternative="greater"`) size / power.',
         "",
         *_table(["n", *[f"ψ={psi:g}" for psi in PSIS]], rows),
         "The exact conditional test never exceeds α, and is conservative when few pairs are",
@@ -324,14 +324,14 @@ def section_ni(rows: list[NiRow]) -> list[str]:
     lines = [
         "## 4. Non-inferiority test (paired binary): exact size over the scan",
         "",
-        "Size = sup over ψ of P(verdict \"non-inferior\") at the null boundary Δ = −M, with",
+        'Size = sup over ψ of P(verdict "non-inferior") at the null boundary Δ = −M, with',
         "`N ~ Bin(n, ψ)` and `c | N ~ Bin(N, (ψ − M)/2ψ)`; ψ on the grid 0.06, 0.065, …, 0.5 (89",
         "values). For each N the public `noninferiority_test` is called to find the smallest c it",
         "declares non-inferior (its rejection set is `c ≥ c*(N)`, verified exhaustively at n = 30 in",
         "`tests/stats/test_stats_ni_size.py`). Discordant totals with probability < 1e-12 under every",
         "ψ of the grid are left out and 2e-12 is added to the size. n = 30..60 every n, then",
         "65..100 by 5, 120..300 by 20, 350..1000 by 50, for M = 0.02 and 0.05 at one-sided α = 0.05.",
-        "\"former\" is the asymptotic Tango/Nam score test (p = 1 − Φ(Z)) used before.",
+        '"former" is the asymptotic Tango/Nam score test (p = 1 − Φ(Z)) used before.',
         "",
     ]
     for margin in NI_MARGINS:

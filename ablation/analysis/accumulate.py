@@ -12,7 +12,7 @@ import numpy as np
 
 from ablation.errors import InputError
 
-__all__ = ["Accumulated", "ArmColumns", "error_text"]
+__all__ = ["Accumulated", "ArmColumns", "error_text", "failure_kind"]
 
 
 @dataclass(frozen=True)
@@ -160,6 +160,14 @@ def error_text(t: Any) -> str:
     return str(getattr(t, "error_type", None) or t.status)
 
 
+def failure_kind(t: Any) -> tuple[str, str]:
+    """``(stage, error type)`` of a failed trial (a timeout is its own stage and type)."""
+    if t.status == "timeout":
+        return "timeout", str(getattr(t, "error_type", None) or "Timeout")
+    stage = getattr(t, "error_stage", None) or "unknown stage"
+    return str(stage), str(getattr(t, "error_type", None) or t.status)
+
+
 class Accumulated:
     """Streaming state of :func:`pair_results`: a few small objects per task, not per trial."""
 
@@ -171,7 +179,12 @@ class Accumulated:
         # per task: [baseline runs seen, candidate runs seen (bit masks), category, critical]
         self.seen_runs: dict[str, list[Any]] = {}
         self.first: dict[tuple[str, str], Any] = {}
-        self.failed: list[tuple[str, str, int, str, str]] = []
+        # per failed trial: task id, arm, run, status, "Type: message", stage, error type
+        self.failed: list[tuple[str, str, int, str, str, str, str]] = []
+
+    def trials_seen(self) -> dict[str, int]:
+        """Trials seen per arm, over every task (paired or not)."""
+        return {arm: int(a.cols["trials"].data.sum()) for arm, a in self.arms.items()}
 
     def add(self, t: Any) -> None:
         tid, arm = t.task_id, t.arm
@@ -185,6 +198,6 @@ class Accumulated:
         masks[2] = masks[2] or t.category
         masks[3] = masks[3] or bool(t.critical)
         if t.status != "completed":
-            self.failed.append((tid, arm, t.run, t.status, error_text(t)))
+            self.failed.append((tid, arm, t.run, t.status, error_text(t), *failure_kind(t)))
         if self.keep_trials and ((tid, arm) not in self.first or t.run < self.first[(tid, arm)].run):
             self.first[(tid, arm)] = t

@@ -14,6 +14,7 @@ When tasks are grouped in families, the uplift bootstrap resamples whole familie
 
 from __future__ import annotations
 
+import os
 import platform
 from collections.abc import Iterable, Mapping, Sequence
 from datetime import UTC, datetime
@@ -25,7 +26,9 @@ import numpy as np
 from ablation import stats
 from ablation.analysis import breakdowns as bd
 from ablation.analysis import headline as hl
+from ablation.analysis.failures import error_summary, errored_regressions
 from ablation.analysis.gates import evaluate_gates
+from ablation.analysis.metric_margins import metric_noninferiority
 from ablation.analysis.metrics import compare_continuous, compare_latency
 from ablation.analysis.pairing import PairedData, pair_results
 from ablation.config import CampaignConfig, Provenance
@@ -41,7 +44,13 @@ from ablation.report import (
 )
 from ablation.schema import AblationTask, TaskResult, to_jsonable
 
-__all__ = ["build_report", "compare_results", "package_versions", "report_from_results"]
+__all__ = [
+    "build_report",
+    "compare_results",
+    "package_versions",
+    "report_from_results",
+    "source_date",
+]
 
 MAX_DETAILS = 500
 
@@ -55,6 +64,17 @@ def package_versions() -> dict[str, str]:
         except metadata.PackageNotFoundError:  # pragma: no cover - running from a checkout
             versions[name] = "unknown"
     return versions
+
+
+def source_date() -> str | None:
+    """``SOURCE_DATE_EPOCH`` as an ISO time (reproducible builds), or ``None`` when unset."""
+    raw = os.environ.get("SOURCE_DATE_EPOCH", "").strip()
+    if not raw:
+        return None
+    try:
+        return datetime.fromtimestamp(int(raw), UTC).isoformat(timespec="seconds")
+    except (ValueError, OverflowError, OSError):
+        return None
 
 
 def _view(result: TaskResult | None) -> TrialView | None:
@@ -143,6 +163,7 @@ def _provenance(
         "mcnemar": mcnemar.method,
         "mcnemar_midp": mcnemar.midp_method,
         "uplift_ci": uplift.ci.method,
+        **({"uplift_bootstrap_ci": uplift.bootstrap_ci.method} if uplift.bootstrap_ci else {}),
         "pass_rate_ci": "Wilson score interval" if data.runs == 1 else "t over per-task fractions",
     }
     if uplift.tango_ci is not None:
@@ -158,7 +179,8 @@ def _provenance(
             "methods": {**prov.methods, **methods},
             "versions": {**package_versions(), **prov.versions},
             "labels": {**config.labels, **prov.labels},
-            "finished_at": prov.finished_at or datetime.now(UTC).isoformat(timespec="seconds"),
+            # No wall clock unless the caller gives one: the same inputs give the same bytes.
+            "finished_at": prov.finished_at or source_date(),
         }
     )
 
@@ -181,6 +203,11 @@ def build_report(
         The gated report.
     """
     config = config or CampaignConfig()
+    sequential = None
+    if config.sequential is not None:
+        from ablation.analysis.sequential import apply_sequential
+
+        data, sequential = apply_sequential(data, config)
     level = config.confidence_level
     masks = bd.classify(data)
     table = bd.table(masks)
@@ -193,6 +220,7 @@ def build_report(
     has_latency = bool(np.any(~np.isnan(data.baseline.latency)))
     has_cost = bool(np.any(~np.isnan(data.baseline.cost)) or np.any(~np.isnan(data.candidate.cost)))
     prov = _provenance(provenance or Provenance(), data, config, mcnemar, uplift)
+    mde, mde_method = hl.minimum_detectable(data, table, config.alpha)
     report = AblationReport(
         n_tasks=data.n_tasks,
         n_paired=n,
@@ -222,7 +250,11 @@ def build_report(
         flaky=flaky,
         repeated=repeated,
         noninferiority=hl.noninferiority(data, table, config),
-        minimum_detectable_effect=hl.minimum_detectable(data, table, config.alpha),
+        minimum_detectable_effect=mde,
+        minimum_detectable_effect_method=mde_method,
+        metric_noninferiority=metric_noninferiority(data, config),
+        errors=error_summary(data),
+        errored_regressions=errored_regressions(data, regressions),
         zero_regression_upper_bound=(
             float(stats.zero_failure_upper_bound(n, confidence_level=level))
             if table.regressions == 0 and n
@@ -231,6 +263,7 @@ def build_report(
         summary=_summary(table, mcnemar, config.alpha),
         details=_details(data, masks),
         provenance=prov,
+        sequential=sequential,
     )
     return evaluate_gates(report, config.gates, alpha=config.alpha)
 
@@ -270,7 +303,7 @@ def compare_results(
     Args:
         baseline: The baseline's results: a list of :class:`TaskResult` (any ``arm`` value; it is
             set to ``"baseline"``) or of dict records with the same fields, or a path to a JSONL/CSV file read by
-            :func:`~ablation.sources.loading.load_results` with its defaults.
+            :func:`~ablation.sources.result_files.load_results` with its defaults.
         candidate: The candidate's results, likewise.
         expected_ids: Ids that should be present; those missing from either side are reported
             as missing observations instead of silently shrinking the comparison.

@@ -192,8 +192,14 @@ def pair_columns(
     runs = int(max(seen[0].max(initial=0), seen[1].max(initial=0))) or 1
     task_map = {t.task_id: t for t in tasks} if tasks is not None else {}
     universe, excluded, paired = _inventory(uniq, seen, task_map, tasks is not None, expected_ids)
+    failures = _failures(arms)
     if exclude:
-        excluded += _failed_items(arms, codes, uniq, paired)
+        paired_ids = set(uniq[paired].tolist())
+        excluded += [
+            ExcludedItem(task_id=tid, run=run, reason=f"{arm} {status}: {error}")
+            for tid, arm, run, status, error, *_ in sorted(failures)
+            if tid in paired_ids
+        ]
         columns = [_take(s, paired) for s, _ in summed]
         empty = (columns[0].runs == 0) | (columns[1].runs == 0)
         if empty.any():
@@ -222,6 +228,8 @@ def pair_columns(
         trials=trial_lookup if trial_lookup is not None else {},
         tasks=task_map,
         has_families=len(set(families)) < len(families),
+        failures=failures,
+        trials_seen={arm: len(cols) for arm, cols in zip(_ARMS, arms, strict=True)},
     )
 
 
@@ -284,27 +292,21 @@ def _unmatched(
     return unmatched_runs(found)
 
 
-def _failed_items(
-    arms: Sequence[TrialColumns],
-    codes: list[NDArray[np.int64]],
-    uniq: NDArray[np.str_],
-    paired: NDArray[np.int64],
-) -> list[ExcludedItem]:
-    """``on_error="exclude"``: every errored or timed-out trial of a paired task, sorted."""
-    is_paired = np.zeros(len(uniq), dtype=bool)
-    is_paired[paired] = True
-    failed: list[tuple[str, str, int, str, str]] = []
-    for arm, cols, code in zip(_ARMS, arms, codes, strict=True):
-        for i in np.flatnonzero((cols.status != _COMPLETED) & is_paired[code]).tolist():
+def _failures(arms: Sequence[TrialColumns]) -> list[tuple[str, str, int, str, str, str, str]]:
+    """Every failed trial in row order: id, arm, run, status, error text, stage, error type."""
+    out: list[tuple[str, str, int, str, str, str, str]] = []
+    for arm, cols in zip(_ARMS, arms, strict=True):
+        for i in np.flatnonzero(cols.status != _COMPLETED).tolist():
             status = _STATUS_NAMES[int(cols.status[i])]
-            text = cols.error[i] if cols.error is not None else None
-            if not text:
-                text = cols.error_type[i] if cols.error_type is not None else None
-            failed.append((str(uniq[code[i]]), arm, int(cols.run[i]), status, text or status))
-    return [
-        ExcludedItem(task_id=tid, run=run, reason=f"{arm} {status}: {error}")
-        for tid, arm, run, status, error in sorted(failed)
-    ]
+            kind = cols.error_type[i] if cols.error_type is not None else ""
+            text = (cols.error[i] if cols.error is not None else "") or kind or status
+            if status == "timeout":
+                stage, kind = "timeout", kind or "Timeout"
+            else:
+                stage = (cols.error_stage[i] if cols.error_stage is not None else "") or "unknown stage"
+                kind = kind or status
+            out.append((str(cols.task_id[i]), arm, int(cols.run[i]), status, text, stage, kind))
+    return out
 
 
 def _labels(

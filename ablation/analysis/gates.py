@@ -5,21 +5,31 @@ Gates, in the order they are reported:
 0. ``"paired tasks present"`` (always, shown only when it fails): a report in which no task was
    paired (every task excluded or present on one side only) has nothing to judge and fails,
    never passes silently.
-1. ``"critical tasks must not regress"`` (``policy.critical_must_not_regress``): fails when any
-   critical task regressed, whatever any p-value says.
-2. ``"non-inferiority"`` (``policy.noninferiority_margin``): reads the report's Tango/Nam
+1. ``"critical tasks must not regress"`` (``policy.critical_must_not_regress``, on by default):
+   fails when any critical task regressed, whatever any p-value says.
+2. ``"complete comparison"`` (``policy.require_complete``, on by default): every expected pair is
+   present and each arm completed at least ``policy.min_completed`` of its trials
+   (:mod:`ablation.analysis.completeness`).
+3. ``"non-inferiority"`` (``policy.noninferiority_margin``, opt-in): reads the report's exact
    non-inferiority test (the analysis computes it when a margin is configured). ``"non-inferior"``
    passes; ``"inconclusive"`` is reported as inconclusive and counts as a failure; ``"regression"``
    fails; a missing test fails (nothing is recomputed here).
-3. ``"no significant regression"`` (``policy.no_significant_regression``): one-sided exact
-   McNemar for "candidate worse" (with repeated runs: the paired t on per-task pass fractions,
-   one-sided), and
-4. ``"no significant latency regression"`` (``policy.max_latency_ratio``): one-sided test that the
-   geometric-mean latency ratio exceeds the limit.
+4. ``"non-inferiority of METRIC"`` (``policy.metric_margins``, opt-in): the report's paired t
+   non-inferiority test of each named metric, judged the same way.
+5. ``"no significant regression"`` (``policy.no_significant_regression``, on by default):
+   one-sided exact McNemar for "candidate worse" (with repeated runs: the paired t on per-task
+   pass fractions, one-sided), and
+6. ``"no significant latency regression"`` (``policy.max_latency_ratio``, opt-in): one-sided test
+   that the geometric-mean latency ratio exceeds the limit.
 
-Gates 3 and 4 are significance tests; when both run their p-values are Holm-adjusted together and
-a gate fails where the adjusted p-value is below ``alpha``. The verdict is ``"fail"`` as soon as
-one gate is not ``"pass"``.
+Gates 5 and 6 are significance tests; when both run their p-values are Holm-adjusted together and
+a gate fails where the adjusted p-value is below ``alpha``. A default gate the user turned off is
+listed with status ``"off"`` and what it would have said. The verdict is ``"fail"`` as soon as
+one gate is neither ``"pass"`` nor ``"off"``.
+
+In sequential mode (``report.sequential`` set) gates 3 and 5 are judged by the anytime-valid
+decisions of :mod:`ablation.analysis.sequential_gates` (gate 5 is then always on), not by fixed-n
+p-values, which are not valid after a data-dependent stop.
 
 Assumptions: the report's counts, intervals and non-inferiority decision come from
 :mod:`ablation.analysis`; this module only judges them (and runs the exact McNemar tail, which is
@@ -31,14 +41,21 @@ from __future__ import annotations
 import math
 from statistics import NormalDist
 
+from ablation.analysis.completeness import GATE_COMPLETENESS, completeness_gate
+from ablation.analysis.sequential_gates import (
+    sequential_noninferiority_gate,
+    sequential_regression_gate,
+)
 from ablation.config import GatePolicy
 from ablation.errors import ConfigError
 from ablation.report import AblationReport, GateResult, LatencyComparison
 
 __all__ = [
+    "GATE_COMPLETENESS",
     "GATE_CRITICAL",
     "GATE_INVENTORY",
     "GATE_LATENCY",
+    "GATE_METRIC",
     "GATE_NONINFERIORITY",
     "GATE_REGRESSION",
     "evaluate_gates",
@@ -50,6 +67,7 @@ GATE_CRITICAL = "critical tasks must not regress"
 GATE_NONINFERIORITY = "non-inferiority"
 GATE_REGRESSION = "no significant regression"
 GATE_LATENCY = "no significant latency regression"
+GATE_METRIC = "non-inferiority of {metric}"
 
 _MAX_LISTED = 20
 
@@ -142,6 +160,47 @@ def _noninferiority_gate(report: AblationReport, margin: float) -> GateResult:
     )
 
 
+def _metric_gate(report: AblationReport, metric: str, margin: float) -> GateResult:
+    """Non-inferiority of a numeric metric or quality score within ``margin`` (its units)."""
+    name = GATE_METRIC.format(metric=metric)
+    ni = report.metric_noninferiority.get(metric)
+    if ni is None:
+        return GateResult(
+            name=name,
+            status="fail",
+            evidence=(
+                f"no paired values of {metric!r} to test against margin {_g(margin)} (the metric "
+                "is absent from the report, or no pair has a value in both arms)."
+            ),
+        )
+    status = {"non-inferior": "pass", "inconclusive": "inconclusive"}.get(ni.decision, "fail")
+    interval = (
+        f"{100 * ni.ci.confidence_level:g}% CI of candidate - baseline "
+        f"[{ni.ci.low:+.4g}, {ni.ci.high:+.4g}]"
+    )
+    return GateResult(
+        name=name,
+        status=status,  # type: ignore[arg-type]
+        evidence=f"{ni.decision}: {interval}; {ni.method}, p = {_g(ni.pvalue)}, alpha {_g(ni.alpha)}.",
+        pvalue=ni.pvalue,
+    )
+
+
+def _regression_off(report: AblationReport, alpha: float) -> GateResult:
+    """The significant-regression gate, turned off: shown, with what it would have said."""
+    p, desc = _regression_test(report)
+    would = "would have failed" if p < alpha else "would have passed"
+    return GateResult(
+        name=GATE_REGRESSION,
+        status="off",
+        evidence=(
+            "turned off (--allow-significant-regression, no_significant_regression = false); "
+            f"{desc}; p = {_g(p)} vs alpha {_g(alpha)}: {would}."
+        ),
+        pvalue=p,
+    )
+
+
 def _regression_test(report: AblationReport) -> tuple[float, str]:
     """One-sided p-value for "candidate worse", and a description of the test."""
     rep = report.repeated
@@ -188,6 +247,53 @@ def _latency_test(lat: LatencyComparison | None, limit: float) -> tuple[float | 
     return p, desc + "; one-sided, normal approximation on the log scale from the interval"
 
 
+def _significance_gates(tested: list[tuple[str, float, str, list[str]]], a: float) -> list[GateResult]:
+    """Judge the significance-test gates, Holm-adjusted together when there are several."""
+    if not tested:
+        return []
+    gates: list[GateResult] = []
+    raw = [p for _, p, _, _ in tested]
+    if len(raw) > 1:
+        from ablation.stats import adjust_pvalues
+
+        adjusted = [float(x) for x in adjust_pvalues(raw, method="holm")]
+    else:
+        adjusted = raw
+    for (name, p, desc, tasks), adj in zip(tested, adjusted, strict=True):
+        failed = adj < a
+        how = (
+            f"p = {_g(p)}, Holm-adjusted over {len(raw)} gated tests p = {_g(adj)}"
+            if len(raw) > 1
+            else f"p = {_g(p)} (the only gated test, not adjusted)"
+        )
+        outcome = "significant: fails" if failed else "not significant: passes"
+        gates.append(
+            GateResult(
+                name=name,
+                status="fail" if failed else "pass",
+                evidence=f"{desc}; {how} {'<' if failed else '>='} alpha {_g(a)}: {outcome}.",
+                pvalue=p,
+                adjusted_pvalue=adj,
+                tasks=tasks if failed else [],
+            )
+        )
+    return gates
+def _inventory_gates(report: AblationReport) -> list[GateResult]:
+    """Gate 0: a report with no paired task fails."""
+    if report.n_paired:
+        return []
+    return [
+        GateResult(
+            name=GATE_INVENTORY,
+            status="fail",
+            evidence=(
+                f"no task was paired: {report.n_tasks} task(s), {len(report.excluded)} "
+                "excluded item(s) (listed in the report); there is nothing to judge."
+            ),
+        )
+    ]
+
+
 def evaluate_gates(
     report: AblationReport,
     policy: GatePolicy,
@@ -210,62 +316,35 @@ def evaluate_gates(
     a = report.provenance.alpha if alpha is None else alpha
     if not 0 < a < 1:
         raise ConfigError(f"alpha must be in (0, 1), got {a!r}")
-    gates: list[GateResult] = []
-    if report.n_paired == 0:
-        gates.append(
-            GateResult(
-                name=GATE_INVENTORY,
-                status="fail",
-                evidence=(
-                    f"no task was paired: {report.n_tasks} task(s), {len(report.excluded)} "
-                    "excluded item(s) (listed in the report); there is nothing to judge."
-                ),
-            )
-        )
+    gates = _inventory_gates(report)
     if policy.critical_must_not_regress:
         gates.append(_critical_gate(report))
+    gates.append(completeness_gate(report, policy))
     if policy.noninferiority_margin is not None:
-        gates.append(_noninferiority_gate(report, policy.noninferiority_margin))
+        if report.sequential is not None:  # fixed-n tests are not valid after a sequential stop
+            gates.append(sequential_noninferiority_gate(report.sequential, GATE_NONINFERIORITY))
+        else:
+            gates.append(_noninferiority_gate(report, policy.noninferiority_margin))
+    gates.extend(_metric_gate(report, m, v) for m, v in policy.metric_margins.items())
 
     tested: list[tuple[str, float, str, list[str]]] = []
     missing: list[GateResult] = []
-    if policy.no_significant_regression:
+    if report.sequential is not None:  # the e-process decides; always on in sequential mode
+        gates.append(sequential_regression_gate(report.sequential, GATE_REGRESSION))
+    elif policy.no_significant_regression:
         p, desc = _regression_test(report)
         tested.append((GATE_REGRESSION, p, desc, list(report.regressions)))
+    elif report.n_paired:
+        missing.append(_regression_off(report, a))
     if policy.max_latency_ratio is not None:
         p_lat, desc = _latency_test(report.latency, policy.max_latency_ratio)
         if p_lat is None:
             missing.append(GateResult(name=GATE_LATENCY, status="fail", evidence=desc + "."))
         else:
             tested.append((GATE_LATENCY, p_lat, desc, []))
-    if tested:
-        raw = [p for _, p, _, _ in tested]
-        if len(raw) > 1:
-            from ablation.stats import adjust_pvalues
-
-            adjusted = [float(x) for x in adjust_pvalues(raw, method="holm")]
-        else:
-            adjusted = raw
-        for (name, p, desc, tasks), adj in zip(tested, adjusted, strict=True):
-            failed = adj < a
-            how = (
-                f"p = {_g(p)}, Holm-adjusted over {len(raw)} gated tests p = {_g(adj)}"
-                if len(raw) > 1
-                else f"p = {_g(p)} (the only gated test, not adjusted)"
-            )
-            outcome = "significant: fails" if failed else "not significant: passes"
-            gates.append(
-                GateResult(
-                    name=name,
-                    status="fail" if failed else "pass",
-                    evidence=f"{desc}; {how} {'<' if failed else '>='} alpha {_g(a)}: {outcome}.",
-                    pvalue=p,
-                    adjusted_pvalue=adj,
-                    tasks=tasks if failed else [],
-                )
-            )
+    gates.extend(_significance_gates(tested, a))
     gates.extend(missing)
-    verdict = "fail" if any(g.status != "pass" for g in gates) else "pass"
+    verdict = "fail" if any(g.status not in ("pass", "off") for g in gates) else "pass"
     return report.model_copy(update={"gates": gates, "verdict": verdict})
 
 

@@ -92,7 +92,7 @@ def uplift(data: PairedData, table: PairTable, config: CampaignConfig) -> Uplift
     cand_passes = int(data.candidate.passes.sum())
     if n == 0:
         empty = Interval(low=-1.0, high=1.0, confidence_level=level, method="no paired tasks")
-        return Uplift(estimate=0.0, ci=empty, tango_ci=empty, n=0)
+        return Uplift(estimate=0.0, ci=empty, bootstrap_ci=empty, tango_ci=empty, n=0)
     cells = (table.both_pass, table.regressions, table.improvements, table.both_fail)
     boot_args: dict[str, Any] = {"n_resamples": config.n_resamples, "confidence_level": level}
     if data.has_families:
@@ -128,10 +128,16 @@ def uplift(data: PairedData, table: PairTable, config: CampaignConfig) -> Uplift
         tango_ci, newcombe_ci, t_ci = None, None, bd.interval(t, level)
         base_rate = float(np.mean(fb))
         relative = estimate / base_rate if base_rate > 0 else None
+    bootstrap_ci = bd.interval(boot, level)
+    # Headline: Tango with independent tasks (nominal exact coverage), the task-level t interval
+    # with repeated runs, the family bootstrap when tasks are clustered (Tango and t assume
+    # independent tasks).
+    headline = bootstrap_ci if data.has_families else (tango_ci or t_ci or bootstrap_ci)
     return Uplift(
         estimate=estimate,
         relative=relative,
-        ci=bd.interval(boot, level),
+        ci=headline,
+        bootstrap_ci=bootstrap_ci,
         tango_ci=tango_ci,
         newcombe_ci=newcombe_ci,
         t_ci=t_ci,
@@ -171,16 +177,28 @@ def noninferiority(data: PairedData, table: PairTable, config: CampaignConfig) -
     )
 
 
-def minimum_detectable(data: PairedData, table: PairTable, alpha: float) -> float | None:
-    """The smallest uplift the comparison could detect (Connor 1987; per-task SD with runs)."""
+def minimum_detectable(
+    data: PairedData, table: PairTable, alpha: float
+) -> tuple[float | None, str | None]:
+    """The smallest uplift the comparison could detect at 80% power, and how it was computed.
+
+    With one run per task it is the exact MDE of the two-sided exact McNemar test the report
+    runs (enumeration, :func:`ablation.stats.exact_minimum_detectable_effect`) at the observed
+    discordance; with repeated runs, the normal formula on the per-task SD (the paired t test).
+    """
     n = len(data.task_ids)
     psi = (table.regressions + table.improvements) / n if n else 0.0
-    mde = None
+    mde, method = None, None
     if data.runs == 1 and psi > 0:
-        mde = float(stats.minimum_detectable_effect(n, psi=psi, alpha=alpha))
+        mde = float(stats.exact_minimum_detectable_effect(n, psi, alpha=alpha))
+        method = (
+            f"exact power of the two-sided exact McNemar test (enumeration), 80% power, "
+            f"alpha {alpha:g}, observed discordance {psi:.4g}"
+        )
     elif data.runs > 1 and n > 1:
         sd = float(np.std(data.candidate.fraction - data.baseline.fraction, ddof=1))
         mde = float(stats.minimum_detectable_effect(n, sd=sd, alpha=alpha)) if sd > 0 else None
+        method = f"normal approximation for the paired t test on per-task fractions, 80% power, alpha {alpha:g}"
     if mde is not None and not np.isfinite(mde):
         mde = None  # no effect within the observed discordance is detectable at this size
-    return mde
+    return mde, (method if mde is not None else None)

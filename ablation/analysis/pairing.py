@@ -44,6 +44,9 @@ class PairedData:
         trials: ``(task_id, arm) -> first-run TaskResult`` for drill-downs (may be empty).
         tasks: The suite's tasks by id, when known (drill-downs show the expected output).
         has_families: True when some tasks share a family (clusters larger than one task).
+        failures: Every failed trial seen (paired or not): task id, arm, run, status,
+            ``"Type: message"``, stage, error type.
+        trials_seen: Trials seen per arm over every task.
     """
 
     task_ids: list[str]
@@ -58,6 +61,8 @@ class PairedData:
     trials: Mapping[tuple[str, str], TaskResult] = field(default_factory=dict)
     tasks: Mapping[str, AblationTask] = field(default_factory=dict)
     has_families: bool = False
+    failures: list[tuple[str, str, int, str, str, str, str]] = field(default_factory=list)
+    trials_seen: dict[str, int] = field(default_factory=dict)
 
 
 def pair_results(
@@ -119,6 +124,8 @@ def pair_results(
         trials=trial_lookup if trial_lookup is not None else acc.first,
         tasks=task_map,
         has_families=len(set(families)) < len(families),
+        failures=acc.failed,
+        trials_seen=acc.trials_seen(),
     )
 
 
@@ -188,7 +195,7 @@ def _exclude_failed(
 ) -> tuple[list[str], dict[str, ArmColumns]]:
     """``on_error="exclude"``: list every dropped trial, and drop tasks left empty in an arm."""
     paired_set = set(paired)
-    for tid, arm, run, status, error in sorted(acc.failed):
+    for tid, arm, run, status, error, *_ in sorted(acc.failed):
         if tid in paired_set:
             excluded.append(ExcludedItem(task_id=tid, run=run, reason=f"{arm} {status}: {error}"))
     empty = (columns["baseline"].runs == 0) | (columns["candidate"].runs == 0)
@@ -273,4 +280,5 @@ def pair_arrays(
         candidate=arm(candidate_passed, candidate_latency),
         runs=1,
         n_tasks=n,
+        trials_seen={"baseline": n, "candidate": n},
     )

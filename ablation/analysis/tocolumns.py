@@ -102,6 +102,7 @@ def results_to_columns(rows: Sequence[Any], arm: str, *, source: str = "") -> Tr
         source=source,
         attempts=np.array(attempts, dtype=np.int64),
         error=np.array(error, dtype=object),
+        error_stage=np.array([getattr(r, "error_stage", None) or "" for r in rows], dtype=object),
         quality_errors=quality_errors,
     )
 

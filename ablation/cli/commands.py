@@ -32,7 +32,7 @@ def _executor(s: dict[str, Any]) -> Iterator[Any]:
 
 def _scorers(specs: Sequence[str]) -> list[Any]:
     from ablation.evaluate import quality
-    from ablation.sources.loading import load_agent
+    from ablation.sources.agent_specs import load_agent
 
     builtin = {"code_quality": quality.CodeQualityScorer, "rubric": quality.RubricScorer}
     out = []
@@ -59,11 +59,17 @@ def _agent_name(spec: str) -> str:
 def _cmd_run(args: argparse.Namespace) -> int:
     from ablation.agents.callables import as_agent
     from ablation.run.campaign import CampaignRun, run_ablation_campaign
+    from ablation.run.failfast import BrokenArm
     from ablation.run.progress import NullProgress, default_progress
-    from ablation.sources.loading import load_agent, load_suite
+    from ablation.sources.agent_specs import load_agent
+    from ablation.sources.suites import load_suite
     from ablation.store.run_store import DEFAULT_STORE_PATH
 
     s = merged_settings(args)
+    s["n_candidates"] = len(args.candidate)
+    tmp_store = None if s.get("no_store") else Path(s.get("store") or DEFAULT_STORE_PATH)
+    if args.resume and s.get("sequential") and tmp_store is not None:
+        s["n_candidates"] = _stored_candidates(tmp_store, args.resume) or s["n_candidates"]
     config = campaign_config(s)
     tasks = load_suite(args.suite)
     # Agents are named by their spec, so a resume from the same command line matches.
@@ -87,10 +93,19 @@ def _cmd_run(args: argparse.Namespace) -> int:
                     store=store, progress=progress, executor=executor,
                     resume=args.resume if i == 0 else False,
                     reuse_baseline=args.reuse_baseline if i == 0 else reports[0].provenance.campaign_id,
-                    run_info=info,
+                    run_info=info, fail_fast=_fail_fast(s),
                 )
                 reports.append(report)
                 names.append(spec)
+    except BrokenArm as exc:
+        hint = (
+            "; the stored campaign is marked aborted; after fixing the agent, resume with: "
+            + resume_command(sys.argv[1:], args.candidate[:current], store, info.campaign_id)
+            if info.campaign_id and not tmp
+            else ""
+        )
+        print(f"ablation: error: {exc.summary}{hint}", file=sys.stderr)
+        return EXIT_ERROR
     except KeyboardInterrupt:
         hint = (
             resume_command(sys.argv[1:], args.candidate[:current], store, info.campaign_id)
@@ -103,6 +118,33 @@ def _cmd_run(args: argparse.Namespace) -> int:
         if tmp is not None:
             tmp.cleanup()
     return emit(reports, names, s)
+
+
+def _fail_fast(s: dict[str, Any]) -> int:
+    from ablation.run.failfast import DEFAULT_FAIL_FAST
+
+    value = s.get("fail_fast")
+    if value is None:
+        return DEFAULT_FAIL_FAST
+    if isinstance(value, bool) or not isinstance(value, int) or value < 0:
+        raise UsageError(f"--fail-fast needs a whole number >= 0 (0 disables), got {value!r}")
+    return value
+def _stored_candidates(store: Path, resume: bool | str) -> int | None:
+    """How many candidates a stored sequential campaign split alpha over (a resume keeps it).
+
+    The resume hint of a several-candidate run leaves out the candidates already done, so the
+    command line alone would count fewer candidates than the campaign was started with.
+    """
+    from ablation.store.run_store import RunStore
+
+    if not store.exists():
+        return None
+    with RunStore(store) as run_store:
+        record = (
+            run_store.get_campaign(resume) if isinstance(resume, str) else run_store.latest_campaign()
+        )
+    policy = record.config.sequential if record is not None else None
+    return policy.candidates if policy is not None else None
 
 
 def resume_command(argv: Sequence[str], done: Sequence[str], store: Path, campaign_id: str) -> str:
@@ -140,9 +182,10 @@ def resume_command(argv: Sequence[str], done: Sequence[str], store: Path, campai
 
 def _cmd_compare(args: argparse.Namespace) -> int:
     from ablation.analysis.build import compare_results
-    from ablation.sources.loading import load_expected_ids, load_results
+    from ablation.sources.result_files import load_expected_ids, load_results
 
     s = merged_settings(args)
+    s["n_candidates"] = len(args.after)
     config = campaign_config(s)
     expected = load_expected_ids(args.expected_ids) if args.expected_ids else None
     before = load_results(args.before, key=args.key, field=args.field, arm="baseline")
@@ -199,18 +242,66 @@ def _cmd_plan(args: argparse.Namespace) -> int:
     if psi is None:
         raise UsageError("ablation plan: give --discordance (or --results BEFORE AFTER)")
     if args.uplift is not None and n is None:
-        result = stats.sample_size_paired(psi, args.uplift, alpha=args.alpha, power=args.power,
-                                          alternative=alternative)
-        print(f"tasks needed: {result.n} (Connor 1987; n = {result.n_exact:.2f} for discordance "
-              f"{psi}, uplift {args.uplift}, alpha {args.alpha} {alternative}, power {args.power})")
+        needed = _print_sample_size(psi, args.uplift, args.alpha, args.power, alternative)
+        if args.sequential:
+            _plan_sequential(args, psi, needed)
         return EXIT_OK
     if n is None:
         raise UsageError("ablation plan: give --uplift (tasks needed) or --tasks/--results (MDE)")
     mde = stats.minimum_detectable_effect(n, psi=psi, alpha=args.alpha, power=args.power,
-                                          alternative=alternative)
+                                          alternative=_exact_alternative(alternative))
+    exact = stats.exact_minimum_detectable_effect(
+        n, psi, alpha=args.alpha, power=args.power, alternative=_exact_alternative(alternative)
+    ) if psi > 0 else float("inf")
     print(f"minimum detectable uplift with {n} tasks: {mde:.4f} ({mde * 100:.2f} points; "
           f"Connor 1987, discordance {psi:.4f}, alpha {args.alpha} {alternative}, power {args.power})")
+    print(f"with the exact McNemar test the report runs: {exact:.4f} ({exact * 100:.2f} points; "
+          "exact power by enumeration)")
+    if args.sequential:
+        if args.uplift is None:
+            raise UsageError("ablation plan --sequential: give --uplift (the true uplift to simulate)")
+        _plan_sequential(args, psi, n)
     return EXIT_OK
+
+
+def _exact_alternative(alternative: str) -> str:
+    # One-sided planning is for the release gate's direction: candidate worse.
+    return "less" if alternative == "one-sided" else "two-sided"
+
+
+def _print_sample_size(psi: float, uplift: float, alpha: float, power: float, alternative: str) -> int:
+    """Print Connor's n, the exact test's power there and the exact test's n; return Connor's n."""
+    from ablation import stats
+
+    result = stats.sample_size_paired(
+        psi, uplift, alpha=alpha, power=power, alternative=_exact_alternative(alternative)
+    )
+    print(f"tasks needed: {result.n} (Connor 1987; n = {result.n_exact:.2f} for discordance "
+          f"{psi}, uplift {uplift}, alpha {alpha} {alternative}, power {power})")
+    if result.exact_power is not None:
+        print(f"exact McNemar test (what the report runs) at {result.n} tasks: power "
+              f"{100 * result.exact_power:.1f}%")
+    if result.n_exact_test is not None:
+        print(f"tasks needed for {100 * power:g}% power with the exact McNemar test: "
+              f"{result.n_exact_test}")
+    return result.n
+
+
+def _plan_sequential(args: argparse.Namespace, psi: float, n: int) -> None:
+    """Print the simulated cost of a sequential campaign beside the fixed-n one."""
+    from ablation import stats
+
+    sim = stats.simulate_sequential(
+        psi, args.uplift, n_max=n, alpha=args.alpha, margin=args.margin, n_sim=args.simulations
+    )
+    rates = ", ".join(f"{gate} {100 * rate:.1f}%" for gate, rate in sim.rates if rate > 0)
+    print(
+        f"sequential campaign over {n} tasks (simulated, {sim.n_sim} campaigns, seed {sim.seed}; "
+        f"true uplift {args.uplift:+g}, margin {args.margin}): expected agent calls "
+        f"{sim.expected_agent_calls:.0f} (mean; {sim.expected_pairs:.1f} pairs, MCSE "
+        f"{sim.mcse_expected_pairs:.1f}), 90th percentile {sim.agent_calls_p90}, vs {2 * n} "
+        f"fixed-n; decided by: {rates}"
+    )
 
 
 def _cmd_init(args: argparse.Namespace) -> int:

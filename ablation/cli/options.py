@@ -42,21 +42,60 @@ def campaign_config(s: dict[str, Any]) -> Any:
         retry["retry_on"] = tuple(s["retry_on"])
     if retry:
         fields["retry"] = retry
-    gates: dict[str, Any] = {}
-    if s.get("margin") is not None:
-        gates["noninferiority_margin"] = s["margin"]
-    if s.get("no_significant_regression"):
-        gates["no_significant_regression"] = True
-    if s.get("max_latency_ratio") is not None:
-        gates["max_latency_ratio"] = s["max_latency_ratio"]
-    if s.get("critical_gate") is False:
-        gates["critical_must_not_regress"] = False
+    gates = _gate_fields(s)
     if gates:
         fields["gates"] = gates
+    # [tool.ablation] sequential = true applies to `run` only; compare asks with --sequential-replay
+    run_sequential = s.get("sequential") and s.get("command", "run") == "run"
+    if run_sequential or s.get("sequential_replay"):
+        fields["sequential"] = {
+            "futility_after": s.get("stop_when_inconclusive_after"),
+            "candidates": s.get("n_candidates", 1),
+        }
+    elif s.get("stop_when_inconclusive_after") is not None:
+        raise ConfigError("--stop-when-inconclusive-after needs --sequential")
     try:
         return CampaignConfig.model_validate(fields)
     except ValueError as exc:
         raise ConfigError(one_line(exc)) from None
+
+
+def _gate_fields(s: dict[str, Any]) -> dict[str, Any]:
+    """The gate policy fields the options set (the defaults stay with :class:`GatePolicy`)."""
+    from ablation.errors import ConfigError
+
+    gates: dict[str, Any] = {}
+    if s.get("margin") is not None:
+        gates["noninferiority_margin"] = s["margin"]
+    allow = bool(s.get("allow_significant_regression"))
+    if allow and s.get("no_significant_regression") is True:
+        raise ConfigError(
+            "--allow-significant-regression and --no-significant-regression contradict each other"
+        )
+    if allow or s.get("no_significant_regression") is False:
+        gates["no_significant_regression"] = False
+    elif s.get("no_significant_regression") is True:
+        gates["no_significant_regression"] = True
+    if s.get("allow_incomplete") or s.get("require_complete") is False:
+        gates["require_complete"] = False
+    if s.get("min_completed") is not None:
+        gates["min_completed"] = s["min_completed"]
+    if s.get("max_latency_ratio") is not None:
+        gates["max_latency_ratio"] = s["max_latency_ratio"]
+    if s.get("critical_gate") is False:
+        gates["critical_must_not_regress"] = False
+    margins = dict(s.get("metric_margins") or {})
+    for item in s.get("metric_margin") or []:
+        name, sep, value = str(item).partition("=")
+        try:
+            margins[name.strip()] = float(value)
+        except ValueError:
+            raise ConfigError(f"--metric-margin needs NAME=VALUE with a number, got {item!r}") from None
+        if not sep or not name.strip():
+            raise ConfigError(f"--metric-margin needs NAME=VALUE, got {item!r}")
+    if margins:
+        gates["metric_margins"] = margins
+    return gates
 
 
 def one_line(exc: BaseException) -> str:

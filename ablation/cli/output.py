@@ -9,7 +9,7 @@ from typing import Any
 
 from ablation.cli.parser import UsageError
 
-__all__ = ["EXIT_ERROR", "EXIT_GATE", "EXIT_OK", "emit", "exit_code"]
+__all__ = ["EXIT_ERROR", "EXIT_GATE", "EXIT_OK", "emit", "exit_code", "without_wall_clock"]
 
 EXIT_OK, EXIT_ERROR, EXIT_GATE = 0, 1, 2
 
@@ -18,6 +18,8 @@ def emit(reports: list[Any], names: list[str], s: dict[str, Any]) -> int:
     """Write the reports (and, for several candidates, the summary); return the exit code."""
     from ablation.render import print_report, render, render_summary
 
+    if not s.get("timestamps"):
+        reports = [without_wall_clock(r) for r in reports]
     fmt = s.get("format") or "terminal"
     details = bool(s.get("details"))
     out: Path | None = s.get("output")
@@ -63,6 +65,25 @@ def emit(reports: list[Any], names: list[str], s: dict[str, Any]) -> int:
     else:
         sys.stdout.write(text + "\n")
     return exit_code(reports)
+
+
+def without_wall_clock(report: Any) -> Any:
+    """The report with its start and finish times replaced by ``SOURCE_DATE_EPOCH`` (or none).
+
+    Wall-clock times change from one invocation to the next; without ``--timestamps`` the same
+    inputs and seed must give the same bytes in every format.
+    """
+    from ablation.analysis.build import source_date
+
+    prov = report.provenance
+    if prov.started_at is None and prov.finished_at is None:
+        return report
+    epoch = source_date()
+    times = {
+        "started_at": epoch if prov.started_at else None,
+        "finished_at": epoch if prov.finished_at else None,
+    }
+    return report.model_copy(update={"provenance": prov.model_copy(update=times)})
 
 
 def exit_code(reports: list[Any]) -> int:

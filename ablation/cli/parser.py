@@ -29,7 +29,25 @@ def _gate_options(p: argparse.ArgumentParser) -> None:
     g.add_argument("--margin", type=float, help="non-inferiority margin on the pass rate, e.g. 0.02")
     g.add_argument(
         "--no-significant-regression", action="store_true", default=None,
-        help="fail when the candidate is significantly worse at --alpha (Holm across metrics)",
+        help="fail when the candidate is significantly worse at --alpha (Holm across metrics; "
+        "the default, accepted for explicitness)",
+    )
+    g.add_argument(
+        "--allow-significant-regression", action="store_true", default=None,
+        help="turn the significant-regression gate off (the report lists it as off)",
+    )
+    g.add_argument(
+        "--min-completed", type=float, metavar="SHARE",
+        help="least share of each arm's trials that must complete (default 0.95)",
+    )
+    g.add_argument(
+        "--allow-incomplete", action="store_true", default=None,
+        help="turn the completeness gate off (missing pairs, errored arms; listed as off)",
+    )
+    g.add_argument(
+        "--metric-margin", action="append", default=[], metavar="NAME=VALUE",
+        help="non-inferiority gate on a numeric metric or quality score, margin in its units "
+        "(latency_s, cost, tokens: lower is better; repeatable)",
     )
     g.add_argument("--max-latency-ratio", type=float, help="fail when latency grows beyond this ratio")
     g.add_argument(
@@ -46,6 +64,10 @@ def _output_options(p: argparse.ArgumentParser) -> None:
     o.add_argument("--output", "-o", type=Path, help="write the report to this file")
     o.add_argument("--details", action="store_true", help="show both outputs of each flipped task")
     o.add_argument("--debug", action="store_true", help="show tracebacks on errors")
+    o.add_argument(
+        "--timestamps", action="store_true",
+        help="show wall-clock start and finish times (default: none, or SOURCE_DATE_EPOCH)",
+    )
 
 
 def _run_parser(sub: Any) -> None:
@@ -71,6 +93,11 @@ def _run_parser(sub: Any) -> None:
     run.add_argument("--retry-on", action="append", metavar="EXC",
                      help="exception type to retry (repeatable; default ConnectionError, TimeoutError)")
     run.add_argument("--rate-limit", type=float, help="max agent calls per second per arm")
+    run.add_argument(
+        "--fail-fast", type=int, metavar="K",
+        help="stop (exit 1) when an arm's first K trials all fail with the same infrastructure "
+        "error (default 10; 0 disables)",
+    )
     run.add_argument("--quality", action="append", metavar="SCORER",
                      help="quality scorer: code_quality, rubric, or file.py:attr (repeatable)")
     run.add_argument("--store", type=Path, help="run store (default .ablation/runs.db)")
@@ -80,6 +107,11 @@ def _run_parser(sub: Any) -> None:
     run.add_argument("--reuse-baseline", metavar="CAMPAIGN",
                      help="take baseline trials from a stored campaign on the same suite")
     run.add_argument("--no-progress", action="store_true", help="no progress bar")
+    run.add_argument("--sequential", action="store_true", default=None,
+                     help="seeded random task order; stop as soon as the gates are decided "
+                     "(anytime-valid; alpha split across candidates)")
+    run.add_argument("--stop-when-inconclusive-after", type=int, metavar="N",
+                     help="with --sequential: stop as inconclusive after N pairs")
     run.add_argument("--dask-scheduler", metavar="ADDRESS", help="run sync agents on a Dask cluster")
     run.add_argument("--dask-local", type=int, metavar="N", help="start a local Dask cluster of N workers")
     _gate_options(run)
@@ -99,6 +131,11 @@ def _compare_parser(sub: Any) -> None:
     cmp_.add_argument("--key", default="id", help="id field (default id)")
     cmp_.add_argument("--field", default="passed", help="verdict field (default passed)")
     cmp_.add_argument("--expected-ids", type=Path, help="file of ids that must all be present")
+    cmp_.add_argument("--sequential-replay", action="store_true", default=None,
+                      help="replay the pairs in seeded order: what a sequential campaign would "
+                      "have decided and spent")
+    cmp_.add_argument("--stop-when-inconclusive-after", type=int, metavar="N",
+                      help="with --sequential-replay: stop as inconclusive after N pairs")
     _gate_options(cmp_)
     _output_options(cmp_)
 
@@ -133,6 +170,12 @@ def _plan_parser(sub: Any) -> None:
     plan.add_argument("--alpha", type=float, default=0.05)
     plan.add_argument("--power", type=float, default=0.8)
     plan.add_argument("--one-sided", action="store_true")
+    plan.add_argument("--sequential", action="store_true",
+                      help="also simulate a sequential campaign: expected agent calls (mean, 90th "
+                      "percentile)")
+    plan.add_argument("--margin", type=float, help="with --sequential: non-inferiority margin")
+    plan.add_argument("--simulations", type=int, default=2000,
+                      help="with --sequential: simulated campaigns (default 2000)")
     plan.add_argument("--debug", action="store_true")
 
 

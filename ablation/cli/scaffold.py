@@ -57,7 +57,11 @@ concurrency = 8
 timeout = 60
 runs = 1
 # margin = 0.02                    # non-inferiority margin on the pass rate
-# no-significant-regression = true
+# Default gates (critical tasks, no significant regression, completeness) are on; turning one
+# off is explicit and the report lists it as OFF:
+# no-significant-regression = false
+# min-completed = 0.95             # least share of each arm's trials that must complete
+# fail-fast = 10                   # stop when an arm's first 10 trials hit the same infra error
 """
 
 

@@ -2,8 +2,12 @@
 
 Keys use the command line's option names with dashes or underscores (``concurrency``,
 ``timeout``, ``runs``, ``seed``, ``store``, ``alpha``, ``confidence``, ``resamples``,
-``on-error``, ``margin``, ``no-significant-regression``, ``max-latency-ratio``,
-``max-attempts``, ``retry-on``, ``rate-limit``, ``quality``, ``format``, ``labels``). Flags given
+``on-error``, ``margin``, ``no-significant-regression`` (``false`` turns that default gate off),
+``allow-significant-regression``, ``min-completed``, ``require-complete`` (``false`` turns the
+completeness gate off), ``allow-incomplete``, ``metric-margins`` (a table NAME = margin),
+``fail-fast``, ``timestamps``, ``max-latency-ratio``, ``max-attempts``, ``retry-on``,
+``rate-limit``, ``quality``, ``format``, ``labels``, ``sequential``,
+``stop-when-inconclusive-after``). Flags given
 on the command line win over the file; the file wins over built-in defaults.
 """
 
@@ -21,6 +25,9 @@ KNOWN_KEYS = {
     "alpha", "concurrency", "confidence", "format", "labels", "margin", "max_attempts",
     "max_latency_ratio", "no_significant_regression", "on_error", "quality", "rate_limit",
     "resamples", "retry_on", "runs", "seed", "store", "timeout", "critical_gate",
+    "allow_significant_regression", "min_completed", "allow_incomplete", "require_complete",
+    "metric_margins", "fail_fast", "timestamps",
+    "sequential", "stop_when_inconclusive_after",
 }
 
 

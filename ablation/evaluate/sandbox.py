@@ -29,11 +29,15 @@ memory, installs a trace function or returns always-equal objects can still fool
 up to 50 ms; there is no network or filesystem isolation beyond the working directory and the
 user's permissions. For hostile code, run the framework as an unprivileged user in a container.
 POSIX only; the process checks read Linux's ``/proc``.
+
+This module owns the public face (:class:`SandboxLimits`, :class:`SandboxResult`,
+:func:`run_python_tests`), the steps of one run and the verdict read from the child's output. The
+harness the child executes, the process supervision and the ``/proc`` sweep live in
+:mod:`ablation.evaluate.sandbox_process`.
 """
 
 from __future__ import annotations
 
-import contextlib
 import json
 import math
 import os
@@ -48,149 +52,18 @@ import time
 from dataclasses import dataclass
 from typing import IO
 
+from ablation.evaluate.sandbox_process import (
+    HARNESS,
+    KILL_GRACE_S,
+    feed,
+    kill_all,
+    live_processes,
+    supervise,
+)
+
 __all__ = ["SandboxLimits", "SandboxResult", "run_python_tests"]
 
 _TAIL_CHARS = 2000
-_KILL_GRACE_S = 3.0
-_COUNT_EVERY_S = 0.05
-
-# The harness runs inside the child. It must only use the standard library.
-_HARNESS = r"""
-import ast, json, os, sys
-
-def _fmt(exc):
-    try:
-        text = str(exc)
-    except BaseException:
-        text = '<unprintable>'
-    return (type(exc).__name__ + (': ' + text if text else ''))[:500]
-
-def _where(exc, lines):
-    tb, found = exc.__traceback__, ''
-    while tb is not None:
-        n = tb.tb_lineno
-        if tb.tb_frame.f_code.co_filename == 'tests.py' and 0 < n <= len(lines):
-            found = ' at tests.py:%d: %s' % (n, lines[n - 1].strip())
-        tb = tb.tb_next
-    return found[:300]
-
-def _user_tasks(uid):
-    total = 0
-    for pid in (e for e in os.listdir('/proc') if e.isdigit()):
-        try:
-            with open('/proc/%s/status' % pid) as fh:
-                info = dict(line.split(':', 1) for line in fh if ':' in line)
-            if int(info['Uid'].split()[0]) == uid:
-                total += int(info.get('Threads', '1'))
-        except (OSError, KeyError, ValueError):
-            pass
-    return total
-
-def _limits(cfg):
-    import resource
-    nproc = cfg['max_processes']
-    if os.getuid() != 0 and os.path.isdir('/proc'):
-        nproc += _user_tasks(os.getuid())
-    for name, value in [('RLIMIT_AS', cfg['memory_bytes']), ('RLIMIT_CPU', cfg['cpu_s']),
-                        ('RLIMIT_FSIZE', cfg['fsize_bytes']), ('RLIMIT_NPROC', nproc),
-                        ('RLIMIT_CORE', 0)]:
-        which = getattr(resource, name, None)
-        if which is None:
-            continue
-        # CPU: SIGXCPU at the soft limit (reported), SIGKILL one second later if it is ignored.
-        top = value + 1 if name == 'RLIMIT_CPU' else value
-        hard = resource.getrlimit(which)[1]
-        if hard != resource.RLIM_INFINITY:
-            value, top = min(value, hard), min(top, hard)
-        resource.setrlimit(which, (value, top))
-
-def _main():
-    cfg = json.loads(sys.argv[1])
-    chunks = []
-    while True:
-        chunk = os.read(cfg['fd'], 1 << 16)
-        if not chunk:
-            break
-        chunks.append(chunk)
-    os.close(cfg['fd'])
-    payload = json.loads(b''.join(chunks).decode('utf-8'))
-    del chunks
-    # Everything used after the agent's code runs is bound now: the code may monkeypatch
-    # modules and builtins (json, os, exec, callable...) but cannot rebind these locals.
-    out, marker, write, exit_ = os.dup(1), payload.pop('nonce'), os.write, os._exit
-    exec_, callable_, getattr_, hasattr_, list_ = exec, callable, getattr, hasattr, list
-    import builtins
-    saved_builtins, builtins_dict = dict(vars(builtins)), vars(builtins)
-    flushes = (sys.stdout.flush, sys.stderr.flush)
-
-    def report(passed, kind, reason, run=0, ok=0):
-        for flush in flushes:
-            try:
-                flush()
-            except BaseException:
-                pass
-        hex_reason = reason.encode('utf-8', 'replace').hex() or '-'
-        try:
-            write(out, ('\n%s %d %s %d %d %s\n' % (marker, passed, kind, run, ok, hex_reason))
-                  .encode())
-        finally:
-            exit_(0)
-
-    _limits(cfg)
-    tests_src = payload.pop('tests')
-    lines, tree = tests_src.splitlines(), ast.parse(tests_src, 'tests.py')
-    defs = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)
-    top = int(any(isinstance(n, ast.Assert) for s in tree.body if not isinstance(s, defs)
-                  for n in ast.walk(s)))
-    run_async = None
-    if any(isinstance(s, ast.AsyncFunctionDef) for s in tree.body):
-        import asyncio
-        run_async = asyncio.run
-    tests_code = compile(tree, 'tests.py', 'exec')
-    try:
-        code = compile(payload.pop('code'), 'solution.py', 'exec')
-    except (SyntaxError, ValueError) as exc:
-        report(False, 'syntax_error', 'the code does not compile: ' + _fmt(exc))
-    sys.argv = ['solution.py']
-    ns = {'__name__': 'solution', '__builtins__': __builtins__}
-    try:
-        exec_(code, ns)
-    except SystemExit as exc:
-        report(False, 'exit', 'the code called exit(%r) before the tests ran' % (exc.code,))
-    except BaseException as exc:
-        kind = 'memory' if isinstance(exc, MemoryError) else 'crash'
-        report(False, kind, 'running the code raised ' + _fmt(exc))
-    builtins_dict.clear()  # the tests see the real builtins even if the code patched them
-    builtins_dict.update(saved_builtins)
-    ns['__builtins__'] = builtins
-    try:
-        exec_(tests_code, ns)
-    except BaseException as exc:
-        kind = 'memory' if isinstance(exc, MemoryError) else 'failed'
-        report(False, kind, 'module-level tests: ' + _fmt(exc) + _where(exc, lines), 1)
-    funcs = [(k, v) for k, v in list_(ns.items()) if k.startswith('test_') and callable_(v)
-             and getattr_(getattr_(v, '__code__', None), 'co_filename', '') == 'tests.py']
-    run, ok, failures = top, top, []
-    for name, fn in funcs:
-        run += 1
-        try:
-            result = fn()
-            if hasattr_(result, '__await__'):
-                if run_async is None:
-                    raise TypeError('an awaitable test needs an async def test_* in tests.py')
-                run_async(result)
-            ok += 1
-        except BaseException as exc:
-            failures.append(name + ': ' + _fmt(exc) + _where(exc, lines))
-    if run == 0:
-        report(False, 'no_tests', 'the tests define no assert statement and no test_* function')
-    if failures:
-        report(False, 'failed', '%d of %d tests failed; %s' % (len(failures), run, failures[0]),
-               run, ok)
-    report(True, 'passed', 'all %d tests passed' % run, run, ok)
-
-_main()
-"""
 
 
 @dataclass(frozen=True)
@@ -267,77 +140,6 @@ class SandboxResult:
     process_group: int | None = None
 
 
-def _live_processes(pgid: int | None, home_marker: bytes | None) -> list[int]:
-    """Pids of live (non-zombie) processes in group ``pgid`` or whose environment has the marker."""
-    try:
-        entries = os.listdir("/proc")
-    except OSError:
-        return []
-    me, found = os.getpid(), []
-    for entry in entries:
-        if not entry.isdigit() or int(entry) == me:
-            continue
-        try:
-            with open(f"/proc/{entry}/stat", "rb") as fh:
-                stat = fh.read()
-            fields = stat[stat.rfind(b")") + 2 :].split()
-            if fields[0] in (b"Z", b"X"):
-                continue
-            if pgid is not None and int(fields[2]) == pgid:
-                found.append(int(entry))
-                continue
-            if home_marker is not None:
-                with open(f"/proc/{entry}/environ", "rb") as fh:
-                    if home_marker in fh.read().split(b"\0"):
-                        found.append(int(entry))
-        except (OSError, IndexError, ValueError):
-            continue
-    return found
-
-
-def _kill_all(pgid: int, home_marker: bytes) -> int:
-    """SIGKILL the group and any marked straggler; wait until none is alive. Returns survivors."""
-    deadline = time.monotonic() + _KILL_GRACE_S
-    while True:
-        with contextlib.suppress(ProcessLookupError, PermissionError):
-            os.killpg(pgid, signal.SIGKILL)
-        alive = _live_processes(pgid, home_marker)
-        if not alive or time.monotonic() > deadline:
-            return len(alive)
-        for pid in alive:
-            with contextlib.suppress(ProcessLookupError, PermissionError):
-                os.kill(pid, signal.SIGKILL)
-        time.sleep(0.01)
-
-
-def _supervise(proc: subprocess.Popen[bytes], deadline: float, max_processes: int) -> str:
-    """Wait until the child exits without reaping it (its pid keeps the group id reserved).
-
-    Every ``_COUNT_EVERY_S`` the processes of the child's group are counted, so a fork bomb is
-    stopped even where ``RLIMIT_NPROC`` is not enforced (root).
-
-    Returns:
-        ``"exited"``, ``"timeout"`` or ``"process_limit"``.
-    """
-    delay, next_count = 0.001, time.monotonic() + _COUNT_EVERY_S
-    while True:
-        if hasattr(os, "waitid"):
-            info = os.waitid(os.P_PID, proc.pid, os.WEXITED | os.WNOHANG | os.WNOWAIT)
-            if info is not None and info.si_pid == proc.pid:
-                return "exited"
-        elif proc.poll() is not None:  # pragma: no cover - no waitid (macOS): tiny pid-reuse race
-            return "exited"
-        now = time.monotonic()
-        if now >= deadline:
-            return "timeout"
-        if now >= next_count:
-            next_count = now + _COUNT_EVERY_S
-            if len(_live_processes(proc.pid, None)) > max_processes:
-                return "process_limit"
-        time.sleep(min(delay, deadline - now))
-        delay = min(delay * 2, 0.02)
-
-
 def _tail(text: str) -> str:
     return text[-_TAIL_CHARS:]
 
@@ -360,14 +162,6 @@ def _signal_outcome(returncode: int) -> tuple[str, str]:
 def _read(fh: IO[bytes]) -> str:
     fh.seek(0)
     return fh.read().decode("utf-8", errors="replace")
-
-
-def _feed(fd: int, data: bytes) -> None:
-    try:
-        with os.fdopen(fd, "wb") as pipe:
-            pipe.write(data)
-    except (BrokenPipeError, OSError):
-        pass  # the child died before reading its input; its outcome says why
 
 
 def run_python_tests(code: str, tests: str, limits: SandboxLimits | None = None) -> SandboxResult:
@@ -393,77 +187,127 @@ def run_python_tests(code: str, tests: str, limits: SandboxLimits | None = None)
             interpreter).
     """
     limits = limits or SandboxLimits()
+    _check_can_run(tests)
+    nonce = secrets.token_hex(16)
+    payload = json.dumps({"nonce": nonce, "code": code, "tests": tests}).encode()
+    workdir = tempfile.mkdtemp(prefix="ablation-sandbox-")
+    try:
+        finished = _run_harness(payload, workdir, limits)
+    finally:
+        shutil.rmtree(workdir, ignore_errors=True)
+    return _result(finished, nonce, limits)
+
+
+@dataclass(frozen=True)
+class _Finished:
+    """What the parent observed of one finished child, before its stdout is interpreted."""
+
+    state: str  # what supervise() returned: "exited", "timeout" or "process_limit"
+    returncode: int
+    process_group: int
+    duration_s: float
+    leaked: int  # processes still alive after a normal exit
+    stdout: str
+    stderr: str
+    output_full: bool  # stdout or stderr reached the file size limit
+
+
+def _check_can_run(tests: str) -> None:
+    """Raise before anything starts when the tests do not compile or there is no interpreter."""
     try:
         compile(tests, "tests.py", "exec", dont_inherit=True)  # compiled only, never executed here
     except (SyntaxError, ValueError) as exc:
         raise ValueError(f"the tests do not compile: {type(exc).__name__}: {exc}") from None
     if not sys.executable:
         raise OSError("cannot locate the Python interpreter (sys.executable is empty)")
-    nonce = secrets.token_hex(16)
-    workdir = tempfile.mkdtemp(prefix="ablation-sandbox-")
-    home_marker = f"HOME={workdir}".encode()
-    env = {"PATH": "/usr/bin:/bin", "LANG": "C.UTF-8", "PYTHONHASHSEED": "0", "HOME": workdir}
-    read_fd, write_fd = os.pipe()
-    cfg = {
+
+
+def _harness_config(read_fd: int, limits: SandboxLimits) -> dict[str, int]:
+    """The harness's command-line settings: its input pipe and the limits it applies to itself."""
+    return {
         "fd": read_fd,
         "memory_bytes": limits.memory_mb * 1024 * 1024,
         "cpu_s": limits.effective_cpu_s,
         "fsize_bytes": limits.max_output_mb * 1024 * 1024,
         "max_processes": limits.max_processes,
     }
-    payload = json.dumps({"nonce": nonce, "code": code, "tests": tests}).encode()
-    argv = [sys.executable, "-s", "-S", "-B", "-P", "-c", _HARNESS, json.dumps(cfg)]
+
+
+def _spawn(
+    argv: list[str], out: IO[bytes], err: IO[bytes], workdir: str, read_fd: int
+) -> subprocess.Popen[bytes]:
+    """Start the harness in its own session with a minimal environment; close our ``read_fd``."""
+    env = {"PATH": "/usr/bin:/bin", "LANG": "C.UTF-8", "PYTHONHASHSEED": "0", "HOME": workdir}
+    try:
+        return subprocess.Popen(
+            argv,
+            stdin=subprocess.DEVNULL,
+            stdout=out,
+            stderr=err,
+            cwd=workdir,
+            env=env,
+            pass_fds=(read_fd,),
+            start_new_session=True,
+        )
+    finally:
+        os.close(read_fd)
+
+
+def _run_harness(payload: bytes, workdir: str, limits: SandboxLimits) -> _Finished:
+    """Run the harness on ``payload`` in ``workdir`` under ``limits``; leave no process behind."""
+    home_marker = f"HOME={workdir}".encode()
+    read_fd, write_fd = os.pipe()
+    cfg = _harness_config(read_fd, limits)
+    argv = [sys.executable, "-s", "-S", "-B", "-P", "-c", HARNESS, json.dumps(cfg)]
     proc: subprocess.Popen[bytes] | None = None
     feeder: threading.Thread | None = None
     try:
         with tempfile.TemporaryFile() as out, tempfile.TemporaryFile() as err:
             start = time.monotonic()
-            try:
-                proc = subprocess.Popen(
-                    argv,
-                    stdin=subprocess.DEVNULL,
-                    stdout=out,
-                    stderr=err,
-                    cwd=workdir,
-                    env=env,
-                    pass_fds=(read_fd,),
-                    start_new_session=True,
-                )
-            finally:
-                os.close(read_fd)
-            feeder = threading.Thread(target=_feed, args=(write_fd, payload), daemon=True)
+            proc = _spawn(argv, out, err, workdir, read_fd)
+            feeder = threading.Thread(target=feed, args=(write_fd, payload), daemon=True)
             feeder.start()
-            state = _supervise(proc, start + limits.time_limit_s, limits.max_processes)
+            state = supervise(proc, start + limits.time_limit_s, limits.max_processes)
             duration = time.monotonic() - start
-            leaked = len(_live_processes(proc.pid, home_marker)) if state == "exited" else 0
-            _kill_all(proc.pid, home_marker)
+            leaked = len(live_processes(proc.pid, home_marker)) if state == "exited" else 0
+            kill_all(proc.pid, home_marker)
             proc.wait()
-            feeder.join(timeout=_KILL_GRACE_S)
+            feeder.join(timeout=KILL_GRACE_S)
             stdout, stderr = _read(out), _read(err)
             full = max(out.tell(), err.tell()) >= cfg["fsize_bytes"]
-        reports, rest = _parse_reports(stdout, nonce)
-        passed, kind, reason, run, ok = _verdict(
-            state, proc.returncode, leaked, full, reports, stderr, limits
-        )
-        return SandboxResult(
-            passed,
-            kind,
-            reason,
-            stdout_tail=_tail(rest),
-            stderr_tail=_tail(stderr),
-            duration_s=duration,
-            tests_run=run,
-            tests_passed=ok,
-            returncode=proc.returncode,
-            process_group=proc.pid,
-        )
+        return _Finished(state, proc.returncode, proc.pid, duration, leaked, stdout, stderr, full)
     finally:
         if feeder is None:
             os.close(write_fd)
         if proc is not None and proc.returncode is None:  # pragma: no cover - defensive
-            _kill_all(proc.pid, home_marker)
+            kill_all(proc.pid, home_marker)
             proc.wait()
-        shutil.rmtree(workdir, ignore_errors=True)
+
+
+def _result(finished: _Finished, nonce: str, limits: SandboxLimits) -> SandboxResult:
+    """Interpret the child's output and exit into the :class:`SandboxResult` of the run."""
+    reports, rest = _parse_reports(finished.stdout, nonce)
+    passed, kind, reason, run, ok = _verdict(
+        finished.state,
+        finished.returncode,
+        finished.leaked,
+        finished.output_full,
+        reports,
+        finished.stderr,
+        limits,
+    )
+    return SandboxResult(
+        passed,
+        kind,
+        reason,
+        stdout_tail=_tail(rest),
+        stderr_tail=_tail(finished.stderr),
+        duration_s=finished.duration_s,
+        tests_run=run,
+        tests_passed=ok,
+        returncode=finished.returncode,
+        process_group=finished.process_group,
+    )
 
 
 def _parse_reports(stdout: str, nonce: str) -> tuple[list[dict[str, object]], str]:

@@ -13,9 +13,10 @@ Built-ins (each has a readable ``name`` used in suite fingerprints):
   arrays, with a tiny float tolerance and whitespace-insensitive strings;
 * :func:`numeric`: numbers (or numeric strings) within a tolerance;
 * :func:`regex`, :func:`contains`: text checks;
-* :func:`json_equal`: JSON documents compared as data;
-* :func:`code_tests`: runs the agent's Python code against the task's unit tests in the
-  subprocess sandbox of :mod:`ablation.evaluate.sandbox`.
+* :func:`json_equal`: JSON documents compared as data.
+
+The code-test verifier (a :class:`BuiltinVerifier` that explains itself through :func:`note`)
+lives in :mod:`ablation.evaluate.code_tests`.
 """
 
 from __future__ import annotations
@@ -24,41 +25,33 @@ import inspect
 import json
 import math
 import re
-from collections.abc import Callable, Mapping
+from collections.abc import Callable
 from contextvars import ContextVar
-from fractions import Fraction
 from typing import Any
 
 from ablation.errors import AblationError
-from ablation.evaluate.sandbox import SandboxLimits, SandboxResult, run_python_tests
+from ablation.evaluate.equality import close, plain, values_equal
 from ablation.schema import AblationTask, callable_name, is_async_callable
 
 __all__ = [
     "BuiltinVerifier",
-    "CodeTestsVerifier",
     "Verifier",
     "VerifierError",
     "check_verdict",
-    "code_tests",
     "collect_notes",
     "contains",
     "default_verifier",
     "equals",
     "exact",
-    "extract_code",
     "json_equal",
     "note",
     "numeric",
     "regex",
     "run_verifier",
-    "values_equal",
     "verifier_is_async",
 ]
 
 Verifier = Callable[[Any, AblationTask], Any]
-
-FLOAT_REL_TOL = 1e-9
-FLOAT_ABS_TOL = 1e-12
 
 
 class VerifierError(AblationError):
@@ -144,70 +137,6 @@ async def run_verifier(verifier: Verifier | None, output: Any, task: AblationTas
     return check_verdict(result, callable_name(fn))
 
 
-# ---------------------------------------------------------------------------------------------
-# Equality
-
-
-def _plain(value: Any) -> Any:
-    """numpy arrays and scalars (anything non-builtin with ``tolist``) become Python data."""
-    if isinstance(value, str | bytes | int | float | list | tuple | dict | set | frozenset):
-        return value
-    tolist = getattr(value, "tolist", None)
-    return tolist() if callable(tolist) else value
-
-
-def _is_number(value: Any) -> bool:
-    return isinstance(value, int | float) and not isinstance(value, bool)
-
-
-def _close(a: float, b: float, rel_tol: float, abs_tol: float) -> bool:
-    if a == b:
-        return True
-    try:
-        if not (math.isfinite(a) and math.isfinite(b)):
-            return isinstance(a, float) and isinstance(b, float) and math.isnan(a) and math.isnan(b)
-        return abs(a - b) <= max(rel_tol * max(abs(a), abs(b)), abs_tol)
-    except OverflowError:  # an int beyond float range: compare exactly with fractions
-        fa, fb = Fraction(a), Fraction(b)
-        return abs(fa - fb) <= max(Fraction(rel_tol) * max(abs(fa), abs(fb)), Fraction(abs_tol))
-
-
-def values_equal(a: Any, b: Any, *, strip_strings: bool = True, _depth: int = 0) -> bool:
-    """Structural equality used by :data:`equals` and :func:`json_equal`.
-
-    Rules: numpy values are compared through ``tolist()`` (never ``bool(array)``); ``bool`` only
-    equals ``bool``; numbers compare with ``rel_tol=1e-9, abs_tol=1e-12`` (NaN equals NaN);
-    strings compare after stripping surrounding whitespace when ``strip_strings``; lists and tuples
-    are interchangeable and compared element-wise; mappings need the same keys and equal values
-    (key order is irrelevant); anything else uses ``==`` and counts only a real ``bool`` ``True``.
-    """
-    if _depth > 100:
-        return False
-    a, b = _plain(a), _plain(b)
-    if isinstance(a, bool) or isinstance(b, bool):
-        return type(a) is type(b) and a == b
-    if _is_number(a) and _is_number(b):
-        return _close(a, b, FLOAT_REL_TOL, FLOAT_ABS_TOL)
-    if isinstance(a, str) and isinstance(b, str):
-        return a.strip() == b.strip() if strip_strings else a == b
-    if isinstance(a, Mapping) and isinstance(b, Mapping):
-        if set(a) != set(b):
-            return False
-        return all(
-            values_equal(a[k], b[k], strip_strings=strip_strings, _depth=_depth + 1) for k in a
-        )
-    if isinstance(a, list | tuple) and isinstance(b, list | tuple):
-        return len(a) == len(b) and all(
-            values_equal(x, y, strip_strings=strip_strings, _depth=_depth + 1)
-            for x, y in zip(a, b, strict=True)
-        )
-    try:
-        result = a == b
-    except Exception:
-        return False
-    return result is True
-
-
 class BuiltinVerifier:
     """Base of the built-in verifiers: a sync callable with a stable, readable ``name``.
 
@@ -249,7 +178,7 @@ def exact() -> BuiltinVerifier:
 
 
 def _parse_number(value: Any) -> float | int | None:
-    value = _plain(value)
+    value = plain(value)
     if isinstance(value, bool):
         return None
     if isinstance(value, int | float):
@@ -286,7 +215,7 @@ class _Numeric(BuiltinVerifier):
         got = _parse_number(output)
         if got is None or (isinstance(got, float) and math.isnan(got)):
             return False
-        return _close(got, expected, self.rel_tol, self.abs_tol)
+        return close(got, expected, self.rel_tol, self.abs_tol)
 
 
 def numeric(rel_tol: float = 1e-9, abs_tol: float = 1e-6) -> BuiltinVerifier:
@@ -305,7 +234,7 @@ def _as_text(output: Any) -> str | None:
         return None
     if isinstance(output, bytes):
         return output.decode("utf-8", errors="replace")
-    return output if isinstance(output, str) else str(_plain(output))
+    return output if isinstance(output, str) else str(plain(output))
 
 
 class _Regex(BuiltinVerifier):
@@ -381,7 +310,7 @@ def _parse_json(value: Any) -> Any:
             return json.loads(value)
         except ValueError:
             return _NOT_JSON
-    return _plain(value)
+    return plain(value)
 
 
 class _JsonEqual(BuiltinVerifier):
@@ -405,115 +334,3 @@ def json_equal() -> BuiltinVerifier:
     """
     return _JsonEqual()
 
-
-# ---------------------------------------------------------------------------------------------
-# Code tests
-
-_FENCE = re.compile(r"\A\s*```[A-Za-z0-9_+-]*[ \t]*\n(?P<body>.*?)\n?```\s*\Z", re.DOTALL)
-
-
-def extract_code(output: Any) -> str | None:
-    """The Python source in an agent output, or ``None`` if there is none.
-
-    Accepts a string, or a mapping with a string ``"code"`` entry. A string wrapped as a whole in
-    one Markdown code fence (```` ```python ... ``` ````) is unwrapped; nothing else is altered.
-    """
-    if isinstance(output, Mapping):
-        output = output.get("code")
-    if not isinstance(output, str):
-        return None
-    match = _FENCE.match(output)
-    return match.group("body") if match else output
-
-
-def _task_tests(task: AblationTask) -> str:
-    tests = task.metadata.get("tests")
-    if isinstance(tests, list | tuple) and all(isinstance(t, str) for t in tests):
-        tests = "\n\n".join(tests)
-    if not isinstance(tests, str) or not tests.strip():
-        raise VerifierError(
-            f"task {task.task_id!r}: code_tests needs Python test source in metadata['tests']"
-        )
-    return tests
-
-
-class CodeTestsVerifier(BuiltinVerifier):
-    """Runs the agent's Python code against ``task.metadata["tests"]`` in a sandbox.
-
-    The verdict is ``True`` only when every test ran and passed (see
-    :func:`ablation.evaluate.sandbox.run_python_tests` for the test format and the isolation). Every other
-    outcome - failed assertion, syntax error, crash, timeout, memory or process limit, early
-    exit, forged output, output that is not code - is ``False``. The engine only records the
-    bool; call :meth:`explain` for the reason and the captured output.
-
-    Tests that are missing or do not compile are a defect of the task and raise
-    :class:`VerifierError` instead.
-    """
-
-    def __init__(self, limits: SandboxLimits) -> None:
-        self.limits = limits
-        extra = "".join(
-            f", {field}={getattr(limits, field)!r}"
-            for field in ("max_output_mb", "max_processes")
-            if getattr(limits, field) != getattr(SandboxLimits, field)
-        )
-        self.name = (
-            f"code_tests(time_limit_s={limits.time_limit_s!r}, memory_mb={limits.memory_mb!r}, "
-            f"cpu_s={limits.cpu_s!r}{extra})"
-        )
-
-    def explain(self, output: Any, task: AblationTask) -> SandboxResult:
-        """Run the sandbox and return the full :class:`~ablation.evaluate.sandbox.SandboxResult`."""
-        tests = _task_tests(task)
-        code = extract_code(output)
-        if code is None:
-            return SandboxResult(
-                False,
-                "bad_output",
-                f"the output is {type(output).__name__}, not Python source "
-                "(a string or a dict with a 'code' string)",
-            )
-        try:
-            return run_python_tests(code, tests, self.limits)
-        except ValueError as exc:
-            raise VerifierError(f"task {task.task_id!r}: {exc}") from None
-
-    inline = False  # a subprocess run: the engine calls it from a worker thread
-
-    def __call__(self, output: Any, task: AblationTask) -> bool:
-        result = self.explain(output, task)
-        if not result.passed:
-            note(f"{result.kind}: {result.reason}")
-        return result.passed
-
-
-def code_tests(
-    time_limit_s: float = 10,
-    memory_mb: int = 512,
-    cpu_s: int | None = None,
-    *,
-    max_output_mb: int = 16,
-    max_processes: int = 32,
-) -> CodeTestsVerifier:
-    """The code-test verifier: the agent's output is Python code checked by the task's tests.
-
-    Args:
-        time_limit_s: Wall-time limit of one run.
-        memory_mb: Address-space limit of the child process.
-        cpu_s: CPU-time limit; ``None`` means ``ceil(time_limit_s) + 1``.
-        max_output_mb: Largest file (stdout and stderr included) the child may write.
-        max_processes: Most processes the child's process group may hold.
-
-    Returns:
-        A sync :class:`CodeTestsVerifier` (it blocks while the subprocess runs; the engine runs
-        sync verifiers in a worker thread).
-    """
-    return CodeTestsVerifier(
-        SandboxLimits(
-            time_limit_s=time_limit_s,
-            memory_mb=memory_mb,
-            cpu_s=cpu_s,
-            max_output_mb=max_output_mb,
-            max_processes=max_processes,
-        )
-    )

@@ -270,6 +270,12 @@ def summary_sentence(report: AblationReport) -> str:
         f"uplift {fmt_pp(report.uplift.estimate)}, McNemar p = {fmt_p(report.mcnemar.pvalue)}"
         f" at alpha {fmt_float(report.provenance.alpha)}"
     )
+    seq = report.sequential
+    if seq is not None and seq.fixed_n_descriptive:
+        stats += (
+            f" (descriptive: the sequential campaign stopped after {seq.pairs} pairs, "
+            f"decided by {seq.gate.replace('_', ' ')})"
+        )
     return f"{summary[:1].upper()}{summary[1:]}: {counts}; {stats}."
 
 
@@ -278,10 +284,13 @@ def verdict_line(report: AblationReport) -> str:
     head = f"Verdict: {report.verdict.upper()}"
     if not report.gates:
         return f"{head} (no gates evaluated)"
-    bad = [g.name for g in report.gates if g.status != "pass"]
+    bad = [g.name for g in report.gates if g.status not in ("pass", "off")]
+    off = [g.name for g in report.gates if g.status == "off"]
+    judged = len(report.gates) - len(off)
+    turned_off = f"; turned off: {', '.join(off)}" if off else ""
     if bad:
-        return f"{head} ({len(bad)} of {len(report.gates)} gates not passed: {', '.join(bad)})"
-    return f"{head} (all {len(report.gates)} gates passed)"
+        return f"{head} ({len(bad)} of {judged} gates not passed: {', '.join(bad)}{turned_off})"
+    return f"{head} (all {judged} gates passed{turned_off})"
 
 
 def headline(report: AblationReport) -> str:

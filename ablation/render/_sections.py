@@ -141,8 +141,12 @@ def test_rows(report: AblationReport) -> list[tuple[str, str, str, str]]:
         ("uplift", fmt_pp(u.estimate), fmt_interval(u.ci, "pp"), u.ci.method),
     ]
     for extra in (u.tango_ci, u.newcombe_ci, u.t_ci):
-        if extra is not None:
+        if extra is not None and extra != u.ci:
             rows.append(("uplift", "", fmt_interval(extra, "pp"), extra.method))
+    if u.bootstrap_ci is not None and u.bootstrap_ci != u.ci:
+        rows.append(
+            ("uplift (secondary)", "", fmt_interval(u.bootstrap_ci, "pp"), u.bootstrap_ci.method)
+        )
     if u.relative is not None:
         rows.append(
             (
@@ -169,7 +173,7 @@ def test_rows(report: AblationReport) -> list[tuple[str, str, str, str]]:
                 "min. detectable effect",
                 fmt_pp(report.minimum_detectable_effect),
                 "",
-                "Connor (1987), observed discordance",
+                report.minimum_detectable_effect_method or "Connor (1987), observed discordance",
             )
         )
     if report.zero_regression_upper_bound is not None:
@@ -269,6 +273,7 @@ def metric_notes(report: AblationReport) -> list[str]:
         for q in report.quality.values()
         if q.scorer_errors_baseline or q.scorer_errors_candidate
     ]
+    notes += [f"{label}: {comp.ci_note}" for label, comp in continuous_rows(report) if comp.ci_note]
     return notes
 
 

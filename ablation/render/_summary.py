@@ -79,6 +79,14 @@ def summary_data(reports: Sequence[AblationReport], names: Sequence[str]) -> dic
             notes.append(
                 f"Warning: the reports differ in {label}; they may not share one baseline."
             )
+    stops = [f"{n}: {r.sequential.gate} after {r.sequential.pairs} pairs"
+             for n, r in zip(names, reports, strict=True) if r.sequential is not None]
+    if stops:
+        notes.append(
+            "Sequential campaigns (each stops on its own, so their baselines cover different "
+            "tasks; p and Holm p are descriptive, the verdicts use the anytime-valid decisions "
+            "with alpha split across candidates): " + "; ".join(stops) + "."
+        )
     return {"rows": rows, "notes": notes}
 
 

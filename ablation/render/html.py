@@ -14,8 +14,10 @@ import html
 from collections.abc import Iterable, Sequence
 
 from ablation.render import _breakdowns as bk
+from ablation.render import _errors as er
 from ablation.render import _format as f
 from ablation.render import _sections as sec
+from ablation.render import _sequential as sq
 from ablation.report import AblationReport, TrialView
 
 __all__ = ["esc", "html_page", "html_table", "page_title", "render_html"]
@@ -35,7 +37,7 @@ th,td{border:1px solid #d9e2ec;padding:.25em .6em;text-align:left;vertical-align
 th{background:#f0f4f8}td.num{text-align:right;font-variant-numeric:tabular-nums}
 .critical{color:#fff;background:#d64545;padding:0 .4em;border-radius:3px;font-weight:600}
 .status-pass{color:#1f7a35;font-weight:600}.status-fail{color:#c22;font-weight:600}
-.status-inconclusive{color:#b7791f;font-weight:600}
+.status-inconclusive{color:#b7791f;font-weight:600}.status-off{color:#777;font-weight:600}
 .ids{line-height:1.8}.ids span{background:#f0f4f8;border-radius:3px;padding:.1em .35em;
 display:inline-block;max-width:100%;overflow-wrap:anywhere}
 .note{color:#52606d;font-size:.9em}.plot svg{max-width:100%;height:auto}
@@ -94,6 +96,7 @@ def _regressions(report: AblationReport) -> str:
     if not ids:
         return _section("regressions", title, _p(f.no_regression_text(report)))
     cats = f.category_of(report)
+    errs = set(report.errored_regressions)
     with_detail = {d.task_id for d in report.details if d.kind == "regression"}
     rows = []
     for i, tid in enumerate(ids, 1):
@@ -103,11 +106,16 @@ def _regressions(report: AblationReport) -> str:
             mark = (
                 "<td>" + ('<span class="critical">CRITICAL</span>' if tid in crit else "") + "</td>"
             )
+        err = f"<td>{esc(er.regression_outcome(errs, tid))}</td>" if errs else ""
         rows.append(
             f'<tr><td class="num">{i}</td><td>{name}</td>'
-            f"<td>{esc(cats.get(tid, f.DASH))}</td>{mark}</tr>"
+            f"<td>{esc(cats.get(tid, f.DASH))}</td>{mark}{err}</tr>"
         )
-    head = "<th>#</th><th>task</th><th>category</th>" + ("<th></th>" if crit else "")
+    head = (
+        "<th>#</th><th>task</th><th>category</th>"
+        + ("<th></th>" if crit else "")
+        + ("<th>candidate</th>" if errs else "")
+    )
     table = f"<table><thead><tr>{head}</tr></thead><tbody>{''.join(rows)}</tbody></table>"
     return _section("regressions", title, table)
 
@@ -269,6 +277,14 @@ def render_html(report: AblationReport, *, details: bool = True) -> str:
         plot_note,
         _regressions(report),
         _improvements(report),
+        _table_section(
+            "errors", er.error_title(report), er.ERROR_HEADERS, er.error_rows(report),
+            _p(er.error_note(report), "note"),
+        ),
+        _table_section(
+            "sequential", sq.SEQUENTIAL_TITLE, ["", "value"], sq.sequential_rows(report),
+            _p(sq.sequential_note(report), "note"), plots.get("Confidence sequence", ""),
+        ) if report.sequential else "",
         *_analysis_sections(report, plots, ni),
         _table_section(
             "excluded",

@@ -14,8 +14,10 @@ import html
 from collections.abc import Sequence
 
 from ablation.render import _breakdowns as bk
+from ablation.render import _errors as er
 from ablation.render import _format as f
 from ablation.render import _sections as sec
+from ablation.render import _sequential as sq
 from ablation.report import AblationReport, PairDetail, TrialView
 
 __all__ = ["md_cell", "md_table", "render_markdown"]
@@ -75,12 +77,18 @@ def _regressions(report: AblationReport, details: bool) -> list[str]:
     if not ids:
         return [head, f.no_regression_text(report)]
     cats = f.category_of(report)
+    errs = set(report.errored_regressions)
     shown, more = f.cap_list(ids, 0 if details else REGRESSION_CAP)
     rows = [
-        (i, tid, cats.get(tid, f.DASH), *(["**CRITICAL**" if tid in crit else ""] if crit else []))
+        (
+            i, tid, cats.get(tid, f.DASH),
+            *(["**CRITICAL**" if tid in crit else ""] if crit else []),
+            *([er.regression_outcome(errs, tid)] if errs else []),
+        )
         for i, tid in enumerate(shown, 1)
     ]
-    table = md_table(["#", "task", "category", *(["critical"] if crit else [])], rows)
+    headers = ["#", "task", "category", *(["critical"] if crit else []), *(["candidate"] if errs else [])]
+    table = md_table(headers, rows)
     # md_table escapes cells; restore the bold marker we put there ourselves.
     table = table.replace("\\*\\*CRITICAL\\*\\*", "**CRITICAL**")
     out = [head, table]
@@ -163,6 +171,10 @@ def render_markdown(report: AblationReport, *, details: bool = False) -> str:
         ],
         _regressions(report, details),
         [f"### Improvements ({len(report.improvements)})", improvements or "No task improved."],
+        _table_section(f"### {er.error_title(report)}", er.ERROR_HEADERS, er.error_rows(report))
+        + (["", md_cell(er.error_note(report))] if er.has_errors(report) else []),
+        _table_section(f"### {sq.SEQUENTIAL_TITLE}", ["", "value"], sq.sequential_rows(report))
+        + (["", md_cell(sq.sequential_note(report))] if report.sequential else []),
         [
             "### Paired outcomes",
             md_table(["", "candidate pass", "candidate fail", "total"], sec.paired_rows(report)),

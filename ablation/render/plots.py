@@ -158,6 +158,30 @@ def _categories(report: AblationReport, figure_cls: Any) -> Any:
     return fig
 
 
+def _sequence(report: AblationReport, figure_cls: Any) -> Any:
+    """The anytime-valid interval for the uplift against pairs run, with the decision lines."""
+    s = report.sequential
+    assert s is not None
+    pts = s.trajectory
+    x = [p.pairs for p in pts]
+    fig = figure_cls(figsize=(6.0, 2.8))
+    ax = fig.add_subplot()
+    ax.fill_between(x, [p.low for p in pts], [p.high for p in pts], color="#aed6f1", step="post",
+                    label=f"anytime-valid {100 * s.interval.confidence_level:g}% interval")
+    ax.plot(x, [p.estimate for p in pts], color="#1b4f72", lw=1, label="running uplift")
+    ax.axhline(0.0, color="#7f8c8d", lw=0.8)
+    if s.margin is not None:
+        ax.axhline(-s.margin, color="#c0392b", lw=0.8, ls="--", label="-margin")
+    ax.axvline(s.pairs, color="#4c9a5b", lw=0.8, ls=":", label=f"stop ({s.gate})")
+    ax.set_xlabel(f"pairs run (of {s.n_tasks} tasks)")
+    ax.set_ylabel("uplift")
+    ax.set_ylim(-1.0, 1.0)
+    ax.set_title("Confidence sequence for the uplift", loc="left")
+    ax.legend(loc="lower right", fontsize=7, frameon=False)
+    ax.spines[["top", "right"]].set_visible(False)
+    return fig
+
+
 def report_plots(report: AblationReport) -> list[tuple[str, str]]:
     """The report's plots as ``(caption, inline svg)`` pairs.
 
@@ -176,4 +200,6 @@ def report_plots(report: AblationReport) -> list[tuple[str, str]]:
         cats = report.categories
         if show_categories(report) and all(math.isfinite(c.uplift) for c in cats):
             out.append(("Uplift by category", _svg(_categories(report, Figure), "plot-categories")))
+        if report.sequential is not None and report.sequential.trajectory:
+            out.append(("Confidence sequence", _svg(_sequence(report, Figure), "plot-sequence")))
     return out

@@ -23,8 +23,10 @@ from rich.table import Table
 from rich.text import Text
 
 from ablation.render import _breakdowns as bk
+from ablation.render import _errors as er
 from ablation.render import _format as f
 from ablation.render import _sections as sec
+from ablation.render import _sequential as sq
 from ablation.report import AblationReport, PairDetail, TrialView
 
 __all__ = [
@@ -75,11 +77,13 @@ def _regressions(report: AblationReport, details: bool) -> list[RenderableType]:
     if not ids:
         return [*out, _t(f.no_regression_text(report), "green")]
     cats = f.category_of(report)
+    errs = set(report.errored_regressions)
     shown, more = f.cap_list(ids, 0 if details else REGRESSION_CAP)
-    table = _table("#", "task", "category", *([""] if crit else []))
+    table = _table("#", "task", "category", *([""] if crit else []), *(["candidate"] if errs else []))
     for i, tid in enumerate(shown, 1):
         mark = [_t("CRITICAL", "bold red") if tid in crit else _t("")] if crit else []
-        table.add_row(_t(i), _t(tid, "red"), _t(cats.get(tid, f.DASH)), *mark)
+        err = [_t(er.regression_outcome(errs, tid), "bold yellow")] if errs else []
+        table.add_row(_t(i), _t(tid, "red"), _t(cats.get(tid, f.DASH)), *mark, *err)
     out.append(table)
     if more:
         out.append(_t(f"... and {more} more regressions ({len(ids)} in all)", "red"))
@@ -187,6 +191,21 @@ def _noninferiority(report: AblationReport) -> list[RenderableType]:
     return [_rule("Non-inferiority (H0: uplift <= -margin)"), _t(text, style)]
 
 
+def _errors(report: AblationReport) -> list[RenderableType]:
+    if not er.has_errors(report):
+        return []
+    return [
+        _rule(er.error_title(report)),
+        *(_t(line, "yellow") for line in er.error_lines(report)),
+        _t(er.error_note(report), "yellow"),
+    ]
+def _sequential(report: AblationReport) -> list[RenderableType]:
+    if report.sequential is None:
+        return []
+    table = _rows_table(["sequential", "value"], sq.sequential_rows(report))
+    return [_rule(sq.SEQUENTIAL_TITLE), table, _t(sq.sequential_note(report), "dim")]
+
+
 def _excluded(report: AblationReport, details: bool) -> list[RenderableType]:
     if not report.excluded:
         return []
@@ -223,7 +242,7 @@ def _gates(report: AblationReport) -> list[RenderableType]:
     if report.gates:
         table = _table("gate", "status", "evidence")
         for g in report.gates:
-            style = {"pass": "green", "fail": "bold red"}.get(g.status, "yellow")
+            style = {"pass": "green", "fail": "bold red", "off": "dim"}.get(g.status, "yellow")
             table.add_row(_t(g.name), _t(g.status.upper(), style), _t(g.evidence))
         out.append(table)
     style = "bold green" if report.verdict == "pass" else "bold red"
@@ -275,6 +294,8 @@ def build_renderables(report: AblationReport, *, details: bool = False) -> list[
         _heading(report),
         *_regressions(report, details),
         *_improvements(report, details),
+        *_errors(report),
+        *_sequential(report),
         *_paired_table(report),
         *_arms(report),
         *_tests(report),

@@ -25,6 +25,7 @@ from ablation.errors import CampaignAborted, ConfigError, ResumeMismatchError
 from ablation.evaluate.quality import scorer_name
 from ablation.report import AblationReport
 from ablation.run.engine import AblationEngine
+from ablation.run.failfast import DEFAULT_FAIL_FAST, FailFastSink
 from ablation.run.progress import ProgressReporter
 from ablation.run.sinks import StoreSink
 from ablation.schema import (
@@ -99,7 +100,8 @@ def _open_store(store: RunStore | str | os.PathLike[str] | None) -> tuple[RunSto
 
 
 def _reused_baseline(
-    run_store: RunStore, source_id: str, suite: _Suite, config: CampaignConfig, plan: _Plan
+    run_store: RunStore, source_id: str, suite: _Suite, config: CampaignConfig, plan: _Plan,
+    baseline_agent: Any = None,
 ) -> None:
     """Take the baseline trials of a stored campaign on the same suite (no baseline calls)."""
     source = run_store.get_campaign(source_id)
@@ -121,6 +123,10 @@ def _reused_baseline(
     plan.prior = run_store.results(source_id, arm="baseline")
     plan.baseline, plan.baseline_name, plan.arms = None, source.baseline_agent, ("candidate",)
     plan.provenance_extra = {"baseline_reused_from": source_id, "baseline_ran_at": source.created_at}
+    if config.sequential is not None and baseline_agent is not None:
+        # A sequential source may have stopped early: run the baseline where it holds nothing.
+        plan.baseline, plan.arms = as_agent(baseline_agent), ("baseline", "candidate")
+        plan.skip = {(r.task_id, r.arm, r.run) for r in plan.prior}
 
 
 def _resumed(
@@ -146,7 +152,7 @@ def _resumed(
         for k in ("baseline_reused_from", "baseline_ran_at")
         if record.provenance.get(k)
     }
-    if plan.provenance_extra:
+    if plan.provenance_extra and config.sequential is None:
         plan.arms = ("candidate",)
     run_store.set_status(record.campaign_id, "running")
 
@@ -165,7 +171,7 @@ def _plan(
     if reuse_baseline is not None:
         plan = _Plan(None, "", candidate, started=_now())
         assert run_store is not None
-        _reused_baseline(run_store, reuse_baseline, suite, config, plan)
+        _reused_baseline(run_store, reuse_baseline, suite, config, plan, baseline_agent)
     else:
         baseline = as_agent(baseline_agent)
         plan = _Plan(baseline, baseline.name, candidate, started=_now())
@@ -186,17 +192,37 @@ def _plan(
 
 
 async def _run(
-    engine_args: dict[str, Any], plan: _Plan, suite: _Suite, run_store: RunStore | None
+    engine_args: dict[str, Any], plan: _Plan, suite: _Suite, run_store: RunStore | None,
+    fail_fast: int = DEFAULT_FAIL_FAST,
 ) -> tuple[list[TaskResult], dict[str, int]]:
     """Step 4: run the missing trials; the store's status says how the run ended.
 
     Returns the new trials (none kept when the store takes them) and how many ran per arm.
     """
-    sink = StoreSink(run_store, plan.campaign_id) if run_store and plan.campaign_id else None
-    engine = AblationEngine(sink=sink, keep_results=sink is None, **engine_args)
+    sink: Any = StoreSink(run_store, plan.campaign_id) if run_store and plan.campaign_id else None
+    tasks, config = suite.tasks, engine_args["config"]
+    if config.sequential is not None:  # seeded order; stop once the gates are decided
+        from ablation.run.sequential import SequentialSink, sequential_tasks
+
+        tasks = sequential_tasks(suite.tasks, config.seed)
+        stored = run_store.results(plan.campaign_id) if run_store and plan.campaign_id else None
+        sink = SequentialSink(sink, config, tasks, stored if stored is not None else plan.prior)
+        if sink.decided:  # decided before an interruption: nothing left to run
+            sink.close()
+            return [], {}
+    planned: dict[str, int] = {
+        arm: len(suite.tasks) * config.runs - sum(1 for _, a, _ in plan.skip if a == arm)
+        for arm in plan.arms
+    }
+    names = {"baseline": plan.baseline_name, "candidate": plan.candidate.name}
+    sink = FailFastSink(
+        sink, planned=planned, agents=names, limit=fail_fast, campaign_id=plan.campaign_id
+    )
+    stored_run = run_store is not None and plan.campaign_id is not None
+    engine = AblationEngine(sink=sink, keep_results=not stored_run, **engine_args)
     try:
         new = await engine.run_async(
-            plan.baseline, plan.candidate, suite.tasks, skip=plan.skip, arms=plan.arms
+            plan.baseline, plan.candidate, tasks, skip=plan.skip, arms=plan.arms
         )
         if sink is not None:
             sink.close()
@@ -249,6 +275,7 @@ async def run_ablation_campaign_async(
     resume: bool | str = False,
     reuse_baseline: str | None = None,
     run_info: CampaignRun | None = None,
+    fail_fast: int = DEFAULT_FAIL_FAST,
 ) -> AblationReport:
     """Run a paired campaign and return its gated report.
 
@@ -268,6 +295,9 @@ async def run_ablation_campaign_async(
         reuse_baseline: Id of a stored campaign on the same suite whose baseline trials are
             reused: the baseline agent is not called at all.
         run_info: Filled with the campaign id and trial counts when given.
+        fail_fast: When the first ``fail_fast`` trials of one arm (all of them when fewer) end in
+            the same infrastructure error, stop with :class:`~ablation.run.failfast.BrokenArm`
+            (the stored campaign is marked aborted, resumable); 0 disables the check.
 
     Returns:
         The :class:`~ablation.report.AblationReport`.
@@ -275,7 +305,8 @@ async def run_ablation_campaign_async(
     Raises:
         ConfigError: on an invalid suite or option combination.
         ResumeMismatchError: when a resume or a reused baseline does not match.
-        CampaignAborted: with ``on_error="abort"`` at the first error or timeout.
+        CampaignAborted: with ``on_error="abort"`` at the first error or timeout, or when an
+            arm is broken (``fail_fast``).
     """
     config = config or CampaignConfig()
     suite = _validate(tasks, quality_scorers)
@@ -298,7 +329,7 @@ async def run_ablation_campaign_async(
             "config": config, "quality_scorers": quality_scorers, "executor": executor,
             "progress": progress,
         }
-        new, finished = await _run(engine_args, plan, suite, run_store)
+        new, finished = await _run(engine_args, plan, suite, run_store, fail_fast)
         for arm, count in finished.items():
             info.executed[arm] += count
         return _report(plan, suite, config, run_store, new)

@@ -137,7 +137,10 @@ class AblationEngine:
         skip_set = skip if isinstance(skip, (set, frozenset)) else set(skip)
         plan = (
             t
-            for t in trial_plan(suite, runs=self.config.runs, seed=self.config.seed, arms=arms)
+            for t in trial_plan(
+                suite, runs=self.config.runs, seed=self.config.seed, arms=arms,
+                by_task=self.config.sequential is not None,
+            )
             if (t.task.task_id, t.arm, t.run) not in skip_set
         )
         n_trials = planned_count(suite, self.config.runs, arms, skip_set)

@@ -1,8 +1,8 @@
 """The campaign's trials in schedule order, generated lazily.
 
-A trial is one ``(task, arm, run)``. Pairs follow the suite order, run by run; within each pair the
-arm that goes first is drawn from ``random.Random(seed)``, so slow drift of an external service does
-not favour one arm. The plan depends only on the suite, ``runs`` and ``seed``: a resumed campaign
+A trial is one ``(task, arm, run)``. Pairs follow the suite order, run by run (task by task in a
+sequential campaign); within each pair the arm that goes first is drawn from
+``random.Random(seed)``, so slow drift of an external service does not favour one arm. The plan depends only on the suite, ``runs`` and ``seed``: a resumed campaign
 sees the same order.
 """
 
@@ -34,17 +34,28 @@ class Trial:
 
 
 def trial_plan(
-    tasks: Sequence[AblationTask], *, runs: int, seed: int, arms: Sequence[Arm] = ARMS
+    tasks: Sequence[AblationTask],
+    *,
+    runs: int,
+    seed: int,
+    arms: Sequence[Arm] = ARMS,
+    by_task: bool = False,
 ) -> Iterator[Trial]:
-    """Yield the campaign's trials in schedule order (see the module docstring)."""
+    """Yield the campaign's trials in schedule order (see the module docstring).
+
+    ``by_task=True`` (sequential campaigns) runs every run of a task before the next task, so
+    each task's pair is complete as early as possible.
+    """
     rng = random.Random(seed)
-    for run in range(runs):
-        for task in tasks:
-            first = rng.random() < 0.5
-            order = ARMS if first else ARMS[::-1]
-            for arm in order:
-                if arm in arms:
-                    yield Trial(task, arm, run)
+    outer = ((run, task) for run in range(runs) for task in tasks)
+    if by_task:
+        outer = ((run, task) for task in tasks for run in range(runs))
+    for run, task in outer:
+        first = rng.random() < 0.5
+        order = ARMS if first else ARMS[::-1]
+        for arm in order:
+            if arm in arms:
+                yield Trial(task, arm, run)
 
 
 def planned_count(

@@ -15,7 +15,7 @@ from concurrent.futures import Executor, Future
 from typing import Any
 
 from ablation.errors import ConfigError
-from ablation.sources.loading import FILE_MODULE_PREFIX
+from ablation.sources.modules import FILE_MODULE_PREFIX
 
 __all__ = ["dask_executor"]
 

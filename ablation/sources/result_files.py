@@ -1,9 +1,10 @@
-"""Read result files and expected-id lists strictly; shared line-numbered text helpers.
+"""Read one arm's result files and expected-id lists strictly.
 
-Public names are re-exported by :mod:`ablation.sources.loading`; import them from there. Every error is
-one line: ``FILE:LINE: problem (task id 'X')`` (the line and the id when known). Files are read
-as UTF-8 (a byte-order mark is allowed); line numbers count from 1. The helpers without a leading
-underscore that are not in ``__all__`` are shared with :mod:`ablation.sources.loading` only.
+Owns :func:`load_results` (JSONL, JSON array or CSV rows into :class:`~ablation.schema.TaskResult`),
+:func:`parse_verdict` (what counts as an unambiguous boolean) and :func:`load_expected_ids`. Every
+error is one line: ``FILE:LINE: problem (task id 'X')`` (the line and the id when known), built
+with the helpers of :mod:`ablation.sources.text`. Files are read as UTF-8 (a byte-order mark is
+allowed); line numbers count from 1.
 """
 
 from __future__ import annotations
@@ -20,127 +21,24 @@ from typing import Any
 
 from ablation.errors import ConfigError, InputError
 from ablation.schema import ARMS, TaskResult
+from ablation.sources.text import (
+    file_error,
+    json_array_items,
+    nonblank_lines,
+    read_text,
+    short_repr,
+    starts_json_array,
+)
 
 __all__ = ["load_expected_ids", "load_results", "parse_verdict"]
 
-ErrorType = type[Exception]
-
 _CSV_NUMBER = re.compile(r"[+-]?(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?")
-_NEWLINES = re.compile(r"\s*[\r\n]+\s*")
 _BOOL_WORDS: dict[str, bool] = {
     **dict.fromkeys(("true", "1", "1.0", "pass", "passed", "yes"), True),
     **dict.fromkeys(("false", "0", "0.0", "fail", "failed", "no"), False),
 }
 _RESULT_NUMBERS = ("score", "cost", "latency", "latency_s", "tokens")
 _RESULT_FORMATS = {"jsonl": "json", "ndjson": "json", "json": "json", "csv": "csv"}
-
-
-# --------------------------------------------------------------------------- messages and files
-
-
-def file_error(
-    cls: ErrorType,
-    file: str,
-    problem: str,
-    *,
-    line: int | None = None,
-    task_id: str | None = None,
-) -> Exception:
-    """Build ``cls("FILE[:LINE]: problem[ (task id 'X')]")`` as a single line."""
-    where = f"{file}:{line}:" if line is not None else f"{file}:"
-    suffix = f" (task id {task_id!r})" if task_id is not None else ""
-    return cls(one_line(f"{where} {problem}{suffix}"))
-
-
-def one_line(text: str) -> str:
-    """``text`` with every line break (and the spaces around it) replaced by one space."""
-    return _NEWLINES.sub(" ", text)
-
-
-def short_repr(value: Any, limit: int = 80) -> str:
-    """``repr(value)``, cut to ``limit`` characters."""
-    text = repr(value)
-    return text if len(text) <= limit else text[: limit - 3] + "..."
-
-
-def exc_text(exc: BaseException) -> str:
-    """``"Type: message"`` of an exception (just ``"Type"`` when the message is empty)."""
-    return f"{type(exc).__name__}: {exc}" if str(exc) else type(exc).__name__
-
-
-def read_text(path: Path, display: str, cls: ErrorType = InputError) -> str:
-    """Read a UTF-8 text file, turning every failure into ``cls`` naming the file."""
-    try:
-        data = path.read_bytes()
-    except FileNotFoundError:
-        raise file_error(cls, display, "no such file") from None
-    except IsADirectoryError:
-        raise file_error(cls, display, "is a directory, not a file") from None
-    except OSError as exc:
-        raise file_error(cls, display, f"cannot read the file: {exc.strerror or exc}") from None
-    try:
-        return data.decode("utf-8-sig")
-    except UnicodeDecodeError as exc:
-        line = data.count(b"\n", 0, exc.start) + 1
-        raise file_error(cls, display, f"not UTF-8 text ({exc.reason})", line=line) from None
-
-
-def nonblank_lines(text: str) -> Iterator[tuple[int, str]]:
-    """``(line number, line)`` for each line holding more than whitespace (``\\r`` dropped)."""
-    for number, raw in enumerate(text.split("\n"), start=1):
-        line = raw.rstrip("\r")
-        if line.strip():
-            yield number, line
-
-
-def json_array_items(text: str, display: str) -> Iterator[tuple[int, Any]]:
-    """Yield ``(line, item)`` for each item of a JSON array document, with its starting line."""
-    decoder = json.JSONDecoder()
-    line, counted = 1, 0
-
-    def line_at(pos: int) -> int:
-        nonlocal line, counted
-        line += text.count("\n", counted, pos)
-        counted = pos
-        return line
-
-    def malformed(pos: int, problem: str) -> Exception:
-        return file_error(InputError, display, f"malformed JSON ({problem})", line=line_at(pos))
-
-    pos = _skip_ws(text, 0) + 1  # just past "[" (see starts_json_array)
-    pos = _skip_ws(text, pos)
-    if text.startswith("]", pos):
-        pos += 1
-    else:
-        while True:
-            try:
-                value, end = decoder.raw_decode(text, pos)
-            except json.JSONDecodeError as exc:
-                raise malformed(exc.pos, f"{exc.msg} at column {exc.colno}") from None
-            yield line_at(pos), value
-            pos = _skip_ws(text, end)
-            if text.startswith(",", pos):
-                pos = _skip_ws(text, pos + 1)
-            elif text.startswith("]", pos):
-                pos += 1
-                break
-            else:
-                raise malformed(pos, "expected ',' or ']' after an array item")
-    rest = _skip_ws(text, pos)
-    if rest != len(text):
-        raise malformed(rest, "extra data after the array")
-
-
-def _skip_ws(text: str, pos: int) -> int:
-    """Index of the first non-JSON-whitespace character at or after ``pos``."""
-    while pos < len(text) and text[pos] in " \t\n\r":
-        pos += 1
-    return pos
-
-
-def starts_json_array(text: str) -> bool:
-    """True when the first non-whitespace character of ``text`` is ``[``."""
-    return text.startswith("[", _skip_ws(text, 0))
 
 
 # --------------------------------------------------------------------------- results
@@ -326,6 +224,32 @@ def parse_verdict(value: Any) -> bool | None:
 def _row_result(
     row: dict[str, Any], line: int, display: str, key: str, field: str, arm: str, *, csv_cells: bool
 ) -> TaskResult:
+    """The :class:`TaskResult` of one row; every problem is an ``InputError`` naming the line."""
+    task_id = _row_id(row, line, display, key, csv_cells=csv_cells)
+
+    def fail(problem: str) -> Exception:
+        return file_error(InputError, display, problem, line=line, task_id=task_id)
+
+    passed = _row_verdict(row, field, fail)
+    numbers, metrics, extra = _row_columns(row, (key, field), fail, csv_cells=csv_cells)
+    latency, tokens = _latency_and_tokens(numbers, fail)
+    return TaskResult(
+        task_id=task_id,
+        arm=arm,  # type: ignore[arg-type]  # checked against ARMS by the caller
+        run=0,
+        status="completed",
+        passed=passed,
+        latency_s=latency,
+        cost=numbers.get("cost"),
+        tokens=tokens,
+        quality={"score": numbers["score"]} if "score" in numbers else {},
+        metrics=metrics,
+        **extra,
+    )
+
+
+def _row_id(row: dict[str, Any], line: int, display: str, key: str, *, csv_cells: bool) -> str:
+    """The row's task id: a non-empty string or an integer (CSV cells are stripped)."""
     raw_id = row.get(key)
     if isinstance(raw_id, str):
         raw_id = raw_id.strip() if csv_cells else raw_id
@@ -338,30 +262,40 @@ def _row_result(
             f"{key!r} must be a string or an integer, got {short_repr(raw_id)}",
             line=line,
         )
-    task_id = str(raw_id)
+    return str(raw_id)
+
+
+def _row_verdict(row: dict[str, Any], field: str, fail: Callable[[str], Exception]) -> bool:
+    """The row's verdict, which must be present and unambiguous (see :func:`parse_verdict`)."""
     if field not in row:
-        raise file_error(
-            InputError, display, f"no {field!r} field (the verdict)", line=line, task_id=task_id
-        )
+        raise fail(f"no {field!r} field (the verdict)")
     passed = parse_verdict(row[field])
     if passed is None:
-        raise file_error(
-            InputError,
-            display,
+        raise fail(
             f"verdict {field!r} is not an unambiguous boolean: "
-            f"{short_repr(row[field])} (use true/false, 1/0, pass/fail or yes/no)",
-            line=line,
-            task_id=task_id,
+            f"{short_repr(row[field])} (use true/false, 1/0, pass/fail or yes/no)"
         )
+    return passed
 
-    def fail(problem: str) -> Exception:
-        return file_error(InputError, display, problem, line=line, task_id=task_id)
 
+def _row_columns(
+    row: dict[str, Any],
+    skip: tuple[str, str],
+    fail: Callable[[str], Exception],
+    *,
+    csv_cells: bool,
+) -> tuple[dict[str, float], dict[str, float], dict[str, Any]]:
+    """The optional columns of a row: ``(known numbers, other metrics, TaskResult fields)``.
+
+    Columns in ``skip`` (the id and the verdict) and absent values (``None``, empty CSV cells)
+    are left out; non-numeric columns other than ``category``, ``critical`` and ``output`` are
+    ignored.
+    """
     numbers: dict[str, float] = {}
     metrics: dict[str, float] = {}
     extra: dict[str, Any] = {}
     for name, value in row.items():
-        if name in (key, field) or value is None or (csv_cells and value.strip() == ""):
+        if name in skip or value is None or (csv_cells and value.strip() == ""):
             continue
         if name == "category":
             if not isinstance(value, str | int) or isinstance(value, bool):
@@ -380,6 +314,14 @@ def _row_result(
             not csv_cells and isinstance(value, int | float) and not isinstance(value, bool)
         ):
             metrics[name] = _number(value, name, fail)
+    return numbers, metrics, extra
+
+
+def _latency_and_tokens(
+    numbers: dict[str, float], fail: Callable[[str], Exception]
+) -> tuple[float | None, int | None]:
+    """Latency (from ``latency`` or ``latency_s``, not both; not negative) and the token count
+    (a non-negative integer), each ``None`` when absent."""
     if "latency" in numbers and "latency_s" in numbers:
         raise fail("both 'latency' and 'latency_s' are given; keep one")
     latency = numbers.get("latency_s", numbers.get("latency"))
@@ -388,19 +330,7 @@ def _row_result(
     tokens = numbers.get("tokens")
     if tokens is not None and (tokens < 0 or tokens != int(tokens)):
         raise fail(f"'tokens' must be a non-negative integer, got {tokens!r}")
-    return TaskResult(
-        task_id=task_id,
-        arm=arm,  # type: ignore[arg-type]  # checked against ARMS by the caller
-        run=0,
-        status="completed",
-        passed=passed,
-        latency_s=latency,
-        cost=numbers.get("cost"),
-        tokens=None if tokens is None else int(tokens),
-        quality={"score": numbers["score"]} if "score" in numbers else {},
-        metrics=metrics,
-        **extra,
-    )
+    return latency, None if tokens is None else int(tokens)
 
 
 def _number(value: Any, name: str, fail: Callable[[str], Exception]) -> float:

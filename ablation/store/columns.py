@@ -1,8 +1,8 @@
 """Columnar reads of the run store: one arm's trials straight into :class:`TrialColumns`.
 
 Only the columns a report needs are selected (ids, run, status, verdict, latency, cost,
-attempts, error type, category, critical flag, and the quality dictionaries through SQLite's
-``json_extract``), page by page with keyset pagination on the primary key, so no
+attempts, error type, category, critical flag, and the quality dictionaries, error stage and
+message through SQLite's ``json_extract``), page by page with keyset pagination on the primary key, so no
 :class:`~ablation.schema.TaskResult` is built and the Python objects of one page at a time are
 alive besides the growing arrays.
 """
@@ -24,7 +24,8 @@ _COLUMN_PAGE = 50_000  # rows per lock hold for the columnar read
 _SELECT = (
     "SELECT task_id, run, status, passed, latency_s, cost, attempts, error_type, category,"
     " critical, json_extract(result_json, '$.quality'),"
-    " json_extract(result_json, '$.quality_errors')"
+    " json_extract(result_json, '$.quality_errors'),"
+    " json_extract(result_json, '$.error_stage'), json_extract(result_json, '$.error_message')"
     " FROM trials WHERE campaign_id = ? AND arm = ? AND (task_id, run) > (?, ?)"
     " ORDER BY task_id, run LIMIT ?"
 )
@@ -78,8 +79,13 @@ class ColumnReader(StoreConnection):
     def _page_columns(page: list[tuple[Any, ...]], arm: str) -> TrialColumns:
         n = len(page)
         tid, run, status, passed, latency, cost, attempts, error_type, category, critical, q, qe = (
-            zip(*page, strict=True)
+            list(zip(*page, strict=True))[:12]
         )
+        stage, message = list(zip(*page, strict=True))[12:]
+        error = [
+            "" if e is None else (f"{e}: {m}" if m else e)
+            for e, m in zip(error_type, message, strict=True)
+        ]
         codes = STATUS_CODES
         return TrialColumns(
             arm=arm,
@@ -96,6 +102,8 @@ class ColumnReader(StoreConnection):
             error_type=np.array([e or "" for e in error_type], dtype=object),
             attempts=np.array(attempts, dtype=np.int64),
             quality_errors=_named(qe, n, flags=True),
+            error=np.array(error, dtype=object),
+            error_stage=np.array([s or "" for s in stage], dtype=object),
         )
 
 
@@ -131,4 +139,6 @@ def _concat(parts: list[TrialColumns], arm: str) -> TrialColumns:
         error_type=cat("error_type"),
         attempts=cat("attempts"),
         quality_errors=named("quality_errors", False, bool),
+        error=cat("error"),
+        error_stage=cat("error_stage"),
     )

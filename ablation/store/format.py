@@ -29,7 +29,9 @@ __all__ = [
 SCHEMA_VERSION = 1
 CAMPAIGN_STATUSES: frozenset[str] = frozenset({"running", "complete", "interrupted", "aborted"})
 #: Config fields that change what the trials are; any other field is cosmetic for a resume.
-TRIAL_CONFIG_FIELDS: tuple[str, ...] = ("runs", "seed", "timeout_s", "retry", "on_error")
+TRIAL_CONFIG_FIELDS: tuple[str, ...] = (
+    "runs", "seed", "timeout_s", "retry", "on_error", "sequential",
+)
 
 LISTED = 10  # ids named in one error message
 
@@ -64,7 +66,8 @@ NEWEST_FIRST = " ORDER BY c.created_at DESC, c.rowid DESC"
 ROW_COLUMNS = (
     "status, passed, latency_s, wall_s, cost, attempts, error_type,"
     " json_extract(result_json, '$.quality'), json_extract(result_json, '$.quality_errors'),"
-    " category, critical"
+    " category, critical, json_extract(result_json, '$.error_stage'),"
+    " json_extract(result_json, '$.error_message')"
 )
 
 
@@ -131,6 +134,15 @@ class TrialRow(NamedTuple):
     quality_errors: dict[str, str]
     category: str | None
     critical: bool
+    error_stage: str | None = None
+    error_message: str | None = None
+
+    @property
+    def error(self) -> str | None:
+        """``"Type: message"`` of the recorded error, as :attr:`TaskResult.error`."""
+        if self.error_type is None:
+            return None
+        return f"{self.error_type}: {self.error_message}" if self.error_message else self.error_type
 
 
 CHUNK = 2000  # trials per executemany in append_many

@@ -98,7 +98,7 @@ class TrialReader(StoreConnection):
                     r[0], r[1], r[2], r[3], bool(r[4]), r[5], r[6], r[7], r[8], r[9],
                     {} if r[10] in (None, "{}") else loads(r[10]),
                     {} if r[11] in (None, "{}") else loads(r[11]),
-                    r[12], bool(r[13]),
+                    r[12], bool(r[13]), r[14], r[15],
                 )  # fmt: skip
 
     def completed_keys(self, campaign_id: str) -> set[tuple[str, str, int]]:

@@ -36,6 +36,7 @@ def _trial(rng: random.Random, tid: str, arm: str, run: int) -> TaskResult:
         attempts=rng.choice([1, 1, 1, 2]),
         error_type="RuntimeError" if status == "error" else None,
         error_message="bad" if status == "error" and rng.random() < 0.5 else None,
+        error_stage=rng.choice([None, "agent", "verifier"]) if status == "error" else None,
         quality={"f1": rng.random()} if scored else {},
         quality_errors={"f1": "judge down"} if not scored and rng.random() < 0.1 else {},
         metrics={"steps": float(rng.randrange(9))} if rng.random() < 0.2 else {},

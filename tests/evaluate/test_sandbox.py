@@ -9,12 +9,8 @@ import time
 
 import pytest
 
-from ablation.evaluate.sandbox import (
-    SandboxLimits,
-    SandboxResult,
-    _live_processes,
-    run_python_tests,
-)
+from ablation.evaluate.sandbox import SandboxLimits, SandboxResult, run_python_tests
+from ablation.evaluate.sandbox_process import live_processes
 
 pytestmark = pytest.mark.skipif(
     not sys.platform.startswith("linux"), reason="the sandbox's process checks read /proc"
@@ -30,7 +26,7 @@ def run(code: str, tests: str = "assert True\n", limits: SandboxLimits = FAST) -
 
 def assert_group_gone(result: SandboxResult) -> None:
     assert result.process_group is not None
-    assert _live_processes(result.process_group, None) == []
+    assert live_processes(result.process_group, None) == []
 
 
 def test_passing_code_counts_module_asserts_and_test_functions() -> None:

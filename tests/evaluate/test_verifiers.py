@@ -338,7 +338,7 @@ def test_extract_code() -> None:
 
 
 def test_float_tolerance_constants_are_tiny() -> None:
-    from ablation.evaluate import verifiers as impl
+    from ablation.evaluate import equality as impl
 
     assert impl.FLOAT_REL_TOL == 1e-9 and impl.FLOAT_ABS_TOL <= 1e-12
     assert not v.values_equal(1.0, 1.0 + 1e-6)

@@ -92,8 +92,11 @@ def test_exhausted_retries_record_every_attempt(tmp_path: Path) -> None:
     tasks = slow_suite.make_tasks(3)
     agent = _Script(*(ConnectionResetError(f"down #{k}") for k in (1, 2, 3)))
     info = CampaignRun()
+    # Every trial of the arm fails with one connection error: fail-fast would stop the campaign
+    # (tested in tests/run/test_failfast.py); here every attempt must run, so it is off.
     run_ablation_campaign(
-        _double, agent, tasks, config=_retry_config(), store=tmp_path / "runs.db", run_info=info
+        _double, agent, tasks, config=_retry_config(), store=tmp_path / "runs.db", run_info=info,
+        fail_fast=0,
     )
     assert set(agent.calls.values()) == {3}
     with RunStore(tmp_path / "runs.db") as store:

@@ -88,7 +88,7 @@ def test_dask_executor_gives_the_local_report(worker_env: Path, tmp_path: Path) 
 @pytest.mark.slow
 def test_dask_executor_ships_agents_loaded_by_path_after_it_opened(worker_env: Path) -> None:
     from ablation.run.scaleout import dask_executor
-    from ablation.sources.loading import load_agent
+    from ablation.sources.agent_specs import load_agent
 
     tasks = slow_suite.make_tasks(6)
     with dask_executor(local_workers=1) as executor:

@@ -1,4 +1,4 @@
-"""Tests of ablation.sources.loading: suites, agents, result files and expected-id lists.
+"""Tests of the loaders of ablation.sources: suites, agents, result files and expected-id lists.
 
 Every error case checks that the one-line message names the file, the line and the task id where
 they are known.
@@ -21,13 +21,9 @@ import pytest
 from ablation.agents import CommandAgent, HttpAgent, as_agent
 from ablation.errors import AgentSpecError, ConfigError, InputError
 from ablation.schema import TaskResult
-from ablation.sources.loading import (
-    load_agent,
-    load_expected_ids,
-    load_results,
-    load_suite,
-    parse_verdict,
-)
+from ablation.sources.agent_specs import load_agent
+from ablation.sources.result_files import load_expected_ids, load_results, parse_verdict
+from ablation.sources.suites import load_suite
 
 DATA = Path(__file__).parents[1] / "data"
 
@@ -257,7 +253,8 @@ def test_jsonl_suite_unknown_verifier(tmp_path: Path) -> None:
 def fake_verifiers(
     monkeypatch: pytest.MonkeyPatch,
 ) -> list[tuple[str, tuple[Any, ...], dict[str, Any]]]:
-    """Stand-in ``ablation.evaluate.verifiers`` recording factory calls (the real one is tested apart)."""
+    """Stand-in ``ablation.evaluate.verifiers`` and ``ablation.evaluate.code_tests`` recording
+    factory calls (the real ones are tested apart)."""
     calls: list[tuple[str, tuple[Any, ...], dict[str, Any]]] = []
     module = types.ModuleType("ablation.evaluate.verifiers")
 
@@ -275,7 +272,8 @@ def fake_verifiers(
 
     for name in ("numeric", "regex", "contains", "json_equal", "code_tests"):
         setattr(module, name, factory(name))
-    monkeypatch.setitem(sys.modules, "ablation.evaluate.verifiers", module)
+    for home in ("ablation.evaluate.verifiers", "ablation.evaluate.code_tests"):
+        monkeypatch.setitem(sys.modules, home, module)
     return calls
 
 

@@ -7,6 +7,8 @@ import time
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from scipy import stats
 
 from ablation.stats import MEAN_DIFFERENCE_MIN_N, log_ratio_interval, mean_difference_interval
@@ -25,6 +27,23 @@ def test_matches_scipy_ttest_rel(level: float) -> None:
     assert res.confidence_interval.low == pytest.approx(ci.low, rel=1e-12, abs=1e-12)
     assert res.confidence_interval.high == pytest.approx(ci.high, rel=1e-12, abs=1e-12)
     assert "paired t" in res.method
+
+
+finite = st.floats(min_value=-1e4, max_value=1e4, allow_nan=False, allow_infinity=False)
+
+
+@settings(max_examples=150, deadline=None)
+@given(data=st.lists(st.tuples(finite, finite), min_size=1, max_size=50))
+def test_interval_contains_estimate_and_is_antisymmetric(data: list[tuple[float, float]]) -> None:
+    x = np.array([a for a, _ in data])
+    y = np.array([b for _, b in data])
+    res = mean_difference_interval(x, y)
+    ci = res.confidence_interval
+    assert ci.low <= res.estimate <= ci.high
+    swapped = mean_difference_interval(y, x)
+    scale = 1e-9 * max(1.0, float(np.max(np.abs(y - x))))
+    assert swapped.estimate == pytest.approx(-res.estimate, abs=scale)
+    assert swapped.confidence_interval.low == pytest.approx(-ci.high, abs=scale)
 
 
 def test_degenerate_and_errors() -> None:
@@ -70,7 +89,9 @@ def _coverage(n: int, ratio: float, which: str, reps: int, seed: int) -> float:
         truth = ratio
     else:
         low, high = _t_limits(cand - base)
-        public = [mean_difference_interval(base[i], cand[i]).confidence_interval for i in range(200)]
+        public = [
+            mean_difference_interval(base[i], cand[i]).confidence_interval for i in range(200)
+        ]
         # E[cand - base] = E[exp(mu)] E[exp(noise)] (ratio - 1) = exp(1/2 + 1/8) (ratio - 1)
         truth = math.exp(0.5 + 0.125) * (ratio - 1.0)
     # the vectorised limits are the public function's, row by row

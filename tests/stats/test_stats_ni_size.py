@@ -32,7 +32,9 @@ def _asymptotic_rejects(b: int, c: int, n: int, margin: float) -> bool:
     return bool(stats.norm.sf(tango_score_statistic(b, c, n, -margin)) < ALPHA)
 
 
-def _critical_c(n: int, margin: float, rejects: Callable[[int, int, int, float], bool]) -> np.ndarray:
+def _critical_c(
+    n: int, margin: float, rejects: Callable[[int, int, int, float], bool]
+) -> np.ndarray:
     """Per discordant total N, the smallest c whose table is rejected (N + 1 if none).
 
     Rejection is monotone in c at fixed N (checked exhaustively for n = 30 below), so a
@@ -64,9 +66,7 @@ def _size(n: int, margin: float, crit: np.ndarray, psis: np.ndarray) -> np.ndarr
 def test_rejection_is_monotone_in_c_and_size_exact_at_n30() -> None:
     n = 30
     for margin in (0.02, 0.05):
-        table = {
-            (b, c): _rejects(b, c, n, margin) for b in range(n + 1) for c in range(n + 1 - b)
-        }
+        table = {(b, c): _rejects(b, c, n, margin) for b in range(n + 1) for c in range(n + 1 - b)}
         for nd in range(n + 1):
             row = [table[(nd - c, c)] for c in range(nd + 1)]
             assert row == sorted(row), (margin, nd)  # False ... False True ... True

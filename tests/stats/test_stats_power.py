@@ -78,9 +78,13 @@ def test_exact_power_at_connor_870_matches_brute_force() -> None:
         (30, 0.2, 0.0, "two-sided"),
     ],
 )
-def test_exact_power_matches_brute_force(n: int, psi: float, delta: float, alternative: str) -> None:
+def test_exact_power_matches_brute_force(
+    n: int, psi: float, delta: float, alternative: str
+) -> None:
     ours = exact_mcnemar_power(n, psi, delta, alternative=alternative)
-    assert ours == pytest.approx(_brute_force_power(n, psi, delta, alternative), rel=1e-9, abs=1e-15)
+    assert ours == pytest.approx(
+        _brute_force_power(n, psi, delta, alternative), rel=1e-9, abs=1e-15
+    )
 
 
 def test_rejection_region_is_the_one_mcnemar_uses() -> None:

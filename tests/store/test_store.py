@@ -356,7 +356,8 @@ def test_trial_rows_match_results(store: RunStore, monkeypatch: pytest.MonkeyPat
     assert all(isinstance(r, TrialRow) for r in rows)
     expected = [
         TrialRow(r.task_id, r.arm, r.run, r.status, r.passed, r.latency_s, r.wall_s, r.cost,
-                 r.attempts, r.error_type, r.quality, r.quality_errors, r.category, r.critical)
+                 r.attempts, r.error_type, r.quality, r.quality_errors, r.category, r.critical,
+                 r.error_stage, r.error_message)
         for r in store.results(cid)
     ]  # fmt: skip
     assert rows == expected and len(rows) == len(trials)

@@ -1,0 +1,113 @@
+"""The completeness gate: every expected pair is present and each arm mostly completed.
+
+A comparison that silently shrank cannot be trusted: an interrupted campaign, ids present on one
+side only, or an arm whose agent mostly errored must fail the release gates, naming the counts
+and the first ids, unless the user turns the gate off (and the report says so).
+
+Contract with sequential campaigns: an excluded item whose reason starts with
+:data:`NOT_RUN_PREFIX` was left out on purpose (the campaign stopped at a decision) and is not
+missing. Unknown ids (results for tasks outside the suite) are extra, not missing, and per-run
+exclusions of errored trials (``on_error="exclude"``) count against the arm's completed share.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+
+from ablation.config import GatePolicy
+from ablation.report import AblationReport, ExcludedItem, GateResult
+
+__all__ = ["GATE_COMPLETENESS", "NOT_RUN_PREFIX", "completeness_gate", "missing_pairs"]
+
+GATE_COMPLETENESS = "complete comparison"
+NOT_RUN_PREFIX = "not run (stopped early)"
+_SHOWN = 10
+
+
+def missing_pairs(report: AblationReport) -> list[ExcludedItem]:
+    """Expected pairs absent from the analysis (in the report's order)."""
+    return [
+        e
+        for e in report.excluded
+        if e.run is None
+        and not e.reason.startswith(NOT_RUN_PREFIX)
+        and not e.reason.startswith("unknown task id")
+    ]
+
+
+def _first(ids: list[str], total: int | None = None) -> str:
+    more = (len(ids) if total is None else total) - min(_SHOWN, len(ids))
+    return ", ".join(ids[:_SHOWN]) + (f" ... and {more} more" if more > 0 else "")
+
+
+def _arm_counts(report: AblationReport) -> dict[str, tuple[int, int]]:
+    """``arm -> (completed, trials)`` over every trial seen (paired or not)."""
+    if report.errors is not None and report.errors.trials:
+        e = report.errors
+        return {arm: (e.completed.get(arm, 0), e.trials[arm]) for arm in ("baseline", "candidate")}
+    arms = {"baseline": report.baseline, "candidate": report.candidate}
+    return {arm: (s.n_trials - s.errors - s.timeouts, s.n_trials) for arm, s in arms.items()}
+
+
+def _short_arms(report: AblationReport, policy: GatePolicy) -> list[str]:
+    out = []
+    for arm, (done, total) in _arm_counts(report).items():
+        share = done / total if total else 0.0
+        if total and share >= policy.min_completed:
+            continue
+        groups = [g for g in (report.errors.groups if report.errors else []) if g.arm == arm]
+        why = "; ".join(
+            f"{g.count} {g.error_type} at {g.stage} (tasks {_first(g.task_ids, g.n_tasks)})"
+            for g in groups[:3]
+        )
+        out.append(
+            f"{arm} completed {done} of {total} trial(s) ({100 * share:.1f}%, below "
+            f"{100 * policy.min_completed:g}%)" + (f": {why}" if why else "")
+        )
+    return out
+
+
+def completeness_gate(report: AblationReport, policy: GatePolicy) -> GateResult:
+    """Judge completeness: missing pairs and each arm's completed share.
+
+    Returns:
+        A ``"fail"`` gate naming what is missing or which arm fell short, ``"pass"`` otherwise,
+        or ``"off"`` (with the same facts) when ``policy.require_complete`` is false.
+    """
+    missing = missing_pairs(report)
+    short = _short_arms(report, policy)
+    expected = report.n_paired + len(missing)
+    facts: list[str] = []
+    if missing:
+        reasons = Counter(e.reason for e in missing)
+        facts.append(
+            f"{len(missing)} of {expected} expected pair(s) missing ("
+            + "; ".join(f"{n} {reason}" for reason, n in sorted(reasons.items()))
+            + f"), first: {_first([e.task_id for e in missing])}"
+        )
+    facts.extend(short)
+    counts = ", ".join(
+        f"{arm} {done}/{total} completed" for arm, (done, total) in _arm_counts(report).items()
+    )
+    if not policy.require_complete:
+        return GateResult(
+            name=GATE_COMPLETENESS,
+            status="off",
+            evidence="turned off (--allow-incomplete, require_complete = false); "
+            + ("; ".join(facts) if facts else f"all {expected} expected pairs present, {counts}")
+            + ".",
+            tasks=[e.task_id for e in missing],
+        )
+    if facts:
+        return GateResult(
+            name=GATE_COMPLETENESS,
+            status="fail",
+            evidence="; ".join(facts) + ".",
+            tasks=[e.task_id for e in missing],
+        )
+    return GateResult(
+        name=GATE_COMPLETENESS,
+        status="pass",
+        evidence=f"all {expected} expected pair(s) present; {counts} "
+        f"(at least {100 * policy.min_completed:g}% each).",
+    )

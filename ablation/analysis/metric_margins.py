@@ -1,0 +1,58 @@
+"""Non-inferiority of numeric metrics and quality scores, for ``GatePolicy.metric_margins``.
+
+Each named metric gets :func:`ablation.stats.metric_noninferiority` (one-sided paired t on
+candidate - baseline, shifted by the margin) on the pairs where both arms have a value. Latency
+(``latency_s``), cost and token counts are lower-is-better; quality scores and any other metric
+are higher-is-better. A name the data do not have gets no entry, and its gate fails saying so.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ablation import stats
+from ablation.analysis import breakdowns as bd
+from ablation.analysis.pairing import PairedData
+from ablation.config import CampaignConfig
+from ablation.report import NonInferiority
+
+__all__ = ["LOWER_IS_BETTER", "metric_columns", "metric_noninferiority"]
+
+LOWER_IS_BETTER = frozenset({"latency_s", "latency", "cost", "tokens"})
+
+
+def metric_columns(data: PairedData, name: str) -> tuple[np.ndarray, np.ndarray] | None:
+    """The per-task baseline and candidate values of a metric, or ``None`` when absent."""
+    b, c = data.baseline, data.candidate
+    if name in ("latency_s", "latency"):
+        return b.latency, c.latency
+    if name == "cost":
+        return b.cost, c.cost
+    for table_b, table_c in ((b.quality, c.quality), (b.metrics, c.metrics)):
+        if name in table_b or name in table_c:
+            nan = np.full(len(data.task_ids), np.nan)
+            return table_b.get(name, nan), table_c.get(name, nan)
+    return None
+
+
+def metric_noninferiority(data: PairedData, config: CampaignConfig) -> dict[str, NonInferiority]:
+    """One non-inferiority test per configured metric margin that has two or more pairs."""
+    out: dict[str, NonInferiority] = {}
+    alpha = config.alpha
+    for name, margin in config.gates.metric_margins.items():
+        cols = metric_columns(data, name)
+        if cols is None:
+            continue
+        keep = ~(np.isnan(cols[0]) | np.isnan(cols[1]))
+        if int(keep.sum()) < 2:
+            continue
+        ni = stats.metric_noninferiority(
+            cols[0][keep], cols[1][keep], margin=margin, alpha=alpha,
+            higher_is_better=name not in LOWER_IS_BETTER,
+        )
+        out[name] = NonInferiority(
+            margin=margin, alpha=alpha, statistic=float(ni.statistic), pvalue=float(ni.pvalue),
+            ci=bd.interval(ni, 1 - 2 * alpha), decision=ni.decision,
+            method=f"{ni.method}; {int(keep.sum())} pairs",
+        )
+    return out

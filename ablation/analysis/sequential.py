@@ -1,0 +1,225 @@
+"""Sequential campaigns: the run order, the monitor's settings, and the replay behind the report.
+
+A sequential campaign (``CampaignConfig.sequential``) runs its tasks in a seeded random order and
+feeds each finished pair to a :class:`~ablation.stats.SequentialMonitor` in that order; it stops at
+the monitor's first decision. Everything here is a pure function of the stored trials, so the live
+campaign (:mod:`ablation.run.sequential`), a resumed one, ``ablation report`` and
+``ablation compare --sequential-replay`` reach the same decision at the same pair.
+
+Rules (DESIGN.md section 5):
+
+- Order: tasks sorted by ``BLAKE2b(seed, task id)``. The relative order of two tasks does not
+  depend on the rest of the suite, so a resume and a replay see the same order.
+- A pair's outcome is ``candidate − baseline`` of the task's pass fractions (``runs > 1``: the
+  task is the unit); a task excluded for errors (``on_error="exclude"``) is skipped; a task with
+  no result in an arm is a gap, and the replay waits there like the live campaign does.
+- After a decision at pair k, the tasks after the deciding one in run order are left out of the
+  whole report and listed in ``excluded`` as ``"not run (stopped early)"``: trials of theirs that
+  were in flight at the stop are not analysed, so the report does not depend on timing.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Iterable, Sequence
+from typing import Any
+
+import numpy as np
+
+from ablation import stats
+from ablation.analysis.pairing import PairedData
+from ablation.analysis.sequential_subset import STOPPED_EARLY, keep_tasks
+from ablation.config import CampaignConfig
+from ablation.report import Interval, SequentialPoint, SequentialSummary
+
+__all__ = [
+    "GAP_REASONS",
+    "ORDER_METHOD",
+    "STOPPED_EARLY",
+    "apply_sequential",
+    "monitor_settings",
+    "replay_monitor",
+    "sequential_order",
+]
+
+ORDER_METHOD = "seeded random order (tasks sorted by BLAKE2b of the seed and the task id)"
+#: Excluded reasons of tasks that still lack a result in an arm: the replay waits there.
+GAP_REASONS = ("missing", "only in")
+_MAX_POINTS = 500
+_GATE_NAMES = {
+    "regression": "no significant regression",
+    "margin": "non-inferiority",
+    "critical": "critical tasks must not regress",
+}
+
+
+def _key(task_id: str, seed: int) -> bytes:
+    return hashlib.blake2b(f"{seed}\x00{task_id}".encode(), digest_size=16).digest()
+
+
+def sequential_order(task_ids: Iterable[str], seed: int) -> list[str]:
+    """The run order of a sequential campaign (a seeded shuffle independent of the suite's order)."""
+    return sorted(task_ids, key=lambda tid: (_key(tid, seed), tid))
+
+
+def monitor_settings(config: CampaignConfig, population_size: int) -> dict[str, Any]:
+    """Keyword settings of :class:`~ablation.stats.SequentialMonitor` for a campaign's config."""
+    policy = config.sequential
+    assert policy is not None
+    return {
+        "alpha": config.alpha,
+        "margin": config.gates.noninferiority_margin,
+        "n_candidates": policy.candidates,
+        "population_size": population_size,
+        "futility_after": policy.futility_after,
+    }
+
+
+def replay_monitor(
+    outcomes: Sequence[float], critical: Sequence[bool], settings: dict[str, Any]
+) -> stats.SequentialMonitor:
+    """The monitor after feeding ``outcomes`` in order, frozen at its first decision.
+
+    Equal to calling ``update`` pair by pair and stopping at the decision; the vectorised
+    :func:`~ablation.stats.sequential_decisions` finds the deciding pair first, so a long
+    campaign replays in one pass.
+    """
+    d = np.asarray(outcomes, dtype=np.float64)
+    crit = np.asarray(critical, dtype=bool)
+    start = stats.SequentialMonitor(**settings)
+    if d.size == 0:
+        return start
+    found = stats.sequential_decisions(d[None, :], critical=crit[None, :], **settings)
+    stop = int(found.stop[0]) if str(found.gate[0]) != "undecided" else d.size + 1
+    before = min(stop - 1, d.size)
+    head = start
+    if before:
+        head = stats.SequentialMonitor(
+            **settings,
+            regression=stats.SequentialRegressionTest.from_outcomes(d[:before]),
+            uplift=stats.UpliftConfidenceSequence.from_outcomes(
+                d[:before],
+                alpha=2.0 * start.alpha_per_candidate,
+                population_size=settings["population_size"],
+            ),
+            critical_regressions=int(np.sum(crit[:before] & (d[:before] < 0))),
+        )
+    for i in range(before, d.size):  # one pair when decided (more only if the two paths differ)
+        head = head.update(float(d[i]), critical=bool(crit[i]))
+        if head.decided:
+            break
+    return head
+
+
+def _universe(data: PairedData) -> list[str]:
+    ids = set(data.task_ids)
+    ids.update(e.task_id for e in data.excluded if not e.reason.startswith("unknown task id"))
+    return list(ids)
+
+
+def _trajectory(d: np.ndarray, alpha: float, n_pop: int) -> list[SequentialPoint]:
+    if d.size == 0:
+        return []
+    cs = stats.uplift_confidence_sequence(d, population_size=n_pop, alpha=alpha)
+    keep = np.unique(np.linspace(0, d.size - 1, min(d.size, _MAX_POINTS)).round().astype(int))
+    return [
+        SequentialPoint(
+            pairs=int(i) + 1,
+            low=float(cs.lower[i]),
+            high=float(cs.upper[i]),
+            estimate=float(cs.estimate[i]),
+        )
+        for i in keep
+    ]
+
+
+def _walk(
+    data: PairedData, order: list[str], critical_on: bool
+) -> tuple[list[str], list[float], list[bool], bool]:
+    """Paired tasks in run order up to the first gap: ids, outcomes, critical flags, gap seen."""
+    pos = {tid: i for i, tid in enumerate(data.task_ids)}
+    gaps = {e.task_id for e in data.excluded if e.reason.startswith(GAP_REASONS)}
+    diff = data.candidate.fraction - data.baseline.fraction
+    ids: list[str] = []
+    outcomes: list[float] = []
+    flags: list[bool] = []
+    for tid in order:
+        if tid in gaps:
+            return ids, outcomes, flags, True
+        if tid in pos:
+            ids.append(tid)
+            outcomes.append(float(diff[pos[tid]]))
+            flags.append(critical_on and bool(data.critical[pos[tid]]))
+    return ids, outcomes, flags, False
+
+
+def apply_sequential(
+    data: PairedData, config: CampaignConfig
+) -> tuple[PairedData, SequentialSummary]:
+    """Replay a sequential campaign's pairs; return the data it analyses and its summary.
+
+    Args:
+        data: Every paired trial of the campaign (or of two result files, for a replay).
+        config: The campaign's configuration; ``config.sequential`` must be set.
+
+    Returns:
+        The data restricted to the tasks run up to the decision (the rest listed as
+        ``"not run (stopped early)"``), and the :class:`~ablation.report.SequentialSummary`.
+    """
+    policy = config.sequential
+    assert policy is not None
+    universe = _universe(data)
+    order = sequential_order(universe, config.seed)
+    n = len(order)
+    settings = monitor_settings(config, n)
+    ids, outcomes, flags, gap = _walk(data, order, config.gates.critical_must_not_regress)
+    monitor = replay_monitor(outcomes, flags, settings)
+    state = monitor.state
+    if state.decided:
+        cut = order.index(ids[state.pairs - 1]) + 1
+        data = keep_tasks(data, set(order[:cut]), order[cut:])
+    else:
+        cut = n
+    gate = state.gate or ("undecided" if gap else "end_of_suite")
+    reason = state.reason
+    if gate == "end_of_suite" and not state.decided:
+        reason = f"End of suite: all {n} tasks ran ({n - state.pairs} excluded) and no gate decided."
+    elif gate == "undecided":
+        reason = f"Undecided after {state.pairs} pairs; tasks are still missing (interrupted?)."
+    runs = max(data.runs, config.runs)
+    a_c = state.alpha_per_candidate
+    decided = [_GATE_NAMES["regression"]]
+    if settings["margin"] is not None:
+        decided.append(_GATE_NAMES["margin"])
+    if config.gates.critical_must_not_regress:
+        decided.append(_GATE_NAMES["critical"])
+    return data, SequentialSummary(
+        stopped_early=cut < n,
+        gate=gate,
+        reason=reason,
+        pairs=state.pairs,
+        tasks_run=cut,
+        n_tasks=n,
+        runs=runs,
+        agent_calls=2 * runs * cut,
+        agent_calls_planned=2 * runs * n,
+        agent_calls_saved=2 * runs * (n - cut),
+        alpha=config.alpha,
+        alpha_per_candidate=a_c,
+        candidates=policy.candidates,
+        margin=settings["margin"],
+        futility_after=policy.futility_after,
+        regressions=state.regressions,
+        improvements=state.improvements,
+        e_value=state.e_value,
+        interval=Interval(
+            low=state.interval.low, high=state.interval.high, confidence_level=1 - 2 * a_c,
+            method="anytime-valid betting confidence sequence (Waudby-Smith & Ramdas), "
+            f"without replacement from N = {n} tasks",
+        ),
+        estimate=state.estimate,
+        gates_decided=decided,
+        fixed_n_descriptive=cut < n,
+        order=ORDER_METHOD,
+        trajectory=_trajectory(np.asarray(outcomes[: state.pairs]), 2 * a_c, n),
+    )

@@ -1,0 +1,81 @@
+"""Release gates of a sequential campaign, judged by its anytime-valid decisions.
+
+After a data-dependent stop a fixed-n p-value is no longer valid (STATISTICS.md section 10), so in
+sequential mode :func:`~ablation.analysis.gates.evaluate_gates` asks this module for two gates:
+
+- ``"no significant regression"``: fails when the regression e-process reached
+  ``1/alpha_per_candidate`` (the monitor's ``regression`` decision); error ≤ alpha per candidate
+  under "no regression" at any stopping time (Ville's inequality).
+- ``"non-inferiority"``: passes when the confidence sequence's lower bound cleared ``-margin``
+  (``non_inferior``), fails when its upper bound fell below (``inferior``), and is inconclusive
+  (counted as a failure) when the campaign stopped for another reason first.
+"""
+
+from __future__ import annotations
+
+from ablation.report import GateResult, SequentialSummary
+
+__all__ = ["sequential_noninferiority_gate", "sequential_regression_gate"]
+
+
+def _g(x: float) -> str:
+    return f"{x:.4g}"
+
+
+def _where(s: SequentialSummary) -> str:
+    ci = s.interval
+    return (
+        f"after {s.pairs} pairs ({s.regressions} regressions, {s.improvements} improvements; "
+        f"anytime-valid {100 * ci.confidence_level:g}% interval for the uplift "
+        f"[{ci.low:+.4f}, {ci.high:+.4f}])"
+    )
+
+
+def sequential_regression_gate(s: SequentialSummary, name: str) -> GateResult:
+    """The regression gate from the e-process (sequential mode)."""
+    threshold = 1 / s.alpha_per_candidate
+    test = (
+        f"mixture e-process on discordant pairs, e-value {_g(s.e_value)} vs 1/alpha = "
+        f"{_g(threshold)} (alpha {_g(s.alpha)}"
+        + (f" split over {s.candidates} candidates" if s.candidates > 1 else "")
+        + ")"
+    )
+    if s.gate == "regression":
+        return GateResult(
+            name=name,
+            status="fail",
+            evidence=f"significant regression (sequential): {test} {_where(s)}. {s.reason}",
+        )
+    return GateResult(
+        name=name,
+        status="pass",
+        evidence=(
+            f"no significant regression (sequential): the e-process never reached 1/alpha "
+            f"{_where(s)}; {test}."
+        ),
+    )
+
+
+def sequential_noninferiority_gate(s: SequentialSummary, name: str) -> GateResult:
+    """The non-inferiority gate from the confidence sequence (sequential mode)."""
+    margin = s.margin if s.margin is not None else 0.0
+    if s.gate == "non_inferior":
+        return GateResult(
+            name=name,
+            status="pass",
+            evidence=f"non-inferior (sequential): lower bound above -{_g(margin)} {_where(s)}.",
+        )
+    if s.gate == "inferior":
+        return GateResult(
+            name=name,
+            status="fail",
+            evidence=f"inferior (sequential): upper bound below -{_g(margin)} {_where(s)}.",
+        )
+    return GateResult(
+        name=name,
+        status="inconclusive",
+        evidence=(
+            f"inconclusive (sequential): the interval still crosses -{_g(margin)} {_where(s)} "
+            f"when the campaign stopped ({s.gate}); an inconclusive gate counts as a failure."
+        ),
+    )

@@ -1,0 +1,63 @@
+"""Restrict paired data to the tasks a sequential campaign ran up to its decision.
+
+The tasks after the deciding one in run order are listed in ``excluded`` with a reason that starts
+with :data:`STOPPED_EARLY` (the completeness gate ignores those); any of their trials that finished
+in flight at the stop are dropped, so the report depends only on the decision, not on timing.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Sequence
+
+import numpy as np
+
+from ablation.analysis.accumulate import ArmColumns
+from ablation.analysis.pairing import PairedData
+from ablation.report import ExcludedItem
+
+__all__ = ["STOPPED_EARLY", "keep_tasks"]
+
+#: Start of the excluded reason of every task a sequential campaign did not run.
+STOPPED_EARLY = "not run (stopped early)"
+
+
+def _arm(columns: ArmColumns, keep: np.ndarray) -> ArmColumns:
+    return dataclasses.replace(
+        columns,
+        passes=columns.passes[keep],
+        runs=columns.runs[keep],
+        latency=columns.latency[keep],
+        cost=columns.cost[keep],
+        quality={k: v[keep] for k, v in columns.quality.items()},
+        metrics={k: v[keep] for k, v in columns.metrics.items()},
+        n_trials=int(columns.runs[keep].sum()),
+    )
+
+
+def keep_tasks(data: PairedData, keep: set[str], dropped: Sequence[str]) -> PairedData:
+    """``data`` with only the tasks in ``keep``; ``dropped`` (in run order) listed as not run."""
+    mask = np.fromiter((tid in keep for tid in data.task_ids), dtype=bool, count=len(data.task_ids))
+    idx = np.flatnonzero(mask)
+    dropped_set = set(dropped)
+    excluded = [e for e in data.excluded if e.task_id not in dropped_set]
+    excluded.extend(
+        ExcludedItem(
+            task_id=tid,
+            reason=f"{STOPPED_EARLY}: the sequential campaign had decided before this task",
+        )
+        for tid in sorted(dropped_set)
+    )
+    task_ids = [data.task_ids[i] for i in idx]
+    families = [data.families[i] for i in idx]
+    return dataclasses.replace(
+        data,
+        task_ids=task_ids,
+        categories=[data.categories[i] for i in idx],
+        families=families,
+        critical=data.critical[idx],
+        baseline=_arm(data.baseline, idx),
+        candidate=_arm(data.candidate, idx),
+        excluded=excluded,
+        has_families=len(set(families)) < len(families),
+    )

@@ -1,0 +1,75 @@
+"""Structural equality for verdicts: numbers within a tiny tolerance, strings without surrounding
+white space, numpy arrays and scalars as plain Python data, containers compared element by element.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping
+from fractions import Fraction
+from typing import Any
+
+__all__ = ["FLOAT_ABS_TOL", "FLOAT_REL_TOL", "close", "plain", "values_equal"]
+
+FLOAT_REL_TOL = 1e-9
+FLOAT_ABS_TOL = 1e-12
+
+
+def plain(value: Any) -> Any:
+    """numpy arrays and scalars (anything non-builtin with ``tolist``) become Python data."""
+    if isinstance(value, str | bytes | int | float | list | tuple | dict | set | frozenset):
+        return value
+    tolist = getattr(value, "tolist", None)
+    return tolist() if callable(tolist) else value
+
+
+def _is_number(value: Any) -> bool:
+    return isinstance(value, int | float) and not isinstance(value, bool)
+
+
+def close(a: float, b: float, rel_tol: float, abs_tol: float) -> bool:
+    if a == b:
+        return True
+    try:
+        if not (math.isfinite(a) and math.isfinite(b)):
+            return isinstance(a, float) and isinstance(b, float) and math.isnan(a) and math.isnan(b)
+        return abs(a - b) <= max(rel_tol * max(abs(a), abs(b)), abs_tol)
+    except OverflowError:  # an int beyond float range: compare exactly with fractions
+        fa, fb = Fraction(a), Fraction(b)
+        return abs(fa - fb) <= max(Fraction(rel_tol) * max(abs(fa), abs(fb)), Fraction(abs_tol))
+
+
+def values_equal(a: Any, b: Any, *, strip_strings: bool = True, _depth: int = 0) -> bool:
+    """Structural equality used by :data:`equals` and :func:`json_equal`.
+
+    Rules: numpy values are compared through ``tolist()`` (never ``bool(array)``); ``bool`` only
+    equals ``bool``; numbers compare with ``rel_tol=1e-9, abs_tol=1e-12`` (NaN equals NaN);
+    strings compare after stripping surrounding whitespace when ``strip_strings``; lists and tuples
+    are interchangeable and compared element-wise; mappings need the same keys and equal values
+    (key order is irrelevant); anything else uses ``==`` and counts only a real ``bool`` ``True``.
+    """
+    if _depth > 100:
+        return False
+    a, b = plain(a), plain(b)
+    if isinstance(a, bool) or isinstance(b, bool):
+        return type(a) is type(b) and a == b
+    if _is_number(a) and _is_number(b):
+        return close(a, b, FLOAT_REL_TOL, FLOAT_ABS_TOL)
+    if isinstance(a, str) and isinstance(b, str):
+        return a.strip() == b.strip() if strip_strings else a == b
+    if isinstance(a, Mapping) and isinstance(b, Mapping):
+        if set(a) != set(b):
+            return False
+        return all(
+            values_equal(a[k], b[k], strip_strings=strip_strings, _depth=_depth + 1) for k in a
+        )
+    if isinstance(a, list | tuple) and isinstance(b, list | tuple):
+        return len(a) == len(b) and all(
+            values_equal(x, y, strip_strings=strip_strings, _depth=_depth + 1)
+            for x, y in zip(a, b, strict=True)
+        )
+    try:
+        result = a == b
+    except Exception:
+        return False
+    return result is True

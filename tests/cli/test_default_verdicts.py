@@ -1,0 +1,214 @@
+"""Verdicts a CI user can trust with no flags: the default gates, through the real command line.
+
+Each case was a PASS (exit 0) before the regression and completeness gates became defaults:
+a significant regression, a candidate erroring on every task, both arms erroring, an interrupted
+stored campaign, a compare where one side holds 1 of 100 ids, and an unreachable HTTP agent
+that ran the whole campaign as errors.
+"""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+import subprocess
+import sys
+import time
+from contextlib import closing
+from pathlib import Path
+
+import pytest
+from helpers.cli import LAUNCH, REPO, campaigns, cli_env, run
+
+from ablation.config import CampaignConfig
+from ablation.schema import TaskResult
+from ablation.store.run_store import RunStore
+
+pytestmark = pytest.mark.slow
+
+DATA = REPO / "examples" / "data"
+GPT5 = str(DATA / "swebench-verified-mini__gpt-5.jsonl")
+GPT5_MINI = str(DATA / "swebench-verified-mini__gpt-5-mini.jsonl")
+AGENTS = "tests/helpers/broken_agents.py"
+
+
+def _gates(report: dict) -> dict[str, dict]:
+    return {g["name"]: g for g in report["gates"]}
+
+
+def _json(proc) -> dict:
+    assert proc.stdout.strip(), proc.stderr
+    return json.loads(proc.stdout)
+
+
+def test_significant_regression_fails_by_default_and_the_opt_out_is_shown() -> None:
+    env = cli_env()
+    args = ["compare", GPT5, GPT5_MINI, "--key", "id", "--field", "passed"]
+    proc = run(args, env)
+    assert proc.returncode == 2, proc.stderr
+    assert "FAIL" in proc.stdout and "no significant regression" in proc.stdout
+    gate = _gates(_json(run([*args, "--format", "json"], env)))["no significant regression"]
+    assert gate["status"] == "fail" and gate["pvalue"] < 0.05
+
+    off = run([*args, "--allow-significant-regression"], env)
+    assert off.returncode == 0, off.stdout[-2000:]
+    assert "turned off: no significant regression" in off.stdout
+    report = _json(run([*args, "--allow-significant-regression", "--format", "json"], env))
+    gate = _gates(report)["no significant regression"]
+    assert gate["status"] == "off"
+    assert "--allow-significant-regression" in gate["evidence"]
+    assert "would have failed" in gate["evidence"]
+    # the old explicit flag is still accepted (it is the default now), and it cannot be combined
+    assert run([*args, "--no-significant-regression"], env).returncode == 2
+    both = run([*args, "--no-significant-regression", "--allow-significant-regression"], env)
+    assert both.returncode == 1 and "contradict" in both.stderr
+
+
+def test_tool_settings_can_turn_the_regression_gate_off(tmp_path: Path) -> None:
+    (tmp_path / "pyproject.toml").write_text(
+        "[tool.ablation]\nno_significant_regression = false\n", encoding="utf-8"
+    )
+    proc = subprocess.run(
+        [sys.executable, "-c", LAUNCH, "compare", GPT5, GPT5_MINI, "--format", "json"],
+        cwd=tmp_path, env=cli_env(), capture_output=True, text=True, timeout=120, check=False,
+    )
+    assert proc.returncode == 0, proc.stderr
+    assert _gates(_json(proc))["no significant regression"]["status"] == "off"
+
+
+def test_a_candidate_erroring_on_every_task_fails_two_gates() -> None:
+    args = ["run", "tasks/arithmetic.py", "--baseline", f"{AGENTS}:working",
+            "--candidate", f"{AGENTS}:raising", "--no-store", "--no-progress", "--format", "json"]
+    proc = run(args, cli_env())
+    assert proc.returncode == 2, proc.stderr
+    report = _json(proc)
+    gates = _gates(report)
+    assert gates["no significant regression"]["status"] == "fail"
+    completeness = gates["complete comparison"]
+    assert completeness["status"] == "fail"
+    assert "candidate completed 0 of 40" in completeness["evidence"]
+    assert "RuntimeError" in completeness["evidence"]
+    # errors are named by default: arm, stage, type, tasks; regressions marked as errors
+    (group,) = report["errors"]["groups"]
+    assert (group["arm"], group["stage"], group["error_type"]) == ("candidate", "agent", "RuntimeError")
+    assert group["count"] == group["n_tasks"] == 40 and len(group["task_ids"]) == 20
+    assert "model refused" in group["example"]
+    assert report["errored_regressions"] == report["regressions"] != []
+    terminal = run(args[:-2], cli_env())
+    assert "Errors and timeouts (40 trials)" in terminal.stdout
+    assert "candidate / agent / RuntimeError: 40 trial(s) on 40 task(s)" in terminal.stdout
+    assert "ERROR" in terminal.stdout
+
+
+def test_both_arms_erroring_on_every_task_fails_completeness() -> None:
+    args = ["run", "tasks/arithmetic.py", "--baseline", f"{AGENTS}:raising",
+            "--candidate", f"{AGENTS}:raising", "--no-store", "--no-progress", "--format", "json"]
+    proc = run(args, cli_env())
+    assert proc.returncode == 2, proc.stderr
+    report = _json(proc)
+    assert report["summary"] == "no discordant pairs"
+    gate = _gates(report)["complete comparison"]
+    assert gate["status"] == "fail"
+    assert "baseline completed 0 of 40" in gate["evidence"]
+    assert "candidate completed 0 of 40" in gate["evidence"]
+    assert _gates(report)["no significant regression"]["status"] == "pass"
+    off = run([*args, "--allow-incomplete"], cli_env())
+    assert off.returncode == 0
+    assert _gates(_json(off))["complete comparison"]["status"] == "off"
+
+
+def _interrupted_store(path: Path, n_tasks: int = 400, n_done: int = 95) -> str:
+    """A stored campaign of ``n_tasks`` tasks interrupted after ``n_done`` pairs."""
+    ids = [f"task-{i:03d}" for i in range(n_tasks)]
+    with RunStore(path) as store:
+        cid = store.create_campaign(
+            config=CampaignConfig(), suite_fingerprint="suite", task_digests={t: t for t in ids},
+            baseline_agent="base", candidate_agent="cand",
+        )
+        store.append_many(cid, [
+            TaskResult(task_id=t, arm=arm, passed=True) for t in ids[:n_done]
+            for arm in ("baseline", "candidate")
+        ])  # fmt: skip
+        store.set_status(cid, "interrupted")
+    return cid
+
+
+def test_an_interrupted_stored_campaign_fails_naming_what_is_missing(tmp_path: Path) -> None:
+    store = tmp_path / "runs.db"
+    _interrupted_store(store)
+    proc = run(["report", "latest", "--store", str(store), "--format", "json"], cli_env())
+    assert proc.returncode == 2, proc.stderr
+    gate = _gates(_json(proc))["complete comparison"]
+    assert gate["status"] == "fail"
+    assert "305 of 400 expected pair(s) missing" in gate["evidence"]
+    assert "task-095" in gate["evidence"]
+    assert gate["tasks"][0] == "task-095" and len(gate["tasks"]) == 305
+    terminal = run(["report", "latest", "--store", str(store)], cli_env())
+    assert terminal.returncode == 2 and "complete comparison" in terminal.stdout
+
+
+def test_compare_with_one_of_100_ids_fails_naming_what_is_missing(tmp_path: Path) -> None:
+    before = tmp_path / "before.jsonl"
+    after = tmp_path / "after.jsonl"
+    before.write_text(
+        "".join(json.dumps({"id": f"t{i:03d}", "passed": True}) + "\n" for i in range(100)),
+        encoding="utf-8",
+    )
+    after.write_text(json.dumps({"id": "t000", "passed": True}) + "\n", encoding="utf-8")
+    proc = run(["compare", str(before), str(after), "--format", "json"], cli_env())
+    assert proc.returncode == 2, proc.stderr
+    gate = _gates(_json(proc))["complete comparison"]
+    assert gate["status"] == "fail"
+    assert "99 of 100 expected pair(s) missing" in gate["evidence"]
+    assert "only in baseline" in gate["evidence"] and "t001" in gate["evidence"]
+
+
+def test_an_unreachable_http_agent_stops_within_seconds(tmp_path: Path) -> None:
+    store = tmp_path / "runs.db"
+    args = ["run", "tasks/arithmetic.py", "--baseline", "agents/arithmetic.py:baseline",
+            "--candidate", "http://127.0.0.1:9/", "--store", str(store), "--no-progress"]
+    began = time.monotonic()
+    proc = run(args, cli_env(), timeout=120)
+    elapsed = time.monotonic() - began
+    assert proc.returncode == 1, proc.stdout[-2000:]
+    lines = proc.stderr.strip().splitlines()
+    assert len(lines) == 1, proc.stderr
+    assert "candidate agent 'http://127.0.0.1:9/' is broken" in lines[0]
+    assert "AgentConnectionError" in lines[0] and "--resume" in lines[0]
+    assert elapsed < 60, elapsed  # interpreter start-up included; the campaign itself is instant
+    ((cid, status, _),) = campaigns(store)
+    assert status == "aborted"
+    with closing(sqlite3.connect(store)) as conn:
+        failed = conn.execute(
+            "SELECT COUNT(*) FROM trials WHERE arm = 'candidate' AND status = 'error'"
+        ).fetchone()[0]
+    assert 10 <= failed < 40  # stopped after the first 10 (plus trials already in flight)
+    resumed = run([*args, "--resume", cid, "--fail-fast", "0"], cli_env(), timeout=120)
+    assert resumed.returncode == 2  # runs to the end once fail-fast is off; the gates fail
+    assert campaigns(store)[0][1] == "complete"
+
+
+@pytest.mark.parametrize("fmt", ["json", "markdown", "html"])
+def test_same_inputs_give_the_same_bytes(fmt: str, tmp_path: Path) -> None:
+    args = ["compare", GPT5, GPT5_MINI, "--format", fmt, "--seed", "3"]
+    first = run(args, cli_env())
+    second = run(args, cli_env())
+    assert first.returncode == second.returncode == 2
+    assert first.stdout == second.stdout
+    assert "finished_at" not in first.stdout or '"finished_at": null' in first.stdout
+    store = tmp_path / "runs.db"
+    _interrupted_store(store, n_tasks=30, n_done=30)
+    rep = ["report", "latest", "--store", str(store), "--format", fmt]
+    assert run(rep, cli_env()).stdout == run(rep, cli_env()).stdout
+
+
+def test_timestamps_only_when_asked(tmp_path: Path) -> None:
+    args = ["compare", GPT5, GPT5_MINI, "--format", "json"]
+    plain = _json(run(args, cli_env()))["provenance"]
+    assert plain["finished_at"] is None and plain["started_at"] is None
+    epoch = _json(run(args, cli_env(SOURCE_DATE_EPOCH="1700000000")))["provenance"]
+    assert epoch["finished_at"] == "2023-11-14T22:13:20+00:00"
+    store = tmp_path / "runs.db"
+    _interrupted_store(store, n_tasks=10, n_done=10)
+    rep = ["report", "latest", "--store", str(store), "--format", "json"]
+    assert _json(run(rep, cli_env()))["provenance"]["started_at"] is None
+    assert _json(run([*rep, "--timestamps"], cli_env()))["provenance"]["started_at"] is not None
