@@ -16,7 +16,7 @@ Targets and references (issue 13) are printed side by side:
   >= 1.5x pydantic-evals with ``EqualsExpected`` (async agents sleeping 10 ms, concurrency 100)
 - ``ablation compare`` on two 500-line files < 0.5 s; ``ablation --help`` < 0.2 s
 
-Usage: ``python benchmarks/bench_scale.py [--quick] [--sizes 1000,10000]``.
+Usage: ``python benchmarks/bench_scale.py [--quick] [--big N] [--sizes 1000,10000]``.
 """
 
 from __future__ import annotations
@@ -251,13 +251,14 @@ def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--quick", action="store_true", help="tiny sizes: a smoke run")
     ap.add_argument("--sizes", help="comma-separated sizes of the scaling table")
+    ap.add_argument("--big", type=int, help="size of the 1M targets (default 1,000,000)")
     ap.add_argument("--child", nargs=3, help=argparse.SUPPRESS)
     args = ap.parse_args()
     if args.child:
         name, n, tmp = args.child
         print(json.dumps(CHILDREN[name](int(n), Path(tmp))))
         return 0
-    big = 1000 if args.quick else 1_000_000
+    big = args.big or (1000 if args.quick else 1_000_000)
     sizes = [int(s) for s in args.sizes.split(",")] if args.sizes else (
         [100, 1000] if args.quick else [1000, 10_000, 100_000, 1_000_000])
     sync_n, async_n = (500, 100) if args.quick else (10_000, 1000)
