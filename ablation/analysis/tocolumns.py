@@ -13,7 +13,6 @@ record is validated as a :class:`TaskResult`, and a failure names the record num
 from __future__ import annotations
 
 from collections.abc import Iterator, Mapping, Sequence
-from operator import attrgetter
 from typing import Any
 
 import numpy as np
@@ -25,44 +24,21 @@ from ablation.schema import TaskResult
 
 __all__ = ["ResultLookup", "records_to_columns", "results_to_columns", "side_columns"]
 
-_FULL = attrgetter(
-    "task_id",
-    "run",
-    "status",
-    "passed",
-    "latency_s",
-    "cost",
-    "tokens",
-    "attempts",
-    "category",
-    "critical",
-)
-_LIGHT = attrgetter(
-    "task_id", "run", "status", "passed", "latency_s", "cost", "attempts", "category", "critical"
-)
-
-
-def _light_fields(row: Any) -> tuple[Any, ...]:
-    """The ten fields of :data:`_FULL` for a row without ``tokens`` (taken as ``None``)."""
-    t, r, s, p, lat, c, a, cat, crit = _LIGHT(row)
-    return (t, r, s, p, lat, c, None, a, cat, crit)
-
 
 def _floats(values: Sequence[Any]) -> np.ndarray:
     return np.array([np.nan if v is None else v for v in values], dtype=float)
 
 
-def _named(rows: Sequence[Any], attr: str, n: int) -> dict[str, np.ndarray]:
-    """One float column per key met in the ``attr`` dictionaries (NaN where a row lacks it)."""
+def _dicts(values: Sequence[Any], n: int, flags: bool = False) -> dict[str, np.ndarray]:
+    """One column per key met in the dictionaries ``values`` (NaN, or ``False`` for ``flags``)."""
     out: dict[str, np.ndarray] = {}
-    for i, row in enumerate(rows):
-        values = getattr(row, attr, None)
-        if values:
-            for name, value in values.items():
+    for i, value in enumerate(values):
+        if value:
+            for name, v in value.items():
                 column = out.get(name)
                 if column is None:
-                    column = out[name] = np.full(n, np.nan)
-                column[i] = value
+                    column = out[name] = np.zeros(n, bool) if flags else np.full(n, np.nan)
+                column[i] = True if flags else v
     return out
 
 
@@ -70,50 +46,46 @@ def results_to_columns(rows: Sequence[Any], arm: str, *, source: str = "") -> Tr
     """Columns of ``rows``: :class:`TaskResult` objects or objects with the same attributes.
 
     Every row is taken as a trial of ``arm`` whatever its own ``arm`` says (as ``compare``
-    does). Objects without ``tokens``/``metrics``/``error`` attributes (the store's light rows)
-    are accepted.
+    does). Objects without ``tokens``/``metrics``/``error_message`` attributes (the store's light
+    rows) are accepted.
     """
     n = len(rows)
-    get = _FULL if n and hasattr(rows[0], "tokens") else _light_fields
-    columns = list(zip(*map(get, rows), strict=True)) if n else [()] * 10
-    tid, run, status, passed, latency, cost, tokens, attempts, category, critical = columns
+    names = ("task_id", "run", "status", "passed", "latency_s", "cost", "tokens", "attempts",
+             "category", "critical", "quality", "quality_errors", "metrics", "error_type",
+             "error_message", "error_stage")  # fmt: skip
+    full = not n or all(hasattr(rows[0], a) for a in names)
+    columns = [
+        [getattr(r, a) for r in rows] if full else [getattr(r, a, None) for r in rows]
+        for a in names
+    ]
+    tid, run, status, passed, latency, cost, tokens, attempts, category, critical = columns[:10]
+    quality, quality_errors, metrics, error_type, message, stage = columns[10:]
     codes = STATUS_CODES
-    error = [getattr(r, "error", None) or "" for r in rows] if n else []
-    quality_errors = {
-        name: ~np.isnan(values)
-        for name, values in _named(
-            [_ErrorFlags(getattr(r, "quality_errors", None)) for r in rows], "flags", n
-        ).items()
-    }
+    failed = [i for i, s in enumerate(status) if s != "completed"]
+    error = np.full(n, "", dtype=object)
+    for i in failed:
+        e, m = error_type[i], message[i]
+        error[i] = (f"{e}: {m}" if m else e) if e is not None else ""
     return TrialColumns(
         arm=arm,
         task_id=np.array(tid, dtype=object),
         run=np.array(run, dtype=np.int64),
         passed=np.array(passed, dtype=bool),
-        status=np.array([codes[s] for s in status], dtype=np.int8),
+        status=np.array([codes[str(s)] for s in status], dtype=np.int8),
         latency_s=_floats(latency),
         cost=_floats(cost),
         tokens=_floats(tokens),
-        quality=_named(rows, "quality", n),
-        metrics=_named(rows, "metrics", n),
+        quality=_dicts(quality, n),
+        metrics=_dicts(metrics, n),
         category=np.array(category, dtype=object),
         critical=np.array(critical, dtype=bool),
-        error_type=np.array([getattr(r, "error_type", None) or "" for r in rows], dtype=object),
+        error_type=np.array([e or "" for e in error_type], dtype=object),
         source=source,
         attempts=np.array(attempts, dtype=np.int64),
-        error=np.array(error, dtype=object),
-        error_stage=np.array([getattr(r, "error_stage", None) or "" for r in rows], dtype=object),
-        quality_errors=quality_errors,
+        error=error,
+        error_stage=np.array([s or "" for s in stage], dtype=object),
+        quality_errors=_dicts(quality_errors, n, flags=True),
     )
-
-
-class _ErrorFlags:
-    """Adapter: a ``quality_errors`` dict read as ``{name: 1.0}`` by :func:`_named`."""
-
-    __slots__ = ("flags",)
-
-    def __init__(self, errors: Mapping[str, Any] | None) -> None:
-        self.flags = {name: 1.0 for name in errors} if errors else None
 
 
 _PLAIN: dict[str, tuple[type, ...]] = {
