@@ -45,6 +45,11 @@ class TrialColumns:
         error_type: Error type name of each failed trial (``""`` when none), or ``None``.
         source: Where the rows came from (a file name), for messages.
         line: Line (or record) number of each row in ``source``, for messages; or ``None``.
+        attempts: Attempts of each trial (``int64``), or ``None`` (one attempt each).
+        error: Full error text (``"Type: message"``) of each failed trial (``""`` when none),
+            or ``None`` (``error_type`` names the error).
+        quality_errors: Per scorer name, whether the scorer failed on each trial (``bool``).
+        error_stage: Stage of each failed trial's error (``""`` when unknown), or ``None``.
     """
 
     arm: str
@@ -62,13 +67,17 @@ class TrialColumns:
     error_type: NDArray[np.object_] | None = None
     source: str = ""
     line: NDArray[np.int64] | None = None
+    attempts: NDArray[np.int64] | None = None
+    error: NDArray[np.object_] | None = None
+    quality_errors: dict[str, NDArray[np.bool_]] = field(default_factory=dict)
+    error_stage: NDArray[np.object_] | None = None
 
     def __post_init__(self) -> None:
         n = len(self.task_id)
         for name in ("run", "passed", "status", "latency_s", "cost", "tokens"):
             if len(getattr(self, name)) != n:
                 raise ValueError(f"TrialColumns.{name} has {len(getattr(self, name))} rows, not {n}")
-        for group in (self.quality, self.metrics):
+        for group in (self.quality, self.metrics, self.quality_errors):
             for name, values in group.items():
                 if len(values) != n:
                     raise ValueError(f"TrialColumns column {name!r} has {len(values)} rows, not {n}")

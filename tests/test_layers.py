@@ -73,6 +73,8 @@ ALLOWED: dict[str, set[str]] = {
     "analysis.sequential_gates": MODELS,
     "analysis.sequential_subset": MODELS | {"analysis.accumulate", "analysis.pairing"},
     "analysis.sequential": MODELS | {"stats", "analysis.pairing", "analysis.sequential_subset"},
+    "analysis.tocolumns": GROUND | {"sources.result_files"},
+    "analysis.columnar": MODELS | {"analysis.accumulate", "analysis.pairing"},
     "analysis.metrics": MODELS | {"stats", "analysis.seeding"},
     "analysis.breakdowns": MODELS | {"stats", "analysis.seeding", "analysis.pairing"},
     "analysis.headline": MODELS | {"stats", "analysis.breakdowns", "analysis.pairing", "analysis.seeding"},

@@ -297,6 +297,28 @@ def report_from_results(
     return build_report(data, config=config, provenance=provenance)
 
 
+def _side(
+    side: Any, arm: str, key: str | None, field: str | None, run_field: str | None
+) -> tuple[Sequence[Any], Any, str]:
+    """One side of :func:`compare_results` as ``(rows, TrialColumns, label)``.
+
+    Lists of :class:`TaskResult` and of TaskResult-shaped records (with ``task_id``) take the
+    columnar fast path; files, DataFrames and result-file-like mappings are read by
+    :mod:`ablation.sources.inputs` first.
+    """
+    from ablation.analysis.tocolumns import results_to_columns, side_columns
+    from ablation.sources.inputs import side_results
+
+    plain = key is None and field is None and run_field is None and isinstance(side, list)
+    if plain and side and (
+        all(isinstance(r, TaskResult) for r in side)
+        or all(isinstance(r, Mapping) and "task_id" in r for r in side)
+    ):
+        return side_columns(side, arm)
+    rows, label = side_results(side, arm, key=key, field=field, run_field=run_field)
+    return rows, results_to_columns(rows, arm, source=label), label
+
+
 def compare_results(
     baseline: Iterable[TaskResult] | Any,
     candidate: Iterable[TaskResult] | Any,
@@ -312,10 +334,12 @@ def compare_results(
 
     Args:
         baseline: The baseline's results: a list of :class:`TaskResult` (any ``arm`` value; it is
-            set to ``"baseline"``), a path to a result file of any supported format (read by
-            :func:`~ablation.sources.result_files.load_results`), a list of mappings, or a
-            pandas/polars DataFrame (rows read like a JSONL file). Anything else is a
-            ``TypeError`` (see :mod:`ablation.sources.inputs`).
+            set to ``"baseline"``), a list of TaskResult-shaped dict records (``task_id``,
+            ``passed``, ...), a path to a result file of any supported format (read by
+            :func:`~ablation.sources.result_files.load_results`), a list of result-file-like
+            mappings (``key``/``field`` paths, default ``id``/``passed``), or a pandas/polars
+            DataFrame (rows read like a JSONL file). Anything else is a ``TypeError`` (see
+            :mod:`ablation.sources.inputs`).
         candidate: The candidate's results, likewise.
         expected_ids: Ids that should be present (an iterable of ids; a string is a
             ``TypeError``); those missing from either side are reported as missing observations
@@ -330,22 +354,23 @@ def compare_results(
     Returns:
         The same :class:`AblationReport` a campaign produces.
     """
-    from ablation.sources.inputs import check_expected_ids, side_results
+    from ablation.analysis.columnar import pair_columns
+    from ablation.analysis.tocolumns import ResultLookup
+    from ablation.sources.inputs import check_expected_ids
 
     expected_ids = check_expected_ids(expected_ids)
-    sides: list[list[TaskResult]] = []
-    labels: list[str] = []
-    for side, arm in ((baseline, "baseline"), (candidate, "candidate")):
-        rows, label = side_results(side, arm, key=key, field=field, run_field=run_field)
-        sides.append(rows)
-        labels.append(label)
-    label_b, label_c = names or (labels[0], labels[1])
     config = config or CampaignConfig()
+    pairs = ((baseline, "baseline"), (candidate, "candidate"))
+    sides = {arm: _side(side, arm, key, field, run_field) for side, arm in pairs}
+    label_b, label_c = names or (sides["baseline"][2], sides["candidate"][2])
     provenance = Provenance(
         baseline_agent=label_b,
         candidate_agent=label_c,
         source="compare",
     )
-    return report_from_results(
-        [*sides[0], *sides[1]], config=config, expected_ids=expected_ids, provenance=provenance
+    data = pair_columns(
+        sides["baseline"][1], sides["candidate"][1], expected_ids=expected_ids,
+        on_error=config.on_error,
+        trial_lookup=ResultLookup({arm: (rows, cols) for arm, (rows, cols, _) in sides.items()}),
     )
+    return build_report(data, config=config, provenance=provenance)

@@ -24,7 +24,7 @@ from ablation.errors import InputError
 from ablation.report import ExcludedItem
 from ablation.schema import AblationTask, TaskResult
 
-__all__ = ["ArmColumns", "PairedData", "pair_arrays", "pair_results"]
+__all__ = ["ArmColumns", "PairedData", "pair_arrays", "pair_results", "unmatched_runs"]
 
 
 @dataclass(frozen=True)
@@ -102,6 +102,13 @@ def pair_results(
     columns = {arm: a.columns(positions) for arm, a in acc.arms.items()}
     if acc.exclude_errors and acc.failed:
         paired, columns = _exclude_failed(acc, paired, positions, columns, excluded)
+    excluded += unmatched_runs(
+        (tid, arm, run)
+        for tid in paired
+        for arm, mine, other in _sides(acc.seen_runs[tid])
+        for run in range(mine.bit_length())
+        if mine >> run & 1 and not other >> run & 1
+    )
     categories, families, critical = _labels(acc, paired, task_map)
     runs_seen = max((m.bit_count() for v in acc.seen_runs.values() for m in v[:2]), default=1)
     return PairedData(
@@ -120,6 +127,30 @@ def pair_results(
         failures=acc.failed,
         trials_seen=acc.trials_seen(),
     )
+
+
+def _sides(masks: list[Any]) -> tuple[tuple[str, int, int], ...]:
+    return (("baseline", masks[0], masks[1]), ("candidate", masks[1], masks[0]))
+
+
+def unmatched_runs(keys: Iterable[tuple[str, str, int]]) -> list[ExcludedItem]:
+    """Runs of a paired task present in one arm only, listed (sorted) so none goes unnoticed.
+
+    Pairing is by task (each arm's runs are averaged first), so such a run still counts in its
+    arm's pass fraction of the task; it is listed because the arms ran the task unequally.
+    """
+    return [
+        ExcludedItem(
+            task_id=tid,
+            run=run,
+            reason=f"unmatched run: {arm} run {run} has no {_OTHER[arm]} run {run}"
+            " (kept in the task's mean)",
+        )
+        for tid, run, arm in sorted((tid, run, arm) for tid, arm, run in keys)
+    ]
+
+
+_OTHER = {"baseline": "candidate", "candidate": "baseline"}
 
 
 def _inventory(

@@ -9,7 +9,8 @@ from __future__ import annotations
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from typing import Any
 
-from ablation.analysis.build import report_from_results
+from ablation.analysis.build import build_report
+from ablation.analysis.columnar import pair_columns
 from ablation.config import CampaignConfig, Provenance
 from ablation.errors import ConfigError
 from ablation.report import AblationReport
@@ -56,15 +57,20 @@ def report_from_store(
     tasks: Sequence[AblationTask] | None = None,
     expected_ids: Iterable[str] | None = None,
 ) -> AblationReport:
-    """Build a stored campaign's report in bounded memory (streamed rows, lazy drill-downs)."""
-    return report_from_results(
-        store.trial_rows(campaign_id),
-        config=config,
+    """Build a stored campaign's report from its columns (paged reads, lazy drill-downs).
+
+    Memory holds the two arms' columns (no per-trial Python object beyond one page) and the
+    report's arrays; the drill-downs read their few trials through :class:`StoredTrials`.
+    """
+    data = pair_columns(
+        store.trial_columns(campaign_id, "baseline"),
+        store.trial_columns(campaign_id, "candidate"),
         tasks=tasks,
         expected_ids=expected_ids,
-        provenance=provenance,
+        on_error=config.on_error,
         trial_lookup=StoredTrials(store, campaign_id),
     )
+    return build_report(data, config=config, provenance=provenance)
 
 
 def report_stored_campaign(

@@ -205,8 +205,11 @@ def _lock(run_store: RunStore, campaign_id: str) -> CampaignLock | None:
 async def _run(
     engine_args: dict[str, Any], plan: _Plan, suite: _Suite, run_store: RunStore | None,
     fail_fast: int = DEFAULT_FAIL_FAST,
-) -> list[TaskResult]:
-    """Step 4: run the missing trials; the store's status says how the run ended."""
+) -> tuple[list[TaskResult], dict[str, int]]:
+    """Step 4: run the missing trials; the store's status says how the run ended.
+
+    Returns the new trials (none kept when the store takes them) and how many ran per arm.
+    """
     sink: Any = StoreSink(run_store, plan.campaign_id) if run_store and plan.campaign_id else None
     tasks, config = suite.tasks, engine_args["config"]
     if config.sequential is not None:  # seeded order; stop once the gates are decided
@@ -217,7 +220,7 @@ async def _run(
         sink = SequentialSink(sink, config, tasks, stored if stored is not None else plan.prior)
         if sink.decided:  # decided before an interruption: nothing left to run
             sink.close()
-            return []
+            return [], {}
     planned: dict[str, int] = {
         arm: len(suite.tasks) * config.runs - sum(1 for _, a, _ in plan.skip if a == arm)
         for arm in plan.arms
@@ -226,7 +229,8 @@ async def _run(
     sink = FailFastSink(
         sink, planned=planned, agents=names, limit=fail_fast, campaign_id=plan.campaign_id
     )
-    engine = AblationEngine(sink=sink, **engine_args)
+    stored_run = run_store is not None and plan.campaign_id is not None
+    engine = AblationEngine(sink=sink, keep_results=not stored_run, **engine_args)
     try:
         new = await engine.run_async(
             plan.baseline, plan.candidate, tasks, skip=plan.skip, arms=plan.arms
@@ -242,7 +246,7 @@ async def _run(
                 status = "aborted" if isinstance(exc, CampaignAborted) else "interrupted"
                 run_store.set_status(plan.campaign_id, status)
         raise
-    return new
+    return new, engine.finished
 
 
 def _report(
@@ -337,9 +341,9 @@ async def run_ablation_campaign_async(
             "config": config, "quality_scorers": quality_scorers, "executor": executor,
             "progress": progress,
         }
-        new = await _run(engine_args, plan, suite, run_store, fail_fast)
-        for r in new:
-            info.executed[r.arm] += 1
+        new, finished = await _run(engine_args, plan, suite, run_store, fail_fast)
+        for arm, count in finished.items():
+            info.executed[arm] += count
         return _report(plan, suite, config, run_store, new)
     finally:
         if plan is not None and plan.lock is not None:

@@ -32,7 +32,7 @@ import asyncio
 import copy
 import threading
 import time
-from collections.abc import Callable, Collection, Sequence
+from collections.abc import Callable, Collection, Iterator, Sequence
 from concurrent.futures import Executor
 from typing import Any
 
@@ -41,7 +41,7 @@ from ablation.config import CampaignConfig
 from ablation.errors import CampaignAborted, ConfigError, EventLoopBlocked, StopCampaign
 from ablation.evaluate.quality import scorer_name
 from ablation.run.limits import Clock, RateLimiter
-from ablation.run.plan import Trial, TrialKey, trial_plan
+from ablation.run.plan import Trial, TrialKey, planned_count, trial_plan
 from ablation.run.progress import NullProgress, ProgressReporter
 from ablation.run.threads import DaemonExecutor
 from ablation.run.trial import TrialRunner
@@ -63,6 +63,8 @@ class AblationEngine:
         progress: Progress reporter (default: none).
         sink: Called with each finished trial on the event-loop thread (e.g. ``store.append``).
         clock: Clock for latency (``time.perf_counter`` by default; injectable for tests).
+        keep_results: ``False``: keep no finished trial (the sink takes them) and return an
+            empty list, so memory stays bounded by the concurrency whatever the suite's size.
     """
 
     def __init__(
@@ -74,6 +76,7 @@ class AblationEngine:
         progress: ProgressReporter | None = None,
         sink: ResultSink | None = None,
         clock: Clock = time.perf_counter,
+        keep_results: bool = True,
     ) -> None:
         self.config = config or CampaignConfig()
         self.quality_scorers = tuple(quality_scorers)
@@ -84,6 +87,9 @@ class AblationEngine:
         self.progress = progress or NullProgress()
         self.sink = sink
         self.clock = clock
+        self.keep_results = keep_results
+        #: Trials finished by the last run, per arm (counted whether or not they are kept).
+        self.finished: dict[str, int] = {}
         self._pool: Executor | None = None
         self._limiters: dict[str, RateLimiter] = {}
         #: Why the last run ended early on purpose (a sink raised :class:`StopCampaign`), or None.
@@ -122,7 +128,7 @@ class AblationEngine:
             arms: Which arms to run (e.g. only the candidate when the baseline is reused).
 
         Returns:
-            The new results, in schedule order.
+            The new results, in schedule order (empty when ``keep_results`` is ``False``).
 
         Raises:
             CampaignAborted: with ``on_error="abort"``, at the first error or timeout.
@@ -133,23 +139,25 @@ class AblationEngine:
             agents["baseline"] = as_agent(baseline)
         if "candidate" in arms:
             agents["candidate"] = as_agent(candidate)
-        skip_set = set(skip)
-        plan = [
+        skip_set = skip if isinstance(skip, (set, frozenset)) else set(skip)
+        plan = (
             t
             for t in trial_plan(
                 suite, runs=self.config.runs, seed=self.config.seed, arms=arms,
                 by_task=self.config.sequential is not None,
             )
             if (t.task.task_id, t.arm, t.run) not in skip_set
-        ]
+        )
+        n_trials = planned_count(suite, self.config.runs, arms, skip_set)
         self._limiters = {arm: RateLimiter(self.config.rate_limit_per_s) for arm in agents}
         self._pool = self.executor or DaemonExecutor()
-        results: list[TaskResult | None] = [None] * len(plan)
-        self.progress.start(len(plan), arms=list(agents))
+        results: dict[int, TaskResult] | None = {} if self.keep_results else None
+        self.finished = dict.fromkeys(agents, 0)
+        self.progress.start(n_trials, arms=list(agents))
         abort = threading.Event()
         watchdog = self._watchdog(agents)
         try:
-            await self._drive(plan, agents, results, abort)
+            await self._drive(plan, n_trials, agents, results, abort)
         except LoopStalled:
             raise EventLoopBlocked(
                 f"the event loop was blocked for more than timeout_s={self.config.timeout_s}"
@@ -159,7 +167,7 @@ class AblationEngine:
                 watchdog.stop()
             self.progress.finish()
             self._pool = None
-        return [r for r in results if r is not None]
+        return [] if results is None else [results[i] for i in sorted(results)]
 
     def _watchdog(self, agents: dict[str, Agent]) -> LoopWatchdog | None:
         """Watch the loop when an async agent could block it and a timeout bounds trials."""
@@ -172,24 +180,26 @@ class AblationEngine:
     # ------------------------------------------------------------------ scheduling
     async def _drive(
         self,
-        plan: list[Trial],
+        plan: Iterator[Trial],
+        n_trials: int,
         agents: dict[str, Agent],
-        results: list[TaskResult | None],
+        results: dict[int, TaskResult] | None,
         abort: threading.Event,
     ) -> None:
-        position = iter(range(len(plan)))
+        position = enumerate(plan)
         aborted: list[TaskResult] = []
         stop: list[StopCampaign] = []
 
         async def worker() -> None:
-            for i in position:
+            for i, trial in position:
                 if aborted or stop:
                     return
-                trial = plan[i]
                 result = await self._trials.run(trial, agents[trial.arm])
                 if stop:  # finished after the decision: not recorded, like a cancelled trial
                     return
-                results[i] = result
+                self.finished[trial.arm] += 1
+                if results is not None:
+                    results[i] = result
                 try:
                     if self.sink is not None:
                         self.sink(result)
@@ -203,7 +213,7 @@ class AblationEngine:
                     aborted.append(result)
                     return
 
-        n_workers = min(self.config.concurrency, len(plan))
+        n_workers = min(self.config.concurrency, n_trials)
         workers: list[asyncio.Future[None]] = []
         workers.extend(asyncio.ensure_future(worker()) for _ in range(n_workers))
         try:

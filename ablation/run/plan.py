@@ -9,12 +9,12 @@ sees the same order.
 from __future__ import annotations
 
 import random
-from collections.abc import Iterator, Sequence
+from collections.abc import Collection, Iterator, Sequence
 from dataclasses import dataclass
 
 from ablation.schema import ARMS, AblationTask, Arm
 
-__all__ = ["Trial", "TrialKey", "trial_plan"]
+__all__ = ["Trial", "TrialKey", "planned_count", "trial_plan"]
 
 TrialKey = tuple[str, str, int]
 
@@ -56,3 +56,19 @@ def trial_plan(
         for arm in order:
             if arm in arms:
                 yield Trial(task, arm, run)
+
+
+def planned_count(
+    tasks: Sequence[AblationTask], runs: int, arms: Sequence[Arm], skip: Collection[TrialKey]
+) -> int:
+    """How many trials :func:`trial_plan` yields that are not in ``skip``, without a plan list.
+
+    Only the skip keys are visited (a resume's keys, usually far fewer than the trials).
+    """
+    wanted = [a for a in ARMS if a in arms]
+    total = len(tasks) * runs * len(wanted)
+    if not skip:
+        return total
+    ids = {t.task_id for t in tasks}
+    done = {k for k in skip if k[0] in ids and k[1] in wanted and 0 <= k[2] < runs}
+    return total - len(done)

@@ -4,10 +4,14 @@ from __future__ import annotations
 
 import math
 import numbers
+from typing import Any
 
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
-from scipy import stats as _st
+
+from ablation.stats._lazy import LazyModule
+
+_st: Any = LazyModule("scipy.stats")
 
 ALTERNATIVES = ("two-sided", "less", "greater")
 

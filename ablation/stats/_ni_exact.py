@@ -7,13 +7,16 @@ as the ordering of the tables, the approach of Sidik (2003) for matched pairs.
 from __future__ import annotations
 
 from collections.abc import Callable
+from typing import Any
 
 import numpy as np
 from numpy.typing import NDArray
 from scipy import special as _sp
-from scipy import stats as _st
 
+from ablation.stats._lazy import LazyModule
 from ablation.stats._tango import tango_z_array
+
+_st: Any = LazyModule("scipy.stats")
 
 __all__ = ["BERGER_BOOS_GAMMA", "exact_ni_pvalue"]
 

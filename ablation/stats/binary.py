@@ -9,8 +9,7 @@ candidate failed), ``c = n21`` counts improvements, ``n = n11 + b + c + n22``, a
 from __future__ import annotations
 
 import math
-
-from scipy import stats as _st
+from typing import Any
 
 from ablation.stats._common import (
     as_count,
@@ -19,12 +18,15 @@ from ablation.stats._common import (
     check_level,
     z_two_sided,
 )
+from ablation.stats._lazy import LazyModule
 from ablation.stats._results import (
     ConfidenceInterval,
     McNemarResult,
     PairingSummary,
     ProportionResult,
 )
+
+_st: Any = LazyModule("scipy.stats")
 
 __all__ = [
     "clopper_pearson_interval",

@@ -9,12 +9,13 @@ Every function takes ``x`` (baseline) and ``y`` (candidate) paired by task and w
 from __future__ import annotations
 
 import math
+from typing import Any
 
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
-from scipy import stats as _st
 
 from ablation.stats._common import check_alternative, check_level, paired_arrays
+from ablation.stats._lazy import LazyModule
 from ablation.stats._results import (
     ConfidenceInterval,
     DifferenceResult,
@@ -22,6 +23,8 @@ from ablation.stats._results import (
     TestResult,
     TTestResult,
 )
+
+_st: Any = LazyModule("scipy.stats")
 
 __all__ = [
     "MEAN_DIFFERENCE_MIN_N",

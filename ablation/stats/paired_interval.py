@@ -7,15 +7,17 @@ Table ``[[n11, b], [c, n22]]`` (rows baseline pass/fail, columns candidate pass/
 from __future__ import annotations
 
 import math
-from typing import Literal
+from typing import Any, Literal
 
 from scipy import optimize as _opt
-from scipy import stats as _st
 
 from ablation.stats._common import as_table, check_level, z_two_sided
+from ablation.stats._lazy import LazyModule
 from ablation.stats._ni_exact import exact_ni_pvalue
 from ablation.stats._results import ConfidenceInterval, DifferenceResult, NonInferiorityResult
 from ablation.stats.binary import wilson_interval
+
+_st: Any = LazyModule("scipy.stats")
 
 __all__ = ["noninferiority_test", "paired_difference_interval", "tango_score_statistic"]
 

@@ -10,13 +10,16 @@ power, sample size and MDE of the exact McNemar test are in :mod:`ablation.stats
 from __future__ import annotations
 
 import math
+from typing import Any
 
 from scipy import optimize as _opt
-from scipy import stats as _st
 
 from ablation.stats._common import as_count, check_alternative, check_level
+from ablation.stats._lazy import LazyModule
 from ablation.stats._results import SampleSizeResult
 from ablation.stats.power import exact_mcnemar_power, exact_sample_size_paired
+
+_st: Any = LazyModule("scipy.stats")
 
 __all__ = ["EXACT_SEARCH_LIMIT", "minimum_detectable_effect", "sample_size_paired"]
 

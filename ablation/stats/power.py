@@ -15,14 +15,17 @@ because the exact test is conservative, usually undershoots the n it needs.
 from __future__ import annotations
 
 import math
+from typing import Any
 
 import numpy as np
 from numpy.typing import NDArray
 from scipy import optimize as _opt
 from scipy import special as _sp
-from scipy import stats as _st
 
 from ablation.stats._common import as_count, check_alternative, check_level
+from ablation.stats._lazy import LazyModule
+
+_st: Any = LazyModule("scipy.stats")
 
 __all__ = ["exact_mcnemar_power", "exact_minimum_detectable_effect", "exact_sample_size_paired"]
 

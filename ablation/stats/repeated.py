@@ -10,12 +10,13 @@ for binary runs, and Fisher's exact test as per-task evidence that a task is fla
 from __future__ import annotations
 
 import math
+from typing import Any
 
 import numpy as np
 from numpy.typing import ArrayLike
-from scipy import stats as _st
 
 from ablation.stats._common import as_count, check_level, paired_arrays
+from ablation.stats._lazy import LazyModule
 from ablation.stats._results import (
     BootstrapResult,
     ConfidenceInterval,
@@ -29,6 +30,8 @@ from ablation.stats.bootstrap import (
     interval_from_distribution,
     resolve_rng,
 )
+
+_st: Any = LazyModule("scipy.stats")
 
 __all__ = [
     "cluster_bootstrap",

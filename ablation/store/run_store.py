@@ -19,7 +19,8 @@ a busy timeout arbitrate. SQLite's JSON functions are built in (SQLite >= 3.38).
 
 :class:`RunStore` is composed from one part per responsibility, each in its own module sharing the
 connection of :mod:`ablation.store.connection`: campaign records (:mod:`ablation.store.campaigns`),
-trial writes (:mod:`ablation.store.trials`), trial reads (:mod:`ablation.store.reads`), the resume
+trial writes (:mod:`ablation.store.trials`), trial reads (:mod:`ablation.store.reads`; columnar
+ones in :mod:`ablation.store.columns`), the resume
 check (:mod:`ablation.store.resume`) and JSONL export/import (:mod:`ablation.store.transfer`). This
 module owns the composition and the names callers import.
 """
@@ -27,6 +28,7 @@ module owns the composition and the names callers import.
 from __future__ import annotations
 
 from ablation.store.campaigns import CampaignStore
+from ablation.store.columns import ColumnReader
 from ablation.store.connection import DEFAULT_STORE_PATH
 from ablation.store.format import (
     CAMPAIGN_STATUSES,
@@ -54,7 +56,9 @@ __all__ = [
 
 # JsonlTransfer builds on CampaignStore and TrialReader, so it is listed before them (and
 # CampaignStore before TrialReader, as in JsonlTransfer): any other order is a TypeError at import.
-class RunStore(JsonlTransfer, CampaignStore, TrialWriter, TrialReader, ResumeGuard):
+class RunStore(
+    JsonlTransfer, CampaignStore, TrialWriter, TrialReader, ResumeGuard, ColumnReader
+):
     """A SQLite file holding campaigns and their trials.
 
     Args:

@@ -1,0 +1,342 @@
+"""Pair two arms given as :class:`~ablation.columns.TrialColumns`, vectorised with numpy.
+
+The array twin of :func:`ablation.analysis.pairing.pair_results`: the same inventory (unknown ids,
+missing ids, one-sided tasks), the same duplicate check on ``(task, arm, run)``, the same
+``on_error="exclude"`` listing and the same per-task means, computed with ``np.unique``,
+``argsort`` and ``bincount`` instead of a Python loop per trial. Given the same trials, both
+functions return equal :class:`~ablation.analysis.pairing.PairedData` (the report built from them
+is the same JSON); tests check this on random campaigns.
+
+Row order matters where the object path takes "the first": a task's category is the first
+non-empty one met with the baseline's rows before the candidate's, in row order.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping, Sequence
+from typing import Any
+
+import numpy as np
+from numpy.typing import NDArray
+
+from ablation.analysis.accumulate import ArmColumns
+from ablation.analysis.pairing import PairedData, unmatched_runs
+from ablation.columns import STATUS_CODES, TrialColumns
+from ablation.errors import InputError
+from ablation.report import ExcludedItem
+from ablation.schema import AblationTask, TaskResult
+
+__all__ = ["pair_columns"]
+
+_STATUS_NAMES = {code: name for name, code in STATUS_CODES.items()}
+_COMPLETED = STATUS_CODES["completed"]
+_ARMS = ("baseline", "candidate")
+
+
+def _unicode(ids: NDArray[Any]) -> NDArray[np.str_]:
+    """Ids as a fixed-width unicode array: sorts in Python's ``str`` order, much faster."""
+    if ids.dtype.kind == "U":
+        return ids
+    return np.asarray(ids, dtype=str) if len(ids) else np.zeros(0, dtype="<U1")
+
+
+def _check_duplicates(arms: Sequence[TrialColumns], codes: list[NDArray[np.int64]]) -> None:
+    """Raise on the first row (in input order) repeating an earlier ``(task, arm, run)``."""
+    offset = 0
+    found: tuple[int, int, int, int] | None = None  # (global row, arm index, row, earlier row)
+    for a, (cols, code) in enumerate(zip(arms, codes, strict=True)):
+        if len(code) > 1:
+            key = code * (int(cols.run.max()) + 1) + cols.run
+            order = np.argsort(key, kind="stable")
+            same = np.flatnonzero(key[order][1:] == key[order][:-1])
+            if same.size:
+                later = order[same + 1]
+                j = int(np.argmin(later))
+                row, earlier = int(later[j]), int(order[same[j]])
+                if found is None or offset + row < found[0]:
+                    found = (offset + row, a, row, earlier)
+        offset += len(code)
+    if found is None:
+        return
+    _, a, row, earlier = found
+    cols = arms[a]
+    where = ""
+    if cols.line is not None:
+        where = (
+            f" ({cols.source}, line {int(cols.line[row])}; first at line {int(cols.line[earlier])})"
+        )
+    raise InputError(
+        f"duplicate result for task {str(cols.task_id[row])!r}, arm {_ARMS[a]}, "
+        f"run {int(cols.run[row])}{where}"
+    )
+
+
+def _arm_columns(
+    cols: TrialColumns, code: NDArray[np.int64], size: int, exclude: bool
+) -> tuple[dict[str, Any], NDArray[np.bool_]]:
+    """Per-task sums of one arm over every task code, and the mask of counted rows."""
+    completed = cols.status == _COMPLETED
+    counted = completed if exclude else np.ones(len(code), dtype=bool)
+
+    def count(mask: NDArray[np.bool_]) -> NDArray[np.float64]:
+        return np.bincount(code[mask], minlength=size).astype(float)
+
+    def total(values: NDArray[np.float64], mask: NDArray[np.bool_]) -> NDArray[np.float64]:
+        return np.bincount(code[mask], weights=values[mask], minlength=size).astype(float)
+
+    def summed(values: NDArray[np.float64], mask: NDArray[np.bool_]) -> tuple[Any, Any]:
+        keep = mask & ~np.isnan(values)
+        return total(values, keep), count(keep)
+
+    quality_names = {n for n, v in cols.quality.items() if np.any(completed & ~np.isnan(v))}
+    quality_names |= {n for n, v in cols.quality_errors.items() if v.any()}
+    n = len(code)
+    quality = {
+        name: summed(cols.quality.get(name, np.full(n, np.nan)), completed)
+        for name in sorted(quality_names)
+    }
+    metric_values = dict(cols.metrics)
+    if np.any(~np.isnan(cols.tokens)):
+        old = metric_values.get("tokens")
+        metric_values["tokens"] = (
+            cols.tokens if old is None else np.where(np.isnan(cols.tokens), old, cols.tokens)
+        )
+    metrics = {
+        name: summed(values, counted)
+        for name, values in sorted(metric_values.items())
+        if np.any(counted & ~np.isnan(values))
+    }
+    sums = {
+        "trials": count(np.ones(n, dtype=bool)),
+        "runs": count(counted),
+        "passes": count(completed & cols.passed),
+        "latency": summed(cols.latency_s, completed),
+        "cost": summed(cols.cost, counted),
+        "quality": quality,
+        "metrics": metrics,
+        "quality_errors": {
+            name: int(cols.quality_errors[name].sum())
+            for name in cols.quality_errors
+            if cols.quality_errors[name].any()
+        },
+        "errors": int(np.count_nonzero(cols.status == STATUS_CODES["error"])),
+        "timeouts": int(np.count_nonzero(cols.status == STATUS_CODES["timeout"])),
+        "retried": 0 if cols.attempts is None else int(np.count_nonzero(cols.attempts > 1)),
+    }
+    return sums, counted
+
+
+def _take(sums: Mapping[str, Any], index: NDArray[np.int64]) -> ArmColumns:
+    """The :class:`ArmColumns` of the tasks at ``index`` (task codes)."""
+
+    def mean(pair: tuple[NDArray[np.float64], NDArray[np.float64]]) -> NDArray[np.float64]:
+        total, count = pair[0][index], pair[1][index]
+        with np.errstate(invalid="ignore", divide="ignore"):
+            return np.where(count > 0, total / np.where(count > 0, count, 1), np.nan)
+
+    cost_sum, cost_n = sums["cost"][0][index], sums["cost"][1][index]
+    cost_trials = int(cost_n.sum())
+    return ArmColumns(
+        passes=sums["passes"][index].astype(np.int64),
+        runs=sums["runs"][index].astype(np.int64),
+        latency=mean(sums["latency"]),
+        cost=mean(sums["cost"]),
+        quality={name: mean(pair) for name, pair in sums["quality"].items()},
+        quality_errors=dict(sums["quality_errors"]),
+        metrics={name: mean(pair) for name, pair in sums["metrics"].items()},
+        cost_total=float(cost_sum.sum()) if cost_trials else None,
+        cost_trials=cost_trials,
+        n_trials=int(sums["trials"][index].sum()),
+        errors=sums["errors"],
+        timeouts=sums["timeouts"],
+        retried=sums["retried"],
+    )
+
+
+def pair_columns(
+    baseline: TrialColumns,
+    candidate: TrialColumns,
+    *,
+    tasks: Sequence[AblationTask] | None = None,
+    expected_ids: Iterable[str] | None = None,
+    on_error: str = "fail",
+    trial_lookup: Mapping[tuple[str, str], TaskResult] | None = None,
+) -> PairedData:
+    """Pair two arms' trial columns by task (the array path of :func:`pair_results`).
+
+    Args:
+        baseline: The baseline's trials (its ``arm`` is not checked: the position decides).
+        candidate: The candidate's trials.
+        tasks: The suite, if known: it fixes the inventory, categories and critical flags.
+        expected_ids: Without a suite, the ids that should be present (missing ones are listed).
+        on_error: ``"fail"`` or ``"exclude"``, as in :func:`pair_results`.
+        trial_lookup: ``(task_id, arm) -> first-run TaskResult`` for the drill-downs (queried
+            for the few trials shown); without it the drill-downs show no trials.
+
+    Returns:
+        The paired columns, equal to what :func:`pair_results` returns for the same trials.
+
+    Raises:
+        InputError: if two rows of one arm share ``(task_id, run)`` (naming file and lines when
+            the columns carry them).
+    """
+    arms = (baseline, candidate)
+    ids = [_unicode(np.asarray(a.task_id)) for a in arms]
+    uniq, inverse = np.unique(np.concatenate(ids), return_inverse=True)
+    codes = [inverse[: len(ids[0])].astype(np.int64), inverse[len(ids[0]) :].astype(np.int64)]
+    _check_duplicates(arms, codes)
+    size = len(uniq)
+    exclude = on_error == "exclude"
+    summed = [_arm_columns(a, c, size, exclude) for a, c in zip(arms, codes, strict=True)]
+    seen = [np.bincount(c, minlength=size) for c in codes]
+    runs = int(max(seen[0].max(initial=0), seen[1].max(initial=0))) or 1
+    task_map = {t.task_id: t for t in tasks} if tasks is not None else {}
+    universe, excluded, paired = _inventory(uniq, seen, task_map, tasks is not None, expected_ids)
+    failures = _failures(arms)
+    if exclude:
+        paired_ids = set(uniq[paired].tolist())
+        excluded += [
+            ExcludedItem(task_id=tid, run=run, reason=f"{arm} {status}: {error}")
+            for tid, arm, run, status, error, *_ in sorted(failures)
+            if tid in paired_ids
+        ]
+        columns = [_take(s, paired) for s, _ in summed]
+        empty = (columns[0].runs == 0) | (columns[1].runs == 0)
+        if empty.any():
+            excluded += [
+                ExcludedItem(
+                    task_id=str(uniq[code]),
+                    reason="no completed trial in one arm (on_error=exclude)",
+                )
+                for code in paired[empty]
+            ]
+            paired = paired[~empty]
+    columns = [_take(s, paired) for s, _ in summed]
+    task_ids = uniq[paired].tolist()
+    excluded += _unmatched(arms, codes, uniq, paired)
+    categories, families, critical = _labels(arms, codes, size, paired, task_ids, task_map)
+    return PairedData(
+        task_ids=task_ids,
+        categories=categories,
+        families=families,
+        critical=critical,
+        baseline=columns[0],
+        candidate=columns[1],
+        runs=runs,
+        n_tasks=universe,
+        excluded=excluded,
+        trials=trial_lookup if trial_lookup is not None else {},
+        tasks=task_map,
+        has_families=len(set(families)) < len(families),
+        failures=failures,
+        trials_seen={arm: len(cols) for arm, cols in zip(_ARMS, arms, strict=True)},
+    )
+
+
+def _inventory(
+    uniq: NDArray[np.str_],
+    seen: list[NDArray[np.int64]],
+    task_map: Mapping[str, AblationTask],
+    have_suite: bool,
+    expected_ids: Iterable[str] | None,
+) -> tuple[int, list[ExcludedItem], NDArray[np.int64]]:
+    """Size of the inventory, what is excluded (unknown, missing, one-sided), paired codes."""
+    if have_suite or expected_ids is not None:
+        listed = list(task_map) if have_suite else list(dict.fromkeys(expected_ids or ()))
+        known = "the suite" if have_suite else "the expected ids"
+        universe = np.unique(_unicode(np.asarray(listed, dtype=object)))
+        unknown = uniq[~np.isin(uniq, universe)]
+        excluded = [
+            ExcludedItem(task_id=str(tid), reason=f"unknown task id (not in {known})")
+            for tid in unknown.tolist()
+        ]
+        pos = np.minimum(np.searchsorted(uniq, universe), max(len(uniq) - 1, 0))
+        present = (uniq[pos] == universe) if len(uniq) else np.zeros(len(universe), dtype=bool)
+        code = np.where(present, pos, -1)
+        size = len(listed)
+    else:
+        code, excluded, size = np.arange(len(uniq)), [], len(uniq)
+        universe = uniq
+    has_b = np.where(code >= 0, seen[0][code] > 0, False) if len(uniq) else code >= 0
+    has_c = np.where(code >= 0, seen[1][code] > 0, False) if len(uniq) else code >= 0
+    for j in np.flatnonzero(~(has_b & has_c)).tolist():
+        tid = str(universe[j])
+        if not (has_b[j] or has_c[j]):
+            reason = "missing: no result in either arm"
+        elif not has_c[j]:
+            reason = "only in baseline (no candidate result)"
+        else:
+            reason = "only in candidate (no baseline result)"
+        excluded.append(ExcludedItem(task_id=tid, reason=reason))
+    paired = code[has_b & has_c]
+    return size, excluded, paired.astype(np.int64)
+
+
+def _unmatched(
+    arms: Sequence[TrialColumns],
+    codes: list[NDArray[np.int64]],
+    uniq: NDArray[np.str_],
+    paired: NDArray[np.int64],
+) -> list[ExcludedItem]:
+    """Runs of a paired task that only one arm has (see :func:`unmatched_runs`)."""
+    width = 1 + max((int(a.run.max()) for a in arms if len(a.run)), default=0)
+    is_paired = np.zeros(len(uniq), dtype=bool)
+    is_paired[paired] = True
+    keys = [code * width + a.run for a, code in zip(arms, codes, strict=True)]
+    found: list[tuple[str, str, int]] = []
+    for side in (0, 1):
+        lone = np.flatnonzero(is_paired[codes[side]] & ~np.isin(keys[side], keys[1 - side]))
+        found += [
+            (str(uniq[codes[side][i]]), _ARMS[side], int(arms[side].run[i])) for i in lone.tolist()
+        ]
+    return unmatched_runs(found)
+
+
+def _failures(arms: Sequence[TrialColumns]) -> list[tuple[str, str, int, str, str, str, str]]:
+    """Every failed trial in row order: id, arm, run, status, error text, stage, error type."""
+    out: list[tuple[str, str, int, str, str, str, str]] = []
+    for arm, cols in zip(_ARMS, arms, strict=True):
+        for i in np.flatnonzero(cols.status != _COMPLETED).tolist():
+            status = _STATUS_NAMES[int(cols.status[i])]
+            kind = cols.error_type[i] if cols.error_type is not None else ""
+            text = (cols.error[i] if cols.error is not None else "") or kind or status
+            if status == "timeout":
+                stage, kind = "timeout", kind or "Timeout"
+            else:
+                stage = (cols.error_stage[i] if cols.error_stage is not None else "") or "unknown stage"
+                kind = kind or status
+            out.append((str(cols.task_id[i]), arm, int(cols.run[i]), status, text, stage, kind))
+    return out
+
+
+def _labels(
+    arms: Sequence[TrialColumns],
+    codes: list[NDArray[np.int64]],
+    size: int,
+    paired: NDArray[np.int64],
+    task_ids: list[str],
+    task_map: Mapping[str, AblationTask],
+) -> tuple[list[str], list[str], NDArray[np.bool_]]:
+    """Category, family and critical flag of each paired task (the suite's, else the trials')."""
+    if task_map:
+        chosen = [task_map[tid] for tid in task_ids if tid in task_map]
+        if len(chosen) == len(task_ids):
+            return (
+                [t.category for t in chosen],
+                [t.family or t.task_id for t in chosen],
+                np.array([t.critical for t in chosen], dtype=np.bool_),
+            )
+    category = np.full(size, None, dtype=object)
+    for cols, code in reversed(list(zip(arms, codes, strict=True))):
+        if cols.category is None:
+            continue
+        given = np.flatnonzero([bool(c) for c in cols.category.tolist()])
+        first_codes, first_rows = np.unique(code[given], return_index=True)
+        rows = given[first_rows]
+        category[first_codes] = cols.category[rows]
+    critical = np.zeros(size, dtype=bool)
+    for cols, code in zip(arms, codes, strict=True):
+        if cols.critical is not None:
+            critical |= np.bincount(code[cols.critical], minlength=size) > 0
+    cats = [c or "default" for c in category[paired].tolist()]
+    return cats, list(task_ids), critical[paired]

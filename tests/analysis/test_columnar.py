@@ -1,0 +1,174 @@
+"""The array pairing path gives the same report as the object path, and names bad input.
+
+The reference is the per-trial path (``pair_results`` + ``build_report`` through
+``report_from_results``), which the fast paths (``compare_results`` on lists and dict records,
+``report_from_store`` on a SQLite file) must reproduce to the byte of the report's JSON.
+"""
+
+from __future__ import annotations
+
+import random
+from typing import Any
+
+import numpy as np
+import pytest
+
+from ablation.analysis.build import compare_results, report_from_results
+from ablation.analysis.columnar import pair_columns
+from ablation.analysis.stored import StoredTrials, report_from_store
+from ablation.analysis.tocolumns import records_to_columns, results_to_columns
+from ablation.columns import TrialColumns
+from ablation.config import CampaignConfig, Provenance
+from ablation.errors import InputError
+from ablation.schema import TaskResult
+from ablation.store.run_store import RunStore
+
+
+def _trial(rng: random.Random, tid: str, arm: str, run: int) -> TaskResult:
+    status = rng.choices(["completed", "error", "timeout"], [0.88, 0.08, 0.04])[0]
+    scored = rng.random() < 0.5
+    return TaskResult(
+        task_id=tid, arm=arm, run=run, status=status,
+        passed=status == "completed" and rng.random() < (0.55 if arm == "baseline" else 0.6),
+        latency_s=rng.lognormvariate(0, 1) if rng.random() < 0.8 else None,
+        cost=rng.random() if rng.random() < 0.3 else None,
+        tokens=rng.randrange(500) if rng.random() < 0.2 else None,
+        attempts=rng.choice([1, 1, 1, 2]),
+        error_type="RuntimeError" if status == "error" else None,
+        error_message="bad" if status == "error" and rng.random() < 0.5 else None,
+        error_stage=rng.choice([None, "agent", "verifier"]) if status == "error" else None,
+        quality={"f1": rng.random()} if scored else {},
+        quality_errors={"f1": "judge down"} if not scored and rng.random() < 0.1 else {},
+        metrics={"steps": float(rng.randrange(9))} if rng.random() < 0.2 else {},
+        category=rng.choice([None, "", "math", "code"]),
+        critical=rng.random() < 0.05,
+    )  # fmt: skip
+
+
+def campaign(seed: int, n_tasks: int) -> tuple[list[TaskResult], list[TaskResult]]:
+    """Random trials: repeated runs in any order, one-sided tasks, errors, labels, numbers."""
+    rng = random.Random(seed)
+    sides: dict[str, list[TaskResult]] = {"baseline": [], "candidate": []}
+    for i in rng.sample(range(10 * n_tasks), n_tasks):
+        for arm, rows in sides.items():
+            if rng.random() < 0.03:
+                continue
+            for run in rng.sample(range(3), rng.choice([1, 1, 1, 2, 3])):
+                rows.append(_trial(rng, f"task-{i:07d}", arm, run))
+    rng.shuffle(sides["candidate"])
+    return sides["baseline"], sides["candidate"]
+
+
+def _json(report: Any) -> dict[str, Any]:
+    data = report.model_dump(mode="json")
+    data["provenance"].pop("finished_at")
+    return data
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize(("seed", "on_error", "listed"), [(0, "fail", True), (1, "exclude", True), (2, "fail", False)])
+def test_compare_results_equals_the_object_path_on_10k_random_tasks(
+    seed: int, on_error: str, listed: bool
+) -> None:
+    baseline, candidate = campaign(seed, 10_000)
+    config = CampaignConfig(on_error=on_error, n_resamples=200, seed=seed)
+    ids = sorted({r.task_id for r in baseline})
+    expected = [*ids[5:], "never-ran-1", "never-ran-2"]  # some unknown, some missing
+    for expected_ids in [expected] if listed else [None]:
+        fast = compare_results(baseline, candidate, config=config, expected_ids=expected_ids)
+        old = report_from_results(
+            [*baseline, *candidate], config=config, expected_ids=expected_ids,
+            provenance=Provenance(baseline_agent="baseline", candidate_agent="candidate", source="compare"),
+        )  # fmt: skip
+        assert _json(fast) == _json(old)
+        assert fast.details and fast.excluded and fast.quality and fast.latency is not None
+
+
+@pytest.mark.parametrize("seed", [3, 4])
+def test_dict_records_give_the_report_of_their_task_results(seed: int) -> None:
+    baseline, candidate = campaign(seed, 600)
+    keys = ("task_id", "run", "status", "passed", "latency_s", "cost", "category", "critical")
+    plain = [[{k: getattr(r, k) for k in keys} for r in side] for side in (baseline, candidate)]
+    full = [[r.model_dump() for r in side] for side in (baseline, candidate)]
+    config = CampaignConfig(n_resamples=200)
+    as_models = [
+        [TaskResult.model_validate({**d, "arm": arm}) for d in side]
+        for side, arm in zip(plain, ("baseline", "candidate"), strict=True)
+    ]
+    assert _json(compare_results(*plain, config=config)) == _json(compare_results(*as_models, config=config))
+    assert _json(compare_results(*full, config=config)) == _json(compare_results(baseline, candidate, config=config))
+
+
+def test_a_bad_dict_record_is_named_by_number_and_id() -> None:
+    rows = [{"task_id": "a", "passed": True}, {"task_id": "b", "passed": "often"}]
+    with pytest.raises(InputError, match=r"record 2 \(task_id 'b'\)"):
+        records_to_columns(rows, "baseline", source="baseline")
+
+
+@pytest.mark.parametrize("seed", [5, 6])
+@pytest.mark.parametrize("on_error", ["fail", "exclude"])
+def test_stored_report_equals_the_streamed_row_path(tmp_path: Any, seed: int, on_error: str) -> None:
+    baseline, candidate = campaign(seed, 1_500)
+    config = CampaignConfig(on_error=on_error, n_resamples=200)
+    store = RunStore(tmp_path / "runs.db")
+    ids = sorted({r.task_id for r in baseline + candidate})
+    cid = store.create_campaign(
+        config=config, suite_fingerprint="f", task_digests={i: "d" for i in ids},
+        baseline_agent="b", candidate_agent="c",
+    )  # fmt: skip
+    store.append_many(cid, baseline + candidate)
+    prov = Provenance(baseline_agent="b", candidate_agent="c", finished_at="then")
+    expected = [*ids[:-4], "never-ran"]
+    fast = report_from_store(store, cid, config=config, provenance=prov, expected_ids=expected)
+    old = report_from_results(
+        store.trial_rows(cid), config=config, provenance=prov, expected_ids=expected,
+        trial_lookup=StoredTrials(store, cid),
+    )  # fmt: skip
+    assert fast.model_dump_json() == old.model_dump_json()
+
+
+def test_store_columns_hold_every_trial_of_an_arm(tmp_path: Any) -> None:
+    baseline, candidate = campaign(7, 300)
+    store = RunStore(tmp_path / "runs.db")
+    cid = store.create_campaign(
+        config=CampaignConfig(), suite_fingerprint="f", task_digests={}, baseline_agent="b",
+        candidate_agent="c",
+    )  # fmt: skip
+    store.append_many(cid, baseline + candidate)
+    cols = store.trial_columns(cid, "baseline")
+    order = sorted(baseline, key=lambda r: (r.task_id, r.run))
+    assert cols.task_id.tolist() == [r.task_id for r in order]
+    lat = np.array([np.nan if r.latency_s is None else r.latency_s for r in order])
+    np.testing.assert_array_equal(cols.latency_s, lat)
+    assert cols.passed.tolist() == [r.passed for r in order]
+
+
+def test_a_duplicate_names_the_file_and_both_lines() -> None:
+    ids = np.array(["a", "b", "a"], dtype=object)
+    cols = TrialColumns.verdicts("baseline", ids, np.array([True, False, True]), source="b.jsonl")
+    cols = TrialColumns(**{**cols.__dict__, "line": np.array([1, 2, 3])})
+    other = TrialColumns.verdicts("candidate", ids[:2], np.array([True, True]))
+    with pytest.raises(InputError, match=r"task 'a', arm baseline, run 0 \(b.jsonl, line 3; first at line 1\)"):
+        pair_columns(cols, other)
+
+
+def test_duplicate_message_matches_the_object_path() -> None:
+    rows = [TaskResult(task_id=t, arm="baseline", run=r) for t, r in (("a", 0), ("b", 0), ("b", 1), ("a", 0))]
+    with pytest.raises(InputError) as old:
+        report_from_results(rows)
+    with pytest.raises(InputError) as fast:
+        pair_columns(results_to_columns(rows, "baseline"), results_to_columns([], "candidate"))
+    assert str(fast.value) == str(old.value)
+
+
+def test_a_run_only_one_side_has_is_listed_in_excluded() -> None:
+    """Issue 11 item 16: runs 0 and 1 in the baseline, only run 0 in the candidate."""
+    baseline = [TaskResult(task_id="t", arm="baseline", run=r, passed=True) for r in (0, 1)]
+    candidate = [TaskResult(task_id="t", arm="candidate", run=0, passed=False)]
+    for report in (
+        compare_results(baseline, candidate),
+        report_from_results([*baseline, *candidate]),
+    ):
+        unmatched = [e for e in report.excluded if e.run == 1]
+        assert [(e.task_id, e.run) for e in unmatched] == [("t", 1)]
+        assert "baseline run 1 has no candidate run 1" in unmatched[0].reason
