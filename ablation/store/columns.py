@@ -1,8 +1,8 @@
 """Columnar reads of the run store: one arm's trials straight into :class:`TrialColumns`.
 
 Only the columns a report needs are selected (ids, run, status, verdict, latency, cost,
-attempts, error type, category, critical flag, and the quality dictionaries, error stage and
-message through SQLite's ``json_extract``), page by page with keyset pagination on the primary key, so no
+attempts, error type, category, critical flag, tokens, and the quality and metrics dictionaries,
+error stage and message through SQLite's ``json_extract``), page by page with keyset pagination on the primary key, so no
 :class:`~ablation.schema.TaskResult` is built and the Python objects of one page at a time are
 alive besides the growing arrays.
 """
@@ -25,7 +25,8 @@ _SELECT = (
     "SELECT task_id, run, status, passed, latency_s, cost, attempts, error_type, category,"
     " critical, json_extract(result_json, '$.quality'),"
     " json_extract(result_json, '$.quality_errors'),"
-    " json_extract(result_json, '$.error_stage'), json_extract(result_json, '$.error_message')"
+    " json_extract(result_json, '$.error_stage'), json_extract(result_json, '$.error_message'),"
+    " tokens, json_extract(result_json, '$.metrics')"
     " FROM trials WHERE campaign_id = ? AND arm = ? AND (task_id, run) > (?, ?)"
     " ORDER BY task_id, run LIMIT ?"
 )
@@ -81,7 +82,7 @@ class ColumnReader(StoreConnection):
         tid, run, status, passed, latency, cost, attempts, error_type, category, critical, q, qe = (
             list(zip(*page, strict=True))[:12]
         )
-        stage, message = list(zip(*page, strict=True))[12:]
+        stage, message, tokens, metrics = list(zip(*page, strict=True))[12:]
         error = [
             "" if e is None else (f"{e}: {m}" if m else e)
             for e, m in zip(error_type, message, strict=True)
@@ -95,8 +96,9 @@ class ColumnReader(StoreConnection):
             status=np.array([codes[s] for s in status], dtype=np.int8),
             latency_s=_floats(latency),
             cost=_floats(cost),
-            tokens=np.full(n, np.nan),
+            tokens=_floats(tokens),
             quality=_named(q, n, flags=False),
+            metrics=_named(metrics, n, flags=False),
             category=np.array(category, dtype=object),
             critical=np.array(critical, dtype=bool),
             error_type=np.array([e or "" for e in error_type], dtype=object),
@@ -134,6 +136,7 @@ def _concat(parts: list[TrialColumns], arm: str) -> TrialColumns:
         cost=cat("cost"),
         tokens=cat("tokens"),
         quality=named("quality", np.nan, float),
+        metrics=named("metrics", np.nan, float),
         category=cat("category"),
         critical=cat("critical"),
         error_type=cat("error_type"),
