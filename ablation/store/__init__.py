@@ -7,3 +7,23 @@
 :mod:`~ablation.store.reads` (trial reads and streaming), :mod:`~ablation.store.resume` (the resume
 check) and :mod:`~ablation.store.transfer` (JSONL export and import).
 """
+
+from ablation.store.run_store import (
+    CAMPAIGN_STATUSES,
+    DEFAULT_STORE_PATH,
+    SCHEMA_VERSION,
+    TRIAL_CONFIG_FIELDS,
+    CampaignRecord,
+    RunStore,
+    TrialRow,
+)
+
+__all__ = [
+    "CAMPAIGN_STATUSES",
+    "DEFAULT_STORE_PATH",
+    "SCHEMA_VERSION",
+    "TRIAL_CONFIG_FIELDS",
+    "CampaignRecord",
+    "RunStore",
+    "TrialRow",
+]
