@@ -219,3 +219,29 @@ def test_a_record_with_a_negative_run_or_unknown_field_is_validated() -> None:
         records_to_columns([{"task_id": "a", "run": -1}], "baseline", source="baseline")
     with pytest.raises(InputError, match=r"record 2 \(task_id 'b'\)"):
         records_to_columns([{"task_id": "a"}, {"task_id": "b", "status": "odd"}], "baseline")
+
+
+@pytest.mark.parametrize("seed", [10, 11])
+def test_store_columns_equal_the_stored_results_whatever_the_outputs_hold(tmp_path: Any, seed: int) -> None:
+    """The store skips parsing a row's JSON when a substring test proves its dictionaries empty;
+    outputs that mimic those fields (objects, lists, quoted text) must not fool it."""
+    rng = random.Random(seed)
+    decoys: list[Any] = [
+        None, 3, "plain", 'text with "quality":{} inside', {"quality": {}, "metrics": {}},
+        {"quality_errors": {}, "error_stage": None}, [{"quality": {}}], {"nested": {"metrics": {}}},
+    ]
+    rows = []
+    for i, r in enumerate(campaign(seed, 200)[0]):
+        extra: dict[str, Any] = {"output": rng.choice(decoys)}
+        if r.status == "completed" and rng.random() < 0.1:
+            extra["error_stage"] = "verifier"  # a completed trial with a stage (imported rows)
+        rows.append(r.model_copy(update={**extra, "task_id": f"{r.task_id}-{i}"}))
+    store = RunStore(tmp_path / "runs.db")
+    cid = store.create_campaign(
+        config=CampaignConfig(), suite_fingerprint="f", task_digests={}, baseline_agent="b",
+        candidate_agent="c",
+    )  # fmt: skip
+    store.append_many(cid, rows)
+    order = sorted(rows, key=lambda r: (r.task_id, r.run))
+    assert any(r.quality for r in order) and any(isinstance(r.output, dict) for r in order)
+    _columns_equal(store.trial_columns(cid, "baseline"), results_to_columns(order, "baseline"))
