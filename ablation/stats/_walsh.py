@@ -20,7 +20,13 @@ from __future__ import annotations
 import numpy as np
 from numpy.typing import NDArray
 
-__all__ = ["BRUTE_MAX", "COUNTS_MAX", "walsh_median", "walsh_median_bisection", "walsh_median_counts"]
+__all__ = [
+    "BRUTE_MAX",
+    "COUNTS_MAX",
+    "walsh_median",
+    "walsh_median_bisection",
+    "walsh_median_counts",
+]
 
 #: Largest number of differences whose Walsh averages are all formed.
 BRUTE_MAX = 2000
