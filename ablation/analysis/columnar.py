@@ -2,8 +2,8 @@
 
 The array twin of :func:`ablation.analysis.pairing.pair_results`: the same inventory (unknown ids,
 missing ids, one-sided tasks), the same duplicate check on ``(task, arm, run)``, the same
-``on_error="exclude"`` listing and the same per-task means, computed with ``np.unique``,
-``argsort`` and ``bincount`` instead of a Python loop per trial. Given the same trials, both
+``on_error="exclude"`` listing and the same per-task means, computed with id codes
+(:func:`~ablation.analysis.factorize.sorted_codes`), ``argsort`` and ``bincount`` instead of a Python loop per trial. Given the same trials, both
 functions return equal :class:`~ablation.analysis.pairing.PairedData` (the report built from them
 is the same JSON); tests check this on random campaigns.
 
