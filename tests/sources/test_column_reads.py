@@ -197,3 +197,37 @@ def test_cli_compare_reads_columns_and_reports_like_compare_results(tmp_path: Pa
     want = json.loads(expected.model_dump_json())
     for key in ("table", "details", "excluded", "regressions", "improvements", "baseline", "latency"):
         assert got[key] == want[key], key
+
+
+TOOLS = Path(__file__).resolve().parents[1] / "data" / "tools"
+
+
+@pytest.mark.parametrize(
+    ("baseline", "candidate", "read_b", "read_c"),
+    [
+        ("inspect_baseline.json", "inspect_candidate.json", {}, {}),
+        ("inspect_baseline.eval", "inspect_candidate.eval", {}, {}),
+        ("pe_baseline.json", "pe_candidate.json", {}, {}),
+        ("lm_eval_baseline.jsonl", "lm_eval_candidate.jsonl",
+         {"where": {"filter": "strict-match"}}, {"where": {"filter": "strict-match"}}),
+        ("openai_evals_baseline.jsonl", "openai_evals_candidate.jsonl", {}, {}),
+        ("promptfoo_results.json", "promptfoo_results.json",
+         {"where": {"promptIdx": "0"}}, {"where": {"promptIdx": "1"}}),
+    ],
+)  # fmt: skip
+def test_tool_formats_same_report(
+    baseline: str, candidate: str, read_b: dict[str, Any], read_c: dict[str, Any]
+) -> None:
+    b, c = TOOLS / baseline, TOOLS / candidate
+    old = compare_results(
+        load_results(b, arm="baseline", **read_b), load_results(c, arm="candidate", **read_c),
+        config=CONFIG, names=(str(b), str(c)),
+    )  # fmt: skip
+    before = load_result_columns(b, arm="baseline", **read_b)
+    after = load_result_columns(c, arm="candidate", **read_c)
+    new = compare_columns(
+        before.columns, after.columns, config=CONFIG, names=(str(b), str(c)),
+        trial_lookup=FileTrials({"baseline": before, "candidate": after}),
+    )  # fmt: skip
+    assert new.model_dump_json() == old.model_dump_json()
+    assert new.n_paired > 0
