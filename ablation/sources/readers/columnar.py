@@ -121,8 +121,8 @@ def _plain_lines(text: str, display: str, options: ReadOptions) -> ColumnRead | 
         return None
     if not set(map(type, verdicts)) <= {bool}:
         return None
-    unique = len(set(zip(task_ids, runs, strict=True)) if runs is not None else set(task_ids))
-    if unique != len(task_ids):
+    ids_column = np.array(task_ids, dtype=object)
+    if not _unique(ids_column, runs):
         return None
     passed = np.array(verdicts, dtype=bool)
     if options.pass_values is not None:
@@ -130,7 +130,7 @@ def _plain_lines(text: str, display: str, options: ReadOptions) -> ColumnRead | 
     n = len(task_ids)
     columns = TrialColumns(
         arm=options.arm,
-        task_id=np.array(task_ids, dtype=object),
+        task_id=ids_column,
         run=np.zeros(n, dtype=np.int64) if runs is None else np.array(runs, dtype=np.int64),
         passed=passed,
         status=np.zeros(n, dtype=np.int8),
@@ -141,6 +141,14 @@ def _plain_lines(text: str, display: str, options: ReadOptions) -> ColumnRead | 
         line=np.arange(1, n + 1, dtype=np.int64),
     )
     return ColumnRead(columns)
+
+
+def _unique(ids: NDArray[np.object_], runs: list[int] | None) -> bool:
+    """True when no ``(id, run)`` repeats (sorted ids of one run need no hashing)."""
+    if runs is None and (len(ids) < 2 or bool(np.all(ids[1:] > ids[:-1]))):
+        return True
+    pairs = zip(ids.tolist(), runs, strict=True) if runs is not None else ids.tolist()
+    return len(set(pairs)) == len(ids)
 
 
 def _plain_ids(ids: list[Any]) -> list[str] | None:
