@@ -369,30 +369,18 @@ def compare_results(
 
 
 def compare_columns(
-    baseline: Any,
-    candidate: Any,
-    *,
-    names: tuple[str, str],
-    expected_ids: Iterable[str] | None = None,
-    config: CampaignConfig | None = None,
-    trial_lookup: Mapping[tuple[str, str], TaskResult] | None = None,
+    baseline: Any, candidate: Any, *, names: tuple[str, str], expected_ids: Iterable[str] | None = None,
+    config: CampaignConfig | None = None, trial_lookup: Mapping[tuple[str, str], TaskResult] | None = None,
 ) -> AblationReport:
-    """The report of :func:`compare_results` from two arms already read as columns.
+    """The report of :func:`compare_results` from two arms' :class:`~ablation.columns.TrialColumns`.
 
-    Args:
-        baseline: The baseline's :class:`~ablation.columns.TrialColumns`.
-        candidate: The candidate's columns.
-        names: Labels of the two sides for provenance.
-        expected_ids: Ids that should be present (checked by the caller).
-        config: Analysis settings.
-        trial_lookup: ``(task_id, arm) -> first-run TaskResult`` for the drill-downs.
+    ``names`` label the sides in the provenance; ``trial_lookup`` maps ``(task_id, arm)`` to the
+    first-run :class:`TaskResult` for the drill-downs; ``expected_ids`` are checked by the caller.
     """
     from ablation.analysis.columnar import pair_columns
 
     config = config or CampaignConfig()
     provenance = Provenance(baseline_agent=names[0], candidate_agent=names[1], source="compare")
-    data = pair_columns(
-        baseline, candidate, expected_ids=expected_ids, on_error=config.on_error,
-        trial_lookup=trial_lookup,
-    )
+    data = pair_columns(baseline, candidate, expected_ids=expected_ids, on_error=config.on_error,
+                        trial_lookup=trial_lookup)  # fmt: skip
     return build_report(data, config=config, provenance=provenance)
