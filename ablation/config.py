@@ -170,6 +170,12 @@ class CampaignConfig(BaseModel):
         gates: Release gates.
         labels: User labels kept in provenance (model configuration, dataset version, ...).
         sequential: Sequential mode (``None``: every task runs, fixed-n analysis).
+        isolation: Where Python agents run: ``"thread"`` (default: daemon threads and the event
+            loop of this process) or ``"process"`` (worker processes, so an agent that calls
+            ``os._exit``, segfaults or exhausts memory costs one trial; see
+            :mod:`ablation.run.isolation`).
+        worker_memory_mb: With ``isolation="process"``, each worker's address-space limit in MiB
+            (``RLIMIT_AS``; ``None``: no limit).
     """
 
     model_config = _FROZEN
@@ -187,6 +193,8 @@ class CampaignConfig(BaseModel):
     gates: GatePolicy = Field(default_factory=GatePolicy)
     labels: dict[str, str] = Field(default_factory=dict)
     sequential: SequentialPolicy | None = None
+    isolation: Literal["thread", "process"] = "thread"
+    worker_memory_mb: int | None = Field(default=None, ge=64)
 
 
 class Provenance(BaseModel):
@@ -217,3 +225,5 @@ class Provenance(BaseModel):
     baseline_ran_at: str | None = None
     source: str = "campaign"
     labels: dict[str, str] = Field(default_factory=dict)
+    #: Where the campaign's Python agents ran (``"thread"`` or ``"process"``; ``None``: not a campaign).
+    isolation: str | None = None
