@@ -85,3 +85,10 @@ def unpicklable(x: dict[str, Any]) -> Any:
 def pid(x: dict[str, Any]) -> int:
     """The pid of the process running the agent (task 0 fails, the rest are right)."""
     return os.getpid() if x["n"] == 0 else 3 * x["n"]
+
+
+def raises(x: dict[str, Any]) -> int:
+    """Raises ``ValueError`` on task 1."""
+    if x["n"] == 1:
+        raise ValueError(f"bad input {x['n']}")
+    return 3 * x["n"]
