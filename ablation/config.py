@@ -10,7 +10,14 @@ import builtins
 import importlib
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, field_serializer, field_validator
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    field_serializer,
+    field_validator,
+    model_validator,
+)
 
 __all__ = ["CampaignConfig", "GatePolicy", "Provenance", "RetryPolicy", "SequentialPolicy"]
 
@@ -195,6 +202,15 @@ class CampaignConfig(BaseModel):
     sequential: SequentialPolicy | None = None
     isolation: Literal["thread", "process"] = "thread"
     worker_memory_mb: int | None = Field(default=None, ge=64)
+
+    @model_validator(mode="after")
+    def _memory_cap_needs_workers(self) -> CampaignConfig:
+        if self.worker_memory_mb is not None and self.isolation != "process":
+            raise ValueError(
+                "worker_memory_mb (--worker-memory-mb) limits worker processes: it needs "
+                "isolation='process' (--isolation process)"
+            )
+        return self
 
 
 class Provenance(BaseModel):

@@ -106,6 +106,12 @@ def test_os_exit_costs_one_trial_and_the_worker_is_replaced(tmp_path: Path) -> N
     assert (status, error_type) == ("error", "WorkerDied")
     assert "exited with status 3" in str(message) and "'t001'" in str(message)
     assert _tagged(tag) == []
+    # The stored campaign shows where its agents ran, in every format.
+    store = str(tmp_path / "runs.db")
+    stored = run(["report", "latest", "--store", store, "--format", "json"], cli_env())
+    assert json.loads(stored.stdout)["provenance"]["isolation"] == "process", stored.stderr
+    shown = run(["report", "latest", "--store", store, "--format", "markdown"], cli_env())
+    assert "isolation=process" in shown.stdout, shown.stderr
 
 
 @pytest.mark.slow
@@ -232,6 +238,12 @@ def test_isolation_in_pyproject_is_type_checked(tmp_path: Path) -> None:
         load_tool_settings(pyproject)
     pyproject.write_text('[tool.ablation]\nisolation = "process"\nworker-memory-mb = 512\n')
     assert load_tool_settings(pyproject) == {"isolation": "process", "worker_memory_mb": 512}
+
+
+def test_a_memory_cap_without_workers_is_refused() -> None:
+    with pytest.raises(ValueError, match="needs isolation='process'"):
+        CampaignConfig(worker_memory_mb=512)
+    assert CampaignConfig(isolation="process", worker_memory_mb=512).worker_memory_mb == 512
 
 
 # ---------------------------------------------------------------------------- Python API
