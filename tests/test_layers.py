@@ -55,8 +55,12 @@ ALLOWED: dict[str, set[str]] = {
     "run.attempts": GROUND | {"run.limits"},
     "run.trial": EVALUATE
     | {"agents", "run.attempts", "run.limits", "run.plan", "run.threads", "run.watchdog"},
+    "run.isolation_worker": GROUND | {"sources.modules"},
+    "run.isolation": GROUND
+    | {"agents", "run.threads", "run.isolation_worker", "sources.modules"},
     "run.engine": EVALUATE
-    | {"agents", "run.progress", "run.plan", "run.limits", "run.trial", "run.threads", "run.watchdog"},
+    | {"agents", "run.progress", "run.plan", "run.limits", "run.trial", "run.threads", "run.watchdog",
+       "run.isolation"},
     "run.scaleout": GROUND | {"sources"},
     "run.sinks": GROUND | {"store"},
     "run.failfast": GROUND,
