@@ -36,7 +36,8 @@ ALLOWED: dict[str, set[str]] = {
     "evaluate.equality": set(),
     "evaluate.sandbox_process": GROUND,
     "evaluate.sandbox_wire": GROUND,
-    "evaluate.sandbox_harness": GROUND | {"evaluate.sandbox_wire"},
+    "evaluate.sandbox_jail": GROUND,
+    "evaluate.sandbox_harness": GROUND | {"evaluate.sandbox_wire", "evaluate.sandbox_jail"},
     "evaluate.sandbox_runner": GROUND,
     "evaluate.sandbox": GROUND
     | {"evaluate.sandbox_process", "evaluate.sandbox_harness", "evaluate.sandbox_runner"},

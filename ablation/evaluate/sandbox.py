@@ -7,8 +7,8 @@ creates a fresh scratch directory (deleted afterwards whatever happens) and star
   in a new session with only ``PATH``, ``LANG``, ``PYTHONHASHSEED`` and ``HOME=<scratch>`` in its
   environment and ``-S`` (no installed packages, this framework included). It receives code,
   tests and a random nonce through a pipe, becomes a child subreaper, enters new PID, network and
-  mount namespaces where the platform allows (re-mounting everything read-only but the scratch
-  directory), starts the code process, runs the tests and writes one result line carrying the
+  mount namespaces where the platform allows, builds a private root for the code
+  (:mod:`ablation.evaluate.sandbox_jail`), starts the code process, runs the tests and writes one result line carrying the
   nonce to a stdout the code process cannot reach;
 * the **code process** (:mod:`ablation.evaluate.sandbox_runner`), started by the test process
   with the code only (never the tests or the nonce), under ``RLIMIT_AS``, ``RLIMIT_CPU``,
@@ -20,7 +20,7 @@ object reaches the tests as a handle that refuses comparison, a printed fake res
 nonce. The code cannot signal the framework (other PID namespace; without one, its parent is the
 test process), cannot leave processes behind (the subreaper sweeps every descendant, ``setsid``
 and double forks included; the parent then sweeps what carries the run's marker), has no network
-and cannot write outside its scratch directory where the namespaces held
+and cannot read or write outside its private root where the namespaces held
 (:attr:`SandboxResult.isolation` says which did). The parent enforces the wall-time limit and
 counts the run's processes every 50 ms (a fork bomb is killed above ``max_processes``, also for
 root, whom ``RLIMIT_NPROC`` does not bind). What does not hold where is in ``docs/SECURITY.md``.

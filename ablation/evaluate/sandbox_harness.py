@@ -21,13 +21,14 @@ started by :func:`ablation.evaluate.sandbox.run_python_tests` in a new session. 
 
 from __future__ import annotations
 
+from ablation.evaluate.sandbox_jail import JAIL
 from ablation.evaluate.sandbox_wire import WIRE
 
 __all__ = ["HARNESS"]
 
 # The harness executes inside the test process. It must only use the standard library.
 HARNESS = r"""
-import ast, json, os, sys
+import ast, json, os, subprocess, sys
 
 def _fmt(exc):
     try:
@@ -107,6 +108,8 @@ def _read_only(libc, workdir):
         root_ok = root_ok or (ok and point == '/')
     return root_ok
 
+_JAIL = {}
+
 def _confine(workdir):
     held = []
     try:
@@ -131,6 +134,13 @@ def _confine(workdir):
     else:
         return held
     try:
+        _JAIL['root'] = _build_jail(libc, workdir)
+        _JAIL['libc'] = libc
+        held += ['private_root', 'read_only_fs']
+        return held
+    except (OSError, ValueError):
+        pass
+    try:
         if _read_only(libc, workdir):
             held.append('read_only_fs')
     except (OSError, ValueError, IndexError):
@@ -146,17 +156,20 @@ def _limits_cfg(cfg):
 
 """
 
-HARNESS += WIRE + r"""
+HARNESS += JAIL + WIRE + r"""
 def _start(cfg, runner, workdir, held):
-    import subprocess
     req_r, req_w = os.pipe()
     rep_r, rep_w = os.pipe()
     child_cfg = dict(_limits_cfg(cfg), req=req_r, rep=rep_w)
     env = {'PATH': '/usr/bin:/bin', 'LANG': 'C.UTF-8', 'PYTHONHASHSEED': '0', 'HOME': workdir}
+    enter = None
+    if 'root' in _JAIL:
+        enter = lambda: _enter_jail(_JAIL['libc'], _JAIL['root'], workdir)
+        child_cfg['jailed'] = True
     argv = [sys.executable, '-s', '-S', '-B', '-P', '-c', runner, json.dumps(child_cfg)]
     proc = subprocess.Popen(argv, stdin=subprocess.DEVNULL, stdout=cfg['code_out'],
-                            cwd=workdir, env=env, pass_fds=(req_r, rep_w),
-                            start_new_session=True)
+                            cwd=None if enter else workdir, env=env, pass_fds=(req_r, rep_w),
+                            start_new_session=True, preexec_fn=enter)
     for fd in (req_r, rep_w, cfg['code_out']):
         os.close(fd)
     # In a new PID namespace the code process is pid 1 and its worker (the only answerer) pid 2.
@@ -225,6 +238,11 @@ def _main():
             except OSError:
                 pass
         _sweep(me)
+        for stream in (sys.stdout, sys.stderr):
+            try:
+                stream.flush()
+            except BaseException:
+                pass
         if passed and leaked:
             passed, kind = False, 'leaked_processes'
             reason = '%d process(es) were still running after the tests; killed' % leaked
@@ -242,7 +260,10 @@ def _main():
     top = int(any(isinstance(n, ast.Assert) for s in tree.body if not isinstance(s, defs)
                   for n in ast.walk(s)))
     tests_code = compile(tree, 'tests.py', 'exec')
-    channel = state['channel'] = _start(cfg, payload.pop('runner'), workdir, state['held'])
+    try:
+        channel = state['channel'] = _start(cfg, payload.pop('runner'), workdir, state['held'])
+    except (OSError, subprocess.SubprocessError) as exc:
+        report(False, 'crash', 'could not start the confined code process: ' + _fmt(exc))
     codec = _Codec()
     codec.remote = _proxy_class(channel, codec)
     try:

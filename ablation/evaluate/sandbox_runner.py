@@ -56,6 +56,12 @@ _decode = json.JSONDecoder().decode
 _write, _getpid = os.write, os.getpid
 
 def _send(fd, obj):
+    # What the code printed is on disk before the test process hears from us (it may kill us next).
+    for stream in (sys.stdout, sys.stderr, sys.__stdout__, sys.__stderr__):
+        try:
+            stream.flush()
+        except BaseException:
+            pass
     obj['pid'] = _getpid()
     data = (_encode(obj) + '\n').encode('utf-8', 'surrogatepass')
     while data:
@@ -72,10 +78,11 @@ def _private_proc():
     except Exception:
         pass
 
-def _init(rep):
+def _init(rep, jailed):
     # pid 1 of the namespace: reap everything, report how the worker ended, then exit (which
     # makes the kernel kill whatever is left in the namespace).
-    _private_proc()
+    if not jailed:  # in the jail, /proc is already the namespace's own
+        _private_proc()
     worker = os.fork()
     if worker == 0:
         return
@@ -193,7 +200,7 @@ def _main():
     rep = cfg['rep']
     _limits(cfg)
     if os.getpid() == 1:
-        _init(rep)
+        _init(rep, cfg.get('jailed', False))
     req = os.fdopen(cfg['req'], 'rb')
     first = _decode(req.readline().decode('utf-8', 'surrogatepass'))
     codec = _Codec()

@@ -14,6 +14,7 @@ import socket
 import subprocess
 import sys
 import threading
+from pathlib import Path
 
 import pytest
 
@@ -36,7 +37,7 @@ def test_isolation_held_here() -> None:
     assert result.passed, result.reason
     assert "subreaper" in result.isolation
     if os.geteuid() == 0:  # root may create namespaces; so may users where user namespaces are on
-        expected = {"pid_namespace", "network_namespace", "read_only_fs"}
+        expected = {"pid_namespace", "network_namespace", "private_root", "read_only_fs"}
         assert expected <= set(result.isolation), result.isolation
 
 
@@ -215,7 +216,22 @@ def test_no_network_by_default() -> None:
     assert accepted == []
 
 
-def test_the_code_cannot_write_outside_its_scratch_directory(tmp_path: object) -> None:
+def test_the_code_cannot_read_the_run_store_or_other_files(tmp_path: Path) -> None:
+    store = tmp_path / "runs.db"
+    store.write_text("secret trials")
+    code = (
+        "found = {}\n"
+        f"for path in ({str(store)!r}, '/etc/passwd', '/etc/shadow', '/root/.bashrc'):\n"
+        "    try:\n"
+        "        found[path] = open(path).read()[:20]\n"
+        "    except OSError:\n"
+        "        pass\n"
+    )
+    result = run(code, "assert found == {}, found\n")
+    assert result.passed, result.reason
+
+
+def test_the_code_cannot_write_outside_its_scratch_directory() -> None:
     target = f"/tmp/ablation-escape-{os.getpid()}"
     code = (
         "import os\n"
