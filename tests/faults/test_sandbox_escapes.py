@@ -98,7 +98,7 @@ def test_hostile_code_cannot_kill_escape_or_forge(tmp_path: Path, candidate: str
         "--no-progress", "--store", str(store),
     ]
     proc = run(args, cli_env(), timeout=120)
-    assert proc.returncode in (0, 1), proc.stderr
+    assert proc.returncode in (0, 2), proc.stderr
     report = json.loads(proc.stdout)
     assert report["baseline"]["passes"] == 3
     assert report["candidate"]["passes"] == (3 if candidate == "kill_parent" else 0)
