@@ -47,6 +47,14 @@ def _bind(libc, src, root, path, writable=False):
 def _build_jail(libc, workdir):
     root = os.path.dirname(workdir)
     _mount(libc, 'tmpfs', root, 'tmpfs', _MS_NOSUID | _MS_NODEV, 'size=1m,mode=0755')
+    try:
+        _fill_jail(libc, root, workdir)
+    except BaseException:
+        libc.umount2(root.encode(), 2)  # MNT_DETACH: the temporary directory is visible again
+        raise
+    return root
+
+def _fill_jail(libc, root, workdir):
     for name in ('usr', 'bin', 'sbin', 'lib', 'lib32', 'lib64', 'libx32'):
         path = '/' + name
         if os.path.islink(path):
@@ -63,7 +71,6 @@ def _build_jail(libc, workdir):
     os.makedirs(root + '/proc')
     _bind(libc, '/proc/self/cwd', root, workdir, writable=True)
     _mount(libc, None, root, None, _MS_REMOUNT | _MS_RDONLY | _MS_NOSUID | _MS_NODEV)
-    return root
 
 def _enter_jail(libc, root, workdir):
     if libc.unshare(0x20000) != 0:  # CLONE_NEWNS: the test process keeps its own view
