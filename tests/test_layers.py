@@ -35,7 +35,12 @@ ALLOWED: dict[str, set[str]] = {
     "evaluate": set(),
     "evaluate.equality": set(),
     "evaluate.sandbox_process": GROUND,
-    "evaluate.sandbox": GROUND | {"evaluate.sandbox_process"},
+    "evaluate.sandbox_wire": GROUND,
+    "evaluate.sandbox_jail": GROUND,
+    "evaluate.sandbox_harness": GROUND | {"evaluate.sandbox_wire", "evaluate.sandbox_jail"},
+    "evaluate.sandbox_runner": GROUND,
+    "evaluate.sandbox": GROUND
+    | {"evaluate.sandbox_process", "evaluate.sandbox_harness", "evaluate.sandbox_runner"},
     "evaluate.verifiers": GROUND | {"evaluate.equality"},
     "evaluate.code_tests": GROUND | {"evaluate.sandbox", "evaluate.verifiers"},
     "evaluate.quality": GROUND,
