@@ -59,7 +59,7 @@ def honest(x: dict[str, Any]) -> Any:
     return HONEST_CODE if x["kind"].startswith("sb_") else "ok"
 
 
-async def hostile(x: dict[str, Any]) -> Any:  # noqa: C901 - one branch per fault, on purpose
+async def hostile(x: dict[str, Any]) -> Any:
     """Misbehaves as ``x["kind"]`` says; answers ``"ok"`` for kind ``ok``."""
     kind = x["kind"]
     if kind in HOSTILE_CODE:
