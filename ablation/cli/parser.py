@@ -135,6 +135,11 @@ def _run_parser(sub: Any) -> None:
                      "(anytime-valid; alpha split across candidates)")
     run.add_argument("--stop-when-inconclusive-after", type=int, metavar="N",
                      help="with --sequential: stop as inconclusive after N pairs")
+    run.add_argument("--isolation", choices=("thread", "process"),
+                     help="where Python agents run: thread (default) or process (worker processes: "
+                     "an agent that crashes, calls os._exit or times out costs one trial)")
+    run.add_argument("--worker-memory-mb", type=int, metavar="MB",
+                     help="with --isolation process: address-space limit of each worker (MiB)")
     run.add_argument("--dask-scheduler", metavar="ADDRESS", help="run sync agents on a Dask cluster")
     run.add_argument("--dask-local", type=int, metavar="N", help="start a local Dask cluster of N workers")
     _gate_options(run)
