@@ -6,11 +6,27 @@ import argparse
 from pathlib import Path
 from typing import Any, NoReturn
 
-from ablation.cli.tool_settings import rate_limit_flag, resamples_flag
-
 __all__ = ["FORMATS", "UsageError", "build_parser"]
 
 FORMATS = ("terminal", "markdown", "json", "html", "junit")
+
+
+def resamples_flag(text: str) -> int:
+    """argparse type of ``--resamples`` (:func:`ablation.cli.tool_settings.resamples_flag`).
+
+    Imported when a flag is given: that module builds a pydantic model, which ``--help`` does
+    not need. The name is argparse's in "invalid resamples_flag value" messages.
+    """
+    from ablation.cli import tool_settings
+
+    return tool_settings.resamples_flag(text)
+
+
+def rate_limit_flag(text: str) -> float:
+    """argparse type of ``--rate-limit`` (:func:`ablation.cli.tool_settings.rate_limit_flag`)."""
+    from ablation.cli import tool_settings
+
+    return tool_settings.rate_limit_flag(text)
 
 
 class UsageError(Exception):
