@@ -10,7 +10,14 @@ import builtins
 import importlib
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, field_serializer, field_validator
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    field_serializer,
+    field_validator,
+    model_validator,
+)
 
 __all__ = ["CampaignConfig", "GatePolicy", "Provenance", "RetryPolicy", "SequentialPolicy"]
 
@@ -170,6 +177,12 @@ class CampaignConfig(BaseModel):
         gates: Release gates.
         labels: User labels kept in provenance (model configuration, dataset version, ...).
         sequential: Sequential mode (``None``: every task runs, fixed-n analysis).
+        isolation: Where Python agents run: ``"thread"`` (default: daemon threads and the event
+            loop of this process) or ``"process"`` (worker processes, so an agent that calls
+            ``os._exit``, segfaults or exhausts memory costs one trial; see
+            :mod:`ablation.run.isolation`).
+        worker_memory_mb: With ``isolation="process"``, each worker's address-space limit in MiB
+            (``RLIMIT_AS``; ``None``: no limit).
     """
 
     model_config = _FROZEN
@@ -187,6 +200,17 @@ class CampaignConfig(BaseModel):
     gates: GatePolicy = Field(default_factory=GatePolicy)
     labels: dict[str, str] = Field(default_factory=dict)
     sequential: SequentialPolicy | None = None
+    isolation: Literal["thread", "process"] = "thread"
+    worker_memory_mb: int | None = Field(default=None, ge=64)
+
+    @model_validator(mode="after")
+    def _memory_cap_needs_workers(self) -> CampaignConfig:
+        if self.worker_memory_mb is not None and self.isolation != "process":
+            raise ValueError(
+                "worker_memory_mb (--worker-memory-mb) limits worker processes: it needs "
+                "isolation='process' (--isolation process)"
+            )
+        return self
 
 
 class Provenance(BaseModel):
@@ -217,3 +241,5 @@ class Provenance(BaseModel):
     baseline_ran_at: str | None = None
     source: str = "campaign"
     labels: dict[str, str] = Field(default_factory=dict)
+    #: Where the campaign's Python agents ran (``"thread"`` or ``"process"``; ``None``: not a campaign).
+    isolation: str | None = None

@@ -234,6 +234,23 @@ def _pydantic_evals(tasks: list[AblationTask]) -> Callable[[], None]:
     return run
 
 
+def _ablation_rich_progress(tasks: list[AblationTask]) -> Callable[[], None]:
+    import io
+
+    from rich.console import Console
+
+    from ablation.run.progress import RichProgress
+
+    def run() -> None:
+        console = Console(file=io.StringIO(), force_terminal=True, width=120)
+        engine = AblationEngine(
+            CampaignConfig(concurrency=CONCURRENCY), progress=RichProgress(console)
+        )
+        engine.run(noop, noop, tasks)
+
+    return run
+
+
 def part_a(n_tasks: int, repeats: int, workdir: Path) -> list[Line]:
     """(a) No-op sync agents with store writes against a bare loop and pydantic-evals."""
     tasks = _suite(n_tasks)
@@ -242,6 +259,7 @@ def part_a(n_tasks: int, repeats: int, workdir: Path) -> list[Line]:
     runners = {
         "ablation engine + SQLite store": _ablation_with_store(tasks, workdir),
         "ablation engine, no store": _ablation_no_store(tasks),
+        "ablation engine, no store, rich progress": _ablation_rich_progress(tasks),
         "run_ablation_campaign (store + report)": _ablation_campaign(tasks, workdir),
         "bare asyncio.to_thread + semaphore": _bare_asyncio(tasks),
         "pydantic-evals evaluate_sync": _pydantic_evals(tasks),
@@ -255,7 +273,13 @@ def part_a(n_tasks: int, repeats: int, workdir: Path) -> list[Line]:
     ours = rates["ablation engine + SQLite store"]
     bare = rates["bare asyncio.to_thread + semaphore"]
     evals = rates["pydantic-evals evaluate_sync"]
+    quiet, rich = (
+        best["ablation engine, no store"],
+        best["ablation engine, no store, rich progress"],
+    )
     return [
+        Line("(a) rich progress overhead", f"{rich:.3f} vs {quiet:.3f} s",
+             "<= 1.5x", rich / quiet, 1.5, False),
         Line("(a) vs bare asyncio loop", f"{ours:,.0f} vs {bare:,.0f} calls/s",
              ">= 0.5x", ours / bare, 0.5, True),
         Line("(a) vs pydantic-evals", f"{ours:,.0f} vs {evals:,.0f} cases/s",

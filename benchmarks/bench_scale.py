@@ -16,7 +16,8 @@ Targets and references (issue 13) are printed side by side:
   >= 1.5x pydantic-evals with ``EqualsExpected`` (async agents sleeping 10 ms, concurrency 100)
 - ``ablation compare`` on two 500-line files < 0.5 s; ``ablation --help`` < 0.2 s
 
-Usage: ``python benchmarks/bench_scale.py [--quick] [--big N] [--sizes 1000,10000]``.
+Usage: ``python benchmarks/bench_scale.py [--quick] [--big N] [--sizes 1000,10000] [--only help,compare_cli]``
+(``--only`` runs the named figures and scaling columns only).
 """
 
 from __future__ import annotations
@@ -266,6 +267,7 @@ def main() -> int:
     ap.add_argument("--quick", action="store_true", help="tiny sizes: a smoke run")
     ap.add_argument("--sizes", help="comma-separated sizes of the scaling table")
     ap.add_argument("--big", type=int, help="size of the 1M targets (default 1,000,000)")
+    ap.add_argument("--only", help="comma-separated figure names (help, compare_cli, ...): run only those")
     ap.add_argument("--child", nargs=3, help=argparse.SUPPRESS)
     args = ap.parse_args()
     if args.child:
@@ -296,6 +298,9 @@ def main() -> int:
             (f"whole campaign vs pydantic-evals+EqualsExpected, {async_n:,} tasks (>= 1.5x)",
              "async_ratio", async_n, lambda r: r["ratio"] >= 1.5),
         ]  # fmt: skip
+        only = set(args.only.split(",")) if args.only else None
+        if only is not None:
+            targets = [t for t in targets if t[1] in only]
         missed = 0
         for label, name, n, ok in targets:
             r = measure(name, n, tmp)
@@ -304,6 +309,7 @@ def main() -> int:
             print(f"{'PASS' if good else 'MISS'}  {label:<72} {fmt(r)}")
         print("\nscaling (wall s / peak MiB):")
         paths = ["compare_cli", "compare_results", "compare_dicts", "store_insert", "store_report"]
+        paths = [p for p in paths if only is None or p in only]
         print("n".rjust(10) + "".join(p.rjust(22) for p in paths))
         for n in sizes:
             cells = []

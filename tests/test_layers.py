@@ -35,7 +35,12 @@ ALLOWED: dict[str, set[str]] = {
     "evaluate": set(),
     "evaluate.equality": set(),
     "evaluate.sandbox_process": GROUND,
-    "evaluate.sandbox": GROUND | {"evaluate.sandbox_process"},
+    "evaluate.sandbox_wire": GROUND,
+    "evaluate.sandbox_jail": GROUND,
+    "evaluate.sandbox_harness": GROUND | {"evaluate.sandbox_wire", "evaluate.sandbox_jail"},
+    "evaluate.sandbox_runner": GROUND,
+    "evaluate.sandbox": GROUND
+    | {"evaluate.sandbox_process", "evaluate.sandbox_harness", "evaluate.sandbox_runner"},
     "evaluate.verifiers": GROUND | {"evaluate.equality"},
     "evaluate.code_tests": GROUND | {"evaluate.sandbox", "evaluate.verifiers"},
     "evaluate.quality": GROUND,
@@ -55,8 +60,12 @@ ALLOWED: dict[str, set[str]] = {
     "run.attempts": GROUND | {"run.limits"},
     "run.trial": EVALUATE
     | {"agents", "run.attempts", "run.limits", "run.plan", "run.threads", "run.watchdog"},
+    "run.isolation_worker": GROUND | {"sources.modules"},
+    "run.isolation": GROUND
+    | {"agents", "run.threads", "run.isolation_worker", "sources.modules"},
     "run.engine": EVALUATE
-    | {"agents", "run.progress", "run.plan", "run.limits", "run.trial", "run.threads", "run.watchdog"},
+    | {"agents", "run.progress", "run.plan", "run.limits", "run.trial", "run.threads", "run.watchdog",
+       "run.isolation"},
     "run.scaleout": GROUND | {"sources"},
     "run.sinks": GROUND | {"store"},
     "run.failfast": GROUND,
@@ -74,7 +83,8 @@ ALLOWED: dict[str, set[str]] = {
     "analysis.sequential_subset": MODELS | {"analysis.accumulate", "analysis.pairing"},
     "analysis.sequential": MODELS | {"stats", "analysis.pairing", "analysis.sequential_subset"},
     "analysis.tocolumns": GROUND | {"sources.result_files"},
-    "analysis.columnar": MODELS | {"analysis.accumulate", "analysis.pairing"},
+    "analysis.factorize": set(),
+    "analysis.columnar": MODELS | {"analysis.accumulate", "analysis.factorize", "analysis.pairing"},
     "analysis.metrics": MODELS | {"stats", "analysis.seeding"},
     "analysis.breakdowns": MODELS | {"stats", "analysis.seeding", "analysis.pairing"},
     "analysis.headline": MODELS | {"stats", "analysis.breakdowns", "analysis.pairing", "analysis.seeding"},

@@ -47,6 +47,7 @@ from ablation.schema import AblationTask, TaskResult, to_jsonable
 
 __all__ = [
     "build_report",
+    "compare_columns",
     "compare_results",
     "package_versions",
     "report_from_results",
@@ -356,23 +357,32 @@ def compare_results(
     Returns:
         The same :class:`AblationReport` a campaign produces.
     """
-    from ablation.analysis.columnar import pair_columns
     from ablation.analysis.tocolumns import ResultLookup
     from ablation.sources.inputs import check_expected_ids
 
     expected_ids = check_expected_ids(expected_ids)
-    config = config or CampaignConfig()
     pairs = ((baseline, "baseline"), (candidate, "candidate"))
     sides = {arm: _side(side, arm, key, field, run_field) for side, arm in pairs}
-    label_b, label_c = names or (sides["baseline"][2], sides["candidate"][2])
-    provenance = Provenance(
-        baseline_agent=label_b,
-        candidate_agent=label_c,
-        source="compare",
-    )
-    data = pair_columns(
-        sides["baseline"][1], sides["candidate"][1], expected_ids=expected_ids,
-        on_error=config.on_error,
+    return compare_columns(
+        sides["baseline"][1], sides["candidate"][1], expected_ids=expected_ids, config=config,
+        names=names or (sides["baseline"][2], sides["candidate"][2]),
         trial_lookup=ResultLookup({arm: (rows, cols) for arm, (rows, cols, _) in sides.items()}),
     )
+
+
+def compare_columns(
+    baseline: Any, candidate: Any, *, names: tuple[str, str], expected_ids: Iterable[str] | None = None,
+    config: CampaignConfig | None = None, trial_lookup: Mapping[tuple[str, str], TaskResult] | None = None,
+) -> AblationReport:
+    """The report of :func:`compare_results` from two arms' :class:`~ablation.columns.TrialColumns`.
+
+    ``names`` label the sides in the provenance; ``trial_lookup`` maps ``(task_id, arm)`` to the
+    first-run :class:`TaskResult` for the drill-downs; ``expected_ids`` are checked by the caller.
+    """
+    from ablation.analysis.columnar import pair_columns
+
+    config = config or CampaignConfig()
+    provenance = Provenance(baseline_agent=names[0], candidate_agent=names[1], source="compare")
+    data = pair_columns(baseline, candidate, expected_ids=expected_ids, on_error=config.on_error,
+                        trial_lookup=trial_lookup)  # fmt: skip
     return build_report(data, config=config, provenance=provenance)

@@ -2,8 +2,8 @@
 
 The array twin of :func:`ablation.analysis.pairing.pair_results`: the same inventory (unknown ids,
 missing ids, one-sided tasks), the same duplicate check on ``(task, arm, run)``, the same
-``on_error="exclude"`` listing and the same per-task means, computed with ``np.unique``,
-``argsort`` and ``bincount`` instead of a Python loop per trial. Given the same trials, both
+``on_error="exclude"`` listing and the same per-task means, computed with id codes
+(:func:`~ablation.analysis.factorize.sorted_codes`), ``argsort`` and ``bincount`` instead of a Python loop per trial. Given the same trials, both
 functions return equal :class:`~ablation.analysis.pairing.PairedData` (the report built from them
 is the same JSON); tests check this on random campaigns.
 
@@ -20,6 +20,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from ablation.analysis.accumulate import ArmColumns
+from ablation.analysis.factorize import sorted_codes
 from ablation.analysis.pairing import PairedData, unmatched_runs
 from ablation.columns import STATUS_CODES, TrialColumns
 from ablation.errors import InputError
@@ -181,9 +182,7 @@ def pair_columns(
             the columns carry them).
     """
     arms = (baseline, candidate)
-    ids = [_unicode(np.asarray(a.task_id)) for a in arms]
-    uniq, inverse = np.unique(np.concatenate(ids), return_inverse=True)
-    codes = [inverse[: len(ids[0])].astype(np.int64), inverse[len(ids[0]) :].astype(np.int64)]
+    uniq, codes = sorted_codes([a.task_id for a in arms])
     _check_duplicates(arms, codes)
     size = len(uniq)
     exclude = on_error == "exclude"

@@ -190,10 +190,11 @@ def resume_command(argv: Sequence[str], done: Sequence[str], store: Path, campai
 
 
 def _cmd_compare(args: argparse.Namespace) -> int:
-    from ablation.analysis.build import compare_results
+    from ablation.analysis.build import compare_columns
     from ablation.cli.options import read_options
+    from ablation.sources.readers.columnar import FileTrials
     from ablation.sources.readers.rows import NumericVerdict
-    from ablation.sources.result_files import load_expected_ids, load_results
+    from ablation.sources.result_files import load_expected_ids, load_result_columns
 
     s = merged_settings(args)
     s["n_candidates"] = len(args.after)
@@ -201,16 +202,17 @@ def _cmd_compare(args: argparse.Namespace) -> int:
     expected = load_expected_ids(args.expected_ids) if args.expected_ids else None
     read = read_options(args)
     try:
-        before = load_results(args.before, arm="baseline", **read_options(args, baseline=True))
+        before = load_result_columns(args.before, arm="baseline", **read_options(args, baseline=True))
     except NumericVerdict:
         return _compare_numeric(args, s)
     reports = []
     for path in args.after:
-        after = load_results(path, arm="candidate", **read)
+        after = load_result_columns(path, arm="candidate", **read)
         reports.append(
-            compare_results(
-                before, after, expected_ids=expected, config=config,
+            compare_columns(
+                before.columns, after.columns, expected_ids=expected, config=config,
                 names=(str(args.before), str(path)),
+                trial_lookup=FileTrials({"baseline": before, "candidate": after}),
             )
         )
     return emit(reports, [p.name for p in args.after], s)

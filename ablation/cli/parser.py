@@ -6,11 +6,27 @@ import argparse
 from pathlib import Path
 from typing import Any, NoReturn
 
-from ablation.cli.tool_settings import rate_limit_flag, resamples_flag
-
 __all__ = ["FORMATS", "UsageError", "build_parser"]
 
 FORMATS = ("terminal", "markdown", "json", "html", "junit")
+
+
+def resamples_flag(text: str) -> int:
+    """argparse type of ``--resamples`` (:func:`ablation.cli.tool_settings.resamples_flag`).
+
+    Imported when a flag is given: that module builds a pydantic model, which ``--help`` does
+    not need. The name is argparse's in "invalid resamples_flag value" messages.
+    """
+    from ablation.cli import tool_settings
+
+    return tool_settings.resamples_flag(text)
+
+
+def rate_limit_flag(text: str) -> float:
+    """argparse type of ``--rate-limit`` (:func:`ablation.cli.tool_settings.rate_limit_flag`)."""
+    from ablation.cli import tool_settings
+
+    return tool_settings.rate_limit_flag(text)
 
 
 class UsageError(Exception):
@@ -119,6 +135,11 @@ def _run_parser(sub: Any) -> None:
                      "(anytime-valid; alpha split across candidates)")
     run.add_argument("--stop-when-inconclusive-after", type=int, metavar="N",
                      help="with --sequential: stop as inconclusive after N pairs")
+    run.add_argument("--isolation", choices=("thread", "process"),
+                     help="where Python agents run: thread (default) or process (worker processes: "
+                     "an agent that crashes, calls os._exit or times out costs one trial)")
+    run.add_argument("--worker-memory-mb", type=int, metavar="MB",
+                     help="with --isolation process: address-space limit of each worker (MiB)")
     run.add_argument("--dask-scheduler", metavar="ADDRESS", help="run sync agents on a Dask cluster")
     run.add_argument("--dask-local", type=int, metavar="N", help="start a local Dask cluster of N workers")
     _gate_options(run)

@@ -67,6 +67,8 @@ class ToolSettings(BaseModel):
     quality: list[StrictStr] | None = None
     retry_on: list[StrictStr] | None = None
     labels: dict[StrictStr, Any] | None = None
+    isolation: Literal["thread", "process"] | None = None
+    worker_memory_mb: StrictInt | None = Field(default=None, ge=64)
 
 
 def check_tool_types(settings: dict[str, Any], path: Path) -> None:

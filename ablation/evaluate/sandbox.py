@@ -1,39 +1,30 @@
-"""Run untrusted Python code and its unit tests in a separate, resource-limited process.
+"""Run untrusted Python code and its unit tests in separate, confined, resource-limited processes.
 
-This is the only place where code produced by an agent is executed. :func:`run_python_tests`:
+This is the only place where code produced by an agent is executed. :func:`run_python_tests`
+creates a fresh scratch directory (deleted afterwards whatever happens) and starts two processes:
 
-* creates a fresh temporary working directory, deleted afterwards whatever happens;
-* starts ``sys.executable -s -S -B -P -c HARNESS`` in a new session and process group, stdin on
-  ``/dev/null``, with only ``PATH=/usr/bin:/bin``, ``LANG=C.UTF-8``, ``PYTHONHASHSEED=0`` and
-  ``HOME=<tmpdir>`` in its environment (nothing of the parent's is inherited). ``-S`` skips
-  ``site``: installed packages, this framework included, cannot be imported, only the stdlib;
-* passes code, tests and a random nonce through a pipe that the harness reads to its end and
-  closes before compiling the code: nothing of them is on disk, in ``argv`` or in the environment;
-* has the harness lower its own limits (``RLIMIT_AS``, ``RLIMIT_CPU``, ``RLIMIT_FSIZE``,
-  ``RLIMIT_NPROC``, ``RLIMIT_CORE``) before the code is compiled. This is done in the child, not
-  in ``preexec_fn``, which is unsafe when the parent has threads (the engine runs sync verifiers
-  in worker threads);
-* reads the verdict from exactly one stdout line carrying the nonce. None (``os._exit``, a kill,
-  an interpreter crash) or several (a forked copy also reported) is a failure, never a pass;
-* enforces the wall-time limit, counts the group's processes every 50 ms (a fork bomb is killed
-  above ``max_processes``, also as root, for whom the kernel ignores ``RLIMIT_NPROC``), then
-  SIGKILLs the group and sweeps ``/proc`` for survivors carrying the run's ``HOME`` marker (a
-  child that called ``setsid``). A process still alive after the tests fails the run.
+* the **test process** (:mod:`ablation.evaluate.sandbox_harness`), ``sys.executable -s -S -B -P``
+  in a new session with only ``PATH``, ``LANG``, ``PYTHONHASHSEED`` and ``HOME=<scratch>`` in its
+  environment and ``-S`` (no installed packages, this framework included). It receives code,
+  tests and a random nonce through a pipe, becomes a child subreaper, enters new PID, network and
+  mount namespaces where the platform allows, builds a private root for the code
+  (:mod:`ablation.evaluate.sandbox_jail`), starts the code process, runs the tests and writes one result line carrying the
+  nonce to a stdout the code process cannot reach;
+* the **code process** (:mod:`ablation.evaluate.sandbox_runner`), started by the test process
+  with the code only (never the tests or the nonce), under ``RLIMIT_AS``, ``RLIMIT_CPU``,
+  ``RLIMIT_FSIZE``, ``RLIMIT_NPROC`` and ``RLIMIT_CORE``. The tests reach its functions through
+  proxies; values cross as plain data in tagged JSON (:mod:`ablation.evaluate.sandbox_wire`).
 
-The harness binds everything it uses after the agent's code before that code runs, writes its
-result without library code and restores ``builtins`` before the tests, so monkeypatching
-``json``, ``os``, ``exec`` or ``callable`` cannot turn a failure into a pass. Limits, stated
-plainly: code and tests share one interpreter, so code that digs into the harness's frames or
-memory, installs a trace function or returns always-equal objects can still fool the tests
-(tests should check types); a fast exponential fork bomb may overshoot ``max_processes`` for
-up to 50 ms; there is no network or filesystem isolation beyond the working directory and the
-user's permissions. For hostile code, run the framework as an unprivileged user in a container.
+So the verdict cannot be forged from the code: walking frames finds no harness, an always-equal
+object reaches the tests as a handle that refuses comparison, a printed fake result lacks the
+nonce. The code cannot signal the framework (other PID namespace; without one, its parent is the
+test process), cannot leave processes behind (the subreaper sweeps every descendant, ``setsid``
+and double forks included; the parent then sweeps what carries the run's marker), has no network
+and cannot read or write outside its private root where the namespaces held
+(:attr:`SandboxResult.isolation` says which did). The parent enforces the wall-time limit and
+counts the run's processes every 50 ms (a fork bomb is killed above ``max_processes``, also for
+root, whom ``RLIMIT_NPROC`` does not bind). What does not hold where is in ``docs/SECURITY.md``.
 POSIX only; the process checks read Linux's ``/proc``.
-
-This module owns the public face (:class:`SandboxLimits`, :class:`SandboxResult`,
-:func:`run_python_tests`), the steps of one run and the verdict read from the child's output. The
-harness the child executes, the process supervision and the ``/proc`` sweep live in
-:mod:`ablation.evaluate.sandbox_process`.
 """
 
 from __future__ import annotations
@@ -43,7 +34,6 @@ import math
 import os
 import secrets
 import shutil
-import signal
 import subprocess
 import sys
 import tempfile
@@ -52,14 +42,16 @@ import time
 from dataclasses import dataclass
 from typing import IO
 
+from ablation.evaluate.sandbox_harness import HARNESS
 from ablation.evaluate.sandbox_process import (
-    HARNESS,
     KILL_GRACE_S,
+    descendants,
     feed,
     kill_all,
     live_processes,
     supervise,
 )
+from ablation.evaluate.sandbox_runner import RUNNER
 
 __all__ = ["SandboxLimits", "SandboxResult", "run_python_tests"]
 
@@ -123,9 +115,13 @@ class SandboxResult:
         tests_run: Tests started (the module-level code counts as one test; when it fails, the
             ``test_*`` functions are not run).
         tests_passed: Tests that passed.
-        returncode: The child's exit status (negative: killed by that signal); ``None`` if no
-            process was started.
-        process_group: Id of the child's process group (equal to its pid), for audits.
+        returncode: The code process's exit status when it ended before the tests completed,
+            else the test process's (negative: killed by that signal); ``None`` if no process
+            was started.
+        process_group: Id of the test process's group (equal to its pid), for audits.
+        isolation: The protections that held for the code process on this platform, among
+            ``subreaper``, ``pid_namespace``, ``network_namespace``, ``user_namespace`` and
+            ``read_only_fs`` (see ``docs/SECURITY.md``).
     """
 
     passed: bool
@@ -138,25 +134,11 @@ class SandboxResult:
     tests_passed: int = 0
     returncode: int | None = None
     process_group: int | None = None
+    isolation: tuple[str, ...] = ()
 
 
 def _tail(text: str) -> str:
     return text[-_TAIL_CHARS:]
-
-
-def _signal_outcome(returncode: int) -> tuple[str, str]:
-    sig = -returncode
-    try:
-        sig_name = signal.Signals(sig).name
-    except ValueError:
-        sig_name = f"signal {sig}"
-    if sig == getattr(signal, "SIGXCPU", None):
-        return "cpu_limit", f"killed by {sig_name}: the CPU-time limit was reached"
-    if sig == getattr(signal, "SIGXFSZ", None):
-        return "output_limit", f"killed by {sig_name}: the output/file size limit was reached"
-    if sig == signal.SIGKILL:
-        return "crash", f"killed by {sig_name} (hard CPU limit or out-of-memory killer)"
-    return "crash", f"the interpreter was killed by {sig_name} before the tests completed"
 
 
 def _read(fh: IO[bytes]) -> str:
@@ -189,7 +171,8 @@ def run_python_tests(code: str, tests: str, limits: SandboxLimits | None = None)
     limits = limits or SandboxLimits()
     _check_can_run(tests)
     nonce = secrets.token_hex(16)
-    payload = json.dumps({"nonce": nonce, "code": code, "tests": tests}).encode()
+    message = {"nonce": nonce, "code": code, "tests": tests, "runner": RUNNER}
+    payload = json.dumps(message).encode("utf-8", "surrogatepass")
     workdir = tempfile.mkdtemp(prefix="ablation-sandbox-")
     try:
         finished = _run_harness(payload, workdir, limits)
@@ -207,7 +190,8 @@ class _Finished:
     process_group: int
     duration_s: float
     leaked: int  # processes still alive after a normal exit
-    stdout: str
+    verdict: str  # the test process's own stdout: where the result line is
+    stdout: str  # the code process's stdout
     stderr: str
     output_full: bool  # stdout or stderr reached the file size limit
 
@@ -222,10 +206,11 @@ def _check_can_run(tests: str) -> None:
         raise OSError("cannot locate the Python interpreter (sys.executable is empty)")
 
 
-def _harness_config(read_fd: int, limits: SandboxLimits) -> dict[str, int]:
-    """The harness's command-line settings: its input pipe and the limits it applies to itself."""
+def _harness_config(read_fd: int, code_out: int, limits: SandboxLimits) -> dict[str, int]:
+    """The harness's settings: its input pipe, the code's stdout and the code process's limits."""
     return {
         "fd": read_fd,
+        "code_out": code_out,
         "memory_bytes": limits.memory_mb * 1024 * 1024,
         "cpu_s": limits.effective_cpu_s,
         "fsize_bytes": limits.max_output_mb * 1024 * 1024,
@@ -234,9 +219,9 @@ def _harness_config(read_fd: int, limits: SandboxLimits) -> dict[str, int]:
 
 
 def _spawn(
-    argv: list[str], out: IO[bytes], err: IO[bytes], workdir: str, read_fd: int
+    argv: list[str], out: IO[bytes], err: IO[bytes], workdir: str, fds: tuple[int, int]
 ) -> subprocess.Popen[bytes]:
-    """Start the harness in its own session with a minimal environment; close our ``read_fd``."""
+    """Start the harness in its own session with a minimal environment; close our ``fds[0]``."""
     env = {"PATH": "/usr/bin:/bin", "LANG": "C.UTF-8", "PYTHONHASHSEED": "0", "HOME": workdir}
     try:
         return subprocess.Popen(
@@ -246,36 +231,40 @@ def _spawn(
             stderr=err,
             cwd=workdir,
             env=env,
-            pass_fds=(read_fd,),
+            pass_fds=fds,
             start_new_session=True,
         )
     finally:
-        os.close(read_fd)
+        os.close(fds[0])
 
 
 def _run_harness(payload: bytes, workdir: str, limits: SandboxLimits) -> _Finished:
     """Run the harness on ``payload`` in ``workdir`` under ``limits``; leave no process behind."""
     home_marker = f"HOME={workdir}".encode()
     read_fd, write_fd = os.pipe()
-    cfg = _harness_config(read_fd, limits)
-    argv = [sys.executable, "-s", "-S", "-B", "-P", "-c", HARNESS, json.dumps(cfg)]
     proc: subprocess.Popen[bytes] | None = None
     feeder: threading.Thread | None = None
     try:
-        with tempfile.TemporaryFile() as out, tempfile.TemporaryFile() as err:
+        with (
+            tempfile.TemporaryFile() as out,
+            tempfile.TemporaryFile() as code_out,
+            tempfile.TemporaryFile() as err,
+        ):
+            cfg = _harness_config(read_fd, code_out.fileno(), limits)
+            argv = [sys.executable, "-s", "-S", "-B", "-P", "-c", HARNESS, json.dumps(cfg)]
             start = time.monotonic()
-            proc = _spawn(argv, out, err, workdir, read_fd)
+            proc = _spawn(argv, out, err, workdir, (read_fd, code_out.fileno()))
             feeder = threading.Thread(target=feed, args=(write_fd, payload), daemon=True)
             feeder.start()
             state = supervise(proc, start + limits.time_limit_s, limits.max_processes)
             duration = time.monotonic() - start
-            leaked = len(live_processes(proc.pid, home_marker)) if state == "exited" else 0
+            leaked = len(_leftovers(proc.pid, home_marker)) if state == "exited" else 0
             kill_all(proc.pid, home_marker)
             proc.wait()
             feeder.join(timeout=KILL_GRACE_S)
-            stdout, stderr = _read(out), _read(err)
-            full = max(out.tell(), err.tell()) >= cfg["fsize_bytes"]
-        return _Finished(state, proc.returncode, proc.pid, duration, leaked, stdout, stderr, full)
+            full = max(code_out.seek(0, 2), err.seek(0, 2)) >= cfg["fsize_bytes"]
+            texts = _read(out), _read(code_out), _read(err)
+        return _Finished(state, proc.returncode, proc.pid, duration, leaked, *texts, full)
     finally:
         if feeder is None:
             os.close(write_fd)
@@ -284,18 +273,28 @@ def _run_harness(payload: bytes, workdir: str, limits: SandboxLimits) -> _Finish
             proc.wait()
 
 
+def _leftovers(root: int, home_marker: bytes) -> set[int]:
+    """Processes of the run still alive after the test process exited (it should have swept)."""
+    return set(descendants(root)) | set(live_processes(root, home_marker))
+
+
 def _result(finished: _Finished, nonce: str, limits: SandboxLimits) -> SandboxResult:
     """Interpret the child's output and exit into the :class:`SandboxResult` of the run."""
-    reports, rest = _parse_reports(finished.stdout, nonce)
+    reports, rest = _parse_reports(finished.verdict, nonce)
+    rest = "\n".join(part for part in (rest.strip("\n"), finished.stdout) if part)
     passed, kind, reason, run, ok = _verdict(
         finished.state,
         finished.returncode,
         finished.leaked,
         finished.output_full,
         reports,
-        finished.stderr,
         limits,
     )
+    item = reports[0] if len(reports) == 1 else {}
+    held = item.get("isolation", ())
+    isolation = tuple(str(x) for x in held) if isinstance(held, tuple) else ()
+    code_status = item.get("code_status")
+    returncode = code_status if type(code_status) is int else finished.returncode
     return SandboxResult(
         passed,
         kind,
@@ -305,13 +304,19 @@ def _result(finished: _Finished, nonce: str, limits: SandboxLimits) -> SandboxRe
         duration_s=finished.duration_s,
         tests_run=run,
         tests_passed=ok,
-        returncode=finished.returncode,
+        returncode=returncode,
         process_group=finished.process_group,
+        isolation=isolation,
     )
 
 
 def _parse_reports(stdout: str, nonce: str) -> tuple[list[dict[str, object]], str]:
-    """Result lines carrying the nonce (``passed kind tests_run tests_passed reason-hex``)."""
+    """Result lines carrying the nonce.
+
+    Each is ``passed kind tests_run tests_passed reason-hex isolation code-status`` where
+    ``isolation`` is the comma-separated protections that held (``-`` for none) and
+    ``code-status`` how the code process ended when it ended before the tests completed.
+    """
     reports: list[dict[str, object]] = []
     kept: list[str] = []
     for line in stdout.splitlines():
@@ -322,9 +327,11 @@ def _parse_reports(stdout: str, nonce: str) -> tuple[list[dict[str, object]], st
         item: dict[str, object] = {}
         fields = line[at + len(nonce) :].split()
         try:
-            if len(fields) == 5:
+            if len(fields) == 7:
                 reason = "" if fields[4] == "-" else bytes.fromhex(fields[4]).decode()
                 item = {
+                    "isolation": tuple(x for x in fields[5].split(",") if x != "-"),
+                    "code_status": None if fields[6] == "-" else int(fields[6]),
                     "passed": fields[0] == "1",
                     "kind": fields[1],
                     "tests_run": int(fields[2]),
@@ -343,7 +350,6 @@ def _verdict(
     leaked: int,
     output_full: bool,
     reports: list[dict[str, object]],
-    stderr: str,
     limits: SandboxLimits,
 ) -> tuple[bool, str, str, int, int]:
     """``(passed, kind, reason, tests_run, tests_passed)`` of a finished run."""
@@ -356,19 +362,16 @@ def _verdict(
     if len(reports) > 1:
         reason = f"{len(reports)} result lines carry the run's nonce (a forked copy reported)"
         return False, "forged", reason, 0, 0
-    if not reports:
+    if not reports:  # the test process itself died without a result
         if output_full:
             kind = "output_limit"
             reason = f"the output reached the {limits.max_output_mb} MiB file size limit"
         elif returncode < 0:
-            kind, reason = _signal_outcome(returncode)
-        elif "MemoryError" in stderr:
-            kind, reason = "memory", "MemoryError before the tests completed (memory limit)"
-        elif returncode == 0:
-            kind, reason = "no_result", "the process exited before the tests completed"
-        else:
             kind = "crash"
-            reason = f"the process exited with status {returncode} before the tests completed"
+            reason = f"the test process was killed by signal {-returncode} without a result"
+        else:
+            kind = "no_result"
+            reason = f"the test process exited with status {returncode} without a result"
         return False, kind, reason, 0, 0
     item = reports[0]
     run, ok = item.get("tests_run"), item.get("tests_passed")
@@ -379,6 +382,8 @@ def _verdict(
     if passed and returncode != 0:
         passed, kind = False, "crash"
         reason = f"the harness exited with status {returncode} after reporting"
+    if not passed and output_full and kind not in ("timeout", "process_limit"):
+        kind, reason = "output_limit", f"the output reached the {limits.max_output_mb} MiB file size limit"
     if passed and leaked:
         passed, kind = False, "leaked_processes"
         reason = f"{leaked} process(es) were still running after the tests; killed"

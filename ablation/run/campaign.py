@@ -261,6 +261,7 @@ def _report(
         started_at=plan.started,
         finished_at=_now(),
         campaign_id=plan.campaign_id,
+        isolation=config.isolation,
         **plan.provenance_extra,
     )
     if run_store is not None and plan.campaign_id is not None:

@@ -3,7 +3,9 @@
 Semantics (DESIGN.md section 5; one trial is run by :mod:`ablation.run.trial`, retries by
 :mod:`ablation.run.attempts`, the schedule comes from :mod:`ablation.run.plan`):
 
-- Async agents run on the event loop; sync agents run in daemon threads
+- With ``config.isolation="process"``, Python agents (sync and async) run in worker processes
+  (:mod:`ablation.run.isolation`): a crash, ``os._exit`` or a timeout costs that trial and its
+  worker, never the campaign. Otherwise async agents run on the event loop; sync agents run in daemon threads
   (:class:`~ablation.run.threads.DaemonExecutor`: a call that never returns cannot hold the
   process at exit), or in a user-supplied :class:`concurrent.futures.Executor` (e.g. a Dask client's).
   At most ``config.concurrency`` trials are in flight; trials are generated lazily, so memory is
@@ -40,6 +42,7 @@ from ablation.agents.callables import Agent, as_agent
 from ablation.config import CampaignConfig
 from ablation.errors import CampaignAborted, ConfigError, EventLoopBlocked, StopCampaign
 from ablation.evaluate.quality import scorer_name
+from ablation.run.isolation import ProcessIsolation, open_isolation
 from ablation.run.limits import Clock, RateLimiter
 from ablation.run.plan import Trial, TrialKey, planned_count, trial_plan
 from ablation.run.progress import NullProgress, ProgressReporter
@@ -91,6 +94,7 @@ class AblationEngine:
         #: Trials finished by the last run, per arm (counted whether or not they are kept).
         self.finished: dict[str, int] = {}
         self._pool: Executor | None = None
+        self._isolation: ProcessIsolation | None = None
         self._limiters: dict[str, RateLimiter] = {}
         #: Why the last run ended early on purpose (a sink raised :class:`StopCampaign`), or None.
         self.stopped: str | None = None
@@ -151,6 +155,7 @@ class AblationEngine:
         n_trials = planned_count(suite, self.config.runs, arms, skip_set)
         self._limiters = {arm: RateLimiter(self.config.rate_limit_per_s) for arm in agents}
         self._pool = self.executor or DaemonExecutor()
+        self._isolation = open_isolation(self.config, agents, self.executor)
         results: dict[int, TaskResult] | None = {} if self.keep_results else None
         self.finished = dict.fromkeys(agents, 0)
         self.progress.start(n_trials, arms=list(agents))
@@ -167,6 +172,8 @@ class AblationEngine:
                 watchdog.stop()
             self.progress.finish()
             self._pool = None
+            if self._isolation is not None:
+                self._isolation.close()
         return [] if results is None else [results[i] for i in sorted(results)]
 
     def _watchdog(self, agents: dict[str, Agent]) -> LoopWatchdog | None:
@@ -241,6 +248,8 @@ class AblationEngine:
         limiter = self._limiters[arm]
         if limiter.active:
             await limiter.acquire()
+        if self._isolation is not None and self._isolation.handles(arm):  # isolation="process"
+            return await self._isolation.call(arm, task.input_data, task.task_id)
         input_copy = copy.deepcopy(task.input_data)
         if agent.is_async:
             return await agent.call_async(input_copy)

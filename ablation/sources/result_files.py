@@ -1,6 +1,7 @@
 """Read one arm's result files and expected-id lists strictly.
 
 Owns :func:`load_results` (JSONL, JSON array or CSV rows into :class:`~ablation.schema.TaskResult`),
+:func:`load_result_columns` (the same rows as :class:`~ablation.columns.TrialColumns`),
 :func:`parse_verdict` (what counts as an unambiguous boolean) and :func:`load_expected_ids`. Every
 error is one line: ``FILE:LINE: problem (task id 'X')`` (the line and the id when known), built
 with the helpers of :mod:`ablation.sources.text`. Files are read as UTF-8 (a byte-order mark is
@@ -12,10 +13,11 @@ from __future__ import annotations
 import os
 from collections.abc import Iterable, Mapping
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from ablation.errors import ConfigError, InputError
 from ablation.schema import ARMS, TaskResult
-from ablation.sources.readers.rows import parse_verdict
+from ablation.sources.readers.rows import ReadOptions, parse_verdict
 from ablation.sources.text import (
     file_error,
     json_array_items,
@@ -25,7 +27,10 @@ from ablation.sources.text import (
     starts_json_array,
 )
 
-__all__ = ["load_expected_ids", "load_results", "parse_verdict"]
+if TYPE_CHECKING:
+    from ablation.sources.readers.columnar import ColumnRead
+
+__all__ = ["load_expected_ids", "load_result_columns", "load_results", "parse_verdict"]
 
 
 # --------------------------------------------------------------------------- results
@@ -80,16 +85,58 @@ def load_results(
             that is not a boolean, a bad number, or a duplicate ``(id, run)`` (naming both lines).
         ConfigError: ``arm`` is not an arm, or ``key`` equals ``field``.
     """
-    from ablation.sources.readers import ReadOptions, read_results
+    from ablation.sources.readers import read_results
 
     display = os.fspath(path)
+    options = _options(key, field, arm, run_field, where, pass_values, numeric)
+    return read_results(display, options, format=format)
+
+
+def load_result_columns(
+    path: str | os.PathLike[str],
+    key: str | None = None,
+    field: str | None = None,
+    *,
+    arm: str = "baseline",
+    format: str | None = None,
+    run_field: str | None = None,
+    where: Mapping[str, str] | None = None,
+    pass_values: Iterable[str] | None = None,
+) -> ColumnRead:
+    """Load one arm's results as columns: what :func:`load_results` reads, without the objects.
+
+    Same arguments, formats, checks and errors as :func:`load_results` (which see); the rows'
+    :class:`~ablation.schema.TaskResult` objects are built only when asked for
+    (:meth:`~ablation.sources.readers.columnar.ColumnRead.result`). Plain verdict JSON lines
+    take a fast path (:mod:`ablation.sources.readers.columnar`).
+
+    Returns:
+        The columns (in file order) and the rows' other fields.
+    """
+    from ablation.sources.readers.columnar import read_columns
+
+    display = os.fspath(path)
+    options = _options(key, field, arm, run_field, where, pass_values, False)
+    return read_columns(display, options, format=format)
+
+
+def _options(
+    key: str | None,
+    field: str | None,
+    arm: str,
+    run_field: str | None,
+    where: Mapping[str, str] | None,
+    pass_values: Iterable[str] | None,
+    numeric: bool,
+) -> ReadOptions:
+    """The reader options, after the checks every loader makes (arm, key differs from field)."""
     if arm not in ARMS:
         raise ConfigError(f"arm must be 'baseline' or 'candidate', got {arm!r}")
     if key is not None and key == field:
         raise ConfigError(f"key and field must be different columns, both are {key!r}")
     if isinstance(pass_values, str):
         pass_values = pass_values.split(",")
-    options = ReadOptions(
+    return ReadOptions(
         key=key,
         field=field,
         run_field=run_field,
@@ -98,7 +145,6 @@ def load_results(
         arm=arm,
         numeric=numeric,
     )
-    return read_results(display, options, format=format)
 
 
 # --------------------------------------------------------------------------- expected ids

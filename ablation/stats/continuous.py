@@ -23,6 +23,7 @@ from ablation.stats._results import (
     TestResult,
     TTestResult,
 )
+from ablation.stats._walsh import walsh_median
 
 _st: Any = LazyModule("scipy.stats")
 
@@ -37,7 +38,6 @@ __all__ = [
 ]
 
 _ROUND = 12
-_WALSH_BRUTE_MAX = 2000
 
 MEAN_DIFFERENCE_MIN_N = 100
 """Fewest tasks from which a report should show the t interval for a raw mean difference.
@@ -288,38 +288,14 @@ def sign_test(x: ArrayLike, y: ArrayLike, *, alternative: str = "two-sided") -> 
     return TestResult(float(pos), min(1.0, p), name, nz)
 
 
-def _count_walsh_le(ds: NDArray[np.float64], t: float) -> int:
-    """Number of Walsh averages ``(d_i + d_j)/2``, ``i ≤ j``, that are ``≤ t`` (``ds`` sorted)."""
-    ordered = int(np.searchsorted(ds, 2.0 * t - ds, side="right").sum())
-    diag = int(np.searchsorted(ds, t, side="right"))
-    return (ordered + diag) // 2
-
-
-def _kth_walsh(ds: NDArray[np.float64], k: int) -> float:
-    """The k-th smallest (1-based) Walsh average, by bisection on the value then snapping."""
-    lo, hi = float(ds[0]) - 1.0, float(ds[-1])
-    for _ in range(200):
-        mid = 0.5 * (lo + hi)
-        if mid in (lo, hi):
-            break
-        if _count_walsh_le(ds, mid) >= k:
-            hi = mid
-        else:
-            lo = mid
-    # the answer is the smallest Walsh average > lo
-    j = np.searchsorted(ds, 2.0 * lo - ds, side="right")
-    ok = j < ds.size
-    cand = (ds[ok] + ds[j[ok]]) / 2.0
-    cand = cand[cand > lo]
-    return float(cand.min()) if cand.size else hi
-
-
 def hodges_lehmann(x: ArrayLike, y: ArrayLike) -> float:
     """Hodges–Lehmann estimate of the pseudo-median of ``d = y − x``.
 
     The median of the Walsh averages ``(d_i + d_j)/2`` for ``i ≤ j``; the estimate that matches
-    the Wilcoxon signed-rank test. Brute force up to 2000 pairs; above that an O(n log n)
-    counting bisection with O(n) memory, exact up to floating-point rounding of the pair sums.
+    the Wilcoxon signed-rank test. Brute force up to 2000 pairs; above that, with few distinct
+    differences (per-task means of verdicts), exactly from the distinct values and their counts
+    in ``O(k²)``; otherwise an O(n log n) counting bisection with O(n) memory (see
+    :mod:`ablation.stats._walsh`).
 
     Args:
         x: Baseline values.
@@ -332,17 +308,9 @@ def hodges_lehmann(x: ArrayLike, y: ArrayLike) -> float:
         ValueError: ``"no pairs"`` for empty input (the estimate is undefined).
     """
     d = _rounded_differences(x, y)
-    n = d.size
-    if n == 0:
+    if d.size == 0:
         raise ValueError("no pairs")
-    if n <= _WALSH_BRUTE_MAX:
-        i, j = np.triu_indices(n)
-        return float(np.median((d[i] + d[j]) / 2.0))
-    ds = np.sort(d)
-    m = n * (n + 1) // 2
-    if m % 2 == 1:
-        return _kth_walsh(ds, (m + 1) // 2)
-    return 0.5 * (_kth_walsh(ds, m // 2) + _kth_walsh(ds, m // 2 + 1))
+    return walsh_median(d)
 
 
 def log_ratio_interval(

@@ -14,6 +14,7 @@ because the exact test is conservative, usually undershoots the n it needs.
 
 from __future__ import annotations
 
+import functools
 import math
 from typing import Any
 
@@ -64,7 +65,15 @@ def _lower_tail(k: NDArray[np.int64], ns: NDArray[np.int64], p: float) -> NDArra
     return out
 
 
-def _power(n: int, psi: float, delta: float, alpha: float, alternative: str) -> float:
+@functools.lru_cache(maxsize=32)
+def _design(
+    n: int, psi: float, alpha: float, alternative: str
+) -> tuple[NDArray[np.int64], NDArray[np.float64], NDArray[np.int64]]:
+    """What the power at ``n`` pairs needs that does not depend on ``δ``: ``N``, its weights, ``k(N)``.
+
+    Cached, so a search over ``δ`` (:func:`exact_minimum_detectable_effect`) computes the
+    binomial weights of ``N`` and the critical values once.
+    """
     lo = int(_st.binom.ppf(_TAIL, n, psi))
     hi = int(_st.binom.isf(_TAIL, n, psi))
     ns = np.arange(max(lo - 1, 0), min(hi + 1, n) + 1, dtype=np.int64)
@@ -75,15 +84,22 @@ def _power(n: int, psi: float, delta: float, alpha: float, alternative: str) -> 
         + _sp.xlogy(ns, psi)
         + _sp.xlog1py(n - ns, -psi)
     )
+    k = _critical_k(ns, alpha / 2.0 if alternative == "two-sided" else alpha)
+    for array in (ns, log_w, k):
+        array.flags.writeable = False
+    return ns, np.exp(log_w), k
+
+
+def _power(n: int, psi: float, delta: float, alpha: float, alternative: str) -> float:
+    ns, weights, k = _design(n, psi, alpha, alternative)
     pi_b = min(1.0, max(0.0, (psi - delta) / (2.0 * psi)))  # P(regression | discordant)
     if alternative == "two-sided":
-        k = _critical_k(ns, alpha / 2.0)
         reject = _lower_tail(k, ns, pi_b) + _lower_tail(k, ns, 1.0 - pi_b)
     elif alternative == "greater":  # candidate better: p = P(X <= b)
-        reject = _lower_tail(_critical_k(ns, alpha), ns, pi_b)
+        reject = _lower_tail(k, ns, pi_b)
     else:  # candidate worse: p = P(X >= b), i.e. c small
-        reject = _lower_tail(_critical_k(ns, alpha), ns, 1.0 - pi_b)
-    return float(min(1.0, max(0.0, float(np.dot(np.exp(log_w), reject)))))
+        reject = _lower_tail(k, ns, 1.0 - pi_b)
+    return float(min(1.0, max(0.0, float(np.dot(weights, reject)))))
 
 
 def exact_mcnemar_power(

@@ -122,26 +122,35 @@ def test_forked_children_left_running_fail_the_run_and_are_killed() -> None:
     assert_group_gone(result)
 
 
-def test_setsid_escapee_is_found_by_its_home_marker_and_killed() -> None:
+def _processes_with_arg(arg: bytes) -> list[int]:
+    found = []
+    for entry in os.listdir("/proc"):
+        if entry.isdigit():
+            try:
+                with open(f"/proc/{entry}/cmdline", "rb") as fh:
+                    if arg in fh.read().split(b"\0"):
+                        found.append(int(entry))
+            except OSError:
+                pass
+    return found
+
+
+def test_setsid_double_fork_exec_with_a_fresh_environment_leaves_nothing_behind() -> None:
+    # Issue 11 item 7: the escapee drops the HOME marker with execve(..., {'X': '1'}).
     code = (
         "import os, time\n"
         "if os.fork() == 0:\n"
         "    os.setsid()\n"
-        "    print('escapee', os.getpid(), flush=True)\n"
-        "    time.sleep(60)\n"
+        "    if os.fork() == 0:\n"
+        "        os.execve('/bin/sleep', ['sleep', '317.25'], {'X': '1'})\n"
         "    os._exit(0)\n"
-        "time.sleep(0.2)\n"
+        "time.sleep(0.3)\n"
+        "def add(a, b):\n"
+        "    return a + b\n"
     )
-    result = run(code)
-    assert result.passed is False
-    pid = int(result.stdout_tail.split("escapee")[1].split()[0])
-    state = ""
-    try:
-        with open(f"/proc/{pid}/stat") as fh:
-            state = fh.read().rsplit(")", 1)[1].split()[0]
-    except OSError:
-        pass
-    assert state in ("", "Z", "X")
+    result = run(code, "assert add(1, 2) == 3\n")
+    assert (result.passed, result.kind) == (False, "leaked_processes"), result.reason
+    assert _processes_with_arg(b"317.25") == []
 
 
 def test_forked_copies_that_report_are_detected() -> None:
@@ -172,18 +181,21 @@ def test_printed_fake_results_cannot_forge_a_pass() -> None:
     assert (result.passed, result.kind) == (False, "failed")
 
 
-def test_the_nonce_pipe_is_closed_and_argv_is_clean_before_the_code_runs() -> None:
+def test_the_nonce_never_reaches_the_code_process(monkeypatch: pytest.MonkeyPatch) -> None:
+    nonce = "5eed" * 8
+    monkeypatch.setattr("ablation.evaluate.sandbox.secrets.token_hex", lambda n: nonce)
     code = (
         "import os, sys\n"
-        "pipes = []\n"
-        "for fd in os.listdir('/proc/self/fd'):\n"
-        "    try:\n"
-        "        pipes.append(os.readlink('/proc/self/fd/' + fd))\n"
-        "    except OSError:\n"
-        "        pass\n"
-        "argv = list(sys.argv)\n"
+        "seen = []\n"
+        "for pid in [p for p in os.listdir('/proc') if p.isdigit()]:\n"
+        "    for part in ('cmdline', 'environ'):\n"
+        "        try:\n"
+        "            seen.append(open('/proc/%s/%s' % (pid, part), 'rb').read().decode('latin-1'))\n"
+        "        except OSError:\n"
+        "            pass\n"
+        "seen.append(' '.join(sys.argv))\n"
     )
-    tests = "assert not [p for p in pipes if p.startswith('pipe:')], pipes\nassert argv == ['solution.py']\n"
+    tests = f"assert not [s for s in seen if {nonce!r} in s]\nassert seen[-1] == 'solution.py'\n"
     result = run(code, tests)
     assert result.passed, result.reason
 

@@ -36,7 +36,7 @@ from ablation.sources.text import (
     starts_json_array,
 )
 
-__all__ = ["FORMATS", "ReadOptions", "detect_format", "read_results"]
+__all__ = ["FORMATS", "ReadOptions", "RowRead", "detect_format", "read_results", "read_rows"]
 
 #: Formats ``--from`` accepts.
 FORMATS = ("inspect", "pydantic-evals", "lm-eval", "promptfoo", "openai-evals", "jsonl", "csv")
@@ -65,27 +65,8 @@ def read_results(
 ) -> list[TaskResult]:
     """Read one arm's results from ``source`` (a path or ``-``); see the module docstring."""
     display = display or source
-    forced = _format(format, display)
-    data = read_source(source, display)
-    if data[:4] == b"PK\x03\x04":
-        if forced not in (None, "inspect"):
-            raise file_error(InputError, display, f"is a zip archive, not {forced}")
-        doc = inspect_logs.read_eval_archive(source, display)
-        return _finish(inspect_logs.rows(doc, display, options), display, options, "inspect")
-    text = decode_text(data, display)
-    if not text.strip():
-        raise file_error(InputError, display, "empty file: no results")
-    kind, payload = _parse(text, display, forced or _extension_hint(display))
-    if kind == "csv":
-        required = tuple(p for p in (options.key or "id", options.field or "passed", options.run_field) if p)
-        return _finish(generic_rows(csv_items(text, display, required), display, options, csv_cells=True),
-                       display, options, kind)
-    if kind in _DOCUMENTS:
-        return _finish(_DOCUMENTS[kind].rows(payload, display, options), display, options, kind)
-    if kind in _LINES:
-        return _finish(_LINES[kind][1](payload, display, options), display, options, kind)
-    items = iter([(1, payload)]) if kind == "single" else payload
-    return _finish(generic_rows(items, display, options), display, options, kind)
+    read = read_rows(source, options, format, display)
+    return rows_to_results(read.rows, display, options, **read.check)
 
 
 def detect_format(text: str, display: str = "<text>") -> str:
@@ -93,14 +74,59 @@ def detect_format(text: str, display: str = "<text>") -> str:
     return _parse(text, display, None)[0]
 
 
-def _finish(rows: Iterator[Row], display: str, options: ReadOptions, kind: str) -> list[TaskResult]:
+@dataclass
+class RowRead:
+    """The rows of one source before validation, and how to check them.
+
+    Attributes:
+        rows: The reader's rows, lazily (errors come as they are met).
+        kind: The format read (``"jsonl"`` for plain JSON lines/arrays, ``"single"``, ``"csv"``...).
+        check: Keyword arguments of :func:`~ablation.sources.readers.rows.checked_rows`.
+        text: The decoded text of a plain JSON-lines source (``None`` otherwise), for readers that
+            parse it faster as a whole.
+    """
+
+    rows: Iterator[Row]
+    kind: str
+    check: dict[str, Any]
+    text: str | None = None
+
+
+def read_rows(source: str, options: ReadOptions, format: str | None, display: str) -> RowRead:
+    """Detect the format of ``source`` and open its rows (shared by every result reader)."""
+    forced = _format(format, display)
+    data = read_source(source, display)
+    if data[:4] == b"PK\x03\x04":
+        if forced not in (None, "inspect"):
+            raise file_error(InputError, display, f"is a zip archive, not {forced}")
+        doc = inspect_logs.read_eval_archive(source, display)
+        return _opened(inspect_logs.rows(doc, display, options), display, options, "inspect")
+    text = decode_text(data, display)
+    if not text.strip():
+        raise file_error(InputError, display, "empty file: no results")
+    kind, payload = _parse(text, display, forced or _extension_hint(display))
+    if kind == "csv":
+        required = tuple(p for p in (options.key or "id", options.field or "passed", options.run_field) if p)
+        rows = generic_rows(csv_items(text, display, required), display, options, csv_cells=True)
+        return _opened(rows, display, options, kind)
+    if kind in _DOCUMENTS:
+        return _opened(_DOCUMENTS[kind].rows(payload, display, options), display, options, kind)
+    if kind in _LINES:
+        return _opened(_LINES[kind][1](payload, display, options), display, options, kind)
+    items = iter([(1, payload)]) if kind == "single" else payload
+    read = _opened(generic_rows(items, display, options), display, options, kind)
+    if kind == "jsonl" and not starts_json_array(text):
+        read.text = text
+    return read
+
+
+def _opened(rows: Iterator[Row], display: str, options: ReadOptions, kind: str) -> RowRead:
     _log.debug("%s: read as %s (%s)", display, kind, options)
     if kind == "inspect":
         what = f"scorer {options.field!r}" if options.field else "score"
-        return rows_to_results(rows, display, options, what=what, mapping=inspect_logs.inspect_verdict,
-                               unit="sample")
-    unit = "sample" if kind in _DOCUMENTS else "line"
-    return rows_to_results(rows, display, options, unit=unit)
+        check = {"what": what, "mapping": inspect_logs.inspect_verdict, "unit": "sample"}
+        return RowRead(rows, kind, check)
+    return RowRead(rows, kind, {"unit": "sample" if kind in _DOCUMENTS else "line"})
 
 
 def _extension_hint(display: str) -> str | None:

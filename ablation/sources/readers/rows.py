@@ -8,7 +8,7 @@ appears twice. Every error is one line ``FILE:LINE: problem (task id 'X')``.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from dataclasses import field as dc_field
 from typing import Any
@@ -22,9 +22,11 @@ __all__ = [
     "NumericVerdict",
     "ReadOptions",
     "Row",
+    "checked_rows",
     "dotted",
     "matches_where",
     "parse_verdict",
+    "row_result",
     "rows_to_results",
 ]
 
@@ -131,7 +133,7 @@ def parse_verdict(value: Any) -> bool | None:
     return None
 
 
-def rows_to_results(
+def checked_rows(
     rows: Iterable[Row],
     display: str,
     options: ReadOptions,
@@ -139,21 +141,15 @@ def rows_to_results(
     what: str | None = None,
     mapping: Callable[[Any], bool | None] | None = None,
     unit: str = "line",
-) -> list[TaskResult]:
-    """Validate ``rows`` into results; duplicate ``(id, run)`` pairs are errors naming both rows.
+) -> Iterator[tuple[Row, str, int, bool]]:
+    """Validate ``rows`` one by one: ``(row, task id, run, passed)`` in order, errors as they come.
 
-    Args:
-        rows: The reader's rows.
-        display: The file name for messages.
-        options: The read options (``arm``, ``pass_values``).
-        what: How the verdict is called in messages (default ``verdict 'FIELD'``).
-        mapping: The format's verdict mapping, tried before :func:`parse_verdict` (Inspect's
-            ``C``/``I``/``P``/``N``); ignored when ``options.pass_values`` is set.
-        unit: ``"line"`` (the row number is a line) or ``"sample"`` (a sample index).
+    The checks of :func:`rows_to_results` (which builds results from these): the id, run and
+    verdict, no ``(id, run)`` pair twice (naming both rows), tokens and latency. In numeric mode
+    the value goes into ``row.quality[field]``. At the end, no row at all is an error.
     """
     name = options.field or "passed"
     what = what or f"verdict {name!r}"
-    results: list[TaskResult] = []
     first: dict[tuple[str, int], int] = {}
     for row in rows:
         line = row.line
@@ -181,25 +177,56 @@ def rows_to_results(
             raise fail(f"'tokens' must be a non-negative integer, got {tokens!r}")
         if row.latency_s is not None and row.latency_s < 0:
             raise fail(f"latency must not be negative, got {row.latency_s!r}")
-        results.append(
-            TaskResult(
-                task_id=task_id,
-                arm=options.arm,  # type: ignore[arg-type]  # checked by the caller
-                run=run,
-                status=row.status,  # type: ignore[arg-type]
-                passed=passed,
-                error_type=row.error_type,
-                latency_s=row.latency_s,
-                cost=row.cost,
-                tokens=None if tokens is None else int(tokens),
-                quality=row.quality,
-                metrics=row.metrics,
-                **row.extra,
-            )
-        )
-    if not results:
+        yield row, task_id, run, passed
+    if not first:
         raise file_error(InputError, display, "no result rows" + _where_note(options))
-    return results
+
+
+def rows_to_results(
+    rows: Iterable[Row],
+    display: str,
+    options: ReadOptions,
+    *,
+    what: str | None = None,
+    mapping: Callable[[Any], bool | None] | None = None,
+    unit: str = "line",
+) -> list[TaskResult]:
+    """Validate ``rows`` into results; duplicate ``(id, run)`` pairs are errors naming both rows.
+
+    Args:
+        rows: The reader's rows.
+        display: The file name for messages.
+        options: The read options (``arm``, ``pass_values``).
+        what: How the verdict is called in messages (default ``verdict 'FIELD'``).
+        mapping: The format's verdict mapping, tried before :func:`parse_verdict` (Inspect's
+            ``C``/``I``/``P``/``N``); ignored when ``options.pass_values`` is set.
+        unit: ``"line"`` (the row number is a line) or ``"sample"`` (a sample index).
+    """
+    return [
+        row_result(row, task_id, run, passed, options.arm)
+        for row, task_id, run, passed in checked_rows(
+            rows, display, options, what=what, mapping=mapping, unit=unit
+        )
+    ]
+
+
+def row_result(row: Row, task_id: str, run: int, passed: bool, arm: str) -> TaskResult:
+    """The :class:`TaskResult` of a row checked by :func:`checked_rows`."""
+    tokens = row.tokens
+    return TaskResult(
+        task_id=task_id,
+        arm=arm,  # type: ignore[arg-type]  # checked by the caller
+        run=run,
+        status=row.status,  # type: ignore[arg-type]
+        passed=passed,
+        error_type=row.error_type,
+        latency_s=row.latency_s,
+        cost=row.cost,
+        tokens=None if tokens is None else int(tokens),
+        quality=row.quality,
+        metrics=row.metrics,
+        **row.extra,
+    )
 
 
 def _where_note(options: ReadOptions) -> str:

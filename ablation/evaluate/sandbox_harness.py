@@ -1,0 +1,358 @@
+"""The test process of the sandbox: it confines and starts the code process, then runs the tests.
+
+:data:`HARNESS` is the source the test process executes (``python -s -S -B -P -c HARNESS CFG``),
+started by :func:`ablation.evaluate.sandbox.run_python_tests` in a new session. It:
+
+1. reads code, tests and the run's nonce from a pipe (nothing of them on disk, in ``argv`` or in
+   the environment);
+2. becomes a child subreaper (``PR_SET_CHILD_SUBREAPER``), so every process the code starts stays
+   its descendant even after ``setsid`` and a double fork, and confines what it starts where the
+   platform allows: new PID, network and mount namespaces (a user namespace too when not root),
+   the whole file system re-mounted read-only except the scratch directory. What held is reported
+   (:attr:`ablation.evaluate.sandbox.SandboxResult.isolation`);
+3. starts the code process (:data:`ablation.evaluate.sandbox_runner.RUNNER`) with the code only,
+   and runs the tests in its own interpreter: each public name of the code is a value (plain data)
+   or a proxy whose calls cross a pipe as tagged JSON. An object that is not plain data is a
+   handle that refuses ``==``, ``<``, ``bool`` and ``hash``, so an always-equal object cannot
+   satisfy an assertion, and no frame of this process exists in the code's process to walk;
+4. counts the processes the code left running, kills every descendant, and writes one result line
+   carrying the nonce to its own stdout, which the code process cannot reach.
+"""
+
+from __future__ import annotations
+
+from ablation.evaluate.sandbox_jail import JAIL
+from ablation.evaluate.sandbox_wire import WIRE
+
+__all__ = ["HARNESS"]
+
+# The harness executes inside the test process. It must only use the standard library.
+HARNESS = r"""
+import ast, json, os, subprocess, sys
+
+def _fmt(exc):
+    try:
+        text = str(exc)
+    except BaseException:
+        text = '<unprintable>'
+    return (type(exc).__name__ + (': ' + text if text else ''))[:500]
+
+def _where(exc, lines):
+    tb, found = exc.__traceback__, ''
+    while tb is not None:
+        n = tb.tb_lineno
+        if tb.tb_frame.f_code.co_filename == 'tests.py' and 0 < n <= len(lines):
+            found = ' at tests.py:%d: %s' % (n, lines[n - 1].strip())
+        tb = tb.tb_next
+    return found[:300]
+
+def _procs():
+    table = {}
+    for entry in os.listdir('/proc'):
+        if not entry.isdigit():
+            continue
+        try:
+            with open('/proc/%s/stat' % entry, 'rb') as fh:
+                stat = fh.read()
+            fields = stat[stat.rfind(b')') + 2:].split()
+            table[int(entry)] = (int(fields[1]), fields[0])
+        except (OSError, IndexError, ValueError):
+            pass
+    return table
+
+def _descendants(root):
+    table, found, todo = _procs(), [], [root]
+    children = {}
+    for pid, (ppid, state) in table.items():
+        children.setdefault(ppid, []).append(pid)
+    while todo:
+        for pid in children.get(todo.pop(), ()):
+            found.append((pid, table[pid][1]))
+            todo.append(pid)
+    return found
+
+def _user_tasks(uid):
+    total = 0
+    for pid in (e for e in os.listdir('/proc') if e.isdigit()):
+        try:
+            with open('/proc/%s/status' % pid) as fh:
+                info = dict(line.split(':', 1) for line in fh if ':' in line)
+            if int(info['Uid'].split()[0]) == uid:
+                total += int(info.get('Threads', '1'))
+        except (OSError, KeyError, ValueError):
+            pass
+    return total
+
+def _write(path, text):
+    with open(path, 'w') as fh:
+        fh.write(text)
+
+def _read_only(libc, workdir):
+    # Everything read-only but the scratch directory (bind-mounted onto itself first).
+    if libc.mount(b'none', b'/', None, 0x4000 | 0x40000, None) != 0:  # MS_REC | MS_PRIVATE
+        return False
+    if libc.mount(workdir.encode(), workdir.encode(), None, 0x1000, None) != 0:  # MS_BIND
+        return False
+    flags = {'nosuid': 0x2, 'nodev': 0x4, 'noexec': 0x8, 'relatime': 0x200000,
+             'noatime': 0x400, 'nodiratime': 0x800}
+    root_ok = False
+    with open('/proc/self/mountinfo') as fh:
+        mounts = [line.split() for line in fh]
+    for fields in mounts:
+        point = fields[4].encode().decode('unicode_escape')
+        if point == workdir or point.startswith(('/proc', '/sys', '/dev')):
+            continue
+        extra = sum(flags.get(opt, 0) for opt in fields[5].split(','))
+        # MS_REMOUNT | MS_BIND | MS_RDONLY, keeping the mount's own flags
+        ok = libc.mount(None, point.encode(), None, 0x20 | 0x1000 | 0x1 | extra, None) == 0
+        root_ok = root_ok or (ok and point == '/')
+    return root_ok
+
+_JAIL = {}
+
+def _confine(workdir):
+    held = []
+    try:
+        import ctypes
+        libc = ctypes.CDLL(None, use_errno=True)
+    except Exception:
+        return held
+    if libc.prctl(36, 1, 0, 0, 0) == 0:  # PR_SET_CHILD_SUBREAPER
+        held.append('subreaper')
+    ns, user = 0x20000 | 0x20000000 | 0x40000000, 0x10000000  # NEWNS | NEWPID | NEWNET; NEWUSER
+    uid, gid = os.getuid(), os.getgid()
+    if uid == 0 and libc.unshare(ns) == 0:
+        held += ['pid_namespace', 'network_namespace']
+    elif uid != 0 and libc.unshare(ns | user) == 0:
+        try:
+            _write('/proc/self/setgroups', 'deny')
+            _write('/proc/self/uid_map', '0 %d 1' % uid)
+            _write('/proc/self/gid_map', '0 %d 1' % gid)
+        except OSError:
+            pass
+        held += ['user_namespace', 'pid_namespace', 'network_namespace']
+    else:
+        return held
+    try:
+        _JAIL['root'] = _build_jail(libc, workdir)
+        _JAIL['libc'] = libc
+        held += ['private_root', 'read_only_fs']
+        return held
+    except (OSError, ValueError):
+        pass
+    try:
+        if _read_only(libc, workdir):
+            held.append('read_only_fs')
+    except (OSError, ValueError, IndexError):
+        pass
+    return held
+
+def _limits_cfg(cfg):
+    nproc = cfg['max_processes']
+    if os.getuid() != 0 and os.path.isdir('/proc'):
+        nproc += _user_tasks(os.getuid())
+    return {'memory_bytes': cfg['memory_bytes'], 'cpu_s': cfg['cpu_s'],
+            'fsize_bytes': cfg['fsize_bytes'], 'nproc': nproc}
+
+"""
+
+HARNESS += JAIL + WIRE + r"""
+def _start(cfg, runner, workdir, held):
+    req_r, req_w = os.pipe()
+    rep_r, rep_w = os.pipe()
+    child_cfg = dict(_limits_cfg(cfg), req=req_r, rep=rep_w)
+    env = {'PATH': '/usr/bin:/bin', 'LANG': 'C.UTF-8', 'PYTHONHASHSEED': '0', 'HOME': workdir}
+    enter = None
+    if 'root' in _JAIL:
+        enter = lambda: _enter_jail(_JAIL['libc'], _JAIL['root'], workdir)
+        child_cfg['jailed'] = True
+    argv = [sys.executable, '-s', '-S', '-B', '-P', '-c', runner, json.dumps(child_cfg)]
+    proc = subprocess.Popen(argv, stdin=subprocess.DEVNULL, stdout=cfg['code_out'],
+                            cwd=None if enter else workdir, env=env, pass_fds=(req_r, rep_w),
+                            start_new_session=True, preexec_fn=enter)
+    for fd in (req_r, rep_w, cfg['code_out']):
+        os.close(fd)
+    # In a new PID namespace the code process is pid 1 and its worker (the only answerer) pid 2.
+    return _Channel(proc, req_w, rep_r, 2 if 'pid_namespace' in held else proc.pid)
+
+def _sweep(me):
+    import signal, time
+    deadline = time.monotonic() + 3
+    while True:
+        alive = _descendants(me)
+        for pid, _ in alive:
+            try:
+                os.kill(pid, signal.SIGKILL)
+            except OSError:
+                pass
+        try:
+            while os.waitpid(-1, os.WNOHANG)[0] > 0:
+                pass
+        except ChildProcessError:
+            if not alive:
+                return
+        if time.monotonic() > deadline:
+            return
+        time.sleep(0.005)
+
+def _ended(channel):
+    # How the code process (or, in a PID namespace, its worker) ended.
+    import subprocess
+    try:
+        status = channel.proc.wait(timeout=1)
+    except subprocess.TimeoutExpired:  # it closed its pipe and lives on
+        channel.proc.kill()
+        status = channel.proc.wait()
+    if channel.ended is not None:
+        code, sig = channel.ended
+        status = -sig if sig else code
+    channel.status = status
+    return status
+
+def _leaked(me, channel, held):
+    live = [pid for pid, state in _descendants(me) if state not in (b'Z', b'X')]
+    expected = 2 if 'pid_namespace' in held else 1
+    return max(0, len(live) - expected)
+"""
+
+HARNESS += r"""
+def _main():
+    cfg = json.loads(sys.argv[1])
+    chunks = []
+    while True:
+        chunk = os.read(cfg['fd'], 1 << 16)
+        if not chunk:
+            break
+        chunks.append(chunk)
+    os.close(cfg['fd'])
+    payload = json.loads(b''.join(chunks).decode('utf-8', 'surrogatepass'))
+    del chunks
+    out, marker, me, workdir = os.dup(1), payload.pop('nonce'), os.getpid(), os.getcwd()
+    state = {'held': [], 'channel': None}
+
+    def report(passed, kind, reason, run=0, ok=0, leaked=0):
+        channel = state['channel']
+        if channel is not None:
+            try:
+                os.close(channel.req)
+            except OSError:
+                pass
+        _sweep(me)
+        for stream in (sys.stdout, sys.stderr):
+            try:
+                stream.flush()
+            except BaseException:
+                pass
+        if passed and leaked:
+            passed, kind = False, 'leaked_processes'
+            reason = '%d process(es) were still running after the tests; killed' % leaked
+        held = ','.join(state['held']) or '-'
+        status = '-' if channel is None or channel.status is None else '%d' % channel.status
+        hex_reason = reason.encode('utf-8', 'replace').hex() or '-'
+        os.write(out, ('\n%s %d %s %d %d %s %s %s\n' % (marker, passed, kind, run, ok,
+                                                       hex_reason, held, status)).encode())
+        os._exit(0)
+
+    state['held'] = _confine(workdir)
+    tests_src = payload.pop('tests')
+    lines, tree = tests_src.splitlines(), ast.parse(tests_src, 'tests.py')
+    defs = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)
+    top = int(any(isinstance(n, ast.Assert) for s in tree.body if not isinstance(s, defs)
+                  for n in ast.walk(s)))
+    tests_code = compile(tree, 'tests.py', 'exec')
+    try:
+        channel = state['channel'] = _start(cfg, payload.pop('runner'), workdir, state['held'])
+    except (OSError, subprocess.SubprocessError) as exc:
+        report(False, 'crash', 'could not start the confined code process: ' + _fmt(exc))
+    codec = _Codec()
+    codec.remote = _proxy_class(channel, codec)
+    try:
+        first = channel.ask({'code': payload.pop('code')})
+        if 'ready' not in first:
+            report(False, *_import_failure(first))
+        ns = _namespace(codec, first['ready'])
+    except _Fail as exc:
+        report(False, *_early_end(exc, channel))
+    sys.argv = ['tests.py']
+    try:
+        exec(tests_code, ns)
+    except _Fail as exc:
+        report(False, *_early_end(exc, channel), run=1)
+    except BaseException as exc:
+        kind = 'memory' if isinstance(exc, MemoryError) else 'failed'
+        report(False, kind, 'module-level tests: ' + _fmt(exc) + _where(exc, lines), 1)
+    funcs = [(k, v) for k, v in list(ns.items()) if k.startswith('test_') and callable(v)
+             and getattr(getattr(v, '__code__', None), 'co_filename', '') == 'tests.py']
+    run, ok, failures = top, top, []
+    for name, fn in funcs:
+        run += 1
+        try:
+            result = fn()
+            if hasattr(result, '__await__'):
+                import asyncio
+                asyncio.run(result)
+            ok += 1
+        except _Fail as exc:
+            report(False, *_early_end(exc, channel), run=run, ok=ok)
+        except BaseException as exc:
+            failures.append(name + ': ' + _fmt(exc) + _where(exc, lines))
+    if run == 0:
+        report(False, 'no_tests', 'the tests define no assert statement and no test_* function')
+    if failures:
+        report(False, 'failed', '%d of %d tests failed; %s' % (len(failures), run, failures[0]),
+               run, ok)
+    report(True, 'passed', 'all %d tests passed' % run, run, ok,
+           leaked=_leaked(me, channel, state['held']))
+
+def _namespace(codec, described):
+    if type(described) is not dict:
+        raise _Fail('the code process sent a malformed ready message')
+    codec.exception_classes(described)
+    ns = {'__name__': 'tests'}
+    for key, item in described.items():
+        if type(key) is not str or type(item) is not dict:
+            raise _Fail('the code process sent a malformed ready message')
+        ns[key] = codec.errors[key] if 'exception' in item else codec.dec(item.get('value'))
+    return ns
+
+def _import_failure(msg):
+    names = msg.get('raise') if type(msg.get('raise')) is list else []
+    text = str(msg.get('msg', ''))
+    first = str(names[0]) if names else 'Exception'
+    if msg.get('stage') == 'compile':
+        return 'syntax_error', 'the code does not compile: %s: %s' % (first, text)
+    if 'SystemExit' in names:
+        return 'exit', 'the code called exit(%s) before the tests ran' % (text or 'None')
+    if 'MemoryError' in names:
+        return 'memory', 'running the code raised MemoryError: %s' % text
+    return 'crash', 'running the code raised %s%s' % (first, ': ' + text if text else '')
+
+def _early_end(exc, channel):
+    # The code process stopped answering: say how it ended.
+    if str(exc) == 'forged':
+        return 'forged', 'a process other than the code process answered (a forked copy)'
+    if str(exc) != 'ended':
+        return 'bad_output', str(exc)
+    status = _ended(channel)
+    if status < 0:
+        return _signal_kind(-status)
+    if status == 0:
+        return 'no_result', 'the code process exited with status 0 before the tests completed'
+    return 'crash', 'the code process exited with status %d before the tests completed' % status
+
+def _signal_kind(sig):
+    import signal
+    try:
+        name = signal.Signals(sig).name
+    except ValueError:
+        name = 'signal %d' % sig
+    if sig == getattr(signal, 'SIGXCPU', None):
+        return 'cpu_limit', 'killed by %s: the CPU-time limit was reached' % name
+    if sig == getattr(signal, 'SIGXFSZ', None):
+        return 'output_limit', 'killed by %s: the output/file size limit was reached' % name
+    if sig == signal.SIGKILL:
+        return 'crash', 'killed by %s (hard CPU limit or out-of-memory killer)' % name
+    return 'crash', 'the code process was killed by %s before the tests completed' % name
+
+_main()
+"""

@@ -1,0 +1,234 @@
+"""The code process of the sandbox: it runs the agent's code and answers calls as plain data.
+
+:data:`RUNNER` is the source the code process executes (``python -s -S -B -P -c RUNNER CFG``). It
+is started by the test harness (:data:`ablation.evaluate.sandbox_harness.HARNESS`), never by the
+framework itself, and it never sees the tests, the nonce or the harness's output file:
+
+1. It lowers its own resource limits (``RLIMIT_AS``, ``RLIMIT_CPU``, ``RLIMIT_FSIZE``,
+   ``RLIMIT_NPROC``, ``RLIMIT_CORE``). When it is the first process of a new PID namespace (pid 1),
+   it mounts a fresh ``/proc`` in a mount namespace of its own (so the host's processes are not
+   even visible) and forks: pid 1 only reaps and reports how the worker ended; the worker (pid 2)
+   does the rest, so kernel-generated signals such as ``SIGXCPU`` reach it normally.
+2. It reads the code from its request pipe, executes it as module ``solution`` and sends one
+   ``ready`` message describing the module's public names: plain data by value, functions,
+   classes and other objects as numbered handles, exception classes with their MRO names.
+3. It serves requests until its pipe closes: call a handle, read an attribute, ``len``,
+   ``iter`` (as a list), ``in`` and ``[]``. Every value that crosses is plain data (``None``,
+   ``bool``, ``int``, ``float``, ``str``, ``bytes``, ``list``, ``tuple``, ``dict``, ``set``,
+   ``frozenset`` of exactly those types, tagged JSON) or a handle; an exception crosses as its MRO
+   names and message.
+
+Nothing this process says can make a test pass that would fail on honest values: the tests and
+their verdict live in the harness process, and an object of the code (an always-equal ``__eq__``,
+an ``int`` subclass) reaches the tests only as a handle, which refuses comparison. Each message
+carries the sender's pid, so a forked copy of the worker cannot answer in its place.
+"""
+
+from __future__ import annotations
+
+__all__ = ["RUNNER"]
+
+# The runner executes inside the code process. It must only use the standard library.
+RUNNER = r"""
+import json, os, sys
+
+def _limits(cfg):
+    import resource
+    for name, value in [('RLIMIT_AS', cfg['memory_bytes']), ('RLIMIT_CPU', cfg['cpu_s']),
+                        ('RLIMIT_FSIZE', cfg['fsize_bytes']), ('RLIMIT_NPROC', cfg['nproc']),
+                        ('RLIMIT_CORE', 0)]:
+        which = getattr(resource, name, None)
+        if which is None:
+            continue
+        # CPU: SIGXCPU at the soft limit (reported), SIGKILL one second later if it is ignored.
+        top = value + 1 if name == 'RLIMIT_CPU' else value
+        hard = resource.getrlimit(which)[1]
+        if hard != resource.RLIM_INFINITY:
+            value, top = min(value, hard), min(top, hard)
+        try:
+            resource.setrlimit(which, (value, top))
+        except (ValueError, OSError):
+            pass
+
+# Bound before the code runs: the code may patch modules and builtins; the runner keeps working.
+_encode = json.JSONEncoder(check_circular=False).encode
+_decode = json.JSONDecoder().decode
+_write, _getpid = os.write, os.getpid
+
+def _send(fd, obj):
+    # What the code printed is on disk before the test process hears from us (it may kill us next).
+    for stream in (sys.stdout, sys.stderr, sys.__stdout__, sys.__stderr__):
+        try:
+            stream.flush()
+        except BaseException:
+            pass
+    obj['pid'] = _getpid()
+    data = (_encode(obj) + '\n').encode('utf-8', 'surrogatepass')
+    while data:
+        data = data[_write(fd, data):]
+
+def _private_proc():
+    # In a new PID namespace the host's /proc still lists the host's processes; mount our own.
+    try:
+        import ctypes
+        libc = ctypes.CDLL(None, use_errno=True)
+        if libc.unshare(0x20000) == 0:  # CLONE_NEWNS: the harness keeps its view of /proc
+            libc.mount(b'none', b'/', None, 0x4000 | 0x40000, None)  # MS_REC | MS_PRIVATE
+            libc.mount(b'proc', b'/proc', b'proc', 0x2 | 0x4 | 0x8, None)  # nosuid nodev noexec
+    except Exception:
+        pass
+
+def _init(rep, jailed):
+    # pid 1 of the namespace: reap everything, report how the worker ended, then exit (which
+    # makes the kernel kill whatever is left in the namespace).
+    if not jailed:  # in the jail, /proc is already the namespace's own
+        _private_proc()
+    worker = os.fork()
+    if worker == 0:
+        return
+    status = None
+    while status is None:
+        try:
+            pid, st = os.waitpid(-1, 0)
+        except ChildProcessError:
+            break
+        except InterruptedError:
+            continue
+        if pid == worker:
+            status = st
+    if status is not None:
+        sig = os.WTERMSIG(status) if os.WIFSIGNALED(status) else 0
+        code = os.WEXITSTATUS(status) if os.WIFEXITED(status) else 0
+        try:
+            _send(rep, {'ended': [code, sig]})
+        except OSError:
+            pass
+    os._exit(0)
+
+class _Codec:
+    PLAIN = (type(None), bool, int, float, str)
+
+    def __init__(self):
+        self.objects = []
+
+    def handle(self, obj):
+        self.objects.append(obj)
+        return {'$h': len(self.objects) - 1, 'type': type(obj).__name__}
+
+    def enc(self, v, depth=0):
+        t = type(v)
+        if depth > 200:
+            raise ValueError('value nested deeper than 200 levels')
+        if t in self.PLAIN:
+            if t is int and v.bit_length() > 10000:
+                raise ValueError('integer with more than 10000 bits')
+            return v
+        if t is list:
+            return [self.enc(x, depth + 1) for x in v]
+        if t is tuple or t is set or t is frozenset:
+            tag = {tuple: '$t', set: '$s', frozenset: '$f'}[t]
+            return {tag: [self.enc(x, depth + 1) for x in v]}
+        if t is dict:
+            return {'$d': [[self.enc(k, depth + 1), self.enc(x, depth + 1)] for k, x in v.items()]}
+        if t is bytes:
+            return {'$b': v.hex()}
+        return self.handle(v)
+
+    def dec(self, v):
+        if type(v) is list:
+            return [self.dec(x) for x in v]
+        if type(v) is not dict:
+            return v
+        (tag, x), = v.items()
+        if tag == '$h':
+            return self.objects[x]
+        if tag == '$b':
+            return bytes.fromhex(x)
+        if tag == '$d':
+            return {self.dec(k): self.dec(y) for k, y in x}
+        items = [self.dec(y) for y in x]
+        return {'$t': tuple, '$s': set, '$f': frozenset}[tag](items)
+
+def _describe(codec, ns):
+    names = {}
+    for key, value in list(ns.items()):
+        if key.startswith('__') or type(value) is type(sys):
+            continue
+        if isinstance(value, type) and issubclass(value, BaseException):
+            names[key] = {'exception': [c.__name__ for c in value.__mro__]}
+            continue
+        try:
+            names[key] = {'value': codec.enc(value)}
+        except (ValueError, RecursionError):
+            names[key] = {'value': codec.handle(value)}
+    return names
+
+def _error(exc):
+    try:
+        text = str(exc)
+    except BaseException:
+        text = '<unprintable>'
+    return {'raise': [c.__name__ for c in type(exc).__mro__], 'msg': text[:2000]}
+
+def _serve(codec, req, rep, restore):
+    special = {'len': len, 'iter': lambda o: list(o), 'contains': lambda o, x: x in o,
+               'getitem': lambda o, k: o[k]}
+    while True:
+        line = req.readline()
+        if not line:
+            return
+        msg = _decode(line.decode('utf-8', 'surrogatepass'))
+        try:
+            target = codec.dec(msg['target'])
+            args = codec.dec(msg.get('args', []))
+            op = msg['op']
+            if op == 'call':
+                value = target(*args, **codec.dec(msg.get('kwargs', {'$d': []})))
+            elif op == 'getattr':
+                value = getattr(target, args[0])
+            else:
+                value = special[op](target, *args)
+            restore()
+            answer = {'ok': codec.enc(value)}
+        except BaseException as exc:
+            restore()
+            answer = _error(exc)
+        _send(rep, answer)
+
+def _main():
+    cfg = json.loads(sys.argv[1])
+    rep = cfg['rep']
+    _limits(cfg)
+    if os.getpid() == 1:
+        _init(rep, cfg.get('jailed', False))
+    req = os.fdopen(cfg['req'], 'rb')
+    first = _decode(req.readline().decode('utf-8', 'surrogatepass'))
+    codec = _Codec()
+    sys.argv = ['solution.py']
+    try:
+        code = compile(first['code'], 'solution.py', 'exec')
+    except (SyntaxError, ValueError) as exc:
+        _send(rep, dict(_error(exc), stage='compile'))
+        return
+    import builtins
+    saved, live = dict(vars(builtins)), vars(builtins)
+
+    def restore():
+        # What the code did to builtins does not break the runner (its functions see it too).
+        if live != saved:
+            live.clear()
+            live.update(saved)
+
+    ns = {'__name__': 'solution'}
+    try:
+        exec(code, ns)
+    except BaseException as exc:
+        restore()
+        _send(rep, dict(_error(exc), stage='import'))
+        return
+    restore()
+    _send(rep, {'ready': _describe(codec, ns)})
+    _serve(codec, req, rep, restore)
+
+_main()
+"""

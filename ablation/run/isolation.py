@@ -1,0 +1,351 @@
+"""Process isolation: Python agents run in worker processes, so a crash costs one trial.
+
+With ``CampaignConfig(isolation="process")`` (``ablation run --isolation process``), every call of
+a Python agent (sync or async) is sent to a worker process: an agent that calls ``os._exit``,
+segfaults, raises ``SystemExit``, exhausts its memory or never returns takes down its worker, not
+the campaign. The trial is recorded as an error (:class:`WorkerDied`, naming the exit status or
+signal and the task), the worker is replaced, and the campaign goes on. A trial that runs past
+``timeout_s`` kills its worker's whole process group.
+
+Design (stated assumptions):
+
+- Workers are fresh interpreters started with :mod:`subprocess` (never ``fork``: the engine has
+  threads), each in a session of its own so ``killpg`` reaches whatever it started. They speak
+  length-prefixed pickle frames over pipes (:mod:`ablation.run.isolation_worker`). At most
+  ``concurrency`` workers exist (the engine never has more calls in flight); each is reused
+  until it dies or the campaign ends, when all are killed (also on Ctrl-C, on errors, at
+  interpreter exit, and by the kernel when the parent dies: ``PR_SET_PDEATHSIG``).
+- The agent is sent by pickle, once per worker. A function or class from a module pickles by
+  reference; one from a file loaded by path (``agents/x.py:name``, how the command line loads
+  specs) is re-loaded by the worker from the same file. Lambdas, closures and functions defined in
+  ``__main__`` cannot be sent: :func:`open_isolation` refuses them up front, naming the agent.
+- Task inputs and outputs cross by pickle: an output that cannot be pickled is that trial's error
+  (:class:`UnsendableOutput`). The parent unpickles what the worker sends back, so this is a fault
+  boundary, not a security boundary: the worker runs the user's agent with the user's rights.
+- Command and HTTP agents already run outside the interpreter and are not sent to workers;
+  verifiers, scorers and hooks stay in the parent.
+
+Cost: one interpreter start per worker (a few hundred milliseconds, paid ``concurrency`` times)
+and a pickle round trip plus a thread hand-off per call.
+"""
+
+from __future__ import annotations
+
+import atexit
+import contextlib
+import inspect
+import io
+import os
+import pickle
+import signal
+import subprocess
+import sys
+import threading
+import weakref
+from collections.abc import Mapping
+from concurrent.futures import Executor
+from pathlib import Path
+from typing import Any
+
+from ablation.agents import CommandAgent, HttpAgent
+from ablation.agents.callables import Agent
+from ablation.config import CampaignConfig
+from ablation.errors import AgentSpecError, ConfigError
+from ablation.run.isolation_worker import WORKER_MARKER, file_attr, read_frame, write_frame
+from ablation.run.threads import run_in_daemon_thread
+from ablation.sources.modules import FILE_MODULE_PREFIX
+
+__all__ = [
+    "FilePickler",
+    "ProcessIsolation",
+    "RemoteTraceback",
+    "UnsendableOutput",
+    "WorkerDied",
+    "live_workers",
+    "open_isolation",
+]
+
+_PROTOCOL = pickle.HIGHEST_PROTOCOL
+_LAUNCH = "from ablation.run.isolation_worker import main; main()"
+_REAP_S = 5.0
+_MAIN_REFERENCE = b"\x8c\x08__main__"  # how a pickle names the module __main__
+
+
+class WorkerDied(RuntimeError):
+    """A worker process ended (exit, signal, memory) while it ran an agent call.
+
+    Attributes:
+        returncode: The worker's exit status (negative: the signal that killed it).
+    """
+
+    def __init__(self, message: str, returncode: int | None) -> None:
+        super().__init__(message)
+        self.returncode = returncode
+
+
+class UnsendableOutput(TypeError):
+    """An agent's output (or a task's input) cannot cross between processes by pickle."""
+
+
+class RemoteTraceback(Exception):
+    """Carries the worker's traceback text as the ``__cause__`` of an exception sent back."""
+
+    def __str__(self) -> str:
+        return "\n" + str(self.args[0]) if self.args else ""
+
+
+class FilePickler(pickle.Pickler):
+    """Pickles functions and classes of files loaded by path by name (:func:`file_attr`).
+
+    The standard pickler checks that ``module.qualname`` is the very object being pickled; a
+    file loaded twice (the same file for both arms) holds two module objects under one name, so
+    that check fails for the first. Sending the name lets the worker load the file once.
+    """
+
+    def reducer_override(self, obj: Any) -> Any:
+        module = getattr(obj, "__module__", None)
+        if (
+            isinstance(module, str)
+            and module.startswith(FILE_MODULE_PREFIX)
+            and (isinstance(obj, type) or inspect.isfunction(obj))
+            and "<locals>" not in obj.__qualname__
+            and "<lambda>" not in obj.__qualname__
+        ):
+            return file_attr, (module, obj.__qualname__)
+        return NotImplemented
+
+
+def _dumps(obj: Any) -> bytes:
+    buffer = io.BytesIO()
+    FilePickler(buffer, protocol=_PROTOCOL).dump(obj)
+    return buffer.getvalue()
+
+
+def _describe_status(returncode: int | None) -> str:
+    if returncode is None:
+        return "closed its pipe"
+    if returncode < 0:
+        try:
+            name = signal.Signals(-returncode).name
+        except ValueError:
+            name = f"signal {-returncode}"
+        return f"was killed by {name} (signal {-returncode})"
+    return f"exited with status {returncode}"
+
+
+class _Worker:
+    """One worker process and its pipes (used from one call at a time)."""
+
+    def __init__(self, memory_mb: int | None) -> None:
+        package_root = str(Path(__file__).resolve().parents[2])
+        env = dict(os.environ)
+        env["PYTHONPATH"] = os.pathsep.join(p for p in (package_root, env.get("PYTHONPATH")) if p)
+        self.proc = subprocess.Popen(
+            [sys.executable, "-c", _LAUNCH, WORKER_MARKER, str(os.getpid()), str(memory_mb or 0)],
+            stdin=subprocess.PIPE, stdout=subprocess.PIPE, env=env, start_new_session=True,
+        )
+        self.agents: set[bytes] = set()
+
+    def roundtrip(self, request: bytes) -> bytes | None:
+        """Send one request and wait for its reply; ``None`` when the worker died first."""
+        assert self.proc.stdin is not None and self.proc.stdout is not None
+        try:
+            write_frame(self.proc.stdin, request)  # type: ignore[arg-type]
+            return read_frame(self.proc.stdout)  # type: ignore[arg-type]
+        except (OSError, EOFError, ValueError):
+            return None
+
+    def status(self) -> int | None:
+        """The exit status once the worker is gone (waits a little for the kernel to report it)."""
+        with contextlib.suppress(subprocess.TimeoutExpired):
+            return self.proc.wait(timeout=_REAP_S)
+        return None
+
+    def kill(self) -> None:
+        """Kill the worker's process group, reap it, close its pipes (never blocks for long)."""
+        with contextlib.suppress(ProcessLookupError, PermissionError):
+            os.killpg(self.proc.pid, signal.SIGKILL)
+        with contextlib.suppress(ProcessLookupError):
+            self.proc.kill()
+        self.status()
+        # A reader thread may still hold the stdout lock: close from a thread of its own.
+        threading.Thread(target=self._close_pipes, daemon=True, name="ablation-pipes").start()
+
+    def _close_pipes(self) -> None:
+        for pipe in (self.proc.stdin, self.proc.stdout):
+            with contextlib.suppress(Exception):
+                if pipe is not None:
+                    pipe.close()
+
+
+_POOLS: weakref.WeakSet[ProcessIsolation] = weakref.WeakSet()
+
+
+@atexit.register
+def _kill_all_workers() -> None:
+    for pool in list(_POOLS):
+        pool.close()
+
+
+def live_workers() -> list[int]:
+    """Pids of the worker processes this process has started and not yet killed."""
+    return [w.proc.pid for pool in list(_POOLS) for w in pool.workers if w.proc.poll() is None]
+
+
+class ProcessIsolation:
+    """A bounded set of worker processes that run Python agent calls.
+
+    Args:
+        agents: The campaign's agents by arm; each Python agent is pickled here, once.
+        memory_mb: Address-space limit of each worker in MiB (``RLIMIT_AS``), or ``None``.
+
+    Raises:
+        AgentSpecError: an agent cannot be sent to a worker (a lambda, a closure, a function
+            defined in ``__main__``), naming the agent and what to do instead.
+    """
+
+    def __init__(self, agents: Mapping[str, Agent], memory_mb: int | None = None) -> None:
+        self.memory_mb = memory_mb
+        self.workers: list[_Worker] = []
+        self._idle: list[_Worker] = []
+        self._blobs = {arm: _agent_blob(agent) for arm, agent in agents.items() if handles(agent)}
+        self._files: dict[str, str] = {}
+        self._seen_modules = -1
+        _POOLS.add(self)
+
+    def handles(self, arm: str) -> bool:
+        """True when this arm's agent runs in a worker process."""
+        return arm in self._blobs
+
+    async def call(self, arm: str, input_data: Any, task_id: str) -> Any:
+        """Run this arm's agent on ``input_data`` in a worker and return (or raise) its result.
+
+        Raises:
+            WorkerDied: the worker ended during the call (it is replaced for the next call).
+            UnsendableOutput: the input or the output cannot be pickled.
+            BaseException: whatever the agent raised, rebuilt here (its traceback as the cause).
+        """
+        try:
+            input_blob = _dumps(input_data)
+        except Exception as exc:
+            raise UnsendableOutput(
+                f"the input of task {task_id!r} cannot be sent to a worker process "
+                f"(isolation='process'): {type(exc).__name__}: {exc}"
+            ) from None
+        request = pickle.dumps(
+            (self._file_modules(), list(sys.path), self._blobs[arm], input_blob), protocol=_PROTOCOL
+        )
+        worker = self._idle.pop() if self._idle else self._start()
+        try:
+            reply = await run_in_daemon_thread(worker.roundtrip, request)
+        except BaseException:  # timeout or stop: the call cannot be abandoned, its worker can
+            self._discard(worker)
+            raise
+        if reply is None:
+            self._discard(worker)
+            returncode = worker.proc.returncode
+            raise WorkerDied(
+                f"worker process {worker.proc.pid} {_describe_status(returncode)} while running "
+                f"task {task_id!r} ({arm}); the worker was replaced",
+                returncode,
+            )
+        self._idle.append(worker)
+        return _unpack(pickle.loads(reply), task_id)
+
+    def close(self) -> None:
+        """Kill every worker and its process group (idempotent)."""
+        workers, self.workers, self._idle = self.workers, [], []
+        for worker in workers:
+            worker.kill()
+
+    def _start(self) -> _Worker:
+        worker = _Worker(self.memory_mb)
+        self.workers.append(worker)
+        return worker
+
+    def _discard(self, worker: _Worker) -> None:
+        worker.kill()
+        with contextlib.suppress(ValueError):
+            self.workers.remove(worker)
+
+    def _file_modules(self) -> dict[str, str]:
+        """Modules loaded by path in this process (re-read when ``sys.modules`` grew)."""
+        if len(sys.modules) != self._seen_modules:
+            self._seen_modules = len(sys.modules)
+            self._files = {
+                name: str(module.__file__)
+                for name, module in list(sys.modules.items())
+                if name.startswith(FILE_MODULE_PREFIX) and getattr(module, "__file__", None)
+            }
+        return self._files
+
+
+def handles(agent: Agent) -> bool:
+    """True for a Python agent; command and HTTP agents already run outside the interpreter."""
+    return not isinstance(getattr(agent.fn, "__self__", None), CommandAgent | HttpAgent)
+
+
+def _agent_blob(agent: Agent) -> bytes:
+    hint = (
+        "use a module-level function (or an instance of a module-level class) in an importable "
+        "module or a file given as file.py:NAME, or isolation='thread'"
+    )
+    try:
+        blob = _dumps(agent.fn)
+    except Exception as exc:
+        raise AgentSpecError(
+            f"agent {agent.name!r} cannot be sent to a worker process (isolation='process'): "
+            f"{type(exc).__name__}: {exc}; lambdas, closures and local functions cannot be "
+            f"pickled: {hint}"
+        ) from None
+    if _MAIN_REFERENCE in blob:
+        raise AgentSpecError(
+            f"agent {agent.name!r} cannot be sent to a worker process (isolation='process'): it "
+            f"is defined in __main__ (the script being run), which a worker cannot import: {hint}"
+        )
+    return blob
+
+
+def _unpack(reply: tuple[Any, ...], task_id: str) -> Any:
+    kind = reply[0]
+    if kind == "ok":
+        try:
+            return pickle.loads(reply[1])
+        except Exception as error:
+            raise UnsendableOutput(
+                f"the output of task {task_id!r} cannot be rebuilt from its pickle: "
+                f"{type(error).__name__}: {error}"
+            ) from None
+    if kind == "unsendable":
+        raise UnsendableOutput(f"task {task_id!r}: {reply[1]} (isolation='process')")
+    raised: BaseException | None = None
+    if kind == "raised":
+        text = reply[2]
+        with contextlib.suppress(Exception):
+            raised = pickle.loads(reply[1])
+        name, message = "WorkerError", text.strip().splitlines()[-1] if text.strip() else ""
+    else:
+        name, message, text = reply[1], reply[2], reply[3]
+    if raised is None:
+        raised = type(str(name), (Exception,), {"__module__": "worker"})(message)
+    raised.__cause__ = RemoteTraceback(text)
+    raise raised
+
+
+def open_isolation(
+    config: CampaignConfig, agents: Mapping[str, Agent], executor: Executor | None
+) -> ProcessIsolation | None:
+    """The workers of a campaign with ``isolation="process"`` (``None`` for threads).
+
+    Raises:
+        ConfigError: ``isolation="process"`` together with a user executor (Dask): pick one.
+        AgentSpecError: an agent cannot be sent to a worker.
+    """
+    if config.isolation != "process":
+        return None
+    if executor is not None:
+        raise ConfigError(
+            "isolation='process' runs agents in local worker processes; it cannot be combined "
+            "with an executor (Dask): drop one of them"
+        )
+    return ProcessIsolation(agents, memory_mb=config.worker_memory_mb)

@@ -1,0 +1,205 @@
+"""The worker side of process isolation: one agent call at a time, pickle frames over pipes.
+
+Started by :class:`ablation.run.isolation.ProcessIsolation` as ``python -c "...; main()"`` in a
+session of its own (so its process group can be killed as a whole). Protocol: every frame is an
+8-byte big-endian length followed by a pickle. The parent sends
+``(files, sys_path, fn_blob, input_blob)`` and the worker answers with one tuple:
+
+- ``("ok", result_blob)``: the call returned (the result pickled);
+- ``("raised", exc_blob, traceback_text)``: the call raised (``BaseException`` included: an agent's
+  ``SystemExit`` or ``KeyboardInterrupt`` is that trial's error, never the worker's exit);
+- ``("raised_text", type_name, message, traceback_text)``: the same, for an exception that cannot
+  be pickled;
+- ``("unsendable", message)``: the result cannot be pickled.
+
+``files`` maps the module names the parent gave to files it loaded by path (``_ablation_file_*``,
+see :func:`ablation.sources.modules.exec_file`) to their paths: when a pickle names such a module,
+the worker loads the same file under the same name (:func:`file_attr`). The protocol's pipes are moved off fds 0 and 1
+before any agent runs: an agent reading stdin reads ``/dev/null`` and its prints go to stderr, so
+nothing it does can corrupt a frame.
+
+The worker dies with its parent: ``PR_SET_PDEATHSIG`` (Linux) plus a thread that watches the
+parent's pid, so a parent killed with ``SIGKILL`` leaves no worker behind.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import inspect
+import io
+import os
+import pickle
+import signal
+import sys
+import threading
+import time
+import traceback
+from typing import Any, BinaryIO
+
+__all__ = ["WORKER_MARKER", "file_attr", "main", "read_frame", "write_frame"]
+
+#: Command-line marker of a worker process (visible in ``/proc/PID/cmdline`` and ``ps``).
+WORKER_MARKER = "ablation-isolation-worker"
+
+_HEADER = 8
+
+
+def write_frame(stream: BinaryIO, payload: bytes) -> None:
+    """Write one length-prefixed frame and flush."""
+    stream.write(len(payload).to_bytes(_HEADER, "big") + payload)
+    stream.flush()
+
+
+def read_frame(stream: BinaryIO) -> bytes | None:
+    """Read one frame; ``None`` at a clean end of stream (the other side closed its end)."""
+    header = _read_exactly(stream, _HEADER)
+    if header is None:
+        return None
+    body = _read_exactly(stream, int.from_bytes(header, "big"))
+    if body is None:
+        raise EOFError("the stream ended inside a frame")
+    return body
+
+
+def _read_exactly(stream: BinaryIO, size: int) -> bytes | None:
+    chunks: list[bytes] = []
+    left = size
+    while left:
+        chunk = stream.read(left)
+        if not chunk:
+            return None
+        chunks.append(chunk)
+        left -= len(chunk)
+    return b"".join(chunks)
+
+
+#: Module names of the files the parent loaded by path -> their paths (sent with every request).
+_FILES: dict[str, str] = {}
+
+
+def file_attr(module: str, qualname: str) -> Any:
+    """``module.qualname`` for a module the parent loaded by path, loading the file here if needed.
+
+    The parent pickles functions and classes of such modules as a call of this function (see
+    :class:`ablation.run.isolation.FilePickler`): by name, since the file may have been loaded
+    twice there (one module object per load), and the worker loads it once.
+    """
+    if module not in sys.modules and module in _FILES:
+        from pathlib import Path
+
+        from ablation.errors import AgentSpecError
+        from ablation.sources.modules import exec_file
+
+        exec_file(Path(_FILES[module]), _FILES[module], AgentSpecError)
+    obj: Any = sys.modules[module]
+    for part in qualname.split("."):
+        obj = getattr(obj, part)
+    return obj
+
+
+def _loads(blob: bytes) -> Any:
+    return pickle.Unpickler(io.BytesIO(blob)).load()
+
+
+def _call(fn: Any, input_data: Any) -> Any:
+    """Call a sync or async agent to completion (an awaitable result is run here)."""
+    result = fn(input_data)
+    if inspect.isawaitable(result):
+
+        async def wait() -> Any:
+            return await result
+
+        return asyncio.run(wait())
+    return result
+
+
+def _answer(fn: Any, input_data: Any) -> tuple[Any, ...]:
+    try:
+        result = _call(fn, input_data)
+    except BaseException as exc:  # the agent's error, whatever it is, is the trial's
+        return _raised(exc)
+    try:
+        return ("ok", pickle.dumps(result, protocol=pickle.HIGHEST_PROTOCOL))
+    except BaseException as exc:
+        kind = type(result).__name__
+        return ("unsendable", f"the output ({kind}) cannot be pickled: {type(exc).__name__}: {exc}")
+
+
+def _raised(exc: BaseException) -> tuple[Any, ...]:
+    text = "".join(traceback.format_exception(exc))
+    exc.__traceback__ = None
+    exc.__context__ = exc.__cause__ = None
+    try:
+        blob = pickle.dumps(exc, protocol=pickle.HIGHEST_PROTOCOL)
+        pickle.loads(blob)  # some exceptions pickle but cannot be rebuilt (custom __init__)
+    except BaseException:
+        try:
+            message = str(exc)
+        except BaseException:
+            message = "<str() of the exception raised>"
+        return ("raised_text", type(exc).__name__, message, text)
+    return ("raised", blob, text)
+
+
+def _die_with_parent(parent: int) -> None:
+    """Exit when the parent is gone (kernel signal on Linux, plus a polling thread anywhere)."""
+    with contextlib.suppress(Exception):
+        import ctypes
+
+        libc = ctypes.CDLL(None, use_errno=True)
+        libc.prctl(1, signal.SIGKILL)  # PR_SET_PDEATHSIG
+    if os.getppid() != parent:
+        os._exit(0)
+
+    def watch() -> None:
+        while os.getppid() == parent:
+            time.sleep(0.5)
+        os._exit(0)
+
+    threading.Thread(target=watch, daemon=True, name="ablation-parent-watch").start()
+
+
+def _limit_memory(megabytes: int) -> None:
+    import resource
+
+    limit = megabytes * 1024 * 1024
+    resource.setrlimit(resource.RLIMIT_AS, (limit, limit))
+
+
+def main() -> None:
+    """Serve agent calls until the parent closes the pipe.
+
+    ``sys.argv``: ``["-c", WORKER_MARKER, parent_pid, memory_mb]`` (``memory_mb`` 0: no limit).
+    """
+    parent, memory_mb = int(sys.argv[2]), int(sys.argv[3])
+    _die_with_parent(parent)
+    requests = os.fdopen(os.dup(0), "rb")
+    replies = os.fdopen(os.dup(1), "wb")
+    null = os.open(os.devnull, os.O_RDONLY)
+    os.dup2(null, 0)
+    os.dup2(2, 1)
+    os.close(null)
+    signal.signal(signal.SIGINT, signal.SIG_IGN)  # the parent decides when a worker stops
+    if memory_mb:
+        _limit_memory(memory_mb)
+    agents: dict[bytes, Any] = {}
+    while (frame := read_frame(requests)) is not None:
+        files, sys_path, fn_blob, input_blob = pickle.loads(frame)
+        _FILES.update(files)
+        sys.path[:] = sys_path
+        try:
+            fn = agents.get(fn_blob)
+            if fn is None:
+                fn = agents[fn_blob] = _loads(fn_blob)
+            input_data = _loads(input_blob)
+        except BaseException as exc:
+            reply = _raised(exc)
+        else:
+            reply = _answer(fn, input_data)
+        try:
+            sys.stdout.flush()
+            sys.stderr.flush()
+        except BaseException:
+            pass
+        write_frame(replies, pickle.dumps(reply, protocol=pickle.HIGHEST_PROTOCOL))

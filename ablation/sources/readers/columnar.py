@@ -1,0 +1,298 @@
+"""One arm's result file read straight into :class:`~ablation.columns.TrialColumns`.
+
+:func:`read_columns` reads any source :func:`~ablation.sources.readers.read_results` reads, with
+the same checks and the same one-line errors (``FILE:LINE: problem (task id 'X')``), but keeps
+only what a report needs, as arrays: id, run, verdict, status, error type, latency, cost, tokens,
+quality and metric numbers, category and critical flag. No :class:`~ablation.schema.TaskResult`
+is built per row; :class:`FileTrials` builds the few a drill-down shows, on demand, from the
+columns and the rows' other fields (``output``), which are kept only for rows that have them.
+
+Plain verdict rows in JSON lines (every object holds only the id, the verdict and the run, with
+a string or integer id, a boolean verdict and no ``--where``) take a fast path: the whole text is
+decoded by one ``json.loads`` of the lines joined into an array, and the columns are filled with
+list comprehensions. Whenever the fast path cannot vouch for a file (a blank line, two objects on
+one line, another column, a verdict spelled as text, a duplicate id, malformed JSON...), the file is
+read row by row by :func:`~ablation.sources.readers.rows.checked_rows`, which raises the error
+the object path raises, at the same line.
+"""
+
+from __future__ import annotations
+
+import bisect
+import json
+import re
+from collections.abc import Iterator, Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+from numpy.typing import NDArray
+
+from ablation.columns import STATUS_CODES, TrialColumns
+from ablation.schema import TaskResult
+from ablation.sources.readers import RowRead, read_rows
+from ablation.sources.readers.rows import ReadOptions, Row, checked_rows, row_result
+
+__all__ = ["ColumnRead", "FileTrials", "read_columns"]
+
+# Two objects on one line ("}, {"): the joined-array parse could not map items to lines.
+_TWO_OBJECTS = re.compile(r"\}[ \t\r]*,[ \t\r]*\{")
+_NAN = float("nan")
+
+
+@dataclass(frozen=True)
+class ColumnRead:
+    """One arm's rows as columns, and the rows' fields that are not columns.
+
+    Attributes:
+        columns: The trials (``line`` holds each row's line or sample number).
+        extras: Row index -> the row's other :class:`TaskResult` fields (``output``,
+            ``category``, ``critical``), only for rows that have some.
+    """
+
+    columns: TrialColumns
+    extras: Mapping[int, dict[str, Any]] = field(default_factory=dict)
+
+    def result(self, i: int) -> TaskResult:
+        """The :class:`TaskResult` the object path reads for row ``i``."""
+        c = self.columns
+
+        def number(values: NDArray[np.float64]) -> float | None:
+            value = float(values[i])
+            return None if value != value else value
+
+        def present(group: Mapping[str, NDArray[np.float64]]) -> dict[str, float]:
+            return {name: float(v[i]) for name, v in group.items() if v[i] == v[i]}
+
+        status = next(name for name, code in STATUS_CODES.items() if code == c.status[i])
+        error_type = str(c.error_type[i]) if c.error_type is not None else ""
+        row = Row(
+            line=int(c.line[i]) if c.line is not None else i + 1,
+            task_id=str(c.task_id[i]),
+            verdict=None,
+            status=status,
+            error_type=error_type or None,
+            latency_s=number(c.latency_s),
+            cost=number(c.cost),
+            tokens=number(c.tokens),
+            quality=present(c.quality),
+            metrics=present(c.metrics),
+            extra=dict(self.extras.get(i, {})),
+        )
+        return row_result(row, row.task_id, int(c.run[i]), bool(c.passed[i]), c.arm)
+
+
+def read_columns(
+    source: str, options: ReadOptions, format: str | None = None, display: str | None = None
+) -> ColumnRead:
+    """Read one arm's results from ``source`` (a path or ``-``) as columns (module docstring)."""
+    display = display or source
+    read = read_rows(source, options, format, display)
+    if read.text is not None and not options.where and not options.numeric:
+        fast = _plain_lines(read.text, display, options)
+        if fast is not None:
+            return fast
+    return _from_rows(read, display, options)
+
+
+def _plain_lines(text: str, display: str, options: ReadOptions) -> ColumnRead | None:
+    """Columns of plain verdict JSON lines, or ``None`` when a row needs the full checks."""
+    body = text[:-1] if text.endswith("\n") else text
+    if _TWO_OBJECTS.search(body):
+        return None
+    try:  # a blank line makes ",," here: malformed, so it is read row by row
+        objs = json.loads("[" + body.replace("\n", ",") + "]")
+    except (ValueError, RecursionError):  # malformed, blank line, too deep, huge integer
+        return None
+    key, verdict, run = options.key or "id", options.field or "passed", options.run_field
+    # every object holds exactly the id, the verdict and (when given) the run: their number of
+    # keys is that many, and each of them is looked up below (a KeyError means another key)
+    if len(objs) != body.count("\n") + 1 or set(map(type, objs)) != {dict}:
+        return None
+    if set(map(len, objs)) != {len({key, verdict, run or key})}:
+        return None
+    try:
+        ids, verdicts = [o[key] for o in objs], [o[verdict] for o in objs]
+        runs = _plain_runs([o[run] for o in objs]) if run else None
+    except KeyError:
+        return None
+    task_ids = _plain_ids(ids)
+    if task_ids is None or (run and runs is None):
+        return None
+    if not set(map(type, verdicts)) <= {bool}:
+        return None
+    ids_column = np.array(task_ids, dtype=object)
+    if not _unique(ids_column, runs):
+        return None
+    passed = np.array(verdicts, dtype=bool)
+    if options.pass_values is not None:
+        passed = np.where(passed, "true" in options.pass_values, "false" in options.pass_values)
+    n = len(task_ids)
+    columns = TrialColumns(
+        arm=options.arm,
+        task_id=ids_column,
+        run=np.zeros(n, dtype=np.int64) if runs is None else np.array(runs, dtype=np.int64),
+        passed=passed,
+        status=np.zeros(n, dtype=np.int8),
+        latency_s=np.full(n, np.nan),
+        cost=np.full(n, np.nan),
+        tokens=np.full(n, np.nan),
+        source=display,  # no category, critical flag or error in any row: those columns are None
+        line=np.arange(1, n + 1, dtype=np.int64),
+    )
+    return ColumnRead(columns)
+
+
+def _unique(ids: NDArray[np.object_], runs: list[int] | None) -> bool:
+    """True when no ``(id, run)`` repeats (sorted ids of one run need no hashing)."""
+    if runs is None and (len(ids) < 2 or bool(np.all(ids[1:] > ids[:-1]))):
+        return True
+    pairs = zip(ids.tolist(), runs, strict=True) if runs is not None else ids.tolist()
+    return len(set(pairs)) == len(ids)
+
+
+def _plain_ids(ids: list[Any]) -> list[str] | None:
+    """The ids as text when each is a non-empty string or an integer, else ``None``."""
+    kinds = set(map(type, ids))
+    if not kinds <= {str, int} or "" in ids:
+        return None
+    return ids if kinds == {str} else [v if type(v) is str else str(v) for v in ids]
+
+
+def _plain_runs(runs: list[Any]) -> list[int] | None:
+    """The runs when each is a non-negative integer or absent (run 0), else ``None``."""
+    if not set(map(type, runs)) <= {int, type(None)}:
+        return None
+    out = [0 if r is None else r for r in runs]
+    return out if min(out) >= 0 else None
+
+
+class _Builder:
+    """Appends checked rows column by column (numbers as floats, NaN when absent)."""
+
+    def __init__(self) -> None:
+        names = ("task_id", "run", "passed", "status", "error_type", "latency_s", "cost", "tokens",
+                 "line", "category", "critical")  # fmt: skip
+        self.lists: dict[str, list[Any]] = {name: [] for name in names}
+        self.quality: dict[str, list[tuple[int, float]]] = {}
+        self.metrics: dict[str, list[tuple[int, float]]] = {}
+        self.extras: dict[int, dict[str, Any]] = {}
+
+    def add(self, row: Row, task_id: str, run: int, passed: bool) -> None:
+        i = len(self.lists["task_id"])
+        extra = row.extra
+        values = (task_id, run, passed, STATUS_CODES[row.status], row.error_type or "",
+                  _NAN if row.latency_s is None else row.latency_s,
+                  _NAN if row.cost is None else row.cost,
+                  _NAN if row.tokens is None else row.tokens,
+                  row.line, extra.get("category"), bool(extra.get("critical", False)))  # fmt: skip
+        for column, value in zip(self.lists.values(), values, strict=True):
+            column.append(value)
+        for group, given in ((self.quality, row.quality), (self.metrics, row.metrics)):
+            for name, value in given.items():
+                group.setdefault(name, []).append((i, value))
+        if extra:
+            self.extras[i] = dict(extra)
+
+    def columns(self, arm: str, source: str) -> TrialColumns:
+        c = self.lists
+        n = len(c["task_id"])
+        status = np.array(c["status"], dtype=np.int8)
+        error_type = np.array(c["error_type"], dtype=object)
+        error = np.where(status != STATUS_CODES["completed"], error_type, "").astype(object)
+        return TrialColumns(
+            arm=arm,
+            task_id=np.array(c["task_id"], dtype=object),
+            run=np.array(c["run"], dtype=np.int64),
+            passed=np.array(c["passed"], dtype=bool),
+            status=status,
+            latency_s=np.array(c["latency_s"], dtype=float),
+            cost=np.array(c["cost"], dtype=float),
+            tokens=np.array(c["tokens"], dtype=float),
+            quality={name: _spread(pairs, n) for name, pairs in self.quality.items()},
+            metrics={name: _spread(pairs, n) for name, pairs in self.metrics.items()},
+            category=np.array(c["category"], dtype=object),
+            critical=np.array(c["critical"], dtype=bool),
+            error_type=error_type,
+            source=source,
+            line=np.array(c["line"], dtype=np.int64),
+            attempts=np.ones(n, dtype=np.int64),
+            error=error,
+            error_stage=np.full(n, "", dtype=object),
+        )
+
+
+def _spread(pairs: list[tuple[int, float]], n: int) -> NDArray[np.float64]:
+    out = np.full(n, np.nan)
+    index, values = zip(*pairs, strict=True)
+    out[list(index)] = values
+    return out
+
+
+def _from_rows(read: RowRead, display: str, options: ReadOptions) -> ColumnRead:
+    builder = _Builder()
+    for row, task_id, run, passed in checked_rows(read.rows, display, options, **read.check):
+        builder.add(row, task_id, run, passed)
+    return ColumnRead(builder.columns(options.arm, display), builder.extras)
+
+
+class _SortedIndex(Mapping[str, int]):
+    """``id -> row`` of strictly increasing ids, by bisection (no dict of a million ids)."""
+
+    def __init__(self, ids: NDArray[np.object_]) -> None:
+        self._ids = ids
+
+    def __getitem__(self, task_id: str) -> int:
+        i = bisect.bisect_left(self._ids, task_id)  # type: ignore[call-overload]
+        if i < len(self._ids) and self._ids[i] == task_id:
+            return i
+        raise KeyError(task_id)
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._ids.tolist())
+
+    def __len__(self) -> int:
+        return len(self._ids)
+
+
+class FileTrials(Mapping[tuple[str, str], TaskResult]):
+    """``(task_id, arm) -> first-run trial`` of column reads, built when a drill-down asks."""
+
+    def __init__(self, reads: Mapping[str, ColumnRead]) -> None:
+        self._reads = reads
+        self._index: dict[str, Mapping[str, int]] = {}
+
+    def _arm_index(self, arm: str) -> Mapping[str, int]:
+        if arm not in self._index:
+            cols = self._reads[arm].columns
+            if not len(cols) or cols.run.min() == cols.run.max():  # one run: ids are unique
+                ids = cols.task_id
+                if len(ids) < 2 or np.all(ids[1:] > ids[:-1]):  # sorted: found by bisection
+                    self._index[arm] = _SortedIndex(ids)
+                else:
+                    self._index[arm] = dict(zip(ids.tolist(), range(len(cols)), strict=True))
+            else:
+                order = np.argsort(cols.run, kind="stable")[::-1]
+                # later writes win: the smallest run of each task is written last
+                self._index[arm] = dict(zip(cols.task_id[order].tolist(), order.tolist(), strict=True))
+        return self._index[arm]
+
+    def __getitem__(self, key: tuple[str, str]) -> TaskResult:
+        task_id, arm = key
+        if arm not in self._reads:
+            raise KeyError(key)
+        i = self._arm_index(arm).get(task_id)
+        if i is None:
+            raise KeyError(key)
+        return self._reads[arm].result(i)
+
+    def __iter__(self) -> Iterator[tuple[str, str]]:
+        for arm in self._reads:
+            for task_id in self._arm_index(arm):
+                yield task_id, arm
+
+    def __len__(self) -> int:
+        return sum(len(self._arm_index(arm)) for arm in self._reads)
+
+    def __bool__(self) -> bool:
+        return any(len(read.columns) for read in self._reads.values())

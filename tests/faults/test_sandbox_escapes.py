@@ -1,0 +1,109 @@
+"""End to end: agent-written code that attacks the framework through the code-test sandbox.
+
+Issue 11 items 2, 7 and 8, through the real command line and a real store: the code kills its
+parent, escapes with ``setsid`` and a fresh environment, or forges its verdict by walking frames
+or returning always-equal objects. Each campaign completes, every trial is stored with the
+honest verdict, no process is left behind and no scratch directory leaks.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sqlite3
+import tempfile
+from pathlib import Path
+
+import pytest
+from helpers.cli import cli_env, run
+
+SUITE = '''
+from ablation import AblationTask
+from ablation.verifiers import code_tests
+
+VERIFIER = code_tests(time_limit_s=5, memory_mb=256)
+tasks = [
+    AblationTask(task_id=f"add-{i}", input_data={"i": i}, verifier=VERIFIER,
+                 metadata={"tests": f"assert add({i}, 1) == {i + 1}\\nassert add(-1, 1) == 0\\n"})
+    for i in range(3)
+]
+'''
+
+HONEST = "def add(a, b):\n    return a + b\n"
+ANSWERS = {
+    "honest": HONEST,
+    # Item 2: today this kills the ablation process (exit 137, nothing stored).
+    "kill_parent": "import os\nos.kill(os.getppid(), 9)\n" + HONEST,
+    # Item 7: double fork, setsid and an exec that drops the environment marker.
+    "escape": (
+        "import os, time\n"
+        "if os.fork() == 0:\n"
+        "    os.setsid()\n"
+        "    if os.fork() == 0:\n"
+        "        os.execve('/bin/sleep', ['sleep', '313.75'], {'X': '1'})\n"
+        "    os._exit(0)\n"
+        "time.sleep(0.3)\n" + HONEST
+    ),
+    # Item 8: no add() at all; a pass could only be forged.
+    "frame_forge": (
+        "import sys\n"
+        "f = sys._getframe()\n"
+        "while f is not None:\n"
+        "    for name, value in list(f.f_locals.items()) + list(f.f_globals.items()):\n"
+        "        if callable(value) and 'report' in name:\n"
+        "            try:\n"
+        "                value(True, 'passed', 'all tests passed', 1, 1)\n"
+        "            except BaseException:\n"
+        "                pass\n"
+        "    f = f.f_back\n"
+    ),
+    "always_equal": (
+        "class E:\n    def __eq__(self, other):\n        return True\n\n"
+        "def add(a, b):\n    return E()\n"
+    ),
+}
+
+AGENTS = "ANSWERS = " + repr(ANSWERS) + "\n" + "".join(
+    f"\ndef {name}(task_input):\n    return ANSWERS[{name!r}]\n" for name in ANSWERS
+)
+
+
+def _processes_with_arg(arg: bytes) -> list[int]:
+    found = []
+    for entry in os.listdir("/proc"):
+        if entry.isdigit():
+            try:
+                with open(f"/proc/{entry}/cmdline", "rb") as fh:
+                    if arg in fh.read().split(b"\0"):
+                        found.append(int(entry))
+            except OSError:
+                pass
+    return found
+
+
+def _scratch_dirs() -> set[str]:
+    return {p for p in os.listdir(tempfile.gettempdir()) if p.startswith("ablation-sandbox-")}
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("candidate", ["kill_parent", "escape", "frame_forge", "always_equal"])
+def test_hostile_code_cannot_kill_escape_or_forge(tmp_path: Path, candidate: str) -> None:
+    (tmp_path / "suite.py").write_text(SUITE)
+    (tmp_path / "agents.py").write_text(AGENTS)
+    store = tmp_path / "runs.db"
+    before = _scratch_dirs()
+    args = [
+        "run", str(tmp_path / "suite.py"), "--baseline", f"{tmp_path / 'agents.py'}:honest",
+        "--candidate", f"{tmp_path / 'agents.py'}:{candidate}", "--format", "json",
+        "--no-progress", "--store", str(store),
+    ]
+    proc = run(args, cli_env(), timeout=120)
+    assert proc.returncode in (0, 2), proc.stderr
+    report = json.loads(proc.stdout)
+    assert report["baseline"]["passes"] == 3
+    assert report["candidate"]["passes"] == (3 if candidate == "kill_parent" else 0)
+    with sqlite3.connect(store) as db:
+        assert db.execute("select count(*) from trials").fetchone() == (6,)
+        assert db.execute("select status from campaigns").fetchone() == ("complete",)
+    assert _processes_with_arg(b"313.75") == []
+    assert _scratch_dirs() <= before

@@ -1,0 +1,70 @@
+"""The exact MDE search reuses the delta-free part of the power; its answers are unchanged.
+
+The reference below is the power function as it was before the cache (every call recomputes the
+weights of N and the critical values); the MDE found with it by the same ``brentq`` must equal
+the library's to the last bit.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+from scipy import optimize, special
+from scipy import stats as st
+
+from ablation.stats import exact_mcnemar_power, exact_minimum_detectable_effect
+
+
+def _critical_k(ns: np.ndarray, level: float) -> np.ndarray:
+    k0 = st.binom.ppf(level, ns, 0.5).astype(np.int64)
+    best = np.full(ns.shape, -1, dtype=np.int64)
+    for k in (k0 - 1, k0, k0 + 1):
+        ok = (k >= 0) & (k < ns) & (st.binom.cdf(k, ns, 0.5) <= level)
+        best = np.where(ok, np.maximum(best, k), best)
+    return best
+
+
+def _tail(k: np.ndarray, ns: np.ndarray, p: float) -> np.ndarray:
+    return np.where(k >= 0, special.bdtr(np.maximum(k, 0), ns, p), 0.0)
+
+
+def _uncached_power(n: int, psi: float, delta: float, alpha: float, alternative: str) -> float:
+    lo, hi = int(st.binom.ppf(1e-15, n, psi)), int(st.binom.isf(1e-15, n, psi))
+    ns = np.arange(max(lo - 1, 0), min(hi + 1, n) + 1, dtype=np.int64)
+    log_w = (special.gammaln(n + 1.0) - special.gammaln(ns + 1.0) - special.gammaln(n - ns + 1.0)
+             + special.xlogy(ns, psi) + special.xlog1py(n - ns, -psi))  # fmt: skip
+    pi_b = min(1.0, max(0.0, (psi - delta) / (2.0 * psi)))
+    if alternative == "two-sided":
+        k = _critical_k(ns, alpha / 2.0)
+        reject = _tail(k, ns, pi_b) + _tail(k, ns, 1.0 - pi_b)
+    else:
+        k = _critical_k(ns, alpha)
+        reject = _tail(k, ns, pi_b if alternative == "greater" else 1.0 - pi_b)
+    return float(min(1.0, max(0.0, float(np.dot(np.exp(log_w), reject)))))
+
+
+def _uncached_mde(n: int, psi: float, alternative: str) -> float:
+    sign = -1.0 if alternative == "less" else 1.0
+
+    def gap(d: float) -> float:
+        return _uncached_power(n, psi, sign * d, 0.05, alternative) - 0.8
+
+    if gap(psi) < 0.0:
+        return math.inf
+    if gap(0.0) >= 0.0:
+        return 0.0
+    return float(optimize.brentq(gap, 0.0, psi, xtol=1e-12, rtol=1e-12, maxiter=200))
+
+
+@pytest.mark.parametrize("alternative", ["two-sided", "greater", "less"])
+@pytest.mark.parametrize(("n", "psi"), [(20, 0.9), (300, 0.5), (5000, 0.05), (200_000, 0.3)])
+def test_mde_and_power_equal_the_uncached_computation(n: int, psi: float, alternative: str) -> None:
+    assert exact_minimum_detectable_effect(n, psi, alternative=alternative) == _uncached_mde(
+        n, psi, alternative
+    )
+    for delta in (0.0, psi / 7, -psi / 3):
+        assert exact_mcnemar_power(n, psi, delta, alternative=alternative) == _uncached_power(
+            n, psi, delta, 0.05, alternative
+        )

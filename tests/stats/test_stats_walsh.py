@@ -1,0 +1,76 @@
+"""The Hodges–Lehmann estimate from distinct values and counts equals the per-pair methods exactly.
+
+References: every Walsh average formed (``np.median`` of ``(d_i + d_j)/2``, ``i <= j``) and the
+counting bisection the large-n path used before the counting method existed.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from ablation.stats import hodges_lehmann
+from ablation.stats._walsh import (
+    BRUTE_MAX,
+    walsh_median,
+    walsh_median_bisection,
+    walsh_median_counts,
+)
+
+
+def _brute(d: np.ndarray) -> float:
+    i, j = np.triu_indices(d.size)
+    return float(np.median((d[i] + d[j]) / 2.0))
+
+
+def _tied_sample(rng: np.random.Generator, n: int, kind: str) -> np.ndarray:
+    if kind == "verdicts":  # per-task differences of pass/fail with one run
+        return rng.choice([-1.0, 0.0, 1.0], size=n, p=[0.1, 0.75, 0.15])
+    if kind == "fractions":  # differences of per-task pass fractions over 3 runs
+        return np.round((rng.integers(0, 4, n) - rng.integers(0, 4, n)) / 3.0, 12)
+    if kind == "skewed":
+        return np.round(rng.choice([-0.5, 0.0, 0.25, 2.0, 7.125], size=n, p=[0.2, 0.5, 0.1, 0.1, 0.1]), 12)
+    return np.round(rng.normal(size=n).round(1), 12)  # a few dozen distinct values
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    values=st.lists(st.integers(-6, 6), min_size=1, max_size=8, unique=True),
+    counts=st.lists(st.integers(1, 40), min_size=8, max_size=8),
+    scale=st.sampled_from([1.0, 0.5, 1 / 3, 0.1]),
+)
+def test_counts_equal_every_walsh_average(values: list[int], counts: list[int], scale: float) -> None:
+    v = np.round(np.array(sorted(values), dtype=float) * scale, 12)
+    c = np.array(counts[: len(values)], dtype=np.int64)
+    assert walsh_median_counts(v, c) == _brute(v.repeat(c))
+
+
+@pytest.mark.parametrize("seed", [0, 1, 2])
+@pytest.mark.parametrize("kind", ["verdicts", "fractions", "skewed", "normal"])
+def test_large_n_counts_path_equals_bisection_and_brute_force(seed: int, kind: str) -> None:
+    rng = np.random.default_rng(seed)
+    for n in (BRUTE_MAX + 1, BRUTE_MAX + 2, 2600):
+        d = _tied_sample(rng, n, kind)
+        expected = _brute(d)
+        assert walsh_median_bisection(np.sort(d)) == expected
+        assert walsh_median(d) == expected
+        assert hodges_lehmann(np.zeros(n), d) == expected
+
+
+def test_many_distinct_values_fall_back_to_bisection() -> None:
+    d = np.round(np.random.default_rng(5).normal(size=BRUTE_MAX + 501), 12)
+    assert walsh_median(d) == walsh_median_bisection(np.sort(d)) == _brute(d)
+
+
+def test_million_verdict_differences_are_exact() -> None:
+    """At 1e6 pairs (the old bisection took ~15 s) the median is the one the counts imply.
+
+    By hand: Walsh averages -1, -0.5, 0, 0.5, 1 have probabilities about .04, .12, .29, .30, .25
+    (cumulative .04, .16, .45, .75), so the median is 0.5.
+    """
+    rng = np.random.default_rng(11)
+    d = rng.choice([-1.0, 0.0, 1.0], size=1_000_000, p=[0.2, 0.3, 0.5])
+    values, counts = np.unique(d, return_counts=True)
+    assert hodges_lehmann(np.zeros(d.size), d) == walsh_median_counts(values, counts) == 0.5
