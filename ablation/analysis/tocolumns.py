@@ -5,6 +5,12 @@ the same fields); pairing them goes through :func:`~ablation.analysis.columnar.p
 so each field is read once per trial into an array and everything after is numpy. The trials
 themselves stay where they are: :class:`ResultLookup` finds the few a drill-down shows.
 
+Speed (issue 13): every column is read by a C-level ``map`` (``operator.attrgetter`` or
+``dict.get``), never by a per-row Python function. For pydantic rows only the fields some row set
+explicitly are read (the union of ``model_fields_set``); every other field holds its default on
+every row, so its column is filled without touching the rows. Error texts are read only for the
+trials that did not complete.
+
 Dict records take a fast path when every record holds only plain fields of the right types
 (``task_id`` str, ``run`` int >= 0, ``passed`` bool, ``status``, numbers or ``None``); any other
 record is validated as a :class:`TaskResult`, and a failure names the record number and task id.
@@ -13,26 +19,55 @@ record is validated as a :class:`TaskResult`, and a failure names the record num
 from __future__ import annotations
 
 from collections.abc import Iterator, Mapping, Sequence
+from itertools import repeat
+from operator import attrgetter
 from typing import Any
 
 import numpy as np
-from pydantic import ValidationError
+from pydantic import BaseModel, ValidationError
 
 from ablation.columns import STATUS_CODES, TrialColumns
 from ablation.errors import InputError
 from ablation.schema import TaskResult
 
-__all__ = ["ResultLookup", "records_to_columns", "results_to_columns", "side_columns"]
+__all__ = [
+    "ResultLookup",
+    "only_records",
+    "only_results",
+    "records_to_columns",
+    "results_to_columns",
+    "side_columns",
+]
+
+_NAMES = ("task_id", "run", "status", "passed", "latency_s", "cost", "tokens", "attempts",
+          "category", "critical", "quality", "quality_errors", "metrics", "error_type",
+          "error_stage")  # fmt: skip
 
 
-def _floats(values: Sequence[Any]) -> np.ndarray:
-    return np.array([np.nan if v is None else v for v in values], dtype=float)
+def only_results(rows: Sequence[Any]) -> bool:
+    """Whether every row is a :class:`TaskResult` (one check per distinct type)."""
+    return all(issubclass(t, TaskResult) for t in {*map(type, rows)})
 
 
-def _dicts(values: Sequence[Any], n: int, flags: bool = False) -> dict[str, np.ndarray]:
+def only_records(rows: Sequence[Any]) -> bool:
+    """Whether every row is a mapping with a ``task_id`` key."""
+    types = {*map(type, rows)}
+    if not all(issubclass(t, Mapping) for t in types):
+        return False
+    if types <= {dict}:
+        return all(map(dict.__contains__, rows, repeat("task_id")))
+    return all("task_id" in r for r in rows)
+
+
+def _floats(values: Sequence[Any] | None, n: int) -> np.ndarray:
+    """``None`` (and a column never read) becomes NaN; numpy converts ``None`` itself."""
+    return np.full(n, np.nan) if values is None else np.array(values, dtype=float)
+
+
+def _dicts(values: Sequence[Any] | None, n: int, flags: bool = False) -> dict[str, np.ndarray]:
     """One column per key met in the dictionaries ``values`` (NaN, or ``False`` for ``flags``)."""
     out: dict[str, np.ndarray] = {}
-    for i, value in enumerate(values):
+    for i, value in enumerate(values or ()):
         if value:
             for name, v in value.items():
                 column = out.get(name)
@@ -40,6 +75,31 @@ def _dicts(values: Sequence[Any], n: int, flags: bool = False) -> dict[str, np.n
                     column = out[name] = np.zeros(n, bool) if flags else np.full(n, np.nan)
                 column[i] = True if flags else v
     return out
+
+
+def _texts(values: Sequence[Any] | None, n: int) -> np.ndarray:
+    """Strings with ``None`` as ``""`` (a column never read is all ``""``)."""
+    return np.full(n, "", dtype=object) if values is None else np.array(
+        [v or "" for v in values], dtype=object
+    )
+
+
+def _read(rows: Sequence[Any]) -> dict[str, list[Any]]:
+    """Column lists of the attributes in ``_NAMES`` that may differ from their defaults.
+
+    Pydantic rows: only fields in some row's ``model_fields_set`` (the others are defaults).
+    Other objects (the store's light rows): every attribute, ``None`` where a row lacks it.
+    """
+    types = {*map(type, rows)}
+    if all(issubclass(t, BaseModel) for t in types):
+        given = set().union(*map(attrgetter("__pydantic_fields_set__"), rows))
+        names = [a for a in _NAMES if a in given or a == "task_id"]
+    else:
+        names = list(_NAMES)
+    first = rows[0] if rows else None
+    if all(hasattr(first, a) for a in names):
+        return {a: list(map(attrgetter(a), rows)) for a in names}
+    return {a: [getattr(r, a, None) for r in rows] for a in names}
 
 
 def results_to_columns(rows: Sequence[Any], arm: str, *, source: str = "") -> TrialColumns:
@@ -50,41 +110,35 @@ def results_to_columns(rows: Sequence[Any], arm: str, *, source: str = "") -> Tr
     rows) are accepted.
     """
     n = len(rows)
-    names = ("task_id", "run", "status", "passed", "latency_s", "cost", "tokens", "attempts",
-             "category", "critical", "quality", "quality_errors", "metrics", "error_type",
-             "error_message", "error_stage")  # fmt: skip
-    full = not n or all(hasattr(rows[0], a) for a in names)
-    columns = [
-        [getattr(r, a) for r in rows] if full else [getattr(r, a, None) for r in rows]
-        for a in names
-    ]
-    tid, run, status, passed, latency, cost, tokens, attempts, category, critical = columns[:10]
-    quality, quality_errors, metrics, error_type, message, stage = columns[10:]
-    codes = STATUS_CODES
-    failed = [i for i, s in enumerate(status) if s != "completed"]
+    col = _read(rows)
+    get = col.get
+    status = (
+        np.zeros(n, np.int8) if "status" not in col
+        else np.fromiter(map(STATUS_CODES.__getitem__, map(str, col["status"])), np.int8, n)
+    )  # fmt: skip
     error = np.full(n, "", dtype=object)
-    for i in failed:
-        e, m = error_type[i], message[i]
+    for i in np.flatnonzero(status).tolist():
+        e, m = getattr(rows[i], "error_type", None), getattr(rows[i], "error_message", None)
         error[i] = (f"{e}: {m}" if m else e) if e is not None else ""
     return TrialColumns(
         arm=arm,
-        task_id=np.array(tid, dtype=object),
-        run=np.array(run, dtype=np.int64),
-        passed=np.array(passed, dtype=bool),
-        status=np.array([codes[str(s)] for s in status], dtype=np.int8),
-        latency_s=_floats(latency),
-        cost=_floats(cost),
-        tokens=_floats(tokens),
-        quality=_dicts(quality, n),
-        metrics=_dicts(metrics, n),
-        category=np.array(category, dtype=object),
-        critical=np.array(critical, dtype=bool),
-        error_type=np.array([e or "" for e in error_type], dtype=object),
+        task_id=np.array(col["task_id"], dtype=object),
+        run=np.array(col["run"], dtype=np.int64) if "run" in col else np.zeros(n, np.int64),
+        passed=np.array(col["passed"], dtype=bool) if "passed" in col else np.zeros(n, bool),
+        status=status,
+        latency_s=_floats(get("latency_s"), n),
+        cost=_floats(get("cost"), n),
+        tokens=_floats(get("tokens"), n),
+        quality=_dicts(get("quality"), n),
+        metrics=_dicts(get("metrics"), n),
+        category=np.array(col["category"] if "category" in col else [None] * n, dtype=object),
+        critical=np.array(col["critical"], dtype=bool) if "critical" in col else np.zeros(n, bool),
+        error_type=_texts(get("error_type"), n),
         source=source,
-        attempts=np.array(attempts, dtype=np.int64),
+        attempts=np.array(col["attempts"], np.int64) if "attempts" in col else np.ones(n, np.int64),
         error=error,
-        error_stage=np.array([s or "" for s in stage], dtype=object),
-        quality_errors=_dicts(quality_errors, n, flags=True),
+        error_stage=_texts(get("error_stage"), n),
+        quality_errors=_dicts(get("quality_errors"), n, flags=True),
     )
 
 
@@ -101,19 +155,33 @@ _PLAIN: dict[str, tuple[type, ...]] = {
 }
 
 
-def _plain(record: Any) -> bool:
-    if type(record) is not dict:
-        return False
-    for key, value in record.items():
-        kinds = _PLAIN.get(key)
-        if kinds is None or type(value) not in kinds:
-            return False
-    return (
-        "task_id" in record
-        and record.get("status", "completed") in STATUS_CODES
-        and record.get("run", 0) >= 0
-        and record.get("arm", "baseline") in ("baseline", "candidate")
-    )
+_DEFAULTS: dict[str, Any] = {"run": 0, "status": "completed", "passed": False, "critical": False}
+
+
+def _plain_columns(records: Sequence[Any]) -> dict[str, list[Any]] | None:
+    """Column lists of plain dict records (absent keys hold defaults), or ``None``.
+
+    ``None`` when some record is not a plain ``dict`` of :data:`_PLAIN` fields of the right
+    types, lacks ``task_id``, or holds an unknown status, a negative run or an unknown arm.
+    """
+    if {*map(type, records)} - {dict}:
+        return None
+    keys = set().union(*records)
+    if not keys <= _PLAIN.keys() or not all(map(dict.__contains__, records, repeat("task_id"))):
+        return None
+    columns: dict[str, list[Any]] = {}
+    for key in keys:
+        column = list(map(dict.get, records, repeat(key), repeat(_DEFAULTS.get(key))))
+        if not {*map(type, column)} <= set(_PLAIN[key]):
+            return None
+        columns[key] = column
+    if not (
+        set(columns.get("status", ())) <= STATUS_CODES.keys()
+        and min(columns.get("run", [0]), default=0) >= 0
+        and set(columns.get("arm", ())) <= {"baseline", "candidate"}
+    ):
+        return None
+    return columns
 
 
 def validated(record: Any, arm: str, index: int, source: str) -> TaskResult:
@@ -134,22 +202,23 @@ def records_to_columns(records: Sequence[Any], arm: str, *, source: str = "") ->
         InputError: for a record that is not a valid :class:`TaskResult`, naming its number
             (from 1) and task id.
     """
-    if all(map(_plain, records)):
+    columns = _plain_columns(records)
+    if columns is not None:
         n = len(records)
-        get = dict.get
+        get = columns.get
+        status = get("status")
         return TrialColumns(
             arm=arm,
-            task_id=np.array([r["task_id"] for r in records], dtype=object),
-            run=np.array([get(r, "run", 0) for r in records], dtype=np.int64),
-            passed=np.array([get(r, "passed", False) for r in records], dtype=bool),
-            status=np.array(
-                [STATUS_CODES[get(r, "status", "completed")] for r in records], dtype=np.int8
-            ),
-            latency_s=_floats([get(r, "latency_s") for r in records]),
-            cost=_floats([get(r, "cost") for r in records]),
+            task_id=np.array(columns["task_id"] if n else [], dtype=object),
+            run=np.array(get("run", [0] * n), dtype=np.int64),
+            passed=np.array(get("passed", [False] * n), dtype=bool),
+            status=np.zeros(n, np.int8) if status is None
+            else np.fromiter(map(STATUS_CODES.__getitem__, status), np.int8, n),
+            latency_s=_floats(get("latency_s"), n),
+            cost=_floats(get("cost"), n),
             tokens=np.full(n, np.nan),
-            category=np.array([get(r, "category") for r in records], dtype=object),
-            critical=np.array([get(r, "critical", False) for r in records], dtype=bool),
+            category=np.array(get("category", [None] * n), dtype=object),
+            critical=np.array(get("critical", [False] * n), dtype=bool),
             source=source,
         )
     rows = [validated(r, arm, i, source) for i, r in enumerate(records, start=1)]
@@ -209,6 +278,6 @@ def side_columns(side: Any, arm: str) -> tuple[Sequence[Any], TrialColumns, str]
         rows: Sequence[Any] = load_results(side, arm=arm)  # type: ignore[arg-type]
         return rows, results_to_columns(rows, arm, source=str(side)), str(side)
     rows = side if isinstance(side, Sequence) else list(side)
-    if all(isinstance(r, TaskResult) for r in rows):
+    if only_results(rows):
         return rows, results_to_columns(rows, arm), arm
     return rows, records_to_columns(rows, arm, source=arm), arm

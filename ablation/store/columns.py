@@ -2,7 +2,8 @@
 
 Only the columns a report needs are selected (ids, run, status, verdict, latency, cost,
 attempts, error type, category, critical flag, tokens, and the quality and metrics dictionaries,
-error stage and message through SQLite's ``json_extract``), page by page with keyset pagination on the primary key, so no
+error stage and message through SQLite's ``json_extract`` - only for rows whose JSON may hold
+them, see ``_SCALAR``: parsing every row's JSON was most of a stored report's time), page by page with keyset pagination on the primary key, so no
 :class:`~ablation.schema.TaskResult` is built and the Python objects of one page at a time are
 alive besides the growing arrays.
 """
@@ -21,32 +22,55 @@ from ablation.store.connection import StoreConnection
 __all__ = ["ColumnReader"]
 
 _COLUMN_PAGE = 50_000  # rows per lock hold for the columnar read
+# The first "output": is the top-level key (the fields before it are escaped strings and
+# numbers). When the output is not an object or array, an unescaped '"quality":{}' (etc.) can
+# only be the top-level field itself - the other dictionaries hold numbers or strings - so a
+# plain substring test proves the field empty without parsing the row's JSON. Any other row
+# (an object output, another writer's spacing) is parsed by json_extract as before.
+_OUTPUT = "instr(result_json, '\"output\":')"
+_SCALAR = f"({_OUTPUT} > 0 AND substr(result_json, {_OUTPUT} + 9, 1) NOT IN ('{{', '['))"
 _SELECT = (
     "SELECT task_id, run, status, passed, latency_s, cost, attempts, error_type, category,"
-    " critical, json_extract(result_json, '$.quality'),"
-    " json_extract(result_json, '$.quality_errors'),"
-    " json_extract(result_json, '$.error_stage'), json_extract(result_json, '$.error_message'),"
-    " tokens, json_extract(result_json, '$.metrics')"
+    f" critical, tokens, CASE WHEN {_SCALAR} AND instr(result_json, '\"quality\":{{}}')"
+    " AND instr(result_json, '\"quality_errors\":{}') AND instr(result_json, '\"metrics\":{}')"
+    " THEN NULL ELSE json_extract(result_json, '$.quality', '$.quality_errors', '$.metrics') END,"
+    f" CASE WHEN error_type IS NULL AND {_SCALAR} AND instr(result_json, '\"error_stage\":null')"
+    " THEN NULL ELSE json_extract(result_json, '$.error_stage', '$.error_message') END"
     " FROM trials WHERE campaign_id = ? AND arm = ? AND (task_id, run) > (?, ?)"
     " ORDER BY task_id, run LIMIT ?"
 )
 
 
 def _floats(values: tuple[Any, ...]) -> np.ndarray:
-    return np.array([np.nan if v is None else v for v in values], dtype=float)
+    return np.array(values, dtype=float)  # numpy reads None as NaN
 
 
-def _named(texts: tuple[Any, ...], n: int, flags: bool) -> dict[str, np.ndarray]:
-    """Columns of the JSON dictionaries in ``texts`` (scores, or error flags when ``flags``)."""
-    out: dict[str, np.ndarray] = {}
+def _named(texts: tuple[Any, ...], n: int) -> list[dict[str, np.ndarray]]:
+    """Quality scores, quality error flags and metrics from the JSON arrays in ``texts``."""
+    out: list[dict[str, np.ndarray]] = [{}, {}, {}]
     for i, text in enumerate(texts):
-        if text is None or text == "{}":
+        if text is None:
             continue
-        for name, value in json.loads(text).items():
-            if name not in out:
-                out[name] = np.zeros(n, dtype=bool) if flags else np.full(n, np.nan)
-            out[name][i] = True if flags else value
+        for group, (values, flags) in enumerate(zip(json.loads(text), (False, True, False), strict=True)):
+            for name, value in (values or {}).items():
+                column = out[group].get(name)
+                if column is None:
+                    column = out[group][name] = np.zeros(n, bool) if flags else np.full(n, np.nan)
+                column[i] = True if flags else value
     return out
+
+
+def _errors(types: tuple[Any, ...], texts: tuple[Any, ...]) -> tuple[list[str], list[str]]:
+    """Full error texts and stages from the error types and the ``[stage, message]`` arrays."""
+    n = len(types)
+    error, stage = [""] * n, [""] * n
+    for i, text in enumerate(texts):
+        if text is not None:
+            stage_i, message = json.loads(text)
+            e = types[i]
+            stage[i] = stage_i or ""
+            error[i] = "" if e is None else (f"{e}: {message}" if message else e)
+    return error, stage
 
 
 class ColumnReader(StoreConnection):
@@ -79,33 +103,31 @@ class ColumnReader(StoreConnection):
     @staticmethod
     def _page_columns(page: list[tuple[Any, ...]], arm: str) -> TrialColumns:
         n = len(page)
-        tid, run, status, passed, latency, cost, attempts, error_type, category, critical, q, qe = (
-            list(zip(*page, strict=True))[:12]
+        columns = list(zip(*page, strict=True))
+        tid, run, status, passed, latency, cost, attempts, error_type, category, critical = (
+            columns[:10]
         )
-        stage, message, tokens, metrics = list(zip(*page, strict=True))[12:]
-        error = [
-            "" if e is None else (f"{e}: {m}" if m else e)
-            for e, m in zip(error_type, message, strict=True)
-        ]
-        codes = STATUS_CODES
+        tokens, named, errors = columns[10:]
+        quality, quality_errors, metrics = _named(named, n)
+        error, stage = _errors(error_type, errors)
         return TrialColumns(
             arm=arm,
             task_id=np.array(tid, dtype=object),
             run=np.array(run, dtype=np.int64),
             passed=np.array(passed, dtype=bool),
-            status=np.array([codes[s] for s in status], dtype=np.int8),
+            status=np.fromiter(map(STATUS_CODES.__getitem__, status), np.int8, n),
             latency_s=_floats(latency),
             cost=_floats(cost),
             tokens=_floats(tokens),
-            quality=_named(q, n, flags=False),
-            metrics=_named(metrics, n, flags=False),
+            quality=quality,
+            metrics=metrics,
             category=np.array(category, dtype=object),
             critical=np.array(critical, dtype=bool),
             error_type=np.array([e or "" for e in error_type], dtype=object),
             attempts=np.array(attempts, dtype=np.int64),
-            quality_errors=_named(qe, n, flags=True),
+            quality_errors=quality_errors,
             error=np.array(error, dtype=object),
-            error_stage=np.array([s or "" for s in stage], dtype=object),
+            error_stage=np.array(stage, dtype=object),
         )
 
 

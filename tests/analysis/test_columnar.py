@@ -172,3 +172,76 @@ def test_a_run_only_one_side_has_is_listed_in_excluded() -> None:
         unmatched = [e for e in report.excluded if e.run == 1]
         assert [(e.task_id, e.run) for e in unmatched] == [("t", 1)]
         assert "baseline run 1 has no candidate run 1" in unmatched[0].reason
+
+
+def _columns_equal(a: TrialColumns, b: TrialColumns) -> None:
+    for name in ("task_id", "run", "passed", "status", "latency_s", "cost", "tokens", "category",
+                 "critical", "error_type", "attempts", "error", "error_stage"):  # fmt: skip
+        if getattr(a, name) is not None:  # the plain-record path leaves error columns out
+            np.testing.assert_array_equal(getattr(a, name), getattr(b, name), err_msg=name)
+    for group in ("quality", "metrics", "quality_errors"):
+        x, y = getattr(a, group), getattr(b, group)
+        assert x.keys() == y.keys(), group
+        for key in x:
+            np.testing.assert_array_equal(x[key], y[key], err_msg=f"{group}.{key}")
+
+
+@pytest.mark.parametrize("seed", [7, 8, 9])
+def test_columns_of_sparse_models_equal_a_full_attribute_read(seed: int) -> None:
+    """Only fields some row set are read from models: the defaults elsewhere must be exact."""
+    from types import SimpleNamespace
+
+    rng = random.Random(seed)
+    full = [_trial(rng, f"t{i}", "baseline", 0) for i in range(300)]
+    names = ("run", "status", "passed", "latency_s", "cost", "tokens", "attempts", "error_type",
+             "error_message", "error_stage", "quality", "quality_errors", "metrics", "category",
+             "critical")  # fmt: skip
+    # each model sets only a few fields (the rest stay defaults), some fields in no row at all
+    chosen = rng.sample(names, 6)
+    rows = []
+    for r in full:
+        given = {k: getattr(r, k) for k in chosen if rng.random() < 0.3}
+        if given.get("status", "completed") == "completed":
+            given.pop("error_type", None)
+        rows.append(TaskResult(task_id=r.task_id, **given))
+    plain = [SimpleNamespace(**r.model_dump()) for r in rows]
+    _columns_equal(results_to_columns(rows, "baseline"), results_to_columns(plain, "baseline"))
+
+
+def test_sparse_dict_records_read_their_defaults() -> None:
+    rows = [{"task_id": "a"}, {"task_id": "b", "run": 2, "status": "error"}, {"task_id": "c", "passed": True}]
+    models = [TaskResult(**r) for r in rows]
+    _columns_equal(records_to_columns(rows, "baseline"), results_to_columns(models, "baseline"))
+
+
+def test_a_record_with_a_negative_run_or_unknown_field_is_validated() -> None:
+    with pytest.raises(InputError, match=r"record 1 \(task_id 'a'\)"):
+        records_to_columns([{"task_id": "a", "run": -1}], "baseline", source="baseline")
+    with pytest.raises(InputError, match=r"record 2 \(task_id 'b'\)"):
+        records_to_columns([{"task_id": "a"}, {"task_id": "b", "status": "odd"}], "baseline")
+
+
+@pytest.mark.parametrize("seed", [10, 11])
+def test_store_columns_equal_the_stored_results_whatever_the_outputs_hold(tmp_path: Any, seed: int) -> None:
+    """The store skips parsing a row's JSON when a substring test proves its dictionaries empty;
+    outputs that mimic those fields (objects, lists, quoted text) must not fool it."""
+    rng = random.Random(seed)
+    decoys: list[Any] = [
+        None, 3, "plain", 'text with "quality":{} inside', {"quality": {}, "metrics": {}},
+        {"quality_errors": {}, "error_stage": None}, [{"quality": {}}], {"nested": {"metrics": {}}},
+    ]
+    rows = []
+    for i, r in enumerate(campaign(seed, 200)[0]):
+        extra: dict[str, Any] = {"output": rng.choice(decoys)}
+        if r.status == "completed" and rng.random() < 0.1:
+            extra["error_stage"] = "verifier"  # a completed trial with a stage (imported rows)
+        rows.append(r.model_copy(update={**extra, "task_id": f"{r.task_id}-{i}"}))
+    store = RunStore(tmp_path / "runs.db")
+    cid = store.create_campaign(
+        config=CampaignConfig(), suite_fingerprint="f", task_digests={}, baseline_agent="b",
+        candidate_agent="c",
+    )  # fmt: skip
+    store.append_many(cid, rows)
+    order = sorted(rows, key=lambda r: (r.task_id, r.run))
+    assert any(r.quality for r in order) and any(isinstance(r.output, dict) for r in order)
+    _columns_equal(store.trial_columns(cid, "baseline"), results_to_columns(order, "baseline"))
