@@ -74,8 +74,12 @@ def _cmd_run(args: argparse.Namespace) -> int:
     config = campaign_config(s)
     tasks = load_suite(args.suite)
     # Agents are named by their spec, so a resume from the same command line matches.
-    baseline = as_agent(load_agent(args.baseline), name=_agent_name(args.baseline))
-    candidates = [as_agent(load_agent(spec), name=_agent_name(spec)) for spec in args.candidate]
+    cap = s.get("max_output_bytes")
+    baseline = as_agent(load_agent(args.baseline, max_output_bytes=cap), name=_agent_name(args.baseline))
+    candidates = [
+        as_agent(load_agent(spec, max_output_bytes=cap), name=_agent_name(spec))
+        for spec in args.candidate
+    ]
     scorers = _scorers(s.get("quality") or [])
     if s.get("no_store") and (args.resume or args.reuse_baseline):
         raise UsageError("--resume and --reuse-baseline need a store (drop --no-store)")
@@ -95,6 +99,7 @@ def _cmd_run(args: argparse.Namespace) -> int:
                     resume=args.resume if i == 0 else False,
                     reuse_baseline=args.reuse_baseline if i == 0 else reports[0].provenance.campaign_id,
                     run_info=info, fail_fast=_fail_fast(s),
+                    allow_changed_agent=bool(getattr(args, "allow_changed_agent", False)),
                 )
                 reports.append(report)
                 names.append(spec)
@@ -265,6 +270,19 @@ def _cmd_report(args: argparse.Namespace) -> int:
 
 
 def _cmd_plan(args: argparse.Namespace) -> int:
+    """``ablation plan``; a value the statistics refuse becomes one line naming the flags."""
+    try:
+        return _plan_command(args)
+    except (ValueError, ZeroDivisionError, OverflowError) as exc:
+        given = " ".join(
+            f"--{name.replace('_', '-')} {getattr(args, name)}"
+            for name in ("discordance", "uplift", "tasks", "alpha", "power", "margin")
+            if getattr(args, name, None) is not None
+        )
+        raise UsageError(f"ablation plan: cannot plan for {given}: {exc}") from None
+
+
+def _plan_command(args: argparse.Namespace) -> int:
     from ablation import stats
 
     alternative = "one-sided" if args.one_sided else "two-sided"
@@ -279,6 +297,11 @@ def _cmd_plan(args: argparse.Namespace) -> int:
               f"({report.table.regressions} regressions + {report.table.improvements} improvements)")
     if psi is None:
         raise UsageError("ablation plan: give --discordance (or --results BEFORE AFTER)")
+    if args.uplift is not None and args.uplift > psi:
+        raise UsageError(
+            f"ablation plan: --uplift {args.uplift} cannot exceed the discordance {psi:.4g} "
+            "(--discordance or --results): a pass-rate change needs at least that many flips"
+        )
     if args.uplift is not None and n is None:
         needed = _print_sample_size(psi, args.uplift, args.alpha, args.power, alternative)
         if args.sequential:

@@ -7,7 +7,7 @@ Keys use the command line's option names with dashes or underscores (``concurren
 completeness gate off), ``allow-incomplete``, ``metric-margins`` (a table NAME = margin),
 ``fail-fast``, ``timestamps``, ``max-latency-ratio``, ``max-attempts``, ``retry-on``,
 ``rate-limit``, ``quality``, ``format``, ``labels``, ``sequential``,
-``stop-when-inconclusive-after``). Flags given
+``stop-when-inconclusive-after``, ``max-output-bytes``). Flags given
 on the command line win over the file; the file wins over built-in defaults.
 """
 
@@ -28,7 +28,7 @@ KNOWN_KEYS = {
     "resamples", "retry_on", "runs", "seed", "store", "timeout", "critical_gate",
     "allow_significant_regression", "min_completed", "allow_incomplete", "require_complete",
     "metric_margins", "fail_fast", "timestamps",
-    "sequential", "stop_when_inconclusive_after",
+    "sequential", "stop_when_inconclusive_after", "max_output_bytes",
 }
 
 
@@ -55,7 +55,12 @@ def load_tool_settings(path: Path | None = None) -> dict[str, Any]:
         data = tomllib.loads(path.read_text(encoding="utf-8"))
     except tomllib.TOMLDecodeError as exc:
         raise ConfigError(f"{path}: invalid TOML ({exc})") from None
-    section = data.get("tool", {}).get("ablation", {})
+    tool = data.get("tool", {})
+    if not isinstance(tool, dict):
+        raise ConfigError(
+            f"{path} tool: must be a table holding [tool.ablation], got {type(tool).__name__} {tool!r:.40}"
+        )
+    section = tool.get("ablation", {})
     if not isinstance(section, dict):
         raise ConfigError(f"{path}: [tool.ablation] must be a table")
     settings = {key.replace("-", "_"): value for key, value in section.items()}
