@@ -371,11 +371,8 @@ def suite_fingerprint(tasks: Sequence[AblationTask], scorer_names: Sequence[str]
 
 def _task_payload(t: AblationTask, on_repr: Callable[[Any], object] | None = None) -> str:
     """The canonical JSON of what a task digest covers (plain data, sorted keys)."""
-    return json.dumps(
-        [to_jsonable(t.input_data, on_repr=on_repr), to_jsonable(t.expected_output, on_repr=on_repr),
-         t.verifier_name],
-        sort_keys=True,
-    )  # fmt: skip
+    values = (to_jsonable(v, on_repr=on_repr) for v in (t.input_data, t.expected_output))
+    return json.dumps([*values, t.verifier_name], sort_keys=True)
 
 
 def task_digests(tasks: Sequence[AblationTask]) -> dict[str, str]:
@@ -387,14 +384,14 @@ def task_digests(tasks: Sequence[AblationTask]) -> dict[str, str]:
 
 
 def unstable_task_values(tasks: Sequence[AblationTask]) -> list[tuple[str, str]]:
-    """``(task_id, type name)`` of task inputs or expected outputs with no stable representation.
-
-    Such a value falls back to a ``repr`` that carries a memory address (``<Foo object at
-    0x...>``), so its digest differs in every process and a resume could not check the task.
-    """
-    found: list[tuple[str, str]] = []
+    """``(task_id, type name)`` of task values whose ``repr`` (their digest) carries an address
+    (``<Foo object at 0x...>``): it differs in every process, so no resume could check them."""
+    found: dict[tuple[str, str], None] = {}
     for t in tasks:
-        seen: list[str] = []
-        _task_payload(t, lambda v, out=seen: _ADDRESS.search(repr(v)) and out.append(type(v).__name__))
-        found += [(t.task_id, name) for name in dict.fromkeys(seen)]
-    return found
+        _task_payload(t, functools.partial(_note_unstable, t.task_id, found))
+    return list(found)
+
+
+def _note_unstable(task_id: str, found: dict[tuple[str, str], None], value: Any) -> None:
+    if _ADDRESS.search(repr(value)):
+        found[(task_id, type(value).__name__)] = None

@@ -58,11 +58,9 @@ def _agent_name(spec: str) -> str:
 
 
 def _cmd_run(args: argparse.Namespace) -> int:
-    from ablation.agents.callables import as_agent
     from ablation.run.campaign import CampaignRun, run_ablation_campaign
     from ablation.run.failfast import BrokenArm
     from ablation.run.progress import NullProgress, default_progress
-    from ablation.sources.agent_specs import load_agent
     from ablation.sources.suites import load_suite
     from ablation.store.run_store import DEFAULT_STORE_PATH
 
@@ -74,12 +72,7 @@ def _cmd_run(args: argparse.Namespace) -> int:
     config = campaign_config(s)
     tasks = load_suite(args.suite)
     # Agents are named by their spec, so a resume from the same command line matches.
-    cap = s.get("max_output_bytes")
-    baseline = as_agent(load_agent(args.baseline, max_output_bytes=cap), name=_agent_name(args.baseline))
-    candidates = [
-        as_agent(load_agent(spec, max_output_bytes=cap), name=_agent_name(spec))
-        for spec in args.candidate
-    ]
+    baseline, *candidates = _load_agents([args.baseline, *args.candidate], s)
     scorers = _scorers(s.get("quality") or [])
     if s.get("no_store") and (args.resume or args.reuse_baseline):
         raise UsageError("--resume and --reuse-baseline need a store (drop --no-store)")
@@ -123,6 +116,16 @@ def _cmd_run(args: argparse.Namespace) -> int:
         if tmp is not None:
             tmp.cleanup()
     return emit(reports, names, s)
+
+
+def _load_agents(specs: list[str], s: dict[str, Any]) -> list[Any]:
+    """Each spec as an agent named by its spec (a resume from the same command line matches);
+    ``cmd:`` agents get the ``--max-output-bytes`` cap."""
+    from ablation.agents.callables import as_agent
+    from ablation.sources.agent_specs import load_agent
+
+    cap = s.get("max_output_bytes")
+    return [as_agent(load_agent(spec, max_output_bytes=cap), name=_agent_name(spec)) for spec in specs]
 
 
 def _resume_hint(

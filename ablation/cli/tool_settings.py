@@ -50,7 +50,7 @@ class ToolSettings(BaseModel):
 
     alpha: _Number | None = Field(default=None, gt=0, lt=1)
     confidence: _Number | None = Field(default=None, gt=0, lt=1)
-    margin: _Number | None = Field(default=None, ge=0, lt=1)
+    margin: _Number | None = Field(default=None, gt=0, lt=1)
     max_latency_ratio: _Number | None = Field(default=None, gt=0)
     rate_limit: _Number | None = Field(default=None, ge=MIN_RATE_LIMIT)
     timeout: _Number | None = Field(default=None, gt=0)

@@ -146,7 +146,7 @@ def _resumed(
     record = run_store.get_campaign(resume) if isinstance(resume, str) else run_store.latest_campaign()
     if record is None:
         raise ConfigError(f"nothing to resume: the store {run_store.path} holds no campaign")
-    run_store.check_resume(
+    checked = run_store.check_resume(
         record.campaign_id,
         suite_fingerprint=suite.fingerprint,
         task_digests=suite.digests,
@@ -155,7 +155,9 @@ def _resumed(
         config=config,
         agent_fingerprints=plan.fingerprints(),
         allow_changed_agent=plan.allow_changed_agent,
-    ) or warn_unchecked_agents(record.campaign_id)
+    )
+    if not checked:
+        warn_unchecked_agents(record.campaign_id)
     plan.campaign_id = record.campaign_id
     plan.lock = _lock(run_store, record.campaign_id)  # before reading what is left to run
     plan.skip = run_store.completed_keys(record.campaign_id)

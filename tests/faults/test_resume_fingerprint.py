@@ -175,7 +175,7 @@ def test_python_api_resume_refuses_a_different_callable_under_the_same_name(tmp_
     def _plain_v2(x: int) -> int:
         return x + 0
 
-    with pytest.raises(ResumeMismatchError, match="candidate agent .* changed since"):
+    with pytest.raises(ResumeMismatchError, match=r"candidate agent .* changed since"):
         run_ablation_campaign(_plain, {"run": _plain_v2, "name": "fp"}, _tasks(),
                               store=store, resume=True)
 
@@ -197,3 +197,18 @@ def test_command_fingerprint_covers_the_script(tmp_path: Path) -> None:
     assert agent_fingerprint(CommandAgent(["python", str(script), "-v"])) != after
     assert agent_fingerprint(HttpAgent("http://127.0.0.1:9/x")) == "url:http://127.0.0.1:9/x"
     assert agent_fingerprint(len).startswith("name:")  # no source: the qualified name only
+
+
+def test_plain_data_digests_are_those_of_earlier_versions() -> None:
+    import hashlib
+    import json
+
+    from ablation.schema import task_digests, to_jsonable
+
+    task = AblationTask(task_id="a", input_data={"n": 1, "b": [1.5, "x", None]}, expected_output=3)
+    # The formula of every earlier version (ablation 0.x schema.task_digests), kept as reference.
+    old = hashlib.sha256(json.dumps(
+        [to_jsonable(task.input_data), to_jsonable(task.expected_output), task.verifier_name],
+        sort_keys=True,
+    ).encode()).hexdigest()[:16]
+    assert task_digests([task]) == {"a": old}
