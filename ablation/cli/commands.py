@@ -300,10 +300,10 @@ def _plan_command(args: argparse.Namespace) -> int:
               f"({report.table.regressions} regressions + {report.table.improvements} improvements)")
     if psi is None:
         raise UsageError("ablation plan: give --discordance (or --results BEFORE AFTER)")
-    if args.uplift is not None and args.uplift > psi:
+    if args.uplift is not None and not 1e-6 <= abs(args.uplift) <= psi:
         raise UsageError(
-            f"ablation plan: --uplift {args.uplift} cannot exceed the discordance {psi:.4g} "
-            "(--discordance or --results): a pass-rate change needs at least that many flips"
+            f"ablation plan: --uplift {args.uplift} must be at least 1e-06 in size and cannot "
+            f"exceed the discordance {psi:.4g} (--discordance or --results)"
         )
     if args.uplift is not None and n is None:
         needed = _print_sample_size(psi, args.uplift, args.alpha, args.power, alternative)

@@ -33,7 +33,7 @@ FLAG_RANGES: dict[str, tuple[type, float | None, float | None, bool, bool]] = {
     "--max-output-bytes": (int, 1, 2**40, True, True),
     "--regression-delta": (float, 0, None, True, False),
     "--discordance": (float, 1e-6, 1, True, True),
-    "--uplift": (float, 1e-6, 1, True, True),
+    "--uplift": (float, -1, 1, True, True),
     "--tasks": (int, 1, 10**7, True, True),
     "--power": (float, 0, 1, False, False),
     "--simulations": (int, 1, 10**6, True, True),

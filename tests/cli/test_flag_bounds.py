@@ -40,7 +40,7 @@ BAD = [
     ]),
     *((PLAN, flag, value) for flag, value in [
         ("--discordance", "0"), ("--discordance", "nan"), ("--discordance", "2"),
-        ("--uplift", "-0.5"), ("--uplift", "inf"), ("--uplift", "1e-300"), ("--alpha", "0"),
+        ("--uplift", "-2"), ("--uplift", "inf"), ("--alpha", "0"),
         ("--alpha", "1"), ("--power", "1"), ("--power", "0"), ("--tasks", "0"),
         ("--tasks", "100000000000"), ("--margin", "nan"), ("--simulations", "0"),
         ("--simulations", "1e9"),
@@ -65,7 +65,9 @@ def test_a_bad_numeric_flag_is_one_line_naming_it(
 
 @pytest.mark.parametrize(
     ("discordance", "uplift", "fragment"),
-    [("0.05", "0.1", "--uplift 0.1 cannot exceed the discordance 0.05"),
+    [("0.05", "0.1", "cannot exceed the discordance 0.05"),
+     ("0.05", "-0.1", "cannot exceed the discordance 0.05"),
+     ("0.05", "1e-300", "--uplift 1e-300 must be at least 1e-06 in size"),
      ("1", "0.000001", "cannot plan for --discordance 1.0 --uplift 1e-06")],
 )
 def test_plan_errors_name_the_flags(
