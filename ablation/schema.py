@@ -14,6 +14,7 @@ import hashlib
 import inspect
 import json
 import math
+import re
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any, Literal
 
@@ -26,6 +27,8 @@ from pydantic import (
 )
 
 from ablation.errors import ConfigError
+
+_ADDRESS = re.compile(r" at 0x[0-9A-Fa-f]{4,}")
 
 __all__ = [
     "ARMS",
@@ -64,7 +67,9 @@ def safe_text(text: str) -> str:
     return text
 
 
-def to_jsonable(value: Any, *, _depth: int = 0) -> Any:
+def to_jsonable(
+    value: Any, *, _depth: int = 0, on_repr: Callable[[Any], object] | None = None
+) -> Any:
     """Convert an agent output (or any value) to plain JSON-safe data.
 
     numpy arrays and scalars become lists and numbers, tuples and sets become lists, mappings get
@@ -75,6 +80,8 @@ def to_jsonable(value: Any, *, _depth: int = 0) -> Any:
 
     Args:
         value: Any Python value.
+        on_repr: Called with every value that falls back to its ``repr`` (to find values with
+            no stable representation, see :func:`unstable_task_values`).
 
     Returns:
         A value made of ``None``, ``bool``, ``int``, ``float``, ``str``, ``list`` and ``dict``.
@@ -89,20 +96,23 @@ def to_jsonable(value: Any, *, _depth: int = 0) -> Any:
         if math.isfinite(value):
             return value
         return "nan" if math.isnan(value) else ("inf" if value > 0 else "-inf")
+    deeper = functools.partial(to_jsonable, _depth=_depth + 1, on_repr=on_repr)
     if isinstance(value, Mapping):
-        return {safe_text(str(k)): to_jsonable(v, _depth=_depth + 1) for k, v in value.items()}
+        return {safe_text(str(k)): deeper(v) for k, v in value.items()}
     if isinstance(value, list | tuple | set | frozenset):
         items = sorted(value, key=repr) if isinstance(value, set | frozenset) else value
-        return [to_jsonable(v, _depth=_depth + 1) for v in items]
+        return [deeper(v) for v in items]
     if isinstance(value, BaseModel):
-        return to_jsonable(value.model_dump(mode="json"), _depth=_depth + 1)
+        return deeper(value.model_dump(mode="json"))
     if dataclasses.is_dataclass(value) and not isinstance(value, type):
-        return to_jsonable(dataclasses.asdict(value), _depth=_depth + 1)
+        return deeper(dataclasses.asdict(value))
     tolist = getattr(value, "tolist", None)  # numpy arrays and scalars
     if callable(tolist) and type(value).__module__.startswith("numpy"):
-        return to_jsonable(tolist(), _depth=_depth + 1)
+        return deeper(tolist())
     if isinstance(value, bytes):
         return value.decode("utf-8", errors="replace")
+    if on_repr is not None:
+        on_repr(value)
     return safe_text(repr(value))
 
 
@@ -359,18 +369,29 @@ def suite_fingerprint(tasks: Sequence[AblationTask], scorer_names: Sequence[str]
     return hashlib.sha256(payload.encode()).hexdigest()
 
 
+def _task_payload(t: AblationTask, on_repr: Callable[[Any], object] | None = None) -> str:
+    """The canonical JSON of what a task digest covers (plain data, sorted keys)."""
+    values = (to_jsonable(v, on_repr=on_repr) for v in (t.input_data, t.expected_output))
+    return json.dumps([*values, t.verifier_name], sort_keys=True)
+
+
 def task_digests(tasks: Sequence[AblationTask]) -> dict[str, str]:
-    """Per-task digest of the fingerprinted fields, used to name what changed on resume."""
-    return {
-        t.task_id: hashlib.sha256(
-            json.dumps(
-                [
-                    to_jsonable(t.input_data),
-                    to_jsonable(t.expected_output),
-                    t.verifier_name,
-                ],
-                sort_keys=True,
-            ).encode()
-        ).hexdigest()[:16]
-        for t in tasks
-    }
+    """Per-task digest of the fingerprinted fields, used to name what changed on resume.
+
+    Canonical: :func:`to_jsonable` (pydantic ``model_dump``, dataclass ``asdict``), sorted keys.
+    """
+    return {t.task_id: hashlib.sha256(_task_payload(t).encode()).hexdigest()[:16] for t in tasks}
+
+
+def unstable_task_values(tasks: Sequence[AblationTask]) -> list[tuple[str, str]]:
+    """``(task_id, type name)`` of task values whose ``repr`` (their digest) carries an address
+    (``<Foo object at 0x...>``): it differs in every process, so no resume could check them."""
+    found: dict[tuple[str, str], None] = {}
+    for t in tasks:
+        _task_payload(t, functools.partial(_note_unstable, t.task_id, found))
+    return list(found)
+
+
+def _note_unstable(task_id: str, found: dict[tuple[str, str], None], value: Any) -> None:
+    if _ADDRESS.search(repr(value)):
+        found[(task_id, type(value).__name__)] = None

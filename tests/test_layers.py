@@ -69,6 +69,7 @@ ALLOWED: dict[str, set[str]] = {
     "run.scaleout": GROUND | {"sources"},
     "run.sinks": GROUND | {"store"},
     "run.failfast": GROUND,
+    "run.resume_checks": GROUND,
     "run.sequential": MODELS | {"stats", "analysis.pairing", "analysis.sequential"},
     "analysis": set(),
     "analysis.seeding": set(),

@@ -58,11 +58,9 @@ def _agent_name(spec: str) -> str:
 
 
 def _cmd_run(args: argparse.Namespace) -> int:
-    from ablation.agents.callables import as_agent
     from ablation.run.campaign import CampaignRun, run_ablation_campaign
     from ablation.run.failfast import BrokenArm
     from ablation.run.progress import NullProgress, default_progress
-    from ablation.sources.agent_specs import load_agent
     from ablation.sources.suites import load_suite
     from ablation.store.run_store import DEFAULT_STORE_PATH
 
@@ -74,8 +72,7 @@ def _cmd_run(args: argparse.Namespace) -> int:
     config = campaign_config(s)
     tasks = load_suite(args.suite)
     # Agents are named by their spec, so a resume from the same command line matches.
-    baseline = as_agent(load_agent(args.baseline), name=_agent_name(args.baseline))
-    candidates = [as_agent(load_agent(spec), name=_agent_name(spec)) for spec in args.candidate]
+    baseline, *candidates = _load_agents([args.baseline, *args.candidate], s)
     scorers = _scorers(s.get("quality") or [])
     if s.get("no_store") and (args.resume or args.reuse_baseline):
         raise UsageError("--resume and --reuse-baseline need a store (drop --no-store)")
@@ -95,6 +92,7 @@ def _cmd_run(args: argparse.Namespace) -> int:
                     resume=args.resume if i == 0 else False,
                     reuse_baseline=args.reuse_baseline if i == 0 else reports[0].provenance.campaign_id,
                     run_info=info, fail_fast=_fail_fast(s),
+                    allow_changed_agent=bool(getattr(args, "allow_changed_agent", False)),
                 )
                 reports.append(report)
                 names.append(spec)
@@ -118,6 +116,16 @@ def _cmd_run(args: argparse.Namespace) -> int:
         if tmp is not None:
             tmp.cleanup()
     return emit(reports, names, s)
+
+
+def _load_agents(specs: list[str], s: dict[str, Any]) -> list[Any]:
+    """Each spec as an agent named by its spec (a resume from the same command line matches);
+    ``cmd:`` agents get the ``--max-output-bytes`` cap."""
+    from ablation.agents.callables import as_agent
+    from ablation.sources.agent_specs import load_agent
+
+    cap = s.get("max_output_bytes")
+    return [as_agent(load_agent(spec, max_output_bytes=cap), name=_agent_name(spec)) for spec in specs]
 
 
 def _resume_hint(
@@ -267,6 +275,19 @@ def _cmd_report(args: argparse.Namespace) -> int:
 
 
 def _cmd_plan(args: argparse.Namespace) -> int:
+    """``ablation plan``; a value the statistics refuse becomes one line naming the flags."""
+    try:
+        return _plan_command(args)
+    except (ValueError, ZeroDivisionError, OverflowError) as exc:
+        given = " ".join(
+            f"--{name.replace('_', '-')} {getattr(args, name)}"
+            for name in ("discordance", "uplift", "tasks", "alpha", "power", "margin")
+            if getattr(args, name, None) is not None
+        )
+        raise UsageError(f"ablation plan: cannot plan for {given}: {exc}") from None
+
+
+def _plan_command(args: argparse.Namespace) -> int:
     from ablation import stats
 
     alternative = "one-sided" if args.one_sided else "two-sided"
@@ -281,6 +302,11 @@ def _cmd_plan(args: argparse.Namespace) -> int:
               f"({report.table.regressions} regressions + {report.table.improvements} improvements)")
     if psi is None:
         raise UsageError("ablation plan: give --discordance (or --results BEFORE AFTER)")
+    if args.uplift is not None and not 1e-6 <= abs(args.uplift) <= psi:
+        raise UsageError(
+            f"ablation plan: --uplift {args.uplift} must be at least 1e-06 in size and cannot "
+            f"exceed the discordance {psi:.4g} (--discordance or --results)"
+        )
     if args.uplift is not None and n is None:
         needed = _print_sample_size(psi, args.uplift, args.alpha, args.power, alternative)
         if args.sequential:

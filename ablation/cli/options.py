@@ -58,7 +58,32 @@ def campaign_config(s: dict[str, Any]) -> Any:
     try:
         return CampaignConfig.model_validate(fields)
     except ValueError as exc:
-        raise ConfigError(one_line(exc)) from None
+        raise ConfigError(_user_names(one_line(exc))) from None
+
+
+#: Internal config field paths and the option that sets each (as a flag; the key is the same
+#: with underscores in ``[tool.ablation]``).
+_OPTION_OF = {
+    "gates.noninferiority_margin": "--margin (pyproject.toml [tool.ablation] margin)",
+    "gates.min_completed": "--min-completed (pyproject.toml [tool.ablation] min_completed)",
+    "gates.max_latency_ratio":
+        "--max-latency-ratio (pyproject.toml [tool.ablation] max_latency_ratio)",
+    "gates.metric_margins": "--metric-margin (pyproject.toml [tool.ablation] metric_margins)",
+    "retry.max_attempts": "--max-attempts (pyproject.toml [tool.ablation] max_attempts)",
+    "retry.retry_on": "--retry-on (pyproject.toml [tool.ablation] retry_on)",
+    "timeout_s": "--timeout (pyproject.toml [tool.ablation] timeout)",
+    "n_resamples": "--resamples (pyproject.toml [tool.ablation] resamples)",
+    "rate_limit_per_s": "--rate-limit (pyproject.toml [tool.ablation] rate_limit)",
+    "confidence_level": "--confidence (pyproject.toml [tool.ablation] confidence)",
+    "sequential.futility_after": "--stop-when-inconclusive-after",
+}
+
+
+def _user_names(message: str) -> str:
+    """``message`` with internal config field paths replaced by the options that set them."""
+    for internal, option in sorted(_OPTION_OF.items(), key=lambda kv: -len(kv[0])):
+        message = message.replace(f"{internal}:", f"{option}:")
+    return message
 
 
 def _gate_fields(s: dict[str, Any]) -> dict[str, Any]:

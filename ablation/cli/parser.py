@@ -6,6 +6,7 @@ import argparse
 from pathlib import Path
 from typing import Any, NoReturn
 
+from ablation.cli.flag_types import flag_type
 __all__ = ["FORMATS", "UsageError", "build_parser"]
 
 FORMATS = ("terminal", "markdown", "json", "html", "junit")
@@ -40,11 +41,11 @@ class _Parser(argparse.ArgumentParser):
 
 def _gate_options(p: argparse.ArgumentParser) -> None:
     g = p.add_argument_group("analysis and release gates")
-    g.add_argument("--alpha", type=float, help="significance level (default 0.05)")
-    g.add_argument("--confidence", type=float, help="confidence level of intervals (default 0.95)")
+    g.add_argument("--alpha", type=flag_type("--alpha"), help="significance level (default 0.05)")
+    g.add_argument("--confidence", type=flag_type("--confidence"), help="confidence level of intervals (default 0.95)")
     g.add_argument("--resamples", type=resamples_flag, help="bootstrap resamples (default 10000)")
-    g.add_argument("--seed", type=int, help="seed for arm order and resampling (default 0)")
-    g.add_argument("--margin", type=float, help="non-inferiority margin on the pass rate, e.g. 0.02")
+    g.add_argument("--seed", type=flag_type("--seed"), help="seed for arm order and resampling (default 0)")
+    g.add_argument("--margin", type=flag_type("--margin"), help="non-inferiority margin on the pass rate, e.g. 0.02")
     g.add_argument(
         "--no-significant-regression", action="store_true", default=None,
         help="fail when the candidate is significantly worse at --alpha (Holm across metrics; "
@@ -55,7 +56,7 @@ def _gate_options(p: argparse.ArgumentParser) -> None:
         help="turn the significant-regression gate off (the report lists it as off)",
     )
     g.add_argument(
-        "--min-completed", type=float, metavar="SHARE",
+        "--min-completed", type=flag_type("--min-completed"), metavar="SHARE",
         help="least share of each arm's trials that must complete (default 0.95)",
     )
     g.add_argument(
@@ -67,7 +68,7 @@ def _gate_options(p: argparse.ArgumentParser) -> None:
         help="non-inferiority gate on a numeric metric or quality score, margin in its units "
         "(latency_s, cost, tokens: lower is better; repeatable)",
     )
-    g.add_argument("--max-latency-ratio", type=float, help="fail when latency grows beyond this ratio")
+    g.add_argument("--max-latency-ratio", type=flag_type("--max-latency-ratio"), help="fail when latency grows beyond this ratio")
     g.add_argument(
         "--no-critical-gate", dest="critical_gate", action="store_false", default=None,
         help="do not fail on regressions of critical tasks",
@@ -107,17 +108,17 @@ def _run_parser(sub: Any) -> None:
                      help="agent: file.py:attr, pkg.mod:attr, 'cmd:node agent.js' or http://...")
     run.add_argument("--candidate", required=True, action="append", metavar="SPEC",
                      help="candidate agent (repeat to compare several against one baseline)")
-    run.add_argument("--runs", type=int, help="runs per task and arm (default 1)")
-    run.add_argument("--concurrency", type=int, help="trials in flight (default 8)")
-    run.add_argument("--timeout", type=float, help="seconds per trial (default 300)")
+    run.add_argument("--runs", type=flag_type("--runs"), help="runs per task and arm (default 1)")
+    run.add_argument("--concurrency", type=flag_type("--concurrency"), help="trials in flight (default 8)")
+    run.add_argument("--timeout", type=flag_type("--timeout"), help="seconds per trial (default 300)")
     run.add_argument("--on-error", choices=("fail", "exclude", "abort"),
                      help="how errors and timeouts count (default fail)")
-    run.add_argument("--max-attempts", type=int, help="attempts per agent call (default 1)")
+    run.add_argument("--max-attempts", type=flag_type("--max-attempts"), help="attempts per agent call (default 1)")
     run.add_argument("--retry-on", action="append", metavar="EXC",
                      help="exception type to retry (repeatable; default ConnectionError, TimeoutError)")
     run.add_argument("--rate-limit", type=rate_limit_flag, help="max agent calls per second per arm")
     run.add_argument(
-        "--fail-fast", type=int, metavar="K",
+        "--fail-fast", type=flag_type("--fail-fast"), metavar="K",
         help="stop (exit 1) when an arm's first K trials all fail with the same infrastructure "
         "error (default 10; 0 disables)",
     )
@@ -127,13 +128,19 @@ def _run_parser(sub: Any) -> None:
     run.add_argument("--no-store", action="store_true", help="keep results in memory only")
     run.add_argument("--resume", nargs="?", const=True, default=False, metavar="CAMPAIGN",
                      help="run only the missing trials of the newest (or given) campaign")
+    run.add_argument("--allow-changed-agent", action="store_true",
+                     help="with --resume: continue even if an agent's code changed since the "
+                     "campaign started (the report then mixes two versions of it)")
+    run.add_argument("--max-output-bytes", type=flag_type("--max-output-bytes"), metavar="N",
+                     help="cap on a command agent's stdout, bytes (default 8 MiB); more is that "
+                     "trial's error")
     run.add_argument("--reuse-baseline", metavar="CAMPAIGN",
                      help="take baseline trials from a stored campaign on the same suite")
     run.add_argument("--no-progress", action="store_true", help="no progress bar")
     run.add_argument("--sequential", action="store_true", default=None,
                      help="seeded random task order; stop as soon as the gates are decided "
                      "(anytime-valid; alpha split across candidates)")
-    run.add_argument("--stop-when-inconclusive-after", type=int, metavar="N",
+    run.add_argument("--stop-when-inconclusive-after", type=flag_type("--stop-when-inconclusive-after"), metavar="N",
                      help="with --sequential: stop as inconclusive after N pairs")
     run.add_argument("--isolation", choices=("thread", "process"),
                      help="where Python agents run: thread (default) or process (worker processes: "
@@ -141,7 +148,7 @@ def _run_parser(sub: Any) -> None:
     run.add_argument("--worker-memory-mb", type=int, metavar="MB",
                      help="with --isolation process: address-space limit of each worker (MiB)")
     run.add_argument("--dask-scheduler", metavar="ADDRESS", help="run sync agents on a Dask cluster")
-    run.add_argument("--dask-local", type=int, metavar="N", help="start a local Dask cluster of N workers")
+    run.add_argument("--dask-local", type=flag_type("--dask-local"), metavar="N", help="start a local Dask cluster of N workers")
     _gate_options(run)
     _output_options(run)
 
@@ -171,7 +178,7 @@ def _compare_parser(sub: Any) -> None:
     cmp_.add_argument("--baseline-where", action="append", default=[], metavar="PATH=VALUE",
                       help="filters for BEFORE only, replacing --where there (e.g. promptIdx=0 to "
                       "compare two prompts of one promptfoo file)")
-    cmp_.add_argument("--regression-delta", type=float, metavar="D",
+    cmp_.add_argument("--regression-delta", type=flag_type("--regression-delta"), metavar="D",
                       help="numeric --field: a task regressed when its value fell by more than D, "
                       "and the gate fails on a significant mean drop beyond D (default 0)")
     cmp_.add_argument("--pass-values", metavar="V1,V2",
@@ -180,7 +187,7 @@ def _compare_parser(sub: Any) -> None:
     cmp_.add_argument("--sequential-replay", action="store_true", default=None,
                       help="replay the pairs in seeded order: what a sequential campaign would "
                       "have decided and spent")
-    cmp_.add_argument("--stop-when-inconclusive-after", type=int, metavar="N",
+    cmp_.add_argument("--stop-when-inconclusive-after", type=flag_type("--stop-when-inconclusive-after"), metavar="N",
                       help="with --sequential-replay: stop as inconclusive after N pairs")
     _gate_options(cmp_)
     _output_options(cmp_)
@@ -208,19 +215,19 @@ def _plan_parser(sub: Any) -> None:
         "detectable effect of N tasks (or of an existing result pair).",
         epilog="example: ablation plan --discordance 0.10 --uplift 0.03 --alpha 0.05 --power 0.8",
     )
-    plan.add_argument("--discordance", type=float, help="share of tasks expected to flip (psi)")
-    plan.add_argument("--uplift", type=float, help="pass-rate change to detect (delta)")
-    plan.add_argument("--tasks", type=int, help="suite size: print the minimum detectable effect")
+    plan.add_argument("--discordance", type=flag_type("--discordance"), help="share of tasks expected to flip (psi)")
+    plan.add_argument("--uplift", type=flag_type("--uplift"), help="pass-rate change to detect (delta)")
+    plan.add_argument("--tasks", type=flag_type("--tasks"), help="suite size: print the minimum detectable effect")
     plan.add_argument("--results", type=Path, nargs=2, metavar=("BEFORE", "AFTER"),
                       help="take the task count and discordance from two result files")
-    plan.add_argument("--alpha", type=float, default=0.05)
-    plan.add_argument("--power", type=float, default=0.8)
+    plan.add_argument("--alpha", type=flag_type("--alpha"), default=0.05)
+    plan.add_argument("--power", type=flag_type("--power"), default=0.8)
     plan.add_argument("--one-sided", action="store_true")
     plan.add_argument("--sequential", action="store_true",
                       help="also simulate a sequential campaign: expected agent calls (mean, 90th "
                       "percentile)")
-    plan.add_argument("--margin", type=float, help="with --sequential: non-inferiority margin")
-    plan.add_argument("--simulations", type=int, default=2000,
+    plan.add_argument("--margin", type=flag_type("--margin"), help="with --sequential: non-inferiority margin")
+    plan.add_argument("--simulations", type=flag_type("--simulations"), default=2000,
                       help="with --sequential: simulated campaigns (default 2000)")
     plan.add_argument("--debug", action="store_true")
 

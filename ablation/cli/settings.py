@@ -8,7 +8,7 @@ completeness gate off), ``allow-incomplete``, ``metric-margins`` (a table NAME =
 ``fail-fast``, ``timestamps``, ``max-latency-ratio``, ``max-attempts``, ``retry-on``,
 ``rate-limit``, ``quality``, ``format``, ``labels``, ``sequential``,
 ``stop-when-inconclusive-after``, ``isolation`` (``"thread"`` or ``"process"``),
-``worker-memory-mb``). Flags given
+``worker-memory-mb``, ``max-output-bytes``). Flags given
 on the command line win over the file; the file wins over built-in defaults.
 """
 
@@ -30,6 +30,7 @@ KNOWN_KEYS = {
     "allow_significant_regression", "min_completed", "allow_incomplete", "require_complete",
     "metric_margins", "fail_fast", "timestamps",
     "sequential", "stop_when_inconclusive_after", "isolation", "worker_memory_mb",
+    "max_output_bytes",
 }
 
 
@@ -56,7 +57,12 @@ def load_tool_settings(path: Path | None = None) -> dict[str, Any]:
         data = tomllib.loads(path.read_text(encoding="utf-8"))
     except tomllib.TOMLDecodeError as exc:
         raise ConfigError(f"{path}: invalid TOML ({exc})") from None
-    section = data.get("tool", {}).get("ablation", {})
+    tool = data.get("tool", {})
+    if not isinstance(tool, dict):
+        raise ConfigError(
+            f"{path} tool: must be a table holding [tool.ablation], got {type(tool).__name__} {tool!r:.40}"
+        )
+    section = tool.get("ablation", {})
     if not isinstance(section, dict):
         raise ConfigError(f"{path}: [tool.ablation] must be a table")
     settings = {key.replace("-", "_"): value for key, value in section.items()}

@@ -50,7 +50,7 @@ class ToolSettings(BaseModel):
 
     alpha: _Number | None = Field(default=None, gt=0, lt=1)
     confidence: _Number | None = Field(default=None, gt=0, lt=1)
-    margin: _Number | None = Field(default=None, ge=0, lt=1)
+    margin: _Number | None = Field(default=None, gt=0, lt=1)
     max_latency_ratio: _Number | None = Field(default=None, gt=0)
     rate_limit: _Number | None = Field(default=None, ge=MIN_RATE_LIMIT)
     timeout: _Number | None = Field(default=None, gt=0)
@@ -58,7 +58,11 @@ class ToolSettings(BaseModel):
     max_attempts: StrictInt | None = Field(default=None, ge=1)
     resamples: StrictInt | None = Field(default=None, ge=100, le=MAX_RESAMPLES)
     runs: StrictInt | None = Field(default=None, ge=1)
-    seed: StrictInt | None = None
+    seed: StrictInt | None = Field(default=None, ge=0)
+    max_output_bytes: StrictInt | None = Field(default=None, ge=1)
+    fail_fast: StrictInt | None = Field(default=None, ge=0)
+    min_completed: _Number | None = Field(default=None, ge=0, le=1)
+    stop_when_inconclusive_after: StrictInt | None = Field(default=None, ge=1)
     store: StrictStr | None = None
     on_error: Literal["fail", "exclude", "abort"] | None = None
     format: Literal["terminal", "markdown", "json", "html"] | None = None

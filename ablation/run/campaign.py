@@ -18,6 +18,7 @@ from datetime import UTC, datetime
 from typing import Any, ParamSpec, TypeVar
 
 from ablation.agents.callables import Agent, as_agent
+from ablation.agents.fingerprint import agent_fingerprint
 from ablation.analysis.build import report_from_results
 from ablation.analysis.stored import report_from_store
 from ablation.config import CampaignConfig, Provenance
@@ -27,6 +28,7 @@ from ablation.report import AblationReport
 from ablation.run.engine import AblationEngine
 from ablation.run.failfast import DEFAULT_FAIL_FAST, FailFastSink
 from ablation.run.progress import ProgressReporter
+from ablation.run.resume_checks import check_stable_tasks, warn_unchecked_agents
 from ablation.run.sinks import StoreSink
 from ablation.schema import (
     AblationTask,
@@ -83,6 +85,12 @@ class _Plan:
     campaign_id: str | None = None
     started: str = ""
     provenance_extra: dict[str, Any] = field(default_factory=dict)
+    allow_changed_agent: bool = False
+
+    def fingerprints(self) -> dict[str, str]:
+        """``arm -> fingerprint`` of the agents this call runs (:mod:`ablation.agents.fingerprint`)."""
+        agents = {"baseline": self.baseline, "candidate": self.candidate}
+        return {arm: agent_fingerprint(a) for arm, a in agents.items() if a is not None}
 
 
 def _now() -> str:
@@ -138,14 +146,18 @@ def _resumed(
     record = run_store.get_campaign(resume) if isinstance(resume, str) else run_store.latest_campaign()
     if record is None:
         raise ConfigError(f"nothing to resume: the store {run_store.path} holds no campaign")
-    run_store.check_resume(
+    checked = run_store.check_resume(
         record.campaign_id,
         suite_fingerprint=suite.fingerprint,
         task_digests=suite.digests,
         baseline_agent=plan.baseline_name,
         candidate_agent=plan.candidate.name,
         config=config,
+        agent_fingerprints=plan.fingerprints(),
+        allow_changed_agent=plan.allow_changed_agent,
     )
+    if not checked:
+        warn_unchecked_agents(record.campaign_id)
     plan.campaign_id = record.campaign_id
     plan.lock = _lock(run_store, record.campaign_id)  # before reading what is left to run
     plan.skip = run_store.completed_keys(record.campaign_id)
@@ -168,8 +180,11 @@ def _plan(
     run_store: RunStore | None,
     resume: bool | str,
     reuse_baseline: str | None,
+    allow_changed_agent: bool = False,
 ) -> _Plan:
     """Step 3: a new campaign, a resumed one, or one that reuses a stored baseline."""
+    if run_store is not None:
+        check_stable_tasks(suite.tasks)
     candidate = as_agent(candidate_agent)
     if reuse_baseline is not None:
         plan = _Plan(None, "", candidate, started=_now())
@@ -178,6 +193,7 @@ def _plan(
     else:
         baseline = as_agent(baseline_agent)
         plan = _Plan(baseline, baseline.name, candidate, started=_now())
+    plan.allow_changed_agent = allow_changed_agent
     if run_store is not None and resume:
         _resumed(run_store, resume, suite, config, plan)
     elif run_store is not None:
@@ -188,6 +204,7 @@ def _plan(
             baseline_agent=plan.baseline_name,
             candidate_agent=candidate.name,
             provenance={"started_at": plan.started, **plan.provenance_extra},
+            agent_fingerprints=plan.fingerprints(),
         )
         plan.lock = _lock(run_store, plan.campaign_id)
         if plan.prior:
@@ -288,6 +305,7 @@ async def run_ablation_campaign_async(
     reuse_baseline: str | None = None,
     run_info: CampaignRun | None = None,
     fail_fast: int = DEFAULT_FAIL_FAST,
+    allow_changed_agent: bool = False,
 ) -> AblationReport:
     """Run a paired campaign and return its gated report.
 
@@ -310,12 +328,15 @@ async def run_ablation_campaign_async(
         fail_fast: When the first ``fail_fast`` trials of one arm (all of them when fewer) end in
             the same infrastructure error, stop with :class:`~ablation.run.failfast.BrokenArm`
             (the stored campaign is marked aborted, resumable); 0 disables the check.
+        allow_changed_agent: Resume even when an agent's code changed since the campaign was
+            stored (its fingerprint differs); by default such a resume is refused.
 
     Returns:
         The :class:`~ablation.report.AblationReport`.
 
     Raises:
-        ConfigError: on an invalid suite or option combination.
+        ConfigError: on an invalid suite or option combination, or (with a store) when a task's
+            input has no stable representation (a resume could not check it).
         ResumeMismatchError: when a resume or a reused baseline does not match.
         CampaignAborted: with ``on_error="abort"`` at the first error or timeout, or when an
             arm is broken (``fail_fast``).
@@ -331,7 +352,8 @@ async def run_ablation_campaign_async(
     plan: _Plan | None = None
     try:
         plan = _plan(
-            baseline_agent, candidate_agent, suite, config, run_store, resume, reuse_baseline
+            baseline_agent, candidate_agent, suite, config, run_store, resume, reuse_baseline,
+            allow_changed_agent,
         )
         info.campaign_id = plan.campaign_id
         for r in plan.prior:

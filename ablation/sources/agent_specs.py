@@ -28,7 +28,7 @@ from ablation.sources.text import file_error
 __all__ = ["load_agent"]
 
 
-def load_agent(spec: str) -> Any:
+def load_agent(spec: str, *, max_output_bytes: int | None = None) -> Any:
     """Resolve an agent spec to the object it names (wrap it with :func:`~ablation.agents.as_agent`).
 
     Args:
@@ -55,7 +55,9 @@ def load_agent(spec: str) -> Any:
             raise AgentSpecError(f"{spec!r}: cannot split the command line: {exc}") from None
         if not argv:
             raise AgentSpecError(f"{spec!r}: 'cmd:' needs a command line, e.g. 'cmd:python a.py'")
-        return CommandAgent(argv)
+        if max_output_bytes is None:
+            return CommandAgent(argv)
+        return CommandAgent(argv, max_output_bytes=max_output_bytes)
     if text.lower().startswith(("http://", "https://")):
         return HttpAgent(text)
     py_attr = split_py_attr(text)

@@ -44,6 +44,7 @@ class CampaignStore(StoreConnection):
         candidate_agent: str,
         provenance: Mapping[str, Any] | None = None,
         campaign_id: str | None = None,
+        agent_fingerprints: Mapping[str, str] | None = None,
     ) -> str:
         """Record a new campaign with status ``"running"`` and return its id.
 
@@ -55,6 +56,8 @@ class CampaignStore(StoreConnection):
             candidate_agent: Name of the candidate agent.
             provenance: Extra fields, converted to JSON-safe data with ``to_jsonable``.
             campaign_id: Explicit id; by default a time-sortable ``YYYYmmdd-HHMMSS-xxxxxx`` (UTC).
+            agent_fingerprints: ``arm -> fingerprint`` of each agent's code
+                (:func:`ablation.agents.fingerprint.agent_fingerprint`), checked on resume.
 
         Raises:
             StoreError: if ``campaign_id`` is already taken.
@@ -66,7 +69,13 @@ class CampaignStore(StoreConnection):
             "candidate_agent": candidate_agent, "provenance": provenance or {},
         }  # fmt: skip
         with self._op("create a campaign", transaction=True) as conn:
-            return self._insert_campaign(conn, campaign_id, fields)
+            new_id = self._insert_campaign(conn, campaign_id, fields)
+            if agent_fingerprints is not None:
+                conn.execute(
+                    "UPDATE campaigns SET agent_fingerprints_json = ? WHERE id = ?",
+                    (json.dumps(dict(agent_fingerprints), sort_keys=True), new_id),
+                )
+            return new_id
 
     def _insert_campaign(
         self, conn: sqlite3.Connection, campaign_id: str | None, f: Mapping[str, Any]

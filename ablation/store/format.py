@@ -26,12 +26,15 @@ __all__ = [
     "TrialRow",
 ]
 
-SCHEMA_VERSION = 2
+SCHEMA_VERSION = 3
 #: SQL that brings a store of version ``v`` to ``v + 1`` (run inside one transaction on open).
 #: 1 -> 2: trials get a ``tokens`` column, filled from the stored results (which always had it).
+#: 2 -> 3: campaigns get ``agent_fingerprints_json`` (``arm -> fingerprint`` of the agent's code,
+#: :func:`ablation.agents.fingerprint.agent_fingerprint`); NULL for campaigns stored before.
 MIGRATIONS: dict[int, str] = {
     1: "ALTER TABLE trials ADD COLUMN tokens INTEGER;"
     " UPDATE trials SET tokens = json_extract(result_json, '$.tokens');",
+    2: "ALTER TABLE campaigns ADD COLUMN agent_fingerprints_json TEXT;",
 }
 CAMPAIGN_STATUSES: frozenset[str] = frozenset({"running", "complete", "interrupted", "aborted"})
 #: Config fields that change what the trials are; any other field is cosmetic for a resume.
@@ -47,7 +50,7 @@ CREATE TABLE IF NOT EXISTS campaigns (
     id TEXT PRIMARY KEY, status TEXT NOT NULL, config_json TEXT NOT NULL,
     suite_fingerprint TEXT NOT NULL, task_digests_json TEXT NOT NULL,
     baseline_agent TEXT NOT NULL, candidate_agent TEXT NOT NULL, provenance_json TEXT NOT NULL,
-    created_at TEXT NOT NULL, updated_at TEXT NOT NULL);
+    created_at TEXT NOT NULL, updated_at TEXT NOT NULL, agent_fingerprints_json TEXT);
 CREATE TABLE IF NOT EXISTS trials (
     campaign_id TEXT NOT NULL REFERENCES campaigns(id) ON DELETE CASCADE,
     task_id TEXT NOT NULL, arm TEXT NOT NULL, run INTEGER NOT NULL, status TEXT NOT NULL,

@@ -20,6 +20,15 @@ from ablation.store.format import TRIAL_CONFIG_FIELDS, listing
 
 __all__ = ["ResumeGuard"]
 
+#: What each kind of agent fingerprint (:mod:`ablation.agents.fingerprint`) digests, for messages.
+_KINDS = {
+    "source": "source digest",
+    "file": "source file digest",
+    "command": "command line and executable digest",
+    "url": "URL",
+    "name": "qualified name",
+}
+
 
 class ResumeGuard(StoreConnection):
     """The resume check of :class:`~ablation.store.run_store.RunStore`."""
@@ -33,16 +42,31 @@ class ResumeGuard(StoreConnection):
         baseline_agent: str,
         candidate_agent: str,
         config: CampaignConfig,
-    ) -> None:
+        agent_fingerprints: Mapping[str, str] | None = None,
+        allow_changed_agent: bool = False,
+    ) -> bool:
         """Refuse to resume a campaign whose stored trials would not match the new ones.
 
         Compared: the tasks (ids and digests), both agent names, the suite fingerprint (which also
         covers the quality scorers) and the config fields that change trials
         (:data:`TRIAL_CONFIG_FIELDS`). Cosmetic fields (concurrency, labels, alpha, ...) may differ.
+        Then the agents' code: each arm's ``agent_fingerprints`` entry against the stored one.
+
+        Args:
+            agent_fingerprints: ``arm -> fingerprint`` of the agents about to run (arms missing on
+                either side are not compared).
+            allow_changed_agent: Resume even when an agent's fingerprint changed (the report then
+                mixes trials of two versions of that agent: an explicit opt-out).
+
+        Returns:
+            ``False`` when the campaign was stored without fingerprints (before schema version 3):
+            the agents' code could not be checked (the caller warns); ``True`` otherwise.
 
         Raises:
             ResumeMismatchError: naming every difference: task ids added, removed or changed, old
                 and new agent names, old and new config values.
+            ResumeMismatchError: for a changed agent, one line naming the arm, the agent and the
+                digests, unless ``allow_changed_agent``.
             StoreError: for an unknown campaign.
         """
         row = self._resume_identity(campaign_id)
@@ -57,6 +81,16 @@ class ResumeGuard(StoreConnection):
                 f"cannot resume campaign {campaign_id!r}: {'; '.join(problems)}; "
                 "start a new campaign instead"
             )
+        if row[5] is None:
+            return False
+        changed = _changed_agents(
+            json.loads(row[5]), agent_fingerprints or {}, {"baseline": row[2], "candidate": row[3]}
+        )
+        if changed and not allow_changed_agent:
+            raise ResumeMismatchError(
+                f"{'; '.join(changed)}; start a new campaign or pass --allow-changed-agent"
+            )
+        return True
 
     def _resume_identity(self, campaign_id: str) -> tuple[Any, ...]:
         """The stored suite fingerprint, task digests, agent names and config of a campaign.
@@ -67,7 +101,7 @@ class ResumeGuard(StoreConnection):
         with self._op("read a campaign") as conn:
             row = conn.execute(
                 "SELECT suite_fingerprint, task_digests_json, baseline_agent, candidate_agent,"
-                " config_json FROM campaigns WHERE id = ?",
+                " config_json, agent_fingerprints_json FROM campaigns WHERE id = ?",
                 (campaign_id,),
             ).fetchone()
             if row is None:
@@ -90,6 +124,24 @@ def _task_problems(old_digests: Mapping[str, str], task_digests: Mapping[str, st
         )
         if ids
     ]
+
+
+def _changed_agents(
+    old: Mapping[str, str], new: Mapping[str, str], names: Mapping[str, str]
+) -> list[str]:
+    """One sentence per arm whose agent's code changed since the campaign was stored."""
+    return [
+        f"{arm} agent {names.get(arm, '?')} changed since the campaign started "
+        f"({_KINDS.get(new[arm].partition(':')[0], 'fingerprint')} {_short(old[arm])} -> {_short(new[arm])})"
+        for arm in ("baseline", "candidate")
+        if arm in old and arm in new and old[arm] != new[arm]
+    ]
+
+
+def _short(fingerprint: str) -> str:
+    """A fingerprint as shown in a message: a digest cut to 12 characters, a URL or name whole."""
+    kind, _, value = fingerprint.partition(":")
+    return value[:12] if kind in ("source", "file", "command") else value
 
 
 def _fingerprint_problem(old: str, new: str) -> str:

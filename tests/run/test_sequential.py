@@ -152,8 +152,10 @@ def test_resume_replays_stored_pairs_and_stops_at_the_same_pair(tmp_path: Path) 
         run_ablation_campaign(
             baseline, as_agent(flaky_candidate, name="c"), TASKS, config=config, store=store
         )
+    # The interrupting wrapper is other code than `worse` under the same name: an explicit opt-out.
     resumed = run_ablation_campaign(
-        baseline, as_agent(worse, name="c"), TASKS, config=config, store=store, resume=True
+        baseline, as_agent(worse, name="c"), TASKS, config=config, store=store, resume=True,
+        allow_changed_agent=True,
     )
     assert resumed.sequential is not None and full.sequential is not None
     assert resumed.sequential.model_dump() == full.sequential.model_dump()

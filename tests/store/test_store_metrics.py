@@ -18,6 +18,7 @@ from helpers import slow_suite
 from ablation import CampaignConfig, CampaignRun, RunStore, run_ablation_campaign
 from ablation.analysis.stored import report_stored_campaign
 from ablation.schema import AgentOutput, TaskResult
+from ablation.store.format import SCHEMA_VERSION
 
 FAST = CampaignConfig(n_resamples=200, seed=3)
 
@@ -83,6 +84,6 @@ def test_version_1_store_is_migrated_and_reports_tokens(tmp_path: Path) -> None:
     assert report.metrics["tokens"].mean_difference == 10.0
     assert report.metrics["steps"].mean_difference == 0.0
     check = sqlite3.connect(path)
-    assert check.execute("SELECT value FROM meta WHERE key = 'schema_version'").fetchone() == ("2",)
+    assert check.execute("SELECT value FROM meta WHERE key = 'schema_version'").fetchone() == (str(SCHEMA_VERSION),)
     assert json.loads(check.execute("SELECT result_json FROM trials LIMIT 1").fetchone()[0])["tokens"] == 10
     check.close()

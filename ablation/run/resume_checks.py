@@ -1,0 +1,45 @@
+"""Checks a stored campaign needs before anything runs: stable task digests, unchecked agents.
+
+A campaign with a store may be resumed later, and a resume compares each task's digest and each
+agent's fingerprint with the stored ones (:mod:`ablation.store.resume`). A task whose input has no
+stable representation (a default ``repr`` carrying a memory address) would digest differently in
+every process, so it is refused up front (:func:`check_stable_tasks`) rather than at the resume.
+A campaign stored before agent fingerprints existed resumes with one warning
+(:func:`warn_unchecked_agents`).
+"""
+
+from __future__ import annotations
+
+import warnings
+from collections.abc import Sequence
+
+from ablation.errors import ConfigError
+from ablation.schema import AblationTask, unstable_task_values
+
+__all__ = ["check_stable_tasks", "warn_unchecked_agents"]
+
+
+def check_stable_tasks(tasks: Sequence[AblationTask]) -> None:
+    """Refuse a suite with a task value that has no stable representation, naming the task.
+
+    Raises:
+        ConfigError: naming the first such task and the type of the value.
+    """
+    unstable = unstable_task_values(tasks)
+    if unstable:
+        task_id, type_name = unstable[0]
+        more = f" (and {len(unstable) - 1} more)" if len(unstable) > 1 else ""
+        raise ConfigError(
+            f"task {task_id!r} input contains a {type_name} object with no stable representation"
+            f"{more}; resume could not check it: use plain data, a dataclass or a pydantic model"
+        )
+
+
+def warn_unchecked_agents(campaign_id: str) -> None:
+    """Warn that a campaign stored without agent fingerprints resumes unchecked."""
+    warnings.warn(
+        f"campaign {campaign_id!r} was stored without agent fingerprints (an older ablation): "
+        "resuming without checking that the agents' code is unchanged",
+        UserWarning,
+        stacklevel=3,
+    )
