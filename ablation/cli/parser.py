@@ -7,6 +7,7 @@ from pathlib import Path
 from typing import Any, NoReturn
 
 from ablation.cli.flag_types import flag_type
+
 __all__ = ["FORMATS", "UsageError", "build_parser"]
 
 FORMATS = ("terminal", "markdown", "json", "html", "junit")
