@@ -8,6 +8,7 @@ import threading
 import time
 
 import pytest
+from helpers.procs import processes_with_arg
 
 from ablation.evaluate.sandbox import SandboxLimits, SandboxResult, run_python_tests
 from ablation.evaluate.sandbox_process import live_processes
@@ -122,19 +123,6 @@ def test_forked_children_left_running_fail_the_run_and_are_killed() -> None:
     assert_group_gone(result)
 
 
-def _processes_with_arg(arg: bytes) -> list[int]:
-    found = []
-    for entry in os.listdir("/proc"):
-        if entry.isdigit():
-            try:
-                with open(f"/proc/{entry}/cmdline", "rb") as fh:
-                    if arg in fh.read().split(b"\0"):
-                        found.append(int(entry))
-            except OSError:
-                pass
-    return found
-
-
 def test_setsid_double_fork_exec_with_a_fresh_environment_leaves_nothing_behind() -> None:
     # Issue 11 item 7: the escapee drops the HOME marker with execve(..., {'X': '1'}).
     code = (
@@ -150,7 +138,7 @@ def test_setsid_double_fork_exec_with_a_fresh_environment_leaves_nothing_behind(
     )
     result = run(code, "assert add(1, 2) == 3\n")
     assert (result.passed, result.kind) == (False, "leaked_processes"), result.reason
-    assert _processes_with_arg(b"317.25") == []
+    assert processes_with_arg(b"317.25") == []
 
 
 def test_forked_copies_that_report_are_detected() -> None:

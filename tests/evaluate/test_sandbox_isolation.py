@@ -17,6 +17,7 @@ import threading
 from pathlib import Path
 
 import pytest
+from helpers.matrix_agents import HOSTILE_CODE
 
 from ablation.evaluate.sandbox import SandboxLimits, SandboxResult, run_python_tests
 
@@ -43,18 +44,7 @@ def test_isolation_held_here() -> None:
 
 # ------------------------------------------------------------------ item 8: forged verdicts
 
-FRAME_WALK = """
-import sys
-f = sys._getframe()
-while f is not None:
-    for name, value in list(f.f_locals.items()) + list(f.f_globals.items()):
-        if callable(value) and 'report' in name:
-            try:
-                value(True, 'passed', 'all tests passed', 1, 1)
-            except BaseException:
-                pass
-    f = f.f_back
-"""
+FRAME_WALK = HOSTILE_CODE["sb_frames"]
 
 
 def test_walking_frames_to_the_harness_cannot_forge_a_pass() -> None:

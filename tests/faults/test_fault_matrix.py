@@ -24,6 +24,7 @@ from pathlib import Path
 
 import pytest
 from helpers.cli import LAUNCH, REPO, cli_env
+from helpers.procs import processes_with_arg
 
 EXPECTED = {  # kind -> (status, passed, error type or None when any)
     "ok": ("completed", 1, None),
@@ -122,7 +123,7 @@ def test_fault_matrix(tmp_path: Path) -> None:
         if error_type is not None:
             assert got[2] == error_type, (kind, got)
     assert _with_marker(marker.encode()) == []
-    assert _with_marker(b"419.25") == []
+    assert processes_with_arg(b"419.25") == []
 
 
 def _watch(proc: subprocess.Popen[str], store: Path, total: int) -> tuple[str, str]:

@@ -16,6 +16,8 @@ from pathlib import Path
 
 import pytest
 from helpers.cli import cli_env, run
+from helpers.matrix_agents import HONEST_CODE, HOSTILE_CODE
+from helpers.procs import processes_with_arg
 
 SUITE = '''
 from ablation import AblationTask
@@ -29,56 +31,20 @@ tasks = [
 ]
 '''
 
-HONEST = "def add(a, b):\n    return a + b\n"
 ANSWERS = {
-    "honest": HONEST,
+    "honest": HONEST_CODE,
     # Item 2: today this kills the ablation process (exit 137, nothing stored).
-    "kill_parent": "import os\nos.kill(os.getppid(), 9)\n" + HONEST,
+    "kill_parent": "import os\nos.kill(os.getppid(), 9)\n" + HONEST_CODE,
     # Item 7: double fork, setsid and an exec that drops the environment marker.
-    "escape": (
-        "import os, time\n"
-        "if os.fork() == 0:\n"
-        "    os.setsid()\n"
-        "    if os.fork() == 0:\n"
-        "        os.execve('/bin/sleep', ['sleep', '313.75'], {'X': '1'})\n"
-        "    os._exit(0)\n"
-        "time.sleep(0.3)\n" + HONEST
-    ),
-    # Item 8: no add() at all; a pass could only be forged.
-    "frame_forge": (
-        "import sys\n"
-        "f = sys._getframe()\n"
-        "while f is not None:\n"
-        "    for name, value in list(f.f_locals.items()) + list(f.f_globals.items()):\n"
-        "        if callable(value) and 'report' in name:\n"
-        "            try:\n"
-        "                value(True, 'passed', 'all tests passed', 1, 1)\n"
-        "            except BaseException:\n"
-        "                pass\n"
-        "    f = f.f_back\n"
-    ),
-    "always_equal": (
-        "class E:\n    def __eq__(self, other):\n        return True\n\n"
-        "def add(a, b):\n    return E()\n"
-    ),
+    "escape": HOSTILE_CODE["sb_escape"],
+    # Item 8: no add() at all (a pass could only be forged), or an always-equal result.
+    "frame_forge": HOSTILE_CODE["sb_frames"],
+    "always_equal": HOSTILE_CODE["sb_eq"],
 }
 
 AGENTS = "ANSWERS = " + repr(ANSWERS) + "\n" + "".join(
     f"\ndef {name}(task_input):\n    return ANSWERS[{name!r}]\n" for name in ANSWERS
 )
-
-
-def _processes_with_arg(arg: bytes) -> list[int]:
-    found = []
-    for entry in os.listdir("/proc"):
-        if entry.isdigit():
-            try:
-                with open(f"/proc/{entry}/cmdline", "rb") as fh:
-                    if arg in fh.read().split(b"\0"):
-                        found.append(int(entry))
-            except OSError:
-                pass
-    return found
 
 
 def _scratch_dirs() -> set[str]:
@@ -105,5 +71,5 @@ def test_hostile_code_cannot_kill_escape_or_forge(tmp_path: Path, candidate: str
     with sqlite3.connect(store) as db:
         assert db.execute("select count(*) from trials").fetchone() == (6,)
         assert db.execute("select status from campaigns").fetchone() == ("complete",)
-    assert _processes_with_arg(b"313.75") == []
+    assert processes_with_arg(b"419.25") == []
     assert _scratch_dirs() <= before
