@@ -10,13 +10,12 @@ import asyncio
 import ctypes
 import os
 import sys
-import time
 from typing import Any
 
-
-def ok(x: dict[str, Any]) -> int:
-    """Always right."""
-    return 3 * x["n"]
+# Shared with the thread-mode fault tests (explicit re-exports: agents are named by spec here).
+from helpers.hostile_agents import busy as busy
+from helpers.hostile_agents import hang as hang
+from helpers.hostile_agents import ok as ok
 
 
 async def ok_async(x: dict[str, Any]) -> int:
@@ -56,22 +55,6 @@ def hog(x: dict[str, Any]) -> int:
     if x["n"] == 1:
         block = bytearray(4 * 1024**3)
         return len(block)
-    return 3 * x["n"]
-
-
-def hang(x: dict[str, Any]) -> int:
-    """Never returns on task 1 (sleeps in C, where no exception can reach it)."""
-    if x["n"] == 1:
-        time.sleep(10**9)
-    return 3 * x["n"]
-
-
-async def busy(x: dict[str, Any]) -> int:
-    """An async agent that never awaits on task 1."""
-    if x["n"] == 1:
-        while True:
-            pass
-    await asyncio.sleep(0)
     return 3 * x["n"]
 
 
