@@ -5,6 +5,7 @@ Used by :func:`ablation.analysis.pairing.pair_results`.
 
 from __future__ import annotations
 
+from collections.abc import Collection
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -185,6 +186,14 @@ class Accumulated:
     def trials_seen(self) -> dict[str, int]:
         """Trials seen per arm, over every task (paired or not)."""
         return {arm: int(a.cols["trials"].data.sum()) for arm, a in self.arms.items()}
+
+    def trials_of(self, task_ids: Collection[str]) -> dict[str, int]:
+        """Trials seen per arm over ``task_ids`` (paired or not)."""
+        seen = [self.seen_runs[tid] for tid in task_ids if tid in self.seen_runs]
+        return {
+            "baseline": sum(m[0].bit_count() for m in seen),
+            "candidate": sum(m[1].bit_count() for m in seen),
+        }
 
     def add(self, t: Any) -> None:
         tid, arm = t.task_id, t.arm

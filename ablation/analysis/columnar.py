@@ -13,7 +13,8 @@ non-empty one met with the baseline's rows before the candidate's, in row order.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping, Sequence
+import functools
+from collections.abc import Collection, Iterable, Mapping, Sequence
 from typing import Any
 
 import numpy as np
@@ -229,7 +230,14 @@ def pair_columns(
         has_families=len(set(families)) < len(families),
         failures=failures,
         trials_seen={arm: len(cols) for arm, cols in zip(_ARMS, arms, strict=True)},
+        trials_of=functools.partial(_trials_of, arms),
     )
+
+
+def _trials_of(arms: Sequence[TrialColumns], task_ids: Collection[str]) -> dict[str, int]:
+    """Trials per arm over ``task_ids`` (paired or not): see ``PairedData.trials_of``."""
+    ids = task_ids if isinstance(task_ids, (set, frozenset)) else set(task_ids)
+    return {arm: sum(1 for t in cols.task_id if t in ids) for arm, cols in zip(_ARMS, arms, strict=True)}
 
 
 def _inventory(

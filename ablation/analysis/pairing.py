@@ -13,7 +13,7 @@ reason.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -47,6 +47,9 @@ class PairedData:
         failures: Every failed trial seen (paired or not): task id, arm, run, status,
             ``"Type: message"``, stage, error type.
         trials_seen: Trials seen per arm over every task.
+        trials_of: Trials seen per arm over the given task ids (paired or not), for
+            restricting the data to a subset of its tasks; ``None`` when every task has exactly
+            the trials in its columns.
     """
 
     task_ids: list[str]
@@ -63,6 +66,7 @@ class PairedData:
     has_families: bool = False
     failures: list[tuple[str, str, int, str, str, str, str]] = field(default_factory=list)
     trials_seen: dict[str, int] = field(default_factory=dict)
+    trials_of: Callable[[Collection[str]], dict[str, int]] | None = None
 
 
 def pair_results(
@@ -126,6 +130,7 @@ def pair_results(
         has_families=len(set(families)) < len(families),
         failures=acc.failed,
         trials_seen=acc.trials_seen(),
+        trials_of=acc.trials_of,
     )
 
 

@@ -2,7 +2,8 @@
 
 The tasks after the deciding one in run order are listed in ``excluded`` with a reason that starts
 with :data:`STOPPED_EARLY` (the completeness gate ignores those); any of their trials that finished
-in flight at the stop are dropped, so the report depends only on the decision, not on timing.
+in flight at the stop are dropped (from the columns, the failures and the per-arm trial counts),
+so the report depends only on the decision, not on timing.
 """
 
 from __future__ import annotations
@@ -60,4 +61,16 @@ def keep_tasks(data: PairedData, keep: set[str], dropped: Sequence[str]) -> Pair
         candidate=_arm(data.candidate, idx),
         excluded=excluded,
         has_families=len(set(families)) < len(families),
+        failures=[f for f in data.failures if f[0] in keep],
+        trials_seen=_trials_seen(data, keep, idx),
+        trials_of=None,
     )
+
+
+def _trials_seen(data: PairedData, keep: set[str], idx: np.ndarray) -> dict[str, int]:
+    """Trials per arm of the kept tasks only: a trial that finished in flight after the
+    decision (of a task not kept, paired or not) must not count, or the errors section would
+    depend on timing."""
+    if data.trials_of is not None:
+        return data.trials_of(keep)
+    return {"baseline": int(data.baseline.runs[idx].sum()), "candidate": int(data.candidate.runs[idx].sum())}
