@@ -294,7 +294,8 @@ def hodges_lehmann(x: ArrayLike, y: ArrayLike) -> float:
     The median of the Walsh averages ``(d_i + d_j)/2`` for ``i ≤ j``; the estimate that matches
     the Wilcoxon signed-rank test. Brute force up to 2000 pairs; above that, with few distinct
     differences (per-task means of verdicts), exactly from the distinct values and their counts
-    in ``O(k²)``; otherwise an O(n log n) counting bisection with O(n) memory (see
+    in ``O(k²)``; otherwise an exact selection of the middle Walsh average (a few
+    ``O(n log n)`` counting rounds, then a partition of a few million; ``O(n)`` memory; see
     :mod:`ablation.stats._walsh`).
 
     Args:

@@ -74,3 +74,47 @@ def test_million_verdict_differences_are_exact() -> None:
     d = rng.choice([-1.0, 0.0, 1.0], size=1_000_000, p=[0.2, 0.3, 0.5])
     values, counts = np.unique(d, return_counts=True)
     assert hodges_lehmann(np.zeros(d.size), d) == walsh_median_counts(values, counts) == 0.5
+
+
+@pytest.mark.parametrize("seed", range(6))
+@pytest.mark.parametrize("kind", ["verdicts", "fractions", "skewed", "normal", "continuous"])
+def test_selection_equals_brute_force_over_several_rounds(
+    seed: int, kind: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The selection with tiny rounds (many pivots, ties at the pivots) picks the exact median.
+
+    Reference: every Walsh average formed and ``np.median`` taken (``_brute``).
+    """
+    import ablation.stats._walsh as walsh
+
+    monkeypatch.setattr(walsh, "_FORM_MAX", 64)
+    monkeypatch.setattr(walsh, "_SAMPLE", 40)
+    rng = np.random.default_rng(seed)
+    for n in (1, 2, 3, 17, 90, 301, 600):
+        if kind == "continuous":
+            d = np.round(rng.lognormal(size=n) - rng.lognormal(size=n), 12)
+        else:
+            d = _tied_sample(rng, n, kind)
+        assert walsh.walsh_median_select(np.sort(d)) == _brute(d)
+
+
+def test_selection_with_one_value_nearly_everywhere(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Rounds whose sample holds one value only, though smaller entries are still in play."""
+    import ablation.stats._walsh as walsh
+
+    monkeypatch.setattr(walsh, "_FORM_MAX", 16)
+    monkeypatch.setattr(walsh, "_SAMPLE", 8)
+    for low in (1, 5, 200):
+        d = np.concatenate([np.full(low, -3.0), np.full(400, 2.0), [7.5]])
+        for k in (1, low * (low + 1) // 2, low * (low + 1) // 2 + 1, 1000):
+            i, j = np.triu_indices(d.size)
+            expected = float(np.sort((d[i] + d[j]) / 2.0)[k - 1])
+            assert walsh._kth_select(np.sort(d), k)[0] == expected
+        assert walsh.walsh_median_select(np.sort(d)) == _brute(d)
+
+
+def test_many_continuous_differences_match_the_bisection() -> None:
+    """At 1e5 continuous differences (several rounds) the selection and the bisection agree."""
+    rng = np.random.default_rng(13)
+    d = np.sort(np.round(rng.lognormal(size=100_000) - rng.lognormal(size=100_000), 12))
+    assert walsh_median(d) == walsh_median_bisection(d)
