@@ -228,38 +228,56 @@ def records_to_columns(records: Sequence[Any], arm: str, *, source: str = "") ->
 class ResultLookup(Mapping[tuple[str, str], TaskResult]):
     """``(task_id, arm) -> first-run trial`` over the original rows, indexed on first use.
 
-    Rows may be :class:`TaskResult` objects or dict records (validated when fetched).
+    Rows may be :class:`TaskResult` objects or dict records (validated when fetched). A report
+    fetches a few thousand trials at most, so the index is not a dict of every id (building one
+    took longer than the whole pairing at 1e6 trials) but the ids' ``hash`` values sorted by
+    NumPy (within one hash, by run): a lookup bisects to its hash and compares the few ids there.
     """
 
     def __init__(self, sides: Mapping[str, tuple[Sequence[Any], TrialColumns]]) -> None:
         self._sides = sides
-        self._index: dict[str, dict[str, int]] = {}
+        self._index: dict[str, tuple[np.ndarray, np.ndarray]] = {}
 
-    def _arm_index(self, arm: str) -> dict[str, int]:
+    def _arm_index(self, arm: str) -> tuple[np.ndarray, np.ndarray]:
+        """Sorted hashes of the arm's ids and the row of each (by run within a hash)."""
         if arm not in self._index:
             _, cols = self._sides[arm]
-            order = np.argsort(cols.run, kind="stable")[::-1]
-            # later writes win: the smallest run of each task is written last
-            self._index[arm] = dict(zip(cols.task_id[order].tolist(), order.tolist(), strict=True))
+            n = len(cols)
+            hashes = np.fromiter(map(hash, cols.task_id.tolist()), np.int64, n)
+            if cols.run.any():
+                by_run = np.argsort(cols.run, kind="stable")
+                order = by_run[np.argsort(hashes[by_run], kind="stable")]
+            else:
+                order = np.argsort(hashes, kind="stable")
+            self._index[arm] = (hashes[order], order)
         return self._index[arm]
+
+    def _row(self, task_id: str, arm: str) -> int | None:
+        """Row of the first run of ``task_id`` in ``arm``, or ``None``."""
+        hashes, order = self._arm_index(arm)
+        ids = self._sides[arm][1].task_id
+        h = hash(task_id)
+        start = int(np.searchsorted(hashes, h, side="left"))
+        stop = int(np.searchsorted(hashes, h, side="right"))
+        return next((int(i) for i in order[start:stop] if ids[i] == task_id), None)
 
     def __getitem__(self, key: tuple[str, str]) -> TaskResult:
         task_id, arm = key
-        if arm not in self._sides:
+        if arm not in self._sides or not isinstance(task_id, str):
             raise KeyError(key)
-        i = self._arm_index(arm).get(task_id)
+        i = self._row(task_id, arm)
         if i is None:
             raise KeyError(key)
         rows, cols = self._sides[arm]
         return validated(rows[i], arm, i + 1, cols.source)
 
     def __iter__(self) -> Iterator[tuple[str, str]]:
-        for arm in self._sides:
-            for task_id in self._arm_index(arm):
+        for arm, (_, cols) in self._sides.items():
+            for task_id in dict.fromkeys(cols.task_id.tolist()):
                 yield task_id, arm
 
     def __len__(self) -> int:
-        return sum(len(self._arm_index(arm)) for arm in self._sides)
+        return sum(len(set(cols.task_id.tolist())) for _, cols in self._sides.values())
 
     def __bool__(self) -> bool:
         return any(len(rows) for rows, _ in self._sides.values())

@@ -82,6 +82,7 @@ def test_compare_results_equals_the_object_path_on_10k_random_tasks(
         )  # fmt: skip
         assert _json(fast) == _json(old)
         assert fast.details and fast.excluded and fast.quality and fast.latency is not None
+        assert fast.cost is not None and fast.latency.hodges_lehmann is not None
 
 
 @pytest.mark.parametrize("seed", [3, 4])
