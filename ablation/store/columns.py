@@ -31,11 +31,11 @@ _OUTPUT = "instr(result_json, '\"output\":')"
 _SCALAR = f"({_OUTPUT} > 0 AND substr(result_json, {_OUTPUT} + 9, 1) NOT IN ('{{', '['))"
 _SELECT = (
     "SELECT task_id, run, status, passed, latency_s, cost, attempts, error_type, category,"
-    f" critical, tokens, CASE WHEN {_SCALAR} AND instr(result_json, '\"quality\":{{}}')"
-    " AND instr(result_json, '\"quality_errors\":{}') AND instr(result_json, '\"metrics\":{}')"
-    " THEN NULL ELSE json_extract(result_json, '$.quality', '$.quality_errors', '$.metrics') END,"
-    f" CASE WHEN error_type IS NULL AND {_SCALAR} AND instr(result_json, '\"error_stage\":null')"
-    " THEN NULL ELSE json_extract(result_json, '$.error_stage', '$.error_message') END"
+    f" critical, tokens, CASE WHEN error_type IS NULL AND {_SCALAR}"
+    " AND instr(result_json, '\"quality\":{},\"quality_errors\":{}')"
+    " AND instr(result_json, '\"metrics\":{}') AND instr(result_json, '\"error_stage\":null')"
+    " THEN NULL ELSE json_extract(result_json, '$.quality', '$.quality_errors', '$.metrics',"
+    " '$.error_stage', '$.error_message') END"
     " FROM trials WHERE campaign_id = ? AND arm = ? AND (task_id, run) > (?, ?)"
     " ORDER BY task_id, run LIMIT ?"
 )
@@ -45,14 +45,12 @@ def _floats(values: tuple[Any, ...]) -> np.ndarray:
     return np.array(values, dtype=float)  # numpy reads None as NaN
 
 
-def _named(texts: tuple[Any, ...], n: int) -> list[dict[str, np.ndarray]]:
-    """Quality scores, quality error flags and metrics from the JSON arrays in ``texts``."""
+def _named(parsed: dict[int, list[Any]], n: int) -> list[dict[str, np.ndarray]]:
+    """Quality scores, quality error flags and metrics from the parsed JSON arrays by row."""
     out: list[dict[str, np.ndarray]] = [{}, {}, {}]
-    for i, text in enumerate(texts):
-        if text is None:
-            continue
-        for group, (values, flags) in enumerate(zip(json.loads(text), (False, True, False), strict=True)):
-            for name, value in (values or {}).items():
+    for i, values in parsed.items():
+        for group, (named, flags) in enumerate(zip(values[:3], (False, True, False), strict=True)):
+            for name, value in (named or {}).items():
                 column = out[group].get(name)
                 if column is None:
                     column = out[group][name] = np.zeros(n, bool) if flags else np.full(n, np.nan)
@@ -60,16 +58,15 @@ def _named(texts: tuple[Any, ...], n: int) -> list[dict[str, np.ndarray]]:
     return out
 
 
-def _errors(types: tuple[Any, ...], texts: tuple[Any, ...]) -> tuple[list[str], list[str]]:
-    """Full error texts and stages from the error types and the ``[stage, message]`` arrays."""
+def _errors(types: tuple[Any, ...], parsed: dict[int, list[Any]]) -> tuple[list[str], list[str]]:
+    """Full error texts and stages from the error types and the parsed arrays by row."""
     n = len(types)
     error, stage = [""] * n, [""] * n
-    for i, text in enumerate(texts):
-        if text is not None:
-            stage_i, message = json.loads(text)
-            e = types[i]
-            stage[i] = stage_i or ""
-            error[i] = "" if e is None else (f"{e}: {message}" if message else e)
+    for i, values in parsed.items():
+        stage_i, message = values[3:]
+        e = types[i]
+        stage[i] = stage_i or ""
+        error[i] = "" if e is None else (f"{e}: {message}" if message else e)
     return error, stage
 
 
@@ -107,9 +104,11 @@ class ColumnReader(StoreConnection):
         tid, run, status, passed, latency, cost, attempts, error_type, category, critical = (
             columns[:10]
         )
-        tokens, named, errors = columns[10:]
-        quality, quality_errors, metrics = _named(named, n)
-        error, stage = _errors(error_type, errors)
+        tokens, extras = columns[10:]
+        # rows whose JSON may hold quality, metrics or error details: [q, qe, m, stage, message]
+        parsed = {i: json.loads(text) for i, text in enumerate(extras) if text is not None}
+        quality, quality_errors, metrics = _named(parsed, n)
+        error, stage = _errors(error_type, parsed)
         return TrialColumns(
             arm=arm,
             task_id=np.array(tid, dtype=object),
