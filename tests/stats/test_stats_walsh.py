@@ -118,3 +118,27 @@ def test_many_continuous_differences_match_the_bisection() -> None:
     rng = np.random.default_rng(13)
     d = np.sort(np.round(rng.lognormal(size=100_000) - rng.lognormal(size=100_000), 12))
     assert walsh_median(d) == walsh_median_bisection(d)
+
+
+def test_continuous_median_takes_a_few_counting_passes(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Issue 13: the large-n estimate must not cost ~130 O(n log n) passes (the old bisection).
+
+    Counts the ``np.searchsorted`` calls over all ``n`` differences (each is one counting pass);
+    the selection needs two per round and about three rounds at this n, whatever the data.
+    """
+    rng = np.random.default_rng(17)
+    n = 60_000
+    d = np.round(rng.lognormal(size=n) - rng.lognormal(size=n), 12)
+    passes = 0
+    searchsorted = np.searchsorted
+
+    def counted(a: np.ndarray, v: object, *args: object, **kwargs: object) -> object:
+        nonlocal passes
+        passes += np.size(v) >= n
+        return searchsorted(a, v, *args, **kwargs)  # type: ignore[call-overload]
+
+    monkeypatch.setattr(np, "searchsorted", counted)
+    estimate = hodges_lehmann(np.zeros(n), d)
+    monkeypatch.undo()
+    assert estimate == walsh_median_bisection(np.sort(d))
+    assert passes <= 12
