@@ -167,8 +167,8 @@ def _plain_columns(records: Sequence[Any]) -> dict[str, list[Any]] | None:
     if {*map(type, records)} - {dict}:
         return None
     keys = set().union(*records)
-    if not keys <= _PLAIN.keys() or not all(map(dict.__contains__, records, repeat("task_id"))):
-        return None
+    if not keys <= _PLAIN.keys() or (records and "task_id" not in keys):
+        return None  # a record without task_id gets None there, refused by the type check
     columns: dict[str, list[Any]] = {}
     for key in keys:
         column = list(map(dict.get, records, repeat(key), repeat(_DEFAULTS.get(key))))
@@ -257,9 +257,12 @@ class ResultLookup(Mapping[tuple[str, str], TaskResult]):
         hashes, order = self._arm_index(arm)
         ids = self._sides[arm][1].task_id
         h = hash(task_id)
-        start = int(np.searchsorted(hashes, h, side="left"))
-        stop = int(np.searchsorted(hashes, h, side="right"))
-        return next((int(i) for i in order[start:stop] if ids[i] == task_id), None)
+        at = int(hashes.searchsorted(h))
+        while at < hashes.size and hashes[at] == h:
+            if ids[order[at]] == task_id:
+                return int(order[at])
+            at += 1
+        return None
 
     def __getitem__(self, key: tuple[str, str]) -> TaskResult:
         task_id, arm = key
