@@ -57,13 +57,14 @@ def write_jsonl(path: Path, n: int, seed: int, p: float) -> None:
             f.write(f'{{"id": "task-{i:07d}", "passed": {"true" if rng.random() < p else "false"}}}\n')
 
 
-def _results(n: int, arm: str, p: float, seed: int) -> list[Any]:
+def _results(n: int, arm: str, p: float, seed: int, start: int = 0) -> list[Any]:
+    """Trials of tasks ``start .. n - 1`` of one arm (seeded by ``seed``)."""
     from ablation.schema import TaskResult
 
     rng = random.Random(seed)
     return [
         TaskResult(task_id=f"task-{i:07d}", arm=arm, passed=rng.random() < p, latency_s=rng.random())
-        for i in range(n)
+        for i in range(start, n)
     ]
 
 
@@ -129,7 +130,7 @@ def child_store_insert(n: int, tmp: Path) -> dict[str, float]:
     for lo in range(0, n, step):
         m = min(step, n - lo)
         for arm, p, seed in (("baseline", 0.6, lo), ("candidate", 0.62, lo + 1)):
-            rows = _results(lo + m, arm, p, seed)[lo:]
+            rows = _results(lo + m, arm, p, seed, start=lo)
             store.append_many(cid, rows)
     store.close()
     wall = time.perf_counter() - start
