@@ -80,14 +80,16 @@ def _arm_columns(
     completed = cols.status == _COMPLETED
     counted = completed if exclude else np.ones(len(code), dtype=bool)
 
-    def count(mask: NDArray[np.bool_]) -> NDArray[np.float64]:
-        return np.bincount(code[mask], minlength=size).astype(float)
+    def count(mask: NDArray[np.bool_]) -> NDArray[np.int64]:
+        return np.bincount(code[mask], minlength=size)
 
     def total(values: NDArray[np.float64], mask: NDArray[np.bool_]) -> NDArray[np.float64]:
         return np.bincount(code[mask], weights=values[mask], minlength=size).astype(float)
 
     def summed(values: NDArray[np.float64], mask: NDArray[np.bool_]) -> tuple[Any, Any]:
         keep = mask & ~np.isnan(values)
+        if not keep.any():  # a column nobody filled in: no sums to add up
+            return np.zeros(size), np.zeros(size, dtype=np.int64)
         return total(values, keep), count(keep)
 
     quality_names = {n for n, v in cols.quality.items() if np.any(completed & ~np.isnan(v))}
@@ -109,7 +111,7 @@ def _arm_columns(
         if np.any(counted & ~np.isnan(values))
     }
     sums = {
-        "trials": count(np.ones(n, dtype=bool)),
+        "trials": np.bincount(code, minlength=size),
         "runs": count(counted),
         "passes": count(completed & cols.passed),
         "latency": summed(cols.latency_s, completed),
@@ -131,8 +133,10 @@ def _arm_columns(
 def _take(sums: Mapping[str, Any], index: NDArray[np.int64]) -> ArmColumns:
     """The :class:`ArmColumns` of the tasks at ``index`` (task codes)."""
 
-    def mean(pair: tuple[NDArray[np.float64], NDArray[np.float64]]) -> NDArray[np.float64]:
+    def mean(pair: tuple[NDArray[np.float64], NDArray[np.int64]]) -> NDArray[np.float64]:
         total, count = pair[0][index], pair[1][index]
+        if not count.any():
+            return np.full(len(index), np.nan)
         with np.errstate(invalid="ignore", divide="ignore"):
             return np.where(count > 0, total / np.where(count > 0, count, 1), np.nan)
 
@@ -212,7 +216,7 @@ def pair_columns(
             ]
             paired = paired[~empty]
     columns = [_take(s, paired) for s, _ in summed]
-    task_ids = uniq[paired].tolist()
+    task_ids = _spelled(arms, codes, size)[paired].tolist()
     excluded += _unmatched(arms, codes, uniq, paired)
     categories, families, critical = _labels(arms, codes, size, paired, task_ids, task_map)
     return PairedData(
@@ -227,11 +231,19 @@ def pair_columns(
         excluded=excluded,
         trials=trial_lookup if trial_lookup is not None else {},
         tasks=task_map,
-        has_families=len(set(families)) < len(families),
+        has_families=bool(task_map) and len(set(families)) < len(families),  # else ids: distinct
         failures=failures,
         trials_seen={arm: len(cols) for arm, cols in zip(_ARMS, arms, strict=True)},
         trials_of=functools.partial(_trials_of, arms),
     )
+
+
+def _spelled(arms: Sequence[TrialColumns], codes: list[NDArray[np.int64]], size: int) -> NDArray[np.object_]:
+    """Each task code's id as the arms' own ``str`` objects (no new string per task)."""
+    out = np.empty(size, dtype=object)
+    for cols, code in zip(arms, codes, strict=True):
+        out[code] = cols.task_id
+    return out
 
 
 def _trials_of(arms: Sequence[TrialColumns], task_ids: Collection[str]) -> dict[str, int]:

@@ -38,7 +38,7 @@ def sorted_codes(
     arrays = [np.asarray(a, dtype=object) for a in arms]
     first = arrays[0]
     if all(np.array_equal(a, first) for a in arrays[1:]) and _increasing(first):
-        uniq = np.asarray(first.tolist(), dtype=str) if len(first) else np.zeros(0, dtype="<U1")
+        uniq = first.astype(str) if len(first) else np.zeros(0, dtype="<U1")
         return uniq, [np.arange(len(first), dtype=np.int64) for _ in arrays]
     items = np.concatenate(arrays).tolist()
     distinct = sorted(dict.fromkeys(items))
