@@ -3,7 +3,7 @@
 The array twin of :func:`ablation.analysis.pairing.pair_results`: the same inventory (unknown ids,
 missing ids, one-sided tasks), the same duplicate check on ``(task, arm, run)``, the same
 ``on_error="exclude"`` listing and the same per-task means, computed with id codes
-(:func:`~ablation.analysis.factorize.sorted_codes`), ``argsort`` and ``bincount`` instead of a Python loop per trial. Given the same trials, both
+(:func:`~ablation.analysis.factorize.object_codes`), ``argsort`` and ``bincount`` instead of a Python loop per trial. Given the same trials, both
 functions return equal :class:`~ablation.analysis.pairing.PairedData` (the report built from them
 is the same JSON); tests check this on random campaigns.
 
@@ -21,7 +21,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from ablation.analysis.accumulate import ArmColumns
-from ablation.analysis.factorize import sorted_codes
+from ablation.analysis.factorize import object_codes
 from ablation.analysis.pairing import PairedData, unmatched_runs
 from ablation.columns import STATUS_CODES, TrialColumns
 from ablation.errors import InputError
@@ -187,7 +187,7 @@ def pair_columns(
             the columns carry them).
     """
     arms = (baseline, candidate)
-    uniq, codes = sorted_codes([a.task_id for a in arms])
+    uniq, codes = object_codes([a.task_id for a in arms])  # the distinct ids, sorted
     _check_duplicates(arms, codes)
     size = len(uniq)
     exclude = on_error == "exclude"
@@ -216,7 +216,7 @@ def pair_columns(
             ]
             paired = paired[~empty]
     columns = [_take(s, paired) for s, _ in summed]
-    task_ids = _spelled(arms, codes, size)[paired].tolist()
+    task_ids = uniq[paired].tolist()
     excluded += _unmatched(arms, codes, uniq, paired)
     categories, families, critical = _labels(arms, codes, size, paired, task_ids, task_map)
     return PairedData(
@@ -238,14 +238,6 @@ def pair_columns(
     )
 
 
-def _spelled(arms: Sequence[TrialColumns], codes: list[NDArray[np.int64]], size: int) -> NDArray[np.object_]:
-    """Each task code's id as the arms' own ``str`` objects (no new string per task)."""
-    out = np.empty(size, dtype=object)
-    for cols, code in zip(arms, codes, strict=True):
-        out[code] = cols.task_id
-    return out
-
-
 def _trials_of(arms: Sequence[TrialColumns], task_ids: Collection[str]) -> dict[str, int]:
     """Trials per arm over ``task_ids`` (paired or not): see ``PairedData.trials_of``."""
     ids = task_ids if isinstance(task_ids, (set, frozenset)) else set(task_ids)
@@ -253,7 +245,7 @@ def _trials_of(arms: Sequence[TrialColumns], task_ids: Collection[str]) -> dict[
 
 
 def _inventory(
-    uniq: NDArray[np.str_],
+    uniq: NDArray[np.object_],
     seen: list[NDArray[np.int64]],
     task_map: Mapping[str, AblationTask],
     have_suite: bool,
@@ -264,13 +256,14 @@ def _inventory(
         listed = list(task_map) if have_suite else list(dict.fromkeys(expected_ids or ()))
         known = "the suite" if have_suite else "the expected ids"
         universe = np.unique(_unicode(np.asarray(listed, dtype=object)))
-        unknown = uniq[~np.isin(uniq, universe)]
+        text = _unicode(uniq)  # fixed width, to search and sort like the universe
+        unknown = text[~np.isin(text, universe)]
         excluded = [
             ExcludedItem(task_id=str(tid), reason=f"unknown task id (not in {known})")
             for tid in unknown.tolist()
         ]
-        pos = np.minimum(np.searchsorted(uniq, universe), max(len(uniq) - 1, 0))
-        present = (uniq[pos] == universe) if len(uniq) else np.zeros(len(universe), dtype=bool)
+        pos = np.minimum(np.searchsorted(text, universe), max(len(text) - 1, 0))
+        present = (text[pos] == universe) if len(text) else np.zeros(len(universe), dtype=bool)
         code = np.where(present, pos, -1)
         size = len(listed)
     else:
@@ -294,7 +287,7 @@ def _inventory(
 def _unmatched(
     arms: Sequence[TrialColumns],
     codes: list[NDArray[np.int64]],
-    uniq: NDArray[np.str_],
+    uniq: NDArray[np.object_],
     paired: NDArray[np.int64],
 ) -> list[ExcludedItem]:
     """Runs of a paired task that only one arm has (see :func:`unmatched_runs`)."""
