@@ -252,6 +252,7 @@ def _inventory(
     expected_ids: Iterable[str] | None,
 ) -> tuple[int, list[ExcludedItem], NDArray[np.int64]]:
     """Size of the inventory, what is excluded (unknown, missing, one-sided), paired codes."""
+    universe: NDArray[Any]  # the ids of the inventory, sorted
     if have_suite or expected_ids is not None:
         listed = list(task_map) if have_suite else list(dict.fromkeys(expected_ids or ()))
         known = "the suite" if have_suite else "the expected ids"

@@ -30,7 +30,6 @@ __all__ = ["verdict_lines"]
 
 _BLANK = r" *"
 _ID = r'([^"\\\x00-\x1f]+)'
-_CHUNK = 1 << 16  # rows per gather: bounds the index matrix
 
 
 def _layout(first: str, key: str, field: str) -> tuple[bytes, bytes, bytes] | None:
@@ -94,26 +93,28 @@ def verdict_lines(text: str, key: str, field: str) -> tuple[NDArray[np.object_],
 def _ids(data: bytes, buf: NDArray[np.uint8], first: NDArray[np.int64], last: NDArray[np.int64]) -> NDArray[np.object_]:
     """The ids ``data[first[i]:last[i]]`` as ``str`` objects.
 
-    They are gathered into one ``(rows, longest + 1)`` byte matrix, each followed by a newline and
-    padded with NUL bytes (which no id holds: no control character is in the file), so that one
-    ``decode`` and one ``split`` make the strings. When the ids differ so much in length that the
-    matrix would be large, each is sliced and decoded on its own.
+    Each id is copied with the byte after it (its closing quote) as one row of a
+    ``(rows, longest + 1)`` matrix, taken from a sliding-window view of the bytes; the byte after
+    each id becomes a newline and the rest of the row NUL (which no id holds: no control character
+    is in the file), so that one ``decode`` and one ``split`` make the strings. When the ids differ
+    so much in length that the matrix would be large, each is sliced and decoded on its own.
     """
     widths = last - first
     width, n = int(widths.max()), len(first)
     if n * (width + 1) > 4 * len(data):
         pieces = [data[a:b].decode() for a, b in zip(first.tolist(), last.tolist(), strict=True)]
         return np.array(pieces, dtype=object)
-    out = np.zeros((n, width + 1), dtype=np.uint8)
-    offsets = np.arange(width)
+    if int(first[-1]) + width + 1 > len(buf):  # the last row would run past the end
+        buf = np.concatenate((buf, np.zeros(width + 1, dtype=np.uint8)))
+    out = np.lib.stride_tricks.sliding_window_view(buf, width + 1)[first]
     uniform = bool((widths == width).all())
-    for lo in range(0, n, _CHUNK):
-        block = buf[np.minimum(first[lo : lo + _CHUNK, None] + offsets, len(buf) - 1)]
-        if not uniform:
-            block[offsets >= widths[lo : lo + _CHUNK, None]] = 0
-        out[lo : lo + _CHUNK, :width] = block
-    out[np.arange(n), widths] = 10
-    joined = out.tobytes() if uniform else out.tobytes().translate(None, b"\0")
+    if uniform:
+        out[:, width] = 10
+        joined = out.tobytes()
+    else:
+        out[np.arange(n), widths] = 10
+        out[np.arange(width + 1) > widths[:, None]] = 0
+        joined = out.tobytes().translate(None, b"\0")
     ids = joined.decode("utf-8").split("\n")
     ids.pop()  # after the last newline
     return np.array(ids, dtype=object)
