@@ -8,9 +8,11 @@ is built per row; :class:`FileTrials` builds the few a drill-down shows, on dema
 columns and the rows' other fields (``output``), which are kept only for rows that have them.
 
 Plain verdict rows in JSON lines (every object holds only the id, the verdict and the run, with
-a string or integer id, a boolean verdict and no ``--where``) take a fast path: the whole text is
-decoded by one ``json.loads`` of the lines joined into an array, and the columns are filled with
-list comprehensions. Whenever the fast path cannot vouch for a file (a blank line, two objects on
+a string or integer id, a boolean verdict and no ``--where``) take a fast path. Lines that all
+repeat the first line's layout (no run) are cut into ids and verdicts without a JSON decoder
+(:mod:`~ablation.sources.readers.plain_lines`); otherwise the whole text is decoded by one
+``json.loads`` of the lines joined into an array, and the columns are filled with list
+comprehensions. Whenever the fast path cannot vouch for a file (a blank line, two objects on
 one line, another column, a verdict spelled as text, a duplicate id, malformed JSON...), the file is
 read row by row by :func:`~ablation.sources.readers.rows.checked_rows`, which raises the error
 the object path raises, at the same line.
