@@ -19,7 +19,10 @@ from ablation.sources.readers.plain_lines import verdict_lines
 
 
 def _decoded(text: str, key: str = "id", field: str = "passed") -> tuple[list[Any], list[Any]]:
-    objs = [json.loads(line) for line in text.splitlines()]
+    lines = text.split("\n")  # as the readers split: not at U+0085, U+2028... (str.splitlines)
+    if lines[-1] == "":
+        lines.pop()
+    objs = [json.loads(line) for line in lines]
     assert all(set(o) == {key, field} for o in objs)
     return [o[key] for o in objs], [o[field] for o in objs]
 
@@ -34,6 +37,7 @@ def _lines(rows: list[tuple[str, bool]], **dumps: Any) -> str:
         _lines([("task-1", True), ("task-22", False), ("t", True)]),  # ids of several lengths
         _lines([("a", False), ("b", True)], separators=(",", ":")),  # compact
         _lines([("été-1", True), ("日本", False), ("x y", True)], ensure_ascii=False),  # non-ASCII
+        _lines([("a\x85b", True), ("c\u2028", False)], ensure_ascii=False),  # line breaks to str only
         _lines([("z", True), ("a", False)]).rstrip("\n"),  # no final newline
         '{ "id" : "a" , "passed" : true }\n{ "id" : "b" , "passed" : false }\n',
         '{"id": "only", "passed": false}',
