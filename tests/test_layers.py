@@ -87,7 +87,7 @@ ALLOWED: dict[str, set[str]] = {
     "analysis.factorize": set(),
     "analysis.columnar": MODELS | {"analysis.accumulate", "analysis.factorize", "analysis.pairing"},
     "analysis.metrics": MODELS | {"stats", "analysis.seeding"},
-    "analysis.breakdowns": MODELS | {"stats", "analysis.seeding", "analysis.pairing"},
+    "analysis.breakdowns": MODELS | {"stats", "analysis.seeding", "analysis.pairing", "analysis.factorize"},
     "analysis.headline": MODELS | {"stats", "analysis.breakdowns", "analysis.pairing", "analysis.seeding"},
     "analysis.build": MODELS | {"stats", "analysis", "sources.result_files", "sources.inputs"},
     "analysis.stored": MODELS | {"analysis", "store"},

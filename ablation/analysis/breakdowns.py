@@ -8,11 +8,13 @@ arm, and the flaky tasks with a per-task exact test. Used by :mod:`ablation.anal
 
 from __future__ import annotations
 
+from itertools import compress
 from typing import Any
 
 import numpy as np
 
 from ablation import stats
+from ablation.analysis.factorize import sorted_codes
 from ablation.analysis.pairing import PairedData
 from ablation.analysis.seeding import stream
 from ablation.config import CampaignConfig
@@ -47,13 +49,21 @@ def table(masks: tuple[np.ndarray, ...], select: np.ndarray | None = None) -> Pa
 
 
 def ids(data: PairedData, mask: np.ndarray) -> list[str]:
-    return [data.task_ids[i] for i in np.flatnonzero(mask)]
+    return list(compress(data.task_ids, mask.tolist()))
+
+
+def _category_codes(labels: list[str]) -> tuple[np.ndarray, np.ndarray]:
+    """``np.unique(labels, return_inverse=True)`` without sorting a million strings."""
+    if len(set(labels)) == 1:  # the usual case: one category (or none given: "default")
+        return np.asarray(labels[:1], dtype=str), np.zeros(len(labels), dtype=np.int64)
+    names, (codes,) = sorted_codes([np.asarray(labels, dtype=object)])
+    return names, codes
 
 
 def categories(
     data: PairedData, masks: tuple[np.ndarray, ...], config: CampaignConfig
 ) -> list[CategoryBreakdown]:
-    names, codes = np.unique(np.asarray(data.categories, dtype=str), return_inverse=True)
+    names, codes = _category_codes(data.categories)
     out: list[CategoryBreakdown] = []
     fb, fc = data.baseline.fraction, data.candidate.fraction
     for code, name in enumerate(names.tolist()):

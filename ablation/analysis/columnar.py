@@ -3,7 +3,7 @@
 The array twin of :func:`ablation.analysis.pairing.pair_results`: the same inventory (unknown ids,
 missing ids, one-sided tasks), the same duplicate check on ``(task, arm, run)``, the same
 ``on_error="exclude"`` listing and the same per-task means, computed with id codes
-(:func:`~ablation.analysis.factorize.sorted_codes`), ``argsort`` and ``bincount`` instead of a Python loop per trial. Given the same trials, both
+(:func:`~ablation.analysis.factorize.object_codes`), ``argsort`` and ``bincount`` instead of a Python loop per trial. Given the same trials, both
 functions return equal :class:`~ablation.analysis.pairing.PairedData` (the report built from them
 is the same JSON); tests check this on random campaigns.
 
@@ -21,7 +21,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from ablation.analysis.accumulate import ArmColumns
-from ablation.analysis.factorize import sorted_codes
+from ablation.analysis.factorize import object_codes
 from ablation.analysis.pairing import PairedData, unmatched_runs
 from ablation.columns import STATUS_CODES, TrialColumns
 from ablation.errors import InputError
@@ -80,14 +80,16 @@ def _arm_columns(
     completed = cols.status == _COMPLETED
     counted = completed if exclude else np.ones(len(code), dtype=bool)
 
-    def count(mask: NDArray[np.bool_]) -> NDArray[np.float64]:
-        return np.bincount(code[mask], minlength=size).astype(float)
+    def count(mask: NDArray[np.bool_]) -> NDArray[np.int64]:
+        return np.bincount(code[mask], minlength=size)
 
     def total(values: NDArray[np.float64], mask: NDArray[np.bool_]) -> NDArray[np.float64]:
         return np.bincount(code[mask], weights=values[mask], minlength=size).astype(float)
 
     def summed(values: NDArray[np.float64], mask: NDArray[np.bool_]) -> tuple[Any, Any]:
         keep = mask & ~np.isnan(values)
+        if not keep.any():  # a column nobody filled in: no sums to add up
+            return np.zeros(size), np.zeros(size, dtype=np.int64)
         return total(values, keep), count(keep)
 
     quality_names = {n for n, v in cols.quality.items() if np.any(completed & ~np.isnan(v))}
@@ -109,7 +111,7 @@ def _arm_columns(
         if np.any(counted & ~np.isnan(values))
     }
     sums = {
-        "trials": count(np.ones(n, dtype=bool)),
+        "trials": np.bincount(code, minlength=size),
         "runs": count(counted),
         "passes": count(completed & cols.passed),
         "latency": summed(cols.latency_s, completed),
@@ -131,8 +133,10 @@ def _arm_columns(
 def _take(sums: Mapping[str, Any], index: NDArray[np.int64]) -> ArmColumns:
     """The :class:`ArmColumns` of the tasks at ``index`` (task codes)."""
 
-    def mean(pair: tuple[NDArray[np.float64], NDArray[np.float64]]) -> NDArray[np.float64]:
+    def mean(pair: tuple[NDArray[np.float64], NDArray[np.int64]]) -> NDArray[np.float64]:
         total, count = pair[0][index], pair[1][index]
+        if not count.any():
+            return np.full(len(index), np.nan)
         with np.errstate(invalid="ignore", divide="ignore"):
             return np.where(count > 0, total / np.where(count > 0, count, 1), np.nan)
 
@@ -183,7 +187,7 @@ def pair_columns(
             the columns carry them).
     """
     arms = (baseline, candidate)
-    uniq, codes = sorted_codes([a.task_id for a in arms])
+    uniq, codes = object_codes([a.task_id for a in arms])  # the distinct ids, sorted
     _check_duplicates(arms, codes)
     size = len(uniq)
     exclude = on_error == "exclude"
@@ -227,7 +231,7 @@ def pair_columns(
         excluded=excluded,
         trials=trial_lookup if trial_lookup is not None else {},
         tasks=task_map,
-        has_families=len(set(families)) < len(families),
+        has_families=bool(task_map) and len(set(families)) < len(families),  # else ids: distinct
         failures=failures,
         trials_seen={arm: len(cols) for arm, cols in zip(_ARMS, arms, strict=True)},
         trials_of=functools.partial(_trials_of, arms),
@@ -241,24 +245,26 @@ def _trials_of(arms: Sequence[TrialColumns], task_ids: Collection[str]) -> dict[
 
 
 def _inventory(
-    uniq: NDArray[np.str_],
+    uniq: NDArray[np.object_],
     seen: list[NDArray[np.int64]],
     task_map: Mapping[str, AblationTask],
     have_suite: bool,
     expected_ids: Iterable[str] | None,
 ) -> tuple[int, list[ExcludedItem], NDArray[np.int64]]:
     """Size of the inventory, what is excluded (unknown, missing, one-sided), paired codes."""
+    universe: NDArray[Any]  # the ids of the inventory, sorted
     if have_suite or expected_ids is not None:
         listed = list(task_map) if have_suite else list(dict.fromkeys(expected_ids or ()))
         known = "the suite" if have_suite else "the expected ids"
         universe = np.unique(_unicode(np.asarray(listed, dtype=object)))
-        unknown = uniq[~np.isin(uniq, universe)]
+        text = _unicode(uniq)  # fixed width, to search and sort like the universe
+        unknown = text[~np.isin(text, universe)]
         excluded = [
             ExcludedItem(task_id=str(tid), reason=f"unknown task id (not in {known})")
             for tid in unknown.tolist()
         ]
-        pos = np.minimum(np.searchsorted(uniq, universe), max(len(uniq) - 1, 0))
-        present = (uniq[pos] == universe) if len(uniq) else np.zeros(len(universe), dtype=bool)
+        pos = np.minimum(np.searchsorted(text, universe), max(len(text) - 1, 0))
+        present = (text[pos] == universe) if len(text) else np.zeros(len(universe), dtype=bool)
         code = np.where(present, pos, -1)
         size = len(listed)
     else:
@@ -282,7 +288,7 @@ def _inventory(
 def _unmatched(
     arms: Sequence[TrialColumns],
     codes: list[NDArray[np.int64]],
-    uniq: NDArray[np.str_],
+    uniq: NDArray[np.object_],
     paired: NDArray[np.int64],
 ) -> list[ExcludedItem]:
     """Runs of a paired task that only one arm has (see :func:`unmatched_runs`)."""

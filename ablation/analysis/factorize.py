@@ -17,7 +17,7 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
-__all__ = ["sorted_codes"]
+__all__ = ["object_codes", "sorted_codes"]
 
 
 def _increasing(ids: NDArray[Any]) -> bool:
@@ -35,15 +35,25 @@ def sorted_codes(
     arm lists the same strictly increasing ids (sorted files of one run each), the codes are
     positions and nothing is hashed or sorted.
     """
+    distinct, codes = object_codes(arms)
+    return (distinct.astype(str) if len(distinct) else np.zeros(0, dtype="<U1")), codes
+
+
+def object_codes(
+    arms: Sequence[NDArray[Any]],
+) -> tuple[NDArray[np.object_], list[NDArray[np.int64]]]:
+    """:func:`sorted_codes` with the distinct ids as the arms' own ``str`` objects.
+
+    No fixed-width copy of the ids is made (converting a million ids to a numpy unicode array
+    costs more than the codes when both arms list the same sorted ids).
+    """
     arrays = [np.asarray(a, dtype=object) for a in arms]
     first = arrays[0]
     if all(np.array_equal(a, first) for a in arrays[1:]) and _increasing(first):
-        uniq = np.asarray(first.tolist(), dtype=str) if len(first) else np.zeros(0, dtype="<U1")
-        return uniq, [np.arange(len(first), dtype=np.int64) for _ in arrays]
+        return first, [np.arange(len(first), dtype=np.int64) for _ in arrays]
     items = np.concatenate(arrays).tolist()
     distinct = sorted(dict.fromkeys(items))
     rank = {task_id: i for i, task_id in enumerate(distinct)}
     codes = np.fromiter(map(rank.__getitem__, items), dtype=np.int64, count=len(items))
-    uniq = np.asarray(distinct, dtype=str) if distinct else np.zeros(0, dtype="<U1")
     bounds = np.cumsum([len(a) for a in arrays])[:-1]
-    return uniq, list(np.split(codes, bounds))
+    return np.array(distinct, dtype=object), list(np.split(codes, bounds))

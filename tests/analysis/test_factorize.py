@@ -6,7 +6,7 @@ import numpy as np
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from ablation.analysis.factorize import sorted_codes
+from ablation.analysis.factorize import object_codes, sorted_codes
 
 _IDS = st.text(alphabet=st.characters(blacklist_characters="\x00"), max_size=6)
 
@@ -35,3 +35,18 @@ def test_same_sorted_ids_take_positions() -> None:
     uniq, codes = sorted_codes([ids, ids.copy()])
     assert uniq.tolist() == ids.tolist()
     assert codes[0].tolist() == codes[1].tolist() == list(range(50))
+
+
+@settings(max_examples=100, deadline=None)
+@given(st.lists(_IDS, max_size=30), st.lists(_IDS, max_size=30), st.booleans())
+def test_object_codes_are_sorted_codes_with_the_arms_strings(
+    baseline: list[str], candidate: list[str], same: bool
+) -> None:
+    if same:
+        baseline = candidate = sorted(set(candidate))
+    arms = [np.array(baseline, dtype=object), np.array(candidate, dtype=object)]
+    distinct, codes = object_codes(arms)
+    uniq, want = sorted_codes(arms)
+    assert distinct.dtype == object and all(type(t) is str for t in distinct.tolist())
+    assert distinct.tolist() == uniq.tolist()
+    assert [c.tolist() for c in codes] == [c.tolist() for c in want]

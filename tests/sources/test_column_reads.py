@@ -25,6 +25,7 @@ from ablation.analysis.build import compare_columns, compare_results
 from ablation.config import CampaignConfig
 from ablation.errors import AblationError
 from ablation.sources.readers.columnar import FileTrials
+from ablation.sources.readers.plain_lines import verdict_lines
 from ablation.sources.readers.rows import NumericVerdict
 from ablation.sources.result_files import load_result_columns, load_results
 
@@ -125,6 +126,28 @@ def test_ten_thousand_random_tasks_same_json(tmp_path: Path, seed: int) -> None:
     b, c = _write(tmp_path / "b.jsonl", rows_b, "jsonl"), _write(tmp_path / "c.jsonl", rows_c, "jsonl")
     assert load_result_columns(b).columns.category is None  # read by the plain-lines fast path
     assert _column_report(b, c) == _object_report(b, c)
+
+
+@pytest.mark.parametrize("seed", [11, 12, 13])
+def test_layout_read_files_same_json_with_missing_and_one_sided_ids(tmp_path: Path, seed: int) -> None:
+    """10k tasks read by their layout (no JSON decoding): ids of several lengths, some missing
+    in one arm, files sorted or shuffled, compact or spaced; the JSON equals the object path's."""
+    rng = random.Random(seed)
+
+    def rows(p: float) -> list[dict[str, Any]]:
+        ids = [i for i in range(10_000) if rng.random() > 0.03]
+        if rng.random() < 0.5:
+            rng.shuffle(ids)
+        return [{"id": f"task-{i}", "passed": rng.random() < p} for i in ids]
+
+    b, c = tmp_path / "b.jsonl", tmp_path / "c.jsonl"
+    b.write_text("".join(json.dumps(r) + "\n" for r in rows(0.6)))
+    c.write_text("".join(json.dumps(r, separators=(",", ":")) + "\n" for r in rows(0.65)))
+    for path in (b, c):
+        assert verdict_lines(path.read_text(), "id", "passed") is not None  # the layout path
+    report = _column_report(b, c)
+    assert report == _object_report(b, c)
+    assert any(e["reason"].startswith("only in") for e in json.loads(report)["excluded"])
 
 
 def test_pass_values_and_sorted_lookup(tmp_path: Path) -> None:

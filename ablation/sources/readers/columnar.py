@@ -8,9 +8,11 @@ is built per row; :class:`FileTrials` builds the few a drill-down shows, on dema
 columns and the rows' other fields (``output``), which are kept only for rows that have them.
 
 Plain verdict rows in JSON lines (every object holds only the id, the verdict and the run, with
-a string or integer id, a boolean verdict and no ``--where``) take a fast path: the whole text is
-decoded by one ``json.loads`` of the lines joined into an array, and the columns are filled with
-list comprehensions. Whenever the fast path cannot vouch for a file (a blank line, two objects on
+a string or integer id, a boolean verdict and no ``--where``) take a fast path. Lines that all
+repeat the first line's layout (no run) are cut into ids and verdicts without a JSON decoder
+(:mod:`~ablation.sources.readers.plain_lines`); otherwise the whole text is decoded by one
+``json.loads`` of the lines joined into an array, and the columns are filled with list
+comprehensions. Whenever the fast path cannot vouch for a file (a blank line, two objects on
 one line, another column, a verdict spelled as text, a duplicate id, malformed JSON...), the file is
 read row by row by :func:`~ablation.sources.readers.rows.checked_rows`, which raises the error
 the object path raises, at the same line.
@@ -31,6 +33,7 @@ from numpy.typing import NDArray
 from ablation.columns import STATUS_CODES, TrialColumns
 from ablation.schema import TaskResult
 from ablation.sources.readers import RowRead, read_rows
+from ablation.sources.readers.plain_lines import verdict_lines
 from ablation.sources.readers.rows import ReadOptions, Row, checked_rows, row_result
 
 __all__ = ["ColumnRead", "FileTrials", "read_columns"]
@@ -97,6 +100,36 @@ def read_columns(
 
 def _plain_lines(text: str, display: str, options: ReadOptions) -> ColumnRead | None:
     """Columns of plain verdict JSON lines, or ``None`` when a row needs the full checks."""
+    key, verdict, run = options.key or "id", options.field or "passed", options.run_field
+    layout = None if run else verdict_lines(text, key, verdict)  # one layout repeated: no JSON decoding
+    decoded = (*layout, None) if layout is not None else _json_lines(text, key, verdict, run)
+    if decoded is None:
+        return None
+    ids_column, passed, runs = decoded
+    if not _unique(ids_column, runs):
+        return None
+    if options.pass_values is not None:
+        passed = np.where(passed, "true" in options.pass_values, "false" in options.pass_values)
+    n = len(ids_column)
+    columns = TrialColumns(
+        arm=options.arm,
+        task_id=ids_column,
+        run=np.zeros(n, dtype=np.int64) if runs is None else np.array(runs, dtype=np.int64),
+        passed=passed,
+        status=np.zeros(n, dtype=np.int8),
+        latency_s=np.full(n, np.nan),
+        cost=np.full(n, np.nan),
+        tokens=np.full(n, np.nan),
+        source=display,  # no category, critical flag or error in any row: those columns are None
+        line=np.arange(1, n + 1, dtype=np.int64),
+    )
+    return ColumnRead(columns)
+
+
+def _json_lines(
+    text: str, key: str, verdict: str, run: str | None
+) -> tuple[NDArray[np.object_], NDArray[np.bool_], list[int] | None] | None:
+    """``(ids, verdicts, runs)`` of plain rows decoded by one ``json.loads``, or ``None``."""
     body = text[:-1] if text.endswith("\n") else text
     if _TWO_OBJECTS.search(body):
         return None
@@ -104,7 +137,6 @@ def _plain_lines(text: str, display: str, options: ReadOptions) -> ColumnRead | 
         objs = json.loads("[" + body.replace("\n", ",") + "]")
     except (ValueError, RecursionError):  # malformed, blank line, too deep, huge integer
         return None
-    key, verdict, run = options.key or "id", options.field or "passed", options.run_field
     # every object holds exactly the id, the verdict and (when given) the run: their number of
     # keys is that many, and each of them is looked up below (a KeyError means another key)
     if len(objs) != body.count("\n") + 1 or set(map(type, objs)) != {dict}:
@@ -121,26 +153,7 @@ def _plain_lines(text: str, display: str, options: ReadOptions) -> ColumnRead | 
         return None
     if not set(map(type, verdicts)) <= {bool}:
         return None
-    ids_column = np.array(task_ids, dtype=object)
-    if not _unique(ids_column, runs):
-        return None
-    passed = np.array(verdicts, dtype=bool)
-    if options.pass_values is not None:
-        passed = np.where(passed, "true" in options.pass_values, "false" in options.pass_values)
-    n = len(task_ids)
-    columns = TrialColumns(
-        arm=options.arm,
-        task_id=ids_column,
-        run=np.zeros(n, dtype=np.int64) if runs is None else np.array(runs, dtype=np.int64),
-        passed=passed,
-        status=np.zeros(n, dtype=np.int8),
-        latency_s=np.full(n, np.nan),
-        cost=np.full(n, np.nan),
-        tokens=np.full(n, np.nan),
-        source=display,  # no category, critical flag or error in any row: those columns are None
-        line=np.arange(1, n + 1, dtype=np.int64),
-    )
-    return ColumnRead(columns)
+    return np.array(task_ids, dtype=object), np.array(verdicts, dtype=bool), runs
 
 
 def _unique(ids: NDArray[np.object_], runs: list[int] | None) -> bool:

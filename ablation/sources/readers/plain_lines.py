@@ -1,0 +1,120 @@
+"""Plain verdict JSON lines decoded with numpy: no Python object per row but the id itself.
+
+A result file written by a script is usually one layout repeated: every line is
+``{"id": "task-0001", "passed": true}`` with the same spacing, only the id and the verdict
+changing. :func:`verdict_lines` takes the layout from the first line and then checks every line
+against it with array operations on the file's bytes, instead of decoding a million small JSON
+objects (``json.loads`` builds one ``dict`` per row, and the cyclic garbage collector walks them).
+
+A line is accepted only if it is exactly ``PREFIX + ID + SUFFIX`` where ``PREFIX`` is the first
+line's text up to the id's opening quote and ``SUFFIX`` the first line's text after the id's
+closing quote, with the verdict ``true`` or ``false`` in it; and the id is a non-empty JSON string
+written without escapes (no ``"``, no ``\\``, no control character anywhere in the file). Such a line
+is a JSON object with exactly the two members, and the id's bytes are the decoded string, so the
+result equals what :func:`json.loads` gives for each line. Anything else (a blank line, CRLF line
+ends, another spacing, another key order, an integer id, an escape, a third member...) returns
+``None``, and the caller falls back to a path that decodes each value (and names the line of an
+error).
+
+Assumption: ``text`` is the decoded file (valid Unicode; a byte-order mark already removed).
+"""
+
+from __future__ import annotations
+
+import re
+
+import numpy as np
+from numpy.typing import NDArray
+
+__all__ = ["verdict_lines"]
+
+_BLANK = r" *"
+_ID = r'([^"\\\x00-\x1f]+)'
+
+
+def _layout(first: str, key: str, field: str) -> tuple[bytes, bytes, bytes] | None:
+    """``(prefix, suffix if true, suffix if false)`` of the first line, or ``None``."""
+    if any(c in name for name in (key, field) for c in '"\\') or not (key.isprintable() and field.isprintable()):
+        return None
+    pattern = (
+        rf'(\{{{_BLANK}"{re.escape(key)}"{_BLANK}:{_BLANK}"){_ID}'
+        rf'("{_BLANK},{_BLANK}"{re.escape(field)}"{_BLANK}:{_BLANK})(?:true|false)({_BLANK}\}})'
+    )
+    match = re.fullmatch(pattern, first)
+    if match is None:
+        return None
+    prefix, sep, close = (match.group(i).encode() for i in (1, 3, 4))
+    return prefix, sep + b"true" + close, sep + b"false" + close
+
+
+def verdict_lines(text: str, key: str, field: str) -> tuple[NDArray[np.object_], NDArray[np.bool_]] | None:
+    """``(ids, verdicts)`` of JSON lines that all repeat the first line's layout (module docstring).
+
+    Args:
+        text: The file's text, each line one object (a final newline is optional).
+        key: The id's member name.
+        field: The verdict's member name (its values must be JSON ``true``/``false``).
+
+    Returns:
+        The ids (an object array of ``str``) and the verdicts in line order, or ``None`` when a
+        line is not of the first line's layout.
+    """
+    if not text or "\\" in text or key == field:
+        return None
+    newline = text.find("\n")
+    layout = _layout(text if newline < 0 else text[:newline], key, field)
+    try:
+        data = text.encode("utf-8")
+    except UnicodeEncodeError:  # a lone surrogate: left to the decoder
+        return None
+    if layout is None or not data.startswith(layout[0]):
+        return None
+    prefix, when_true, when_false = layout
+    data = data if data.endswith(b"\n") else data + b"\n"
+    buf = np.frombuffer(data, dtype=np.uint8)
+    ends = np.flatnonzero(buf == 10)
+    n = len(ends)
+    if np.count_nonzero(buf < 32) != n:
+        return None  # a control character other than the line ends
+    if data.count(b'"') != n * (prefix.count(b'"') + when_true.count(b'"')):
+        return None  # each line holds its layout's quotes (checked below), so no id holds one
+    if data.count(b"\n" + prefix) != n - 1:
+        return None  # every line starts with the prefix ...
+    if data.count(when_true + b"\n") + data.count(when_false + b"\n") != n:
+        return None  # ... and ends with one suffix ("true" and "false" differ: never both)
+    passed = buf[ends - (len(when_true) - when_true.rindex(b"true"))] == ord("t")
+    first = np.concatenate(([0], ends[:-1] + 1)) + len(prefix)
+    last = ends - np.where(passed, len(when_true), len(when_false))
+    if int((last - first).min()) < 1:
+        return None  # an empty id, or a line too short to hold both the prefix and the suffix
+    return _ids(data, buf, first, last), passed
+
+
+def _ids(data: bytes, buf: NDArray[np.uint8], first: NDArray[np.int64], last: NDArray[np.int64]) -> NDArray[np.object_]:
+    """The ids ``data[first[i]:last[i]]`` as ``str`` objects.
+
+    Each id is copied with the byte after it (its closing quote) as one row of a
+    ``(rows, longest + 1)`` matrix, taken from a sliding-window view of the bytes; the byte after
+    each id becomes a newline and the rest of the row NUL (which no id holds: no control character
+    is in the file), so that one ``decode`` and one ``split`` make the strings. When the ids differ
+    so much in length that the matrix would be large, each is sliced and decoded on its own.
+    """
+    widths = last - first
+    width, n = int(widths.max()), len(first)
+    if n * (width + 1) > 4 * len(data):
+        pieces = [data[a:b].decode() for a, b in zip(first.tolist(), last.tolist(), strict=True)]
+        return np.array(pieces, dtype=object)
+    if int(first[-1]) + width + 1 > len(buf):  # the last row would run past the end
+        buf = np.concatenate((buf, np.zeros(width + 1, dtype=np.uint8)))
+    out = np.lib.stride_tricks.sliding_window_view(buf, width + 1)[first]
+    uniform = bool((widths == width).all())
+    if uniform:
+        out[:, width] = 10
+        joined = out.tobytes()
+    else:
+        out[np.arange(n), widths] = 10
+        out[np.arange(width + 1) > widths[:, None]] = 0
+        joined = out.tobytes().translate(None, b"\0")
+    ids = joined.decode("utf-8").split("\n")
+    ids.pop()  # after the last newline
+    return np.array(ids, dtype=object)
