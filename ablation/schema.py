@@ -38,9 +38,12 @@ __all__ = [
     "RubricCriterion",
     "TaskResult",
     "callable_name",
+    "entry_digest",
+    "fingerprint_of_entries",
     "is_async_callable",
     "safe_text",
     "suite_fingerprint",
+    "task_entry",
     "to_jsonable",
     "validate_suite",
 ]
@@ -356,31 +359,48 @@ def suite_fingerprint(tasks: Sequence[AblationTask], scorer_names: Sequence[str]
 
     Task order does not matter. Two suites with the same fingerprint give comparable trials.
     """
-    entries = sorted(
-        (
-            t.task_id,
-            json.dumps(to_jsonable(t.input_data), sort_keys=True),
-            json.dumps(to_jsonable(t.expected_output), sort_keys=True),
-            t.verifier_name,
-        )
-        for t in tasks
-    )
-    payload = json.dumps({"tasks": entries, "scorers": sorted(scorer_names)}, sort_keys=True)
-    return hashlib.sha256(payload.encode()).hexdigest()
+    entries = sorted(task_entry(t) for t in tasks)
+    return fingerprint_of_entries((json.dumps(e) for e in entries), scorer_names)
 
 
-def _task_payload(t: AblationTask, on_repr: Callable[[Any], object] | None = None) -> str:
-    """The canonical JSON of what a task digest covers (plain data, sorted keys)."""
+def task_entry(
+    t: AblationTask, on_repr: Callable[[Any], object] | None = None
+) -> tuple[str, str, str, str]:
+    """``(task_id, input JSON, expected JSON, verifier name)``: what fingerprints cover of a task.
+
+    Canonical: :func:`to_jsonable` (pydantic ``model_dump``, dataclass ``asdict``), sorted keys.
+    ``on_repr`` sees every value that falls back to its ``repr`` (see :func:`to_jsonable`).
+    """
     values = (to_jsonable(v, on_repr=on_repr) for v in (t.input_data, t.expected_output))
-    return json.dumps([*values, t.verifier_name], sort_keys=True)
+    given, expected = (json.dumps(v, sort_keys=True) for v in values)
+    return t.task_id, given, expected, t.verifier_name
+
+
+def fingerprint_of_entries(encoded: Iterable[str], scorer_names: Sequence[str] = ()) -> str:
+    """The suite fingerprint from ``json.dumps(task_entry(t))`` of every task, sorted by task id.
+
+    Hashed as a stream, equal to SHA-256 of ``json.dumps({"tasks": entries, "scorers":
+    sorted(scorer_names)}, sort_keys=True)``, so a suite need not be held to be fingerprinted.
+    """
+    sha = hashlib.sha256(b'{"scorers": ' + json.dumps(sorted(scorer_names)).encode() + b', "tasks": [')
+    for i, entry in enumerate(encoded):
+        sha.update((", " + entry if i else entry).encode())
+    sha.update(b"]}")
+    return sha.hexdigest()
+
+
+def entry_digest(entry: tuple[str, str, str, str]) -> str:
+    """A task's digest (see :func:`task_digests`) from its :func:`task_entry`."""
+    payload = f"[{entry[1]}, {entry[2]}, {json.dumps(entry[3])}]"
+    return hashlib.sha256(payload.encode()).hexdigest()[:16]
 
 
 def task_digests(tasks: Sequence[AblationTask]) -> dict[str, str]:
     """Per-task digest of the fingerprinted fields, used to name what changed on resume.
 
-    Canonical: :func:`to_jsonable` (pydantic ``model_dump``, dataclass ``asdict``), sorted keys.
+    The digest is over the JSON of ``[input, expected output, verifier name]`` (:func:`task_entry`).
     """
-    return {t.task_id: hashlib.sha256(_task_payload(t).encode()).hexdigest()[:16] for t in tasks}
+    return {t.task_id: entry_digest(task_entry(t)) for t in tasks}
 
 
 def unstable_task_values(tasks: Sequence[AblationTask]) -> list[tuple[str, str]]:
@@ -388,10 +408,11 @@ def unstable_task_values(tasks: Sequence[AblationTask]) -> list[tuple[str, str]]
     (``<Foo object at 0x...>``): it differs in every process, so no resume could check them."""
     found: dict[tuple[str, str], None] = {}
     for t in tasks:
-        _task_payload(t, functools.partial(_note_unstable, t.task_id, found))
+        task_entry(t, functools.partial(note_unstable, t.task_id, found))
     return list(found)
 
 
-def _note_unstable(task_id: str, found: dict[tuple[str, str], None], value: Any) -> None:
+def note_unstable(task_id: str, found: dict[tuple[str, str], None], value: Any) -> None:
+    """Record ``(task_id, type name)`` in ``found`` when ``repr(value)`` carries an address."""
     if _ADDRESS.search(repr(value)):
         found[(task_id, type(value).__name__)] = None

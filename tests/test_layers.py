@@ -65,7 +65,9 @@ ALLOWED: dict[str, set[str]] = {
     | {"agents", "run.threads", "run.isolation_worker", "sources.modules"},
     "run.engine": EVALUATE
     | {"agents", "run.progress", "run.plan", "run.limits", "run.trial", "run.threads", "run.watchdog",
-       "run.isolation"},
+       "run.isolation", "run.suite_source"},
+    "run.suite_source": GROUND,
+    "run.suite_scan": GROUND | {"run.suite_source"},
     "run.scaleout": GROUND | {"sources"},
     "run.sinks": GROUND | {"store"},
     "run.failfast": GROUND,
