@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import dataclasses
 import functools
-import hashlib
 import inspect
 import json
 import math
@@ -26,8 +25,10 @@ from pydantic import (
     model_validator,
 )
 
+from ablation.digests import entry_digest, fingerprint_of_entries
 from ablation.errors import ConfigError
 
+_SORTED_JSON = json.JSONEncoder(sort_keys=True).encode  # json.dumps(v, sort_keys=True), reused
 _ADDRESS = re.compile(r" at 0x[0-9A-Fa-f]{4,}")
 
 __all__ = [
@@ -38,8 +39,6 @@ __all__ = [
     "RubricCriterion",
     "TaskResult",
     "callable_name",
-    "entry_digest",
-    "fingerprint_of_entries",
     "is_async_callable",
     "safe_text",
     "suite_fingerprint",
@@ -363,43 +362,15 @@ def suite_fingerprint(tasks: Sequence[AblationTask], scorer_names: Sequence[str]
     return fingerprint_of_entries((json.dumps(e) for e in entries), scorer_names)
 
 
-def task_entry(
-    t: AblationTask, on_repr: Callable[[Any], object] | None = None
-) -> tuple[str, str, str, str]:
-    """``(task_id, input JSON, expected JSON, verifier name)``: what fingerprints cover of a task.
-
-    Canonical: :func:`to_jsonable` (pydantic ``model_dump``, dataclass ``asdict``), sorted keys.
-    ``on_repr`` sees every value that falls back to its ``repr`` (see :func:`to_jsonable`).
-    """
+def task_entry(t: AblationTask, on_repr: Callable[[Any], object] | None = None) -> tuple[str, ...]:
+    """``(task_id, input JSON, expected JSON, verifier name)``, canonical (:func:`to_jsonable`,
+    sorted keys): what fingerprints cover. ``on_repr`` as in :func:`to_jsonable`."""
     values = (to_jsonable(v, on_repr=on_repr) for v in (t.input_data, t.expected_output))
-    given, expected = (json.dumps(v, sort_keys=True) for v in values)
-    return t.task_id, given, expected, t.verifier_name
-
-
-def fingerprint_of_entries(encoded: Iterable[str], scorer_names: Sequence[str] = ()) -> str:
-    """The suite fingerprint from ``json.dumps(task_entry(t))`` of every task, sorted by task id.
-
-    Hashed as a stream, equal to SHA-256 of ``json.dumps({"tasks": entries, "scorers":
-    sorted(scorer_names)}, sort_keys=True)``, so a suite need not be held to be fingerprinted.
-    """
-    sha = hashlib.sha256(b'{"scorers": ' + json.dumps(sorted(scorer_names)).encode() + b', "tasks": [')
-    for i, entry in enumerate(encoded):
-        sha.update((", " + entry if i else entry).encode())
-    sha.update(b"]}")
-    return sha.hexdigest()
-
-
-def entry_digest(entry: tuple[str, str, str, str]) -> str:
-    """A task's digest (see :func:`task_digests`) from its :func:`task_entry`."""
-    payload = f"[{entry[1]}, {entry[2]}, {json.dumps(entry[3])}]"
-    return hashlib.sha256(payload.encode()).hexdigest()[:16]
+    return (t.task_id, *(_SORTED_JSON(v) for v in values), t.verifier_name)
 
 
 def task_digests(tasks: Sequence[AblationTask]) -> dict[str, str]:
-    """Per-task digest of the fingerprinted fields, used to name what changed on resume.
-
-    The digest is over the JSON of ``[input, expected output, verifier name]`` (:func:`task_entry`).
-    """
+    """Per-task digest (:func:`~ablation.digests.entry_digest`), naming what changed on resume."""
     return {t.task_id: entry_digest(task_entry(t)) for t in tasks}
 
 

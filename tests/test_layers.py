@@ -18,7 +18,7 @@ import pytest
 
 PACKAGE = Path(__file__).resolve().parents[1] / "ablation"
 
-GROUND = {"errors", "schema", "config", "columns"}
+GROUND = {"errors", "schema", "config", "columns", "digests"}
 MODELS = GROUND | {"report", "report_items"}
 EVALUATE = GROUND | {"evaluate", "stats"}
 
@@ -26,7 +26,8 @@ EVALUATE = GROUND | {"evaluate", "stats"}
 ALLOWED: dict[str, set[str]] = {
     "errors": set(),
     "stats": {"stats"},
-    "schema": {"errors"},
+    "digests": set(),
+    "schema": {"errors", "digests"},
     "config": set(),
     "columns": set(),
     "report_items": set(),
@@ -68,6 +69,7 @@ ALLOWED: dict[str, set[str]] = {
        "run.isolation", "run.suite_source"},
     "run.suite_source": GROUND,
     "run.suite_scan": GROUND | {"run.suite_source"},
+    "run.trials_report": MODELS | {"analysis"},
     "run.scaleout": GROUND | {"sources"},
     "run.sinks": GROUND | {"store"},
     "run.failfast": GROUND,

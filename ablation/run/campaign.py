@@ -19,7 +19,6 @@ from typing import Any, ParamSpec, TypeVar
 
 from ablation.agents.callables import Agent, as_agent
 from ablation.agents.fingerprint import agent_fingerprint
-from ablation.analysis.build import report_from_results
 from ablation.analysis.stored import report_from_store
 from ablation.config import CampaignConfig, Provenance
 from ablation.errors import CampaignAborted, ConfigError, ResumeMismatchError
@@ -31,6 +30,7 @@ from ablation.run.progress import ProgressReporter
 from ablation.run.resume_checks import refuse_unstable, warn_unchecked_agents
 from ablation.run.sinks import StoreSink
 from ablation.run.suite_scan import SuiteScan, scan_suite
+from ablation.run.trials_report import report_from_trials
 from ablation.schema import AblationTask, Arm, TaskResult
 from ablation.store.locks import CampaignLock
 from ablation.store.run_store import RunStore
@@ -275,7 +275,7 @@ def _report(
             run_store, plan.campaign_id, config=config, provenance=provenance,
             tasks=suite.report_tasks(),
         )
-    return report_from_results(
+    return report_from_trials(
         [*plan.prior, *new], config=config, tasks=suite.report_tasks(), provenance=provenance
     )
 

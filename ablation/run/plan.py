@@ -11,10 +11,11 @@ from __future__ import annotations
 import random
 from collections.abc import Collection, Iterable, Iterator, Sequence
 from dataclasses import dataclass
+from typing import Protocol
 
 from ablation.schema import ARMS, AblationTask, Arm
 
-__all__ = ["Trial", "TrialKey", "planned_count", "trial_plan"]
+__all__ = ["SizedSuite", "Trial", "TrialKey", "planned_count", "trial_plan"]
 
 TrialKey = tuple[str, str, int]
 
@@ -59,8 +60,16 @@ def trial_plan(
                 yield Trial(task, arm, run)
 
 
+class SizedSuite(Protocol):
+    """A suite that knows its size and can be iterated (a sequence or a ``TaskSource``)."""
+
+    def __len__(self) -> int: ...
+
+    def __iter__(self) -> Iterator[AblationTask]: ...
+
+
 def planned_count(
-    tasks: Collection[AblationTask], runs: int, arms: Sequence[Arm], skip: Collection[TrialKey]
+    tasks: SizedSuite, runs: int, arms: Sequence[Arm], skip: Collection[TrialKey]
 ) -> int:
     """How many trials :func:`trial_plan` yields that are not in ``skip``, without a plan list.
 

@@ -22,15 +22,10 @@ from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from ablation.digests import entry_digest, fingerprint_of_entries
 from ablation.errors import ConfigError
 from ablation.run.suite_source import SPOOL_MEMORY, Spool, TaskSource
-from ablation.schema import (
-    AblationTask,
-    entry_digest,
-    fingerprint_of_entries,
-    note_unstable,
-    task_entry,
-)
+from ablation.schema import AblationTask, note_unstable, task_entry
 
 __all__ = ["SuiteScan", "TaskInfo", "scan_suite"]
 
@@ -38,7 +33,7 @@ __all__ = ["SuiteScan", "TaskInfo", "scan_suite"]
 class TaskInfo:
     """What a report needs of one task; ``expected_output`` is read only when asked for."""
 
-    __slots__ = ("_scan", "_index", "task_id", "category", "family", "critical")
+    __slots__ = ("_index", "_scan", "category", "critical", "family", "task_id")
 
     def __init__(self, scan: SuiteScan, index: int) -> None:
         self._scan, self._index = scan, index
