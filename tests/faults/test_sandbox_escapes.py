@@ -11,7 +11,6 @@ from __future__ import annotations
 import json
 import os
 import sqlite3
-import tempfile
 from pathlib import Path
 
 import pytest
@@ -47,8 +46,8 @@ AGENTS = "ANSWERS = " + repr(ANSWERS) + "\n" + "".join(
 )
 
 
-def _scratch_dirs() -> set[str]:
-    return {p for p in os.listdir(tempfile.gettempdir()) if p.startswith("ablation-sandbox-")}
+def _scratch_dirs(tmp: Path) -> set[str]:
+    return {p for p in os.listdir(tmp) if p.startswith("ablation-sandbox-")}
 
 
 @pytest.mark.slow
@@ -57,13 +56,16 @@ def test_hostile_code_cannot_kill_escape_or_forge(tmp_path: Path, candidate: str
     (tmp_path / "suite.py").write_text(SUITE)
     (tmp_path / "agents.py").write_text(AGENTS)
     store = tmp_path / "runs.db"
-    before = _scratch_dirs()
+    # A private temporary directory: other runs on the machine create sandboxes too.
+    tmp = tmp_path / "tmp"
+    tmp.mkdir()
+    env = {**cli_env(), "TMPDIR": str(tmp)}
     args = [
         "run", str(tmp_path / "suite.py"), "--baseline", f"{tmp_path / 'agents.py'}:honest",
         "--candidate", f"{tmp_path / 'agents.py'}:{candidate}", "--format", "json",
         "--no-progress", "--store", str(store),
     ]
-    proc = run(args, cli_env(), timeout=120)
+    proc = run(args, env, timeout=120)
     assert proc.returncode in (0, 2), proc.stderr
     report = json.loads(proc.stdout)
     assert report["baseline"]["passes"] == 3
@@ -72,4 +74,4 @@ def test_hostile_code_cannot_kill_escape_or_forge(tmp_path: Path, candidate: str
         assert db.execute("select count(*) from trials").fetchone() == (6,)
         assert db.execute("select status from campaigns").fetchone() == ("complete",)
     assert processes_with_arg(b"419.25") == []
-    assert _scratch_dirs() <= before
+    assert _scratch_dirs(tmp) == set()
