@@ -348,6 +348,7 @@ async def run_ablation_campaign_async(
             allow_changed_agent,
         )
         info.campaign_id = plan.campaign_id
+        suite.digests = {}  # only the plan's checks read them: free ~100 B a task for the run
         for r in plan.prior:
             info.reused[r.arm] += 1
         for _, arm, _ in plan.skip:

@@ -31,16 +31,33 @@ __all__ = ["SuiteScan", "TaskInfo", "scan_suite"]
 
 
 class TaskInfo:
-    """What a report needs of one task; ``expected_output`` is read only when asked for."""
+    """What a report needs of one task, read from the scan's lists (two slots per record: a
+    million of them fit in ~50 MB); ``expected_output`` is read only when asked for."""
 
-    __slots__ = ("_index", "_scan", "category", "critical", "family", "task_id")
+    __slots__ = ("_index", "_scan")
 
     def __init__(self, scan: SuiteScan, index: int) -> None:
         self._scan, self._index = scan, index
-        self.task_id = scan.ids[index]
-        self.category = scan.categories[index]
-        self.family = scan.families[index]
-        self.critical = bool(scan.critical[index])
+
+    @property
+    def task_id(self) -> str:
+        """The task's id."""
+        return self._scan.ids[self._index]
+
+    @property
+    def category(self) -> str:
+        """The task's category."""
+        return self._scan.categories[self._index]
+
+    @property
+    def family(self) -> str | None:
+        """The task's family (``None``: its own)."""
+        return self._scan.families[self._index]
+
+    @property
+    def critical(self) -> bool:
+        """Whether the task is critical."""
+        return bool(self._scan.critical[self._index])
 
     @property
     def expected_output(self) -> Any:
