@@ -21,7 +21,7 @@ from __future__ import annotations
 import pickle
 import tempfile
 from array import array
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from typing import Any
 
 from ablation.errors import ConfigError
@@ -86,7 +86,7 @@ class TaskSource:
     """
 
     def __init__(self, tasks: Iterable[AblationTask] | Callable[[], Iterable[AblationTask]]) -> None:
-        if isinstance(tasks, str | bytes | dict) or not (callable(tasks) or hasattr(tasks, "__iter__")):
+        if isinstance(tasks, str | bytes | Mapping) or not (callable(tasks) or hasattr(tasks, "__iter__")):
             raise ConfigError(f"a suite is a list of AblationTask, got {type(tasks).__name__}")
         self._tasks = tasks
         self._spool: Spool | None = None
@@ -163,7 +163,7 @@ class TaskSource:
 
     def _fresh(self) -> Iterator[Any]:
         source = self._tasks() if callable(self._tasks) else self._tasks
-        if isinstance(source, str | bytes | dict) or not hasattr(source, "__iter__"):
+        if isinstance(source, str | bytes | Mapping) or not hasattr(source, "__iter__"):
             raise ConfigError(
                 f"a suite callable must return an iterable of AblationTask, got {type(source).__name__}"
             )
