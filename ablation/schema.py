@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import dataclasses
 import functools
-import hashlib
 import inspect
 import json
 import math
@@ -26,8 +25,10 @@ from pydantic import (
     model_validator,
 )
 
+from ablation.digests import entry_digest, fingerprint_of_entries
 from ablation.errors import ConfigError
 
+_SORTED_JSON = json.JSONEncoder(sort_keys=True).encode  # json.dumps(v, sort_keys=True), reused
 _ADDRESS = re.compile(r" at 0x[0-9A-Fa-f]{4,}")
 
 __all__ = [
@@ -41,6 +42,7 @@ __all__ = [
     "is_async_callable",
     "safe_text",
     "suite_fingerprint",
+    "task_entry",
     "to_jsonable",
     "validate_suite",
 ]
@@ -356,31 +358,20 @@ def suite_fingerprint(tasks: Sequence[AblationTask], scorer_names: Sequence[str]
 
     Task order does not matter. Two suites with the same fingerprint give comparable trials.
     """
-    entries = sorted(
-        (
-            t.task_id,
-            json.dumps(to_jsonable(t.input_data), sort_keys=True),
-            json.dumps(to_jsonable(t.expected_output), sort_keys=True),
-            t.verifier_name,
-        )
-        for t in tasks
-    )
-    payload = json.dumps({"tasks": entries, "scorers": sorted(scorer_names)}, sort_keys=True)
-    return hashlib.sha256(payload.encode()).hexdigest()
+    entries = sorted(task_entry(t) for t in tasks)
+    return fingerprint_of_entries((json.dumps(e) for e in entries), scorer_names)
 
 
-def _task_payload(t: AblationTask, on_repr: Callable[[Any], object] | None = None) -> str:
-    """The canonical JSON of what a task digest covers (plain data, sorted keys)."""
+def task_entry(t: AblationTask, on_repr: Callable[[Any], object] | None = None) -> tuple[str, ...]:
+    """``(task_id, input JSON, expected JSON, verifier name)``, canonical (:func:`to_jsonable`,
+    sorted keys): what fingerprints cover. ``on_repr`` as in :func:`to_jsonable`."""
     values = (to_jsonable(v, on_repr=on_repr) for v in (t.input_data, t.expected_output))
-    return json.dumps([*values, t.verifier_name], sort_keys=True)
+    return (t.task_id, *(_SORTED_JSON(v) for v in values), t.verifier_name)
 
 
 def task_digests(tasks: Sequence[AblationTask]) -> dict[str, str]:
-    """Per-task digest of the fingerprinted fields, used to name what changed on resume.
-
-    Canonical: :func:`to_jsonable` (pydantic ``model_dump``, dataclass ``asdict``), sorted keys.
-    """
-    return {t.task_id: hashlib.sha256(_task_payload(t).encode()).hexdigest()[:16] for t in tasks}
+    """Per-task digest (:func:`~ablation.digests.entry_digest`), naming what changed on resume."""
+    return {t.task_id: entry_digest(task_entry(t)) for t in tasks}
 
 
 def unstable_task_values(tasks: Sequence[AblationTask]) -> list[tuple[str, str]]:
@@ -388,10 +379,11 @@ def unstable_task_values(tasks: Sequence[AblationTask]) -> list[tuple[str, str]]
     (``<Foo object at 0x...>``): it differs in every process, so no resume could check them."""
     found: dict[tuple[str, str], None] = {}
     for t in tasks:
-        _task_payload(t, functools.partial(_note_unstable, t.task_id, found))
+        task_entry(t, functools.partial(note_unstable, t.task_id, found))
     return list(found)
 
 
-def _note_unstable(task_id: str, found: dict[tuple[str, str], None], value: Any) -> None:
+def note_unstable(task_id: str, found: dict[tuple[str, str], None], value: Any) -> None:
+    """Record ``(task_id, type name)`` in ``found`` when ``repr(value)`` carries an address."""
     if _ADDRESS.search(repr(value)):
         found[(task_id, type(value).__name__)] = None

@@ -147,14 +147,17 @@ def child_campaign_store(n: int, tmp: Path) -> dict[str, float]:
 
     ``rss_q1``/``rss_q4`` are the highest samples of the first and last quarter of the engine's
     run (up to the progress reporter's ``finish``); the report built afterwards (imports,
-    arrays) counts in ``rss`` and ``rss_report``.
+    arrays) counts in ``rss`` and ``rss_report``. The suite is a generator function, read once
+    to check and fingerprint it and once more for the plan, so no list of tasks is held.
     """
     from ablation.config import CampaignConfig
     from ablation.run.campaign import run_ablation_campaign
     from ablation.run.progress import NullProgress
     from ablation.schema import AblationTask
 
-    tasks = [AblationTask(task_id=f"t{i}", input_data=i, expected_output=i) for i in range(n)]
+    def tasks() -> Any:  # the suite as a generator function: never held whole (issue 13)
+        return (AblationTask(task_id=f"t{i}", input_data=i, expected_output=i) for i in range(n))
+
     samples: list[int] = []
     ran: list[int] = []
     done = threading.Event()

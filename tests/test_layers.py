@@ -18,7 +18,7 @@ import pytest
 
 PACKAGE = Path(__file__).resolve().parents[1] / "ablation"
 
-GROUND = {"errors", "schema", "config", "columns"}
+GROUND = {"errors", "schema", "config", "columns", "digests"}
 MODELS = GROUND | {"report", "report_items"}
 EVALUATE = GROUND | {"evaluate", "stats"}
 
@@ -26,7 +26,8 @@ EVALUATE = GROUND | {"evaluate", "stats"}
 ALLOWED: dict[str, set[str]] = {
     "errors": set(),
     "stats": {"stats"},
-    "schema": {"errors"},
+    "digests": set(),
+    "schema": {"errors", "digests"},
     "config": set(),
     "columns": set(),
     "report_items": set(),
@@ -65,7 +66,10 @@ ALLOWED: dict[str, set[str]] = {
     | {"agents", "run.threads", "run.isolation_worker", "sources.modules"},
     "run.engine": EVALUATE
     | {"agents", "run.progress", "run.plan", "run.limits", "run.trial", "run.threads", "run.watchdog",
-       "run.isolation"},
+       "run.isolation", "run.suite_source"},
+    "run.suite_source": GROUND,
+    "run.suite_scan": GROUND | {"run.suite_source"},
+    "run.trials_report": MODELS | {"analysis"},
     "run.scaleout": GROUND | {"sources"},
     "run.sinks": GROUND | {"store"},
     "run.failfast": GROUND,

@@ -61,7 +61,7 @@ def _cmd_run(args: argparse.Namespace) -> int:
     from ablation.run.campaign import CampaignRun, run_ablation_campaign
     from ablation.run.failfast import BrokenArm
     from ablation.run.progress import NullProgress, default_progress
-    from ablation.sources.suites import load_suite
+    from ablation.sources.suites import open_suite
     from ablation.store.run_store import DEFAULT_STORE_PATH
 
     s = merged_settings(args)
@@ -70,7 +70,7 @@ def _cmd_run(args: argparse.Namespace) -> int:
     if args.resume and s.get("sequential") and tmp_store is not None:
         s["n_candidates"] = _stored_candidates(tmp_store, args.resume) or s["n_candidates"]
     config = campaign_config(s)
-    tasks = load_suite(args.suite)
+    tasks = open_suite(args.suite)  # a JSONL suite is streamed, pass by pass
     # Agents are named by their spec, so a resume from the same command line matches.
     baseline, *candidates = _load_agents([args.baseline, *args.candidate], s)
     scorers = _scorers(s.get("quality") or [])

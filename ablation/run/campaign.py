@@ -11,7 +11,7 @@ from __future__ import annotations
 import asyncio
 import functools
 import os
-from collections.abc import Callable, Coroutine, Sequence
+from collections.abc import Callable, Coroutine, Iterable, Sequence
 from concurrent.futures import Executor
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
@@ -19,7 +19,6 @@ from typing import Any, ParamSpec, TypeVar
 
 from ablation.agents.callables import Agent, as_agent
 from ablation.agents.fingerprint import agent_fingerprint
-from ablation.analysis.build import report_from_results
 from ablation.analysis.stored import report_from_store
 from ablation.config import CampaignConfig, Provenance
 from ablation.errors import CampaignAborted, ConfigError, ResumeMismatchError
@@ -28,21 +27,19 @@ from ablation.report import AblationReport
 from ablation.run.engine import AblationEngine
 from ablation.run.failfast import DEFAULT_FAIL_FAST, FailFastSink
 from ablation.run.progress import ProgressReporter
-from ablation.run.resume_checks import check_stable_tasks, warn_unchecked_agents
+from ablation.run.resume_checks import refuse_unstable, warn_unchecked_agents
 from ablation.run.sinks import StoreSink
-from ablation.schema import (
-    AblationTask,
-    Arm,
-    TaskResult,
-    suite_fingerprint,
-    task_digests,
-    validate_suite,
-)
+from ablation.run.suite_scan import SuiteScan, scan_suite
+from ablation.run.trials_report import report_from_trials
+from ablation.schema import AblationTask, Arm, TaskResult
 from ablation.store.locks import CampaignLock
 from ablation.store.run_store import RunStore
 
 P = ParamSpec("P")
 T = TypeVar("T")
+
+#: What a campaign accepts as its suite (see ``tasks`` of :func:`run_ablation_campaign_async`).
+Suite = Iterable[AblationTask] | Callable[[], Iterable[AblationTask]]
 
 __all__ = ["CampaignRun", "run_ablation_campaign", "run_ablation_campaign_async"]
 
@@ -60,15 +57,6 @@ class CampaignRun:
     campaign_id: str | None = None
     executed: dict[str, int] = field(default_factory=lambda: {"baseline": 0, "candidate": 0})
     reused: dict[str, int] = field(default_factory=lambda: {"baseline": 0, "candidate": 0})
-
-
-@dataclass(frozen=True)
-class _Suite:
-    """Step 1 (validate): the validated suite and what identifies it."""
-
-    tasks: tuple[AblationTask, ...]
-    fingerprint: str
-    digests: dict[str, str]
 
 
 @dataclass
@@ -97,10 +85,9 @@ def _now() -> str:
     return datetime.now(UTC).isoformat(timespec="seconds")
 
 
-def _validate(tasks: Sequence[AblationTask], quality_scorers: Sequence[Any]) -> _Suite:
-    suite = validate_suite(tasks)
-    fingerprint = suite_fingerprint(suite, [scorer_name(s) for s in quality_scorers])
-    return _Suite(suite, fingerprint, task_digests(suite))
+def _validate(tasks: Suite, quality_scorers: Sequence[Any]) -> SuiteScan:
+    """Step 1: one pass over the suite (:mod:`ablation.run.suite_scan`); the tasks are not kept."""
+    return scan_suite(tasks, [scorer_name(s) for s in quality_scorers])
 
 
 def _open_store(store: RunStore | str | os.PathLike[str] | None) -> tuple[RunStore | None, bool]:
@@ -110,7 +97,7 @@ def _open_store(store: RunStore | str | os.PathLike[str] | None) -> tuple[RunSto
 
 
 def _reused_baseline(
-    run_store: RunStore, source_id: str, suite: _Suite, config: CampaignConfig, plan: _Plan,
+    run_store: RunStore, source_id: str, suite: SuiteScan, config: CampaignConfig, plan: _Plan,
     baseline_agent: Any = None,
 ) -> None:
     """Take the baseline trials of a stored campaign on the same suite (no baseline calls)."""
@@ -140,7 +127,7 @@ def _reused_baseline(
 
 
 def _resumed(
-    run_store: RunStore, resume: bool | str, suite: _Suite, config: CampaignConfig, plan: _Plan
+    run_store: RunStore, resume: bool | str, suite: SuiteScan, config: CampaignConfig, plan: _Plan
 ) -> None:
     """Continue a stored campaign: check it matches, then skip the trials it already holds."""
     record = run_store.get_campaign(resume) if isinstance(resume, str) else run_store.latest_campaign()
@@ -175,7 +162,7 @@ def _resumed(
 def _plan(
     baseline_agent: Any,
     candidate_agent: Any,
-    suite: _Suite,
+    suite: SuiteScan,
     config: CampaignConfig,
     run_store: RunStore | None,
     resume: bool | str,
@@ -184,7 +171,7 @@ def _plan(
 ) -> _Plan:
     """Step 3: a new campaign, a resumed one, or one that reuses a stored baseline."""
     if run_store is not None:
-        check_stable_tasks(suite.tasks)
+        refuse_unstable(suite.unstable)
     candidate = as_agent(candidate_agent)
     if reuse_baseline is not None:
         plan = _Plan(None, "", candidate, started=_now())
@@ -220,7 +207,7 @@ def _lock(run_store: RunStore, campaign_id: str) -> CampaignLock | None:
 
 
 async def _run(
-    engine_args: dict[str, Any], plan: _Plan, suite: _Suite, run_store: RunStore | None,
+    engine_args: dict[str, Any], plan: _Plan, suite: SuiteScan, run_store: RunStore | None,
     fail_fast: int = DEFAULT_FAIL_FAST,
 ) -> tuple[list[TaskResult], dict[str, int]]:
     """Step 4: run the missing trials; the store's status says how the run ended.
@@ -228,18 +215,19 @@ async def _run(
     Returns the new trials (none kept when the store takes them) and how many ran per arm.
     """
     sink: Any = StoreSink(run_store, plan.campaign_id) if run_store and plan.campaign_id else None
-    tasks, config = suite.tasks, engine_args["config"]
+    tasks: Iterable[AblationTask] = suite.source
+    config = engine_args["config"]
     if config.sequential is not None:  # seeded order; stop once the gates are decided
         from ablation.run.sequential import SequentialSink, sequential_tasks
 
-        tasks = sequential_tasks(suite.tasks, config.seed)
+        tasks = sequential_tasks(suite.tasks(), config.seed)
         stored = run_store.results(plan.campaign_id) if run_store and plan.campaign_id else None
         sink = SequentialSink(sink, config, tasks, stored if stored is not None else plan.prior)
         if sink.decided:  # decided before an interruption: nothing left to run
             sink.close()
             return [], {}
     planned: dict[str, int] = {
-        arm: len(suite.tasks) * config.runs - sum(1 for _, a, _ in plan.skip if a == arm)
+        arm: len(suite.ids) * config.runs - sum(1 for _, a, _ in plan.skip if a == arm)
         for arm in plan.arms
     }
     names = {"baseline": plan.baseline_name, "candidate": plan.candidate.name}
@@ -267,7 +255,7 @@ async def _run(
 
 
 def _report(
-    plan: _Plan, suite: _Suite, config: CampaignConfig, run_store: RunStore | None,
+    plan: _Plan, suite: SuiteScan, config: CampaignConfig, run_store: RunStore | None,
     new: list[TaskResult],
 ) -> AblationReport:
     """Step 5: the gated report, from the store when there is one (bounded memory)."""
@@ -284,17 +272,18 @@ def _report(
     if run_store is not None and plan.campaign_id is not None:
         run_store.set_status(plan.campaign_id, "complete")
         return report_from_store(
-            run_store, plan.campaign_id, config=config, provenance=provenance, tasks=suite.tasks
+            run_store, plan.campaign_id, config=config, provenance=provenance,
+            tasks=suite.report_tasks(),
         )
-    return report_from_results(
-        [*plan.prior, *new], config=config, tasks=suite.tasks, provenance=provenance
+    return report_from_trials(
+        [*plan.prior, *new], config=config, tasks=suite.report_tasks(), provenance=provenance
     )
 
 
 async def run_ablation_campaign_async(
     baseline_agent: Any,
     candidate_agent: Any,
-    tasks: Sequence[AblationTask],
+    tasks: Suite,
     *,
     config: CampaignConfig | None = None,
     quality_scorers: Sequence[Any] = (),
@@ -313,7 +302,10 @@ async def run_ablation_campaign_async(
         baseline_agent: The baseline (any supported agent form). Ignored when the baseline is
             reused from a stored campaign.
         candidate_agent: The candidate.
-        tasks: The suite.
+        tasks: The suite: a list or tuple of tasks, any iterable of them (a generator is read
+            once and spooled to a temporary file), a zero-argument callable returning one (called
+            once per pass), or a streamed JSONL suite (:func:`ablation.sources.suites.open_suite`).
+            Only the sequence forms are held in memory; the others are read again for the plan.
         config: Campaign configuration.
         quality_scorers: Scorers applied to every completed output.
         store: A :class:`~ablation.store.RunStore` or a path to one; every finished trial is
@@ -342,12 +334,12 @@ async def run_ablation_campaign_async(
             arm is broken (``fail_fast``).
     """
     config = config or CampaignConfig()
-    suite = _validate(tasks, quality_scorers)
     info = run_info if run_info is not None else CampaignRun()
     if (resume or reuse_baseline) and store is None:
         raise ConfigError("resume and baseline reuse need a store")
     if resume and reuse_baseline:
         raise ConfigError("resume and reuse_baseline cannot be combined")
+    suite = _validate(tasks, quality_scorers)
     run_store, owned = _open_store(store)
     plan: _Plan | None = None
     try:
@@ -356,6 +348,7 @@ async def run_ablation_campaign_async(
             allow_changed_agent,
         )
         info.campaign_id = plan.campaign_id
+        suite.digests = {}  # only the plan's checks read them: free ~100 B a task for the run
         for r in plan.prior:
             info.reused[r.arm] += 1
         for _, arm, _ in plan.skip:
@@ -369,6 +362,7 @@ async def run_ablation_campaign_async(
             info.executed[arm] += count
         return _report(plan, suite, config, run_store, new)
     finally:
+        suite.close()
         if plan is not None and plan.lock is not None:
             plan.lock.release()
         if owned and run_store is not None:

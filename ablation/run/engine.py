@@ -34,7 +34,7 @@ import asyncio
 import copy
 import threading
 import time
-from collections.abc import Callable, Collection, Iterator, Sequence
+from collections.abc import Callable, Collection, Iterable, Iterator, Sequence
 from concurrent.futures import Executor
 from typing import Any
 
@@ -46,6 +46,7 @@ from ablation.run.isolation import ProcessIsolation, open_isolation
 from ablation.run.limits import Clock, RateLimiter
 from ablation.run.plan import Trial, TrialKey, planned_count, trial_plan
 from ablation.run.progress import NullProgress, ProgressReporter
+from ablation.run.suite_source import TaskSource
 from ablation.run.threads import DaemonExecutor
 from ablation.run.trial import TrialRunner
 from ablation.run.watchdog import LoopStalled, LoopWatchdog
@@ -105,7 +106,7 @@ class AblationEngine:
         self,
         baseline: Any,
         candidate: Any,
-        tasks: Sequence[AblationTask],
+        tasks: Iterable[AblationTask],
         *,
         skip: Collection[TrialKey] = frozenset(),
         arms: Sequence[Arm] = ARMS,
@@ -117,7 +118,7 @@ class AblationEngine:
         self,
         baseline: Any,
         candidate: Any,
-        tasks: Sequence[AblationTask],
+        tasks: Iterable[AblationTask],
         *,
         skip: Collection[TrialKey] = frozenset(),
         arms: Sequence[Arm] = ARMS,
@@ -127,7 +128,9 @@ class AblationEngine:
         Args:
             baseline: The baseline agent (any supported form; ignored if not in ``arms``).
             candidate: The candidate agent (likewise).
-            tasks: The suite.
+            tasks: The suite (any iterable; a
+                :class:`~ablation.run.suite_source.TaskSource` is read lazily, pass by pass,
+                and not checked again).
             skip: ``(task_id, arm, run)`` keys already done (resume).
             arms: Which arms to run (e.g. only the candidate when the baseline is reused).
 
@@ -137,7 +140,7 @@ class AblationEngine:
         Raises:
             CampaignAborted: with ``on_error="abort"``, at the first error or timeout.
         """
-        suite = validate_suite(tasks)
+        suite = tasks if isinstance(tasks, TaskSource) else validate_suite(tasks)
         agents: dict[str, Agent] = {}
         if "baseline" in arms:
             agents["baseline"] = as_agent(baseline)

@@ -9,12 +9,13 @@ sees the same order.
 from __future__ import annotations
 
 import random
-from collections.abc import Collection, Iterator, Sequence
+from collections.abc import Collection, Iterable, Iterator, Sequence
 from dataclasses import dataclass
+from typing import Protocol
 
 from ablation.schema import ARMS, AblationTask, Arm
 
-__all__ = ["Trial", "TrialKey", "planned_count", "trial_plan"]
+__all__ = ["SizedSuite", "Trial", "TrialKey", "planned_count", "trial_plan"]
 
 TrialKey = tuple[str, str, int]
 
@@ -34,7 +35,7 @@ class Trial:
 
 
 def trial_plan(
-    tasks: Sequence[AblationTask],
+    tasks: Iterable[AblationTask],
     *,
     runs: int,
     seed: int,
@@ -43,7 +44,8 @@ def trial_plan(
 ) -> Iterator[Trial]:
     """Yield the campaign's trials in schedule order (see the module docstring).
 
-    ``by_task=True`` (sequential campaigns) runs every run of a task before the next task, so
+    ``tasks`` is iterated once per run, so it must be re-iterable (a sequence or a
+    :class:`~ablation.run.suite_source.TaskSource`). ``by_task=True`` (sequential campaigns) runs every run of a task before the next task, so
     each task's pair is complete as early as possible.
     """
     rng = random.Random(seed)
@@ -58,17 +60,27 @@ def trial_plan(
                 yield Trial(task, arm, run)
 
 
+class SizedSuite(Protocol):
+    """A suite that knows its size and can be iterated (a sequence or a ``TaskSource``)."""
+
+    def __len__(self) -> int: ...
+
+    def __iter__(self) -> Iterator[AblationTask]: ...
+
+
 def planned_count(
-    tasks: Sequence[AblationTask], runs: int, arms: Sequence[Arm], skip: Collection[TrialKey]
+    tasks: SizedSuite, runs: int, arms: Sequence[Arm], skip: Collection[TrialKey]
 ) -> int:
     """How many trials :func:`trial_plan` yields that are not in ``skip``, without a plan list.
 
-    Only the skip keys are visited (a resume's keys, usually far fewer than the trials).
+    Only the skip keys are visited (a resume's keys, usually far fewer than the trials); a
+    source with a ``task_ids`` attribute (:class:`~ablation.run.suite_source.TaskSource`) gives
+    its ids without being read again.
     """
     wanted = [a for a in ARMS if a in arms]
     total = len(tasks) * runs * len(wanted)
     if not skip:
         return total
-    ids = {t.task_id for t in tasks}
+    ids = set(getattr(tasks, "task_ids", None) or (t.task_id for t in tasks))
     done = {k for k in skip if k[0] in ids and k[1] in wanted and 0 <= k[2] < runs}
     return total - len(done)

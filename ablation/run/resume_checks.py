@@ -16,7 +16,7 @@ from collections.abc import Sequence
 from ablation.errors import ConfigError
 from ablation.schema import AblationTask, unstable_task_values
 
-__all__ = ["check_stable_tasks", "warn_unchecked_agents"]
+__all__ = ["check_stable_tasks", "refuse_unstable", "warn_unchecked_agents"]
 
 
 def check_stable_tasks(tasks: Sequence[AblationTask]) -> None:
@@ -25,7 +25,15 @@ def check_stable_tasks(tasks: Sequence[AblationTask]) -> None:
     Raises:
         ConfigError: naming the first such task and the type of the value.
     """
-    unstable = unstable_task_values(tasks)
+    refuse_unstable(unstable_task_values(tasks))
+
+
+def refuse_unstable(unstable: Sequence[tuple[str, str]]) -> None:
+    """Raise for the first ``(task_id, type name)`` of :func:`~ablation.schema.unstable_task_values`.
+
+    Raises:
+        ConfigError: naming the task and the type of the value, when ``unstable`` is not empty.
+    """
     if unstable:
         task_id, type_name = unstable[0]
         more = f" (and {len(unstable) - 1} more)" if len(unstable) > 1 else ""

@@ -25,7 +25,9 @@ class StoreSink:
     transaction (one trial when the campaign is slow, a few when it is fast). A crash loses at
     most the trials handed over but not yet committed - microseconds of work, which a resume
     runs again exactly like trials still in flight; nothing is ever stored twice. A store error
-    is raised from the next call or from :meth:`close`, never lost.
+    is raised from the next call or from :meth:`close`, never lost. When the store falls behind,
+    at most ``max_pending`` trials wait for it: the next hand-over blocks until the writer
+    catches up (back-pressure), so memory stays bounded however fast the agents are.
 
     Args:
         store: The run store.
@@ -33,18 +35,20 @@ class StoreSink:
         max_batch: Most trials in one transaction.
         linger_s: How long the writer waits after the first trial of a batch for others to join
             it (a trial is committed at most this long after it finished, plus the write).
+        max_pending: Most trials handed over and not yet taken by the writer.
     """
 
     _STOP = object()
 
     def __init__(
-        self, store: RunStore, campaign_id: str, *, max_batch: int = 1000, linger_s: float = 0.002
+        self, store: RunStore, campaign_id: str, *, max_batch: int = 1000, linger_s: float = 0.002,
+        max_pending: int = 2000,
     ) -> None:
         self._store = store
         self._linger_s = linger_s
         self._campaign_id = campaign_id
         self._max_batch = max_batch
-        self._queue: queue.SimpleQueue[Any] = queue.SimpleQueue()
+        self._queue: queue.Queue[Any] = queue.Queue(maxsize=max_pending)
         self._error: BaseException | None = None
         self._thread = threading.Thread(target=self._write, name="ablation-store", daemon=True)
         self._thread.start()

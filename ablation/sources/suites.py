@@ -17,7 +17,7 @@ import math
 import os
 import re
 import types
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from pathlib import Path
 from typing import Any
 
@@ -32,9 +32,9 @@ from ablation.sources.modules import (
     import_by_name,
     split_py_attr,
 )
-from ablation.sources.text import exc_text, file_error, nonblank_lines, read_text, short_repr
+from ablation.sources.text import exc_text, file_error, short_repr
 
-__all__ = ["load_suite"]
+__all__ = ["JsonlSuite", "load_suite", "open_suite"]
 
 
 def load_suite(spec: str | os.PathLike[str]) -> tuple[AblationTask, ...]:
@@ -82,6 +82,22 @@ def load_suite(spec: str | os.PathLike[str]) -> tuple[AblationTask, ...]:
     raise InputError(
         f"{spec}: not a suite: expected a .py or .jsonl path or a module spec 'pkg.mod[:NAME]'"
     )
+
+
+def open_suite(spec: str | os.PathLike[str]) -> tuple[AblationTask, ...] | JsonlSuite:
+    """A suite for a campaign: a JSONL file streamed (:class:`JsonlSuite`), anything else loaded.
+
+    Takes the specs of :func:`load_suite`. A ``.jsonl`` path gives a :class:`JsonlSuite`, read line
+    by line on each pass of the campaign (its lines are checked by the campaign's first pass,
+    before any trial); Python suites are loaded by :func:`load_suite`.
+
+    Raises:
+        InputError: as :func:`load_suite` (a JSONL file's lines only when it is read).
+    """
+    text = os.fspath(spec) if isinstance(spec, os.PathLike) else spec
+    if isinstance(text, str) and split_py_attr(text) is None and text.lower().endswith(".jsonl"):
+        return JsonlSuite(Path(text), text)
+    return load_suite(spec)
 
 
 def _suite_from_path(path: Path, display: str, attr: str) -> tuple[AblationTask, ...]:
@@ -135,15 +151,47 @@ def _tasks_from(module: types.ModuleType, attr: str, where: str) -> tuple[Ablati
 
 
 def _suite_from_jsonl(path: Path, display: str) -> tuple[AblationTask, ...]:
-    text = read_text(path, display)
-    tasks: list[AblationTask] = []
+    return validate_suite(JsonlSuite(path, display))
+
+
+class JsonlSuite:
+    """A JSONL suite read line by line on every pass, never held whole (see :func:`open_suite`).
+
+    Each pass parses and checks every line as :func:`load_suite` does (errors name the file, line
+    and task id), so a campaign's first pass refuses a bad line before any trial runs.
+
+    Args:
+        path: The ``.jsonl`` file.
+        display: How errors name it (the path as given).
+    """
+
+    def __init__(self, path: str | os.PathLike[str], display: str | None = None) -> None:
+        self.path = Path(path)
+        self.display = display if display is not None else os.fspath(path)
+        if not self.path.exists():
+            raise file_error(InputError, self.display, "no such file")
+
+    def __repr__(self) -> str:
+        return f"JsonlSuite({self.display!r})"
+
+    def __iter__(self) -> Iterator[AblationTask]:
+        empty = True
+        for task in _jsonl_tasks(self.path, self.display):
+            empty = False
+            yield task
+        if empty:
+            raise file_error(InputError, self.display, "empty file: no tasks")
+
+
+def _jsonl_tasks(path: Path, display: str) -> Iterator[AblationTask]:
+    """Each line's task, checked (JSON, fields, verifier name, a repeated id) as it is read."""
     first_line: dict[str, int] = {}
     line, task_id = 0, None
 
     def fail(problem: str) -> Exception:
         return file_error(InputError, display, problem, line=line, task_id=task_id)
 
-    for line, raw in nonblank_lines(text):
+    for line, raw in _streamed_lines(path, display):
         task_id = None
         try:
             obj = json.loads(raw)
@@ -169,10 +217,28 @@ def _suite_from_jsonl(path: Path, display: str) -> tuple[AblationTask, ...]:
         except ValueError as exc:  # pydantic's ValidationError is a ValueError
             raise fail(_render_validation(exc, AblationTask.model_fields)) from None
         first_line[task_id] = line
-        tasks.append(task)
-    if not tasks:
-        raise file_error(InputError, display, "empty file: no tasks")
-    return validate_suite(tasks)
+        yield task
+
+
+def _streamed_lines(path: Path, display: str) -> Iterator[tuple[int, str]]:
+    """``(line number, text)`` of each non-blank line, decoded as UTF-8 one line at a time."""
+    try:
+        handle = path.open("rb")
+    except IsADirectoryError:
+        raise file_error(InputError, display, "is a directory, not a file") from None
+    except OSError as exc:
+        raise file_error(InputError, display, f"cannot read the file: {exc.strerror or exc}") from None
+    with handle:
+        for number, data in enumerate(handle, start=1):
+            try:
+                text = data.decode("utf-8-sig" if number == 1 else "utf-8")
+            except UnicodeDecodeError as exc:
+                raise file_error(
+                    InputError, display, f"not UTF-8 text ({exc.reason})", line=number
+                ) from None
+            text = text.rstrip("\r\n")
+            if text.strip():
+                yield number, text
 
 
 def _render_validation(exc: ValueError, known: Mapping[str, Any]) -> str:

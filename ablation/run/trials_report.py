@@ -1,0 +1,46 @@
+"""The report of a campaign whose trials are in memory (no store), through the columnar path.
+
+A campaign without a store keeps its :class:`~ablation.schema.TaskResult` s; they are read into
+one :class:`~ablation.columns.TrialColumns` per arm (:mod:`ablation.analysis.tocolumns`, a C-level
+read of each field) and paired by :func:`~ablation.analysis.columnar.pair_columns`, the path
+``compare_results`` takes, instead of a per-trial Python accumulation. The drill-downs fetch
+their few trials from the list (:class:`~ablation.analysis.tocolumns.ResultLookup`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from ablation.analysis.build import build_report, report_from_results
+from ablation.analysis.columnar import pair_columns
+from ablation.analysis.tocolumns import ResultLookup, results_to_columns
+from ablation.config import CampaignConfig, Provenance
+from ablation.report import AblationReport
+from ablation.schema import AblationTask, TaskResult
+
+__all__ = ["report_from_trials"]
+
+
+def report_from_trials(
+    results: Sequence[TaskResult],
+    *,
+    config: CampaignConfig,
+    tasks: Sequence[AblationTask],
+    provenance: Provenance,
+) -> AblationReport:
+    """The gated report of ``results`` (both arms), equal to :func:`report_from_results`'s.
+
+    An arm without trials (a campaign stopped before its first) takes the object path, which
+    names what is missing the same way.
+    """
+    sides: dict[str, list[TaskResult]] = {"baseline": [], "candidate": []}
+    for result in results:
+        sides[result.arm].append(result)
+    if not all(sides.values()):
+        return report_from_results(results, config=config, tasks=tasks, provenance=provenance)
+    columns = {arm: (rows, results_to_columns(rows, arm)) for arm, rows in sides.items()}
+    data = pair_columns(
+        columns["baseline"][1], columns["candidate"][1], tasks=tasks, on_error=config.on_error,
+        trial_lookup=ResultLookup(columns),
+    )  # fmt: skip
+    return build_report(data, config=config, provenance=provenance)
