@@ -323,7 +323,9 @@ def test_rate_limit_spaces_calls() -> None:
     # 50 calls/s -> slots 20 ms apart, shared by all 8 workers: 10 calls span at least 9 slots
     # (less a little event-loop wake-up jitter); without the limit they would start together.
     assert stamps[-1] - stamps[0] >= 0.175
-    assert all(b - a > 0.010 for a, b in itertools.pairwise(stamps))
+    # Any three consecutive calls hold at least two slots (40 ms): a thread that wakes late can
+    # bring one call close to the next on a busy machine, but not three within 20 ms.
+    assert all(c - a > 0.020 for a, c in zip(stamps, stamps[2:], strict=False))
 
 
 def test_on_error_abort_stops_campaign() -> None:
