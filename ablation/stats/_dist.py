@@ -144,14 +144,23 @@ _SUM_TERMS = 64  # a tail of at most this many terms is summed (see _binomial_ta
 def _pmf_sum(
     lo: NDArray[np.float64], hi: NDArray[np.float64], n: NDArray[np.float64], p: NDArray[np.float64]
 ) -> NDArray[np.float64]:
-    """``Σ_{lo ≤ j ≤ hi} P(X = j)`` elementwise, for ``hi − lo < _SUM_TERMS`` (positive terms)."""
-    total = np.zeros(lo.shape)
-    for step in range(_SUM_TERMS):
-        j = lo + step
-        use = j <= hi
-        if not use.any():
-            break
-        total += np.where(use, np.asarray(binom_pmf(np.where(use, j, 0.0), n, p)), 0.0)
+    """``Σ_{lo ≤ j ≤ hi} P(X = j)`` elementwise, for ``hi − lo < _SUM_TERMS`` (0 where ``hi < lo``).
+
+    The largest term (at the mode clipped to ``[lo, hi]``; the pmf is unimodal) is computed by
+    :func:`binom_pmf`, the others from it by the ratio ``P(j+1)/P(j) = (n−j)/(j+1)·p/q`` going
+    up and down, so a term underflows only where it is negligible; at most 63 roundings each.
+    """
+    q = 1.0 - p
+    top = np.clip(np.floor((n + 1.0) * p), lo, np.maximum(hi, lo))
+    first = np.asarray(binom_pmf(top, n, p), dtype=np.float64)
+    steps = np.arange(1.0, float(_SUM_TERMS))[None, :]
+    j_up, j_down = top[:, None] + steps, top[:, None] - steps
+    odds = (p / q)[:, None]
+    with np.errstate(divide="ignore", invalid="ignore", over="ignore", under="ignore"):
+        up = np.cumprod((n[:, None] - j_up + 1.0) / j_up * odds, axis=1)
+        down = np.cumprod((j_down + 1.0) / (n[:, None] - j_down) / odds, axis=1)
+        inside = np.where(j_up <= hi[:, None], up, 0.0) + np.where(j_down >= lo[:, None], down, 0.0)
+    total: NDArray[np.float64] = np.where(hi >= lo, first * (1.0 + inside.sum(axis=1)), 0.0)
     return total
 
 
@@ -168,25 +177,32 @@ def _binomial_tails(k: ArrayLike, n: ArrayLike, p: ArrayLike, *, upper: bool) ->
     if all(isinstance(v, int | float | np.integer | np.floating) for v in (k, n, p)):
         return np.float64(_tail_scalar(math.floor(k), float(n), float(p), upper=upper))  # type: ignore[arg-type]
     arrays = np.broadcast_arrays(*(np.asarray(v, dtype=np.float64) for v in (k, n, p)))
-    kk, nn, pp = np.floor(arrays[0]), arrays[1], arrays[2]
+    shape = arrays[0].shape
+    kk, nn, pp = np.floor(arrays[0]).ravel(), arrays[1].ravel(), arrays[2].ravel()
     inner = (kk >= 0) & (kk < nn) & (pp > 0) & (pp < 1)
     ki, ni, pi = np.where(inner, kk, 0.0), np.where(inner, nn, 1.0), np.where(inner, pp, 0.5)
-    a, b = (ki + 1.0, ni - ki) if upper else (ni - ki, ki + 1.0)
-    value = incbet(a, b, pi if upper else 1.0 - pi, 1.0 - pi if upper else pi)
     own = (ni - ki - 1.0 < _SUM_TERMS) if upper else (ki < _SUM_TERMS)
     other = (ki < _SUM_TERMS) if upper else (ni - ki - 1.0 < _SUM_TERMS)
-    past_mean = (pi * ni > ki) if upper else (pi * ni < ki)
-    if own.any():
-        lo, hi = (ki + 1.0, ni) if upper else (np.zeros(ki.shape), ki)
-        value = np.where(
-            own, _pmf_sum(np.where(own, lo, 0.0), np.where(own, hi, -1.0), ni, pi), value
-        )
+    # where the incomplete beta itself would return 1 − (the other tail): the other tail is large
+    past_mean = (
+        (pi >= (ki + 2.0) / (ni + 3.0)) if upper else (1.0 - pi >= (ni - ki + 1.0) / (ni + 3.0))
+    )
     flip = other & ~own & past_mean
-    if flip.any():
-        lo, hi = (np.zeros(ki.shape), ki) if upper else (ki + 1.0, ni)
-        value = np.where(
-            flip, 1.0 - _pmf_sum(np.where(flip, lo, 0.0), np.where(flip, hi, -1.0), ni, pi), value
-        )
+    value = np.empty(ki.shape)
+    own_lo, own_hi = (ki + 1.0, ni) if upper else (np.zeros(ki.shape), ki)
+    for mask, lo, hi, sign in (
+        (own, own_lo, own_hi, 1.0),
+        (flip, own_lo * 0.0 if upper else ki + 1.0, ki if upper else ni, -1.0),
+    ):
+        at = np.flatnonzero(mask)
+        if at.size:
+            total = _pmf_sum(lo[at], hi[at], ni[at], pi[at])
+            value[at] = total if sign > 0 else 1.0 - total
+    rest = np.flatnonzero(~(own | flip))
+    if rest.size:
+        kr, nr, pr = ki[rest], ni[rest], pi[rest]
+        a, b = (kr + 1.0, nr - kr) if upper else (nr - kr, kr + 1.0)
+        value[rest] = incbet(a, b, pr if upper else 1.0 - pr, 1.0 - pr if upper else pr)
     below, beyond = (1.0, 0.0) if upper else (np.nan, 1.0)
     edge = np.where(
         kk < 0,
@@ -194,7 +210,7 @@ def _binomial_tails(k: ArrayLike, n: ArrayLike, p: ArrayLike, *, upper: bool) ->
         np.where(kk >= nn, beyond, np.where(pp == 0, float(upper is False), float(upper))),
     )
     out = np.where(inner, value, edge)
-    return _out(np.where((pp < 0) | (pp > 1) | np.isnan(pp), np.nan, out))
+    return _out(np.where((pp < 0) | (pp > 1) | np.isnan(pp), np.nan, out).reshape(shape))
 
 
 def _pmf_scalar(k: float, n: float, p: float) -> float:
@@ -226,7 +242,8 @@ def _tail_scalar(k: int, n: float, p: float, *, upper: bool) -> float:
     others = [0, int(k)] if upper else [int(k) + 1, int(n)]
     if terms[1] - terms[0] < _SUM_TERMS:
         return math.fsum(_pmf_scalar(j, n, p) for j in range(terms[0], terms[1] + 1))
-    if others[1] - others[0] < _SUM_TERMS and ((p * n > k) if upper else (p * n < k)):
+    past_mean = (p >= (k + 2.0) / (n + 3.0)) if upper else (1.0 - p >= (n - k + 1.0) / (n + 3.0))
+    if others[1] - others[0] < _SUM_TERMS and past_mean:
         return 1.0 - math.fsum(_pmf_scalar(j, n, p) for j in range(others[0], others[1] + 1))
     if upper:
         return incbet_scalar(k + 1.0, n - k, p, 1.0 - p)

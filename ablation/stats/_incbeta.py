@@ -111,11 +111,13 @@ def log_beta_kernel(a: ArrayLike, b: ArrayLike, x: ArrayLike, y: ArrayLike) -> N
     return out
 
 
-def _lentz_step(aa: NDArray[np.float64], c: NDArray[np.float64], d: NDArray[np.float64]) -> tuple:
+def _lentz_step(
+    aa: NDArray[np.float64], c: NDArray[np.float64], d: NDArray[np.float64]
+) -> tuple[NDArray[np.float64], NDArray[np.float64], NDArray[np.float64]]:
     d = 1.0 + aa * d
-    d = np.where(np.abs(d) < _TINY, _TINY, d)
+    d[np.abs(d) < _TINY] = _TINY
     c = 1.0 + aa / c
-    c = np.where(np.abs(c) < _TINY, _TINY, c)
+    c[np.abs(c) < _TINY] = _TINY
     d = 1.0 / d
     return c, d, c * d
 
@@ -160,20 +162,19 @@ def _continued_fraction(
             ]
         )
     h = np.empty(a.shape)
-    qab, qap, qam = a + b, a + 1.0, a - 1.0
-    d = 1.0 - qab * x / qap
+    d = 1.0 - (a + b) * x / (a + 1.0)
     d = 1.0 / np.where(np.abs(d) < _TINY, _TINY, d)
     c = np.ones(a.shape)
     hh = d.copy()
     idx = np.arange(a.size)
     limit = 200 + int(20.0 * math.sqrt(float(max(a.max(initial=1.0), b.max(initial=1.0)))))
+    ai, bi, xi = a, b, x  # the entries still iterating (compacted when some converge)
     for m in range(1, limit + 1):
         m2 = 2.0 * m
-        ai, bi, xi = a[idx], b[idx], x[idx]
-        num = m * (bi - m) * xi / ((qam[idx] + m2) * (ai + m2))
+        num = m * (bi - m) * xi / ((ai - 1.0 + m2) * (ai + m2))
         c, d, step = _lentz_step(num, c, d)
         hh = hh * step
-        num = -(ai + m) * (qab[idx] + m) * xi / ((ai + m2) * (qap[idx] + m2))
+        num = -(ai + m) * (ai + bi + m) * xi / ((ai + m2) * (ai + 1.0 + m2))
         c, d, step = _lentz_step(num, c, d)
         hh = hh * step
         done = np.abs(step - 1.0) <= _EPS
@@ -181,6 +182,7 @@ def _continued_fraction(
             h[idx[done]] = hh[done]
             keep = ~done
             idx, c, d, hh = idx[keep], c[keep], d[keep], hh[keep]
+            ai, bi, xi = ai[keep], bi[keep], xi[keep]
             if idx.size == 0:
                 return h
     h[idx] = hh  # not converged within the limit: the last convergent (never seen in the tests)
