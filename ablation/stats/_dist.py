@@ -164,6 +164,27 @@ def _pmf_sum(
     return total
 
 
+_BULK_SIZE = 2_000  # array calls at least this long, with some n at least _BULK_N, go to scipy
+_BULK_N = 100_000
+
+
+def _bulk_tails(
+    k: NDArray[np.float64], n: NDArray[np.float64], p: NDArray[np.float64], *, upper: bool
+) -> Any:
+    """Thousands of tails at ``n ≥ 1e5`` (the exact power of a 1e5+-pair report) by ``scipy.special``.
+
+    There the continued fraction needs hundreds of numpy steps per call and scipy's C loop is
+    several times faster; its import (~0.3 s) is then small beside the work, so it is imported
+    here, at the call (issue 13 allows ``scipy.special`` for tails). Its relative error at such
+    ``n`` is up to ~1e-9 (see tests/stats/test_stats_dist.py), far below what power needs.
+    Boundary values follow :func:`_binomial_tails` (``bdtr`` NaN for ``k < 0``).
+    """
+    from scipy import special
+
+    out = special.bdtrc(k, n, p) if upper else special.bdtr(k, n, p)
+    return _out(np.asarray(out, dtype=np.float64))
+
+
 def _binomial_tails(k: ArrayLike, n: ArrayLike, p: ArrayLike, *, upper: bool) -> Any:
     """``P(X ≤ k)`` (``upper=False``) or ``P(X > k)`` for ``X ~ Bin(n, p)``, elementwise.
 
@@ -177,6 +198,8 @@ def _binomial_tails(k: ArrayLike, n: ArrayLike, p: ArrayLike, *, upper: bool) ->
     if all(isinstance(v, int | float | np.integer | np.floating) for v in (k, n, p)):
         return np.float64(_tail_scalar(math.floor(k), float(n), float(p), upper=upper))  # type: ignore[arg-type]
     arrays = np.broadcast_arrays(*(np.asarray(v, dtype=np.float64) for v in (k, n, p)))
+    if arrays[0].size >= _BULK_SIZE and float(np.max(arrays[1], initial=0.0)) >= _BULK_N:
+        return _bulk_tails(*arrays, upper=upper)
     shape = arrays[0].shape
     kk, nn, pp = np.floor(arrays[0]).ravel(), arrays[1].ravel(), arrays[2].ravel()
     inner = (kk >= 0) & (kk < nn) & (pp > 0) & (pp < 1)
@@ -267,6 +290,34 @@ def bdtrc(k: ArrayLike, n: ArrayLike, p: ArrayLike) -> Any:
     return _binomial_tails(k, n, p, upper=True)
 
 
+def _reached(value: Any, q: NDArray[np.float64], *, upper: bool) -> NDArray[np.bool_]:
+    v = np.asarray(value)
+    return (v <= q * (1.0 + _SEARCH_RTOL)) if upper else (v >= q * (1.0 - _SEARCH_RTOL))
+
+
+def _normal_bracket(
+    tail: Any,
+    q: NDArray[np.float64],
+    n: NDArray[np.float64],
+    p: NDArray[np.float64],
+    *,
+    upper: bool,
+) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
+    """A bracket ``(lo, hi]`` of the answer from the normal approximation, checked by two tail calls.
+
+    ``n·p ± z·√(n·p·q)`` with a margin of ``5 + z²`` (more than the skewness correction
+    ``(z² − 1)·|1 − 2p|/6`` of Cornish–Fisher); where a check fails, the whole range ``(−1, n]``.
+    """
+    z = np.asarray(ndtri(np.clip(1.0 - q if upper else q, 1e-300, 1.0 - 1e-16)), dtype=np.float64)
+    guess = np.floor(n * p + z * np.sqrt(n * p * (1.0 - p)))
+    margin = 5.0 + z * z
+    lo = np.clip(guess - margin, -1.0, n)
+    hi = np.clip(guess + margin, -1.0, n)
+    lo_ok = (lo < 0) | ~_reached(tail(np.maximum(lo, 0.0), n, p), q, upper=upper)
+    hi_ok = (hi >= n) | _reached(tail(hi, n, p), q, upper=upper)
+    return np.where(lo_ok, lo, -1.0), np.where(hi_ok, hi, n)
+
+
 def _discrete_search(tail: Any, q: ArrayLike, n: ArrayLike, p: ArrayLike, *, upper: bool) -> Any:
     """Smallest ``k`` in ``[0, n]`` with ``cdf(k) ≥ q`` (``upper=False``) or ``sf(k) ≤ q`` (``upper=True``).
 
@@ -275,7 +326,7 @@ def _discrete_search(tail: Any, q: ArrayLike, n: ArrayLike, p: ArrayLike, *, upp
     behind scipy does for a ``q`` that is exactly a cdf value (``binom.ppf(0.5, 5, 0.5) = 2``).
     """
     qq, nn, pp = np.broadcast_arrays(*(np.asarray(v, dtype=np.float64) for v in (q, n, p)))
-    lo, hi = np.full(qq.shape, -1.0), nn.copy()
+    lo, hi = _normal_bracket(tail, qq, nn, pp, upper=upper)
     while True:
         open_ = hi - lo > 1.0
         if not open_.any():

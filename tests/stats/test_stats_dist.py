@@ -235,3 +235,14 @@ def test_scalar_and_array_forms_agree() -> None:
         arr = np.asarray(func(k, n, p))
         one = np.array([func(int(a), int(b), float(c)) for a, b, c in zip(k, n, p, strict=True)])
         np.testing.assert_allclose(one, arr, rtol=1e-13, atol=1e-300)
+
+
+def test_bulk_array_calls_agree_with_the_numpy_path() -> None:
+    # thousands of tails at n >= 1e5 go to scipy.special (the exact power of a large report)
+    ns = np.arange(200_000, 202_000, dtype=np.float64)
+    ks = np.floor(ns * 0.49)
+    bulk_cdf, bulk_sf = np.asarray(_dist.bdtr(ks, ns, 0.5)), np.asarray(_dist.bdtrc(ks, ns, 0.5))
+    part_cdf = np.asarray(_dist.bdtr(ks[:1000], ns[:1000], 0.5))  # below the bulk size: numpy path
+    part_sf = np.asarray(_dist.bdtrc(ks[:1000], ns[:1000], 0.5))
+    np.testing.assert_allclose(part_cdf, bulk_cdf[:1000], rtol=1e-12 + 1e-14 * 2e5)
+    np.testing.assert_allclose(part_sf, bulk_sf[:1000], rtol=1e-12 + 1e-14 * 2e5)
