@@ -196,7 +196,7 @@ def _binomial_tails(k: ArrayLike, n: ArrayLike, p: ArrayLike, *, upper: bool) ->
     small (past the mean).
     """
     if all(isinstance(v, int | float | np.integer | np.floating) for v in (k, n, p)):
-        return np.float64(_tail_scalar(math.floor(k), float(n), float(p), upper=upper))  # type: ignore[arg-type]
+        return np.float64(_tail_scalar(math.floor(float(k)), float(n), float(p), upper=upper))  # type: ignore[arg-type]
     arrays = np.broadcast_arrays(*(np.asarray(v, dtype=np.float64) for v in (k, n, p)))
     if arrays[0].size >= _BULK_SIZE and float(np.max(arrays[1], initial=0.0)) >= _BULK_N:
         return _bulk_tails(*arrays, upper=upper)
