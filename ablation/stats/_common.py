@@ -4,14 +4,11 @@ from __future__ import annotations
 
 import math
 import numbers
-from typing import Any
 
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
-from ablation.stats._lazy import LazyModule
-
-_st: Any = LazyModule("scipy.stats")
+from ablation.stats import _dist
 
 ALTERNATIVES = ("two-sided", "less", "greater")
 
@@ -38,10 +35,10 @@ def as_count(value: object, name: str) -> int:
     return out
 
 
-
 def as_table(n11: object, n12: object, n21: object, n22: object) -> tuple[int, int, int, int]:
     """The four cells of a paired 2x2 table as counts ``(n11, b, c, n22)``, each checked."""
     return as_count(n11, "n11"), as_count(n12, "n12"), as_count(n21, "n21"), as_count(n22, "n22")
+
 
 def check_level(confidence_level: float, name: str = "confidence_level") -> float:
     """Validate a probability strictly inside ``(0, 1)``."""
@@ -60,7 +57,7 @@ def check_alternative(alternative: str) -> str:
 
 def z_two_sided(confidence_level: float) -> float:
     """Standard normal quantile ``z_{1 − α/2}`` for a two-sided level ``1 − α``."""
-    return float(_st.norm.isf((1.0 - confidence_level) / 2.0))
+    return -float(_dist.ndtri((1.0 - confidence_level) / 2.0))
 
 
 def paired_arrays(x: ArrayLike, y: ArrayLike) -> tuple[NDArray[np.float64], NDArray[np.float64]]:

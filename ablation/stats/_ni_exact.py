@@ -11,8 +11,8 @@ from typing import Any
 
 import numpy as np
 from numpy.typing import NDArray
-from scipy import special as _sp
 
+from ablation.stats import _dist
 from ablation.stats._lazy import LazyModule
 from ablation.stats._tango import tango_z_array
 
@@ -58,13 +58,13 @@ def _tail_curve(
     """``P_ψ(Z ≥ z_obs)`` under ``Δ = −margin`` for each ψ: ``Σ_N Bin(N; n, ψ)·P(C ≥ c*(N) | N)``.
 
     The binomial weights are computed in log space (``log_comb`` = ``log C(n, N)``); the conditional
-    tails by ``scipy.special.bdtrc`` (regularised incomplete beta), never as ``1 − cdf``.
+    tails by :func:`ablation.stats._dist.bdtrc` (regularised incomplete beta), never as ``1 − cdf``.
     """
     p = psi[:, None]
     q = (p - margin) / (2.0 * p)  # P(improvement | discordant) under Δ = −margin
-    log_w = log_comb[None, :] + _sp.xlogy(ns[None, :], p) + _sp.xlog1py((n - ns)[None, :], -p)
+    log_w = log_comb[None, :] + _dist.xlogy(ns[None, :], p) + _dist.xlog1py((n - ns)[None, :], -p)
     weight = np.exp(log_w)
-    tail = _sp.bdtrc(cstar[None, :] - 1, ns[None, :], q)
+    tail = _dist.bdtrc(cstar[None, :] - 1, ns[None, :], q)
     out: NDArray[np.float64] = np.einsum("ij,ij->i", weight, tail)
     return out
 
@@ -113,10 +113,10 @@ def exact_ni_pvalue(
     if hi_psi < lo_psi:
         return gamma
     z_obs = float(tango_z_array(b, c, n, -margin))
-    n_lo = int(_st.binom.ppf(_TAIL, n, lo_psi))
-    n_hi = int(_st.binom.isf(_TAIL, n, hi_psi))
+    n_lo = int(_dist.binom_ppf(_TAIL, n, lo_psi))
+    n_hi = int(_dist.binom_isf(_TAIL, n, hi_psi))
     ns = np.arange(max(n_lo - 1, 0), min(n_hi + 1, n) + 1, dtype=np.int64)
-    log_comb = _sp.gammaln(n + 1.0) - _sp.gammaln(ns + 1.0) - _sp.gammaln(n - ns + 1.0)
+    log_comb = _dist.gammaln(n + 1.0) - _dist.gammaln(ns + 1.0) - _dist.gammaln(n - ns + 1.0)
     cstar = _critical_c(ns, n, margin, z_obs)
 
     def curve(psi: NDArray[np.float64]) -> NDArray[np.float64]:

@@ -11,6 +11,7 @@ from __future__ import annotations
 import math
 from typing import Any
 
+from ablation.stats import _dist
 from ablation.stats._common import (
     as_count,
     as_table,
@@ -40,12 +41,12 @@ _MCNEMAR_METHODS = ("exact", "midp", "chi2", "chi2_cc")
 
 
 def _binom_cdf(k: int, n: int) -> float:
-    """``P(X ≤ k)`` for ``X ~ Bin(n, 1/2)``, computed by scipy's incomplete beta (no ``1 − cdf``)."""
+    """``P(X ≤ k)`` for ``X ~ Bin(n, 1/2)``, computed by the incomplete beta of :mod:`ablation.stats._dist` (no ``1 − cdf``)."""
     if k < 0:
         return 0.0
     if k >= n:
         return 1.0
-    return float(_st.binom.cdf(k, n, 0.5))
+    return float(_dist.bdtr(k, n, 0.5))
 
 
 def _binom_sf(k: int, n: int) -> float:
@@ -54,13 +55,13 @@ def _binom_sf(k: int, n: int) -> float:
         return 1.0
     if k >= n:
         return 0.0
-    return float(_st.binom.sf(k, n, 0.5))
+    return float(_dist.bdtrc(k, n, 0.5))
 
 
 def _binom_pmf(k: int, n: int) -> float:
     if k < 0 or k > n:
         return 0.0
-    return float(_st.binom.pmf(k, n, 0.5))
+    return float(_dist.binom_pmf(k, n, 0.5))
 
 
 def mcnemar(
@@ -163,17 +164,17 @@ def _mcnemar_asymptotic(
             return McNemarResult(0.0, 1.0, f"{label} (two-sided; b + c = 0)", alternative, b, c)
         num = max(abs(d) - 1, 0) if corrected else abs(d)
         chi2 = num * num / n
-        p = float(_st.chi2.sf(chi2, 1))
+        p = float(_dist.chi2_sf_1(chi2))
         return McNemarResult(float(chi2), p, f"{label} (two-sided)", alternative, b, c)
     if n == 0:
         return McNemarResult(0.0, 1.0, f"{label} (one-sided; b + c = 0)", alternative, b, c)
     if alternative == "greater":
         z = (d - (1 if corrected else 0)) / math.sqrt(n)
-        p = float(_st.norm.sf(z))
+        p = float(_dist.ndtr(-z))
         side = "candidate better"
     else:
         z = (d + (1 if corrected else 0)) / math.sqrt(n)
-        p = float(_st.norm.cdf(z))
+        p = float(_dist.ndtr(z))
         side = "candidate worse"
     return McNemarResult(float(z), p, f"{label} (one-sided: {side})", alternative, b, c)
 

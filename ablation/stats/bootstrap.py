@@ -16,8 +16,8 @@ from typing import Any
 
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
-from scipy import special as _sp
 
+from ablation.stats import _dist
 from ablation.stats._common import as_count, as_table, check_level, paired_arrays
 from ablation.stats._results import BootstrapResult, ConfidenceInterval
 
@@ -112,7 +112,7 @@ def _bca_levels(
     frac = (np.count_nonzero(theta < estimate) + np.count_nonzero(theta <= estimate)) / (
         2.0 * theta.size
     )
-    z0 = float(_sp.ndtri(frac))
+    z0 = float(_dist.ndtri(frac))
     if not np.isfinite(z0):
         return None
     w = np.ones_like(jack) if weights is None else weights
@@ -122,9 +122,9 @@ def _bca_levels(
     if den <= 0.0 or not np.isfinite(den):
         return None
     accel = float(np.sum(w * dev**3)) / (6.0 * den)
-    z = _sp.ndtri(np.array([alpha / 2.0, 1.0 - alpha / 2.0]))
+    z = _dist.ndtri(np.array([alpha / 2.0, 1.0 - alpha / 2.0]))
     adj = z0 + (z0 + z) / (1.0 - accel * (z0 + z))
-    levels = _sp.ndtr(adj)
+    levels = _dist.ndtr(adj)
     if not np.all(np.isfinite(levels)):
         return None
     return np.clip(levels, 0.0, 1.0)

@@ -9,12 +9,12 @@ from __future__ import annotations
 import math
 from typing import Any, Literal
 
-from scipy import optimize as _opt
-
+from ablation.stats import _dist
 from ablation.stats._common import as_table, check_level, z_two_sided
 from ablation.stats._lazy import LazyModule
 from ablation.stats._ni_exact import exact_ni_pvalue
 from ablation.stats._results import ConfidenceInterval, DifferenceResult, NonInferiorityResult
+from ablation.stats._roots import brentq
 from ablation.stats.binary import wilson_interval
 
 _st: Any = LazyModule("scipy.stats")
@@ -81,11 +81,11 @@ def _tango_interval(b: int, c: int, n: int, z: float) -> tuple[float, float]:
     if c == 0 and b == n:
         low = -1.0
     else:
-        low = _opt.brentq(f, -1.0, est, args=(z,), xtol=1e-14, rtol=1e-14, maxiter=500)
+        low = brentq(f, -1.0, est, args=(z,), xtol=1e-14, rtol=1e-14, maxiter=500)
     if b == 0 and c == n:
         high = 1.0
     else:
-        high = _opt.brentq(f, est, 1.0, args=(-z,), xtol=1e-14, rtol=1e-14, maxiter=500)
+        high = brentq(f, est, 1.0, args=(-z,), xtol=1e-14, rtol=1e-14, maxiter=500)
     return max(-1.0, min(low, est)), min(1.0, max(high, est))
 
 
@@ -260,7 +260,7 @@ def noninferiority_test(
     if n == 0:
         return NonInferiorityResult(0.0, 1.0, m, a, "inconclusive", ci, f"{name}; n = 0")
     zstat = tango_score_statistic(b, c, n, -m)
-    p = max(float(_st.norm.sf(zstat)), exact_ni_pvalue(b, c, n, m))
+    p = max(float(_dist.ndtr(-zstat)), exact_ni_pvalue(b, c, n, m))
     decision: Literal["non-inferior", "regression", "inconclusive"]
     if p <= a:
         decision = "non-inferior"

@@ -12,11 +12,11 @@ from __future__ import annotations
 import math
 from typing import Any
 
-from scipy import optimize as _opt
-
+from ablation.stats import _dist
 from ablation.stats._common import as_count, check_alternative, check_level
 from ablation.stats._lazy import LazyModule
 from ablation.stats._results import SampleSizeResult
+from ablation.stats._roots import brentq
 from ablation.stats.power import exact_mcnemar_power, exact_sample_size_paired
 
 _st: Any = LazyModule("scipy.stats")
@@ -29,7 +29,7 @@ EXACT_SEARCH_LIMIT = 100_000
 
 def _z_alpha(alpha: float, alternative: str) -> float:
     a = alpha / 2.0 if alternative == "two-sided" else alpha
-    return float(_st.norm.isf(a))
+    return -float(_dist.ndtri(a))
 
 
 def sample_size_paired(
@@ -80,7 +80,7 @@ def sample_size_paired(
             "discordant probability"
         )
     za = _z_alpha(a, alternative)
-    zb = float(_st.norm.ppf(pw))
+    zb = float(_dist.ndtri(pw))
     n_exact = (za * math.sqrt(ps) + zb * math.sqrt(max(ps - dl * dl, 0.0))) ** 2 / (dl * dl)
     n = max(1, math.ceil(n_exact - 1e-9))
     signed = -abs(dl) if alternative == "less" else abs(dl)
@@ -144,7 +144,7 @@ def minimum_detectable_effect(
     if (psi is None) == (sd is None):
         raise ValueError("give exactly one of psi (binary outcome) or sd (continuous outcome)")
     za = _z_alpha(a, alternative)
-    zb = float(_st.norm.ppf(pw))
+    zb = float(_dist.ndtri(pw))
     if sd is not None:
         s = float(sd)
         if not (math.isfinite(s) and s >= 0.0):
@@ -163,4 +163,4 @@ def minimum_detectable_effect(
         return 0.0
     if f(ps) < 0.0:
         return math.inf
-    return float(_opt.brentq(f, 0.0, ps, xtol=1e-15, rtol=1e-14, maxiter=500))
+    return float(brentq(f, 0.0, ps, xtol=1e-15, rtol=1e-14, maxiter=500))

@@ -20,11 +20,11 @@ from typing import Any
 
 import numpy as np
 from numpy.typing import NDArray
-from scipy import optimize as _opt
-from scipy import special as _sp
 
+from ablation.stats import _dist
 from ablation.stats._common import as_count, check_alternative, check_level
 from ablation.stats._lazy import LazyModule
+from ablation.stats._roots import brentq
 
 _st: Any = LazyModule("scipy.stats")
 
@@ -51,17 +51,17 @@ def _critical_k(ns: NDArray[np.int64], level: float) -> NDArray[np.int64]:
     so the region is the one that test rejects on; the ``ppf`` guess is checked one step either
     side.
     """
-    k0 = _st.binom.ppf(level, ns, 0.5).astype(np.int64)
+    k0 = np.asarray(_dist.binom_ppf(level, ns, 0.5)).astype(np.int64)
     best = np.full(ns.shape, -1, dtype=np.int64)
     for k in (k0 - 1, k0, k0 + 1):
-        ok = (k >= 0) & (k < ns) & (_st.binom.cdf(k, ns, 0.5) <= level)
+        ok = (k >= 0) & (k < ns) & (np.asarray(_dist.bdtr(np.maximum(k, 0), ns, 0.5)) <= level)
         best = np.where(ok, np.maximum(best, k), best)
     return best
 
 
 def _lower_tail(k: NDArray[np.int64], ns: NDArray[np.int64], p: float) -> NDArray[np.float64]:
     """``P(X ≤ k)`` for ``X ~ Bin(N, p)``, 0 when ``k < 0`` (``bdtr`` gives NaN there)."""
-    out: NDArray[np.float64] = np.where(k >= 0, _sp.bdtr(np.maximum(k, 0), ns, p), 0.0)
+    out: NDArray[np.float64] = np.where(k >= 0, _dist.bdtr(np.maximum(k, 0), ns, p), 0.0)
     return out
 
 
@@ -74,15 +74,15 @@ def _design(
     Cached, so a search over ``δ`` (:func:`exact_minimum_detectable_effect`) computes the
     binomial weights of ``N`` and the critical values once.
     """
-    lo = int(_st.binom.ppf(_TAIL, n, psi))
-    hi = int(_st.binom.isf(_TAIL, n, psi))
+    lo = int(_dist.binom_ppf(_TAIL, n, psi))
+    hi = int(_dist.binom_isf(_TAIL, n, psi))
     ns = np.arange(max(lo - 1, 0), min(hi + 1, n) + 1, dtype=np.int64)
     log_w = (
-        _sp.gammaln(n + 1.0)
-        - _sp.gammaln(ns + 1.0)
-        - _sp.gammaln(n - ns + 1.0)
-        + _sp.xlogy(ns, psi)
-        + _sp.xlog1py(n - ns, -psi)
+        _dist.gammaln(n + 1.0)
+        - _dist.gammaln(ns + 1.0)
+        - _dist.gammaln(n - ns + 1.0)
+        + _dist.xlogy(ns, psi)
+        + _dist.xlog1py(n - ns, -psi)
     )
     k = _critical_k(ns, alpha / 2.0 if alternative == "two-sided" else alpha)
     for array in (ns, log_w, k):
@@ -258,4 +258,4 @@ def exact_minimum_detectable_effect(
         return math.inf
     if gap(0.0) >= 0.0:
         return 0.0
-    return float(_opt.brentq(gap, 0.0, ps, xtol=1e-12, rtol=1e-12, maxiter=200))
+    return float(brentq(gap, 0.0, ps, xtol=1e-12, rtol=1e-12, maxiter=200))

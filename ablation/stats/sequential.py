@@ -27,8 +27,8 @@ from dataclasses import dataclass
 
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
-from scipy import special as _sp
 
+from ablation.stats import _dist
 from ablation.stats._common import as_count, check_level
 
 __all__ = ["EValueResult", "SequentialRegressionTest", "regression_eprocess"]
@@ -124,14 +124,14 @@ def _log_betainc_cf(a: float, b: float, x: float) -> float:
         h *= step
         if abs(step - 1.0) < 1e-16:
             break
-    front = a * math.log(x) + b * math.log1p(-x) - math.log(a) - float(_sp.betaln(a, b))
+    front = a * math.log(x) + b * math.log1p(-x) - math.log(a) - float(_dist.betaln(a, b))
     return front + math.log(h)
 
 
 def _log_tail_half(a: ArrayLike, b: ArrayLike) -> NDArray[np.float64]:
     """``log P(Beta(a, b) > 1/2) = log I_{1/2}(b, a)``, elementwise and without underflow."""
     aa, bb = np.broadcast_arrays(np.asarray(a, dtype=np.float64), np.asarray(b, dtype=np.float64))
-    tail = np.atleast_1d(_sp.betainc(bb, aa, 0.5))
+    tail = np.atleast_1d(_dist.incbet(bb, aa, 0.5))
     with np.errstate(divide="ignore"):
         out = np.log(tail)
     deep = np.flatnonzero(tail < _TAIL_FLOOR)
@@ -146,8 +146,8 @@ def _log_e_one_sided(b: ArrayLike, c: ArrayLike, prior: tuple[float, float]) -> 
     a0, a1 = prior
     bb = np.asarray(b, dtype=np.float64)
     cc = np.asarray(c, dtype=np.float64)
-    post = _sp.betaln(a0 + bb, a1 + cc) + _log_tail_half(a0 + bb, a1 + cc)
-    norm = float(_sp.betaln(a0, a1)) + float(_log_tail_half(a0, a1))
+    post = _dist.betaln(a0 + bb, a1 + cc) + _log_tail_half(a0 + bb, a1 + cc)
+    norm = float(_dist.betaln(a0, a1)) + float(_log_tail_half(a0, a1))
     return np.asarray((bb + cc) * _LN2 + post - norm, dtype=np.float64)
 
 

@@ -2,7 +2,10 @@
 
 The reference below is the power function as it was before the cache (every call recomputes the
 weights of N and the critical values); the MDE found with it by the same ``brentq`` must equal
-the library's to the last bit.
+the library's to the last bit. Since the binary report stopped importing scipy (issue 13), the
+library's tails, quantiles and root finder are ``ablation.stats._dist`` / ``_roots`` (compared with
+scipy in test_stats_dist.py); the reference uses the same primitives, so the comparison is still
+bit-exact and tests the cache, not the primitives.
 """
 
 from __future__ import annotations
@@ -11,17 +14,17 @@ import math
 
 import numpy as np
 import pytest
-from scipy import optimize, special
-from scipy import stats as st
 
+from ablation.stats import _dist as special
 from ablation.stats import exact_mcnemar_power, exact_minimum_detectable_effect
+from ablation.stats._roots import brentq
 
 
 def _critical_k(ns: np.ndarray, level: float) -> np.ndarray:
-    k0 = st.binom.ppf(level, ns, 0.5).astype(np.int64)
+    k0 = np.asarray(special.binom_ppf(level, ns, 0.5)).astype(np.int64)
     best = np.full(ns.shape, -1, dtype=np.int64)
     for k in (k0 - 1, k0, k0 + 1):
-        ok = (k >= 0) & (k < ns) & (st.binom.cdf(k, ns, 0.5) <= level)
+        ok = (k >= 0) & (k < ns) & (np.asarray(special.bdtr(np.maximum(k, 0), ns, 0.5)) <= level)
         best = np.where(ok, np.maximum(best, k), best)
     return best
 
@@ -31,7 +34,7 @@ def _tail(k: np.ndarray, ns: np.ndarray, p: float) -> np.ndarray:
 
 
 def _uncached_power(n: int, psi: float, delta: float, alpha: float, alternative: str) -> float:
-    lo, hi = int(st.binom.ppf(1e-15, n, psi)), int(st.binom.isf(1e-15, n, psi))
+    lo, hi = int(special.binom_ppf(1e-15, n, psi)), int(special.binom_isf(1e-15, n, psi))
     ns = np.arange(max(lo - 1, 0), min(hi + 1, n) + 1, dtype=np.int64)
     log_w = (special.gammaln(n + 1.0) - special.gammaln(ns + 1.0) - special.gammaln(n - ns + 1.0)
              + special.xlogy(ns, psi) + special.xlog1py(n - ns, -psi))  # fmt: skip
@@ -55,7 +58,7 @@ def _uncached_mde(n: int, psi: float, alternative: str) -> float:
         return math.inf
     if gap(0.0) >= 0.0:
         return 0.0
-    return float(optimize.brentq(gap, 0.0, psi, xtol=1e-12, rtol=1e-12, maxiter=200))
+    return float(brentq(gap, 0.0, psi, xtol=1e-12, rtol=1e-12, maxiter=200))
 
 
 @pytest.mark.parametrize("alternative", ["two-sided", "greater", "less"])

@@ -1,0 +1,363 @@
+"""The distribution functions the report path needs, in numpy, :mod:`math` and :mod:`statistics`.
+
+Importing ``scipy.stats`` costs 1-1.5 s and ``scipy.special`` a third of a second, more than a
+whole binary report; these functions replace the calls the report makes (each names the scipy
+call it stands for, and ``tests/stats/test_stats_dist.py`` compares them with it):
+
+- normal: :func:`ndtr` (Cephes form ``½·erfc(−x/√2)``) and :func:`ndtri` (Wichura's AS 241 through
+  :class:`statistics.NormalDist`), scalar or array;
+- binomial: :func:`bdtr` / :func:`bdtrc` (``P(X ≤ k)`` / ``P(X > k)``, each from its own side
+  through :func:`ablation.stats._incbeta.incbet`), :func:`binom_pmf` (Loader's saddle point),
+  :func:`binom_ppf` / :func:`binom_isf` (a discrete bisection on those tails);
+- :func:`gammaln`, :func:`betaln`, :func:`xlogy`, :func:`xlog1py`.
+
+Assumptions: arguments inside the distributions' domains (the callers check them); a NaN
+comes back where scipy would return NaN for an out-of-range argument.
+"""
+
+from __future__ import annotations
+
+import math
+from statistics import NormalDist
+from typing import Any
+
+import numpy as np
+from numpy.typing import ArrayLike, NDArray
+
+from ablation.stats._incbeta import incbet, incbet_scalar, log_beta_kernel, log_beta_kernel_scalar
+
+__all__ = [
+    "bdtr",
+    "bdtrc",
+    "betaln",
+    "binom_isf",
+    "binom_pmf",
+    "binom_ppf",
+    "chi2_sf_1",
+    "gammaln",
+    "incbet",
+    "ndtr",
+    "ndtri",
+    "xlog1py",
+    "xlogy",
+]
+
+_SQRT1_2 = math.sqrt(0.5)
+_SEARCH_RTOL = 8.0 * 2.0**-52  # a tail within a few ulps of q counts as reaching it
+_erf = np.frompyfunc(math.erf, 1, 1)
+_erfc = np.frompyfunc(math.erfc, 1, 1)
+_inv_cdf = np.frompyfunc(NormalDist().inv_cdf, 1, 1)
+_lgamma = np.frompyfunc(math.lgamma, 1, 1)
+
+
+def _out(value: NDArray[Any]) -> Any:
+    """A 0-d result as a numpy float (as scipy returns), an array as a float64 array."""
+    arr = np.asarray(value, dtype=np.float64)
+    return arr[()] if arr.ndim == 0 else arr
+
+
+def ndtr(x: ArrayLike) -> Any:
+    """Standard normal cdf (``scipy.special.ndtr``, Cephes: ``½ + ½·erf`` near 0, ``½·erfc`` beyond)."""
+    z = np.asarray(x, dtype=np.float64) * _SQRT1_2
+    az = np.abs(z)
+    with np.errstate(invalid="ignore"):
+        near = 0.5 + 0.5 * np.asarray(_erf(z), dtype=np.float64)
+        tail = 0.5 * np.asarray(_erfc(az), dtype=np.float64)
+        far = np.where(z > 0, 1.0 - tail, tail)
+    return _out(np.where(az < _SQRT1_2, near, far))
+
+
+def ndtri(p: ArrayLike) -> Any:
+    """Standard normal quantile (``scipy.special.ndtri``): AS 241, ``±inf`` at 0 and 1, NaN outside."""
+    pp = np.asarray(p, dtype=np.float64)
+    inner = (pp > 0.0) & (pp < 1.0)
+    safe = np.where(inner, pp, 0.5)
+    value = np.asarray(_inv_cdf(safe), dtype=np.float64)
+    edge = np.where(pp == 0.0, -np.inf, np.where(pp == 1.0, np.inf, np.nan))
+    return _out(np.where(inner, value, edge))
+
+
+def chi2_sf_1(x: ArrayLike) -> Any:
+    """``P(χ²₁ > x)`` = ``erfc(√(x/2))`` (``scipy.stats.chi2.sf(x, 1)``)."""
+    xx = np.asarray(x, dtype=np.float64)
+    with np.errstate(invalid="ignore"):
+        return _out(np.where(xx <= 0.0, 1.0, 2.0 * np.asarray(ndtr(-np.sqrt(np.abs(xx))))))
+
+
+def gammaln(x: ArrayLike) -> Any:
+    """``log|Γ(x)|`` elementwise (``scipy.special.gammaln``, by :func:`math.lgamma`)."""
+    xx = np.asarray(x, dtype=np.float64)
+    bad = (xx <= 0.0) & (xx == np.floor(xx))
+    return _out(
+        np.where(bad, np.inf, np.asarray(_lgamma(np.where(bad, 1.0, xx)), dtype=np.float64))
+    )
+
+
+def betaln(a: ArrayLike, b: ArrayLike) -> Any:
+    """``log B(a, b)`` for ``a, b > 0`` (``scipy.special.betaln``).
+
+    As Cephes ``lbeta`` for large arguments: ``lgamma(a) + lgamma(b) − lgamma(a + b)``, so the
+    absolute error is a few ulps of the largest ``lgamma`` term.
+    """
+    aa, bb = np.asarray(a, dtype=np.float64), np.asarray(b, dtype=np.float64)
+    return _out(np.asarray(gammaln(aa)) + np.asarray(gammaln(bb)) - np.asarray(gammaln(aa + bb)))
+
+
+def xlogy(x: ArrayLike, y: ArrayLike) -> Any:
+    """``x·log(y)``, 0 where ``x == 0`` (``scipy.special.xlogy``)."""
+    xx, yy = np.asarray(x, dtype=np.float64), np.asarray(y, dtype=np.float64)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        return _out(np.where((xx == 0.0) & ~np.isnan(yy), 0.0, xx * np.log(yy)))
+
+
+def xlog1py(x: ArrayLike, y: ArrayLike) -> Any:
+    """``x·log1p(y)``, 0 where ``x == 0`` (``scipy.special.xlog1py``)."""
+    xx, yy = np.asarray(x, dtype=np.float64), np.asarray(y, dtype=np.float64)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        return _out(np.where((xx == 0.0) & ~np.isnan(yy), 0.0, xx * np.log1p(yy)))
+
+
+def binom_pmf(k: ArrayLike, n: ArrayLike, p: ArrayLike) -> Any:
+    """``P(X = k)`` for ``X ~ Bin(n, p)`` (``scipy.stats.binom.pmf``), by Loader's saddle point.
+
+    ``C(n, k)·p^k·q^(n−k) = exp(kernel(k, n − k, p, q))·n/(k·(n − k))`` for ``0 < k < n``, with
+    the kernel of :func:`ablation.stats._incbeta.log_beta_kernel`; ``q^n`` and ``p^n`` at the ends.
+    """
+    if all(isinstance(v, int | float | np.integer | np.floating) for v in (k, n, p)):
+        return np.float64(_pmf_scalar(float(k), float(n), float(p)))  # type: ignore[arg-type]
+    kk, nn, pp = np.broadcast_arrays(*(np.asarray(v, dtype=np.float64) for v in (k, n, p)))
+    inner = (kk > 0) & (kk < nn) & (pp > 0) & (pp < 1) & (kk == np.floor(kk))
+    ki, ni = np.where(inner, kk, 1.0), np.where(inner, nn, 2.0)
+    pi = np.where(inner, pp, 0.5)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        mid = np.exp(log_beta_kernel(ki, ni - ki, pi, 1.0 - pi)) * ni / (ki * (ni - ki))
+        low = np.exp(np.asarray(xlog1py(nn, -pp)))
+        high = np.exp(np.asarray(xlogy(nn, pp)))
+    ends = np.where(kk == 0, low, np.where(kk == nn, high, 0.0))
+    out = np.where(inner, mid, ends)
+    return _out(np.where((pp < 0) | (pp > 1) | np.isnan(pp), np.nan, out))
+
+
+_SUM_TERMS = 64  # a tail of at most this many terms is summed (see _binomial_tails)
+
+
+def _pmf_sum(
+    lo: NDArray[np.float64], hi: NDArray[np.float64], n: NDArray[np.float64], p: NDArray[np.float64]
+) -> NDArray[np.float64]:
+    """``Σ_{lo ≤ j ≤ hi} P(X = j)`` elementwise, for ``hi − lo < _SUM_TERMS`` (0 where ``hi < lo``).
+
+    The largest term (at the mode clipped to ``[lo, hi]``; the pmf is unimodal) is computed by
+    :func:`binom_pmf`, the others from it by the ratio ``P(j+1)/P(j) = (n−j)/(j+1)·p/q`` going
+    up and down, so a term underflows only where it is negligible; at most 63 roundings each.
+    """
+    q = 1.0 - p
+    top = np.clip(np.floor((n + 1.0) * p), lo, np.maximum(hi, lo))
+    first = np.asarray(binom_pmf(top, n, p), dtype=np.float64)
+    steps = np.arange(1.0, float(_SUM_TERMS))[None, :]
+    j_up, j_down = top[:, None] + steps, top[:, None] - steps
+    odds = (p / q)[:, None]
+    with np.errstate(divide="ignore", invalid="ignore", over="ignore", under="ignore"):
+        up = np.cumprod((n[:, None] - j_up + 1.0) / j_up * odds, axis=1)
+        down = np.cumprod((j_down + 1.0) / (n[:, None] - j_down) / odds, axis=1)
+        inside = np.where(j_up <= hi[:, None], up, 0.0) + np.where(j_down >= lo[:, None], down, 0.0)
+    total: NDArray[np.float64] = np.where(hi >= lo, first * (1.0 + inside.sum(axis=1)), 0.0)
+    return total
+
+
+_BULK_SIZE = 2_000  # array calls at least this long, with some n at least _BULK_N, go to scipy
+_BULK_N = 100_000
+
+
+def _bulk_tails(
+    k: NDArray[np.float64], n: NDArray[np.float64], p: NDArray[np.float64], *, upper: bool
+) -> Any:
+    """Thousands of tails at ``n ≥ 1e5`` (the exact power of a 1e5+-pair report) by ``scipy.special``.
+
+    There the continued fraction needs hundreds of numpy steps per call and scipy's C loop is
+    several times faster; its import (~0.3 s) is then small beside the work, so it is imported
+    here, at the call (issue 13 allows ``scipy.special`` for tails). Its relative error at such
+    ``n`` is up to ~1e-9 (see tests/stats/test_stats_dist.py), far below what power needs.
+    Boundary values follow :func:`_binomial_tails` (``bdtr`` NaN for ``k < 0``).
+    """
+    from scipy import special
+
+    out = special.bdtrc(k, n, p) if upper else special.bdtr(k, n, p)
+    return _out(np.asarray(out, dtype=np.float64))
+
+
+def _binomial_tails(k: ArrayLike, n: ArrayLike, p: ArrayLike, *, upper: bool) -> Any:
+    """``P(X ≤ k)`` (``upper=False``) or ``P(X > k)`` for ``X ~ Bin(n, p)``, elementwise.
+
+    Each tail is ``I_{1−p}(n − k, k + 1)`` / ``I_p(k + 1, n − k)`` with the exact complement, so
+    neither is ``1 − `` the other. Where the incomplete beta's continued fraction would run with
+    one parameter small and the other large near the mean (a lower tail of at most 64 terms, or an
+    upper one), its factors sit within an ulp of 1 long before it converges; that tail is summed
+    term by term instead, and its complement is ``1 −`` the sum only where the complement is not
+    small (past the mean).
+    """
+    if all(isinstance(v, int | float | np.integer | np.floating) for v in (k, n, p)):
+        return np.float64(_tail_scalar(math.floor(float(k)), float(n), float(p), upper=upper))  # type: ignore[arg-type]
+    arrays = np.broadcast_arrays(*(np.asarray(v, dtype=np.float64) for v in (k, n, p)))
+    if arrays[0].size >= _BULK_SIZE and float(np.max(arrays[1], initial=0.0)) >= _BULK_N:
+        return _bulk_tails(*arrays, upper=upper)
+    shape = arrays[0].shape
+    kk, nn, pp = np.floor(arrays[0]).ravel(), arrays[1].ravel(), arrays[2].ravel()
+    inner = (kk >= 0) & (kk < nn) & (pp > 0) & (pp < 1)
+    ki, ni, pi = np.where(inner, kk, 0.0), np.where(inner, nn, 1.0), np.where(inner, pp, 0.5)
+    own = (ni - ki - 1.0 < _SUM_TERMS) if upper else (ki < _SUM_TERMS)
+    other = (ki < _SUM_TERMS) if upper else (ni - ki - 1.0 < _SUM_TERMS)
+    # where the incomplete beta itself would return 1 − (the other tail): the other tail is large
+    past_mean = (
+        (pi >= (ki + 2.0) / (ni + 3.0)) if upper else (1.0 - pi >= (ni - ki + 1.0) / (ni + 3.0))
+    )
+    flip = other & ~own & past_mean
+    value = np.empty(ki.shape)
+    own_lo, own_hi = (ki + 1.0, ni) if upper else (np.zeros(ki.shape), ki)
+    for mask, lo, hi, sign in (
+        (own, own_lo, own_hi, 1.0),
+        (flip, own_lo * 0.0 if upper else ki + 1.0, ki if upper else ni, -1.0),
+    ):
+        at = np.flatnonzero(mask)
+        if at.size:
+            total = _pmf_sum(lo[at], hi[at], ni[at], pi[at])
+            value[at] = total if sign > 0 else 1.0 - total
+    rest = np.flatnonzero(~(own | flip))
+    if rest.size:
+        kr, nr, pr = ki[rest], ni[rest], pi[rest]
+        a, b = (kr + 1.0, nr - kr) if upper else (nr - kr, kr + 1.0)
+        value[rest] = incbet(a, b, pr if upper else 1.0 - pr, 1.0 - pr if upper else pr)
+    below, beyond = (1.0, 0.0) if upper else (np.nan, 1.0)
+    edge = np.where(
+        kk < 0,
+        below,
+        np.where(kk >= nn, beyond, np.where(pp == 0, float(upper is False), float(upper))),
+    )
+    out = np.where(inner, value, edge)
+    return _out(np.where((pp < 0) | (pp > 1) | np.isnan(pp), np.nan, out).reshape(shape))
+
+
+def _pmf_scalar(k: float, n: float, p: float) -> float:
+    if not 0.0 <= p <= 1.0 or k < 0 or k > n or k != math.floor(k):
+        return math.nan if not 0.0 <= p <= 1.0 else 0.0
+    if k == 0 or k == n:
+        m = (
+            n * (math.log1p(-p) if k == 0 else math.log(p))
+            if (p < 1.0 if k == 0 else p > 0.0)
+            else -math.inf
+        )
+        return 1.0 if n == 0 else math.exp(m)
+    if p in (0.0, 1.0):
+        return 0.0
+    return math.exp(log_beta_kernel_scalar(k, n - k, p, 1.0 - p)) * n / (k * (n - k))
+
+
+def _tail_scalar(k: int, n: float, p: float, *, upper: bool) -> float:
+    """:func:`_binomial_tails` for one ``(k, n, p)``, in plain floats (same rules)."""
+    if not 0.0 <= p <= 1.0:
+        return math.nan
+    if k < 0:
+        return 1.0 if upper else math.nan
+    if k >= n:
+        return 0.0 if upper else 1.0
+    if p in (0.0, 1.0):
+        return float(upper) if p == 1.0 else float(not upper)
+    terms = [int(k) + 1, int(n)] if upper else [0, int(k)]
+    others = [0, int(k)] if upper else [int(k) + 1, int(n)]
+    if terms[1] - terms[0] < _SUM_TERMS:
+        return math.fsum(_pmf_scalar(j, n, p) for j in range(terms[0], terms[1] + 1))
+    past_mean = (p >= (k + 2.0) / (n + 3.0)) if upper else (1.0 - p >= (n - k + 1.0) / (n + 3.0))
+    if others[1] - others[0] < _SUM_TERMS and past_mean:
+        return 1.0 - math.fsum(_pmf_scalar(j, n, p) for j in range(others[0], others[1] + 1))
+    if upper:
+        return incbet_scalar(k + 1.0, n - k, p, 1.0 - p)
+    return incbet_scalar(n - k, k + 1.0, 1.0 - p, p)
+
+
+def bdtr(k: ArrayLike, n: ArrayLike, p: ArrayLike) -> Any:
+    """``P(X ≤ k)`` for ``X ~ Bin(n, p)`` (``scipy.special.bdtr`` / ``scipy.stats.binom.cdf``).
+
+    NaN for ``k < 0`` as ``bdtr`` (``binom.cdf`` gives 0 there: callers handle it), 1 for
+    ``k ≥ n``; see :func:`_binomial_tails`.
+    """
+    return _binomial_tails(k, n, p, upper=False)
+
+
+def bdtrc(k: ArrayLike, n: ArrayLike, p: ArrayLike) -> Any:
+    """``P(X > k)`` for ``X ~ Bin(n, p)`` (``scipy.special.bdtrc`` / ``scipy.stats.binom.sf``).
+
+    Never ``1 − cdf`` in the tail; 1 for ``k < 0``, 0 for ``k ≥ n``; see :func:`_binomial_tails`.
+    """
+    return _binomial_tails(k, n, p, upper=True)
+
+
+def _reached(value: Any, q: NDArray[np.float64], *, upper: bool) -> NDArray[np.bool_]:
+    v = np.asarray(value)
+    return (v <= q * (1.0 + _SEARCH_RTOL)) if upper else (v >= q * (1.0 - _SEARCH_RTOL))
+
+
+def _normal_bracket(
+    tail: Any,
+    q: NDArray[np.float64],
+    n: NDArray[np.float64],
+    p: NDArray[np.float64],
+    *,
+    upper: bool,
+) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
+    """A bracket ``(lo, hi]`` of the answer from the normal approximation, checked by two tail calls.
+
+    ``n·p ± z·√(n·p·q)`` with a margin of ``5 + z²`` (more than the skewness correction
+    ``(z² − 1)·|1 − 2p|/6`` of Cornish–Fisher); where a check fails, the whole range ``(−1, n]``.
+    """
+    z = np.asarray(ndtri(np.clip(1.0 - q if upper else q, 1e-300, 1.0 - 1e-16)), dtype=np.float64)
+    guess = np.floor(n * p + z * np.sqrt(n * p * (1.0 - p)))
+    margin = 5.0 + z * z
+    lo = np.clip(guess - margin, -1.0, n)
+    hi = np.clip(guess + margin, -1.0, n)
+    lo_ok = (lo < 0) | ~_reached(tail(np.maximum(lo, 0.0), n, p), q, upper=upper)
+    hi_ok = (hi >= n) | _reached(tail(hi, n, p), q, upper=upper)
+    return np.where(lo_ok, lo, -1.0), np.where(hi_ok, hi, n)
+
+
+def _discrete_search(tail: Any, q: ArrayLike, n: ArrayLike, p: ArrayLike, *, upper: bool) -> Any:
+    """Smallest ``k`` in ``[0, n]`` with ``cdf(k) ≥ q`` (``upper=False``) or ``sf(k) ≤ q`` (``upper=True``).
+
+    Bisection on the integers, elementwise: ``⌈log₂(n + 1)⌉`` evaluations of the tail. A tail
+    within ``8·eps`` (relative) of ``q`` counts as reaching it, as Boost's root-then-round search
+    behind scipy does for a ``q`` that is exactly a cdf value (``binom.ppf(0.5, 5, 0.5) = 2``).
+    """
+    qq, nn, pp = np.broadcast_arrays(*(np.asarray(v, dtype=np.float64) for v in (q, n, p)))
+    lo, hi = _normal_bracket(tail, qq, nn, pp, upper=upper)
+    while True:
+        open_ = hi - lo > 1.0
+        if not open_.any():
+            break
+        mid = np.floor((lo + hi) / 2.0)
+        value = np.asarray(tail(np.where(open_, mid, 0.0), nn, pp))
+        good = (
+            (value <= qq * (1.0 + _SEARCH_RTOL)) if upper else (value >= qq * (1.0 - _SEARCH_RTOL))
+        )
+        hi = np.where(open_ & good, mid, hi)
+        lo = np.where(open_ & ~good, mid, lo)
+    return hi
+
+
+def binom_ppf(q: ArrayLike, n: ArrayLike, p: ArrayLike) -> Any:
+    """Smallest ``k`` with ``P(X ≤ k) ≥ q`` (``scipy.stats.binom.ppf``; −1 at ``q = 0``).
+
+    For ``q > ½`` the search runs on the upper tail (``P(X > k) ≤ 1 − q``), as Boost does, so
+    a ``q`` near 1 is not lost in ``1 − cdf`` rounding.
+    """
+    qq = np.asarray(q, dtype=np.float64)
+    low = _discrete_search(bdtr, qq, n, p, upper=False)
+    high = _discrete_search(bdtrc, 1.0 - qq, n, p, upper=True) if (qq > 0.5).any() else low
+    out = np.where(qq > 0.5, high, low)
+    return _out(np.where(qq == 0.0, -1.0, np.where((qq < 0) | (qq > 1), np.nan, out)))
+
+
+def binom_isf(q: ArrayLike, n: ArrayLike, p: ArrayLike) -> Any:
+    """Smallest ``k`` with ``P(X > k) ≤ q`` (``scipy.stats.binom.isf``; −1 at ``q = 1``)."""
+    qq = np.asarray(q, dtype=np.float64)
+    low = _discrete_search(bdtrc, qq, n, p, upper=True)
+    high = _discrete_search(bdtr, 1.0 - qq, n, p, upper=False) if (qq > 0.5).any() else low
+    out = np.where(qq > 0.5, high, low)
+    return _out(np.where(qq == 1.0, -1.0, np.where((qq < 0) | (qq > 1), np.nan, out)))
