@@ -181,7 +181,8 @@ def _bulk_tails(
     """
     from scipy import special
 
-    out = special.bdtrc(k, n, p) if upper else special.bdtr(k, n, p)
+    whole = n.astype(np.int64)  # integral counts: scipy deprecates a float n
+    out = special.bdtrc(k, whole, p) if upper else special.bdtr(k, whole, p)
     return _out(np.asarray(out, dtype=np.float64))
 
 

@@ -23,9 +23,25 @@ from ablation.stats._results import (
     TestResult,
     TTestResult,
 )
+from ablation.stats._signed_rank import signed_rank_asymptotic, signed_rank_exact
 from ablation.stats._walsh import walsh_median
 
 _st: Any = LazyModule("scipy.stats")
+# scipy.stats.t's sf/cdf/isf are scipy.special.stdtr/stdtrit (scipy 1.17 ``t_gen``); importing
+# scipy.special alone costs a third of scipy.stats' import.
+_sp: Any = LazyModule("scipy.special")
+
+
+def _t_sf(t: float, df: float) -> float:
+    return float(_sp.stdtr(df, -t))
+
+
+def _t_cdf(t: float, df: float) -> float:
+    return float(_sp.stdtr(df, t))
+
+
+def _t_isf(q: float, df: float) -> float:
+    return float(-_sp.stdtrit(df, q))
 
 __all__ = [
     "MEAN_DIFFERENCE_MIN_N",
@@ -95,15 +111,15 @@ def _t_from_differences(
         )
     t = est / se
     if alternative == "two-sided":
-        p = float(2.0 * _st.t.sf(abs(t), df))
-        q = float(_st.t.isf((1.0 - level) / 2.0, df))
+        p = float(2.0 * _t_sf(abs(t), df))
+        q = float(_t_isf((1.0 - level) / 2.0, df))
         ci = ConfidenceInterval(est - q * se, est + q * se)
     elif alternative == "greater":
-        p = float(_st.t.sf(t, df))
-        ci = ConfidenceInterval(est - float(_st.t.isf(1.0 - level, df)) * se, math.inf)
+        p = float(_t_sf(t, df))
+        ci = ConfidenceInterval(est - float(_t_isf(1.0 - level, df)) * se, math.inf)
     else:
-        p = float(_st.t.cdf(t, df))
-        ci = ConfidenceInterval(-math.inf, est + float(_st.t.isf(1.0 - level, df)) * se)
+        p = float(_t_cdf(t, df))
+        ci = ConfidenceInterval(-math.inf, est + float(_t_isf(1.0 - level, df)) * se)
     return TTestResult(float(t), min(1.0, p), df, est, se, ci, label)
 
 
@@ -186,7 +202,10 @@ def wilcoxon_signed_rank(
     method: str = "auto",
     alternative: str = "two-sided",
 ) -> TestResult:
-    """Wilcoxon signed-rank test on ``d = y − x`` via ``scipy.stats.wilcoxon``.
+    """Wilcoxon signed-rank test on ``d = y − x``, as ``scipy.stats.wilcoxon`` computes it.
+
+    The exact and normal-approximation p-values are computed by :mod:`ablation.stats._signed_rank`
+    (no ``scipy.stats`` import); the permutation test calls ``scipy.stats.wilcoxon``.
 
     The estimand is the pseudo-median of d (see :func:`hodges_lehmann`). ``method="auto"`` is resolved
     here, not in scipy, and the choice is named in ``method``: exact null distribution when the used
@@ -237,18 +256,22 @@ def wilcoxon_signed_rank(
             resolved = "permutation"
         else:
             resolved = "asymptotic"
-    scipy_method: str | _st.PermutationMethod = resolved
-    if resolved == "permutation":
-        scipy_method = _st.PermutationMethod(n_resamples=2**13, rng=0)
-    res = _st.wilcoxon(
-        used,
-        zero_method=zero_method,
-        correction=False,
-        alternative=alternative,
-        method=scipy_method,
-    )
-    p = float(res.pvalue)
-    stat = float(res.statistic)
+    if resolved == "asymptotic":
+        stat, p = signed_rank_asymptotic(used, zero_method, alternative)
+    elif resolved == "exact" and not has_ties and not has_zeros:
+        stat, p = signed_rank_exact(used, alternative)
+    else:  # permutation, or "exact" asked for tied data: scipy's own handling
+        scipy_method: str | Any = resolved
+        if resolved == "permutation":
+            scipy_method = _st.PermutationMethod(n_resamples=2**13, rng=0)
+        res = _st.wilcoxon(
+            used,
+            zero_method=zero_method,
+            correction=False,
+            alternative=alternative,
+            method=scipy_method,
+        )
+        p, stat = float(res.pvalue), float(res.statistic)
     label = {
         "exact": "exact",
         "permutation": "exact by exhaustive permutation" if used.size <= 13 else "permutation",

@@ -1,0 +1,117 @@
+"""The Wilcoxon signed-rank test and the Student t tails, computed without ``scipy.stats``.
+
+References: ``scipy.stats.wilcoxon(d, zero_method=..., correction=False, alternative=...,
+method="asymptotic" | "exact")`` and ``scipy.stats.t.sf/cdf/isf`` (scipy 1.17).
+"""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from scipy import stats
+
+from ablation.stats import continuous
+from ablation.stats._signed_rank import signed_rank_asymptotic, signed_rank_exact
+
+ALTERNATIVES = ["two-sided", "less", "greater"]
+
+
+@st.composite
+def _differences(draw: st.DrawFn, *, ties: bool, zeros: bool, max_n: int) -> np.ndarray:
+    n = draw(st.integers(min_value=2, max_value=max_n))
+    if ties:
+        # few distinct magnitudes: many ties, signs at random
+        values = draw(st.lists(st.integers(-6, 6), min_size=n, max_size=n))
+        d = np.array(values, dtype=np.float64) / 4.0
+    else:
+        d = np.array(draw(st.lists(st.floats(-1e3, 1e3), min_size=n, max_size=n, unique=True)))
+        d = d[np.abs(d) > 0]
+        d = d[np.unique(np.abs(d), return_index=True)[1]]
+    if not zeros:
+        d = d[d != 0]
+    return d
+
+
+@settings(max_examples=150, deadline=None)
+@given(
+    d=_differences(ties=True, zeros=True, max_n=300),
+    zero_method=st.sampled_from(["wilcox", "pratt"]),
+    alternative=st.sampled_from(ALTERNATIVES),
+)
+def test_normal_approximation_equals_scipy(d: np.ndarray, zero_method: str, alternative: str) -> None:
+    used = d[d != 0] if zero_method == "wilcox" else d
+    if used.size == 0 or not np.any(d != 0):
+        return
+    stat, p = signed_rank_asymptotic(used, zero_method, alternative)
+    ref = stats.wilcoxon(
+        used, zero_method=zero_method, correction=False, alternative=alternative,
+        method="asymptotic",
+    )  # fmt: skip
+    assert stat == pytest.approx(float(ref.statistic), rel=1e-12)
+    assert p == pytest.approx(float(ref.pvalue), rel=1e-10, abs=1e-300)
+
+
+@settings(max_examples=150, deadline=None)
+@given(d=_differences(ties=False, zeros=False, max_n=50), alternative=st.sampled_from(ALTERNATIVES))
+def test_exact_distribution_equals_scipy(d: np.ndarray, alternative: str) -> None:
+    if d.size == 0:
+        return
+    stat, p = signed_rank_exact(d, alternative)
+    ref = stats.wilcoxon(d, correction=False, alternative=alternative, method="exact")
+    assert stat == pytest.approx(float(ref.statistic), rel=1e-12)
+    # scipy sums float pmfs; the exact integer count is correctly rounded
+    assert p == pytest.approx(float(ref.pvalue), rel=1e-11)
+
+
+def test_exact_small_cases_by_enumeration() -> None:
+    # n = 4, d = (1, 2, 3, 4) all positive: W+ = 10, the largest of 2^4 equally likely sums.
+    d = np.array([1.0, 2.0, 3.0, 4.0])
+    assert signed_rank_exact(d, "greater") == (10.0, 1 / 16)
+    assert signed_rank_exact(d, "two-sided") == (0.0, 2 / 16)
+    assert signed_rank_exact(-d, "less") == (0.0, 1 / 16)
+
+
+@pytest.mark.parametrize("method", ["auto", "exact", "asymptotic"])
+def test_wilcoxon_signed_rank_keeps_scipy_results(method: str) -> None:
+    rng = np.random.default_rng(4)
+    for n in (8, 30, 49, 51, 400):
+        x = rng.lognormal(size=n)
+        y = x * rng.lognormal(0.1, 0.3, size=n)
+        ours = continuous.wilcoxon_signed_rank(x, y, method=method)
+        d = np.round(y - x, 12)
+        scipy_method = method if method != "auto" else ("exact" if n <= 50 else "asymptotic")
+        ref = stats.wilcoxon(d, correction=False, method=scipy_method)
+        assert ours.pvalue == pytest.approx(float(ref.pvalue), rel=1e-10)
+        assert ours.statistic == pytest.approx(float(ref.statistic), rel=1e-12)
+
+
+@settings(max_examples=100, deadline=None)
+@given(
+    t=st.floats(-50, 50, allow_nan=False),
+    df=st.integers(1, 10**7),
+    q=st.floats(1e-12, 1 - 1e-12),
+)
+def test_t_tails_are_scipy_t(t: float, df: int, q: float) -> None:
+    # scipy.stats.t.sf/cdf/isf call scipy.special.stdtr/stdtrit: identical values
+    assert continuous._t_sf(t, df) == float(stats.t.sf(t, df))
+    assert continuous._t_cdf(t, df) == float(stats.t.cdf(t, df))
+    assert continuous._t_isf(q, df) == float(stats.t.isf(q, df))
+
+
+def test_latency_statistics_do_not_import_scipy_stats() -> None:
+    code = (
+        "import sys, numpy as np\n"
+        "from ablation.stats import continuous as c\n"
+        "rng = np.random.default_rng(0)\n"
+        "x = rng.lognormal(size=500); y = x * rng.lognormal(0.05, 0.2, size=500)\n"
+        "c.wilcoxon_signed_rank(x, y); c.wilcoxon_signed_rank(x[:20], y[:20])\n"
+        "c.paired_t_test(x, y); c.mean_difference_interval(x, y); c.log_ratio_interval(x, y)\n"
+        "print(sorted(m for m in sys.modules if m.startswith('scipy.stats')))\n"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "[]", out.stdout
