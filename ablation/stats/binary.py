@@ -40,27 +40,50 @@ __all__ = [
 _MCNEMAR_METHODS = ("exact", "midp", "chi2", "chi2_cc")
 
 
+_EXACT_N = 4096
+"""Up to this many discordant pairs the fair-coin tails are exact: integer sums of binomial
+coefficients divided by ``2**n`` (Python's int division rounds correctly), so a p-value such as
+``2/128`` prints as exactly that. Above it the incomplete beta of :mod:`ablation.stats._dist`."""
+
+
+def _fair_count(k: int, n: int) -> int:
+    """``sum(C(n, i) for i <= k)``, summing the shorter side (``0 <= k < n``)."""
+    if 2 * k < n:
+        term = total = 1
+        for i in range(1, k + 1):
+            term = term * (n - i + 1) // i
+            total += term
+        return total
+    return (1 << n) - _fair_count(n - k - 1, n)
+
+
 def _binom_cdf(k: int, n: int) -> float:
-    """``P(X ≤ k)`` for ``X ~ Bin(n, 1/2)``, computed by the incomplete beta of :mod:`ablation.stats._dist` (no ``1 − cdf``)."""
+    """``P(X ≤ k)`` for ``X ~ Bin(n, 1/2)``: exact up to :data:`_EXACT_N`, then the incomplete beta."""
     if k < 0:
         return 0.0
     if k >= n:
         return 1.0
+    if n <= _EXACT_N:
+        return _fair_count(k, n) / (1 << n)
     return float(_dist.bdtr(k, n, 0.5))
 
 
 def _binom_sf(k: int, n: int) -> float:
-    """``P(X > k)`` for ``X ~ Bin(n, 1/2)``."""
+    """``P(X > k)`` for ``X ~ Bin(n, 1/2)`` (by symmetry ``P(X ≤ n − k − 1)``, never ``1 − cdf``)."""
     if k < 0:
         return 1.0
     if k >= n:
         return 0.0
+    if n <= _EXACT_N:
+        return _fair_count(n - k - 1, n) / (1 << n)
     return float(_dist.bdtrc(k, n, 0.5))
 
 
 def _binom_pmf(k: int, n: int) -> float:
     if k < 0 or k > n:
         return 0.0
+    if n <= _EXACT_N:
+        return math.comb(n, k) / (1 << n)
     return float(_dist.binom_pmf(k, n, 0.5))
 
 
