@@ -245,33 +245,7 @@ def wilcoxon_signed_rank(
             f"Wilcoxon signed-rank ({zero_method}; no non-zero differences)",
             int(used.size),
         )
-    absd = np.abs(nonzero)
-    has_ties = np.unique(absd).size < absd.size
-    has_zeros = used.size > nonzero.size
-    resolved = method
-    if method == "auto":
-        if used.size <= 50 and not has_ties and not has_zeros:
-            resolved = "exact"
-        elif used.size <= 13:
-            resolved = "permutation"
-        else:
-            resolved = "asymptotic"
-    if resolved == "asymptotic":
-        stat, p = signed_rank_asymptotic(used, zero_method, alternative)
-    elif resolved == "exact" and not has_ties and not has_zeros:
-        stat, p = signed_rank_exact(used, alternative)
-    else:  # permutation, or "exact" asked for tied data: scipy's own handling
-        scipy_method: str | Any = resolved
-        if resolved == "permutation":
-            scipy_method = _st.PermutationMethod(n_resamples=2**13, rng=0)
-        res = _st.wilcoxon(
-            used,
-            zero_method=zero_method,
-            correction=False,
-            alternative=alternative,
-            method=scipy_method,
-        )
-        p, stat = float(res.pvalue), float(res.statistic)
+    resolved, stat, p = _signed_rank_test(used, nonzero, zero_method, method, alternative)
     label = {
         "exact": "exact",
         "permutation": "exact by exhaustive permutation" if used.size <= 13 else "permutation",
@@ -283,6 +257,37 @@ def wilcoxon_signed_rank(
         f"Wilcoxon signed-rank ({label}, zero_method={zero_method}, {alternative})",
         int(used.size),
     )
+
+
+def _signed_rank_test(
+    used: NDArray[np.float64],
+    nonzero: NDArray[np.float64],
+    zero_method: str,
+    method: str,
+    alternative: str,
+) -> tuple[str, float, float]:
+    """``(resolved method, statistic, p)`` of :func:`wilcoxon_signed_rank` (its docstring)."""
+    absd = np.abs(nonzero)
+    untied = np.unique(absd).size == absd.size and used.size == nonzero.size
+    resolved = method
+    if method == "auto":
+        if used.size <= 50 and untied:
+            resolved = "exact"
+        else:
+            resolved = "permutation" if used.size <= 13 else "asymptotic"
+    if resolved == "asymptotic":
+        return resolved, *signed_rank_asymptotic(used, zero_method, alternative)
+    if resolved == "exact" and untied:
+        return resolved, *signed_rank_exact(used, alternative)
+    # permutation, or "exact" asked for tied data: scipy's own handling
+    scipy_method: str | Any = resolved
+    if resolved == "permutation":
+        scipy_method = _st.PermutationMethod(n_resamples=2**13, rng=0)
+    res = _st.wilcoxon(
+        used, zero_method=zero_method, correction=False, alternative=alternative,
+        method=scipy_method,
+    )  # fmt: skip
+    return resolved, float(res.statistic), float(res.pvalue)
 
 
 def sign_test(x: ArrayLike, y: ArrayLike, *, alternative: str = "two-sided") -> TestResult:
