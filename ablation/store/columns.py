@@ -1,9 +1,13 @@
 """Columnar reads of the run store: one arm's trials straight into :class:`TrialColumns`.
 
-Only the columns a report needs are selected (ids, run, status, verdict, latency, cost,
+An arm's trials are read from its column blocks (:mod:`ablation.store.blocks`): a few rows of
+packed columns, no per-trial Python object. A campaign stored before blocks existed, in a store
+opened read-only since (a writable open writes the missing blocks), is read from its rows:
+only the columns a report needs are selected (ids, run, status, verdict, latency, cost,
 attempts, error type, category, critical flag, tokens, and the quality and metrics dictionaries,
 error stage and message through SQLite's ``json_extract`` - only for rows whose JSON may hold
-them, see ``_SCALAR``: parsing every row's JSON was most of a stored report's time), page by page with keyset pagination on the primary key, so no
+them, see ``_SCALAR``: parsing every row's JSON was most of such a report's time), page by page
+with keyset pagination on the primary key, so no
 :class:`~ablation.schema.TaskResult` is built and the Python objects of one page at a time are
 alive besides the growing arrays.
 """
@@ -11,12 +15,15 @@ alive besides the growing arrays.
 from __future__ import annotations
 
 import json
+import sqlite3
 from collections.abc import Iterator
+from contextlib import nullcontext
 from typing import Any
 
 import numpy as np
 
 from ablation.columns import STATUS_CODES, TrialColumns
+from ablation.store.blocks import concat_columns, read_blocks, write_top_block
 from ablation.store.connection import StoreConnection
 
 __all__ = ["ColumnReader"]
@@ -73,12 +80,16 @@ def _errors(types: tuple[Any, ...], parsed: dict[int, list[Any]]) -> tuple[list[
 class ColumnReader(StoreConnection):
     """The columnar trial read of :class:`~ablation.store.run_store.RunStore`."""
 
-    def _column_pages(self, campaign_id: str, arm: str) -> Iterator[list[tuple[Any, ...]]]:
+    def _column_pages(
+        self, campaign_id: str, arm: str, held: sqlite3.Connection | None = None
+    ) -> Iterator[list[tuple[Any, ...]]]:
+        """Pages of an arm's rows, each read under its own lock hold (or on ``held``, a
+        connection whose lock the caller holds)."""
         last: tuple[str, int] = ("", -1)
-        with self._op("read trial columns") as conn:
+        with self._op("read trial columns") if held is None else nullcontext(held) as conn:
             self._require(conn, campaign_id)
         while True:
-            with self._op("read trial columns") as conn:
+            with self._op("read trial columns") if held is None else nullcontext(held) as conn:
                 rows = conn.execute(_SELECT, (campaign_id, arm, *last, _COLUMN_PAGE)).fetchall()
             if rows:
                 yield rows
@@ -89,13 +100,44 @@ class ColumnReader(StoreConnection):
     def trial_columns(self, campaign_id: str, arm: str) -> TrialColumns:
         """One arm's trials of a campaign as columns, in ``(task_id, run)`` order.
 
+        Read from the campaign's column blocks (:mod:`ablation.store.blocks`), or from its rows
+        when the blocks do not hold every stored trial (a campaign stored before blocks existed,
+        in a store opened read-only since).
+
         Raises:
             StoreError: for an unknown campaign.
         """
-        parts = [self._page_columns(page, arm) for page in self._column_pages(campaign_id, arm)]
+        held = None
+        with self._op("read trial columns") as conn:
+            self._require(conn, campaign_id)
+            if self.schema_version >= 4:  # a version-3 file opened read-only has no blocks
+                held = read_blocks(conn, campaign_id, arm)
+        return self._row_columns(campaign_id, arm) if held is None else held
+
+    def _row_columns(
+        self, campaign_id: str, arm: str, held: sqlite3.Connection | None = None
+    ) -> TrialColumns:
+        """:meth:`trial_columns` read from the ``trials`` rows, page by page."""
+        pages = self._column_pages(campaign_id, arm, held)
+        parts = [self._page_columns(page, arm) for page in pages]
         if not parts:
             return TrialColumns.verdicts(arm, np.zeros(0, dtype=object), np.zeros(0, dtype=bool))
-        return _concat(parts, arm)
+        return concat_columns(parts, arm)
+
+    def _backfill_blocks(self) -> None:
+        """Write the column blocks of every campaign stored before blocks existed.
+
+        Run when a writable open migrated a store from before blocks existed; each campaign is
+        one transaction, so an interrupted backfill leaves the rest on the (slower) row reads.
+        """
+        with self._op("find campaigns without column blocks") as conn:
+            pending = [row[0] for row in conn.execute("SELECT id FROM campaigns WHERE blocks = 0")]
+        for campaign_id in pending:
+            with self._op("write column blocks", transaction=True) as conn:
+                conn.execute("DELETE FROM trial_blocks WHERE campaign_id = ?", (campaign_id,))
+                for arm in ("baseline", "candidate"):
+                    write_top_block(conn, campaign_id, self._row_columns(campaign_id, arm, conn))
+                conn.execute("UPDATE campaigns SET blocks = 1 WHERE id = ?", (campaign_id,))
 
     @staticmethod
     def _page_columns(page: list[tuple[Any, ...]], arm: str) -> TrialColumns:
@@ -128,41 +170,3 @@ class ColumnReader(StoreConnection):
             error=np.array(error, dtype=object),
             error_stage=np.array(stage, dtype=object),
         )
-
-
-def _concat(parts: list[TrialColumns], arm: str) -> TrialColumns:
-    """One :class:`TrialColumns` from the pages' (named columns missing in a page are absent)."""
-    if len(parts) == 1:
-        return parts[0]
-
-    def cat(name: str) -> Any:
-        return np.concatenate([getattr(p, name) for p in parts])
-
-    def named(group: str, fill: Any, dtype: Any) -> dict[str, np.ndarray]:
-        names = sorted({k for p in parts for k in getattr(p, group)})
-        return {
-            k: np.concatenate(
-                [getattr(p, group).get(k, np.full(len(p), fill, dtype=dtype)) for p in parts]
-            )
-            for k in names
-        }
-
-    return TrialColumns(
-        arm=arm,
-        task_id=cat("task_id"),
-        run=cat("run"),
-        passed=cat("passed"),
-        status=cat("status"),
-        latency_s=cat("latency_s"),
-        cost=cat("cost"),
-        tokens=cat("tokens"),
-        quality=named("quality", np.nan, float),
-        metrics=named("metrics", np.nan, float),
-        category=cat("category"),
-        critical=cat("critical"),
-        error_type=cat("error_type"),
-        attempts=cat("attempts"),
-        quality_errors=named("quality_errors", False, bool),
-        error=cat("error"),
-        error_stage=cat("error_stage"),
-    )

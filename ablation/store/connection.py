@@ -49,6 +49,9 @@ class StoreConnection:
         self._lock = threading.Lock()
         self._conn: sqlite3.Connection | None = None
         self.read_only = read_only
+        self.migrated_from: int | None = None
+        #: The file's schema version as opened (a read-only open does not migrate).
+        self.schema_version = SCHEMA_VERSION
         if read_only:
             self._conn = self._open_read_only()
             return
@@ -75,6 +78,8 @@ class StoreConnection:
                 raise
             raise StoreError(f"cannot open run store {self.path}: {exc}") from exc
         self._conn = conn
+        #: The schema version the open migrated from (``None``: none was needed).
+        self.migrated_from = version if version is not None and version < SCHEMA_VERSION else None
 
     def _open_read_only(self) -> sqlite3.Connection:
         uri = self.path.resolve().as_uri()
@@ -86,7 +91,7 @@ class StoreConnection:
                     f"{uri}?{query}", uri=True, timeout=30.0, isolation_level=None,
                     check_same_thread=False,
                 )
-                self._check_version(conn)
+                self.schema_version = self._check_version(conn) or SCHEMA_VERSION
                 conn.execute("SELECT count(*) FROM campaigns").fetchone()
                 return conn
             except sqlite3.Error as exc:

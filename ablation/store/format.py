@@ -26,15 +26,20 @@ __all__ = [
     "TrialRow",
 ]
 
-SCHEMA_VERSION = 3
+SCHEMA_VERSION = 4
 #: SQL that brings a store of version ``v`` to ``v + 1`` (run inside one transaction on open).
 #: 1 -> 2: trials get a ``tokens`` column, filled from the stored results (which always had it).
 #: 2 -> 3: campaigns get ``agent_fingerprints_json`` (``arm -> fingerprint`` of the agent's code,
 #: :func:`ablation.agents.fingerprint.agent_fingerprint`); NULL for campaigns stored before.
+#: 3 -> 4: the ``trial_blocks`` table (created by :data:`DDL`), each arm's trials as column blocks
+#: (:mod:`ablation.store.blocks`), and ``campaigns.blocks``: 1 when the campaign's blocks hold
+#: all its trials, 0 for the campaigns stored before, whose blocks a writable open then writes.
 MIGRATIONS: dict[int, str] = {
     1: "ALTER TABLE trials ADD COLUMN tokens INTEGER;"
     " UPDATE trials SET tokens = json_extract(result_json, '$.tokens');",
     2: "ALTER TABLE campaigns ADD COLUMN agent_fingerprints_json TEXT;",
+    3: "ALTER TABLE campaigns ADD COLUMN blocks INTEGER NOT NULL DEFAULT 1;"
+    " UPDATE campaigns SET blocks = 0;",
 }
 CAMPAIGN_STATUSES: frozenset[str] = frozenset({"running", "complete", "interrupted", "aborted"})
 #: Config fields that change what the trials are; any other field is cosmetic for a resume.
@@ -50,7 +55,8 @@ CREATE TABLE IF NOT EXISTS campaigns (
     id TEXT PRIMARY KEY, status TEXT NOT NULL, config_json TEXT NOT NULL,
     suite_fingerprint TEXT NOT NULL, task_digests_json TEXT NOT NULL,
     baseline_agent TEXT NOT NULL, candidate_agent TEXT NOT NULL, provenance_json TEXT NOT NULL,
-    created_at TEXT NOT NULL, updated_at TEXT NOT NULL, agent_fingerprints_json TEXT);
+    created_at TEXT NOT NULL, updated_at TEXT NOT NULL, agent_fingerprints_json TEXT,
+    blocks INTEGER NOT NULL DEFAULT 1);
 CREATE TABLE IF NOT EXISTS trials (
     campaign_id TEXT NOT NULL REFERENCES campaigns(id) ON DELETE CASCADE,
     task_id TEXT NOT NULL, arm TEXT NOT NULL, run INTEGER NOT NULL, status TEXT NOT NULL,
@@ -58,6 +64,11 @@ CREATE TABLE IF NOT EXISTS trials (
     category TEXT, critical INTEGER NOT NULL, error_type TEXT, result_json TEXT NOT NULL,
     tokens INTEGER,
     PRIMARY KEY (campaign_id, task_id, arm, run));
+CREATE TABLE IF NOT EXISTS trial_blocks (
+    campaign_id TEXT NOT NULL REFERENCES campaigns(id) ON DELETE CASCADE,
+    arm TEXT NOT NULL, level INTEGER NOT NULL, n INTEGER NOT NULL,
+    task_ids TEXT NOT NULL, numbers BLOB NOT NULL, extra TEXT);
+CREATE INDEX IF NOT EXISTS trial_blocks_by_arm ON trial_blocks (campaign_id, arm, level);
 """
 INSERT_TRIAL = (
     "INSERT INTO trials (campaign_id, task_id, arm, run, status, passed, latency_s, wall_s,"
@@ -68,9 +79,17 @@ CAMPAIGN_FIELDS = (
     "id", "status", "config_json", "suite_fingerprint", "task_digests_json", "baseline_agent",
     "candidate_agent", "provenance_json", "created_at", "updated_at",
 )  # fmt: skip
-SELECT_CAMPAIGN = (
-    f"SELECT {', '.join('c.' + f for f in CAMPAIGN_FIELDS)},"
-    " (SELECT COUNT(*) FROM trials t WHERE t.campaign_id = c.id) FROM campaigns c"
+_COUNT_ROWS = "(SELECT COUNT(*) FROM trials t WHERE t.campaign_id = c.id)"
+# A campaign whose blocks hold its trials is counted from the blocks' sizes (a few rows)
+# instead of its rows' index (a fifth of a second per million trials).
+_COUNT = (
+    "CASE WHEN c.blocks THEN (SELECT COALESCE(SUM(b.n), 0) FROM trial_blocks b"
+    f" WHERE b.campaign_id = c.id) ELSE {_COUNT_ROWS} END"
+)
+SELECT_CAMPAIGN = f"SELECT {', '.join('c.' + f for f in CAMPAIGN_FIELDS)}, {_COUNT} FROM campaigns c"
+#: :data:`SELECT_CAMPAIGN` for a store of schema version 3 opened read-only (no blocks).
+SELECT_CAMPAIGN_V3 = (
+    f"SELECT {', '.join('c.' + f for f in CAMPAIGN_FIELDS)}, {_COUNT_ROWS} FROM campaigns c"
 )
 NEWEST_FIRST = " ORDER BY c.created_at DESC, c.rowid DESC"
 ROW_COLUMNS = (

@@ -27,6 +27,8 @@ module owns the composition and the names callers import.
 
 from __future__ import annotations
 
+import os
+
 from ablation.store.campaigns import CampaignStore
 from ablation.store.columns import ColumnReader
 from ablation.store.connection import DEFAULT_STORE_PATH
@@ -68,4 +70,13 @@ class RunStore(
     Raises:
         StoreError: if the file cannot be opened, is not a SQLite database, or was written by a
             newer ``ablation`` (its schema version is above :data:`SCHEMA_VERSION`).
+        read_only: Open an existing file read-only (see
+            :class:`~ablation.store.connection.StoreConnection`).
     """
+
+    def __init__(
+        self, path: str | os.PathLike[str] = DEFAULT_STORE_PATH, *, read_only: bool = False
+    ) -> None:
+        super().__init__(path, read_only=read_only)
+        if self.migrated_from is not None and self.migrated_from < 4:
+            self._backfill_blocks()  # campaigns stored before column blocks existed

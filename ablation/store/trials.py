@@ -1,9 +1,11 @@
 """Trial writes of the run store: one trial per transaction, or many in one.
 
-:class:`TrialWriter` owns the INSERTs into the ``trials`` table: :meth:`TrialWriter.append` (the
-engine's hot path, one committed INSERT with no read before it), :meth:`TrialWriter.append_many`
-(all or nothing, in bounded chunks) and the error that names a duplicate trial or an unknown
-campaign when an INSERT breaks a constraint.
+:class:`TrialWriter` owns the INSERTs into the ``trials`` table, each with the column blocks of
+the same trials (:func:`ablation.store.blocks.write_blocks`, in the same transaction):
+:meth:`TrialWriter.append` (one committed transaction), :meth:`TrialWriter.append_many` (all or
+nothing, in bounded chunks; the engine's path, through :class:`~ablation.run.sinks.StoreSink`)
+and the error that names a duplicate trial or an unknown campaign when an INSERT breaks a
+constraint.
 """
 
 from __future__ import annotations
@@ -14,6 +16,7 @@ from collections.abc import Iterable
 
 from ablation.errors import StoreError
 from ablation.schema import TaskResult
+from ablation.store.blocks import write_blocks
 from ablation.store.connection import StoreConnection
 from ablation.store.format import CHUNK, INSERT_TRIAL, trial_params
 
@@ -34,23 +37,19 @@ class TrialWriter(StoreConnection):
         )
 
     def append(self, campaign_id: str, result: TaskResult) -> None:
-        """Store one trial as its own committed transaction (one INSERT, no read before it).
+        """Store one trial as its own committed transaction (its row and its column block).
 
         Raises:
             StoreError: if the campaign is unknown, or ``(task_id, arm, run)`` is already stored
                 for it (naming the key); nothing is written then.
         """
         params = trial_params(campaign_id, result)
-        with self._lock:  # inlined (no _op) to keep the hot path short
-            conn = self._conn
-            if conn is None:
-                raise StoreError(f"run store {self.path} is closed (cannot append a trial)")
+        with self._op("append a trial", transaction=True) as conn:
             try:
                 conn.execute(INSERT_TRIAL, params)
             except sqlite3.IntegrityError as exc:
                 raise self._integrity_error(conn, exc, campaign_id, result) from None
-            except sqlite3.Error as exc:
-                raise StoreError(f"run store {self.path}: cannot append a trial: {exc}") from exc
+            write_blocks(conn, campaign_id, [result])
 
     def append_many(self, campaign_id: str, results: Iterable[TaskResult]) -> int:
         """Store several trials in one transaction (all or nothing); return how many.
@@ -77,6 +76,7 @@ class TrialWriter(StoreConnection):
                         except sqlite3.IntegrityError as exc:
                             raise self._integrity_error(conn, exc, campaign_id, result) from None
                     raise
+                write_blocks(conn, campaign_id, chunk)
                 conn.execute("RELEASE SAVEPOINT chunk")
                 n += len(chunk)
         return n

@@ -1,0 +1,254 @@
+"""The run store's column blocks: each arm's trials as columns, the form a report reads.
+
+Reading a million trial rows through :mod:`sqlite3` costs seconds per arm (a Python tuple per
+row, plus each row's result JSON), and a report needs only its columns. So every write of trials
+also writes them as *blocks*: a row of ``trial_blocks`` (its SQL is in :mod:`ablation.store.format`) holds some trials of one arm of one
+campaign column by column - the ids as a JSON array, the numbers as one packed little-endian
+buffer (:data:`_NUMBERS`), and the rarer labels, error texts, quality scores and metrics as JSON
+(``NULL`` when every trial of the block is plain). A block is written in the same transaction as
+its trials' rows, so the blocks of a campaign hold exactly its stored trials. A campaign stored
+before blocks existed has ``campaigns.blocks = 0`` until a writable open writes its blocks;
+:func:`read_blocks` answers ``None`` for it, and the caller reads the rows.
+
+Blocks are kept few by merging, as in a log-structured merge tree: a write adds blocks of level
+0 (at most :data:`~ablation.store.format.CHUNK` trials each); when :data:`FANOUT` blocks of one
+level have gathered for an arm, they are merged into one block of the next level, up to
+:data:`TOP`. Each trial is rewritten at most :data:`TOP` times, and however the trials arrive (one
+per transaction or thousands), an arm's trials are held in at most ``FANOUT - 1`` blocks per level
+below :data:`TOP` plus the top-level ones (each of ``FANOUT ** TOP`` writes).
+
+Every block is sorted by ``(task_id, run)``; a read concatenates them and sorts only when the
+blocks overlap (one stable ``lexsort`` on fixed-width unicode ids, checked against Python's
+``str`` order), so a report sees an arm's trials in the same order as the rows' primary key.
+"""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+
+from ablation.columns import TrialColumns, results_to_columns
+from ablation.schema import TaskResult
+
+__all__ = [
+    "concat_columns", "read_blocks", "sort_columns", "write_blocks", "write_top_block",
+]  # fmt: skip
+
+#: Blocks of one level merged into one block of the next.
+FANOUT = 16
+#: The highest level: its blocks are never merged again.
+TOP = 3
+
+_INSERT = (
+    "INSERT INTO trial_blocks (campaign_id, arm, level, n, task_ids, numbers, extra)"
+    " VALUES (?, ?, ?, ?, ?, ?, ?)"
+)
+#: The packed numeric columns, in buffer order: (field, little-endian dtype).
+_NUMBERS: tuple[tuple[str, str], ...] = (
+    ("run", "<i8"), ("attempts", "<i8"), ("latency_s", "<f8"), ("cost", "<f8"), ("tokens", "<f8"),
+    ("status", "i1"), ("passed", "u1"), ("critical", "u1"),
+)  # fmt: skip
+_TEXTS = ("error_type", "error", "error_stage")
+
+
+def _encode(c: TrialColumns) -> tuple[int, str, bytes, str | None]:
+    """``(n, ids JSON, packed numbers, extra JSON or None)`` of one block."""
+    n = len(c)
+    defaults = {"attempts": np.ones(n, np.int64), "critical": np.zeros(n, bool)}
+    numbers = b"".join(
+        np.ascontiguousarray(
+            defaults[name] if getattr(c, name) is None else getattr(c, name), dtype=dtype
+        ).tobytes()
+        for name, dtype in _NUMBERS
+    )
+    extra: dict[str, Any] = {}
+    if c.category is not None and any(v is not None for v in c.category.tolist()):
+        extra["category"] = c.category.tolist()
+    for name in _TEXTS:
+        values = getattr(c, name)
+        if values is not None and any(values.tolist()):
+            extra[name] = values.tolist()
+    for group in ("quality", "metrics"):
+        if getattr(c, group):
+            extra[group] = {k: v.tolist() for k, v in getattr(c, group).items()}
+    if c.quality_errors:
+        extra["quality_errors"] = {k: np.flatnonzero(v).tolist() for k, v in c.quality_errors.items()}
+    text = json.dumps(extra) if extra else None
+    return n, json.dumps(c.task_id.tolist()), numbers, text
+
+
+def _decode(arm: str, n: int, ids: str, numbers: bytes, extra: str | None) -> TrialColumns:
+    """The :class:`TrialColumns` of one stored block (numbers are views of one writable copy)."""
+    buffer = bytearray(numbers)
+    packed: dict[str, np.ndarray] = {}
+    offset = 0
+    for name, dtype in _NUMBERS:
+        packed[name] = np.frombuffer(buffer, dtype=dtype, count=n, offset=offset)
+        offset += n * np.dtype(dtype).itemsize
+    more: dict[str, Any] = json.loads(extra) if extra else {}
+    texts = {
+        name: np.array(more[name], dtype=object) if name in more else np.full(n, "", dtype=object)
+        for name in _TEXTS
+    }
+    flags: dict[str, np.ndarray] = {}
+    for name, rows in more.get("quality_errors", {}).items():
+        flags[name] = np.zeros(n, bool)
+        flags[name][rows] = True
+    category = more.get("category")
+    return TrialColumns(
+        arm=arm,
+        task_id=np.array(json.loads(ids), dtype=object),
+        run=packed["run"].view(np.int64),
+        passed=packed["passed"].view(bool),
+        status=packed["status"].view(np.int8),
+        latency_s=packed["latency_s"].view(np.float64),
+        cost=packed["cost"].view(np.float64),
+        tokens=packed["tokens"].view(np.float64),
+        quality={k: np.array(v, dtype=float) for k, v in more.get("quality", {}).items()},
+        metrics={k: np.array(v, dtype=float) for k, v in more.get("metrics", {}).items()},
+        category=np.full(n, None, dtype=object) if category is None
+        else np.array(category, dtype=object),
+        critical=packed["critical"].view(bool),
+        attempts=packed["attempts"].view(np.int64),
+        quality_errors=flags,
+        error_type=texts["error_type"],
+        error=texts["error"],
+        error_stage=texts["error_stage"],
+    )
+
+
+def concat_columns(parts: Sequence[TrialColumns], arm: str) -> TrialColumns:
+    """One :class:`TrialColumns` of the parts' rows in order (a named column a part lacks is
+    NaN, or ``False`` for quality error flags, on its rows)."""
+    if len(parts) == 1:
+        return parts[0]
+
+    def cat(name: str) -> Any:
+        return np.concatenate([getattr(p, name) for p in parts])
+
+    def named(group: str, fill: Any, dtype: Any) -> dict[str, np.ndarray]:
+        names = sorted({k for p in parts for k in getattr(p, group)})
+        return {
+            k: np.concatenate(
+                [getattr(p, group).get(k, np.full(len(p), fill, dtype=dtype)) for p in parts]
+            )
+            for k in names
+        }
+
+    fields = ("task_id", "run", "passed", "status", "latency_s", "cost", "tokens", "category",
+              "critical", "error_type", "attempts", "error", "error_stage")  # fmt: skip
+    return TrialColumns(
+        arm=arm,
+        quality=named("quality", np.nan, float),
+        metrics=named("metrics", np.nan, float),
+        quality_errors=named("quality_errors", False, bool),
+        **{name: cat(name) for name in fields},
+    )
+
+
+def _take(c: TrialColumns, order: np.ndarray) -> TrialColumns:
+    """The rows of ``c`` in ``order`` (every column; ``source`` and ``line`` are dropped)."""
+
+    def pick(values: Any) -> Any:
+        return None if values is None else values[order]
+
+    fields = ("task_id", "run", "passed", "status", "latency_s", "cost", "tokens", "category",
+              "critical", "error_type", "attempts", "error", "error_stage")  # fmt: skip
+    return TrialColumns(
+        arm=c.arm,
+        quality={k: v[order] for k, v in c.quality.items()},
+        metrics={k: v[order] for k, v in c.metrics.items()},
+        quality_errors={k: v[order] for k, v in c.quality_errors.items()},
+        **{name: pick(getattr(c, name)) for name in fields},
+    )
+
+
+def _in_order(ids: np.ndarray, run: np.ndarray) -> bool:
+    """Whether the rows are sorted by ``(task_id, run)`` in Python's ``str`` order."""
+    if len(ids) < 2:
+        return True
+    before, after = ids[:-1], ids[1:]
+    return bool(np.all((before < after) | ((before == after) & (run[:-1] < run[1:]))))
+
+
+def sort_columns(c: TrialColumns) -> TrialColumns:
+    """``c`` sorted by ``(task_id, run)``; ``c`` itself when it already is.
+
+    A stable ``lexsort`` on fixed-width unicode ids does the work; numpy drops trailing NUL
+    characters, so the result is checked and, for such ids, sorted by Python instead.
+    """
+    if _in_order(c.task_id, c.run):
+        return c
+    order = np.lexsort((c.run, c.task_id.astype(str)))
+    if not _in_order(c.task_id[order], c.run[order]):
+        keys = list(zip(c.task_id.tolist(), c.run.tolist(), strict=True))
+        order = np.array(sorted(range(len(keys)), key=keys.__getitem__), dtype=np.int64)
+    return _take(c, order)
+
+
+def _merge(conn: sqlite3.Connection, campaign_id: str, arm: str) -> None:
+    """Merge full levels of an arm's blocks, from level 0 up to :data:`TOP`."""
+    for level in range(TOP):
+        rows = conn.execute(
+            "SELECT rowid, n, task_ids, numbers, extra FROM trial_blocks"
+            " WHERE campaign_id = ? AND arm = ? AND level = ? ORDER BY rowid",
+            (campaign_id, arm, level),
+        ).fetchall()
+        if len(rows) < FANOUT:
+            return
+        merged = sort_columns(concat_columns([_decode(arm, *row[1:]) for row in rows], arm))
+        conn.executemany("DELETE FROM trial_blocks WHERE rowid = ?", [(r[0],) for r in rows])
+        conn.execute(_INSERT, (campaign_id, arm, level + 1, *_encode(merged)))
+
+
+def write_blocks(conn: sqlite3.Connection, campaign_id: str, results: Sequence[TaskResult]) -> None:
+    """Write ``results`` (already inserted as rows, in the same transaction) as level-0 blocks.
+
+    One block per arm met, sorted by ``(task_id, run)``; full levels are merged.
+    """
+    for arm in ("baseline", "candidate"):
+        rows = [r for r in results if r.arm == arm]
+        if rows:
+            block = sort_columns(results_to_columns(rows, arm))
+            conn.execute(_INSERT, (campaign_id, arm, 0, *_encode(block)))
+            _merge(conn, campaign_id, arm)
+
+
+def write_top_block(conn: sqlite3.Connection, campaign_id: str, columns: TrialColumns) -> None:
+    """Write an arm's columns as one top-level block (the backfill of an older store)."""
+    if len(columns):
+        conn.execute(_INSERT, (campaign_id, columns.arm, TOP, *_encode(sort_columns(columns))))
+
+
+def _blob(conn: sqlite3.Connection, rowid: int, column: str) -> bytes:
+    """One block's ``column``, read whole by SQLite's incremental blob I/O (a SELECT of a
+    block of millions of trials reads its overflow pages several times slower)."""
+    with conn.blobopen("trial_blocks", column, rowid, readonly=True) as blob:
+        return blob.read()
+
+
+def read_blocks(conn: sqlite3.Connection, campaign_id: str, arm: str) -> TrialColumns | None:
+    """One arm's trials from its blocks, in ``(task_id, run)`` order.
+
+    ``None`` when the campaign's blocks do not hold its trials (``campaigns.blocks`` is 0: a
+    campaign stored before blocks existed and not yet backfilled): the caller reads the rows.
+    """
+    row = conn.execute("SELECT blocks FROM campaigns WHERE id = ?", (campaign_id,)).fetchone()
+    if row is None or not row[0]:
+        return None
+    rows = conn.execute(
+        "SELECT rowid, n, extra FROM trial_blocks"
+        " WHERE campaign_id = ? AND arm = ? ORDER BY level DESC, rowid",
+        (campaign_id, arm),
+    ).fetchall()
+    parts = [
+        _decode(arm, n, _blob(conn, rowid, "task_ids").decode(), _blob(conn, rowid, "numbers"), extra)
+        for rowid, n, extra in rows
+    ]
+    if not parts:
+        return TrialColumns.verdicts(arm, np.zeros(0, dtype=object), np.zeros(0, dtype=bool))
+    return sort_columns(concat_columns(parts, arm))
