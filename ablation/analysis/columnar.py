@@ -130,13 +130,15 @@ def _arm_columns(
     return sums, counted
 
 
-def _take(sums: Mapping[str, Any], index: NDArray[np.int64]) -> ArmColumns:
-    """The :class:`ArmColumns` of the tasks at ``index`` (task codes)."""
+def _take(sums: Mapping[str, Any], codes: NDArray[np.int64]) -> ArmColumns:
+    """The :class:`ArmColumns` of the tasks at ``codes`` (sorted distinct task codes)."""
+    # every task paired (the usual case): a slice, no gather of each per-task array
+    index: Any = slice(None) if len(codes) == len(sums["trials"]) else codes
 
     def mean(pair: tuple[NDArray[np.float64], NDArray[np.int64]]) -> NDArray[np.float64]:
         total, count = pair[0][index], pair[1][index]
         if not count.any():
-            return np.full(len(index), np.nan)
+            return np.full(len(codes), np.nan)
         with np.errstate(invalid="ignore", divide="ignore"):
             return np.where(count > 0, total / np.where(count > 0, count, 1), np.nan)
 
