@@ -44,9 +44,13 @@ _Number = StrictInt | StrictFloat
 
 
 class ToolSettings(BaseModel):
-    """The accepted type (and range) of each ``[tool.ablation]`` key."""
+    """The accepted type (and range) of each ``[tool.ablation]`` key.
 
-    model_config = ConfigDict(frozen=True, extra="forbid")
+    Its validator is built on first use (``defer_build``): a project without a ``[tool.ablation]``
+    table never pays for it at start-up.
+    """
+
+    model_config = ConfigDict(frozen=True, extra="forbid", defer_build=True)
 
     alpha: _Number | None = Field(default=None, gt=0, lt=1)
     confidence: _Number | None = Field(default=None, gt=0, lt=1)
