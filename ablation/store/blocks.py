@@ -91,7 +91,7 @@ def _decode(arm: str, n: int, ids: str, numbers: bytes, extra: str | None) -> Tr
         offset += n * np.dtype(dtype).itemsize
     more: dict[str, Any] = json.loads(extra) if extra else {}
     texts = {
-        name: np.array(more[name], dtype=object) if name in more else np.full(n, "", dtype=object)
+        name: np.array(more[name], dtype=object) if name in more else _constant("", n)
         for name in _TEXTS
     }
     flags: dict[str, np.ndarray] = {}
@@ -110,8 +110,7 @@ def _decode(arm: str, n: int, ids: str, numbers: bytes, extra: str | None) -> Tr
         tokens=packed["tokens"].view(np.float64),
         quality={k: np.array(v, dtype=float) for k, v in more.get("quality", {}).items()},
         metrics={k: np.array(v, dtype=float) for k, v in more.get("metrics", {}).items()},
-        category=np.full(n, None, dtype=object) if category is None
-        else np.array(category, dtype=object),
+        category=_constant(None, n) if category is None else np.array(category, dtype=object),
         critical=packed["critical"].view(bool),
         attempts=packed["attempts"].view(np.int64),
         quality_errors=flags,
@@ -121,6 +120,29 @@ def _decode(arm: str, n: int, ids: str, numbers: bytes, extra: str | None) -> Tr
     )
 
 
+def _constant(value: Any, n: int) -> np.ndarray:
+    """A read-only object column of ``n`` times ``value`` that takes no memory (stride 0)."""
+    single = np.empty(1, dtype=object)
+    single[0] = value
+    return np.broadcast_to(single, (n,))
+
+
+def _constant_value(values: np.ndarray) -> tuple[bool, Any]:
+    """``(True, value)`` for a column made by :func:`_constant`, else ``(False, None)``."""
+    if values.ndim == 1 and values.strides == (0,) and len(values):
+        return True, values[0]
+    return False, None
+
+
+def _cat(arrays: Sequence[np.ndarray]) -> np.ndarray:
+    """``np.concatenate``, keeping a column that is one constant in every part constant."""
+    shared = [_constant_value(a) for a in arrays]
+    first = shared[0][1]
+    if all(ok and (v is first or v == first) for ok, v in shared):
+        return _constant(first, sum(map(len, arrays)))
+    return np.concatenate(arrays)
+
+
 def concat_columns(parts: Sequence[TrialColumns], arm: str) -> TrialColumns:
     """One :class:`TrialColumns` of the parts' rows in order (a named column a part lacks is
     NaN, or ``False`` for quality error flags, on its rows)."""
@@ -128,7 +150,7 @@ def concat_columns(parts: Sequence[TrialColumns], arm: str) -> TrialColumns:
         return parts[0]
 
     def cat(name: str) -> Any:
-        return np.concatenate([getattr(p, name) for p in parts])
+        return _cat([getattr(p, name) for p in parts])
 
     def named(group: str, fill: Any, dtype: Any) -> dict[str, np.ndarray]:
         names = sorted({k for p in parts for k in getattr(p, group)})
@@ -154,7 +176,10 @@ def _take(c: TrialColumns, order: np.ndarray) -> TrialColumns:
     """The rows of ``c`` in ``order`` (every column; ``source`` and ``line`` are dropped)."""
 
     def pick(values: Any) -> Any:
-        return None if values is None else values[order]
+        if values is None:
+            return None
+        constant, value = _constant_value(values)
+        return _constant(value, len(order)) if constant else values[order]
 
     fields = ("task_id", "run", "passed", "status", "latency_s", "cost", "tokens", "category",
               "critical", "error_type", "attempts", "error", "error_stage")  # fmt: skip
