@@ -76,48 +76,45 @@ def _encode(c: TrialColumns) -> tuple[int, str, bytes, str | None]:
         if getattr(c, group):
             extra[group] = {k: v.tolist() for k, v in getattr(c, group).items()}
     if c.quality_errors:
-        extra["quality_errors"] = {k: np.flatnonzero(v).tolist() for k, v in c.quality_errors.items()}
+        extra["quality_errors"] = {
+            k: np.flatnonzero(v).tolist() for k, v in c.quality_errors.items()
+        }
     text = json.dumps(extra) if extra else None
     return n, json.dumps(c.task_id.tolist()), numbers, text
 
 
-def _decode(arm: str, n: int, ids: str, numbers: bytes, extra: str | None) -> TrialColumns:
-    """The :class:`TrialColumns` of one stored block (numbers are views of one writable copy)."""
+_FIELDS = ("task_id", "run", "passed", "status", "latency_s", "cost", "tokens", "category",
+           "critical", "error_type", "attempts", "error", "error_stage")  # fmt: skip
+#: The named column groups: (group, fill of a part that lacks the name, dtype).
+_GROUPS: tuple[tuple[str, Any, Any], ...] = (
+    ("quality", np.nan, float), ("metrics", np.nan, float), ("quality_errors", False, bool),
+)  # fmt: skip
+
+
+def _decode(n: int, ids: str, numbers: bytes, extra: str | None) -> dict[str, Any]:
+    """The columns of one stored block by field name (numbers are views of one writable copy)."""
     buffer = bytearray(numbers)
-    packed: dict[str, np.ndarray] = {}
+    out: dict[str, Any] = {}
     offset = 0
     for name, dtype in _NUMBERS:
-        packed[name] = np.frombuffer(buffer, dtype=dtype, count=n, offset=offset)
+        out[name] = np.frombuffer(buffer, dtype=dtype, count=n, offset=offset)
         offset += n * np.dtype(dtype).itemsize
+    for name in ("passed", "critical"):
+        out[name] = out[name].view(bool)
     more: dict[str, Any] = json.loads(extra) if extra else {}
-    texts = {
-        name: np.array(more[name], dtype=object) if name in more else _constant("", n)
-        for name in _TEXTS
-    }
+    for name in _TEXTS:
+        out[name] = np.array(more[name], dtype=object) if name in more else _constant("", n)
+    category = more.get("category")
+    out["category"] = _constant(None, n) if category is None else np.array(category, dtype=object)
+    out["task_id"] = np.array(json.loads(ids), dtype=object)
+    out["quality"] = {k: np.array(v, dtype=float) for k, v in more.get("quality", {}).items()}
+    out["metrics"] = {k: np.array(v, dtype=float) for k, v in more.get("metrics", {}).items()}
     flags: dict[str, np.ndarray] = {}
     for name, rows in more.get("quality_errors", {}).items():
         flags[name] = np.zeros(n, bool)
         flags[name][rows] = True
-    category = more.get("category")
-    return TrialColumns(
-        arm=arm,
-        task_id=np.array(json.loads(ids), dtype=object),
-        run=packed["run"].view(np.int64),
-        passed=packed["passed"].view(bool),
-        status=packed["status"].view(np.int8),
-        latency_s=packed["latency_s"].view(np.float64),
-        cost=packed["cost"].view(np.float64),
-        tokens=packed["tokens"].view(np.float64),
-        quality={k: np.array(v, dtype=float) for k, v in more.get("quality", {}).items()},
-        metrics={k: np.array(v, dtype=float) for k, v in more.get("metrics", {}).items()},
-        category=_constant(None, n) if category is None else np.array(category, dtype=object),
-        critical=packed["critical"].view(bool),
-        attempts=packed["attempts"].view(np.int64),
-        quality_errors=flags,
-        error_type=texts["error_type"],
-        error=texts["error"],
-        error_stage=texts["error_stage"],
-    )
+    out["quality_errors"] = flags
+    return out
 
 
 def _constant(value: Any, n: int) -> np.ndarray:
@@ -134,8 +131,13 @@ def _constant_value(values: np.ndarray) -> tuple[bool, Any]:
     return False, None
 
 
-def _cat(arrays: Sequence[np.ndarray]) -> np.ndarray:
-    """``np.concatenate``, keeping a column that is one constant in every part constant."""
+def _cat(arrays: Sequence[Any]) -> Any:
+    """The parts of one column end to end: ``None`` when every part is ``None``, the part itself
+    when there is one, a constant column when every part is the same constant."""
+    if all(a is None for a in arrays):
+        return None
+    if len(arrays) == 1:
+        return arrays[0]
     shared = [_constant_value(a) for a in arrays]
     first = shared[0][1]
     if all(ok and (v is first or v == first) for ok, v in shared):
@@ -143,53 +145,12 @@ def _cat(arrays: Sequence[np.ndarray]) -> np.ndarray:
     return np.concatenate(arrays)
 
 
-def concat_columns(parts: Sequence[TrialColumns], arm: str) -> TrialColumns:
-    """One :class:`TrialColumns` of the parts' rows in order (a named column a part lacks is
-    NaN, or ``False`` for quality error flags, on its rows)."""
-    if len(parts) == 1:
-        return parts[0]
-
-    def cat(name: str) -> Any:
-        return _cat([getattr(p, name) for p in parts])
-
-    def named(group: str, fill: Any, dtype: Any) -> dict[str, np.ndarray]:
-        names = sorted({k for p in parts for k in getattr(p, group)})
-        return {
-            k: np.concatenate(
-                [getattr(p, group).get(k, np.full(len(p), fill, dtype=dtype)) for p in parts]
-            )
-            for k in names
-        }
-
-    fields = ("task_id", "run", "passed", "status", "latency_s", "cost", "tokens", "category",
-              "critical", "error_type", "attempts", "error", "error_stage")  # fmt: skip
-    return TrialColumns(
-        arm=arm,
-        quality=named("quality", np.nan, float),
-        metrics=named("metrics", np.nan, float),
-        quality_errors=named("quality_errors", False, bool),
-        **{name: cat(name) for name in fields},
-    )
-
-
-def _take(c: TrialColumns, order: np.ndarray) -> TrialColumns:
-    """The rows of ``c`` in ``order`` (every column; ``source`` and ``line`` are dropped)."""
-
-    def pick(values: Any) -> Any:
-        if values is None:
-            return None
-        constant, value = _constant_value(values)
-        return _constant(value, len(order)) if constant else values[order]
-
-    fields = ("task_id", "run", "passed", "status", "latency_s", "cost", "tokens", "category",
-              "critical", "error_type", "attempts", "error", "error_stage")  # fmt: skip
-    return TrialColumns(
-        arm=c.arm,
-        quality={k: v[order] for k, v in c.quality.items()},
-        metrics={k: v[order] for k, v in c.metrics.items()},
-        quality_errors={k: v[order] for k, v in c.quality_errors.items()},
-        **{name: pick(getattr(c, name)) for name in fields},
-    )
+def _pick(values: Any, order: np.ndarray | None) -> Any:
+    """``values[order]`` (a constant column stays constant; ``None`` stays ``None``)."""
+    if values is None or order is None:
+        return values
+    constant, value = _constant_value(values)
+    return _constant(value, len(order)) if constant else values[order]
 
 
 def _in_order(ids: np.ndarray, run: np.ndarray) -> bool:
@@ -200,19 +161,65 @@ def _in_order(ids: np.ndarray, run: np.ndarray) -> bool:
     return bool(np.all((before < after) | ((before == after) & (run[:-1] < run[1:]))))
 
 
-def sort_columns(c: TrialColumns) -> TrialColumns:
-    """``c`` sorted by ``(task_id, run)``; ``c`` itself when it already is.
+def _sort_order(ids: np.ndarray, run: np.ndarray) -> np.ndarray | None:
+    """The order that sorts rows by ``(task_id, run)``, or ``None`` when they already are.
 
     A stable ``lexsort`` on fixed-width unicode ids does the work; numpy drops trailing NUL
     characters, so the result is checked and, for such ids, sorted by Python instead.
     """
+    if _in_order(ids, run):
+        return None
+    order = np.lexsort((run, ids.astype(str)))
+    if not _in_order(ids[order], run[order]):
+        keys = list(zip(ids.tolist(), run.tolist(), strict=True))
+        order = np.array(sorted(range(len(keys)), key=keys.__getitem__), dtype=np.int64)
+    return order
+
+
+def _assemble(parts: list[dict[str, Any]], arm: str, *, sort: bool) -> TrialColumns:
+    """One :class:`TrialColumns` of the parts' rows end to end, sorted by ``(task_id, run)`` if
+    ``sort``. Field by field, each popped from the parts once it is joined, so besides the
+    parts at most one column is held twice (a million-trial arm is not copied whole)."""
+    out: dict[str, Any] = {"task_id": _cat([p.pop("task_id") for p in parts])}
+    out["run"] = _cat([p.pop("run") for p in parts])
+    order = _sort_order(out["task_id"], out["run"]) if sort else None
+    sizes = [len(p["passed"]) for p in parts]
+    for name in ("task_id", "run"):
+        out[name] = _pick(out[name], order)
+    for name in _FIELDS[2:]:
+        out[name] = _pick(_cat([p.pop(name) for p in parts]), order)
+    for group, fill, dtype in _GROUPS:
+        names = sorted({k for p in parts for k in p[group]})
+        out[group] = {
+            k: _pick(
+                _cat(
+                    [
+                        p[group].get(k, np.full(m, fill, dtype=dtype))
+                        for p, m in zip(parts, sizes, strict=True)
+                    ]
+                ),
+                order,
+            )
+            for k in names
+        }
+    return TrialColumns(arm=arm, **out)
+
+
+def _fields(c: TrialColumns) -> dict[str, Any]:
+    return {name: getattr(c, name) for name in (*_FIELDS, *(g for g, _, _ in _GROUPS))}
+
+
+def concat_columns(parts: Sequence[TrialColumns], arm: str) -> TrialColumns:
+    """One :class:`TrialColumns` of the parts' rows in order (a named column a part lacks is
+    NaN, or ``False`` for quality error flags, on its rows)."""
+    return _assemble([_fields(p) for p in parts], arm, sort=False)
+
+
+def sort_columns(c: TrialColumns) -> TrialColumns:
+    """``c`` sorted by ``(task_id, run)``; ``c`` itself when it already is."""
     if _in_order(c.task_id, c.run):
         return c
-    order = np.lexsort((c.run, c.task_id.astype(str)))
-    if not _in_order(c.task_id[order], c.run[order]):
-        keys = list(zip(c.task_id.tolist(), c.run.tolist(), strict=True))
-        order = np.array(sorted(range(len(keys)), key=keys.__getitem__), dtype=np.int64)
-    return _take(c, order)
+    return _assemble([_fields(c)], c.arm, sort=True)
 
 
 def _merge(conn: sqlite3.Connection, campaign_id: str, arm: str) -> None:
@@ -225,7 +232,7 @@ def _merge(conn: sqlite3.Connection, campaign_id: str, arm: str) -> None:
         ).fetchall()
         if len(rows) < FANOUT:
             return
-        merged = sort_columns(concat_columns([_decode(arm, *row[1:]) for row in rows], arm))
+        merged = _assemble([_decode(*row[1:]) for row in rows], arm, sort=True)
         conn.executemany("DELETE FROM trial_blocks WHERE rowid = ?", [(r[0],) for r in rows])
         conn.execute(_INSERT, (campaign_id, arm, level + 1, *_encode(merged)))
 
@@ -271,9 +278,9 @@ def read_blocks(conn: sqlite3.Connection, campaign_id: str, arm: str) -> TrialCo
         (campaign_id, arm),
     ).fetchall()
     parts = [
-        _decode(arm, n, _blob(conn, rowid, "task_ids").decode(), _blob(conn, rowid, "numbers"), extra)
+        _decode(n, _blob(conn, rowid, "task_ids").decode(), _blob(conn, rowid, "numbers"), extra)
         for rowid, n, extra in rows
     ]
     if not parts:
         return TrialColumns.verdicts(arm, np.zeros(0, dtype=object), np.zeros(0, dtype=bool))
-    return sort_columns(concat_columns(parts, arm))
+    return _assemble(parts, arm, sort=True)
