@@ -16,7 +16,7 @@ import numpy as np
 import pytest
 
 from ablation.stats import _dist as special
-from ablation.stats import exact_mcnemar_power, exact_minimum_detectable_effect
+from ablation.stats import exact_mcnemar_power, exact_minimum_detectable_effect, power
 from ablation.stats._roots import brentq
 
 
@@ -71,3 +71,21 @@ def test_mde_and_power_equal_the_uncached_computation(n: int, psi: float, altern
         assert exact_mcnemar_power(n, psi, delta, alternative=alternative) == _uncached_power(
             n, psi, delta, 0.05, alternative
         )
+
+
+@pytest.mark.parametrize("level", [0.025, 0.05, 0.5, 1e-6, 0.3, 0.9])
+@pytest.mark.parametrize("seed", [0, 1, 2])
+def test_critical_values_equal_the_quantile_search(level: float, seed: int) -> None:
+    """The normal-guess stepping of ``power._critical_k`` finds the k of the ppf-based search.
+
+    Small N (where the guess is furthest off), random N up to 1e7, and a block of 2 500
+    consecutive N near 4e5 (the array size and N at which the tails go to the bulk path).
+    """
+    rng = np.random.default_rng(seed)
+    blocks = (
+        np.arange(0, 400, dtype=np.int64),
+        rng.integers(0, 10_000_000, 300).astype(np.int64),
+        np.arange(400_000, 402_500, dtype=np.int64) + int(rng.integers(0, 1000)),
+    )
+    for ns in blocks:
+        np.testing.assert_array_equal(power._critical_k(ns, level), _critical_k(ns, level))
