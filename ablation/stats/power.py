@@ -271,6 +271,7 @@ def exact_minimum_detectable_effect(
     check_alternative(alternative)
     sign = -1.0 if alternative == "less" else 1.0
 
+    @functools.lru_cache(maxsize=2)  # brentq starts at the two ends checked below
     def gap(d: float) -> float:
         return _power(nn, ps, sign * d, a, alternative) - target
 

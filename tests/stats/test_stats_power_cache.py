@@ -89,3 +89,18 @@ def test_critical_values_equal_the_quantile_search(level: float, seed: int) -> N
     )
     for ns in blocks:
         np.testing.assert_array_equal(power._critical_k(ns, level), _critical_k(ns, level))
+
+
+def test_mde_search_evaluates_each_effect_once(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The two ends checked before the root search are not computed again by brentq."""
+    seen: list[float] = []
+    inner = power._power
+
+    def counting(n: int, psi: float, delta: float, alpha: float, alternative: str) -> float:
+        seen.append(delta)
+        return inner(n, psi, delta, alpha, alternative)
+
+    monkeypatch.setattr(power, "_power", counting)
+    mde = exact_minimum_detectable_effect(3000, 0.3)
+    assert mde == _uncached_mde(3000, 0.3, "two-sided")
+    assert len(seen) == len(set(seen)) > 2
