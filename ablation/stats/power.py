@@ -61,7 +61,9 @@ def _critical_k(ns: NDArray[np.int64], level: float) -> NDArray[np.int64]:
     k = guess.astype(np.int64)
     at, above = _within(k, ns, level), _within(k + 1, ns, level)
     while True:
-        up, down = above, ~at  # the answer is above k / below k (never both: the tail grows)
+        # the answer is above k / below k; each entry moves one way only, so this ends even
+        # where rounding made two neighbouring tails out of order
+        up, down = above, ~at & ~above
         if not (up.any() or down.any()):
             return k
         k = k + up - down

@@ -11,6 +11,7 @@ bit-exact and tests the cache, not the primitives.
 from __future__ import annotations
 
 import math
+from types import SimpleNamespace
 
 import numpy as np
 import pytest
@@ -104,3 +105,17 @@ def test_mde_search_evaluates_each_effect_once(monkeypatch: pytest.MonkeyPatch) 
     mde = exact_minimum_detectable_effect(3000, 0.3)
     assert mde == _uncached_mde(3000, 0.3, "two-sided")
     assert len(seen) == len(set(seen)) > 2
+
+
+def test_critical_value_search_ends_on_out_of_order_tails(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A tail above the level right below one under it (rounding) must not make the steps cycle.
+
+    Fake tails for N = 100, level ½ (normal guess k = 49): 0 up to k = 60 and 1 above, except a
+    spurious 1 at k = 49. The search moves up from the guess and stops at 60.
+    """
+
+    def fake_bdtr(k: np.ndarray, n: np.ndarray, p: float) -> np.ndarray:
+        return np.where((k > 60) | (k == 49), 1.0, 0.0)
+
+    monkeypatch.setattr(power, "_dist", SimpleNamespace(bdtr=fake_bdtr, ndtri=special.ndtri))
+    assert power._critical_k(np.array([100], dtype=np.int64), 0.5).tolist() == [60]
