@@ -34,10 +34,12 @@ def signed_rank_sums(d: NDArray[np.float64]) -> tuple[float, float, NDArray[np.i
     """``(W+, W−, tie-group sizes)`` of the differences ``d`` ranked by ``|d|`` (zeros included).
 
     Average ranks as ``scipy.stats.rankdata(|d|, 'average')``, tie groups in increasing order of
-    ``|d|``, from one integer sort: the bits of a non-negative double order as the double does, so
-    ``bits(|d|)·2 + [d > 0]`` (unsigned 64-bit) sorts by ``|d|`` and carries the sign. A group starting at 0-based
-    position ``s`` with ``t`` members has average rank ``s + (t + 1)/2``; twice the rank sums are
-    summed in integers, so ``W±`` are exact (half-integers) for any ``n < 2⁵²``.
+    ``|d|``, from one integer sort: the bits of a non-negative double order as the double does,
+    so ``bits(|d|)·2 + [d > 0]`` (unsigned 64-bit) sorts by ``|d|`` and carries the sign. A group
+    starting at 0-based position ``s`` with ``t`` members has average rank ``s + (t + 1)/2``;
+    twice the rank sums are summed in integers, so ``W±`` are exact (half-integers) for any
+    ``n < 2⁵²``. Assumes finite ``d`` (the callers check it): NaN payloads would not form groups
+    as ``rankdata`` does.
     """
     n = d.size
     if n == 0:
