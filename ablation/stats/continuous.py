@@ -267,17 +267,19 @@ def _signed_rank_test(
     alternative: str,
 ) -> tuple[str, float, float]:
     """``(resolved method, statistic, p)`` of :func:`wilcoxon_signed_rank` (its docstring)."""
-    absd = np.abs(nonzero)
-    untied = np.unique(absd).size == absd.size and used.size == nonzero.size
+
+    def untied() -> bool:  # a sort: only asked where the exact method is in question
+        return used.size == nonzero.size and np.unique(np.abs(nonzero)).size == nonzero.size
+
     resolved = method
     if method == "auto":
-        if used.size <= 50 and untied:
+        if used.size <= 50 and untied():
             resolved = "exact"
         else:
             resolved = "permutation" if used.size <= 13 else "asymptotic"
     if resolved == "asymptotic":
         return resolved, *signed_rank_asymptotic(used, zero_method, alternative)
-    if resolved == "exact" and untied:
+    if resolved == "exact" and untied():
         return resolved, *signed_rank_exact(used, alternative)
     # permutation, or "exact" asked for tied data: scipy's own handling
     scipy_method: str | Any = resolved

@@ -47,16 +47,38 @@ def _check_design(psi: float, delta: float) -> tuple[float, float]:
 def _critical_k(ns: NDArray[np.int64], level: float) -> NDArray[np.int64]:
     """Largest ``k`` with ``P(X ≤ k) ≤ level`` for ``X ~ Bin(N, 1/2)``, per ``N`` (−1 if none).
 
-    Computed as :func:`ablation.stats.mcnemar` computes its p-value (``scipy.stats.binom.cdf``),
-    so the region is the one that test rejects on; the ``ppf`` guess is checked one step either
-    side.
+    Computed as :func:`ablation.stats.mcnemar` computes its p-value (:func:`_dist.bdtr`, the
+    ``scipy.stats.binom.cdf`` tail), so the region is the one that test rejects on. Since the
+    tail grows with ``k``, the answer is the ``k`` where ``P(X ≤ k) ≤ level < P(X ≤ k + 1)``;
+    the search starts at the normal guess ``⌊N/2 + z·√N/2 − ½⌋`` (continuity-corrected; the
+    kurtosis term of Cornish–Fisher is ``O(1/√N)``) and steps by one where the check fails,
+    usually two tail evaluations in all. Every evaluation covers the whole ``ns`` array, so
+    each tail is computed by the same code path as one call over all of them.
     """
-    k0 = np.asarray(_dist.binom_ppf(level, ns, 0.5)).astype(np.int64)
-    best = np.full(ns.shape, -1, dtype=np.int64)
-    for k in (k0 - 1, k0, k0 + 1):
-        ok = (k >= 0) & (k < ns) & (np.asarray(_dist.bdtr(np.maximum(k, 0), ns, 0.5)) <= level)
-        best = np.where(ok, np.maximum(best, k), best)
-    return best
+    size = ns.astype(np.float64)
+    z = float(_dist.ndtri(level)) if 0.0 < level < 1.0 else 0.0
+    guess = np.clip(np.floor(size / 2.0 + z * np.sqrt(size) / 2.0 - 0.5), -1, ns - 1)
+    k = guess.astype(np.int64)
+    at, above = _within(k, ns, level), _within(k + 1, ns, level)
+    while True:
+        # the answer is above k / below k; each entry moves one way only, so this ends even
+        # where rounding made two neighbouring tails out of order
+        up, down = above, ~at & ~above
+        if not (up.any() or down.any()):
+            return k
+        k = k + up - down
+        at, above = np.where(up, above, at), np.where(down, at, above)
+        if down.any():
+            at = np.where(down, _within(k, ns, level), at)
+        if up.any():
+            above = np.where(up, _within(k + 1, ns, level), above)
+
+
+def _within(k: NDArray[np.int64], ns: NDArray[np.int64], level: float) -> NDArray[np.bool_]:
+    """Whether ``P(X ≤ k) ≤ level`` for ``X ~ Bin(N, 1/2)`` (true for ``k < 0``, false for ``k ≥ N``)."""
+    tail = np.asarray(_dist.bdtr(np.maximum(k, 0), ns, 0.5))
+    ok: NDArray[np.bool_] = (k < 0) | ((k < ns) & (tail <= level))
+    return ok
 
 
 def _lower_tail(k: NDArray[np.int64], ns: NDArray[np.int64], p: float) -> NDArray[np.float64]:
@@ -251,6 +273,7 @@ def exact_minimum_detectable_effect(
     check_alternative(alternative)
     sign = -1.0 if alternative == "less" else 1.0
 
+    @functools.lru_cache(maxsize=2)  # brentq starts at the two ends checked below
     def gap(d: float) -> float:
         return _power(nn, ps, sign * d, a, alternative) - target
 

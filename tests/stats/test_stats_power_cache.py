@@ -11,12 +11,13 @@ bit-exact and tests the cache, not the primitives.
 from __future__ import annotations
 
 import math
+from types import SimpleNamespace
 
 import numpy as np
 import pytest
 
 from ablation.stats import _dist as special
-from ablation.stats import exact_mcnemar_power, exact_minimum_detectable_effect
+from ablation.stats import exact_mcnemar_power, exact_minimum_detectable_effect, power
 from ablation.stats._roots import brentq
 
 
@@ -71,3 +72,50 @@ def test_mde_and_power_equal_the_uncached_computation(n: int, psi: float, altern
         assert exact_mcnemar_power(n, psi, delta, alternative=alternative) == _uncached_power(
             n, psi, delta, 0.05, alternative
         )
+
+
+@pytest.mark.parametrize("level", [0.025, 0.05, 0.5, 1e-6, 0.3, 0.9])
+@pytest.mark.parametrize("seed", [0, 1, 2])
+def test_critical_values_equal_the_quantile_search(level: float, seed: int) -> None:
+    """The normal-guess stepping of ``power._critical_k`` finds the k of the ppf-based search.
+
+    Small N (where the guess is furthest off), random N up to 1e7, and a block of 2 500
+    consecutive N near 4e5 (the array size and N at which the tails go to the bulk path).
+    """
+    rng = np.random.default_rng(seed)
+    blocks = (
+        np.arange(0, 400, dtype=np.int64),
+        rng.integers(0, 10_000_000, 300).astype(np.int64),
+        np.arange(400_000, 402_500, dtype=np.int64) + int(rng.integers(0, 1000)),
+    )
+    for ns in blocks:
+        np.testing.assert_array_equal(power._critical_k(ns, level), _critical_k(ns, level))
+
+
+def test_mde_search_evaluates_each_effect_once(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The two ends checked before the root search are not computed again by brentq."""
+    seen: list[float] = []
+    inner = power._power
+
+    def counting(n: int, psi: float, delta: float, alpha: float, alternative: str) -> float:
+        seen.append(delta)
+        return inner(n, psi, delta, alpha, alternative)
+
+    monkeypatch.setattr(power, "_power", counting)
+    mde = exact_minimum_detectable_effect(3000, 0.3)
+    assert mde == _uncached_mde(3000, 0.3, "two-sided")
+    assert len(seen) == len(set(seen)) > 2
+
+
+def test_critical_value_search_ends_on_out_of_order_tails(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A tail above the level right below one under it (rounding) must not make the steps cycle.
+
+    Fake tails for N = 100, level ½ (normal guess k = 49): 0 up to k = 60 and 1 above, except a
+    spurious 1 at k = 49. The search moves up from the guess and stops at 60.
+    """
+
+    def fake_bdtr(k: np.ndarray, n: np.ndarray, p: float) -> np.ndarray:
+        return np.where((k > 60) | (k == 49), 1.0, 0.0)
+
+    monkeypatch.setattr(power, "_dist", SimpleNamespace(bdtr=fake_bdtr, ndtri=special.ndtri))
+    assert power._critical_k(np.array([100], dtype=np.int64), 0.5).tolist() == [60]

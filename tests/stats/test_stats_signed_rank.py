@@ -15,7 +15,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from scipy import stats
 
-from ablation.stats import continuous
+from ablation.stats import _signed_rank, continuous
 from ablation.stats._signed_rank import signed_rank_asymptotic, signed_rank_exact
 
 ALTERNATIVES = ["two-sided", "less", "greater"]
@@ -115,3 +115,25 @@ def test_latency_statistics_do_not_import_scipy_stats() -> None:
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "[]", out.stdout
+
+
+def _rank_sums_by_argsort(d: np.ndarray) -> tuple[float, float, np.ndarray]:
+    """The former per-element path: scipy's average ranks of |d|, summed per sign."""
+    ranks = stats.rankdata(np.abs(d), method="average")
+    _, counts = np.unique(np.abs(d), return_counts=True)
+    return float(ranks[d > 0].sum()), float(ranks[d < 0].sum()), counts
+
+
+@pytest.mark.parametrize("seed", range(4))
+@pytest.mark.parametrize("n", [1, 7, 1000, 100_000])
+def test_signed_rank_sums_equal_the_per_element_ranks(seed: int, n: int) -> None:
+    """The one-sort group sums give exactly the rank sums and tie groups of rankdata."""
+    rng = np.random.default_rng(seed)
+    few = rng.integers(-5, 6, n) / 4.0  # many ties and zeros
+    many = np.round(rng.normal(size=n), 3)  # some ties
+    signed_zeros = np.where(rng.random(n) < 0.1, -0.0, rng.normal(size=n))
+    for d in (few, many, signed_zeros, np.zeros(n)):
+        plus, minus, counts = _signed_rank.signed_rank_sums(d)
+        ref_plus, ref_minus, ref_counts = _rank_sums_by_argsort(d)
+        assert (plus, minus) == (ref_plus, ref_minus)
+        np.testing.assert_array_equal(counts, ref_counts)
