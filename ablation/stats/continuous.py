@@ -24,24 +24,13 @@ from ablation.stats._results import (
     TTestResult,
 )
 from ablation.stats._signed_rank import signed_rank_asymptotic, signed_rank_exact
+from ablation.stats._t import t_cdf as _t_cdf
+from ablation.stats._t import t_isf as _t_isf
+from ablation.stats._t import t_sf as _t_sf
 from ablation.stats._walsh import walsh_median
 
 _st: Any = LazyModule("scipy.stats")
-# scipy.stats.t's sf/cdf/isf are scipy.special.stdtr/stdtrit (scipy 1.17 ``t_gen``); importing
-# scipy.special alone costs a third of scipy.stats' import.
-_sp: Any = LazyModule("scipy.special")
 
-
-def _t_sf(t: float, df: float) -> float:
-    return float(_sp.stdtr(df, -t))
-
-
-def _t_cdf(t: float, df: float) -> float:
-    return float(_sp.stdtr(df, t))
-
-
-def _t_isf(q: float, df: float) -> float:
-    return float(-_sp.stdtrit(df, q))
 
 __all__ = [
     "MEAN_DIFFERENCE_MIN_N",
