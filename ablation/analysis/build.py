@@ -307,17 +307,13 @@ def _side(
     columnar fast path; files, DataFrames and result-file-like mappings are read by
     :mod:`ablation.sources.inputs` first.
     """
-    from ablation.analysis.tocolumns import (
-        only_records,
-        only_results,
-        results_to_columns,
-        side_columns,
-    )
+    from ablation.analysis.tocolumns import results_to_columns, row_kind, side_columns
     from ablation.sources.inputs import side_results
 
     plain = key is None and field is None and run_field is None and isinstance(side, list)
-    if plain and side and (only_results(side) or only_records(side)):
-        return side_columns(side, arm)
+    kind = row_kind(side) if plain and side else None
+    if kind is not None:
+        return side_columns(side, arm, kind)
     rows, label = side_results(side, arm, key=key, field=field, run_field=run_field)
     return rows, results_to_columns(rows, arm, source=label), label
 
