@@ -97,6 +97,7 @@ def _view(result: TaskResult | None) -> TrialView | None:
 def _details(data: PairedData, masks: tuple[np.ndarray, ...]) -> list[PairDetail]:
     """Side-by-side trials of the first :data:`MAX_DETAILS` regressions and improvements."""
     out: list[PairDetail] = []
+    run = 0 if data.trials else None  # the first run's trials are shown, when there are trials
     for kind, mask in (("regression", masks[1]), ("improvement", masks[2])):
         for i in np.flatnonzero(mask)[:MAX_DETAILS]:
             tid = data.task_ids[i]
@@ -106,7 +107,7 @@ def _details(data: PairedData, masks: tuple[np.ndarray, ...]) -> list[PairDetail
                     kind=kind,  # type: ignore[arg-type]
                     category=data.categories[i],
                     critical=bool(data.critical[i]),
-                    run=0 if data.trials else None,
+                    run=run,
                     expected_output=(
                         to_jsonable(data.tasks[tid].expected_output) if tid in data.tasks else None
                     ),

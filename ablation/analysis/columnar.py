@@ -21,7 +21,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from ablation.analysis.accumulate import ArmColumns
-from ablation.analysis.factorize import TrialKeys, object_codes, trial_keys
+from ablation.analysis.factorize import TrialKeys, code_adders, object_codes, trial_keys
 from ablation.analysis.pairing import PairedData, unmatched_runs
 from ablation.columns import STATUS_CODES, TrialColumns
 from ablation.errors import InputError
@@ -93,12 +93,7 @@ def _arm_columns(
     """Per-task sums of one arm over every task code, and the mask of counted rows."""
     completed = cols.status == _COMPLETED
     counted = completed if exclude else np.ones(len(code), dtype=bool)
-
-    def count(mask: NDArray[np.bool_]) -> NDArray[np.int64]:
-        return np.bincount(code[mask], minlength=size)
-
-    def total(values: NDArray[np.float64], mask: NDArray[np.bool_]) -> NDArray[np.float64]:
-        return np.bincount(code[mask], weights=values[mask], minlength=size).astype(float)
+    count, total = code_adders(code, size)
 
     def summed(values: NDArray[np.float64], mask: NDArray[np.bool_]) -> tuple[Any, Any]:
         keep = mask & ~np.isnan(values)
@@ -125,7 +120,7 @@ def _arm_columns(
         if np.any(counted & ~np.isnan(values))
     }
     sums = {
-        "trials": np.bincount(code, minlength=size),
+        "trials": count(np.ones(len(code), dtype=bool)),
         "runs": count(counted),
         "passes": count(completed & cols.passed),
         "latency": summed(cols.latency_s, completed),
@@ -153,8 +148,7 @@ def _take(sums: Mapping[str, Any], codes: NDArray[np.int64]) -> ArmColumns:
         total, count = pair[0][index], pair[1][index]
         if not count.any():
             return np.full(len(codes), np.nan)
-        with np.errstate(invalid="ignore", divide="ignore"):
-            return np.where(count > 0, total / np.where(count > 0, count, 1), np.nan)
+        return np.divide(total, count, out=np.full(len(codes), np.nan), where=count > 0)
 
     cost_sum, cost_n = sums["cost"][0][index], sums["cost"][1][index]
     cost_trials = int(cost_n.sum())
@@ -214,7 +208,7 @@ def pair_columns(
     size = len(uniq)
     exclude = on_error == "exclude"
     summed = [_arm_columns(a, c, size, exclude) for a, c in zip(arms, codes, strict=True)]
-    seen = [np.bincount(c, minlength=size) for c in codes]
+    seen = [sums["trials"] for sums, _ in summed]  # trials per task code
     runs = int(max(seen[0].max(initial=0), seen[1].max(initial=0))) or 1
     task_map = {t.task_id: t for t in tasks} if tasks is not None else {}
     universe, excluded, paired = _inventory(uniq, seen, task_map, tasks is not None, expected_ids)
@@ -381,5 +375,7 @@ def _labels(
     for cols, code in zip(arms, codes, strict=True):
         if cols.critical is not None:
             critical |= np.bincount(code[cols.critical], minlength=size) > 0
-    cats = [c or "default" for c in category[paired].tolist()]
+    labels = category[paired]
+    given = labels.astype(bool)  # truthiness, as ``c or "default"`` per task
+    cats = np.where(given, labels, "default").tolist() if given.any() else ["default"] * len(paired)
     return cats, list(task_ids), critical[paired]

@@ -22,7 +22,7 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
-__all__ = ["TrialKeys", "object_codes", "sorted_codes", "trial_keys"]
+__all__ = ["TrialKeys", "code_adders", "object_codes", "sorted_codes", "trial_keys"]
 
 
 def _increasing(ids: NDArray[Any]) -> bool:
@@ -98,3 +98,30 @@ def trial_keys(code: NDArray[np.int64], run: NDArray[np.int64], width: int) -> T
         return TrialKeys(sorted=key, order=None, width=width)
     order = np.argsort(key, kind="stable")
     return TrialKeys(sorted=key[order], order=order, width=width)
+
+
+def code_adders(code: NDArray[np.int64], size: int) -> tuple[Any, Any]:
+    """``(count(mask), total(values, mask))``: per-task row counts and sums over masked rows.
+
+    When row ``i`` is task ``i`` (each task once, in order: ``code`` is ``arange(size)``) the
+    sums are the masked values themselves, with no ``bincount``; ``+ 0.0`` turns ``-0.0`` into
+    ``0.0`` as ``bincount``'s sum from ``0.0`` does, so both give the same floats.
+    """
+    # size codes below size, strictly increasing: arange(size)
+    if len(code) == size and (size == 0 or bool(np.all(code[1:] > code[:-1]))):
+
+        def count_rows(mask: NDArray[np.bool_]) -> NDArray[np.int64]:
+            return mask.astype(np.int64)
+
+        def total_rows(values: NDArray[np.float64], mask: NDArray[np.bool_]) -> NDArray[np.float64]:
+            return np.where(mask, values, 0.0) + 0.0
+
+        return count_rows, total_rows
+
+    def count(mask: NDArray[np.bool_]) -> NDArray[np.int64]:
+        return np.bincount(code[mask], minlength=size)
+
+    def total(values: NDArray[np.float64], mask: NDArray[np.bool_]) -> NDArray[np.float64]:
+        return np.bincount(code[mask], weights=values[mask], minlength=size).astype(float)
+
+    return count, total
