@@ -150,15 +150,15 @@ def _texts(values: Sequence[Any] | None, n: int) -> np.ndarray:
     )
 
 
-def _read(rows: Sequence[Any]) -> dict[str, Any]:
+def _read(rows: Sequence[Any], models: bool) -> dict[str, Any]:
     """Column lists of the attributes in ``_NAMES`` that may differ from their defaults.
 
     Pydantic rows: only fields in some row's ``model_fields_set`` (the others are defaults).
     Other objects (the store's light rows): every attribute, ``None`` where a row lacks it.
     ``task_id`` comes as an object array (filled straight from the attribute reads).
+    ``models``: the caller knows every row is a pydantic model (the rows' types are not checked).
     """
-    types = {*map(type, rows)}
-    if all(issubclass(t, BaseModel) for t in types):
+    if models or all(issubclass(t, BaseModel) for t in {*map(type, rows)}):
         given = set().union(*map(attrgetter("__pydantic_fields_set__"), rows))
         names = [a for a in _NAMES if a in given or a == "task_id"]
     else:
@@ -173,15 +173,18 @@ def _read(rows: Sequence[Any]) -> dict[str, Any]:
     return {"task_id": ids, **col}
 
 
-def results_to_columns(rows: Sequence[Any], arm: str, *, source: str = "") -> TrialColumns:
+def results_to_columns(
+    rows: Sequence[Any], arm: str, *, source: str = "", models: bool = False
+) -> TrialColumns:
     """Columns of ``rows``: :class:`TaskResult` objects or objects with the same attributes.
 
     Every row is taken as a trial of ``arm`` whatever its own ``arm`` says (as ``compare``
     does). Objects without ``tokens``/``metrics``/``error_message`` attributes (the store's light
-    rows) are accepted.
+    rows) are accepted. ``models=True`` says every row is a pydantic model (a caller that has
+    checked the rows' types already), so they are not checked again.
     """
     n = len(rows)
-    col = _read(rows)
+    col = _read(rows, models)
     get = col.get
     status = (
         np.zeros(n, np.int8) if "status" not in col

@@ -8,6 +8,7 @@ arm, and the flaky tasks with a per-task exact test. Used by :mod:`ablation.anal
 
 from __future__ import annotations
 
+from itertools import compress
 from typing import Any
 
 import numpy as np
@@ -48,8 +49,7 @@ def table(masks: tuple[np.ndarray, ...], select: np.ndarray | None = None) -> Pa
 
 
 def ids(data: PairedData, mask: np.ndarray) -> list[str]:
-    """Ids of the paired tasks where ``mask`` holds, in order (no list of every flag is made)."""
-    return list(map(data.task_ids.__getitem__, np.flatnonzero(mask).tolist()))
+    return list(compress(data.task_ids, mask.tolist()))
 
 
 def _category_codes(labels: list[str]) -> tuple[np.ndarray, np.ndarray]:

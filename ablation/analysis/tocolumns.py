@@ -101,6 +101,11 @@ def validated(record: Any, arm: str, index: int, source: str) -> TaskResult:
         raise InputError(f"{source}: record {index} (task_id {tid!r}): {exc}") from None
 
 
+def _array(values: list[Any] | None, dtype: Any, n: int, default: Any) -> np.ndarray:
+    """``values`` as an array, or ``n`` times ``default`` when no record has the key."""
+    return np.full(n, default, dtype=dtype) if values is None else np.array(values, dtype=dtype)
+
+
 def records_to_columns(records: Sequence[Any], arm: str, *, source: str = "") -> TrialColumns:
     """Columns of dict records (``TaskResult`` fields); plain records skip the model.
 
@@ -116,15 +121,15 @@ def records_to_columns(records: Sequence[Any], arm: str, *, source: str = "") ->
         return TrialColumns(
             arm=arm,
             task_id=np.array(columns["task_id"] if n else [], dtype=object),
-            run=np.array(get("run", [0] * n), dtype=np.int64),
-            passed=np.array(get("passed", [False] * n), dtype=bool),
+            run=_array(get("run"), np.int64, n, 0),
+            passed=_array(get("passed"), np.bool_, n, False),
             status=np.zeros(n, np.int8) if status is None
             else np.fromiter(map(STATUS_CODES.__getitem__, status), np.int8, n),
             latency_s=_floats(get("latency_s"), n),
             cost=_floats(get("cost"), n),
             tokens=np.full(n, np.nan),
-            category=np.array(get("category", [None] * n), dtype=object),
-            critical=np.array(get("critical", [False] * n), dtype=bool),
+            category=_array(get("category"), np.object_, n, None),
+            critical=_array(get("critical"), np.bool_, n, False),
             source=source,
         )
     rows = [validated(r, arm, i, source) for i, r in enumerate(records, start=1)]
@@ -233,5 +238,5 @@ def side_columns(
         return rows, results_to_columns(rows, arm, source=str(side)), str(side)
     rows = side if isinstance(side, Sequence) else list(side)
     if (kind or row_kind(rows)) == "results":
-        return rows, results_to_columns(rows, arm), arm
+        return rows, results_to_columns(rows, arm, models=True), arm
     return rows, records_to_columns(rows, arm, source=arm), arm

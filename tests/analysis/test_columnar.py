@@ -170,10 +170,18 @@ def test_columns_of_sparse_models_equal_a_full_attribute_read(seed: int) -> None
         rows.append(TaskResult(task_id=r.task_id, **given))
     plain = [SimpleNamespace(**r.model_dump()) for r in rows]
     _columns_equal(results_to_columns(rows, "baseline"), results_to_columns(plain, "baseline"))
+    _columns_equal(results_to_columns(rows, "baseline", models=True), results_to_columns(plain, "baseline"))
 
 
-def test_sparse_dict_records_read_their_defaults() -> None:
-    rows = [{"task_id": "a"}, {"task_id": "b", "run": 2, "status": "error"}, {"task_id": "c", "passed": True}]
+@pytest.mark.parametrize(
+    "rows",
+    [
+        [{"task_id": "a"}, {"task_id": "b", "run": 2, "status": "error"}, {"task_id": "c", "passed": True}],
+        [{"task_id": "a"}, {"task_id": "b"}],  # every optional column absent from every record
+        [{"task_id": "a", "category": "x", "critical": True, "run": 1}, {"task_id": "b", "passed": True}],
+    ],
+)
+def test_sparse_dict_records_read_their_defaults(rows: list[dict[str, Any]]) -> None:
     models = [TaskResult(**r) for r in rows]
     _columns_equal(records_to_columns(rows, "baseline"), results_to_columns(models, "baseline"))
 
