@@ -150,45 +150,54 @@ def _texts(values: Sequence[Any] | None, n: int) -> np.ndarray:
     )
 
 
-def _read(rows: Sequence[Any]) -> dict[str, list[Any]]:
+def _read(rows: Sequence[Any], models: bool) -> dict[str, Any]:
     """Column lists of the attributes in ``_NAMES`` that may differ from their defaults.
 
     Pydantic rows: only fields in some row's ``model_fields_set`` (the others are defaults).
     Other objects (the store's light rows): every attribute, ``None`` where a row lacks it.
+    ``task_id`` comes as an object array (filled straight from the attribute reads).
+    ``models``: the caller knows every row is a pydantic model (the rows' types are not checked).
     """
-    types = {*map(type, rows)}
-    if all(issubclass(t, BaseModel) for t in types):
+    if models or all(issubclass(t, BaseModel) for t in {*map(type, rows)}):
         given = set().union(*map(attrgetter("__pydantic_fields_set__"), rows))
         names = [a for a in _NAMES if a in given or a == "task_id"]
     else:
         names = list(_NAMES)
     first = rows[0] if rows else None
     if all(hasattr(first, a) for a in names):
-        return {a: list(map(attrgetter(a), rows)) for a in names}
-    return {a: [getattr(r, a, None) for r in rows] for a in names}
+        col = {a: list(map(attrgetter(a), rows)) for a in names if a != "task_id"}
+        ids = np.fromiter(map(attrgetter("task_id"), rows), dtype=object, count=len(rows))
+    else:
+        col = {a: [getattr(r, a, None) for r in rows] for a in names if a != "task_id"}
+        ids = np.array([getattr(r, "task_id", None) for r in rows], dtype=object)
+    return {"task_id": ids, **col}
 
 
-def results_to_columns(rows: Sequence[Any], arm: str, *, source: str = "") -> TrialColumns:
+def results_to_columns(
+    rows: Sequence[Any], arm: str, *, source: str = "", models: bool = False
+) -> TrialColumns:
     """Columns of ``rows``: :class:`TaskResult` objects or objects with the same attributes.
 
     Every row is taken as a trial of ``arm`` whatever its own ``arm`` says (as ``compare``
     does). Objects without ``tokens``/``metrics``/``error_message`` attributes (the store's light
-    rows) are accepted.
+    rows) are accepted. ``models=True`` says every row is a pydantic model (a caller that has
+    checked the rows' types already), so they are not checked again.
     """
     n = len(rows)
-    col = _read(rows)
+    col = _read(rows, models)
     get = col.get
     status = (
         np.zeros(n, np.int8) if "status" not in col
         else np.fromiter(map(STATUS_CODES.__getitem__, map(str, col["status"])), np.int8, n)
     )  # fmt: skip
     error = np.full(n, "", dtype=object)
+    missing = np.full(n, None, dtype=object)  # no category given
     for i in np.flatnonzero(status).tolist():
         e, m = getattr(rows[i], "error_type", None), getattr(rows[i], "error_message", None)
         error[i] = (f"{e}: {m}" if m else e) if e is not None else ""
     return TrialColumns(
         arm=arm,
-        task_id=np.array(col["task_id"], dtype=object),
+        task_id=col["task_id"],
         run=np.array(col["run"], dtype=np.int64) if "run" in col else np.zeros(n, np.int64),
         passed=np.array(col["passed"], dtype=bool) if "passed" in col else np.zeros(n, bool),
         status=status,
@@ -197,7 +206,7 @@ def results_to_columns(rows: Sequence[Any], arm: str, *, source: str = "") -> Tr
         tokens=_floats(get("tokens"), n),
         quality=_dicts(get("quality"), n),
         metrics=_dicts(get("metrics"), n),
-        category=np.array(col["category"] if "category" in col else [None] * n, dtype=object),
+        category=np.array(col["category"], dtype=object) if "category" in col else missing,
         critical=np.array(col["critical"], dtype=bool) if "critical" in col else np.zeros(n, bool),
         error_type=_texts(get("error_type"), n),
         source=source,

@@ -97,6 +97,7 @@ def _view(result: TaskResult | None) -> TrialView | None:
 def _details(data: PairedData, masks: tuple[np.ndarray, ...]) -> list[PairDetail]:
     """Side-by-side trials of the first :data:`MAX_DETAILS` regressions and improvements."""
     out: list[PairDetail] = []
+    run = 0 if data.trials else None  # the first run's trials are shown, when there are trials
     for kind, mask in (("regression", masks[1]), ("improvement", masks[2])):
         for i in np.flatnonzero(mask)[:MAX_DETAILS]:
             tid = data.task_ids[i]
@@ -106,7 +107,7 @@ def _details(data: PairedData, masks: tuple[np.ndarray, ...]) -> list[PairDetail
                     kind=kind,  # type: ignore[arg-type]
                     category=data.categories[i],
                     critical=bool(data.critical[i]),
-                    run=0 if data.trials else None,
+                    run=run,
                     expected_output=(
                         to_jsonable(data.tasks[tid].expected_output) if tid in data.tasks else None
                     ),
@@ -307,17 +308,13 @@ def _side(
     columnar fast path; files, DataFrames and result-file-like mappings are read by
     :mod:`ablation.sources.inputs` first.
     """
-    from ablation.analysis.tocolumns import (
-        only_records,
-        only_results,
-        results_to_columns,
-        side_columns,
-    )
+    from ablation.analysis.tocolumns import results_to_columns, row_kind, side_columns
     from ablation.sources.inputs import side_results
 
     plain = key is None and field is None and run_field is None and isinstance(side, list)
-    if plain and side and (only_results(side) or only_records(side)):
-        return side_columns(side, arm)
+    kind = row_kind(side) if plain and side else None
+    if kind is not None:
+        return side_columns(side, arm, kind)
     rows, label = side_results(side, arm, key=key, field=field, run_field=run_field)
     return rows, results_to_columns(rows, arm, source=label), label
 

@@ -14,14 +14,14 @@ non-empty one met with the baseline's rows before the candidate's, in row order.
 from __future__ import annotations
 
 import functools
-from collections.abc import Collection, Iterable, Mapping, Sequence
-from typing import Any
+from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
+from typing import Any, Protocol, runtime_checkable
 
 import numpy as np
 from numpy.typing import NDArray
 
 from ablation.analysis.accumulate import ArmColumns
-from ablation.analysis.factorize import object_codes
+from ablation.analysis.factorize import TrialKeys, code_adders, object_codes, trial_keys
 from ablation.analysis.pairing import PairedData, unmatched_runs
 from ablation.columns import STATUS_CODES, TrialColumns
 from ablation.errors import InputError
@@ -42,22 +42,36 @@ def _unicode(ids: NDArray[Any]) -> NDArray[np.str_]:
     return np.asarray(ids, dtype=str) if len(ids) else np.zeros(0, dtype="<U1")
 
 
-def _check_duplicates(arms: Sequence[TrialColumns], codes: list[NDArray[np.int64]]) -> None:
+@runtime_checkable
+class _Locatable(Protocol):
+    """A trial lookup that can find rows with the pairing's keys (``ResultLookup``)."""
+
+    def located(
+        self, columns: Mapping[str, TrialColumns], locate: Callable[[str, str], int | None]
+    ) -> Mapping[tuple[str, str], TaskResult]: ...
+
+
+def _locate(uniq: NDArray[np.object_], keys: Sequence[TrialKeys], task_id: str, arm: str) -> int | None:
+    """Row of the lowest run of ``task_id`` in ``arm`` (``uniq``: the sorted distinct ids)."""
+    at = int(np.searchsorted(uniq, task_id))
+    if at == len(uniq) or uniq[at] != task_id or arm not in _ARMS:
+        return None
+    return keys[_ARMS.index(arm)].first_row(at)
+
+
+def _check_duplicates(arms: Sequence[TrialColumns], keys: Sequence[TrialKeys]) -> None:
     """Raise on the first row (in input order) repeating an earlier ``(task, arm, run)``."""
     offset = 0
     found: tuple[int, int, int, int] | None = None  # (global row, arm index, row, earlier row)
-    for a, (cols, code) in enumerate(zip(arms, codes, strict=True)):
-        if len(code) > 1:
-            key = code * (int(cols.run.max()) + 1) + cols.run
-            order = np.argsort(key, kind="stable")
-            same = np.flatnonzero(key[order][1:] == key[order][:-1])
-            if same.size:
-                later = order[same + 1]
-                j = int(np.argmin(later))
-                row, earlier = int(later[j]), int(order[same[j]])
-                if found is None or offset + row < found[0]:
-                    found = (offset + row, a, row, earlier)
-        offset += len(code)
+    for a, arm_keys in enumerate(keys):
+        same = np.flatnonzero(arm_keys.sorted[1:] == arm_keys.sorted[:-1])
+        if same.size:
+            later = arm_keys.rows(same + 1)
+            j = int(np.argmin(later))
+            row, earlier = int(later[j]), int(arm_keys.rows(same[j : j + 1])[0])
+            if found is None or offset + row < found[0]:
+                found = (offset + row, a, row, earlier)
+        offset += len(arm_keys.sorted)
     if found is None:
         return
     _, a, row, earlier = found
@@ -79,12 +93,7 @@ def _arm_columns(
     """Per-task sums of one arm over every task code, and the mask of counted rows."""
     completed = cols.status == _COMPLETED
     counted = completed if exclude else np.ones(len(code), dtype=bool)
-
-    def count(mask: NDArray[np.bool_]) -> NDArray[np.int64]:
-        return np.bincount(code[mask], minlength=size)
-
-    def total(values: NDArray[np.float64], mask: NDArray[np.bool_]) -> NDArray[np.float64]:
-        return np.bincount(code[mask], weights=values[mask], minlength=size).astype(float)
+    count, total = code_adders(code, size)
 
     def summed(values: NDArray[np.float64], mask: NDArray[np.bool_]) -> tuple[Any, Any]:
         keep = mask & ~np.isnan(values)
@@ -111,7 +120,7 @@ def _arm_columns(
         if np.any(counted & ~np.isnan(values))
     }
     sums = {
-        "trials": np.bincount(code, minlength=size),
+        "trials": count(np.ones(len(code), dtype=bool)),
         "runs": count(counted),
         "passes": count(completed & cols.passed),
         "latency": summed(cols.latency_s, completed),
@@ -139,8 +148,7 @@ def _take(sums: Mapping[str, Any], codes: NDArray[np.int64]) -> ArmColumns:
         total, count = pair[0][index], pair[1][index]
         if not count.any():
             return np.full(len(codes), np.nan)
-        with np.errstate(invalid="ignore", divide="ignore"):
-            return np.where(count > 0, total / np.where(count > 0, count, 1), np.nan)
+        return np.divide(total, count, out=np.full(len(codes), np.nan), where=count > 0)
 
     cost_sum, cost_n = sums["cost"][0][index], sums["cost"][1][index]
     cost_trials = int(cost_n.sum())
@@ -190,11 +198,17 @@ def pair_columns(
     """
     arms = (baseline, candidate)
     uniq, codes = object_codes([a.task_id for a in arms])  # the distinct ids, sorted
-    _check_duplicates(arms, codes)
+    width = 1 + max((int(a.run.max()) for a in arms if len(a.run)), default=0)
+    keys = [trial_keys(code, a.run, width) for a, code in zip(arms, codes, strict=True)]
+    _check_duplicates(arms, keys)
+    if isinstance(trial_lookup, _Locatable):
+        trial_lookup = trial_lookup.located(
+            dict(zip(_ARMS, arms, strict=True)), functools.partial(_locate, uniq, keys)
+        )
     size = len(uniq)
     exclude = on_error == "exclude"
     summed = [_arm_columns(a, c, size, exclude) for a, c in zip(arms, codes, strict=True)]
-    seen = [np.bincount(c, minlength=size) for c in codes]
+    seen = [sums["trials"] for sums, _ in summed]  # trials per task code
     runs = int(max(seen[0].max(initial=0), seen[1].max(initial=0))) or 1
     task_map = {t.task_id: t for t in tasks} if tasks is not None else {}
     universe, excluded, paired = _inventory(uniq, seen, task_map, tasks is not None, expected_ids)
@@ -219,7 +233,7 @@ def pair_columns(
             paired = paired[~empty]
     columns = [_take(s, paired) for s, _ in summed]
     task_ids = uniq[paired].tolist()
-    excluded += _unmatched(arms, codes, uniq, paired)
+    excluded += _unmatched(arms, keys, uniq, paired)
     categories, families, critical = _labels(arms, codes, size, paired, task_ids, task_map)
     return PairedData(
         task_ids=task_ids,
@@ -289,20 +303,26 @@ def _inventory(
 
 def _unmatched(
     arms: Sequence[TrialColumns],
-    codes: list[NDArray[np.int64]],
+    keys: Sequence[TrialKeys],
     uniq: NDArray[np.object_],
     paired: NDArray[np.int64],
 ) -> list[ExcludedItem]:
     """Runs of a paired task that only one arm has (see :func:`unmatched_runs`)."""
-    width = 1 + max((int(a.run.max()) for a in arms if len(a.run)), default=0)
+    if np.array_equal(keys[0].sorted, keys[1].sorted):  # the same (task, run) in both arms
+        return []
     is_paired = np.zeros(len(uniq), dtype=bool)
     is_paired[paired] = True
-    keys = [code * width + a.run for a, code in zip(arms, codes, strict=True)]
     found: list[tuple[str, str, int]] = []
     for side in (0, 1):
-        lone = np.flatnonzero(is_paired[codes[side]] & ~np.isin(keys[side], keys[1 - side]))
+        mine, other = keys[side].sorted, keys[1 - side].sorted
+        codes, runs = np.divmod(mine, keys[side].width)
+        if len(other):
+            at = np.minimum(np.searchsorted(other, mine), len(other) - 1)
+            lone = np.flatnonzero(is_paired[codes] & (other[at] != mine))
+        else:
+            lone = np.flatnonzero(is_paired[codes])
         found += [
-            (str(uniq[codes[side][i]]), _ARMS[side], int(arms[side].run[i])) for i in lone.tolist()
+            (str(uniq[codes[i]]), _ARMS[side], int(runs[i])) for i in lone.tolist()
         ]
     return unmatched_runs(found)
 
@@ -345,7 +365,9 @@ def _labels(
     for cols, code in reversed(list(zip(arms, codes, strict=True))):
         if cols.category is None:
             continue
-        given = np.flatnonzero([bool(c) for c in cols.category.tolist()])
+        given = np.flatnonzero(cols.category.astype(bool))  # truthiness, as bool(c) per row
+        if not given.size:
+            continue
         first_codes, first_rows = np.unique(code[given], return_index=True)
         rows = given[first_rows]
         category[first_codes] = cols.category[rows]
@@ -353,5 +375,7 @@ def _labels(
     for cols, code in zip(arms, codes, strict=True):
         if cols.critical is not None:
             critical |= np.bincount(code[cols.critical], minlength=size) > 0
-    cats = [c or "default" for c in category[paired].tolist()]
+    labels = category[paired]
+    given = labels.astype(bool)  # truthiness, as ``c or "default"`` per task
+    cats = np.where(given, labels, "default").tolist() if given.any() else ["default"] * len(paired)
     return cats, list(task_ids), critical[paired]

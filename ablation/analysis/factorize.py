@@ -7,17 +7,22 @@ found with a ``dict`` (hashing), only the distinct ids are sorted (Python's ``so
 linear on sorted input and compares ``str`` by code point, as numpy does), and each id is mapped
 to its rank with one more ``dict`` look-up; when both arms list the same sorted ids, the codes
 are their positions. The result equals ``np.unique``'s (tested).
+
+:func:`trial_keys` turns one arm's task codes and runs into sorted ``(task, run)`` keys: the
+pairing finds duplicates, runs one arm lacks and each task's first-run row with them, and
+sorts nothing when the rows already come in that order.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 from numpy.typing import NDArray
 
-__all__ = ["object_codes", "sorted_codes"]
+__all__ = ["TrialKeys", "code_adders", "object_codes", "sorted_codes", "trial_keys"]
 
 
 def _increasing(ids: NDArray[Any]) -> bool:
@@ -57,3 +62,66 @@ def object_codes(
     codes = np.fromiter(map(rank.__getitem__, items), dtype=np.int64, count=len(items))
     bounds = np.cumsum([len(a) for a in arrays])[:-1]
     return np.array(distinct, dtype=object), list(np.split(codes, bounds))
+
+
+@dataclass(frozen=True)
+class TrialKeys:
+    """One arm's trial keys ``task code * width + run``, sorted, with the row of each.
+
+    Attributes:
+        sorted: The keys in increasing order (ties, i.e. duplicates, in row order).
+        order: Row of each sorted key, or ``None`` when the rows are already in key order (the
+            usual case: a file listing its tasks sorted, one run each); no sort is done then.
+        width: The multiplier of the task code (above every run index of both arms).
+    """
+
+    sorted: NDArray[np.int64]
+    order: NDArray[np.int64] | None
+    width: int
+
+    def rows(self, positions: NDArray[np.int64]) -> NDArray[np.int64]:
+        """Rows of the keys at ``positions`` of :attr:`sorted`."""
+        return positions if self.order is None else self.order[positions]
+
+    def first_row(self, code: int) -> int | None:
+        """Row of the lowest run of task ``code``, or ``None`` when the arm has no trial of it."""
+        at = int(np.searchsorted(self.sorted, code * self.width))
+        if at < len(self.sorted) and self.sorted[at] < (code + 1) * self.width:
+            return int(self.rows(np.array([at]))[0])
+        return None
+
+
+def trial_keys(code: NDArray[np.int64], run: NDArray[np.int64], width: int) -> TrialKeys:
+    """The :class:`TrialKeys` of one arm (a stable sort unless the keys already increase)."""
+    key = code * width + run
+    if len(key) < 2 or bool(np.all(key[1:] > key[:-1])):
+        return TrialKeys(sorted=key, order=None, width=width)
+    order = np.argsort(key, kind="stable")
+    return TrialKeys(sorted=key[order], order=order, width=width)
+
+
+def code_adders(code: NDArray[np.int64], size: int) -> tuple[Any, Any]:
+    """``(count(mask), total(values, mask))``: per-task row counts and sums over masked rows.
+
+    When row ``i`` is task ``i`` (each task once, in order: ``code`` is ``arange(size)``) the
+    sums are the masked values themselves, with no ``bincount``; ``+ 0.0`` turns ``-0.0`` into
+    ``0.0`` as ``bincount``'s sum from ``0.0`` does, so both give the same floats.
+    """
+    # size codes below size, strictly increasing: arange(size)
+    if len(code) == size and (size == 0 or bool(np.all(code[1:] > code[:-1]))):
+
+        def count_rows(mask: NDArray[np.bool_]) -> NDArray[np.int64]:
+            return mask.astype(np.int64)
+
+        def total_rows(values: NDArray[np.float64], mask: NDArray[np.bool_]) -> NDArray[np.float64]:
+            return np.where(mask, values, 0.0) + 0.0
+
+        return count_rows, total_rows
+
+    def count(mask: NDArray[np.bool_]) -> NDArray[np.int64]:
+        return np.bincount(code[mask], minlength=size)
+
+    def total(values: NDArray[np.float64], mask: NDArray[np.bool_]) -> NDArray[np.float64]:
+        return np.bincount(code[mask], weights=values[mask], minlength=size).astype(float)
+
+    return count, total

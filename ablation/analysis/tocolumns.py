@@ -15,7 +15,7 @@ record is validated as a :class:`TaskResult`, and a failure names the record num
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from itertools import repeat
 from typing import Any
 
@@ -28,27 +28,24 @@ from ablation.schema import TaskResult
 
 __all__ = [
     "ResultLookup",
-    "only_records",
-    "only_results",
     "records_to_columns",
     "results_to_columns",
+    "row_kind",
     "side_columns",
 ]
 
 
-def only_results(rows: Sequence[Any]) -> bool:
-    """Whether every row is a :class:`TaskResult` (one check per distinct type)."""
-    return all(issubclass(t, TaskResult) for t in {*map(type, rows)})
-
-
-def only_records(rows: Sequence[Any]) -> bool:
-    """Whether every row is a mapping with a ``task_id`` key."""
+def row_kind(rows: Sequence[Any]) -> str | None:
+    """``"results"`` when every row is a :class:`TaskResult`, ``"records"`` when every row is a
+    mapping with a ``task_id`` key, else ``None`` (the rows' types are collected once)."""
     types = {*map(type, rows)}
+    if all(issubclass(t, TaskResult) for t in types):
+        return "results"
     if not all(issubclass(t, Mapping) for t in types):
-        return False
+        return None
     if types <= {dict}:
-        return all(map(dict.__contains__, rows, repeat("task_id")))
-    return all("task_id" in r for r in rows)
+        return "records" if all(map(dict.__contains__, rows, repeat("task_id"))) else None
+    return "records" if all("task_id" in r for r in rows) else None
 
 
 _PLAIN: dict[str, tuple[type, ...]] = {
@@ -104,6 +101,11 @@ def validated(record: Any, arm: str, index: int, source: str) -> TaskResult:
         raise InputError(f"{source}: record {index} (task_id {tid!r}): {exc}") from None
 
 
+def _array(values: list[Any] | None, dtype: Any, n: int, default: Any) -> np.ndarray:
+    """``values`` as an array, or ``n`` times ``default`` when no record has the key."""
+    return np.full(n, default, dtype=dtype) if values is None else np.array(values, dtype=dtype)
+
+
 def records_to_columns(records: Sequence[Any], arm: str, *, source: str = "") -> TrialColumns:
     """Columns of dict records (``TaskResult`` fields); plain records skip the model.
 
@@ -119,15 +121,15 @@ def records_to_columns(records: Sequence[Any], arm: str, *, source: str = "") ->
         return TrialColumns(
             arm=arm,
             task_id=np.array(columns["task_id"] if n else [], dtype=object),
-            run=np.array(get("run", [0] * n), dtype=np.int64),
-            passed=np.array(get("passed", [False] * n), dtype=bool),
+            run=_array(get("run"), np.int64, n, 0),
+            passed=_array(get("passed"), np.bool_, n, False),
             status=np.zeros(n, np.int8) if status is None
             else np.fromiter(map(STATUS_CODES.__getitem__, status), np.int8, n),
             latency_s=_floats(get("latency_s"), n),
             cost=_floats(get("cost"), n),
             tokens=np.full(n, np.nan),
-            category=np.array(get("category", [None] * n), dtype=object),
-            critical=np.array(get("critical", [False] * n), dtype=bool),
+            category=_array(get("category"), np.object_, n, None),
+            critical=_array(get("critical"), np.bool_, n, False),
             source=source,
         )
     rows = [validated(r, arm, i, source) for i, r in enumerate(records, start=1)]
@@ -141,11 +143,34 @@ class ResultLookup(Mapping[tuple[str, str], TaskResult]):
     fetches a few thousand trials at most, so the index is not a dict of every id (building one
     took longer than the whole pairing at 1e6 trials) but the ids' ``hash`` values sorted by
     NumPy (within one hash, by run): a lookup bisects to its hash and compares the few ids there.
+
+    The pairing has already sorted every arm's ``(task, run)`` keys; :meth:`located` gives a
+    lookup that finds rows with those (a ``locate(task_id, arm) -> row`` function), so no index
+    of its own is built.
     """
 
-    def __init__(self, sides: Mapping[str, tuple[Sequence[Any], TrialColumns]]) -> None:
+    def __init__(
+        self,
+        sides: Mapping[str, tuple[Sequence[Any], TrialColumns]],
+        locate: Callable[[str, str], int | None] | None = None,
+    ) -> None:
         self._sides = sides
+        self._locate = locate
         self._index: dict[str, tuple[np.ndarray, np.ndarray]] = {}
+
+    def located(
+        self, columns: Mapping[str, TrialColumns], locate: Callable[[str, str], int | None]
+    ) -> ResultLookup:
+        """This lookup finding rows with ``locate``, valid for the arms' ``columns``.
+
+        ``locate(task_id, arm)`` returns the row of the lowest run of ``task_id`` in ``columns
+        [arm]``, or ``None``. When this lookup's own columns are not those very objects, the
+        rows could differ: it is returned unchanged.
+        """
+        same = self._sides.keys() == columns.keys() and all(
+            self._sides[arm][1] is cols for arm, cols in columns.items()
+        )
+        return ResultLookup(self._sides, locate) if same else self
 
     def _arm_index(self, arm: str) -> tuple[np.ndarray, np.ndarray]:
         """Sorted hashes of the arm's ids and the row of each (by run within a hash)."""
@@ -163,6 +188,8 @@ class ResultLookup(Mapping[tuple[str, str], TaskResult]):
 
     def _row(self, task_id: str, arm: str) -> int | None:
         """Row of the first run of ``task_id`` in ``arm``, or ``None``."""
+        if self._locate is not None:
+            return self._locate(task_id, arm)
         hashes, order = self._arm_index(arm)
         ids = self._sides[arm][1].task_id
         h = hash(task_id)
@@ -195,12 +222,14 @@ class ResultLookup(Mapping[tuple[str, str], TaskResult]):
         return any(len(rows) for rows, _ in self._sides.values())
 
 
-def side_columns(side: Any, arm: str) -> tuple[Sequence[Any], TrialColumns, str]:
+def side_columns(
+    side: Any, arm: str, kind: str | None = None
+) -> tuple[Sequence[Any], TrialColumns, str]:
     """One side of ``compare_results``: its rows, their columns and its label.
 
     ``side`` is a path to a result file (read by
     :func:`~ablation.sources.result_files.load_results`), a list of :class:`TaskResult`, or a list
-    of dict records.
+    of dict records. ``kind`` is the list's :func:`row_kind` when the caller already knows it.
     """
     if isinstance(side, str) or hasattr(side, "__fspath__"):
         from ablation.sources.result_files import load_results
@@ -208,6 +237,6 @@ def side_columns(side: Any, arm: str) -> tuple[Sequence[Any], TrialColumns, str]
         rows: Sequence[Any] = load_results(side, arm=arm)  # type: ignore[arg-type]
         return rows, results_to_columns(rows, arm, source=str(side)), str(side)
     rows = side if isinstance(side, Sequence) else list(side)
-    if only_results(rows):
-        return rows, results_to_columns(rows, arm), arm
+    if (kind or row_kind(rows)) == "results":
+        return rows, results_to_columns(rows, arm, models=True), arm
     return rows, records_to_columns(rows, arm, source=arm), arm

@@ -121,8 +121,15 @@ def test_a_duplicate_names_the_file_and_both_lines() -> None:
         pair_columns(cols, other)
 
 
-def test_duplicate_message_matches_the_object_path() -> None:
-    rows = [TaskResult(task_id=t, arm="baseline", run=r) for t, r in (("a", 0), ("b", 0), ("b", 1), ("a", 0))]
+@pytest.mark.parametrize(
+    "keys",
+    [
+        (("a", 0), ("b", 0), ("b", 1), ("a", 0)),
+        (("a", 0), ("b", 0), ("b", 0), ("b", 1), ("c", 1), ("c", 1)),  # in order: first repeat named
+    ],
+)
+def test_duplicate_message_matches_the_object_path(keys: tuple[tuple[str, int], ...]) -> None:
+    rows = [TaskResult(task_id=t, arm="baseline", run=r) for t, r in keys]
     with pytest.raises(InputError) as old:
         report_from_results(rows)
     with pytest.raises(InputError) as fast:
@@ -163,10 +170,18 @@ def test_columns_of_sparse_models_equal_a_full_attribute_read(seed: int) -> None
         rows.append(TaskResult(task_id=r.task_id, **given))
     plain = [SimpleNamespace(**r.model_dump()) for r in rows]
     _columns_equal(results_to_columns(rows, "baseline"), results_to_columns(plain, "baseline"))
+    _columns_equal(results_to_columns(rows, "baseline", models=True), results_to_columns(plain, "baseline"))
 
 
-def test_sparse_dict_records_read_their_defaults() -> None:
-    rows = [{"task_id": "a"}, {"task_id": "b", "run": 2, "status": "error"}, {"task_id": "c", "passed": True}]
+@pytest.mark.parametrize(
+    "rows",
+    [
+        [{"task_id": "a"}, {"task_id": "b", "run": 2, "status": "error"}, {"task_id": "c", "passed": True}],
+        [{"task_id": "a"}, {"task_id": "b"}],  # every optional column absent from every record
+        [{"task_id": "a", "category": "x", "critical": True, "run": 1}, {"task_id": "b", "passed": True}],
+    ],
+)
+def test_sparse_dict_records_read_their_defaults(rows: list[dict[str, Any]]) -> None:
     models = [TaskResult(**r) for r in rows]
     _columns_equal(records_to_columns(rows, "baseline"), results_to_columns(models, "baseline"))
 
@@ -202,3 +217,23 @@ def test_store_columns_equal_the_stored_results_whatever_the_outputs_hold(tmp_pa
     order = sorted(rows, key=lambda r: (r.task_id, r.run))
     assert any(r.quality for r in order) and any(isinstance(r.output, dict) for r in order)
     _columns_equal(store.trial_columns(cid, "baseline"), results_to_columns(order, "baseline"))
+
+
+@pytest.mark.parametrize(("seed", "on_error", "same_runs"), [(12, "fail", False), (13, "exclude", False), (14, "fail", True)])
+def test_sides_in_task_and_run_order_equal_the_object_path(seed: int, on_error: str, same_runs: bool) -> None:
+    """Rows listed in (task, run) order skip the sorts; ``same_runs``: both arms hold the same
+    (task, run) pairs (nothing unmatched), run 0 only, so the ids of the arms are equal too."""
+    baseline, candidate = campaign(seed, 400)
+    if same_runs:
+        both = {r.task_id for r in baseline if r.run == 0} & {r.task_id for r in candidate if r.run == 0}
+        baseline, candidate = ([r for r in side if r.run == 0 and r.task_id in both] for side in (baseline, candidate))
+    baseline, candidate = (sorted(side, key=lambda r: (r.task_id, r.run)) for side in (baseline, candidate))
+    config = CampaignConfig(on_error=on_error, n_resamples=100, seed=seed)
+    old = report_from_results(
+        [*baseline, *candidate], config=config,
+        provenance=Provenance(baseline_agent="baseline", candidate_agent="candidate", source="compare"),
+    )  # fmt: skip
+    fast = compare_results(baseline, candidate, config=config)
+    assert _json(fast) == _json(old)
+    assert fast.details and fast.quality
+    assert same_runs or any(e.reason.startswith("unmatched run") for e in fast.excluded)

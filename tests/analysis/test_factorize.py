@@ -3,10 +3,11 @@
 from __future__ import annotations
 
 import numpy as np
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from ablation.analysis.factorize import object_codes, sorted_codes
+from ablation.analysis.factorize import code_adders, object_codes, sorted_codes, trial_keys
 
 _IDS = st.text(alphabet=st.characters(blacklist_characters="\x00"), max_size=6)
 
@@ -50,3 +51,39 @@ def test_object_codes_are_sorted_codes_with_the_arms_strings(
     assert distinct.dtype == object and all(type(t) is str for t in distinct.tolist())
     assert distinct.tolist() == uniq.tolist()
     assert [c.tolist() for c in codes] == [c.tolist() for c in want]
+
+
+@pytest.mark.parametrize("seed", [0, 1, 2])
+@pytest.mark.parametrize("identity", [True, False])
+def test_code_adders_equal_bincount_to_the_bit(seed: int, identity: bool) -> None:
+    """Reference: ``np.bincount(code[mask], weights=values[mask], minlength=size)``."""
+    rng = np.random.default_rng(seed)
+    size = 500
+    code = np.arange(size) if identity else np.sort(rng.integers(0, size, 800))
+    values = rng.normal(size=len(code))
+    values[rng.random(len(code)) < 0.1] = -0.0  # bincount's sum from 0.0 gives +0.0
+    mask = rng.random(len(code)) < 0.7
+    count, total = code_adders(code, size)
+    np.testing.assert_array_equal(count(mask), np.bincount(code[mask], minlength=size))
+    expected = np.bincount(code[mask], weights=values[mask], minlength=size)
+    got = total(values, mask)
+    assert got.tobytes() == expected.tobytes()  # the same bits, signs of zeros included
+
+
+@pytest.mark.parametrize("seed", [3, 4, 5])
+@pytest.mark.parametrize("ordered", [True, False])
+def test_trial_keys_sort_like_a_stable_argsort_and_find_first_runs(seed: int, ordered: bool) -> None:
+    rng = np.random.default_rng(seed)
+    code, run = rng.integers(0, 300, 1000), rng.integers(0, 4, 1000)
+    if ordered:  # distinct (code, run) in order: no sort is done
+        pairs = np.unique(code * 4 + run)
+        code, run = pairs // 4, pairs % 4
+    keys = trial_keys(code, run, 4)
+    order = np.argsort(code * 4 + run, kind="stable")
+    np.testing.assert_array_equal(keys.sorted, (code * 4 + run)[order])
+    np.testing.assert_array_equal(keys.rows(np.arange(len(code))), order)
+    assert (keys.order is None) == ordered
+    for c in range(302):
+        rows = np.flatnonzero(code == c)
+        expected = int(rows[np.argmin(run[rows])]) if rows.size else None  # lowest run, first row
+        assert keys.first_row(c) == expected
