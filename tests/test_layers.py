@@ -73,6 +73,7 @@ ALLOWED: dict[str, set[str]] = {
     "run.scaleout": GROUND | {"sources"},
     "run.sinks": GROUND | {"store"},
     "run.failfast": GROUND,
+    "run.heap": set(),
     "run.resume_checks": GROUND,
     "run.sequential": MODELS | {"stats", "analysis.pairing", "analysis.sequential"},
     "analysis": set(),

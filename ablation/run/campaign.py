@@ -26,6 +26,7 @@ from ablation.evaluate.quality import scorer_name
 from ablation.report import AblationReport
 from ablation.run.engine import AblationEngine
 from ablation.run.failfast import DEFAULT_FAIL_FAST, FailFastSink
+from ablation.run.heap import release_freed_memory
 from ablation.run.progress import ProgressReporter
 from ablation.run.resume_checks import refuse_unstable, warn_unchecked_agents
 from ablation.run.sinks import StoreSink
@@ -360,6 +361,8 @@ async def run_ablation_campaign_async(
         new, finished = await _run(engine_args, plan, suite, run_store, fail_fast)
         for arm, count in finished.items():
             info.executed[arm] += count
+        if run_store is not None:  # the trials are in the store: the run's heap is garbage now
+            release_freed_memory()
         return _report(plan, suite, config, run_store, new)
     finally:
         suite.close()
