@@ -78,6 +78,7 @@ ALLOWED: dict[str, set[str]] = {
     "run.sequential": MODELS | {"stats", "analysis.pairing", "analysis.sequential"},
     "analysis": set(),
     "analysis.seeding": set(),
+    "analysis.background": set(),
     "analysis.accumulate": MODELS,
     "analysis.pairing": MODELS | {"analysis.accumulate"},
     "analysis.completeness": MODELS,
