@@ -269,8 +269,16 @@ def _inventory(
 ) -> tuple[int, list[ExcludedItem], NDArray[np.int64]]:
     """Size of the inventory, what is excluded (unknown, missing, one-sided), paired codes."""
     universe: NDArray[Any]  # the ids of the inventory, sorted
+    listed: list[str] | None = None
+    same = False
     if have_suite or expected_ids is not None:
-        listed = list(task_map) if have_suite else list(dict.fromkeys(expected_ids or ()))
+        lookup = task_map if have_suite else dict.fromkeys(expected_ids or ())
+        listed = list(lookup)
+        # The usual campaign: the arms hold exactly the listed ids (distinct, as many, each
+        # listed), so the inventory is the arms' own sorted ids, with no fixed-width copies to
+        # sort and search (~200 MB at 1e6 tasks).
+        same = len(listed) == len(uniq) and all(map(lookup.__contains__, uniq.tolist()))
+    if listed is not None and not same:
         known = "the suite" if have_suite else "the expected ids"
         universe = np.unique(_unicode(np.asarray(listed, dtype=object)))
         text = _unicode(uniq)  # fixed width, to search and sort like the universe

@@ -237,3 +237,33 @@ def test_sides_in_task_and_run_order_equal_the_object_path(seed: int, on_error: 
     assert _json(fast) == _json(old)
     assert fast.details and fast.quality
     assert same_runs or any(e.reason.startswith("unmatched run") for e in fast.excluded)
+
+
+@pytest.mark.parametrize("seed", [5, 6])
+@pytest.mark.parametrize("listing", ["suite", "expected", "suite-one-unknown", "expected-one-unknown"])
+def test_a_listing_equal_to_the_arms_ids_gives_the_object_paths_report(seed: int, listing: str) -> None:
+    """A suite (or expected ids) holding exactly the arms' ids takes the inventory shortcut; one
+    id swapped for an unknown one (same count) must not: both equal the per-trial path."""
+    from ablation.schema import AblationTask
+
+    baseline, candidate = campaign(seed, 600)
+    ids = sorted({r.task_id for r in [*baseline, *candidate]})
+    if listing.endswith("one-unknown"):
+        ids = [*ids[1:], "never-ran"]
+    rng = random.Random(seed)
+    suite = [
+        AblationTask(task_id=t, input_data=0, category=rng.choice(["", "a", "b"]), critical=rng.random() < 0.1)
+        for t in reversed(ids)  # suite order is not id order
+    ]
+    config = CampaignConfig(n_resamples=200, seed=seed)
+    given: dict[str, Any] = {"tasks": suite} if listing.startswith("suite") else {"expected_ids": ids}
+    sides = {"baseline": results_to_columns(baseline, "baseline"), "candidate": results_to_columns(candidate, "candidate")}
+    fast = pair_columns(sides["baseline"], sides["candidate"], **given)
+    old = report_from_results([*baseline, *candidate], config=config, **given)
+    from ablation.analysis.build import build_report
+
+    fast_report = build_report(fast, config=config, provenance=old.provenance)
+    assert fast.n_tasks == len(ids)
+    assert _json(fast_report)["excluded"] == _json(old)["excluded"]
+    assert fast_report.categories == old.categories and fast_report.n_critical == old.n_critical
+    assert fast_report.table == old.table
