@@ -214,23 +214,8 @@ def pair_columns(
     universe, excluded, paired = _inventory(uniq, seen, task_map, tasks is not None, expected_ids)
     failures = _failures(arms)
     if exclude:
-        paired_ids = set(uniq[paired].tolist())
-        excluded += [
-            ExcludedItem(task_id=tid, run=run, reason=f"{arm} {status}: {error}")
-            for tid, arm, run, status, error, *_ in sorted(failures)
-            if tid in paired_ids
-        ]
-        columns = [_take(s, paired) for s, _ in summed]
-        empty = (columns[0].runs == 0) | (columns[1].runs == 0)
-        if empty.any():
-            excluded += [
-                ExcludedItem(
-                    task_id=str(uniq[code]),
-                    reason="no completed trial in one arm (on_error=exclude)",
-                )
-                for code in paired[empty]
-            ]
-            paired = paired[~empty]
+        dropped, paired = _excluded_by_errors(uniq, paired, [s for s, _ in summed], failures)
+        excluded += dropped
     columns = [_take(s, paired) for s, _ in summed]
     task_ids = uniq[paired].tolist()
     excluded += _unmatched(arms, keys, uniq, paired)
@@ -252,6 +237,28 @@ def pair_columns(
         trials_seen={arm: len(cols) for arm, cols in zip(_ARMS, arms, strict=True)},
         trials_of=functools.partial(_trials_of, arms),
     )
+
+
+def _excluded_by_errors(
+    uniq: NDArray[np.object_],
+    paired: NDArray[np.int64],
+    sums: Sequence[Mapping[str, Any]],
+    failures: Sequence[tuple[Any, ...]],
+) -> tuple[list[ExcludedItem], NDArray[np.int64]]:
+    """With ``on_error="exclude"``: the failed trials of paired tasks, and the paired tasks left
+    without a completed trial in an arm, which leave ``paired`` (returned without them)."""
+    paired_ids = set(uniq[paired].tolist())
+    excluded = [
+        ExcludedItem(task_id=tid, run=run, reason=f"{arm} {status}: {error}")
+        for tid, arm, run, status, error, *_ in sorted(failures)
+        if tid in paired_ids
+    ]
+    empty = (sums[0]["runs"][paired] == 0) | (sums[1]["runs"][paired] == 0)
+    excluded += [
+        ExcludedItem(task_id=str(uniq[code]), reason="no completed trial in one arm (on_error=exclude)")
+        for code in paired[empty]
+    ]
+    return excluded, paired[~empty]
 
 
 def _trials_of(arms: Sequence[TrialColumns], task_ids: Collection[str]) -> dict[str, int]:
