@@ -198,3 +198,14 @@ def test_decoded_numbers_are_writable_copies() -> None:
         cols = store.trial_columns(cid, "baseline")
         cols.latency_s[0] = 1.0  # the analysis may work in place: no read-only views of SQLite's bytes
         assert np.isfinite(cols.latency_s[0])
+
+
+def test_blocks_store_every_column_of_trial_columns() -> None:
+    """A column added to TrialColumns must be stored by blocks too (else reports drop it)."""
+    import dataclasses
+
+    from ablation.columns import TrialColumns
+
+    held = {*blocks._FIELDS, *(group for group, _, _ in blocks._GROUPS)}
+    per_source = {"arm", "source", "line"}  # not trial data: the arm is the read's, no file rows
+    assert {f.name for f in dataclasses.fields(TrialColumns)} - per_source == held
