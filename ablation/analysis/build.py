@@ -96,27 +96,45 @@ def _view(result: TaskResult | None) -> TrialView | None:
     )
 
 
+def _first_trials(
+    trials: Mapping[tuple[str, str], TaskResult], keys: list[tuple[str, str]]
+) -> Mapping[tuple[str, str], TaskResult]:
+    """The trials of ``keys`` from a drill-down lookup, in one read where it offers ``many``
+    (a stored campaign's :class:`~ablation.analysis.stored.StoredTrials`)."""
+    many = getattr(trials, "many", None)
+    if callable(many):
+        found: Mapping[tuple[str, str], TaskResult] = many(keys)
+        return found
+    return {key: value for key in keys if (value := trials.get(key)) is not None}
+
+
 def _details(data: PairedData, masks: tuple[np.ndarray, ...]) -> list[PairDetail]:
     """Side-by-side trials of the first :data:`MAX_DETAILS` regressions and improvements."""
-    out: list[PairDetail] = []
     run = 0 if data.trials else None  # the first run's trials are shown, when there are trials
-    for kind, mask in (("regression", masks[1]), ("improvement", masks[2])):
-        for i in np.flatnonzero(mask)[:MAX_DETAILS]:
-            tid = data.task_ids[i]
-            out.append(
-                PairDetail(
-                    task_id=tid,
-                    kind=kind,  # type: ignore[arg-type]
-                    category=data.categories[i],
-                    critical=bool(data.critical[i]),
-                    run=run,
-                    expected_output=(
-                        to_jsonable(data.tasks[tid].expected_output) if tid in data.tasks else None
-                    ),
-                    baseline=_view(data.trials.get((tid, "baseline"))),
-                    candidate=_view(data.trials.get((tid, "candidate"))),
-                )
+    shown = [
+        (kind, int(i))
+        for kind, mask in (("regression", masks[1]), ("improvement", masks[2]))
+        for i in np.flatnonzero(mask)[:MAX_DETAILS]
+    ]
+    keys = [(data.task_ids[i], arm) for _, i in shown for arm in ("baseline", "candidate")]
+    trials = _first_trials(data.trials, keys) if data.trials else {}
+    out: list[PairDetail] = []
+    for kind, i in shown:
+        tid = data.task_ids[i]
+        out.append(
+            PairDetail(
+                task_id=tid,
+                kind=kind,  # type: ignore[arg-type]
+                category=data.categories[i],
+                critical=bool(data.critical[i]),
+                run=run,
+                expected_output=(
+                    to_jsonable(data.tasks[tid].expected_output) if tid in data.tasks else None
+                ),
+                baseline=_view(trials.get((tid, "baseline"))),
+                candidate=_view(trials.get((tid, "candidate"))),
             )
+        )
     return out
 
 

@@ -41,6 +41,23 @@ class StoredTrials(Mapping[tuple[str, str], TaskResult]):
             raise KeyError(key)
         return min(found, key=lambda r: r.run)
 
+    def many(self, keys: Iterable[tuple[str, str]]) -> dict[tuple[str, str], TaskResult]:
+        """The first-run trials of ``keys`` in one read (absent keys are left out).
+
+        A report's drill-downs show up to a thousand tasks: one query for all of them instead
+        of one per trial (~0.3 s at 2000 trials).
+        """
+        wanted = set(keys)
+        found: dict[tuple[str, str], TaskResult] = {}
+        if not wanted:
+            return found
+        rows = self._store.results(self._campaign_id, task_ids={tid for tid, _ in wanted})
+        for result in rows:  # (task_id, arm, run) order: the first seen is the lowest run
+            key = (result.task_id, result.arm)
+            if key in wanted and key not in found:
+                found[key] = result
+        return found
+
     def __iter__(self) -> Iterator[tuple[str, str]]:
         return iter(())
 
