@@ -1,8 +1,9 @@
-"""One call on a second thread while the caller goes on: the exact MDE beside the other statistics.
+"""Calls on other threads while the caller goes on: the exact MDE and the latency statistics.
 
-numpy and scipy release the GIL in their loops (sorts, ``searchsorted``, the binomial tails), so a
-large report's exact MDE and its latency statistics overlap on two cores. Nothing is shared but
-read-only inputs, so the numbers are the same as in one thread.
+numpy releases the GIL in its loops (sorts, ``partition``, ``searchsorted``, the binomial tails'
+array arithmetic), so a large report's exact MDE, its latency statistics and the rest of the
+report overlap on two cores. Nothing is shared but read-only inputs, so the numbers are the same
+as in one thread.
 """
 
 from __future__ import annotations
@@ -10,23 +11,23 @@ from __future__ import annotations
 import contextlib
 from collections.abc import Callable, Iterator
 from concurrent.futures import ThreadPoolExecutor
-from typing import TypeVar
+from typing import Any
 
 __all__ = ["in_background"]
 
-T = TypeVar("T")
-
 
 @contextlib.contextmanager
-def in_background(call: Callable[[], T], run: bool) -> Iterator[Callable[[], T]]:
-    """Start ``call`` on a second thread (when ``run``, else not at all) and yield the getter of
-    its result (``call`` itself when not ``run``).
+def in_background(
+    calls: tuple[Callable[[], Any], ...], run: bool
+) -> Iterator[tuple[Callable[[], Any], ...]]:
+    """Start each of ``calls`` on a thread of its own (when ``run``, else not at all) and yield
+    the getters of their results, in order (the ``calls`` themselves when not ``run``).
 
-    Leaving the block waits for the thread, also when the block raised; an exception of
-    ``call`` is raised by the getter.
+    Leaving the block waits for the threads, also when the block raised; an exception of a call
+    is raised by its getter.
     """
     if not run:
-        yield call
+        yield calls
         return
-    with ThreadPoolExecutor(1, thread_name_prefix="ablation-stats") as pool:
-        yield pool.submit(call).result
+    with ThreadPoolExecutor(len(calls), thread_name_prefix="ablation-stats") as pool:
+        yield tuple(pool.submit(call).result for call in calls)

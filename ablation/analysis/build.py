@@ -28,6 +28,7 @@ from ablation import stats
 from ablation.analysis import breakdowns as bd
 from ablation.analysis import headline as hl
 from ablation.analysis.background import in_background
+from ablation.analysis.details import details
 from ablation.analysis.failures import error_summary, errored_regressions
 from ablation.analysis.gates import evaluate_gates
 from ablation.analysis.metric_margins import metric_noninferiority
@@ -39,13 +40,11 @@ from ablation.report import (
     ContinuousComparison,
     LatencyComparison,
     McNemarSummary,
-    PairDetail,
     PairTable,
     QualityComparison,
-    TrialView,
     Uplift,
 )
-from ablation.schema import AblationTask, TaskResult, to_jsonable
+from ablation.schema import AblationTask, TaskResult
 
 __all__ = [
     "build_report",
@@ -55,8 +54,6 @@ __all__ = [
     "report_from_results",
     "source_date",
 ]
-
-MAX_DETAILS = 500
 
 
 def package_versions() -> dict[str, str]:
@@ -79,63 +76,6 @@ def source_date() -> str | None:
         return datetime.fromtimestamp(int(raw), UTC).isoformat(timespec="seconds")
     except (ValueError, OverflowError, OSError):
         return None
-
-
-def _view(result: TaskResult | None) -> TrialView | None:
-    if result is None:
-        return None
-    return TrialView(
-        status=result.status,
-        passed=result.passed if result.completed else None,
-        output=result.output,
-        error=result.error,
-        note=result.verifier_note,
-        latency_s=result.latency_s,
-        quality=dict(result.quality),
-        attempts=result.attempts,
-    )
-
-
-def _first_trials(
-    trials: Mapping[tuple[str, str], TaskResult], keys: list[tuple[str, str]]
-) -> Mapping[tuple[str, str], TaskResult]:
-    """The trials of ``keys`` from a drill-down lookup, in one read where it offers ``many``
-    (a stored campaign's :class:`~ablation.analysis.stored.StoredTrials`)."""
-    many = getattr(trials, "many", None)
-    if callable(many):
-        found: Mapping[tuple[str, str], TaskResult] = many(keys)
-        return found
-    return {key: value for key in keys if (value := trials.get(key)) is not None}
-
-
-def _details(data: PairedData, masks: tuple[np.ndarray, ...]) -> list[PairDetail]:
-    """Side-by-side trials of the first :data:`MAX_DETAILS` regressions and improvements."""
-    run = 0 if data.trials else None  # the first run's trials are shown, when there are trials
-    shown = [
-        (kind, int(i))
-        for kind, mask in (("regression", masks[1]), ("improvement", masks[2]))
-        for i in np.flatnonzero(mask)[:MAX_DETAILS]
-    ]
-    keys = [(data.task_ids[i], arm) for _, i in shown for arm in ("baseline", "candidate")]
-    trials = _first_trials(data.trials, keys) if data.trials else {}
-    out: list[PairDetail] = []
-    for kind, i in shown:
-        tid = data.task_ids[i]
-        out.append(
-            PairDetail(
-                task_id=tid,
-                kind=kind,  # type: ignore[arg-type]
-                category=data.categories[i],
-                critical=bool(data.critical[i]),
-                run=run,
-                expected_output=(
-                    to_jsonable(data.tasks[tid].expected_output) if tid in data.tasks else None
-                ),
-                baseline=_view(trials.get((tid, "baseline"))),
-                candidate=_view(trials.get((tid, "candidate"))),
-            )
-        )
-    return out
 
 
 Summary = Literal["improvement", "regression", "no significant difference", "no discordant pairs"]
@@ -208,9 +148,10 @@ def _provenance(
     )
 
 
-# Pairs from which the exact MDE (~0.3 s of scipy tails at 1e6 pairs, plus scipy.special's
-# import) runs beside the other statistics (:func:`in_background`). The same numbers either way.
-_PARALLEL_MDE = 10_000
+# Pairs from which the exact MDE (~0.3 s at 1e6 pairs) and the latency statistics (~0.6 s)
+# run on threads of their own beside the other statistics (:func:`in_background`). The same
+# numbers either way.
+_PARALLEL = 10_000
 
 
 def _latency(data: PairedData, config: CampaignConfig) -> LatencyComparison | None:
@@ -226,6 +167,17 @@ def _cost(data: PairedData, config: CampaignConfig) -> ContinuousComparison | No
         "cost", data.baseline.cost, data.candidate.cost, config=config,
         left_out_reason="no cost reported in an arm",
     )
+
+
+def _parts(data: PairedData, masks: tuple[np.ndarray, ...], config: CampaignConfig) -> dict[str, Any]:
+    """The report's cost, quality, metric, category and drill-down sections."""
+    return {
+        "cost": _cost(data, config),
+        "quality": _quality(data, config),
+        "metrics": _metrics(data, config),
+        "categories": bd.categories(data, masks, config) if len(data.task_ids) else [],
+        "details": details(data, masks),
+    }
 
 
 def build_report(
@@ -254,8 +206,11 @@ def build_report(
     level = config.confidence_level
     masks = bd.classify(data)
     table = bd.table(masks)
-    mde_call = functools.partial(hl.minimum_detectable, data, table, config.alpha)
-    with in_background(mde_call, len(data.task_ids) >= _PARALLEL_MDE) as mde_result:
+    calls = (
+        functools.partial(hl.minimum_detectable, data, table, config.alpha),
+        functools.partial(_latency, data, config),
+    )
+    with in_background(calls, len(data.task_ids) >= _PARALLEL) as (mde_result, latency_result):
         regressions, improvements = bd.ids(data, masks[1]), bd.ids(data, masks[2])
         critical_regressions = bd.ids(data, masks[1] & data.critical)
         mcnemar = hl.mcnemar_summary(table.regressions, table.improvements, data.runs)
@@ -263,7 +218,8 @@ def build_report(
         n = len(data.task_ids)
         repeated, flaky = (bd.repeated(data, config) if data.runs > 1 and n else (None, []))
         prov = _provenance(provenance or Provenance(), data, config, mcnemar, uplift)
-        latency = _latency(data, config)
+        parts = _parts(data, masks, config)
+        latency = latency_result()
         mde, mde_method = mde_result()
     report = AblationReport(
         n_tasks=data.n_tasks,
@@ -280,10 +236,7 @@ def build_report(
         mcnemar=mcnemar,
         uplift=uplift,
         latency=latency,
-        cost=_cost(data, config),
-        quality=_quality(data, config),
-        metrics=_metrics(data, config),
-        categories=bd.categories(data, masks, config) if n else [],
+        **parts,
         flaky=flaky,
         repeated=repeated,
         noninferiority=hl.noninferiority(data, table, config),
@@ -298,7 +251,6 @@ def build_report(
             else None
         ),
         summary=_summary(table, mcnemar, config.alpha),
-        details=_details(data, masks),
         provenance=prov,
         sequential=sequential,
     )

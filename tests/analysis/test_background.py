@@ -1,4 +1,4 @@
-"""The exact MDE computed on a second thread gives the same report as in one thread."""
+"""The exact MDE and latency statistics computed on threads of their own give the same report."""
 
 from __future__ import annotations
 
@@ -20,17 +20,19 @@ def test_the_call_runs_on_another_thread_and_its_error_reaches_the_getter() -> N
         seen.append(threading.current_thread().name)
         return 7
 
-    with in_background(call, True) as result:
-        assert result() == 7
+    with in_background((call, lambda: 8), True) as (result, other):
+        assert (result(), other()) == (7, 8)
     assert seen and seen[0].startswith("ablation-stats")
-    with in_background(call, False) as result:
+    with in_background((call,), False) as (result,):
         assert result() == 7
     assert seen[-1] == threading.current_thread().name
 
     def broken() -> int:
         raise ValueError("mde failed")
 
-    with pytest.raises(ValueError, match="mde failed"), in_background(broken, True) as result:
+    with pytest.raises(ValueError, match="mde failed"), in_background(
+        (call, broken), True
+    ) as (_, result):
         result()
 
 
@@ -42,9 +44,9 @@ def test_report_is_the_same_with_and_without_the_second_thread(
     config = CampaignConfig(n_resamples=300, seed=seed)
 
     def report(threshold: int) -> Any:
-        monkeypatch.setattr(build, "_PARALLEL_MDE", threshold)
+        monkeypatch.setattr(build, "_PARALLEL", threshold)
         return build.compare_results(baseline, candidate, config=config)
 
     alone, beside = report(10**12), report(0)
-    assert alone.minimum_detectable_effect is not None
+    assert alone.minimum_detectable_effect is not None and alone.latency is not None
     assert alone.model_dump_json() == beside.model_dump_json()
