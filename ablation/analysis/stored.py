@@ -6,11 +6,8 @@ drill-downs show, so a report over a million stored trials never loads them all.
 
 from __future__ import annotations
 
-import dataclasses
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from typing import Any
-
-import numpy as np
 
 from ablation.analysis.build import build_report
 from ablation.analysis.columnar import pair_columns
@@ -82,11 +79,7 @@ def report_from_store(
     Memory holds the two arms' columns (no per-trial Python object beyond one page) and the
     report's arrays; the drill-downs read their few trials through :class:`StoredTrials`.
     """
-    baseline = store.trial_columns(campaign_id, "baseline")
-    candidate = store.trial_columns(campaign_id, "candidate")
-    if len(baseline) == len(candidate) and bool(np.all(baseline.task_id == candidate.task_id)):
-        # the usual case, every task once in each arm: one set of id strings (~70 MB per 1e6)
-        candidate = dataclasses.replace(candidate, task_id=baseline.task_id)
+    baseline, candidate = store.campaign_columns(campaign_id)
     data = pair_columns(
         baseline,
         candidate,

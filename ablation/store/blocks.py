@@ -91,7 +91,7 @@ _GROUPS: tuple[tuple[str, Any, Any], ...] = (
 )  # fmt: skip
 
 
-def _decode(n: int, ids: str, numbers: bytes, extra: str | None) -> dict[str, Any]:
+def _decode(n: int, ids: np.ndarray, numbers: bytes, extra: str | None) -> dict[str, Any]:
     """The columns of one stored block by field name (numbers are views of one writable copy)."""
     buffer = bytearray(numbers)
     out: dict[str, Any] = {}
@@ -106,7 +106,7 @@ def _decode(n: int, ids: str, numbers: bytes, extra: str | None) -> dict[str, An
         out[name] = np.array(more[name], dtype=object) if name in more else _constant("", n)
     category = more.get("category")
     out["category"] = _constant(None, n) if category is None else np.array(category, dtype=object)
-    out["task_id"] = np.array(json.loads(ids), dtype=object)
+    out["task_id"] = ids
     out["quality"] = {k: np.array(v, dtype=float) for k, v in more.get("quality", {}).items()}
     out["metrics"] = {k: np.array(v, dtype=float) for k, v in more.get("metrics", {}).items()}
     flags: dict[str, np.ndarray] = {}
@@ -232,7 +232,8 @@ def _merge(conn: sqlite3.Connection, campaign_id: str, arm: str) -> None:
         ).fetchall()
         if len(rows) < FANOUT:
             return
-        merged = _assemble([_decode(*row[1:]) for row in rows], arm, sort=True)
+        parts = [_decode(n, _ids(ids, None), numbers, extra) for _, n, ids, numbers, extra in rows]
+        merged = _assemble(parts, arm, sort=True)
         conn.executemany("DELETE FROM trial_blocks WHERE rowid = ?", [(r[0],) for r in rows])
         conn.execute(_INSERT, (campaign_id, arm, level + 1, *_encode(merged)))
 
@@ -263,11 +264,28 @@ def _blob(conn: sqlite3.Connection, rowid: int, column: str) -> bytes:
         return blob.read()
 
 
-def read_blocks(conn: sqlite3.Connection, campaign_id: str, arm: str) -> TrialColumns | None:
+def _ids(raw: bytes | str, seen: dict[bytes, np.ndarray] | None) -> np.ndarray:
+    """A block's ids as an object array; a block whose ids blob is in ``seen`` (the other arm's
+    block of the same tasks) reuses that array and its strings instead of decoding again."""
+    ids = None if seen is None or isinstance(raw, str) else seen.get(raw)
+    if ids is None:
+        ids = np.array(json.loads(raw), dtype=object)
+        if seen is not None and isinstance(raw, bytes):
+            seen[raw] = ids
+    return ids
+
+
+def read_blocks(
+    conn: sqlite3.Connection, campaign_id: str, arm: str,
+    ids_seen: dict[bytes, np.ndarray] | None = None,
+) -> TrialColumns | None:
     """One arm's trials from its blocks, in ``(task_id, run)`` order.
 
     ``None`` when the campaign's blocks do not hold its trials (``campaigns.blocks`` is 0: a
     campaign stored before blocks existed and not yet backfilled): the caller reads the rows.
+    ``ids_seen`` maps ids blobs already decoded (another arm's) to their arrays, and gains this
+    arm's: the two arms of a campaign mostly store the same tasks in the same blocks, since each
+    task's two trials are written close together.
     """
     row = conn.execute("SELECT blocks FROM campaigns WHERE id = ?", (campaign_id,)).fetchone()
     if row is None or not row[0]:
@@ -278,7 +296,7 @@ def read_blocks(conn: sqlite3.Connection, campaign_id: str, arm: str) -> TrialCo
         (campaign_id, arm),
     ).fetchall()
     parts = [
-        _decode(n, _blob(conn, rowid, "task_ids").decode(), _blob(conn, rowid, "numbers"), extra)
+        _decode(n, _ids(_blob(conn, rowid, "task_ids"), ids_seen), _blob(conn, rowid, "numbers"), extra)
         for rowid, n, extra in rows
     ]
     if not parts:

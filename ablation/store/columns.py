@@ -14,6 +14,7 @@ alive besides the growing arrays.
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import sqlite3
 from collections.abc import Iterator
@@ -97,6 +98,22 @@ class ColumnReader(StoreConnection):
                 return
             last = rows[-1][:2]
 
+    def campaign_columns(self, campaign_id: str) -> tuple[TrialColumns, TrialColumns]:
+        """Both arms' trials as columns (baseline, candidate), like :meth:`trial_columns`, with
+        one set of id strings: blocks of the same tasks are decoded once, and when the arms
+        hold the same ids in the same order the candidate shares the baseline's id array
+        (~70 MB per 1e6 trials otherwise).
+
+        Raises:
+            StoreError: for an unknown campaign.
+        """
+        seen: dict[bytes, np.ndarray] = {}
+        baseline = self._arm_columns(campaign_id, "baseline", seen)
+        candidate = self._arm_columns(campaign_id, "candidate", seen)
+        if len(baseline) == len(candidate) and bool(np.all(baseline.task_id == candidate.task_id)):
+            candidate = dataclasses.replace(candidate, task_id=baseline.task_id)
+        return baseline, candidate
+
     def trial_columns(self, campaign_id: str, arm: str) -> TrialColumns:
         """One arm's trials of a campaign as columns, in ``(task_id, run)`` order.
 
@@ -107,11 +124,17 @@ class ColumnReader(StoreConnection):
         Raises:
             StoreError: for an unknown campaign.
         """
+        return self._arm_columns(campaign_id, arm, None)
+
+    def _arm_columns(
+        self, campaign_id: str, arm: str, ids_seen: dict[bytes, np.ndarray] | None
+    ) -> TrialColumns:
+        """:meth:`trial_columns`, sharing decoded ids through ``ids_seen`` (see ``read_blocks``)."""
         held = None
         with self._op("read trial columns") as conn:
             self._require(conn, campaign_id)
             if self.schema_version >= 4:  # a version-3 file opened read-only has no blocks
-                held = read_blocks(conn, campaign_id, arm)
+                held = read_blocks(conn, campaign_id, arm, ids_seen)
         return self._row_columns(campaign_id, arm) if held is None else held
 
     def _row_columns(

@@ -209,3 +209,26 @@ def test_blocks_store_every_column_of_trial_columns() -> None:
     held = {*blocks._FIELDS, *(group for group, _, _ in blocks._GROUPS)}
     per_source = {"arm", "source", "line"}  # not trial data: the arm is the read's, no file rows
     assert {f.name for f in dataclasses.fields(TrialColumns)} - per_source == held
+
+
+@pytest.mark.parametrize("seed", [0, 1])
+def test_campaign_columns_share_ids_and_equal_each_arm_alone(tmp_path: Path, seed: int) -> None:
+    # both arms read with one set of decoded ids must equal each arm read alone; blocks the arms
+    # share (same tasks, same order) decode once, so their id strings are the very same objects
+    rng = random.Random(seed)
+    with RunStore(tmp_path / "runs.db") as store:
+        cid = _new(store)
+        for lo in range(0, 600, 50):  # each batch holds both arms of the same 50 tasks
+            batch = [trial(rng, f"t{i:04d}", arm, 0) for i in range(lo, lo + 50) for arm in ARMS]
+            store.append_many(cid, batch)
+        store.append_many(cid, [trial(rng, "t9999", "candidate", 0)])  # one arm only
+        baseline, candidate = store.campaign_columns(cid)
+        columns_equal(baseline, store.trial_columns(cid, "baseline"))
+        columns_equal(candidate, store.trial_columns(cid, "candidate"))
+        shared = sum(a is b for a, b in zip(baseline.task_id, candidate.task_id, strict=False))
+        assert shared == len(baseline) == 600
+        lone = _new(store)
+        same = [trial(rng, f"t{i:04d}", arm, 0) for i in range(30) for arm in ARMS]
+        store.append_many(lone, same)
+        b2, c2 = store.campaign_columns(lone)
+        assert c2.task_id is b2.task_id  # same ids in the same order: one array
