@@ -25,10 +25,24 @@ import numpy as np
 from numpy.typing import NDArray
 from pydantic import BaseModel
 
-__all__ = ["STATUS_CODES", "TrialColumns", "results_to_columns"]
+__all__ = ["STATUS_CODES", "TrialColumns", "constant_column", "constant_value", "results_to_columns"]
 
 #: Codes of the ``status`` column.
 STATUS_CODES: Mapping[str, int] = {"completed": 0, "error": 1, "timeout": 2}
+
+
+def constant_column(value: Any, n: int) -> np.ndarray:
+    """A read-only object column of ``n`` times ``value`` that takes no memory (stride 0)."""
+    single = np.empty(1, dtype=object)
+    single[0] = value
+    return np.broadcast_to(single, (n,))
+
+
+def constant_value(values: np.ndarray) -> tuple[bool, Any]:
+    """``(True, value)`` for a column made by :func:`constant_column`, else ``(False, None)``."""
+    if values.ndim == 1 and values.strides == (0,) and len(values):
+        return True, values[0]
+    return False, None
 
 
 def _nan(n: int) -> NDArray[np.float64]:
@@ -144,8 +158,8 @@ def _dicts(values: Sequence[Any] | None, n: int, flags: bool = False) -> dict[st
 
 
 def _texts(values: Sequence[Any] | None, n: int) -> np.ndarray:
-    """Strings with ``None`` as ``""`` (a column never read is all ``""``)."""
-    return np.full(n, "", dtype=object) if values is None else np.array(
+    """Strings with ``None`` as ``""`` (a column never read is a constant ``""``)."""
+    return constant_column("", n) if values is None else np.array(
         [v or "" for v in values], dtype=object
     )
 
@@ -190,9 +204,9 @@ def results_to_columns(
         np.zeros(n, np.int8) if "status" not in col
         else np.fromiter(map(STATUS_CODES.__getitem__, map(str, col["status"])), np.int8, n)
     )  # fmt: skip
-    error = np.full(n, "", dtype=object)
-    missing = np.full(n, None, dtype=object)  # no category given
-    for i in np.flatnonzero(status).tolist():
+    failed = np.flatnonzero(status).tolist()
+    error = np.full(n, "", dtype=object) if failed else constant_column("", n)
+    for i in failed:
         e, m = getattr(rows[i], "error_type", None), getattr(rows[i], "error_message", None)
         error[i] = (f"{e}: {m}" if m else e) if e is not None else ""
     return TrialColumns(
@@ -206,7 +220,7 @@ def results_to_columns(
         tokens=_floats(get("tokens"), n),
         quality=_dicts(get("quality"), n),
         metrics=_dicts(get("metrics"), n),
-        category=np.array(col["category"], dtype=object) if "category" in col else missing,
+        category=np.array(col["category"], dtype=object) if "category" in col else None,
         critical=np.array(col["critical"], dtype=bool) if "critical" in col else np.zeros(n, bool),
         error_type=_texts(get("error_type"), n),
         source=source,

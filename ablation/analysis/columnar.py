@@ -23,7 +23,7 @@ from numpy.typing import NDArray
 from ablation.analysis.accumulate import ArmColumns
 from ablation.analysis.factorize import TrialKeys, code_adders, object_codes, trial_keys
 from ablation.analysis.pairing import PairedData, unmatched_runs
-from ablation.columns import STATUS_CODES, TrialColumns
+from ablation.columns import STATUS_CODES, TrialColumns, constant_value
 from ablation.errors import InputError
 from ablation.report import ExcludedItem
 from ablation.schema import AblationTask, TaskResult
@@ -377,20 +377,23 @@ def _labels(
                 np.array([t.critical for t in chosen], dtype=np.bool_),
             )
     category = np.full(size, None, dtype=object)
+    given_any = False
     for cols, code in reversed(list(zip(arms, codes, strict=True))):
-        if cols.category is None:
-            continue
-        given = np.flatnonzero(cols.category.astype(bool))  # truthiness, as bool(c) per row
+        labelled = cols.category
+        if labelled is None or constant_value(labelled) == (True, None):
+            continue  # no category given
+        given = np.flatnonzero(labelled.astype(bool))  # truthiness, as bool(c) per row
         if not given.size:
             continue
+        given_any = True
         first_codes, first_rows = np.unique(code[given], return_index=True)
         rows = given[first_rows]
-        category[first_codes] = cols.category[rows]
+        category[first_codes] = labelled[rows]
     critical = np.zeros(size, dtype=bool)
     for cols, code in zip(arms, codes, strict=True):
         if cols.critical is not None:
             critical |= np.bincount(code[cols.critical], minlength=size) > 0
-    labels = category[paired]
-    given = labels.astype(bool)  # truthiness, as ``c or "default"`` per task
-    cats = np.where(given, labels, "default").tolist() if given.any() else ["default"] * len(paired)
+    cats = ["default"] * len(paired)
+    if given_any and (given := (labels := category[paired]).astype(bool)).any():
+        cats = np.where(given, labels, "default").tolist()  # truthiness, as ``c or "default"``
     return cats, list(task_ids), critical[paired]

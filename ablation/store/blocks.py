@@ -31,7 +31,7 @@ from typing import Any
 
 import numpy as np
 
-from ablation.columns import TrialColumns, results_to_columns
+from ablation.columns import TrialColumns, constant_column, constant_value, results_to_columns
 from ablation.schema import TaskResult
 
 __all__ = [
@@ -103,9 +103,9 @@ def _decode(n: int, ids: np.ndarray, numbers: bytes, extra: str | None) -> dict[
         out[name] = out[name].view(bool)
     more: dict[str, Any] = json.loads(extra) if extra else {}
     for name in _TEXTS:
-        out[name] = np.array(more[name], dtype=object) if name in more else _constant("", n)
+        out[name] = np.array(more[name], dtype=object) if name in more else constant_column("", n)
     category = more.get("category")
-    out["category"] = _constant(None, n) if category is None else np.array(category, dtype=object)
+    out["category"] = constant_column(None, n) if category is None else np.array(category, dtype=object)
     out["task_id"] = ids
     out["quality"] = {k: np.array(v, dtype=float) for k, v in more.get("quality", {}).items()}
     out["metrics"] = {k: np.array(v, dtype=float) for k, v in more.get("metrics", {}).items()}
@@ -117,20 +117,6 @@ def _decode(n: int, ids: np.ndarray, numbers: bytes, extra: str | None) -> dict[
     return out
 
 
-def _constant(value: Any, n: int) -> np.ndarray:
-    """A read-only object column of ``n`` times ``value`` that takes no memory (stride 0)."""
-    single = np.empty(1, dtype=object)
-    single[0] = value
-    return np.broadcast_to(single, (n,))
-
-
-def _constant_value(values: np.ndarray) -> tuple[bool, Any]:
-    """``(True, value)`` for a column made by :func:`_constant`, else ``(False, None)``."""
-    if values.ndim == 1 and values.strides == (0,) and len(values):
-        return True, values[0]
-    return False, None
-
-
 def _cat(arrays: Sequence[Any]) -> Any:
     """The parts of one column end to end: ``None`` when every part is ``None``, the part itself
     when there is one, a constant column when every part is the same constant."""
@@ -138,10 +124,10 @@ def _cat(arrays: Sequence[Any]) -> Any:
         return None
     if len(arrays) == 1:
         return arrays[0]
-    shared = [_constant_value(a) for a in arrays]
+    shared = [constant_value(a) for a in arrays]
     first = shared[0][1]
     if all(ok and (v is first or v == first) for ok, v in shared):
-        return _constant(first, sum(map(len, arrays)))
+        return constant_column(first, sum(map(len, arrays)))
     return np.concatenate(arrays)
 
 
@@ -149,8 +135,8 @@ def _pick(values: Any, order: np.ndarray | None) -> Any:
     """``values[order]`` (a constant column stays constant; ``None`` stays ``None``)."""
     if values is None or order is None:
         return values
-    constant, value = _constant_value(values)
-    return _constant(value, len(order)) if constant else values[order]
+    constant, value = constant_value(values)
+    return constant_column(value, len(order)) if constant else values[order]
 
 
 def _in_order(ids: np.ndarray, run: np.ndarray) -> bool:
