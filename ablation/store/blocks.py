@@ -144,7 +144,15 @@ def _in_order(ids: np.ndarray, run: np.ndarray) -> bool:
     if len(ids) < 2:
         return True
     before, after = ids[:-1], ids[1:]
-    return bool(np.all((before < after) | ((before == after) & (run[:-1] < run[1:]))))
+    rest = np.flatnonzero(~(before < after))  # usually none: then no equality pass at all
+    return bool(np.all((before[rest] == after[rest]) & (run[rest] < run[rest + 1])))
+
+
+def _parts_in_order(parts: list[dict[str, Any]]) -> bool:
+    """Whether parts that are each sorted by ``(task_id, run)`` (blocks are written sorted)
+    are also in order end to end: only the boundaries between them need checking."""
+    edges = [(p["task_id"][i], p["run"][i]) for p in parts if len(p["run"]) for i in (0, -1)]
+    return all(edges[i] < edges[i + 1] for i in range(1, len(edges) - 1, 2))
 
 
 def _sort_order(ids: np.ndarray, run: np.ndarray) -> np.ndarray | None:
@@ -162,13 +170,18 @@ def _sort_order(ids: np.ndarray, run: np.ndarray) -> np.ndarray | None:
     return order
 
 
-def _assemble(parts: list[dict[str, Any]], arm: str, *, sort: bool) -> TrialColumns:
+def _assemble(
+    parts: list[dict[str, Any]], arm: str, *, sort: bool, sorted_parts: bool = False
+) -> TrialColumns:
     """One :class:`TrialColumns` of the parts' rows end to end, sorted by ``(task_id, run)`` if
     ``sort``. Field by field, each popped from the parts once it is joined, so besides the
-    parts at most one column is held twice (a million-trial arm is not copied whole)."""
+    parts at most one column is held twice (a million-trial arm is not copied whole).
+    ``sorted_parts``: each part is sorted already (stored blocks), so when the parts are in
+    order at their boundaries no row-by-row check is made."""
+    in_order = sorted_parts and _parts_in_order(parts)
     out: dict[str, Any] = {"task_id": _cat([p.pop("task_id") for p in parts])}
     out["run"] = _cat([p.pop("run") for p in parts])
-    order = _sort_order(out["task_id"], out["run"]) if sort else None
+    order = _sort_order(out["task_id"], out["run"]) if sort and not in_order else None
     sizes = [len(p["passed"]) for p in parts]
     for name in ("task_id", "run"):
         out[name] = _pick(out[name], order)
@@ -219,7 +232,7 @@ def _merge(conn: sqlite3.Connection, campaign_id: str, arm: str) -> None:
         if len(rows) < FANOUT:
             return
         parts = [_decode(n, _ids(ids, None), numbers, extra) for _, n, ids, numbers, extra in rows]
-        merged = _assemble(parts, arm, sort=True)
+        merged = _assemble(parts, arm, sort=True, sorted_parts=True)
         conn.executemany("DELETE FROM trial_blocks WHERE rowid = ?", [(r[0],) for r in rows])
         conn.execute(_INSERT, (campaign_id, arm, level + 1, *_encode(merged)))
 
@@ -287,4 +300,4 @@ def read_blocks(
     ]
     if not parts:
         return TrialColumns.verdicts(arm, np.zeros(0, dtype=object), np.zeros(0, dtype=bool))
-    return _assemble(parts, arm, sort=True)
+    return _assemble(parts, arm, sort=True, sorted_parts=True)

@@ -9,6 +9,7 @@ of the per-trial object path to the byte.
 
 from __future__ import annotations
 
+import itertools
 import random
 import sqlite3
 from pathlib import Path
@@ -232,3 +233,32 @@ def test_campaign_columns_share_ids_and_equal_each_arm_alone(tmp_path: Path, see
         store.append_many(lone, same)
         b2, c2 = store.campaign_columns(lone)
         assert c2.task_id is b2.task_id  # same ids in the same order: one array
+
+
+@settings(max_examples=150, deadline=None)
+@given(
+    st.lists(
+        st.lists(st.tuples(st.sampled_from(["a", "b", "c", "d", "ab", ""]), st.integers(0, 2)),
+                 max_size=6),
+        min_size=1, max_size=4,
+    )
+)  # fmt: skip
+def test_order_checks_agree_with_python_sorting(blocks_keys: list[list[tuple[str, int]]]) -> None:
+    # the row check (any rows) and the boundary check (parts each sorted, as stored blocks are)
+    # must say "in order" exactly when Python's sorted() of the (task_id, run) keys is strictly
+    # increasing (a repeated key is not in order: the pairing reports it as a duplicate)
+    def strictly(keys: list[tuple[str, int]]) -> bool:
+        return all(a < b for a, b in itertools.pairwise(keys))
+
+    rows = [k for block in blocks_keys for k in block]
+    ids = np.array([k for k, _ in rows], dtype=object)
+    run = np.array([r for _, r in rows], dtype=np.int64)
+    assert blocks._in_order(ids, run) == strictly(rows)
+    parts = [sorted(set(block)) for block in blocks_keys]
+    flat = [k for part in parts for k in part]
+    arrays = [
+        {"task_id": np.array([k for k, _ in part], dtype=object),
+         "run": np.array([r for _, r in part], dtype=np.int64)}
+        for part in parts
+    ]  # fmt: skip
+    assert blocks._parts_in_order(arrays) == strictly(flat)
