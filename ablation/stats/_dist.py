@@ -7,7 +7,8 @@ call it stands for, and ``tests/stats/test_stats_dist.py`` compares them with it
 - normal: :func:`ndtr` (Cephes form ``½·erfc(−x/√2)``) and :func:`ndtri` (Wichura's AS 241 through
   :class:`statistics.NormalDist`), scalar or array;
 - binomial: :func:`bdtr` / :func:`bdtrc` (``P(X ≤ k)`` / ``P(X > k)``, each from its own side
-  through :func:`ablation.stats._incbeta.incbet`), :func:`binom_pmf` (Loader's saddle point),
+  through :func:`ablation.stats._incbeta.incbet`; thousands of consecutive ``n ≥ 1e5`` along
+  chains, :mod:`ablation.stats._binom_chain`), :func:`binom_pmf` (Loader's saddle point),
   :func:`binom_ppf` / :func:`binom_isf` (a discrete bisection on those tails);
 - :func:`gammaln`, :func:`betaln`, :func:`xlogy`, :func:`xlog1py`.
 
@@ -24,6 +25,7 @@ from typing import Any
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
+from ablation.stats._binom_chain import chain_tails
 from ablation.stats._incbeta import incbet, incbet_scalar, log_beta_kernel, log_beta_kernel_scalar
 
 __all__ = [
@@ -164,49 +166,46 @@ def _pmf_sum(
     return total
 
 
-_BULK_SIZE = 2_000  # array calls at least this long, with some n at least _BULK_N, go to scipy
+_BULK_SIZE = 2_000  # array calls at least this long, with some n at least _BULK_N, go by chains
 _BULK_N = 100_000
-
-
-def _bulk_tails(
-    k: NDArray[np.float64], n: NDArray[np.float64], p: NDArray[np.float64], *, upper: bool
-) -> Any:
-    """Thousands of tails at ``n ≥ 1e5`` (the exact power of a 1e5+-pair report) by ``scipy.special``.
-
-    There the continued fraction needs hundreds of numpy steps per call and scipy's C loop is
-    several times faster; its import (~0.3 s) is then small beside the work, so it is imported
-    here, at the call (issue 13 allows ``scipy.special`` for tails). Its relative error at such
-    ``n`` is up to ~1e-9 (see tests/stats/test_stats_dist.py), far below what power needs.
-    Boundary values follow :func:`_binomial_tails` (``bdtr`` NaN for ``k < 0``).
-    """
-    from scipy import special
-
-    whole = n.astype(np.int64)  # integral counts: scipy deprecates a float n
-    out = special.bdtrc(k, whole, p) if upper else special.bdtr(k, whole, p)
-    return _out(np.asarray(out, dtype=np.float64))
 
 
 def _binomial_tails(k: ArrayLike, n: ArrayLike, p: ArrayLike, *, upper: bool) -> Any:
     """``P(X ≤ k)`` (``upper=False``) or ``P(X > k)`` for ``X ~ Bin(n, p)``, elementwise.
+
+    Each entry as :func:`_direct_tails`; thousands of tails at ``n ≥ 1e5`` (the exact power of a
+    1e5+-pair report, where the continued fraction needs dozens of numpy steps per call) go
+    through :func:`ablation.stats._binom_chain.chain_tails`, which computes every 32nd entry so
+    and the consecutive ``N`` between them by an exact recurrence.
+    """
+    if all(isinstance(v, int | float | np.integer | np.floating) for v in (k, n, p)):
+        return np.float64(_tail_scalar(math.floor(float(k)), float(n), float(p), upper=upper))  # type: ignore[arg-type]
+    arrays = np.broadcast_arrays(*(np.asarray(v, dtype=np.float64) for v in (k, n, p)))
+    shape = arrays[0].shape
+    kk, nn, pp = np.floor(arrays[0]).ravel(), arrays[1].ravel(), arrays[2].ravel()
+    if kk.size >= _BULK_SIZE and float(np.max(nn, initial=0.0)) >= _BULK_N:
+        out = chain_tails(kk, nn, pp, upper=upper, direct=_direct_tails, pmf=binom_pmf)
+    else:
+        out = _direct_tails(kk, nn, pp, upper=upper)
+    return _out(out.reshape(shape))
+
+
+def _direct_tails(
+    kk: NDArray[np.float64], nn: NDArray[np.float64], pp: NDArray[np.float64], *, upper: bool
+) -> NDArray[np.float64]:
+    """The tails of :func:`_binomial_tails` entry by entry, for flat arrays with ``k`` integral.
 
     Each tail is ``I_{1−p}(n − k, k + 1)`` / ``I_p(k + 1, n − k)`` with the exact complement, so
     neither is ``1 − `` the other. Where the incomplete beta's continued fraction would run with
     one parameter small and the other large near the mean (a lower tail of at most 64 terms, or an
     upper one), its factors sit within an ulp of 1 long before it converges; that tail is summed
     term by term instead, and its complement is ``1 −`` the sum only where the complement is not
-    small (past the mean).
+    small (past the mean). Boundary values: ``bdtr`` NaN and ``bdtrc`` 1 for ``k < 0``.
     """
-    if all(isinstance(v, int | float | np.integer | np.floating) for v in (k, n, p)):
-        return np.float64(_tail_scalar(math.floor(float(k)), float(n), float(p), upper=upper))  # type: ignore[arg-type]
-    arrays = np.broadcast_arrays(*(np.asarray(v, dtype=np.float64) for v in (k, n, p)))
-    if arrays[0].size >= _BULK_SIZE and float(np.max(arrays[1], initial=0.0)) >= _BULK_N:
-        return _bulk_tails(*arrays, upper=upper)
-    shape = arrays[0].shape
-    kk, nn, pp = np.floor(arrays[0]).ravel(), arrays[1].ravel(), arrays[2].ravel()
     inner = (kk >= 0) & (kk < nn) & (pp > 0) & (pp < 1)
     ki, ni, pi = np.where(inner, kk, 0.0), np.where(inner, nn, 1.0), np.where(inner, pp, 0.5)
-    own = (ni - ki - 1.0 < _SUM_TERMS) if upper else (ki < _SUM_TERMS)
-    other = (ki < _SUM_TERMS) if upper else (ni - ki - 1.0 < _SUM_TERMS)
+    own = inner & ((ni - ki - 1.0 < _SUM_TERMS) if upper else (ki < _SUM_TERMS))
+    other = inner & ((ki < _SUM_TERMS) if upper else (ni - ki - 1.0 < _SUM_TERMS))
     # where the incomplete beta itself would return 1 − (the other tail): the other tail is large
     past_mean = (
         (pi >= (ki + 2.0) / (ni + 3.0)) if upper else (1.0 - pi >= (ni - ki + 1.0) / (ni + 3.0))
@@ -222,7 +221,7 @@ def _binomial_tails(k: ArrayLike, n: ArrayLike, p: ArrayLike, *, upper: bool) ->
         if at.size:
             total = _pmf_sum(lo[at], hi[at], ni[at], pi[at])
             value[at] = total if sign > 0 else 1.0 - total
-    rest = np.flatnonzero(~(own | flip))
+    rest = np.flatnonzero(inner & ~(own | flip))
     if rest.size:
         kr, nr, pr = ki[rest], ni[rest], pi[rest]
         a, b = (kr + 1.0, nr - kr) if upper else (nr - kr, kr + 1.0)
@@ -234,7 +233,8 @@ def _binomial_tails(k: ArrayLike, n: ArrayLike, p: ArrayLike, *, upper: bool) ->
         np.where(kk >= nn, beyond, np.where(pp == 0, float(upper is False), float(upper))),
     )
     out = np.where(inner, value, edge)
-    return _out(np.where((pp < 0) | (pp > 1) | np.isnan(pp), np.nan, out).reshape(shape))
+    result: NDArray[np.float64] = np.where((pp < 0) | (pp > 1) | np.isnan(pp), np.nan, out)
+    return result
 
 
 def _pmf_scalar(k: float, n: float, p: float) -> float:

@@ -89,33 +89,81 @@ _FORM_MAX = 1 << 21
 _SAMPLE, _Z = 100_000, 4.0
 
 
-def _prefix(ds: NDArray[np.float64], t: float) -> NDArray[np.int64]:
-    """Per row ``i``, the first ``j ≥ i`` with ``(ds[i] + ds[j]) / 2.0 > t`` (``n`` if none).
+def _prefix(
+    ds: NDArray[np.float64], t: float, rows: NDArray[np.int64] | None = None
+) -> NDArray[np.int64]:
+    """Per row ``i`` (all, or ``rows``), the first ``j ≥ i`` with ``(ds[i] + ds[j]) / 2.0 > t`` (``n`` if none).
 
     ``searchsorted`` on ``2t − ds`` gives the place up to round-off; the two loops then move it
     until the computed averages themselves straddle ``t`` (floating addition is monotone, so each
-    row's averages are sorted), which makes every count exact for the averages as computed.
+    row's averages are sorted), which makes every count exact for the averages as computed. Each
+    loop checks every row once and then only the rows it moved.
     """
     n = ds.size
-    rows = np.arange(n)
-    j = np.maximum(np.searchsorted(ds, 2.0 * t - ds, side="right"), rows)
-    while True:  # step down where the entry before j is already above t
-        back = (j > rows) & ((ds + ds[np.maximum(j - 1, 0)]) / 2.0 > t)
-        if not back.any():
-            break
-        j[back] -= 1
-    while True:  # step up where the entry at j is still <= t
-        ahead = (j < n) & ((ds + ds[np.minimum(j, n - 1)]) / 2.0 <= t)
-        if not ahead.any():
-            break
-        j[ahead] += 1
+    i = np.arange(n) if rows is None else rows
+    di = ds[i]
+    # a row with ds[i] <= t has its place at or after the first ds[j] > t: search only there
+    start = int(np.searchsorted(ds, t, side="right")) if i.size and di.max() <= t else 0
+    j = np.maximum(np.searchsorted(ds[start:], 2.0 * t - di, side="right") + start, i)
+    # step down where the entry before j is already above t
+    moving = np.flatnonzero((j > i) & ((di + ds[np.maximum(j - 1, 0)]) / 2.0 > t))
+    while moving.size:
+        j[moving] -= 1
+        jm = j[moving]
+        moving = moving[(jm > i[moving]) & ((di[moving] + ds[np.maximum(jm - 1, 0)]) / 2.0 > t)]
+    # step up where the entry at j is still <= t
+    moving = np.flatnonzero((j < n) & ((di + ds[np.minimum(j, n - 1)]) / 2.0 <= t))
+    while moving.size:
+        j[moving] += 1
+        jm = j[moving]
+        moving = moving[(jm < n) & ((di[moving] + ds[np.minimum(jm, n - 1)]) / 2.0 <= t)]
     return j
+
+
+def _place(
+    ds: NDArray[np.float64],
+    t: float,
+    rows: NDArray[np.int64],
+    low: NDArray[np.int64],
+    high: NDArray[np.int64],
+) -> NDArray[np.int64]:
+    """:func:`_prefix` of the increasing ``rows`` (each with a non-empty ``[low, high)``), clipped to it.
+
+    Only rows whose first average ``(ds[i] + ds[i]) / 2.0 = ds[i]`` is ``≤ t`` are searched: in
+    a row from ``searchsorted(ds, t, "right")`` on, ``j = i``, which clips to ``low``.
+    """
+    at = low.copy()
+    cut = int(np.searchsorted(rows, np.searchsorted(ds, t, side="right")))
+    at[:cut] = np.clip(_prefix(ds, t, rows[:cut]), low[:cut], high[:cut])
+    return at
+
+
+def _pivots(
+    ds: NDArray[np.float64],
+    rows: NDArray[np.int64],
+    low: NDArray[np.int64],
+    sizes: NDArray[np.int64],
+    rank: int,
+    rng: np.random.Generator,
+) -> list[float]:
+    """Two entries in play that bracket the ``rank``-th of them (0-based), from a random sample."""
+    ends = np.cumsum(sizes)
+    total = int(ends[-1])
+    pick = np.sort(rng.integers(0, total, _SAMPLE))  # sorted: a cache-friendly search
+    r = np.searchsorted(ends, pick, side="right")
+    sample = (ds[rows[r]] + ds[low[r] + pick - (ends[r] - sizes[r])]) / 2.0
+    q = (rank + 1) / total
+    spread = _Z * math.sqrt(_SAMPLE * q * (1.0 - q)) + 2.0
+    at_rank = np.clip(np.array([-spread, spread]) + _SAMPLE * q, 0, _SAMPLE - 1).astype(int)
+    pivots: list[float] = np.partition(sample, at_rank)[at_rank].tolist()
+    return pivots
 
 
 def _kth_select(ds: NDArray[np.float64], k: int) -> tuple[float, float | None]:
     """The k-th smallest (1-based) Walsh average of the sorted ``ds`` (module docstring).
 
-    Also the (k+1)-th when it is among the entries formed at the end, else ``None``.
+    Also the (k+1)-th when it is among the entries formed at the end, else ``None``. Only the
+    rows with entries still in play are kept (``rows``, with their ranges ``[low, high)``).
     """
     n = ds.size
     rows = np.arange(n)
@@ -126,23 +174,14 @@ def _kth_select(ds: NDArray[np.float64], k: int) -> tuple[float, float | None]:
         sizes = high - low
         total = int(sizes.sum())
         if total <= _FORM_MAX:
-            r = np.repeat(rows, sizes)
-            starts = np.cumsum(sizes) - sizes
-            j = low[r] + (np.arange(total) - starts[r])
+            r = np.repeat(np.arange(rows.size), sizes)
+            j = low[r] + (np.arange(total) - (np.cumsum(sizes) - sizes)[r])
             ranks = [i for i in (k - below - 1, k - below) if i < total]
-            formed = np.partition((ds[r] + ds[j]) / 2.0, ranks)
+            formed = np.partition((ds[rows[r]] + ds[j]) / 2.0, ranks)
             return float(formed[ranks[0]]), float(formed[ranks[1]]) if len(ranks) == 2 else None
-        ends = np.cumsum(sizes)
-        pick = np.sort(rng.integers(0, total, _SAMPLE))  # sorted: a cache-friendly search
-        r = np.searchsorted(ends, pick, side="right")
-        sample = (ds[r] + ds[low[r] + pick - (ends[r] - sizes[r])]) / 2.0
-        q = (k - below) / total
-        spread = _Z * math.sqrt(_SAMPLE * q * (1.0 - q)) + 2.0
-        at_rank = np.clip(np.array([-spread, spread]) + _SAMPLE * q, 0, _SAMPLE - 1).astype(int)
-        pivots = np.partition(sample, at_rank)[at_rank].tolist()
-        for t in pivots:
-            at = np.clip(_prefix(ds, t), low, high)
-            count = int((at - rows).sum())
+        for t in _pivots(ds, rows, low, sizes, k - below - 1, rng):
+            at = _place(ds, t, rows, low, high)
+            count = below + int((at - low).sum())
             if count >= k:  # the k-th is <= t
                 high = at
                 break
@@ -150,10 +189,12 @@ def _kth_select(ds: NDArray[np.float64], k: int) -> tuple[float, float | None]:
         if int((high - low).sum()) == total:
             # no progress only when t is the largest entry in play (ties): the k-th is t
             # unless it is below t, and then every copy of t leaves play
-            at = np.clip(_prefix(ds, math.nextafter(t, -math.inf)), low, high)
-            if int((at - rows).sum()) < k:
+            at = _place(ds, math.nextafter(t, -math.inf), rows, low, high)
+            if below + int((at - low).sum()) < k:
                 return t, None
             high = at
+        keep = high > low
+        rows, low, high = rows[keep], low[keep], high[keep]
     return _kth_bisection(ds, k), None
 
 
@@ -164,12 +205,16 @@ def walsh_median_select(ds: NDArray[np.float64]) -> float:
     if m % 2 == 1:
         return first
     if second is None:
-        # the next Walsh average: the same value if it is repeated, else the smallest above it
-        at = _prefix(ds, first)
-        if int((at - np.arange(ds.size)).sum()) > m // 2:
+        # the next Walsh average: the same value if it is repeated, else the smallest above it;
+        # rows from searchsorted(ds, first, "right") on start above first, at ds[i] (the least)
+        cut = int(np.searchsorted(ds, first, side="right"))
+        rows = np.arange(cut)
+        at = _prefix(ds, first, rows)
+        if int((at - rows).sum()) > m // 2:
             return first
         ok = at < ds.size
-        second = float(((ds[ok] + ds[at[ok]]) / 2.0).min())
+        above = (ds[rows[ok]] + ds[at[ok]]) / 2.0
+        second = float(min(above.min(initial=math.inf), ds[cut] if cut < ds.size else math.inf))
     return 0.5 * (first + second)
 
 
@@ -202,7 +247,9 @@ def walsh_median(d: NDArray[np.float64]) -> float:
     if n <= BRUTE_MAX:
         i, j = np.triu_indices(n)
         return float(np.median((d[i] + d[j]) / 2.0))
-    values, counts = np.unique(d, return_counts=True)
-    if values.size <= COUNTS_MAX:
-        return walsh_median_counts(values, counts)
-    return walsh_median_select(np.sort(d))
+    ds = np.sort(d)
+    starts = np.flatnonzero(np.concatenate(([True], ds[1:] != ds[:-1])))  # as np.unique does
+    if starts.size <= COUNTS_MAX:
+        counts = np.diff(np.append(starts, n))
+        return walsh_median_counts(ds[starts], counts)
+    return walsh_median_select(ds)

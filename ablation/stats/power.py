@@ -87,6 +87,22 @@ def _lower_tail(k: NDArray[np.int64], ns: NDArray[np.int64], p: float) -> NDArra
     return out
 
 
+def _rejection(
+    k: NDArray[np.int64], ns: NDArray[np.int64], pi_b: float, alternative: str
+) -> NDArray[np.float64]:
+    """``P(reject | N)`` per ``N`` when a discordant pair is a regression with probability ``pi_b``.
+
+    Two-sided: ``P(b ≤ k) + P(c ≤ k)``; ``"greater"`` (candidate better, p = ``P(X ≤ b)``): the
+    first; ``"less"`` (c small): the second. Both tails of a two-sided test come from one
+    :func:`_dist.bdtr` call over a ``(2, len(ns))`` grid, each row a chain of consecutive ``N``.
+    """
+    if alternative != "two-sided":
+        return _lower_tail(k, ns, pi_b if alternative == "greater" else 1.0 - pi_b)
+    both = np.where(k >= 0, _dist.bdtr(np.maximum(k, 0), ns, np.array([[pi_b], [1.0 - pi_b]])), 0.0)
+    out: NDArray[np.float64] = both[0] + both[1]
+    return out
+
+
 @functools.lru_cache(maxsize=32)
 def _design(
     n: int, psi: float, alpha: float, alternative: str
@@ -115,12 +131,7 @@ def _design(
 def _power(n: int, psi: float, delta: float, alpha: float, alternative: str) -> float:
     ns, weights, k = _design(n, psi, alpha, alternative)
     pi_b = min(1.0, max(0.0, (psi - delta) / (2.0 * psi)))  # P(regression | discordant)
-    if alternative == "two-sided":
-        reject = _lower_tail(k, ns, pi_b) + _lower_tail(k, ns, 1.0 - pi_b)
-    elif alternative == "greater":  # candidate better: p = P(X <= b)
-        reject = _lower_tail(k, ns, pi_b)
-    else:  # candidate worse: p = P(X >= b), i.e. c small
-        reject = _lower_tail(k, ns, 1.0 - pi_b)
+    reject = _rejection(k, ns, pi_b, alternative)
     return float(min(1.0, max(0.0, float(np.dot(weights, reject)))))
 
 
@@ -166,11 +177,8 @@ def _conditional_power(
 ) -> NDArray[np.float64]:
     """``P(reject | N)`` for each discordant total ``N``."""
     pi_b = min(1.0, max(0.0, (psi - delta) / (2.0 * psi)))
-    if alternative == "two-sided":
-        k = _critical_k(ns, alpha / 2.0)
-        return _lower_tail(k, ns, pi_b) + _lower_tail(k, ns, 1.0 - pi_b)
-    k = _critical_k(ns, alpha)
-    return _lower_tail(k, ns, pi_b if alternative == "greater" else 1.0 - pi_b)
+    k = _critical_k(ns, alpha / 2.0 if alternative == "two-sided" else alpha)
+    return _rejection(k, ns, pi_b, alternative)
 
 
 def exact_sample_size_paired(

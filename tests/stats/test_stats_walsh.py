@@ -123,8 +123,9 @@ def test_many_continuous_differences_match_the_bisection() -> None:
 def test_continuous_median_takes_a_few_counting_passes(monkeypatch: pytest.MonkeyPatch) -> None:
     """Issue 13: the large-n estimate must not cost ~130 O(n log n) passes (the old bisection).
 
-    Counts the ``np.searchsorted`` calls over all ``n`` differences (each is one counting pass);
-    the selection needs two per round and about three rounds at this n, whatever the data.
+    Counts the ``np.searchsorted`` calls over at least a quarter of the ``n`` differences (each
+    is one counting pass over the rows still in play, about half of them for a median); the
+    selection needs two per round and about three rounds at this n, whatever the data.
     """
     rng = np.random.default_rng(17)
     n = 60_000
@@ -134,7 +135,7 @@ def test_continuous_median_takes_a_few_counting_passes(monkeypatch: pytest.Monke
 
     def counted(a: np.ndarray, v: object, *args: object, **kwargs: object) -> object:
         nonlocal passes
-        passes += np.size(v) >= n
+        passes += np.size(v) >= n // 4
         return searchsorted(a, v, *args, **kwargs)  # type: ignore[call-overload]
 
     monkeypatch.setattr(np, "searchsorted", counted)
@@ -142,3 +143,47 @@ def test_continuous_median_takes_a_few_counting_passes(monkeypatch: pytest.Monke
     monkeypatch.undo()
     assert estimate == walsh_median_bisection(np.sort(d))
     assert passes <= 12
+
+
+@pytest.mark.parametrize("seed", range(4))
+@pytest.mark.parametrize("kind", ["verdicts", "skewed", "normal", "continuous"])
+def test_selection_with_an_even_number_of_walsh_averages(
+    seed: int, kind: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """n ≡ 0 or 3 (mod 4): the median is the mean of two Walsh averages, the second found after
+    the selection (among rows that start at or below the first, or the least row start above it).
+
+    Reference: every Walsh average formed and ``np.median`` taken (``_brute``).
+    """
+    import ablation.stats._walsh as walsh
+
+    monkeypatch.setattr(walsh, "_FORM_MAX", 32)
+    monkeypatch.setattr(walsh, "_SAMPLE", 24)
+    rng = np.random.default_rng(100 + seed)
+    for n in (3, 4, 7, 8, 59, 60, 299, 300, 603, 604):
+        if kind == "continuous":
+            d = np.round(rng.lognormal(size=n) - rng.lognormal(size=n), 12)
+        else:
+            d = _tied_sample(rng, n, kind)
+        assert (n * (n + 1) // 2) % 2 == 0
+        assert walsh.walsh_median_select(np.sort(d)) == _brute(d)
+
+
+@pytest.mark.parametrize("extra", [0, 1])
+def test_distinct_values_are_counted_from_the_one_sorted_array(extra: int) -> None:
+    """The counting path gets the values and counts ``np.unique`` gives (signed zeros included);
+    one distinct value more than :data:`COUNTS_MAX` goes to the selection."""
+    from ablation.stats._walsh import COUNTS_MAX
+
+    rng = np.random.default_rng(21 + extra)
+    values = np.round(np.linspace(-3.0, 3.0, COUNTS_MAX + extra), 12)
+    d = np.concatenate([values, rng.choice(values, BRUTE_MAX), [-0.0, 0.0, -0.0]])
+    d = d[rng.permutation(d.size)]
+    got = walsh_median(d)
+    if extra == 0:
+        v, c = np.unique(d, return_counts=True)  # the former path
+        expected = walsh_median_counts(v, c)
+        assert got == expected and np.signbit(got) == np.signbit(expected)
+    else:
+        assert got == walsh_median_bisection(np.sort(d))
+    assert got == _brute(d)
