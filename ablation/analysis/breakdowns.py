@@ -61,14 +61,23 @@ def _category_codes(labels: list[str]) -> tuple[np.ndarray, np.ndarray]:
 
 
 def categories(
-    data: PairedData, masks: tuple[np.ndarray, ...], config: CampaignConfig
+    data: PairedData, masks: tuple[np.ndarray, ...], config: CampaignConfig,
+    overall: tuple[list[str], list[str]] | None = None,
 ) -> list[CategoryBreakdown]:
+    """One breakdown per category. ``overall``: the report's regression and improvement ids,
+    which a single category (every task) shares instead of listing them again."""
     names, codes = _category_codes(data.categories)
     out: list[CategoryBreakdown] = []
     fb, fc = data.baseline.fraction, data.candidate.fraction
+    single = len(names) == 1  # every task: whole arrays, no selection
     for code, name in enumerate(names.tolist()):
-        select = codes == code
-        tab = table(masks, select)
+        select: Any = slice(None) if single else codes == code
+        tab = table(masks, None if single else select)
+        if single and overall is not None:
+            regressions, improvements = overall
+        else:
+            regressions = ids(data, masks[1] if single else masks[1] & select)
+            improvements = ids(data, masks[2] if single else masks[2] & select)
         n = tab.n
         tango = None
         if data.runs == 1:
@@ -84,8 +93,8 @@ def categories(
                 category=name,
                 n=n,
                 table=tab,
-                regressions=ids(data, masks[1] & select),
-                improvements=ids(data, masks[2] & select),
+                regressions=regressions,
+                improvements=improvements,
                 baseline_pass_rate=float(np.mean(fb[select])),
                 candidate_pass_rate=float(np.mean(fc[select])),
                 uplift=float(np.mean(fc[select] - fb[select])),

@@ -169,13 +169,17 @@ def _cost(data: PairedData, config: CampaignConfig) -> ContinuousComparison | No
     )
 
 
-def _parts(data: PairedData, masks: tuple[np.ndarray, ...], config: CampaignConfig) -> dict[str, Any]:
-    """The report's cost, quality, metric, category and drill-down sections."""
+def _parts(
+    data: PairedData, masks: tuple[np.ndarray, ...], config: CampaignConfig,
+    overall: tuple[list[str], list[str]],
+) -> dict[str, Any]:
+    """The report's cost, quality, metric, category and drill-down sections (``overall``: the
+    regression and improvement ids, which a single category shares)."""
     return {
         "cost": _cost(data, config),
         "quality": _quality(data, config),
         "metrics": _metrics(data, config),
-        "categories": bd.categories(data, masks, config) if len(data.task_ids) else [],
+        "categories": bd.categories(data, masks, config, overall) if len(data.task_ids) else [],
         "details": details(data, masks),
     }
 
@@ -218,7 +222,7 @@ def build_report(
         n = len(data.task_ids)
         repeated, flaky = (bd.repeated(data, config) if data.runs > 1 and n else (None, []))
         prov = _provenance(provenance or Provenance(), data, config, mcnemar, uplift)
-        parts = _parts(data, masks, config)
+        parts = _parts(data, masks, config, (regressions, improvements))
         latency = latency_result()
         mde, mde_method = mde_result()
     report = AblationReport(
