@@ -96,17 +96,22 @@ def test_stored_report_equals_the_streamed_row_path(tmp_path: Any, seed: int, on
     assert fast.model_dump_json() == old.model_dump_json()
 
 
-@pytest.mark.parametrize("seed", [3, 4])
-def test_stored_trials_many_equals_one_lookup_at_a_time(tmp_path: Any, seed: int) -> None:
-    # the drill-downs read their trials in one query; each must be the one a single lookup
-    # gives (the lowest run of that task in that arm), and absent keys are left out
-    baseline, candidate = campaign(seed, 400)
+def _stored(tmp_path: Any, trials: list[TaskResult]) -> tuple[RunStore, str]:
     store = RunStore(tmp_path / "runs.db")
     cid = store.create_campaign(
         config=CampaignConfig(), suite_fingerprint="f", task_digests={}, baseline_agent="b",
         candidate_agent="c",
     )  # fmt: skip
-    store.append_many(cid, baseline + candidate)
+    store.append_many(cid, trials)
+    return store, cid
+
+
+@pytest.mark.parametrize("seed", [3, 4])
+def test_stored_trials_many_equals_one_lookup_at_a_time(tmp_path: Any, seed: int) -> None:
+    # the drill-downs read their trials in one query; each must be the one a single lookup
+    # gives (the lowest run of that task in that arm), and absent keys are left out
+    baseline, candidate = campaign(seed, 400)
+    store, cid = _stored(tmp_path, baseline + candidate)
     lookup = StoredTrials(store, cid)
     ids = sorted({r.task_id for r in baseline + candidate})
     keys = [(tid, arm) for tid in [*ids[::3], "never-ran"] for arm in ("baseline", "candidate")]
@@ -118,12 +123,7 @@ def test_stored_trials_many_equals_one_lookup_at_a_time(tmp_path: Any, seed: int
 
 def test_store_columns_hold_every_trial_of_an_arm(tmp_path: Any) -> None:
     baseline, candidate = campaign(7, 300)
-    store = RunStore(tmp_path / "runs.db")
-    cid = store.create_campaign(
-        config=CampaignConfig(), suite_fingerprint="f", task_digests={}, baseline_agent="b",
-        candidate_agent="c",
-    )  # fmt: skip
-    store.append_many(cid, baseline + candidate)
+    store, cid = _stored(tmp_path, baseline + candidate)
     cols = store.trial_columns(cid, "baseline")
     order = sorted(baseline, key=lambda r: (r.task_id, r.run))
     assert cols.task_id.tolist() == [r.task_id for r in order]
