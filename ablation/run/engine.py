@@ -47,7 +47,7 @@ from ablation.run.limits import Clock, RateLimiter
 from ablation.run.plan import Trial, TrialKey, planned_count, trial_plan
 from ablation.run.progress import NullProgress, ProgressReporter
 from ablation.run.suite_source import TaskSource
-from ablation.run.threads import DaemonExecutor
+from ablation.run.threads import DaemonExecutor, LoopCaller
 from ablation.run.trial import TrialRunner
 from ablation.run.watchdog import LoopStalled, LoopWatchdog
 from ablation.schema import ARMS, AblationTask, Arm, TaskResult, validate_suite
@@ -95,6 +95,7 @@ class AblationEngine:
         #: Trials finished by the last run, per arm (counted whether or not they are kept).
         self.finished: dict[str, int] = {}
         self._pool: Executor | None = None
+        self._caller: LoopCaller | None = None
         self._isolation: ProcessIsolation | None = None
         self._limiters: dict[str, RateLimiter] = {}
         #: Why the last run ended early on purpose (a sink raised :class:`StopCampaign`), or None.
@@ -158,6 +159,8 @@ class AblationEngine:
         n_trials = planned_count(suite, self.config.runs, arms, skip_set)
         self._limiters = {arm: RateLimiter(self.config.rate_limit_per_s) for arm in agents}
         self._pool = self.executor or DaemonExecutor()
+        if isinstance(self._pool, DaemonExecutor):
+            self._caller = LoopCaller(self._pool, asyncio.get_running_loop())
         self._isolation = open_isolation(self.config, agents, self.executor)
         results: dict[int, TaskResult] | None = {} if self.keep_results else None
         self.finished = dict.fromkeys(agents, 0)
@@ -174,7 +177,7 @@ class AblationEngine:
             if watchdog is not None:
                 watchdog.stop()
             self.progress.finish()
-            self._pool = None
+            self._pool = self._caller = None
             if self._isolation is not None:
                 self._isolation.close()
         return [] if results is None else [results[i] for i in sorted(results)]
@@ -256,5 +259,7 @@ class AblationEngine:
         input_copy = copy.deepcopy(task.input_data)
         if agent.is_async:
             return await agent.call_async(input_copy)
+        if self._caller is not None:
+            return await self._caller.call(agent.call_sync, input_copy)
         loop = asyncio.get_running_loop()
         return await loop.run_in_executor(self._pool, agent.call_sync, input_copy)
