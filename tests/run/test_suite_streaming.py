@@ -22,7 +22,7 @@ from ablation.render import render
 from ablation.run.campaign import CampaignRun, run_ablation_campaign
 from ablation.run.progress import NullProgress
 from ablation.run.sinks import StoreSink
-from ablation.run.suite_scan import scan_suite
+from ablation.run.suite_scan import encode_entry, scan_suite
 from ablation.schema import AblationTask, TaskResult, suite_fingerprint, task_digests
 from ablation.sources.suites import JsonlSuite, load_suite, open_suite
 
@@ -213,6 +213,14 @@ def test_the_scan_fingerprints_like_suite_fingerprint(rows: list[Any], scorers: 
         assert scan.ids == [t.task_id for t in tasks]
     finally:
         scan.close()
+
+
+_awkward = st.sampled_from(['"', "\\", "\x00", "\n", "\u00e9", "\u2028", "\ud800", "\U0001f600", "/"])
+
+
+@given(st.lists(st.text(st.characters(blacklist_categories=())) | _awkward, min_size=1, max_size=5))
+def test_encode_entry_writes_what_json_dumps_writes(entry: list[str]) -> None:
+    assert encode_entry(tuple(entry)) == json.dumps(tuple(entry))
 
 
 def test_a_jsonl_suite_is_read_lazily(tmp_path: Path) -> None:
