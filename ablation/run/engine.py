@@ -7,12 +7,14 @@ Semantics (DESIGN.md section 5; one trial is run by :mod:`ablation.run.trial`, r
   (:mod:`ablation.run.isolation`): a crash, ``os._exit`` or a timeout costs that trial and its
   worker, never the campaign. Otherwise async agents run on the event loop; sync agents run in daemon threads
   (:class:`~ablation.run.threads.DaemonExecutor`: a call that never returns cannot hold the
-  process at exit), or in a user-supplied :class:`concurrent.futures.Executor` (e.g. a Dask client's).
+  process at exit; awaited through :class:`~ablation.run.threads.LoopCaller`), or in a
+  user-supplied :class:`concurrent.futures.Executor` (e.g. a Dask client's; ``run_in_executor``).
   At most ``config.concurrency`` trials are in flight; trials are generated lazily, so memory is
   bounded by the concurrency and the results kept, not by the suite size.
 - Every attempt gets a deep copy of the task input.
 - Within a pair, which arm is scheduled first is drawn from ``config.seed``.
-- ``timeout_s`` bounds a whole trial (all attempts and the verifier); a timed-out trial is
+- ``timeout_s`` bounds a whole trial (all attempts and the verifier; every trial's deadline is
+  kept on one shared timer, :mod:`ablation.run.deadlines`); a timed-out trial is
   recorded with ``status="timeout"`` and the campaign goes on. A sync agent that overruns keeps
   its daemon thread until it returns (Python threads cannot be killed); its result is discarded.
 - An async agent that blocks the event loop for longer than ``timeout_s`` stops the campaign with
