@@ -28,7 +28,13 @@ from pydantic import (
 from ablation.digests import entry_digest, fingerprint_of_entries
 from ablation.errors import ConfigError
 
-_SORTED_JSON = json.JSONEncoder(sort_keys=True).encode  # json.dumps(v, sort_keys=True), reused
+_SORTED_ENCODER = json.JSONEncoder(sort_keys=True)  # json.dumps(v, sort_keys=True), reused
+_MAKE_ENCODER = getattr(json.encoder, "c_make_encoder", None)  # None without the C accelerator
+#: The C encoder ``_SORTED_ENCODER.encode`` builds per call, built once (no circular check: it
+#: only encodes :func:`to_jsonable` output, a tree).
+_SORTED_C = _MAKE_ENCODER and _MAKE_ENCODER(
+    None, _SORTED_ENCODER.default, json.encoder.encode_basestring_ascii, None, ": ", ", ", True,
+    False, True)  # fmt: skip
 _ADDRESS = re.compile(r" at 0x[0-9A-Fa-f]{4,}")
 
 __all__ = [
@@ -366,7 +372,12 @@ def task_entry(t: AblationTask, on_repr: Callable[[Any], object] | None = None) 
     """``(task_id, input JSON, expected JSON, verifier name)``, canonical (:func:`to_jsonable`,
     sorted keys): what fingerprints cover. ``on_repr`` as in :func:`to_jsonable`."""
     values = (to_jsonable(v, on_repr=on_repr) for v in (t.input_data, t.expected_output))
-    return (t.task_id, *(_SORTED_JSON(v) for v in values), t.verifier_name)
+    return (t.task_id, *(_sorted_json(v) for v in values), t.verifier_name)
+
+
+def _sorted_json(value: Any) -> str:
+    """``json.dumps(value, sort_keys=True)`` of :func:`to_jsonable` output, the same text."""
+    return _SORTED_ENCODER.encode(value) if _SORTED_C is None else "".join(_SORTED_C(value, 0))
 
 
 def task_digests(tasks: Sequence[AblationTask]) -> dict[str, str]:

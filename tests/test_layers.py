@@ -57,10 +57,12 @@ ALLOWED: dict[str, set[str]] = {
     "run.plan": GROUND,
     "run.limits": set(),
     "run.threads": set(),
+    "run.deadlines": set(),
     "run.watchdog": GROUND,
     "run.attempts": GROUND | {"run.limits"},
     "run.trial": EVALUATE
-    | {"agents", "run.attempts", "run.limits", "run.plan", "run.threads", "run.watchdog"},
+    | {"agents", "run.attempts", "run.deadlines", "run.limits", "run.plan", "run.threads",
+       "run.watchdog"},
     "run.isolation_worker": GROUND | {"sources.modules"},
     "run.isolation": GROUND
     | {"agents", "run.threads", "run.isolation_worker", "sources.modules"},

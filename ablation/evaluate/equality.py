@@ -14,6 +14,10 @@ __all__ = ["FLOAT_ABS_TOL", "FLOAT_REL_TOL", "close", "plain", "values_equal"]
 FLOAT_REL_TOL = 1e-9
 FLOAT_ABS_TOL = 1e-12
 
+#: Types whose equal values (``==``, same exact type) pass every rule below: the common verdict
+#: is decided without the rules' conversions and checks.
+_PLAIN_SCALARS = frozenset({str, int, float, bool})
+
 
 def plain(value: Any) -> Any:
     """numpy arrays and scalars (anything non-builtin with ``tolist``) become Python data."""
@@ -50,6 +54,9 @@ def values_equal(a: Any, b: Any, *, strip_strings: bool = True, _depth: int = 0)
     """
     if _depth > 100:
         return False
+    kind = type(a)
+    if kind is type(b) and kind in _PLAIN_SCALARS and a == b:
+        return True
     a, b = plain(a), plain(b)
     if isinstance(a, bool) or isinstance(b, bool):
         return type(a) is type(b) and a == b

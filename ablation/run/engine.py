@@ -7,12 +7,14 @@ Semantics (DESIGN.md section 5; one trial is run by :mod:`ablation.run.trial`, r
   (:mod:`ablation.run.isolation`): a crash, ``os._exit`` or a timeout costs that trial and its
   worker, never the campaign. Otherwise async agents run on the event loop; sync agents run in daemon threads
   (:class:`~ablation.run.threads.DaemonExecutor`: a call that never returns cannot hold the
-  process at exit), or in a user-supplied :class:`concurrent.futures.Executor` (e.g. a Dask client's).
+  process at exit; awaited through :class:`~ablation.run.threads.LoopCaller`), or in a
+  user-supplied :class:`concurrent.futures.Executor` (e.g. a Dask client's; ``run_in_executor``).
   At most ``config.concurrency`` trials are in flight; trials are generated lazily, so memory is
   bounded by the concurrency and the results kept, not by the suite size.
 - Every attempt gets a deep copy of the task input.
 - Within a pair, which arm is scheduled first is drawn from ``config.seed``.
-- ``timeout_s`` bounds a whole trial (all attempts and the verifier); a timed-out trial is
+- ``timeout_s`` bounds a whole trial (all attempts and the verifier; every trial's deadline is
+  kept on one shared timer, :mod:`ablation.run.deadlines`); a timed-out trial is
   recorded with ``status="timeout"`` and the campaign goes on. A sync agent that overruns keeps
   its daemon thread until it returns (Python threads cannot be killed); its result is discarded.
 - An async agent that blocks the event loop for longer than ``timeout_s`` stops the campaign with
@@ -47,7 +49,7 @@ from ablation.run.limits import Clock, RateLimiter
 from ablation.run.plan import Trial, TrialKey, planned_count, trial_plan
 from ablation.run.progress import NullProgress, ProgressReporter
 from ablation.run.suite_source import TaskSource
-from ablation.run.threads import DaemonExecutor
+from ablation.run.threads import DaemonExecutor, LoopCaller
 from ablation.run.trial import TrialRunner
 from ablation.run.watchdog import LoopStalled, LoopWatchdog
 from ablation.schema import ARMS, AblationTask, Arm, TaskResult, validate_suite
@@ -95,6 +97,7 @@ class AblationEngine:
         #: Trials finished by the last run, per arm (counted whether or not they are kept).
         self.finished: dict[str, int] = {}
         self._pool: Executor | None = None
+        self._caller: LoopCaller | None = None
         self._isolation: ProcessIsolation | None = None
         self._limiters: dict[str, RateLimiter] = {}
         #: Why the last run ended early on purpose (a sink raised :class:`StopCampaign`), or None.
@@ -158,6 +161,8 @@ class AblationEngine:
         n_trials = planned_count(suite, self.config.runs, arms, skip_set)
         self._limiters = {arm: RateLimiter(self.config.rate_limit_per_s) for arm in agents}
         self._pool = self.executor or DaemonExecutor()
+        if isinstance(self._pool, DaemonExecutor):
+            self._caller = LoopCaller(self._pool, asyncio.get_running_loop())
         self._isolation = open_isolation(self.config, agents, self.executor)
         results: dict[int, TaskResult] | None = {} if self.keep_results else None
         self.finished = dict.fromkeys(agents, 0)
@@ -174,7 +179,7 @@ class AblationEngine:
             if watchdog is not None:
                 watchdog.stop()
             self.progress.finish()
-            self._pool = None
+            self._pool = self._caller = None
             if self._isolation is not None:
                 self._isolation.close()
         return [] if results is None else [results[i] for i in sorted(results)]
@@ -256,5 +261,7 @@ class AblationEngine:
         input_copy = copy.deepcopy(task.input_data)
         if agent.is_async:
             return await agent.call_async(input_copy)
+        if self._caller is not None:
+            return await self._caller.call(agent.call_sync, input_copy)
         loop = asyncio.get_running_loop()
         return await loop.run_in_executor(self._pool, agent.call_sync, input_copy)

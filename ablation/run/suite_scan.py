@@ -15,11 +15,11 @@ Memory: O(tasks) small strings and integers (ids, digests), not the tasks themse
 from __future__ import annotations
 
 import functools
-import json
 import tempfile
 from array import array
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
+from json.encoder import encode_basestring_ascii
 from typing import Any
 
 from ablation.digests import entry_digest, fingerprint_of_entries
@@ -27,7 +27,16 @@ from ablation.errors import ConfigError
 from ablation.run.suite_source import SPOOL_MEMORY, Spool, TaskSource
 from ablation.schema import AblationTask, note_unstable, task_entry
 
-__all__ = ["SuiteScan", "TaskInfo", "scan_suite"]
+__all__ = ["SuiteScan", "TaskInfo", "encode_entry", "scan_suite"]
+
+
+def encode_entry(entry: tuple[str, ...]) -> str:
+    """``json.dumps(entry)`` of a task entry (a tuple of strings), without the encoder's set-up.
+
+    The same text: ``json.dumps`` writes each string with ``encode_basestring_ascii`` (its
+    default ``ensure_ascii=True``) and separates items with ``", "``.
+    """
+    return "[" + ", ".join(map(encode_basestring_ascii, entry)) + "]"
 
 
 class TaskInfo:
@@ -161,7 +170,7 @@ def scan_suite(
             continue
         entry = task_entry(task, functools.partial(note_unstable, tid, unstable))
         scan.digests[tid] = entry_digest(entry)
-        entries.add(tid, json.dumps(entry))
+        entries.add(tid, encode_entry(entry))
         scan.categories.append(labels.setdefault(task.category, task.category))
         scan.families.append(task.family)
         scan.critical.append(task.critical)

@@ -9,11 +9,17 @@ daemon thread, so a timed-out call is abandoned (its result discarded) and never
 
 Assumption: the abandoned call does no harm by running on; use ``isolation="process"`` (see
 :mod:`ablation.run.isolation`) when it might (memory, files, ``os._exit``).
+
+:class:`LoopCaller` is the engine's way into the pool from an event loop: a call's outcome goes
+straight to an :class:`asyncio.Future`, without the :class:`concurrent.futures.Future` and the
+two-way chaining of ``loop.run_in_executor`` (issue 13: that machinery cost more than a no-op
+trial's own work), and the outcomes of calls that finish together reach the loop in one wake-up.
 """
 
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import contextvars
 import queue
 import threading
@@ -21,7 +27,11 @@ from collections.abc import Callable
 from concurrent.futures import Executor, Future
 from typing import Any
 
-__all__ = ["DaemonExecutor", "run_in_daemon_thread"]
+__all__ = ["DaemonExecutor", "LoopCaller", "run_in_daemon_thread"]
+
+#: What a worker runs: ``runner(target, fn, args)`` calls ``fn(*args)`` and hands the outcome to
+#: ``target`` (a concurrent future, or a loop future with its :class:`LoopCaller`).
+_Job = tuple[Callable[[Any, Callable[..., Any], tuple[Any, ...]], None], Any, Callable[..., Any], tuple[Any, ...]]
 
 
 def _run(future: Future[Any], fn: Callable[..., Any], args: tuple[Any, ...]) -> None:
@@ -59,13 +69,17 @@ class DaemonExecutor(Executor):
         self._lock = threading.Lock()
         # Invariant: _idle == workers waiting on the queue - calls queued and not yet taken.
         self._idle = 0
-        self._queue: queue.SimpleQueue[tuple[Future[Any], Callable[..., Any], tuple[Any, ...]]]
-        self._queue = queue.SimpleQueue()
+        self._queue: queue.SimpleQueue[_Job] = queue.SimpleQueue()
 
     def submit(self, fn: Callable[..., Any], /, *args: Any, **kwargs: Any) -> Future[Any]:
         """Run ``fn(*args, **kwargs)`` in an idle daemon worker (or a new one); return its future."""
         future: Future[Any] = Future()
         call = (lambda *a: fn(*a, **kwargs)) if kwargs else fn
+        self._dispatch((_run, future, call, args))
+        return future
+
+    def _dispatch(self, job: _Job) -> None:
+        """Queue ``job`` for an idle worker, or start a new worker when none is idle."""
         with self._lock:
             spawn = self._idle == 0
             if spawn:
@@ -73,26 +87,87 @@ class DaemonExecutor(Executor):
                 label = f"{self.name}-{self._count}"
             else:
                 self._idle -= 1
-        self._queue.put((future, call, args))
+        self._queue.put(job)
         if spawn:
             threading.Thread(target=self._work, name=label, daemon=True).start()
-        return future
 
     def _work(self) -> None:
         get = self._queue.get
         while True:
             try:
-                future, call, args = get(timeout=self.idle_s)
+                runner, target, call, args = get(timeout=self.idle_s)
             except queue.Empty:
                 with self._lock:
                     if self._idle > 0:  # more waiting workers than queued calls: this one ends
                         self._idle -= 1
                         return
                 continue
-            _run(future, call, args)
-            del future, call, args  # hold no result while idle
+            runner(target, call, args)
+            del runner, target, call, args  # hold no result while idle
             with self._lock:
                 self._idle += 1
+
+
+class LoopCaller:
+    """Awaitable calls into a :class:`DaemonExecutor` from one event loop.
+
+    ``await caller.call(fn, *args)`` returns ``fn(*args)`` or raises what it raised, like
+    ``await loop.run_in_executor(pool, fn, *args)``, and like it runs ``fn`` in the worker's own
+    context (not a copy of the caller's). Cancelling the await abandons the call: it runs on and
+    its outcome is dropped. Outcomes are posted to an inbox; the loop is woken once per batch
+    (``call_soon_threadsafe``) and settles every future in it. Assumption: the futures are only
+    created, awaited and cancelled on the loop's thread (asyncio futures are not thread-safe).
+
+    An exception that an :class:`asyncio.Future` refuses (``StopIteration``) is re-raised by the
+    awaiting coroutine, where Python turns it into a ``RuntimeError`` (PEP 479), so it is recorded
+    like any other error instead of leaving the await pending forever.
+
+    Args:
+        pool: The executor whose workers run the calls.
+        loop: The loop whose coroutines await them.
+    """
+
+    def __init__(self, pool: DaemonExecutor, loop: asyncio.AbstractEventLoop) -> None:
+        self._pool = pool
+        self._loop = loop
+        self._lock = threading.Lock()
+        self._inbox: list[tuple[asyncio.Future[Any], bool, Any]] = []
+        self._woken = False
+
+    async def call(self, fn: Callable[..., Any], /, *args: Any) -> Any:
+        """Await ``fn(*args)`` run in a worker thread."""
+        future = self._loop.create_future()
+        self._pool._dispatch((self._run, future, fn, args))
+        ok, value = await future
+        if ok:
+            return value
+        try:
+            raise value
+        finally:
+            del value  # no cycle through this frame's traceback
+
+    def _run(self, future: asyncio.Future[Any], fn: Callable[..., Any], args: tuple[Any, ...]) -> None:
+        """In the worker: call ``fn`` and post ``(ok, result or exception)`` to the inbox."""
+        try:
+            entry = (future, True, fn(*args))
+        except BaseException as exc:
+            entry = (future, False, exc)
+        with self._lock:
+            self._inbox.append(entry)
+            if self._woken:
+                return
+            self._woken = True
+        with contextlib.suppress(RuntimeError):  # a closed loop: nobody awaits this call now
+            self._loop.call_soon_threadsafe(self._settle)
+
+    def _settle(self) -> None:
+        """On the loop: resolve every posted future whose await was not cancelled."""
+        with self._lock:
+            inbox, self._inbox = self._inbox, []
+            self._woken = False
+        for future, ok, value in inbox:
+            if not future.cancelled():
+                future.set_result((ok, value))
 
 
 _DEFAULT = DaemonExecutor("ablation-worker")

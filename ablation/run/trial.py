@@ -19,6 +19,7 @@ from ablation.errors import EventLoopBlocked
 from ablation.evaluate.quality import run_scorer, scorer_name
 from ablation.evaluate.verifiers import check_verdict, collect_notes, default_verifier, run_verifier
 from ablation.run.attempts import call_with_retries
+from ablation.run.deadlines import Deadlines
 from ablation.run.limits import Clock
 from ablation.run.plan import Trial
 from ablation.run.threads import run_in_daemon_thread
@@ -121,6 +122,8 @@ class TrialRunner:
         self.quality_scorers = tuple(quality_scorers)
         self.call_agent = call_agent
         self.clock = clock
+        #: Sets every trial's deadline (one timer for all; ``None`` when there is no timeout).
+        self.deadlines = None if config.timeout_s is None else Deadlines(config.timeout_s)
 
     async def _score(self, output: Any, task: AblationTask) -> tuple[dict[str, float], dict[str, str]]:
         scores: dict[str, float] = {}
@@ -166,22 +169,15 @@ class TrialRunner:
         await self._verify(output, task, fields)
         return output
 
-    async def run(self, trial: Trial, agent: Agent) -> TaskResult:
-        """Run one trial and return its result (never raises for the user code's errors)."""
-        task = trial.task
-        fields: dict[str, Any] = {
-            "task_id": task.task_id, "arm": trial.arm, "run": trial.run,
-            "category": task.category, "critical": task.critical, "started_at": time.time(),
-            "_stage": "setup",
-        }
-        wall_start = self.clock()
-        output: Any = None
-        completed = False
+    async def _guarded(self, trial: Trial, agent: Agent, fields: dict[str, Any]) -> tuple[bool, Any]:
+        """The stages under the trial's deadline; ``(completed, output)``, failures into ``fields``."""
+        deadlines = self.deadlines
         try:
-            async with asyncio.timeout(self.config.timeout_s) as scope:
+            async with asyncio.timeout(None) as scope:  # its deadline is set by ``deadlines``
+                if deadlines is not None:
+                    deadlines.add(scope)
                 try:
-                    output = await self._stages(trial, agent, fields)
-                    completed = True
+                    return True, await self._stages(trial, agent, fields)
                 except TimeoutError as exc:  # the agent's own TimeoutError, not our scope's
                     if scope.expired():
                         raise
@@ -190,11 +186,14 @@ class TrialRunner:
                     if is_cancellation(exc):
                         raise
                     raise _Failure(fields["_stage"], exc) from None
+                finally:
+                    if deadlines is not None:
+                        deadlines.discard(scope)
         except LoopStalled:
             raise EventLoopBlocked(
                 f"async agent {agent.name!r} blocked the event loop for more than "
-                f"timeout_s={self.config.timeout_s} on task {task.task_id!r} ({trial.arm}, run "
-                f"{trial.run}); run it as a sync agent or with --isolation process"
+                f"timeout_s={self.config.timeout_s} on task {trial.task.task_id!r} ({trial.arm}, "
+                f"run {trial.run}); run it as a sync agent or with --isolation process"
             ) from None
         except TimeoutError:
             fields.update(
@@ -205,6 +204,18 @@ class TrialRunner:
             )
         except _Failure as failure:
             fields.update(status="error", passed=False, **error_fields(failure.exc, failure.stage))
+        return False, None
+
+    async def run(self, trial: Trial, agent: Agent) -> TaskResult:
+        """Run one trial and return its result (never raises for the user code's errors)."""
+        task = trial.task
+        fields: dict[str, Any] = {
+            "task_id": task.task_id, "arm": trial.arm, "run": trial.run,
+            "category": task.category, "critical": task.critical, "started_at": time.time(),
+            "_stage": "setup",
+        }
+        wall_start = self.clock()
+        completed, output = await self._guarded(trial, agent, fields)
         if completed and self.quality_scorers:
             fields["quality"], fields["quality_errors"] = await self._score(output, task)
         if task.teardown is not None:
@@ -217,4 +228,4 @@ class TrialRunner:
                     fields.update(status="error", passed=False, **error_fields(exc, "teardown"))
         fields["wall_s"] = self.clock() - wall_start
         del fields["_stage"]
-        return TaskResult(**fields)
+        return TaskResult.model_validate(fields)  # validated like TaskResult(**fields), faster

@@ -347,3 +347,39 @@ def test_float_tolerance_constants_are_tiny() -> None:
     assert v.values_equal(10**400, 10**400 + 1)  # within rel_tol 1e-9
     assert not v.values_equal(10**400, 2 * 10**400)
     assert not v.values_equal(10**400, 1e308)
+
+
+_scalars = st.one_of(
+    st.booleans(), st.integers(), st.integers(min_value=2**60), st.floats(), st.text(max_size=4),
+    st.sampled_from([0, 1, 0.0, 1.0, -0.0, " a", "a ", "a", True, False, 2**70, 2**70 + 1]),
+)
+
+
+def _near(value: Any) -> list[Any]:
+    """Values the rules may call equal to ``value`` although ``==`` does not (or the reverse)."""
+    if isinstance(value, str):
+        return [value, f" {value}", value.strip(), value + "x"]
+    if isinstance(value, bool):
+        return [value, int(value), not value]
+    if isinstance(value, int | float):
+        nudged = value * (1 + 1e-12) if isinstance(value, float) else value + 1
+        return [value, nudged, float(value) if abs(value) < 2**1000 else value, -value]
+    return [value]
+
+
+@given(_scalars, _scalars, st.booleans(), st.integers(min_value=0, max_value=3))
+def test_values_equal_scalar_shortcut_gives_the_rules_verdict(
+    a: Any, other: Any, strip: bool, pick: int
+) -> None:
+    from ablation.evaluate import equality
+
+    near = _near(a)
+    pairs = [(a, other), (a, near[pick % len(near)]), (near[pick % len(near)], a)]
+    shortcut = [equality.values_equal(x, y, strip_strings=strip) for x, y in pairs]
+    saved = equality._PLAIN_SCALARS
+    equality._PLAIN_SCALARS = frozenset()  # the rules alone: the path before the shortcut
+    try:
+        rules = [equality.values_equal(x, y, strip_strings=strip) for x, y in pairs]
+    finally:
+        equality._PLAIN_SCALARS = saved
+    assert shortcut == rules

@@ -127,6 +127,22 @@ def test_agent_exception_becomes_data() -> None:
     assert report.regressions == ["t3"]
 
 
+def test_sync_agent_raising_stop_iteration_is_an_error_not_a_timeout() -> None:
+    def stopping(x: int) -> int:
+        if x == 2:
+            raise StopIteration("exhausted")
+        return x * 2
+
+    config = CampaignConfig(n_resamples=500, timeout_s=30)
+    start = time.perf_counter()
+    results = _results(double, stopping, suite(4), config=config)
+    assert time.perf_counter() - start < 25  # not held until the timeout
+    broken = next(r for r in results if r.task_id == "t2" and r.arm == "candidate")
+    assert (broken.status, broken.error_stage, broken.error_type) == ("error", "agent", "RuntimeError")
+    assert "StopIteration: exhausted" in (broken.error_traceback or "")
+    assert sum(r.status == "completed" for r in results) == 7
+
+
 def test_timeout_is_recorded_quickly_and_others_finish() -> None:
     def sleepy(x: int) -> int:
         if x == 1:

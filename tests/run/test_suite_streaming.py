@@ -16,14 +16,22 @@ from helpers.cli import stable
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from ablation import schema
 from ablation.config import CampaignConfig
 from ablation.errors import ConfigError, InputError
 from ablation.render import render
 from ablation.run.campaign import CampaignRun, run_ablation_campaign
 from ablation.run.progress import NullProgress
 from ablation.run.sinks import StoreSink
-from ablation.run.suite_scan import scan_suite
-from ablation.schema import AblationTask, TaskResult, suite_fingerprint, task_digests
+from ablation.run.suite_scan import encode_entry, scan_suite
+from ablation.schema import (
+    AblationTask,
+    TaskResult,
+    suite_fingerprint,
+    task_digests,
+    task_entry,
+    to_jsonable,
+)
 from ablation.sources.suites import JsonlSuite, load_suite, open_suite
 
 
@@ -213,6 +221,26 @@ def test_the_scan_fingerprints_like_suite_fingerprint(rows: list[Any], scorers: 
         assert scan.ids == [t.task_id for t in tasks]
     finally:
         scan.close()
+
+
+_awkward = st.sampled_from(['"', "\\", "\x00", "\n", "\u00e9", "\u2028", "\ud800", "\U0001f600", "/"])
+
+
+@given(st.lists(st.text(st.characters(blacklist_categories=())) | _awkward, min_size=1, max_size=5))
+def test_encode_entry_writes_what_json_dumps_writes(entry: list[str]) -> None:
+    assert encode_entry(tuple(entry)) == json.dumps(tuple(entry))
+
+
+@given(_values, st.dictionaries(st.text(st.characters(blacklist_categories=())), _values, max_size=4))
+def test_task_entry_encodes_as_json_dumps_with_sorted_keys(value: Any, mapping: Any) -> None:
+    entry = task_entry(AblationTask(task_id="t", input_data=value, expected_output=mapping))
+    expected = tuple(json.dumps(to_jsonable(v), sort_keys=True) for v in (value, mapping))
+    assert entry[1:3] == expected
+    c_encoder, schema._SORTED_C = schema._SORTED_C, None  # a Python without the C accelerator
+    try:
+        assert task_entry(AblationTask(task_id="t", input_data=value, expected_output=mapping)) == entry
+    finally:
+        schema._SORTED_C = c_encoder
 
 
 def test_a_jsonl_suite_is_read_lazily(tmp_path: Path) -> None:
