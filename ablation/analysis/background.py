@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import contextlib
 from collections.abc import Callable, Iterator
-from concurrent.futures import ThreadPoolExecutor
 from typing import TypeVar
 
 __all__ = ["in_background"]
@@ -28,5 +27,7 @@ def in_background(call: Callable[[], T], run: bool) -> Iterator[Callable[[], T]]
     if not run:
         yield call
         return
+    from concurrent.futures import ThreadPoolExecutor  # a thread pool only when it is used
+
     with ThreadPoolExecutor(1, thread_name_prefix="ablation-stats") as pool:
         yield pool.submit(call).result
