@@ -16,6 +16,7 @@ before; type checkers read the ``TYPE_CHECKING`` imports below. Every name's hom
 
 from __future__ import annotations
 
+import sys
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
@@ -199,14 +200,19 @@ if not TYPE_CHECKING:  # hidden from type checkers, so that an unknown name stay
         """Import the submodule that defines the public ``name`` and cache the name here (PEP 562).
 
         Called only when ``name`` is not yet a module global, so each name costs one import once.
-        Submodules themselves (``ablation.stats.binary``) are found by the import system as usual.
+        The submodules of :data:`_EXPORTS` are attributes too (``stats.binary``), as they were when
+        this package imported all of them; importing one binds it here.
         """
-        home = _HOMES.get(name)
+        home = name if name in _EXPORTS else _HOMES.get(name)
         if home is None:
             raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-        # the import statement's machinery (not importlib.import_module), so that
-        # ``python -X importtime`` lists the submodule like any other import
-        value = getattr(__import__(f"{__name__}.{home}", fromlist=[name]), name)
+        # the import statement's machinery, not importlib.import_module: ``python -X importtime``
+        # then lists the submodule like any other import
+        __import__(f"{__name__}.{home}")
+        module = sys.modules[f"{__name__}.{home}"]
+        if home == name:
+            return module
+        value = getattr(module, name)
         globals()[name] = value
         return value
 

@@ -63,15 +63,17 @@ def test_star_import_binds_every_public_name() -> None:
 def test_first_use_imports_only_the_home_submodule() -> None:
     code = (
         "import sys, ablation.stats as s;"
-        "before = sorted(m for m in sys.modules if m.startswith('ablation.stats.'));"
-        "s.mcnemar;"
-        "after = sorted(m for m in sys.modules if m.startswith('ablation.stats.'));"
-        "print(before); print(after)"
+        "loaded = lambda: sorted(m for m in sys.modules if m.startswith('ablation.stats.'));"
+        "print(loaded()); s.mcnemar; print(loaded());"
+        "print(s.planning.__name__, 'ablation.stats.planning' in sys.modules)"
     )
     proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
-    before, after = (ast.literal_eval(line) for line in proc.stdout.splitlines())
+    before_line, after_line, planning_line = proc.stdout.splitlines()
+    before, after = ast.literal_eval(before_line), ast.literal_eval(after_line)
     assert before == []
     assert "ablation.stats.binary" in after
     unused = {"sequential", "sequential_cs", "sequential_monitor", "sequential_sim", "repeated",
               "planning", "equivalence", "bootstrap", "continuous"}
     assert not unused & {m.rpartition(".")[2] for m in after}
+    # a submodule is an attribute, as when the package imported every submodule
+    assert planning_line == "ablation.stats.planning True"
