@@ -2,9 +2,9 @@
 
 Each module below costs milliseconds of every run and is not needed by a binary compare: the
 sequential, repeated-runs, planning and equivalence statistics (``ablation.stats`` loads names on
-first use), the ``[tool.ablation]`` type model when there is no such table, and the thread pool
-that only large reports use. The import list comes from ``PYTHONPROFILEIMPORTTIME=1`` as in
-``test_compare_no_scipy.py``; the settings checks run in a fresh interpreter so that nothing
+first use) and the ``[tool.ablation]`` type model when there is no such table. The import list
+comes from ``PYTHONPROFILEIMPORTTIME=1`` as in ``test_compare_no_scipy.py``. The settings and the
+thread pool that only large reports use are checked in a fresh interpreter, so that nothing
 imported by other tests hides a module-level import.
 """
 
@@ -32,7 +32,6 @@ NOT_IMPORTED = {
     "ablation.stats.planning",
     "ablation.stats.equivalence",
     "ablation.cli.tool_settings",
-    "concurrent.futures.thread",
 }
 
 
@@ -95,3 +94,16 @@ def test_empty_table_is_valid_and_a_bad_value_still_fails(tmp_path: Path, table:
             load_tool_settings(path)
     else:
         assert load_tool_settings(path) == {}
+
+
+def test_background_call_imports_a_thread_pool_only_when_it_runs() -> None:
+    code = (
+        "import sys; from ablation.analysis.background import in_background\n"
+        "with in_background(lambda: 1, False) as get: inline = get()\n"
+        "print(inline, 'concurrent.futures' in sys.modules)\n"
+        "with in_background(lambda: 2, True) as get: threaded = get()\n"
+        "print(threaded, 'concurrent.futures' in sys.modules)"
+    )
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True,
+                          env=cli_env())
+    assert proc.stdout.split() == ["1", "False", "2", "True"]
