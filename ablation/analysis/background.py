@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import contextlib
 from collections.abc import Callable, Iterator
-from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
 __all__ = ["in_background"]
@@ -29,5 +28,7 @@ def in_background(
     if not run:
         yield calls
         return
+    from concurrent.futures import ThreadPoolExecutor  # a thread pool only when it is used
+
     with ThreadPoolExecutor(len(calls), thread_name_prefix="ablation-stats") as pool:
         yield tuple(pool.submit(call).result for call in calls)

@@ -16,10 +16,8 @@ from __future__ import annotations
 
 import functools
 import os
-import platform
 from collections.abc import Iterable, Mapping, Sequence
 from datetime import UTC, datetime
-from importlib import metadata
 from typing import Any, Literal
 
 import numpy as np
@@ -34,6 +32,7 @@ from ablation.analysis.gates import evaluate_gates
 from ablation.analysis.metric_margins import metric_noninferiority
 from ablation.analysis.metrics import compare_continuous, compare_latency
 from ablation.analysis.pairing import PairedData, pair_results
+from ablation.analysis.versions import package_versions
 from ablation.config import CampaignConfig, Provenance
 from ablation.report import (
     AblationReport,
@@ -54,17 +53,6 @@ __all__ = [
     "report_from_results",
     "source_date",
 ]
-
-
-def package_versions() -> dict[str, str]:
-    """Versions that decide the numbers (Python, numpy, scipy, pydantic, ablation)."""
-    versions = {"python": platform.python_version()}
-    for name in ("ablation", "numpy", "scipy", "pydantic"):
-        try:
-            versions[name] = metadata.version(name)
-        except metadata.PackageNotFoundError:  # pragma: no cover - running from a checkout
-            versions[name] = "unknown"
-    return versions
 
 
 def source_date() -> str | None:

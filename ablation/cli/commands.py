@@ -6,9 +6,7 @@ import argparse
 import contextlib
 import json
 import os
-import shlex
 import sys
-import tempfile
 from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import Any
@@ -76,6 +74,8 @@ def _cmd_run(args: argparse.Namespace) -> int:
     scorers = _scorers(s.get("quality") or [])
     if s.get("no_store") and (args.resume or args.reuse_baseline):
         raise UsageError("--resume and --reuse-baseline need a store (drop --no-store)")
+    import tempfile
+
     tmp = tempfile.TemporaryDirectory() if s.get("no_store") else None
     store = Path(tmp.name) / "runs.db" if tmp else Path(s.get("store") or DEFAULT_STORE_PATH)
     reports: list[Any] = []
@@ -194,6 +194,8 @@ def resume_command(argv: Sequence[str], done: Sequence[str], store: Path, campai
             continue
         out.append(item)
         i += 1
+    import shlex
+
     return shlex.join(["ablation", *out, "--store", str(store), "--resume", campaign_id])
 
 

@@ -15,15 +15,16 @@ from collections.abc import Sequence
 from ablation.cli.commands import COMMANDS
 from ablation.cli.options import one_line
 from ablation.cli.output import EXIT_ERROR
-from ablation.cli.parser import UsageError, build_parser
+from ablation.cli.parser import UsageError, build_parser, command_of
 
 __all__ = ["main", "main_entry"]
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the command line and return the exit code (0 pass, 1 error, 2 gate failed)."""
-    parser = build_parser()
-    debug = "--debug" in (sys.argv[1:] if argv is None else argv)
+    words = sys.argv[1:] if argv is None else argv
+    parser = build_parser(command_of(words))
+    debug = "--debug" in words
     try:
         args = parser.parse_args(argv)
         _logging(bool(getattr(args, "verbose", False)))

@@ -3,12 +3,13 @@
 from __future__ import annotations
 
 import argparse
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any, NoReturn
 
 from ablation.cli.flag_types import flag_type
 
-__all__ = ["FORMATS", "UsageError", "build_parser"]
+__all__ = ["FORMATS", "UsageError", "build_parser", "command_of"]
 
 FORMATS = ("terminal", "markdown", "json", "html", "junit")
 
@@ -245,8 +246,33 @@ def _init_parser(sub: Any) -> None:
     init.add_argument("--debug", action="store_true")
 
 
-def build_parser() -> argparse.ArgumentParser:
-    """The argument parser of every command."""
+_COMMAND_PARSERS: dict[str, Callable[[Any], None]] = {
+    "run": _run_parser,
+    "compare": _compare_parser,
+    "report": _report_parser,
+    "plan": _plan_parser,
+    "init": _init_parser,
+}
+
+
+def command_of(argv: Sequence[str]) -> str | None:
+    """The command ``argv`` names (its first word that is not an option), if it is one with options.
+
+    The top-level parser has no option that takes a value, so the first such word is the command.
+    """
+    first = next((a for a in argv if not a.startswith("-")), None)
+    return first if first in _COMMAND_PARSERS else None
+
+
+def build_parser(command: str | None = None) -> argparse.ArgumentParser:
+    """The argument parser of every command.
+
+    Args:
+        command: Build the options of this command only (:func:`command_of` of the arguments about
+            to be parsed); the other commands stay known by name, without options, which saves
+            building about a hundred options at every start. ``None`` builds every command whole
+            (top-level ``--help`` lists them all).
+    """
     parser = _Parser(
         prog="ablation",
         description="Paired ablation campaigns: run a baseline and a candidate agent on the same "
@@ -256,8 +282,11 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--version", action="version", version=f"ablation {_version()}")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
 
-    for add in (_run_parser, _compare_parser, _report_parser, _plan_parser, _init_parser):
-        add(sub)
+    for name, add in _COMMAND_PARSERS.items():
+        if command in (None, name):
+            add(sub)
+        else:
+            sub.add_parser(name)
     sub.add_parser("schema", help="print the JSON Schema of the JSON report",
                    description="Print the JSON Schema of `--format json` reports (AblationReport).")
     return parser

@@ -14,11 +14,9 @@ on the command line win over the file; the file wins over built-in defaults.
 
 from __future__ import annotations
 
-import tomllib
 from pathlib import Path
 from typing import Any
 
-from ablation.cli.tool_settings import check_tool_types
 from ablation.errors import ConfigError
 
 __all__ = ["KNOWN_KEYS", "find_pyproject", "load_tool_settings"]
@@ -53,6 +51,8 @@ def load_tool_settings(path: Path | None = None) -> dict[str, Any]:
     path = path or find_pyproject()
     if path is None:
         return {}
+    import tomllib  # only when there is a file to parse
+
     try:
         data = tomllib.loads(path.read_text(encoding="utf-8"))
     except tomllib.TOMLDecodeError as exc:
@@ -72,5 +72,8 @@ def load_tool_settings(path: Path | None = None) -> dict[str, Any]:
             f"{path}: unknown key(s) in [tool.ablation]: {', '.join(unknown)} "
             f"(known: {', '.join(sorted(KNOWN_KEYS))})"
         )
-    check_tool_types(settings, path)
+    if settings:  # an empty table has nothing to check (every key is optional)
+        from ablation.cli.tool_settings import check_tool_types
+
+        check_tool_types(settings, path)
     return settings
