@@ -26,6 +26,7 @@ from ablation import stats
 from ablation.analysis import breakdowns as bd
 from ablation.analysis import headline as hl
 from ablation.analysis.background import in_background
+from ablation.analysis.collector import collector_paused
 from ablation.analysis.details import details
 from ablation.analysis.failures import error_summary, errored_regressions
 from ablation.analysis.gates import evaluate_gates
@@ -172,6 +173,7 @@ def _parts(
     }
 
 
+@collector_paused()
 def build_report(
     data: PairedData,
     *,
@@ -291,6 +293,7 @@ def _side(
     return rows, results_to_columns(rows, arm, source=label), label
 
 
+@collector_paused()
 def compare_results(
     baseline: Iterable[TaskResult] | Any,
     candidate: Iterable[TaskResult] | Any,

@@ -10,6 +10,7 @@ from collections.abc import Iterable, Iterator, Mapping, Sequence
 from typing import Any
 
 from ablation.analysis.build import build_report
+from ablation.analysis.collector import collector_paused
 from ablation.analysis.columnar import pair_columns
 from ablation.config import CampaignConfig, Provenance
 from ablation.errors import ConfigError
@@ -65,6 +66,7 @@ class StoredTrials(Mapping[tuple[str, str], TaskResult]):
         return True  # truth-testing must not count the store's trials (a full COUNT each time)
 
 
+@collector_paused()
 def report_from_store(
     store: RunStore,
     campaign_id: str,

@@ -11,6 +11,7 @@ from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
+from ablation.analysis.collector import collector_paused
 from ablation.cli.options import campaign_config, merged_settings
 from ablation.cli.output import EXIT_ERROR, EXIT_OK, emit
 from ablation.cli.parser import UsageError
@@ -199,6 +200,7 @@ def resume_command(argv: Sequence[str], done: Sequence[str], store: Path, campai
     return shlex.join(["ablation", *out, "--store", str(store), "--resume", campaign_id])
 
 
+@collector_paused()
 def _cmd_compare(args: argparse.Namespace) -> int:
     from ablation.analysis.build import compare_columns
     from ablation.cli.options import read_options
