@@ -1,9 +1,8 @@
-"""Calls on other threads while the caller goes on: the exact MDE and the latency statistics.
+"""Calls on other threads while the caller goes on: a large report's exact MDE.
 
-numpy releases the GIL in its loops (sorts, ``partition``, ``searchsorted``, the binomial tails'
-array arithmetic), so a large report's exact MDE, its latency statistics and the rest of the
-report overlap on two cores. Nothing is shared but read-only inputs, so the numbers are the same
-as in one thread.
+numpy releases the GIL in its loops (the binomial tails' array arithmetic, sorts,
+``searchsorted``), so the exact MDE and the rest of a large report overlap on two cores. Nothing
+is shared but read-only inputs, so the numbers are the same as in one thread.
 """
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""The exact MDE and latency statistics computed on threads of their own give the same report."""
+"""The exact MDE computed on a thread of its own gives the same report as in one thread."""
 
 from __future__ import annotations
 
@@ -48,5 +48,5 @@ def test_report_is_the_same_with_and_without_the_second_thread(
         return build.compare_results(baseline, candidate, config=config)
 
     alone, beside = report(10**12), report(0)
-    assert alone.minimum_detectable_effect is not None and alone.latency is not None
+    assert alone.minimum_detectable_effect is not None
     assert alone.model_dump_json() == beside.model_dump_json()
