@@ -202,7 +202,7 @@ def build_report(
     masks = bd.classify(data)
     table = bd.table(masks)
     mde_call = functools.partial(hl.minimum_detectable, data, table, config.alpha)
-    with in_background((mde_call,), len(data.task_ids) >= _PARALLEL) as (mde_result,):
+    with in_background(mde_call, len(data.task_ids) >= _PARALLEL) as mde_result:
         regressions, improvements = bd.ids(data, masks[1]), bd.ids(data, masks[2])
         critical_regressions = bd.ids(data, masks[1] & data.critical)
         mcnemar = hl.mcnemar_summary(table.regressions, table.improvements, data.runs)

@@ -99,9 +99,9 @@ def test_empty_table_is_valid_and_a_bad_value_still_fails(tmp_path: Path, table:
 def test_background_call_imports_a_thread_pool_only_when_it_runs() -> None:
     code = (
         "import sys; from ablation.analysis.background import in_background\n"
-        "with in_background((lambda: 1,), False) as (get,): inline = get()\n"
+        "with in_background(lambda: 1, False) as get: inline = get()\n"
         "print(inline, 'concurrent.futures' in sys.modules)\n"
-        "with in_background((lambda: 2,), True) as (get,): threaded = get()\n"
+        "with in_background(lambda: 2, True) as get: threaded = get()\n"
         "print(threaded, 'concurrent.futures' in sys.modules)"
     )
     proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True,
