@@ -291,16 +291,16 @@ def bdtrc(k: ArrayLike, n: ArrayLike, p: ArrayLike) -> Any:
     return _binomial_tails(k, n, p, upper=True)
 
 
-def _reached(value: Any, q: NDArray[np.float64], *, upper: bool) -> NDArray[np.bool_]:
+def _reached(value: Any, q: NDArray[np.float64] | np.float64, *, upper: bool) -> NDArray[np.bool_]:
     v = np.asarray(value)
     return (v <= q * (1.0 + _SEARCH_RTOL)) if upper else (v >= q * (1.0 - _SEARCH_RTOL))
 
 
 def _normal_bracket(
     tail: Any,
-    q: NDArray[np.float64],
-    n: NDArray[np.float64],
-    p: NDArray[np.float64],
+    q: NDArray[np.float64] | np.float64,
+    n: NDArray[np.float64] | np.float64,
+    p: NDArray[np.float64] | np.float64,
     *,
     upper: bool,
 ) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
@@ -325,7 +325,11 @@ def _discrete_search(tail: Any, q: ArrayLike, n: ArrayLike, p: ArrayLike, *, upp
     Bisection on the integers, elementwise: ``⌈log₂(n + 1)⌉`` evaluations of the tail. A tail
     within ``8·eps`` (relative) of ``q`` counts as reaching it, as Boost's root-then-round search
     behind scipy does for a ``q`` that is exactly a cdf value (``binom.ppf(0.5, 5, 0.5) = 2``).
+    One ``(q, n, p)`` is searched in plain floats (:func:`_scalar_search`), as the scalar tails
+    cost a tenth of a one-entry array call.
     """
+    if all(np.ndim(v) == 0 for v in (q, n, p)):
+        return np.float64(_scalar_search(tail, float(q), float(n), float(p), upper=upper))  # type: ignore[arg-type]
     qq, nn, pp = np.broadcast_arrays(*(np.asarray(v, dtype=np.float64) for v in (q, n, p)))
     lo, hi = _normal_bracket(tail, qq, nn, pp, upper=upper)
     while True:
@@ -339,6 +343,19 @@ def _discrete_search(tail: Any, q: ArrayLike, n: ArrayLike, p: ArrayLike, *, upp
         )
         hi = np.where(open_ & good, mid, hi)
         lo = np.where(open_ & ~good, mid, lo)
+    return hi
+
+
+def _scalar_search(tail: Any, q: float, n: float, p: float, *, upper: bool) -> float:
+    """:func:`_discrete_search` for one ``(q, n, p)``: the same bracket and bisection, each tail
+    a scalar call (the scalar and array tails agree to ``1e-13``, far inside the ``8·eps`` rule)."""
+    bracket = _normal_bracket(tail, np.float64(q), np.float64(n), np.float64(p), upper=upper)
+    lo, hi = float(bracket[0]), float(bracket[1])
+    while hi - lo > 1.0:
+        mid = math.floor((lo + hi) / 2.0)
+        value = float(tail(float(mid), n, p))
+        good = (value <= q * (1.0 + _SEARCH_RTOL)) if upper else (value >= q * (1.0 - _SEARCH_RTOL))
+        hi, lo = (mid, lo) if good else (hi, mid)
     return hi
 
 

@@ -193,6 +193,22 @@ def test_binomial_quantiles_arrays() -> None:
     assert _dist.binom_ppf(0.0, 9, 0.3) == sst.binom.ppf(0.0, 9, 0.3)
 
 
+@SETTINGS
+@given(
+    st.floats(min_value=0.0, max_value=6.5),
+    st.one_of(probs, st.sampled_from([0.0, 0.5, 1.0])),
+    st.one_of(st.floats(min_value=1e-16, max_value=1.0), st.sampled_from([0.0, 1.0, 1.0 - 1e-15])),
+)
+def test_one_quantile_is_searched_as_an_array_entry(log10n: float, p: float, q: float) -> None:
+    # one (q, n, p) takes the plain-float search, a one-entry array the array search: the same
+    # bracket and bisection; their tails differ by < 1e-13 (relative), so the k could differ only
+    # where a tail lands that close to q
+    n = float(max(1, round(10.0**log10n)))
+    for quantile in (_dist.binom_ppf, _dist.binom_isf):
+        one, entry = quantile(q, n, p), quantile(np.array([q]), np.array([n]), np.array([p]))[0]
+        assert one == entry or (math.isnan(one) and math.isnan(entry)), quantile.__name__
+
+
 @st.composite
 def _beta_point(draw: st.DrawFn) -> tuple[float, float, float]:
     """``(a, b, x)`` with ``x`` anywhere in (0, 1] or within 40 SDs of the Beta(a, b) mean, so
