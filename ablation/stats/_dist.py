@@ -176,7 +176,8 @@ def _binomial_tails(k: ArrayLike, n: ArrayLike, p: ArrayLike, *, upper: bool) ->
     Each entry as :func:`_direct_tails`; thousands of tails at ``n ≥ 1e5`` (the exact power of a
     1e5+-pair report, where the continued fraction needs dozens of numpy steps per call) go
     through :func:`ablation.stats._binom_chain.chain_tails`, which computes every 32nd entry so
-    and the consecutive ``N`` between them by an exact recurrence.
+    and the consecutive ``N`` between them by an exact recurrence. Both tails at the median of
+    an odd ``Bin(n, ½)`` are ½ exactly (symmetry; the methods above are up to ~300 ulps off).
     """
     if all(isinstance(v, int | float | np.integer | np.floating) for v in (k, n, p)):
         return np.float64(_tail_scalar(math.floor(float(k)), float(n), float(p), upper=upper))  # type: ignore[arg-type]
@@ -187,6 +188,7 @@ def _binomial_tails(k: ArrayLike, n: ArrayLike, p: ArrayLike, *, upper: bool) ->
         out = chain_tails(kk, nn, pp, upper=upper, direct=_direct_tails, pmf=binom_pmf)
     else:
         out = _direct_tails(kk, nn, pp, upper=upper)
+    out[(pp == 0.5) & (2.0 * kk + 1.0 == nn)] = 0.5  # the median of an odd Bin(n, ½): exact
     return _out(out.reshape(shape))
 
 
@@ -262,6 +264,8 @@ def _tail_scalar(k: int, n: float, p: float, *, upper: bool) -> float:
         return 0.0 if upper else 1.0
     if p in (0.0, 1.0):
         return float(upper) if p == 1.0 else float(not upper)
+    if p == 0.5 and 2.0 * k + 1.0 == n:  # P(X ≤ (n − 1)/2) = P(X > (n − 1)/2) = ½ by symmetry
+        return 0.5
     terms = [int(k) + 1, int(n)] if upper else [0, int(k)]
     others = [0, int(k)] if upper else [int(k) + 1, int(n)]
     if terms[1] - terms[0] < _SUM_TERMS:
@@ -347,8 +351,11 @@ def _discrete_search(tail: Any, q: ArrayLike, n: ArrayLike, p: ArrayLike, *, upp
 
 
 def _scalar_search(tail: Any, q: float, n: float, p: float, *, upper: bool) -> float:
-    """:func:`_discrete_search` for one ``(q, n, p)``: the same bracket and bisection, each tail
-    a scalar call (the scalar and array tails agree to ``1e-13``, far inside the ``8·eps`` rule)."""
+    """:func:`_discrete_search` for one ``(q, n, p)``: the bisection runs on scalar tails, then
+    the answer is checked with the array tails the array search uses (they differ from the scalar
+    ones by ``< 1e-13``, which decides only where a tail lies that close to ``q``, as at
+    ``binom.ppf(0.5, 795, 0.5)``): it moves while its left neighbour also reaches ``q`` or it does
+    not, so it is the array search's answer (the tail is monotone in ``k``)."""
     bracket = _normal_bracket(tail, np.float64(q), np.float64(n), np.float64(p), upper=upper)
     lo, hi = float(bracket[0]), float(bracket[1])
     while hi - lo > 1.0:
@@ -356,6 +363,17 @@ def _scalar_search(tail: Any, q: float, n: float, p: float, *, upper: bool) -> f
         value = float(tail(float(mid), n, p))
         good = (value <= q * (1.0 + _SEARCH_RTOL)) if upper else (value >= q * (1.0 - _SEARCH_RTOL))
         hi, lo = (mid, lo) if good else (hi, mid)
+
+    def reaches(k: float) -> bool:
+        if k >= n:
+            return True
+        value = tail(np.array([max(k, 0.0)]), np.array([n]), np.array([p]))
+        return bool(_reached(value, np.float64(q), upper=upper)[0])
+
+    while hi >= 1.0 and reaches(hi - 1.0):
+        hi -= 1.0
+    while hi < n and not reaches(hi):
+        hi += 1.0
     return hi
 
 

@@ -179,6 +179,9 @@ def test_binomial_edges_match_scipy() -> None:
 )
 def test_binomial_quantiles_match_scipy(log10n: float, p: float, q: float) -> None:
     n = max(1, round(10.0**log10n))
+    if p == q == 0.5 and n % 2 == 1:  # the median of an odd Bin(n, 1/2), where scipy is often off
+        assert _dist.binom_ppf(q, n, p) == _dist.binom_isf(q, n, p) == (n - 1) // 2
+        return
     # scipy.stats.binom.ppf(q, n, p), scipy.stats.binom.isf(q, n, p)
     assert _dist.binom_ppf(q, n, p) == sst.binom.ppf(q, n, p)
     assert _dist.binom_isf(q, n, p) == sst.binom.isf(q, n, p)
@@ -191,6 +194,25 @@ def test_binomial_quantiles_arrays() -> None:
         _dist.binom_ppf(0.5, 5, 0.5) == sst.binom.ppf(0.5, 5, 0.5) == 2.0
     )  # q exactly a cdf value
     assert _dist.binom_ppf(0.0, 9, 0.3) == sst.binom.ppf(0.0, 9, 0.3)
+
+
+def test_median_of_an_odd_fair_binomial_is_exact() -> None:
+    # P(X <= (n-1)/2) = P(X > (n-1)/2) = 1/2 for X ~ Bin(n, 1/2), n odd (symmetry), so
+    # binom.ppf(0.5, n, 0.5) = binom.isf(0.5, n, 0.5) = (n - 1)/2. The general tails were up to
+    # ~300 ulps off there and missed it for about half of all odd n (n = 791 gave 396); scipy
+    # 1.17's binom.ppf misses it for about half of them too (binom.ppf(0.5, 35, 0.5) = 18), so
+    # the reference is the identity, with scipy where it is right (n = 791, 795, 18617)
+    ns = np.concatenate([np.arange(1, 4001, 2), [100_001, 999_999], np.arange(200_001, 204_001, 2)])
+    half = (ns - 1) // 2
+    assert np.all(_dist.bdtr(half, ns, 0.5) == 0.5)  # arrays (the last block by chains)
+    assert np.all(_dist.bdtrc(half, ns, 0.5) == 0.5)
+    np.testing.assert_array_equal(_dist.binom_ppf(0.5, ns[:2000], 0.5), half[:2000])
+    np.testing.assert_array_equal(_dist.binom_isf(0.5, ns[:2000], 0.5), half[:2000])
+    for n in (1, 9, 35, 791, 795, 18617, 999_999):
+        assert _dist.bdtr((n - 1) // 2, n, 0.5) == _dist.bdtrc((n - 1) // 2, n, 0.5) == 0.5
+        assert _dist.binom_ppf(0.5, n, 0.5) == _dist.binom_isf(0.5, n, 0.5) == (n - 1) // 2
+    for n in (791, 795, 18617):
+        assert sst.binom.ppf(0.5, n, 0.5) == sst.binom.isf(0.5, n, 0.5) == (n - 1) // 2
 
 
 @SETTINGS
