@@ -182,3 +182,28 @@ def test_power_is_a_probability_and_symmetric(
         flipped = "less" if alternative == "greater" else "greater"
         mirror = exact_mcnemar_power(n, psi, -delta, alternative=flipped)
         assert mirror == pytest.approx(pw, rel=1e-9, abs=1e-15)
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    st.integers(min_value=1, max_value=2000),
+    st.floats(min_value=0.005, max_value=1.0),
+    st.floats(min_value=-1.0, max_value=1.0),
+    st.sampled_from(["two-sided", "greater", "less"]),
+    st.sampled_from([0.05, 0.01, 0.2]),
+)
+def test_grid_sum_equals_the_sum_of_tails(
+    n: int, psi: float, share: float, alternative: str, alpha: float
+) -> None:
+    """Designs up to 2 000 pairs sum the power over one (N, j) grid; the tails it replaces
+    (``_rejection``: the incomplete beta per N, checked against scipy.special.bdtr in
+    test_stats_dist.py) give the same power to 1e-12."""
+    from ablation.stats import power
+
+    delta = share * psi
+    pi_b = min(1.0, max(0.0, (psi - delta) / (2.0 * psi)))
+    ns, weights, k = power._design(n, psi, alpha, alternative)
+    tails = min(1.0, max(0.0, float(np.dot(weights, power._rejection(k, ns, pi_b, alternative)))))
+    assert power._power(n, psi, delta, alpha, alternative) == pytest.approx(
+        tails, rel=1e-12, abs=1e-15
+    )

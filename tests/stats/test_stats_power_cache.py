@@ -5,7 +5,9 @@ weights of N and the critical values); the MDE found with it by the same ``brent
 the library's to the last bit. Since the binary report stopped importing scipy (issue 13), the
 library's tails, quantiles and root finder are ``ablation.stats._dist`` / ``_roots`` (compared with
 scipy in test_stats_dist.py); the reference uses the same primitives, so the comparison is still
-bit-exact and tests the cache, not the primitives.
+bit-exact and tests the cache, not the primitives. Designs up to ``power._GRID_N`` pairs sum the
+power over one (N, j) grid instead of the tails (equal to them to 1e-12), so there the reference is
+met to brentq's tolerance, and a cache-cleared computation to the last bit.
 """
 
 from __future__ import annotations
@@ -63,15 +65,25 @@ def _uncached_mde(n: int, psi: float, alternative: str) -> float:
 
 
 @pytest.mark.parametrize("alternative", ["two-sided", "greater", "less"])
-@pytest.mark.parametrize(("n", "psi"), [(20, 0.9), (300, 0.5), (5000, 0.05), (200_000, 0.3)])
+@pytest.mark.parametrize(
+    ("n", "psi"), [(20, 0.9), (300, 0.5), (2000, 0.3), (2001, 0.3), (5000, 0.05), (200_000, 0.3)]
+)
 def test_mde_and_power_equal_the_uncached_computation(n: int, psi: float, alternative: str) -> None:
-    assert exact_minimum_detectable_effect(n, psi, alternative=alternative) == _uncached_mde(
-        n, psi, alternative
-    )
+    # up to power._GRID_N pairs the power is one sum over the (N, j) grid, equal to the tails'
+    # sum to 1e-12 (test_stats_power.py), so the MDE found on it is equal to brentq's tolerance;
+    # above, the same tails, so the same bits
+    exact = n > power._GRID_N
+    mde = exact_minimum_detectable_effect(n, psi, alternative=alternative)
+    reference = _uncached_mde(n, psi, alternative)
+    assert mde == reference if exact else mde == pytest.approx(reference, rel=1e-10, abs=4e-12)
     for delta in (0.0, psi / 7, -psi / 3):
-        assert exact_mcnemar_power(n, psi, delta, alternative=alternative) == _uncached_power(
-            n, psi, delta, 0.05, alternative
-        )
+        got = exact_mcnemar_power(n, psi, delta, alternative=alternative)
+        ref = _uncached_power(n, psi, delta, 0.05, alternative)
+        assert got == ref if exact else got == pytest.approx(ref, rel=1e-12, abs=1e-15)
+    # the caches return what a fresh computation returns, to the last bit
+    power._design.cache_clear()
+    power._grid.cache_clear()
+    assert exact_minimum_detectable_effect(n, psi, alternative=alternative) == mde
 
 
 @pytest.mark.parametrize("level", [0.025, 0.05, 0.5, 1e-6, 0.3, 0.9])
