@@ -4,11 +4,11 @@ Frozen pydantic models with ``extra="forbid"`` (a misspelt field is an error). T
 a campaign runs and is judged; :mod:`ablation.schema` describes *what* it runs on and records.
 """
 
-from __future__ import annotations
+# No ``from __future__ import annotations``: pydantic reads the fields' types without parsing.
 
 import builtins
 import importlib
-from typing import Any, Literal
+from typing import Any, Literal, Self
 
 from pydantic import (
     BaseModel,
@@ -204,7 +204,7 @@ class CampaignConfig(BaseModel):
     worker_memory_mb: int | None = Field(default=None, ge=64)
 
     @model_validator(mode="after")
-    def _memory_cap_needs_workers(self) -> CampaignConfig:
+    def _memory_cap_needs_workers(self) -> Self:
         if self.worker_memory_mb is not None and self.isolation != "process":
             raise ValueError(
                 "worker_memory_mb (--worker-memory-mb) limits worker processes: it needs "

@@ -5,7 +5,7 @@ judged by :mod:`ablation.analysis.gates`, drawn by :mod:`ablation.render` and st
 number that comes from a statistical method carries the method's name next to it.
 """
 
-from __future__ import annotations
+# No ``from __future__ import annotations``: pydantic reads the fields' types without parsing.
 
 from typing import Literal
 

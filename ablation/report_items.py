@@ -3,7 +3,7 @@
 Re-exported by :mod:`ablation.report`, whose :class:`~ablation.report.AblationReport` holds them.
 """
 
-from __future__ import annotations
+# No ``from __future__ import annotations``: pydantic reads the fields' types without parsing.
 
 from typing import Any, Literal
 

@@ -6,7 +6,7 @@ error, never a silently ignored key. Values that cross a process or disk boundar
 for that.
 """
 
-from __future__ import annotations
+# No ``from __future__ import annotations``: pydantic reads the fields' types without parsing.
 
 import dataclasses
 import functools
@@ -15,7 +15,7 @@ import json
 import math
 import re
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from typing import Any, Literal
+from typing import Any, Literal, Self
 
 from pydantic import (
     BaseModel,
@@ -189,7 +189,7 @@ class RubricCriterion(BaseModel):
     negate: bool = False
 
     @model_validator(mode="after")
-    def _has_test(self) -> RubricCriterion:
+    def _has_test(self) -> Self:
         if self.pattern is None and not self.keywords:
             raise ValueError(f"rubric criterion {self.name!r} needs a pattern or keywords")
         return self
@@ -233,7 +233,7 @@ class AblationTask(BaseModel):
     teardown: Callable[..., Any] | None = Field(default=None, exclude=True)
 
     @model_validator(mode="after")
-    def _default_name(self) -> AblationTask:
+    def _default_name(self) -> Self:
         if not self.name:
             object.__setattr__(self, "name", self.task_id)
         return self
