@@ -49,7 +49,7 @@ from ablation.run.limits import Clock, RateLimiter
 from ablation.run.plan import Trial, TrialKey, planned_count, trial_plan
 from ablation.run.progress import NullProgress, ProgressReporter
 from ablation.run.suite_source import TaskSource
-from ablation.run.threads import DaemonExecutor, LoopCaller
+from ablation.run.threads import DaemonExecutor, LoopCaller, RefusingStop
 from ablation.run.trial import TrialRunner
 from ablation.run.watchdog import LoopStalled, LoopWatchdog
 from ablation.schema import ARMS, AblationTask, Arm, TaskResult, validate_suite
@@ -264,4 +264,4 @@ class AblationEngine:
         if self._caller is not None:
             return await self._caller.call(agent.call_sync, input_copy)
         loop = asyncio.get_running_loop()
-        return await loop.run_in_executor(self._pool, agent.call_sync, input_copy)
+        return await loop.run_in_executor(self._pool, RefusingStop(agent.call_sync), input_copy)

@@ -25,9 +25,10 @@ import queue
 import threading
 from collections.abc import Callable
 from concurrent.futures import Executor, Future
+from dataclasses import dataclass
 from typing import Any
 
-__all__ = ["DaemonExecutor", "LoopCaller", "run_in_daemon_thread"]
+__all__ = ["DaemonExecutor", "LoopCaller", "RefusingStop", "call_refusing_stop", "run_in_daemon_thread"]
 
 #: What a worker runs: ``runner(target, fn, args)`` calls ``fn(*args)`` and hands the outcome to
 #: ``target`` (a concurrent future, or a loop future with its :class:`LoopCaller`).
@@ -173,10 +174,38 @@ class LoopCaller:
 _DEFAULT = DaemonExecutor("ablation-worker")
 
 
+def call_refusing_stop(fn: Callable[..., Any], /, *args: Any) -> Any:
+    """``fn(*args)``, with a ``StopIteration`` it raises re-raised as a ``RuntimeError`` (its cause).
+
+    For calls whose outcome reaches an :class:`asyncio.Future` through a
+    :class:`concurrent.futures.Future` (``run_in_executor``, ``wrap_future``): asyncio refuses to
+    set ``StopIteration`` on a future, the copying callback fails, and the await would wait
+    forever. Python does the same conversion for coroutines (PEP 479).
+    """
+    try:
+        return fn(*args)
+    except StopIteration as exc:
+        raise RuntimeError(f"{getattr(fn, '__name__', 'call')} raised StopIteration") from exc
+
+
+@dataclass(frozen=True)
+class RefusingStop:
+    """``fn`` as a callable that calls it through :func:`call_refusing_stop`.
+
+    Equal (and hashing equal) for equal ``fn``, so an executor that caches what it ships per
+    callable (:mod:`ablation.run.scaleout`) ships each agent once; pickles with ``fn``.
+    """
+
+    fn: Callable[..., Any]
+
+    def __call__(self, *args: Any) -> Any:
+        return call_refusing_stop(self.fn, *args)
+
+
 async def run_in_daemon_thread(fn: Callable[..., Any], /, *args: Any) -> Any:
     """``asyncio.to_thread`` without the join at exit: await ``fn(*args)`` run in a daemon thread.
 
     Like ``asyncio.to_thread``, the call sees a copy of the caller's context variables.
     """
     context = contextvars.copy_context()
-    return await asyncio.wrap_future(_DEFAULT.submit(context.run, fn, *args))
+    return await asyncio.wrap_future(_DEFAULT.submit(context.run, call_refusing_stop, fn, *args))

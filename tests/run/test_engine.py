@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import concurrent.futures
 import itertools
 import threading
 import time
@@ -141,6 +142,38 @@ def test_sync_agent_raising_stop_iteration_is_an_error_not_a_timeout() -> None:
     assert (broken.status, broken.error_stage, broken.error_type) == ("error", "agent", "RuntimeError")
     assert "StopIteration: exhausted" in (broken.error_traceback or "")
     assert sum(r.status == "completed" for r in results) == 7
+
+
+def test_stop_iteration_in_a_user_executor_or_a_threaded_verifier_is_an_error() -> None:
+    # asyncio futures refuse StopIteration: through run_in_executor (a user's executor) and
+    # wrap_future (sync verifiers and scorers run in a thread), the await waited until the
+    # timeout, or forever without one
+    def stopping(x: int) -> int:
+        if x == 2:
+            raise StopIteration("exhausted")
+        return x * 2
+
+    def verifier(output: Any, task: AblationTask) -> bool:
+        if task.task_id == "t1":
+            raise StopIteration("no more")
+        return bool(output == task.expected_output)
+
+    config = CampaignConfig(n_resamples=500, timeout_s=30)
+    start = time.perf_counter()
+    with concurrent.futures.ThreadPoolExecutor(2) as pool:
+        results = AblationEngine(config, executor=pool).run(double, stopping, suite(4))
+    checked = _results(double, double, suite(4, verifier=verifier), config=config)
+    assert time.perf_counter() - start < 25  # neither held until the timeout
+    broken = next(r for r in results if r.task_id == "t2" and r.arm == "candidate")
+    assert (broken.status, broken.error_stage, broken.error_type) == ("error", "agent", "RuntimeError")
+    assert "StopIteration: exhausted" in (broken.error_traceback or "")
+    assert sum(r.status == "completed" for r in results) == 7
+    refused = [r for r in checked if r.task_id == "t1"]
+    assert len(refused) == 2 and all(
+        (r.status, r.error_stage, r.error_type) == ("error", "verifier", "RuntimeError")
+        for r in refused
+    )
+    assert all(r.status == "completed" for r in checked if r.task_id != "t1")
 
 
 def test_timeout_is_recorded_quickly_and_others_finish() -> None:
