@@ -61,9 +61,9 @@ def test_a_million_tasks_in_milliseconds() -> None:
     rng = np.random.default_rng(0)
     x = rng.lognormal(0, 1, 1_000_000)
     y = x + rng.normal(0, 0.1, 1_000_000)
-    start = time.perf_counter()
+    start = time.process_time()
     mean_difference_interval(x, y)
-    assert time.perf_counter() - start < 0.5  # closed form, O(n): no resamples
+    assert time.process_time() - start < 0.5  # closed form, O(n): no resamples
 
 
 def _latencies(rng: np.random.Generator, reps: int, n: int, ratio: float) -> tuple[np.ndarray, ...]:

@@ -131,7 +131,7 @@ def test_pvalue_in_unit_interval_and_monotone_in_improvements(
 
 def test_cost_is_bounded_at_a_million_pairs() -> None:
     # only O(sqrt(n)) discordant totals enter the Berger-Boos supremum
-    start = time.perf_counter()
+    start = time.process_time()
     res = noninferiority_test(940_000, 30_000, 29_000, 1_000, margin=0.002)
-    assert time.perf_counter() - start < 2.0
+    assert time.process_time() - start < 2.0
     assert res.decision == "non-inferior"

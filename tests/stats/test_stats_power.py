@@ -112,10 +112,10 @@ def test_size_at_delta_zero_is_below_alpha() -> None:
 
 def test_power_is_fast_at_5000_by_design() -> None:
     # O(sqrt(n)) work after truncating N to the central 1 - 2e-15 of Bin(n, psi)
-    start = time.perf_counter()
+    start = time.process_time()
     for psi in (0.02, 0.1, 0.3, 1.0):
         exact_mcnemar_power(5000, psi, psi / 2)
-    assert time.perf_counter() - start < 2.0
+    assert time.process_time() - start < 2.0
 
 
 def test_exact_sample_size_is_the_first_n_reaching_the_target() -> None:
