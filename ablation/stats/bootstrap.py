@@ -19,6 +19,7 @@ from numpy.typing import ArrayLike, NDArray
 
 from ablation.stats import _dist
 from ablation.stats._common import as_count, as_table, check_level, paired_arrays
+from ablation.stats._quantile import linear_quantiles
 from ablation.stats._results import BootstrapResult, ConfidenceInterval
 
 __all__ = ["binary_uplift_bootstrap", "paired_bootstrap"]
@@ -93,7 +94,7 @@ def interval_from_distribution(
             note = " (BCa degenerate: percentile fallback)"
         else:
             probs = bca
-    q = np.quantile(theta, probs)
+    q = linear_quantiles(theta, probs)  # np.quantile's bits, without importing numpy.ma
     low, high = float(q[0]), float(q[1])
     if method == "basic":
         low, high = 2.0 * estimate - high, 2.0 * estimate - low
