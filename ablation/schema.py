@@ -59,7 +59,7 @@ TrialStatus = Literal["completed", "error", "timeout"]
 ErrorStage = Literal["agent", "verifier", "timeout", "setup", "teardown"]
 
 _FROZEN = ConfigDict(frozen=True, extra="forbid")
-_FROZEN_ANY = ConfigDict(frozen=True, extra="forbid", arbitrary_types_allowed=True)
+_SUITE = ConfigDict(frozen=True, extra="forbid", arbitrary_types_allowed=True, defer_build=True)  # built on first use: comparisons and reports never validate a task
 
 
 def safe_text(text: str) -> str:
@@ -179,7 +179,7 @@ class RubricCriterion(BaseModel):
     when the pattern or keywords are *absent* (e.g. "does not mention internal ids").
     """
 
-    model_config = _FROZEN
+    model_config = ConfigDict(frozen=True, extra="forbid", defer_build=True)  # as _SUITE
 
     name: str
     description: str = ""
@@ -215,7 +215,7 @@ class AblationTask(BaseModel):
         teardown: Optional hook called with the task after each trial.
     """
 
-    model_config = _FROZEN_ANY
+    model_config = _SUITE
 
     task_id: str = Field(min_length=1)
     name: str = ""
@@ -254,7 +254,7 @@ class AgentOutput(BaseModel):
         metrics: Any further numeric measurements, kept with the trial.
     """
 
-    model_config = _FROZEN_ANY
+    model_config = _SUITE
 
     output: Any = None
     cost: float | None = None
