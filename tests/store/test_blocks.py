@@ -256,9 +256,30 @@ def test_order_checks_agree_with_python_sorting(blocks_keys: list[list[tuple[str
     assert blocks._in_order(ids, run) == strictly(rows)
     parts = [sorted(set(block)) for block in blocks_keys]
     flat = [k for part in parts for k in part]
-    arrays = [
-        {"task_id": np.array([k for k, _ in part], dtype=object),
-         "run": np.array([r for _, r in part], dtype=np.int64)}
-        for part in parts
-    ]  # fmt: skip
-    assert blocks._parts_in_order(arrays) == strictly(flat)
+    ids = np.array([k for k, _ in flat], dtype=object)
+    run = np.array([r for _, r in flat], dtype=np.int64)
+    assert blocks._blocks_in_order(ids, run, [len(p) for p in parts]) == strictly(flat)
+
+
+@pytest.mark.parametrize("seed", [3, 4, 5])
+def test_numbers_read_a_piece_at_a_time_equal_the_rows(
+    monkeypatch: pytest.MonkeyPatch, seed: int
+) -> None:
+    # pieces of 24 bytes: three int64 or float64 values, 24 flags, so every column of every
+    # block spans several pieces and most blocks end in a partial one
+    monkeypatch.setattr(blocks, "_PIECE", 24)
+    baseline, candidate = campaign(seed, 120)
+    trials = baseline + candidate
+    random.Random(seed).shuffle(trials)
+    with RunStore(":memory:") as store:
+        cid = _new(store)
+        for i in range(0, len(trials), 37):
+            store.append_many(cid, trials[i : i + 37])
+        assert len(_block_levels(store, cid)) > 4
+        both = store.campaign_columns(cid)
+        for arm, held in zip(ARMS, both, strict=True):
+            rows = store._row_columns(cid, arm)
+            columns_equal(held, rows)
+            for name in ("run", "passed", "status", "latency_s", "cost", "tokens", "critical",
+                         "attempts"):  # fmt: skip
+                assert getattr(held, name).dtype == getattr(rows, name).dtype, name
