@@ -241,15 +241,25 @@ def walsh_median_counts(values: NDArray[np.float64], counts: NDArray[np.int64]) 
     return 0.5 * (kth(m // 2) + kth(m // 2 + 1))
 
 
-def walsh_median(d: NDArray[np.float64]) -> float:
-    """Median of the Walsh averages of ``d`` (non-empty, no NaN), by the cheapest exact method."""
+def walsh_median(d: NDArray[np.float64], *, overwrite: bool = False) -> float:
+    """Median of the Walsh averages of ``d`` (non-empty, no NaN), by the cheapest exact method.
+
+    ``overwrite``: ``d`` may be sorted in place (as ``np.median``'s ``overwrite_input``), which
+    saves a copy of a large sample.
+    """
     n = d.size
     if n <= BRUTE_MAX:
         i, j = np.triu_indices(n)
         return float(np.median((d[i] + d[j]) / 2.0))
-    ds = np.sort(d)
-    starts = np.flatnonzero(np.concatenate(([True], ds[1:] != ds[:-1])))  # as np.unique does
-    if starts.size <= COUNTS_MAX:
+    if overwrite:
+        d.sort()
+        ds = d
+    else:
+        ds = np.sort(d)
+    new = ds[1:] != ds[:-1]  # the first of each distinct value but the first, as np.unique does
+    if 1 + int(np.count_nonzero(new)) <= COUNTS_MAX:
+        starts = np.flatnonzero(np.concatenate(([True], new)))
         counts = np.diff(np.append(starts, n))
         return walsh_median_counts(ds[starts], counts)
+    del new
     return walsh_median_select(ds)

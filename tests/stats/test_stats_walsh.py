@@ -187,3 +187,21 @@ def test_distinct_values_are_counted_from_the_one_sorted_array(extra: int) -> No
     else:
         assert got == walsh_median_bisection(np.sort(d))
     assert got == _brute(d)
+
+
+@pytest.mark.parametrize("seed", [0, 1, 2])
+@pytest.mark.parametrize("kind", ["verdicts", "normal", "continuous"])
+def test_overwrite_sorts_in_place_and_hodges_lehmann_leaves_its_inputs(seed: int, kind: str) -> None:
+    rng = np.random.default_rng(seed)
+    n = 2600
+    d = rng.normal(size=n) if kind == "continuous" else _tied_sample(rng, n, kind)
+    expected = _brute(d)
+    scratch = d.copy()
+    assert walsh_median(scratch, overwrite=True) == walsh_median(d) == expected
+    np.testing.assert_array_equal(scratch, np.sort(d))  # sorted in place, nothing else changed
+    x = rng.normal(size=n)
+    y = x + d
+    x0, y0 = x.copy(), y.copy()
+    assert hodges_lehmann(x, y) == _brute(np.round(y - x, 12))
+    np.testing.assert_array_equal(x, x0)
+    np.testing.assert_array_equal(y, y0)
