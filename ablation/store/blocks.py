@@ -38,7 +38,7 @@ from ablation.columns import TrialColumns, constant_column, constant_value, resu
 from ablation.schema import TaskResult
 
 __all__ = [
-    "concat_columns", "read_blocks", "sort_columns", "write_blocks", "write_top_block",
+    "SharedIds", "concat_columns", "read_blocks", "sort_columns", "write_blocks", "write_top_block",
 ]  # fmt: skip
 
 #: Blocks of one level merged into one block of the next.
@@ -287,26 +287,64 @@ def _blob(conn: sqlite3.Connection, rowid: int, column: str) -> bytes:
         return blob.read()
 
 
-def _place_ids(raw: bytes, target: np.ndarray, seen: dict[bytes, np.ndarray] | None) -> None:
-    """Fill ``target`` (a slice of an arm's id column) with a block's ids from their JSON blob.
+class SharedIds:
+    """The ids one arm's block read decoded, for the other arm's read of the same campaign.
 
-    A blob found in ``seen`` (the other arm's block of the same tasks) copies that block's id
-    strings instead of decoding again; a decoded blob is added to ``seen``. The decoded list
-    is assigned to the object slice item by item (no fixed-width string array in between,
-    which would drop trailing NULs).
+    The two arms of a campaign mostly store the same tasks in the same blocks, since each
+    task's two trials are written close together. An arm whose ids blobs are, block by block,
+    the blobs the first arm read takes the first arm's id column itself (no second column);
+    otherwise each of its blobs found among the first arm's copies those strings instead of
+    decoding again.
     """
-    known = None if seen is None else seen.get(raw)
-    if known is not None:
-        target[:] = known
-        return
-    target[:] = json.loads(raw)
-    if seen is not None:
-        seen[raw] = target
+
+    def __init__(self) -> None:
+        self.blobs: list[bytes] = []  # the first arm's ids blobs, in its blocks' order
+        self.by_blob: dict[bytes, np.ndarray] = {}  # blob -> its ids, a slice of ``column``
+        self.column: np.ndarray | None = None  # the first arm's ids, its blocks end to end
+
+    def same_column(
+        self, conn: sqlite3.Connection, rows: Sequence[tuple[int, int, Any]]
+    ) -> np.ndarray | None:
+        """The first arm's id column when the blocks ``rows`` hold its ids blobs in the same
+        order (read and compared one blob at a time), else ``None``."""
+        if self.column is None or len(rows) != len(self.blobs):
+            return None
+        for row, raw in zip(rows, self.blobs, strict=True):
+            if _blob(conn, row[0], "task_ids") != raw:
+                return None
+        return self.column
+
+
+def _read_ids(
+    conn: sqlite3.Connection, rows: Sequence[tuple[int, int, Any]], shared: SharedIds | None
+) -> np.ndarray:
+    """The ids of the blocks ``rows`` end to end, as one object array (see :class:`SharedIds`).
+
+    A decoded list is assigned to its slice item by item (no fixed-width string array in
+    between, which would drop trailing NULs).
+    """
+    same = None if shared is None else shared.same_column(conn, rows)
+    if same is not None:
+        return same
+    ids = np.empty(sum(n for _, n, _ in rows), dtype=object)
+    first = shared is not None and shared.column is None
+    at = 0
+    for rowid, n, _ in rows:
+        raw = _blob(conn, rowid, "task_ids")
+        known = None if shared is None else shared.by_blob.get(raw)
+        ids[at : at + n] = json.loads(raw) if known is None else known
+        if first and shared is not None:
+            shared.blobs.append(raw)
+            shared.by_blob[raw] = ids[at : at + n]
+        at += n
+    if first and shared is not None:
+        shared.column = ids
+    return ids
 
 
 def _read(
     conn: sqlite3.Connection, rows: Sequence[tuple[int, int, str | None]], arm: str,
-    ids_seen: dict[bytes, np.ndarray] | None,
+    shared: SharedIds | None,
 ) -> TrialColumns:
     """The trials of the blocks ``rows`` (``(rowid, n, extra)``), in ``(task_id, run)`` order.
 
@@ -315,33 +353,30 @@ def _read(
     is joined afterwards, the peak memory is the final columns plus one block's decoded ids.
     """
     sizes = [n for _, n, _ in rows]
-    total = sum(sizes)
-    out: dict[str, Any] = {name: np.empty(total, dtype) for name, dtype in _NUMBERS}
-    ids = out["task_id"] = np.empty(total, dtype=object)
+    out: dict[str, Any] = {name: np.empty(sum(sizes), dtype) for name, dtype in _NUMBERS}
+    out["task_id"] = _read_ids(conn, rows, shared)
     at = 0
     for rowid, n, _ in rows:
-        _place_ids(_blob(conn, rowid, "task_ids"), ids[at : at + n], ids_seen)
         with conn.blobopen("trial_blocks", "numbers", rowid, readonly=True) as blob:
             _read_numbers(blob, n, out, at)
         at += n
     for name in ("passed", "critical"):
         out[name] = out[name].view(bool)
     out.update(_join([_extra(n, extra) for _, n, extra in rows], sizes, _EXTRA_FIELDS))
-    in_order = _blocks_in_order(ids, out["run"], sizes)
-    return _finish(out, arm, None if in_order else _sort_order(ids, out["run"]))
+    in_order = _blocks_in_order(out["task_id"], out["run"], sizes)
+    return _finish(out, arm, None if in_order else _sort_order(out["task_id"], out["run"]))
 
 
 def read_blocks(
     conn: sqlite3.Connection, campaign_id: str, arm: str,
-    ids_seen: dict[bytes, np.ndarray] | None = None,
+    shared: SharedIds | None = None,
 ) -> TrialColumns | None:
     """One arm's trials from its blocks, in ``(task_id, run)`` order.
 
     ``None`` when the campaign's blocks do not hold its trials (``campaigns.blocks`` is 0: a
     campaign stored before blocks existed and not yet backfilled): the caller reads the rows.
-    ``ids_seen`` maps ids blobs already decoded (another arm's) to their arrays, and gains this
-    arm's: the two arms of a campaign mostly store the same tasks in the same blocks, since each
-    task's two trials are written close together.
+    ``shared``: the ids the other arm's read decoded (:class:`SharedIds`), or to be filled
+    with this arm's when it is the first.
     """
     row = conn.execute("SELECT blocks FROM campaigns WHERE id = ?", (campaign_id,)).fetchone()
     if row is None or not row[0]:
@@ -353,4 +388,4 @@ def read_blocks(
     ).fetchall()
     if not rows:
         return TrialColumns.verdicts(arm, np.zeros(0, dtype=object), np.zeros(0, dtype=bool))
-    return _read(conn, rows, arm, ids_seen)
+    return _read(conn, rows, arm, shared)

@@ -283,3 +283,22 @@ def test_numbers_read_a_piece_at_a_time_equal_the_rows(
             for name in ("run", "passed", "status", "latency_s", "cost", "tokens", "critical",
                          "attempts"):  # fmt: skip
                 assert getattr(held, name).dtype == getattr(rows, name).dtype, name
+
+
+@pytest.mark.parametrize("seed", [0, 1, 2])
+def test_an_arm_shares_the_id_column_only_when_every_ids_block_matches(seed: int) -> None:
+    # same number of blocks and trials per arm, but the candidate's second (or first) block
+    # holds other tasks: its ids must be its own, and equal to the arm read alone
+    rng = random.Random(seed)
+    with RunStore(":memory:") as store:
+        for differs in (None, 0, 1):
+            cid = _new(store)
+            for block in range(2):
+                ids = [f"t{block}-{i:03d}" for i in range(40)]
+                other = [f"u{block}-{i:03d}" for i in range(40)] if block == differs else ids
+                store.append_many(cid, [trial(rng, tid, "baseline", 0) for tid in ids])
+                store.append_many(cid, [trial(rng, tid, "candidate", 0) for tid in other])
+            baseline, candidate = store.campaign_columns(cid)
+            columns_equal(baseline, store.trial_columns(cid, "baseline"))
+            columns_equal(candidate, store.trial_columns(cid, "candidate"))
+            assert (candidate.task_id is baseline.task_id) == (differs is None)
