@@ -30,6 +30,38 @@ from ablation.stats._dist import ndtr
 __all__ = ["signed_rank_asymptotic", "signed_rank_exact", "signed_rank_sums"]
 
 
+def _rank_sums(d: NDArray[np.float64]) -> tuple[int, int, NDArray[np.int64] | None]:
+    """``(2·W+, 2·W−, tie-group sizes or None)`` of :func:`signed_rank_sums`; ``None`` when no two
+    ``|d|`` are equal (every group has one member, no tie correction).
+
+    One working array of ``n`` keys (made in place) and a byte per element besides; when no two
+    ``|d|`` tie (continuous data) no per-group array is made: ``2·W+`` is the sum of ``2i + 2``
+    over the positions ``i`` of the positive keys. ``W−`` follows from the total: the average
+    ranks of all ``n`` differences sum to ``n(n+1)/2``, those of the ``z`` zeros (the first
+    group, neither sign) to ``z(z+1)/2``.
+    """
+    n = d.size
+    key = np.abs(np.asarray(d, dtype=np.float64)).view(np.uint64)
+    key <<= np.uint64(1)  # the sign bit of |d| is 0
+    key |= d > 0
+    key.sort()
+    sign = key.astype(np.uint8)  # the low byte, holding the sign bit
+    sign &= 1
+    step = np.bitwise_xor(key[1:], key[:-1])
+    new = step > 1  # neighbours differ above the sign bit: a new magnitude
+    del step
+    zeros = int(np.searchsorted(key, 0, side="right"))  # the keys of d == ±0 are 0
+    counts: NDArray[np.int64] | None = None
+    if new.all():
+        twice_plus = 2 * (int(np.flatnonzero(sign).sum()) + int(np.count_nonzero(sign)))
+    else:
+        starts = np.flatnonzero(np.concatenate(([True], new)))
+        counts = np.diff(np.append(starts, n))
+        positives = np.add.reduceat(sign, starts, dtype=np.int64)
+        twice_plus = int(np.dot(2 * starts + 1 + counts, positives))
+    return twice_plus, n * (n + 1) - twice_plus - zeros * (zeros + 1), counts
+
+
 def signed_rank_sums(d: NDArray[np.float64]) -> tuple[float, float, NDArray[np.int64]]:
     """``(W+, W−, tie-group sizes)`` of the differences ``d`` ranked by ``|d|`` (zeros included).
 
@@ -41,25 +73,12 @@ def signed_rank_sums(d: NDArray[np.float64]) -> tuple[float, float, NDArray[np.i
     ``n < 2⁵²``. Assumes finite ``d`` (the callers check it): NaN payloads would not form groups
     as ``rankdata`` does.
     """
-    n = d.size
-    if n == 0:
+    if d.size == 0:
         return 0.0, 0.0, np.zeros(0, dtype=np.int64)
-    bits = np.abs(np.asarray(d, dtype=np.float64)).view(np.uint64)
-    key = (bits << np.uint64(1)) | (d > 0).astype(np.uint64)  # the sign bit of bits is 0
-    key.sort()
-    magnitude = key >> 1
-    starts = np.flatnonzero(np.concatenate(([True], magnitude[1:] != magnitude[:-1])))
-    counts = np.diff(np.append(starts, n))
-    positives = np.add.reduceat(key & np.uint64(1), starts).astype(np.int64)
-    negatives = counts - positives
-    if magnitude[0] == 0:
-        negatives[0] = 0  # the zeros: ranked, but neither sign
-    twice_rank = 2 * starts + 1 + counts
-    return (
-        int(np.dot(twice_rank, positives)) / 2.0,
-        int(np.dot(twice_rank, negatives)) / 2.0,
-        counts,
-    )
+    twice_plus, twice_minus, counts = _rank_sums(d)
+    if counts is None:
+        counts = np.ones(d.size, dtype=np.int64)
+    return twice_plus / 2.0, twice_minus / 2.0, counts
 
 
 def signed_rank_asymptotic(
@@ -75,7 +94,8 @@ def signed_rank_asymptotic(
     Returns:
         ``min(W+, W−)`` two-sided or ``W+`` one-sided, and the p-value.
     """
-    r_plus, r_minus, ties = signed_rank_sums(d)
+    twice_plus, twice_minus, ties = _rank_sums(d) if d.size else (0, 0, None)
+    r_plus, r_minus = twice_plus / 2.0, twice_minus / 2.0
     n = float(d.size)
     mean = n * (n + 1.0) * 0.25
     var = n * (n + 1.0) * (2.0 * n + 1.0)
@@ -83,9 +103,12 @@ def signed_rank_asymptotic(
     if zero_method == "pratt" and zeros:
         mean -= zeros * (zeros + 1.0) * 0.25
         var -= zeros * (zeros + 1.0) * (2.0 * zeros + 1.0)
-        ties = ties[1:]  # the zeros are the smallest |d|: their group is the first
-    t = ties.astype(np.float64)
-    se = math.sqrt((var - float(np.sum(t**3 - t)) / 2.0) / 24.0)
+        ties = None if ties is None else ties[1:]  # the zeros are the smallest |d|: the first group
+    correction = 0.0  # untied: every group's t³ − t is 0
+    if ties is not None:
+        t = ties.astype(np.float64)
+        correction = float(np.sum(t**3 - t))
+    se = math.sqrt((var - correction / 2.0) / 24.0)
     z = (r_plus - mean) / se
     if alternative == "two-sided":
         p = 2.0 * float(ndtr(-abs(z)))

@@ -89,12 +89,36 @@ _FORM_MAX = 1 << 21
 _SAMPLE, _Z = 100_000, 4.0
 
 
+def _count_at_most(ds: NDArray[np.float64], q: NDArray[np.float64]) -> NDArray[np.int64]:
+    """Per query, how many of the sorted ``ds`` are ``≤ q``, or one more (the caller corrects).
+
+    The place ``np.searchsorted(ds, q, side="right")`` found by ``np.interp`` of the positions:
+    for increasing queries twice as fast (5e5 queries into 1e6 values: 11 ms against 21 ms),
+    since ``searchsorted`` bisects all of ``ds`` for each query and ``np.interp`` first tries
+    the neighbours of the previous query's place. Its value for ``q`` lies in ``[j, j + 1]``,
+    ``j`` the last index with ``ds[j] ≤ q`` (the last of equal values; ``-1`` below ``ds[0]``
+    by ``left``), so ``floor + 1`` is the count, or one more where the fraction rounded up to 1.
+    A gap between neighbours whose reciprocal overflows makes the value non-finite: those
+    queries use ``searchsorted``.
+    """
+    if ds.size == 0:
+        return np.zeros(q.size, dtype=np.int64)
+    at = np.interp(q, ds, np.arange(ds.size, dtype=np.float64), left=-1.0)
+    bad = ~np.isfinite(at)
+    at[bad] = -1.0
+    count = np.floor(at, out=at).astype(np.int64)
+    count += 1
+    if bad.any():
+        count[bad] = np.searchsorted(ds, q[bad], side="right")
+    return count
+
+
 def _prefix(
     ds: NDArray[np.float64], t: float, rows: NDArray[np.int64] | None = None
 ) -> NDArray[np.int64]:
     """Per row ``i`` (all, or ``rows``), the first ``j ≥ i`` with ``(ds[i] + ds[j]) / 2.0 > t`` (``n`` if none).
 
-    ``searchsorted`` on ``2t − ds`` gives the place up to round-off; the two loops then move it
+    Counting ``ds ≤ 2t − ds[i]`` gives the place up to round-off; the two loops then move it
     until the computed averages themselves straddle ``t`` (floating addition is monotone, so each
     row's averages are sorted), which makes every count exact for the averages as computed. Each
     loop checks every row once and then only the rows it moved.
@@ -104,7 +128,8 @@ def _prefix(
     di = ds[i]
     # a row with ds[i] <= t has its place at or after the first ds[j] > t: search only there
     start = int(np.searchsorted(ds, t, side="right")) if i.size and di.max() <= t else 0
-    j = np.maximum(np.searchsorted(ds[start:], 2.0 * t - di, side="right") + start, i)
+    # the queries 2t - ds[i] in increasing order (rows increase), then back to the rows' order
+    j = np.maximum(_count_at_most(ds[start:], 2.0 * t - di[::-1])[::-1] + start, i)
     # step down where the entry before j is already above t
     moving = np.flatnonzero((j > i) & ((di + ds[np.maximum(j - 1, 0)]) / 2.0 > t))
     while moving.size:
@@ -241,15 +266,25 @@ def walsh_median_counts(values: NDArray[np.float64], counts: NDArray[np.int64]) 
     return 0.5 * (kth(m // 2) + kth(m // 2 + 1))
 
 
-def walsh_median(d: NDArray[np.float64]) -> float:
-    """Median of the Walsh averages of ``d`` (non-empty, no NaN), by the cheapest exact method."""
+def walsh_median(d: NDArray[np.float64], *, overwrite: bool = False) -> float:
+    """Median of the Walsh averages of ``d`` (non-empty, no NaN), by the cheapest exact method.
+
+    ``overwrite``: ``d`` may be sorted in place (as ``np.median``'s ``overwrite_input``), which
+    saves a copy of a large sample.
+    """
     n = d.size
     if n <= BRUTE_MAX:
         i, j = np.triu_indices(n)
         return float(np.median((d[i] + d[j]) / 2.0))
-    ds = np.sort(d)
-    starts = np.flatnonzero(np.concatenate(([True], ds[1:] != ds[:-1])))  # as np.unique does
-    if starts.size <= COUNTS_MAX:
+    if overwrite:
+        d.sort()
+        ds = d
+    else:
+        ds = np.sort(d)
+    new = ds[1:] != ds[:-1]  # the first of each distinct value but the first, as np.unique does
+    if 1 + int(np.count_nonzero(new)) <= COUNTS_MAX:
+        starts = np.flatnonzero(np.concatenate(([True], new)))
         counts = np.diff(np.append(starts, n))
         return walsh_median_counts(ds[starts], counts)
+    del new
     return walsh_median_select(ds)

@@ -179,8 +179,10 @@ def mean_difference_interval(
 
 
 def _rounded_differences(x: ArrayLike, y: ArrayLike) -> NDArray[np.float64]:
+    """``round(y − x, 12)``, rounded in place (one new array of ``n``)."""
     xa, ya = paired_arrays(x, y)
-    return np.round(ya - xa, _ROUND)
+    d = ya - xa
+    return np.round(d, _ROUND, out=d)
 
 
 def wilcoxon_signed_rank(
@@ -225,7 +227,9 @@ def wilcoxon_signed_rank(
         )
     check_alternative(alternative)
     d = _rounded_differences(x, y)
-    nonzero = d[d != 0.0]
+    zero = d == 0.0
+    nonzero = d[~zero] if zero.any() else d  # no copy of differences that are all non-zero
+    del zero
     used = nonzero if zero_method == "wilcox" else d
     if nonzero.size == 0:
         return TestResult(
@@ -330,7 +334,7 @@ def hodges_lehmann(x: ArrayLike, y: ArrayLike) -> float:
     d = _rounded_differences(x, y)
     if d.size == 0:
         raise ValueError("no pairs")
-    return walsh_median(d)
+    return walsh_median(d, overwrite=True)
 
 
 def log_ratio_interval(

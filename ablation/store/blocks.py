@@ -17,9 +17,12 @@ level have gathered for an arm, they are merged into one block of the next level
 per transaction or thousands), an arm's trials are held in at most ``FANOUT - 1`` blocks per level
 below :data:`TOP` plus the top-level ones (each of ``FANOUT ** TOP`` writes).
 
-Every block is sorted by ``(task_id, run)``; a read concatenates them and sorts only when the
-blocks overlap (one stable ``lexsort`` on fixed-width unicode ids, checked against Python's
-``str`` order), so a report sees an arm's trials in the same order as the rows' primary key.
+Every block is sorted by ``(task_id, run)``; a read decodes the blocks one after the other
+straight into the arm's final columns (allocated once; a block's packed numbers are copied a
+piece at a time, never held whole) and sorts only when the blocks overlap (one stable
+``lexsort`` on fixed-width unicode ids, checked against Python's ``str`` order), so a report
+sees an arm's trials in the same order as the rows' primary key. Memory first touched is time
+on some machines, so the read's peak is the arm's columns plus one block's decoded ids.
 """
 
 from __future__ import annotations
@@ -35,7 +38,7 @@ from ablation.columns import TrialColumns, constant_column, constant_value, resu
 from ablation.schema import TaskResult
 
 __all__ = [
-    "concat_columns", "read_blocks", "sort_columns", "write_blocks", "write_top_block",
+    "SharedIds", "concat_columns", "read_blocks", "sort_columns", "write_blocks", "write_top_block",
 ]  # fmt: skip
 
 #: Blocks of one level merged into one block of the next.
@@ -53,6 +56,8 @@ _NUMBERS: tuple[tuple[str, str], ...] = (
     ("status", "i1"), ("passed", "u1"), ("critical", "u1"),
 )  # fmt: skip
 _TEXTS = ("error_type", "error", "error_stage")
+#: The fields of :class:`TrialColumns` a block holds in its ``extra`` JSON.
+_EXTRA_FIELDS = ("category", *_TEXTS)
 
 
 def _encode(c: TrialColumns) -> tuple[int, str, bytes, str | None]:
@@ -91,22 +96,15 @@ _GROUPS: tuple[tuple[str, Any, Any], ...] = (
 )  # fmt: skip
 
 
-def _decode(n: int, ids: np.ndarray, numbers: bytes, extra: str | None) -> dict[str, Any]:
-    """The columns of one stored block by field name (numbers are views of one writable copy)."""
-    buffer = bytearray(numbers)
-    out: dict[str, Any] = {}
-    offset = 0
-    for name, dtype in _NUMBERS:
-        out[name] = np.frombuffer(buffer, dtype=dtype, count=n, offset=offset)
-        offset += n * np.dtype(dtype).itemsize
-    for name in ("passed", "critical"):
-        out[name] = out[name].view(bool)
+def _extra(n: int, extra: str | None) -> dict[str, Any]:
+    """The columns of one stored block held in its ``extra`` JSON (:data:`_EXTRA_FIELDS` and the
+    column groups), constant columns for the texts and categories it leaves out."""
     more: dict[str, Any] = json.loads(extra) if extra else {}
+    out: dict[str, Any] = {}
     for name in _TEXTS:
         out[name] = np.array(more[name], dtype=object) if name in more else constant_column("", n)
     category = more.get("category")
     out["category"] = constant_column(None, n) if category is None else np.array(category, dtype=object)
-    out["task_id"] = ids
     out["quality"] = {k: np.array(v, dtype=float) for k, v in more.get("quality", {}).items()}
     out["metrics"] = {k: np.array(v, dtype=float) for k, v in more.get("metrics", {}).items()}
     flags: dict[str, np.ndarray] = {}
@@ -115,6 +113,26 @@ def _decode(n: int, ids: np.ndarray, numbers: bytes, extra: str | None) -> dict[
         flags[name][rows] = True
     out["quality_errors"] = flags
     return out
+
+
+#: Bytes of a block's packed numbers read at a time: the buffer (22 MB in a block of half a
+#: million trials) is never held whole, only copied piece by piece into the final columns.
+_PIECE = 1 << 20
+
+
+def _read_numbers(blob: sqlite3.Blob, n: int, out: dict[str, np.ndarray], at: int) -> None:
+    """Copy the packed numbers of a block of ``n`` trials (``blob``, read from its start) into
+    ``out[name][at : at + n]`` for every field of :data:`_NUMBERS`.
+
+    Raises:
+        ValueError: when the buffer is shorter than ``n`` trials' numbers.
+    """
+    for name, dtype in _NUMBERS:
+        step = _PIECE // np.dtype(dtype).itemsize
+        target = out[name]
+        for lo in range(at, at + n, step):
+            size = min(step, at + n - lo)
+            target[lo : lo + size] = np.frombuffer(blob.read(size * target.itemsize), dtype=dtype)
 
 
 def _cat(arrays: Sequence[Any]) -> Any:
@@ -148,10 +166,16 @@ def _in_order(ids: np.ndarray, run: np.ndarray) -> bool:
     return bool(np.all((before[rest] == after[rest]) & (run[rest] < run[rest + 1])))
 
 
-def _parts_in_order(parts: list[dict[str, Any]]) -> bool:
-    """Whether parts that are each sorted by ``(task_id, run)`` (blocks are written sorted)
-    are also in order end to end: only the boundaries between them need checking."""
-    edges = [(p["task_id"][i], p["run"][i]) for p in parts if len(p["run"]) for i in (0, -1)]
+def _blocks_in_order(ids: np.ndarray, run: np.ndarray, sizes: Sequence[int]) -> bool:
+    """Whether rows made of consecutive blocks of ``sizes`` rows, each sorted by ``(task_id,
+    run)`` (blocks are written sorted), are also in order end to end: only the boundaries
+    between the blocks need checking."""
+    ends = np.cumsum(sizes)
+    edges = [
+        (ids[i], run[i])
+        for end, n in zip(ends.tolist(), sizes, strict=True) if n
+        for i in (end - n, end - 1)
+    ]  # fmt: skip
     return all(edges[i] < edges[i + 1] for i in range(1, len(edges) - 1, 2))
 
 
@@ -170,38 +194,39 @@ def _sort_order(ids: np.ndarray, run: np.ndarray) -> np.ndarray | None:
     return order
 
 
-def _assemble(
-    parts: list[dict[str, Any]], arm: str, *, sort: bool, sorted_parts: bool = False
-) -> TrialColumns:
-    """One :class:`TrialColumns` of the parts' rows end to end, sorted by ``(task_id, run)`` if
-    ``sort``. Field by field, each popped from the parts once it is joined, so besides the
-    parts at most one column is held twice (a million-trial arm is not copied whole).
-    ``sorted_parts``: each part is sorted already (stored blocks), so when the parts are in
-    order at their boundaries no row-by-row check is made."""
-    in_order = sorted_parts and _parts_in_order(parts)
-    out: dict[str, Any] = {"task_id": _cat([p.pop("task_id") for p in parts])}
-    out["run"] = _cat([p.pop("run") for p in parts])
-    order = _sort_order(out["task_id"], out["run"]) if sort and not in_order else None
-    sizes = [len(p["passed"]) for p in parts]
-    for name in ("task_id", "run"):
-        out[name] = _pick(out[name], order)
-    for name in _FIELDS[2:]:
-        out[name] = _pick(_cat([p.pop(name) for p in parts]), order)
+def _join(parts: list[dict[str, Any]], sizes: Sequence[int], names: Sequence[str]) -> dict[str, Any]:
+    """The fields ``names`` and the column groups of the parts (of ``sizes`` rows) end to end,
+    each popped from the parts once it is joined, so besides the parts at most one column is
+    held twice (a million-trial arm is not copied whole). A named column a part lacks is its
+    group's fill (NaN, or ``False`` for quality error flags) on its rows."""
+    out: dict[str, Any] = {name: _cat([p.pop(name) for p in parts]) for name in names}
     for group, fill, dtype in _GROUPS:
-        names = sorted({k for p in parts for k in p[group]})
+        keys = sorted({k for p in parts for k in p[group]})
         out[group] = {
-            k: _pick(
-                _cat(
-                    [
-                        p[group].get(k, np.full(m, fill, dtype=dtype))
-                        for p, m in zip(parts, sizes, strict=True)
-                    ]
-                ),
-                order,
-            )
-            for k in names
-        }
+            k: _cat([
+                p[group].get(k, np.full(m, fill, dtype=dtype))
+                for p, m in zip(parts, sizes, strict=True)
+            ])
+            for k in keys
+        }  # fmt: skip
+    return out
+
+
+def _finish(out: dict[str, Any], arm: str, order: np.ndarray | None) -> TrialColumns:
+    """The joined columns ``out`` as :class:`TrialColumns`, rows taken in ``order`` (if not
+    ``None``) one column at a time."""
+    for name in _FIELDS:
+        out[name] = _pick(out[name], order)
+    for group, _, _ in _GROUPS:
+        out[group] = {k: _pick(v, order) for k, v in out[group].items()}
     return TrialColumns(arm=arm, **out)
+
+
+def _assemble(parts: list[dict[str, Any]], arm: str, *, sort: bool) -> TrialColumns:
+    """One :class:`TrialColumns` of the parts' rows end to end, sorted by ``(task_id, run)`` if
+    ``sort``."""
+    out = _join(parts, [len(p["task_id"]) for p in parts], _FIELDS)
+    return _finish(out, arm, _sort_order(out["task_id"], out["run"]) if sort else None)
 
 
 def _fields(c: TrialColumns) -> dict[str, Any]:
@@ -225,14 +250,13 @@ def _merge(conn: sqlite3.Connection, campaign_id: str, arm: str) -> None:
     """Merge full levels of an arm's blocks, from level 0 up to :data:`TOP`."""
     for level in range(TOP):
         rows = conn.execute(
-            "SELECT rowid, n, task_ids, numbers, extra FROM trial_blocks"
+            "SELECT rowid, n, extra FROM trial_blocks"
             " WHERE campaign_id = ? AND arm = ? AND level = ? ORDER BY rowid",
             (campaign_id, arm, level),
         ).fetchall()
         if len(rows) < FANOUT:
             return
-        parts = [_decode(n, _ids(ids, None), numbers, extra) for _, n, ids, numbers, extra in rows]
-        merged = _assemble(parts, arm, sort=True, sorted_parts=True)
+        merged = _read(conn, rows, arm, None)
         conn.executemany("DELETE FROM trial_blocks WHERE rowid = ?", [(r[0],) for r in rows])
         conn.execute(_INSERT, (campaign_id, arm, level + 1, *_encode(merged)))
 
@@ -263,28 +287,96 @@ def _blob(conn: sqlite3.Connection, rowid: int, column: str) -> bytes:
         return blob.read()
 
 
-def _ids(raw: bytes | str, seen: dict[bytes, np.ndarray] | None) -> np.ndarray:
-    """A block's ids as an object array; a block whose ids blob is in ``seen`` (the other arm's
-    block of the same tasks) reuses that array and its strings instead of decoding again."""
-    ids = None if seen is None or isinstance(raw, str) else seen.get(raw)
-    if ids is None:
-        ids = np.array(json.loads(raw), dtype=object)
-        if seen is not None and isinstance(raw, bytes):
-            seen[raw] = ids
+class SharedIds:
+    """The ids one arm's block read decoded, for the other arm's read of the same campaign.
+
+    The two arms of a campaign mostly store the same tasks in the same blocks, since each
+    task's two trials are written close together. An arm whose ids blobs are, block by block,
+    the blobs the first arm read takes the first arm's id column itself (no second column);
+    otherwise each of its blobs found among the first arm's copies those strings instead of
+    decoding again.
+    """
+
+    def __init__(self) -> None:
+        self.blobs: list[bytes] = []  # the first arm's ids blobs, in its blocks' order
+        self.by_blob: dict[bytes, np.ndarray] = {}  # blob -> its ids, a slice of ``column``
+        self.column: np.ndarray | None = None  # the first arm's ids, its blocks end to end
+
+    def same_column(
+        self, conn: sqlite3.Connection, rows: Sequence[tuple[int, int, Any]]
+    ) -> np.ndarray | None:
+        """The first arm's id column when the blocks ``rows`` hold its ids blobs in the same
+        order (read and compared one blob at a time), else ``None``."""
+        if self.column is None or len(rows) != len(self.blobs):
+            return None
+        for row, raw in zip(rows, self.blobs, strict=True):
+            if _blob(conn, row[0], "task_ids") != raw:
+                return None
+        return self.column
+
+
+def _read_ids(
+    conn: sqlite3.Connection, rows: Sequence[tuple[int, int, Any]], shared: SharedIds | None
+) -> np.ndarray:
+    """The ids of the blocks ``rows`` end to end, as one object array (see :class:`SharedIds`).
+
+    A decoded list is assigned to its slice item by item (no fixed-width string array in
+    between, which would drop trailing NULs).
+    """
+    same = None if shared is None else shared.same_column(conn, rows)
+    if same is not None:
+        return same
+    ids = np.empty(sum(n for _, n, _ in rows), dtype=object)
+    first = shared is not None and shared.column is None
+    at = 0
+    for rowid, n, _ in rows:
+        raw = _blob(conn, rowid, "task_ids")
+        known = None if shared is None else shared.by_blob.get(raw)
+        ids[at : at + n] = json.loads(raw) if known is None else known
+        if first and shared is not None:
+            shared.blobs.append(raw)
+            shared.by_blob[raw] = ids[at : at + n]
+        at += n
+    if first and shared is not None:
+        shared.column = ids
     return ids
+
+
+def _read(
+    conn: sqlite3.Connection, rows: Sequence[tuple[int, int, str | None]], arm: str,
+    shared: SharedIds | None,
+) -> TrialColumns:
+    """The trials of the blocks ``rows`` (``(rowid, n, extra)``), in ``(task_id, run)`` order.
+
+    The ids and numbers are decoded straight into columns allocated once for all the blocks,
+    one block (and a :data:`_PIECE` of its numbers) at a time: no per-block copy of a column
+    is joined afterwards, the peak memory is the final columns plus one block's decoded ids.
+    """
+    sizes = [n for _, n, _ in rows]
+    out: dict[str, Any] = {name: np.empty(sum(sizes), dtype) for name, dtype in _NUMBERS}
+    out["task_id"] = _read_ids(conn, rows, shared)
+    at = 0
+    for rowid, n, _ in rows:
+        with conn.blobopen("trial_blocks", "numbers", rowid, readonly=True) as blob:
+            _read_numbers(blob, n, out, at)
+        at += n
+    for name in ("passed", "critical"):
+        out[name] = out[name].view(bool)
+    out.update(_join([_extra(n, extra) for _, n, extra in rows], sizes, _EXTRA_FIELDS))
+    in_order = _blocks_in_order(out["task_id"], out["run"], sizes)
+    return _finish(out, arm, None if in_order else _sort_order(out["task_id"], out["run"]))
 
 
 def read_blocks(
     conn: sqlite3.Connection, campaign_id: str, arm: str,
-    ids_seen: dict[bytes, np.ndarray] | None = None,
+    shared: SharedIds | None = None,
 ) -> TrialColumns | None:
     """One arm's trials from its blocks, in ``(task_id, run)`` order.
 
     ``None`` when the campaign's blocks do not hold its trials (``campaigns.blocks`` is 0: a
     campaign stored before blocks existed and not yet backfilled): the caller reads the rows.
-    ``ids_seen`` maps ids blobs already decoded (another arm's) to their arrays, and gains this
-    arm's: the two arms of a campaign mostly store the same tasks in the same blocks, since each
-    task's two trials are written close together.
+    ``shared``: the ids the other arm's read decoded (:class:`SharedIds`), or to be filled
+    with this arm's when it is the first.
     """
     row = conn.execute("SELECT blocks FROM campaigns WHERE id = ?", (campaign_id,)).fetchone()
     if row is None or not row[0]:
@@ -294,10 +386,6 @@ def read_blocks(
         " WHERE campaign_id = ? AND arm = ? ORDER BY level DESC, rowid",
         (campaign_id, arm),
     ).fetchall()
-    parts = [
-        _decode(n, _ids(_blob(conn, rowid, "task_ids"), ids_seen), _blob(conn, rowid, "numbers"), extra)
-        for rowid, n, extra in rows
-    ]
-    if not parts:
+    if not rows:
         return TrialColumns.verdicts(arm, np.zeros(0, dtype=object), np.zeros(0, dtype=bool))
-    return _assemble(parts, arm, sort=True, sorted_parts=True)
+    return _read(conn, rows, arm, shared)

@@ -24,7 +24,7 @@ from typing import Any
 import numpy as np
 
 from ablation.columns import STATUS_CODES, TrialColumns
-from ablation.store.blocks import concat_columns, read_blocks, write_top_block
+from ablation.store.blocks import SharedIds, concat_columns, read_blocks, write_top_block
 from ablation.store.connection import StoreConnection
 
 __all__ = ["ColumnReader"]
@@ -107,9 +107,11 @@ class ColumnReader(StoreConnection):
         Raises:
             StoreError: for an unknown campaign.
         """
-        seen: dict[bytes, np.ndarray] = {}
-        baseline = self._arm_columns(campaign_id, "baseline", seen)
-        candidate = self._arm_columns(campaign_id, "candidate", seen)
+        shared = SharedIds()
+        baseline = self._arm_columns(campaign_id, "baseline", shared)
+        candidate = self._arm_columns(campaign_id, "candidate", shared)
+        if candidate.task_id is baseline.task_id:
+            return baseline, candidate  # the same blocks of ids: one column already
         if len(baseline) == len(candidate) and bool(np.all(baseline.task_id == candidate.task_id)):
             candidate = dataclasses.replace(candidate, task_id=baseline.task_id)
         return baseline, candidate
@@ -127,14 +129,14 @@ class ColumnReader(StoreConnection):
         return self._arm_columns(campaign_id, arm, None)
 
     def _arm_columns(
-        self, campaign_id: str, arm: str, ids_seen: dict[bytes, np.ndarray] | None
+        self, campaign_id: str, arm: str, shared: SharedIds | None
     ) -> TrialColumns:
-        """:meth:`trial_columns`, sharing decoded ids through ``ids_seen`` (see ``read_blocks``)."""
+        """:meth:`trial_columns`, sharing decoded ids through ``shared`` (see ``read_blocks``)."""
         held = None
         with self._op("read trial columns") as conn:
             self._require(conn, campaign_id)
             if self.schema_version >= 4:  # a version-3 file opened read-only has no blocks
-                held = read_blocks(conn, campaign_id, arm, ids_seen)
+                held = read_blocks(conn, campaign_id, arm, shared)
         return self._row_columns(campaign_id, arm) if held is None else held
 
     def _row_columns(

@@ -9,6 +9,7 @@ import pytest
 from scipy import stats
 
 from ablation.stats import (
+    continuous,
     hodges_lehmann,
     log_ratio_interval,
     paired_t_test,
@@ -155,3 +156,14 @@ def test_log_ratio_rejects_nonpositive() -> None:
         log_ratio_interval([1.0, 0.0, 2.0], [1.0, 1.0, -1.0])
     with pytest.raises(ValueError, match="no pairs"):
         log_ratio_interval([], [])
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_rounded_differences_in_place_equal_a_new_rounding(seed: int) -> None:
+    # rounding in place must give the bits of np.round(y - x, 12) (scipy's advice against
+    # splitting ties by round-off), also for values at the 12th decimal's half-way points
+    rng = np.random.default_rng(seed)
+    x = np.concatenate((rng.lognormal(size=500), rng.integers(0, 10**6, 500) / 1e6))
+    y = np.concatenate((x[:500] * rng.lognormal(0, 0.3, 500), x[500:] + 5e-13))
+    got = continuous._rounded_differences(x, y)
+    np.testing.assert_array_equal(got.view(np.uint64), np.round(y - x, 12).view(np.uint64))

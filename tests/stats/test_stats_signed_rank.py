@@ -119,8 +119,30 @@ def test_signed_rank_sums_equal_the_per_element_ranks(seed: int, n: int) -> None
     few = rng.integers(-5, 6, n) / 4.0  # many ties and zeros
     many = np.round(rng.normal(size=n), 3)  # some ties
     signed_zeros = np.where(rng.random(n) < 0.1, -0.0, rng.normal(size=n))
-    for d in (few, many, signed_zeros, np.zeros(n)):
+    untied = rng.normal(size=n)  # no two |d| equal: the path without per-group arrays
+    one_zero = np.concatenate((untied[1:], [-0.0 if seed % 2 else 0.0]))
+    for d in (few, many, signed_zeros, np.zeros(n), untied, one_zero):
         plus, minus, counts = _signed_rank.signed_rank_sums(d)
         ref_plus, ref_minus, ref_counts = _rank_sums_by_argsort(d)
         assert (plus, minus) == (ref_plus, ref_minus)
         np.testing.assert_array_equal(counts, ref_counts)
+
+
+@pytest.mark.parametrize("seed", range(3))
+@pytest.mark.parametrize("zero_method", ["wilcox", "pratt"])
+def test_untied_and_tied_asymptotic_equal_scipy(seed: int, zero_method: str) -> None:
+    # continuous differences (no ties: no tie correction) with and without one zero, and the
+    # same differences rounded so that most tie, against scipy's normal approximation
+    rng = np.random.default_rng(seed)
+    d = rng.normal(0.05, 1.0, 3000)
+    with_zero = np.concatenate((d, [0.0]))
+    for sample in (d, with_zero, np.round(d, 1), np.round(with_zero, 1)):
+        used = sample[sample != 0] if zero_method == "wilcox" else sample
+        for alternative in ALTERNATIVES:
+            stat, p = signed_rank_asymptotic(used, zero_method, alternative)
+            ref = stats.wilcoxon(
+                used, zero_method=zero_method, correction=False, alternative=alternative,
+                method="asymptotic",
+            )  # fmt: skip
+            assert stat == pytest.approx(float(ref.statistic), rel=1e-12)
+            assert p == pytest.approx(float(ref.pvalue), rel=1e-10, abs=1e-300)

@@ -6,6 +6,8 @@ counting bisection the large-n path used before the counting method existed.
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 import pytest
 from hypothesis import given, settings
@@ -123,26 +125,30 @@ def test_many_continuous_differences_match_the_bisection() -> None:
 def test_continuous_median_takes_a_few_counting_passes(monkeypatch: pytest.MonkeyPatch) -> None:
     """Issue 13: the large-n estimate must not cost ~130 O(n log n) passes (the old bisection).
 
-    Counts the ``np.searchsorted`` calls over at least a quarter of the ``n`` differences (each
-    is one counting pass over the rows still in play, about half of them for a median); the
-    selection needs two per round and about three rounds at this n, whatever the data.
+    Counts the ``np.searchsorted`` and ``np.interp`` calls (both count sorted values below
+    queries) over at least a quarter of the ``n`` differences (each is one counting pass over
+    the rows still in play, about half of them for a median); the selection needs two per
+    round and about three rounds at this n, whatever the data.
     """
     rng = np.random.default_rng(17)
     n = 60_000
     d = np.round(rng.lognormal(size=n) - rng.lognormal(size=n), 12)
     passes = 0
-    searchsorted = np.searchsorted
 
-    def counted(a: np.ndarray, v: object, *args: object, **kwargs: object) -> object:
-        nonlocal passes
-        passes += np.size(v) >= n // 4
-        return searchsorted(a, v, *args, **kwargs)  # type: ignore[call-overload]
+    def counting(search: Any) -> Any:
+        def counted(a: np.ndarray, v: object, *args: object, **kwargs: object) -> object:
+            nonlocal passes
+            passes += np.size(a if search is np.interp else v) >= n // 4
+            return search(a, v, *args, **kwargs)
 
-    monkeypatch.setattr(np, "searchsorted", counted)
+        return counted
+
+    monkeypatch.setattr(np, "searchsorted", counting(np.searchsorted))
+    monkeypatch.setattr(np, "interp", counting(np.interp))
     estimate = hodges_lehmann(np.zeros(n), d)
     monkeypatch.undo()
     assert estimate == walsh_median_bisection(np.sort(d))
-    assert passes <= 12
+    assert 4 <= passes <= 12
 
 
 @pytest.mark.parametrize("seed", range(4))
@@ -187,3 +193,56 @@ def test_distinct_values_are_counted_from_the_one_sorted_array(extra: int) -> No
     else:
         assert got == walsh_median_bisection(np.sort(d))
     assert got == _brute(d)
+
+
+@pytest.mark.parametrize("seed", [0, 1, 2])
+@pytest.mark.parametrize("kind", ["verdicts", "normal", "continuous"])
+def test_overwrite_sorts_in_place_and_hodges_lehmann_leaves_its_inputs(seed: int, kind: str) -> None:
+    rng = np.random.default_rng(seed)
+    n = 2600
+    d = rng.normal(size=n) if kind == "continuous" else _tied_sample(rng, n, kind)
+    expected = _brute(d)
+    scratch = d.copy()
+    assert walsh_median(scratch, overwrite=True) == walsh_median(d) == expected
+    np.testing.assert_array_equal(scratch, np.sort(d))  # sorted in place, nothing else changed
+    x = rng.normal(size=n)
+    y = x + d
+    x0, y0 = x.copy(), y.copy()
+    assert hodges_lehmann(x, y) == _brute(np.round(y - x, 12))
+    np.testing.assert_array_equal(x, x0)
+    np.testing.assert_array_equal(y, y0)
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_count_at_most_is_searchsorted_or_one_more(seed: int) -> None:
+    """The ``np.interp`` count of ``ds <= q`` (sorted or unsorted queries) is exact or one more;
+    the callers step it to the exact place. Ties, signed zeros, subnormal gaps (whose
+    reciprocal overflows), huge values and infinite queries included.
+
+    Reference: ``np.searchsorted(ds, q, side="right")``.
+    """
+    from ablation.stats._walsh import _count_at_most
+
+    rng = np.random.default_rng(seed)
+    pools = [
+        rng.normal(size=400),
+        rng.integers(-3, 4, 400) / 4.0,
+        np.array([-0.0, 0.0, 5e-324, 1e-323, -5e-324, 1e308, -1e308, 1.0, 2.0]),
+        1.0 + rng.integers(0, 4, 400) * 2.0**-52,
+    ]
+    for pool in pools:
+        for n in (0, 1, 2, 5, 300):
+            ds = np.sort(rng.choice(pool, n))
+            base = ds if n else np.zeros(1)
+            near = rng.choice(base, 60)
+            q = np.concatenate([
+                ds, np.nextafter(ds, np.inf), np.nextafter(ds, -np.inf),
+                near + rng.normal(size=60) * 1e-3, [np.inf, -np.inf, base[0] - 1, base[-1] + 1],
+            ])  # fmt: skip
+            for queries in (np.sort(q), q):
+                extra = _count_at_most(ds, queries) - np.searchsorted(ds, queries, side="right")
+                assert extra.min(initial=0) >= 0 and extra.max(initial=0) <= 1
+    # 1 / 1e-323 overflows: interpolating between these gives inf, searchsorted must answer
+    ds = np.array([-1e-323, 0.0, 1e-323, 1.0])
+    q = np.array([-1e-323, -5e-324, 0.0, 5e-324, 1e-323, 0.5])
+    np.testing.assert_array_equal(_count_at_most(ds, q), [1, 1, 2, 2, 3, 3])

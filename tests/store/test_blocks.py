@@ -256,9 +256,49 @@ def test_order_checks_agree_with_python_sorting(blocks_keys: list[list[tuple[str
     assert blocks._in_order(ids, run) == strictly(rows)
     parts = [sorted(set(block)) for block in blocks_keys]
     flat = [k for part in parts for k in part]
-    arrays = [
-        {"task_id": np.array([k for k, _ in part], dtype=object),
-         "run": np.array([r for _, r in part], dtype=np.int64)}
-        for part in parts
-    ]  # fmt: skip
-    assert blocks._parts_in_order(arrays) == strictly(flat)
+    ids = np.array([k for k, _ in flat], dtype=object)
+    run = np.array([r for _, r in flat], dtype=np.int64)
+    assert blocks._blocks_in_order(ids, run, [len(p) for p in parts]) == strictly(flat)
+
+
+@pytest.mark.parametrize("seed", [3, 4, 5])
+def test_numbers_read_a_piece_at_a_time_equal_the_rows(
+    monkeypatch: pytest.MonkeyPatch, seed: int
+) -> None:
+    # pieces of 24 bytes: three int64 or float64 values, 24 flags, so every column of every
+    # block spans several pieces and most blocks end in a partial one
+    monkeypatch.setattr(blocks, "_PIECE", 24)
+    baseline, candidate = campaign(seed, 120)
+    trials = baseline + candidate
+    random.Random(seed).shuffle(trials)
+    with RunStore(":memory:") as store:
+        cid = _new(store)
+        for i in range(0, len(trials), 37):
+            store.append_many(cid, trials[i : i + 37])
+        assert len(_block_levels(store, cid)) > 4
+        both = store.campaign_columns(cid)
+        for arm, held in zip(ARMS, both, strict=True):
+            rows = store._row_columns(cid, arm)
+            columns_equal(held, rows)
+            for name in ("run", "passed", "status", "latency_s", "cost", "tokens", "critical",
+                         "attempts"):  # fmt: skip
+                assert getattr(held, name).dtype == getattr(rows, name).dtype, name
+
+
+@pytest.mark.parametrize("seed", [0, 1, 2])
+def test_an_arm_shares_the_id_column_only_when_every_ids_block_matches(seed: int) -> None:
+    # same number of blocks and trials per arm, but the candidate's second (or first) block
+    # holds other tasks: its ids must be its own, and equal to the arm read alone
+    rng = random.Random(seed)
+    with RunStore(":memory:") as store:
+        for differs in (None, 0, 1):
+            cid = _new(store)
+            for block in range(2):
+                ids = [f"t{block}-{i:03d}" for i in range(40)]
+                other = [f"u{block}-{i:03d}" for i in range(40)] if block == differs else ids
+                store.append_many(cid, [trial(rng, tid, "baseline", 0) for tid in ids])
+                store.append_many(cid, [trial(rng, tid, "candidate", 0) for tid in other])
+            baseline, candidate = store.campaign_columns(cid)
+            columns_equal(baseline, store.trial_columns(cid, "baseline"))
+            columns_equal(candidate, store.trial_columns(cid, "candidate"))
+            assert (candidate.task_id is baseline.task_id) == (differs is None)
