@@ -22,7 +22,14 @@ from typing import Any
 import numpy as np
 from pydantic import ValidationError
 
-from ablation.columns import STATUS_CODES, TrialColumns, _floats, filled, results_to_columns
+from ablation.columns import (
+    STATUS_CODES,
+    TrialColumns,
+    _floats,
+    filled,
+    results_to_columns,
+    reuse_freed_memory,
+)
 from ablation.errors import InputError
 from ablation.schema import TaskResult
 
@@ -232,6 +239,7 @@ def side_columns(
     :func:`~ablation.sources.result_files.load_results`), a list of :class:`TaskResult`, or a list
     of dict records. ``kind`` is the list's :func:`row_kind` when the caller already knows it.
     """
+    reuse_freed_memory()  # the arrays of the pairing and the report reuse freed memory
     if isinstance(side, str) or hasattr(side, "__fspath__"):
         from ablation.sources.result_files import load_results
 
