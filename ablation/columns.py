@@ -9,15 +9,17 @@ from its source.
 :func:`results_to_columns` turns :class:`~ablation.schema.TaskResult` objects (or objects with the
 same attributes) into columns, for ``compare_results`` and for the run store's column blocks.
 Speed: every column is read by a C-level ``map`` (``operator.attrgetter``), never by a per-row
-Python function. For pydantic rows only the fields some row set explicitly are read (the union of
-``model_fields_set``); every other field holds its default on every row, so its column is filled
-without touching the rows. Error texts are read only for the trials that did not complete.
+Python function, straight into its array (``np.fromiter``, no list in between). For pydantic rows
+only the fields some row set explicitly are read (the union of ``model_fields_set``); every other
+field holds its default on every row, so its column is a constant column of that default (stride
+0: no memory, nothing written). Error texts are read only for the trials that did not complete.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
+from itertools import islice
 from operator import attrgetter
 from typing import Any
 
@@ -25,17 +27,53 @@ import numpy as np
 from numpy.typing import NDArray
 from pydantic import BaseModel
 
-__all__ = ["STATUS_CODES", "TrialColumns", "constant_column", "constant_value", "results_to_columns"]
+__all__ = [
+    "STATUS_CODES", "TrialColumns", "constant_column", "constant_value", "failed_trials", "filled",
+    "known_rows", "results_to_columns", "reuse_freed_memory", "unknown",
+]  # fmt: skip
 
 #: Codes of the ``status`` column.
 STATUS_CODES: Mapping[str, int] = {"completed": 0, "error": 1, "timeout": 2}
 
 
 def constant_column(value: Any, n: int) -> np.ndarray:
-    """A read-only object column of ``n`` times ``value`` that takes no memory (stride 0)."""
-    single = np.empty(1, dtype=object)
+    """A read-only column of ``n`` times ``value`` that takes no memory (stride 0).
+
+    A NumPy scalar (``np.float64(np.nan)``, ``np.int64(1)``) gives a column of its own dtype,
+    any other value an object column.
+    """
+    single = np.empty(1, dtype=value.dtype if isinstance(value, np.generic) else object)
     single[0] = value
     return np.broadcast_to(single, (n,))
+
+
+#: Bytes of the block :func:`reuse_freed_memory` allocates and frees: glibc's largest dynamic
+#: mmap threshold is 32 MiB (a larger block would not raise it).
+_BLOCK = 32_000_000
+
+
+def reuse_freed_memory() -> None:
+    """Have the C allocator keep freed blocks of up to 32 MB for reuse (glibc; elsewhere a no-op).
+
+    glibc serves a block above its mmap threshold (128 KiB at start) with a fresh mapping and
+    unmaps it when freed, so each million-row temporary is new memory, faulted in page by page
+    (on a VM with free-page reporting, a host fault per page). The first time glibc frees such
+    a block it raises the threshold to that block's size (at most 32 MiB), and from then on
+    serves blocks up to that size from its heap, where freed memory is used again. Allocating
+    and freeing one untouched block of that size makes this happen now instead of by chance
+    (two system calls, no page touched). Reference: glibc ``mallopt(3)``, M_MMAP_THRESHOLD.
+    """
+    block = np.empty(_BLOCK, dtype=np.uint8)
+    del block
+
+
+def filled(value: Any, dtype: Any, n: int) -> np.ndarray:
+    """``n`` times ``value`` as ``dtype``: a :func:`constant_column` (read only, no memory).
+
+    For the columns a source does not give (every row holds the default): a million-row
+    ``np.full`` would be 8 MB of new memory written and read for nothing.
+    """
+    return constant_column(np.dtype(dtype).type(value), n)
 
 
 def constant_value(values: np.ndarray) -> tuple[bool, Any]:
@@ -45,6 +83,26 @@ def constant_value(values: np.ndarray) -> tuple[bool, Any]:
     return False, None
 
 
+def unknown(values: np.ndarray) -> bool:
+    """Whether ``values`` is a constant column of NaN (a number nobody gave: no sums to add)."""
+    constant, value = constant_value(values)
+    return constant and values.dtype.kind == "f" and bool(np.isnan(value))
+
+
+def known_rows(values: np.ndarray, mask: np.ndarray) -> np.ndarray | None:
+    """The rows of ``mask`` where ``values`` holds a number (not NaN), or ``None`` if none does.
+
+    One new boolean array (NaN test, negation and mask done in it); none for an :func:`unknown`
+    column (a number the source never gave).
+    """
+    if unknown(values):
+        return None
+    keep = np.isnan(values)
+    np.logical_not(keep, out=keep)
+    keep &= mask
+    return keep if keep.any() else None
+
+
 def _nan(n: int) -> NDArray[np.float64]:
     return np.full(n, np.nan)
 
@@ -52,6 +110,9 @@ def _nan(n: int) -> NDArray[np.float64]:
 @dataclass(frozen=True)
 class TrialColumns:
     """One arm's trials, column by column (all arrays have the same length).
+
+    A column may be a read-only :func:`constant_column` (stride 0, no memory) where every row
+    holds the same value, as for a field no row gave; the arrays are read, never written.
 
     Attributes:
         arm: ``"baseline"`` or ``"candidate"``.
@@ -134,17 +195,38 @@ class TrialColumns:
         )
 
 
+_STATUS_NAMES = {code: name for name, code in STATUS_CODES.items()}
+
+
+def failed_trials(cols: TrialColumns, arm: str) -> list[tuple[str, str, int, str, str, str, str]]:
+    """Every failed trial of ``cols`` in row order: id, ``arm``, run, status, error text, stage,
+    error type (the text falls back to the type, then the status; a timeout's stage is
+    ``"timeout"``, an error's ``"unknown stage"`` when none is given)."""
+    out: list[tuple[str, str, int, str, str, str, str]] = []
+    for i in np.flatnonzero(cols.status != STATUS_CODES["completed"]).tolist():
+        status = _STATUS_NAMES[int(cols.status[i])]
+        kind = cols.error_type[i] if cols.error_type is not None else ""
+        text = (cols.error[i] if cols.error is not None else "") or kind or status
+        if status == "timeout":
+            stage, kind = "timeout", kind or "Timeout"
+        else:
+            stage = (cols.error_stage[i] if cols.error_stage is not None else "") or "unknown stage"
+            kind = kind or status
+        out.append((str(cols.task_id[i]), arm, int(cols.run[i]), status, text, stage, kind))
+    return out
+
+
 _NAMES = ("task_id", "run", "status", "passed", "latency_s", "cost", "tokens", "attempts",
           "category", "critical", "quality", "quality_errors", "metrics", "error_type",
           "error_stage")  # fmt: skip
 
 
 def _floats(values: Sequence[Any] | None, n: int) -> np.ndarray:
-    """``None`` (and a column never read) becomes NaN; numpy converts ``None`` itself."""
-    return np.full(n, np.nan) if values is None else np.array(values, dtype=float)
+    """``None`` becomes NaN (numpy converts it); a column never read is a constant NaN."""
+    return filled(np.nan, np.float64, n) if values is None else np.array(values, dtype=float)
 
 
-def _dicts(values: Sequence[Any] | None, n: int, flags: bool = False) -> dict[str, np.ndarray]:
+def _dicts(values: Iterable[Any] | None, n: int, flags: bool = False) -> dict[str, np.ndarray]:
     """One column per key met in the dictionaries ``values`` (NaN, or ``False`` for ``flags``)."""
     out: dict[str, np.ndarray] = {}
     for i, value in enumerate(values or ()):
@@ -157,34 +239,45 @@ def _dicts(values: Sequence[Any] | None, n: int, flags: bool = False) -> dict[st
     return out
 
 
-def _texts(values: Sequence[Any] | None, n: int) -> np.ndarray:
+def _texts(values: Iterable[Any] | None, n: int) -> np.ndarray:
     """Strings with ``None`` as ``""`` (a column never read is a constant ``""``)."""
-    return constant_column("", n) if values is None else np.array(
-        [v or "" for v in values], dtype=object
-    )
+    if values is None:
+        return constant_column("", n)
+    return np.fromiter((v or "" for v in values), dtype=object, count=n)
 
 
-def _read(rows: Sequence[Any], models: bool) -> dict[str, Any]:
-    """Column lists of the attributes in ``_NAMES`` that may differ from their defaults.
+def _fields_given(rows: Sequence[Any]) -> set[str]:
+    """The union of the pydantic rows' ``model_fields_set``.
+
+    Read a few thousand rows at a time: a single ``set().union(*sets)`` would first build a
+    tuple of every row's set (8 bytes a row of new memory, besides the time).
+    """
+    given: set[str] = set()
+    sets = map(attrgetter("__pydantic_fields_set__"), rows)
+    while chunk := tuple(islice(sets, 4096)):
+        given.update(*chunk)
+    return given
+
+
+def _read(rows: Sequence[Any], models: bool) -> tuple[set[str], Callable[[str], Iterator[Any]]]:
+    """The attributes in ``_NAMES`` that may differ from their defaults, and their reader.
 
     Pydantic rows: only fields in some row's ``model_fields_set`` (the others are defaults).
     Other objects (the store's light rows): every attribute, ``None`` where a row lacks it.
-    ``task_id`` comes as an object array (filled straight from the attribute reads).
     ``models``: the caller knows every row is a pydantic model (the rows' types are not checked).
+    ``values(name)`` iterates over the rows' ``name`` attribute (a C-level ``attrgetter`` map
+    when the first row has every attribute read, as model rows and light rows do), so a column
+    is filled straight from the rows with no list in between.
     """
     if models or all(issubclass(t, BaseModel) for t in {*map(type, rows)}):
-        given = set().union(*map(attrgetter("__pydantic_fields_set__"), rows))
-        names = [a for a in _NAMES if a in given or a == "task_id"]
+        given = _fields_given(rows)
+        names = {a for a in _NAMES if a in given or a == "task_id"}
     else:
-        names = list(_NAMES)
+        names = set(_NAMES)
     first = rows[0] if rows else None
     if all(hasattr(first, a) for a in names):
-        col = {a: list(map(attrgetter(a), rows)) for a in names if a != "task_id"}
-        ids = np.fromiter(map(attrgetter("task_id"), rows), dtype=object, count=len(rows))
-    else:
-        col = {a: [getattr(r, a, None) for r in rows] for a in names if a != "task_id"}
-        ids = np.array([getattr(r, "task_id", None) for r in rows], dtype=object)
-    return {"task_id": ids, **col}
+        return names, lambda a: map(attrgetter(a), rows)
+    return names, lambda a: (getattr(r, a, None) for r in rows)
 
 
 def results_to_columns(
@@ -196,13 +289,22 @@ def results_to_columns(
     does). Objects without ``tokens``/``metrics``/``error_message`` attributes (the store's light
     rows) are accepted. ``models=True`` says every row is a pydantic model (a caller that has
     checked the rows' types already), so they are not checked again.
+
+    Each array is filled by ``np.fromiter`` straight from the attribute reads (numpy turns a
+    ``None`` number into NaN and a ``None`` flag into ``False``, as ``np.array`` of a list does).
     """
     n = len(rows)
-    col = _read(rows, models)
-    get = col.get
+    names, values = _read(rows, models)
+
+    def column(name: str, dtype: Any, default: Any) -> np.ndarray:
+        return np.fromiter(values(name), dtype, n) if name in names else filled(default, dtype, n)
+
+    def given(name: str) -> Iterator[Any] | None:
+        return values(name) if name in names else None
+
     status = (
-        np.zeros(n, np.int8) if "status" not in col
-        else np.fromiter(map(STATUS_CODES.__getitem__, map(str, col["status"])), np.int8, n)
+        np.fromiter(map(STATUS_CODES.__getitem__, map(str, values("status"))), np.int8, n)
+        if "status" in names else filled(0, np.int8, n)
     )  # fmt: skip
     failed = np.flatnonzero(status).tolist()
     error = np.full(n, "", dtype=object) if failed else constant_column("", n)
@@ -211,21 +313,21 @@ def results_to_columns(
         error[i] = (f"{e}: {m}" if m else e) if e is not None else ""
     return TrialColumns(
         arm=arm,
-        task_id=col["task_id"],
-        run=np.array(col["run"], dtype=np.int64) if "run" in col else np.zeros(n, np.int64),
-        passed=np.array(col["passed"], dtype=bool) if "passed" in col else np.zeros(n, bool),
+        task_id=np.fromiter(values("task_id"), object, n),
+        run=column("run", np.int64, 0),
+        passed=column("passed", bool, False),
         status=status,
-        latency_s=_floats(get("latency_s"), n),
-        cost=_floats(get("cost"), n),
-        tokens=_floats(get("tokens"), n),
-        quality=_dicts(get("quality"), n),
-        metrics=_dicts(get("metrics"), n),
-        category=np.array(col["category"], dtype=object) if "category" in col else None,
-        critical=np.array(col["critical"], dtype=bool) if "critical" in col else np.zeros(n, bool),
-        error_type=_texts(get("error_type"), n),
+        latency_s=column("latency_s", np.float64, np.nan),
+        cost=column("cost", np.float64, np.nan),
+        tokens=column("tokens", np.float64, np.nan),
+        quality=_dicts(given("quality"), n),
+        metrics=_dicts(given("metrics"), n),
+        category=np.fromiter(values("category"), object, n) if "category" in names else None,
+        critical=column("critical", bool, False),
+        error_type=_texts(given("error_type"), n),
         source=source,
-        attempts=np.array(col["attempts"], np.int64) if "attempts" in col else np.ones(n, np.int64),
+        attempts=column("attempts", np.int64, 1),
         error=error,
-        error_stage=_texts(get("error_stage"), n),
-        quality_errors=_dicts(get("quality_errors"), n, flags=True),
+        error_stage=_texts(given("error_stage"), n),
+        quality_errors=_dicts(given("quality_errors"), n, flags=True),
     )

@@ -21,25 +21,31 @@ import numpy as np
 from numpy.typing import NDArray
 
 from ablation.analysis.accumulate import ArmColumns
-from ablation.analysis.factorize import TrialKeys, code_adders, object_codes, trial_keys
+from ablation.analysis.factorize import (
+    TrialKeys,
+    code_adders,
+    object_codes,
+    trial_keys,
+    unicode_ids,
+)
 from ablation.analysis.pairing import PairedData, unmatched_runs
-from ablation.columns import STATUS_CODES, TrialColumns, constant_value
+from ablation.columns import (
+    STATUS_CODES,
+    TrialColumns,
+    constant_value,
+    failed_trials,
+    filled,
+    known_rows,
+    unknown,
+)
 from ablation.errors import InputError
 from ablation.report import ExcludedItem
 from ablation.schema import AblationTask, TaskResult
 
 __all__ = ["pair_columns"]
 
-_STATUS_NAMES = {code: name for name, code in STATUS_CODES.items()}
 _COMPLETED = STATUS_CODES["completed"]
 _ARMS = ("baseline", "candidate")
-
-
-def _unicode(ids: NDArray[Any]) -> NDArray[np.str_]:
-    """Ids as a fixed-width unicode array: sorts in Python's ``str`` order, much faster."""
-    if ids.dtype.kind == "U":
-        return ids
-    return np.asarray(ids, dtype=str) if len(ids) else np.zeros(0, dtype="<U1")
 
 
 @runtime_checkable
@@ -64,13 +70,9 @@ def _check_duplicates(arms: Sequence[TrialColumns], keys: Sequence[TrialKeys]) -
     offset = 0
     found: tuple[int, int, int, int] | None = None  # (global row, arm index, row, earlier row)
     for a, arm_keys in enumerate(keys):
-        same = np.flatnonzero(arm_keys.sorted[1:] == arm_keys.sorted[:-1])
-        if same.size:
-            later = arm_keys.rows(same + 1)
-            j = int(np.argmin(later))
-            row, earlier = int(later[j]), int(arm_keys.rows(same[j : j + 1])[0])
-            if found is None or offset + row < found[0]:
-                found = (offset + row, a, row, earlier)
+        repeat = arm_keys.first_repeat()
+        if repeat is not None and (found is None or offset + repeat[0] < found[0]):
+            found = (offset + repeat[0], a, *repeat)
         offset += len(arm_keys.sorted)
     if found is None:
         return
@@ -89,27 +91,28 @@ def _check_duplicates(arms: Sequence[TrialColumns], keys: Sequence[TrialKeys]) -
 
 def _arm_columns(
     cols: TrialColumns, code: NDArray[np.int64], size: int, exclude: bool
-) -> tuple[dict[str, Any], NDArray[np.bool_]]:
-    """Per-task sums of one arm over every task code, and the mask of counted rows."""
+) -> dict[str, Any]:
+    """Per-task sums of one arm over every task code."""
     completed = cols.status == _COMPLETED
-    counted = completed if exclude else np.ones(len(code), dtype=bool)
+    every = filled(True, np.bool_, len(code))  # a constant: its counts stay constant
+    counted = completed if exclude else every
     count, total = code_adders(code, size)
 
     def summed(values: NDArray[np.float64], mask: NDArray[np.bool_]) -> tuple[Any, Any]:
-        keep = mask & ~np.isnan(values)
-        if not keep.any():  # a column nobody filled in: no sums to add up
-            return np.zeros(size), np.zeros(size, dtype=np.int64)
+        keep = known_rows(values, mask)
+        if keep is None:  # a column nobody filled in: no sums to add up
+            return filled(0.0, np.float64, size), filled(0, np.int64, size)
         return total(values, keep), count(keep)
 
-    quality_names = {n for n, v in cols.quality.items() if np.any(completed & ~np.isnan(v))}
+    quality_names = {n for n, v in cols.quality.items() if known_rows(v, completed) is not None}
     quality_names |= {n for n, v in cols.quality_errors.items() if v.any()}
     n = len(code)
     quality = {
-        name: summed(cols.quality.get(name, np.full(n, np.nan)), completed)
+        name: summed(cols.quality.get(name, filled(np.nan, np.float64, n)), completed)
         for name in sorted(quality_names)
     }
     metric_values = dict(cols.metrics)
-    if np.any(~np.isnan(cols.tokens)):
+    if not (unknown(cols.tokens) or np.isnan(cols.tokens).all()):
         old = metric_values.get("tokens")
         metric_values["tokens"] = (
             cols.tokens if old is None else np.where(np.isnan(cols.tokens), old, cols.tokens)
@@ -117,10 +120,10 @@ def _arm_columns(
     metrics = {
         name: summed(values, counted)
         for name, values in sorted(metric_values.items())
-        if np.any(counted & ~np.isnan(values))
+        if known_rows(values, counted) is not None
     }
-    sums = {
-        "trials": count(np.ones(len(code), dtype=bool)),
+    return {
+        "trials": count(every),
         "runs": count(counted),
         "passes": count(completed & cols.passed),
         "latency": summed(cols.latency_s, completed),
@@ -136,31 +139,43 @@ def _arm_columns(
         "timeouts": int(np.count_nonzero(cols.status == STATUS_CODES["timeout"])),
         "retried": 0 if cols.attempts is None else int(np.count_nonzero(cols.attempts > 1)),
     }
-    return sums, counted
+
+
+def _int64(counts: NDArray[Any]) -> NDArray[np.int64]:
+    """``counts`` as ``int64`` (a constant column stays a constant: one run of every task)."""
+    constant, value = constant_value(counts)
+    return filled(value, np.int64, len(counts)) if constant else np.asarray(counts, dtype=np.int64)
 
 
 def _take(sums: Mapping[str, Any], codes: NDArray[np.int64]) -> ArmColumns:
-    """The :class:`ArmColumns` of the tasks at ``codes`` (sorted distinct task codes)."""
+    """The :class:`ArmColumns` of the tasks at ``codes`` (sorted distinct task codes).
+
+    The means are divided in place in the per-task totals of ``sums`` (or in their gathered
+    copies): ``sums`` is spent, its totals are not to be read again.
+    """
     # every task paired (the usual case): a slice, no gather of each per-task array
     index: Any = slice(None) if len(codes) == len(sums["trials"]) else codes
 
-    def mean(pair: tuple[NDArray[np.float64], NDArray[np.int64]]) -> NDArray[np.float64]:
+    def mean(pair: tuple[NDArray[np.float64], NDArray[Any]]) -> NDArray[np.float64]:
         total, count = pair[0][index], pair[1][index]
-        if not count.any():
-            return np.full(len(codes), np.nan)
-        return np.divide(total, count, out=np.full(len(codes), np.nan), where=count > 0)
+        if not count.any():  # no value at all: a constant NaN column, read only
+            return filled(np.nan, np.float64, len(codes))
+        np.divide(total, count, out=total, where=count > 0)
+        total[count == 0] = np.nan
+        return total
 
     cost_sum, cost_n = sums["cost"][0][index], sums["cost"][1][index]
     cost_trials = int(cost_n.sum())
+    cost_total = float(cost_sum.sum()) if cost_trials else None  # before the mean divides it
     return ArmColumns(
-        passes=sums["passes"][index].astype(np.int64),
-        runs=sums["runs"][index].astype(np.int64),
+        passes=_int64(sums["passes"][index]),
+        runs=_int64(sums["runs"][index]),
         latency=mean(sums["latency"]),
         cost=mean(sums["cost"]),
         quality={name: mean(pair) for name, pair in sums["quality"].items()},
         quality_errors=dict(sums["quality_errors"]),
         metrics={name: mean(pair) for name, pair in sums["metrics"].items()},
-        cost_total=float(cost_sum.sum()) if cost_trials else None,
+        cost_total=cost_total,
         cost_trials=cost_trials,
         n_trials=int(sums["trials"][index].sum()),
         errors=sums["errors"],
@@ -208,16 +223,16 @@ def pair_columns(
     size = len(uniq)
     exclude = on_error == "exclude"
     summed = [_arm_columns(a, c, size, exclude) for a, c in zip(arms, codes, strict=True)]
-    seen = [sums["trials"] for sums, _ in summed]  # trials per task code
+    seen = [sums["trials"] for sums in summed]  # trials per task code
     runs = int(max(seen[0].max(initial=0), seen[1].max(initial=0))) or 1
     task_map = {t.task_id: t for t in tasks} if tasks is not None else {}
     universe, excluded, paired = _inventory(uniq, seen, task_map, tasks is not None, expected_ids)
-    failures = _failures(arms)
+    failures = [f for arm, cols in zip(_ARMS, arms, strict=True) for f in failed_trials(cols, arm)]
     if exclude:
-        dropped, paired = _excluded_by_errors(uniq, paired, [s for s, _ in summed], failures)
+        dropped, paired = _excluded_by_errors(uniq, paired, summed, failures)
         excluded += dropped
-    columns = [_take(s, paired) for s, _ in summed]
-    task_ids = uniq[paired].tolist()
+    columns = [_take(s, paired) for s in summed]
+    task_ids = (uniq if len(paired) == size else uniq[paired]).tolist()
     excluded += _unmatched(arms, keys, uniq, paired)
     categories, families, critical = _labels(arms, codes, size, paired, task_ids, task_map)
     return PairedData(
@@ -287,23 +302,26 @@ def _inventory(
         same = len(listed) == len(uniq) and all(map(lookup.__contains__, uniq.tolist()))
     if listed is not None and not same:
         known = "the suite" if have_suite else "the expected ids"
-        universe = np.unique(_unicode(np.asarray(listed, dtype=object)))
-        text = _unicode(uniq)  # fixed width, to search and sort like the universe
-        unknown = text[~np.isin(text, universe)]
+        universe = np.unique(unicode_ids(np.asarray(listed, dtype=object)))
+        text = unicode_ids(uniq)  # fixed width, to search and sort like the universe
         excluded = [
             ExcludedItem(task_id=str(tid), reason=f"unknown task id (not in {known})")
-            for tid in unknown.tolist()
+            for tid in text[~np.isin(text, universe)].tolist()
         ]
         pos = np.minimum(np.searchsorted(text, universe), max(len(text) - 1, 0))
         present = (text[pos] == universe) if len(text) else np.zeros(len(universe), dtype=bool)
         code = np.where(present, pos, -1)
         size = len(listed)
+    else:  # the inventory is the arms' ids: code ``i`` of the inventory is id code ``i``
+        code, excluded, size, universe = None, [], len(uniq), uniq
+    if code is None:
+        has_b, has_c = seen[0] > 0, seen[1] > 0
+    elif len(uniq):
+        has_b, has_c = (np.where(code >= 0, s[code] > 0, False) for s in seen)
     else:
-        code, excluded, size = np.arange(len(uniq)), [], len(uniq)
-        universe = uniq
-    has_b = np.where(code >= 0, seen[0][code] > 0, False) if len(uniq) else code >= 0
-    has_c = np.where(code >= 0, seen[1][code] > 0, False) if len(uniq) else code >= 0
-    for j in np.flatnonzero(~(has_b & has_c)).tolist():
+        has_b = has_c = code >= 0
+    both = has_b & has_c
+    for j in np.flatnonzero(~both).tolist():
         tid = str(universe[j])
         if not (has_b[j] or has_c[j]):
             reason = "missing: no result in either arm"
@@ -312,8 +330,8 @@ def _inventory(
         else:
             reason = "only in candidate (no baseline result)"
         excluded.append(ExcludedItem(task_id=tid, reason=reason))
-    paired = code[has_b & has_c]
-    return size, excluded, paired.astype(np.int64)
+    paired = np.flatnonzero(both) if code is None else code[both]
+    return size, excluded, np.asarray(paired, dtype=np.int64)
 
 
 def _unmatched(
@@ -340,23 +358,6 @@ def _unmatched(
             (str(uniq[codes[i]]), _ARMS[side], int(runs[i])) for i in lone.tolist()
         ]
     return unmatched_runs(found)
-
-
-def _failures(arms: Sequence[TrialColumns]) -> list[tuple[str, str, int, str, str, str, str]]:
-    """Every failed trial in row order: id, arm, run, status, error text, stage, error type."""
-    out: list[tuple[str, str, int, str, str, str, str]] = []
-    for arm, cols in zip(_ARMS, arms, strict=True):
-        for i in np.flatnonzero(cols.status != _COMPLETED).tolist():
-            status = _STATUS_NAMES[int(cols.status[i])]
-            kind = cols.error_type[i] if cols.error_type is not None else ""
-            text = (cols.error[i] if cols.error is not None else "") or kind or status
-            if status == "timeout":
-                stage, kind = "timeout", kind or "Timeout"
-            else:
-                stage = (cols.error_stage[i] if cols.error_stage is not None else "") or "unknown stage"
-                kind = kind or status
-            out.append((str(cols.task_id[i]), arm, int(cols.run[i]), status, text, stage, kind))
-    return out
 
 
 def _labels(
@@ -391,9 +392,9 @@ def _labels(
         category[first_codes] = labelled[rows]
     critical = np.zeros(size, dtype=bool)
     for cols, code in zip(arms, codes, strict=True):
-        if cols.critical is not None:
-            critical |= np.bincount(code[cols.critical], minlength=size) > 0
+        if cols.critical is not None and cols.critical.any():
+            critical[code[cols.critical]] = True
     cats = ["default"] * len(paired)
     if given_any and (given := (labels := category[paired]).astype(bool)).any():
         cats = np.where(given, labels, "default").tolist()  # truthiness, as ``c or "default"``
-    return cats, list(task_ids), critical[paired]
+    return cats, task_ids, critical[paired]  # a task's family is its id: the same list

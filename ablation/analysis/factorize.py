@@ -22,12 +22,19 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
-__all__ = ["TrialKeys", "code_adders", "object_codes", "sorted_codes", "trial_keys"]
+__all__ = ["TrialKeys", "code_adders", "object_codes", "sorted_codes", "trial_keys", "unicode_ids"]
 
 
 def _increasing(ids: NDArray[Any]) -> bool:
     """True when ``ids`` (an object array of ``str``) is strictly increasing."""
     return len(ids) < 2 or bool(np.all(ids[1:] > ids[:-1]))
+
+
+def unicode_ids(ids: NDArray[Any]) -> NDArray[np.str_]:
+    """Ids as a fixed-width unicode array: sorts in Python's ``str`` order, much faster."""
+    if ids.dtype.kind == "U":
+        return ids
+    return np.asarray(ids, dtype=str) if len(ids) else np.zeros(0, dtype="<U1")
 
 
 def sorted_codes(
@@ -41,7 +48,7 @@ def sorted_codes(
     positions and nothing is hashed or sorted.
     """
     distinct, codes = object_codes(arms)
-    return (distinct.astype(str) if len(distinct) else np.zeros(0, dtype="<U1")), codes
+    return unicode_ids(distinct), codes
 
 
 def object_codes(
@@ -55,7 +62,8 @@ def object_codes(
     arrays = [np.asarray(a, dtype=object) for a in arms]
     first = arrays[0]
     if all(np.array_equal(a, first) for a in arrays[1:]) and _increasing(first):
-        return first, [np.arange(len(first), dtype=np.int64) for _ in arrays]
+        positions = np.arange(len(first), dtype=np.int64)  # one array for every arm (read only)
+        return first, [positions] * len(arrays)
     items = np.concatenate(arrays).tolist()
     distinct = sorted(dict.fromkeys(items))
     rank = {task_id: i for i, task_id in enumerate(distinct)}
@@ -83,6 +91,17 @@ class TrialKeys:
         """Rows of the keys at ``positions`` of :attr:`sorted`."""
         return positions if self.order is None else self.order[positions]
 
+    def first_repeat(self) -> tuple[int, int] | None:
+        """``(row, earlier row)`` of the first row (in row order) whose key an earlier row has."""
+        if self.order is None:  # keys strictly increasing in row order: no two are equal
+            return None
+        same = np.flatnonzero(self.sorted[1:] == self.sorted[:-1])
+        if not same.size:
+            return None
+        later = self.rows(same + 1)
+        j = int(np.argmin(later))
+        return int(later[j]), int(self.rows(same[j : j + 1])[0])
+
     def first_row(self, code: int) -> int | None:
         """Row of the lowest run of task ``code``, or ``None`` when the arm has no trial of it."""
         at = int(np.searchsorted(self.sorted, code * self.width))
@@ -92,8 +111,11 @@ class TrialKeys:
 
 
 def trial_keys(code: NDArray[np.int64], run: NDArray[np.int64], width: int) -> TrialKeys:
-    """The :class:`TrialKeys` of one arm (a stable sort unless the keys already increase)."""
-    key = code * width + run
+    """The :class:`TrialKeys` of one arm (a stable sort unless the keys already increase).
+
+    With one run (``width`` 1 and every run 0) the keys are the codes themselves: no new array.
+    """
+    key = code if width == 1 and not run.any() else code * width + run
     if len(key) < 2 or bool(np.all(key[1:] > key[:-1])):
         return TrialKeys(sorted=key, order=None, width=width)
     order = np.argsort(key, kind="stable")
@@ -105,16 +127,20 @@ def code_adders(code: NDArray[np.int64], size: int) -> tuple[Any, Any]:
 
     When row ``i`` is task ``i`` (each task once, in order: ``code`` is ``arange(size)``) the
     sums are the masked values themselves, with no ``bincount``; ``+ 0.0`` turns ``-0.0`` into
-    ``0.0`` as ``bincount``'s sum from ``0.0`` does, so both give the same floats.
+    ``0.0`` as ``bincount``'s sum from ``0.0`` does, so both give the same floats. The counts
+    are then the mask viewed as ``uint8`` (it must not change while they are used); otherwise
+    they are ``int64``. Callers treat both as numbers (``astype``, ``sum``, division).
     """
     # size codes below size, strictly increasing: arange(size)
     if len(code) == size and (size == 0 or bool(np.all(code[1:] > code[:-1]))):
 
-        def count_rows(mask: NDArray[np.bool_]) -> NDArray[np.int64]:
-            return mask.astype(np.int64)
+        def count_rows(mask: NDArray[np.bool_]) -> NDArray[np.uint8]:
+            return mask.view(np.uint8)  # counts 0 and 1: the mask's own bytes, no new array
 
         def total_rows(values: NDArray[np.float64], mask: NDArray[np.bool_]) -> NDArray[np.float64]:
-            return np.where(mask, values, 0.0) + 0.0
+            out = np.where(mask, values, 0.0)
+            out += 0.0
+            return out
 
         return count_rows, total_rows
 
@@ -122,6 +148,7 @@ def code_adders(code: NDArray[np.int64], size: int) -> tuple[Any, Any]:
         return np.bincount(code[mask], minlength=size)
 
     def total(values: NDArray[np.float64], mask: NDArray[np.bool_]) -> NDArray[np.float64]:
-        return np.bincount(code[mask], weights=values[mask], minlength=size).astype(float)
+        # float64 already with weights: asarray only states the type (no copy)
+        return np.asarray(np.bincount(code[mask], weights=values[mask], minlength=size), np.float64)
 
     return count, total

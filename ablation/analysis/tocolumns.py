@@ -22,7 +22,14 @@ from typing import Any
 import numpy as np
 from pydantic import ValidationError
 
-from ablation.columns import STATUS_CODES, TrialColumns, _floats, results_to_columns
+from ablation.columns import (
+    STATUS_CODES,
+    TrialColumns,
+    _floats,
+    filled,
+    results_to_columns,
+    reuse_freed_memory,
+)
 from ablation.errors import InputError
 from ablation.schema import TaskResult
 
@@ -102,8 +109,9 @@ def validated(record: Any, arm: str, index: int, source: str) -> TaskResult:
 
 
 def _array(values: list[Any] | None, dtype: Any, n: int, default: Any) -> np.ndarray:
-    """``values`` as an array, or ``n`` times ``default`` when no record has the key."""
-    return np.full(n, default, dtype=dtype) if values is None else np.array(values, dtype=dtype)
+    """``values`` as an array, or ``n`` times ``default`` (a constant column) when no record
+    has the key."""
+    return filled(default, dtype, n) if values is None else np.array(values, dtype=dtype)
 
 
 def records_to_columns(records: Sequence[Any], arm: str, *, source: str = "") -> TrialColumns:
@@ -123,11 +131,11 @@ def records_to_columns(records: Sequence[Any], arm: str, *, source: str = "") ->
             task_id=np.array(columns["task_id"] if n else [], dtype=object),
             run=_array(get("run"), np.int64, n, 0),
             passed=_array(get("passed"), np.bool_, n, False),
-            status=np.zeros(n, np.int8) if status is None
+            status=filled(0, np.int8, n) if status is None
             else np.fromiter(map(STATUS_CODES.__getitem__, status), np.int8, n),
             latency_s=_floats(get("latency_s"), n),
             cost=_floats(get("cost"), n),
-            tokens=np.full(n, np.nan),
+            tokens=filled(np.nan, np.float64, n),
             category=_array(get("category"), np.object_, n, None),
             critical=_array(get("critical"), np.bool_, n, False),
             source=source,
@@ -231,6 +239,7 @@ def side_columns(
     :func:`~ablation.sources.result_files.load_results`), a list of :class:`TaskResult`, or a list
     of dict records. ``kind`` is the list's :func:`row_kind` when the caller already knows it.
     """
+    reuse_freed_memory()  # the arrays of the pairing and the report reuse freed memory
     if isinstance(side, str) or hasattr(side, "__fspath__"):
         from ablation.sources.result_files import load_results
 

@@ -287,3 +287,41 @@ def test_a_listing_equal_to_the_arms_ids_gives_the_object_paths_report(seed: int
     assert _json(fast_report)["excluded"] == _json(old)["excluded"]
     assert fast_report.categories == old.categories and fast_report.n_critical == old.n_critical
     assert fast_report.table == old.table
+
+
+@pytest.mark.parametrize(("seed", "shape", "on_error"), [
+    (15, "bench", "fail"), (16, "bench-errors", "exclude"), (17, "bench-errors", "fail"),
+    (18, "records", "fail"), (19, "full", "exclude"),
+])  # fmt: skip
+def test_one_run_per_task_in_the_same_order_equals_the_object_path(seed: int, shape: str, on_error: str) -> None:
+    """The shape of the scale benchmark: both arms list the same sorted ids, one run each, so
+    codes are positions, counts are masks and numbers no row gives are constant columns.
+    ``bench``: id, verdict and latency only (every trial counted); ``bench-errors``: some
+    trials failed; ``records``: the same as dict records; ``full``: every field varied."""
+    rng = random.Random(seed)
+    ids = sorted(f"task-{rng.randrange(10**6):07d}" for _ in range(300))
+    ids = sorted(set(ids))
+    sides: list[list[TaskResult]] = []
+    for arm in ("baseline", "candidate"):
+        rows = []
+        for tid in ids:
+            if shape == "full":
+                rows.append(_trial(rng, tid, arm, 0))
+                continue
+            given: dict[str, Any] = {"passed": rng.random() < 0.6, "latency_s": rng.random()}
+            if shape == "bench-errors" and rng.random() < 0.1:
+                given.update(status=rng.choice(["error", "timeout"]), passed=False, latency_s=None)
+            rows.append(TaskResult(task_id=tid, arm=arm, **given))
+        sides.append(rows)
+    config = CampaignConfig(on_error=on_error, n_resamples=100, seed=seed)
+    old = report_from_results(
+        [*sides[0], *sides[1]], config=config,
+        provenance=Provenance(baseline_agent="baseline", candidate_agent="candidate", source="compare"),
+    )  # fmt: skip
+    given_sides: list[Any] = sides
+    if shape == "records":
+        given_sides = [[{"task_id": r.task_id, "passed": r.passed, "latency_s": r.latency_s} for r in side] for side in sides]
+    fast = compare_results(*given_sides, config=config)
+    assert _json(fast) == _json(old)
+    assert fast.latency is not None and (fast.cost is None) == (shape != "full")
+    assert (on_error == "exclude" and shape != "bench") == any("error" in e.reason for e in fast.excluded)

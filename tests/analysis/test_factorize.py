@@ -8,6 +8,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from ablation.analysis.factorize import code_adders, object_codes, sorted_codes, trial_keys
+from ablation.columns import filled
 
 _IDS = st.text(alphabet=st.characters(blacklist_characters="\x00"), max_size=6)
 
@@ -87,3 +88,47 @@ def test_trial_keys_sort_like_a_stable_argsort_and_find_first_runs(seed: int, or
         rows = np.flatnonzero(code == c)
         expected = int(rows[np.argmin(run[rows])]) if rows.size else None  # lowest run, first row
         assert keys.first_row(c) == expected
+
+
+@pytest.mark.parametrize("constant", [True, False])
+def test_one_run_keys_are_the_codes_themselves(constant: bool) -> None:
+    """Width 1 and every run 0: the keys are ``code * 1 + 0`` (reference), held in no new array."""
+    rng = np.random.default_rng(6)
+    code = np.sort(rng.integers(0, 50, 80))
+    run = filled(0, np.int64, 80) if constant else np.zeros(80, np.int64)
+    keys = trial_keys(code, run, 1)
+    order = np.argsort(code * 1 + run, kind="stable")
+    np.testing.assert_array_equal(keys.sorted, (code * 1 + run)[order])
+    assert keys.sorted.dtype == np.int64 and keys.order is not None  # repeated codes: sorted
+    distinct = np.unique(code)
+    assert np.shares_memory(trial_keys(distinct, run[: len(distinct)], 1).sorted, distinct)
+    negative = trial_keys(distinct, -np.ones(len(distinct), np.int64), 1)  # not every run 0
+    np.testing.assert_array_equal(negative.sorted, distinct - 1)
+
+
+@pytest.mark.parametrize("seed", [7, 8, 9, 10])
+def test_first_repeat_is_the_first_row_repeating_an_earlier_key(seed: int) -> None:
+    rng = np.random.default_rng(seed)
+    code, run = rng.integers(0, 40, 60), rng.integers(0, 2, 60)
+    if seed == 10:  # distinct keys: no repeat
+        pairs = rng.permutation(80)[:60]
+        code, run = pairs // 2, pairs % 2
+    keys = trial_keys(code, run, 2)
+    key = (code * 2 + run).tolist()
+    # reference: scan the rows in order, remembering the row where each key was first seen
+    first: dict[int, int] = {}
+    expected = None
+    for row, k in enumerate(key):
+        if k in first:
+            expected = (row, first[k])
+            break
+        first[k] = row
+    assert keys.first_repeat() == expected
+    assert (expected is None) == (seed == 10)
+
+
+def test_counts_of_a_constant_mask_equal_bincount() -> None:
+    for code, size in ((np.arange(30), 30), (np.array([0, 0, 2, 5, 5, 5]), 7)):
+        count, _ = code_adders(code, size)
+        got = count(filled(True, np.bool_, len(code)))
+        np.testing.assert_array_equal(got, np.bincount(code, minlength=size))
