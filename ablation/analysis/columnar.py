@@ -341,7 +341,7 @@ def _unmatched(
     paired: NDArray[np.int64],
 ) -> list[ExcludedItem]:
     """Runs of a paired task that only one arm has (see :func:`unmatched_runs`)."""
-    if np.array_equal(keys[0].sorted, keys[1].sorted):  # the same (task, run) in both arms
+    if keys[0].sorted is keys[1].sorted or np.array_equal(keys[0].sorted, keys[1].sorted):
         return []
     is_paired = np.zeros(len(uniq), dtype=bool)
     is_paired[paired] = True

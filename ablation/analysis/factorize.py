@@ -61,7 +61,7 @@ def object_codes(
     """
     arrays = [np.asarray(a, dtype=object) for a in arms]
     first = arrays[0]
-    if all(np.array_equal(a, first) for a in arrays[1:]) and _increasing(first):
+    if all(a is first or np.array_equal(a, first) for a in arrays[1:]) and _increasing(first):
         positions = np.arange(len(first), dtype=np.int64)  # one array for every arm (read only)
         return first, [positions] * len(arrays)
     items = np.concatenate(arrays).tolist()

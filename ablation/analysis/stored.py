@@ -12,6 +12,7 @@ from typing import Any
 from ablation.analysis.build import build_report
 from ablation.analysis.collector import collector_paused
 from ablation.analysis.columnar import pair_columns
+from ablation.columns import reuse_freed_memory
 from ablation.config import CampaignConfig, Provenance
 from ablation.errors import ConfigError
 from ablation.report import AblationReport
@@ -81,6 +82,7 @@ def report_from_store(
     Memory holds the two arms' columns (no per-trial Python object beyond one page) and the
     report's arrays; the drill-downs read their few trials through :class:`StoredTrials`.
     """
+    reuse_freed_memory()  # the blocks', the pairing's and the report's arrays reuse freed memory
     baseline, candidate = store.campaign_columns(campaign_id)
     data = pair_columns(
         baseline,

@@ -204,10 +204,12 @@ def resume_command(argv: Sequence[str], done: Sequence[str], store: Path, campai
 def _cmd_compare(args: argparse.Namespace) -> int:
     from ablation.analysis.build import compare_columns
     from ablation.cli.options import read_options
+    from ablation.columns import reuse_freed_memory
     from ablation.sources.readers.columnar import FileTrials
     from ablation.sources.readers.rows import NumericVerdict
     from ablation.sources.result_files import load_expected_ids, load_result_columns
 
+    reuse_freed_memory()  # the readers' and the report's million-row arrays reuse freed memory
     s = merged_settings(args)
     s["n_candidates"] = len(args.after)
     config = campaign_config(s)
