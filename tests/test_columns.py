@@ -155,8 +155,15 @@ def test_after_reuse_freed_memory_glibc_serves_big_arrays_from_its_heap(reuse: b
 
         reuse_freed_memory()
         return
+    import os
+    from pathlib import Path
+
+    import ablation
+
+    # a clean environment: the probe's heap must not depend on what other tests left in os.environ
+    env = {"PATH": os.environ.get("PATH", ""), "PYTHONPATH": str(Path(ablation.__file__).parents[1])}
     done = subprocess.run(
         [sys.executable, "-c", _MALLOC_PROBE, "reuse" if reuse else "plain"],
-        capture_output=True, text=True, check=True,
+        capture_output=True, text=True, check=True, env=env,
     )  # fmt: skip
     assert int(done.stdout) == (0 if reuse else 1)
