@@ -29,7 +29,7 @@ from pydantic import BaseModel
 
 __all__ = [
     "STATUS_CODES", "TrialColumns", "constant_column", "constant_value", "failed_trials", "filled",
-    "known_rows", "results_to_columns", "reuse_freed_memory", "unknown",
+    "known_rows", "results_to_columns", "unknown",
 ]  # fmt: skip
 
 #: Codes of the ``status`` column.
@@ -45,26 +45,6 @@ def constant_column(value: Any, n: int) -> np.ndarray:
     single = np.empty(1, dtype=value.dtype if isinstance(value, np.generic) else object)
     single[0] = value
     return np.broadcast_to(single, (n,))
-
-
-#: Bytes of the block :func:`reuse_freed_memory` allocates and frees: glibc's largest dynamic
-#: mmap threshold is 32 MiB (a larger block would not raise it).
-_BLOCK = 32_000_000
-
-
-def reuse_freed_memory() -> None:
-    """Have the C allocator keep freed blocks of up to 32 MB for reuse (glibc; elsewhere a no-op).
-
-    glibc serves a block above its mmap threshold (128 KiB at start) with a fresh mapping and
-    unmaps it when freed, so each million-row temporary is new memory, faulted in page by page
-    (on a VM with free-page reporting, a host fault per page). The first time glibc frees such
-    a block it raises the threshold to that block's size (at most 32 MiB), and from then on
-    serves blocks up to that size from its heap, where freed memory is used again. Allocating
-    and freeing one untouched block of that size makes this happen now instead of by chance
-    (two system calls, no page touched). Reference: glibc ``mallopt(3)``, M_MMAP_THRESHOLD.
-    """
-    block = np.empty(_BLOCK, dtype=np.uint8)
-    del block
 
 
 def filled(value: Any, dtype: Any, n: int) -> np.ndarray:

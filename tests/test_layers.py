@@ -18,7 +18,7 @@ import pytest
 
 PACKAGE = Path(__file__).resolve().parents[1] / "ablation"
 
-GROUND = {"errors", "schema", "config", "columns", "digests"}
+GROUND = {"errors", "schema", "config", "columns", "digests", "heap"}
 MODELS = GROUND | {"report", "report_items"}
 EVALUATE = GROUND | {"evaluate", "stats"}
 
@@ -27,6 +27,7 @@ ALLOWED: dict[str, set[str]] = {
     "errors": set(),
     "stats": {"stats"},
     "digests": set(),
+    "heap": set(),
     "schema": {"errors", "digests"},
     "config": set(),
     "columns": set(),
@@ -75,7 +76,6 @@ ALLOWED: dict[str, set[str]] = {
     "run.scaleout": GROUND | {"sources"},
     "run.sinks": GROUND | {"store"},
     "run.failfast": GROUND,
-    "run.heap": set(),
     "run.resume_checks": GROUND,
     "run.sequential": MODELS | {"stats", "analysis.pairing", "analysis.sequential"},
     "analysis": set(),

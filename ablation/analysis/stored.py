@@ -12,9 +12,9 @@ from typing import Any
 from ablation.analysis.build import build_report
 from ablation.analysis.collector import collector_paused
 from ablation.analysis.columnar import pair_columns
-from ablation.columns import reuse_freed_memory
 from ablation.config import CampaignConfig, Provenance
 from ablation.errors import ConfigError
+from ablation.heap import reuse_freed_memory
 from ablation.report import AblationReport
 from ablation.schema import AblationTask, TaskResult
 from ablation.store.run_store import CampaignRecord, RunStore

@@ -28,9 +28,9 @@ from ablation.columns import (
     _floats,
     filled,
     results_to_columns,
-    reuse_freed_memory,
 )
 from ablation.errors import InputError
+from ablation.heap import reuse_freed_memory
 from ablation.schema import TaskResult
 
 __all__ = [

@@ -204,7 +204,7 @@ def resume_command(argv: Sequence[str], done: Sequence[str], store: Path, campai
 def _cmd_compare(args: argparse.Namespace) -> int:
     from ablation.analysis.build import compare_columns
     from ablation.cli.options import read_options
-    from ablation.columns import reuse_freed_memory
+    from ablation.heap import reuse_freed_memory
     from ablation.sources.readers.columnar import FileTrials
     from ablation.sources.readers.rows import NumericVerdict
     from ablation.sources.result_files import load_expected_ids, load_result_columns

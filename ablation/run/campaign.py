@@ -23,10 +23,10 @@ from ablation.analysis.stored import report_from_store
 from ablation.config import CampaignConfig, Provenance
 from ablation.errors import CampaignAborted, ConfigError, ResumeMismatchError
 from ablation.evaluate.quality import scorer_name
+from ablation.heap import release_freed_memory
 from ablation.report import AblationReport
 from ablation.run.engine import AblationEngine
 from ablation.run.failfast import DEFAULT_FAIL_FAST, FailFastSink
-from ablation.run.heap import release_freed_memory
 from ablation.run.progress import ProgressReporter
 from ablation.run.resume_checks import refuse_unstable, warn_unchecked_agents
 from ablation.run.sinks import StoreSink
