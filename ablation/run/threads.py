@@ -119,9 +119,8 @@ class LoopCaller:
     (``call_soon_threadsafe``) and settles every future in it. Assumption: the futures are only
     created, awaited and cancelled on the loop's thread (asyncio futures are not thread-safe).
 
-    An exception that an :class:`asyncio.Future` refuses (``StopIteration``) is re-raised by the
-    awaiting coroutine, where Python turns it into a ``RuntimeError`` (PEP 479), so it is recorded
-    like any other error instead of leaving the await pending forever.
+    Calls run through :func:`call_refusing_stop`, as every threaded call of the engine does, so a
+    ``StopIteration`` comes back as the same ``RuntimeError`` on each path.
 
     Args:
         pool: The executor whose workers run the calls.
@@ -150,7 +149,7 @@ class LoopCaller:
     def _run(self, future: asyncio.Future[Any], fn: Callable[..., Any], args: tuple[Any, ...]) -> None:
         """In the worker: call ``fn`` and post ``(ok, result or exception)`` to the inbox."""
         try:
-            entry = (future, True, fn(*args))
+            entry = (future, True, call_refusing_stop(fn, *args))
         except BaseException as exc:
             entry = (future, False, exc)
         with self._lock:
