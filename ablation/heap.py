@@ -12,8 +12,6 @@ freed there, and nothing goes wrong.
 
 from __future__ import annotations
 
-import ctypes
-import ctypes.util
 import functools
 import gc
 from typing import Any
@@ -26,6 +24,9 @@ __all__ = ["release_freed_memory", "reuse_freed_memory"]
 @functools.cache
 def _malloc_trim() -> Any:
     """glibc's ``malloc_trim``, or ``None`` where the C library has none."""
+    import ctypes  # loaded when a trim runs: ctypes.util alone imports subprocess
+    import ctypes.util
+
     name = ctypes.util.find_library("c")
     try:
         return getattr(ctypes.CDLL(name), "malloc_trim", None) if name else None

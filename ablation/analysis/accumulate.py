@@ -5,6 +5,7 @@ Used by :func:`ablation.analysis.pairing.pair_results`.
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Collection
 from dataclasses import dataclass, field
 from typing import Any
@@ -50,10 +51,12 @@ class ArmColumns:
     timeouts: int = 0
     retried: int = 0
 
-    @property
+    @functools.cached_property
     def fraction(self) -> np.ndarray:
-        """Per-task pass fraction."""
-        return self.passes / self.runs
+        """Per-task pass fraction, computed once (read-only: the report's sections share it)."""
+        out: np.ndarray = self.passes / self.runs
+        out.flags.writeable = False
+        return out
 
 
 class _Growable:

@@ -360,3 +360,25 @@ def test_cost_totals_count_every_trial_that_reports_a_cost() -> None:
     assert report.baseline.cost_total == 12.0 and report.baseline.cost_mean == 3.0
     assert report.candidate.cost_total == 1.5 and report.candidate.cost_mean == 0.5
     assert report.cost is not None and report.cost.n_pairs == 1 and report.cost.n_left_out == 1
+
+
+def test_pass_fractions_are_computed_once_and_shared_read_only() -> None:
+    """Every report section reads one array of per-task fractions; none can change it for the rest."""
+    rng = np.random.default_rng(7)
+    data = pair_arrays([f"t{i:02d}" for i in range(50)], rng.random(50) < 0.5, rng.random(50) < 0.6)
+    fraction = data.baseline.fraction
+    assert fraction is data.baseline.fraction
+    np.testing.assert_array_equal(fraction, data.baseline.passes / data.baseline.runs)
+    with pytest.raises(ValueError, match="read-only"):
+        fraction[0] = 0.5
+
+
+def test_regression_ids_are_the_masked_ids_in_task_order() -> None:
+    from itertools import compress
+
+    from ablation.analysis.breakdowns import ids
+
+    rng = np.random.default_rng(11)
+    data = pair_arrays([f"t{i:03d}" for i in range(300)], rng.random(300) < 0.5, rng.random(300) < 0.5)
+    for mask in (rng.random(300) < 0.3, np.zeros(300, dtype=bool), np.ones(300, dtype=bool)):
+        assert ids(data, mask) == list(compress(data.task_ids, mask.tolist()))
