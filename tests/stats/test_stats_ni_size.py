@@ -103,7 +103,13 @@ def test_rejection_is_monotone_in_c_and_size_exact_at_n30(margin: float) -> None
     assert total.max() <= ALPHA
 
 
-@pytest.mark.parametrize(("n", "margin"), [(45, 0.02), (50, 0.02), (35, 0.05), (100, 0.02)])
+# the n = 50 boundaries are cached in the module: its two users run on one worker
+N50 = pytest.mark.xdist_group("ni-size-n50")
+
+
+@pytest.mark.parametrize(
+    ("n", "margin"), [(45, 0.02), pytest.param(50, 0.02, marks=N50), (35, 0.05), (100, 0.02)]
+)
 def test_exact_size_at_most_alpha(n: int, margin: float) -> None:
     crit = _exact_critical_c(n, margin)
     scan = _size(n, margin, crit, PSI_SCAN)
@@ -121,6 +127,7 @@ def test_former_asymptotic_test_exceeds_alpha() -> None:
     assert _size(50, 0.02, crit, np.array([0.1]))[0] == pytest.approx(0.0549, abs=1e-4)
 
 
+@N50
 def test_inside_the_null_rejection_is_rarer_than_on_its_boundary() -> None:
     # Δ = -M - 0.03 < -M: the boundary Δ = -M is the least favourable configuration
     n, margin, shift = 50, 0.02, 0.03
