@@ -17,6 +17,9 @@ from pathlib import Path
 
 import pytest
 
+# one worker starts the scripts once for every test of the module (see pyproject's --dist)
+pytestmark = pytest.mark.xdist_group("examples")
+
 ROOT = Path(__file__).resolve().parent.parent
 EXAMPLES = ROOT / "examples"
 TIMEOUT_S = 120

@@ -53,6 +53,7 @@ def uninterrupted(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
 
 
 @pytest.mark.slow
+@pytest.mark.xdist_group("sequential-uninterrupted")  # one worker runs that campaign once
 def test_clearly_worse_candidate_stops_early_with_exit_2(uninterrupted: dict[str, Any]) -> None:
     s = uninterrupted["sequential"]
     ref = _reference_stop(seed=5)
@@ -68,6 +69,7 @@ def test_clearly_worse_candidate_stops_early_with_exit_2(uninterrupted: dict[str
 
 
 @pytest.mark.slow
+@pytest.mark.xdist_group("sequential-uninterrupted")
 def test_kill_9_then_resume_stops_at_the_same_pair(
     tmp_path: Path, uninterrupted: dict[str, Any]
 ) -> None:

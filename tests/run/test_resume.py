@@ -75,6 +75,7 @@ def _agent_calls(counter_dir: Path) -> int:
 
 
 @pytest.mark.slow
+@pytest.mark.xdist_group("resume-reference")  # one worker runs the reference campaign once
 def test_kill_9_mid_campaign_then_resume_gives_the_uninterrupted_report(
     tmp_path: Path, reference: dict[str, Any]
 ) -> None:
@@ -114,6 +115,7 @@ def test_kill_9_mid_campaign_then_resume_gives_the_uninterrupted_report(
 
 
 @pytest.mark.slow
+@pytest.mark.xdist_group("resume-reference")
 def test_ctrl_c_marks_the_campaign_interrupted_and_its_hint_resumes_it(
     tmp_path: Path, reference: dict[str, Any]
 ) -> None:

@@ -97,12 +97,20 @@ def _column_report(b: Path, c: Path, **read: Any) -> str:
     return report.model_dump_json()
 
 
-@pytest.mark.parametrize("seed", [0, 1, 2, 3])
+SHAPES = [("jsonl", False, 1), ("jsonl", True, 1), ("jsonl", False, 3), ("jsonl", True, 2),
+          ("gz", False, 1), ("gz", True, 2), ("array", True, 1), ("csv", False, 1), ("csv", True, 2)]  # fmt: skip
+# Left out of seeds 0-3 of every shape: files whose rich columns pair 10-13 tied values, so both
+# paths run the 2**13-resample permutation Wilcoxon (2-5 s each). Run with branch coverage, the
+# other 30 cases reach every line and branch of ablation these six reach; gz-True-2-1 still
+# runs that permutation on 40 tasks.
+SLOW_REPEATS = {("csv", True, 2, 2), ("array", True, 1, 3), ("gz", True, 2, 2), ("gz", True, 2, 3),
+                ("jsonl", True, 2, 0), ("jsonl", True, 1, 0)}  # fmt: skip
+
+
 @pytest.mark.parametrize(
-    ("kind", "rich", "runs"),
-    [("jsonl", False, 1), ("jsonl", True, 1), ("jsonl", False, 3), ("jsonl", True, 2),
-     ("gz", False, 1), ("gz", True, 2), ("array", True, 1), ("csv", False, 1), ("csv", True, 2)],
-)  # fmt: skip
+    ("kind", "rich", "runs", "seed"),
+    [(*shape, seed) for shape in SHAPES for seed in range(4) if (*shape, seed) not in SLOW_REPEATS],
+)
 def test_column_path_report_equals_object_path(
     tmp_path: Path, seed: int, kind: str, rich: bool, runs: int
 ) -> None:

@@ -8,6 +8,7 @@ tables the public :func:`noninferiority_test` calls "non-inferior". The full sca
 
 from __future__ import annotations
 
+import functools
 import time
 from collections.abc import Callable
 
@@ -38,19 +39,36 @@ def _critical_c(
     """Per discordant total N, the smallest c whose table is rejected (N + 1 if none).
 
     Rejection is monotone in c at fixed N (checked exhaustively for n = 30 below), so a
-    bisection over c finds the boundary.
+    bisection over c finds the boundary. Its first probes are the previous N's boundary and the
+    next c (the boundary moves by 0 or 1 from one N to the next in the cases below), which ends
+    most searches after two calls; any other boundary is found by the bisection that follows.
+    Under that monotonicity every probe keeps the bisection's invariant (no rejection below
+    ``lo``, rejection from ``hi`` up), so the result is the plain bisection's; the n = 30 test
+    compares it with the boundary read off the exhaustive table.
     """
     out = np.empty(n + 1, dtype=np.int64)
+    hint = 0
     for nd in range(n + 1):
         lo, hi = 0, nd + 1
+        for probe in (hint, hint + 1, hint - 1):
+            if lo <= probe < hi:
+                lo, hi = (lo, probe) if rejects(nd - probe, probe, n, margin) else (probe + 1, hi)
         while lo < hi:
             mid = (lo + hi) // 2
             if rejects(nd - mid, mid, n, margin):
                 hi = mid
             else:
                 lo = mid + 1
-        out[nd] = lo
+        out[nd] = hint = lo
     return out
+
+
+@functools.cache
+def _exact_critical_c(n: int, margin: float) -> np.ndarray:
+    """:func:`_critical_c` of the public test, computed once per design (read-only)."""
+    crit = _critical_c(n, margin, _rejects)
+    crit.flags.writeable = False
+    return crit
 
 
 def _size(n: int, margin: float, crit: np.ndarray, psis: np.ndarray) -> np.ndarray:
@@ -63,27 +81,37 @@ def _size(n: int, margin: float, crit: np.ndarray, psis: np.ndarray) -> np.ndarr
     return np.array(sizes)
 
 
-def test_rejection_is_monotone_in_c_and_size_exact_at_n30() -> None:
+@pytest.mark.parametrize("margin", [0.02, 0.05])
+def test_rejection_is_monotone_in_c_and_size_exact_at_n30(margin: float) -> None:
     n = 30
-    for margin in (0.02, 0.05):
-        table = {(b, c): _rejects(b, c, n, margin) for b in range(n + 1) for c in range(n + 1 - b)}
-        for nd in range(n + 1):
-            row = [table[(nd - c, c)] for c in range(nd + 1)]
-            assert row == sorted(row), (margin, nd)  # False ... False True ... True
-        psis = np.linspace(margin + 1e-6, 1.0, 400)
-        cells = np.column_stack([(psis + margin) / 2, (psis - margin) / 2, 1 - psis])
-        total = np.zeros(psis.size)
-        for (b, c), rejected in table.items():
-            if rejected:  # trinomial P(b, c) with cells (psi+M)/2, (psi-M)/2, 1 - psi
-                total += stats.multinomial.pmf([b, c, n - b - c], n, cells)
-        # the same figure as the per-N formula used for larger n
-        assert total == pytest.approx(_size(n, margin, _critical_c(n, margin, _rejects), psis))
-        assert total.max() <= ALPHA
+    table = {(b, c): _rejects(b, c, n, margin) for b in range(n + 1) for c in range(n + 1 - b)}
+    for nd in range(n + 1):
+        row = [table[(nd - c, c)] for c in range(nd + 1)]
+        assert row == sorted(row), (margin, nd)  # False ... False True ... True
+    # the boundary search used for larger n finds the first rejected c of every row
+    crit = _critical_c(n, margin, lambda b, c, _n, _m: table[(b, c)])
+    first = [next((c for c in range(nd + 1) if table[(nd - c, c)]), nd + 1) for nd in range(n + 1)]
+    assert crit.tolist() == first
+    psis = np.linspace(margin + 1e-6, 1.0, 400)
+    cells = np.column_stack([(psis + margin) / 2, (psis - margin) / 2, 1 - psis])
+    total = np.zeros(psis.size)
+    for (b, c), rejected in table.items():
+        if rejected:  # trinomial P(b, c) with cells (psi+M)/2, (psi-M)/2, 1 - psi
+            total += stats.multinomial.pmf([b, c, n - b - c], n, cells)
+    # the same figure as the per-N formula used for larger n
+    assert total == pytest.approx(_size(n, margin, crit, psis))
+    assert total.max() <= ALPHA
 
 
-@pytest.mark.parametrize(("n", "margin"), [(45, 0.02), (50, 0.02), (35, 0.05), (100, 0.02)])
+# the n = 50 boundaries are cached in the module: its two users run on one worker
+N50 = pytest.mark.xdist_group("ni-size-n50")
+
+
+@pytest.mark.parametrize(
+    ("n", "margin"), [(45, 0.02), pytest.param(50, 0.02, marks=N50), (35, 0.05), (100, 0.02)]
+)
 def test_exact_size_at_most_alpha(n: int, margin: float) -> None:
-    crit = _critical_c(n, margin, _rejects)
+    crit = _exact_critical_c(n, margin)
     scan = _size(n, margin, crit, PSI_SCAN)
     assert scan.max() <= ALPHA
     # the whole null boundary, not only the scan: psi from the margin up to 1
@@ -99,10 +127,11 @@ def test_former_asymptotic_test_exceeds_alpha() -> None:
     assert _size(50, 0.02, crit, np.array([0.1]))[0] == pytest.approx(0.0549, abs=1e-4)
 
 
+@N50
 def test_inside_the_null_rejection_is_rarer_than_on_its_boundary() -> None:
     # Δ = -M - 0.03 < -M: the boundary Δ = -M is the least favourable configuration
     n, margin, shift = 50, 0.02, 0.03
-    crit = _critical_c(n, margin, _rejects)
+    crit = _exact_critical_c(n, margin)
     nd = np.arange(n + 1)
     for psi in np.linspace(0.06, 0.5, 12):
         q_inside = (psi - margin - shift) / (2 * psi)

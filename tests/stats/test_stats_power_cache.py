@@ -1,7 +1,8 @@
 """The exact MDE search reuses the delta-free part of the power; its answers are unchanged.
 
 The reference below is the power function as it was before the cache (every call recomputes the
-weights of N and the critical values); the MDE found with it by the same ``brentq`` must equal
+weights of N; its critical values, a pure function of the design and the level, are computed once
+per design by the reference's own search, independent of the library's cache); the MDE found with it by the same ``brentq`` must equal
 the library's to the last bit. Since the binary report stopped importing scipy (issue 13), the
 library's tails, quantiles and root finder are ``ablation.stats._dist`` / ``_roots`` (compared with
 scipy in test_stats_dist.py); the reference uses the same primitives, so the comparison is still
@@ -12,6 +13,7 @@ met to brentq's tolerance, and a cache-cleared computation to the last bit.
 
 from __future__ import annotations
 
+import functools
 import math
 from types import SimpleNamespace
 
@@ -36,17 +38,30 @@ def _tail(k: np.ndarray, ns: np.ndarray, p: float) -> np.ndarray:
     return np.where(k >= 0, special.bdtr(np.maximum(k, 0), ns, p), 0.0)
 
 
-def _uncached_power(n: int, psi: float, delta: float, alpha: float, alternative: str) -> float:
+def _support(n: int, psi: float) -> np.ndarray:
+    """The discordant totals N the reference sums over: all but 1e-15 of Bin(n, psi) each side."""
     lo, hi = int(special.binom_ppf(1e-15, n, psi)), int(special.binom_isf(1e-15, n, psi))
-    ns = np.arange(max(lo - 1, 0), min(hi + 1, n) + 1, dtype=np.int64)
+    return np.arange(max(lo - 1, 0), min(hi + 1, n) + 1, dtype=np.int64)
+
+
+@functools.cache
+def _reference_critical_k(n: int, psi: float, level: float) -> np.ndarray:
+    """:func:`_critical_k` over :func:`_support`, once per design and level (read-only)."""
+    k = _critical_k(_support(n, psi), level)
+    k.flags.writeable = False
+    return k
+
+
+def _uncached_power(n: int, psi: float, delta: float, alpha: float, alternative: str) -> float:
+    ns = _support(n, psi)
     log_w = (special.gammaln(n + 1.0) - special.gammaln(ns + 1.0) - special.gammaln(n - ns + 1.0)
              + special.xlogy(ns, psi) + special.xlog1py(n - ns, -psi))  # fmt: skip
     pi_b = min(1.0, max(0.0, (psi - delta) / (2.0 * psi)))
     if alternative == "two-sided":
-        k = _critical_k(ns, alpha / 2.0)
+        k = _reference_critical_k(n, psi, alpha / 2.0)
         reject = _tail(k, ns, pi_b) + _tail(k, ns, 1.0 - pi_b)
     else:
-        k = _critical_k(ns, alpha)
+        k = _reference_critical_k(n, psi, alpha)
         reject = _tail(k, ns, pi_b if alternative == "greater" else 1.0 - pi_b)
     return float(min(1.0, max(0.0, float(np.dot(np.exp(log_w), reject)))))
 
