@@ -54,8 +54,8 @@ def tost_paired(x: ArrayLike, y: ArrayLike, low: float, upp: float) -> TostResul
     if not (math.isfinite(lo) and math.isfinite(up) and lo < up):
         raise ValueError(f"need finite bounds with low < upp, got {low!r} and {upp!r}")
     d = xa - ya
-    first = _t_from_differences(d - lo, 0.95, "greater", "lower")
-    second = _t_from_differences(d - up, 0.95, "less", "upper")
+    first = _t_from_differences(d, 0.95, "greater", "lower", shift=lo)
+    second = _t_from_differences(d, 0.95, "less", "upper", shift=up)
     lower = OneSidedTTest(first.statistic, first.pvalue, first.df, lo, "greater")
     upper = OneSidedTTest(second.statistic, second.pvalue, second.df, up, "less")
     return TostResult(
@@ -113,10 +113,10 @@ def metric_noninferiority(
     ci = _t_from_differences(d, level, "two-sided", "interval").confidence_interval
     direction = "higher is better" if higher_is_better else "lower is better"
     if higher_is_better:
-        test = _t_from_differences(d + m, level, "greater", "shifted")
+        test = _t_from_differences(d, level, "greater", "shifted", shift=-m)
         worse = ci.high < 0.0
     else:
-        test = _t_from_differences(d - m, level, "less", "shifted")
+        test = _t_from_differences(d, level, "less", "shifted", shift=m)
         worse = ci.low > 0.0
     decision: Literal["non-inferior", "regression", "inconclusive"]
     if test.pvalue <= a:

@@ -69,6 +69,16 @@ def test_tost_matches_statsmodels_property(
     assert 0.0 <= res.pvalue <= 1.0
 
 
+def test_tost_keeps_its_digits_when_the_bound_dwarfs_the_differences() -> None:
+    # Found by the property above: differences ~1e-5 against a bound of 1. The exact lower t is
+    # 299999: (mean(d) + 1) / (sd(d) / sqrt(3)) with d = (0, 0, -1e-5), in rational arithmetic
+    # (fractions.Fraction); statsmodels gives 299999.00000000006. A test on d - low lost five
+    # digits of sd to the shift: 299999.00000136526.
+    x, y = np.zeros(3), np.array([0.0, 0.0, 1e-05])
+    _check_against_statsmodels(x, y, -1.0, 0.0)
+    assert tost_paired(x, y, -1.0, 0.0).lower.statistic == pytest.approx(299999.0, rel=1e-15)
+
+
 def test_tost_degenerate_inputs_give_no_nan() -> None:
     res = tost_paired([1.0, 2.0, 3.0], [1.5, 2.5, 3.5], -1.0, 1.0)
     assert res.pvalue == 0.0 and res.lower.statistic == np.inf
