@@ -2,13 +2,14 @@
 
 The reference below is the power function as it was before the cache (every call recomputes the
 weights of N; its critical values, a pure function of the design and the level, are computed once
-per design by the reference's own search, independent of the library's cache); the MDE found with it by the same ``brentq`` must equal
-the library's to the last bit. Since the binary report stopped importing scipy (issue 13), the
-library's tails, quantiles and root finder are ``ablation.stats._dist`` / ``_roots`` (compared with
-scipy in test_stats_dist.py); the reference uses the same primitives, so the comparison is still
-bit-exact and tests the cache, not the primitives. Designs up to ``power._GRID_N`` pairs sum the
-power over one (N, j) grid instead of the tails (equal to them to 1e-12), so there the reference is
-met to brentq's tolerance, and a cache-cleared computation to the last bit.
+per design by the reference's own search, independent of the library's cache); the MDE found with
+it by the same ``brentq`` must equal the library's to the last bit. Since the binary report
+stopped importing scipy (issue 13), the library's tails, quantiles and root finder are
+``ablation.stats._dist`` / ``_roots`` (compared with scipy in test_stats_dist.py); the reference
+uses the same primitives, so the comparison is still bit-exact and tests the cache, not the
+primitives. Designs up to ``power._GRID_N`` pairs sum the power over one (N, j) grid instead of
+the tails (equal to them to 1e-12), so there the reference is met to brentq's tolerance, and a
+cache-cleared computation to the last bit.
 """
 
 from __future__ import annotations
