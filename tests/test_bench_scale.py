@@ -12,6 +12,7 @@ import pytest
 ROOT = Path(__file__).resolve().parents[1]
 
 
+@pytest.mark.first
 @pytest.mark.slow
 def test_bench_scale_quick_runs_every_figure() -> None:
     done = subprocess.run(

@@ -18,7 +18,7 @@ from pathlib import Path
 import pytest
 
 # one worker starts the scripts once for every test of the module (see pyproject's --dist)
-pytestmark = pytest.mark.xdist_group("examples")
+pytestmark = [pytest.mark.xdist_group("examples"), pytest.mark.first]  # the scripts take ~10 s
 
 ROOT = Path(__file__).resolve().parent.parent
 EXAMPLES = ROOT / "examples"

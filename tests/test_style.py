@@ -7,6 +7,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 ROOT = Path(__file__).resolve().parents[1]
 
 
@@ -17,6 +19,7 @@ def test_ruff_is_clean() -> None:
     assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-1000:]
 
 
+@pytest.mark.first
 def test_mypy_is_clean() -> None:
     proc = subprocess.run(
         [sys.executable, "-m", "mypy"], cwd=ROOT, capture_output=True, text=True, check=False

@@ -86,6 +86,7 @@ def _stored(store: Path) -> int:
         return 0
 
 
+@pytest.mark.first
 @pytest.mark.slow
 def test_fault_matrix(tmp_path: Path) -> None:
     server = socketserver.ThreadingTCPServer(("127.0.0.1", 0), _Trickle)

@@ -192,6 +192,7 @@ def test_duplicate_id_and_run_names_both_lines(tmp_path: Path) -> None:
         load_results(path, run_field="r")
 
 
+@pytest.mark.first
 @pytest.mark.slow
 def test_freshly_generated_tool_outputs(tmp_path: Path) -> None:
     sys.path.insert(0, str(REPO / "tests"))
