@@ -28,7 +28,8 @@ from numpy.typing import NDArray
 from pydantic import BaseModel
 
 __all__ = [
-    "STATUS_CODES", "TrialColumns", "constant_column", "constant_value", "failed_trials", "filled",
+    "STATUS_CODES", "TrialColumns", "constant_column", "constant_value", "failed_trials", "failure_fields",
+    "filled",
     "known_rows", "results_to_columns", "unknown",
 ]  # fmt: skip
 
@@ -159,8 +160,9 @@ class TrialColumns:
         *,
         run: NDArray[np.int64] | None = None,
         source: str = "",
+        line: NDArray[np.int64] | None = None,
     ) -> TrialColumns:
-        """Completed trials with verdicts only (every number unknown)."""
+        """Completed trials with verdicts only (every number unknown); ``line``: each row's line."""
         n = len(task_id)
         return cls(
             arm=arm,
@@ -172,27 +174,40 @@ class TrialColumns:
             cost=_nan(n),
             tokens=_nan(n),
             source=source,
+            line=line,
         )
 
 
 _STATUS_NAMES = {code: name for name, code in STATUS_CODES.items()}
 
 
+def failure_fields(
+    status: str, error: str | None, error_type: str | None, error_stage: str | None
+) -> tuple[str, str, str]:
+    """``(error text, stage, error type)`` of a failed trial, as the report lists it.
+
+    The text falls back to the type, then the status; a timeout's stage is ``"timeout"`` (type
+    ``"Timeout"`` when none is given), an error's stage ``"unknown stage"`` when none is given.
+    """
+    text = str(error or error_type or status)
+    if status == "timeout":
+        return text, "timeout", str(error_type or "Timeout")
+    return text, str(error_stage or "unknown stage"), str(error_type or status)
+
+
 def failed_trials(cols: TrialColumns, arm: str) -> list[tuple[str, str, int, str, str, str, str]]:
-    """Every failed trial of ``cols`` in row order: id, ``arm``, run, status, error text, stage,
-    error type (the text falls back to the type, then the status; a timeout's stage is
-    ``"timeout"``, an error's ``"unknown stage"`` when none is given)."""
+    """Every failed trial of ``cols`` in row order: id, ``arm``, run, status, then
+    :func:`failure_fields`."""
     out: list[tuple[str, str, int, str, str, str, str]] = []
     for i in np.flatnonzero(cols.status != STATUS_CODES["completed"]).tolist():
         status = _STATUS_NAMES[int(cols.status[i])]
-        kind = cols.error_type[i] if cols.error_type is not None else ""
-        text = (cols.error[i] if cols.error is not None else "") or kind or status
-        if status == "timeout":
-            stage, kind = "timeout", kind or "Timeout"
-        else:
-            stage = (cols.error_stage[i] if cols.error_stage is not None else "") or "unknown stage"
-            kind = kind or status
-        out.append((str(cols.task_id[i]), arm, int(cols.run[i]), status, text, stage, kind))
+        fields = failure_fields(
+            status,
+            cols.error[i] if cols.error is not None else None,
+            cols.error_type[i] if cols.error_type is not None else None,
+            cols.error_stage[i] if cols.error_stage is not None else None,
+        )
+        out.append((str(cols.task_id[i]), arm, int(cols.run[i]), status, *fields))
     return out
 
 

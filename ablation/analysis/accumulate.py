@@ -12,9 +12,10 @@ from typing import Any
 
 import numpy as np
 
+from ablation.columns import failure_fields
 from ablation.errors import InputError
 
-__all__ = ["Accumulated", "ArmColumns", "error_text", "failure_kind"]
+__all__ = ["Accumulated", "ArmColumns"]
 
 
 @dataclass(frozen=True)
@@ -157,19 +158,14 @@ class _ArmAccumulator:
         )
 
 
-def error_text(t: Any) -> str:
-    error = getattr(t, "error", None)
-    if error:
-        return str(error)
-    return str(getattr(t, "error_type", None) or t.status)
-
-
-def failure_kind(t: Any) -> tuple[str, str]:
-    """``(stage, error type)`` of a failed trial (a timeout is its own stage and type)."""
-    if t.status == "timeout":
-        return "timeout", str(getattr(t, "error_type", None) or "Timeout")
-    stage = getattr(t, "error_stage", None) or "unknown stage"
-    return str(stage), str(getattr(t, "error_type", None) or t.status)
+def _failure(t: Any) -> tuple[str, str, str]:
+    """:func:`~ablation.columns.failure_fields` of a failed trial object."""
+    return failure_fields(
+        t.status,
+        getattr(t, "error", None),
+        getattr(t, "error_type", None),
+        getattr(t, "error_stage", None),
+    )
 
 
 class Accumulated:
@@ -210,6 +206,6 @@ class Accumulated:
         masks[2] = masks[2] or t.category
         masks[3] = masks[3] or bool(t.critical)
         if t.status != "completed":
-            self.failed.append((tid, arm, t.run, t.status, error_text(t), *failure_kind(t)))
+            self.failed.append((tid, arm, t.run, t.status, *_failure(t)))
         if self.keep_trials and ((tid, arm) not in self.first or t.run < self.first[(tid, arm)].run):
             self.first[(tid, arm)] = t
