@@ -110,19 +110,11 @@ def _plain_lines(text: str, display: str, options: ReadOptions) -> ColumnRead | 
         return None
     if options.pass_values is not None:
         passed = np.where(passed, "true" in options.pass_values, "false" in options.pass_values)
-    n = len(ids_column)
-    columns = TrialColumns(
-        arm=options.arm,
-        task_id=ids_column,
-        run=np.zeros(n, dtype=np.int64) if runs is None else np.array(runs, dtype=np.int64),
-        passed=passed,
-        status=np.zeros(n, dtype=np.int8),
-        latency_s=np.full(n, np.nan),
-        cost=np.full(n, np.nan),
-        tokens=np.full(n, np.nan),
-        source=display,  # no category, critical flag or error in any row: those columns are None
-        line=np.arange(1, n + 1, dtype=np.int64),
-    )
+    columns = TrialColumns.verdicts(  # no category, critical flag or error in any row
+        options.arm, ids_column, passed,
+        run=None if runs is None else np.array(runs, dtype=np.int64), source=display,
+        line=np.arange(1, len(ids_column) + 1, dtype=np.int64),
+    )  # fmt: skip
     return ColumnRead(columns)
 
 
