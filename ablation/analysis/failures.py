@@ -63,6 +63,8 @@ def error_summary(data: PairedData) -> ErrorSummary:
 def errored_regressions(data: PairedData, regressions: list[str]) -> list[str]:
     """Regressions whose candidate trial errored or timed out (not a wrong answer)."""
     candidate_failed = {tid for tid, arm, *_ in data.failures if arm == "candidate"}
+    if not candidate_failed:  # the usual case: no pass over a million regressions
+        return []
     return [tid for tid in regressions if tid in candidate_failed]
 
 
