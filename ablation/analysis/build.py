@@ -281,14 +281,27 @@ def _side(
     :mod:`ablation.sources.inputs` first.
     """
     from ablation.analysis.tocolumns import results_to_columns, row_kind, side_columns
-    from ablation.sources.inputs import side_results
 
     plain = key is None and field is None and run_field is None and isinstance(side, list)
     kind = row_kind(side) if plain and side else None
     if kind is not None:
         return side_columns(side, arm, kind)
+    from ablation.sources.inputs import side_results  # the readers of every format: only here
+
     rows, label = side_results(side, arm, key=key, field=field, run_field=run_field)
     return rows, results_to_columns(rows, arm, source=label), label
+
+
+def _expected_ids(expected_ids: Any) -> list[str] | None:
+    """``expected_ids`` as a list of ids; a string (which would split into characters) is refused."""
+    if expected_ids is None:
+        return None
+    if isinstance(expected_ids, str | bytes) or not isinstance(expected_ids, Iterable):
+        raise TypeError(
+            f"expected_ids must be an iterable of ids (e.g. a list of str), got "
+            f"{type(expected_ids).__name__} {expected_ids!r:.60}"
+        )
+    return [str(i) for i in expected_ids]
 
 
 @collector_paused()
@@ -328,9 +341,8 @@ def compare_results(
         The same :class:`AblationReport` a campaign produces.
     """
     from ablation.analysis.tocolumns import ResultLookup
-    from ablation.sources.inputs import check_expected_ids
 
-    expected_ids = check_expected_ids(expected_ids)
+    expected_ids = _expected_ids(expected_ids)
     pairs = ((baseline, "baseline"), (candidate, "candidate"))
     sides = {arm: _side(side, arm, key, field, run_field) for side, arm in pairs}
     return compare_columns(

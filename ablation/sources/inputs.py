@@ -19,7 +19,7 @@ from ablation.schema import TaskResult
 from ablation.sources.readers.generic import generic_rows
 from ablation.sources.readers.rows import ReadOptions, rows_to_results
 
-__all__ = ["ACCEPTED", "check_expected_ids", "side_results"]
+__all__ = ["ACCEPTED", "side_results"]
 
 #: What one side of ``compare_results`` may be, for error messages.
 ACCEPTED = (
@@ -59,18 +59,6 @@ def side_results(
         raise ValueError(f"{arm} results: empty; expected {ACCEPTED}")
     kinds = sorted({type(r).__name__ for r in records})
     raise TypeError(f"{arm} results: items of type {', '.join(kinds)}; expected {ACCEPTED}")
-
-
-def check_expected_ids(expected_ids: Any) -> list[str] | None:
-    """``expected_ids`` as a list of ids; a string (which would split into characters) is refused."""
-    if expected_ids is None:
-        return None
-    if isinstance(expected_ids, str | bytes) or not isinstance(expected_ids, Iterable):
-        raise TypeError(
-            f"expected_ids must be an iterable of ids (e.g. a list of str), got "
-            f"{type(expected_ids).__name__} {expected_ids!r:.60}"
-        )
-    return [str(i) for i in expected_ids]
 
 
 def _frame_records(side: Any) -> list[Any] | None:

@@ -59,3 +59,26 @@ def test_unaccepted_inputs_are_type_errors_naming_both() -> None:
         compare_results([{"id": "a", "passed": True}], [1, 2])
     with pytest.raises(TypeError, match=r"expected_ids must be an iterable of ids.*got str 'ab'"):
         compare_results([{"id": "a", "passed": True}], [{"id": "a", "passed": True}], expected_ids="ab")
+
+
+def test_lists_of_results_leave_the_file_readers_unimported(tmp_path: Path) -> None:
+    """Lists of TaskResult (with or without expected ids) need no reader of any file format; a
+    file side does (checked in a fresh interpreter, where no other test imported them)."""
+    import subprocess
+    import sys
+
+    from tests.helpers.cli import cli_env
+
+    path = _jsonl(tmp_path / "b.jsonl", _flat(BASE))
+    code = (
+        "import sys\n"
+        "from ablation import TaskResult, compare_results\n"
+        "rows = [TaskResult(task_id=f't{i}', arm='baseline', passed=i % 2 == 0) for i in range(9)]\n"
+        "r = compare_results(rows, rows, expected_ids=[f't{i}' for i in range(10)])\n"
+        "print(r.n_paired, r.n_tasks, 'ablation.sources.readers' in sys.modules)\n"
+        f"compare_results({str(path)!r}, rows, field='ok.v')\n"
+        "print('ablation.sources.readers' in sys.modules)\n"
+    )
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True,
+                          env=cli_env())
+    assert proc.stdout.split() == ["9", "10", "False", "True"]
