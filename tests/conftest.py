@@ -9,6 +9,9 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
 
     With one worker per core, a test lasting tens of seconds that is collected last (most of the
     longest live in ``tests/test_*.py``, collected after every folder) runs alone at the end while
-    the other workers wait; started first, it runs beside the short ones.
+    the other workers wait; started first, it runs beside the short ones. The mark goes on every
+    test of five seconds or more on two workers (``--durations``), so that the end of the run is
+    made of short tests only and a worker waits at most a few seconds for the other (the longest
+    first, as in longest-processing-time scheduling).
     """
     items.sort(key=lambda item: item.get_closest_marker("first") is None)

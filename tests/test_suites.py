@@ -107,6 +107,7 @@ def test_codegen_suite_is_well_formed() -> None:
     assert hostile_ids.isdisjoint(t.task_id for t in tasks)
 
 
+@pytest.mark.first
 def test_every_codegen_task_is_solvable() -> None:
     """The reference solutions pass every task, so a failure is the agent's, never the suite's."""
     tasks = load_suite("tasks/codegen.py")
@@ -117,6 +118,7 @@ def test_every_codegen_task_is_solvable() -> None:
     assert report.table.both_pass == len(tasks), report.table
 
 
+@pytest.mark.first
 def test_codegen_campaign_through_the_console_script() -> None:
     exe = shutil.which("ablation")
     assert exe, "the ablation console script is not installed (pip install -e .)"

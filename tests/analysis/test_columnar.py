@@ -33,6 +33,7 @@ def _json(report: Any) -> dict[str, Any]:
     return data
 
 
+@pytest.mark.first
 @pytest.mark.slow
 @pytest.mark.parametrize(("seed", "on_error", "listed"), [(0, "fail", True), (1, "exclude", True), (2, "fail", False)])
 def test_compare_results_equals_the_object_path_on_10k_random_tasks(

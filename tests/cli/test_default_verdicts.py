@@ -40,6 +40,7 @@ def _json(proc) -> dict:
     return json.loads(proc.stdout)
 
 
+@pytest.mark.first
 def test_significant_regression_fails_by_default_and_the_opt_out_is_shown() -> None:
     env = cli_env()
     args = ["compare", GPT5, GPT5_MINI, "--key", "id", "--field", "passed"]
@@ -187,6 +188,7 @@ def test_an_unreachable_http_agent_stops_within_seconds(tmp_path: Path) -> None:
     assert campaigns(store)[0][1] == "complete"
 
 
+@pytest.mark.first
 @pytest.mark.parametrize("fmt", ["json", "markdown", "html"])
 def test_same_inputs_give_the_same_bytes(fmt: str, tmp_path: Path) -> None:
     args = ["compare", GPT5, GPT5_MINI, "--format", fmt, "--seed", "3"]

@@ -99,6 +99,7 @@ def test_dask_executor_ships_agents_loaded_by_path_after_it_opened(worker_env: P
     assert os.getpid() not in slow_agents.callers(worker_env, "candidate")
 
 
+@pytest.mark.first
 @pytest.mark.slow
 def test_cli_dask_local_end_to_end(worker_env: Path, tmp_path: Path) -> None:
     store = tmp_path / "runs.db"

@@ -133,6 +133,7 @@ def test_clearly_worse_candidate_stops_early_and_lists_unrun_tasks(tmp_path: Pat
     assert again.sequential == s
 
 
+@pytest.mark.first
 def test_resume_replays_stored_pairs_and_stops_at_the_same_pair(tmp_path: Path) -> None:
     config = _config(concurrency=1)
     full = run_ablation_campaign(baseline, worse, TASKS, config=config)

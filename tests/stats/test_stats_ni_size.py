@@ -81,6 +81,7 @@ def _size(n: int, margin: float, crit: np.ndarray, psis: np.ndarray) -> np.ndarr
     return np.array(sizes)
 
 
+@pytest.mark.first
 @pytest.mark.parametrize("margin", [0.02, 0.05])
 def test_rejection_is_monotone_in_c_and_size_exact_at_n30(margin: float) -> None:
     n = 30
