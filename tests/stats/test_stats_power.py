@@ -207,3 +207,22 @@ def test_grid_sum_equals_the_sum_of_tails(
     assert power._power(n, psi, delta, alpha, alternative) == pytest.approx(
         tails, rel=1e-12, abs=1e-15
     )
+
+
+@pytest.mark.parametrize("alternative", ["two-sided", "greater", "less"])
+@pytest.mark.parametrize(("n", "psi"), [(6, 1.0), (6, 0.5), (40, 0.25)])
+def test_power_next_to_the_largest_difference_is_defined(n: int, psi: float, alternative: str) -> None:
+    """δ one ulp below ψ (a power of two) makes P(regression | discordant) 2⁻⁵⁴, so 1 − π rounds
+    to 1.0; the (N, j) grid took log(1 − (1 − π)) = log(0) there and raised "math domain error"
+    (found by Hypothesis in test_grid_sum_equals_the_sum_of_tails). The power is the sum of the
+    tails (the reference of that test) and, within 1e-12, the power at δ = ψ itself."""
+    from ablation.stats import power
+
+    delta = math.nextafter(psi, 0.0)
+    pi_b = (psi - delta) / (2.0 * psi)
+    assert pi_b > 0.0 and 1.0 - pi_b == 1.0  # the case: π is positive, 1 − π is not below 1
+    ns, weights, k = power._design(n, psi, 0.05, alternative)
+    tails = min(1.0, max(0.0, float(np.dot(weights, power._rejection(k, ns, pi_b, alternative)))))
+    got = exact_mcnemar_power(n, psi, delta, alternative=alternative)
+    assert got == pytest.approx(tails, rel=1e-12, abs=1e-15)
+    assert got == pytest.approx(exact_mcnemar_power(n, psi, psi, alternative=alternative), abs=1e-12)
