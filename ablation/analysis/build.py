@@ -294,7 +294,7 @@ def _side(
 
 
 def _expected_ids(expected_ids: Any) -> list[str] | None:
-    """``expected_ids`` as a list of ids; a string (which would split into characters) is refused."""
+    """``expected_ids`` as a list of ids; a string (it would split into characters) is refused."""
     if expected_ids is None:
         return None
     if isinstance(expected_ids, str | bytes) or not isinstance(expected_ids, Iterable):
