@@ -190,9 +190,9 @@ def _grid_power(
 
 def _power(n: int, psi: float, delta: float, alpha: float, alternative: str) -> float:
     pi_b = min(1.0, max(0.0, (psi - delta) / (2.0 * psi)))  # P(regression | discordant)
-    # the grid takes logs of π and 1 − π for both tails: a π_b of 2⁻⁵⁴ or less rounds 1 − π_b to 1.0
-    inside = 0.0 < pi_b < 1.0 and 1.0 - pi_b < 1.0
-    grid = _grid(n, psi, alpha, alternative) if inside else None
+    # the grid takes logs of π and 1 − π for both tails, so both must be inside (0, 1) as floats:
+    # 1 − π_b < 1 also excludes a π_b of 2⁻⁵⁴ or less, whose 1 − π_b rounds to 1.0
+    grid = _grid(n, psi, alpha, alternative) if 0.0 < 1.0 - pi_b < 1.0 else None
     if grid is not None:
         return float(min(1.0, max(0.0, _grid_power(grid, pi_b, alternative))))
     ns, weights, k = _design(n, psi, alpha, alternative)
