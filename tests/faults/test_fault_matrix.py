@@ -24,6 +24,7 @@ from pathlib import Path
 
 import pytest
 from helpers.cli import LAUNCH, REPO, cli_env
+from helpers.matrix_agents import escape_sleep_arg
 from helpers.procs import processes_with_arg
 
 EXPECTED = {  # kind -> (status, passed, error type or None when any)
@@ -94,7 +95,11 @@ def test_fault_matrix(tmp_path: Path) -> None:
     threading.Thread(target=server.serve_forever, daemon=True).start()
     marker = f"matrix-{uuid.uuid4().hex}"
     store = tmp_path / "runs.db"
-    env = cli_env(MATRIX_HTTP_PORT=str(server.server_address[1]), MATRIX_MARKER=marker)
+    sleep_arg = escape_sleep_arg()
+    env = cli_env(
+        MATRIX_HTTP_PORT=str(server.server_address[1]), MATRIX_MARKER=marker,
+        MATRIX_ESCAPE_SLEEP=sleep_arg,
+    )  # fmt: skip
     args = [
         "run", "tests/helpers/matrix_suite.py", "--baseline", "tests/helpers/matrix_agents.py:honest",
         "--candidate", "tests/helpers/matrix_agents.py:hostile", "--isolation", "process",
@@ -124,7 +129,7 @@ def test_fault_matrix(tmp_path: Path) -> None:
         if error_type is not None:
             assert got[2] == error_type, (kind, got)
     assert _with_marker(marker.encode()) == []
-    assert processes_with_arg(b"419.25") == []
+    assert processes_with_arg(sleep_arg.encode()) == []
 
 
 def _watch(proc: subprocess.Popen[str], store: Path, total: int) -> tuple[str, str]:

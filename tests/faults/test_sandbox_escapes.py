@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 from helpers.cli import cli_env, run
-from helpers.matrix_agents import HONEST_CODE, HOSTILE_CODE
+from helpers.matrix_agents import HONEST_CODE, HOSTILE_CODE, escape_code, escape_sleep_arg
 from helpers.procs import processes_with_arg
 
 SUITE = '''
@@ -35,15 +35,19 @@ ANSWERS = {
     # Item 2: today this kills the ablation process (exit 137, nothing stored).
     "kill_parent": "import os\nos.kill(os.getppid(), 9)\n" + HONEST_CODE,
     # Item 7: double fork, setsid and an exec that drops the environment marker.
-    "escape": HOSTILE_CODE["sb_escape"],
+    "escape": escape_code("SLEEP_ARG"),
     # Item 8: no add() at all (a pass could only be forged), or an always-equal result.
     "frame_forge": HOSTILE_CODE["sb_frames"],
     "always_equal": HOSTILE_CODE["sb_eq"],
 }
 
-AGENTS = "ANSWERS = " + repr(ANSWERS) + "\n" + "".join(
-    f"\ndef {name}(task_input):\n    return ANSWERS[{name!r}]\n" for name in ANSWERS
-)
+
+def _agents(sleep_arg: str) -> str:
+    """The agents module; the escape's ``sleep`` carries ``sleep_arg``, this test's own marker."""
+    answers = {name: code.replace("SLEEP_ARG", sleep_arg) for name, code in ANSWERS.items()}
+    return "ANSWERS = " + repr(answers) + "\n" + "".join(
+        f"\ndef {name}(task_input):\n    return ANSWERS[{name!r}]\n" for name in answers
+    )
 
 
 def _scratch_dirs(tmp: Path) -> set[str]:
@@ -54,7 +58,9 @@ def _scratch_dirs(tmp: Path) -> set[str]:
 @pytest.mark.parametrize("candidate", ["kill_parent", "escape", "frame_forge", "always_equal"])
 def test_hostile_code_cannot_kill_escape_or_forge(tmp_path: Path, candidate: str) -> None:
     (tmp_path / "suite.py").write_text(SUITE)
-    (tmp_path / "agents.py").write_text(AGENTS)
+    # Leftover processes are looked for machine-wide, by an argument no other test uses.
+    sleep_arg = escape_sleep_arg()
+    (tmp_path / "agents.py").write_text(_agents(sleep_arg))
     store = tmp_path / "runs.db"
     # A private temporary directory: other runs on the machine create sandboxes too.
     tmp = tmp_path / "tmp"
@@ -73,5 +79,5 @@ def test_hostile_code_cannot_kill_escape_or_forge(tmp_path: Path, candidate: str
     with sqlite3.connect(store) as db:
         assert db.execute("select count(*) from trials").fetchone() == (6,)
         assert db.execute("select status from campaigns").fetchone() == ("complete",)
-    assert processes_with_arg(b"419.25") == []
+    assert processes_with_arg(sleep_arg.encode()) == []
     assert _scratch_dirs(tmp) == set()

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import ctypes
 import os
+import random
 import sys
 import time
 import urllib.request
@@ -17,17 +18,32 @@ from typing import Any
 
 HONEST_CODE = "def add(a, b):\n    return a + b\n"
 
-HOSTILE_CODE = {
-    "sb_kill_parent": "import os\nos.kill(os.getppid(), 9)\n" + HONEST_CODE.replace("+", "-"),
-    "sb_escape": (
+
+def escape_code(sleep_arg: str) -> str:
+    """Code that double-forks, calls ``setsid`` and execs ``sleep sleep_arg`` in a fresh environment.
+
+    The tests look for a leftover process by ``sleep_arg`` across the whole machine, so each
+    test passes its own: a test running beside it on another worker must not be blamed for it.
+    """
+    return (
         "import os, time\n"
         "if os.fork() == 0:\n"
         "    os.setsid()\n"
         "    if os.fork() == 0:\n"
-        "        os.execve('/bin/sleep', ['sleep', '419.25'], {'X': '1'})\n"
+        f"        os.execve('/bin/sleep', ['sleep', {sleep_arg!r}], {{'X': '1'}})\n"
         "    os._exit(0)\n"
         "time.sleep(0.3)\n" + HONEST_CODE
-    ),
+    )
+
+
+def escape_sleep_arg() -> str:
+    """A ``sleep`` argument of 419 s and a fraction no other test draws (``escape_code``)."""
+    return f"419.{random.SystemRandom().randrange(10**9):09d}1"
+
+
+HOSTILE_CODE = {
+    "sb_kill_parent": "import os\nos.kill(os.getppid(), 9)\n" + HONEST_CODE.replace("+", "-"),
+    "sb_escape": escape_code(os.environ.get("MATRIX_ESCAPE_SLEEP", "419.25")),
     "sb_frames": (
         "import sys\n"
         "f = sys._getframe()\n"
