@@ -14,9 +14,9 @@ from typing import Any
 
 from ablation.stats import _dist
 from ablation.stats._common import as_count, check_alternative, check_level
+from ablation.stats._connor import connor_mde, normal_z
 from ablation.stats._lazy import LazyModule
 from ablation.stats._results import SampleSizeResult
-from ablation.stats._roots import brentq
 from ablation.stats.power import exact_mcnemar_power, exact_sample_size_paired
 
 _st: Any = LazyModule("scipy.stats")
@@ -25,11 +25,6 @@ __all__ = ["EXACT_SEARCH_LIMIT", "minimum_detectable_effect", "sample_size_paire
 
 EXACT_SEARCH_LIMIT = 100_000
 """Largest Connor n for which :func:`sample_size_paired` also searches the exact-test n."""
-
-
-def _z_alpha(alpha: float, alternative: str) -> float:
-    a = alpha / 2.0 if alternative == "two-sided" else alpha
-    return -float(_dist.ndtri(a))
 
 
 def sample_size_paired(
@@ -79,7 +74,7 @@ def sample_size_paired(
             f"|delta| ({abs(dl):g}) cannot exceed psi ({ps:g}): the difference is at most the "
             "discordant probability"
         )
-    za = _z_alpha(a, alternative)
+    za = normal_z(a, alternative)
     zb = float(_dist.ndtri(pw))
     n_exact = (za * math.sqrt(ps) + zb * math.sqrt(max(ps - dl * dl, 0.0))) ** 2 / (dl * dl)
     n = max(1, math.ceil(n_exact - 1e-9))
@@ -143,7 +138,7 @@ def minimum_detectable_effect(
     check_alternative(alternative)
     if (psi is None) == (sd is None):
         raise ValueError("give exactly one of psi (binary outcome) or sd (continuous outcome)")
-    za = _z_alpha(a, alternative)
+    za = normal_z(a, alternative)
     zb = float(_dist.ndtri(pw))
     if sd is not None:
         s = float(sd)
@@ -154,13 +149,4 @@ def minimum_detectable_effect(
     ps = float(psi)
     if not (math.isfinite(ps) and 0.0 < ps <= 1.0):
         raise ValueError(f"psi (discordant probability) must be in (0, 1], got {psi!r}")
-    rn = math.sqrt(nn)
-
-    def f(d: float) -> float:
-        return rn * d - za * math.sqrt(ps) - zb * math.sqrt(max(ps - d * d, 0.0))
-
-    if f(0.0) >= 0.0:
-        return 0.0
-    if f(ps) < 0.0:
-        return math.inf
-    return float(brentq(f, 0.0, ps, xtol=1e-15, rtol=1e-14, maxiter=500))
+    return connor_mde(nn, ps, za, zb)

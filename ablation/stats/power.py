@@ -23,6 +23,7 @@ from numpy.typing import NDArray
 
 from ablation.stats import _dist
 from ablation.stats._common import as_count, check_alternative, check_level
+from ablation.stats._connor import connor_mde, normal_z
 from ablation.stats._incbeta import log_beta_kernel
 from ablation.stats._lazy import LazyModule
 from ablation.stats._roots import brentq
@@ -327,7 +328,13 @@ def exact_minimum_detectable_effect(
     approximation). The exact power increases with ``|δ|`` at fixed n and ψ (each conditional
     rejection region is a pair of binomial tails, whose probability grows as ``P(regression |
     discordant)`` moves away from 1/2; checked numerically in the tests), so the root of
-    ``power(δ) = target`` on ``(0, ψ]`` is found by ``brentq``. For ``"less"`` the detectable
+    ``power(δ) = target`` on ``(0, ψ]`` is found by ``brentq``. The root is first bracketed
+    next to Connor's MDE ``δ_C``, by ``[δ_C, δ_C·(1 + 1/√(nψ))]``: the exact test is
+    conservative, so its MDE lies a little above (by ~3% at ``nψ = 50``, ~0.05% at
+    ``nψ = 5·10⁵``), and brentq needs about 6 powers there instead of about 16 on ``(0, ψ]``
+    (each power costs ~25 ms at a million pairs). Where one end does not bracket the root, the
+    search goes on between it and ``0`` or ``ψ``, so the result is the same root either way
+    (within brentq's tolerance, ``1e-12`` absolute plus relative). For ``"less"`` the detectable
     regression is ``−δ``; the magnitude is returned in every case.
 
     Args:
@@ -349,12 +356,23 @@ def exact_minimum_detectable_effect(
     check_alternative(alternative)
     sign = -1.0 if alternative == "less" else 1.0
 
-    @functools.lru_cache(maxsize=2)  # brentq starts at the two ends checked below
+    @functools.lru_cache(maxsize=4)  # brentq starts at two ends checked before it
     def gap(d: float) -> float:
         return _power(nn, ps, sign * d, a, alternative) - target
 
+    def root(lo: float, hi: float) -> float:
+        return float(brentq(gap, lo, hi, xtol=1e-12, rtol=1e-12, maxiter=200))
+
+    guess = connor_mde(nn, ps, normal_z(a, alternative), float(_dist.ndtri(target)))
+    if 0.0 < guess < ps:
+        lo, hi = guess, min(ps, guess * (1.0 + 1.0 / math.sqrt(nn * ps)))
+        if gap(lo) < 0.0 <= gap(hi):
+            return root(lo, hi)
+        if gap(lo) >= 0.0:  # the root is at or below Connor's MDE
+            return 0.0 if gap(0.0) >= 0.0 else root(0.0, lo)
+        return math.inf if gap(ps) < 0.0 else root(hi, ps)  # above the bracket
     if gap(ps) < 0.0:
         return math.inf
     if gap(0.0) >= 0.0:
         return 0.0
-    return float(brentq(gap, 0.0, ps, xtol=1e-12, rtol=1e-12, maxiter=200))
+    return root(0.0, ps)

@@ -229,3 +229,73 @@ def test_power_next_to_the_largest_difference_is_defined(
     assert got == pytest.approx(tails, rel=1e-12, abs=1e-15)
     at_psi = exact_mcnemar_power(n, psi, psi, alternative=alternative)
     assert got == pytest.approx(at_psi, abs=1e-12)
+
+
+def _whole_range_mde(n: int, psi: float, alternative: str) -> float:
+    """The MDE by brentq on the whole of ``(0, ψ]``, with the library's exact power."""
+    sign = -1.0 if alternative == "less" else 1.0
+
+    def gap(d: float) -> float:
+        return exact_mcnemar_power(n, psi, sign * d, alternative=alternative) - 0.8
+
+    if gap(psi) < 0.0:
+        return math.inf
+    if gap(0.0) >= 0.0:
+        return 0.0
+    # scipy.optimize.brentq(gap, 0.0, psi, xtol=1e-12, rtol=1e-12), the library's own port
+    from ablation.stats._roots import brentq
+
+    return float(brentq(gap, 0.0, psi, xtol=1e-12, rtol=1e-12, maxiter=200))
+
+
+@pytest.mark.parametrize(
+    ("n", "psi", "alternative"),
+    [
+        (13, 1.0, "greater"),  # Connor's MDE is above the exact one: the search goes below it
+        (67, 1.0, "two-sided"),
+        (4, 1.0, "two-sided"),  # the root is above the bracket's top
+        (31, 0.2, "less"),
+        (1, 0.5, "two-sided"),  # no effect is detectable
+        (500, 0.1, "two-sided"),
+        (3000, 0.3, "less"),
+        (200_000, 0.3, "two-sided"),
+    ],
+)
+def test_bracketed_mde_is_the_root_on_the_whole_range(n: int, psi: float, alternative: str) -> None:
+    got = exact_minimum_detectable_effect(n, psi, alternative=alternative)
+    reference = _whole_range_mde(n, psi, alternative)
+    if math.isinf(reference):
+        assert got == reference
+        return
+    # two brentq roots of one function, each within xtol + rtol·|x| = 1e-12·(1 + x) of it
+    assert abs(got - reference) <= 2e-12 * (1.0 + reference)
+    sign = -1.0 if alternative == "less" else 1.0
+    assert exact_mcnemar_power(n, psi, sign * got, alternative=alternative) >= 0.8 - 1e-9
+
+
+@settings(max_examples=40, deadline=None)
+@given(
+    n=st.integers(min_value=1, max_value=2000),
+    psi=st.floats(min_value=0.001, max_value=1.0),
+    alternative=st.sampled_from(["two-sided", "greater", "less"]),
+)
+def test_bracketed_mde_equals_the_whole_range_search(n: int, psi: float, alternative: str) -> None:
+    got = exact_minimum_detectable_effect(n, psi, alternative=alternative)
+    reference = _whole_range_mde(n, psi, alternative)
+    assert got == reference or abs(got - reference) <= 2e-12 * (1.0 + reference)
+
+
+def test_mde_search_starts_next_to_connors_mde(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The bracket beside Connor's MDE takes brentq there in a few powers (20 on (0, ψ])."""
+    from ablation.stats import power
+
+    seen: list[float] = []
+    inner = power._power
+
+    def counting(n: int, psi: float, delta: float, alpha: float, alternative: str) -> float:
+        seen.append(delta)
+        return inner(n, psi, delta, alpha, alternative)
+
+    monkeypatch.setattr(power, "_power", counting)
+    exact_minimum_detectable_effect(200_000, 0.3)
+    assert len(seen) == len(set(seen)) <= 10

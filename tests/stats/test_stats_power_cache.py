@@ -22,7 +22,12 @@ import numpy as np
 import pytest
 
 from ablation.stats import _dist as special
-from ablation.stats import exact_mcnemar_power, exact_minimum_detectable_effect, power
+from ablation.stats import (
+    exact_mcnemar_power,
+    exact_minimum_detectable_effect,
+    minimum_detectable_effect,
+    power,
+)
 from ablation.stats._roots import brentq
 
 
@@ -68,16 +73,29 @@ def _uncached_power(n: int, psi: float, delta: float, alpha: float, alternative:
 
 
 def _uncached_mde(n: int, psi: float, alternative: str) -> float:
+    """The library's search with :func:`_uncached_power`: brentq from the bracket next to
+    Connor's MDE (public ``minimum_detectable_effect``), widened to 0 or psi where it fails."""
     sign = -1.0 if alternative == "less" else 1.0
 
     def gap(d: float) -> float:
         return _uncached_power(n, psi, sign * d, 0.05, alternative) - 0.8
 
+    def root(lo: float, hi: float) -> float:
+        return float(brentq(gap, lo, hi, xtol=1e-12, rtol=1e-12, maxiter=200))
+
+    guess = minimum_detectable_effect(n, psi=psi, alternative=alternative)
+    if 0.0 < guess < psi:
+        lo, hi = guess, min(psi, guess * (1.0 + 1.0 / math.sqrt(n * psi)))
+        if gap(lo) < 0.0 <= gap(hi):
+            return root(lo, hi)
+        if gap(lo) >= 0.0:
+            return 0.0 if gap(0.0) >= 0.0 else root(0.0, lo)
+        return math.inf if gap(psi) < 0.0 else root(hi, psi)
     if gap(psi) < 0.0:
         return math.inf
     if gap(0.0) >= 0.0:
         return 0.0
-    return float(brentq(gap, 0.0, psi, xtol=1e-12, rtol=1e-12, maxiter=200))
+    return root(0.0, psi)
 
 
 @pytest.mark.parametrize("alternative", ["two-sided", "greater", "less"])
