@@ -138,8 +138,18 @@ def test_critical_values_equal_the_quantile_search(level: float, seed: int) -> N
         np.testing.assert_array_equal(power._critical_k(ns, level), _critical_k(ns, level))
 
 
-def test_mde_search_evaluates_each_effect_once(monkeypatch: pytest.MonkeyPatch) -> None:
-    """The two ends checked before the root search are not computed again by brentq."""
+@pytest.mark.parametrize(
+    ("n", "psi", "alternative"),
+    # (67, 1): the root is below Connor's MDE; (4, 1): nothing up to psi is detectable, which
+    # the search finds past the bracket's top
+    [(3000, 0.3, "two-sided"), (200_000, 0.3, "two-sided"), (67, 1.0, "two-sided"),
+     (4, 1.0, "two-sided")],
+)  # fmt: skip
+def test_mde_search_evaluates_each_effect_once(
+    monkeypatch: pytest.MonkeyPatch, n: int, psi: float, alternative: str
+) -> None:
+    """The ends checked before the root search are not computed again by brentq, and the
+    bracket next to Connor's MDE takes it there in a few powers (about 20 on the whole (0, ψ])."""
     seen: list[float] = []
     inner = power._power
 
@@ -148,9 +158,12 @@ def test_mde_search_evaluates_each_effect_once(monkeypatch: pytest.MonkeyPatch) 
         return inner(n, psi, delta, alpha, alternative)
 
     monkeypatch.setattr(power, "_power", counting)
-    mde = exact_minimum_detectable_effect(3000, 0.3)
-    assert mde == _uncached_mde(3000, 0.3, "two-sided")
-    assert len(seen) == len(set(seen)) > 2
+    mde = exact_minimum_detectable_effect(n, psi, alternative=alternative)
+    reference = _uncached_mde(n, psi, alternative)
+    assert mde == reference if n > power._GRID_N else mde == pytest.approx(reference, rel=1e-10)
+    assert len(seen) == len(set(seen)) >= 2
+    if n > power._GRID_N:
+        assert len(seen) <= 10
 
 
 def test_critical_value_search_ends_on_out_of_order_tails(monkeypatch: pytest.MonkeyPatch) -> None:
