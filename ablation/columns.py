@@ -28,9 +28,8 @@ from numpy.typing import NDArray
 from pydantic import BaseModel
 
 __all__ = [
-    "STATUS_CODES", "TrialColumns", "constant_column", "constant_value", "failed_trials", "failure_fields",
-    "filled",
-    "known_rows", "results_to_columns", "unknown",
+    "STATUS_CODES", "TrialColumns", "constant_column", "constant_value", "failed_trials",
+    "failure_fields", "filled", "known_rows", "results_to_columns", "unknown",
 ]  # fmt: skip
 
 #: Codes of the ``status`` column.

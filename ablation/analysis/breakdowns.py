@@ -56,10 +56,9 @@ def ids(data: PairedData, mask: np.ndarray) -> list[str]:
     none, as critical regressions in a suite without critical tasks) reads only those.
     """
     flags = np.asarray(mask, dtype=np.bool_)
-    picked = np.flatnonzero(flags) if flags.sum() < 4096 else None
-    if picked is not None:
-        return list(map(data.task_ids.__getitem__, picked.tolist()))
-    return list(compress(data.task_ids, flags.view(np.uint8).tobytes()))
+    if flags.sum() >= 4096:
+        return list(compress(data.task_ids, flags.view(np.uint8).tobytes()))
+    return list(map(data.task_ids.__getitem__, np.flatnonzero(flags).tolist()))
 
 
 def _category_codes(labels: list[str]) -> tuple[np.ndarray, np.ndarray]:

@@ -363,16 +363,16 @@ def exact_minimum_detectable_effect(
     def root(lo: float, hi: float) -> float:
         return float(brentq(gap, lo, hi, xtol=1e-12, rtol=1e-12, maxiter=200))
 
+    lo, hi = 0.0, ps
     guess = connor_mde(nn, ps, normal_z(a, alternative), float(_dist.ndtri(target)))
-    if 0.0 < guess < ps:
+    if 0.0 < guess < ps:  # next to Connor's MDE; an end that does not bracket goes to 0 or ψ
         lo, hi = guess, min(ps, guess * (1.0 + 1.0 / math.sqrt(nn * ps)))
-        if gap(lo) < 0.0 <= gap(hi):
-            return root(lo, hi)
-        if gap(lo) >= 0.0:  # the root is at or below Connor's MDE
-            return 0.0 if gap(0.0) >= 0.0 else root(0.0, lo)
-        return math.inf if gap(ps) < 0.0 else root(hi, ps)  # above the bracket
-    if gap(ps) < 0.0:
+        if gap(lo) >= 0.0:
+            lo, hi = 0.0, lo
+        elif gap(hi) < 0.0:
+            lo, hi = hi, ps
+    if gap(hi) < 0.0:  # hi is ψ here: nothing up to ψ is detectable
         return math.inf
-    if gap(0.0) >= 0.0:
+    if gap(lo) >= 0.0:  # lo is 0 here: the size itself reaches the power
         return 0.0
-    return root(0.0, ps)
+    return root(lo, hi)
