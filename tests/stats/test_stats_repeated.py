@@ -164,3 +164,37 @@ def test_fisher_exact_vs_scipy(k1: int, n1: int, k2: int, n2: int) -> None:
     assert res.statistic == pytest.approx(k2 / n2 - k1 / n1)
     assert res.n == n1 + n2
     assert fisher_exact_test(0, 0, 1, 1).pvalue == 1.0
+
+
+def test_a_report_runs_fisher_once_per_distinct_table(monkeypatch: pytest.MonkeyPatch) -> None:
+    # 3 000 tasks x 3 runs per arm: most tasks are flaky, but they share at most 16 tables
+    from ablation.analysis.build import compare_results
+    from ablation.schema import TaskResult
+    from ablation.stats import repeated
+
+    rng = np.random.default_rng(7)
+    passed = rng.random((2, 3000, 3)) < 0.5
+    arms = [
+        [
+            TaskResult(task_id=f"t{i}", arm=arm, run=r, passed=bool(passed[a, i, r]))
+            for i in range(3000)
+            for r in range(3)
+        ]
+        for a, arm in enumerate(("baseline", "candidate"))
+    ]
+    calls: list[tuple[int, ...]] = []
+    real = stats.fisher_exact
+
+    def counted(table: list[list[int]], alternative: str = "two-sided") -> object:
+        calls.append((table[0][0], table[0][1], table[1][0], table[1][1]))
+        return real(table, alternative=alternative)
+
+    repeated._fisher_pvalue.cache_clear()
+    monkeypatch.setattr(stats, "fisher_exact", counted)
+    report = compare_results(*arms)
+    assert len(report.flaky) > 2000
+    assert len(calls) == len(set(calls)) <= 16
+    for f in report.flaky:  # every p-value is scipy's for that task's own table
+        k1, n1, k2, n2 = f.baseline_passes, f.baseline_runs, f.candidate_passes, f.candidate_runs
+        # scipy.stats.fisher_exact([[k1, n1 - k1], [k2, n2 - k2]], alternative='two-sided')
+        assert f.pvalue == min(1.0, real([[k1, n1 - k1], [k2, n2 - k2]]).pvalue)
