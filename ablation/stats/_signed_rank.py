@@ -13,8 +13,16 @@ comparison paid for one Wilcoxon test. This module computes what ``scipy.stats.w
   of ``{1, …, n}`` with each sum, counted exactly in integers (scipy sums float pmfs; the two
   agree to rounding). The two-sided p-value is ``2·min(P(W+ ≥ ⌊w⌋), P(W+ ≤ ⌈w⌉))`` clipped to 1.
 
-The exhaustive permutation test that scipy runs for tied or zero differences at ``n ≤ 13`` is not
-here; callers use ``scipy.stats`` for it.
+- the exhaustive permutation test scipy runs for tied or zero differences at ``n ≤ 13``
+  (``PermutationMethod``, every one of the ``2ⁿ`` sign flips): here the ``2ⁿ`` values of ``W+``
+  are counted by their doubled (integer) average ranks, so no flip is formed. scipy's counts
+  compare the flips' ``W+`` with the observed one within a relative ``100·eps``; the values are
+  half-integers, apart by at least ½, so the exact integer comparison counts the same flips, and
+  the p-value is the same ``count / 2ⁿ``. scipy's own way took 0.14 s at n = 9 and 2.3 s at
+  n = 13 per test, and a report makes one for latency, cost and each quality score.
+
+Other permutation tests (more than 13 differences with ``method="permutation"``) are left to
+``scipy.stats``.
 """
 
 from __future__ import annotations
@@ -27,7 +35,13 @@ from numpy.typing import NDArray
 
 from ablation.stats._dist import ndtr
 
-__all__ = ["signed_rank_asymptotic", "signed_rank_exact", "signed_rank_sums"]
+__all__ = [
+    "PERMUTATION_MAX",
+    "signed_rank_asymptotic",
+    "signed_rank_exact",
+    "signed_rank_permutation",
+    "signed_rank_sums",
+]
 
 
 def _rank_sums(d: NDArray[np.float64]) -> tuple[int, int, NDArray[np.int64] | None]:
@@ -144,3 +158,49 @@ def signed_rank_exact(d: NDArray[np.float64], alternative: str) -> tuple[float, 
     else:
         p = min(1.0, 2 * min(lower, upper) / total)
     return (min(r_plus, r_minus) if alternative == "two-sided" else r_plus), p
+
+
+#: Most differences whose ``2ⁿ`` sign flips :func:`signed_rank_permutation` counts (scipy's
+#: exhaustive limit for its automatic choice: ``2¹³`` is below its default 9999 resamples).
+PERMUTATION_MAX = 13
+
+
+def _twice_ranks(d: NDArray[np.float64]) -> list[int]:
+    """Twice each ``|d|``'s average rank (``rankdata(|d|, "average")``), in integers."""
+    order = np.argsort(np.abs(d), kind="stable")
+    magnitude = np.abs(d)[order]
+    twice = [0] * d.size
+    start = 0
+    while start < d.size:
+        end = start + 1
+        while end < d.size and magnitude[end] == magnitude[start]:
+            end += 1
+        for i in order[start:end].tolist():
+            twice[i] = start + end + 1  # 2 × the average of the ranks start+1 … end
+        start = end
+    return twice
+
+
+def signed_rank_permutation(d: NDArray[np.float64], alternative: str) -> tuple[float, float]:
+    """``(statistic, p)`` of scipy's exhaustive sign-flip test, for ``n ≤`` :data:`PERMUTATION_MAX`.
+
+    ``d`` are the differences used (zeros included for ``"pratt"``: they are ranked, and either
+    sign leaves them out of ``W+``). Each of the ``2ⁿ`` flips is equally likely; the number of
+    flips giving each ``2·W+`` is counted exactly, and the p-values are scipy's
+    ``count(W+ ≤ w) / 2ⁿ``, ``count(W+ ≥ w) / 2ⁿ`` and twice the smaller one (clipped to 1).
+    """
+    if d.size > PERMUTATION_MAX:
+        raise ValueError(f"at most {PERMUTATION_MAX} differences, got {d.size}")
+    values = d.tolist()
+    # a zero (ranked under "pratt") adds nothing to W+ whichever its sign
+    ranks = [r if v != 0 else 0 for r, v in zip(_twice_ranks(d), values, strict=True)]
+    counts = [1] + [0] * sum(ranks)  # the number of flips with each 2·W+
+    for r in ranks:
+        counts = [c + (counts[s - r] if s >= r else 0) for s, c in enumerate(counts)]
+    observed = sum(r for r, v in zip(ranks, values, strict=True) if v > 0)
+    total = float(1 << d.size)
+    lower = float(sum(counts[: observed + 1])) / total
+    upper = float(sum(counts[observed:])) / total
+    p = {"less": lower, "greater": upper}.get(alternative, min(lower, upper) * 2)
+    r_plus, r_minus = observed / 2.0, (sum(ranks) - observed) / 2.0
+    return (min(r_plus, r_minus) if alternative == "two-sided" else r_plus), min(max(p, 0.0), 1.0)

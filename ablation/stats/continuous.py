@@ -23,7 +23,12 @@ from ablation.stats._results import (
     TestResult,
     TTestResult,
 )
-from ablation.stats._signed_rank import signed_rank_asymptotic, signed_rank_exact
+from ablation.stats._signed_rank import (
+    PERMUTATION_MAX,
+    signed_rank_asymptotic,
+    signed_rank_exact,
+    signed_rank_permutation,
+)
 from ablation.stats._t import t_cdf as _t_cdf
 from ablation.stats._t import t_isf as _t_isf
 from ablation.stats._t import t_sf as _t_sf
@@ -200,8 +205,9 @@ def wilcoxon_signed_rank(
 ) -> TestResult:
     """Wilcoxon signed-rank test on ``d = y − x``, as ``scipy.stats.wilcoxon`` computes it.
 
-    The exact and normal-approximation p-values are computed by :mod:`ablation.stats._signed_rank`
-    (no ``scipy.stats`` import); the permutation test calls ``scipy.stats.wilcoxon``.
+    The exact, exhaustive-permutation and normal-approximation p-values are computed by
+    :mod:`ablation.stats._signed_rank` (no ``scipy.stats`` import, the same numbers); a sampled
+    permutation test (``method="permutation"`` above 13 differences) calls ``scipy.stats.wilcoxon``.
 
     The estimand is the pseudo-median of d (see :func:`hodges_lehmann`). ``method="auto"`` is resolved
     here, not in scipy, and the choice is named in ``method``: exact null distribution when the used
@@ -279,7 +285,9 @@ def _signed_rank_test(
         return resolved, *signed_rank_asymptotic(used, zero_method, alternative)
     if resolved == "exact" and untied():
         return resolved, *signed_rank_exact(used, alternative)
-    # permutation, or "exact" asked for tied data: scipy's own handling
+    if resolved == "permutation" and used.size <= PERMUTATION_MAX:
+        return resolved, *signed_rank_permutation(used, alternative)
+    # a sampled permutation test, or "exact" asked for tied data: scipy's own handling
     scipy_method: str | Any = resolved
     if resolved == "permutation":
         scipy_method = _st.PermutationMethod(n_resamples=2**13, rng=0)

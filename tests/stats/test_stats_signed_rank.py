@@ -1,7 +1,7 @@
 """The Wilcoxon signed-rank test and the Student t tails, computed without ``scipy.stats``.
 
 References: ``scipy.stats.wilcoxon(d, zero_method=..., correction=False, alternative=...,
-method="asymptotic" | "exact")`` and ``scipy.stats.t.sf/cdf/isf`` (scipy 1.17).
+method="asymptotic" | "exact" | PermutationMethod(n_resamples=2**13, rng=0))`` and ``scipy.stats.t.sf/cdf/isf`` (scipy 1.17).
 """
 
 from __future__ import annotations
@@ -16,7 +16,11 @@ from hypothesis import strategies as st
 from scipy import stats
 
 from ablation.stats import _signed_rank, continuous
-from ablation.stats._signed_rank import signed_rank_asymptotic, signed_rank_exact
+from ablation.stats._signed_rank import (
+    signed_rank_asymptotic,
+    signed_rank_exact,
+    signed_rank_permutation,
+)
 
 ALTERNATIVES = ["two-sided", "less", "greater"]
 
@@ -43,7 +47,9 @@ def _differences(draw: st.DrawFn, *, ties: bool, zeros: bool, max_n: int) -> np.
     zero_method=st.sampled_from(["wilcox", "pratt"]),
     alternative=st.sampled_from(ALTERNATIVES),
 )
-def test_normal_approximation_equals_scipy(d: np.ndarray, zero_method: str, alternative: str) -> None:
+def test_normal_approximation_equals_scipy(
+    d: np.ndarray, zero_method: str, alternative: str
+) -> None:
     used = d[d != 0] if zero_method == "wilcox" else d
     if used.size == 0 or not np.any(d != 0):
         return
@@ -144,3 +150,70 @@ def test_untied_and_tied_asymptotic_equal_scipy(seed: int, zero_method: str) -> 
         used = sample[sample != 0] if zero_method == "wilcox" else sample
         for alternative in ALTERNATIVES:
             _assert_asymptotic_equals_scipy(used, zero_method, alternative)
+
+
+def _flips_reference(used: np.ndarray, alternative: str) -> tuple[float, float]:
+    """Every one of the 2^n sign flips formed, W+ of each from scipy's average ranks."""
+    ranks = stats.rankdata(np.abs(used), method="average")
+    flips = np.array(np.meshgrid(*[[False, True]] * used.size, indexing="ij")).reshape(
+        used.size, -1
+    )
+    nonzero = used != 0
+    null = (ranks[:, None] * (flips & nonzero[:, None])).sum(axis=0)
+    w_plus = float(ranks[used > 0].sum())
+    w_minus = float(ranks[used < 0].sum())
+    lower, upper = np.mean(null <= w_plus), np.mean(null >= w_plus)
+    p = {"less": lower, "greater": upper}.get(alternative, 2 * min(lower, upper))
+    return (min(w_plus, w_minus) if alternative == "two-sided" else w_plus), min(float(p), 1.0)
+
+
+@settings(max_examples=150, deadline=None)
+@given(
+    d=_differences(ties=True, zeros=True, max_n=13),
+    zero_method=st.sampled_from(["wilcox", "pratt"]),
+    alternative=st.sampled_from(ALTERNATIVES),
+)
+def test_exhaustive_permutation_equals_every_flip(
+    d: np.ndarray, zero_method: str, alternative: str
+) -> None:
+    used = d[d != 0] if zero_method == "wilcox" else d
+    if not np.any(used != 0):
+        return
+    assert signed_rank_permutation(used, alternative) == _flips_reference(used, alternative)
+
+
+@pytest.mark.parametrize(
+    "d",
+    [
+        [0.0, 0.5, 1.0, -1.0, -0.75, 0.75, 1.0],
+        [-0.5, -0.25, 0.25, 0.0, -1.0, -1.0, 0.75, 0.5, 0.75],
+        [1.0, 1.0, 1.0, 2.0, -2.0, 3.0],
+        [0.0, 0.0, 0.1, -0.1, 0.2, 0.2, 0.3, -0.4],
+    ],
+)
+def test_exhaustive_permutation_equals_scipy(d: list[float]) -> None:
+    arr = np.array(d)
+    for zero_method in ("wilcox", "pratt"):
+        used = arr[arr != 0] if zero_method == "wilcox" else arr
+        for alternative in ALTERNATIVES:
+            ours = continuous.wilcoxon_signed_rank(
+                np.zeros(used.size), used, zero_method=zero_method, alternative=alternative
+            )
+            ref = stats.wilcoxon(
+                used, zero_method=zero_method, correction=False, alternative=alternative,
+                method=stats.PermutationMethod(n_resamples=2**13, rng=0),
+            )  # fmt: skip
+            assert "exhaustive permutation" in ours.method
+            assert (ours.statistic, ours.pvalue) == (float(ref.statistic), float(ref.pvalue))
+
+
+def test_tied_small_samples_run_no_scipy_permutation(monkeypatch: pytest.MonkeyPatch) -> None:
+    # 13 tied differences: scipy enumerated 8,192 flips through permutation_test (2.3 s a test)
+    def refuse(*args: object, **kwargs: object) -> None:
+        raise AssertionError("scipy.stats.permutation_test called")
+
+    monkeypatch.setattr(stats, "permutation_test", refuse)
+    d = np.array([1, 1, 2, -1, 3, 2, 2, -2, 1, 1, 3, 0.5, 0.5])
+    res = continuous.wilcoxon_signed_rank(np.zeros(13), d)
+    assert (res.statistic, res.pvalue) == _flips_reference(d, "two-sided")
+    assert res.method.startswith("Wilcoxon signed-rank (exact by exhaustive permutation")
