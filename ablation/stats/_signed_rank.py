@@ -166,19 +166,18 @@ PERMUTATION_MAX = 13
 
 
 def _twice_ranks(d: NDArray[np.float64]) -> list[int]:
-    """Twice each ``|d|``'s average rank (``rankdata(|d|, "average")``), in integers."""
-    order = np.argsort(np.abs(d), kind="stable")
-    magnitude = np.abs(d)[order]
-    twice = [0] * d.size
-    start = 0
-    while start < d.size:
-        end = start + 1
-        while end < d.size and magnitude[end] == magnitude[start]:
-            end += 1
-        for i in order[start:end].tolist():
-            twice[i] = start + end + 1  # 2 × the average of the ranks start+1 … end
-        start = end
-    return twice
+    """Twice each ``|d|``'s average rank (``rankdata(|d|, "average")``), in integers.
+
+    A tie group at 0-based sorted positions ``s … e − 1`` has average rank ``(s + e + 1) / 2``.
+    """
+    magnitude = np.abs(d)
+    order = np.argsort(magnitude, kind="stable")
+    ordered = magnitude[order]
+    starts = np.flatnonzero(np.concatenate(([True], ordered[1:] != ordered[:-1])))
+    ends = np.append(starts[1:], d.size)
+    twice = np.empty(d.size, dtype=np.int64)
+    twice[order] = np.repeat(starts + ends + 1, ends - starts)
+    return twice.tolist()
 
 
 def signed_rank_permutation(d: NDArray[np.float64], alternative: str) -> tuple[float, float]:
