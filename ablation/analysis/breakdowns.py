@@ -26,7 +26,10 @@ __all__ = ["categories", "classify", "ids", "interval", "repeated", "table"]
 def interval(result: Any, level: float, method: str | None = None) -> Interval:
     ci = result.confidence_interval
     return Interval(
-        low=float(ci.low), high=float(ci.high), confidence_level=level, method=method or result.method
+        low=float(ci.low),
+        high=float(ci.high),
+        confidence_level=level,
+        method=method or result.method,
     )
 
 
@@ -70,7 +73,9 @@ def _category_codes(labels: list[str]) -> tuple[np.ndarray, np.ndarray]:
 
 
 def categories(
-    data: PairedData, masks: tuple[np.ndarray, ...], config: CampaignConfig,
+    data: PairedData,
+    masks: tuple[np.ndarray, ...],
+    config: CampaignConfig,
     overall: tuple[list[str], list[str]] | None = None,
 ) -> list[CategoryBreakdown]:
     """One breakdown per category. ``overall``: the report's regression and improvement ids,
@@ -92,8 +97,12 @@ def categories(
         if data.runs == 1:
             tango = interval(
                 stats.paired_difference_interval(
-                    tab.both_pass, tab.regressions, tab.improvements, tab.both_fail,
-                    method="tango", confidence_level=config.confidence_level,
+                    tab.both_pass,
+                    tab.regressions,
+                    tab.improvements,
+                    tab.both_fail,
+                    method="tango",
+                    confidence_level=config.confidence_level,
                 ),
                 config.confidence_level,
             )
@@ -113,49 +122,71 @@ def categories(
         )
     if len(out) > 1:  # exploratory slices: Benjamini-Hochberg (STATISTICS.md section 8)
         adjusted = stats.adjust_pvalues([c.mcnemar_pvalue or 1.0 for c in out], method="bh")
-        out = [c.model_copy(update={"adjusted_pvalue": float(p)}) for c, p in zip(out, adjusted, strict=True)]
+        out = [
+            c.model_copy(update={"adjusted_pvalue": float(p)})
+            for c, p in zip(out, adjusted, strict=True)
+        ]
     return out
+
+
+def _run_outcomes(passes: np.ndarray, runs: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Every run as ``1.0`` (pass) or ``0.0``, each task's passes first, and each run's task index.
+
+    The same arrays as concatenating ``np.repeat([1.0, 0.0], [p, r − p])`` task by task, made
+    with a few array operations instead of one ``np.repeat`` per task.
+    """
+    runs = np.asarray(runs, dtype=np.int64)
+    groups = np.repeat(np.arange(runs.size), runs)
+    position = np.arange(groups.size) - np.repeat(np.cumsum(runs) - runs, runs)
+    return (position < np.repeat(np.asarray(passes, dtype=np.int64), runs)).astype(
+        np.float64
+    ), groups
 
 
 def _components(data: PairedData) -> dict[str, Any]:
     """Between- and within-task variance of each arm's trial outcomes (``None``: not estimable)."""
     components: dict[str, Any] = {}
     for arm, cols in (("baseline", data.baseline), ("candidate", data.candidate)):
-        values = np.concatenate(
-            [np.repeat([1.0, 0.0], [p, r - p]) for p, r in zip(cols.passes, cols.runs, strict=True)]
-        )
-        groups = np.repeat(np.arange(len(cols.runs)), cols.runs)
         try:
-            components[arm] = stats.variance_components(values, groups)
+            components[arm] = stats.variance_components(*_run_outcomes(cols.passes, cols.runs))
         except ValueError:  # fewer than two tasks, or no task with two runs: not estimable
             components[arm] = None
     return components
 
 
 def _flaky(data: PairedData) -> list[FlakyTask]:
-    """Tasks with mixed outcomes inside an arm, each with Fisher's exact test between the arms."""
-    flaky: list[FlakyTask] = []
+    """Tasks with mixed outcomes inside an arm, each with Fisher's exact test between the arms.
+
+    Tasks share a few tables (passes and runs of both arms), so each distinct table is tested once.
+    """
     b, c = data.baseline, data.candidate
-    for i in np.flatnonzero(((b.passes > 0) & (b.passes < b.runs)) | ((c.passes > 0) & (c.passes < c.runs))):
-        evidence = stats.fisher_exact_test(
-            int(b.passes[i]), int(b.runs[i]), int(c.passes[i]), int(c.runs[i])
+    mixed_b, mixed_c = (b.passes > 0) & (b.passes < b.runs), (c.passes > 0) & (c.passes < c.runs)
+    at = np.flatnonzero(mixed_b | mixed_c)
+    if not at.size:
+        return []
+    tables = np.column_stack([b.passes[at], b.runs[at], c.passes[at], c.runs[at]]).astype(np.int64)
+    distinct, which = np.unique(tables, axis=0, return_inverse=True)
+    tests = [stats.fisher_exact_test(*row) for row in distinct.tolist()]
+    return [
+        FlakyTask(
+            task_id=data.task_ids[i],
+            baseline_passes=bp,
+            baseline_runs=br,
+            candidate_passes=cp,
+            candidate_runs=cr,
+            flaky_in=[arm for arm, mixed in (("baseline", in_b), ("candidate", in_c)) if mixed],
+            pvalue=float(tests[t].pvalue),
+            method=tests[t].method,
         )
-        flaky.append(
-            FlakyTask(
-                task_id=data.task_ids[i],
-                baseline_passes=int(b.passes[i]),
-                baseline_runs=int(b.runs[i]),
-                candidate_passes=int(c.passes[i]),
-                candidate_runs=int(c.runs[i]),
-                flaky_in=[
-                    arm for arm, cols in (("baseline", b), ("candidate", c))
-                    if 0 < cols.passes[i] < cols.runs[i]
-                ],
-                pvalue=float(evidence.pvalue),
-                method=evidence.method,
-            )
+        for i, t, (bp, br, cp, cr), in_b, in_c in zip(
+            at.tolist(),
+            which.reshape(-1).tolist(),
+            tables.tolist(),
+            mixed_b[at].tolist(),
+            mixed_c[at].tolist(),
+            strict=True,
         )
-    return flaky
+    ]
 
 
 def repeated(data: PairedData, config: CampaignConfig) -> tuple[RepeatedRuns, list[FlakyTask]]:
@@ -165,8 +196,12 @@ def repeated(data: PairedData, config: CampaignConfig) -> tuple[RepeatedRuns, li
     t = stats.paired_t_test(fb, fc, confidence_level=level)
     components = _components(data)
     cluster = stats.cluster_bootstrap(
-        fb, fc, clusters=np.asarray(data.families), n_resamples=config.n_resamples,
-        confidence_level=level, rng=stream(config.seed, "repeated"),
+        fb,
+        fc,
+        clusters=np.asarray(data.families),
+        n_resamples=config.n_resamples,
+        confidence_level=level,
+        rng=stream(config.seed, "repeated"),
     )
     vb, vc = components["baseline"], components["candidate"]
 
@@ -175,6 +210,7 @@ def repeated(data: PairedData, config: CampaignConfig) -> tuple[RepeatedRuns, li
 
     def deff(comp: Any) -> float | None:
         return None if comp is None else float(stats.design_effect(data.runs, comp.icc))
+
     return (
         RepeatedRuns(
             runs=data.runs,
@@ -196,5 +232,3 @@ def repeated(data: PairedData, config: CampaignConfig) -> tuple[RepeatedRuns, li
         ),
         _flaky(data),
     )
-
-

@@ -308,8 +308,12 @@ def test_latency_gate_uses_an_exact_shifted_t_test() -> None:
     base_lat = rng.uniform(1.0, 3.0, 40)
     cand_lat = base_lat * rng.uniform(1.05, 1.35, 40)
     base, cand = paired(table(40, 0, 0, 0))
-    base = [r.model_copy(update={"latency_s": float(v)}) for r, v in zip(base, base_lat, strict=True)]
-    cand = [r.model_copy(update={"latency_s": float(v)}) for r, v in zip(cand, cand_lat, strict=True)]
+    base = [
+        r.model_copy(update={"latency_s": float(v)}) for r, v in zip(base, base_lat, strict=True)
+    ]
+    cand = [
+        r.model_copy(update={"latency_s": float(v)}) for r, v in zip(cand, cand_lat, strict=True)
+    ]
     config = CampaignConfig(
         n_resamples=500,
         gates=GatePolicy(no_significant_regression=True, max_latency_ratio=1.1),
@@ -383,4 +387,21 @@ def test_regression_ids_are_the_masked_ids_in_task_order() -> None:
     strided = (rng.random(2 * n) < 0.5)[::2]  # a view that is not contiguous
     for mask in (rng.random(n) < 0.3, rng.random(n) < 0.01, np.zeros(n, dtype=bool),
                  np.ones(n, dtype=bool), strided):  # fmt: skip
-        assert ids(data, mask) == [t for t, m in zip(data.task_ids, mask.tolist(), strict=True) if m]
+        assert ids(data, mask) == [
+            t for t, m in zip(data.task_ids, mask.tolist(), strict=True) if m
+        ]
+
+
+@settings(max_examples=100, deadline=None)
+@given(cells=st.lists(st.tuples(st.integers(0, 6), st.integers(0, 6)), max_size=40))
+def test_run_outcomes_equal_the_per_task_concatenation(cells: list[tuple[int, int]]) -> None:
+    from ablation.analysis.breakdowns import _run_outcomes
+
+    passes = np.array([min(p, r) for p, r in cells], dtype=np.int64)
+    runs = np.array([r for _, r in cells], dtype=np.int64)
+    values, groups = _run_outcomes(passes, runs)
+    # the former construction, one np.repeat per task
+    expected = [np.repeat([1.0, 0.0], [p, r - p]) for p, r in zip(passes, runs, strict=True)]
+    assert values.tolist() == (np.concatenate(expected).tolist() if expected else [])
+    assert groups.tolist() == np.repeat(np.arange(runs.size), runs).tolist()
+    assert values.dtype == np.float64
