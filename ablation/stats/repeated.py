@@ -14,7 +14,7 @@ import math
 from typing import Any
 
 import numpy as np
-from numpy.typing import ArrayLike
+from numpy.typing import ArrayLike, NDArray
 
 from ablation.stats._common import as_count, check_level, paired_arrays
 from ablation.stats._lazy import LazyModule
@@ -135,7 +135,10 @@ def cluster_bootstrap(
     ``Σ_g S_g / Σ_g W_g`` where ``S_g = Σ_{i∈g} w_i(y_i − x_i)`` and ``W_g = Σ_{i∈g} w_i``; this handles
     unbalanced clusters. Only the top level is resampled (resampling lower levels too inflates the
     variance). With few clusters (G ≲ 30) the interval is anti-conservative (Cameron, Gelbach &
-    Miller 2008).
+    Miller 2008). When the clusters take few distinct ``(S_g, W_g)`` pairs (at most one per
+    eight clusters, as per-task means of a few runs do), each resample is drawn as multinomial
+    counts over those pairs: the same distribution at a cost that does not grow with the number
+    of clusters; ``method`` then says so.
 
     Args:
         x: Baseline per-unit values.
@@ -181,16 +184,7 @@ def cluster_bootstrap(
         unit = "cluster"
     g = s.size
     estimate = float(s.sum() / wt.sum())
-    theta = np.empty(B, dtype=np.float64)
-    chunk = max(1, _CHUNK_ELEMENTS // g)
-    for start in range(0, B, chunk):
-        stop = min(B, start + chunk)
-        idx = gen.integers(0, g, size=(stop - start, g))
-        num = s[idx].sum(axis=1)
-        den = wt[idx].sum(axis=1)
-        # a resample made only of zero-weight units has no defined ratio; use the estimate
-        safe = den > 0
-        theta[start:stop] = np.where(safe, num / np.where(safe, den, 1.0), estimate)
+    theta, distinct = _ratio_resamples(gen, s, wt, B, estimate)
     jack = None
     if method == "bca" and g >= 2:
         den_j = wt.sum() - wt
@@ -203,11 +197,53 @@ def cluster_bootstrap(
         estimate,
         ConfidenceInterval(low, high),
         se,
-        f"{unit} bootstrap, {_NAMES[method]} interval (weighted mean difference, {g} {unit}s){note}",
+        f"{unit} bootstrap, {_NAMES[method]} interval (weighted mean difference, {g} {unit}s"
+        + (f", drawn as a multinomial over {distinct} distinct {unit} totals" if distinct else "")
+        + f"){note}",
         B,
         level,
         seed,
     )
+
+
+#: A resample is drawn as counts over the clusters' distinct ``(total, weight)`` pairs when there
+#: are at most ``1/_DISTINCT_SHARE`` as many distinct pairs as clusters (see _ratio_resamples).
+_DISTINCT_SHARE = 8
+
+
+def _ratio_resamples(
+    gen: np.random.Generator,
+    s: NDArray[np.float64],
+    wt: NDArray[np.float64],
+    B: int,
+    estimate: float,
+) -> tuple[NDArray[np.float64], int | None]:
+    """``B`` bootstrap ratios ``Σ S / Σ W`` of ``g`` clusters drawn with replacement.
+
+    A resample's ratio depends only on how many times each distinct ``(S, W)`` pair is drawn,
+    and those counts are ``Multinomial(g, counts / g)``. When the clusters take at most ``g / 8``
+    distinct pairs (tasks with a few runs each take a few dozen whatever ``g`` is), that draw
+    replaces the ``g`` indices: the same distribution of ratios at ``O(B·m)`` instead of
+    ``O(B·g)`` (10⁵ tasks, 10⁴ resamples: 9 s before). Returns the ratios and ``m`` (``None``
+    when the clusters were drawn one by one). A resample of zero-weight units only has no
+    defined ratio; it counts as the estimate.
+    """
+    g = s.size
+    pairs, counts = np.unique(np.column_stack([s, wt]), axis=0, return_counts=True)
+    multinomial = pairs.shape[0] * _DISTINCT_SHARE <= g
+    theta = np.empty(B, dtype=np.float64)
+    chunk = max(1, _CHUNK_ELEMENTS // (pairs.shape[0] if multinomial else g))
+    for start in range(0, B, chunk):
+        stop = min(B, start + chunk)
+        if multinomial:
+            draws = gen.multinomial(g, counts / g, size=stop - start)
+            num, den = draws @ pairs[:, 0], draws @ pairs[:, 1]
+        else:
+            idx = gen.integers(0, g, size=(stop - start, g))
+            num, den = s[idx].sum(axis=1), wt[idx].sum(axis=1)
+        safe = den > 0
+        theta[start:stop] = np.where(safe, num / np.where(safe, den, 1.0), estimate)
+    return theta, (pairs.shape[0] if multinomial else None)
 
 
 def repeated_binary_bootstrap(

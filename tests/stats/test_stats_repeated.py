@@ -198,3 +198,28 @@ def test_a_report_runs_fisher_once_per_distinct_table(monkeypatch: pytest.Monkey
         k1, n1, k2, n2 = f.baseline_passes, f.baseline_runs, f.candidate_passes, f.candidate_runs
         # scipy.stats.fisher_exact([[k1, n1 - k1], [k2, n2 - k2]], alternative='two-sided')
         assert f.pvalue == min(1.0, real([[k1, n1 - k1], [k2, n2 - k2]]).pvalue)
+
+
+def test_cluster_bootstrap_over_distinct_totals_has_the_per_cluster_distribution(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from ablation.stats import repeated
+
+    rng = np.random.default_rng(5)
+    t, k = 3000, 3  # per-task means of three runs: at most 7 distinct differences
+    base = rng.binomial(k, 0.6, size=t) / k
+    cand = rng.binomial(k, 0.62, size=t) / k
+    counted = cluster_bootstrap(base, cand, n_resamples=10_000, rng=1)
+    assert "multinomial over" in counted.method
+    monkeypatch.setattr(repeated, "_DISTINCT_SHARE", 10**9)  # every resample draws 3000 tasks
+    drawn = cluster_bootstrap(base, cand, n_resamples=10_000, rng=2)
+    assert "multinomial" not in drawn.method
+    assert counted.estimate == drawn.estimate == pytest.approx(float(np.mean(cand - base)))
+    ideal_se = float(np.std(cand - base) / np.sqrt(t))  # the plug-in bootstrap SE of a mean
+    for res in (counted, drawn):
+        assert res.standard_error == pytest.approx(ideal_se, rel=0.03)
+    tol = 0.15 * ideal_se  # ~4 Monte Carlo SDs of the difference of two 2.5 % quantiles
+    assert counted.confidence_interval.low == pytest.approx(drawn.confidence_interval.low, abs=tol)
+    assert counted.confidence_interval.high == pytest.approx(
+        drawn.confidence_interval.high, abs=tol
+    )
