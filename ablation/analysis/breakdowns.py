@@ -137,10 +137,9 @@ def _run_outcomes(passes: np.ndarray, runs: np.ndarray) -> tuple[np.ndarray, np.
     """
     runs = np.asarray(runs, dtype=np.int64)
     groups = np.repeat(np.arange(runs.size), runs)
-    position = np.arange(groups.size) - np.repeat(np.cumsum(runs) - runs, runs)
-    return (position < np.repeat(np.asarray(passes, dtype=np.int64), runs)).astype(
-        np.float64
-    ), groups
+    position = np.arange(groups.size) - np.repeat(np.cumsum(runs) - runs, runs)  # within its task
+    passed = position < np.repeat(np.asarray(passes, dtype=np.int64), runs)
+    return passed.astype(np.float64), groups
 
 
 def _components(data: PairedData) -> dict[str, Any]:

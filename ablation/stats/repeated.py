@@ -225,25 +225,48 @@ def _ratio_resamples(
     distinct pairs (tasks with a few runs each take a few dozen whatever ``g`` is), that draw
     replaces the ``g`` indices: the same distribution of ratios at ``O(B·m)`` instead of
     ``O(B·g)`` (10⁵ tasks, 10⁴ resamples: 9 s before). Returns the ratios and ``m`` (``None``
-    when the clusters were drawn one by one). A resample of zero-weight units only has no
-    defined ratio; it counts as the estimate.
+    when the clusters were drawn one by one).
     """
     g = s.size
     pairs, counts = np.unique(np.column_stack([s, wt]), axis=0, return_counts=True)
-    multinomial = pairs.shape[0] * _DISTINCT_SHARE <= g
+    if pairs.shape[0] * _DISTINCT_SHARE <= g:
+        return _multinomial_ratios(gen, pairs[:, 0], pairs[:, 1], counts, B, estimate), len(pairs)
     theta = np.empty(B, dtype=np.float64)
-    chunk = max(1, _CHUNK_ELEMENTS // (pairs.shape[0] if multinomial else g))
+    chunk = max(1, _CHUNK_ELEMENTS // g)
     for start in range(0, B, chunk):
         stop = min(B, start + chunk)
-        if multinomial:
-            draws = gen.multinomial(g, counts / g, size=stop - start)
-            num, den = draws @ pairs[:, 0], draws @ pairs[:, 1]
-        else:
-            idx = gen.integers(0, g, size=(stop - start, g))
-            num, den = s[idx].sum(axis=1), wt[idx].sum(axis=1)
-        safe = den > 0
-        theta[start:stop] = np.where(safe, num / np.where(safe, den, 1.0), estimate)
-    return theta, (pairs.shape[0] if multinomial else None)
+        idx = gen.integers(0, g, size=(stop - start, g))
+        theta[start:stop] = _ratios(s[idx].sum(axis=1), wt[idx].sum(axis=1), estimate)
+    return theta, None
+
+
+def _multinomial_ratios(
+    gen: np.random.Generator,
+    totals: NDArray[np.float64],
+    weights: NDArray[np.float64],
+    counts: NDArray[np.int64],
+    B: int,
+    estimate: float,
+) -> NDArray[np.float64]:
+    """``B`` ratios ``Σ c·totals / Σ c·weights``, ``c ~ Multinomial(Σ counts, counts / Σ counts)``:
+    resampling units that take a few distinct ``(total, weight)`` values, with the counts of each."""
+    n = int(counts.sum())
+    theta = np.empty(B, dtype=np.float64)
+    chunk = max(1, _CHUNK_ELEMENTS // totals.size)
+    for start in range(0, B, chunk):
+        stop = min(B, start + chunk)
+        draws = gen.multinomial(n, counts / n, size=stop - start)
+        theta[start:stop] = _ratios(draws @ totals, draws @ weights, estimate)
+    return theta
+
+
+def _ratios(
+    num: NDArray[np.float64], den: NDArray[np.float64], estimate: float
+) -> NDArray[np.float64]:
+    """``num / den``, and ``estimate`` where ``den`` is 0 (a resample of zero-weight units only)."""
+    safe = den > 0
+    out: NDArray[np.float64] = np.where(safe, num / np.where(safe, den, 1.0), estimate)
+    return out
 
 
 def repeated_binary_bootstrap(
@@ -301,13 +324,7 @@ def repeated_binary_bootstrap(
     cells, counts = np.unique(code, return_counts=True)
     values = ((cells % (k + 1)) - (cells // (k + 1))) / k
     estimate = float(np.dot(counts, values) / t)
-    pvals = counts / t
-    theta = np.empty(B, dtype=np.float64)
-    chunk = max(1, _CHUNK_ELEMENTS // cells.size)
-    for start in range(0, B, chunk):
-        stop = min(B, start + chunk)
-        draws = gen.multinomial(t, pvals, size=stop - start)
-        theta[start:stop] = draws @ values / t
+    theta = _multinomial_ratios(gen, values, np.ones(values.size), counts, B, estimate)
     low, high, se, note = interval_from_distribution(
         theta, estimate, method=method, confidence_level=level
     )
