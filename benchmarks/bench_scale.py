@@ -17,7 +17,8 @@ Targets and references (issue 13) are printed side by side:
 - ``ablation compare`` on two 500-line files < 0.5 s; ``ablation --help`` < 0.2 s
 
 Usage: ``python benchmarks/bench_scale.py [--quick] [--big N] [--sizes 1000,10000] [--only help,compare_cli]``
-(``--only`` runs the named figures and scaling columns only).
+(``--only`` runs the named figures and scaling columns only; ``--only compare_repeated`` adds the
+repeated-runs column, ``compare_results`` on dict records with 3 runs per task and arm).
 
 Each target figure but the store insert and the 1e6-task campaign (minutes each) is the median of
 three runs, each in its own child, printed with the fastest and slowest run: one run on a 2-core VM
@@ -121,6 +122,20 @@ def child_compare_dicts(n: int, tmp: Path) -> dict[str, float]:
     c = [{"task_id": f"task-{i:07d}", "passed": rng.random() < 0.62} for i in range(n)]
     start = time.perf_counter()
     compare_results(b, c, config=CampaignConfig(n_resamples=1000))
+    return {"wall": time.perf_counter() - start, "rss": _rss_self()}
+
+
+def child_compare_repeated(n: int, tmp: Path) -> dict[str, float]:
+    """``compare_results`` on ``n`` tasks x 3 runs per arm (dict records), default resamples."""
+    from ablation.analysis.build import compare_results
+
+    rng = random.Random(4)
+    b, c = (
+        [{"task_id": f"task-{i:07d}", "run": r, "passed": rng.random() < p} for i in range(n) for r in range(3)]
+        for p in (0.6, 0.62)
+    )
+    start = time.perf_counter()
+    compare_results(b, c)
     return {"wall": time.perf_counter() - start, "rss": _rss_self()}
 
 
@@ -253,6 +268,8 @@ def child_async_ratio(n: int, tmp: Path) -> dict[str, float]:
 
 
 CHILDREN = {name[6:]: fn for name, fn in globals().items() if name.startswith("child_")}
+#: Scaling columns without a target, measured with ``--only``: repeated runs (3 per task and arm).
+OPT_IN = {"compare_repeated"}
 
 
 #: Figures measured once: minutes each (the 1e6 insert and campaign), or judged on memory.
@@ -353,6 +370,7 @@ def main() -> int:
         print("\nscaling (wall s / peak MiB):")
         paths = ["compare_cli", "compare_results", "compare_dicts", "store_insert", "store_report"]
         paths = [p for p in paths if only is None or p in only]
+        paths += sorted(OPT_IN & (only or set()))  # columns measured only when named
         print("n".rjust(10) + "".join(p.rjust(22) for p in paths))
         for n in sizes:
             cells = []
