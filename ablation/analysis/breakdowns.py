@@ -153,6 +153,24 @@ def _components(data: PairedData) -> dict[str, Any]:
     return components
 
 
+def _distinct_rows(rows: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """``(first row of each distinct row, index of each row's distinct row)`` of non-negative ints.
+
+    As ``np.unique(rows, axis=0, return_index=True, return_inverse=True)`` (distinct rows in
+    lexicographic order), with each row read as one integer in base ``max + 1``, which keeps
+    that order: ``np.unique`` of integers is ~50x faster than of rows.
+    """
+    base = int(rows.max(initial=0)) + 1
+    if base ** rows.shape[1] >= 2**63:  # too large a base for int64 (~55,000 runs a task)
+        _, first, which = np.unique(rows, axis=0, return_index=True, return_inverse=True)
+        return first, which.reshape(-1)
+    codes = np.zeros(rows.shape[0], dtype=np.int64)
+    for column in rows.T:
+        codes = codes * base + column
+    _, first, which = np.unique(codes, return_index=True, return_inverse=True)
+    return first, which
+
+
 def _flaky(data: PairedData) -> list[FlakyTask]:
     """Tasks with mixed outcomes inside an arm, each with Fisher's exact test between the arms.
 
@@ -164,8 +182,8 @@ def _flaky(data: PairedData) -> list[FlakyTask]:
     if not at.size:
         return []
     tables = np.column_stack([b.passes[at], b.runs[at], c.passes[at], c.runs[at]]).astype(np.int64)
-    distinct, which = np.unique(tables, axis=0, return_inverse=True)
-    tests = [stats.fisher_exact_test(*row) for row in distinct.tolist()]
+    first, which = _distinct_rows(tables)
+    tests = [stats.fisher_exact_test(*row) for row in tables[first].tolist()]
     return [
         FlakyTask(
             task_id=data.task_ids[i],
@@ -179,7 +197,7 @@ def _flaky(data: PairedData) -> list[FlakyTask]:
         )
         for i, t, (bp, br, cp, cr), in_b, in_c in zip(
             at.tolist(),
-            which.reshape(-1).tolist(),
+            which.tolist(),
             tables.tolist(),
             mixed_b[at].tolist(),
             mixed_c[at].tolist(),

