@@ -9,7 +9,6 @@ for binary runs, and Fisher's exact test as per-task evidence that a task is fla
 
 from __future__ import annotations
 
-import functools
 import math
 from typing import Any
 
@@ -366,17 +365,6 @@ def fisher_exact_test(k1: int, n1: int, k2: int, n2: int) -> TestResult:
     name = "Fisher exact test (two-sided); statistic = difference in pass fractions"
     if n1 == 0 or n2 == 0:
         return TestResult(0.0, 1.0, f"{name}; an arm has no runs", n1 + n2)
-    return TestResult(k2 / n2 - k1 / n1, _fisher_pvalue(k1, n1, k2, n2), name, n1 + n2)
-
-
-@functools.lru_cache(maxsize=1 << 16)
-def _fisher_pvalue(k1: int, n1: int, k2: int, n2: int) -> float:
-    """scipy's two-sided Fisher p-value of one table, clipped to ``[0, 1]``, once per table.
-
-    A report with repeated runs tests one table per flaky task, and with a few runs per arm most
-    tasks share a table (three runs per arm: 16 tables), while one scipy call costs ~0.3 ms: at
-    10⁴ flaky tasks the report spent seconds here. The p-value depends on the table only, so the
-    cache changes no number.
-    """
     res = _st.fisher_exact([[k1, n1 - k1], [k2, n2 - k2]], alternative="two-sided")
-    return min(1.0, max(0.0, float(res.pvalue)))
+    p = float(res.pvalue)
+    return TestResult(k2 / n2 - k1 / n1, min(1.0, max(0.0, p)), name, n1 + n2)

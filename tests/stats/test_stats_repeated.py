@@ -170,7 +170,6 @@ def test_a_report_runs_fisher_once_per_distinct_table(monkeypatch: pytest.Monkey
     # 3 000 tasks x 3 runs per arm: most tasks are flaky, but they share at most 16 tables
     from ablation.analysis.build import compare_results
     from ablation.schema import TaskResult
-    from ablation.stats import repeated
 
     rng = np.random.default_rng(7)
     passed = rng.random((2, 3000, 3)) < 0.5
@@ -189,7 +188,6 @@ def test_a_report_runs_fisher_once_per_distinct_table(monkeypatch: pytest.Monkey
         calls.append((table[0][0], table[0][1], table[1][0], table[1][1]))
         return real(table, alternative=alternative)
 
-    repeated._fisher_pvalue.cache_clear()
     monkeypatch.setattr(stats, "fisher_exact", counted)
     report = compare_results(*arms)
     assert len(report.flaky) > 2000

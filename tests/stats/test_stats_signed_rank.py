@@ -41,6 +41,11 @@ def _differences(draw: st.DrawFn, *, ties: bool, zeros: bool, max_n: int) -> np.
     return d
 
 
+def _used(d: np.ndarray, zero_method: str) -> np.ndarray:
+    """The differences a test uses: the non-zero ones under ``"wilcox"``, all under ``"pratt"``."""
+    return d[d != 0] if zero_method == "wilcox" else d
+
+
 @settings(max_examples=150, deadline=None)
 @given(
     d=_differences(ties=True, zeros=True, max_n=300),
@@ -50,7 +55,7 @@ def _differences(draw: st.DrawFn, *, ties: bool, zeros: bool, max_n: int) -> np.
 def test_normal_approximation_equals_scipy(
     d: np.ndarray, zero_method: str, alternative: str
 ) -> None:
-    used = d[d != 0] if zero_method == "wilcox" else d
+    used = _used(d, zero_method)
     if used.size == 0 or not np.any(d != 0):
         return
     _assert_asymptotic_equals_scipy(used, zero_method, alternative)
@@ -176,7 +181,7 @@ def _flips_reference(used: np.ndarray, alternative: str) -> tuple[float, float]:
 def test_exhaustive_permutation_equals_every_flip(
     d: np.ndarray, zero_method: str, alternative: str
 ) -> None:
-    used = d[d != 0] if zero_method == "wilcox" else d
+    used = _used(d, zero_method)
     if not np.any(used != 0):
         return
     assert signed_rank_permutation(used, alternative) == _flips_reference(used, alternative)
@@ -194,7 +199,7 @@ def test_exhaustive_permutation_equals_every_flip(
 def test_exhaustive_permutation_equals_scipy(d: list[float]) -> None:
     arr = np.array(d)
     for zero_method in ("wilcox", "pratt"):
-        used = arr[arr != 0] if zero_method == "wilcox" else arr
+        used = _used(arr, zero_method)
         for alternative in ALTERNATIVES:
             ours = continuous.wilcoxon_signed_rank(
                 np.zeros(used.size), used, zero_method=zero_method, alternative=alternative
