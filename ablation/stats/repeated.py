@@ -164,23 +164,7 @@ def cluster_bootstrap(
     check_boot_method(method)
     B = check_resamples(n_resamples)
     gen, seed = resolve_rng(rng)
-    w = np.ones(n) if weights is None else np.asarray(weights, dtype=np.float64).reshape(-1)
-    if w.shape != xa.shape:
-        raise ValueError(f"weights must have one value per unit ({n}), got {w.size}")
-    if not np.all(np.isfinite(w)) or np.any(w < 0) or not np.any(w > 0):
-        raise ValueError("weights must be finite, non-negative and not all zero")
-    contrib = w * (ya - xa)
-    if clusters is None:
-        s, wt = contrib, w
-        unit = "unit"
-    else:
-        lab = np.asarray(clusters).reshape(-1)
-        if lab.shape != xa.shape:
-            raise ValueError(f"clusters must have one label per unit ({n}), got {lab.size}")
-        _, inv = np.unique(lab, return_inverse=True)
-        s = np.bincount(inv, weights=contrib).astype(np.float64)
-        wt = np.bincount(inv, weights=w).astype(np.float64)
-        unit = "cluster"
+    s, wt, unit = _cluster_sums(xa, ya, clusters, weights)
     g = s.size
     estimate = float(s.sum() / wt.sum())
     theta, distinct = _ratio_resamples(gen, s, wt, B, estimate)
@@ -203,6 +187,31 @@ def cluster_bootstrap(
         level,
         seed,
     )
+
+
+def _cluster_sums(
+    xa: NDArray[np.float64],
+    ya: NDArray[np.float64],
+    clusters: ArrayLike | None,
+    weights: ArrayLike | None,
+) -> tuple[NDArray[np.float64], NDArray[np.float64], str]:
+    """``(S_g, W_g, unit name)`` of :func:`cluster_bootstrap`: per cluster (or per unit without
+    ``clusters``) the weighted sum of ``y − x`` and the sum of weights, after checking both."""
+    n = xa.size
+    w = np.ones(n) if weights is None else np.asarray(weights, dtype=np.float64).reshape(-1)
+    if w.shape != xa.shape:
+        raise ValueError(f"weights must have one value per unit ({n}), got {w.size}")
+    if not np.all(np.isfinite(w)) or np.any(w < 0) or not np.any(w > 0):
+        raise ValueError("weights must be finite, non-negative and not all zero")
+    contrib = w * (ya - xa)
+    if clusters is None:
+        return contrib, w, "unit"
+    lab = np.asarray(clusters).reshape(-1)
+    if lab.shape != xa.shape:
+        raise ValueError(f"clusters must have one label per unit ({n}), got {lab.size}")
+    _, inv = np.unique(lab, return_inverse=True)
+    s = np.bincount(inv, weights=contrib).astype(np.float64)
+    return s, np.bincount(inv, weights=w).astype(np.float64), "cluster"
 
 
 #: A resample is drawn as counts over the clusters' distinct ``(total, weight)`` pairs when there
