@@ -143,6 +143,23 @@ def binom_pmf(k: ArrayLike, n: ArrayLike, p: ArrayLike) -> Any:
 _SUM_TERMS = 64  # a tail of at most this many terms is summed (see _binomial_tails)
 
 
+def _steps(below: NDArray[np.float64], above: NDArray[np.float64]) -> int:
+    """The ``stop`` of :func:`_pmf_sum`'s steps: ``_SUM_TERMS``, or less with the same sums.
+
+    ``below``/``above``: per entry, how far its range reaches below and above its top term;
+    terms further away are masked to zero. numpy adds a row of eight or more numbers in eight
+    interleaved accumulators, so a row cut to a multiple of eight columns (at least eight) that
+    keeps every unmasked term adds the same numbers in the same order as the full row, whose
+    other entries are zeros: the same bits, at half the work or less for ranges of up to 32
+    terms (every tail of a 30-pair design). A test compares the two on numpy's own summation.
+    """
+    reach = max(float(np.max(below, initial=0.0)), float(np.max(above, initial=0.0)))
+    if not reach < _SUM_TERMS - 1:  # also a NaN
+        return _SUM_TERMS
+    cut = 8 * max(1, math.ceil(reach / 8.0))
+    return min(cut + 1, _SUM_TERMS)
+
+
 def _pmf_sum(
     lo: NDArray[np.float64], hi: NDArray[np.float64], n: NDArray[np.float64], p: NDArray[np.float64]
 ) -> NDArray[np.float64]:
@@ -155,7 +172,7 @@ def _pmf_sum(
     q = 1.0 - p
     top = np.clip(np.floor((n + 1.0) * p), lo, np.maximum(hi, lo))
     first = np.asarray(binom_pmf(top, n, p), dtype=np.float64)
-    steps = np.arange(1.0, float(_SUM_TERMS))[None, :]
+    steps = np.arange(1.0, float(_steps(top - lo, hi - top)))[None, :]
     j_up, j_down = top[:, None] + steps, top[:, None] - steps
     odds = (p / q)[:, None]
     with np.errstate(divide="ignore", invalid="ignore", over="ignore", under="ignore"):
