@@ -12,7 +12,7 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
-from ablation.stats import _dist
+from ablation.stats import _binom_quantile, _dist
 from ablation.stats._lazy import LazyModule
 from ablation.stats._tango import tango_z_array
 
@@ -113,8 +113,8 @@ def exact_ni_pvalue(
     if hi_psi < lo_psi:
         return gamma
     z_obs = float(tango_z_array(b, c, n, -margin))
-    n_lo = int(_dist.binom_ppf(_TAIL, n, lo_psi))
-    n_hi = int(_dist.binom_isf(_TAIL, n, hi_psi))
+    n_lo = int(_binom_quantile.binom_ppf(_TAIL, n, lo_psi))
+    n_hi = int(_binom_quantile.binom_isf(_TAIL, n, hi_psi))
     ns = np.arange(max(n_lo - 1, 0), min(n_hi + 1, n) + 1, dtype=np.int64)
     log_comb = _dist.gammaln(n + 1.0) - _dist.gammaln(ns + 1.0) - _dist.gammaln(n - ns + 1.0)
     cstar = _critical_c(ns, n, margin, z_obs)

@@ -21,7 +21,7 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
-from ablation.stats import _dist
+from ablation.stats import _binom_quantile, _dist
 from ablation.stats._common import as_count, check_alternative, check_level
 from ablation.stats._connor import connor_mde, normal_z
 from ablation.stats._incbeta import log_beta_kernel
@@ -116,8 +116,8 @@ def _design(
     Cached, so a search over ``δ`` (:func:`exact_minimum_detectable_effect`) computes the
     binomial weights of ``N`` and the critical values once.
     """
-    lo = int(_dist.binom_ppf(_TAIL, n, psi))
-    hi = int(_dist.binom_isf(_TAIL, n, psi))
+    lo = int(_binom_quantile.binom_ppf(_TAIL, n, psi))
+    hi = int(_binom_quantile.binom_isf(_TAIL, n, psi))
     ns = np.arange(max(lo - 1, 0), min(hi + 1, n) + 1, dtype=np.int64)
     log_w = (
         _dist.gammaln(n + 1.0)

@@ -22,7 +22,7 @@ import scipy.stats as sst
 from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
-from ablation.stats import _dist
+from ablation.stats import _binom_quantile, _dist
 from ablation.stats._incbeta import incbet
 from ablation.stats._roots import brentq
 
@@ -180,20 +180,20 @@ def test_binomial_edges_match_scipy() -> None:
 def test_binomial_quantiles_match_scipy(log10n: float, p: float, q: float) -> None:
     n = max(1, round(10.0**log10n))
     if p == q == 0.5 and n % 2 == 1:  # the median of an odd Bin(n, 1/2), where scipy is often off
-        assert _dist.binom_ppf(q, n, p) == _dist.binom_isf(q, n, p) == (n - 1) // 2
+        assert _binom_quantile.binom_ppf(q, n, p) == _binom_quantile.binom_isf(q, n, p) == (n - 1) // 2
         return
     # scipy.stats.binom.ppf(q, n, p), scipy.stats.binom.isf(q, n, p)
-    assert _dist.binom_ppf(q, n, p) == sst.binom.ppf(q, n, p)
-    assert _dist.binom_isf(q, n, p) == sst.binom.isf(q, n, p)
+    assert _binom_quantile.binom_ppf(q, n, p) == sst.binom.ppf(q, n, p)
+    assert _binom_quantile.binom_isf(q, n, p) == sst.binom.isf(q, n, p)
 
 
 def test_binomial_quantiles_arrays() -> None:
     ns = np.arange(1, 3000)
-    np.testing.assert_array_equal(_dist.binom_ppf(0.025, ns, 0.5), sst.binom.ppf(0.025, ns, 0.5))
+    np.testing.assert_array_equal(_binom_quantile.binom_ppf(0.025, ns, 0.5), sst.binom.ppf(0.025, ns, 0.5))
     assert (
-        _dist.binom_ppf(0.5, 5, 0.5) == sst.binom.ppf(0.5, 5, 0.5) == 2.0
+        _binom_quantile.binom_ppf(0.5, 5, 0.5) == sst.binom.ppf(0.5, 5, 0.5) == 2.0
     )  # q exactly a cdf value
-    assert _dist.binom_ppf(0.0, 9, 0.3) == sst.binom.ppf(0.0, 9, 0.3)
+    assert _binom_quantile.binom_ppf(0.0, 9, 0.3) == sst.binom.ppf(0.0, 9, 0.3)
 
 
 def test_median_of_an_odd_fair_binomial_is_exact() -> None:
@@ -206,11 +206,11 @@ def test_median_of_an_odd_fair_binomial_is_exact() -> None:
     half = (ns - 1) // 2
     assert np.all(_dist.bdtr(half, ns, 0.5) == 0.5)  # arrays (the last block by chains)
     assert np.all(_dist.bdtrc(half, ns, 0.5) == 0.5)
-    np.testing.assert_array_equal(_dist.binom_ppf(0.5, ns[:2000], 0.5), half[:2000])
-    np.testing.assert_array_equal(_dist.binom_isf(0.5, ns[:2000], 0.5), half[:2000])
+    np.testing.assert_array_equal(_binom_quantile.binom_ppf(0.5, ns[:2000], 0.5), half[:2000])
+    np.testing.assert_array_equal(_binom_quantile.binom_isf(0.5, ns[:2000], 0.5), half[:2000])
     for n in (1, 9, 35, 791, 795, 18617, 999_999):
         assert _dist.bdtr((n - 1) // 2, n, 0.5) == _dist.bdtrc((n - 1) // 2, n, 0.5) == 0.5
-        assert _dist.binom_ppf(0.5, n, 0.5) == _dist.binom_isf(0.5, n, 0.5) == (n - 1) // 2
+        assert _binom_quantile.binom_ppf(0.5, n, 0.5) == _binom_quantile.binom_isf(0.5, n, 0.5) == (n - 1) // 2
     for n in (791, 795, 18617):
         assert sst.binom.ppf(0.5, n, 0.5) == sst.binom.isf(0.5, n, 0.5) == (n - 1) // 2
 
@@ -226,7 +226,7 @@ def test_one_quantile_is_searched_as_an_array_entry(log10n: float, p: float, q: 
     # bracket and bisection; their tails differ by < 1e-13 (relative), so the k could differ only
     # where a tail lands that close to q
     n = float(max(1, round(10.0**log10n)))
-    for quantile in (_dist.binom_ppf, _dist.binom_isf):
+    for quantile in (_binom_quantile.binom_ppf, _binom_quantile.binom_isf):
         one, entry = quantile(q, n, p), quantile(np.array([q]), np.array([n]), np.array([p]))[0]
         assert one == entry or (math.isnan(one) and math.isnan(entry)), quantile.__name__
 

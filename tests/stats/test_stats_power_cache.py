@@ -21,18 +21,19 @@ from types import SimpleNamespace
 import numpy as np
 import pytest
 
-from ablation.stats import _dist as special
 from ablation.stats import (
+    _binom_quantile,
     exact_mcnemar_power,
     exact_minimum_detectable_effect,
     minimum_detectable_effect,
     power,
 )
+from ablation.stats import _dist as special
 from ablation.stats._roots import brentq
 
 
 def _critical_k(ns: np.ndarray, level: float) -> np.ndarray:
-    k0 = np.asarray(special.binom_ppf(level, ns, 0.5)).astype(np.int64)
+    k0 = np.asarray(_binom_quantile.binom_ppf(level, ns, 0.5)).astype(np.int64)
     best = np.full(ns.shape, -1, dtype=np.int64)
     for k in (k0 - 1, k0, k0 + 1):
         ok = (k >= 0) & (k < ns) & (np.asarray(special.bdtr(np.maximum(k, 0), ns, 0.5)) <= level)
@@ -46,7 +47,7 @@ def _tail(k: np.ndarray, ns: np.ndarray, p: float) -> np.ndarray:
 
 def _support(n: int, psi: float) -> np.ndarray:
     """The discordant totals N the reference sums over: all but 1e-15 of Bin(n, psi) each side."""
-    lo, hi = int(special.binom_ppf(1e-15, n, psi)), int(special.binom_isf(1e-15, n, psi))
+    lo, hi = int(_binom_quantile.binom_ppf(1e-15, n, psi)), int(_binom_quantile.binom_isf(1e-15, n, psi))
     return np.arange(max(lo - 1, 0), min(hi + 1, n) + 1, dtype=np.int64)
 
 
