@@ -3,60 +3,29 @@
 from __future__ import annotations
 
 import argparse
-import contextlib
 import json
-import os
 import sys
-from collections.abc import Iterator, Sequence
+from collections.abc import Sequence
 from pathlib import Path
-from typing import Any
+from typing import Any, TextIO
 
 from ablation.analysis.collector import collector_paused
+from ablation.cli import user_code
 from ablation.cli.options import campaign_config, merged_settings
-from ablation.cli.output import EXIT_ERROR, EXIT_OK, emit
+from ablation.cli.output import EXIT_ERROR, EXIT_OK, emit, user_output_to_stderr
 from ablation.cli.parser import UsageError
 
 __all__ = ["COMMANDS", "resume_command"]
 
 
-@contextlib.contextmanager
-def _executor(s: dict[str, Any]) -> Iterator[Any]:
-    if s.get("dask_scheduler") or s.get("dask_local"):
-        from ablation.run.scaleout import dask_executor
-
-        with dask_executor(scheduler=s.get("dask_scheduler"), local_workers=s.get("dask_local")) as ex:
-            yield ex
-    else:
-        yield None
-
-
-def _scorers(specs: Sequence[str]) -> list[Any]:
-    from ablation.evaluate import quality
-    from ablation.sources.agent_specs import load_agent
-
-    builtin = {"code_quality": quality.CodeQualityScorer, "rubric": quality.RubricScorer}
-    out = []
-    for spec in specs:
-        if spec in builtin:
-            out.append(builtin[spec]())
-        else:
-            obj = load_agent(spec)
-            out.append(obj() if isinstance(obj, type) else obj)
-    return out
-
-
-def _agent_name(spec: str) -> str:
-    """``file.py:attr`` specs are named by their path relative to the working directory."""
-    path, sep, attr = spec.rpartition(":")
-    if sep and path.endswith(".py") and not spec.startswith(("cmd:", "http:", "https:")):
-        with contextlib.suppress(ValueError):
-            relative = os.path.relpath(Path(path).resolve(), Path.cwd())
-            path = path if relative.startswith("..") else relative
-        return f"{Path(path).as_posix()}:{attr}"
-    return spec
-
-
 def _cmd_run(args: argparse.Namespace) -> int:
+    """``ablation run``: the suite, agents and scorers run with their stdout sent to stderr, so
+    stdout holds the report alone (:func:`~ablation.cli.output.user_output_to_stderr`)."""
+    with user_output_to_stderr() as stream:
+        return _run(args, stream)
+
+
+def _run(args: argparse.Namespace, stream: TextIO) -> int:
     from ablation.run.campaign import CampaignRun, run_ablation_campaign
     from ablation.run.failfast import BrokenArm
     from ablation.run.progress import NullProgress, default_progress
@@ -71,8 +40,8 @@ def _cmd_run(args: argparse.Namespace) -> int:
     config = campaign_config(s)
     tasks = open_suite(args.suite)  # a JSONL suite is streamed, pass by pass
     # Agents are named by their spec, so a resume from the same command line matches.
-    baseline, *candidates = _load_agents([args.baseline, *args.candidate], s)
-    scorers = _scorers(s.get("quality") or [])
+    baseline, *candidates = user_code.load_agents([args.baseline, *args.candidate], s)
+    scorers = user_code.scorers(s.get("quality") or [])
     if s.get("no_store") and (args.resume or args.reuse_baseline):
         raise UsageError("--resume and --reuse-baseline need a store (drop --no-store)")
     import tempfile
@@ -83,7 +52,7 @@ def _cmd_run(args: argparse.Namespace) -> int:
     names: list[str] = []
     info, current = CampaignRun(), 0
     try:
-        with _executor(s) as executor:
+        with user_code.executor(s) as executor:
             for i, (spec, candidate) in enumerate(zip(args.candidate, candidates, strict=True)):
                 progress = NullProgress() if s.get("no_progress") else default_progress()
                 info, current = CampaignRun(), i
@@ -116,17 +85,7 @@ def _cmd_run(args: argparse.Namespace) -> int:
     finally:
         if tmp is not None:
             tmp.cleanup()
-    return emit(reports, names, s)
-
-
-def _load_agents(specs: list[str], s: dict[str, Any]) -> list[Any]:
-    """Each spec as an agent named by its spec (a resume from the same command line matches);
-    ``cmd:`` agents get the ``--max-output-bytes`` cap."""
-    from ablation.agents.callables import as_agent
-    from ablation.sources.agent_specs import load_agent
-
-    cap = s.get("max_output_bytes")
-    return [as_agent(load_agent(spec, max_output_bytes=cap), name=_agent_name(spec)) for spec in specs]
+    return emit(reports, names, s, stream)
 
 
 def _resume_hint(

@@ -2,22 +2,40 @@
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import sys
+from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
+from typing import Any, TextIO
 
 from ablation.cli.parser import UsageError
 
-__all__ = ["EXIT_ERROR", "EXIT_GATE", "EXIT_OK", "emit", "exit_code", "without_wall_clock"]
+__all__ = [
+    "EXIT_ERROR",
+    "EXIT_GATE",
+    "EXIT_OK",
+    "emit",
+    "exit_code",
+    "user_output_to_stderr",
+    "without_wall_clock",
+]
 
 EXIT_OK, EXIT_ERROR, EXIT_GATE = 0, 1, 2
 
 
-def emit(reports: list[Any], names: list[str], s: dict[str, Any]) -> int:
-    """Write the reports (and, for several candidates, the summary); return the exit code."""
+def emit(
+    reports: list[Any], names: list[str], s: dict[str, Any], stream: TextIO | None = None
+) -> int:
+    """Write the reports (and, for several candidates, the summary); return the exit code.
+
+    ``stream``: where a report without ``--output`` goes (default ``sys.stdout``; ``run`` passes
+    the stream of :func:`user_output_to_stderr`).
+    """
     from ablation.render import print_report, render, render_summary
+
+    stream = sys.stdout if stream is None else stream
 
     if not s.get("timestamps"):
         reports = [without_wall_clock(r) for r in reports]
@@ -50,13 +68,13 @@ def emit(reports: list[Any], names: list[str], s: dict[str, Any]) -> int:
     elif fmt == "terminal" and out is None:
         from rich.console import Console
 
-        console = Console()
+        console = Console(file=stream)
         for name, report in zip(names, reports, strict=True):
             if several:
                 console.rule(f"candidate: {name}", characters="=")
             print_report(report, console, details=details)
         if several:
-            sys.stdout.write(render_summary(reports, names, "terminal", width=console.width) + "\n")
+            stream.write(render_summary(reports, names, "terminal", width=console.width) + "\n")
         return exit_code(reports)
     else:
         parts = [render(r, fmt, details=details) for r in reports]
@@ -67,8 +85,50 @@ def emit(reports: list[Any], names: list[str], s: dict[str, Any]) -> int:
         out.write_text(text + "\n", encoding="utf-8")
         print(f"report written to {out}", file=sys.stderr)
     else:
-        sys.stdout.write(text + "\n")
+        stream.write(text + "\n")
     return exit_code(reports)
+
+
+@contextlib.contextmanager
+def user_output_to_stderr() -> Iterator[TextIO]:
+    """Send what user code writes to stdout to stderr; yield the stream the report goes to.
+
+    An agent, suite or scorer that prints (Python's ``print``, a write to file descriptor 1, a
+    child process that inherits it) would otherwise mix its text into the report on stdout, and
+    ``--format json`` output would no longer parse. Inside the block, file descriptor 1 is a
+    copy of 2 when ``sys.stdout`` writes to it (the usual case), or else ``sys.stdout`` is
+    ``sys.stderr`` (a caller that replaced ``sys.stdout``, e.g. a test's capture); the yielded
+    stream writes to the original stdout. Nothing is dropped: the text is on stderr. Both are
+    restored when the block ends. An agent that writes to the terminal by other means (opening
+    ``/dev/tty``) is not caught.
+    """
+    original = sys.stdout
+    original.flush()
+    try:
+        fd: int | None = original.fileno()
+    except (AttributeError, OSError, ValueError):  # io.UnsupportedOperation is both
+        fd = None
+    if fd != 1:
+        sys.stdout = sys.stderr
+        try:
+            yield original
+        finally:
+            sys.stdout.flush()
+            sys.stdout = original
+        return
+    saved = os.dup(1)
+    os.dup2(2, 1)
+    report = open(  # noqa: SIM115  (closed below, after the block)
+        saved, "w", encoding=original.encoding, errors=original.errors, closefd=False
+    )
+    try:
+        yield report
+    finally:
+        report.flush()
+        report.close()
+        original.flush()  # what user code left in the buffer goes to stderr
+        os.dup2(saved, 1)
+        os.close(saved)
 
 
 def without_wall_clock(report: Any) -> Any:

@@ -1,0 +1,60 @@
+"""Loading the user's code for ``ablation run``: agents, quality scorers and the executor."""
+
+from __future__ import annotations
+
+import contextlib
+import os
+from collections.abc import Iterator, Sequence
+from pathlib import Path
+from typing import Any
+
+__all__ = ["agent_name", "executor", "load_agents", "scorers"]
+
+
+@contextlib.contextmanager
+def executor(s: dict[str, Any]) -> Iterator[Any]:
+    """The Dask executor of ``--dask-scheduler`` / ``--dask-local`` for the block, else ``None``."""
+    if s.get("dask_scheduler") or s.get("dask_local"):
+        from ablation.run.scaleout import dask_executor
+
+        with dask_executor(scheduler=s.get("dask_scheduler"), local_workers=s.get("dask_local")) as ex:
+            yield ex
+    else:
+        yield None
+
+
+def scorers(specs: Sequence[str]) -> list[Any]:
+    """The ``--quality`` scorers: a built-in name, or a spec of a scorer (a class is instantiated)."""
+    from ablation.evaluate import quality
+    from ablation.sources.agent_specs import load_agent
+
+    builtin = {"code_quality": quality.CodeQualityScorer, "rubric": quality.RubricScorer}
+    out = []
+    for spec in specs:
+        if spec in builtin:
+            out.append(builtin[spec]())
+        else:
+            obj = load_agent(spec)
+            out.append(obj() if isinstance(obj, type) else obj)
+    return out
+
+
+def agent_name(spec: str) -> str:
+    """``file.py:attr`` specs are named by their path relative to the working directory."""
+    path, sep, attr = spec.rpartition(":")
+    if sep and path.endswith(".py") and not spec.startswith(("cmd:", "http:", "https:")):
+        with contextlib.suppress(ValueError):
+            relative = os.path.relpath(Path(path).resolve(), Path.cwd())
+            path = path if relative.startswith("..") else relative
+        return f"{Path(path).as_posix()}:{attr}"
+    return spec
+
+
+def load_agents(specs: list[str], s: dict[str, Any]) -> list[Any]:
+    """Each spec as an agent named by its spec (a resume from the same command line matches);
+    ``cmd:`` agents get the ``--max-output-bytes`` cap."""
+    from ablation.agents.callables import as_agent
+    from ablation.sources.agent_specs import load_agent
+
+    cap = s.get("max_output_bytes")
+    return [as_agent(load_agent(spec, max_output_bytes=cap), name=agent_name(spec)) for spec in specs]
