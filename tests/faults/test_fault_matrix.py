@@ -107,7 +107,7 @@ def test_fault_matrix(tmp_path: Path) -> None:
         "--store", str(store),
     ]  # fmt: skip
     proc = subprocess.Popen(
-        [sys.executable, "-c", LAUNCH, *args], cwd=REPO, env=env, text=True,
+        [sys.executable, "-c", LAUNCH, *args], cwd=REPO, env=env,
         stdout=subprocess.PIPE, stderr=subprocess.PIPE,
     )  # fmt: skip
     try:
@@ -132,11 +132,26 @@ def test_fault_matrix(tmp_path: Path) -> None:
     assert processes_with_arg(sleep_arg.encode()) == []
 
 
-def _watch(proc: subprocess.Popen[str], store: Path, total: int) -> tuple[str, str]:
-    """Wait for the run; assert it exits within 30 s of storing its last trial."""
-    result: dict[str, tuple[str, str]] = {}
-    reader = threading.Thread(target=lambda: result.setdefault("io", proc.communicate()))
-    reader.start()
+def _watch(proc: subprocess.Popen[bytes], store: Path, total: int) -> tuple[str, str]:
+    """Wait for the run; assert it exits within 30 s of storing its last trial.
+
+    Returns stdout and the last 64 KiB of stderr: the flooding agent writes gigabytes there
+    (the worker's stdout goes to the command's stderr), which are read and dropped as they come.
+    """
+    assert proc.stdout is not None and proc.stderr is not None
+    streams = {"out": proc.stdout, "err": proc.stderr}
+    kept: dict[str, bytearray] = {name: bytearray() for name in streams}
+
+    def drain(name: str) -> None:
+        buffer, limit = kept[name], (None if name == "out" else 1 << 16)
+        while chunk := streams[name].read1(1 << 20):
+            buffer += chunk
+            if limit is not None and len(buffer) > 2 * limit:
+                del buffer[:-limit]
+
+    readers = [threading.Thread(target=drain, args=(name,)) for name in streams]
+    for reader in readers:
+        reader.start()
     deadline, last = time.monotonic() + 240, None
     while proc.poll() is None and time.monotonic() < deadline:
         if last is None and _stored(store) >= total:
@@ -145,5 +160,7 @@ def _watch(proc: subprocess.Popen[str], store: Path, total: int) -> tuple[str, s
             break
         time.sleep(0.2)
     assert proc.poll() is not None, "the command did not exit within 30 s of its last trial"
-    reader.join()
-    return result["io"]
+    for reader in readers:
+        reader.join()
+    err = kept["err"][-(1 << 16) :]
+    return kept["out"].decode("utf-8"), err.decode("utf-8", errors="replace")
