@@ -97,18 +97,15 @@ def user_output_to_stderr() -> Iterator[TextIO]:
     child process that inherits it) would otherwise mix its text into the report on stdout, and
     ``--format json`` output would no longer parse. Inside the block, file descriptor 1 is a
     copy of 2 when ``sys.stdout`` writes to it (the usual case), or else ``sys.stdout`` is
-    ``sys.stderr`` (a caller that replaced ``sys.stdout``, e.g. a test's capture); the yielded
-    stream writes to the original stdout. Nothing is dropped: the text is on stderr. Both are
-    restored when the block ends. An agent that writes to the terminal by other means (opening
-    ``/dev/tty``) is not caught.
+    ``sys.stderr`` (a caller that replaced ``sys.stdout``, e.g. a test's capture, or descriptors
+    that cannot be copied); the yielded stream writes to the original stdout. Nothing is
+    dropped: the text is on stderr. Both are restored when the block ends. An agent that writes
+    to the terminal by other means (opening ``/dev/tty``) is not caught.
     """
     original = sys.stdout
     original.flush()
-    try:
-        fd: int | None = original.fileno()
-    except (AttributeError, OSError, ValueError):  # io.UnsupportedOperation is both
-        fd = None
-    if fd != 1:
+    saved = _stderr_on_fd1(original)
+    if saved is None:
         sys.stdout = sys.stderr
         try:
             yield original
@@ -116,10 +113,9 @@ def user_output_to_stderr() -> Iterator[TextIO]:
             sys.stdout.flush()
             sys.stdout = original
         return
-    saved = os.dup(1)
-    os.dup2(2, 1)
+    encoding = getattr(original, "encoding", None) or "utf-8"
     report = open(  # noqa: SIM115  (closed below, after the block)
-        saved, "w", encoding=original.encoding, errors=original.errors, closefd=False
+        saved, "w", encoding=encoding, errors=getattr(original, "errors", None), closefd=False
     )
     try:
         yield report
@@ -129,6 +125,24 @@ def user_output_to_stderr() -> Iterator[TextIO]:
         original.flush()  # what user code left in the buffer goes to stderr
         os.dup2(saved, 1)
         os.close(saved)
+
+
+def _stderr_on_fd1(stdout: Any) -> int | None:
+    """When ``stdout`` writes to file descriptor 1: make fd 1 a copy of fd 2 and return a copy of
+    the original fd 1. ``None`` when it does not (a caller replaced ``sys.stdout``) or when the
+    descriptors cannot be copied (e.g. stderr closed); fd 1 is then left as it was."""
+    try:
+        if stdout.fileno() != 1:
+            return None
+        saved = os.dup(1)
+    except (AttributeError, OSError, ValueError):  # io.UnsupportedOperation is both
+        return None
+    try:
+        os.dup2(2, 1)
+    except OSError:
+        os.close(saved)
+        return None
+    return saved
 
 
 def without_wall_clock(report: Any) -> Any:
