@@ -30,13 +30,8 @@ def _run(args: argparse.Namespace, stream: TextIO) -> int:
     from ablation.run.failfast import BrokenArm
     from ablation.run.progress import NullProgress, default_progress
     from ablation.sources.suites import open_suite
-    from ablation.store.run_store import DEFAULT_STORE_PATH
 
-    s = merged_settings(args)
-    s["n_candidates"] = len(args.candidate)
-    tmp_store = None if s.get("no_store") else Path(s.get("store") or DEFAULT_STORE_PATH)
-    if args.resume and s.get("sequential") and tmp_store is not None:
-        s["n_candidates"] = _stored_candidates(tmp_store, args.resume) or s["n_candidates"]
+    s = _run_settings(args)
     config = campaign_config(s)
     tasks = open_suite(args.suite)  # a JSONL suite is streamed, pass by pass
     # Agents are named by their spec, so a resume from the same command line matches.
@@ -47,7 +42,7 @@ def _run(args: argparse.Namespace, stream: TextIO) -> int:
     import tempfile
 
     tmp = tempfile.TemporaryDirectory() if s.get("no_store") else None
-    store = Path(tmp.name) / "runs.db" if tmp else Path(s.get("store") or DEFAULT_STORE_PATH)
+    store = Path(tmp.name) / "runs.db" if tmp else s["store"]
     reports: list[Any] = []
     names: list[str] = []
     info, current = CampaignRun(), 0
@@ -86,6 +81,25 @@ def _run(args: argparse.Namespace, stream: TextIO) -> int:
         if tmp is not None:
             tmp.cleanup()
     return emit(reports, names, s, stream)
+
+
+def _run_settings(args: argparse.Namespace) -> dict[str, Any]:
+    """The settings of ``run``, with the store and ``--output`` as absolute paths.
+
+    They are fixed before any user code runs: an agent sharing the process may change the
+    working directory (a coding agent that cds into a checkout), which must not move the files
+    the run reopens or writes.
+    """
+    from ablation.store.run_store import DEFAULT_STORE_PATH
+
+    s = merged_settings(args)
+    s["n_candidates"] = len(args.candidate)
+    s["store"] = Path(s.get("store") or DEFAULT_STORE_PATH).absolute()
+    if s.get("output") is not None:
+        s["output"] = Path(s["output"]).absolute()
+    if args.resume and s.get("sequential") and not s.get("no_store"):
+        s["n_candidates"] = _stored_candidates(s["store"], args.resume) or s["n_candidates"]
+    return s
 
 
 def _resume_hint(

@@ -166,7 +166,7 @@ class JsonlSuite:
     """
 
     def __init__(self, path: str | os.PathLike[str], display: str | None = None) -> None:
-        self.path = Path(path)
+        self.path = Path(path).absolute()  # read on every pass, whatever the cwd is by then
         self.display = display if display is not None else os.fspath(path)
         if not self.path.exists():
             raise file_error(InputError, self.display, "no such file")
