@@ -12,16 +12,18 @@ from typing import Any, TextIO
 from ablation.analysis.collector import collector_paused
 from ablation.cli import user_code
 from ablation.cli.options import campaign_config, merged_settings
-from ablation.cli.output import EXIT_ERROR, EXIT_OK, emit, user_output_to_stderr
+from ablation.cli.output import EXIT_ERROR, EXIT_OK, emit
 from ablation.cli.parser import UsageError
+from ablation.cli.user_io import stdin_for_user_code, user_output_to_stderr
 
 __all__ = ["COMMANDS", "resume_command"]
 
 
 def _cmd_run(args: argparse.Namespace) -> int:
     """``ablation run``: the suite, agents and scorers run with their stdout sent to stderr, so
-    stdout holds the report alone (:func:`~ablation.cli.output.user_output_to_stderr`)."""
-    with user_output_to_stderr() as stream:
+    stdout holds the report alone, and with ``/dev/null`` as stdin unless it is a terminal
+    (:mod:`ablation.cli.user_io`)."""
+    with user_output_to_stderr() as stream, stdin_for_user_code():
         return _run(args, stream)
 
 

@@ -2,11 +2,9 @@
 
 from __future__ import annotations
 
-import contextlib
 import json
 import os
 import sys
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any, TextIO
 
@@ -18,7 +16,6 @@ __all__ = [
     "EXIT_OK",
     "emit",
     "exit_code",
-    "user_output_to_stderr",
     "without_wall_clock",
 ]
 
@@ -31,7 +28,7 @@ def emit(
     """Write the reports (and, for several candidates, the summary); return the exit code.
 
     ``stream``: where a report without ``--output`` goes (default ``sys.stdout``; ``run`` passes
-    the stream of :func:`user_output_to_stderr`).
+    the stream of :func:`ablation.cli.user_io.user_output_to_stderr`).
     """
     from ablation.render import print_report, render, render_summary
 
@@ -87,62 +84,6 @@ def emit(
     else:
         stream.write(text + "\n")
     return exit_code(reports)
-
-
-@contextlib.contextmanager
-def user_output_to_stderr() -> Iterator[TextIO]:
-    """Send what user code writes to stdout to stderr; yield the stream the report goes to.
-
-    An agent, suite or scorer that prints (Python's ``print``, a write to file descriptor 1, a
-    child process that inherits it) would otherwise mix its text into the report on stdout, and
-    ``--format json`` output would no longer parse. Inside the block, file descriptor 1 is a
-    copy of 2 when ``sys.stdout`` writes to it (the usual case), or else ``sys.stdout`` is
-    ``sys.stderr`` (a caller that replaced ``sys.stdout``, e.g. a test's capture, or descriptors
-    that cannot be copied); the yielded stream writes to the original stdout. Nothing is
-    dropped: the text is on stderr. Both are restored when the block ends. An agent that writes
-    to the terminal by other means (opening ``/dev/tty``) is not caught.
-    """
-    original = sys.stdout
-    original.flush()
-    saved = _stderr_on_fd1(original)
-    if saved is None:
-        sys.stdout = sys.stderr
-        try:
-            yield original
-        finally:
-            sys.stdout.flush()
-            sys.stdout = original
-        return
-    encoding = getattr(original, "encoding", None) or "utf-8"
-    report = open(  # noqa: SIM115  (closed below, after the block)
-        saved, "w", encoding=encoding, errors=getattr(original, "errors", None), closefd=False
-    )
-    try:
-        yield report
-    finally:
-        report.flush()
-        report.close()
-        original.flush()  # what user code left in the buffer goes to stderr
-        os.dup2(saved, 1)
-        os.close(saved)
-
-
-def _stderr_on_fd1(stdout: Any) -> int | None:
-    """When ``stdout`` writes to file descriptor 1: make fd 1 a copy of fd 2 and return a copy of
-    the original fd 1. ``None`` when it does not (a caller replaced ``sys.stdout``) or when the
-    descriptors cannot be copied (e.g. stderr closed); fd 1 is then left as it was."""
-    try:
-        if stdout.fileno() != 1:
-            return None
-        saved = os.dup(1)
-    except (AttributeError, OSError, ValueError):  # io.UnsupportedOperation is both
-        return None
-    try:
-        os.dup2(2, 1)
-    except OSError:
-        os.close(saved)
-        return None
-    return saved
 
 
 def without_wall_clock(report: Any) -> Any:
