@@ -65,8 +65,9 @@ ALLOWED: dict[str, set[str]] = {
     | {"agents", "run.attempts", "run.deadlines", "run.limits", "run.plan", "run.threads",
        "run.watchdog"},
     "run.isolation_worker": GROUND | {"sources.modules"},
+    "run.worker_output": set(),
     "run.isolation": GROUND
-    | {"agents", "run.threads", "run.isolation_worker", "sources.modules"},
+    | {"agents", "run.threads", "run.isolation_worker", "run.worker_output", "sources.modules"},
     "run.engine": EVALUATE
     | {"agents", "run.progress", "run.plan", "run.limits", "run.trial", "run.threads", "run.watchdog",
        "run.isolation", "run.suite_source"},

@@ -41,6 +41,7 @@ import signal
 import subprocess
 import sys
 import threading
+import time
 import weakref
 from collections.abc import Mapping
 from concurrent.futures import Executor
@@ -53,6 +54,7 @@ from ablation.config import CampaignConfig
 from ablation.errors import AgentSpecError, ConfigError
 from ablation.run.isolation_worker import WORKER_MARKER, file_attr, read_frame, write_frame
 from ablation.run.threads import run_in_daemon_thread
+from ablation.run.worker_output import forward_output
 from ablation.sources.modules import FILE_MODULE_PREFIX
 
 __all__ = [
@@ -68,6 +70,7 @@ __all__ = [
 _PROTOCOL = pickle.HIGHEST_PROTOCOL
 _LAUNCH = "from ablation.run.isolation_worker import main; main()"
 _REAP_S = 5.0
+_OUTPUT_WAIT_S = 0.5  # at close, for the workers' last output (a process that escaped may hold it)
 _MAIN_REFERENCE = b"\x8c\x08__main__"  # how a pickle names the module __main__
 
 
@@ -142,9 +145,16 @@ class _Worker:
         env["PYTHONPATH"] = os.pathsep.join(p for p in (package_root, env.get("PYTHONPATH")) if p)
         self.proc = subprocess.Popen(
             [sys.executable, "-c", _LAUNCH, WORKER_MARKER, str(os.getpid()), str(memory_mb or 0)],
-            stdin=subprocess.PIPE, stdout=subprocess.PIPE, env=env, start_new_session=True,
-        )
+            stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env,
+            start_new_session=True,
+        )  # fmt: skip
         self.agents: set[bytes] = set()
+        # what its agents print, passed on to stderr up to a limit (run/worker_output.py)
+        self.output = threading.Thread(
+            target=forward_output, args=(self.proc.stderr, f"isolation worker {self.proc.pid}"),
+            daemon=True, name="ablation-worker-output",
+        )  # fmt: skip
+        self.output.start()
 
     def roundtrip(self, request: bytes) -> bytes | None:
         """Send one request and wait for its reply; ``None`` when the worker died first."""
@@ -253,10 +263,14 @@ class ProcessIsolation:
         return _unpack(pickle.loads(reply), task_id)
 
     def close(self) -> None:
-        """Kill every worker and its process group (idempotent)."""
+        """Kill every worker and its process group (idempotent), then wait up to half a second
+        for the last of their output to reach stderr."""
         workers, self.workers, self._idle = self.workers, [], []
         for worker in workers:
             worker.kill()
+        deadline = time.monotonic() + _OUTPUT_WAIT_S
+        for worker in workers:
+            worker.output.join(max(0.0, deadline - time.monotonic()))
 
     def _start(self) -> _Worker:
         worker = _Worker(self.memory_mb)
