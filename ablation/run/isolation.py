@@ -149,16 +149,18 @@ class _Worker:
             start_new_session=True,
         )  # fmt: skip
         self.agents: set[bytes] = set()
-        # what its agents print, passed on to stderr up to a limit (run/worker_output.py)
+        self.calls = 0
+        # what its agents print, passed on to stderr up to a limit per call (run/worker_output.py)
         self.output = threading.Thread(
             target=forward_output, args=(self.proc.stderr, f"isolation worker {self.proc.pid}"),
-            daemon=True, name="ablation-worker-output",
+            kwargs={"call": lambda: self.calls}, daemon=True, name="ablation-worker-output",
         )  # fmt: skip
         self.output.start()
 
     def roundtrip(self, request: bytes) -> bytes | None:
         """Send one request and wait for its reply; ``None`` when the worker died first."""
         assert self.proc.stdin is not None and self.proc.stdout is not None
+        self.calls += 1
         try:
             write_frame(self.proc.stdin, request)  # type: ignore[arg-type]
             return read_frame(self.proc.stdout)  # type: ignore[arg-type]

@@ -55,9 +55,43 @@ def test_output_past_the_limit_is_dropped_and_counted() -> None:
     data = os.urandom(300_000)
     arrived, dropped = _forward(data, limit=100_000)
     assert dropped == 200_000
-    notice = b"\nablation: worker 1: output past 100000 bytes is not shown\n"
+    notice = b"\nablation: worker 1: a call's output past 100000 bytes is not shown\n"
     count = b"ablation: worker 1: 200000 bytes of output not shown\n"
     assert arrived == data[:100_000] + notice + count
+
+
+class _Calls:
+    """A pipe whose chunks each arrive during a given agent call."""
+
+    def __init__(self, chunks: list[tuple[int, bytes]]) -> None:
+        self.chunks, self.call = list(chunks), 0
+
+    def read1(self, size: int) -> bytes:
+        if not self.chunks:
+            return b""
+        self.call, chunk = self.chunks.pop(0)
+        return chunk
+
+    def close(self) -> None:
+        pass
+
+
+def test_each_agent_call_has_a_limit_of_its_own(tmp_path: Path) -> None:
+    """A chatty agent is shown whole call after call; a call past the limit is cut and its
+    count given when the next call's output arrives."""
+    calls = _Calls([(1, b"a" * 60), (1, b"b" * 60), (2, b"c" * 90), (3, b"d" * 30)])
+    with (tmp_path / "sink").open("w+b") as sink:
+        dropped = forward_output(
+            calls, "w", limit=100, sink=sink.fileno(), call=lambda: calls.call  # type: ignore[arg-type]
+        )
+        sink.seek(0)
+        arrived = sink.read()
+    notice = b"\nablation: w: a call's output past 100 bytes is not shown\n"
+    assert dropped == 20
+    assert arrived == (
+        b"a" * 60 + b"b" * 40 + notice + b"ablation: w: 20 bytes of output not shown\n"
+        + b"c" * 90 + b"d" * 30
+    )
 
 
 AGENTS = """\
@@ -70,14 +104,14 @@ def quiet(x):
 
 def chatty(x):
     print("hello from", x)
-    sys.stdout.write("z" * 600_000)
+    sys.stdout.write("z" * 1_500_000)
     return x
 """
 
 SUITE = """\
 from ablation import AblationTask
 
-tasks = [AblationTask(task_id=f"t{i}", input_data=i, expected_output=i) for i in range(4)]
+tasks = [AblationTask(task_id=f"t{i}", input_data=i, expected_output=i) for i in range(2)]
 """
 
 
@@ -93,8 +127,8 @@ def test_a_flooding_agents_output_is_cut_at_the_limit_through_the_cli(tmp_path: 
         timeout=120, check=False,
     )  # fmt: skip
     assert done.returncode == 0, done.stderr[-2000:]
-    # one worker: 4 x 600 kB printed; the old code passed all 2.4 MB on
-    assert WORKER_OUTPUT_LIMIT < len(done.stderr) < WORKER_OUTPUT_LIMIT + 1000
-    assert b"hello from 0" in done.stderr  # the first output is shown
-    assert b"output past 1048576 bytes is not shown" in done.stderr
-    assert done.stderr.rstrip().endswith(b"bytes of output not shown")
+    # two calls of 1.5 MB each: the old code passed all 3 MB on
+    assert 2 * WORKER_OUTPUT_LIMIT < len(done.stderr) < 2 * WORKER_OUTPUT_LIMIT + 1000
+    assert done.stderr.count(b"hello from") == 2  # each call's first output is shown
+    assert done.stderr.count(b"a call's output past 1048576 bytes is not shown") == 2
+    assert done.stderr.count(b"bytes of output not shown\n") == 2
