@@ -8,7 +8,8 @@ dropped, so a chatty agent never blocks on a full pipe: one line says so when th
 reached, and one gives the count of bytes not shown when the next call starts or the worker
 ends. An agent that floods (a loop of prints) used to pass all of it on: 4.7 GB to the terminal
 or the CI log in the 3 s before its trial's timeout. Output is counted against the call that is
-running when it is read, so the last bytes of one call can count against the next.
+running when it is read, so the last bytes of one call (at most what the pipe holds, 64 KiB on
+Linux, plus one read) can be shown under the next call's limit.
 """
 
 from __future__ import annotations
