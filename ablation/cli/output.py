@@ -10,14 +10,7 @@ from typing import Any, TextIO
 
 from ablation.cli.parser import UsageError
 
-__all__ = [
-    "EXIT_ERROR",
-    "EXIT_GATE",
-    "EXIT_OK",
-    "emit",
-    "exit_code",
-    "without_wall_clock",
-]
+__all__ = ["EXIT_ERROR", "EXIT_GATE", "EXIT_OK", "emit", "exit_code", "without_wall_clock"]
 
 EXIT_OK, EXIT_ERROR, EXIT_GATE = 0, 1, 2
 

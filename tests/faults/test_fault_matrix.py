@@ -132,6 +132,9 @@ def test_fault_matrix(tmp_path: Path) -> None:
     assert processes_with_arg(sleep_arg.encode()) == []
 
 
+_TAIL = 1 << 16  # bytes of the command's stderr kept for the assertion messages
+
+
 def _watch(proc: subprocess.Popen[bytes], store: Path, total: int) -> tuple[str, str]:
     """Wait for the run; assert it exits within 30 s of storing its last trial.
 
@@ -143,11 +146,11 @@ def _watch(proc: subprocess.Popen[bytes], store: Path, total: int) -> tuple[str,
     kept: dict[str, bytearray] = {name: bytearray() for name in streams}
 
     def drain(name: str) -> None:
-        buffer, limit = kept[name], (None if name == "out" else 1 << 16)
+        buffer = kept[name]
         while chunk := streams[name].read1(1 << 20):
             buffer += chunk
-            if limit is not None and len(buffer) > 2 * limit:
-                del buffer[:-limit]
+            if name == "err" and len(buffer) > 2 * _TAIL:
+                del buffer[:-_TAIL]
 
     readers = [threading.Thread(target=drain, args=(name,)) for name in streams]
     for reader in readers:
@@ -162,5 +165,5 @@ def _watch(proc: subprocess.Popen[bytes], store: Path, total: int) -> tuple[str,
     assert proc.poll() is not None, "the command did not exit within 30 s of its last trial"
     for reader in readers:
         reader.join()
-    err = kept["err"][-(1 << 16) :]
+    err = kept["err"][-_TAIL:]
     return kept["out"].decode("utf-8"), err.decode("utf-8", errors="replace")
