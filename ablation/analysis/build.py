@@ -221,9 +221,9 @@ def build_report(
         runs=data.runs,
         excluded=data.excluded,
         table=table,
-        regressions=regressions,
-        improvements=improvements,
-        critical_regressions=critical_regressions,
+        regressions=[],
+        improvements=[],
+        critical_regressions=[],
         baseline=hl.arm_summary(data, "baseline", prov.baseline_agent, level),
         candidate=hl.arm_summary(data, "candidate", prov.candidate_agent, level),
         mcnemar=mcnemar,
@@ -247,6 +247,10 @@ def build_report(
         provenance=prov,
         sequential=sequential,
     )
+    report = bd.with_ids(
+        report, regressions=regressions, improvements=improvements,
+        critical_regressions=critical_regressions,
+    )  # fmt: skip
     return evaluate_gates(report, config.gates, alpha=config.alpha)
 
 
