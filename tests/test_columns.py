@@ -8,6 +8,7 @@ a list and converts it with ``np.array`` (the conversion the columns replaced).
 from __future__ import annotations
 
 import random
+from types import SimpleNamespace
 from typing import Any
 
 import numpy as np
@@ -18,11 +19,13 @@ from ablation.columns import (
     STATUS_CODES,
     constant_column,
     constant_value,
+    fields_given,
     filled,
     known_rows,
     results_to_columns,
     unknown,
 )
+from ablation.config import Provenance
 from ablation.schema import TaskResult
 from ablation.store.blocks import sort_columns
 
@@ -76,7 +79,7 @@ def test_columns_equal_a_full_read_in_values_and_dtypes(seed: int) -> None:
 def test_fields_no_row_sets_are_constant_columns_of_their_dtype() -> None:
     """The benchmark's rows (id, arm, verdict, latency): the other numbers take no memory."""
     rows = [TaskResult(task_id=f"t{i}", arm="baseline", passed=i % 2 == 0, latency_s=i / 7) for i in range(50)]
-    cols = results_to_columns(rows, "baseline", models=True)
+    cols = results_to_columns(rows, "baseline", given=fields_given(rows))
     for name, value in (("run", 0), ("attempts", 1), ("cost", np.nan), ("tokens", np.nan), ("status", 0)):
         column = getattr(cols, name)
         constant, _ = constant_value(column)
@@ -120,3 +123,15 @@ def test_known_rows_are_the_mask_without_nan(seed: int) -> None:
     assert known_rows(np.full(200, np.nan), mask) is None
     assert known_rows(filled(np.nan, np.float64, 200), mask) is None
     np.testing.assert_array_equal(known_rows(filled(1.5, np.float64, 200), mask), mask)  # type: ignore[arg-type]
+
+
+def test_fields_given_joins_every_chunk_and_refuses_a_stray_row_in_any() -> None:
+    rows: list[Any] = [TaskResult(task_id=f"t{i}", arm="baseline") for i in range(9000)]  # 3 chunks
+    rows[-1] = TaskResult(task_id="last", arm="baseline", cost=1.0)
+    assert fields_given(rows) == {"task_id", "arm", "cost"}
+    assert fields_given(rows, TaskResult) == {"task_id", "arm", "cost"}
+    assert fields_given([]) == set()
+    assert fields_given([*rows[:5000], {"task_id": "x"}, *rows[5000:]]) is None
+    assert fields_given(rows, Provenance) is None  # models, but not of the class asked for
+    light = [SimpleNamespace(task_id="t", passed=True)]
+    assert fields_given(light) is None

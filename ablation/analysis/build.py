@@ -285,12 +285,17 @@ def _side(
     columnar fast path; files, DataFrames and result-file-like mappings are read by
     :mod:`ablation.sources.inputs` first.
     """
-    from ablation.analysis.tocolumns import results_to_columns, row_kind, side_columns
+    from ablation.analysis.tocolumns import (
+        result_fields,
+        results_to_columns,
+        row_kind,
+        side_columns,
+    )
 
-    plain = key is None and field is None and run_field is None and isinstance(side, list)
-    kind = row_kind(side) if plain and side else None
-    if kind is not None:
-        return side_columns(side, arm, kind)
+    if key is None and field is None and run_field is None and isinstance(side, list) and side:
+        given = result_fields(side)  # every row a TaskResult: the fields some row sets
+        if given is not None or row_kind(side) == "records":
+            return side_columns(side, arm, given)
     from ablation.sources.inputs import side_results  # the readers of every format: only here
 
     rows, label = side_results(side, arm, key=key, field=field, run_field=run_field)

@@ -26,6 +26,7 @@ from ablation.columns import (
     STATUS_CODES,
     TrialColumns,
     _floats,
+    fields_given,
     filled,
     results_to_columns,
 )
@@ -36,10 +37,17 @@ from ablation.schema import TaskResult
 __all__ = [
     "ResultLookup",
     "records_to_columns",
+    "result_fields",
     "results_to_columns",
     "row_kind",
     "side_columns",
 ]
+
+
+def result_fields(rows: Sequence[Any]) -> set[str] | None:
+    """The fields some row sets when every row is a :class:`TaskResult`, else ``None``
+    (:func:`~ablation.columns.fields_given`: one pass checks the types and reads the sets)."""
+    return fields_given(rows, TaskResult)
 
 
 def row_kind(rows: Sequence[Any]) -> str | None:
@@ -231,13 +239,13 @@ class ResultLookup(Mapping[tuple[str, str], TaskResult]):
 
 
 def side_columns(
-    side: Any, arm: str, kind: str | None = None
+    side: Any, arm: str, given: set[str] | None = None
 ) -> tuple[Sequence[Any], TrialColumns, str]:
     """One side of ``compare_results``: its rows, their columns and its label.
 
     ``side`` is a path to a result file (read by
     :func:`~ablation.sources.result_files.load_results`), a list of :class:`TaskResult`, or a list
-    of dict records. ``kind`` is the list's :func:`row_kind` when the caller already knows it.
+    of dict records. ``given``: the list's :func:`result_fields` when the caller has read it.
     """
     reuse_freed_memory()  # the arrays of the pairing and the report reuse freed memory
     if isinstance(side, str) or hasattr(side, "__fspath__"):
@@ -246,6 +254,8 @@ def side_columns(
         rows: Sequence[Any] = load_results(side, arm=arm)  # type: ignore[arg-type]
         return rows, results_to_columns(rows, arm, source=str(side)), str(side)
     rows = side if isinstance(side, Sequence) else list(side)
-    if (kind or row_kind(rows)) == "results":
-        return rows, results_to_columns(rows, arm, models=True), arm
+    if given is None:
+        given = result_fields(rows)
+    if given is not None:
+        return rows, results_to_columns(rows, arm, given=given), arm
     return rows, records_to_columns(rows, arm, source=arm), arm

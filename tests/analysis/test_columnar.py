@@ -20,7 +20,7 @@ from ablation.analysis.build import compare_results, report_from_results
 from ablation.analysis.columnar import pair_columns
 from ablation.analysis.stored import StoredTrials, report_from_store
 from ablation.analysis.tocolumns import records_to_columns, results_to_columns
-from ablation.columns import TrialColumns
+from ablation.columns import TrialColumns, fields_given
 from ablation.config import CampaignConfig, Provenance
 from ablation.errors import InputError
 from ablation.schema import TaskResult
@@ -191,7 +191,7 @@ def test_columns_of_sparse_models_equal_a_full_attribute_read(seed: int) -> None
         rows.append(TaskResult(task_id=r.task_id, **given))
     plain = [SimpleNamespace(**r.model_dump()) for r in rows]
     _columns_equal(results_to_columns(rows, "baseline"), results_to_columns(plain, "baseline"))
-    _columns_equal(results_to_columns(rows, "baseline", models=True), results_to_columns(plain, "baseline"))
+    _columns_equal(results_to_columns(rows, "baseline", given=fields_given(rows)), results_to_columns(plain, "baseline"))
 
 
 @pytest.mark.parametrize(
