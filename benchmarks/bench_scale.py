@@ -79,15 +79,25 @@ def _results(n: int, arm: str, p: float, seed: int, start: int = 0) -> list[Any]
     ]
 
 
-def _cli(args: list[str]) -> dict[str, float]:
+def _cli(args: list[str], out: Path | None = None) -> dict[str, float]:
+    """Wall time and peak RSS of one ``ablation`` command in a child process.
+
+    Exit 0 (gates pass) and 2 (a gate failed; the report is still written) are results; any
+    other exit (1: a usage, input or operational error) raises, so an error is never timed as a
+    figure. ``out``: the command's ``-o`` file, removed first and required afterwards.
+    """
+    if out is not None:
+        out.unlink(missing_ok=True)
     start = time.perf_counter()
     done = subprocess.run(
         [sys.executable, "-c", "from ablation.cli import main_entry; main_entry()", *args],
         env=ENV, check=False, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True,
     )  # fmt: skip
     wall = time.perf_counter() - start
-    if done.returncode not in (0, 1):  # 1: a gate failed, the report is still written
+    if done.returncode not in (0, 2):
         raise RuntimeError(f"ablation {args[0]} exited {done.returncode}: {done.stderr[-300:]}")
+    if out is not None and not out.is_file():
+        raise RuntimeError(f"ablation {args[0]} exited {done.returncode} but wrote no {out.name}")
     return {"wall": wall, "rss": resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss * 1024}
 
 
@@ -96,7 +106,8 @@ def child_compare_cli(n: int, tmp: Path) -> dict[str, float]:
     if not b.exists():
         write_jsonl(b, n, 1, 0.6)
         write_jsonl(c, n, 2, 0.62)
-    return _cli(["compare", str(b), str(c), "--format", "json", "-o", str(tmp / "out.json")])
+    out = tmp / "out.json"
+    return _cli(["compare", str(b), str(c), "--format", "json", "-o", str(out)], out)
 
 
 def child_help(n: int, tmp: Path) -> dict[str, float]:
@@ -163,8 +174,12 @@ def child_store_insert(n: int, tmp: Path) -> dict[str, float]:
 
 
 def child_store_report(n: int, tmp: Path) -> dict[str, float]:
-    path = tmp / f"store{n}.db"
-    return _cli(["report", "--store", str(path), "--format", "json", "-o", str(tmp / "rep.json")])
+    """``ablation report`` on the store ``store_insert`` wrote (written first, untimed, when a
+    run measures this figure alone)."""
+    path, out = tmp / f"store{n}.db", tmp / "rep.json"
+    if not path.exists():
+        child_store_insert(n, tmp)
+    return _cli(["report", "--store", str(path), "--format", "json", "-o", str(out)], out)
 
 
 def child_campaign_store(n: int, tmp: Path) -> dict[str, float]:

@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+import importlib.util
 import os
 import subprocess
 import sys
 from pathlib import Path
+from types import ModuleType
 
 import pytest
 
@@ -27,3 +29,22 @@ def test_bench_scale_quick_runs_every_figure() -> None:
     assert len(figures) == 10
     assert not [line for line in figures if "ERROR" in line]
     assert any(line.strip().startswith("20 ") for line in lines)
+
+
+def _bench_module() -> ModuleType:
+    spec = importlib.util.spec_from_file_location("bench_scale", ROOT / "benchmarks" / "bench_scale.py")
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_a_cli_figure_that_fails_raises_instead_of_being_timed(tmp_path: Path) -> None:
+    # exit 1 is an error (no store here), not "a gate failed": it was once timed as a figure
+    bench = _bench_module()
+    missing = ["report", "--store", str(tmp_path / "none.db"), "--format", "json"]
+    with pytest.raises(RuntimeError, match="exited 1"):
+        bench._cli(missing)
+    out = tmp_path / "r.json"
+    with pytest.raises(RuntimeError, match="exited 1"):
+        bench._cli([*missing, "-o", str(out)], out)
