@@ -27,6 +27,18 @@ def _usable(x: np.ndarray, y: np.ndarray) -> np.ndarray:
     return ~(np.isnan(x) | np.isnan(y))
 
 
+def _kept(x: np.ndarray, y: np.ndarray, keep: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """``x[keep], y[keep]``, or ``x`` and ``y`` themselves when every pair is kept.
+
+    The usual case (every pair has a value) then makes no copies: 16 MB fewer at 10⁶ pairs, held
+    through all the statistics below, which only read their inputs (a test checks they are
+    unchanged after a comparison).
+    """
+    if keep.all():
+        return x, y
+    return x[keep], y[keep]
+
+
 def compare_continuous(
     metric: str,
     baseline: np.ndarray,
@@ -45,7 +57,7 @@ def compare_continuous(
         left_out_reason: Why a pair can lack a value, shown next to the count left out.
     """
     keep = _usable(baseline, candidate)
-    x, y = baseline[keep], candidate[keep]
+    x, y = _kept(baseline, candidate, keep)
     n, left_out = int(keep.sum()), int((~keep).sum())
     common = ContinuousComparison(
         metric=metric,
@@ -106,7 +118,7 @@ def compare_latency(
         left_out_reason="error, timeout or no latency in an arm",
     )
     keep = _usable(baseline, candidate) & (baseline > 0) & (candidate > 0)
-    x, y = baseline[keep], candidate[keep]
+    x, y = _kept(baseline, candidate, keep)
     extra: dict[str, Any] = {}
     if x.size >= 2:
         ratio = stats.log_ratio_interval(x, y, confidence_level=config.confidence_level)
