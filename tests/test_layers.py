@@ -18,7 +18,7 @@ import pytest
 
 PACKAGE = Path(__file__).resolve().parents[1] / "ablation"
 
-GROUND = {"errors", "schema", "config", "columns", "digests", "heap"}
+GROUND = {"errors", "schema", "config", "columns", "digests", "heap", "eventloop"}
 MODELS = GROUND | {"report", "report_items"}
 EVALUATE = GROUND | {"evaluate", "stats"}
 
@@ -28,6 +28,7 @@ ALLOWED: dict[str, set[str]] = {
     "stats": {"stats"},
     "digests": set(),
     "heap": set(),
+    "eventloop": set(),
     "schema": {"errors", "digests"},
     "config": set(),
     "columns": set(),

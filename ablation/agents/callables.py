@@ -9,13 +9,13 @@ framework never silently turns a value into a constant answer.
 
 from __future__ import annotations
 
-import asyncio
 import inspect
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
 from ablation.errors import AgentSpecError
+from ablation.eventloop import run_coroutine
 from ablation.schema import callable_name, is_async_callable
 
 __all__ = ["Agent", "as_agent"]
@@ -47,12 +47,8 @@ class Agent:
         """Call a sync agent; an awaitable it returns is run to completion in this thread."""
         result = self.fn(input_data)
         if inspect.isawaitable(result):
-            return asyncio.run(_await(result))
+            return run_coroutine(result)
         return result
-
-
-async def _await(awaitable: Any) -> Any:
-    return await awaitable
 
 
 def as_agent(obj: Any, *, name: str | None = None) -> Agent:

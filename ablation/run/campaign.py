@@ -8,7 +8,6 @@ named function below; a trial's path through them is described in docs/DESIGN.md
 
 from __future__ import annotations
 
-import asyncio
 import functools
 import os
 from collections.abc import Callable, Coroutine, Iterable, Sequence
@@ -23,6 +22,7 @@ from ablation.analysis.stored import report_from_store
 from ablation.config import CampaignConfig, Provenance
 from ablation.errors import CampaignAborted, ConfigError, ResumeMismatchError
 from ablation.evaluate.quality import scorer_name
+from ablation.eventloop import run_coroutine
 from ablation.heap import release_freed_memory
 from ablation.report import AblationReport
 from ablation.run.engine import AblationEngine
@@ -377,7 +377,7 @@ def _synchronous(fn: Callable[P, Coroutine[Any, Any, T]]) -> Callable[P, T]:
 
     @functools.wraps(fn)
     def run(*args: P.args, **kwargs: P.kwargs) -> T:
-        return asyncio.run(fn(*args, **kwargs))
+        return run_coroutine(fn(*args, **kwargs))
 
     return run
 

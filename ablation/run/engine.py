@@ -44,6 +44,7 @@ from ablation.agents.callables import Agent, as_agent
 from ablation.config import CampaignConfig
 from ablation.errors import CampaignAborted, ConfigError, EventLoopBlocked, StopCampaign
 from ablation.evaluate.quality import scorer_name
+from ablation.eventloop import run_coroutine
 from ablation.run.isolation import ProcessIsolation, open_isolation
 from ablation.run.limits import Clock, RateLimiter
 from ablation.run.plan import Trial, TrialKey, planned_count, trial_plan
@@ -115,7 +116,7 @@ class AblationEngine:
         arms: Sequence[Arm] = ARMS,
     ) -> list[TaskResult]:
         """Synchronous wrapper of :meth:`run_async` (starts its own event loop)."""
-        return asyncio.run(self.run_async(baseline, candidate, tasks, skip=skip, arms=arms))
+        return run_coroutine(self.run_async(baseline, candidate, tasks, skip=skip, arms=arms))
 
     async def run_async(
         self,

@@ -24,7 +24,6 @@ parent's pid, so a parent killed with ``SIGKILL`` leaves no worker behind.
 
 from __future__ import annotations
 
-import asyncio
 import contextlib
 import inspect
 import io
@@ -106,11 +105,9 @@ def _call(fn: Any, input_data: Any) -> Any:
     """Call a sync or async agent to completion (an awaitable result is run here)."""
     result = fn(input_data)
     if inspect.isawaitable(result):
+        from ablation.eventloop import run_coroutine  # no repr of the result on the way out
 
-        async def wait() -> Any:
-            return await result
-
-        return asyncio.run(wait())
+        return run_coroutine(result)
     return result
 
 
