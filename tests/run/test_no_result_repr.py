@@ -4,7 +4,8 @@ From the main thread, ``asyncio.run`` restores the SIGINT handler after ``signal
 to make an enum of the handler, and that failure's message is the repr of the finished task, with
 its result (``ablation/eventloop.py``): 1.19 s for a 10⁶-task report, seconds for large agent
 outputs. Each check runs in a fresh interpreter's main thread, where ``asyncio.run`` installs its
-handler as it does under ``ablation run``; the reprs of reports, trials and outputs are counted.
+handler as it does under ``ablation run`` from a terminal; the reprs of reports, trials and
+outputs are counted.
 """
 
 from __future__ import annotations
@@ -30,7 +31,9 @@ SCRIPT = textwrap.dedent(
     from ablation.schema import TaskResult
 
     assert threading.current_thread() is threading.main_thread()
-    assert signal.getsignal(signal.SIGINT) is signal.default_int_handler
+    # as in an interactive shell (a job started with "&" by a shell without job control inherits
+    # SIGINT ignored, and then asyncio.run leaves the handler alone)
+    signal.signal(signal.SIGINT, signal.default_int_handler)
     counts = {"report": 0, "trial": 0, "output": 0}
 
     def counting(kind, real):
