@@ -19,6 +19,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
+from itertools import islice
 from operator import attrgetter
 from typing import Any
 
@@ -254,8 +255,8 @@ def fields_given(rows: Sequence[Any], cls: type[BaseModel] = BaseModel) -> set[s
     given: set[str] = set()
     known: set[type] = set()
     sets = attrgetter("__pydantic_fields_set__")
-    for start in range(0, len(rows), _CHUNK):
-        chunk = rows[start : start + _CHUNK]
+    remaining = iter(rows)  # any iterable: a sequence need not support slices
+    while chunk := list(islice(remaining, _CHUNK)):
         types = {*map(type, chunk)}
         if not types <= known:
             if not all(issubclass(t, cls) for t in types):
