@@ -1,13 +1,13 @@
 """Run an awaitable to completion on a new event loop, without formatting its result.
 
 ``asyncio.run(coro)``, called from the main thread, makes the SIGINT handler a
-``functools.partial`` holding the main task. When it restores the old handler it first asks
-``signal.getsignal``, which tries to turn the handler into a ``signal.Handlers`` member; that
-fails, and the failed lookup builds its message with ``repr(handler)``: the repr of the finished
-task, which holds ``reprlib.repr(result)``: strings, lists and dicts are shortened before they are
-formatted, any other object is formatted in full. So ``asyncio.run`` formatted a whole report once
-for a message nobody reads: 1.19 s for the report of a 10⁶-task campaign, ~4 s for one whose
-drill-downs hold three 50 MB agent outputs. Here the result leaves the task through a list and the
+``functools.partial`` holding the main task. When it restores the old handler, ``signal.getsignal``
+and then ``signal.signal`` (returning the handler it replaces) each try to turn that handler into a
+``signal.Handlers`` member; that fails, and the failed lookup builds its message with
+``repr(handler)``: the repr of the finished task, which holds ``reprlib.repr(result)`` (strings,
+lists and dicts are shortened before they are formatted, any other object is formatted in full).
+So ``asyncio.run`` formatted a whole report twice for messages nobody reads: 1.19 s each for the
+report of a 10⁶-task campaign, ~2 s each for one whose drill-downs hold three 50 MB outputs. Here the result leaves the task through a list and the
 task itself returns ``None``; an exception propagates as before.
 
 References: CPython 3.11-3.13 ``asyncio/runners.py`` (``Runner.run``), ``signal.py``

@@ -1,9 +1,9 @@
 """The blocking entry points never format their result: ``asyncio.run`` did, once per call.
 
-From the main thread, ``asyncio.run`` restores the SIGINT handler after ``signal.getsignal`` fails
-to make an enum of the handler, and that failure's message is the repr of the finished task, with
-its result (``ablation/eventloop.py``): 1.19 s for a 10⁶-task report, seconds for large agent
-outputs. Each check runs in a fresh interpreter's main thread, where ``asyncio.run`` installs its
+From the main thread, ``asyncio.run`` restores the SIGINT handler, and ``signal.getsignal`` and
+``signal.signal`` each fail to make an enum of the handler; each failure's message is the repr of
+the finished task, with its result (``ablation/eventloop.py``): 1.19 s each for a 10⁶-task report,
+seconds for large agent outputs. Each check runs in a fresh interpreter's main thread, where ``asyncio.run`` installs its
 handler as it does under ``ablation run`` from a terminal; the reprs of reports, trials and
 outputs are counted.
 """
