@@ -192,8 +192,8 @@ def _cmd_compare(args: argparse.Namespace) -> int:
     read = read_options(args)
     try:
         before = load_result_columns(args.before, arm="baseline", **read_options(args, baseline=True))
-    except NumericVerdict:
-        return _compare_numeric(args, s)
+    except NumericVerdict as why:
+        return _compare_numeric(args, s, str(why))
     reports = []
     for path in args.after:
         after = load_result_columns(path, arm="candidate", **read)
@@ -207,18 +207,29 @@ def _cmd_compare(args: argparse.Namespace) -> int:
     return emit(reports, [p.name for p in args.after], s)
 
 
-def _compare_numeric(args: argparse.Namespace, s: dict[str, Any]) -> int:
-    """``compare`` of a numeric ``--field``: see :mod:`ablation.analysis.numeric`."""
+def _compare_numeric(args: argparse.Namespace, s: dict[str, Any], why: str) -> int:
+    """``compare`` of a numeric ``--field``: see :mod:`ablation.analysis.numeric`.
+
+    ``why``: where the baseline holds a number, named in any error of a file read as numbers (a
+    candidate's ``true`` is otherwise "not a number" with no word of the file that decided it).
+    """
     from ablation.analysis.numeric import compare_numeric, render_numeric, task_means
     from ablation.cli.options import read_options
+    from ablation.errors import InputError
     from ablation.sources.result_files import load_results
 
+    def numbers(path: Any, arm: str, **read: Any) -> Any:
+        try:
+            return load_results(path, arm=arm, numeric=True, **read)
+        except InputError as exc:
+            raise type(exc)(f"{exc}; the field is compared as a number because {why}") from None
+
     field = args.field or "passed"
-    before = load_results(args.before, arm="baseline", numeric=True, **read_options(args, baseline=True))
+    before = numbers(args.before, "baseline", **read_options(args, baseline=True))
     base = task_means(before, field)
     code = 0
     for path in args.after:
-        after = load_results(path, arm="candidate", numeric=True, **read_options(args))
+        after = numbers(path, "candidate", **read_options(args))
         result = compare_numeric(
             base, task_means(after, field), field=field,
             regression_delta=args.regression_delta or 0.0, alpha=s.get("alpha") or 0.05,
