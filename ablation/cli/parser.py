@@ -38,7 +38,21 @@ class UsageError(Exception):
 
 class _Parser(argparse.ArgumentParser):
     def error(self, message: str) -> NoReturn:
-        raise UsageError(f"{self.prog}: {message}")
+        """``ablation: error: ablation run: ...`` from ``main``: a command's parser names itself
+        (the top-level parser, ``ablation``, is already named by ``main``)."""
+        raise UsageError(message if self.prog == "ablation" else f"{self.prog}: {message}")
+
+    def parse_args(  # type: ignore[override]
+        self, args: Sequence[str] | None = None, namespace: argparse.Namespace | None = None
+    ) -> argparse.Namespace:
+        """As argparse, but a command's unknown options are reported in the command's name:
+        argparse reports them from the top-level parser, as ``ablation: unrecognized arguments``."""
+        parsed, extras = self.parse_known_args(args, namespace)
+        if extras:
+            command = getattr(parsed, "command", None)
+            where, see = (f"ablation {command}: ", f" (see ablation {command} --help)") if command else ("", "")
+            raise UsageError(f"{where}unrecognized arguments: {' '.join(extras)}{see}")
+        return parsed
 
 
 def _gate_options(p: argparse.ArgumentParser) -> None:

@@ -65,3 +65,25 @@ def test_command_of_takes_the_first_word_that_names_a_command_with_options() -> 
     assert command_of(["schema"]) is None  # no options to save
     assert command_of(["bogus", "compare"]) is None  # the whole parser reports the bad command
     assert command_of([]) is None
+
+
+@pytest.mark.parametrize(
+    ("argv", "message"),
+    [
+        (["plan", "--effect", "0.05"],
+         "ablation: error: ablation plan: unrecognized arguments: --effect 0.05 (see ablation plan --help)"),
+        (["schema", "--format", "json"],
+         "ablation: error: ablation schema: unrecognized arguments: --format json (see ablation schema --help)"),
+        (["--bogus"], "ablation: error: unrecognized arguments: --bogus"),
+        (["compare", "b.jsonl"], "ablation: error: ablation compare: the following arguments are required: after"),
+    ],
+)
+def test_a_usage_error_names_the_command_once(
+    argv: list[str], message: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # an unknown option was reported by the top-level parser as "ablation: error: ablation:
+    # unrecognized arguments", naming neither the command nor its help
+    from ablation.cli.main import main
+
+    assert main(argv) == 1
+    assert capsys.readouterr().err.strip() == message
