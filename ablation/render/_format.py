@@ -25,6 +25,7 @@ __all__ = [
     "fmt_float",
     "fmt_interval",
     "fmt_level",
+    "fmt_noun",
     "fmt_p",
     "fmt_pct",
     "fmt_pp",
@@ -256,15 +257,20 @@ _SUMMARY_WORDS = {
 }
 
 
+def fmt_noun(n: int, noun: str) -> str:
+    """``"1 regression"``, ``"0 regressions"``, ``"2 regressions"``."""
+    return f"{n} {noun}" if n == 1 else f"{n} {noun}s"
+
+
 def summary_sentence(report: AblationReport) -> str:
     """What the data show, in one sentence (plain text)."""
     t = report.table
     critical = len(report.critical_regressions)
     summary = _SUMMARY_WORDS.get(report.summary, report.summary)
     counts = (
-        f"{t.regressions} regressions"
+        fmt_noun(t.regressions, "regression")
         + (f" ({critical} critical)" if critical else "")
-        + f", {t.improvements} improvements in {report.n_paired} pairs"
+        + f", {fmt_noun(t.improvements, 'improvement')} in {fmt_noun(report.n_paired, 'pair')}"
     )
     stats = (
         f"uplift {fmt_pp(report.uplift.estimate)}, McNemar p = {fmt_p(report.mcnemar.pvalue)}"

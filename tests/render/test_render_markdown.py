@@ -13,6 +13,7 @@ import os
 import re
 from pathlib import Path
 
+import numpy as np
 import pytest
 from markdown_it import MarkdownIt
 from report_fixtures import (
@@ -211,3 +212,22 @@ def test_summary_rejects_bad_input() -> None:
         render_summary([], [], "markdown")
     with pytest.raises(ValueError, match="unknown format"):
         render_summary(reports, names, "pdf")
+
+
+@pytest.mark.parametrize(("b", "c"), [(1, 0), (0, 1), (2, 3)])
+def test_the_summary_sentence_counts_in_the_singular_for_one(b: int, c: int) -> None:
+    # "1 regressions, 0 improvements in 10 pairs" read in the first line of every rendering
+    from ablation.analysis.build import build_report
+    from ablation.analysis.pairing import pair_arrays
+    from ablation.config import CampaignConfig
+    from ablation.render._format import summary_sentence
+
+    n = 9 + b + c
+    base = np.array([True] * 9 + [True] * b + [False] * c)
+    cand = np.array([True] * 9 + [False] * b + [True] * c)
+    report = build_report(pair_arrays([f"t{i}" for i in range(n)], base, cand), config=CampaignConfig(n_resamples=100))
+    sentence = summary_sentence(report)
+    noun = {1: "regression", 0: "regressions", 2: "regressions"}[b]
+    assert f"{b} {noun}, " in sentence
+    assert f" {c} improvement{'' if c == 1 else 's'} in {n} pairs" in sentence
+    assert sentence in render(report, "markdown")
