@@ -335,27 +335,22 @@ def test_bulk_array_calls_agree_with_the_numpy_path() -> None:
     np.testing.assert_allclose(part_sf, bulk_sf[:1000], rtol=1e-12)
 
 
-def _pmf_sum_full_width(
-    lo: np.ndarray, hi: np.ndarray, n: np.ndarray, p: np.ndarray
-) -> np.ndarray:
-    """``_dist._pmf_sum`` with every one of its 63 steps formed (the form before the cut)."""
-    q = 1.0 - p
-    top = np.clip(np.floor((n + 1.0) * p), lo, np.maximum(hi, lo))
-    first = np.asarray(_dist.binom_pmf(top, n, p), dtype=np.float64)
-    steps = np.arange(1.0, 64.0)[None, :]
-    j_up, j_down = top[:, None] + steps, top[:, None] - steps
-    odds = (p / q)[:, None]
-    with np.errstate(divide="ignore", invalid="ignore", over="ignore", under="ignore"):
-        up = np.cumprod((n[:, None] - j_up + 1.0) / j_up * odds, axis=1)
-        down = np.cumprod((j_down + 1.0) / (n[:, None] - j_down) / odds, axis=1)
-        inside = np.where(j_up <= hi[:, None], up, 0.0) + np.where(j_down >= lo[:, None], down, 0.0)
-    return np.asarray(np.where(hi >= lo, first * (1.0 + inside.sum(axis=1)), 0.0))
-
-
 @pytest.mark.parametrize("rows", [1, 5, 200])
-def test_pmf_sums_on_fewer_steps_have_the_bits_of_all_63(rows: int) -> None:
+def test_pmf_sums_on_fewer_steps_have_the_bits_of_all_63(
+    rows: int, monkeypatch: pytest.MonkeyPatch
+) -> None:
     """The sums of ranges of every width (0 to 63 terms, and empty ones) on the steps they need
-    equal, bit for bit, the sums formed on all 63 steps."""
+    equal, bit for bit, the sums formed on all 63 steps (``_steps`` held at its full width, the
+    form before the cut)."""
+
+    def full_width(*_: np.ndarray) -> int:
+        return _dist._SUM_TERMS
+
+    def pmf_sum_full_width(*args: np.ndarray) -> np.ndarray:
+        with monkeypatch.context() as patch:
+            patch.setattr(_dist, "_steps", full_width)
+            return _dist._pmf_sum(*args)
+
     rng = np.random.default_rng(rows)
     for width in range(-1, 64):
         n = rng.integers(1, 5000, rows).astype(np.float64)
@@ -363,5 +358,5 @@ def test_pmf_sums_on_fewer_steps_have_the_bits_of_all_63(rows: int) -> None:
         spread = rng.integers(0, width + 1, rows) if width >= 0 else np.full(rows, -1)
         lo = np.floor(rng.uniform(0.0, 1.0, rows) * (n - np.maximum(spread, 0) + 1.0))
         hi = lo + spread
-        got, want = _dist._pmf_sum(lo, hi, n, p), _pmf_sum_full_width(lo, hi, n, p)
+        got, want = _dist._pmf_sum(lo, hi, n, p), pmf_sum_full_width(lo, hi, n, p)
         assert np.array_equal(got, want), (rows, width)
