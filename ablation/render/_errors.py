@@ -7,6 +7,7 @@ table (:func:`regression_outcome`).
 
 from __future__ import annotations
 
+from ablation.render._format import fmt_noun
 from ablation.report import AblationReport
 
 __all__ = [
@@ -30,7 +31,7 @@ def has_errors(report: AblationReport) -> bool:
 def error_title(report: AblationReport) -> str:
     """``Errors and timeouts (N trials)``."""
     total = sum(g.count for g in report.errors.groups) if report.errors else 0
-    return f"Errors and timeouts ({total} trial{'s' if total != 1 else ''})"
+    return f"Errors and timeouts ({fmt_noun(total, 'trial')})"
 
 
 def error_rows(report: AblationReport) -> list[tuple[str, ...]]:
