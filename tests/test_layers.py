@@ -93,7 +93,7 @@ ALLOWED: dict[str, set[str]] = {
     "analysis.sequential_gates": MODELS,
     "analysis.sequential_subset": MODELS | {"analysis.accumulate", "analysis.pairing"},
     "analysis.sequential": MODELS | {"stats", "analysis.pairing", "analysis.sequential_subset"},
-    "analysis.tocolumns": GROUND | {"sources.result_files"},
+    "analysis.tocolumns": GROUND,
     "analysis.factorize": set(),
     "analysis.columnar": MODELS | {"analysis.accumulate", "analysis.factorize", "analysis.pairing"},
     "analysis.metrics": MODELS | {"stats", "analysis.seeding"},

@@ -239,23 +239,15 @@ class ResultLookup(Mapping[tuple[str, str], TaskResult]):
 
 
 def side_columns(
-    side: Any, arm: str, given: set[str] | None = None
+    rows: Sequence[Any], arm: str, given: set[str] | None
 ) -> tuple[Sequence[Any], TrialColumns, str]:
-    """One side of ``compare_results``: its rows, their columns and its label.
+    """One list side of ``compare_results``: its rows, their columns and its label.
 
-    ``side`` is a path to a result file (read by
-    :func:`~ablation.sources.result_files.load_results`), a list of :class:`TaskResult`, or a list
-    of dict records. ``given``: the list's :func:`result_fields` when the caller has read it.
+    ``given``: the rows' :func:`result_fields` when every row is a :class:`TaskResult`; ``None``
+    for dict records (:func:`row_kind` ``"records"``). Files and other inputs are read by
+    :mod:`ablation.sources.inputs` instead.
     """
     reuse_freed_memory()  # the arrays of the pairing and the report reuse freed memory
-    if isinstance(side, str) or hasattr(side, "__fspath__"):
-        from ablation.sources.result_files import load_results
-
-        rows: Sequence[Any] = load_results(side, arm=arm)  # type: ignore[arg-type]
-        return rows, results_to_columns(rows, arm, source=str(side)), str(side)
-    rows = side if isinstance(side, Sequence) else list(side)
-    if given is None:
-        given = result_fields(rows)
     if given is not None:
         return rows, results_to_columns(rows, arm, given=given), arm
     return rows, records_to_columns(rows, arm, source=arm), arm
