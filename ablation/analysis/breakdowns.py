@@ -71,9 +71,8 @@ def with_ids(model: Model, **lists: list[str]) -> Model:
     """``model`` (built with empty id lists) holding the id ``lists`` of :func:`ids` as they are.
 
     Validating them in the model's constructor would check every id again and copy the list: at
-    10⁶ tasks 55 ms per million ids, and the report and a single category hold the same two
-    lists. They are lists of ``str`` already (the paired task ids, validated when read), so they
-    are set with ``model_copy(update=...)``; a single category then shares the report's lists.
+    10⁶ tasks 55 ms per million ids. They are lists of ``str`` already (the paired task ids,
+    validated when read), so they are set with ``model_copy(update=...)``.
     """
     return model.model_copy(update=lists)
 
@@ -93,7 +92,8 @@ def categories(
     overall: tuple[list[str], list[str]] | None = None,
 ) -> list[CategoryBreakdown]:
     """One breakdown per category. ``overall``: the report's regression and improvement ids,
-    which a single category (every task) shares instead of listing them again."""
+    which a single category (every task) copies instead of listing them again (a copy, not the
+    same list: a caller editing one report list must not edit another)."""
     names, codes = _category_codes(data.categories)
     out: list[CategoryBreakdown] = []
     fb, fc = data.baseline.fraction, data.candidate.fraction
@@ -102,7 +102,7 @@ def categories(
         select: Any = slice(None) if single else codes == code
         tab = table(masks, None if single else select)
         if single and overall is not None:
-            regressions, improvements = overall
+            regressions, improvements = overall[0].copy(), overall[1].copy()
         else:
             regressions = ids(data, masks[1] if single else masks[1] & select)
             improvements = ids(data, masks[2] if single else masks[2] & select)

@@ -165,7 +165,7 @@ def _parts(
     overall: tuple[list[str], list[str]],
 ) -> dict[str, Any]:
     """The report's cost, quality, metric, category and drill-down sections (``overall``: the
-    regression and improvement ids, which a single category shares)."""
+    regression and improvement ids, which a single category copies)."""
     return {
         "cost": _cost(data, config),
         "quality": _quality(data, config),

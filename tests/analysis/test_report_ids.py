@@ -1,8 +1,9 @@
 """The report's id lists are set as built (no validation copy), and are what validation gives.
 
-The report and a single category share one list of regression ids and one of improvement ids;
-with several categories each lists its own. Either way the report equals its own JSON read back
-through validation, so skipping the validation of the lists changes no value.
+A single category holds copies of the report's regression and improvement lists (equal lists,
+never the same objects: editing one must not edit the other); with several categories each lists
+its own. Either way the report equals its own JSON read back through validation, so skipping the
+validation of the lists changes no value.
 """
 
 from __future__ import annotations
@@ -31,16 +32,19 @@ def _expected(ids: list[str], mask: np.ndarray) -> list[str]:
     return sorted(i for i, m in zip(ids, mask, strict=True) if m)
 
 
-def test_a_single_category_shares_the_reports_id_lists() -> None:
+def test_a_single_category_copies_the_reports_id_lists() -> None:
     ids, base, cand, critical, data = _data(600, 1)
     report = build_report(data, config=FAST)
     assert report.regressions == _expected(ids, base & ~cand)
     assert report.improvements == _expected(ids, cand & ~base)
     assert report.critical_regressions == _expected(ids, base & ~cand & critical)
     (only,) = report.categories
-    assert only.regressions is report.regressions  # one list, not a validated copy of it
-    assert only.improvements is report.improvements
+    assert only.regressions == report.regressions and only.improvements == report.improvements
     assert AblationReport.model_validate_json(report.model_dump_json()) == report
+    # the lists were once shared: removing an id from the report removed it from the category
+    gone = report.regressions.pop()
+    report.improvements.clear()
+    assert only.regressions[-1] == gone and only.improvements == _expected(ids, cand & ~base)
 
 
 @pytest.mark.parametrize("seed", [2, 3])
