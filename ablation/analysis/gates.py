@@ -216,7 +216,7 @@ def _regression_test(report: AblationReport) -> tuple[float, str]:
     b, c = report.mcnemar.b, report.mcnemar.c
     p = float(mcnemar(b, c, method="exact", alternative="less").pvalue)
     return p, (
-        f"one-sided exact McNemar (H1: candidate worse), b = {b} regressions, c = {c} improvements"
+        f"one-sided exact McNemar (H1: candidate worse), regressions b = {b}, improvements c = {c}"
     )
 
 

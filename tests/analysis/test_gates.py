@@ -186,6 +186,16 @@ def test_regression_gate_passes_when_candidate_is_better() -> None:
     assert judged.verdict == "pass"
 
 
+def test_regression_gate_counts_read_right_for_one() -> None:
+    judged = evaluate_gates(
+        simple_report(70, 1, 1, 16),
+        GatePolicy(critical_must_not_regress=False, no_significant_regression=True),
+    )
+    evidence = _gate(judged, GATE_REGRESSION).evidence
+    assert "regressions b = 1, improvements c = 1" in evidence
+    assert "1 regressions" not in evidence and "1 improvements" not in evidence  # once said so
+
+
 def test_holm_across_two_gated_metrics_matches_statsmodels() -> None:
     latency = _latency(1.30, 1.08, 1.5648)
     report = simple_report(80, 9, 2, 9, latency=latency)

@@ -2,7 +2,7 @@
 
 The snapshot ``tests/snapshots/terminal_80.txt`` is the reviewed rendering of the main fixture at
 80 columns; any difference fails. After an intended change, regenerate it with
-``ABLATION_UPDATE_SNAPSHOTS=1 pytest tests/test_render_terminal.py`` and review the diff.
+``ABLATION_UPDATE_SNAPSHOTS=1 pytest tests/render/test_render_terminal.py`` and review the diff.
 """
 
 from __future__ import annotations
