@@ -30,6 +30,7 @@ same multiset of floats; tests check they agree on random data with many ties.
 from __future__ import annotations
 
 import math
+from typing import Any
 
 import numpy as np
 from numpy.typing import NDArray
@@ -83,13 +84,24 @@ def walsh_median_bisection(ds: NDArray[np.float64]) -> float:
     return 0.5 * (_kth_bisection(ds, m // 2) + _kth_bisection(ds, m // 2 + 1))
 
 
+#: Row numbers and row ranges of the selection: ``int32`` below 2³¹ differences (half the memory
+#: of ``int64`` for its four arrays of every row), else ``int64``.
+Index = NDArray[np.signedinteger[Any]]
+#: Differences from which the selection's row arrays are ``int64``.
+_INT32_ROWS = int(np.iinfo(np.int32).max)
+
 #: Entries in play below which the selection forms them all and partitions.
 _FORM_MAX = 1 << 21
 #: Entries sampled per round of the selection, and the bracket half-width in binomial SDs.
 _SAMPLE, _Z = 100_000, 4.0
+#: Rows placed at a time by :func:`_place` (at 10⁶ differences, one search over every row held
+#: ~25 MiB of temporaries at once: the peak of a 10⁶-task report's latency statistics).
+_BLOCK = 1 << 16
 
 
-def _count_at_most(ds: NDArray[np.float64], q: NDArray[np.float64]) -> NDArray[np.int64]:
+def _count_at_most(
+    ds: NDArray[np.float64], q: NDArray[np.float64], positions: NDArray[np.float64] | None = None
+) -> NDArray[np.int64]:
     """Per query, how many of the sorted ``ds`` are ``≤ q``, or one more (the caller corrects).
 
     The place ``np.searchsorted(ds, q, side="right")`` found by ``np.interp`` of the positions:
@@ -99,11 +111,14 @@ def _count_at_most(ds: NDArray[np.float64], q: NDArray[np.float64]) -> NDArray[n
     ``j`` the last index with ``ds[j] ≤ q`` (the last of equal values; ``-1`` below ``ds[0]``
     by ``left``), so ``floor + 1`` is the count, or one more where the fraction rounded up to 1.
     A gap between neighbours whose reciprocal overflows makes the value non-finite: those
-    queries use ``searchsorted``.
+    queries use ``searchsorted``. ``positions``: ``np.arange`` of at least ``ds.size`` floats, made
+    once by a caller that counts many blocks of queries.
     """
     if ds.size == 0:
         return np.zeros(q.size, dtype=np.int64)
-    at = np.interp(q, ds, np.arange(ds.size, dtype=np.float64), left=-1.0)
+    if positions is None:
+        positions = np.arange(ds.size, dtype=np.float64)
+    at = np.interp(q, ds, positions[: ds.size], left=-1.0)
     bad = ~np.isfinite(at)
     at[bad] = -1.0
     count = np.floor(at, out=at).astype(np.int64)
@@ -114,14 +129,18 @@ def _count_at_most(ds: NDArray[np.float64], q: NDArray[np.float64]) -> NDArray[n
 
 
 def _prefix(
-    ds: NDArray[np.float64], t: float, rows: NDArray[np.int64] | None = None
+    ds: NDArray[np.float64],
+    t: float,
+    rows: Index | None = None,
+    positions: NDArray[np.float64] | None = None,
 ) -> NDArray[np.int64]:
     """Per row ``i`` (all, or ``rows``), the first ``j ≥ i`` with ``(ds[i] + ds[j]) / 2.0 > t`` (``n`` if none).
 
     Counting ``ds ≤ 2t − ds[i]`` gives the place up to round-off; the two loops then move it
     until the computed averages themselves straddle ``t`` (floating addition is monotone, so each
     row's averages are sorted), which makes every count exact for the averages as computed. Each
-    loop checks every row once and then only the rows it moved.
+    loop checks every row once and then only the rows it moved. ``positions``: as in
+    :func:`_count_at_most`.
     """
     n = ds.size
     i = np.arange(n) if rows is None else rows
@@ -129,7 +148,7 @@ def _prefix(
     # a row with ds[i] <= t has its place at or after the first ds[j] > t: search only there
     start = int(np.searchsorted(ds, t, side="right")) if i.size and di.max() <= t else 0
     # the queries 2t - ds[i] in increasing order (rows increase), then back to the rows' order
-    j = np.maximum(_count_at_most(ds[start:], 2.0 * t - di[::-1])[::-1] + start, i)
+    j = np.maximum(_count_at_most(ds[start:], 2.0 * t - di[::-1], positions)[::-1] + start, i)
     # step down where the entry before j is already above t
     moving = np.flatnonzero((j > i) & ((di + ds[np.maximum(j - 1, 0)]) / 2.0 > t))
     while moving.size:
@@ -148,40 +167,65 @@ def _prefix(
 def _place(
     ds: NDArray[np.float64],
     t: float,
-    rows: NDArray[np.int64],
-    low: NDArray[np.int64],
-    high: NDArray[np.int64],
-) -> NDArray[np.int64]:
+    rows: Index,
+    low: Index,
+    high: Index,
+) -> Index:
     """:func:`_prefix` of the increasing ``rows`` (each with a non-empty ``[low, high)``), clipped to it.
 
     Only rows whose first average ``(ds[i] + ds[i]) / 2.0 = ds[i]`` is ``≤ t`` are searched: in
-    a row from ``searchsorted(ds, t, "right")`` on, ``j = i``, which clips to ``low``.
+    a row from ``searchsorted(ds, t, "right")`` on, ``j = i``, which clips to ``low``. The rows
+    are searched :data:`_BLOCK` at a time, so the search's temporaries (about eight arrays of
+    the rows searched) stay small; a row's place does not depend on the other rows.
     """
     at = low.copy()
     cut = int(np.searchsorted(rows, np.searchsorted(ds, t, side="right")))
-    at[:cut] = np.clip(_prefix(ds, t, rows[:cut]), low[:cut], high[:cut])
+    positions = np.arange(ds.size, dtype=np.float64) if cut else None
+    for start in range(0, cut, _BLOCK):
+        block = slice(start, min(start + _BLOCK, cut))
+        j = _prefix(ds, t, rows[block], positions)
+        at[block] = np.clip(j, low[block], high[block], out=j)
     return at
 
 
 def _pivots(
     ds: NDArray[np.float64],
-    rows: NDArray[np.int64],
-    low: NDArray[np.int64],
+    rows: Index,
+    low: Index,
     sizes: NDArray[np.int64],
     rank: int,
     rng: np.random.Generator,
 ) -> list[float]:
-    """Two entries in play that bracket the ``rank``-th of them (0-based), from a random sample."""
-    ends = np.cumsum(sizes)
+    """Two entries in play that bracket the ``rank``-th of them (0-based), from a random sample.
+
+    ``sizes`` (the entries in play per row) is overwritten with its running sums.
+    """
+    ends = np.cumsum(sizes, out=sizes)  # in place: no second array of every row
     total = int(ends[-1])
     pick = np.sort(rng.integers(0, total, _SAMPLE))  # sorted: a cache-friendly search
     r = np.searchsorted(ends, pick, side="right")
-    sample = (ds[rows[r]] + ds[low[r] + pick - (ends[r] - sizes[r])]) / 2.0
+    first = np.where(r > 0, ends[r - 1], 0)  # entries in play before row r's
+    sample = (ds[rows[r]] + ds[low[r] + pick - first]) / 2.0
     q = (rank + 1) / total
     spread = _Z * math.sqrt(_SAMPLE * q * (1.0 - q)) + 2.0
     at_rank = np.clip(np.array([-spread, spread]) + _SAMPLE * q, 0, _SAMPLE - 1).astype(int)
     pivots: list[float] = np.partition(sample, at_rank)[at_rank].tolist()
     return pivots
+
+
+def _formed(
+    ds: NDArray[np.float64], rows: Index, low: Index, sizes: NDArray[np.int64]
+) -> NDArray[np.float64]:
+    """Every entry in play, ``(ds[i] + ds[j]) / 2.0`` for the ``rows`` ``i`` and ``j`` in
+    ``[low, low + sizes)``, in row order; at most three arrays of the entries at a time."""
+    r = np.repeat(np.arange(rows.size), sizes)
+    j = np.arange(r.size)
+    j -= (np.cumsum(sizes) - sizes - low)[r]  # j = low[r] + (its place in row r's range)
+    formed = ds[rows][r]
+    del r
+    formed += ds[j]  # the same additions and halving as (ds[i] + ds[j]) / 2.0
+    formed /= 2.0
+    return formed
 
 
 def _kth_select(ds: NDArray[np.float64], k: int) -> tuple[float, float | None]:
@@ -191,20 +235,23 @@ def _kth_select(ds: NDArray[np.float64], k: int) -> tuple[float, float | None]:
     rows with entries still in play are kept (``rows``, with their ranges ``[low, high)``).
     """
     n = ds.size
-    rows = np.arange(n)
-    low, high = rows.copy(), np.full(n, n)  # row i's entries in play: j in [low[i], high[i])
+    index = np.dtype(np.int32 if n < _INT32_ROWS else np.int64)  # rows, places and n itself
+    rows: Index = np.arange(n, dtype=index)
+    low: Index = rows.copy()
+    high: Index = np.full(n, n, dtype=index)  # row i's entries in play: j in [low[i], high[i])
     below = 0  # entries left of every row's range
     rng = np.random.default_rng(0)
     for _ in range(64):
-        sizes = high - low
+        sizes = np.subtract(high, low, dtype=np.int64)  # their running sums pass 2³¹
         total = int(sizes.sum())
         if total <= _FORM_MAX:
-            r = np.repeat(np.arange(rows.size), sizes)
-            j = low[r] + (np.arange(total) - (np.cumsum(sizes) - sizes)[r])
             ranks = [i for i in (k - below - 1, k - below) if i < total]
-            formed = np.partition((ds[rows[r]] + ds[j]) / 2.0, ranks)
+            formed = _formed(ds, rows, low, sizes)
+            formed.partition(ranks)
             return float(formed[ranks[0]]), float(formed[ranks[1]]) if len(ranks) == 2 else None
-        for t in _pivots(ds, rows, low, sizes, k - below - 1, rng):
+        pivots = _pivots(ds, rows, low, sizes, k - below - 1, rng)  # sizes: their running sums now
+        del sizes  # not held while the rows are placed
+        for t in pivots:
             at = _place(ds, t, rows, low, high)
             count = below + int((at - low).sum())
             if count >= k:  # the k-th is <= t
@@ -219,7 +266,9 @@ def _kth_select(ds: NDArray[np.float64], k: int) -> tuple[float, float | None]:
                 return t, None
             high = at
         keep = high > low
-        rows, low, high = rows[keep], low[keep], high[keep]
+        rows = rows[keep]  # one at a time: an old array is freed before the next copy
+        low = low[keep]
+        high = high[keep]
     return _kth_bisection(ds, k), None
 
 

@@ -100,6 +100,32 @@ def test_selection_equals_brute_force_over_several_rounds(
         assert walsh.walsh_median_select(np.sort(d)) == _brute(d)
 
 
+@pytest.mark.parametrize("rows", ["int32", "int64"])
+@pytest.mark.parametrize("kind", ["verdicts", "skewed", "continuous"])
+def test_selection_placing_rows_in_blocks_equals_brute_force(
+    rows: str, kind: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Rows placed a few at a time (``_place`` in blocks, as at 10⁶ differences), with ``int32``
+    row arrays (below 2³¹ differences) and with ``int64`` (above), pick the exact median.
+
+    Reference: every Walsh average formed and ``np.median`` taken (``_brute``).
+    """
+    import ablation.stats._walsh as walsh
+
+    monkeypatch.setattr(walsh, "_FORM_MAX", 64)
+    monkeypatch.setattr(walsh, "_SAMPLE", 40)
+    monkeypatch.setattr(walsh, "_BLOCK", 5)
+    if rows == "int64":
+        monkeypatch.setattr(walsh, "_INT32_ROWS", 0)
+    rng = np.random.default_rng(7)
+    for n in (2, 17, 90, 301, 604):
+        if kind == "continuous":
+            d = np.round(rng.lognormal(size=n) - rng.lognormal(size=n), 12)
+        else:
+            d = _tied_sample(rng, n, kind)
+        assert walsh.walsh_median_select(np.sort(d)) == _brute(d)
+
+
 def test_selection_with_one_value_nearly_everywhere(monkeypatch: pytest.MonkeyPatch) -> None:
     """Rounds whose sample holds one value only, though smaller entries are still in play."""
     import ablation.stats._walsh as walsh
