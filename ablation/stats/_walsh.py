@@ -217,10 +217,12 @@ def _formed(
     ds: NDArray[np.float64], rows: Index, low: Index, sizes: NDArray[np.int64]
 ) -> NDArray[np.float64]:
     """Every entry in play, ``(ds[i] + ds[j]) / 2.0`` for the ``rows`` ``i`` and ``j`` in
-    ``[low, low + sizes)``, in row order; at most three arrays of the entries at a time."""
-    r = np.repeat(np.arange(rows.size), sizes)
-    j = np.arange(r.size)
-    j -= (np.cumsum(sizes) - sizes - low)[r]  # j = low[r] + (its place in row r's range)
+    ``[low, low + sizes)``, in row order; at most three arrays of the entries at a time, the
+    entry numbers in the rows' own integer type (``int32`` below 2³¹ differences)."""
+    index = rows.dtype  # holds every row and column number, and the <= _FORM_MAX entries
+    r = np.repeat(np.arange(rows.size, dtype=index), sizes)
+    j = np.arange(r.size, dtype=index)
+    j -= (np.cumsum(sizes) - sizes - low).astype(index)[r]  # low[r] + place in row r's range
     formed = ds[rows][r]
     del r
     formed += ds[j]  # the same additions and halving as (ds[i] + ds[j]) / 2.0
