@@ -44,9 +44,15 @@ __all__ = [
 ]
 
 
-def _rank_sums(d: NDArray[np.float64]) -> tuple[int, int, NDArray[np.int64] | None]:
+def _rank_sums(
+    d: NDArray[np.float64], *, every_group: bool = True
+) -> tuple[int, int, NDArray[np.int64] | None]:
     """``(2·W+, 2·W−, tie-group sizes or None)`` of :func:`signed_rank_sums`; ``None`` when no two
     ``|d|`` are equal (every group has one member, no tie correction).
+
+    ``every_group=False``: the sizes of the groups of two or more only (in order), which is all
+    the tie correction needs; with a few ties among many differences no array of every group is
+    made (:func:`_tied_rank_sums`).
 
     One working array of ``n`` keys (made in place) and a byte per element besides; when no two
     ``|d|`` tie (continuous data) no per-group array is made: ``2·W+`` is the sum of ``2i + 2``
@@ -68,12 +74,39 @@ def _rank_sums(d: NDArray[np.float64]) -> tuple[int, int, NDArray[np.int64] | No
     counts: NDArray[np.int64] | None = None
     if new.all():
         twice_plus = 2 * (int(np.flatnonzero(sign).sum()) + int(np.count_nonzero(sign)))
+    elif not every_group:
+        twice_plus, counts = _tied_rank_sums(sign, new)
     else:
         starts = np.flatnonzero(np.concatenate(([True], new)))
         counts = np.diff(np.append(starts, n))
         positives = np.add.reduceat(sign, starts, dtype=np.int64)
         twice_plus = int(np.dot(2 * starts + 1 + counts, positives))
     return twice_plus, n * (n + 1) - twice_plus - zeros * (zeros + 1), counts
+
+
+def _tied_rank_sums(
+    sign: NDArray[np.uint8], new: NDArray[np.bool_]
+) -> tuple[int, NDArray[np.int64]]:
+    """``(2·W+, sizes of the groups of two or more)`` from the sorted keys' ``sign`` bits and
+    ``new`` (``new[i]``: key ``i + 1`` starts a group), with arrays of the tied keys only.
+
+    Every key is first taken as a group of its own (``2·W+`` adds ``2i + 2`` per positive key
+    ``i``, as without ties); each tied group then replaces its positive keys' ``2i + 2`` with
+    its average rank doubled, ``2s + 1 + t``, per positive key (start ``s``, ``t`` members).
+    The same integers as the every-group sum, so the same ``W+``.
+    """
+    twice_plus = 2 * (int(np.flatnonzero(sign).sum()) + int(np.count_nonzero(sign)))
+    same = np.flatnonzero(~new)  # key i + 1 has key i's magnitude: i and i + 1 share a group
+    gap = np.diff(same) > 1
+    starts = same[np.concatenate(([True], gap))]
+    counts = same[np.concatenate((gap, [True]))] + 2 - starts  # a run i = s .. e - 1: keys s .. e
+    offsets = np.cumsum(counts) - counts  # each group's first member among the tied keys
+    members = np.repeat(starts - offsets, counts) + np.arange(int(counts.sum()))
+    positive = sign[members].astype(np.int64)
+    per_group = np.add.reduceat(positive, offsets)
+    as_singles = int(np.dot(2 * members + 2, positive))
+    twice_plus += int(np.dot(2 * starts + 1 + counts, per_group)) - as_singles
+    return twice_plus, counts
 
 
 def signed_rank_sums(d: NDArray[np.float64]) -> tuple[float, float, NDArray[np.int64]]:
@@ -108,7 +141,7 @@ def signed_rank_asymptotic(
     Returns:
         ``min(W+, W−)`` two-sided or ``W+`` one-sided, and the p-value.
     """
-    twice_plus, twice_minus, ties = _rank_sums(d) if d.size else (0, 0, None)
+    twice_plus, twice_minus, ties = _rank_sums(d, every_group=False) if d.size else (0, 0, None)
     r_plus, r_minus = twice_plus / 2.0, twice_minus / 2.0
     n = float(d.size)
     mean = n * (n + 1.0) * 0.25
@@ -117,7 +150,8 @@ def signed_rank_asymptotic(
     if zero_method == "pratt" and zeros:
         mean -= zeros * (zeros + 1.0) * 0.25
         var -= zeros * (zeros + 1.0) * (2.0 * zeros + 1.0)
-        ties = None if ties is None else ties[1:]  # the zeros are the smallest |d|: the first group
+        if ties is not None and zeros > 1:  # the zeros are the smallest |d|: the first tied group
+            ties = ties[1:]
     correction = 0.0  # untied: every group's t³ − t is 0
     if ties is not None:
         t = ties.astype(np.float64)

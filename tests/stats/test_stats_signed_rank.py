@@ -136,11 +136,19 @@ def test_signed_rank_sums_equal_the_per_element_ranks(seed: int, n: int) -> None
     signed_zeros = np.where(rng.random(n) < 0.1, -0.0, rng.normal(size=n))
     untied = rng.normal(size=n)  # no two |d| equal: the path without per-group arrays
     one_zero = np.concatenate((untied[1:], [-0.0 if seed % 2 else 0.0]))
-    for d in (few, many, signed_zeros, np.zeros(n), untied, one_zero):
+    one_tie = untied.copy()  # one tie group of three among untied differences, mixed signs
+    one_tie[1:3] = (-untied[0], untied[0])[: max(n - 1, 0)]
+    for d in (few, many, signed_zeros, np.zeros(n), untied, one_zero, one_tie):
         plus, minus, counts = _signed_rank.signed_rank_sums(d)
         ref_plus, ref_minus, ref_counts = _rank_sums_by_argsort(d)
         assert (plus, minus) == (ref_plus, ref_minus)
         np.testing.assert_array_equal(counts, ref_counts)
+        # the normal approximation's path: the same sums, the sizes of the tied groups only
+        twice_plus, twice_minus, tied = _signed_rank._rank_sums(d, every_group=False)
+        assert (twice_plus / 2.0, twice_minus / 2.0) == (ref_plus, ref_minus)
+        np.testing.assert_array_equal(
+            np.zeros(0, np.int64) if tied is None else tied, ref_counts[ref_counts > 1]
+        )
 
 
 @pytest.mark.parametrize("seed", range(3))
