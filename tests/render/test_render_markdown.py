@@ -1,7 +1,7 @@
 """Markdown renderer (pull-request comment) and the several-candidates summary.
 
 The snapshot ``tests/snapshots/report.md`` is the reviewed rendering of the main fixture; after an
-intended change regenerate it with ``ABLATION_UPDATE_SNAPSHOTS=1 pytest tests/test_render_markdown.py``.
+intended change regenerate it with ``ABLATION_UPDATE_SNAPSHOTS=1 pytest tests/render/test_render_markdown.py``.
 Structure is checked by hand (GitHub table rules) and by rendering the Markdown with markdown-it
 (installed with rich) with raw HTML allowed, so unescaped user text would show up as live HTML.
 """
