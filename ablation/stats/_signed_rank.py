@@ -51,8 +51,9 @@ def _rank_sums(
     ``|d|`` are equal (every group has one member, no tie correction).
 
     ``every_group=False``: the sizes of the groups of two or more only (in order), which is all
-    the tie correction needs; with a few ties among many differences no array of every group is
-    made (:func:`_tied_rank_sums`).
+    the tie correction needs; with fewer tied keys than groups (a few ties among many
+    differences) no array of every group is made (:func:`_tied_rank_sums`), and with many ties
+    the arrays are of the few groups.
 
     One working array of ``n`` keys (made in place) and a byte per element besides; when no two
     ``|d|`` tie (continuous data) no per-group array is made: ``2·W+`` is the sum of ``2i + 2``
@@ -72,15 +73,18 @@ def _rank_sums(
     del step
     zeros = int(np.searchsorted(key, 0, side="right"))  # the keys of d == ±0 are 0
     counts: NDArray[np.int64] | None = None
-    if new.all():
+    groups = 1 + int(np.count_nonzero(new))
+    if groups == n:
         twice_plus = 2 * (int(np.flatnonzero(sign).sum()) + int(np.count_nonzero(sign)))
-    elif not every_group:
+    elif not every_group and n - groups < groups:  # fewer tied keys than groups
         twice_plus, counts = _tied_rank_sums(sign, new)
     else:
         starts = np.flatnonzero(np.concatenate(([True], new)))
         counts = np.diff(np.append(starts, n))
         positives = np.add.reduceat(sign, starts, dtype=np.int64)
         twice_plus = int(np.dot(2 * starts + 1 + counts, positives))
+        if not every_group:
+            counts = counts[counts > 1]
     return twice_plus, n * (n + 1) - twice_plus - zeros * (zeros + 1), counts
 
 
