@@ -286,15 +286,15 @@ def _side(
     :mod:`ablation.sources.inputs` first.
     """
     from ablation.analysis.tocolumns import (
+        are_records,
         result_fields,
         results_to_columns,
-        row_kind,
         side_columns,
     )
 
     if key is None and field is None and run_field is None and isinstance(side, list) and side:
         given = result_fields(side)  # every row a TaskResult: the fields some row sets
-        if given is not None or row_kind(side) == "records":
+        if given is not None or are_records(side):
             return side_columns(side, arm, given)
     from ablation.sources.inputs import side_results  # the readers of every format: only here
 

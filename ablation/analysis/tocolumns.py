@@ -36,10 +36,10 @@ from ablation.schema import TaskResult
 
 __all__ = [
     "ResultLookup",
+    "are_records",
     "records_to_columns",
     "result_fields",
     "results_to_columns",
-    "row_kind",
     "side_columns",
 ]
 
@@ -50,17 +50,15 @@ def result_fields(rows: Sequence[Any]) -> set[str] | None:
     return fields_given(rows, TaskResult)
 
 
-def row_kind(rows: Sequence[Any]) -> str | None:
-    """``"results"`` when every row is a :class:`TaskResult`, ``"records"`` when every row is a
-    mapping with a ``task_id`` key, else ``None`` (the rows' types are collected once)."""
+def are_records(rows: Sequence[Any]) -> bool:
+    """Whether every row is a mapping with a ``task_id`` key (the rows' types are collected once;
+    lists of :class:`TaskResult` are told by :func:`result_fields`)."""
     types = {*map(type, rows)}
-    if all(issubclass(t, TaskResult) for t in types):
-        return "results"
     if not all(issubclass(t, Mapping) for t in types):
-        return None
+        return False
     if types <= {dict}:
-        return "records" if all(map(dict.__contains__, rows, repeat("task_id"))) else None
-    return "records" if all("task_id" in r for r in rows) else None
+        return all(map(dict.__contains__, rows, repeat("task_id")))
+    return all("task_id" in r for r in rows)
 
 
 _PLAIN: dict[str, tuple[type, ...]] = {
@@ -244,7 +242,7 @@ def side_columns(
     """One list side of ``compare_results``: its rows, their columns and its label.
 
     ``given``: the rows' :func:`result_fields` when every row is a :class:`TaskResult`; ``None``
-    for dict records (:func:`row_kind` ``"records"``). Files and other inputs are read by
+    for dict records (:func:`are_records`). Files and other inputs are read by
     :mod:`ablation.sources.inputs` instead.
     """
     reuse_freed_memory()  # the arrays of the pairing and the report reuse freed memory
