@@ -17,10 +17,11 @@ References: CPython 3.11-3.13 ``asyncio/runners.py`` (``Runner.run``), ``signal.
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Awaitable
-from typing import TypeVar
+import inspect
+from collections.abc import Awaitable, Callable
+from typing import Any, TypeVar
 
-__all__ = ["run_coroutine"]
+__all__ = ["call_to_completion", "run_coroutine"]
 
 T = TypeVar("T")
 
@@ -38,3 +39,15 @@ def run_coroutine(awaitable: Awaitable[T]) -> T:
 
     asyncio.run(main())
     return box[0]
+
+
+def call_to_completion(fn: Callable[[Any], Any], argument: Any) -> Any:
+    """``fn(argument)``, with an awaitable it returns run to completion here (:func:`run_coroutine`).
+
+    How a sync call site (``Agent.call_sync``, a process-isolation worker) calls an agent that
+    may be async or may return an awaitable.
+    """
+    result = fn(argument)
+    if inspect.isawaitable(result):
+        return run_coroutine(result)
+    return result

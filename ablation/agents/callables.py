@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from ablation.errors import AgentSpecError
-from ablation.eventloop import run_coroutine
+from ablation.eventloop import call_to_completion
 from ablation.schema import callable_name, is_async_callable
 
 __all__ = ["Agent", "as_agent"]
@@ -45,10 +45,7 @@ class Agent:
 
     def call_sync(self, input_data: Any) -> Any:
         """Call a sync agent; an awaitable it returns is run to completion in this thread."""
-        result = self.fn(input_data)
-        if inspect.isawaitable(result):
-            return run_coroutine(result)
-        return result
+        return call_to_completion(self.fn, input_data)
 
 
 def as_agent(obj: Any, *, name: str | None = None) -> Agent:

@@ -25,7 +25,6 @@ parent's pid, so a parent killed with ``SIGKILL`` leaves no worker behind.
 from __future__ import annotations
 
 import contextlib
-import inspect
 import io
 import os
 import pickle
@@ -35,6 +34,8 @@ import threading
 import time
 import traceback
 from typing import Any, BinaryIO
+
+from ablation.eventloop import call_to_completion
 
 __all__ = ["WORKER_MARKER", "file_attr", "main", "read_frame", "write_frame"]
 
@@ -101,19 +102,9 @@ def _loads(blob: bytes) -> Any:
     return pickle.Unpickler(io.BytesIO(blob)).load()
 
 
-def _call(fn: Any, input_data: Any) -> Any:
-    """Call a sync or async agent to completion (an awaitable result is run here)."""
-    result = fn(input_data)
-    if inspect.isawaitable(result):
-        from ablation.eventloop import run_coroutine  # no repr of the result on the way out
-
-        return run_coroutine(result)
-    return result
-
-
 def _answer(fn: Any, input_data: Any) -> tuple[Any, ...]:
     try:
-        result = _call(fn, input_data)
+        result = call_to_completion(fn, input_data)
     except BaseException as exc:  # the agent's error, whatever it is, is the trial's
         return _raised(exc)
     try:
