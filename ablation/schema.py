@@ -59,7 +59,7 @@ TrialStatus = Literal["completed", "error", "timeout"]
 ErrorStage = Literal["agent", "verifier", "timeout", "setup", "teardown"]
 
 _FROZEN = ConfigDict(frozen=True, extra="forbid")
-_SUITE = ConfigDict(frozen=True, extra="forbid", arbitrary_types_allowed=True, defer_build=True)  # built on first use: comparisons and reports never validate a task
+_SUITE = ConfigDict(frozen=True, extra="forbid", arbitrary_types_allowed=True)  # no defer_build: test_models_built
 
 
 def safe_text(text: str) -> str:
@@ -179,7 +179,7 @@ class RubricCriterion(BaseModel):
     when the pattern or keywords are *absent* (e.g. "does not mention internal ids").
     """
 
-    model_config = ConfigDict(frozen=True, extra="forbid", defer_build=True)  # as _SUITE
+    model_config = _FROZEN
 
     name: str
     description: str = ""
