@@ -12,7 +12,7 @@ from typing import Literal
 from pydantic import BaseModel, ConfigDict, Field
 
 from ablation.config import Provenance
-from ablation.report_items import ErrorGroup, ErrorSummary, PairDetail, TrialView
+from ablation.report_items import ErrorGroup, ErrorSummary, PairDetail, TrialView, no_items
 
 __all__ = [
     "REPORT_SCHEMA_VERSION",
@@ -196,8 +196,8 @@ class CategoryBreakdown(BaseModel):
     category: str
     n: int
     table: PairTable
-    regressions: list[str] = Field(default_factory=list)
-    improvements: list[str] = Field(default_factory=list)
+    regressions: list[str] = Field(default_factory=no_items)
+    improvements: list[str] = Field(default_factory=no_items)
     baseline_pass_rate: float
     candidate_pass_rate: float
     uplift: float
@@ -240,8 +240,8 @@ class RepeatedRuns(BaseModel):
     within_var_baseline: float | None = None
     between_var_candidate: float | None = None
     within_var_candidate: float | None = None
-    stable_regressions: list[str] = Field(default_factory=list)
-    stable_improvements: list[str] = Field(default_factory=list)
+    stable_regressions: list[str] = Field(default_factory=no_items)
+    stable_improvements: list[str] = Field(default_factory=no_items)
 
 
 class NonInferiority(BaseModel):
@@ -268,7 +268,7 @@ class GateResult(BaseModel):
     evidence: str
     pvalue: float | None = None
     adjusted_pvalue: float | None = None
-    tasks: list[str] = Field(default_factory=list)
+    tasks: list[str] = Field(default_factory=no_items)
 
     @property
     def passed(self) -> bool:
@@ -324,10 +324,10 @@ class SequentialSummary(BaseModel):
     e_value: float
     interval: Interval
     estimate: float
-    gates_decided: list[str] = Field(default_factory=list)
+    gates_decided: list[str] = Field(default_factory=no_items)
     fixed_n_descriptive: bool
     order: str
-    trajectory: list[SequentialPoint] = Field(default_factory=list)
+    trajectory: list[SequentialPoint] = Field(default_factory=no_items)
 
 
 #: The JSON report's layout version (``AblationReport.schema_version``).
@@ -349,11 +349,11 @@ class AblationReport(BaseModel):
     n_paired: int
     n_critical: int = 0
     runs: int = 1
-    excluded: list[ExcludedItem] = Field(default_factory=list)
+    excluded: list[ExcludedItem] = Field(default_factory=no_items)
     table: PairTable
-    regressions: list[str] = Field(default_factory=list)
-    improvements: list[str] = Field(default_factory=list)
-    critical_regressions: list[str] = Field(default_factory=list)
+    regressions: list[str] = Field(default_factory=no_items)
+    improvements: list[str] = Field(default_factory=no_items)
+    critical_regressions: list[str] = Field(default_factory=no_items)
     baseline: ArmSummary
     candidate: ArmSummary
     mcnemar: McNemarSummary
@@ -362,20 +362,20 @@ class AblationReport(BaseModel):
     cost: ContinuousComparison | None = None
     quality: dict[str, QualityComparison] = Field(default_factory=dict)
     metrics: dict[str, ContinuousComparison] = Field(default_factory=dict)
-    categories: list[CategoryBreakdown] = Field(default_factory=list)
-    flaky: list[FlakyTask] = Field(default_factory=list)
+    categories: list[CategoryBreakdown] = Field(default_factory=no_items)
+    flaky: list[FlakyTask] = Field(default_factory=no_items)
     repeated: RepeatedRuns | None = None
     noninferiority: NonInferiority | None = None
     minimum_detectable_effect: float | None = None
     minimum_detectable_effect_method: str | None = None
     metric_noninferiority: dict[str, NonInferiority] = Field(default_factory=dict)
     errors: ErrorSummary | None = None
-    errored_regressions: list[str] = Field(default_factory=list)
+    errored_regressions: list[str] = Field(default_factory=no_items)
     zero_regression_upper_bound: float | None = None
     summary: Literal["improvement", "regression", "no significant difference", "no discordant pairs"]
-    gates: list[GateResult] = Field(default_factory=list)
+    gates: list[GateResult] = Field(default_factory=no_items)
     verdict: Literal["pass", "fail"] = "pass"
-    details: list[PairDetail] = Field(default_factory=list)
+    details: list[PairDetail] = Field(default_factory=no_items)
     provenance: Provenance
     sequential: SequentialSummary | None = None
     #: Version of this JSON layout; raised when a field changes meaning or is removed.
