@@ -12,10 +12,10 @@ from typing import Any
 
 import numpy as np
 
-from ablation.columns import failure_fields
+from ablation.columns import constant_value, failure_fields, filled
 from ablation.errors import InputError
 
-__all__ = ["Accumulated", "ArmColumns"]
+__all__ = ["Accumulated", "ArmColumns", "signed_counts"]
 
 
 @dataclass(frozen=True)
@@ -23,8 +23,9 @@ class ArmColumns:
     """One arm's per-task columns (aligned with :attr:`PairedData.task_ids`).
 
     Attributes:
-        passes: Passing trials counted per task.
-        runs: Trials counted per task (after exclusions).
+        passes: Passing trials counted per task (signed integers: ``int64``, or ``int8`` 0/1
+            counts when each task has one row).
+        runs: Trials counted per task (after exclusions), as ``passes``.
         latency: Mean latency of the task's completed trials (NaN when none).
         cost: Mean cost of the task's trials that report one (NaN when none).
         quality: Per scorer, the mean score of the task's scored trials (NaN when none).
@@ -58,6 +59,16 @@ class ArmColumns:
         out: np.ndarray = self.passes / self.runs
         out.flags.writeable = False
         return out
+
+
+def signed_counts(counts: np.ndarray) -> np.ndarray:
+    """``counts`` as signed integers (no wrap-around when subtracted): a constant stays a constant;
+    0/1 ``uint8`` counts (a mask's own bytes: one row per task) become an ``int8`` view of them,
+    not an ``int64`` copy (8 MB per arm at a million tasks); others are ``int64``."""
+    constant, value = constant_value(counts)
+    if constant:
+        return filled(value, np.int64, len(counts))
+    return counts.view(np.int8) if counts.dtype == np.uint8 else np.asarray(counts, dtype=np.int64)
 
 
 class _Growable:

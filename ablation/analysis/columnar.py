@@ -20,7 +20,7 @@ from typing import Any, Protocol, runtime_checkable
 import numpy as np
 from numpy.typing import NDArray
 
-from ablation.analysis.accumulate import ArmColumns
+from ablation.analysis.accumulate import ArmColumns, signed_counts
 from ablation.analysis.factorize import (
     TrialKeys,
     code_adders,
@@ -37,7 +37,7 @@ from ablation.columns import (
     filled,
     known_rows,
     unknown,
-)
+)  # fmt: skip
 from ablation.errors import InputError
 from ablation.report import ExcludedItem
 from ablation.schema import AblationTask, TaskResult
@@ -141,12 +141,6 @@ def _arm_columns(
     }
 
 
-def _int64(counts: NDArray[Any]) -> NDArray[np.int64]:
-    """``counts`` as ``int64`` (a constant column stays a constant: one run of every task)."""
-    constant, value = constant_value(counts)
-    return filled(value, np.int64, len(counts)) if constant else np.asarray(counts, dtype=np.int64)
-
-
 def _take(sums: Mapping[str, Any], codes: NDArray[np.int64]) -> ArmColumns:
     """The :class:`ArmColumns` of the tasks at ``codes`` (sorted distinct task codes).
 
@@ -160,6 +154,8 @@ def _take(sums: Mapping[str, Any], codes: NDArray[np.int64]) -> ArmColumns:
         total, count = pair[0][index], pair[1][index]
         if not count.any():  # no value at all: a constant NaN column, read only
             return filled(np.nan, np.float64, len(codes))
+        if count.min() == 1 and count.max() == 1:  # one value a task: the totals are the means
+            return total  # (perhaps a read-only view of the trials' column: code_adders)
         np.divide(total, count, out=total, where=count > 0)
         total[count == 0] = np.nan
         return total
@@ -168,8 +164,8 @@ def _take(sums: Mapping[str, Any], codes: NDArray[np.int64]) -> ArmColumns:
     cost_trials = int(cost_n.sum())
     cost_total = float(cost_sum.sum()) if cost_trials else None  # before the mean divides it
     return ArmColumns(
-        passes=_int64(sums["passes"][index]),
-        runs=_int64(sums["runs"][index]),
+        passes=signed_counts(sums["passes"][index]),
+        runs=signed_counts(sums["runs"][index]),
         latency=mean(sums["latency"]),
         cost=mean(sums["cost"]),
         quality={name: mean(pair) for name, pair in sums["quality"].items()},

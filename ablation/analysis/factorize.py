@@ -127,9 +127,11 @@ def code_adders(code: NDArray[np.int64], size: int) -> tuple[Any, Any]:
 
     When row ``i`` is task ``i`` (each task once, in order: ``code`` is ``arange(size)``) the
     sums are the masked values themselves, with no ``bincount``; ``+ 0.0`` turns ``-0.0`` into
-    ``0.0`` as ``bincount``'s sum from ``0.0`` does, so both give the same floats. The counts
-    are then the mask viewed as ``uint8`` (it must not change while they are used); otherwise
-    they are ``int64``. Callers treat both as numbers (``astype``, ``sum``, division).
+    ``0.0`` as ``bincount``'s sum from ``0.0`` does, so both give the same floats. When every
+    row is masked in and none holds a negative sign, the sums are a read-only view of
+    ``values`` (no new array: 8 MB a column at a million tasks). The counts are then the mask
+    viewed as ``uint8`` (it must not change while they are used); otherwise they are ``int64``.
+    Callers treat both as numbers (``astype``, ``sum``, division) and never write the sums.
     """
     # size codes below size, strictly increasing: arange(size)
     if len(code) == size and (size == 0 or bool(np.all(code[1:] > code[:-1]))):
@@ -138,6 +140,10 @@ def code_adders(code: NDArray[np.int64], size: int) -> tuple[Any, Any]:
             return mask.view(np.uint8)  # counts 0 and 1: the mask's own bytes, no new array
 
         def total_rows(values: NDArray[np.float64], mask: NDArray[np.bool_]) -> NDArray[np.float64]:
+            if mask.all() and not np.signbit(values).any():
+                same = values.view()
+                same.flags.writeable = False
+                return same
             out = np.where(mask, values, 0.0)
             out += 0.0
             return out

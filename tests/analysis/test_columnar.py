@@ -16,7 +16,7 @@ from helpers.random_trials import campaign
 from helpers.random_trials import columns_equal as _columns_equal
 from helpers.random_trials import trial as _trial
 
-from ablation.analysis.build import compare_results, report_from_results
+from ablation.analysis.build import build_report, compare_results, report_from_results
 from ablation.analysis.columnar import pair_columns
 from ablation.analysis.stored import StoredTrials, report_from_store
 from ablation.analysis.tocolumns import records_to_columns, results_to_columns
@@ -326,3 +326,53 @@ def test_one_run_per_task_in_the_same_order_equals_the_object_path(seed: int, sh
     assert _json(fast) == _json(old)
     assert fast.latency is not None and (fast.cost is None) == (shape != "full")
     assert (on_error == "exclude" and shape != "bench") == any("error" in e.reason for e in fast.excluded)
+
+
+@pytest.mark.parametrize("on_error", ["fail", "exclude"])
+def test_one_row_per_task_counts_are_signed_views_of_the_masks(on_error: str) -> None:
+    """With one row per task the per-task counts are 0/1: an ``int8`` view of the pairing's
+    masks, not an ``int64`` copy (8 MB per arm at a million tasks). They are signed, so the
+    difference of two arms' counts is -1 for a regression (an unsigned view wraps to 255)."""
+    rng = random.Random(21)
+    ids = [f"t{i:04d}" for i in range(400)]
+    sides = [
+        [TaskResult(task_id=t, arm=arm, passed=rng.random() < 0.6,
+                    status="error" if rng.random() < 0.05 else "completed") for t in ids]
+        for arm in ("baseline", "candidate")
+    ]  # fmt: skip
+    cols = [results_to_columns(side, arm) for side, arm in zip(sides, ("baseline", "candidate"), strict=True)]
+    data = pair_columns(*cols, on_error=on_error)
+    base, cand = data.baseline, data.candidate
+    for arm in (base, cand):
+        assert arm.passes.dtype == np.int8 and arm.passes.base is not None  # a view, no copy
+    expected = [
+        (c.passed and c.status == "completed") - (b.passed and b.status == "completed")
+        for b, c in zip(*sides, strict=True)
+        if on_error == "fail" or (b.status == "completed" and c.status == "completed")
+    ]
+    assert (cand.passes - base.passes).tolist() == expected
+    assert min(expected) == -1 and max(expected) == 1
+
+
+def test_one_value_per_task_means_are_the_trials_own_column() -> None:
+    """One completed row per task with every latency given: the per-task means are a read-only
+    view of the trials' column (no 8 MB copy per arm at a million tasks), which the report
+    leaves unchanged. A ``-0.0`` among them is summed as the object path sums it (to ``0.0``),
+    so that column is copied."""
+    rng = random.Random(22)
+    ids = [f"t{i:04d}" for i in range(300)]
+    sides = [
+        [TaskResult(task_id=t, arm=arm, passed=rng.random() < 0.5, latency_s=rng.random()) for t in ids]
+        for arm in ("baseline", "candidate")
+    ]
+    sides[1][7] = sides[1][7].model_copy(update={"latency_s": -0.0})
+    cols = [results_to_columns(side, arm) for side, arm in zip(sides, ("baseline", "candidate"), strict=True)]
+    kept = [c.latency_s.copy() for c in cols]
+    data = pair_columns(*cols)
+    base, cand = data.baseline.latency, data.candidate.latency
+    assert np.shares_memory(base, cols[0].latency_s) and not base.flags.writeable
+    assert not np.shares_memory(cand, cols[1].latency_s) and str(cand[7]) == "0.0"
+    report = build_report(data, config=CampaignConfig(n_resamples=100))
+    assert report.latency is not None
+    for col, before in zip(cols, kept, strict=True):
+        assert np.array_equal(col.latency_s, before)
