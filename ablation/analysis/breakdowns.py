@@ -21,7 +21,7 @@ from ablation.analysis.seeding import stream
 from ablation.config import CampaignConfig
 from ablation.report import CategoryBreakdown, FlakyTask, Interval, PairTable, RepeatedRuns
 
-__all__ = ["categories", "classify", "ids", "interval", "repeated", "table", "with_ids"]
+__all__ = ["categories", "classify", "ids", "interval", "outcomes", "repeated", "table", "with_ids"]
 
 Model = TypeVar("Model", bound=BaseModel)
 
@@ -36,9 +36,18 @@ def interval(result: Any, level: float, method: str | None = None) -> Interval:
     )
 
 
+def outcomes(data: PairedData) -> tuple[np.ndarray, np.ndarray]:
+    """Each arm's per-task pass fractions. With one run per task these are the 0/1 counts
+    themselves (``int8`` views): equal numbers with no ``float64`` copy (8 MB per arm at a
+    million tasks); means and differences of them are the same floats (exact integer sums)."""
+    if data.runs == 1:
+        return data.baseline.passes, data.candidate.passes
+    return data.baseline.fraction, data.candidate.fraction
+
+
 def classify(data: PairedData) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     """Masks (both_pass, regression, improvement, both_fail) over the paired tasks."""
-    fb, fc = data.baseline.fraction, data.candidate.fraction
+    fb, fc = outcomes(data)
     regression = fc < fb
     improvement = fc > fb
     tie = ~(regression | improvement)
@@ -96,7 +105,7 @@ def categories(
     same list: a caller editing one report list must not edit another)."""
     names, codes = _category_codes(data.categories)
     out: list[CategoryBreakdown] = []
-    fb, fc = data.baseline.fraction, data.candidate.fraction
+    fb, fc = outcomes(data)
     single = len(names) == 1  # every task: whole arrays, no selection
     for code, name in enumerate(names.tolist()):
         select: Any = slice(None) if single else codes == code

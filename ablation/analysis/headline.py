@@ -87,7 +87,7 @@ def mcnemar_summary(b: int, c: int, runs: int) -> McNemarSummary:
 
 def uplift(data: PairedData, table: PairTable, config: CampaignConfig) -> Uplift:
     level, seed, n = config.confidence_level, config.seed, len(data.task_ids)
-    fb, fc = data.baseline.fraction, data.candidate.fraction
+    fb, fc = bd.outcomes(data)
     base_passes = int(data.baseline.passes.sum())
     cand_passes = int(data.candidate.passes.sum())
     if n == 0:

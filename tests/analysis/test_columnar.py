@@ -376,3 +376,18 @@ def test_one_value_per_task_means_are_the_trials_own_column() -> None:
     assert report.latency is not None
     for col, before in zip(cols, kept, strict=True):
         assert np.array_equal(col.latency_s, before)
+
+
+def test_one_run_per_task_reports_without_float_copies_of_the_outcomes() -> None:
+    """With one run per task the 0/1 counts are the pass fractions: the report reads them and
+    never makes the ``float64`` fractions (8 MB per arm at a million tasks)."""
+    rng = random.Random(23)
+    sides = [
+        [TaskResult(task_id=f"t{i:04d}", arm=arm, passed=rng.random() < 0.5) for i in range(300)]
+        for arm in ("baseline", "candidate")
+    ]
+    cols = [results_to_columns(side, arm) for side, arm in zip(sides, ("baseline", "candidate"), strict=True)]
+    data = pair_columns(*cols)
+    report = build_report(data, config=CampaignConfig(n_resamples=100))
+    assert report.categories[0].uplift == report.uplift.estimate
+    assert "fraction" not in vars(data.baseline) and "fraction" not in vars(data.candidate)
