@@ -18,6 +18,7 @@ from ablation import stats
 from ablation.analysis.factorize import sorted_codes
 from ablation.analysis.pairing import PairedData
 from ablation.analysis.seeding import stream
+from ablation.columns import constant_value, filled
 from ablation.config import CampaignConfig
 from ablation.report import CategoryBreakdown, FlakyTask, Interval, PairTable, RepeatedRuns
 
@@ -86,10 +87,11 @@ def with_ids(model: Model, **lists: list[str]) -> Model:
     return model.model_copy(update=lists)
 
 
-def _category_codes(labels: list[str]) -> tuple[np.ndarray, np.ndarray]:
+def _category_codes(labels: list[str] | np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """``np.unique(labels, return_inverse=True)`` without sorting a million strings."""
-    if len(set(labels)) == 1:  # the usual case: one category (or none given: "default")
-        return np.asarray(labels[:1], dtype=str), np.zeros(len(labels), dtype=np.int64)
+    one = constant_value(labels)[0] if isinstance(labels, np.ndarray) else len(set(labels)) == 1
+    if one:  # the usual case: one category (or none given: a constant column of "default")
+        return np.asarray(labels[:1], dtype=str), filled(0, np.int64, len(labels))
     names, (codes,) = sorted_codes([np.asarray(labels, dtype=object)])
     return names, codes
 

@@ -32,6 +32,7 @@ from ablation.analysis.pairing import PairedData, unmatched_runs
 from ablation.columns import (
     STATUS_CODES,
     TrialColumns,
+    constant_column,
     constant_value,
     failed_trials,
     filled,
@@ -363,7 +364,7 @@ def _labels(
     paired: NDArray[np.int64],
     task_ids: list[str],
     task_map: Mapping[str, AblationTask],
-) -> tuple[list[str], list[str], NDArray[np.bool_]]:
+) -> tuple[list[str] | NDArray[np.object_], list[str], NDArray[np.bool_]]:
     """Category, family and critical flag of each paired task (the suite's, else the trials')."""
     if task_map:
         chosen = [task_map[tid] for tid in task_ids if tid in task_map]
@@ -390,7 +391,7 @@ def _labels(
     for cols, code in zip(arms, codes, strict=True):
         if cols.critical is not None and cols.critical.any():
             critical[code[cols.critical]] = True
-    cats = ["default"] * len(paired)
+    cats: list[str] | NDArray[np.object_] = constant_column("default", len(paired))
     if given_any and (given := (labels := category[paired]).astype(bool)).any():
         cats = np.where(given, labels, "default").tolist()  # truthiness, as ``c or "default"``
     return cats, task_ids, critical[paired]  # a task's family is its id: the same list

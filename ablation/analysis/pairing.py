@@ -18,8 +18,10 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
+from numpy.typing import NDArray
 
 from ablation.analysis.accumulate import Accumulated, ArmColumns
+from ablation.columns import constant_column
 from ablation.errors import InputError
 from ablation.report import ExcludedItem
 from ablation.schema import AblationTask, TaskResult
@@ -33,7 +35,9 @@ class PairedData:
 
     Attributes:
         task_ids: Sorted ids of the paired tasks.
-        categories: Category of each paired task.
+        categories: Category of each paired task; when no task has one, a read-only constant
+            column of ``"default"`` (:func:`ablation.columns.constant_column`: no list of a
+            million references).
         families: Cluster label of each paired task (its family, or its own id).
         critical: Whether each paired task is critical.
         baseline: Baseline columns.
@@ -53,7 +57,7 @@ class PairedData:
     """
 
     task_ids: list[str]
-    categories: list[str]
+    categories: list[str] | NDArray[np.object_]
     families: list[str]
     critical: np.ndarray
     baseline: ArmColumns
@@ -273,7 +277,7 @@ def pair_arrays(
             n_trials=n,
         )
 
-    cats = ["default"] * n if categories is None else [categories[i] for i in order]
+    cats = constant_column("default", n) if categories is None else [categories[i] for i in order]
     crit = np.zeros(n, dtype=bool) if critical is None else np.asarray(critical, bool)[order]
     id_list = ids_sorted.tolist()
     return PairedData(

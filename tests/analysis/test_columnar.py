@@ -391,3 +391,19 @@ def test_one_run_per_task_reports_without_float_copies_of_the_outcomes() -> None
     report = build_report(data, config=CampaignConfig(n_resamples=100))
     assert report.categories[0].uplift == report.uplift.estimate
     assert "fraction" not in vars(data.baseline) and "fraction" not in vars(data.candidate)
+
+
+def test_tasks_without_categories_share_one_label_and_no_list() -> None:
+    """No task names a category: every paired task is in ``"default"``, held as a read-only
+    constant column (a list held a million references: 8 MB at a million tasks)."""
+    sides = [
+        [TaskResult(task_id=f"t{i:03d}", arm=arm, passed=(i + k) % 3 == 0) for i in range(200)]
+        for k, arm in enumerate(("baseline", "candidate"))
+    ]
+    cols = [results_to_columns(side, arm) for side, arm in zip(sides, ("baseline", "candidate"), strict=True)]
+    data = pair_columns(*cols)
+    assert isinstance(data.categories, np.ndarray) and data.categories.strides == (0,)
+    assert list(data.categories[:2]) == ["default", "default"] and len(data.categories) == 200
+    report = build_report(data, config=CampaignConfig(n_resamples=100))
+    assert [c.category for c in report.categories] == ["default"] and report.categories[0].n == 200
+    assert {d.category for d in report.details} == {"default"}
