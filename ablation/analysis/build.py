@@ -277,9 +277,11 @@ def report_from_results(
 
 
 def _side(
-    side: Any, arm: str, key: str | None, field: str | None, run_field: str | None
+    side: Any, arm: str, key: str | None, field: str | None, run_field: str | None,
+    ids: np.ndarray | None = None,
 ) -> tuple[Sequence[Any], Any, str]:
-    """One side of :func:`compare_results` as ``(rows, TrialColumns, label)``.
+    """One side of :func:`compare_results` as ``(rows, TrialColumns, label)``; a list side
+    shares ``ids`` (the other side's task ids) when it holds the same ids in the same order.
 
     Lists of :class:`TaskResult` and of TaskResult-shaped records (with ``task_id``) take the
     columnar fast path; files, DataFrames and result-file-like mappings are read by
@@ -295,7 +297,7 @@ def _side(
     if key is None and field is None and run_field is None and isinstance(side, list) and side:
         given = result_fields(side)  # every row a TaskResult: the fields some row sets
         if given is not None or are_records(side):
-            return side_columns(side, arm, given)
+            return side_columns(side, arm, given, ids)
     from ablation.sources.inputs import side_results  # the readers of every format: only here
 
     rows, label = side_results(side, arm, key=key, field=field, run_field=run_field)
@@ -353,8 +355,9 @@ def compare_results(
     from ablation.analysis.tocolumns import ResultLookup
 
     expected_ids = _expected_ids(expected_ids)
-    pairs = ((baseline, "baseline"), (candidate, "candidate"))
-    sides = {arm: _side(side, arm, key, field, run_field) for side, arm in pairs}
+    first = _side(baseline, "baseline", key, field, run_field)
+    second = _side(candidate, "candidate", key, field, run_field, first[1].task_id)
+    sides = {"baseline": first, "candidate": second}
     return compare_columns(
         sides["baseline"][1], sides["candidate"][1], expected_ids=expected_ids, config=config,
         names=names or (sides["baseline"][2], sides["candidate"][2]),

@@ -29,6 +29,7 @@ from ablation.columns import (
     fields_given,
     filled,
     results_to_columns,
+    same_ids,
 )
 from ablation.errors import InputError
 from ablation.heap import reuse_freed_memory
@@ -120,8 +121,12 @@ def _array(values: list[Any] | None, dtype: Any, n: int, default: Any) -> np.nda
     return filled(default, dtype, n) if values is None else np.array(values, dtype=dtype)
 
 
-def records_to_columns(records: Sequence[Any], arm: str, *, source: str = "") -> TrialColumns:
+def records_to_columns(
+    records: Sequence[Any], arm: str, *, source: str = "", ids: np.ndarray | None = None
+) -> TrialColumns:
     """Columns of dict records (``TaskResult`` fields); plain records skip the model.
+
+    ``ids``: the other arm's task ids, shared when equal (:func:`~ablation.columns.same_ids`).
 
     Raises:
         InputError: for a record that is not a valid :class:`TaskResult`, naming its number
@@ -132,9 +137,12 @@ def records_to_columns(records: Sequence[Any], arm: str, *, source: str = "") ->
         n = len(records)
         get = columns.get
         status = get("status")
+        task_id = same_ids(ids, columns["task_id"], n) if n else None
+        if task_id is None:
+            task_id = np.array(columns["task_id"] if n else [], dtype=object)
         return TrialColumns(
             arm=arm,
-            task_id=np.array(columns["task_id"] if n else [], dtype=object),
+            task_id=task_id,
             run=_array(get("run"), np.int64, n, 0),
             passed=_array(get("passed"), np.bool_, n, False),
             status=filled(0, np.int8, n) if status is None
@@ -147,7 +155,7 @@ def records_to_columns(records: Sequence[Any], arm: str, *, source: str = "") ->
             source=source,
         )
     rows = [validated(r, arm, i, source) for i, r in enumerate(records, start=1)]
-    return results_to_columns(rows, arm, source=source)
+    return results_to_columns(rows, arm, source=source, ids=ids)
 
 
 class ResultLookup(Mapping[tuple[str, str], TaskResult]):
@@ -237,15 +245,16 @@ class ResultLookup(Mapping[tuple[str, str], TaskResult]):
 
 
 def side_columns(
-    rows: Sequence[Any], arm: str, given: set[str] | None
+    rows: Sequence[Any], arm: str, given: set[str] | None, ids: np.ndarray | None = None
 ) -> tuple[Sequence[Any], TrialColumns, str]:
     """One list side of ``compare_results``: its rows, their columns and its label.
 
     ``given``: the rows' :func:`result_fields` when every row is a :class:`TaskResult`; ``None``
-    for dict records (:func:`are_records`). Files and other inputs are read by
+    for dict records (:func:`are_records`). ``ids``: the other side's task ids, shared when
+    equal (:func:`~ablation.columns.same_ids`). Files and other inputs are read by
     :mod:`ablation.sources.inputs` instead.
     """
     reuse_freed_memory()  # the arrays of the pairing and the report reuse freed memory
     if given is not None:
-        return rows, results_to_columns(rows, arm, given=given), arm
-    return rows, records_to_columns(rows, arm, source=arm), arm
+        return rows, results_to_columns(rows, arm, given=given, ids=ids), arm
+    return rows, records_to_columns(rows, arm, source=arm, ids=ids), arm

@@ -407,3 +407,28 @@ def test_tasks_without_categories_share_one_label_and_no_list() -> None:
     report = build_report(data, config=CampaignConfig(n_resamples=100))
     assert [c.category for c in report.categories] == ["default"] and report.categories[0].n == 200
     assert {d.category for d in report.details} == {"default"}
+
+
+@pytest.mark.parametrize("records", [False, True])
+@pytest.mark.parametrize("change", [None, 0, 4096, 9999])
+def test_an_arm_with_the_same_ids_in_order_shares_the_other_arms_column(records: bool, change: int | None) -> None:
+    """The second arm's task ids are the first's array when they are the same ids in the same
+    order (no new object array: 8 MB at a million rows), and its own otherwise; ``change``
+    renames one id, at a chunk's first or last row among others."""
+    from ablation.analysis.tocolumns import side_columns
+
+    ids = [f"t{i:05d}" for i in range(10_000)]
+    other = list(ids)
+    if change is not None:
+        other[change] = "renamed"
+    first = side_columns([TaskResult(task_id=t, passed=True) for t in ids], "baseline", {"task_id", "passed"})[1]
+    rows: list[Any] = [{"task_id": t, "passed": False} for t in other]
+    if not records:
+        rows = [TaskResult(task_id=t, passed=False) for t in other]
+    second = side_columns(rows, "candidate", None if records else {"task_id", "passed"}, first.task_id)[1]
+    assert (second.task_id is first.task_id) == (change is None)
+    assert second.task_id.tolist() == other and first.task_id.tolist() == ids
+    report = compare_results(
+        [TaskResult(task_id=t, passed=True) for t in ids], rows, config=CampaignConfig(n_resamples=100)
+    )
+    assert report.n_paired == (10_000 if change is None else 9_999)
