@@ -24,6 +24,7 @@ from ablation.analysis.accumulate import ArmColumns, signed_counts
 from ablation.analysis.factorize import (
     TrialKeys,
     code_adders,
+    first_rows_of,
     object_codes,
     trial_keys,
     unicode_ids,
@@ -54,16 +55,15 @@ class _Locatable(Protocol):
     """A trial lookup that can find rows with the pairing's keys (``ResultLookup``)."""
 
     def located(
-        self, columns: Mapping[str, TrialColumns], locate: Callable[[str, str], int | None]
+        self, columns: Mapping[str, TrialColumns], locate: Callable[[list[str], str], NDArray[np.int64]]
     ) -> Mapping[tuple[str, str], TaskResult]: ...
 
 
-def _locate(uniq: NDArray[np.object_], keys: Sequence[TrialKeys], task_id: str, arm: str) -> int | None:
-    """Row of the lowest run of ``task_id`` in ``arm`` (``uniq``: the sorted distinct ids)."""
-    at = int(np.searchsorted(uniq, task_id))
-    if at == len(uniq) or uniq[at] != task_id or arm not in _ARMS:
-        return None
-    return keys[_ARMS.index(arm)].first_row(at)
+def _locate(
+    uniq: NDArray[np.object_], keys: Sequence[TrialKeys], task_ids: list[str], arm: str
+) -> NDArray[np.int64]:
+    """:func:`~ablation.analysis.factorize.first_rows_of` ``task_ids`` in ``arm``."""
+    return first_rows_of(uniq, keys[_ARMS.index(arm)] if arm in _ARMS else None, task_ids)
 
 
 def _check_duplicates(arms: Sequence[TrialColumns], keys: Sequence[TrialKeys]) -> None:

@@ -167,26 +167,27 @@ class ResultLookup(Mapping[tuple[str, str], TaskResult]):
     NumPy (within one hash, by run): a lookup bisects to its hash and compares the few ids there.
 
     The pairing has already sorted every arm's ``(task, run)`` keys; :meth:`located` gives a
-    lookup that finds rows with those (a ``locate(task_id, arm) -> row`` function), so no index
-    of its own is built.
+    lookup that finds rows with those (a ``locate(task_ids, arm) -> rows`` function, ``-1``
+    where absent), so no index of its own is built; :meth:`many` finds a drill-down's trials
+    with one such call per arm.
     """
 
     def __init__(
         self,
         sides: Mapping[str, tuple[Sequence[Any], TrialColumns]],
-        locate: Callable[[str, str], int | None] | None = None,
+        locate: Callable[[list[str], str], np.ndarray] | None = None,
     ) -> None:
         self._sides = sides
         self._locate = locate
         self._index: dict[str, tuple[np.ndarray, np.ndarray]] = {}
 
     def located(
-        self, columns: Mapping[str, TrialColumns], locate: Callable[[str, str], int | None]
+        self, columns: Mapping[str, TrialColumns], locate: Callable[[list[str], str], np.ndarray]
     ) -> ResultLookup:
         """This lookup finding rows with ``locate``, valid for the arms' ``columns``.
 
-        ``locate(task_id, arm)`` returns the row of the lowest run of ``task_id`` in ``columns
-        [arm]``, or ``None``. When this lookup's own columns are not those very objects, the
+        ``locate(task_ids, arm)`` returns the row of the lowest run of each id in ``columns
+        [arm]``, or ``-1``. When this lookup's own columns are not those very objects, the
         rows could differ: it is returned unchanged.
         """
         same = self._sides.keys() == columns.keys() and all(
@@ -211,7 +212,8 @@ class ResultLookup(Mapping[tuple[str, str], TaskResult]):
     def _row(self, task_id: str, arm: str) -> int | None:
         """Row of the first run of ``task_id`` in ``arm``, or ``None``."""
         if self._locate is not None:
-            return self._locate(task_id, arm)
+            row = int(self._locate([task_id], arm)[0])
+            return None if row < 0 else row
         hashes, order = self._arm_index(arm)
         ids = self._sides[arm][1].task_id
         h = hash(task_id)
@@ -221,6 +223,24 @@ class ResultLookup(Mapping[tuple[str, str], TaskResult]):
                 return int(order[at])
             at += 1
         return None
+
+    def many(self, keys: Sequence[tuple[str, str]]) -> dict[tuple[str, str], TaskResult]:
+        """The first-run trials of ``keys`` that exist (the others are left out), located with
+        one ``locate`` call per arm when the pairing gave one."""
+        out: dict[tuple[str, str], TaskResult] = {}
+        for arm in dict.fromkeys(a for _, a in keys):
+            if arm not in self._sides:
+                continue
+            ids = [t for t, a in keys if a == arm and isinstance(t, str)]
+            if self._locate is not None:
+                found: list[int | None] = [r if r >= 0 else None for r in self._locate(ids, arm).tolist()]
+            else:
+                found = [self._row(t, arm) for t in ids]
+            rows, cols = self._sides[arm]
+            for task_id, i in zip(ids, found, strict=True):
+                if i is not None:
+                    out[task_id, arm] = validated(rows[i], arm, i + 1, cols.source)
+        return out
 
     def __getitem__(self, key: tuple[str, str]) -> TaskResult:
         task_id, arm = key

@@ -84,10 +84,12 @@ def test_trial_keys_sort_like_a_stable_argsort_and_find_first_runs(seed: int, or
     np.testing.assert_array_equal(keys.sorted, (code * 4 + run)[order])
     np.testing.assert_array_equal(keys.rows(np.arange(len(code))), order)
     assert (keys.order is None) == ordered
+    expected = []
     for c in range(302):
         rows = np.flatnonzero(code == c)
-        expected = int(rows[np.argmin(run[rows])]) if rows.size else None  # lowest run, first row
-        assert keys.first_row(c) == expected
+        expected.append(int(rows[np.argmin(run[rows])]) if rows.size else -1)  # lowest run, first row
+    assert keys.first_rows(np.arange(302)).tolist() == expected
+    assert keys.first_rows(np.arange(301, -1, -1)).tolist() == expected[::-1]  # any order of codes
 
 
 @pytest.mark.parametrize("constant", [True, False])

@@ -84,3 +84,24 @@ def test_a_lookup_over_other_columns_keeps_its_own_index() -> None:
     data = pair_columns(*(results_to_columns(r, arm) for arm, r in rows.items()), trial_lookup=lookup)
     assert data.trials is lookup
     assert data.trials[("a", "candidate")] == rows["candidate"][0]
+
+
+@pytest.mark.parametrize(("seed", "ordered"), [(6, False), (7, True)])
+def test_many_finds_what_one_lookup_at_a_time_finds(seed: int, ordered: bool) -> None:
+    """``many`` (the drill-downs' one search per arm) returns exactly the trials that single
+    look-ups find, absent keys left out, with the pairing's keys and with the lookup's own index."""
+    from ablation.analysis.columnar import pair_columns
+
+    arms = {"baseline": _rows(seed), "candidate": [r.model_copy(update={"arm": "candidate"}) for r in _rows(seed + 10)]}
+    if ordered:
+        arms = {arm: sorted(rows, key=lambda r: (r.task_id, r.run)) for arm, rows in arms.items()}
+    columns = {arm: (rows, results_to_columns(rows, arm)) for arm, rows in arms.items()}
+    own = ResultLookup(columns)
+    data = pair_columns(columns["baseline"][1], columns["candidate"][1], trial_lookup=own)
+    keys = [(f"t{i}", arm) for i in range(0, 520, 3) for arm in ("candidate", "baseline", "other")]
+    keys += [("", "baseline"), ("t1", "baseline"), ("zzz", "candidate")]
+    for lookup in (data.trials, own):
+        assert isinstance(lookup, ResultLookup)
+        expected = {k: v for k in keys if (v := lookup.get(k)) is not None}
+        assert lookup.many(keys) == expected
+        assert len(expected) > 50 and any(k[1] == "candidate" for k in expected)
