@@ -39,7 +39,7 @@ from ablation.columns import (
     filled,
     known_rows,
     unknown,
-)  # fmt: skip
+)
 from ablation.errors import InputError
 from ablation.report import ExcludedItem
 from ablation.schema import AblationTask, TaskResult
