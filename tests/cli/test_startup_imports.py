@@ -56,6 +56,15 @@ def test_binary_compare_leaves_unused_modules_alone(tmp_path: Path) -> None:
     assert json.loads(out.read_text(encoding="utf-8"))["n_paired"] == 200
 
 
+def _fresh(code: str, cwd: Path | None = None) -> str:
+    """What ``code`` prints, run in a fresh interpreter (nothing imported by other tests)."""
+    proc = subprocess.run(
+        [sys.executable, "-c", code], cwd=cwd, capture_output=True, text=True, check=True,
+        env=cli_env(),
+    )
+    return proc.stdout
+
+
 def _settings_in_fresh_interpreter(cwd: Path) -> tuple[dict[str, object], list[str]]:
     code = (
         "import json, sys; from ablation.cli.settings import load_tool_settings;"
@@ -63,11 +72,7 @@ def _settings_in_fresh_interpreter(cwd: Path) -> tuple[dict[str, object], list[s
         "print(json.dumps([s, sorted(m for m in ('tomllib', 'ablation.cli.tool_settings') "
         "if m in sys.modules)]))"
     )
-    proc = subprocess.run(
-        [sys.executable, "-c", code], cwd=cwd, capture_output=True, text=True, check=True,
-        env=cli_env(),
-    )
-    settings, loaded = json.loads(proc.stdout)
+    settings, loaded = json.loads(_fresh(code, cwd))
     return settings, loaded
 
 
@@ -104,9 +109,7 @@ def test_background_call_imports_a_thread_pool_only_when_it_runs() -> None:
         "with in_background(lambda: 2, True) as get: threaded = get()\n"
         "print(threaded, 'concurrent.futures' in sys.modules)"
     )
-    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True,
-                          env=cli_env())
-    assert proc.stdout.split() == ["1", "False", "2", "True"]
+    assert _fresh(code).split() == ["1", "False", "2", "True"]
 
 
 def test_models_are_built_without_parsing_a_builtin_signature() -> None:
@@ -121,6 +124,4 @@ def test_models_are_built_without_parsing_a_builtin_signature() -> None:
         "import ablation.analysis.build, ablation.cli.commands, ablation.run.campaign\n"
         "print(len(calls), calls[:3])"
     )
-    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True,
-                          env=cli_env())
-    assert proc.stdout.startswith("0 ")
+    assert _fresh(code).startswith("0 ")
