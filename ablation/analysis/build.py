@@ -357,11 +357,10 @@ def compare_results(
     expected_ids = _expected_ids(expected_ids)
     first = _side(baseline, "baseline", key, field, run_field)
     second = _side(candidate, "candidate", key, field, run_field, first[1].task_id)
-    sides = {"baseline": first, "candidate": second}
     return compare_columns(
-        sides["baseline"][1], sides["candidate"][1], expected_ids=expected_ids, config=config,
-        names=names or (sides["baseline"][2], sides["candidate"][2]),
-        trial_lookup=ResultLookup({arm: (rows, cols) for arm, (rows, cols, _) in sides.items()}),
+        first[1], second[1], expected_ids=expected_ids, config=config,
+        names=names or (first[2], second[2]),
+        trial_lookup=ResultLookup({"baseline": first[:2], "candidate": second[:2]}),
     )
 
 

@@ -137,9 +137,10 @@ def records_to_columns(
         n = len(records)
         get = columns.get
         status = get("status")
-        task_id = same_ids(ids, columns["task_id"], n) if n else None
+        listed = columns.get("task_id", [])  # no key at all when there are no records
+        task_id = same_ids(ids, listed, n)
         if task_id is None:
-            task_id = np.array(columns["task_id"] if n else [], dtype=object)
+            task_id = np.array(listed, dtype=object)
         return TrialColumns(
             arm=arm,
             task_id=task_id,
