@@ -66,6 +66,7 @@ if TYPE_CHECKING:
         exact_minimum_detectable_effect,
         exact_sample_size_paired,
     )
+    from ablation.stats.quantiles import linear_quantiles, median
     from ablation.stats.repeated import (
         cluster_bootstrap,
         design_effect,
@@ -114,6 +115,7 @@ _EXPORTS: dict[str, tuple[str, ...]] = {
         "noninferiority_test", "paired_difference_interval", "tango_score_statistic",
     ),
     "planning": ("minimum_detectable_effect", "sample_size_paired"),
+    "quantiles": ("linear_quantiles", "median"),
     "power": (
         "exact_mcnemar_power", "exact_minimum_detectable_effect", "exact_sample_size_paired",
     ),
@@ -159,9 +161,11 @@ __all__ = [
     "exact_sample_size_paired",
     "fisher_exact_test",
     "hodges_lehmann",
+    "linear_quantiles",
     "log_ratio_interval",
     "mcnemar",
     "mean_difference_interval",
+    "median",
     "metric_noninferiority",
     "minimum_detectable_effect",
     "noninferiority_test",

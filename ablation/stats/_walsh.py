@@ -2,7 +2,8 @@
 
 Three exact ways to the same number, picked by size:
 
-- up to :data:`BRUTE_MAX` differences: every Walsh average, then ``np.median``;
+- up to :data:`BRUTE_MAX` differences: every Walsh average, then their median (``np.median``'s
+  bits, :func:`~ablation.stats.quantiles.median`);
 - few distinct values (per-task means of verdicts are mostly 0, ±1 or a few fractions): the
   Walsh averages of a discrete distribution are the ``(v_a + v_b)/2`` of its distinct values
   ``v_a ≤ v_b`` with multiplicity ``c_a·c_b`` (``a < b``) or ``c_a(c_a + 1)/2`` (``a = b``), so the
@@ -34,6 +35,8 @@ from typing import Any
 
 import numpy as np
 from numpy.typing import NDArray
+
+from ablation.stats.quantiles import median
 
 __all__ = [
     "BRUTE_MAX",
@@ -326,7 +329,7 @@ def walsh_median(d: NDArray[np.float64], *, overwrite: bool = False) -> float:
     n = d.size
     if n <= BRUTE_MAX:
         i, j = np.triu_indices(n)
-        return float(np.median((d[i] + d[j]) / 2.0))
+        return median((d[i] + d[j]) / 2.0, overwrite=True)
     if overwrite:
         d.sort()
         ds = d

@@ -19,8 +19,8 @@ from numpy.typing import ArrayLike, NDArray
 
 from ablation.stats import _dist
 from ablation.stats._common import as_count, as_table, check_level, paired_arrays
-from ablation.stats._quantile import linear_quantiles
 from ablation.stats._results import BootstrapResult, ConfidenceInterval
+from ablation.stats.quantiles import linear_quantiles
 
 __all__ = ["binary_uplift_bootstrap", "paired_bootstrap"]
 

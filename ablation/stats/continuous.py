@@ -33,6 +33,7 @@ from ablation.stats._t import t_cdf as _t_cdf
 from ablation.stats._t import t_isf as _t_isf
 from ablation.stats._t import t_sf as _t_sf
 from ablation.stats._walsh import walsh_median
+from ablation.stats.quantiles import median
 
 _st: Any = LazyModule("scipy.stats")
 
@@ -273,7 +274,10 @@ def _signed_rank_test(
     """``(resolved method, statistic, p)`` of :func:`wilcoxon_signed_rank` (its docstring)."""
 
     def untied() -> bool:  # a sort: only asked where the exact method is in question
-        return used.size == nonzero.size and np.unique(np.abs(nonzero)).size == nonzero.size
+        if used.size != nonzero.size:
+            return False
+        size = np.sort(np.abs(nonzero))  # finite values; a sort, not np.unique (imports numpy.ma)
+        return not bool((size[1:] == size[:-1]).any())
 
     resolved = method
     if method == "auto":
@@ -389,7 +393,7 @@ def log_ratio_interval(
         float(math.exp(t.estimate)),
         ConfidenceInterval(float(math.exp(ci.low)), float(math.exp(ci.high))),
         t.pvalue,
-        float(math.exp(float(np.median(r)))),
+        float(math.exp(median(r))),
         int(r.size),
         t.method,
     )

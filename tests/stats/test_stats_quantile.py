@@ -1,13 +1,19 @@
-"""``ablation.stats._quantile.linear_quantiles`` against ``numpy.quantile``, to the bit."""
+"""``ablation.stats.quantiles``' ``linear_quantiles`` and ``median`` against ``numpy.quantile`` and
+``numpy.median``, to the bit."""
 
 from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
 
 import numpy as np
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from hypothesis.extra import numpy as hnp
 
-from ablation.stats._quantile import linear_quantiles
+from ablation.stats.quantiles import linear_quantiles, median
 
 values = hnp.arrays(
     np.float64,
@@ -39,3 +45,50 @@ def test_bootstrap_levels_on_a_large_distribution() -> None:
     theta = np.round(rng.normal(size=10_000), 3)  # many ties, as a bootstrap of counts has
     q = np.array([0.025, 0.975, 0.0, 1.0, 0.5, 0.31337])
     assert linear_quantiles(theta, q).tobytes() == np.quantile(theta, q).tobytes()
+
+
+@settings(max_examples=400, deadline=None)
+@given(values)
+def test_same_bits_as_numpy_median(data: np.ndarray) -> None:
+    with np.errstate(invalid="ignore", over="ignore"):  # inf − inf and inf + inf: as numpy
+        expected = float(np.median(data))  # numpy.median(data)
+        got = median(data)
+        kept = data.copy()
+        in_place = median(kept, overwrite=True)
+    assert np.isnan(got) == np.isnan(expected) == np.isnan(in_place)
+    if not np.isnan(expected):
+        assert np.float64(got).tobytes() == np.float64(expected).tobytes() == np.float64(in_place).tobytes()
+    assert sorted(kept.tolist()) == sorted(data.tolist()) or np.isnan(data).any()  # only reordered
+
+
+def test_median_leaves_its_input_alone_unless_told() -> None:
+    data = np.array([3.0, 1.0, 2.0, 0.5])
+    assert median(data) == 1.5 and data.tolist() == [3.0, 1.0, 2.0, 0.5]
+    assert median(data, overwrite=True) == 1.5
+
+
+def test_a_report_never_imports_numpy_ma(tmp_path: Path) -> None:
+    """``np.median``/``np.unique`` import ``numpy.ma`` (~20 ms) on first use: a report with
+    latencies, through ``compare_results`` and through the CLI on files, takes neither."""
+    lines = [
+        json.dumps({"task_id": f"t{i}", "passed": i % 3 > 0, "latency_s": 0.1 + (i * 7 % 11) / 10})
+        for i in range(60)
+    ]
+    base, cand = tmp_path / "b.jsonl", tmp_path / "c.jsonl"
+    base.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    cand.write_text("\n".join(reversed(lines)) + "\n", encoding="utf-8")
+    code = (
+        "import sys\n"
+        "from ablation import TaskResult, compare_results\n"
+        "from ablation.cli.main import main\n"
+        "rows = [TaskResult(task_id=f't{i}', arm='baseline', passed=i % 2 == 0, latency_s=1 + i / 7)"
+        " for i in range(50)]\n"
+        "other = [r.model_copy(update={'passed': not r.passed, 'latency_s': 2 + r.latency_s % 1})"
+        " for r in rows]\n"
+        "assert compare_results(rows, other).latency is not None\n"
+        f"code = main(['compare', {str(base)!r}, {str(cand)!r}, '--key', 'task_id', '--field', 'passed'])\n"
+        "assert code in (0, 1, 2), code\n"
+        "print('numpy.ma' in sys.modules)\n"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip().splitlines()[-1] == "False", out.stdout + out.stderr
