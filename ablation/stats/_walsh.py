@@ -48,16 +48,21 @@ __all__ = [
 ]
 
 #: Largest number of differences whose Walsh averages are all formed.
-BRUTE_MAX = 2000
-#: Largest number of distinct differences for the counting method (about 1.1 million pairs).
+BRUTE_MAX = 150
+#: Largest number of distinct differences for the counting method (about 1.1 million pairs) ...
 COUNTS_MAX = 1500
+#: ... when their ``k²`` pairs are also at most this many per difference: the counting method
+#: costs ~45 ns a pair, the selection ~250 ns a difference (k = 800 of 10⁵ differences: 35 ms
+#: either way; of 10³, counting takes 18 ms, the selection 1.1 ms).
+_COUNTS_PER_N = 16
 
 
 def _count_le(ds: NDArray[np.float64], t: float) -> int:
-    """Number of Walsh averages ``(d_i + d_j)/2``, ``i ≤ j``, that are ``≤ t`` (``ds`` sorted)."""
-    ordered = int(np.searchsorted(ds, 2.0 * t - ds, side="right").sum())
-    diag = int(np.searchsorted(ds, t, side="right"))
-    return (ordered + diag) // 2
+    """Number of Walsh averages ``(d_i + d_j)/2.0``, ``i ≤ j``, that are ``≤ t`` (``ds`` sorted),
+    as computed: row ``i`` holds ``_prefix(ds, t)[i] − i`` of them. (Counting ``ds ≤ 2t − ds``
+    alone is off where ``2t − d_i`` rounds across a value: with values repeated in tenths it
+    put a median at -0.05 where the averages' own is -0.04999999999999999.)"""
+    return int((_prefix(ds, t) - np.arange(ds.size)).sum())
 
 
 def _kth_bisection(ds: NDArray[np.float64], k: int) -> float:
@@ -71,8 +76,8 @@ def _kth_bisection(ds: NDArray[np.float64], k: int) -> float:
             hi = mid
         else:
             lo = mid
-    # the answer is the smallest Walsh average > lo
-    j = np.searchsorted(ds, 2.0 * lo - ds, side="right")
+    # the answer is the smallest Walsh average > lo: in row i, the one at _prefix(ds, lo)[i]
+    j = _prefix(ds, lo)
     ok = j < ds.size
     cand = (ds[ok] + ds[j[ok]]) / 2.0
     cand = cand[cand > lo]
@@ -93,9 +98,14 @@ Index = NDArray[np.signedinteger[Any]]
 #: Differences from which the selection's row arrays are ``int64``.
 _INT32_ROWS = int(np.iinfo(np.int32).max)
 
-#: Entries in play below which the selection forms them all and partitions.
+#: Entries in play below which the selection forms them all and partitions ...
 _FORM_MAX = 1 << 21
-#: Entries sampled per round of the selection, and the bracket half-width in binomial SDs.
+#: ... when they are also at most this many per row in play (forming costs about the entries,
+#: a round about the rows: at 10³ differences one round of a small sample leaves a twentieth of
+#: the 5·10⁵ entries, and forming those is ~10x cheaper than forming all).
+_FORM_PER_ROW = 64
+#: Entries sampled per round of the selection (at most; ``total^(2/3)`` of ``total`` entries in
+#: play, as Floyd & Rivest's selection samples), and the bracket half-width in binomial SDs.
 _SAMPLE, _Z = 100_000, 4.0
 #: Rows placed at a time by :func:`_place` (at 10⁶ differences, one search over every row held
 #: ~25 MiB of temporaries at once: the peak of a 10⁶-task report's latency statistics).
@@ -152,17 +162,19 @@ def _prefix(
     start = int(np.searchsorted(ds, t, side="right")) if i.size and di.max() <= t else 0
     # the queries 2t - ds[i] in increasing order (rows increase), then back to the rows' order
     j = np.maximum(_count_at_most(ds[start:], 2.0 * t - di[::-1], positions)[::-1] + start, i)
-    # step down where the entry before j is already above t
+    # step down where the entry before j is already above t; every copy of that ds value gives
+    # the same average, so a step passes them all (one step per distinct value, not per copy:
+    # a value repeated thousands of times, as rounded latencies are, costs one step)
     moving = np.flatnonzero((j > i) & ((di + ds[np.maximum(j - 1, 0)]) / 2.0 > t))
     while moving.size:
-        j[moving] -= 1
-        jm = j[moving]
+        jm = np.maximum(np.searchsorted(ds, ds[j[moving] - 1], side="left"), i[moving])
+        j[moving] = jm
         moving = moving[(jm > i[moving]) & ((di[moving] + ds[np.maximum(jm - 1, 0)]) / 2.0 > t)]
-    # step up where the entry at j is still <= t
+    # step up where the entry at j is still <= t, past every copy of its value
     moving = np.flatnonzero((j < n) & ((di + ds[np.minimum(j, n - 1)]) / 2.0 <= t))
     while moving.size:
-        j[moving] += 1
-        jm = j[moving]
+        jm = np.searchsorted(ds, ds[j[moving]], side="right")
+        j[moving] = jm
         moving = moving[(jm < n) & ((di[moving] + ds[np.minimum(jm, n - 1)]) / 2.0 <= t)]
     return j
 
@@ -205,13 +217,14 @@ def _pivots(
     """
     ends = np.cumsum(sizes, out=sizes)  # in place: no second array of every row
     total = int(ends[-1])
-    pick = np.sort(rng.integers(0, total, _SAMPLE))  # sorted: a cache-friendly search
+    size = min(_SAMPLE, max(64, round(total ** (2 / 3))))
+    pick = np.sort(rng.integers(0, total, size))  # sorted: a cache-friendly search
     r = np.searchsorted(ends, pick, side="right")
     first = np.where(r > 0, ends[r - 1], 0)  # entries in play before row r's
     sample = (ds[rows[r]] + ds[low[r] + pick - first]) / 2.0
     q = (rank + 1) / total
-    spread = _Z * math.sqrt(_SAMPLE * q * (1.0 - q)) + 2.0
-    at_rank = np.clip(np.array([-spread, spread]) + _SAMPLE * q, 0, _SAMPLE - 1).astype(int)
+    spread = _Z * math.sqrt(size * q * (1.0 - q)) + 2.0
+    at_rank = np.clip(np.array([-spread, spread]) + size * q, 0, size - 1).astype(int)
     pivots: list[float] = np.partition(sample, at_rank)[at_rank].tolist()
     return pivots
 
@@ -249,7 +262,7 @@ def _kth_select(ds: NDArray[np.float64], k: int) -> tuple[float, float | None]:
     for _ in range(64):
         sizes = np.subtract(high, low, dtype=np.int64)  # their running sums pass 2³¹
         total = int(sizes.sum())
-        if total <= _FORM_MAX:
+        if total <= _FORM_MAX and total <= _FORM_PER_ROW * rows.size:
             ranks = [i for i in (k - below - 1, k - below) if i < total]
             formed = _formed(ds, rows, low, sizes)
             formed.partition(ranks)
@@ -336,7 +349,8 @@ def walsh_median(d: NDArray[np.float64], *, overwrite: bool = False) -> float:
     else:
         ds = np.sort(d)
     new = ds[1:] != ds[:-1]  # the first of each distinct value but the first, as np.unique does
-    if 1 + int(np.count_nonzero(new)) <= COUNTS_MAX:
+    distinct = 1 + int(np.count_nonzero(new))
+    if distinct <= COUNTS_MAX and distinct * distinct <= _COUNTS_PER_N * n:
         starts = np.flatnonzero(np.concatenate(([True], new)))
         counts = np.diff(np.append(starts, n))
         return walsh_median_counts(ds[starts], counts)

@@ -61,6 +61,54 @@ def test_large_n_counts_path_equals_bisection_and_brute_force(seed: int, kind: s
         assert hodges_lehmann(np.zeros(n), d) == expected
 
 
+@pytest.mark.parametrize("seed", [1, 10])
+def test_bisection_counts_the_averages_as_computed(seed: int) -> None:
+    """Values repeated in tenths: ``2t − d_i`` rounds across a value, so counting ``d ≤ 2t − d_i``
+    put the bisection's median at -0.05 where the averages' own is -0.04999999999999999.
+
+    Reference: every Walsh average formed and ``np.median`` taken (``_brute``).
+    """
+    d = np.round(np.random.default_rng(seed).normal(size=600).round(1), 12)
+    assert walsh_median_bisection(np.sort(d)) == _brute(d)
+
+
+def test_repeated_values_cost_one_step_per_distinct_value(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Latencies rounded to hundredths repeat each difference many times. Correcting a row's
+    place stepped one copy at a time (10⁶ such differences: 3.4 s); it now passes every copy
+    of a value in one step (0.18 s).
+
+    Counts the correction loop's steps through the ``np.maximum``/``np.minimum`` calls each
+    step makes (three per ``_prefix`` call before any step): 800 at this n before, 24 now.
+    """
+    import ablation.stats._walsh as walsh
+
+    rng = np.random.default_rng(100_000)
+    d = np.sort(np.round(rng.lognormal(size=100_000) - rng.lognormal(size=100_000), 2))
+    calls = prefixes = 0
+    maximum, minimum, prefix = np.maximum, np.minimum, walsh._prefix
+
+    def counted(f: Any) -> Any:
+        def call(*args: Any, **kwargs: Any) -> Any:
+            nonlocal calls
+            calls += 1
+            return f(*args, **kwargs)
+
+        return call
+
+    def counted_prefix(*args: Any, **kwargs: Any) -> Any:
+        nonlocal prefixes
+        prefixes += 1
+        return prefix(*args, **kwargs)
+
+    monkeypatch.setattr(np, "maximum", counted(maximum))
+    monkeypatch.setattr(np, "minimum", counted(minimum))
+    monkeypatch.setattr(walsh, "_prefix", counted_prefix)
+    got = walsh.walsh_median_select(d)
+    monkeypatch.undo()
+    assert got == walsh_median_bisection(d)
+    assert calls <= 6 * prefixes
+
+
 def test_many_distinct_values_fall_back_to_bisection() -> None:
     d = np.round(np.random.default_rng(5).normal(size=BRUTE_MAX + 501), 12)
     assert walsh_median(d) == walsh_median_bisection(np.sort(d)) == _brute(d)
@@ -272,3 +320,40 @@ def test_count_at_most_is_searchsorted_or_one_more(seed: int) -> None:
     ds = np.array([-1e-323, 0.0, 1e-323, 1.0])
     q = np.array([-1e-323, -5e-324, 0.0, 5e-324, 1e-323, 0.5])
     np.testing.assert_array_equal(_count_at_most(ds, q), [1, 1, 2, 2, 3, 3])
+
+
+@pytest.mark.parametrize("n", [1000, 2000])
+def test_a_thousand_differences_form_a_small_share_of_their_averages(
+    n: int, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Forming every one of the ~n²/2 Walsh averages took 18 ms at 10³ differences and 45 ms at
+    2·10³ (a twelfth of a 10³-task campaign's whole report); one round of a small sample leaves
+    a twentieth of them to form (1 ms and 2 ms).
+
+    Counts the averages formed, by ``np.triu_indices`` (every average) or by ``_formed`` (the
+    ones left in play). Reference for the value: ``_brute``.
+    """
+    import ablation.stats._walsh as walsh
+
+    formed = 0
+    triu, form = np.triu_indices, walsh._formed
+
+    def every(size: int, *args: Any, **kwargs: Any) -> Any:
+        nonlocal formed
+        out = triu(size, *args, **kwargs)
+        formed += out[0].size
+        return out
+
+    def left(*args: Any, **kwargs: Any) -> Any:
+        nonlocal formed
+        out = form(*args, **kwargs)
+        formed += out.size
+        return out
+
+    d = np.random.default_rng(n).normal(size=n)
+    monkeypatch.setattr(np, "triu_indices", every)
+    monkeypatch.setattr(walsh, "_formed", left)
+    got = walsh_median(d)
+    monkeypatch.undo()
+    assert got == _brute(d)
+    assert formed <= n * (n + 1) // 2 // 10
