@@ -276,8 +276,8 @@ def _signed_rank_test(
     def untied() -> bool:  # a sort: only asked where the exact method is in question
         if used.size != nonzero.size:
             return False
-        size = np.sort(np.abs(nonzero))  # finite values; a sort, not np.unique (imports numpy.ma)
-        return not bool((size[1:] == size[:-1]).any())
+        magnitudes = np.sort(np.abs(nonzero))  # finite; a sort, not np.unique (imports numpy.ma)
+        return not bool((magnitudes[1:] == magnitudes[:-1]).any())
 
     resolved = method
     if method == "auto":
