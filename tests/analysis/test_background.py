@@ -1,7 +1,11 @@
-"""The exact MDE computed on a thread of its own gives the same report as in one thread."""
+"""The exact MDE computed on a thread of its own gives the same report as in one thread; a
+campaign loads its report's statistics modules while its agents run."""
 
 from __future__ import annotations
 
+import json
+import subprocess
+import sys
 import threading
 from typing import Any
 
@@ -9,7 +13,7 @@ import pytest
 from helpers.random_trials import campaign
 
 from ablation.analysis import build
-from ablation.analysis.background import in_background
+from ablation.analysis.background import REPORT_STATISTICS, in_background, preload
 from ablation.config import CampaignConfig
 
 
@@ -48,3 +52,65 @@ def test_report_is_the_same_with_and_without_the_second_thread(
     alone, beside = report(10**12), report(0)
     assert alone.minimum_detectable_effect is not None
     assert alone.model_dump_json() == beside.model_dump_json()
+
+
+def _fresh(code: str) -> Any:
+    """The JSON that ``code`` prints last, run in a fresh interpreter (nothing imported yet)."""
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    return json.loads(out.stdout.strip().splitlines()[-1])
+
+
+def test_a_campaign_loads_the_reports_statistics_while_its_agents_run() -> None:
+    """The report's first call imported ~20-30 ms of statistics modules after the last trial;
+    they now load on a daemon thread while the agents wait. The agents here look at
+    ``sys.modules`` after their own wait, before any report exists."""
+    code = """
+import asyncio, json, sys
+from ablation import AblationTask, CampaignConfig, run_ablation_campaign
+from ablation.analysis.background import REPORT_STATISTICS
+seen = []
+async def agent(x):
+    await asyncio.sleep(0.2)
+    seen.append(sorted(m for m in REPORT_STATISTICS if m not in sys.modules))
+    return x
+tasks = [AblationTask(task_id=f"t{i}", input_data=i, expected_output=i) for i in range(4)]
+run_ablation_campaign(agent, agent, tasks, config=CampaignConfig(concurrency=8))
+print(json.dumps([[m for m in REPORT_STATISTICS if m in sys.modules], seen]))
+"""
+    loaded, seen = _fresh(code)
+    assert loaded == list(REPORT_STATISTICS)
+    assert seen and all(missing == [] for missing in seen), seen
+
+
+def test_report_statistics_name_every_module_a_first_report_imports() -> None:
+    """The list cannot fall behind the report: what a first report (latencies, costs,
+    categories, repeated runs) imports from ``ablation.stats`` and ``numpy.random`` is all
+    imported by loading :data:`~ablation.analysis.background.REPORT_STATISTICS`."""
+    report = _fresh("""
+import json, sys
+from ablation import TaskResult, compare_results
+rows = [TaskResult(task_id=f"t{i % 40}", arm="baseline", run=i // 40, passed=i % 3 > 0,
+                   latency_s=1 + i / 7, cost=0.01 * (i % 5), category=f"c{i % 3}") for i in range(120)]
+other = [r.model_copy(update={"passed": r.run != 1, "latency_s": 2 + r.latency_s % 1}) for r in rows]
+before = set(sys.modules)
+compare_results(rows, other)
+print(json.dumps(sorted(set(sys.modules) - before)))
+""")
+    preloaded = _fresh("""
+import json, sys
+from ablation import TaskResult, compare_results
+from ablation.analysis.background import REPORT_STATISTICS, preload
+before = set(sys.modules)
+preload(REPORT_STATISTICS).join()
+print(json.dumps(sorted(set(sys.modules) - before)))
+""")
+    wanted = {m for m in report if m.startswith(("ablation.stats.", "numpy.random"))}
+    assert wanted and wanted <= set(preloaded), sorted(wanted - set(preloaded))
+
+
+def test_preload_starts_nothing_when_every_module_is_loaded() -> None:
+    assert preload(["json", "threading"]) is None
+    thread = preload(["json", "no_such_module_for_ablation_tests"])
+    assert thread is not None and thread.daemon and thread.name == "ablation-preload"
+    thread.join(5)
+    assert not thread.is_alive()
