@@ -8,13 +8,18 @@ is shared but read-only inputs, so the numbers are the same as in one thread.
 :func:`preload` imports modules on a daemon thread. Python's per-module import locks make a
 module imported by two threads at once run once; the other thread waits for it (the modules
 import each other without cycles, so neither waits for the other). A failed import is left for
-the caller's own import to raise, with its traceback where it is used.
+the caller's own import to raise, with its traceback where it is used. A fork (an agent's
+``multiprocessing`` pool, say) waits for the preloads to end (``os.register_at_fork``): a child
+forked mid-import would hold a half-run module whose lock belongs to a thread it does not have,
+and hang on its first use. ``subprocess`` (without ``preexec_fn``) starts its children without
+the hook and is not held.
 """
 
 from __future__ import annotations
 
 import contextlib
 import importlib
+import os
 import sys
 import threading
 from collections.abc import Callable, Iterator, Sequence
@@ -56,6 +61,18 @@ def in_background(call: Callable[[], T], run: bool) -> Iterator[Callable[[], T]]
         yield pool.submit(call).result
 
 
+_preloads: list[threading.Thread] = []
+
+
+def _finish_preloads() -> None:
+    """Before a fork: wait for the preloads still importing (see the module docstring)."""
+    for thread in [*_preloads]:
+        thread.join(timeout=10)
+
+
+os.register_at_fork(before=_finish_preloads)
+
+
 def preload(modules: Sequence[str]) -> threading.Thread | None:
     """Import ``modules`` on a daemon thread, or do nothing when every one is loaded.
 
@@ -68,11 +85,16 @@ def preload(modules: Sequence[str]) -> threading.Thread | None:
         return None
 
     def load() -> None:
-        for name in missing:
-            with contextlib.suppress(Exception):  # the caller's own import raises it
-                importlib.import_module(name)
+        try:
+            for name in missing:
+                with contextlib.suppress(Exception):  # the caller's own import raises it
+                    importlib.import_module(name)
+        finally:
+            with contextlib.suppress(ValueError):
+                _preloads.remove(thread)
 
     thread = threading.Thread(target=load, name="ablation-preload", daemon=True)
+    _preloads.append(thread)
     thread.start()
     return thread
 

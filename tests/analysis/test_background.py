@@ -114,3 +114,25 @@ def test_preload_starts_nothing_when_every_module_is_loaded() -> None:
     assert thread is not None and thread.daemon and thread.name == "ablation-preload"
     thread.join(5)
     assert not thread.is_alive()
+
+
+def test_a_fork_waits_for_the_preloads_to_end(tmp_path: Any) -> None:
+    """A child forked while a preload is mid-import would hold a half-run module (and a lock
+    of a thread it does not have). The fork waits: the child sees the module whole."""
+    (tmp_path / "slow_module_for_preload.py").write_text(
+        "import time\ntime.sleep(0.5)\nDONE = True\n", encoding="utf-8"
+    )
+    code = f"""
+import json, os, sys, time
+sys.path.insert(0, {str(tmp_path)!r})
+from ablation.analysis.background import preload
+preload(["slow_module_for_preload"])
+time.sleep(0.1)  # the preload is now inside the module's half-second sleep
+pid = os.fork()
+if pid == 0:
+    module = sys.modules.get("slow_module_for_preload")
+    os._exit(0 if getattr(module, "DONE", False) else 3)
+_, status = os.waitpid(pid, 0)
+print(json.dumps(os.waitstatus_to_exitcode(status)))
+"""
+    assert _fresh(code) == 0
