@@ -337,7 +337,9 @@ def walsh_median(d: NDArray[np.float64], *, overwrite: bool = False) -> float:
     """Median of the Walsh averages of ``d`` (non-empty, no NaN), by the cheapest exact method.
 
     ``overwrite``: ``d`` may be sorted in place (as ``np.median``'s ``overwrite_input``), which
-    saves a copy of a large sample.
+    saves a copy of a large sample. A zero median is ``0.0``, never ``-0.0``, whichever method
+    found it: ``np.median`` sums from ``0.0`` (the selection may pick a ``-0.0`` average where
+    ``-0.0`` and ``0.0`` differences tie).
     """
     n = d.size
     if n <= BRUTE_MAX:
@@ -353,6 +355,6 @@ def walsh_median(d: NDArray[np.float64], *, overwrite: bool = False) -> float:
     if distinct <= COUNTS_MAX and distinct * distinct <= _COUNTS_PER_N * n:
         starts = np.flatnonzero(np.concatenate(([True], new)))
         counts = np.diff(np.append(starts, n))
-        return walsh_median_counts(ds[starts], counts)
+        return 0.0 + walsh_median_counts(ds[starts], counts)
     del new
-    return walsh_median_select(ds)
+    return 0.0 + walsh_median_select(ds)

@@ -357,3 +357,18 @@ def test_a_thousand_differences_form_a_small_share_of_their_averages(
     monkeypatch.undo()
     assert got == _brute(d)
     assert formed <= n * (n + 1) // 2 // 10
+
+
+@pytest.mark.parametrize(("n", "kind"), [(191, "zeros"), (2600, "zeros"), (401, "mixed"), (3001, "mixed")])
+def test_a_zero_median_is_positive_zero_as_numpy_gives(n: int, kind: str) -> None:
+    """``-0.0`` and ``0.0`` differences tie; the counting method and the selection could return
+    the ``-0.0`` average where ``np.median`` of every average (it sums from ``0.0``) gives ``0.0``.
+    The report then printed a ``-0`` estimate. Reference: ``_brute``, to the sign bit."""
+    if kind == "zeros":  # the counting method (four distinct values)
+        rng = np.random.default_rng(n)
+        d = rng.choice([-0.0, 0.0, 1.0, -1.0], size=n, p=[0.4, 0.3, 0.15, 0.15])
+    else:  # the selection (hundreds of distinct values)
+        rng = np.random.default_rng(0)
+        d = np.where(rng.random(n) < 0.7, rng.choice([-0.0, 0.0], size=n), rng.normal(size=n))
+    got, expected = walsh_median(d), _brute(d)
+    assert got == expected and np.signbit(got) == np.signbit(expected)
