@@ -67,7 +67,8 @@ _preloads: list[threading.Thread] = []
 def _finish_preloads() -> None:
     """Before a fork: wait for the preloads still importing (see the module docstring)."""
     for thread in [*_preloads]:
-        thread.join(timeout=10)
+        if thread is not threading.current_thread():  # a module that forks as it is imported
+            thread.join(timeout=10)
 
 
 os.register_at_fork(before=_finish_preloads)
