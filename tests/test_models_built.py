@@ -11,11 +11,7 @@ Both checks run in a fresh interpreter: in this one, other tests have built ever
 
 from __future__ import annotations
 
-import json
-import subprocess
-import sys
-
-from tests.helpers.cli import cli_env
+from tests.helpers.cli import fresh_json
 
 #: The one model left to build on first use: only the command line's main thread reads
 #: ``[tool.ablation]`` settings, and most projects have none.
@@ -56,18 +52,11 @@ print(json.dumps(errors))
 """
 
 
-def _fresh(code: str) -> object:
-    proc = subprocess.run(
-        [sys.executable, "-c", code], capture_output=True, text=True, check=True, env=cli_env()
-    )
-    return json.loads(proc.stdout)
-
-
 def test_every_model_but_the_settings_is_built_at_import() -> None:
-    count, incomplete = _fresh(_INCOMPLETE)  # type: ignore[misc]
+    count, incomplete = fresh_json(_INCOMPLETE)  # type: ignore[misc]
     assert count > 30  # the walk found the package's models
     assert set(incomplete) == DEFERRED
 
 
 def test_first_instantiations_racing_in_threads_all_succeed() -> None:
-    assert _fresh(_RACE) == []
+    assert fresh_json(_RACE) == []

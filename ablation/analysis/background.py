@@ -25,7 +25,7 @@ import threading
 from collections.abc import Callable, Iterator, Sequence
 from typing import TypeVar
 
-__all__ = ["REPORT_STATISTICS", "in_background", "preload", "preload_statistics"]
+__all__ = ["REPORT_STATISTICS", "in_background", "preload"]
 
 #: The modules a report calls that nothing imports before it: :mod:`ablation.stats` loads its
 #: submodules on first use, and numpy its ``random`` package (the bootstrap's and the
@@ -98,9 +98,3 @@ def preload(modules: Sequence[str]) -> threading.Thread | None:
     _preloads.append(thread)
     thread.start()
     return thread
-
-
-def preload_statistics() -> None:
-    """Import :data:`REPORT_STATISTICS` on a daemon thread while the caller goes on (a campaign,
-    before its agents run)."""
-    preload(REPORT_STATISTICS)

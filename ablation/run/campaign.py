@@ -18,7 +18,7 @@ from typing import Any, ParamSpec, TypeVar
 
 from ablation.agents.callables import Agent, as_agent
 from ablation.agents.fingerprint import agent_fingerprint
-from ablation.analysis.background import preload_statistics
+from ablation.analysis.background import REPORT_STATISTICS, preload
 from ablation.analysis.stored import report_from_store
 from ablation.config import CampaignConfig, Provenance
 from ablation.errors import CampaignAborted, ConfigError, ResumeMismatchError
@@ -359,7 +359,7 @@ async def run_ablation_campaign_async(
             "config": config, "quality_scorers": quality_scorers, "executor": executor,
             "progress": progress,
         }
-        preload_statistics()  # the report's imports, while the agents wait
+        preload(REPORT_STATISTICS)  # the report's imports, while the agents wait
         new, finished = await _run(engine_args, plan, suite, run_store, fail_fast)
         for arm, count in finished.items():
             info.executed[arm] += count

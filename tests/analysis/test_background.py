@@ -3,13 +3,11 @@ campaign loads its report's statistics modules while its agents run."""
 
 from __future__ import annotations
 
-import json
-import subprocess
-import sys
 import threading
 from typing import Any
 
 import pytest
+from helpers.cli import fresh_json
 from helpers.random_trials import campaign
 
 from ablation.analysis import build
@@ -54,12 +52,6 @@ def test_report_is_the_same_with_and_without_the_second_thread(
     assert alone.model_dump_json() == beside.model_dump_json()
 
 
-def _fresh(code: str) -> Any:
-    """The JSON that ``code`` prints last, run in a fresh interpreter (nothing imported yet)."""
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
-    return json.loads(out.stdout.strip().splitlines()[-1])
-
-
 def test_a_campaign_loads_the_reports_statistics_while_its_agents_run() -> None:
     """The report's first call imported ~20-30 ms of statistics modules after the last trial;
     they now load on a daemon thread while the agents wait. The agents here look at
@@ -77,7 +69,7 @@ tasks = [AblationTask(task_id=f"t{i}", input_data=i, expected_output=i) for i in
 run_ablation_campaign(agent, agent, tasks, config=CampaignConfig(concurrency=8))
 print(json.dumps([[m for m in REPORT_STATISTICS if m in sys.modules], seen]))
 """
-    loaded, seen = _fresh(code)
+    loaded, seen = fresh_json(code)
     assert loaded == list(REPORT_STATISTICS)
     assert seen and all(missing == [] for missing in seen), seen
 
@@ -86,7 +78,7 @@ def test_report_statistics_name_every_module_a_first_report_imports() -> None:
     """The list cannot fall behind the report: what a first report (latencies, costs,
     categories, repeated runs) imports from ``ablation.stats`` and ``numpy.random`` is all
     imported by loading :data:`~ablation.analysis.background.REPORT_STATISTICS`."""
-    report = _fresh("""
+    report = fresh_json("""
 import json, sys
 from ablation import TaskResult, compare_results
 rows = [TaskResult(task_id=f"t{i % 40}", arm="baseline", run=i // 40, passed=i % 3 > 0,
@@ -96,7 +88,7 @@ before = set(sys.modules)
 compare_results(rows, other)
 print(json.dumps(sorted(set(sys.modules) - before)))
 """)
-    preloaded = _fresh("""
+    preloaded = fresh_json("""
 import json, sys
 from ablation import TaskResult, compare_results
 from ablation.analysis.background import REPORT_STATISTICS, preload
@@ -135,4 +127,4 @@ if pid == 0:
 _, status = os.waitpid(pid, 0)
 print(json.dumps(os.waitstatus_to_exitcode(status)))
 """
-    assert _fresh(code) == 0
+    assert fresh_json(code) == 0

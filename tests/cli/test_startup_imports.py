@@ -12,8 +12,6 @@ from __future__ import annotations
 
 import json
 import random
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
@@ -21,7 +19,7 @@ import pytest
 from ablation.cli.settings import load_tool_settings
 from ablation.errors import ConfigError
 from tests.cli.test_compare_no_scipy import _imported
-from tests.helpers.cli import cli_env, run
+from tests.helpers.cli import cli_env, fresh_python, run
 
 NOT_IMPORTED = {
     "ablation.stats.sequential",
@@ -56,15 +54,6 @@ def test_binary_compare_leaves_unused_modules_alone(tmp_path: Path) -> None:
     assert json.loads(out.read_text(encoding="utf-8"))["n_paired"] == 200
 
 
-def _fresh(code: str, cwd: Path | None = None) -> str:
-    """What ``code`` prints, run in a fresh interpreter (nothing imported by other tests)."""
-    proc = subprocess.run(
-        [sys.executable, "-c", code], cwd=cwd, capture_output=True, text=True, check=True,
-        env=cli_env(),
-    )
-    return proc.stdout
-
-
 def _settings_in_fresh_interpreter(cwd: Path) -> tuple[dict[str, object], list[str]]:
     code = (
         "import json, sys; from ablation.cli.settings import load_tool_settings;"
@@ -72,7 +61,7 @@ def _settings_in_fresh_interpreter(cwd: Path) -> tuple[dict[str, object], list[s
         "print(json.dumps([s, sorted(m for m in ('tomllib', 'ablation.cli.tool_settings') "
         "if m in sys.modules)]))"
     )
-    settings, loaded = json.loads(_fresh(code, cwd))
+    settings, loaded = json.loads(fresh_python(code, cwd))
     return settings, loaded
 
 
@@ -109,7 +98,7 @@ def test_background_call_imports_a_thread_pool_only_when_it_runs() -> None:
         "with in_background(lambda: 2, True) as get: threaded = get()\n"
         "print(threaded, 'concurrent.futures' in sys.modules)"
     )
-    assert _fresh(code).split() == ["1", "False", "2", "True"]
+    assert fresh_python(code).split() == ["1", "False", "2", "True"]
 
 
 def test_models_are_built_without_parsing_a_builtin_signature() -> None:
@@ -124,4 +113,4 @@ def test_models_are_built_without_parsing_a_builtin_signature() -> None:
         "import ablation.analysis.build, ablation.cli.commands, ablation.run.campaign\n"
         "print(len(calls), calls[:3])"
     )
-    assert _fresh(code).startswith("0 ")
+    assert fresh_python(code).startswith("0 ")

@@ -9,6 +9,7 @@ current interpreter, from the repository root, so that paths such as
 from __future__ import annotations
 
 import contextlib
+import json
 import os
 import signal
 import sqlite3
@@ -43,6 +44,20 @@ def cli_env(**extra: str | os.PathLike[str] | None) -> dict[str, str]:
         else:
             env[key] = os.fspath(value)
     return env
+
+
+def fresh_python(code: str, cwd: Path | None = None) -> str:
+    """What ``code`` prints, run in a fresh interpreter (nothing imported by other tests)."""
+    proc = subprocess.run(
+        [sys.executable, "-c", code], cwd=cwd, capture_output=True, text=True, check=True,
+        env=cli_env(),
+    )  # fmt: skip
+    return proc.stdout
+
+
+def fresh_json(code: str) -> Any:
+    """The JSON that ``code`` prints on its last line, run by :func:`fresh_python`."""
+    return json.loads(fresh_python(code).strip().splitlines()[-1])
 
 
 def run_args(

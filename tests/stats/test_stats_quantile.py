@@ -4,8 +4,6 @@
 from __future__ import annotations
 
 import json
-import subprocess
-import sys
 from pathlib import Path
 
 import numpy as np
@@ -14,6 +12,7 @@ from hypothesis import strategies as st
 from hypothesis.extra import numpy as hnp
 
 from ablation.stats.quantiles import linear_quantiles, median
+from tests.helpers.cli import fresh_json
 
 values = hnp.arrays(
     np.float64,
@@ -80,7 +79,7 @@ def test_a_report_never_imports_numpy_ma(tmp_path: Path) -> None:
     base.write_text("\n".join(lines) + "\n", encoding="utf-8")
     cand.write_text("\n".join(reversed(lines)) + "\n", encoding="utf-8")
     code = (
-        "import sys\n"
+        "import json, sys\n"
         "from ablation import TaskResult, compare_results\n"
         "from ablation.cli.main import main\n"
         "rows = [TaskResult(task_id=f't{i}', arm='baseline', passed=i % 2 == 0, latency_s=1 + i / 7)"
@@ -90,7 +89,6 @@ def test_a_report_never_imports_numpy_ma(tmp_path: Path) -> None:
         "assert compare_results(rows, other).latency is not None\n"
         f"code = main(['compare', {str(base)!r}, {str(cand)!r}, '--key', 'task_id', '--field', 'passed'])\n"
         "assert code in (0, 2), code\n"
-        "print('numpy.ma' in sys.modules)\n"
+        "print(json.dumps('numpy.ma' in sys.modules))\n"
     )
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
-    assert out.stdout.strip().splitlines()[-1] == "False", out.stdout + out.stderr
+    assert fresh_json(code) is False
