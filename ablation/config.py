@@ -183,6 +183,10 @@ class CampaignConfig(BaseModel):
             :mod:`ablation.run.isolation`).
         worker_memory_mb: With ``isolation="process"``, each worker's address-space limit in MiB
             (``RLIMIT_AS``; ``None``: no limit).
+        sandbox: How ``code_tests`` verifiers that do not choose confine agent-written code:
+            ``"bubblewrap"`` (default; where bubblewrap cannot run, such a trial is an error
+            naming the fix) or ``"process"`` (weaker: resource limits only, named in the
+            report's provenance and every trial's note). See docs/SECURITY.md.
     """
 
     model_config = _FROZEN
@@ -202,6 +206,7 @@ class CampaignConfig(BaseModel):
     sequential: SequentialPolicy | None = None
     isolation: Literal["thread", "process"] = "thread"
     worker_memory_mb: int | None = Field(default=None, ge=64)
+    sandbox: Literal["bubblewrap", "process"] = "bubblewrap"
 
     @model_validator(mode="after")
     def _memory_cap_needs_workers(self) -> Self:
@@ -243,3 +248,5 @@ class Provenance(BaseModel):
     labels: dict[str, str] = Field(default_factory=dict)
     #: Where the campaign's Python agents ran (``"thread"`` or ``"process"``; ``None``: not a campaign).
     isolation: str | None = None
+    #: How ``code_tests`` confined agent-written code by default (``None``: not a campaign).
+    sandbox: str | None = None

@@ -126,6 +126,7 @@ def report_stored_campaign(
         baseline_reused_from=record.provenance.get("baseline_reused_from"),
         baseline_ran_at=record.provenance.get("baseline_ran_at"),
         isolation=record.config.isolation,
+        sandbox=record.config.sandbox,
     )
     report = report_from_store(
         store, record.campaign_id, config=config, provenance=provenance,

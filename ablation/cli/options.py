@@ -33,7 +33,7 @@ def campaign_config(s: dict[str, Any]) -> Any:
         "seed": "seed", "concurrency": "concurrency", "timeout": "timeout_s", "runs": "runs",
         "on_error": "on_error", "alpha": "alpha", "confidence": "confidence_level",
         "resamples": "n_resamples", "rate_limit": "rate_limit_per_s",
-        "isolation": "isolation", "worker_memory_mb": "worker_memory_mb",
+        "isolation": "isolation", "worker_memory_mb": "worker_memory_mb", "sandbox": "sandbox",
     }
     fields.update({dst: s[src] for src, dst in simple.items() if s.get(src) is not None})
     retry: dict[str, Any] = {}

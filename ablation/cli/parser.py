@@ -161,6 +161,10 @@ def _run_parser(sub: Any) -> None:
     run.add_argument("--isolation", choices=("thread", "process"),
                      help="where Python agents run: thread (default) or process (worker processes: "
                      "an agent that crashes, calls os._exit or times out costs one trial)")
+    run.add_argument("--sandbox", choices=("bubblewrap", "process"),
+                     help="how code_tests confines agent-written code: bubblewrap (default; "
+                     "a trial is an error where it cannot run) or process (weaker: resource "
+                     "limits only, named in the report)")
     run.add_argument("--worker-memory-mb", type=int, metavar="MB",
                      help="with --isolation process: address-space limit of each worker (MiB)")
     run.add_argument("--dask-scheduler", metavar="ADDRESS", help="run sync agents on a Dask cluster")

@@ -7,7 +7,8 @@ Keys use the command line's option names with dashes or underscores (``concurren
 completeness gate off), ``allow-incomplete``, ``metric-margins`` (a table NAME = margin),
 ``fail-fast``, ``timestamps``, ``max-latency-ratio``, ``max-attempts``, ``retry-on``,
 ``rate-limit``, ``quality``, ``format``, ``labels``, ``sequential``,
-``stop-when-inconclusive-after``, ``isolation`` (``"thread"`` or ``"process"``),
+``stop-when-inconclusive-after``, ``isolation`` (``"thread"`` or ``"process"``), ``sandbox``
+(``"bubblewrap"`` or ``"process"``),
 ``worker-memory-mb``, ``max-output-bytes``). Flags given
 on the command line win over the file; the file wins over built-in defaults.
 """
@@ -28,7 +29,7 @@ KNOWN_KEYS = {
     "allow_significant_regression", "min_completed", "allow_incomplete", "require_complete",
     "metric_margins", "fail_fast", "timestamps",
     "sequential", "stop_when_inconclusive_after", "isolation", "worker_memory_mb",
-    "max_output_bytes",
+    "max_output_bytes", "sandbox",
 }
 
 

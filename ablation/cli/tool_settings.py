@@ -76,6 +76,7 @@ class ToolSettings(BaseModel):
     retry_on: list[StrictStr] | None = None
     labels: dict[StrictStr, Any] | None = None
     isolation: Literal["thread", "process"] | None = None
+    sandbox: Literal["bubblewrap", "process"] | None = None
     worker_memory_mb: StrictInt | None = Field(default=None, ge=64)
 
 

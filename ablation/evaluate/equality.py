@@ -19,10 +19,32 @@ FLOAT_ABS_TOL = 1e-12
 _PLAIN_SCALARS = frozenset({str, int, float, bool})
 
 
+#: The builtin types whose subclasses are read through the builtin's own methods, so that an
+#: overridden ``__eq__``, ``strip`` or ``__iter__`` of an output cannot change what is compared.
+_BASE_VALUE = {
+    bool: bool,
+    int: lambda v: int.__add__(v, 0),
+    float: lambda v: float.__add__(v, 0.0),
+    str: str.__str__,
+    bytes: lambda v: bytes.__getitem__(v, slice(None)),
+    list: list.copy,
+    tuple: lambda v: tuple.__getitem__(v, slice(None)),
+    dict: lambda v: dict(dict.items(v)),
+    set: set.copy,
+    frozenset: frozenset.copy,
+}
+
+
 def plain(value: Any) -> Any:
-    """numpy arrays and scalars (anything non-builtin with ``tolist``) become Python data."""
-    if isinstance(value, str | bytes | int | float | list | tuple | dict | set | frozenset):
+    """Plain Python data for a verdict: builtin values as they are, a subclass of a builtin as
+    the builtin value it holds (read with the builtin's methods, never its own), and numpy arrays
+    and scalars (anything non-builtin with ``tolist``) as their ``tolist()``."""
+    kind = type(value)
+    if kind in _BASE_VALUE:
         return value
+    for base, read in _BASE_VALUE.items():
+        if isinstance(value, base):
+            return read(value) if base is not bool else value
     tolist = getattr(value, "tolist", None)
     return tolist() if callable(tolist) else value
 
@@ -50,7 +72,11 @@ def values_equal(a: Any, b: Any, *, strip_strings: bool = True, _depth: int = 0)
     equals ``bool``; numbers compare with ``rel_tol=1e-9, abs_tol=1e-12`` (NaN equals NaN);
     strings compare after stripping surrounding whitespace when ``strip_strings``; lists and tuples
     are interchangeable and compared element-wise; mappings need the same keys and equal values
-    (key order is irrelevant); anything else uses ``==`` and counts only a real ``bool`` ``True``.
+    (key order is irrelevant); anything else must be of the expected value's exact type and
+    equal to it both ways (``a == b`` and ``b == a`` each a real ``True``), so an object whose
+    ``__eq__`` always says yes (``unittest.mock.ANY``, a buggy agent's sentinel) never equals a
+    value of another type. A subclass of a builtin is compared by the builtin value it holds
+    (:func:`plain`), whatever its own ``__eq__`` says.
     """
     if _depth > 100:
         return False
@@ -75,8 +101,9 @@ def values_equal(a: Any, b: Any, *, strip_strings: bool = True, _depth: int = 0)
             values_equal(x, y, strip_strings=strip_strings, _depth=_depth + 1)
             for x, y in zip(a, b, strict=True)
         )
+    if type(a) is not type(b):
+        return False
     try:
-        result = a == b
+        return (a == b) is True and (b == a) is True
     except Exception:
         return False
-    return result is True

@@ -21,7 +21,6 @@ started by :func:`ablation.evaluate.sandbox.run_python_tests` in a new session. 
 
 from __future__ import annotations
 
-from ablation.evaluate.sandbox_jail import JAIL
 from ablation.evaluate.sandbox_wire import WIRE
 
 __all__ = ["HARNESS"]
@@ -83,67 +82,20 @@ def _user_tasks(uid):
             pass
     return total
 
-def _write(path, text):
-    with open(path, 'w') as fh:
-        fh.write(text)
-
-def _read_only(libc, workdir):
-    # Everything read-only but the scratch directory (bind-mounted onto itself first).
-    if libc.mount(b'none', b'/', None, 0x4000 | 0x40000, None) != 0:  # MS_REC | MS_PRIVATE
-        return False
-    if libc.mount(workdir.encode(), workdir.encode(), None, 0x1000, None) != 0:  # MS_BIND
-        return False
-    flags = {'nosuid': 0x2, 'nodev': 0x4, 'noexec': 0x8, 'relatime': 0x200000,
-             'noatime': 0x400, 'nodiratime': 0x800}
-    root_ok = False
-    with open('/proc/self/mountinfo') as fh:
-        mounts = [line.split() for line in fh]
-    for fields in mounts:
-        point = fields[4].encode().decode('unicode_escape')
-        if point == workdir or point.startswith(('/proc', '/sys', '/dev')):
-            continue
-        extra = sum(flags.get(opt, 0) for opt in fields[5].split(','))
-        # MS_REMOUNT | MS_BIND | MS_RDONLY, keeping the mount's own flags
-        ok = libc.mount(None, point.encode(), None, 0x20 | 0x1000 | 0x1 | extra, None) == 0
-        root_ok = root_ok or (ok and point == '/')
-    return root_ok
-
-_JAIL = {}
-
-def _confine(workdir):
+def _guard(cfg):
+    # Die with the parent (checked after the call: it may already be gone), stay within the
+    # memory limit, and end the run at the wall-time limit even if nobody else does.
+    import ctypes, resource, signal
     held = []
-    try:
-        import ctypes
-        libc = ctypes.CDLL(None, use_errno=True)
-    except Exception:
-        return held
+    libc = ctypes.CDLL(None, use_errno=True)
+    libc.prctl(1, signal.SIGKILL, 0, 0, 0)  # PR_SET_PDEATHSIG
+    if os.getppid() != cfg['parent']:
+        os._exit(1)
     if libc.prctl(36, 1, 0, 0, 0) == 0:  # PR_SET_CHILD_SUBREAPER
         held.append('subreaper')
-    ns, user = 0x20000 | 0x20000000 | 0x40000000, 0x10000000  # NEWNS | NEWPID | NEWNET; NEWUSER
-    uid, gid = os.getuid(), os.getgid()
-    if uid == 0 and libc.unshare(ns) == 0:
-        held += ['pid_namespace', 'network_namespace']
-    elif uid != 0 and libc.unshare(ns | user) == 0:
-        try:
-            _write('/proc/self/setgroups', 'deny')
-            _write('/proc/self/uid_map', '0 %d 1' % uid)
-            _write('/proc/self/gid_map', '0 %d 1' % gid)
-        except OSError:
-            pass
-        held += ['user_namespace', 'pid_namespace', 'network_namespace']
-    else:
-        return held
     try:
-        _JAIL['root'] = _build_jail(libc, workdir)
-        _JAIL['libc'] = libc
-        held += ['private_root', 'read_only_fs']
-        return held
-    except (OSError, ValueError):
-        pass
-    try:
-        if _read_only(libc, workdir):
-            held.append('read_only_fs')
-    except (OSError, ValueError, IndexError):
+        resource.setrlimit(resource.RLIMIT_AS, (cfg['harness_memory_bytes'],) * 2)
+    except (ValueError, OSError):
         pass
     return held
 
@@ -156,24 +108,32 @@ def _limits_cfg(cfg):
 
 """
 
-HARNESS += JAIL + WIRE + r"""
-def _start(cfg, runner, workdir, held):
+HARNESS += WIRE + r"""
+def _start(cfg, runner):
     req_r, req_w = os.pipe()
     rep_r, rep_w = os.pipe()
-    child_cfg = dict(_limits_cfg(cfg), req=req_r, rep=rep_w)
-    env = {'PATH': '/usr/bin:/bin', 'LANG': 'C.UTF-8', 'PYTHONHASHSEED': '0', 'HOME': workdir}
-    enter = None
-    if 'root' in _JAIL:
-        enter = lambda: _enter_jail(_JAIL['libc'], _JAIL['root'], workdir)
-        child_cfg['jailed'] = True
-    argv = [sys.executable, '-s', '-S', '-B', '-P', '-c', runner, json.dumps(child_cfg)]
-    proc = subprocess.Popen(argv, stdin=subprocess.DEVNULL, stdout=cfg['code_out'],
-                            cwd=None if enter else workdir, env=env, pass_fds=(req_r, rep_w),
-                            start_new_session=True, preexec_fn=enter)
-    for fd in (req_r, rep_w, cfg['code_out']):
-        os.close(fd)
-    # In a new PID namespace the code process is pid 1 and its worker (the only answerer) pid 2.
-    return _Channel(proc, req_w, rep_r, 2 if 'pid_namespace' in held else proc.pid)
+    launch = cfg['launch']
+    child_cfg = dict(_limits_cfg(cfg), req=req_r, rep=rep_w, hidden=launch['hidden'],
+                     scratch=launch['scratch'] or os.getcwd(), disk_bytes=cfg['disk_bytes'])
+    fds, prefix = [req_r, rep_w], list(launch['prefix'])
+    if launch['seccomp'] is not None:
+        bpf = os.memfd_create('ablation-seccomp', 0)
+        os.write(bpf, bytes.fromhex(launch['seccomp']))
+        os.lseek(bpf, 0, 0)
+        fds.append(bpf)
+        prefix = [str(bpf) if word == '{seccomp_fd}' else word for word in prefix]
+    env = {'PATH': '/usr/bin:/bin', 'LANG': 'C.UTF-8', 'PYTHONHASHSEED': '0',
+           'HOME': os.getcwd(), cfg['marker'][0]: cfg['marker'][1]}
+    argv = prefix + [sys.executable, '-I', '-S', '-B', '-c', runner, json.dumps(child_cfg)]
+    try:
+        proc = subprocess.Popen(argv, stdin=subprocess.DEVNULL, stdout=cfg['code_out'], env=env,
+                                pass_fds=fds, start_new_session=True)
+    finally:
+        for fd in fds[:1] + fds[1:] + [cfg['code_out']]:
+            os.close(fd)
+    # In a PID namespace the code process is pid 1 and its worker (the only answerer) pid 2.
+    return _Channel(proc, req_w, rep_r, 2 if launch['pid_namespace'] else proc.pid,
+                    cfg['reply_bytes'])
 
 def _sweep(me):
     import signal, time
@@ -209,10 +169,11 @@ def _ended(channel):
     channel.status = status
     return status
 
-def _leaked(me, channel, held):
-    live = [pid for pid, state in _descendants(me) if state not in (b'Z', b'X')]
-    expected = 2 if 'pid_namespace' in held else 1
-    return max(0, len(live) - expected)
+def _leaked(me, channel):
+    # Left running by the code: in a PID namespace the worker's descendants (seen through
+    # its pid 1), else the code process's. bubblewrap itself and pid 1 are not the code's.
+    live = [pid for pid, state in _descendants(channel.proc.pid) if state not in (b'Z', b'X')]
+    return max(0, len(live) - (2 if channel.pid == 2 else 0))
 """
 
 HARNESS += r"""
@@ -253,7 +214,11 @@ def _main():
                                                        hex_reason, held, status)).encode())
         os._exit(0)
 
-    state['held'] = _confine(workdir)
+    state['held'] = _guard(cfg)
+    import signal
+    signal.signal(signal.SIGALRM, lambda *_: report(
+        False, 'timeout', 'wall-time limit of %g s reached inside the sandbox' % cfg['wall_s']))
+    signal.setitimer(signal.ITIMER_REAL, cfg['wall_s'])
     tests_src = payload.pop('tests')
     lines, tree = tests_src.splitlines(), ast.parse(tests_src, 'tests.py')
     defs = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)
@@ -261,16 +226,27 @@ def _main():
                   for n in ast.walk(s)))
     tests_code = compile(tree, 'tests.py', 'exec')
     try:
-        channel = state['channel'] = _start(cfg, payload.pop('runner'), workdir, state['held'])
+        channel = state['channel'] = _start(cfg, payload.pop('runner'))
     except (OSError, subprocess.SubprocessError) as exc:
-        report(False, 'crash', 'could not start the confined code process: ' + _fmt(exc))
+        report(False, 'sandbox_start', 'could not start the sandbox: ' + _fmt(exc))
+    try:
+        checked = channel.receive()
+    except _Fail as exc:
+        _ended(channel)
+        report(False, 'sandbox_start', 'the sandbox ended before its self-check (%s)' % exc)
+    held = checked.get('isolation') if type(checked.get('isolation')) is list else []
+    state['held'] += [str(name) for name in held]
+    missing = [name for name in cfg['launch']['required'] if name not in held]
+    if missing:
+        report(False, 'sandbox_check', 'the %s sandbox does not hold %s (self-check inside the '
+               'sandbox); the code was not run' % (cfg['launch']['name'], ', '.join(missing)))
     codec = _Codec()
     codec.remote = _proxy_class(channel, codec)
     try:
         first = channel.ask({'code': payload.pop('code')})
         if 'ready' not in first:
             report(False, *_import_failure(first))
-        ns = _namespace(codec, first['ready'])
+        ns = _namespace(codec, first['ready'], _bound_by(tests_src))
     except _Fail as exc:
         report(False, *_early_end(exc, channel))
     sys.argv = ['tests.py']
@@ -301,18 +277,32 @@ def _main():
     if failures:
         report(False, 'failed', '%d of %d tests failed; %s' % (len(failures), run, failures[0]),
                run, ok)
-    report(True, 'passed', 'all %d tests passed' % run, run, ok,
-           leaked=_leaked(me, channel, state['held']))
+    report(True, 'passed', 'all %d tests passed' % run, run, ok, leaked=_leaked(me, channel))
 
-def _namespace(codec, described):
+def _bound_by(tests_src):
+    # Names the tests bind at module level (assigned, imported, defined): theirs, not the code's.
+    import symtable
+    table = symtable.symtable(tests_src, 'tests.py', 'exec')
+    return {sym.get_name() for sym in table.get_symbols()
+            if sym.is_assigned() or sym.is_imported() or sym.is_namespace()}
+
+def _namespace(codec, described, bound):
+    # The tests see the code's names, except those that would shadow a builtin (the tests call
+    # the real len, sorted, isinstance, ...) or a name the tests bind themselves. Every name is
+    # also reachable as an attribute of `solution`.
+    import builtins, types
     if type(described) is not dict:
         raise _Fail('the code process sent a malformed ready message')
     codec.exception_classes(described)
-    ns = {'__name__': 'tests'}
+    names = {}
     for key, item in described.items():
         if type(key) is not str or type(item) is not dict:
             raise _Fail('the code process sent a malformed ready message')
-        ns[key] = codec.errors[key] if 'exception' in item else codec.dec(item.get('value'))
+        names[key] = codec.errors[key] if 'exception' in item else codec.dec(item.get('value'))
+    ns = {'__name__': 'tests'}
+    ns.update((k, v) for k, v in names.items() if k not in bound and not hasattr(builtins, k))
+    if 'solution' not in bound:
+        ns['solution'] = types.SimpleNamespace(**names)
     return ns
 
 def _import_failure(msg):
@@ -331,6 +321,8 @@ def _early_end(exc, channel):
     # The code process stopped answering: say how it ended.
     if str(exc) == 'forged':
         return 'forged', 'a process other than the code process answered (a forked copy)'
+    if str(exc).startswith('reply_limit'):
+        return 'output_limit', str(exc).partition(': ')[2]
     if str(exc) != 'ended':
         return 'bad_output', str(exc)
     status = _ended(channel)

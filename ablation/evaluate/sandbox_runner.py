@@ -67,22 +67,90 @@ def _send(fd, obj):
     while data:
         data = data[_write(fd, data):]
 
-def _private_proc():
-    # In a new PID namespace the host's /proc still lists the host's processes; mount our own.
+def _selfcheck(cfg):
+    # What confines this process, verified from inside before any code runs. Each name is
+    # claimed only when the check itself held; the test process decides what is required.
+    import ctypes, socket
+    held = []
+    status = {}
     try:
-        import ctypes
-        libc = ctypes.CDLL(None, use_errno=True)
-        if libc.unshare(0x20000) == 0:  # CLONE_NEWNS: the harness keeps its view of /proc
-            libc.mount(b'none', b'/', None, 0x4000 | 0x40000, None)  # MS_REC | MS_PRIVATE
-            libc.mount(b'proc', b'/proc', b'proc', 0x2 | 0x4 | 0x8, None)  # nosuid nodev noexec
-    except Exception:
+        with open('/proc/self/status') as fh:
+            status = dict(line.rstrip('\n').split(':\t', 1) for line in fh if ':\t' in line)
+    except OSError:
         pass
+    try:
+        with open('/proc/self/uid_map') as fh:
+            if fh.read().split() != ['0', '0', '4294967295']:
+                held.append('user_namespace')
+    except OSError:
+        pass
+    # The worker of our own pid 1, and no other process in sight.
+    if os.getppid() == 1 and len([e for e in os.listdir('/proc') if e.isdigit()]) <= 3:
+        held.append('pid_namespace')
+    try:
+        if [name for _, name in socket.if_nameindex()] in ([], ['lo']):
+            held.append('network_namespace')
+    except OSError:
+        pass
+    if os.getuid() != 0 and os.geteuid() != 0:
+        held.append('unprivileged_uid')
+    if all(status.get(k, '').strip('0') == '' and k in status
+           for k in ('CapInh', 'CapPrm', 'CapEff', 'CapBnd', 'CapAmb')):
+        held.append('no_capabilities')
+    if status.get('NoNewPrivs', '').strip() == '1':
+        held.append('no_new_privs')
+    if status.get('Seccomp', '').strip() == '2' and _denied_in_child():
+        held.append('seccomp')
+    if _read_only(cfg):
+        held.append('read_only_fs')
+    if cfg.get('hidden') and not any(os.path.exists(p) for p in cfg['hidden']):
+        held.append('private_root')
+    try:
+        disk = os.statvfs(cfg['scratch'])
+        if disk.f_blocks * disk.f_frsize <= cfg['disk_bytes']:
+            held.append('scratch_capped')
+    except (OSError, KeyError, TypeError):
+        pass
+    return held
 
-def _init(rep, jailed):
+def _denied_in_child():
+    # unshare(CLONE_NEWUSER) and ptrace(PTRACE_TRACEME) must both fail with EPERM; tried in a
+    # child, so a call that succeeds changes nothing here.
+    import ctypes
+    pid = os.fork()
+    if pid == 0:
+        try:
+            libc = ctypes.CDLL(None, use_errno=True)
+            ok = libc.unshare(0x10000000) != 0 and ctypes.get_errno() == 1
+            ok = ok and libc.ptrace(0, 0, None, None) != 0 and ctypes.get_errno() == 1
+            os._exit(0 if ok else 1)
+        except BaseException:
+            os._exit(2)
+    _, status = os.waitpid(pid, 0)
+    return os.WIFEXITED(status) and os.WEXITSTATUS(status) == 0
+
+def _read_only(cfg):
+    # Opening for writing is the whole probe: nothing is written, a created file is removed.
+    name = '.ablation-probe-%d' % os.getpid()
+    for path in ('/proc/sys/kernel/domainname', '/proc/sys/kernel/hostname'):
+        try:
+            os.close(os.open(path, os.O_WRONLY))
+            return False
+        except OSError:
+            pass
+    for folder in ('/', sys.prefix, '/usr'):
+        path = os.path.join(folder, name)
+        try:
+            os.close(os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600))
+        except OSError:
+            continue
+        os.unlink(path)
+        return False
+    return True
+
+def _init(rep):
     # pid 1 of the namespace: reap everything, report how the worker ended, then exit (which
     # makes the kernel kill whatever is left in the namespace).
-    if not jailed:  # in the jail, /proc is already the namespace's own
-        _private_proc()
     worker = os.fork()
     if worker == 0:
         return
@@ -200,9 +268,13 @@ def _main():
     rep = cfg['rep']
     _limits(cfg)
     if os.getpid() == 1:
-        _init(rep, cfg.get('jailed', False))
+        _init(rep)
+    _send(rep, {'isolation': _selfcheck(cfg)})
     req = os.fdopen(cfg['req'], 'rb')
-    first = _decode(req.readline().decode('utf-8', 'surrogatepass'))
+    line = req.readline()
+    if not line:  # the test process did not send the code (its self-check failed): nothing to run
+        os._exit(0)
+    first = _decode(line.decode('utf-8', 'surrogatepass'))
     codec = _Codec()
     sys.argv = ['solution.py']
     try:

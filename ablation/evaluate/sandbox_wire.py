@@ -4,9 +4,10 @@
 includes it). It defines:
 
 * ``_Channel``: newline-delimited JSON over two pipes, read with ``select`` so a code process that
-  died (or whose forked children keep the pipe open) is noticed; every answer must carry the
-  worker's pid, so a forked copy cannot answer (``forged``); a message over 64 MiB, not JSON or
-  malformed fails the run (``bad_output``).
+  died (or whose forked children keep the pipe open) is noticed, in time linear in the bytes
+  received; every answer must carry the worker's pid, so a forked copy cannot answer
+  (``forged``); a message over the reply limit fails the run (``output_limit``), one that is not
+  JSON or malformed fails it too (``bad_output``).
 * ``_Codec``: the tagged JSON of plain data (``$t`` tuple, ``$s`` set, ``$f`` frozenset, ``$d``
   dict of pairs, ``$b`` bytes hex, ``$h`` handle), checked by exact type both ways and to a depth
   of 200; exceptions of the code become the builtin exception of the same name, or a local
@@ -29,16 +30,26 @@ class _Fail(Exception):
     pass
 
 class _Channel:
-    def __init__(self, proc, req, rep, pid):
+    def __init__(self, proc, req, rep, pid, limit):
         self.proc, self.req, self.rep, self.pid, self.ended = proc, req, rep, pid, None
-        self.status = None
-        self.buffer = b''
+        self.status, self.limit = None, limit
+        self.buffer, self.scanned = bytearray(), 0
 
     def _line(self):
+        # Linear in the bytes received: appends grow the buffer in place, each byte is scanned
+        # for the newline once, and a message over the limit ends the run without being kept.
         import select
-        while b'\n' not in self.buffer:
-            if len(self.buffer) > 1 << 26:
-                raise _Fail('the code process sent a message larger than 64 MiB')
+        while True:
+            at = self.buffer.find(b'\n', self.scanned)
+            if at >= 0:
+                line = bytes(self.buffer[:at])
+                del self.buffer[:at + 1]
+                self.scanned = 0
+                return line
+            self.scanned = len(self.buffer)
+            if len(self.buffer) > self.limit:
+                raise _Fail('reply_limit: the code process sent a value larger than %d bytes'
+                            % self.limit)
             ready = select.select([self.rep], [], [], 0.05)[0]
             if not ready and self.proc.poll() is None:
                 continue
@@ -47,8 +58,6 @@ class _Channel:
             if not chunk:
                 raise _Fail('ended')
             self.buffer += chunk
-        line, _, self.buffer = self.buffer.partition(b'\n')
-        return line
 
     def receive(self):
         while True:

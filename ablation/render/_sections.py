@@ -206,7 +206,8 @@ def provenance_lines(report: AblationReport) -> list[str]:
     lines = [
         f"seed {p.seed}, {p.n_resamples} resamples, confidence {fmt_level(p.confidence_level)}, "
         f"alpha {fmt_float(p.alpha)}, runs {p.runs}, on_error={p.on_error}, source {p.source}"
-        + (f", isolation={p.isolation}" if p.isolation == "process" else ""),
+        + (f", isolation={p.isolation}" if p.isolation == "process" else "")
+        + (f", sandbox={p.sandbox}" if p.sandbox == "process" else ""),
         f"baseline: {p.baseline_agent or DASH}; candidate: {p.candidate_agent or DASH}",
         f"suite fingerprint {(p.suite_fingerprint or DASH)[:12]}; campaign {p.campaign_id or DASH}; "
         f"{p.started_at or DASH} -> {p.finished_at or DASH}",

@@ -269,6 +269,7 @@ def _report(
         finished_at=_now(),
         campaign_id=plan.campaign_id,
         isolation=config.isolation,
+        sandbox=config.sandbox,
         **plan.provenance_extra,
     )
     if run_store is not None and plan.campaign_id is not None:

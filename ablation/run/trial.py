@@ -17,6 +17,7 @@ from ablation.agents.callables import Agent
 from ablation.config import CampaignConfig
 from ablation.errors import EventLoopBlocked
 from ablation.evaluate.quality import run_scorer, scorer_name
+from ablation.evaluate.sandbox_confinement import use_confinement
 from ablation.evaluate.verifiers import check_verdict, collect_notes, default_verifier, run_verifier
 from ablation.run.attempts import call_with_retries
 from ablation.run.deadlines import Deadlines
@@ -138,10 +139,10 @@ class TrialRunner:
                 errors[name] = f"{type(exc).__name__}: {exc}"
         return scores, errors
 
-    @staticmethod
-    async def _verify(output: Any, task: AblationTask, fields: dict[str, Any]) -> None:
+    async def _verify(self, output: Any, task: AblationTask, fields: dict[str, Any]) -> None:
         verifier = task.verifier or default_verifier
         notes = collect_notes()
+        use_confinement(self.config.sandbox)
         if getattr(verifier, "inline", False):  # cheap and sync: no coroutine needed
             verdict = check_verdict(verifier(output, task), callable_name(verifier))
         else:

@@ -221,17 +221,22 @@ def test_the_code_cannot_read_the_run_store_or_other_files(tmp_path: Path) -> No
     assert result.passed, result.reason
 
 
-def test_the_code_cannot_write_outside_its_scratch_directory() -> None:
-    target = f"/tmp/ablation-escape-{os.getpid()}"
+def test_the_code_cannot_write_outside_its_scratch_directory(tmp_path: Path) -> None:
+    targets = [str(tmp_path / "escape"), "/usr/escape", f"{sys.prefix}/escape", "/escape",
+               "/dev/escape", "/proc/escape", "/proc/sys/kernel/domainname"]  # fmt: skip
     code = (
         "import os\n"
         "open('mine.txt', 'w').write('ok')\n"
-        "try:\n"
-        f"    open({target!r}, 'w').write('escaped')\n"
-        "    wrote = True\n"
-        "except OSError:\n"
-        "    wrote = False\n"
+        "mine = open('mine.txt').read()\n"
+        "wrote = []\n"
+        f"for target in {targets!r}:\n"
+        "    try:\n"
+        "        with open(target, 'a') as fh:\n"
+        "            fh.write('escaped')\n"
+        "        wrote.append(target)\n"
+        "    except OSError:\n"
+        "        pass\n"
     )
-    result = run(code, "assert wrote is False\nassert open('mine.txt').read() == 'ok'\n")
+    result = run(code, "assert wrote == [], wrote\nassert mine == 'ok'\n")
     assert result.passed, result.reason
-    assert not os.path.exists(target)
+    assert not any(os.path.exists(t) for t in targets[:4])
