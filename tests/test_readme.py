@@ -39,6 +39,9 @@ def test_top_commands_are_what_ci_runs() -> None:
     ci = (ROOT / ".ci" / "run").read_text(encoding="utf-8")
     assert first in ci
     assert second in ci
+    # ... in a fresh virtual environment, as users install (the sandbox must work there).
+    assert "python3 -m venv" in ci and "/bin/activate" in ci
+    assert ci.index("/bin/activate") < ci.index(first)
 
 
 def test_readme_has_a_tour() -> None:

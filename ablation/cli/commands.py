@@ -12,7 +12,7 @@ from typing import Any, TextIO
 from ablation.analysis.collector import collector_paused
 from ablation.cli import user_code
 from ablation.cli.options import campaign_config, merged_settings
-from ablation.cli.output import EXIT_ERROR, EXIT_OK, emit
+from ablation.cli.output import EXIT_ERROR, EXIT_OK, emit, say_sandbox_unavailable
 from ablation.cli.parser import UsageError
 from ablation.cli.user_io import stdin_for_user_code, user_output_to_stderr
 
@@ -82,22 +82,8 @@ def _run(args: argparse.Namespace, stream: TextIO) -> int:
     finally:
         if tmp is not None:
             tmp.cleanup()
-    _say_sandbox_unavailable(reports)
+    say_sandbox_unavailable(reports)
     return emit(reports, names, s, stream)
-
-
-def _say_sandbox_unavailable(reports: Sequence[Any]) -> None:
-    """One line on stderr when ``code_tests`` could not run code here: its cause and fix."""
-    for report in reports:
-        for group in report.errors.groups if report.errors else ():
-            if group.error_type == "SandboxUnavailable" and group.example:
-                cause = group.example.split(": unavailable: ", 1)[-1]
-                print(
-                    f"ablation: error: {group.count} trial(s) are errors because code_tests "
-                    f"could not run agent-written code: {cause}",
-                    file=sys.stderr,
-                )
-                return
 
 
 def _run_settings(args: argparse.Namespace) -> dict[str, Any]:

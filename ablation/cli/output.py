@@ -5,12 +5,21 @@ from __future__ import annotations
 import json
 import os
 import sys
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any, TextIO
 
 from ablation.cli.parser import UsageError
 
-__all__ = ["EXIT_ERROR", "EXIT_GATE", "EXIT_OK", "emit", "exit_code", "without_wall_clock"]
+__all__ = [
+    "EXIT_ERROR",
+    "EXIT_GATE",
+    "EXIT_OK",
+    "emit",
+    "exit_code",
+    "say_sandbox_unavailable",
+    "without_wall_clock",
+]
 
 EXIT_OK, EXIT_ERROR, EXIT_GATE = 0, 1, 2
 
@@ -110,3 +119,19 @@ def _github_step_summary(reports: list[Any]) -> None:
 
 def exit_code(reports: list[Any]) -> int:
     return EXIT_OK if all(r.verdict == "pass" for r in reports) else EXIT_GATE
+
+
+def say_sandbox_unavailable(reports: Sequence[Any]) -> None:
+    """One line on stderr when ``code_tests`` could not run code here: its cause and fix."""
+    from ablation.evaluate.sandbox_confinement import CONFINEMENTS, DEFAULT_CONFINEMENT
+
+    for report in reports:
+        for group in report.errors.groups if report.errors else ():
+            if group.error_type == "SandboxUnavailable" and group.example:
+                cause = CONFINEMENTS[DEFAULT_CONFINEMENT].unavailable() or group.example
+                print(
+                    f"ablation: error: {group.count} trial(s) are errors because code_tests "
+                    f"could not run agent-written code: {cause}",
+                    file=sys.stderr,
+                )
+                return

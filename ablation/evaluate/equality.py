@@ -5,7 +5,7 @@ white space, numpy arrays and scalars as plain Python data, containers compared 
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from fractions import Fraction
 from typing import Any
 
@@ -21,7 +21,7 @@ _PLAIN_SCALARS = frozenset({str, int, float, bool})
 
 #: The builtin types whose subclasses are read through the builtin's own methods, so that an
 #: overridden ``__eq__``, ``strip`` or ``__iter__`` of an output cannot change what is compared.
-_BASE_VALUE = {
+_BASE_VALUE: dict[type, Callable[[Any], Any]] = {
     bool: bool,
     int: lambda v: int.__add__(v, 0),
     float: lambda v: float.__add__(v, 0.0),

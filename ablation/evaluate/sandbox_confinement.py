@@ -219,9 +219,8 @@ class Bubblewrap:
 def _bubblewrap_problem(bwrap: str | None) -> str | None:
     """Why bubblewrap at ``bwrap`` cannot confine code here (cached per path), or ``None``."""
     fix = (
-        "install bubblewrap (Debian/Ubuntu: apt-get install bubblewrap; Fedora: dnf install "
-        "bubblewrap) where user namespaces are allowed, or opt into the weaker confinement with "
-        "--sandbox process (code_tests(confinement='process'))"
+        "install bubblewrap (apt-get/dnf install bubblewrap) where user namespaces are allowed, "
+        "or use the weaker --sandbox process"
     )
     if bwrap is None:
         return f"bubblewrap (bwrap) is not on PATH: {fix}"

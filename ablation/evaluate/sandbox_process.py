@@ -4,7 +4,9 @@ Owns what :func:`ablation.evaluate.sandbox.run_python_tests` needs around one ru
 (the pipe that carries code, tests and nonce to the test process), :func:`supervise` (waiting with
 the wall-time and process-count limits) and the ``/proc`` sweep that finds
 (:func:`live_processes`, :func:`descendants`) and kills (:func:`kill_all`) what a run left behind.
-The test process is a child subreaper, so while it lives every process the code started is its
+It also owns the host scratch directories of the ``process`` confinement (:func:`make_scratch`,
+:func:`remove_scratch`, :func:`remove_stale_scratch`; bubblewrap's scratch is a ``tmpfs`` that
+ends with its namespace). The test process is a child subreaper, so while it lives every process the code started is its
 descendant, ``setsid`` and double forks included; the environment marker catches what outlives it.
 POSIX only; the process checks read Linux's ``/proc``.
 """
@@ -13,8 +15,11 @@ from __future__ import annotations
 
 import contextlib
 import os
+import re
+import shutil
 import signal
 import subprocess
+import tempfile
 import time
 
 __all__ = [
@@ -24,6 +29,9 @@ __all__ = [
     "feed",
     "kill_all",
     "live_processes",
+    "make_scratch",
+    "remove_scratch",
+    "remove_stale_scratch",
     "supervise",
 ]
 
@@ -151,3 +159,65 @@ def feed(fd: int, data: bytes) -> None:
             pipe.write(data)
     except (BrokenPipeError, OSError):
         pass  # the child died before reading its input; its outcome says why
+
+
+#: Scratch directories of the ``process`` confinement: ``ablation-sandbox-<owner pid>-<random>``.
+_SCRATCH_PREFIX = "ablation-sandbox-"
+_SCRATCH_NAME = re.compile(rf"{_SCRATCH_PREFIX}(\d+)-")
+
+
+def _remove_tree(path: str) -> None:
+    """Delete ``path`` and everything in it, however deep (``rm -rf``, never Python recursion)."""
+    rm = shutil.which("rm") or shutil.which("rm", path=os.defpath) or "rm"
+    subprocess.run(
+        [rm, "-rf", "--one-file-system", "--", path],
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+        check=False,
+    )
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True
+
+
+def remove_stale_scratch(folder: str | None = None) -> list[str]:
+    """Delete scratch directories whose owning process is gone (a killed campaign's).
+
+    Args:
+        folder: Where to look; the temporary directory when ``None``.
+
+    Returns:
+        The paths removed.
+    """
+    folder = folder or tempfile.gettempdir()
+    removed: list[str] = []
+    try:
+        entries = os.listdir(folder)
+    except OSError:
+        return removed
+    for entry in entries:
+        match = _SCRATCH_NAME.match(entry)
+        if match and not _alive(int(match.group(1))):
+            path = os.path.join(folder, entry)
+            _remove_tree(path)
+            removed.append(path)
+    return removed
+
+
+def make_scratch() -> str:
+    """A fresh scratch directory for one ``process``-confined run (stale ones swept first)."""
+    remove_stale_scratch()
+    return tempfile.mkdtemp(prefix=f"{_SCRATCH_PREFIX}{os.getpid()}-")
+
+
+def remove_scratch(path: str) -> None:
+    """Delete a run's scratch directory, however deep the tree the code left in it."""
+    _remove_tree(path)

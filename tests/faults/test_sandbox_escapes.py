@@ -10,11 +10,17 @@ from __future__ import annotations
 
 import json
 import os
+import signal
 import sqlite3
+import subprocess
+import sys
+import time
+import venv
 from pathlib import Path
+from typing import Any
 
 import pytest
-from helpers.cli import cli_env, run
+from helpers.cli import LAUNCH, REPO, TESTS, cli_env, kill, run, start, wait_until
 from helpers.matrix_agents import HONEST_CODE, HOSTILE_CODE, escape_code, escape_sleep_arg
 from helpers.procs import processes_with_arg
 
@@ -81,3 +87,144 @@ def test_hostile_code_cannot_kill_escape_or_forge(tmp_path: Path, candidate: str
         assert db.execute("select status from campaigns").fetchone() == ("complete",)
     assert processes_with_arg(sleep_arg.encode()) == []
     assert _scratch_dirs(tmp) == set()
+
+
+# ------------------------------------------------------------------ the campaign around the sandbox
+
+SLEEPY_SUITE = '''
+from ablation import AblationTask
+from ablation.verifiers import code_tests
+
+tasks = [AblationTask(task_id=f"t{i}", input_data={}, verifier=code_tests(time_limit_s=90),
+                      metadata={"tests": "assert x == 1\\n"}) for i in range(2)]
+'''
+
+
+def _sleepy_agents(sleep_arg: str) -> str:
+    code = f"import os\nos.execv('/bin/sleep', ['sleep', {sleep_arg!r}])\n"
+    return f"def sleepy(task_input):\n    return {code!r}\n"
+
+
+def _descendants(root: int) -> set[int]:
+    children: dict[int, list[int]] = {}
+    for entry in os.listdir("/proc"):
+        if entry.isdigit():
+            try:
+                with open(f"/proc/{entry}/stat", "rb") as fh:
+                    stat = fh.read()
+                children.setdefault(int(stat[stat.rfind(b")") + 2 :].split()[1]), []).append(int(entry))
+            except (OSError, IndexError, ValueError):
+                pass
+    found, todo = set(), [root]
+    while todo:
+        for pid in children.get(todo.pop(), ()):
+            found.add(pid)
+            todo.append(pid)
+    return found
+
+
+def _alive(pids: set[int]) -> set[int]:
+    alive = set()
+    for pid in pids:
+        try:
+            with open(f"/proc/{pid}/stat", "rb") as fh:
+                if fh.read().split(b") ")[-1][:1] not in (b"Z", b"X"):
+                    alive.add(pid)
+        except OSError:
+            pass
+    return alive
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("sig", [signal.SIGTERM, signal.SIGKILL], ids=["TERM", "KILL"])
+def test_killing_ablation_ends_its_sandboxes(tmp_path: Path, sig: signal.Signals) -> None:
+    (tmp_path / "suite.py").write_text(SLEEPY_SUITE)
+    sleep_arg = escape_sleep_arg()
+    (tmp_path / "agents.py").write_text(_sleepy_agents(sleep_arg))
+    tmp = tmp_path / "tmp"
+    tmp.mkdir()
+    env = {**cli_env(), "TMPDIR": str(tmp)}
+    agent = f"{tmp_path / 'agents.py'}:sleepy"
+    proc = start(
+        ["run", str(tmp_path / "suite.py"), "--baseline", agent, "--candidate", agent,
+         "--no-progress", "--store", str(tmp_path / "runs.db"), "--timeout", "120"],
+        env,
+    )  # fmt: skip
+    # Both arms' code is asleep in its sandboxes (four of them).
+    wait_until(lambda: len(processes_with_arg(sleep_arg.encode())) == 4, timeout=60, proc=proc)
+    below = _descendants(proc.pid)
+    assert below, "the sandboxes' processes are descendants of ablation"
+    kill(proc, sig)
+    deadline = time.monotonic() + 5
+    while (_alive(below) or processes_with_arg(sleep_arg.encode())) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert _alive(below) == set()
+    assert processes_with_arg(sleep_arg.encode()) == []
+    assert _scratch_dirs(tmp) == set()
+
+
+CODE_SUITE = '''
+from ablation import AblationTask
+from ablation.verifiers import code_tests
+
+tasks = [AblationTask(task_id=f"t{i}", input_data={}, verifier=code_tests(time_limit_s=10),
+                      metadata={"tests": "assert x == 1\\n"}) for i in range(3)]
+'''
+
+
+@pytest.mark.slow
+def test_without_bubblewrap_every_trial_is_an_error_and_the_run_fails(tmp_path: Path) -> None:
+    (tmp_path / "suite.py").write_text(CODE_SUITE)
+    (tmp_path / "agents.py").write_text("def right(task_input):\n    return 'x = 1\\n'\n")
+    agent = f"{tmp_path / 'agents.py'}:right"
+    env = {**cli_env(), "PATH": str(tmp_path / "no-tools")}
+    args = ["run", str(tmp_path / "suite.py"), "--baseline", agent, "--candidate", agent,
+            "--no-progress", "--no-store", "--format", "json"]  # fmt: skip
+    proc = run(args, env, timeout=120)
+    assert proc.returncode == 2, proc.stderr
+    report = json.loads(proc.stdout)
+    assert report["verdict"] == "fail"
+    groups = report["errors"]["groups"]
+    assert {(g["arm"], g["error_type"], g["count"]) for g in groups} == {
+        ("baseline", "SandboxUnavailable", 3), ("candidate", "SandboxUnavailable", 3)
+    }
+    gates = {g["name"]: g["status"] for g in report["gates"]}
+    assert gates["complete comparison"] == "fail", gates
+    lines = [line for line in proc.stderr.splitlines() if line.startswith("ablation: error:")]
+    assert len(lines) == 1 and "install bubblewrap" in lines[0] and "--sandbox process" in lines[0]
+    # The weaker confinement, opted into, runs the code and says so in the provenance.
+    proc = run([*args, "--sandbox", "process"], env, timeout=120)
+    assert proc.returncode == 0, proc.stderr
+    report = json.loads(proc.stdout)
+    assert report["provenance"]["sandbox"] == "process"
+    assert report["candidate"]["passes"] == 3
+
+
+@pytest.mark.slow
+def test_a_codegen_campaign_in_a_fresh_virtualenv_under_tmp(tmp_path: Path) -> None:
+    """A virtualenv under /tmp, as users install: the same table as this interpreter."""
+    venv.create(tmp_path / "venv", with_pip=False)
+    python = str(tmp_path / "venv" / "bin" / "python")
+    # The venv sees this environment's packages and the repository through PYTHONPATH only.
+    paths = [p for p in sys.path if p and os.path.isdir(p)]
+    env = {**cli_env(), "PYTHONPATH": os.pathsep.join([str(TESTS), str(REPO), *paths])}
+    agents = "agents/codegen.py"
+
+    def campaign(interpreter: str, baseline: str, candidate: str) -> dict[str, Any]:
+        proc = subprocess.run(
+            [interpreter, "-c", LAUNCH, "run", "tasks/codegen.py", "--baseline",
+             f"{agents}:{baseline}", "--candidate", f"{agents}:{candidate}", "--no-store",
+             "--no-progress", "--format", "json", "--concurrency", "4"],
+            cwd=REPO, env=env, capture_output=True, text=True, timeout=300, check=False,
+        )  # fmt: skip
+        assert proc.returncode in (0, 2), proc.stderr
+        return dict(json.loads(proc.stdout))
+
+    same = campaign(python, "reference", "reference")
+    assert (same["baseline"]["passes"], same["candidate"]["passes"]) == (32, 32)
+    assert same["errors"]["groups"] == []
+    in_venv = campaign(python, "baseline", "candidate")
+    here = campaign(sys.executable, "baseline", "candidate")
+    for key in ("table", "regressions", "improvements"):
+        assert in_venv[key] == here[key], key
+    assert in_venv["regressions"] and in_venv["improvements"]
