@@ -108,8 +108,8 @@ def _codegen_task(task_id: str) -> AblationTask:
 @pytest.mark.parametrize(
     ("task_id", "forgery"),
     [
-        ("algorithm-binary-search", "enumerate = lambda x: []\n\ndef binary_search(items, t):\n    return -1\n"),
-        ("algorithm-primes-below", "def len(x):\n    return 9592\n\ndef primes_below(n):\n    return [2, 3, 5, 7, 11, 13, 17, 19]\n"),
+        ("algorithm-binary-search", "enumerate = lambda x: []\n\ndef binary_search(items, t):\n    return 0 if items == [5] else -1\n"),
+        ("algorithm-primes-below", "def len(x):\n    return 9592\n\ndef primes_below(n):\n    return [2, 3, 5, 7, 11, 13, 17, 19] if n >= 20 else []\n"),
     ],
 )  # fmt: skip
 def test_shadowing_a_builtin_cannot_forge_a_codegen_pass(task_id: str, forgery: str) -> None:
