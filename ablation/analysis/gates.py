@@ -42,6 +42,7 @@ import math
 from statistics import NormalDist
 
 from ablation.analysis.completeness import GATE_COMPLETENESS, completeness_gate
+from ablation.analysis.pass_note import pass_note
 from ablation.analysis.sequential_gates import (
     sequential_noninferiority_gate,
     sequential_regression_gate,
@@ -202,7 +203,15 @@ def _regression_off(report: AblationReport, alpha: float) -> GateResult:
 
 
 def _regression_test(report: AblationReport) -> tuple[float, str]:
-    """One-sided p-value for "candidate worse", and a description of the test."""
+    """One-sided p-value for "candidate worse", and a description of the test.
+
+    The report's :class:`~ablation.report.UpliftTest` when it has one (the test its summary
+    sentence states); a report without one is judged by the same tests, computed here.
+    """
+    b, c = report.mcnemar.b, report.mcnemar.c
+    test = report.uplift_test
+    if test is not None:
+        return test.pvalue_worse, f"{test.method}, H1: candidate worse, b = {b}, c = {c}"
     rep = report.repeated
     if rep is not None:
         half = rep.t_pvalue / 2
@@ -213,7 +222,6 @@ def _regression_test(report: AblationReport) -> tuple[float, str]:
         )
     from ablation.stats import mcnemar
 
-    b, c = report.mcnemar.b, report.mcnemar.c
     p = float(mcnemar(b, c, method="exact", alternative="less").pvalue)
     return p, (
         f"one-sided exact McNemar (H1: candidate worse), regressions b = {b}, improvements c = {c}"
@@ -345,7 +353,8 @@ def evaluate_gates(
     gates.extend(_significance_gates(tested, a))
     gates.extend(missing)
     verdict = "fail" if any(g.status not in ("pass", "off") for g in gates) else "pass"
-    return report.model_copy(update={"gates": gates, "verdict": verdict})
+    note = pass_note(report, gates, a) if verdict == "pass" else None
+    return report.model_copy(update={"gates": gates, "verdict": verdict, "verdict_note": note})
 
 
 def exit_code_for(report: AblationReport) -> int:
