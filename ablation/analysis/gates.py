@@ -22,8 +22,9 @@ Gates, in the order they are reported:
 6. ``"no significant latency regression"`` (``policy.max_latency_ratio``, opt-in): one-sided test
    that the geometric-mean latency ratio exceeds the limit.
 
-Gates 5 and 6 are significance tests; when both run their p-values are Holm-adjusted together and
-a gate fails where the adjusted p-value is below ``alpha``. A default gate the user turned off is
+Gates 5 and 6 are significance tests that fail when significant; each is judged at ``alpha`` on
+its own (no Holm adjustment between them: adjusting gates that fail when significant would
+protect against false failures and let a regression that fails alone pass beside another gate). A default gate the user turned off is
 listed with status ``"off"`` and what it would have said. The verdict is ``"fail"`` as soon as
 one gate is neither ``"pass"`` nor ``"off"``.
 
@@ -256,36 +257,31 @@ def _latency_test(lat: LatencyComparison | None, limit: float) -> tuple[float | 
 
 
 def _significance_gates(tested: list[tuple[str, float, str, list[str]]], a: float) -> list[GateResult]:
-    """Judge the significance-test gates, Holm-adjusted together when there are several."""
-    if not tested:
-        return []
-    gates: list[GateResult] = []
-    raw = [p for _, p, _, _ in tested]
-    if len(raw) > 1:
-        from ablation.stats import adjust_pvalues
+    """Judge the significance-test gates, each at ``a`` on its own.
 
-        adjusted = [float(x) for x in adjust_pvalues(raw, method="holm")]
-    else:
-        adjusted = raw
-    for (name, p, desc, tasks), adj in zip(tested, adjusted, strict=True):
-        failed = adj < a
-        how = (
-            f"p = {_g(p)}, Holm-adjusted over {len(raw)} gated tests p = {_g(adj)}"
-            if len(raw) > 1
-            else f"p = {_g(p)} (the only gated test, not adjusted)"
-        )
+    Each of these gates fails when its test is significant, so a multiplicity adjustment would
+    protect against false failures and take protection away from the user: adding a second gate
+    must never let a regression that fails alone pass. They are not adjusted against each other.
+    """
+    gates: list[GateResult] = []
+    for name, p, desc, tasks in tested:
+        failed = p < a
         outcome = "significant: fails" if failed else "not significant: passes"
         gates.append(
             GateResult(
                 name=name,
                 status="fail" if failed else "pass",
-                evidence=f"{desc}; {how} {'<' if failed else '>='} alpha {_g(a)}: {outcome}.",
+                evidence=(
+                    f"{desc}; p = {_g(p)} (each fail-if-significant gate at alpha on its own, "
+                    f"not adjusted) {'<' if failed else '>='} alpha {_g(a)}: {outcome}."
+                ),
                 pvalue=p,
-                adjusted_pvalue=adj,
                 tasks=tasks if failed else [],
             )
         )
     return gates
+
+
 def _inventory_gates(report: AblationReport) -> list[GateResult]:
     """Gate 0: a report with no paired task fails."""
     if report.n_paired:

@@ -64,7 +64,7 @@ def _gate_options(p: argparse.ArgumentParser) -> None:
     g.add_argument("--margin", type=flag_type("--margin"), help="non-inferiority margin on the pass rate, e.g. 0.02")
     g.add_argument(
         "--no-significant-regression", action="store_true", default=None,
-        help="fail when the candidate is significantly worse at --alpha (Holm across metrics; "
+        help="fail when the candidate is significantly worse at --alpha (one-sided, unadjusted; "
         "the default, accepted for explicitness)",
     )
     g.add_argument(
