@@ -13,6 +13,8 @@ Rules (DESIGN.md section 5):
 - A pair's outcome is ``candidate − baseline`` of the task's pass fractions (``runs > 1``: the
   task is the unit); a task excluded for errors (``on_error="exclude"``) is skipped; a task with
   no result in an arm is a gap, and the replay waits there like the live campaign does.
+- A non-inferior stop (the one decision that can pass) waits until every critical task of the
+  suite has run (the critical gate on): a campaign never passes on critical tasks it did not run.
 - After a decision at pair k, the tasks after the deciding one in run order are left out of the
   whole report and listed in ``excluded`` as ``"not run (stopped early)"``: trials of theirs that
   were in flight at the stop are not analysed, so the report does not depend on timing.
@@ -62,11 +64,18 @@ def sequential_order(task_ids: Iterable[str], seed: int) -> list[str]:
     return sorted(task_ids, key=lambda tid: (_key(tid, seed), tid))
 
 
-def monitor_settings(config: CampaignConfig, population_size: int) -> dict[str, Any]:
-    """Keyword settings of :class:`~ablation.stats.SequentialMonitor` for a campaign's config."""
+def monitor_settings(
+    config: CampaignConfig, population_size: int, critical_total: int = 0
+) -> dict[str, Any]:
+    """Keyword settings of :class:`~ablation.stats.SequentialMonitor` for a campaign's config.
+
+    ``critical_total`` counts the suite's critical tasks; with the critical gate on, a
+    non-inferior stop (the one that can pass) waits until all of them have run.
+    """
     policy = config.sequential
     assert policy is not None
     return {
+        "critical_total": critical_total if config.gates.critical_must_not_regress else 0,
         "alpha": config.alpha,
         "margin": config.gates.noninferiority_margin,
         "n_candidates": policy.candidates,
@@ -103,6 +112,7 @@ def replay_monitor(
                 population_size=settings["population_size"],
             ),
             critical_regressions=int(np.sum(crit[:before] & (d[:before] < 0))),
+            critical_seen=int(np.sum(crit[:before])),
         )
     for i in range(before, d.size):  # one pair when decided (more only if the two paths differ)
         head = head.update(float(d[i]), critical=bool(crit[i]))
@@ -115,6 +125,13 @@ def _universe(data: PairedData) -> list[str]:
     ids = set(data.task_ids)
     ids.update(e.task_id for e in data.excluded if not e.reason.startswith("unknown task id"))
     return list(ids)
+
+
+def _critical_count(data: PairedData, universe: list[str]) -> int:
+    """Critical tasks of the suite: flagged in the paired data or in the suite's tasks."""
+    found = {tid for tid, flag in zip(data.task_ids, data.critical, strict=True) if flag}
+    found.update(tid for tid in universe if tid in data.tasks and data.tasks[tid].critical)
+    return len(found)
 
 
 def _trajectory(d: np.ndarray, alpha: float, n_pop: int) -> list[SequentialPoint]:
@@ -171,7 +188,7 @@ def apply_sequential(
     universe = _universe(data)
     order = sequential_order(universe, config.seed)
     n = len(order)
-    settings = monitor_settings(config, n)
+    settings = monitor_settings(config, n, _critical_count(data, universe))
     ids, outcomes, flags, gap = _walk(data, order, config.gates.critical_must_not_regress)
     monitor = replay_monitor(outcomes, flags, settings)
     state = monitor.state

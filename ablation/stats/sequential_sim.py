@@ -117,6 +117,7 @@ def sequential_decisions(
     critical: ArrayLike | None = None,
     prior: tuple[float, float] = (1.0, 1.0),
     grid_size: int = DEFAULT_GRID_SIZE,
+    critical_total: int = 0,
 ) -> SequentialDecisions:
     """Run the gates of :class:`SequentialMonitor` over many campaigns at once (vectorised).
 
@@ -134,6 +135,8 @@ def sequential_decisions(
         critical: Boolean mask, same shape as ``diffs``, of tasks marked critical.
         prior: Beta prior of the regression e-process.
         grid_size: Grid of the confidence sequence.
+        critical_total: Critical tasks in the suite: a non-inferior stop waits until that many
+            critical pairs are in (``critical`` counts them; never, when it is ``None``).
 
     Returns:
         A :class:`SequentialDecisions`.
@@ -155,6 +158,9 @@ def sequential_decisions(
     times[1] = _first(b >= _regression_boundary(steps, proto.prior, a)[k])
     if margin is not None:
         times[2], times[3] = _ni_times(d, float(margin), 2.0 * a, population_size, grid_size)
+        if critical_total > 0:  # the lower bound only rises, so the pass comes at the later time
+            crit = np.zeros_like(d, dtype=bool) if critical is None else np.asarray(critical, bool)
+            times[3] = np.maximum(times[3], _first(np.cumsum(crit, axis=1) >= critical_total))
     if futility_after is not None and futility_after <= steps:
         times[4] = futility_after
     if population_size is not None and population_size == steps:
