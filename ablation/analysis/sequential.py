@@ -65,10 +65,13 @@ def sequential_order(task_ids: Iterable[str], seed: int) -> list[str]:
 
 
 def monitor_settings(
-    config: CampaignConfig, population_size: int, critical_total: int = 0
+    config: CampaignConfig, suite_size: int, critical_total: int = 0
 ) -> dict[str, Any]:
     """Keyword settings of :class:`~ablation.stats.SequentialMonitor` for a campaign's config.
 
+    The campaign ends at ``suite_size`` pairs. The interval treats the tasks as i.i.d. (the
+    population claim of the fixed-n test) unless ``config.sequential.suite_claim`` asks for the
+    suite-only claim (sampling without replacement from ``suite_size`` tasks).
     ``critical_total`` counts the suite's critical tasks; with the critical gate on, a
     non-inferior stop (the one that can pass) waits until all of them have run.
     """
@@ -76,10 +79,11 @@ def monitor_settings(
     assert policy is not None
     return {
         "critical_total": critical_total if config.gates.critical_must_not_regress else 0,
+        "suite_size": suite_size,
         "alpha": config.alpha,
         "margin": config.gates.noninferiority_margin,
         "n_candidates": policy.candidates,
-        "population_size": population_size,
+        "population_size": suite_size if policy.suite_claim else None,
         "futility_after": policy.futility_after,
     }
 
@@ -127,6 +131,16 @@ def _universe(data: PairedData) -> list[str]:
     return list(ids)
 
 
+def _interval_method(population_size: int | None, n: int) -> str:
+    """The anytime-valid interval's method, with the claim it makes (population or suite)."""
+    claim = (
+        f"without replacement from N = {n} tasks (suite-only claim, opt-in)"
+        if population_size is not None
+        else "tasks as i.i.d. draws (population claim)"
+    )
+    return f"anytime-valid betting confidence sequence (Waudby-Smith & Ramdas), {claim}"
+
+
 def _critical_count(data: PairedData, universe: list[str]) -> int:
     """Critical tasks of the suite: flagged in the paired data or in the suite's tasks."""
     found = {tid for tid, flag in zip(data.task_ids, data.critical, strict=True) if flag}
@@ -134,7 +148,7 @@ def _critical_count(data: PairedData, universe: list[str]) -> int:
     return len(found)
 
 
-def _trajectory(d: np.ndarray, alpha: float, n_pop: int) -> list[SequentialPoint]:
+def _trajectory(d: np.ndarray, alpha: float, n_pop: int | None) -> list[SequentialPoint]:
     if d.size == 0:
         return []
     cs = stats.uplift_confidence_sequence(d, population_size=n_pop, alpha=alpha)
@@ -231,12 +245,13 @@ def apply_sequential(
         e_value=state.e_value,
         interval=Interval(
             low=state.interval.low, high=state.interval.high, confidence_level=1 - 2 * a_c,
-            method="anytime-valid betting confidence sequence (Waudby-Smith & Ramdas), "
-            f"without replacement from N = {n} tasks",
+            method=_interval_method(settings["population_size"], n),
         ),
         estimate=state.estimate,
         gates_decided=decided,
         fixed_n_descriptive=cut < n,
         order=ORDER_METHOD,
-        trajectory=_trajectory(np.asarray(outcomes[: state.pairs]), 2 * a_c, n),
+        trajectory=_trajectory(
+            np.asarray(outcomes[: state.pairs]), 2 * a_c, settings["population_size"]
+        ),
     )

@@ -11,7 +11,7 @@
    *non-inferior*, the one stop that can pass, waits until every critical task of the suite
    (``critical_total``) has run, so a campaign never passes on critical tasks it did not run;
 4. *futility*: nothing decided after ``futility_after`` pairs;
-5. *end of suite*: all ``population_size`` tasks ran and nothing decided.
+5. *end of suite*: all ``suite_size`` (default ``population_size``) tasks ran and nothing decided.
 
 Gates are checked in this order after every pair and the first that fires decides; the decision is
 final. Pairs that complete after it (in flight at concurrency > 1) still enter the statistics.
@@ -106,6 +106,10 @@ class SequentialMonitor:
             *non-inferior* stop waits until that many critical pairs have been seen. The wait is
             a stopping time fixed by the flags, not the outcomes, so every claim keeps its level.
         critical_seen: Critical pairs seen.
+        suite_size: Pairs at which the campaign ends (end of suite) when the interval treats the
+            pairs as i.i.d. (``population_size=None``): the population claim of the fixed-n
+            test, about new tasks like these, with no finite-population shrinkage at the end of
+            the suite. ``None``: ``population_size``.
     """
 
     alpha: float = 0.05
@@ -123,6 +127,7 @@ class SequentialMonitor:
     reason: str = "No gate has decided yet."
     critical_total: int = 0
     critical_seen: int = 0
+    suite_size: int | None = None
 
     def __post_init__(self) -> None:
         a = check_level(self.alpha, "alpha")
@@ -217,6 +222,7 @@ class SequentialMonitor:
             reason,
             self.critical_total,
             seen,
+            self.suite_size,
         )
 
     def _decide(
@@ -254,7 +260,8 @@ class SequentialMonitor:
                 )
         if self.futility_after is not None and n >= self.futility_after:
             return GATES[4], f"Futility: no gate decided within {self.futility_after} pairs."
-        if self.population_size is not None and n >= self.population_size:
+        end = self.suite_size if self.suite_size is not None else self.population_size
+        if end is not None and n >= end:
             return GATES[5], f"End of suite: all {n} tasks ran and no gate decided."
         return None
 
