@@ -151,12 +151,18 @@ class SequentialPolicy(BaseModel):
         candidates: Candidates compared with the same baseline in one command; the family-wise
             ``alpha`` is split equally among them (Bonferroni, valid under any dependence and any
             stopping rule).
+        suite_claim: Opt-in. ``False`` (default): the confidence sequence behind the
+            non-inferiority decision treats the tasks as i.i.d. draws, the population claim of
+            the fixed-n test (about tasks like these, not only this suite). ``True``: sampling
+            without replacement from the suite, a claim about the suite's own uplift only; the
+            interval then shrinks to the observed uplift near the end of the suite.
     """
 
     model_config = _FROZEN
 
     futility_after: int | None = Field(default=None, ge=1)
     candidates: int = Field(default=1, ge=1)
+    suite_claim: bool = False
 
 
 class CampaignConfig(BaseModel):

@@ -12,7 +12,14 @@ from typing import Literal
 from pydantic import BaseModel, ConfigDict, Field
 
 from ablation.config import Provenance
-from ablation.report_items import ErrorGroup, ErrorSummary, PairDetail, TrialView, no_items
+from ablation.report_items import (
+    ErrorGroup,
+    ErrorSummary,
+    PairDetail,
+    TrialView,
+    UpliftTest,
+    no_items,
+)
 
 __all__ = [
     "REPORT_SCHEMA_VERSION",
@@ -37,6 +44,7 @@ __all__ = [
     "SequentialSummary",
     "TrialView",
     "Uplift",
+    "UpliftTest",
 ]
 
 _FROZEN = ConfigDict(frozen=True, extra="forbid")
@@ -373,8 +381,10 @@ class AblationReport(BaseModel):
     errored_regressions: list[str] = Field(default_factory=no_items)
     zero_regression_upper_bound: float | None = None
     summary: Literal["improvement", "regression", "no significant difference", "no discordant pairs"]
+    uplift_test: UpliftTest | None = None
     gates: list[GateResult] = Field(default_factory=no_items)
     verdict: Literal["pass", "fail"] = "pass"
+    verdict_note: str | None = None
     details: list[PairDetail] = Field(default_factory=no_items)
     provenance: Provenance
     sequential: SequentialSummary | None = None

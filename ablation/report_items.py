@@ -1,4 +1,4 @@
-"""Per-trial and per-error parts of a report: drill-down views of trials, and error groups.
+"""Parts of a report: drill-down views of trials, error groups, and the headline test.
 
 Re-exported by :mod:`ablation.report`, whose :class:`~ablation.report.AblationReport` holds them.
 """
@@ -9,7 +9,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-__all__ = ["ErrorGroup", "ErrorSummary", "PairDetail", "TrialView"]
+__all__ = ["ErrorGroup", "ErrorSummary", "PairDetail", "TrialView", "UpliftTest"]
 
 _FROZEN = ConfigDict(frozen=True, extra="forbid")
 
@@ -80,3 +80,21 @@ class PairDetail(BaseModel):
     expected_output: Any = None
     baseline: TrialView | None = None
     candidate: TrialView | None = None
+
+
+class UpliftTest(BaseModel):
+    """One test of "did the pass rate change", read by the sentence, the gate and the JSON.
+
+    ``pvalue_worse`` is the one-sided p-value for H1 "candidate worse" (the significant-regression
+    gate fails when it is below ``alpha``, and the summary then says ``"regression"``);
+    ``pvalue_better`` the one-sided p-value for H1 "candidate better" (the summary says
+    ``"improvement"`` when it is below ``alpha``). Each claim is one-sided at ``alpha``; the two
+    cannot both hold for ``alpha < 1/2``.
+    """
+
+    model_config = _FROZEN
+
+    method: str
+    pvalue_worse: float
+    pvalue_better: float
+    alpha: float

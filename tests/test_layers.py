@@ -92,7 +92,9 @@ ALLOWED: dict[str, set[str]] = {
     "analysis.completeness": MODELS,
     "analysis.failures": MODELS | {"analysis.pairing"},
     "analysis.metric_margins": MODELS | {"stats", "analysis.breakdowns", "analysis.pairing"},
-    "analysis.gates": MODELS | {"stats", "analysis.completeness", "analysis.sequential_gates"},
+    "analysis.pass_note": MODELS,
+    "analysis.gates": MODELS
+    | {"stats", "analysis.completeness", "analysis.sequential_gates", "analysis.pass_note"},
     "analysis.numeric": MODELS | {"stats"},
     "analysis.sequential_gates": MODELS,
     "analysis.sequential_subset": MODELS | {"analysis.accumulate", "analysis.pairing"},

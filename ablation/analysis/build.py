@@ -43,6 +43,7 @@ from ablation.report import (
     PairTable,
     QualityComparison,
     Uplift,
+    UpliftTest,
 )
 from ablation.schema import AblationTask, TaskResult
 
@@ -70,11 +71,14 @@ def source_date() -> str | None:
 Summary = Literal["improvement", "regression", "no significant difference", "no discordant pairs"]
 
 
-def _summary(table: PairTable, mcnemar: McNemarSummary, alpha: float) -> Summary:
+def _summary(table: PairTable, test: UpliftTest) -> Summary:
+    """The sentence's claim, by the regression gate's own one-sided test (one test per question)."""
     if table.regressions + table.improvements == 0:
         return "no discordant pairs"
-    if mcnemar.pvalue < alpha:
-        return "improvement" if table.improvements > table.regressions else "regression"
+    if test.pvalue_worse < test.alpha and test.pvalue_worse <= test.pvalue_better:
+        return "regression"
+    if test.pvalue_better < test.alpha:
+        return "improvement"
     return "no significant difference"
 
 
@@ -135,6 +139,13 @@ def _provenance(
             "finished_at": prov.finished_at or source_date(),
         }
     )
+
+
+def _zero_bound(table: PairTable, n: int, level: float) -> float | None:
+    """The one-sided upper bound on the regression rate when no pair regressed (else ``None``)."""
+    if table.regressions or not n:
+        return None
+    return float(stats.zero_failure_upper_bound(n, confidence_level=level))
 
 
 # Pairs from which the exact MDE (~0.2 s at 1e6 pairs) runs on a thread of its own beside the
@@ -207,6 +218,7 @@ def build_report(
         regressions, improvements = bd.ids(data, masks[1]), bd.ids(data, masks[2])
         critical_regressions = bd.ids(data, masks[1] & data.critical)
         mcnemar = hl.mcnemar_summary(table.regressions, table.improvements, data.runs)
+        test = hl.uplift_test(data, table, config.alpha)
         uplift = hl.uplift(data, table, config)
         n = len(data.task_ids)
         repeated, flaky = (bd.repeated(data, config) if data.runs > 1 and n else (None, []))
@@ -238,12 +250,9 @@ def build_report(
         metric_noninferiority=metric_noninferiority(data, config),
         errors=error_summary(data),
         errored_regressions=errored_regressions(data, regressions),
-        zero_regression_upper_bound=(
-            float(stats.zero_failure_upper_bound(n, confidence_level=level))
-            if table.regressions == 0 and n
-            else None
-        ),
-        summary=_summary(table, mcnemar, config.alpha),
+        zero_regression_upper_bound=_zero_bound(table, n, level),
+        summary=_summary(table, test),
+        uplift_test=test,
         provenance=prov,
         sequential=sequential,
     )

@@ -8,6 +8,12 @@ Contract with sequential campaigns: an excluded item whose reason starts with
 :data:`NOT_RUN_PREFIX` was left out on purpose (the campaign stopped at a decision) and is not
 missing. Unknown ids (results for tasks outside the suite) are extra, not missing, and per-run
 exclusions of errored trials (``on_error="exclude"``) count against the arm's completed share.
+
+Each arm's share is over its **expected** trials: for every task, the runs seen in either arm.
+A run that one arm has and the other lacks (an excluded item whose reason starts with
+:data:`UNMATCHED_PREFIX` followed by the arm that has it, as
+:func:`ablation.analysis.pairing.unmatched_runs` writes it) is a missing trial of the other arm,
+so an arm that supplied 1 of its 3 runs per task completed a third of its trials, not all.
 """
 
 from __future__ import annotations
@@ -17,10 +23,19 @@ from collections import Counter
 from ablation.config import GatePolicy
 from ablation.report import AblationReport, ExcludedItem, GateResult
 
-__all__ = ["GATE_COMPLETENESS", "NOT_RUN_PREFIX", "completeness_gate", "missing_pairs"]
+__all__ = [
+    "GATE_COMPLETENESS",
+    "NOT_RUN_PREFIX",
+    "UNMATCHED_PREFIX",
+    "completeness_gate",
+    "missing_pairs",
+    "missing_runs",
+]
 
 GATE_COMPLETENESS = "complete comparison"
 NOT_RUN_PREFIX = "not run (stopped early)"
+UNMATCHED_PREFIX = "unmatched run: "
+_OTHER = {"baseline": "candidate", "candidate": "baseline"}
 _SHOWN = 10
 
 
@@ -35,22 +50,42 @@ def missing_pairs(report: AblationReport) -> list[ExcludedItem]:
     ]
 
 
+def missing_runs(report: AblationReport) -> dict[str, int]:
+    """Per arm, the runs it lacks that the other arm has for the same task (unmatched runs)."""
+    out = {"baseline": 0, "candidate": 0}
+    for e in report.excluded:
+        if e.run is not None and e.reason.startswith(UNMATCHED_PREFIX):
+            has = e.reason[len(UNMATCHED_PREFIX):].split(" ", 1)[0]
+            if has in _OTHER:
+                out[_OTHER[has]] += 1
+    return out
+
+
 def _first(ids: list[str], total: int | None = None) -> str:
     more = (len(ids) if total is None else total) - min(_SHOWN, len(ids))
     return ", ".join(ids[:_SHOWN]) + (f" ... and {more} more" if more > 0 else "")
 
 
 def _arm_counts(report: AblationReport) -> dict[str, tuple[int, int]]:
-    """``arm -> (completed, trials)`` over every trial seen (paired or not)."""
+    """``arm -> (completed, expected trials)``: every trial seen (paired or not), plus the runs
+    the arm lacks that the other arm has (:func:`missing_runs`)."""
+    lacking = missing_runs(report)
     if report.errors is not None and report.errors.trials:
         e = report.errors
-        return {arm: (e.completed.get(arm, 0), e.trials[arm]) for arm in ("baseline", "candidate")}
+        return {
+            arm: (e.completed.get(arm, 0), e.trials[arm] + lacking[arm])
+            for arm in ("baseline", "candidate")
+        }
     arms = {"baseline": report.baseline, "candidate": report.candidate}
-    return {arm: (s.n_trials - s.errors - s.timeouts, s.n_trials) for arm, s in arms.items()}
+    return {
+        arm: (s.n_trials - s.errors - s.timeouts, s.n_trials + lacking[arm])
+        for arm, s in arms.items()
+    }
 
 
 def _short_arms(report: AblationReport, policy: GatePolicy) -> list[str]:
     out = []
+    lacking = missing_runs(report)
     for arm, (done, total) in _arm_counts(report).items():
         share = done / total if total else 0.0
         if total and share >= policy.min_completed:
@@ -60,9 +95,12 @@ def _short_arms(report: AblationReport, policy: GatePolicy) -> list[str]:
             f"{g.count} {g.error_type} at {g.stage} (tasks {_first(g.task_ids, g.n_tasks)})"
             for g in groups[:3]
         )
+        absent = (
+            f", {lacking[arm]} of them missing runs the other arm has" if lacking[arm] else ""
+        )
         out.append(
-            f"{arm} completed {done} of {total} trial(s) ({100 * share:.1f}%, below "
-            f"{100 * policy.min_completed:g}%)" + (f": {why}" if why else "")
+            f"{arm} completed {done} of {total} expected trial(s) ({100 * share:.1f}%, below "
+            f"{100 * policy.min_completed:g}%{absent})" + (f": {why}" if why else "")
         )
     return out
 

@@ -22,8 +22,9 @@ Gates, in the order they are reported:
 6. ``"no significant latency regression"`` (``policy.max_latency_ratio``, opt-in): one-sided test
    that the geometric-mean latency ratio exceeds the limit.
 
-Gates 5 and 6 are significance tests; when both run their p-values are Holm-adjusted together and
-a gate fails where the adjusted p-value is below ``alpha``. A default gate the user turned off is
+Gates 5 and 6 are significance tests that fail when significant; each is judged at ``alpha`` on
+its own (no Holm adjustment between them: adjusting gates that fail when significant would
+protect against false failures and let a regression that fails alone pass beside another gate). A default gate the user turned off is
 listed with status ``"off"`` and what it would have said. The verdict is ``"fail"`` as soon as
 one gate is neither ``"pass"`` nor ``"off"``.
 
@@ -42,6 +43,7 @@ import math
 from statistics import NormalDist
 
 from ablation.analysis.completeness import GATE_COMPLETENESS, completeness_gate
+from ablation.analysis.pass_note import pass_note
 from ablation.analysis.sequential_gates import (
     sequential_noninferiority_gate,
     sequential_regression_gate,
@@ -202,7 +204,15 @@ def _regression_off(report: AblationReport, alpha: float) -> GateResult:
 
 
 def _regression_test(report: AblationReport) -> tuple[float, str]:
-    """One-sided p-value for "candidate worse", and a description of the test."""
+    """One-sided p-value for "candidate worse", and a description of the test.
+
+    The report's :class:`~ablation.report.UpliftTest` when it has one (the test its summary
+    sentence states); a report without one is judged by the same tests, computed here.
+    """
+    b, c = report.mcnemar.b, report.mcnemar.c
+    test = report.uplift_test
+    if test is not None:
+        return test.pvalue_worse, f"{test.method}, H1: candidate worse, b = {b}, c = {c}"
     rep = report.repeated
     if rep is not None:
         half = rep.t_pvalue / 2
@@ -213,7 +223,6 @@ def _regression_test(report: AblationReport) -> tuple[float, str]:
         )
     from ablation.stats import mcnemar
 
-    b, c = report.mcnemar.b, report.mcnemar.c
     p = float(mcnemar(b, c, method="exact", alternative="less").pvalue)
     return p, (
         f"one-sided exact McNemar (H1: candidate worse), regressions b = {b}, improvements c = {c}"
@@ -248,36 +257,31 @@ def _latency_test(lat: LatencyComparison | None, limit: float) -> tuple[float | 
 
 
 def _significance_gates(tested: list[tuple[str, float, str, list[str]]], a: float) -> list[GateResult]:
-    """Judge the significance-test gates, Holm-adjusted together when there are several."""
-    if not tested:
-        return []
-    gates: list[GateResult] = []
-    raw = [p for _, p, _, _ in tested]
-    if len(raw) > 1:
-        from ablation.stats import adjust_pvalues
+    """Judge the significance-test gates, each at ``a`` on its own.
 
-        adjusted = [float(x) for x in adjust_pvalues(raw, method="holm")]
-    else:
-        adjusted = raw
-    for (name, p, desc, tasks), adj in zip(tested, adjusted, strict=True):
-        failed = adj < a
-        how = (
-            f"p = {_g(p)}, Holm-adjusted over {len(raw)} gated tests p = {_g(adj)}"
-            if len(raw) > 1
-            else f"p = {_g(p)} (the only gated test, not adjusted)"
-        )
+    Each of these gates fails when its test is significant, so a multiplicity adjustment would
+    protect against false failures and take protection away from the user: adding a second gate
+    must never let a regression that fails alone pass. They are not adjusted against each other.
+    """
+    gates: list[GateResult] = []
+    for name, p, desc, tasks in tested:
+        failed = p < a
         outcome = "significant: fails" if failed else "not significant: passes"
         gates.append(
             GateResult(
                 name=name,
                 status="fail" if failed else "pass",
-                evidence=f"{desc}; {how} {'<' if failed else '>='} alpha {_g(a)}: {outcome}.",
+                evidence=(
+                    f"{desc}; p = {_g(p)} (each fail-if-significant gate at alpha on its own, "
+                    f"not adjusted) {'<' if failed else '>='} alpha {_g(a)}: {outcome}."
+                ),
                 pvalue=p,
-                adjusted_pvalue=adj,
                 tasks=tasks if failed else [],
             )
         )
     return gates
+
+
 def _inventory_gates(report: AblationReport) -> list[GateResult]:
     """Gate 0: a report with no paired task fails."""
     if report.n_paired:
@@ -345,7 +349,8 @@ def evaluate_gates(
     gates.extend(_significance_gates(tested, a))
     gates.extend(missing)
     verdict = "fail" if any(g.status not in ("pass", "off") for g in gates) else "pass"
-    return report.model_copy(update={"gates": gates, "verdict": verdict})
+    note = pass_note(report, gates, a) if verdict == "pass" else None
+    return report.model_copy(update={"gates": gates, "verdict": verdict, "verdict_note": note})
 
 
 def exit_code_for(report: AblationReport) -> int:

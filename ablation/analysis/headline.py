@@ -23,9 +23,17 @@ from ablation.report import (
     NonInferiority,
     PairTable,
     Uplift,
+    UpliftTest,
 )
 
-__all__ = ["arm_summary", "mcnemar_summary", "minimum_detectable", "noninferiority", "uplift"]
+__all__ = [
+    "arm_summary",
+    "mcnemar_summary",
+    "minimum_detectable",
+    "noninferiority",
+    "uplift",
+    "uplift_test",
+]
 
 _P90 = np.array([0.9])  # the arm's latency p90: np.quantile's bits, without importing numpy.ma
 
@@ -84,6 +92,30 @@ def mcnemar_summary(b: int, c: int, runs: int) -> McNemarSummary:
         method=method,
         midp_method=midp.method,
         note="no discordant pairs: the arms agree on every task" if b + c == 0 else None,
+    )
+
+
+def uplift_test(data: PairedData, table: PairTable, alpha: float) -> UpliftTest:
+    """The one test of a pass-rate change that the summary sentence and the regression gate share.
+
+    With one run per task: the exact McNemar test, one-sided each way (``P(X >= b)`` for
+    "candidate worse", ``P(X <= b)`` for "candidate better", ``X ~ Bin(b + c, 1/2)``). With
+    repeated runs: the paired t test on per-task pass fractions, one-sided each way.
+    """
+    if data.runs == 1:
+        b, c = table.regressions, table.improvements
+        worse = stats.mcnemar(b, c, method="exact", alternative="less")
+        better = stats.mcnemar(b, c, method="exact", alternative="greater")
+        return UpliftTest(
+            method="one-sided exact McNemar",
+            pvalue_worse=float(worse.pvalue), pvalue_better=float(better.pvalue), alpha=alpha,
+        )
+    fb, fc = data.baseline.fraction, data.candidate.fraction
+    worse_t = stats.paired_t_test(fb, fc, alternative="less")
+    better_t = stats.paired_t_test(fb, fc, alternative="greater")
+    return UpliftTest(
+        method=f"one-sided paired t on per-task pass fractions ({data.runs} runs, task = unit)",
+        pvalue_worse=float(worse_t.pvalue), pvalue_better=float(better_t.pvalue), alpha=alpha,
     )
 
 
@@ -182,25 +214,34 @@ def noninferiority(data: PairedData, table: PairTable, config: CampaignConfig) -
 def minimum_detectable(
     data: PairedData, table: PairTable, alpha: float
 ) -> tuple[float | None, str | None]:
-    """The smallest uplift the comparison could detect at 80% power, and how it was computed.
+    """The smallest regression the comparison could detect at 80% power, and how it was computed.
 
-    With one run per task it is the exact MDE of the two-sided exact McNemar test the report
-    runs (enumeration, :func:`ablation.stats.exact_minimum_detectable_effect`) at the observed
-    discordance; with repeated runs, the normal formula on the per-task SD (the paired t test).
+    The MDE of the test the regression gate runs (:func:`uplift_test`, one-sided, H1 "candidate
+    worse", at ``alpha``). With one run per task it is the exact MDE of the one-sided exact
+    McNemar test (enumeration, :func:`ablation.stats.exact_minimum_detectable_effect`) at the
+    observed discordance; with repeated runs, the normal formula on the per-task SD (the paired
+    t test). Returned as a magnitude; ``None`` when no regression within the observed
+    discordance is detectable at this size.
     """
     n = len(data.task_ids)
     psi = (table.regressions + table.improvements) / n if n else 0.0
     mde, method = None, None
     if data.runs == 1 and psi > 0:
-        mde = float(stats.exact_minimum_detectable_effect(n, psi, alpha=alpha))
+        mde = float(stats.exact_minimum_detectable_effect(n, psi, alpha=alpha, alternative="less"))
         method = (
-            f"exact power of the two-sided exact McNemar test (enumeration), 80% power, "
+            f"exact power of the one-sided exact McNemar test (enumeration), 80% power, "
             f"alpha {alpha:g}, observed discordance {psi:.4g}"
         )
     elif data.runs > 1 and n > 1:
         sd = float(np.std(data.candidate.fraction - data.baseline.fraction, ddof=1))
-        mde = float(stats.minimum_detectable_effect(n, sd=sd, alpha=alpha)) if sd > 0 else None
-        method = f"normal approximation for the paired t test on per-task fractions, 80% power, alpha {alpha:g}"
+        mde = (
+            float(stats.minimum_detectable_effect(n, sd=sd, alpha=alpha, alternative="less"))
+            if sd > 0 else None
+        )
+        method = (
+            "normal approximation for the one-sided paired t test on per-task fractions, "
+            f"80% power, alpha {alpha:g}"
+        )
     if mde is not None and not np.isfinite(mde):
         mde = None  # no effect within the observed discordance is detectable at this size
     return mde, (method if mde is not None else None)

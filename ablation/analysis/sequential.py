@@ -13,6 +13,8 @@ Rules (DESIGN.md section 5):
 - A pair's outcome is ``candidate − baseline`` of the task's pass fractions (``runs > 1``: the
   task is the unit); a task excluded for errors (``on_error="exclude"``) is skipped; a task with
   no result in an arm is a gap, and the replay waits there like the live campaign does.
+- A non-inferior stop (the one decision that can pass) waits until every critical task of the
+  suite has run (the critical gate on): a campaign never passes on critical tasks it did not run.
 - After a decision at pair k, the tasks after the deciding one in run order are left out of the
   whole report and listed in ``excluded`` as ``"not run (stopped early)"``: trials of theirs that
   were in flight at the stop are not analysed, so the report does not depend on timing.
@@ -62,15 +64,26 @@ def sequential_order(task_ids: Iterable[str], seed: int) -> list[str]:
     return sorted(task_ids, key=lambda tid: (_key(tid, seed), tid))
 
 
-def monitor_settings(config: CampaignConfig, population_size: int) -> dict[str, Any]:
-    """Keyword settings of :class:`~ablation.stats.SequentialMonitor` for a campaign's config."""
+def monitor_settings(
+    config: CampaignConfig, suite_size: int, critical_total: int = 0
+) -> dict[str, Any]:
+    """Keyword settings of :class:`~ablation.stats.SequentialMonitor` for a campaign's config.
+
+    The campaign ends at ``suite_size`` pairs. The interval treats the tasks as i.i.d. (the
+    population claim of the fixed-n test) unless ``config.sequential.suite_claim`` asks for the
+    suite-only claim (sampling without replacement from ``suite_size`` tasks).
+    ``critical_total`` counts the suite's critical tasks; with the critical gate on, a
+    non-inferior stop (the one that can pass) waits until all of them have run.
+    """
     policy = config.sequential
     assert policy is not None
     return {
+        "critical_total": critical_total if config.gates.critical_must_not_regress else 0,
+        "suite_size": suite_size,
         "alpha": config.alpha,
         "margin": config.gates.noninferiority_margin,
         "n_candidates": policy.candidates,
-        "population_size": population_size,
+        "population_size": suite_size if policy.suite_claim else None,
         "futility_after": policy.futility_after,
     }
 
@@ -103,6 +116,7 @@ def replay_monitor(
                 population_size=settings["population_size"],
             ),
             critical_regressions=int(np.sum(crit[:before] & (d[:before] < 0))),
+            critical_seen=int(np.sum(crit[:before])),
         )
     for i in range(before, d.size):  # one pair when decided (more only if the two paths differ)
         head = head.update(float(d[i]), critical=bool(crit[i]))
@@ -117,7 +131,24 @@ def _universe(data: PairedData) -> list[str]:
     return list(ids)
 
 
-def _trajectory(d: np.ndarray, alpha: float, n_pop: int) -> list[SequentialPoint]:
+def _interval_method(population_size: int | None, n: int) -> str:
+    """The anytime-valid interval's method, with the claim it makes (population or suite)."""
+    claim = (
+        f"without replacement from N = {n} tasks (suite-only claim, opt-in)"
+        if population_size is not None
+        else "tasks as i.i.d. draws (population claim)"
+    )
+    return f"anytime-valid betting confidence sequence (Waudby-Smith & Ramdas), {claim}"
+
+
+def _critical_count(data: PairedData, universe: list[str]) -> int:
+    """Critical tasks of the suite: flagged in the paired data or in the suite's tasks."""
+    found = {tid for tid, flag in zip(data.task_ids, data.critical, strict=True) if flag}
+    found.update(tid for tid in universe if tid in data.tasks and data.tasks[tid].critical)
+    return len(found)
+
+
+def _trajectory(d: np.ndarray, alpha: float, n_pop: int | None) -> list[SequentialPoint]:
     if d.size == 0:
         return []
     cs = stats.uplift_confidence_sequence(d, population_size=n_pop, alpha=alpha)
@@ -171,7 +202,7 @@ def apply_sequential(
     universe = _universe(data)
     order = sequential_order(universe, config.seed)
     n = len(order)
-    settings = monitor_settings(config, n)
+    settings = monitor_settings(config, n, _critical_count(data, universe))
     ids, outcomes, flags, gap = _walk(data, order, config.gates.critical_must_not_regress)
     monitor = replay_monitor(outcomes, flags, settings)
     state = monitor.state
@@ -214,12 +245,13 @@ def apply_sequential(
         e_value=state.e_value,
         interval=Interval(
             low=state.interval.low, high=state.interval.high, confidence_level=1 - 2 * a_c,
-            method="anytime-valid betting confidence sequence (Waudby-Smith & Ramdas), "
-            f"without replacement from N = {n} tasks",
+            method=_interval_method(settings["population_size"], n),
         ),
         estimate=state.estimate,
         gates_decided=decided,
         fixed_n_descriptive=cut < n,
         order=ORDER_METHOD,
-        trajectory=_trajectory(np.asarray(outcomes[: state.pairs]), 2 * a_c, n),
+        trajectory=_trajectory(
+            np.asarray(outcomes[: state.pairs]), 2 * a_c, settings["population_size"]
+        ),
     )

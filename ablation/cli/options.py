@@ -52,9 +52,12 @@ def campaign_config(s: dict[str, Any]) -> Any:
         fields["sequential"] = {
             "futility_after": s.get("stop_when_inconclusive_after"),
             "candidates": s.get("n_candidates", 1),
+            "suite_claim": bool(s.get("suite_claim")),
         }
     elif s.get("stop_when_inconclusive_after") is not None:
         raise ConfigError("--stop-when-inconclusive-after needs --sequential")
+    elif s.get("suite_claim"):
+        raise ConfigError("--suite-claim needs --sequential (or --sequential-replay)")
     try:
         return CampaignConfig.model_validate(fields)
     except ValueError as exc:

@@ -64,7 +64,7 @@ def _gate_options(p: argparse.ArgumentParser) -> None:
     g.add_argument("--margin", type=flag_type("--margin"), help="non-inferiority margin on the pass rate, e.g. 0.02")
     g.add_argument(
         "--no-significant-regression", action="store_true", default=None,
-        help="fail when the candidate is significantly worse at --alpha (Holm across metrics; "
+        help="fail when the candidate is significantly worse at --alpha (one-sided, unadjusted; "
         "the default, accepted for explicitness)",
     )
     g.add_argument(
@@ -158,6 +158,9 @@ def _run_parser(sub: Any) -> None:
                      "(anytime-valid; alpha split across candidates)")
     run.add_argument("--stop-when-inconclusive-after", type=flag_type("--stop-when-inconclusive-after"), metavar="N",
                      help="with --sequential: stop as inconclusive after N pairs")
+    run.add_argument("--suite-claim", action="store_true", default=None,
+                     help="with --sequential: non-inferiority about this suite only (sampling "
+                     "without replacement), not the default population claim")
     run.add_argument("--isolation", choices=("thread", "process"),
                      help="where Python agents run: thread (default) or process (worker processes: "
                      "an agent that crashes, calls os._exit or times out costs one trial)")
@@ -209,6 +212,8 @@ def _compare_parser(sub: Any) -> None:
                       "have decided and spent")
     cmp_.add_argument("--stop-when-inconclusive-after", type=flag_type("--stop-when-inconclusive-after"), metavar="N",
                       help="with --sequential-replay: stop as inconclusive after N pairs")
+    cmp_.add_argument("--suite-claim", action="store_true", default=None,
+                      help="with --sequential-replay: non-inferiority about this suite only")
     _gate_options(cmp_)
     _output_options(cmp_)
 

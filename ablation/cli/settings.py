@@ -28,7 +28,7 @@ KNOWN_KEYS = {
     "resamples", "retry_on", "runs", "seed", "store", "timeout", "critical_gate",
     "allow_significant_regression", "min_completed", "allow_incomplete", "require_complete",
     "metric_margins", "fail_fast", "timestamps",
-    "sequential", "stop_when_inconclusive_after", "isolation", "worker_memory_mb",
+    "sequential", "stop_when_inconclusive_after", "suite_claim", "isolation", "worker_memory_mb",
     "max_output_bytes", "sandbox",
 }
 

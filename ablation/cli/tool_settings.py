@@ -67,6 +67,7 @@ class ToolSettings(BaseModel):
     fail_fast: StrictInt | None = Field(default=None, ge=0)
     min_completed: _Number | None = Field(default=None, ge=0, le=1)
     stop_when_inconclusive_after: StrictInt | None = Field(default=None, ge=1)
+    suite_claim: StrictBool | None = None
     store: StrictStr | None = None
     on_error: Literal["fail", "exclude", "abort"] | None = None
     format: Literal["terminal", "markdown", "json", "html"] | None = None

@@ -77,7 +77,8 @@ def render_summary(
     *,
     width: int | None = None,
 ) -> str:
-    """One row per candidate (all against the same baseline), with Holm-adjusted McNemar p.
+    """One row per candidate (all against the same baseline), with each candidate's one-sided p for
+    improvement, Holm-adjusted across the candidates.
 
     Args:
         reports: One report per candidate, each against the same baseline.

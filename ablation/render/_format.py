@@ -262,6 +262,20 @@ def fmt_noun(n: int, noun: str) -> str:
     return f"{n} {noun}" if n == 1 else f"{n} {noun}s"
 
 
+def _test_words(report: AblationReport) -> str:
+    """The headline interval and the one-sided test the sentence's claim (and the gate) rest on."""
+    ci, test = report.uplift.ci, report.uplift_test
+    interval = f"{fmt_level(ci.confidence_level)} CI {fmt_pp(ci.low)} to {fmt_pp(ci.high)}"
+    if test is None:
+        return f"{interval}, McNemar p = {fmt_p(report.mcnemar.pvalue)} at alpha {fmt_float(report.provenance.alpha)}"
+    better = report.summary == "improvement" or (
+        report.summary != "regression" and report.uplift.estimate > 0
+    )
+    p = test.pvalue_better if better else test.pvalue_worse
+    side = "better" if better else "worse"
+    return f"{interval}; {test.method}, H1: candidate {side}, p = {fmt_p(p)} at alpha {fmt_float(test.alpha)}"
+
+
 def summary_sentence(report: AblationReport) -> str:
     """What the data show, in one sentence (plain text)."""
     t = report.table
@@ -272,10 +286,7 @@ def summary_sentence(report: AblationReport) -> str:
         + (f" ({critical} critical)" if critical else "")
         + f", {fmt_noun(t.improvements, 'improvement')} in {fmt_noun(report.n_paired, 'pair')}"
     )
-    stats = (
-        f"uplift {fmt_pp(report.uplift.estimate)}, McNemar p = {fmt_p(report.mcnemar.pvalue)}"
-        f" at alpha {fmt_float(report.provenance.alpha)}"
-    )
+    stats = f"uplift {fmt_pp(report.uplift.estimate)}, " + _test_words(report)
     seq = report.sequential
     if seq is not None and seq.fixed_n_descriptive:
         stats += (
@@ -296,7 +307,8 @@ def verdict_line(report: AblationReport) -> str:
     turned_off = f"; turned off: {', '.join(off)}" if off else ""
     if bad:
         return f"{head} ({len(bad)} of {judged} gates not passed: {', '.join(bad)}{turned_off})"
-    return f"{head} (all {judged} gates passed{turned_off})"
+    note = f"; {report.verdict_note}" if report.verdict_note else ""
+    return f"{head} (all {judged} gates passed{turned_off}{note})"
 
 
 def headline(report: AblationReport) -> str:

@@ -1,7 +1,10 @@
 """Several candidates against one baseline: one row per candidate, Holm across candidates.
 
-Each candidate's two-sided exact McNemar p-value is Holm-adjusted over all candidates (family-wise
-error rate, the right control when the best candidate will be picked). The reports are assumed
+Each candidate's claim of improvement (its report's one-sided test, H1 "candidate better": the
+one-sided exact McNemar test with one run) is Holm-adjusted over all candidates (family-wise
+error rate, the right control when the best candidate will be picked). Holm is for these claims
+of improvement only; a candidate's own gates are judged unadjusted, so a regression never hides
+behind the number of candidates. The reports are assumed
 to share a baseline and a task suite; when their baseline pass counts, baseline agents or suite
 fingerprints differ, a note says so instead of silently comparing unlike things.
 """
@@ -42,9 +45,10 @@ def summary_data(reports: Sequence[AblationReport], names: Sequence[str]) -> dic
         raise ValueError(f"{len(reports)} reports but {len(names)} names")
     from ablation.stats import adjust_pvalues
 
-    holm = [float(x) for x in adjust_pvalues([r.mcnemar.pvalue for r in reports], method="holm")]
+    better = [_improvement_p(r) for r in reports]
+    holm = [float(x) for x in adjust_pvalues(better, method="holm")]
     rows = []
-    for name, r, adj in zip(names, reports, holm, strict=True):
+    for name, r, adj, p_better in zip(names, reports, holm, better, strict=True):
         iv = r.uplift.tango_ci or r.uplift.t_ci or r.uplift.ci
         rows.append(
             {
@@ -58,6 +62,7 @@ def summary_data(reports: Sequence[AblationReport], names: Sequence[str]) -> dic
                 "critical_regressions": len(r.critical_regressions),
                 "improvements": r.table.improvements,
                 "mcnemar_pvalue": r.mcnemar.pvalue,
+                "improvement_pvalue": p_better,
                 "holm_pvalue": adj,
                 "summary": r.summary,
                 "verdict": r.verdict if r.gates else "not gated",
@@ -65,8 +70,9 @@ def summary_data(reports: Sequence[AblationReport], names: Sequence[str]) -> dic
         )
     methods = sorted({(r.uplift.tango_ci or r.uplift.ci).method for r in reports})
     notes = [
-        "base / cand: pass rates; b / c: regressions / improvements; p: exact McNemar; "
-        f"Holm p: adjusted across {len(reports)} candidates; "
+        "base / cand: pass rates; b / c: regressions / improvements; p: one-sided test of "
+        f"improvement (H1: candidate better; {_methods(reports)}); "
+        f"Holm p: adjusted across {len(reports)} candidates (claims of improvement); "
         f"uplift interval: {', '.join(methods)} at "
         f"{f.fmt_level(reports[0].provenance.confidence_level)}."
     ]
@@ -90,6 +96,20 @@ def summary_data(reports: Sequence[AblationReport], names: Sequence[str]) -> dic
     return {"rows": rows, "notes": notes}
 
 
+def _improvement_p(report: AblationReport) -> float:
+    """One-sided p for "candidate better": the report's own test, else the exact McNemar tail."""
+    if report.uplift_test is not None:
+        return report.uplift_test.pvalue_better
+    from ablation.stats import mcnemar
+
+    return float(mcnemar(report.mcnemar.b, report.mcnemar.c, alternative="greater").pvalue)
+
+
+def _methods(reports: Sequence[AblationReport]) -> str:
+    names = {r.uplift_test.method if r.uplift_test else "one-sided exact McNemar" for r in reports}
+    return ", ".join(sorted(names))
+
+
 def summary_rows(data: dict[str, Any]) -> list[tuple[str, ...]]:
     """The rows of :func:`summary_data` as text cells (see :data:`SUMMARY_HEADERS`)."""
     out: list[tuple[str, ...]] = []
@@ -103,7 +123,7 @@ def summary_rows(data: dict[str, Any]) -> list[tuple[str, ...]]:
                 f.fmt_pct(row["candidate_pass_rate"]),
                 f"{f.fmt_pp(row['uplift'])} [{f.fmt_pp(ci['low'])}, {f.fmt_pp(ci['high'])}]",
                 f"{row['regressions']}{crit} / {row['improvements']}",
-                f.fmt_p(row["mcnemar_pvalue"]),
+                f.fmt_p(row["improvement_pvalue"]),
                 f.fmt_p(row["holm_pvalue"]),
                 str(row["verdict"]).upper(),
             )

@@ -56,7 +56,9 @@ class SequentialSink:
         self._pending: dict[str, list[TaskResult]] = {}
         self._ready: dict[int, float | None] = {}
         self._next = 0
-        self.monitor = stats.SequentialMonitor(**monitor_settings(config, len(tasks)))
+        self.monitor = stats.SequentialMonitor(
+            **monitor_settings(config, len(tasks), sum(self._critical))
+        )
         for result in prior:
             self._add(result)
 

@@ -8,8 +8,10 @@
 3. *inferior* / *non-inferior* (when a margin M is set): the anytime-valid confidence sequence for
    Δ at level ``1 − 2·α_c`` has upper bound < −M / lower bound > −M (each claim error ≤ α_c,
    matching the fixed-n convention "90% interval ↔ one-sided 5% test" of STATISTICS.md §7);
+   *non-inferior*, the one stop that can pass, waits until every critical task of the suite
+   (``critical_total``) has run, so a campaign never passes on critical tasks it did not run;
 4. *futility*: nothing decided after ``futility_after`` pairs;
-5. *end of suite*: all ``population_size`` tasks ran and nothing decided.
+5. *end of suite*: all ``suite_size`` (default ``population_size``) tasks ran and nothing decided.
 
 Gates are checked in this order after every pair and the first that fires decides; the decision is
 final. Pairs that complete after it (in flight at concurrency > 1) still enter the statistics.
@@ -100,6 +102,14 @@ class SequentialMonitor:
         gate: The deciding gate, or ``None``.
         decided_at: Pairs seen when the gate decided.
         reason: Why it decided.
+        critical_total: Critical tasks in the suite (0: none, or the critical gate is off); a
+            *non-inferior* stop waits until that many critical pairs have been seen. The wait is
+            a stopping time fixed by the flags, not the outcomes, so every claim keeps its level.
+        critical_seen: Critical pairs seen.
+        suite_size: Pairs at which the campaign ends (end of suite) when the interval treats the
+            pairs as i.i.d. (``population_size=None``): the population claim of the fixed-n
+            test, about new tasks like these, with no finite-population shrinkage at the end of
+            the suite. ``None``: ``population_size``.
     """
 
     alpha: float = 0.05
@@ -115,6 +125,9 @@ class SequentialMonitor:
     gate: str | None = None
     decided_at: int | None = None
     reason: str = "No gate has decided yet."
+    critical_total: int = 0
+    critical_seen: int = 0
+    suite_size: int | None = None
 
     def __post_init__(self) -> None:
         a = check_level(self.alpha, "alpha")
@@ -186,9 +199,10 @@ class SequentialMonitor:
         assert self.regression is not None and self.uplift is not None
         reg, cs = self.regression.update(d), self.uplift.update(d)
         hit = bool(critical) and d < 0.0
+        seen = self.critical_seen + bool(critical)
         gate, at, reason = self.gate, self.decided_at, self.reason
         if gate is None:
-            found = self._decide(reg, cs, hit)
+            found = self._decide(reg, cs, hit, seen)
             if found is not None:
                 gate, reason = found
                 at = cs.pairs
@@ -206,10 +220,17 @@ class SequentialMonitor:
             gate,
             at,
             reason,
+            self.critical_total,
+            seen,
+            self.suite_size,
         )
 
     def _decide(
-        self, reg: SequentialRegressionTest, cs: UpliftConfidenceSequence, critical_hit: bool
+        self,
+        reg: SequentialRegressionTest,
+        cs: UpliftConfidenceSequence,
+        critical_hit: bool,
+        critical_seen: int,
     ) -> tuple[str, str] | None:
         n, a = cs.pairs, self.alpha_per_candidate
         if critical_hit:
@@ -227,14 +248,20 @@ class SequentialMonitor:
                     f"Inferior: the upper bound of the anytime-valid interval for the uplift, "
                     f"{ci.high:+.4f}, fell below -margin = {-self.margin:+.4f} after {n} pairs."
                 )
-            if verdict == "non-inferior":
+            if verdict == "non-inferior" and critical_seen >= self.critical_total:
+                waited = (
+                    f" (a pass waits for all {self.critical_total} critical tasks, run by then)"
+                    if self.critical_total else ""
+                )
                 return GATES[3], (
                     f"Non-inferior: the lower bound of the anytime-valid interval for the uplift, "
-                    f"{ci.low:+.4f}, rose above -margin = {-self.margin:+.4f} after {n} pairs."
+                    f"{ci.low:+.4f}, is above -margin = {-self.margin:+.4f} after {n} pairs"
+                    f"{waited}."
                 )
         if self.futility_after is not None and n >= self.futility_after:
             return GATES[4], f"Futility: no gate decided within {self.futility_after} pairs."
-        if self.population_size is not None and n >= self.population_size:
+        end = self.suite_size if self.suite_size is not None else self.population_size
+        if end is not None and n >= end:
             return GATES[5], f"End of suite: all {n} tasks ran and no gate decided."
         return None
 

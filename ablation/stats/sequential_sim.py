@@ -117,6 +117,8 @@ def sequential_decisions(
     critical: ArrayLike | None = None,
     prior: tuple[float, float] = (1.0, 1.0),
     grid_size: int = DEFAULT_GRID_SIZE,
+    critical_total: int = 0,
+    suite_size: int | None = None,
 ) -> SequentialDecisions:
     """Run the gates of :class:`SequentialMonitor` over many campaigns at once (vectorised).
 
@@ -134,6 +136,9 @@ def sequential_decisions(
         critical: Boolean mask, same shape as ``diffs``, of tasks marked critical.
         prior: Beta prior of the regression e-process.
         grid_size: Grid of the confidence sequence.
+        critical_total: Critical tasks in the suite: a non-inferior stop waits until that many
+            critical pairs are in (``critical`` counts them; never, when it is ``None``).
+        suite_size: End of suite for i.i.d. intervals (``None``: ``population_size``).
 
     Returns:
         A :class:`SequentialDecisions`.
@@ -155,9 +160,13 @@ def sequential_decisions(
     times[1] = _first(b >= _regression_boundary(steps, proto.prior, a)[k])
     if margin is not None:
         times[2], times[3] = _ni_times(d, float(margin), 2.0 * a, population_size, grid_size)
+        if critical_total > 0:  # the lower bound only rises, so the pass comes at the later time
+            crit = np.zeros_like(d, dtype=bool) if critical is None else np.asarray(critical, bool)
+            times[3] = np.maximum(times[3], _first(np.cumsum(crit, axis=1) >= critical_total))
     if futility_after is not None and futility_after <= steps:
         times[4] = futility_after
-    if population_size is not None and population_size == steps:
+    end = suite_size if suite_size is not None else population_size
+    if end is not None and end == steps:
         times[5] = steps
     first = np.min(times, axis=0)
     names = np.array((*GATES, "undecided"))
@@ -219,16 +228,16 @@ def simulate_sequential(
     n_candidates: int = 1,
     futility_after: int | None = None,
     prior: tuple[float, float] = (1.0, 1.0),
-    without_replacement: bool = True,
+    without_replacement: bool = False,
 ) -> SequentialSimulation:
     """Expected pairs and decision rates of a sequential campaign, for planning.
 
     Pairs are i.i.d.: a regression with probability ``(ψ − δ)/2``, an improvement with
     ``(ψ + δ)/2``, concordant otherwise. Each campaign runs the gates of :class:`SequentialMonitor`
-    (via :func:`sequential_decisions`) over at most ``n_max`` pairs, many campaigns at once. A
-    random-order run through a suite of ``n_max`` i.i.d. tasks is itself i.i.d., so with
-    ``without_replacement=True`` (the default, as a campaign over a suite runs) the interval targets
-    the suite's own uplift with ``population_size = n_max``.
+    (via :func:`sequential_decisions`) over at most ``n_max`` pairs, many campaigns at once. By
+    default the interval treats the pairs as i.i.d. draws (the population claim a campaign
+    makes, ending at ``n_max``); ``without_replacement=True`` simulates the suite-only opt-in
+    (``SequentialPolicy(suite_claim=True)``: ``population_size = n_max``).
 
     Args:
         psi: Discordant probability ψ in ``(0, 1]``.
@@ -241,7 +250,8 @@ def simulate_sequential(
         n_candidates: Number of candidates (Bonferroni split of alpha).
         futility_after: Futility stop, or ``None``.
         prior: Beta prior of the regression e-process.
-        without_replacement: Interval for the suite's uplift (True) or for i.i.d. pairs.
+        without_replacement: Interval for the suite's own uplift (True, the opt-in) or for
+            i.i.d. pairs (False, the default).
 
     Returns:
         A :class:`SequentialSimulation`.
@@ -268,6 +278,7 @@ def simulate_sequential(
             population_size=pop,
             futility_after=futility_after,
             prior=prior,
+            suite_size=n,
         )
         stops.append(res.stop)
         gates.append(np.where(res.gate == "undecided", GATES[5], res.gate))

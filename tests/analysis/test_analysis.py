@@ -325,7 +325,7 @@ def test_latency_gate_uses_an_exact_shifted_t_test() -> None:
     assert report.latency.ratio_limit_pvalue == pytest.approx(expected, rel=1e-9)
     gate = next(g for g in report.gates if "latency" in g.name)
     assert gate.pvalue == pytest.approx(expected, rel=1e-9)
-    assert gate.adjusted_pvalue is not None and gate.adjusted_pvalue >= gate.pvalue
+    assert gate.adjusted_pvalue is None  # judged at alpha on its own, beside the regression gate
     assert report.n_critical == 0
 
 

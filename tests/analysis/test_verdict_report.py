@@ -87,11 +87,12 @@ def test_mean_difference_interval_is_the_paired_t_from_the_minimum_n() -> None:
 
 
 def test_minimum_detectable_effect_is_the_exact_tests() -> None:
+    # The MDE of the gate's test: the one-sided exact McNemar test, H1 "candidate worse".
     report = build_report(pair_arrays(*_table_arrays(400, 30, 20, 50)), config=FAST)
-    expected = stats.exact_minimum_detectable_effect(500, 50 / 500, alpha=0.05)
+    expected = stats.exact_minimum_detectable_effect(500, 50 / 500, alpha=0.05, alternative="less")
     assert report.minimum_detectable_effect == pytest.approx(expected, rel=1e-12)
     assert "exact" in (report.minimum_detectable_effect_method or "")
-    assert expected > stats.minimum_detectable_effect(500, psi=0.1, alpha=0.05)
+    assert expected > stats.minimum_detectable_effect(500, psi=0.1, alpha=0.05, alternative="less")
 
 
 def test_default_policy_turns_on_regression_and_completeness() -> None:

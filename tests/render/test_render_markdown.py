@@ -183,9 +183,16 @@ def _candidates() -> tuple[list[AblationReport], list[str]]:
 
 
 def test_summary_holm_matches_statsmodels_in_every_format() -> None:
+    from scipy.stats import binomtest
+
     reports, names = _candidates()
     data = json.loads(render_summary(reports, names, "json"))
-    expected = multipletests([r.mcnemar.pvalue for r in reports], method="holm")[1]
+    # Holm over the candidates' claims of improvement: one-sided exact McNemar, H1 better.
+    better = [
+        binomtest(r.mcnemar.c, r.mcnemar.b + r.mcnemar.c, 0.5, alternative="greater").pvalue
+        for r in reports
+    ]
+    expected = multipletests(better, method="holm")[1]
     got = [row["holm_pvalue"] for row in data["rows"]]
     assert got == pytest.approx(list(expected), rel=1e-12)
     assert [row["name"] for row in data["rows"]] == names
