@@ -183,6 +183,10 @@ class CampaignConfig(BaseModel):
             :mod:`ablation.run.isolation`).
         worker_memory_mb: With ``isolation="process"``, each worker's address-space limit in MiB
             (``RLIMIT_AS``; ``None``: no limit).
+        max_output_bytes: Cap on a Python agent's output (:mod:`ablation.run.output_caps`); a
+            larger output is the trial's error. Command and HTTP agents take the same number
+            from ``--max-output-bytes``. Default 8 MiB, at most 128 MiB (the largest a trial's
+            stored row can hold with room to spare: SQLite refuses values over 10⁹ bytes).
     """
 
     model_config = _FROZEN
@@ -202,6 +206,7 @@ class CampaignConfig(BaseModel):
     sequential: SequentialPolicy | None = None
     isolation: Literal["thread", "process"] = "thread"
     worker_memory_mb: int | None = Field(default=None, ge=64)
+    max_output_bytes: int = Field(default=8 * 1024 * 1024, ge=1, le=128 * 1024 * 1024)
 
     @model_validator(mode="after")
     def _memory_cap_needs_workers(self) -> Self:

@@ -15,6 +15,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from ablation.agents.forms import (
+    DEFAULT_MAX_OUTPUT_BYTES,
     AgentProcessError,
     AgentTimeoutError,
     _excerpt,
@@ -26,8 +27,6 @@ from ablation.schema import to_jsonable
 
 __all__ = ["DEFAULT_MAX_OUTPUT_BYTES", "CommandAgent"]
 
-#: Default cap on a command's stdout (and on the stderr kept), in bytes.
-DEFAULT_MAX_OUTPUT_BYTES = 8 * 1024 * 1024
 _CHUNK = 64 * 1024
 
 
