@@ -139,6 +139,7 @@ def read_options(args: argparse.Namespace, *, baseline: bool = False) -> dict[st
         "format": args.from_format,
         "where": _where(items),
         "pass_values": args.pass_values.split(",") if args.pass_values else None,
+        "max_bytes": getattr(args, "max_input_bytes", None),
     }
 
 

@@ -15,7 +15,7 @@ from typing import Any
 
 from ablation.errors import InputError
 from ablation.schema import TaskResult, safe_text
-from ablation.sources.text import file_error, short_repr
+from ablation.sources.text import MAX_BYTES, file_error, short_repr
 
 __all__ = [
     "MISSING",
@@ -58,6 +58,7 @@ class ReadOptions:
             uses :func:`parse_verdict` (and the format's documented mapping).
         arm: ``"baseline"`` or ``"candidate"``.
         numeric: Read the field as a number into ``quality[field]`` (``passed`` is ``False``).
+        max_bytes: Largest source read, after gzip decompression (``--max-input-bytes``).
     """
 
     key: str | None = None
@@ -67,6 +68,7 @@ class ReadOptions:
     pass_values: frozenset[str] | None = None
     arm: str = "baseline"
     numeric: bool = False
+    max_bytes: int = MAX_BYTES
 
 
 @dataclass
