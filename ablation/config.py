@@ -193,6 +193,10 @@ class CampaignConfig(BaseModel):
             ``"bubblewrap"`` (default; where bubblewrap cannot run, such a trial is an error
             naming the fix) or ``"process"`` (weaker: resource limits only, named in the
             report's provenance and every trial's note). See docs/SECURITY.md.
+        max_output_bytes: Cap on a Python agent's output (:mod:`ablation.run.output_caps`); a
+            larger output is the trial's error. Command and HTTP agents take the same number
+            from ``--max-output-bytes``. Default 8 MiB, at most 128 MiB (the largest a trial's
+            stored row can hold with room to spare: SQLite refuses values over 10⁹ bytes).
     """
 
     model_config = _FROZEN
@@ -213,6 +217,7 @@ class CampaignConfig(BaseModel):
     isolation: Literal["thread", "process"] = "thread"
     worker_memory_mb: int | None = Field(default=None, ge=64)
     sandbox: Literal["bubblewrap", "process"] = "bubblewrap"
+    max_output_bytes: int = Field(default=8 * 1024 * 1024, ge=1, le=128 * 1024 * 1024)
 
     @model_validator(mode="after")
     def _memory_cap_needs_workers(self) -> Self:

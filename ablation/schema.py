@@ -15,15 +15,9 @@ import json
 import math
 import re
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from typing import Any, Literal, Self
+from typing import Annotated, Any, Literal, Self
 
-from pydantic import (
-    BaseModel,
-    ConfigDict,
-    Field,
-    field_validator,
-    model_validator,
-)
+from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, field_validator, model_validator
 
 from ablation.digests import entry_digest, fingerprint_of_entries
 from ablation.errors import ConfigError
@@ -73,6 +67,10 @@ def safe_text(text: str) -> str:
     except UnicodeEncodeError:
         return text.encode("utf-8", "backslashreplace").decode("utf-8")
     return text
+
+
+#: A text field written by a suite or an agent: lone surrogates escaped (:func:`safe_text`).
+SafeStr = Annotated[str, BeforeValidator(lambda v: safe_text(v) if isinstance(v, str) else v)]
 
 
 def to_jsonable(
@@ -218,11 +216,11 @@ class AblationTask(BaseModel):
     model_config = _SUITE
 
     task_id: str = Field(min_length=1)
-    name: str = ""
-    description: str = ""
-    category: str = "default"
-    family: str | None = None
-    tags: tuple[str, ...] = ()
+    name: SafeStr = ""
+    description: SafeStr = ""
+    category: SafeStr = "default"
+    family: SafeStr | None = None
+    tags: tuple[SafeStr, ...] = ()
     critical: bool = False
     input_data: Any = None
     expected_output: Any = None
@@ -296,18 +294,18 @@ class TaskResult(BaseModel):
     latency_s: float | None = None
     wall_s: float | None = None
     attempts: int = Field(default=1, ge=0)
-    attempt_errors: tuple[str, ...] = ()
+    attempt_errors: tuple[SafeStr, ...] = ()
     error_stage: ErrorStage | None = None
-    error_type: str | None = None
-    error_message: str | None = None
-    error_traceback: str | None = None
-    verifier_note: str | None = None
+    error_type: SafeStr | None = None
+    error_message: SafeStr | None = None
+    error_traceback: SafeStr | None = None
+    verifier_note: SafeStr | None = None
     quality: dict[str, float] = Field(default_factory=dict)
-    quality_errors: dict[str, str] = Field(default_factory=dict)
+    quality_errors: dict[SafeStr, SafeStr] = Field(default_factory=dict)
     cost: float | None = None
     tokens: int | None = None
     metrics: dict[str, float] = Field(default_factory=dict)
-    category: str | None = None
+    category: SafeStr | None = None
     critical: bool = False
     started_at: float | None = None
 

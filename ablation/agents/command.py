@@ -15,6 +15,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from ablation.agents.forms import (
+    DEFAULT_MAX_OUTPUT_BYTES,
     AgentProcessError,
     AgentTimeoutError,
     _excerpt,
@@ -26,8 +27,6 @@ from ablation.schema import to_jsonable
 
 __all__ = ["DEFAULT_MAX_OUTPUT_BYTES", "CommandAgent"]
 
-#: Default cap on a command's stdout (and on the stderr kept), in bytes.
-DEFAULT_MAX_OUTPUT_BYTES = 8 * 1024 * 1024
 _CHUNK = 64 * 1024
 
 
@@ -56,6 +55,27 @@ async def _feed(stdin: asyncio.StreamWriter | None, payload: bytes) -> None:
         stdin.write(payload)
         await stdin.drain()
     stdin.close()
+
+
+async def _reap(proc: asyncio.subprocess.Process) -> None:
+    """Close the child's pipes, wait (bounded) for its exit to be reported, close its transport.
+
+    The pipes are closed first: a paused or still-open pipe (a grandchild that escaped the group
+    holds it) would otherwise keep ``wait()`` from ever returning. The transport itself is closed
+    only after the exit was reported: closing it earlier polls the child, which reaps it under
+    the event loop's child watcher, and the watcher then logs "Unknown child process" on stderr.
+    """
+    transport = getattr(proc, "_transport", None)
+    if transport is not None:
+        for fd in (0, 1, 2):
+            pipe = transport.get_pipe_transport(fd)
+            if pipe is not None:
+                pipe.close()
+    if proc.returncode is None:
+        with contextlib.suppress(TimeoutError):
+            await asyncio.shield(asyncio.wait_for(proc.wait(), 5))
+    if transport is not None:
+        transport.close()
 
 
 def _killpg(pid: int) -> None:
@@ -170,14 +190,7 @@ class CommandAgent:
             # Runs on success, error, own timeout and cancellation alike: kill, then reap with a
             # bound (the group was SIGKILLed, so the wait is short unless the child is stuck in D).
             _killpg(proc.pid)
-            # Close the pipes too: a paused or still-open pipe (a grandchild that escaped the
-            # group holds it) would otherwise keep ``wait()`` from ever returning.
-            transport = getattr(proc, "_transport", None)
-            if transport is not None:
-                transport.close()
-            if proc.returncode is None:
-                with contextlib.suppress(TimeoutError):
-                    await asyncio.shield(asyncio.wait_for(proc.wait(), 5))
+            await _reap(proc)
         return self._decode(proc.returncode, stdout, stderr)
 
     async def _exchange(self, proc: asyncio.subprocess.Process, payload: bytes) -> tuple[bytes, bytes]:

@@ -24,6 +24,7 @@ from typing import Any
 from ablation.schema import AgentOutput
 
 __all__ = [
+    "DEFAULT_MAX_OUTPUT_BYTES",
     "AgentConnectionError",
     "AgentHttpError",
     "AgentProcessError",
@@ -31,6 +32,9 @@ __all__ = [
     "interpret_agent_json",
 ]
 
+#: Default cap on an agent's output (a command's stdout and the stderr kept, an HTTP body, a
+#: Python agent's output), in bytes.
+DEFAULT_MAX_OUTPUT_BYTES = 8 * 1024 * 1024
 _OUTPUT_KEYS = frozenset({"output", "cost", "tokens", "metrics"})
 _EXCERPT_CHARS = 200
 _STDERR_TAIL_CHARS = 2000
@@ -87,17 +91,18 @@ class AgentTimeoutError(TimeoutError):
 
 
 def _excerpt(text: str | bytes, limit: int = _EXCERPT_CHARS) -> str:
-    """``repr`` of the start of ``text``, marked when cut."""
+    """``repr`` of the start of ``text``, marked when cut (only that start is decoded)."""
+    longer = len(text) > limit
     if isinstance(text, bytes):
-        text = text.decode("utf-8", errors="replace")
-    cut = text[:limit]
-    return repr(cut) + ("..." if len(text) > limit else "")
+        longer = len(text) > 4 * limit or len(text[: 4 * limit].decode("utf-8", "replace")) > limit
+        text = text[: 4 * limit].decode("utf-8", errors="replace")
+    return repr(text[:limit]) + ("..." if longer else "")
 
 
 def _tail(data: bytes, limit: int = _STDERR_TAIL_CHARS) -> str:
     """The last ``limit`` characters of a byte stream, decoded leniently and stripped."""
-    text = data.decode("utf-8", errors="replace").strip()
-    return text if len(text) <= limit else "..." + text[-limit:]
+    text = data[-4 * limit :].decode("utf-8", errors="replace").strip()
+    return text if len(text) <= limit and len(data) <= 4 * limit else "..." + text[-limit:]
 
 
 def interpret_agent_json(value: Any, source: str) -> Any:

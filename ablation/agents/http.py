@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import http.client
 import json
+import time
 import urllib.error
 import urllib.parse
 import urllib.request
@@ -11,6 +12,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from ablation.agents.forms import (
+    DEFAULT_MAX_OUTPUT_BYTES,
     AgentConnectionError,
     AgentHttpError,
     AgentTimeoutError,
@@ -21,6 +23,14 @@ from ablation.errors import AgentSpecError, ConfigError
 from ablation.schema import to_jsonable
 
 __all__ = ["HttpAgent"]
+
+_CHUNK = 64 * 1024
+#: How much of an error response's body is read for the message's excerpt.
+_ERROR_BODY_BYTES = 4096
+
+
+class _TooLarge(Exception):
+    """Internal: the body passed ``max_output_bytes``."""
 
 
 class _NoRedirect(urllib.request.HTTPRedirectHandler):
@@ -37,16 +47,23 @@ class HttpAgent:
     many calls can be in flight at once. Redirects are not followed (the response is an
     :class:`AgentHttpError`). Proxies configured in the environment are honoured, as by urllib.
 
+    The body is read as a stream, in chunks: a body past ``max_output_bytes`` (declared by
+    ``Content-Length`` or counted as it arrives) is the call's :class:`AgentHttpError` and the
+    connection is closed without reading the rest; an error status reads at most 4 KiB of its
+    body for the message. The whole call, body included, ends within ``timeout_s``, so a
+    download the engine abandoned after its own timeout (a server trickling bytes) stops too.
+
     Args:
         url: An ``http://`` or ``https://`` URL.
-        timeout_s: Socket timeout per call in seconds (connect and each read).
+        timeout_s: Time limit per call in seconds: the connection, each read, and the whole call.
         headers: Extra request headers (e.g. ``Authorization``); they override the defaults
             ``Content-Type: application/json`` and ``Accept: application/json``.
         name: Name recorded for the agent; defaults to the URL itself.
+        max_output_bytes: Cap on the response body. Default 8 MiB.
 
     Raises:
         AgentSpecError: if ``url`` is not an http(s) URL with a host.
-        ConfigError: if ``timeout_s`` is not positive.
+        ConfigError: if ``timeout_s`` or ``max_output_bytes`` is not positive.
     """
 
     def __init__(
@@ -56,6 +73,7 @@ class HttpAgent:
         timeout_s: float = 30,
         headers: Mapping[str, str] | None = None,
         name: str | None = None,
+        max_output_bytes: int = DEFAULT_MAX_OUTPUT_BYTES,
     ) -> None:
         if not isinstance(url, str):
             raise AgentSpecError(f"HttpAgent needs a URL string, got {type(url).__name__}")
@@ -68,6 +86,9 @@ class HttpAgent:
         self.timeout_s = timeout_s
         self.headers: dict[str, str] = dict(headers or {})
         self.name: str = name or url
+        if not max_output_bytes > 0:
+            raise ConfigError(f"HttpAgent max_output_bytes must be positive, got {max_output_bytes!r}")
+        self.max_output_bytes = max_output_bytes
 
     def __repr__(self) -> str:
         return f"HttpAgent({self.url!r}, name={self.name!r})"
@@ -92,11 +113,17 @@ class HttpAgent:
         headers.update(self.headers)
         request = urllib.request.Request(self.url, data=body, headers=headers, method="POST")
         opener = urllib.request.build_opener(_NoRedirect)
+        deadline = time.monotonic() + self.timeout_s
         try:
             with opener.open(request, timeout=self.timeout_s) as response:
                 status = int(response.status)
-                raw = response.read()
+                raw = self._body(response, deadline)
                 charset = response.headers.get_content_charset() or "utf-8"
+        except _TooLarge:
+            raise AgentHttpError(
+                f"{self.name}: response body larger than max_output_bytes={self.max_output_bytes}; "
+                "the connection was closed"
+            ) from None
         except urllib.error.HTTPError as exc:
             raise self._status_error(exc) from None
         except urllib.error.URLError as exc:
@@ -119,12 +146,33 @@ class HttpAgent:
             ) from None
         return interpret_agent_json(value, self.name)
 
+    def _body(self, response: Any, deadline: float) -> bytes:
+        """The body, read in chunks until its end, ``max_output_bytes`` or ``deadline``.
+
+        Raises:
+            _TooLarge: the body (declared or read) is longer than the cap.
+            TimeoutError: ``deadline`` passed before the body ended.
+        """
+        cap = self.max_output_bytes
+        declared = response.headers.get("Content-Length", "")
+        if declared.strip().isdigit() and int(declared) > cap:
+            raise _TooLarge
+        data = bytearray()
+        # read1: what one read of the socket gives (read(n) would wait for all n bytes).
+        while chunk := response.read1(min(_CHUNK, cap + 1 - len(data))):
+            data += chunk
+            if len(data) > cap:
+                raise _TooLarge
+            if time.monotonic() > deadline:
+                raise TimeoutError
+        return bytes(data)
+
     def _timeout(self) -> AgentTimeoutError:
         return AgentTimeoutError(f"{self.name}: no response within timeout_s={self.timeout_s}")
 
     def _status_error(self, exc: urllib.error.HTTPError) -> Exception:
         try:
-            detail = exc.read()
+            detail = exc.read(_ERROR_BODY_BYTES)
         except Exception:  # the error body is only used for the message
             detail = b""
         finally:

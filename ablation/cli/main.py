@@ -17,6 +17,7 @@ from ablation.cli.commands import COMMANDS
 from ablation.cli.options import one_line
 from ablation.cli.output import EXIT_ERROR
 from ablation.cli.parser import UsageError, build_parser, command_of
+from ablation.cli.signals import terminations_interrupt
 
 __all__ = ["main", "main_entry"]
 
@@ -32,7 +33,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         if args.command is None:
             parser.print_help()
             return EXIT_ERROR
-        return COMMANDS[args.command](args)
+        with terminations_interrupt():
+            return COMMANDS[args.command](args)
     except SystemExit as exc:  # --help and --version (argparse exits 0 or 2 for usage errors)
         return 0 if exc.code in (0, None) else EXIT_ERROR
     except KeyboardInterrupt:

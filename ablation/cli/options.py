@@ -34,6 +34,7 @@ def campaign_config(s: dict[str, Any]) -> Any:
         "on_error": "on_error", "alpha": "alpha", "confidence": "confidence_level",
         "resamples": "n_resamples", "rate_limit": "rate_limit_per_s",
         "isolation": "isolation", "worker_memory_mb": "worker_memory_mb", "sandbox": "sandbox",
+        "max_output_bytes": "max_output_bytes",
     }
     fields.update({dst: s[src] for src, dst in simple.items() if s.get(src) is not None})
     retry: dict[str, Any] = {}
@@ -75,6 +76,7 @@ _OPTION_OF = {
     "retry.max_attempts": "--max-attempts (pyproject.toml [tool.ablation] max_attempts)",
     "retry.retry_on": "--retry-on (pyproject.toml [tool.ablation] retry_on)",
     "timeout_s": "--timeout (pyproject.toml [tool.ablation] timeout)",
+    "max_output_bytes": "--max-output-bytes (pyproject.toml [tool.ablation] max_output_bytes)",
     "n_resamples": "--resamples (pyproject.toml [tool.ablation] resamples)",
     "rate_limit_per_s": "--rate-limit (pyproject.toml [tool.ablation] rate_limit)",
     "confidence_level": "--confidence (pyproject.toml [tool.ablation] confidence)",
@@ -140,6 +142,7 @@ def read_options(args: argparse.Namespace, *, baseline: bool = False) -> dict[st
         "format": args.from_format,
         "where": _where(items),
         "pass_values": args.pass_values.split(",") if args.pass_values else None,
+        "max_bytes": getattr(args, "max_input_bytes", None),
     }
 
 

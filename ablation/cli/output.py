@@ -32,7 +32,7 @@ def emit(
     ``stream``: where a report without ``--output`` goes (default ``sys.stdout``; ``run`` passes
     the stream of :func:`ablation.cli.user_io.user_output_to_stderr`).
     """
-    from ablation.render import print_report, render, render_summary
+    from ablation.render import render, render_summary
 
     stream = sys.stdout if stream is None else stream
 
@@ -65,15 +65,7 @@ def emit(
         text = render_summary(reports, names, "html")
         print("candidate pages: " + ", ".join(str(p) for p in pages), file=sys.stderr)
     elif fmt == "terminal" and out is None:
-        from rich.console import Console
-
-        console = Console(file=stream)
-        for name, report in zip(names, reports, strict=True):
-            if several:
-                console.rule(f"candidate: {name}", characters="=")
-            print_report(report, console, details=details)
-        if several:
-            stream.write(render_summary(reports, names, "terminal", width=console.width) + "\n")
+        _print_terminal(reports, names, details, stream)
         return exit_code(reports)
     else:
         parts = [render(r, fmt, details=details) for r in reports]
@@ -105,6 +97,30 @@ def without_wall_clock(report: Any) -> Any:
         "finished_at": epoch if prov.finished_at else None,
     }
     return report.model_copy(update={"provenance": prov.model_copy(update=times)})
+def _print_terminal(
+    reports: list[Any], names: list[str], details: bool, stream: TextIO
+) -> None:
+    """The terminal report(s) on ``stream``, in colour when it is a terminal.
+
+    The text passes through :class:`~ablation.render._ci_safe.CommandSafeStream`, so no line is
+    a CI workflow command however the console wraps an agent's text.
+    """
+    from rich.console import Console
+
+    from ablation.render import print_report, render_summary
+    from ablation.render._ci_safe import CommandSafeStream
+
+    safe = CommandSafeStream(stream)
+    console = Console(file=safe)  # type: ignore[arg-type]
+    for name, report in zip(names, reports, strict=True):
+        if len(reports) > 1:
+            console.rule(f"candidate: {name}", characters="=")
+        print_report(report, console, details=details)
+    if len(reports) > 1:
+        safe.write(render_summary(reports, names, "terminal", width=console.width) + "\n")
+    safe.finish()
+
+
 def _github_step_summary(reports: list[Any]) -> None:
     """Append the Markdown reports to ``$GITHUB_STEP_SUMMARY`` when GitHub Actions sets it."""
     target = os.environ.get("GITHUB_STEP_SUMMARY")

@@ -207,6 +207,8 @@ def _compare_parser(sub: Any) -> None:
     cmp_.add_argument("--pass-values", metavar="V1,V2",
                       help="verdict values that count as a pass, e.g. C,P for Inspect")
     cmp_.add_argument("--expected-ids", type=Path, help="file of ids that must all be present")
+    cmp_.add_argument("--max-input-bytes", type=flag_type("--max-input-bytes"), metavar="N",
+                      help="largest result file read, after gzip decompression (default 256 MiB)")
     cmp_.add_argument("--sequential-replay", action="store_true", default=None,
                       help="replay the pairs in seeded order: what a sequential campaign would "
                       "have decided and spent")

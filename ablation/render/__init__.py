@@ -64,9 +64,10 @@ def render(
 
         return render_html(report)
     if fmt == "junit":
+        from ablation.render._ci_safe import no_workflow_commands
         from ablation.render.junit import render_junit
 
-        return render_junit(report)
+        return no_workflow_commands(render_junit(report), markup=True)
     raise ValueError(f"unknown format {fmt!r}: use one of {', '.join(FORMATS)}")
 
 

@@ -17,6 +17,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from ablation.render import _format as f
+from ablation.render._ci_safe import no_workflow_commands
 from ablation.report import AblationReport
 
 __all__ = ["SUMMARY_HEADERS", "summary_data", "summary_rows", "summary_text"]
@@ -140,7 +141,8 @@ def summary_text(data: dict[str, Any], fmt: str, width: int | None = None) -> st
         from ablation.render.markdown import md_cell, md_table
 
         notes = "\n\n".join(md_cell(n) for n in data["notes"])
-        return f"### Candidates vs baseline\n\n{md_table(SUMMARY_HEADERS, rows)}\n\n{notes}\n"
+        text = f"### Candidates vs baseline\n\n{md_table(SUMMARY_HEADERS, rows)}\n\n{notes}\n"
+        return no_workflow_commands(text, markup=True)
     if fmt == "html":
         from ablation.render.html import esc, html_page, html_table
 
@@ -162,5 +164,6 @@ def summary_text(data: dict[str, Any], fmt: str, width: int | None = None) -> st
         for part in summary_renderables(SUMMARY_HEADERS, rows, data["notes"]):
             console.print(part)
         text = console.export_text(styles=False)
-        return "\n".join(line.rstrip() for line in text.splitlines()) + "\n"
+        text = "\n".join(line.rstrip() for line in text.splitlines()) + "\n"
+        return no_workflow_commands(text, markup=False)
     raise ValueError(f"unknown format {fmt!r}: use terminal, markdown, json or html")

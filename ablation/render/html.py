@@ -18,6 +18,7 @@ from ablation.render import _errors as er
 from ablation.render import _format as f
 from ablation.render import _sections as sec
 from ablation.render import _sequential as sq
+from ablation.render._ci_safe import no_workflow_commands
 from ablation.report import AblationReport, TrialView
 
 __all__ = ["esc", "html_page", "html_table", "page_title", "render_html"]
@@ -211,7 +212,11 @@ def _plots(report: AblationReport) -> tuple[dict[str, str], str]:
 
 
 def html_page(title: str, body: str) -> str:
-    """Wrap ``body`` (already safe markup) in the page skeleton with inline CSS and the CSP."""
+    """Wrap ``body`` (already safe markup) in the page skeleton with inline CSS and the CSP.
+
+    No line of the body is a CI workflow command (:mod:`ablation.render._ci_safe`).
+    """
+    body = no_workflow_commands(body, markup=True)
     return (
         '<!DOCTYPE html>\n<html lang="en"><head><meta charset="utf-8">'
         f'<meta http-equiv="Content-Security-Policy" content="{CSP}">'

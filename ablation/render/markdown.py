@@ -18,6 +18,7 @@ from ablation.render import _errors as er
 from ablation.render import _format as f
 from ablation.render import _sections as sec
 from ablation.render import _sequential as sq
+from ablation.render._ci_safe import no_workflow_commands
 from ablation.report import AblationReport, PairDetail, TrialView
 
 __all__ = ["md_cell", "md_table", "render_markdown"]
@@ -165,6 +166,9 @@ def render_markdown(report: AblationReport, *, details: bool = False) -> str:
     Args:
         report: The report.
         details: Add a collapsed drill-down of every regressed and improved task.
+
+    Returns:
+        The Markdown; no line of it is a CI workflow command (:mod:`ablation.render._ci_safe`).
     """
     mark = "✅" if report.verdict == "pass" else "❌"
     improvements = _ids(report.improvements, 0 if details else IMPROVEMENT_CAP)
@@ -223,4 +227,5 @@ def render_markdown(report: AblationReport, *, details: bool = False) -> str:
     parts.append([f"<sub>{prov}</sub>"])
     if details and report.details:
         parts.append(_drilldown(f.ordered_details(report)))
-    return "\n\n".join("\n".join(block) for block in parts if block) + "\n"
+    text = "\n\n".join("\n".join(block) for block in parts if block) + "\n"
+    return no_workflow_commands(text, markup=True)

@@ -27,6 +27,7 @@ from ablation.render import _errors as er
 from ablation.render import _format as f
 from ablation.render import _sections as sec
 from ablation.render import _sequential as sq
+from ablation.render._ci_safe import no_workflow_commands
 from ablation.report import AblationReport, PairDetail, TrialView
 
 __all__ = [
@@ -325,13 +326,17 @@ def print_report(report: AblationReport, console: Console, details: bool = False
 def render_terminal(
     report: AblationReport, *, details: bool = False, width: int | None = None
 ) -> str:
-    """The terminal report as plain text (no colour codes), ``width`` columns wide (default 100)."""
+    """The terminal report as plain text (no colour codes), ``width`` columns wide (default 100).
+
+    No line of it is a CI workflow command (:mod:`ablation.render._ci_safe`).
+    """
     console = Console(
         width=width or 100, record=True, file=io.StringIO(), force_terminal=False, color_system=None
     )
     print_report(report, console, details=details)
     text = console.export_text(styles=False)
-    return "\n".join(line.rstrip() for line in text.splitlines()) + "\n"
+    text = "\n".join(line.rstrip() for line in text.splitlines()) + "\n"
+    return no_workflow_commands(text, markup=False)
 
 
 def summary_renderables(

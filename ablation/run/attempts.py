@@ -21,6 +21,7 @@ from tenacity import (
 
 from ablation.config import RetryPolicy
 from ablation.run.limits import Clock
+from ablation.run.output_caps import exception_texts
 
 __all__ = ["call_with_retries"]
 
@@ -50,7 +51,7 @@ async def call_with_retries(
         except BaseException as exc:
             if isinstance(exc, asyncio.CancelledError):
                 raise
-            errors.append(f"{type(exc).__name__}: {exc}")
+            errors.append(f"{type(exc).__name__}: {exception_texts(exc)[0]}")
             record["attempt_errors"] = tuple(errors)
             raise
         record["latency_s"] = clock() - start

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import asyncio
 import time
-import traceback
 from collections.abc import Awaitable, Callable, Sequence
 from typing import Any
 
@@ -22,6 +21,7 @@ from ablation.evaluate.verifiers import check_verdict, collect_notes, default_ve
 from ablation.run.attempts import call_with_retries
 from ablation.run.deadlines import Deadlines
 from ablation.run.limits import Clock
+from ablation.run.output_caps import exception_texts, jsonable_output
 from ablation.run.plan import Trial
 from ablation.run.threads import run_in_daemon_thread
 from ablation.run.watchdog import LoopStalled
@@ -31,8 +31,6 @@ from ablation.schema import (
     TaskResult,
     callable_name,
     is_async_callable,
-    safe_text,
-    to_jsonable,
 )
 
 __all__ = ["AgentCall", "TrialRunner", "error_fields", "is_cancellation"]
@@ -42,21 +40,14 @@ AgentCall = Callable[[Agent, AblationTask, str], Awaitable[Any]]
 
 
 def error_fields(exc: BaseException, stage: str) -> dict[str, Any]:
-    """The error columns of a trial that failed at ``stage`` with ``exc``."""
+    """The error columns of a trial that failed at ``stage`` with ``exc`` (texts bounded)."""
+    message, trace = exception_texts(exc)
     return {
         "error_stage": stage,
         "error_type": type(exc).__name__,
-        "error_message": safe_text(_describe(exc)),
-        "error_traceback": safe_text("".join(traceback.format_exception(exc))),
+        "error_message": message,
+        "error_traceback": trace,
     }
-
-
-def _describe(exc: BaseException) -> str:
-    """``str(exc)``, or a note when the exception's own ``__str__`` raises."""
-    try:
-        return str(exc)
-    except Exception as inner:
-        return f"<str() of the {type(exc).__name__} raised {type(inner).__name__}>"
 
 
 def is_cancellation(exc: BaseException) -> bool:
@@ -136,7 +127,7 @@ class TrialRunner:
             except BaseException as exc:
                 if is_cancellation(exc):
                     raise
-                errors[name] = f"{type(exc).__name__}: {exc}"
+                errors[name] = f"{type(exc).__name__}: {exception_texts(exc)[0]}"
         return scores, errors
 
     async def _verify(self, output: Any, task: AblationTask, fields: dict[str, Any]) -> None:
@@ -164,8 +155,9 @@ class TrialRunner:
             fields.update(cost=raw.cost, tokens=raw.tokens, metrics=dict(raw.metrics))
         else:
             output = raw
-        # Still the agent's stage: an output that cannot be represented is this trial's error.
-        fields["output"] = to_jsonable(output)
+        # Still the agent's stage: an output that cannot be represented, or is larger than the
+        # cap, is this trial's error.
+        fields["output"] = jsonable_output(output, self.config.max_output_bytes)
         fields["_stage"] = "verifier"
         await self._verify(output, task, fields)
         return output

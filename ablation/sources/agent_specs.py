@@ -59,7 +59,9 @@ def load_agent(spec: str, *, max_output_bytes: int | None = None) -> Any:
             return CommandAgent(argv)
         return CommandAgent(argv, max_output_bytes=max_output_bytes)
     if text.lower().startswith(("http://", "https://")):
-        return HttpAgent(text)
+        if max_output_bytes is None:
+            return HttpAgent(text)
+        return HttpAgent(text, max_output_bytes=max_output_bytes)
     py_attr = split_py_attr(text)
     if py_attr is not None or text.endswith(".py"):
         file, attr = py_attr if py_attr is not None else (text, "")

@@ -47,6 +47,7 @@ def load_results(
     where: Mapping[str, str] | None = None,
     pass_values: Iterable[str] | None = None,
     numeric: bool = False,
+    max_bytes: int | None = None,
 ) -> list[TaskResult]:
     """Load one arm's per-task verdicts from a result file of any supported format.
 
@@ -76,6 +77,9 @@ def load_results(
         pass_values: Verdict values (as text) that count as a pass.
         numeric: Read ``field`` as a number into ``quality[field]`` (see
             :mod:`ablation.analysis.numeric`); ``passed`` is then ``False``.
+        max_bytes: Largest file read, after gzip decompression (default
+            :data:`~ablation.sources.text.MAX_BYTES`, 256 MiB); a gzip stream that expands more
+            than :data:`~ablation.sources.text.MAX_RATIO` times is refused as a bomb.
 
     Returns:
         The results in file order.
@@ -88,7 +92,7 @@ def load_results(
     from ablation.sources.readers import read_results
 
     display = os.fspath(path)
-    options = _options(key, field, arm, run_field, where, pass_values, numeric)
+    options = _options(key, field, arm, run_field, where, pass_values, numeric, max_bytes)
     return read_results(display, options, format=format)
 
 
@@ -102,6 +106,7 @@ def load_result_columns(
     run_field: str | None = None,
     where: Mapping[str, str] | None = None,
     pass_values: Iterable[str] | None = None,
+    max_bytes: int | None = None,
 ) -> ColumnRead:
     """Load one arm's results as columns: what :func:`load_results` reads, without the objects.
 
@@ -116,7 +121,7 @@ def load_result_columns(
     from ablation.sources.readers.columnar import read_columns
 
     display = os.fspath(path)
-    options = _options(key, field, arm, run_field, where, pass_values, False)
+    options = _options(key, field, arm, run_field, where, pass_values, False, max_bytes)
     return read_columns(display, options, format=format)
 
 
@@ -128,6 +133,7 @@ def _options(
     where: Mapping[str, str] | None,
     pass_values: Iterable[str] | None,
     numeric: bool,
+    max_bytes: int | None = None,
 ) -> ReadOptions:
     """The reader options, after the checks every loader makes (arm, key differs from field)."""
     if arm not in ARMS:
@@ -144,6 +150,7 @@ def _options(
         pass_values=None if pass_values is None else frozenset(v.strip() for v in pass_values),
         arm=arm,
         numeric=numeric,
+        **({} if max_bytes is None else {"max_bytes": max_bytes}),
     )
 
 

@@ -10,8 +10,6 @@ mark is allowed.
 
 from __future__ import annotations
 
-import gzip
-import io
 import json
 import re
 import sys
@@ -43,8 +41,13 @@ ErrorType = type[Exception]
 
 _NEWLINES = re.compile(r"\s*[\r\n]+\s*")
 
-#: Largest result file read (after gzip decompression): 4 GiB.
-MAX_BYTES = 4 << 30
+#: Largest result file read, after gzip decompression, unless raised (``--max-input-bytes``).
+MAX_BYTES = 256 << 20
+#: Past :data:`_RATIO_AFTER` bytes of output, a gzip stream that expands more than this many times
+#: is refused as a decompression bomb (text logs compress 5 to 50 times; a bomb about 1000).
+MAX_RATIO = 250
+_RATIO_AFTER = 32 << 20
+_STEP = 1 << 20
 
 
 def file_error(
@@ -82,8 +85,11 @@ def read_text(path: Path, display: str, cls: ErrorType = InputError) -> str:
     return decode_text(_read_bytes(path, display, cls), display, cls)
 
 
-def _read_bytes(path: Path, display: str, cls: ErrorType) -> bytes:
+def _read_bytes(path: Path, display: str, cls: ErrorType, max_bytes: int | None = None) -> bytes:
     try:
+        if max_bytes is not None:
+            with path.open("rb") as fh:
+                return fh.read(max_bytes + 1)
         return path.read_bytes()
     except FileNotFoundError:
         raise file_error(cls, display, "no such file") from None
@@ -93,25 +99,70 @@ def _read_bytes(path: Path, display: str, cls: ErrorType) -> bytes:
         raise file_error(cls, display, f"cannot read the file: {exc.strerror or exc}") from None
 
 
-def read_source(path: str | Path, display: str, cls: ErrorType = InputError) -> bytes:
+def read_source(
+    path: str | Path, display: str, cls: ErrorType = InputError, max_bytes: int = MAX_BYTES
+) -> bytes:
     """The bytes of a result source: a file, ``-`` (standard input), gzip decompressed.
 
     A gzip stream (recognised by its magic bytes, whatever the file is called) is decompressed
-    transparently. More than :data:`MAX_BYTES` (after decompression) is an error, not a hang.
+    as a stream, a megabyte at a time (:func:`gunzip`). More than ``max_bytes`` (default
+    :data:`MAX_BYTES`; after decompression) is an error, not a hang, found before more is read.
     """
     if str(path) == "-":
-        data = sys.stdin.buffer.read(MAX_BYTES + 1)
+        data = sys.stdin.buffer.read(max_bytes + 1)
     else:
-        data = _read_bytes(Path(path), display, cls)
+        data = _read_bytes(Path(path), display, cls, max_bytes)
     if data[:2] == b"\x1f\x8b":
-        try:
-            with gzip.GzipFile(fileobj=io.BytesIO(data)) as stream:
-                data = stream.read(MAX_BYTES + 1)
-        except (OSError, EOFError, zlib.error) as exc:
-            raise file_error(cls, display, f"corrupt gzip data ({exc})") from None
-    if len(data) > MAX_BYTES:
-        raise file_error(cls, display, f"larger than {MAX_BYTES} bytes: not read")
+        data = gunzip(data, display, cls, max_bytes)
+    if len(data) > max_bytes:
+        raise file_error(cls, display, _too_large(max_bytes))
     return data
+
+
+def _too_large(max_bytes: int) -> str:
+    return f"larger than {max_bytes} bytes: not read (raise the limit with --max-input-bytes)"
+
+
+def gunzip(data: bytes, display: str, cls: ErrorType = InputError, max_bytes: int = MAX_BYTES) -> bytes:
+    """Decompress gzip ``data`` (members one after another) to at most ``max_bytes``.
+
+    Raises:
+        cls: past ``max_bytes``, a ratio over :data:`MAX_RATIO` past 32 MiB of output (a bomb),
+            corrupt data, or a stream that ends early ("truncated gzip data").
+    """
+    out = bytearray()
+    rest = data
+    while rest:
+        member = zlib.decompressobj(wbits=31)
+        pending = rest
+        try:
+            while not member.eof:
+                chunk = member.decompress(pending, _STEP)
+                pending = member.unconsumed_tail
+                if not chunk and not pending:
+                    break  # the input ended inside the stream
+                out += chunk
+                consumed = len(data) - len(pending) - len(member.unused_data)
+                _check_growth(len(out), consumed, display, cls, max_bytes)
+        except zlib.error as exc:
+            raise file_error(cls, display, f"corrupt gzip data ({exc})") from None
+        if not member.eof:
+            raise file_error(cls, display, "truncated gzip data (the compressed stream ends early)")
+        rest = member.unused_data
+        if rest[:2] != b"\x1f\x8b":
+            break  # trailing zero padding is allowed, as by gzip itself
+    return bytes(out)
+
+
+def _check_growth(produced: int, consumed: int, display: str, cls: ErrorType, max_bytes: int) -> None:
+    if produced > max_bytes:
+        raise file_error(cls, display, _too_large(max_bytes) + " after gzip decompression")
+    if produced > _RATIO_AFTER and produced > MAX_RATIO * max(consumed, 1):
+        raise file_error(
+            cls, display,
+            f"gzip data expands more than {MAX_RATIO} times ({consumed} bytes gave {produced}): "
+            "refused as a decompression bomb",
+        )  # fmt: skip
 
 
 def load_json(raw: str, display: str, line: int | None = None, cls: ErrorType = InputError) -> Any:

@@ -178,11 +178,12 @@ def test_json_depth_and_number_limits_name_file_and_line(tmp_path: Path) -> None
         load_results(big)
 
 
-def test_lone_surrogate_id_is_read(tmp_path: Path) -> None:
+def test_lone_surrogate_id_is_read_escaped(tmp_path: Path) -> None:
+    """A lone surrogate in an id is read as its visible escape (UTF-8 and JSON cannot hold it)."""
     path = tmp_path / "s.jsonl"
     path.write_text('{"id": "a\\ud800", "passed": true}\n')
     [row] = load_results(path)
-    assert row.task_id == "a\ud800"
+    assert row.task_id == "a\\ud800"
 
 
 def test_duplicate_id_and_run_names_both_lines(tmp_path: Path) -> None:

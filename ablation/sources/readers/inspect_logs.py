@@ -11,16 +11,27 @@ Verdict mapping (Inspect's ``CORRECT``/``INCORRECT``/``PARTIAL``/``NOANSWER``): 
 ``I``, ``N`` and ``P`` fail (a partial answer is not a pass; ``--pass-values C,P`` counts it).
 ``.eval`` files are zip archives whose entries may be zstd-compressed, which the standard library
 cannot read: they are read with ``inspect_ai.log.read_eval_log`` when inspect-ai is installed.
+Before that, the archive's directory is read with :mod:`zipfile`: a file without one is named a
+truncated ``.eval`` archive, and entries whose declared sizes add up to more than the reading
+limit, or that declare more than :data:`~ablation.sources.text.MAX_RATIO` times their compressed
+size past 32 MiB, are refused unread (a zip reader stops at the declared size, so a lying entry
+cannot produce more). A gzip-compressed archive (``.eval.gz``, or an archive on standard input)
+is written to a temporary file for inspect-ai.
 """
 
 from __future__ import annotations
 
+import contextlib
+import io
+import os
+import tempfile
+import zipfile
 from collections.abc import Iterator, Mapping
 from typing import Any
 
 from ablation.errors import InputError
 from ablation.sources.readers.rows import ReadOptions, Row, dotted, matches_where
-from ablation.sources.text import file_error
+from ablation.sources.text import MAX_BYTES, MAX_RATIO, file_error
 
 __all__ = ["INSPECT_VERDICTS", "detect", "inspect_verdict", "read_eval_archive", "rows"]
 
@@ -40,8 +51,40 @@ def inspect_verdict(value: Any) -> bool | None:
     return INSPECT_VERDICTS.get(value) if isinstance(value, str) else None
 
 
-def read_eval_archive(path: str, display: str) -> dict[str, Any]:
-    """The log of a ``.eval`` archive as JSON-like data, read by inspect-ai."""
+def check_eval_archive(data: bytes, display: str, max_bytes: int = MAX_BYTES) -> None:
+    """Refuse a truncated ``.eval`` archive, or one whose entries declare too much (module docstring)."""
+    try:
+        entries = zipfile.ZipFile(io.BytesIO(data)).infolist()
+    except (zipfile.BadZipFile, OSError, EOFError) as exc:
+        raise file_error(
+            InputError, display, f"is a truncated or damaged Inspect .eval archive (zip: {exc})"
+        ) from None
+    total = 0
+    for entry in entries:
+        total += entry.file_size
+        if total > max_bytes:
+            raise file_error(
+                InputError, display,
+                f"the .eval archive's entries declare more than {max_bytes} bytes: not read "
+                "(raise the limit with --max-input-bytes)",
+            )  # fmt: skip
+        if entry.file_size > (32 << 20) and entry.file_size > MAX_RATIO * max(entry.compress_size, 1):
+            raise file_error(
+                InputError, display,
+                f"the .eval entry {entry.filename!r} expands {entry.compress_size} bytes to "
+                f"{entry.file_size}: refused as a decompression bomb",
+            )  # fmt: skip
+
+
+def read_eval_archive(path: str, display: str, data: bytes | None = None) -> dict[str, Any]:
+    """The log of a ``.eval`` archive as JSON-like data, read by inspect-ai.
+
+    Args:
+        path: The archive's file.
+        display: The name errors give.
+        data: The archive's bytes when they are not ``path``'s own (decompressed from gzip, or
+            read from standard input); they are written to a temporary file for inspect-ai.
+    """
     try:
         from inspect_ai.log import read_eval_log
     except ImportError:
@@ -50,12 +93,19 @@ def read_eval_archive(path: str, display: str) -> dict[str, Any]:
             "is an Inspect .eval archive: install inspect-ai to read it (pip install inspect-ai), "
             "or convert it with 'inspect log convert --to json'",
         ) from None
-    try:
-        log = read_eval_log(path)
-    except Exception as exc:
-        raise file_error(InputError, display, f"inspect-ai cannot read it ({exc})") from None
-    data: dict[str, Any] = log.model_dump(mode="json")
-    return data
+    folders = tempfile.TemporaryDirectory() if data is not None else contextlib.nullcontext()
+    with folders as folder:
+        if data is not None and folder is not None:
+            path = os.path.join(folder, "log.eval")
+            with open(path, "wb") as fh:
+                fh.write(data)
+        try:
+            log = read_eval_log(path)
+        except Exception as exc:
+            raise file_error(InputError, display, f"inspect-ai cannot read it ({exc})") from None
+    result: dict[str, Any] = log.model_dump(mode="json")
+    return result
+
 
 
 def rows(doc: Mapping[str, Any], display: str, options: ReadOptions) -> Iterator[Row]:

@@ -14,8 +14,8 @@ from dataclasses import field as dc_field
 from typing import Any
 
 from ablation.errors import InputError
-from ablation.schema import TaskResult
-from ablation.sources.text import file_error, short_repr
+from ablation.schema import TaskResult, safe_text
+from ablation.sources.text import MAX_BYTES, file_error, short_repr
 
 __all__ = [
     "MISSING",
@@ -58,6 +58,7 @@ class ReadOptions:
             uses :func:`parse_verdict` (and the format's documented mapping).
         arm: ``"baseline"`` or ``"candidate"``.
         numeric: Read the field as a number into ``quality[field]`` (``passed`` is ``False``).
+        max_bytes: Largest source read, after gzip decompression (``--max-input-bytes``).
     """
 
     key: str | None = None
@@ -67,11 +68,17 @@ class ReadOptions:
     pass_values: frozenset[str] | None = None
     arm: str = "baseline"
     numeric: bool = False
+    max_bytes: int = MAX_BYTES
 
 
 @dataclass
 class Row:
-    """One normalised result before validation (raw values, checked by :func:`rows_to_results`)."""
+    """One normalised result before validation (raw values, checked by :func:`rows_to_results`).
+
+    Text from the file that reaches the report as text (the error type, the category; the id in
+    :func:`checked_rows`) has its lone surrogates escaped (:func:`~ablation.schema.safe_text`), as
+    a run's trials have.
+    """
 
     line: int
     task_id: Any
@@ -85,6 +92,12 @@ class Row:
     quality: dict[str, float] = dc_field(default_factory=dict)
     metrics: dict[str, float] = dc_field(default_factory=dict)
     extra: dict[str, Any] = dc_field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        if isinstance(self.error_type, str):
+            self.error_type = safe_text(self.error_type)
+        if isinstance(self.extra.get("category"), str):
+            self.extra["category"] = safe_text(self.extra["category"])
 
 
 def dotted(obj: Any, path: str) -> Any:
@@ -242,7 +255,7 @@ def _task_id(raw: Any, display: str, line: int, key: str) -> str:
         raise file_error(
             InputError, display, f"{key!r} must be a string or an integer, got {short_repr(raw)}", line=line
         )
-    return str(raw)
+    return safe_text(str(raw))
 
 
 def _run(raw: Any, fail: Callable[[str], Exception]) -> int:

@@ -1,0 +1,116 @@
+"""Bounds on what a trial keeps from its agent: the output and the text of an error.
+
+A Python agent can return a 1 GiB string or raise with one. Kept whole, such a value costs
+several copies of itself in memory (conversion, escaping, the trial's JSON) and then a store
+write SQLite refuses ("string or blob too big"), which fails the batch and every later resume.
+So, before anything is stored:
+
+- an output larger than the campaign's ``max_output_bytes`` is the trial's error,
+  :class:`OutputTooLarge`. Its size is counted before it is converted (and again after, for
+  objects that convert to more): the characters of its strings, the bytes of its ``bytes`` and
+  arrays (``nbytes``), 8 per other value, stopping as soon as the cap is passed;
+- an error message, traceback or attempt error is cut to :data:`ERROR_TEXT_LIMIT` characters,
+  saying how much was cut, without formatting the whole message first.
+
+Assumptions: a string's size in characters is a lower bound of its UTF-8 size, so the count
+never lets through an output whose text alone passes the cap; the cap applies to Python agents
+(command and HTTP agents cap their own stream with the same number).
+"""
+
+from __future__ import annotations
+
+import traceback
+from collections.abc import Mapping
+from typing import Any
+
+from ablation.schema import safe_text, to_jsonable
+
+__all__ = ["ERROR_TEXT_LIMIT", "OutputTooLarge", "bounded_text", "exception_texts", "jsonable_output"]
+
+#: Most characters kept of an error message or traceback.
+ERROR_TEXT_LIMIT = 64 * 1024
+_SCALAR = 8
+
+
+class OutputTooLarge(Exception):
+    """An agent's output is larger than ``max_output_bytes`` (the trial's error)."""
+
+
+def _size_over(value: Any, cap: int) -> int | None:
+    """The counted size of ``value`` once it passes ``cap``, or ``None`` if it stays within."""
+    total = 0
+    stack = [value]
+    seen: set[int] = set()
+    while stack:
+        item = stack.pop()
+        if isinstance(item, str | bytes | bytearray | memoryview):
+            total += len(item)
+        elif isinstance(item, Mapping | list | tuple | set | frozenset):
+            if id(item) in seen:
+                continue
+            seen.add(id(item))
+            total += _SCALAR
+            if isinstance(item, Mapping):
+                for key, sub in item.items():
+                    stack += (key, sub)
+            else:
+                stack.extend(item)
+        else:
+            nbytes = getattr(item, "nbytes", None)
+            total += nbytes if isinstance(nbytes, int) and not isinstance(nbytes, bool) else _SCALAR
+        if total > cap:
+            return total
+    return None
+
+
+def jsonable_output(value: Any, cap: int) -> Any:
+    """``to_jsonable(value)``, refused when either form is larger than ``cap`` bytes.
+
+    Raises:
+        OutputTooLarge: naming the cap (the trial's error).
+    """
+    for form in ("before", "after"):
+        size = _size_over(value, cap)
+        if size is not None:
+            raise OutputTooLarge(
+                f"the agent's output is larger than max_output_bytes={cap} (more than {size} "
+                "counted); raise --max-output-bytes to keep it"
+            )
+        if form == "before":
+            value = to_jsonable(value)
+    return value
+
+
+def bounded_text(text: str, limit: int = ERROR_TEXT_LIMIT) -> str:
+    """``text`` cut to ``limit`` characters, saying how many were cut; surrogates escaped."""
+    if len(text) <= limit:
+        return safe_text(text)
+    return safe_text(text[:limit]) + f"... [{len(text) - limit} more characters cut]"
+
+
+def _message(exc: BaseException) -> str:
+    """``str(exc)``, or a note when the exception's own ``__str__`` raises."""
+    try:
+        return str(exc)
+    except Exception as inner:
+        return f"<str() of the {type(exc).__name__} raised {type(inner).__name__}>"
+
+
+def exception_texts(exc: BaseException) -> tuple[str, str]:
+    """``(message, traceback)`` of ``exc``, each at most about :data:`ERROR_TEXT_LIMIT` characters.
+
+    When a message in the exception's chain is longer than the limit, the traceback is its
+    frames plus the cut message of ``exc`` (the chain is left out), so no text longer than the
+    limit is ever formatted.
+    """
+    message = _message(exc)
+    chain: list[BaseException] = []
+    link: BaseException | None = exc
+    while link is not None and link not in chain and len(chain) < 100:
+        chain.append(link)
+        link = link.__cause__ or link.__context__
+    if any(len(_message(e)) > ERROR_TEXT_LIMIT for e in chain):
+        frames = "".join(traceback.format_tb(exc.__traceback__))
+        text = f"Traceback (most recent call last):\n{frames}{type(exc).__qualname__}: "
+        return bounded_text(message), text + bounded_text(message) + "\n"
+    return bounded_text(message), bounded_text("".join(traceback.format_exception(exc)))

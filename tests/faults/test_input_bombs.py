@@ -1,0 +1,163 @@
+"""``compare`` reads compressed inputs with bounded memory and names damaged archives.
+
+End to end through the command line, with the peak RSS of the ``ablation`` process
+(``helpers/rss.py``): a gzip bomb is refused by its ratio after 32 MiB of output, a large file by
+the size cap (``--max-input-bytes`` raises it), an ``.eval`` archive by the sizes its entries
+declare before inspect-ai reads them; a truncated ``.eval`` and a gzipped ``.eval.gz`` are named
+as what they are.
+"""
+
+from __future__ import annotations
+
+import gzip
+import io
+import json
+import random
+import struct
+import zipfile
+import zlib
+from pathlib import Path
+
+import pytest
+from helpers.cli import REPO, cli_env, run
+from helpers.rss import run_measured
+
+from ablation.errors import InputError
+
+TOOLS = REPO / "tests" / "data" / "tools"
+MIB = 1024 * 1024
+
+
+def _rows(n: int, seed: int = 1) -> bytes:
+    rng = random.Random(seed)
+    return b"".join(
+        json.dumps({"id": f"t{i}", "passed": rng.random() < 0.5, "note": f"{rng.random():.12f}"}).encode()
+        + b"\n"
+        for i in range(n)
+    )
+
+
+def _bomb(path: Path, size: int) -> None:
+    """One JSONL row whose ``pad`` string is ``size`` bytes of ``a``, gzip-compressed."""
+    packer = zlib.compressobj(9, zlib.DEFLATED, 31)
+    with path.open("wb") as fh:
+        fh.write(packer.compress(b'{"id": "t0", "passed": true, "pad": "'))
+        block = b"a" * MIB
+        for _ in range(size // MIB):
+            fh.write(packer.compress(block))
+        fh.write(packer.compress(b'"}\n') + packer.flush())
+
+
+def _compare(before: Path, after: Path, *extra: str):
+    return run_measured(
+        ["compare", str(before), str(after), "--format", "json", *extra], cli_env()
+    )
+
+
+@pytest.fixture(scope="module")
+def small(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, float]:
+    """A small valid result file, and the peak RSS in MiB of comparing it with itself."""
+    path = tmp_path_factory.mktemp("small") / "small.jsonl"
+    path.write_bytes(_rows(50))
+    measured = _compare(path, path)
+    assert measured.returncode == 0, measured.stderr
+    return path, measured.peak_mib
+
+
+@pytest.mark.slow
+def test_a_gzip_bomb_is_refused_by_its_ratio(tmp_path: Path, small: tuple[Path, float]) -> None:
+    bomb = tmp_path / "bomb.jsonl.gz"
+    _bomb(bomb, 300 * MIB)
+    assert bomb.stat().st_size < 2 * MIB
+    measured = _compare(small[0], bomb)
+    assert measured.returncode == 1
+    assert measured.stdout == ""
+    [line] = measured.stderr.strip().splitlines()
+    assert "bomb.jsonl.gz" in line and "decompression bomb" in line
+    # At most the 32 MiB decompressed before the ratio is judged, and its copy.
+    assert measured.peak_mib < small[1] + 80, (measured.peak_mib, small[1])
+
+
+@pytest.mark.slow
+def test_the_size_cap_names_its_flag_and_the_flag_raises_it(
+    tmp_path: Path, small: tuple[Path, float]
+) -> None:
+    data = _rows(20_000)  # about 1.4 MiB that compresses about 3 times: no bomb
+    path = tmp_path / "large.jsonl.gz"
+    path.write_bytes(gzip.compress(data))
+    capped = _compare(small[0], path, "--max-input-bytes", str(len(data) // 2))
+    assert capped.returncode == 1
+    [line] = capped.stderr.strip().splitlines()
+    assert "large.jsonl.gz" in line and "--max-input-bytes" in line
+    raised = _compare(small[0], path, "--max-input-bytes", str(2 * len(data)))
+    assert raised.returncode in (0, 2), raised.stderr
+    assert json.loads(raised.stdout)["n_paired"] == 50
+
+
+def _eval_with(entry: str, body: bytes, declared: int | None = None) -> bytes:
+    """The fixture ``.eval`` with one more entry; ``declared`` patches its stated size."""
+    out = io.BytesIO((TOOLS / "inspect_candidate.eval").read_bytes())  # a copy of a real archive
+    with zipfile.ZipFile(out, "a", zipfile.ZIP_DEFLATED) as archive:
+        archive.writestr(entry, body)
+    data = bytearray(out.getvalue())
+    if declared is not None:  # the local header (size at +22) and the central record (+24)
+        name = entry.encode()
+        for sig, name_at, offset in ((b"PK\x03\x04", 30, 22), (b"PK\x01\x02", 46, 24)):
+            start = data.find(sig)
+            while start != -1:
+                if data[start + name_at : start + name_at + len(name)] == name:
+                    data[start + offset : start + offset + 4] = struct.pack("<I", declared)
+                start = data.find(sig, start + 4)
+    return bytes(data)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("kind", ["declared", "ratio"])
+def test_eval_entries_are_checked_before_inspect_reads_them(
+    tmp_path: Path, small: tuple[Path, float], kind: str
+) -> None:
+    path = tmp_path / "bomb.eval"
+    if kind == "declared":  # a 1 KiB entry that says it holds 1.5 GiB
+        path.write_bytes(_eval_with("samples/huge.json", b"{}" * 512, declared=3 * 512 * MIB))
+        expected = "declare more than"
+    else:  # an honest 64 MiB entry of one repeated byte (about 64 KiB compressed)
+        path.write_bytes(_eval_with("samples/huge.json", b" " * (64 * MIB)))
+        expected = "decompression bomb"
+    measured = _compare(small[0], path)
+    assert measured.returncode == 1
+    [line] = measured.stderr.strip().splitlines()
+    assert "bomb.eval" in line and expected in line, line
+    assert measured.peak_mib < small[1] + 40, (measured.peak_mib, small[1])
+
+
+@pytest.mark.parametrize("keep", [3000, 2])
+def test_a_truncated_eval_is_named(tmp_path: Path, keep: int) -> None:
+    path = tmp_path / "cut.eval"
+    path.write_bytes((TOOLS / "inspect_candidate.eval").read_bytes()[:keep])
+    before = tmp_path / "before.jsonl"
+    before.write_bytes(_rows(5))
+    proc = run(["compare", str(before), str(path)], cli_env())
+    assert proc.returncode == 1
+    [line] = proc.stderr.strip().splitlines()
+    assert "cut.eval" in line and "truncated or damaged Inspect .eval archive" in line, line
+
+
+@pytest.mark.slow
+def test_an_eval_gz_is_read_as_its_archive(tmp_path: Path) -> None:
+    archive = TOOLS / "inspect_candidate.eval"
+    packed = tmp_path / "candidate.eval.gz"
+    packed.write_bytes(gzip.compress(archive.read_bytes()))
+    proc = run(["compare", str(archive), str(packed), "--format", "json"], cli_env())
+    assert proc.returncode == 0, proc.stderr
+    report = json.loads(proc.stdout)
+    assert report["n_paired"] > 0
+    assert report["regressions"] == report["improvements"] == []  # the same log on both sides
+
+
+def test_truncated_gzip_is_named_as_such() -> None:
+    from ablation.sources.text import gunzip
+
+    data = gzip.compress(_rows(2000))
+    with pytest.raises(InputError, match=r"x\.gz: truncated gzip data"):
+        gunzip(data[: len(data) // 2], "x.gz")
+    assert gunzip(data + gzip.compress(b"more\n") + b"\0\0", "x.gz") == _rows(2000) + b"more\n"

@@ -1,0 +1,142 @@
+"""End to end: SIGTERM and SIGHUP stop ``ablation run`` the way Ctrl-C does.
+
+CI cancellation, ``timeout``, ``docker stop`` and Kubernetes send SIGTERM. The command must exit 1
+with one line, mark the stored campaign ``interrupted``, kill the ``cmd:`` agents and
+process-isolation workers it started, and leave a campaign that ``--resume`` finishes. Every
+process the campaign starts is found in ``/proc`` by a unique argument (``cmd:`` agents) or a
+unique environment tag (workers, which inherit the run's environment).
+"""
+
+from __future__ import annotations
+
+import json
+import shlex
+import signal
+import sys
+import uuid
+from pathlib import Path
+
+import pytest
+from helpers.cli import campaigns, cli_env, run, start, wait_until
+from helpers.procs import processes_with_arg
+
+TAG = "ABLATION_TERMINATION_TEST_TAG"
+
+#: A ``cmd:`` agent that answers ``3 * n``, but first waits while a file ``hold`` beside it
+#: exists. Its argument is the test's unique tag.
+_WAITER = (
+    "import json, os, sys, time\n"
+    "x = json.load(sys.stdin)\n"
+    "while os.path.exists(os.path.join(os.path.dirname(sys.argv[0]), 'hold')):\n"
+    "    time.sleep(0.05)\n"
+    "print(json.dumps(3 * x['n']))\n"
+)
+
+
+def _tagged_env(tag: str) -> list[int]:
+    """Pids of live processes whose environment carries ``TAG=tag``."""
+    needle = f"{TAG}={tag}".encode()
+    found = []
+    for entry in Path("/proc").iterdir():
+        if entry.name.isdigit():
+            try:
+                if needle in (entry / "environ").read_bytes().split(b"\0"):
+                    found.append(int(entry.name))
+            except OSError:
+                pass
+    return found
+
+
+def _stop(proc: object, sig: signal.Signals) -> tuple[str, str]:
+    import subprocess
+
+    assert isinstance(proc, subprocess.Popen)
+    try:
+        proc.send_signal(sig)
+        return proc.communicate(timeout=30)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.communicate()
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("sig", [signal.SIGTERM, signal.SIGHUP, signal.SIGINT], ids=lambda s: s.name)
+def test_termination_interrupts_kills_command_agents_and_resumes(
+    tmp_path: Path, sig: signal.Signals
+) -> None:
+    tag = uuid.uuid4().hex
+    gate = tmp_path / "hold"
+    gate.write_text("")
+    script = tmp_path / "waiter.py"
+    script.write_text(_WAITER)
+    agent = "cmd:" + shlex.join([sys.executable, str(script), tag])
+    store = tmp_path / "runs.db"
+    args = [
+        "run", "tests/helpers/slow_suite.py", "--baseline", "tests/helpers/hostile_agents.py:ok",
+        "--candidate", agent, "--store", str(store), "--concurrency", "4", "--no-progress",
+        "--format", "json",
+    ]  # fmt: skip
+    env = cli_env(SLOW_SUITE_TASKS="8")
+    proc = start(args, env)
+    wait_until(lambda: len(processes_with_arg(tag.encode())) >= 4, timeout=60, proc=proc)
+    out, err = _stop(proc, sig)
+
+    assert proc.returncode == 1, err
+    assert out == ""
+    lines = err.strip().splitlines()
+    assert len(lines) == 1, err
+    assert "interrupted" in lines[0] and "--resume" in lines[0]
+    [(campaign_id, status, done)] = campaigns(store)
+    assert status == "interrupted"
+    assert campaign_id in lines[0]
+    assert done < 16
+    wait_until(lambda: processes_with_arg(tag.encode()) == [], timeout=10)
+
+    gate.unlink()  # the agents now answer at once
+    hint = shlex.split(lines[0].split("Resume with:", 1)[1])
+    assert hint[:2] == ["ablation", "run"]
+    resumed = run(hint[1:], env)
+    assert resumed.returncode == 0, resumed.stderr
+    assert json.loads(resumed.stdout)["n_paired"] == 8
+    assert campaigns(store) == [(campaign_id, "complete", 16)]
+
+
+@pytest.mark.slow
+def test_sigterm_kills_process_isolation_workers(tmp_path: Path) -> None:
+    tag = uuid.uuid4().hex
+    args = [
+        "run", "tests/helpers/slow_suite.py", "--baseline", "tests/helpers/isolation_agents.py:ok",
+        "--candidate", "tests/helpers/isolation_agents.py:hang", "--isolation", "process",
+        "--timeout", "600", "--store", str(tmp_path / "runs.db"), "--no-progress",
+        "--format", "json",
+    ]  # fmt: skip
+    proc = start(args, cli_env(SLOW_SUITE_TASKS="4", **{TAG: tag}))
+    wait_until(lambda: len(_tagged_env(tag)) >= 2, timeout=60, proc=proc)  # the run and a worker
+    _, err = _stop(proc, signal.SIGTERM)
+    assert proc.returncode == 1, err
+    assert len(err.strip().splitlines()) == 1, err
+    assert "interrupted" in err
+    wait_until(lambda: _tagged_env(tag) == [], timeout=10)
+    [(_, status, _)] = campaigns(tmp_path / "runs.db")
+    assert status == "interrupted"
+
+
+@pytest.mark.slow
+def test_sigterm_while_loading_the_suite_is_one_line(tmp_path: Path) -> None:
+    """Before any campaign starts (here: a suite whose import hangs), SIGTERM is still one line."""
+    suite = tmp_path / "suite.py"
+    ready = tmp_path / "ready"
+    suite.write_text(
+        f"import pathlib, time\npathlib.Path({str(ready)!r}).write_text('')\ntime.sleep(600)\n"
+    )
+    args = [
+        "run", str(suite), "--baseline", "tests/helpers/hostile_agents.py:ok",
+        "--candidate", "tests/helpers/hostile_agents.py:ok", "--no-store", "--no-progress",
+    ]  # fmt: skip
+    proc = start(args, cli_env())
+    wait_until(ready.exists, timeout=60, proc=proc)
+    _, err = _stop(proc, signal.SIGTERM)
+    assert proc.returncode == 1, err
+    assert len(err.strip().splitlines()) == 1, err
+    assert "interrupted" in err
