@@ -8,12 +8,23 @@ from typing import Any
 __all__ = ["campaign_config", "merged_settings", "one_line", "read_options"]
 
 
+#: Flags stored as ``False`` when given (``store_false``, default ``None``): ``False`` is their value,
+#: not the absence of a ``store_true`` flag.
+_FALSE_WHEN_GIVEN = frozenset({"critical_gate"})
+
+
 def merged_settings(args: argparse.Namespace) -> dict[str, Any]:
+    """``[tool.ablation]`` with every option given on the command line laid over it.
+
+    An option counts as given unless it is ``None``, ``[]`` or a ``store_true`` flag left ``False``.
+    """
     from ablation.cli.settings import load_tool_settings
 
     merged = dict(load_tool_settings())
     for key, value in vars(args).items():
-        if value is not None and value is not False and value != []:
+        if value is False and key not in _FALSE_WHEN_GIVEN:
+            continue
+        if value is not None and value != []:
             merged[key] = value
     return merged
 
