@@ -178,6 +178,7 @@ def resume_command(argv: Sequence[str], done: Sequence[str], store: Path, campai
 @collector_paused()
 def _cmd_compare(args: argparse.Namespace) -> int:
     from ablation.analysis.build import compare_columns
+    from ablation.cli.common_ids import require_common_ids
     from ablation.cli.options import read_options
     from ablation.heap import reuse_freed_memory
     from ablation.sources.readers.columnar import FileTrials
@@ -197,6 +198,7 @@ def _cmd_compare(args: argparse.Namespace) -> int:
     reports = []
     for path in args.after:
         after = load_result_columns(path, arm="candidate", **read)
+        require_common_ids(before.columns, after.columns, (str(args.before), str(path)))
         reports.append(
             compare_columns(
                 before.columns, after.columns, expected_ids=expected, config=config,

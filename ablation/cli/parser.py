@@ -131,7 +131,8 @@ def _run_parser(sub: Any) -> None:
                      help="how errors and timeouts count (default fail)")
     run.add_argument("--max-attempts", type=flag_type("--max-attempts"), help="attempts per agent call (default 1)")
     run.add_argument("--retry-on", action="append", metavar="EXC",
-                     help="exception type to retry (repeatable; default ConnectionError, TimeoutError)")
+                     help="exception type to retry (repeatable; default ConnectionError, TimeoutError; "
+                     "transient errors of the common SDKs, 408, 429 and 5xx are retried too)")
     run.add_argument("--rate-limit", type=rate_limit_flag, help="max agent calls per second per arm")
     run.add_argument(
         "--fail-fast", type=flag_type("--fail-fast"), metavar="K",

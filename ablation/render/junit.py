@@ -50,14 +50,15 @@ def _cases(report: AblationReport) -> list[tuple[str, str, _Outcome, str]]:
 def render_junit(report: AblationReport) -> str:
     """The JUnit XML document of ``report`` (see the module docstring)."""
     cases = _cases(report)
-    counts = {
+    counts: dict[str, str] = {
+        "name": "ablation",
         "tests": str(len(cases)),
         "failures": str(sum(1 for c in cases if c[2] == "failure")),
         "errors": "0",
         "skipped": str(sum(1 for c in cases if c[2] == "skipped")),
     }
-    root = ET.Element("testsuites", name="ablation", **counts)
-    suite = ET.SubElement(root, "testsuite", name="ablation", **counts)
+    root = ET.Element("testsuites", counts)
+    suite = ET.SubElement(root, "testsuite", counts)
     for name, classname, outcome, message in cases:
         case = ET.SubElement(suite, "testcase", name=name, classname=classname)
         if outcome == "failure":

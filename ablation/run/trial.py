@@ -21,8 +21,10 @@ from ablation.evaluate.verifiers import check_verdict, collect_notes, default_ve
 from ablation.run.attempts import call_with_retries
 from ablation.run.deadlines import Deadlines
 from ablation.run.limits import Clock
+from ablation.run.plain_output import plain_output
 from ablation.run.plan import Trial
 from ablation.run.threads import run_in_daemon_thread
+from ablation.run.transient import note_error
 from ablation.run.watchdog import LoopStalled
 from ablation.schema import (
     AblationTask,
@@ -31,7 +33,6 @@ from ablation.schema import (
     callable_name,
     is_async_callable,
     safe_text,
-    to_jsonable,
 )
 
 __all__ = ["AgentCall", "TrialRunner", "error_fields", "is_cancellation"]
@@ -41,7 +42,11 @@ AgentCall = Callable[[Agent, AblationTask, str], Awaitable[Any]]
 
 
 def error_fields(exc: BaseException, stage: str) -> dict[str, Any]:
-    """The error columns of a trial that failed at ``stage`` with ``exc``."""
+    """The error columns of a trial that failed at ``stage`` with ``exc``.
+
+    A transient error (:mod:`ablation.run.transient`) has its class name noted for fail-fast.
+    """
+    note_error(exc)
     return {
         "error_stage": stage,
         "error_type": type(exc).__name__,
@@ -164,7 +169,7 @@ class TrialRunner:
         else:
             output = raw
         # Still the agent's stage: an output that cannot be represented is this trial's error.
-        fields["output"] = to_jsonable(output)
+        fields["output"] = plain_output(output)
         fields["_stage"] = "verifier"
         await self._verify(output, task, fields)
         return output
