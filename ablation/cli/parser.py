@@ -162,7 +162,7 @@ def _run_parser(sub: Any) -> None:
     run.add_argument("--isolation", choices=("thread", "process"),
                      help="where Python agents run: thread (default) or process (worker processes: "
                      "an agent that crashes, calls os._exit or times out costs one trial)")
-    run.add_argument("--worker-memory-mb", type=int, metavar="MB",
+    run.add_argument("--worker-memory-mb", type=flag_type("--worker-memory-mb"), metavar="MB",
                      help="with --isolation process: address-space limit of each worker (MiB)")
     run.add_argument("--dask-scheduler", metavar="ADDRESS", help="run sync agents on a Dask cluster")
     run.add_argument("--dask-local", type=flag_type("--dask-local"), metavar="N", help="start a local Dask cluster of N workers")
