@@ -2,7 +2,8 @@
 anything runs.
 
 :class:`ToolSettings` is the single list of accepted keys (``settings.py`` refuses any other, and
-the key list in its docstring is tested against this model). A numeric key that has a flag takes
+the key list in its docstring is tested against this model; ``format`` takes the report formats of
+:data:`ablation.render.FORMATS`). A numeric key that has a flag takes
 its range from :data:`ablation.cli.flag_types.FLAG_RANGES` (:func:`_ranged`), so the file and the
 command line accept the same values. TOML has types; a key of the wrong type is refused rather
 than misread (``no_significant_regression = "false"`` would turn the gate on, ``quality =
@@ -29,7 +30,6 @@ from pydantic import (
 )
 
 from ablation.cli.flag_types import FLAG_RANGES
-from ablation.cli.parser import FORMATS
 from ablation.errors import ConfigError
 
 __all__ = [
@@ -99,12 +99,15 @@ class ToolSettings(BaseModel):
     metric_margins: dict[StrictStr, _Number] | None = None
     quality: list[StrictStr] | None = None
     retry_on: list[StrictStr] | None = None
+    agent_env: list[StrictStr] | None = None
     labels: dict[StrictStr, Any] | None = None
     isolation: Literal["thread", "process"] | None = None
 
     @field_validator("format")
     @classmethod
     def _known_format(cls, value: str | None) -> str | None:
+        from ablation.render import FORMATS  # the report formats, declared once
+
         if value is not None and value not in FORMATS:
             raise ValueError(f"must be one of {', '.join(FORMATS)}")
         return value
