@@ -381,7 +381,13 @@ def _cmd_schema(args: argparse.Namespace) -> int:
     return 0
 
 
+def _cmd_list(args: argparse.Namespace) -> int:
+    from ablation.cli.listing import cmd_list
+
+    return cmd_list(args)
+
+
 COMMANDS = {
     "run": _cmd_run, "compare": _cmd_compare, "report": _cmd_report,
-    "plan": _cmd_plan, "init": _cmd_init, "schema": _cmd_schema,
+    "plan": _cmd_plan, "init": _cmd_init, "schema": _cmd_schema, "list": _cmd_list,
 }

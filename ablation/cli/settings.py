@@ -9,7 +9,8 @@ critical-task gate off), ``metric-margins`` (a table NAME = margin), ``max-laten
 ``retry-on``, ``rate-limit``, ``quality``, ``format`` (``terminal``, ``markdown``, ``json``,
 ``html`` or ``junit``), ``timestamps``, ``labels``, ``sequential`` (``run`` only),
 ``stop-when-inconclusive-after``, ``isolation`` (``"thread"`` or ``"process"``),
-``worker-memory-mb``, ``max-output-bytes``. The accepted keys, their types and ranges are declared
+``worker-memory-mb``, ``max-output-bytes``, ``agent-env`` (the variables ``cmd:`` agents
+inherit besides the safe ones). The accepted keys, their types and ranges are declared
 once, by :class:`ablation.cli.tool_settings.ToolSettings`. Flags given on the command line win over
 the file; the file wins over built-in defaults.
 """

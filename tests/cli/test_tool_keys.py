@@ -38,7 +38,7 @@ VALUES: dict[str, tuple[str, Any]] = {
     "format": ('"junit"', "junit"), "timestamps": ("true", True), "labels": ('{ team = "evals" }', {"team": "evals"}),
     "sequential": ("true", True), "stop_when_inconclusive_after": ("40", 40),
     "isolation": ('"process"', "process"), "worker_memory_mb": ("512", 512),
-    "max_output_bytes": ("4096", 4096),
+    "max_output_bytes": ("4096", 4096), "agent_env": ('["OPENAI_API_KEY"]', ["OPENAI_API_KEY"]),
 }  # fmt: skip
 
 
