@@ -73,3 +73,19 @@ def test_cmd_agents_inherit_only_safe_and_named_variables(
     assert visible <= names
     hidden = {"OPENAI_API_KEY", "GITHUB_TOKEN"} - visible
     assert not hidden & names
+
+
+def test_init_adds_the_store_to_gitignore_once_and_keeps_what_was_there(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from ablation.cli import main
+
+    (tmp_path / ".gitignore").write_text("build/\n*.pyc")  # no final newline
+    assert main(["init", str(tmp_path)]) == 0
+    assert main(["init", str(tmp_path), "--force"]) == 0
+    capsys.readouterr()
+    lines = (tmp_path / ".gitignore").read_text().splitlines()
+    assert lines[:2] == ["build/", "*.pyc"] and lines.count(".ablation/") == 1
+    assert (tmp_path / ".github" / "workflows" / "ablation.yml").is_file()
+    assert main(["init", str(tmp_path)]) == 1  # the files exist: refused without --force
+    assert "exists (use --force" in capsys.readouterr().err
