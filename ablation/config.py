@@ -56,9 +56,12 @@ def _placeholder_exception(spec: str) -> type[BaseException]:
 class RetryPolicy(BaseModel):
     """When and how to retry an agent call (tenacity, around the agent call only).
 
-    Only exceptions of the listed types are retried; anything else fails the trial at once.
-    Waits grow exponentially from ``initial_wait_s`` up to ``max_wait_s`` plus up to
-    ``jitter_s`` of random jitter.
+    Exceptions of the ``retry_on`` types are retried, and with ``retry_transient`` (the default)
+    also every transient error, recognised by class hierarchy and HTTP status rather than by exact
+    type: connection and time-out errors and 408, 429 and 5xx responses of openai, anthropic,
+    httpx, requests, aiohttp and the standard library (the rule: :mod:`ablation.run.transient`).
+    Anything else fails the trial at once. Waits grow exponentially from ``initial_wait_s`` up to
+    ``max_wait_s`` plus up to ``jitter_s`` of random jitter.
     """
 
     model_config = _FROZEN_ANY
@@ -68,6 +71,7 @@ class RetryPolicy(BaseModel):
     max_wait_s: float = Field(default=30.0, ge=0)
     jitter_s: float = Field(default=0.5, ge=0)
     retry_on: tuple[type[BaseException], ...] = (ConnectionError, TimeoutError)
+    retry_transient: bool = True
 
     @field_validator("retry_on", mode="before")
     @classmethod

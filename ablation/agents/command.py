@@ -25,7 +25,16 @@ from ablation.agents.forms import (
 from ablation.errors import AgentSpecError, ConfigError
 from ablation.schema import to_jsonable
 
-__all__ = ["DEFAULT_MAX_OUTPUT_BYTES", "CommandAgent"]
+__all__ = ["DEFAULT_MAX_OUTPUT_BYTES", "SAFE_ENV", "CommandAgent", "filtered_environment"]
+
+#: Environment variables a command agent keeps when its environment is restricted (the command
+#: line's default): what a program needs to find executables, its home, its locale, a temporary
+#: directory and the Python it runs under, and nothing that usually holds a secret. Shell-style
+#: patterns (``fnmatch``, case-sensitive).
+SAFE_ENV = (
+    "PATH", "HOME", "USER", "LOGNAME", "SHELL", "TERM", "TZ", "LANG", "LANGUAGE", "LC_*",
+    "TMPDIR", "TEMP", "TMP", "PYTHONPATH", "PYTHONIOENCODING", "VIRTUAL_ENV",
+)  # fmt: skip
 
 _CHUNK = 64 * 1024
 
@@ -78,6 +87,17 @@ async def _reap(proc: asyncio.subprocess.Process) -> None:
         transport.close()
 
 
+def filtered_environment(patterns: Sequence[str], environ: Mapping[str, str] | None = None) -> dict[str, str]:
+    """The variables of ``environ`` (default ``os.environ``) whose names match one of ``patterns``.
+
+    Patterns are shell-style (``LC_*``, ``OPENAI_*``; ``*`` keeps everything) and case-sensitive.
+    """
+    from fnmatch import fnmatchcase
+
+    source = os.environ if environ is None else environ
+    return {k: v for k, v in source.items() if any(fnmatchcase(k, p) for p in patterns)}
+
+
 def _killpg(pid: int) -> None:
     """SIGKILL the process group led by ``pid``; a group that is already gone is fine."""
     with contextlib.suppress(ProcessLookupError, PermissionError):
@@ -102,7 +122,11 @@ class CommandAgent:
     Args:
         argv: The program and its arguments (not a shell string; see ``shlex.split``).
         cwd: Working directory of the command (default: the current one).
-        env: Variables added to (overriding) the current environment for the command.
+        env: Variables added to (overriding) the environment the command inherits.
+        inherit_env: Names (shell-style patterns) of the current environment's variables the
+            command inherits; ``None`` (the default) inherits the whole environment. The command
+            line passes :data:`SAFE_ENV` plus its ``--agent-env`` names, so that API keys and CI
+            tokens reach a command only when named.
         name: Name recorded for the agent; defaults to ``"cmd:" + shlex.join(argv)``.
         timeout_s: Own time limit per call in seconds (``None``: only the engine's limit).
         max_output_bytes: Cap on stdout; a command printing more is killed and the call fails
@@ -119,6 +143,7 @@ class CommandAgent:
         *,
         cwd: str | os.PathLike[str] | None = None,
         env: Mapping[str, str] | None = None,
+        inherit_env: Sequence[str] | None = None,
         name: str | None = None,
         timeout_s: float | None = None,
         max_output_bytes: int = DEFAULT_MAX_OUTPUT_BYTES,
@@ -135,11 +160,21 @@ class CommandAgent:
             raise ConfigError(f"CommandAgent timeout_s must be positive, got {timeout_s!r}")
         self.cwd = cwd
         self.env: dict[str, str] | None = None if env is None else {**env}
+        if isinstance(inherit_env, str):
+            raise AgentSpecError(f"inherit_env needs a list of names, got the string {inherit_env!r}")
+        self.inherit_env: tuple[str, ...] | None = None if inherit_env is None else tuple(inherit_env)
         self.name: str = name or "cmd:" + shlex.join(self.argv)
         self.timeout_s = timeout_s
         if not max_output_bytes > 0:
             raise ConfigError(f"CommandAgent max_output_bytes must be positive, got {max_output_bytes!r}")
         self.max_output_bytes = max_output_bytes
+
+    def _environment(self) -> dict[str, str] | None:
+        """The command's environment (``None``: inherit the current one unchanged)."""
+        if self.inherit_env is None and self.env is None:
+            return None
+        inherited = dict(os.environ) if self.inherit_env is None else filtered_environment(self.inherit_env)
+        return {**inherited, **(self.env or {})}
 
     def __repr__(self) -> str:
         return f"CommandAgent({list(self.argv)!r}, name={self.name!r})"
@@ -159,7 +194,7 @@ class CommandAgent:
             AgentTimeoutError: if ``timeout_s`` passed; the process group was killed first.
         """
         payload = json.dumps(to_jsonable(input_data), ensure_ascii=False).encode("utf-8")
-        env = None if self.env is None else {**os.environ, **self.env}
+        env = self._environment()
         try:
             proc = await asyncio.create_subprocess_exec(
                 *self.argv,

@@ -179,6 +179,7 @@ def resume_command(argv: Sequence[str], done: Sequence[str], store: Path, campai
 @collector_paused()
 def _cmd_compare(args: argparse.Namespace) -> int:
     from ablation.analysis.build import compare_columns
+    from ablation.cli.common_ids import require_common_ids
     from ablation.cli.options import read_options
     from ablation.heap import reuse_freed_memory
     from ablation.sources.readers.columnar import FileTrials
@@ -198,6 +199,7 @@ def _cmd_compare(args: argparse.Namespace) -> int:
     reports = []
     for path in args.after:
         after = load_result_columns(path, arm="candidate", **read)
+        require_common_ids(before.columns, after.columns, (str(args.before), str(path)))
         reports.append(
             compare_columns(
                 before.columns, after.columns, expected_ids=expected, config=config,
@@ -380,7 +382,13 @@ def _cmd_schema(args: argparse.Namespace) -> int:
     return 0
 
 
+def _cmd_list(args: argparse.Namespace) -> int:
+    from ablation.cli.listing import cmd_list
+
+    return cmd_list(args)
+
+
 COMMANDS = {
     "run": _cmd_run, "compare": _cmd_compare, "report": _cmd_report,
-    "plan": _cmd_plan, "init": _cmd_init, "schema": _cmd_schema,
+    "plan": _cmd_plan, "init": _cmd_init, "schema": _cmd_schema, "list": _cmd_list,
 }

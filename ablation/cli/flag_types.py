@@ -32,6 +32,7 @@ FLAG_RANGES: dict[str, tuple[type, float | None, float | None, bool, bool]] = {
     "--dask-local": (int, 1, 4096, True, True),
     "--max-output-bytes": (int, 1, 2**27, True, True),  # CampaignConfig.max_output_bytes
     "--max-input-bytes": (int, 1, 2**40, True, True),
+    "--worker-memory-mb": (int, 64, 2**30, True, True),
     "--regression-delta": (float, 0, None, True, False),
     "--discordance": (float, 1e-6, 1, True, True),
     "--uplift": (float, -1, 1, True, True),

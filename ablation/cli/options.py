@@ -5,16 +5,36 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
-__all__ = ["campaign_config", "merged_settings", "one_line", "read_options"]
+__all__ = ["FROM_FILE", "campaign_config", "merged_settings", "one_line", "read_options", "where_set"]
+
+#: Settings key holding ``{key: pyproject path}`` for the values read from ``[tool.ablation]``.
+FROM_FILE = "_from_file"
+
+
+#: Flags stored as ``False`` when given (``store_false``, default ``None``): ``False`` is their value,
+#: not the absence of a ``store_true`` flag.
+_FALSE_WHEN_GIVEN = frozenset({"critical_gate"})
 
 
 def merged_settings(args: argparse.Namespace) -> dict[str, Any]:
-    from ablation.cli.settings import load_tool_settings
+    """``[tool.ablation]`` with every option given on the command line laid over it.
 
-    merged = dict(load_tool_settings())
+    An option counts as given unless it is ``None``, ``[]`` or a ``store_true`` flag left ``False``.
+    The keys whose value came from the file are kept under ``FROM_FILE`` (key -> the file), so an
+    error names where the bad value was written: the flag or ``pyproject.toml [tool.ablation] KEY``.
+    """
+    from ablation.cli.settings import find_pyproject, load_tool_settings
+
+    path = find_pyproject()
+    from_file = load_tool_settings(path) if path is not None else {}
+    merged = dict(from_file)
     for key, value in vars(args).items():
-        if value is not None and value is not False and value != []:
+        if value is False and key not in _FALSE_WHEN_GIVEN:
+            continue
+        if value is not None and value != []:
             merged[key] = value
+            from_file.pop(key, None)
+    merged[FROM_FILE] = {key: str(path) for key in from_file}
     return merged
 
 
@@ -62,32 +82,49 @@ def campaign_config(s: dict[str, Any]) -> Any:
     try:
         return CampaignConfig.model_validate(fields)
     except ValueError as exc:
-        raise ConfigError(_user_names(one_line(exc))) from None
+        raise ConfigError(_user_names(one_line(exc), s)) from None
 
 
-#: Internal config field paths and the option that sets each (as a flag; the key is the same
-#: with underscores in ``[tool.ablation]``).
-_OPTION_OF = {
-    "gates.noninferiority_margin": "--margin (pyproject.toml [tool.ablation] margin)",
-    "gates.min_completed": "--min-completed (pyproject.toml [tool.ablation] min_completed)",
-    "gates.max_latency_ratio":
-        "--max-latency-ratio (pyproject.toml [tool.ablation] max_latency_ratio)",
-    "gates.metric_margins": "--metric-margin (pyproject.toml [tool.ablation] metric_margins)",
-    "retry.max_attempts": "--max-attempts (pyproject.toml [tool.ablation] max_attempts)",
-    "retry.retry_on": "--retry-on (pyproject.toml [tool.ablation] retry_on)",
-    "timeout_s": "--timeout (pyproject.toml [tool.ablation] timeout)",
-    "max_output_bytes": "--max-output-bytes (pyproject.toml [tool.ablation] max_output_bytes)",
-    "n_resamples": "--resamples (pyproject.toml [tool.ablation] resamples)",
-    "rate_limit_per_s": "--rate-limit (pyproject.toml [tool.ablation] rate_limit)",
-    "confidence_level": "--confidence (pyproject.toml [tool.ablation] confidence)",
-    "sequential.futility_after": "--stop-when-inconclusive-after",
+#: Internal config field paths and the settings key that sets each (``--`` + the key with dashes
+#: is its flag, except where ``_FLAG_OF`` says otherwise).
+_KEY_OF = {
+    "gates.noninferiority_margin": "margin",
+    "gates.min_completed": "min_completed",
+    "gates.max_latency_ratio": "max_latency_ratio",
+    "gates.metric_margins": "metric_margins",
+    "retry.max_attempts": "max_attempts",
+    "retry.retry_on": "retry_on",
+    "timeout_s": "timeout",
+    "n_resamples": "resamples",
+    "rate_limit_per_s": "rate_limit",
+    "confidence_level": "confidence",
+    "sequential.futility_after": "stop_when_inconclusive_after",
+    "worker_memory_mb": "worker_memory_mb",
+    "max_output_bytes": "max_output_bytes",
+    "sandbox": "sandbox",
+    "isolation": "isolation",
+    "concurrency": "concurrency",
+    "seed": "seed",
+    "runs": "runs",
+    "alpha": "alpha",
 }
+_FLAG_OF = {"metric_margins": "--metric-margin", "metric_margin": "--metric-margin"}
 
 
-def _user_names(message: str) -> str:
-    """``message`` with internal config field paths replaced by the options that set them."""
-    for internal, option in sorted(_OPTION_OF.items(), key=lambda kv: -len(kv[0])):
-        message = message.replace(f"{internal}:", f"{option}:")
+def where_set(key: str, s: dict[str, Any]) -> str:
+    """Where the value of settings ``key`` came from: ``--flag`` or ``FILE [tool.ablation] key``."""
+    path = s.get(FROM_FILE, {}).get(key)
+    if path is not None:
+        return f"{path} [tool.ablation] {key}"
+    return _FLAG_OF.get(key, "--" + key.replace("_", "-"))
+
+
+def _user_names(message: str, s: dict[str, Any]) -> str:
+    """``message`` with internal config field paths replaced by where each value was set."""
+    import re
+
+    for internal, key in _KEY_OF.items():  # a field path starts the message or one of its parts
+        message = re.sub(rf"(^|: |; ){re.escape(internal)}:", rf"\g<1>{where_set(key, s)}:", message)
     return message
 
 

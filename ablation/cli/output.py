@@ -32,8 +32,10 @@ def emit(
     ``stream``: where a report without ``--output`` goes (default ``sys.stdout``; ``run`` passes
     the stream of :func:`ablation.cli.user_io.user_output_to_stderr`).
     """
+    from ablation.cli.metric_names import check_metric_names
     from ablation.render import render, render_summary
 
+    check_metric_names(reports, s)
     stream = sys.stdout if stream is None else stream
 
     if not s.get("timestamps"):

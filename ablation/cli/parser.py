@@ -131,7 +131,8 @@ def _run_parser(sub: Any) -> None:
                      help="how errors and timeouts count (default fail)")
     run.add_argument("--max-attempts", type=flag_type("--max-attempts"), help="attempts per agent call (default 1)")
     run.add_argument("--retry-on", action="append", metavar="EXC",
-                     help="exception type to retry (repeatable; default ConnectionError, TimeoutError)")
+                     help="exception type to retry (repeatable; default ConnectionError, TimeoutError; "
+                     "transient errors of the common SDKs, 408, 429 and 5xx are retried too)")
     run.add_argument("--rate-limit", type=rate_limit_flag, help="max agent calls per second per arm")
     run.add_argument(
         "--fail-fast", type=flag_type("--fail-fast"), metavar="K",
@@ -150,6 +151,10 @@ def _run_parser(sub: Any) -> None:
     run.add_argument("--max-output-bytes", type=flag_type("--max-output-bytes"), metavar="N",
                      help="cap on a command agent's stdout, bytes (default 8 MiB); more is that "
                      "trial's error")
+    run.add_argument("--agent-env", action="append", default=[], metavar="NAME",
+                     help="environment variable a cmd: agent inherits besides PATH, HOME, locale "
+                     "and temp-dir variables (repeatable; shell patterns such as OPENAI_*; '*' "
+                     "inherits everything)")
     run.add_argument("--reuse-baseline", metavar="CAMPAIGN",
                      help="take baseline trials from a stored campaign on the same suite")
     run.add_argument("--no-progress", action="store_true", help="no progress bar")
@@ -168,7 +173,7 @@ def _run_parser(sub: Any) -> None:
                      help="how code_tests confines agent-written code: bubblewrap (default; "
                      "a trial is an error where it cannot run) or process (weaker: resource "
                      "limits only, named in the report)")
-    run.add_argument("--worker-memory-mb", type=int, metavar="MB",
+    run.add_argument("--worker-memory-mb", type=flag_type("--worker-memory-mb"), metavar="MB",
                      help="with --isolation process: address-space limit of each worker (MiB)")
     run.add_argument("--dask-scheduler", metavar="ADDRESS", help="run sync agents on a Dask cluster")
     run.add_argument("--dask-local", type=flag_type("--dask-local"), metavar="N", help="start a local Dask cluster of N workers")
@@ -271,12 +276,28 @@ def _init_parser(sub: Any) -> None:
     init.add_argument("--debug", action="store_true")
 
 
+def _list_parser(sub: Any) -> None:
+    """``ablation list``."""
+    lst = sub.add_parser(
+        "list", help="list the campaigns of a run store",
+        description="List the campaigns of a run store, newest first: id, time, status, suite, "
+        "agents, verdict and stored trials.",
+        epilog="example: ablation list .ablation/runs.db --format json",
+    )
+    lst.add_argument("store", nargs="?", type=Path,
+                     help="run store (default [tool.ablation] store, else .ablation/runs.db)")
+    lst.add_argument("--format", choices=("terminal", "json"), default="terminal",
+                     help="a text table (default) or a JSON array")
+    lst.add_argument("--debug", action="store_true")
+
+
 _COMMAND_PARSERS: dict[str, Callable[[Any], None]] = {
     "run": _run_parser,
     "compare": _compare_parser,
     "report": _report_parser,
     "plan": _plan_parser,
     "init": _init_parser,
+    "list": _list_parser,
 }
 
 

@@ -1,9 +1,16 @@
-"""``ablation init``: scaffold a suite, two agents and ``[tool.ablation]`` defaults in a project."""
+"""``ablation init``: scaffold a suite, two agents, ``[tool.ablation]`` defaults and CI in a project.
+
+Besides the example suite and agents, it writes a GitHub workflow that runs the example campaign on
+every pull request (``.github/workflows/ablation.yml``), the composite action it uses
+(``.github/actions/ablation/action.yml``, a copy of this repository's ``action.yml``, shipped in the
+package as ``ablation/cli/action.yml``), and adds ``.ablation/`` (the run store) to ``.gitignore``.
+"""
 
 from __future__ import annotations
 
 from pathlib import Path
 
+from ablation import __version__
 from ablation.errors import ConfigError
 
 __all__ = ["scaffold"]
@@ -65,8 +72,50 @@ runs = 1
 """
 
 
+WORKFLOW = """# Written by `ablation init`. On every pull request: run the example campaign, write the report
+# to the job summary and to one pull-request comment (updated on every push, skipped for forks),
+# upload the Markdown, JSON and JUnit files, and fail the job when a release gate fails.
+# Pushes to main fill the cached run store whose baseline the pull requests reuse.
+name: ablation
+on:
+  pull_request:
+  push:
+    branches: [main]
+permissions:
+  contents: read
+  pull-requests: write
+jobs:
+  ablation:
+    runs-on: ubuntu-latest
+    steps:
+      - uses: actions/checkout@v4
+      - uses: ./.github/actions/ablation
+        with:
+          # What pip installs: ablation, and whatever your agents need (a requirement, a path or a URL).
+          install: ablation=={version}
+          command: {command}
+          reuse-baseline: "true"
+"""
+
+#: The run store's directory, kept out of version control.
+IGNORED = ".ablation/"
+
+
+def _ignore_store(directory: Path) -> Path | None:
+    """Add ``.ablation/`` to ``directory/.gitignore``; the path when it changed, else ``None``."""
+    path = directory / ".gitignore"
+    current = path.read_text(encoding="utf-8") if path.exists() else ""
+    if any(line.strip() in (IGNORED, IGNORED.rstrip("/"), "/" + IGNORED) for line in current.splitlines()):
+        return None
+    separator = "" if not current or current.endswith("\n") else "\n"
+    path.write_text(f"{current}{separator}# ablation's run store\n{IGNORED}\n", encoding="utf-8")
+    return path
+
+
 def scaffold(directory: Path, *, force: bool = False) -> tuple[list[Path], str]:
-    """Write ``tasks/example.py``, ``agents/example.py`` and ``[tool.ablation]`` in ``directory``.
+    """Write the example suite and agents, ``[tool.ablation]`` and CI files in ``directory``.
+
+    See the module docstring for the files; ``.gitignore`` is only ever appended to.
 
     Returns:
         The files written or updated, and the command that runs the example campaign.
@@ -75,7 +124,18 @@ def scaffold(directory: Path, *, force: bool = False) -> tuple[list[Path], str]:
         ConfigError: if a file exists (without ``force``) or pyproject.toml already has the section.
     """
     directory.mkdir(parents=True, exist_ok=True)
-    files = {directory / "tasks" / "example.py": SUITE, directory / "agents" / "example.py": AGENTS}
+    run_args = (
+        "run tasks/example.py --baseline agents/example.py:baseline "
+        "--candidate agents/example.py:candidate"
+    )
+    action = (Path(__file__).with_name("action.yml")).read_text(encoding="utf-8")
+    files = {
+        directory / "tasks" / "example.py": SUITE,
+        directory / "agents" / "example.py": AGENTS,
+        directory / ".github" / "workflows" / "ablation.yml":
+            WORKFLOW.format(version=__version__, command=run_args),
+        directory / ".github" / "actions" / "ablation" / "action.yml": action,
+    }  # fmt: skip
     existing = [p for p in files if p.exists()]
     if existing and not force:
         raise ConfigError(f"{existing[0]} exists (use --force to overwrite)")
@@ -90,10 +150,10 @@ def scaffold(directory: Path, *, force: bool = False) -> tuple[list[Path], str]:
         pyproject.write_text(current.rstrip("\n") + ("\n" if current else "") + SETTINGS.lstrip("\n")
                              if current else SETTINGS.lstrip("\n"), encoding="utf-8")
         created.append(pyproject)
-    command = (
-        "ablation run tasks/example.py --baseline agents/example.py:baseline "
-        "--candidate agents/example.py:candidate"
-    )
+    ignored = _ignore_store(directory)
+    if ignored is not None:
+        created.append(ignored)
+    command = f"ablation {run_args}"
     if directory.resolve() != Path.cwd().resolve():
         command = f"cd {directory} && {command}"
     return created, command

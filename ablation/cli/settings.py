@@ -1,16 +1,19 @@
 """Defaults for the command line from ``[tool.ablation]`` in the project's ``pyproject.toml``.
 
-Keys use the command line's option names with dashes or underscores (``concurrency``,
-``timeout``, ``runs``, ``seed``, ``store``, ``alpha``, ``confidence``, ``resamples``,
-``on-error``, ``margin``, ``no-significant-regression`` (``false`` turns that default gate off),
-``allow-significant-regression``, ``min-completed``, ``require-complete`` (``false`` turns the
-completeness gate off), ``allow-incomplete``, ``metric-margins`` (a table NAME = margin),
-``fail-fast``, ``timestamps``, ``max-latency-ratio``, ``max-attempts``, ``retry-on``,
-``rate-limit``, ``quality``, ``format``, ``labels``, ``sequential``,
-``stop-when-inconclusive-after``, ``isolation`` (``"thread"`` or ``"process"``), ``sandbox``
-(``"bubblewrap"`` or ``"process"``),
-``worker-memory-mb``, ``max-output-bytes``). Flags given
-on the command line win over the file; the file wins over built-in defaults.
+Keys use the command line's option names with dashes or underscores: ``alpha``, ``confidence``,
+``resamples``, ``seed``, ``margin``, ``no-significant-regression`` (``false`` turns that default
+gate off), ``allow-significant-regression``, ``min-completed``, ``require-complete`` (``false``
+turns the completeness gate off), ``allow-incomplete``, ``critical-gate`` (``false`` turns the
+critical-task gate off), ``metric-margins`` (a table NAME = margin), ``max-latency-ratio``,
+``concurrency``, ``timeout``, ``runs``, ``store``, ``on-error``, ``fail-fast``, ``max-attempts``,
+``retry-on``, ``rate-limit``, ``quality``, ``format`` (``terminal``, ``markdown``, ``json``,
+``html`` or ``junit``), ``timestamps``, ``labels``, ``sequential`` (``run`` only),
+``stop-when-inconclusive-after``, ``suite-claim``, ``isolation`` (``"thread"`` or ``"process"``),
+``sandbox`` (``"bubblewrap"`` or ``"process"``),
+``worker-memory-mb``, ``max-output-bytes``, ``agent-env`` (the variables ``cmd:`` agents
+inherit besides the safe ones). The accepted keys, their types and ranges are declared
+once, by :class:`ablation.cli.tool_settings.ToolSettings`. Flags given on the command line win over
+the file; the file wins over built-in defaults.
 """
 
 from __future__ import annotations
@@ -20,17 +23,7 @@ from typing import Any
 
 from ablation.errors import ConfigError
 
-__all__ = ["KNOWN_KEYS", "find_pyproject", "load_tool_settings"]
-
-KNOWN_KEYS = {
-    "alpha", "concurrency", "confidence", "format", "labels", "margin", "max_attempts",
-    "max_latency_ratio", "no_significant_regression", "on_error", "quality", "rate_limit",
-    "resamples", "retry_on", "runs", "seed", "store", "timeout", "critical_gate",
-    "allow_significant_regression", "min_completed", "allow_incomplete", "require_complete",
-    "metric_margins", "fail_fast", "timestamps",
-    "sequential", "stop_when_inconclusive_after", "suite_claim", "isolation", "worker_memory_mb",
-    "max_output_bytes", "sandbox",
-}
+__all__ = ["find_pyproject", "load_tool_settings"]
 
 
 def find_pyproject(start: Path | None = None) -> Path | None:
@@ -67,14 +60,14 @@ def load_tool_settings(path: Path | None = None) -> dict[str, Any]:
     if not isinstance(section, dict):
         raise ConfigError(f"{path}: [tool.ablation] must be a table")
     settings = {key.replace("-", "_"): value for key, value in section.items()}
-    unknown = sorted(set(settings) - KNOWN_KEYS)
-    if unknown:
-        raise ConfigError(
-            f"{path}: unknown key(s) in [tool.ablation]: {', '.join(unknown)} "
-            f"(known: {', '.join(sorted(KNOWN_KEYS))})"
-        )
     if settings:  # an empty table has nothing to check (every key is optional)
-        from ablation.cli.tool_settings import check_tool_types
+        from ablation.cli.tool_settings import check_tool_types, known_keys
 
+        unknown = sorted(set(settings) - known_keys())
+        if unknown:
+            raise ConfigError(
+                f"{path}: unknown key(s) in [tool.ablation]: {', '.join(unknown)} "
+                f"(known: {', '.join(sorted(known_keys()))})"
+            )
         check_tool_types(settings, path)
     return settings

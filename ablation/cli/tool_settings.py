@@ -1,10 +1,14 @@
-"""Types of the ``[tool.ablation]`` keys, checked before anything runs.
+"""The ``[tool.ablation]`` keys: one declaration of each key's type and range, checked before
+anything runs.
 
-TOML has types; a key of the wrong type used to be accepted and misread (``no_significant_regression
-= "false"`` turned the gate on, ``quality = "rubric"`` was iterated letter by letter, ``seed = true``
-became 1, ``format = "pdf"`` failed only after the campaign). :func:`check_tool_types` validates
-every key with a strict pydantic type and names the file, the section and the key in the error:
-``pyproject.toml [tool.ablation] margin: ...``.
+:class:`ToolSettings` is the single list of accepted keys (``settings.py`` refuses any other, and
+the key list in its docstring is tested against this model; ``format`` takes the report formats of
+:data:`ablation.render.FORMATS`). A numeric key that has a flag takes
+its range from :data:`ablation.cli.flag_types.FLAG_RANGES` (:func:`_ranged`), so the file and the
+command line accept the same values. TOML has types; a key of the wrong type is refused rather
+than misread (``no_significant_regression = "false"`` would turn the gate on, ``quality =
+"rubric"`` would be iterated letter by letter, ``seed = true`` would become 1). Errors name the
+file, the section and the key: ``pyproject.toml [tool.ablation] margin: ...``.
 """
 
 from __future__ import annotations
@@ -22,8 +26,10 @@ from pydantic import (
     StrictInt,
     StrictStr,
     ValidationError,
+    field_validator,
 )
 
+from ablation.cli.flag_types import FLAG_RANGES
 from ablation.errors import ConfigError
 
 __all__ = [
@@ -31,6 +37,7 @@ __all__ = [
     "MIN_RATE_LIMIT",
     "ToolSettings",
     "check_tool_types",
+    "known_keys",
     "rate_limit_flag",
     "resamples_flag",
 ]
@@ -43,8 +50,19 @@ MAX_RESAMPLES = 10_000_000
 _Number = StrictInt | StrictFloat
 
 
+def _ranged(flag: str) -> Any:
+    """A ``Field`` (default ``None``) with the range ``FLAG_RANGES`` gives ``flag``."""
+    _, low, high, low_in, high_in = FLAG_RANGES[flag]
+    return Field(
+        default=None,
+        ge=low if low_in else None, gt=None if low_in else low,
+        le=high if high_in else None, lt=None if high_in else high,
+    )  # fmt: skip
+
+
 class ToolSettings(BaseModel):
-    """The accepted type (and range) of each ``[tool.ablation]`` key.
+    """The accepted type (and range) of each ``[tool.ablation]`` key; the key is the option's name
+    with underscores (``metric_margins`` is the table form of ``--metric-margin``).
 
     Its validator is built on first use (``defer_build``): a project without a ``[tool.ablation]``
     table never pays for it at start-up.
@@ -52,33 +70,54 @@ class ToolSettings(BaseModel):
 
     model_config = ConfigDict(frozen=True, extra="forbid", defer_build=True)
 
-    alpha: _Number | None = Field(default=None, gt=0, lt=1)
-    confidence: _Number | None = Field(default=None, gt=0, lt=1)
-    margin: _Number | None = Field(default=None, gt=0, lt=1)
-    max_latency_ratio: _Number | None = Field(default=None, gt=0)
+    alpha: _Number | None = _ranged("--alpha")
+    confidence: _Number | None = _ranged("--confidence")
+    margin: _Number | None = _ranged("--margin")
+    max_latency_ratio: _Number | None = _ranged("--max-latency-ratio")
     rate_limit: _Number | None = Field(default=None, ge=MIN_RATE_LIMIT)
-    timeout: _Number | None = Field(default=None, gt=0)
-    concurrency: StrictInt | None = Field(default=None, ge=1)
-    max_attempts: StrictInt | None = Field(default=None, ge=1)
+    timeout: _Number | None = _ranged("--timeout")
+    concurrency: StrictInt | None = _ranged("--concurrency")
+    max_attempts: StrictInt | None = _ranged("--max-attempts")
     resamples: StrictInt | None = Field(default=None, ge=100, le=MAX_RESAMPLES)
-    runs: StrictInt | None = Field(default=None, ge=1)
-    seed: StrictInt | None = Field(default=None, ge=0)
-    max_output_bytes: StrictInt | None = Field(default=None, ge=1)
-    fail_fast: StrictInt | None = Field(default=None, ge=0)
-    min_completed: _Number | None = Field(default=None, ge=0, le=1)
-    stop_when_inconclusive_after: StrictInt | None = Field(default=None, ge=1)
+    runs: StrictInt | None = _ranged("--runs")
+    seed: StrictInt | None = _ranged("--seed")
+    max_output_bytes: StrictInt | None = _ranged("--max-output-bytes")
+    fail_fast: StrictInt | None = _ranged("--fail-fast")
+    min_completed: _Number | None = _ranged("--min-completed")
+    stop_when_inconclusive_after: StrictInt | None = _ranged("--stop-when-inconclusive-after")
+    worker_memory_mb: StrictInt | None = _ranged("--worker-memory-mb")
     suite_claim: StrictBool | None = None
     store: StrictStr | None = None
     on_error: Literal["fail", "exclude", "abort"] | None = None
-    format: Literal["terminal", "markdown", "json", "html"] | None = None
+    format: StrictStr | None = None
     no_significant_regression: StrictBool | None = None
+    allow_significant_regression: StrictBool | None = None
+    require_complete: StrictBool | None = None
+    allow_incomplete: StrictBool | None = None
     critical_gate: StrictBool | None = None
+    timestamps: StrictBool | None = None
+    sequential: StrictBool | None = None
+    metric_margins: dict[StrictStr, _Number] | None = None
     quality: list[StrictStr] | None = None
     retry_on: list[StrictStr] | None = None
+    agent_env: list[StrictStr] | None = None
     labels: dict[StrictStr, Any] | None = None
     isolation: Literal["thread", "process"] | None = None
     sandbox: Literal["bubblewrap", "process"] | None = None
-    worker_memory_mb: StrictInt | None = Field(default=None, ge=64)
+
+    @field_validator("format")
+    @classmethod
+    def _known_format(cls, value: str | None) -> str | None:
+        from ablation.render import FORMATS  # the report formats, declared once
+
+        if value is not None and value not in FORMATS:
+            raise ValueError(f"must be one of {', '.join(FORMATS)}")
+        return value
+
+
+def known_keys() -> frozenset[str]:
+    """Every accepted ``[tool.ablation]`` key (underscore form)."""
+    return frozenset(ToolSettings.model_fields)
 
 
 def check_tool_types(settings: dict[str, Any], path: Path) -> None:

@@ -51,10 +51,20 @@ def agent_name(spec: str) -> str:
 
 
 def load_agents(specs: list[str], s: dict[str, Any]) -> list[Any]:
-    """Each spec as an agent named by its spec (a resume from the same command line matches);
-    ``cmd:`` agents get the ``--max-output-bytes`` cap."""
+    """Each spec as an agent named by its spec (a resume from the same command line matches).
+
+    ``cmd:`` agents get the ``--max-output-bytes`` cap, and inherit only the variables of
+    :data:`~ablation.agents.command.SAFE_ENV` plus those named by ``--agent-env`` (patterns;
+    ``--agent-env '*'`` inherits everything): an API key or a CI token reaches a command only
+    when named.
+    """
     from ablation.agents.callables import as_agent
+    from ablation.agents.command import SAFE_ENV
     from ablation.sources.agent_specs import load_agent
 
     cap = s.get("max_output_bytes")
-    return [as_agent(load_agent(spec, max_output_bytes=cap), name=agent_name(spec)) for spec in specs]
+    allowed = (*SAFE_ENV, *(s.get("agent_env") or ()))
+    return [
+        as_agent(load_agent(spec, max_output_bytes=cap, inherit_env=allowed), name=agent_name(spec))
+        for spec in specs
+    ]

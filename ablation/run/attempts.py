@@ -2,7 +2,9 @@
 
 ``record`` receives ``attempts``, ``attempt_errors`` (each failed attempt's ``"Type: message"``)
 and ``latency_s`` (the successful attempt's own duration), so they are known even when the last
-attempt fails. Only the exception types in :attr:`RetryPolicy.retry_on` are retried.
+attempt fails. Only the exception types in :attr:`RetryPolicy.retry_on` are retried, and, when
+:attr:`RetryPolicy.retry_transient` is on (the default), the transient errors of
+:mod:`ablation.run.transient` (connection, time-out, 429 and 5xx errors of the common clients).
 """
 
 from __future__ import annotations
@@ -13,7 +15,7 @@ from typing import Any
 
 from tenacity import (
     AsyncRetrying,
-    retry_if_exception_type,
+    retry_if_exception,
     stop_after_attempt,
     wait_exponential,
     wait_random,
@@ -22,6 +24,7 @@ from tenacity import (
 from ablation.config import RetryPolicy
 from ablation.run.limits import Clock
 from ablation.run.output_caps import exception_texts
+from ablation.run.transient import is_transient
 
 __all__ = ["call_with_retries"]
 
@@ -63,7 +66,12 @@ async def call_with_retries(
         stop=stop_after_attempt(policy.max_attempts),
         wait=wait_exponential(multiplier=policy.initial_wait_s, max=policy.max_wait_s)
         + wait_random(0, policy.jitter_s),
-        retry=retry_if_exception_type(policy.retry_on),
+        retry=retry_if_exception(lambda exc: _retryable(exc, policy)),
         reraise=True,
     )
     return await retrying(once)
+
+
+def _retryable(exc: BaseException, policy: RetryPolicy) -> bool:
+    """True when ``policy`` retries ``exc``: a listed type, or transient (module docstring)."""
+    return isinstance(exc, policy.retry_on) or (policy.retry_transient and is_transient(exc))

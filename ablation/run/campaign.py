@@ -274,10 +274,12 @@ def _report(
     )
     if run_store is not None and plan.campaign_id is not None:
         run_store.set_status(plan.campaign_id, "complete")
-        return report_from_store(
+        report = report_from_store(
             run_store, plan.campaign_id, config=config, provenance=provenance,
             tasks=suite.report_tasks(),
         )
+        run_store.update_provenance(plan.campaign_id, verdict=report.verdict)  # for `ablation list`
+        return report
     return report_from_trials(
         [*plan.prior, *new], config=config, tasks=suite.report_tasks(), provenance=provenance
     )

@@ -11,7 +11,10 @@ arm's planned trials when fewer) ended in the same infrastructure error, it rais
 
 Infrastructure errors are told apart from an agent's ordinary failures by type: connection
 errors, HTTP errors (after the retries the policy allows), a command that cannot start, and
-import errors, at the agent or setup stage. A wrong answer, a timeout or an exception the agent
+import errors, at the agent or setup stage. Besides the names in :data:`INFRASTRUCTURE_ERRORS`,
+every error the transient rule of :mod:`ablation.run.transient` recognised (by class hierarchy and
+HTTP status: the connection, time-out, 429 and 5xx errors of openai, anthropic, httpx, requests,
+aiohttp and the standard library) counts. A wrong answer, a timeout or an exception the agent
 raised about one task never trips it.
 """
 
@@ -22,6 +25,7 @@ from collections.abc import Callable, Mapping
 from typing import Any
 
 from ablation.errors import CampaignAborted
+from ablation.run.transient import recognised_name
 from ablation.schema import TaskResult
 
 __all__ = ["DEFAULT_FAIL_FAST", "INFRASTRUCTURE_ERRORS", "BrokenArm", "FailFastSink"]
@@ -64,7 +68,8 @@ def infrastructure_signature(result: TaskResult) -> str | None:
         return None
     kind = result.error_type or ""
     message = result.error_message or ""
-    if kind in INFRASTRUCTURE_ERRORS or (kind == "AgentProcessError" and _CANNOT_START in message):
+    known = kind in INFRASTRUCTURE_ERRORS or recognised_name(kind)
+    if known or (kind == "AgentProcessError" and _CANNOT_START in message):
         status = _HTTP_STATUS.search(message) if kind == "AgentHttpError" else None
         return f"{kind} {status.group(0)}" if status else kind
     return None

@@ -23,7 +23,8 @@ import traceback
 from collections.abc import Mapping
 from typing import Any
 
-from ablation.schema import safe_text, to_jsonable
+from ablation.run.plain_output import plain_output
+from ablation.schema import safe_text
 
 __all__ = ["ERROR_TEXT_LIMIT", "OutputTooLarge", "bounded_text", "exception_texts", "jsonable_output"]
 
@@ -64,10 +65,12 @@ def _size_over(value: Any, cap: int) -> int | None:
 
 
 def jsonable_output(value: Any, cap: int) -> Any:
-    """``to_jsonable(value)``, refused when either form is larger than ``cap`` bytes.
+    """``plain_output(value)`` (its JSON form), refused when either form is larger than ``cap``
+    bytes.
 
     Raises:
         OutputTooLarge: naming the cap (the trial's error).
+        UnrepresentableOutput: a value with no JSON form (:mod:`ablation.run.plain_output`).
     """
     for form in ("before", "after"):
         size = _size_over(value, cap)
@@ -77,7 +80,7 @@ def jsonable_output(value: Any, cap: int) -> Any:
                 "counted); raise --max-output-bytes to keep it"
             )
         if form == "before":
-            value = to_jsonable(value)
+            value = plain_output(value)
     return value
 
 

@@ -24,6 +24,7 @@ from ablation.run.limits import Clock
 from ablation.run.output_caps import exception_texts, jsonable_output
 from ablation.run.plan import Trial
 from ablation.run.threads import run_in_daemon_thread
+from ablation.run.transient import note_error
 from ablation.run.watchdog import LoopStalled
 from ablation.schema import (
     AblationTask,
@@ -40,7 +41,11 @@ AgentCall = Callable[[Agent, AblationTask, str], Awaitable[Any]]
 
 
 def error_fields(exc: BaseException, stage: str) -> dict[str, Any]:
-    """The error columns of a trial that failed at ``stage`` with ``exc`` (texts bounded)."""
+    """The error columns of a trial that failed at ``stage`` with ``exc`` (texts bounded).
+
+    A transient error (:mod:`ablation.run.transient`) has its class name noted for fail-fast.
+    """
+    note_error(exc)
     message, trace = exception_texts(exc)
     return {
         "error_stage": stage,

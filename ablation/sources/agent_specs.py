@@ -9,6 +9,7 @@ line naming the spec, or the file and line when the problem is in the file.
 from __future__ import annotations
 
 import shlex
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
@@ -28,7 +29,9 @@ from ablation.sources.text import file_error
 __all__ = ["load_agent"]
 
 
-def load_agent(spec: str, *, max_output_bytes: int | None = None) -> Any:
+def load_agent(
+    spec: str, *, max_output_bytes: int | None = None, inherit_env: Sequence[str] | None = None
+) -> Any:
     """Resolve an agent spec to the object it names (wrap it with :func:`~ablation.agents.as_agent`).
 
     Args:
@@ -36,6 +39,9 @@ def load_agent(spec: str, *, max_output_bytes: int | None = None) -> Any:
             ``pkg.mod:NAME``, ``cmd:COMMAND LINE`` (split with :func:`shlex.split` into a
             :class:`~ablation.agents.CommandAgent`) or an ``http(s)://`` URL (an
             :class:`~ablation.agents.HttpAgent`). ``NAME`` may be dotted (``obj.method``).
+        max_output_bytes: For ``cmd:``, the cap on its stdout (default: the agent's own).
+        inherit_env: For ``cmd:``, the environment variables (shell-style patterns) the command
+            inherits; ``None`` inherits the whole environment.
 
     Returns:
         The named object, a :class:`CommandAgent` or an :class:`HttpAgent`.
@@ -55,9 +61,10 @@ def load_agent(spec: str, *, max_output_bytes: int | None = None) -> Any:
             raise AgentSpecError(f"{spec!r}: cannot split the command line: {exc}") from None
         if not argv:
             raise AgentSpecError(f"{spec!r}: 'cmd:' needs a command line, e.g. 'cmd:python a.py'")
-        if max_output_bytes is None:
-            return CommandAgent(argv)
-        return CommandAgent(argv, max_output_bytes=max_output_bytes)
+        options: dict[str, Any] = {"inherit_env": inherit_env}
+        if max_output_bytes is not None:
+            options["max_output_bytes"] = max_output_bytes
+        return CommandAgent(argv, **options)
     if text.lower().startswith(("http://", "https://")):
         if max_output_bytes is None:
             return HttpAgent(text)

@@ -75,17 +75,13 @@ def test_compare_real_swebench_same_source(capsys: pytest.CaptureFixture[str]) -
     assert report["summary"] == "regression"
 
 
-def test_compare_different_sources_is_a_changed_inventory(capsys: pytest.CaptureFixture[str]) -> None:
+def test_compare_different_sources_is_bad_input(capsys: pytest.CaptureFixture[str]) -> None:
     base = REALDATA / "swebench-verified-mini__gpt-5.jsonl"
     cand = REALDATA / "swebench-pro-public__gpt-5.jsonl"
-    code, out, _ = run_cli(["compare", str(base), str(cand), "--format", "json"], capsys)
-    report = json.loads(out)
-    assert report["n_paired"] == 0
-    reasons = {e["reason"] for e in report["excluded"]}
-    assert any("only in baseline" in r for r in reasons)
-    assert any("only in candidate" in r for r in reasons)
-    assert len(report["excluded"]) == report["n_tasks"] == 500 + 724
-    assert code == 2  # nothing paired: the inventory gate fails, never a silent pass
+    code, out, err = run_cli(["compare", str(base), str(cand), "--format", "json"], capsys)
+    # no id in common: nothing to pair is a wrong file or key, one line and exit 1, never a report
+    assert (code, out) == (1, "")
+    assert err.count("\n") == 1 and "no task id in common" in err and "(500 and 724 distinct ids" in err
 
 
 @pytest.mark.parametrize(

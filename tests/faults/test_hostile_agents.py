@@ -118,12 +118,13 @@ def test_lone_surrogates_are_stored_escaped(tmp_path: Path, candidate: str) -> N
 
 @pytest.mark.slow
 def test_unrepresentable_output_is_the_trials_error(tmp_path: Path) -> None:
-    """Item 10: an output whose ``__repr__`` raises is that trial's error, not the campaign's."""
+    """An output whose ``__repr__`` raises is that trial's error, not the campaign's (an object of
+    a custom class has no JSON form, so its ``repr`` is never taken)."""
     proc, _ = _run(tmp_path, "bad_repr")
     assert proc.returncode in (0, 2), proc.stderr
     trials = _trials(tmp_path / "runs.db")
     assert len(trials) == 8
-    assert trials["t001", "candidate"] == ("error", 0, "RuntimeError")
+    assert trials["t001", "candidate"] == ("error", 0, "UnrepresentableOutput")
 
 
 @pytest.mark.slow

@@ -1,0 +1,236 @@
+"""The steps of the GitHub Action (``action.yml``): ``python -m ablation.cli.github_action STEP``.
+
+The action's YAML only wires inputs to environment variables and calls these steps, so that what
+it does can be run and tested without a runner. Assumes the variables a GitHub Actions runner sets
+(``GITHUB_OUTPUT``, ``GITHUB_STEP_SUMMARY``, ``GITHUB_EVENT_PATH``, ``GITHUB_REPOSITORY``,
+``GITHUB_API_URL``); each step reads its inputs from ``ABLATION_*`` variables.
+
+- ``run``: runs ``ablation`` with ``ABLATION_COMMAND`` (``run ...`` or ``compare ...``) once, as
+  JSON, then writes ``ablation-report.md``, ``ablation-report.json`` and ``ablation-junit.xml`` in
+  ``ABLATION_OUTPUT_DIR`` (default ``.``) and the outputs ``exit-code``, ``verdict`` (``pass``,
+  ``fail`` or ``error``), ``report``, ``json`` and ``junit``. ``ablation`` writes the Markdown
+  report to the job summary itself; this step adds the JUnit counts, or the error line when there
+  is no report. For ``run``, the store is ``ABLATION_STORE``; with ``ABLATION_REUSE_BASELINE=true``
+  the newest complete campaign of the same baseline agent in that store lends its baseline trials
+  (a campaign on another suite is refused by ``ablation``, and the step then runs the baseline).
+  The step itself exits 0, so the report is published whatever the verdict.
+- ``comment``: creates, or updates in place, one pull-request comment marked
+  :data:`MARKER` with the Markdown report (or the error). It skips, exiting 0 with a notice,
+  outside a pull request, on a pull request from a fork (whose token is read-only), without a
+  token, and when the API refuses the write.
+- ``finish``: exits with the recorded ``exit-code``: 1 for an error; 2 for a failed gate unless
+  ``ABLATION_FAIL_ON_GATE=false``; else 0.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shlex
+import subprocess
+import sys
+import xml.etree.ElementTree as ET
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+__all__ = ["MARKER", "main", "step_comment", "step_finish", "step_run"]
+
+#: Marks the action's own pull-request comment, so that later runs update it instead of adding one.
+MARKER = "<!-- ablation-report -->"
+_COMMENT_LIMIT = 65_000  # GitHub refuses comment bodies above 65,536 characters
+_LAUNCH = "from ablation.cli import main_entry; main_entry()"
+
+
+def _env(name: str, default: str = "") -> str:
+    return os.environ.get(name, default)
+
+
+def _append(variable: str, text: str) -> None:
+    """Append ``text`` to the file named by the runner variable ``variable`` (if set)."""
+    target = os.environ.get(variable)
+    if target:
+        with open(target, "a", encoding="utf-8") as fh:
+            fh.write(text)
+
+
+def _set_outputs(**values: str) -> None:
+    _append("GITHUB_OUTPUT", "".join(f"{key.replace('_', '-')}={value}\n" for key, value in values.items()))
+
+
+def _reused_campaign(store: Path, baseline: str | None) -> str | None:
+    """The newest complete campaign in ``store`` whose baseline agent is ``baseline``."""
+    from ablation.cli.listing import campaign_rows
+
+    if baseline is None or not store.exists():
+        return None
+    rows = campaign_rows(store)
+    return next((r["campaign_id"] for r in rows
+                 if r["status"] == "complete" and r["baseline_agent"] == baseline), None)  # fmt: skip
+
+
+def _option(args: Sequence[str], name: str) -> str | None:
+    """The value of option ``name`` in ``args`` (``--name VALUE`` or ``--name=VALUE``), if given."""
+    for i, word in enumerate(args):
+        if word == name and i + 1 < len(args):
+            return args[i + 1]
+        if word.startswith(name + "="):
+            return word.split("=", 1)[1]
+    return None
+
+
+def _command(out: Path) -> list[str]:
+    """The ``ablation`` arguments of this run (the user's, then the store and the JSON output)."""
+    args = shlex.split(_env("ABLATION_COMMAND"))
+    if not args or args[0] not in ("run", "compare"):
+        raise SystemExit(f"ablation action: the command must start with run or compare, got {args[:1]}")
+    if args[0] == "run":
+        store = Path(_env("ABLATION_STORE", ".ablation/runs.db"))
+        args += ["--store", str(store), "--no-progress"]
+        reuse = _env("ABLATION_REUSE_BASELINE") == "true" and _option(args, "--reuse-baseline") is None
+        campaign = _reused_campaign(store, _option(args, "--baseline")) if reuse else None
+        if campaign is not None:
+            args += ["--reuse-baseline", campaign]
+    return [*args, "--format", "json", "--output", str(out / "ablation-report.json")]
+
+
+def _ablation(args: list[str]) -> tuple[int, str]:
+    """Run ``ablation ARGS``; its stderr is passed on and its last line returned."""
+    done = subprocess.run([sys.executable, "-c", _LAUNCH, *args], stderr=subprocess.PIPE, text=True,
+                          check=False)  # fmt: skip
+    sys.stderr.write(done.stderr)
+    lines = [line for line in done.stderr.splitlines() if line.strip()]
+    return done.returncode, lines[-1] if lines else ""
+
+
+def _reports(path: Path) -> list[Any]:
+    """The report(s) of ``ablation-report.json`` (one, or one per candidate)."""
+    from ablation.report import AblationReport
+
+    payload = json.loads(path.read_text(encoding="utf-8"))
+    if "candidates" in payload:
+        return [AblationReport.model_validate(c["report"]) for c in payload["candidates"]]
+    return [AblationReport.model_validate(payload)]
+
+
+def _junit(reports: list[Any]) -> tuple[str, dict[str, int]]:
+    """One JUnit document holding each report's test suite, and its counts."""
+    from ablation.render import render
+
+    root = ET.Element("testsuites", name="ablation")
+    for report in reports:
+        root.extend(ET.fromstring(render(report, "junit")).findall("testsuite"))
+    counts = {key: sum(int(s.get(key, "0")) for s in root) for key in ("tests", "failures", "skipped")}
+    for key, value in counts.items():
+        root.set(key, str(value))
+    root.set("errors", "0")
+    ET.indent(root)
+    return '<?xml version="1.0" encoding="UTF-8"?>\n' + ET.tostring(root, encoding="unicode"), counts
+
+
+def step_run() -> int:
+    """The ``run`` step (module docstring); returns 0."""
+    from ablation.render import render
+
+    out = Path(_env("ABLATION_OUTPUT_DIR", "."))
+    out.mkdir(parents=True, exist_ok=True)
+    args = _command(out)
+    code, last = _ablation(args)
+    if code == 1 and "cannot reuse the baseline" in last and "--reuse-baseline" in args:
+        at = args.index("--reuse-baseline")
+        code, last = _ablation(args[:at] + args[at + 2:])  # another suite: run the baseline too
+    paths = {"report": out / "ablation-report.md", "json": out / "ablation-report.json",
+             "junit": out / "ablation-junit.xml"}  # fmt: skip
+    if code in (0, 2) and paths["json"].exists():
+        reports = _reports(paths["json"])
+        paths["report"].write_text("\n\n".join(render(r, "markdown") for r in reports) + "\n", encoding="utf-8")
+        document, counts = _junit(reports)
+        paths["junit"].write_text(document + "\n", encoding="utf-8")
+        _append("GITHUB_STEP_SUMMARY", f"JUnit ({paths['junit'].name}): {counts['tests']} test(s), "
+                f"{counts['failures']} failure(s), {counts['skipped']} skipped.\n")  # fmt: skip
+        verdict = "pass" if code == 0 else "fail"
+    else:
+        code, verdict = 1, "error"
+        text = f"ablation could not produce a report (exit 1): {last or 'no message'}\n"
+        paths["report"].write_text(text, encoding="utf-8")
+        _append("GITHUB_STEP_SUMMARY", text)
+    _set_outputs(exit_code=str(code), verdict=verdict, **{k: str(p) for k, p in paths.items()})
+    return 0
+
+
+def _api(method: str, url: str, token: str, body: dict[str, Any] | None = None) -> Any:
+    import urllib.request
+
+    request = urllib.request.Request(
+        url, method=method, data=None if body is None else json.dumps(body).encode("utf-8"),
+        headers={"Authorization": f"Bearer {token}", "Accept": "application/vnd.github+json",
+                 "Content-Type": "application/json", "User-Agent": "ablation-action"},
+    )  # fmt: skip
+    with urllib.request.urlopen(request, timeout=30) as response:
+        return json.loads(response.read() or b"null")
+
+
+def _pull_request() -> tuple[dict[str, Any] | None, str]:
+    """The event's pull request, or ``None`` and why there is none to comment on."""
+    event_path = _env("GITHUB_EVENT_PATH")
+    event = json.loads(Path(event_path).read_text(encoding="utf-8")) if event_path else {}
+    pr = event.get("pull_request")
+    if not pr:
+        return None, "not a pull request"
+    head = (pr.get("head") or {}).get("repo") or {}
+    if head.get("full_name") and head.get("full_name") != _env("GITHUB_REPOSITORY"):
+        return None, "a pull request from a fork (its token cannot write comments)"
+    if not _env("ABLATION_TOKEN"):
+        return None, "no token"
+    return pr, ""
+
+
+def step_comment() -> int:
+    """The ``comment`` step (module docstring); returns 0 whatever happens."""
+    import urllib.error
+
+    pr, why = _pull_request()
+    if pr is None:
+        print(f"::notice::ablation: no pull-request comment: {why}; the report is in the job summary")
+        return 0
+    report = Path(_env("ABLATION_REPORT", "ablation-report.md"))
+    text = report.read_text(encoding="utf-8") if report.exists() else "ablation produced no report.\n"
+    body = f"{MARKER}\n{text[:_COMMENT_LIMIT]}"
+    base = f"{_env('GITHUB_API_URL', 'https://api.github.com')}/repos/{_env('GITHUB_REPOSITORY')}"
+    token = _env("ABLATION_TOKEN")
+    try:
+        existing = None
+        for page in range(1, 51):
+            comments = _api("GET", f"{base}/issues/{pr['number']}/comments?per_page=100&page={page}", token)
+            existing = next((c for c in comments if str(c.get("body", "")).startswith(MARKER)), None)
+            if existing is not None or len(comments) < 100:
+                break
+        if existing is not None:
+            _api("PATCH", f"{base}/issues/comments/{existing['id']}", token, {"body": body})
+        else:
+            _api("POST", f"{base}/issues/{pr['number']}/comments", token, {"body": body})
+    except (urllib.error.URLError, OSError, ValueError) as exc:
+        print(f"::notice::ablation: no pull-request comment: the API refused it ({exc})")
+    return 0
+
+
+def step_finish() -> int:
+    """The ``finish`` step: the exit code the job should end with (module docstring)."""
+    code = int(_env("ABLATION_EXIT_CODE") or "1")
+    if code == 2 and _env("ABLATION_FAIL_ON_GATE", "true") == "false":
+        return 0
+    return code
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Run the step named by the first argument."""
+    words = list(sys.argv[1:] if argv is None else argv)
+    steps = {"run": step_run, "comment": step_comment, "finish": step_finish}
+    if len(words) != 1 or words[0] not in steps:
+        print(f"usage: python -m ablation.cli.github_action {{{','.join(steps)}}}", file=sys.stderr)
+        return 1
+    return steps[words[0]]()
+
+
+if __name__ == "__main__":
+    sys.exit(main())

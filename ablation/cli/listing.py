@@ -1,0 +1,83 @@
+"""``ablation list [STORE]``: the campaigns of a run store, newest first.
+
+One row per campaign: its id, when it was created (UTC), its status, the suite (the first 12 hex
+digits of its fingerprint and its task count: two campaigns on the same suite show the same
+fingerprint, which is what ``--reuse-baseline`` needs), the baseline and candidate agents, the
+verdict its report gave when it completed (``-`` while it is running or after an interruption or
+abort, and for campaigns stored before verdicts were kept) and the number of stored trials.
+``--format json`` prints the same rows as a JSON array of objects.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+from pathlib import Path
+from typing import Any
+
+__all__ = ["campaign_rows", "cmd_list"]
+
+_COLUMNS = ("campaign", "created", "status", "suite", "baseline", "candidate", "verdict", "trials")
+
+
+def campaign_rows(path: Path) -> list[dict[str, Any]]:
+    """The campaigns stored in ``path``, newest first, as plain rows.
+
+    Raises:
+        ConfigError: when there is no store at ``path``.
+    """
+    from ablation.errors import ConfigError
+    from ablation.store.run_store import RunStore
+
+    if not path.exists():
+        raise ConfigError(f"{path}: no run store here (run a campaign first, or pass STORE)")
+    with RunStore(path, read_only=True) as store:
+        records = store.list_campaigns()
+    return [
+        {
+            "campaign_id": r.campaign_id,
+            "created_at": r.created_at,
+            "status": r.status,
+            "suite_fingerprint": r.suite_fingerprint,
+            "n_tasks": len(r.task_digests),
+            "baseline_agent": r.baseline_agent,
+            "candidate_agent": r.candidate_agent,
+            "verdict": r.provenance.get("verdict") if r.status == "complete" else None,
+            "n_trials": r.n_trials,
+        }
+        for r in records
+    ]
+
+
+def _cells(r: dict[str, Any]) -> tuple[str, ...]:
+    """One table row: the JSON row shortened for reading."""
+    suite = f"{r['suite_fingerprint'][:12]} ({r['n_tasks']} tasks)"
+    created = r["created_at"][:19].replace("T", " ")
+    return (r["campaign_id"], created, r["status"], suite, r["baseline_agent"],
+            r["candidate_agent"], r["verdict"] or "-", str(r["n_trials"]))  # fmt: skip
+
+
+def _table(rows: list[dict[str, Any]]) -> str:
+    cells = [_cells(r) for r in rows]
+    widths = [max(len(c) for c in column) for column in zip(_COLUMNS, *cells, strict=True)]
+    return "\n".join(
+        "  ".join(c.ljust(w) for c, w in zip(row, widths, strict=True)).rstrip()
+        for row in (_COLUMNS, *cells)
+    )
+
+
+def cmd_list(args: argparse.Namespace) -> int:
+    """Print the campaigns of the store (``STORE``, ``[tool.ablation] store`` or the default)."""
+    from ablation.cli.options import merged_settings
+    from ablation.store.run_store import DEFAULT_STORE_PATH
+
+    s = merged_settings(args)
+    path = Path(s.get("store") or DEFAULT_STORE_PATH)
+    rows = campaign_rows(path)
+    if args.format == "json":
+        print(json.dumps(rows, indent=2))
+    elif rows:
+        print(_table(rows))
+    else:
+        print(f"no campaigns in {path}")
+    return 0
