@@ -166,6 +166,13 @@ def _run_parser(sub: Any) -> None:
     run.add_argument("--suite-claim", action="store_true", default=None,
                      help="with --sequential: non-inferiority about this suite only (sampling "
                      "without replacement), not the default population claim")
+    _where_options(run)
+    _gate_options(run)
+    _output_options(run)
+
+
+def _where_options(run: Any) -> None:
+    """Where ``run`` executes agents and agent-written code: isolation, sandbox, Dask."""
     run.add_argument("--isolation", choices=("thread", "process"),
                      help="where Python agents run: thread (default) or process (worker processes: "
                      "an agent that crashes, calls os._exit or times out costs one trial)")
@@ -177,8 +184,6 @@ def _run_parser(sub: Any) -> None:
                      help="with --isolation process: address-space limit of each worker (MiB)")
     run.add_argument("--dask-scheduler", metavar="ADDRESS", help="run sync agents on a Dask cluster")
     run.add_argument("--dask-local", type=flag_type("--dask-local"), metavar="N", help="start a local Dask cluster of N workers")
-    _gate_options(run)
-    _output_options(run)
 
 
 def _compare_parser(sub: Any) -> None:

@@ -39,6 +39,7 @@ VALUES: dict[str, tuple[str, Any]] = {
     "sequential": ("true", True), "stop_when_inconclusive_after": ("40", 40),
     "isolation": ('"process"', "process"), "worker_memory_mb": ("512", 512),
     "max_output_bytes": ("4096", 4096), "agent_env": ('["OPENAI_API_KEY"]', ["OPENAI_API_KEY"]),
+    "sandbox": ('"process"', "process"), "suite_claim": ("true", True),
 }  # fmt: skip
 
 
@@ -57,7 +58,7 @@ def test_every_key_round_trips_through_pyproject(tmp_path: Path, monkeypatch: py
     toml, value = VALUES[key]
     written = key.replace("_", "-") if len(key) % 2 else key  # both spellings are accepted
     lines = [f"{written} = {toml}"]
-    if key == "stop_when_inconclusive_after":
+    if key in ("stop_when_inconclusive_after", "suite_claim"):
         lines.append("sequential = true")
     if key == "worker_memory_mb":
         lines.append('isolation = "process"')
