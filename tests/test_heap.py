@@ -11,11 +11,11 @@ from pathlib import Path
 import pytest
 
 import ablation
-from ablation.heap import reuse_freed_memory
+from ablation.cli.tuning import reuse_freed_memory
 
 CODE = """
 import os
-from ablation.heap import release_freed_memory
+from ablation.cli.tuning import release_freed_memory
 
 def rss():
     with open("/proc/self/statm") as f:
@@ -45,7 +45,7 @@ def test_release_returns_freed_pages_below_live_ones() -> None:
 _MALLOC_PROBE = """
 import ctypes, sys
 import numpy as np
-from ablation.heap import reuse_freed_memory
+from ablation.cli.tuning import reuse_freed_memory
 
 class Info(ctypes.Structure):
     _fields_ = [(n, ctypes.c_size_t) for n in

@@ -18,7 +18,7 @@ import pytest
 
 PACKAGE = Path(__file__).resolve().parents[1] / "ablation"
 
-GROUND = {"errors", "schema", "config", "columns", "digests", "heap", "eventloop"}
+GROUND = {"errors", "schema", "config", "columns", "digests", "process_hooks", "eventloop"}
 MODELS = GROUND | {"report", "report_items"}
 EVALUATE = GROUND | {"evaluate", "stats"}
 
@@ -27,7 +27,7 @@ ALLOWED: dict[str, set[str]] = {
     "errors": set(),
     "stats": {"stats"},
     "digests": set(),
-    "heap": set(),
+    "process_hooks": set(),
     "eventloop": set(),
     "schema": {"errors", "digests"},
     "config": set(),

@@ -26,7 +26,6 @@ from ablation import stats
 from ablation.analysis import breakdowns as bd
 from ablation.analysis import headline as hl
 from ablation.analysis.background import in_background
-from ablation.analysis.collector import collector_paused
 from ablation.analysis.details import details
 from ablation.analysis.failures import error_summary, errored_regressions
 from ablation.analysis.gates import evaluate_gates
@@ -35,6 +34,7 @@ from ablation.analysis.metrics import compare_continuous, compare_latency
 from ablation.analysis.pairing import PairedData, pair_results
 from ablation.analysis.versions import package_versions
 from ablation.config import CampaignConfig, Provenance
+from ablation.process_hooks import during_large_work
 from ablation.report import (
     AblationReport,
     ContinuousComparison,
@@ -186,7 +186,7 @@ def _parts(
     }
 
 
-@collector_paused()
+@during_large_work
 def build_report(
     data: PairedData,
     *,
@@ -325,7 +325,7 @@ def _expected_ids(expected_ids: Any) -> list[str] | None:
     return [str(i) for i in expected_ids]
 
 
-@collector_paused()
+@during_large_work
 def compare_results(
     baseline: Iterable[TaskResult] | Any,
     candidate: Iterable[TaskResult] | Any,

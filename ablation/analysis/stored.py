@@ -10,11 +10,10 @@ from collections.abc import Iterable, Iterator, Mapping, Sequence
 from typing import Any
 
 from ablation.analysis.build import build_report
-from ablation.analysis.collector import collector_paused
 from ablation.analysis.columnar import pair_columns
 from ablation.config import CampaignConfig, Provenance
 from ablation.errors import ConfigError
-from ablation.heap import reuse_freed_memory
+from ablation.process_hooks import during_large_work
 from ablation.report import AblationReport
 from ablation.schema import AblationTask, TaskResult
 from ablation.store.run_store import CampaignRecord, RunStore
@@ -67,7 +66,7 @@ class StoredTrials(Mapping[tuple[str, str], TaskResult]):
         return True  # truth-testing must not count the store's trials (a full COUNT each time)
 
 
-@collector_paused()
+@during_large_work
 def report_from_store(
     store: RunStore,
     campaign_id: str,
@@ -82,7 +81,6 @@ def report_from_store(
     Memory holds the two arms' columns (no per-trial Python object beyond one page) and the
     report's arrays; the drill-downs read their few trials through :class:`StoredTrials`.
     """
-    reuse_freed_memory()  # the blocks', the pairing's and the report's arrays reuse freed memory
     baseline, candidate = store.campaign_columns(campaign_id)
     data = pair_columns(
         baseline,

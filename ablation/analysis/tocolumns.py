@@ -32,7 +32,6 @@ from ablation.columns import (
     same_ids,
 )
 from ablation.errors import InputError
-from ablation.heap import reuse_freed_memory
 from ablation.schema import TaskResult
 
 __all__ = [
@@ -275,7 +274,6 @@ def side_columns(
     equal (:func:`~ablation.columns.same_ids`). Files and other inputs are read by
     :mod:`ablation.sources.inputs` instead.
     """
-    reuse_freed_memory()  # the arrays of the pairing and the report reuse freed memory
     if given is not None:
         return rows, results_to_columns(rows, arm, given=given, ids=ids), arm
     return rows, records_to_columns(rows, arm, source=arm, ids=ids), arm

@@ -9,12 +9,12 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any, TextIO
 
-from ablation.analysis.collector import collector_paused
 from ablation.cli import user_code
 from ablation.cli.options import campaign_config, merged_settings
 from ablation.cli.output import EXIT_ERROR, EXIT_OK, emit, say_sandbox_unavailable
 from ablation.cli.parser import UsageError
 from ablation.cli.user_io import stdin_for_user_code, user_output_to_stderr
+from ablation.process_hooks import during_large_work
 
 __all__ = ["COMMANDS", "resume_command"]
 
@@ -176,17 +176,15 @@ def resume_command(argv: Sequence[str], done: Sequence[str], store: Path, campai
     return shlex.join(["ablation", *out, "--store", str(store), "--resume", campaign_id])
 
 
-@collector_paused()
+@during_large_work
 def _cmd_compare(args: argparse.Namespace) -> int:
     from ablation.analysis.build import compare_columns
     from ablation.cli.common_ids import require_common_ids
     from ablation.cli.options import read_options
-    from ablation.heap import reuse_freed_memory
     from ablation.sources.readers.columnar import FileTrials
     from ablation.sources.readers.rows import NumericVerdict
     from ablation.sources.result_files import load_expected_ids, load_result_columns
 
-    reuse_freed_memory()  # the readers' and the report's million-row arrays reuse freed memory
     s = merged_settings(args)
     s["n_candidates"] = len(args.after)
     config = campaign_config(s)

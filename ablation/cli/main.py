@@ -18,6 +18,8 @@ from ablation.cli.options import one_line
 from ablation.cli.output import EXIT_ERROR
 from ablation.cli.parser import UsageError, build_parser, command_of
 from ablation.cli.signals import terminations_interrupt
+from ablation.cli.tuning import CommandTuning
+from ablation.process_hooks import installed
 
 __all__ = ["main", "main_entry"]
 
@@ -33,7 +35,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         if args.command is None:
             parser.print_help()
             return EXIT_ERROR
-        with terminations_interrupt():
+        with terminations_interrupt(), installed(CommandTuning()):
             return COMMANDS[args.command](args)
     except SystemExit as exc:  # --help and --version (argparse exits 0 or 2 for usage errors)
         return 0 if exc.code in (0, None) else EXIT_ERROR

@@ -1,15 +1,17 @@
-"""The cyclic collector is paused while a report is built and left as it was found after."""
+"""The cyclic collector: paused while the ablation command builds a report, left alone by library calls."""
 
 from __future__ import annotations
 
+import contextlib
 import gc
 
 import pytest
 from helpers.random_trials import campaign
 
 from ablation.analysis import build
-from ablation.analysis.collector import collector_paused
+from ablation.cli.tuning import CommandTuning, collector_paused
 from ablation.config import CampaignConfig
+from ablation.process_hooks import installed
 
 
 def test_the_collector_is_restored_after_the_block_even_when_it_raises() -> None:
@@ -32,9 +34,12 @@ def test_the_collector_is_restored_after_the_block_even_when_it_raises() -> None
         gc.enable()
 
 
-def test_a_report_is_built_with_the_collector_paused_and_restores_it(
-    monkeypatch: pytest.MonkeyPatch,
+@pytest.mark.parametrize("tuned", [False, True], ids=["library call", "the command's tuning"])
+def test_a_report_pauses_the_collector_only_where_the_command_tunes_its_process(
+    monkeypatch: pytest.MonkeyPatch, tuned: bool
 ) -> None:
+    # A library call leaves the host process's collector alone; the ablation command (which
+    # installs CommandTuning) builds its reports with the collector paused, and restores it.
     seen: list[bool] = []
     real = build._parts
 
@@ -44,8 +49,9 @@ def test_a_report_is_built_with_the_collector_paused_and_restores_it(
 
     monkeypatch.setattr(build, "_parts", spy)
     baseline, candidate = campaign(0, 200)
-    build.compare_results(baseline, candidate, config=CampaignConfig(n_resamples=200))
-    assert seen == [False]
+    with installed(CommandTuning()) if tuned else contextlib.nullcontext():
+        build.compare_results(baseline, candidate, config=CampaignConfig(n_resamples=200))
+    assert seen == [not tuned]
     assert gc.isenabled()
 
 
