@@ -38,7 +38,7 @@ EXPECTED = {  # kind -> (status, passed, error type or None when any)
     "busy": ("timeout", 0, None),
     "flood": ("timeout", 0, None),
     "surrogate": ("completed", 0, None),
-    "unrepresentable": ("error", 0, "RuntimeError"),
+    "unrepresentable": ("error", 0, "UnrepresentableOutput"),
     "sb_kill_parent": ("completed", 0, None),
     "sb_escape": ("completed", 0, None),
     "sb_frames": ("completed", 0, None),
