@@ -80,10 +80,14 @@ def _option(args: Sequence[str], name: str) -> str | None:
 
 
 def _command(out: Path) -> list[str]:
-    """The ``ablation`` arguments of this run (the user's, then the store and the JSON output)."""
+    """The ``ablation`` arguments of this run (the user's, then the store and the JSON output).
+
+    Raises:
+        ValueError: the command does not split as a shell line or names no supported command.
+    """
     args = shlex.split(_env("ABLATION_COMMAND"))
     if not args or args[0] not in ("run", "compare"):
-        raise SystemExit(f"ablation action: the command must start with run or compare, got {args[:1]}")
+        raise ValueError(f"the action's command must start with run or compare, got {' '.join(args[:1])!r}")
     if args[0] == "run":
         store = Path(_env("ABLATION_STORE", ".ablation/runs.db"))
         args += ["--store", str(store), "--no-progress"]
@@ -134,8 +138,12 @@ def step_run() -> int:
 
     out = Path(_env("ABLATION_OUTPUT_DIR", "."))
     out.mkdir(parents=True, exist_ok=True)
-    args = _command(out)
-    code, last = _ablation(args)
+    try:
+        args = _command(out)
+    except ValueError as exc:
+        args, (code, last) = [], (1, f"ablation: error: {exc}")
+    else:
+        code, last = _ablation(args)
     if code == 1 and "cannot reuse the baseline" in last and "--reuse-baseline" in args:
         at = args.index("--reuse-baseline")
         code, last = _ablation(args[:at] + args[at + 2:])  # another suite: run the baseline too
