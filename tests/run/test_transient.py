@@ -14,15 +14,16 @@ import urllib.error
 import urllib.request
 from email.message import Message
 
+import aiohttp
+import httpx
 import pytest
+import requests
 from hypothesis import given
 from hypothesis import strategies as st
 
 from ablation.config import RetryPolicy
 from ablation.run.attempts import call_with_retries
 from ablation.run.transient import CONNECTION_CLASS_NAMES, is_transient
-
-httpx = pytest.importorskip("httpx")
 
 
 def _closed_url() -> str:
@@ -40,8 +41,6 @@ def _raised(call: object) -> BaseException:
 
 
 def test_real_connection_failures_are_transient() -> None:
-    import requests
-
     url = _closed_url()
     errors = [
         _raised(lambda: httpx.get(url, timeout=5)),
@@ -55,7 +54,6 @@ def test_real_connection_failures_are_transient() -> None:
 
 
 def test_aiohttp_connection_and_status_errors() -> None:
-    aiohttp = pytest.importorskip("aiohttp")
     info = aiohttp.RequestInfo(url=aiohttp.client.URL("http://x/"), method="GET", headers={}, real_url=aiohttp.client.URL("http://x/"))  # type: ignore[call-arg]
     assert is_transient(aiohttp.ServerDisconnectedError())
     assert is_transient(aiohttp.ClientResponseError(info, (), status=429))
