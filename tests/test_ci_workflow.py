@@ -209,6 +209,14 @@ def test_an_error_is_exit_1_and_reported(tmp_path: Path, github: tuple[str, type
     assert (outputs["exit-code"], outputs["verdict"], code) == ("1", "error", 1)
     assert "ablation could not produce a report" in Path(runner["GITHUB_STEP_SUMMARY"]).read_text()
     assert "tasks/missing.py" in server.comments[-1]["body"]
+    (tmp_path / "before.jsonl").write_text('{"id": "a", "score": 0.5}\n{"id": "b", "score": 0.7}\n')
+    inputs["command"] = "compare before.jsonl before.jsonl --field score"  # numbers: no gated report
+    outputs, code = _run_action(tmp_path, inputs, runner)
+    assert (outputs["exit-code"], code) == ("1", 1) and "no gated report" in server.comments[-1]["body"]
+    assert not (tmp_path / "ablation-junit.xml").exists()
+    inputs["command"] = "report latest"  # not a command the action runs: an error, reported
+    outputs, code = _run_action(tmp_path, inputs, runner)
+    assert (outputs["exit-code"], code) == ("1", 1) and "must start with run or compare" in server.comments[-1]["body"]
 
 
 def test_a_failed_gate_fails_the_job_unless_told_otherwise() -> None:

@@ -61,7 +61,9 @@ class AgentProcessError(RuntimeError):
 class AgentHttpError(AgentProcessError):
     """An HTTP agent answered with a client error (4xx), a redirect, or a body that is not JSON.
 
-    Not retried by the default policy: sending the same request again would fail the same way.
+    Not retried by the default policy, since sending the same request again would fail the same
+    way, except for 408 (request timeout) and 429 (too many requests), which are transient
+    (:mod:`ablation.run.transient`).
 
     Attributes:
         status: The HTTP status code, when there was a response.

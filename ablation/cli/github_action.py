@@ -13,7 +13,9 @@ it does can be run and tested without a runner. Assumes the variables a GitHub A
   is no report. For ``run``, the store is ``ABLATION_STORE``; with ``ABLATION_REUSE_BASELINE=true``
   the newest complete campaign of the same baseline agent in that store lends its baseline trials
   (a campaign on another suite is refused by ``ablation``, and the step then runs the baseline).
-  The step itself exits 0, so the report is published whatever the verdict.
+  Files of an earlier run are removed first; a command that writes no gated report (``compare``
+  of a numeric ``--field``) counts as an error. The step itself exits 0, so the report is
+  published whatever the verdict.
 - ``comment``: creates, or updates in place, one pull-request comment marked
   :data:`MARKER` with the Markdown report (or the error). It skips, exiting 0 with a notice,
   outside a pull request, on a pull request from a fork (whose token is read-only), without a
@@ -80,10 +82,14 @@ def _option(args: Sequence[str], name: str) -> str | None:
 
 
 def _command(out: Path) -> list[str]:
-    """The ``ablation`` arguments of this run (the user's, then the store and the JSON output)."""
+    """The ``ablation`` arguments of this run (the user's, then the store and the JSON output).
+
+    Raises:
+        ValueError: the command does not split as a shell line or names no supported command.
+    """
     args = shlex.split(_env("ABLATION_COMMAND"))
     if not args or args[0] not in ("run", "compare"):
-        raise SystemExit(f"ablation action: the command must start with run or compare, got {args[:1]}")
+        raise ValueError(f"the action's command must start with run or compare, got {' '.join(args[:1])!r}")
     if args[0] == "run":
         store = Path(_env("ABLATION_STORE", ".ablation/runs.db"))
         args += ["--store", str(store), "--no-progress"]
@@ -103,14 +109,18 @@ def _ablation(args: list[str]) -> tuple[int, str]:
     return done.returncode, lines[-1] if lines else ""
 
 
-def _reports(path: Path) -> list[Any]:
-    """The report(s) of ``ablation-report.json`` (one, or one per candidate)."""
+def _reports(path: Path) -> list[Any] | None:
+    """The report(s) of ``ablation-report.json`` (one, or one per candidate); ``None`` when the
+    file is missing or holds no gated report."""
     from ablation.report import AblationReport
 
-    payload = json.loads(path.read_text(encoding="utf-8"))
-    if "candidates" in payload:
-        return [AblationReport.model_validate(c["report"]) for c in payload["candidates"]]
-    return [AblationReport.model_validate(payload)]
+    try:
+        payload = json.loads(path.read_text(encoding="utf-8"))
+        if "candidates" in payload:
+            return [AblationReport.model_validate(c["report"]) for c in payload["candidates"]]
+        return [AblationReport.model_validate(payload)]
+    except (OSError, ValueError, KeyError, TypeError):
+        return None
 
 
 def _junit(reports: list[Any]) -> tuple[str, dict[str, int]]:
@@ -134,15 +144,23 @@ def step_run() -> int:
 
     out = Path(_env("ABLATION_OUTPUT_DIR", "."))
     out.mkdir(parents=True, exist_ok=True)
-    args = _command(out)
-    code, last = _ablation(args)
+    paths = {"report": out / "ablation-report.md", "json": out / "ablation-report.json",
+             "junit": out / "ablation-junit.xml"}  # fmt: skip
+    for path in paths.values():  # an earlier run's files must not pass for this run's
+        path.unlink(missing_ok=True)
+    try:
+        args = _command(out)
+    except ValueError as exc:
+        args, (code, last) = [], (1, f"ablation: error: {exc}")
+    else:
+        code, last = _ablation(args)
     if code == 1 and "cannot reuse the baseline" in last and "--reuse-baseline" in args:
         at = args.index("--reuse-baseline")
         code, last = _ablation(args[:at] + args[at + 2:])  # another suite: run the baseline too
-    paths = {"report": out / "ablation-report.md", "json": out / "ablation-report.json",
-             "junit": out / "ablation-junit.xml"}  # fmt: skip
-    if code in (0, 2) and paths["json"].exists():
-        reports = _reports(paths["json"])
+    reports = _reports(paths["json"]) if code in (0, 2) else None
+    if code in (0, 2) and reports is None:
+        last = "the command wrote no gated report (a numeric --field comparison is not supported here)"
+    if reports is not None:
         paths["report"].write_text("\n\n".join(render(r, "markdown") for r in reports) + "\n", encoding="utf-8")
         document, counts = _junit(reports)
         paths["junit"].write_text(document + "\n", encoding="utf-8")

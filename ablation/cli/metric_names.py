@@ -2,8 +2,9 @@
 
 Without this check a typo (``helpfulnes=1``) became a metric gate that failed for want of data:
 exit 2, a "regression" that is really a misspelt name. The names a margin may use are the built-in
-ones (:data:`ablation.analysis.metric_margins.LOWER_IS_BETTER`: latency, cost, tokens) and every
-quality score and numeric metric the report holds. The check runs on the finished report, because
+ones (:data:`ablation.analysis.metric_margins.LOWER_IS_BETTER`: latency, cost, tokens), the
+``--quality`` scorers asked for (one that failed on every trial has no score in the report, and
+its gate then fails for want of data), and every quality score and numeric metric the report holds. The check runs on the finished report, because
 an agent's own metrics are known only from its outputs; a campaign's trials are stored by then,
 so ``ablation report --metric-margin NAME=VALUE`` judges them again with the right name.
 """
@@ -37,7 +38,7 @@ def check_metric_names(reports: list[Any], s: dict[str, Any]) -> None:
     from ablation.analysis.metric_margins import LOWER_IS_BETTER
     from ablation.cli.options import where_set
 
-    known = set(LOWER_IS_BETTER)
+    known = set(LOWER_IS_BETTER) | set(s.get("quality") or ())  # a scorer that always failed
     for report in reports:
         known.update(report.quality, report.metrics)
     for name, key in margins:

@@ -124,7 +124,8 @@ def _user_names(message: str, s: dict[str, Any]) -> str:
     import re
 
     for internal, key in _KEY_OF.items():  # a field path starts the message or one of its parts
-        message = re.sub(rf"(^|: |; ){re.escape(internal)}:", rf"\g<1>{where_set(key, s)}:", message)
+        where = where_set(key, s).replace("\\", "\\\\")  # a path is text, not a template
+        message = re.sub(rf"(^|: |; ){re.escape(internal)}:", rf"\g<1>{where}:", message)
     return message
 
 

@@ -35,18 +35,16 @@ def _suite(tmp: Path) -> str:
     return str(path)
 
 
-def _closed_port() -> int:
-    with socket.socket() as s:  # bound then closed: nothing listens there
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
-
-
 def _run(tmp: Path, candidate: str, *extra: str, baseline: str = "answer") -> tuple[int, str, str]:
-    done = run(
-        ["run", _suite(tmp), "--baseline", f"{AGENTS}:{baseline}", "--candidate", f"{AGENTS}:{candidate}",
-         "--no-store", "--no-progress", "--format", "json", *extra],
-        cli_env(CLOSED_PORT=str(_closed_port())), timeout=120,
-    )  # fmt: skip
+    # A port bound but not listening refuses every connection, and no other process can take it
+    # while the socket is held (a port merely closed again could be reused by a parallel test).
+    with socket.socket() as closed:
+        closed.bind(("127.0.0.1", 0))
+        done = run(
+            ["run", _suite(tmp), "--baseline", f"{AGENTS}:{baseline}", "--candidate", f"{AGENTS}:{candidate}",
+             "--no-store", "--no-progress", "--format", "json", *extra],
+            cli_env(CLOSED_PORT=str(closed.getsockname()[1])), timeout=120,
+        )  # fmt: skip
     return done.returncode, done.stdout, done.stderr
 
 

@@ -14,21 +14,16 @@ import urllib.error
 import urllib.request
 from email.message import Message
 
+import aiohttp
+import httpx
 import pytest
+import requests
 from hypothesis import given
 from hypothesis import strategies as st
 
 from ablation.config import RetryPolicy
 from ablation.run.attempts import call_with_retries
 from ablation.run.transient import CONNECTION_CLASS_NAMES, is_transient
-
-httpx = pytest.importorskip("httpx")
-
-
-def _closed_url() -> str:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return f"http://127.0.0.1:{s.getsockname()[1]}/"
 
 
 def _raised(call: object) -> BaseException:
@@ -40,22 +35,22 @@ def _raised(call: object) -> BaseException:
 
 
 def test_real_connection_failures_are_transient() -> None:
-    import requests
-
-    url = _closed_url()
-    errors = [
-        _raised(lambda: httpx.get(url, timeout=5)),
-        _raised(lambda: requests.get(url, timeout=5)),
-        _raised(lambda: urllib.request.urlopen(url, timeout=5)),
-        httpx.ReadTimeout("read timed out"),
-    ]
+    closed = socket.socket()  # bound, not listening: refuses connections, and no one can take it
+    closed.bind(("127.0.0.1", 0))
+    url = f"http://127.0.0.1:{closed.getsockname()[1]}/"
+    with closed:
+        errors = [
+            _raised(lambda: httpx.get(url, timeout=5)),
+            _raised(lambda: requests.get(url, timeout=5)),
+            _raised(lambda: urllib.request.urlopen(url, timeout=5)),
+            httpx.ReadTimeout("read timed out"),
+        ]
     assert [type(e).__name__ for e in errors][:3] == ["ConnectError", "ConnectionError", "URLError"]
     assert not any(isinstance(e, ConnectionError) for e in errors[:2])  # no builtin base to rely on
     assert all(is_transient(e) for e in errors)
 
 
 def test_aiohttp_connection_and_status_errors() -> None:
-    aiohttp = pytest.importorskip("aiohttp")
     info = aiohttp.RequestInfo(url=aiohttp.client.URL("http://x/"), method="GET", headers={}, real_url=aiohttp.client.URL("http://x/"))  # type: ignore[call-arg]
     assert is_transient(aiohttp.ServerDisconnectedError())
     assert is_transient(aiohttp.ClientResponseError(info, (), status=429))
