@@ -18,7 +18,7 @@ import pytest
 
 PACKAGE = Path(__file__).resolve().parents[1] / "ablation"
 
-GROUND = {"errors", "schema", "config", "columns", "digests", "heap", "eventloop"}
+GROUND = {"errors", "schema", "config", "columns", "digests", "heap", "eventloop", "forks"}
 MODELS = GROUND | {"report", "report_items"}
 EVALUATE = GROUND | {"evaluate", "stats"}
 
@@ -29,6 +29,7 @@ ALLOWED: dict[str, set[str]] = {
     "digests": set(),
     "heap": set(),
     "eventloop": set(),
+    "forks": set(),
     "schema": {"errors", "digests"},
     "config": set(),
     "columns": set(),
@@ -58,13 +59,14 @@ ALLOWED: dict[str, set[str]] = {
     "run.progress": GROUND,
     "run.plan": GROUND,
     "run.limits": set(),
-    "run.threads": set(),
+    "run.threads": {"forks"},
     "run.deadlines": set(),
     "run.watchdog": GROUND,
-    "run.attempts": GROUND | {"run.limits"},
+    "run.output_caps": GROUND,
+    "run.attempts": GROUND | {"run.limits", "run.output_caps"},
     "run.trial": EVALUATE
-    | {"agents", "run.attempts", "run.deadlines", "run.limits", "run.plan", "run.threads",
-       "run.watchdog"},
+    | {"agents", "run.attempts", "run.deadlines", "run.limits", "run.output_caps", "run.plan",
+       "run.threads", "run.watchdog"},
     "run.isolation_worker": GROUND | {"sources.modules"},
     "run.worker_output": set(),
     "run.isolation": GROUND
