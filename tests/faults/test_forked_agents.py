@@ -105,6 +105,7 @@ def _args(agents: Path, candidate: str, store: Path, *extra: str) -> list[str]:
             "--concurrency", "1", *extra]  # fmt: skip
 
 
+@pytest.mark.first
 @pytest.mark.slow
 @pytest.mark.parametrize("candidate", ["forks", "forks_async"])
 def test_a_forked_copy_ends_when_it_returns_into_ablation(tmp_path: Path, candidate: str) -> None:
@@ -129,6 +130,7 @@ def test_a_forked_copy_ends_when_it_returns_into_ablation(tmp_path: Path, candid
     assert n == distinct == 24  # the copy stored nothing
 
 
+@pytest.mark.first
 @pytest.mark.slow
 def test_a_forked_copy_does_not_hold_the_lock_after_kill_9(tmp_path: Path) -> None:
     agents, env, _ = _setup(tmp_path, tasks=60)

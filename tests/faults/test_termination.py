@@ -60,6 +60,7 @@ def _stop(proc: object, sig: signal.Signals) -> tuple[str, str]:
             proc.communicate()
 
 
+@pytest.mark.first
 @pytest.mark.slow
 @pytest.mark.parametrize("sig", [signal.SIGTERM, signal.SIGHUP, signal.SIGINT], ids=lambda s: s.name)
 def test_termination_interrupts_kills_command_agents_and_resumes(

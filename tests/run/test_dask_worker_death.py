@@ -36,6 +36,7 @@ def killer(x):
 '''
 
 
+@pytest.mark.first
 @pytest.mark.slow
 def test_a_dead_worker_is_charged_to_its_own_trial(tmp_path: Path) -> None:
     agents = tmp_path / "agents.py"
