@@ -18,7 +18,7 @@ import pytest
 
 PACKAGE = Path(__file__).resolve().parents[1] / "ablation"
 
-GROUND = {"errors", "schema", "config", "columns", "digests", "process_hooks", "eventloop"}
+GROUND = {"errors", "schema", "config", "columns", "digests", "process_hooks", "eventloop", "forks"}
 MODELS = GROUND | {"report", "report_items"}
 EVALUATE = GROUND | {"evaluate", "stats"}
 
@@ -29,6 +29,7 @@ ALLOWED: dict[str, set[str]] = {
     "digests": set(),
     "process_hooks": set(),
     "eventloop": set(),
+    "forks": set(),
     "schema": {"errors", "digests"},
     "config": set(),
     "columns": set(),
@@ -65,7 +66,7 @@ ALLOWED: dict[str, set[str]] = {
     "run.plain_output": GROUND,
     "run.output_caps": GROUND | {"run.plain_output"},
     "run.transient": set(),
-    "run.threads": set(),
+    "run.threads": {"forks"},
     "run.deadlines": set(),
     "run.watchdog": GROUND,
     "run.attempts": GROUND | {"run.limits", "run.transient", "run.output_caps"},

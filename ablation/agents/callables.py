@@ -10,12 +10,14 @@ framework never silently turns a value into a constant answer.
 from __future__ import annotations
 
 import inspect
+import os
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
 from ablation.errors import AgentSpecError
 from ablation.eventloop import call_to_completion
+from ablation.forks import leave_if_forked
 from ablation.schema import callable_name, is_async_callable
 
 __all__ = ["Agent", "as_agent"]
@@ -37,11 +39,18 @@ class Agent:
     is_async: bool
 
     async def call_async(self, input_data: Any) -> Any:
-        """Await an async agent (only valid when ``is_async``)."""
-        result = self.fn(input_data)
-        if inspect.isawaitable(result):
-            return await result
-        return result
+        """Await an async agent (only valid when ``is_async``).
+
+        A copy of the process the agent forked ends here (:mod:`ablation.forks`).
+        """
+        pid = os.getpid()
+        try:
+            result = self.fn(input_data)
+            if inspect.isawaitable(result):
+                return await result
+            return result
+        finally:
+            leave_if_forked(pid)
 
     def call_sync(self, input_data: Any) -> Any:
         """Call a sync agent; an awaitable it returns is run to completion in this thread."""

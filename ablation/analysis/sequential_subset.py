@@ -2,8 +2,12 @@
 
 The tasks after the deciding one in run order are listed in ``excluded`` with a reason that starts
 with :data:`STOPPED_EARLY` (the completeness gate ignores those); any of their trials that finished
-in flight at the stop are dropped (from the columns, the failures and the per-arm trial counts),
-so the report depends only on the decision, not on timing.
+in flight at the stop are dropped (from the columns, the failures, the per-arm trial counts and
+the arms' error and timeout counts, which are counted from the same kept failures as the errors
+section), so the report depends only on the decision, not on timing.
+
+Limit: an arm's ``retried``, ``cost_total`` and scorer-error counts are totals without a per-task
+breakdown; they still include trials that finished in flight after the stop.
 """
 
 from __future__ import annotations
@@ -23,9 +27,11 @@ __all__ = ["STOPPED_EARLY", "keep_tasks"]
 STOPPED_EARLY = "not run (stopped early)"
 
 
-def _arm(columns: ArmColumns, keep: np.ndarray) -> ArmColumns:
+def _arm(columns: ArmColumns, keep: np.ndarray, failed: dict[str, int]) -> ArmColumns:
     return dataclasses.replace(
         columns,
+        errors=failed.get("error", 0),
+        timeouts=failed.get("timeout", 0),
         passes=columns.passes[keep],
         runs=columns.runs[keep],
         latency=columns.latency[keep],
@@ -51,17 +57,21 @@ def keep_tasks(data: PairedData, keep: set[str], dropped: Sequence[str]) -> Pair
     )
     task_ids = [data.task_ids[i] for i in idx]
     families = [data.families[i] for i in idx]
+    failures = [f for f in data.failures if f[0] in keep]
+    failed: dict[str, dict[str, int]] = {"baseline": {}, "candidate": {}}
+    for _tid, arm, _run, status, *_ in failures:
+        failed[arm][status] = failed[arm].get(status, 0) + 1
     return dataclasses.replace(
         data,
         task_ids=task_ids,
         categories=[data.categories[i] for i in idx],
         families=families,
         critical=data.critical[idx],
-        baseline=_arm(data.baseline, idx),
-        candidate=_arm(data.candidate, idx),
+        baseline=_arm(data.baseline, idx, failed["baseline"]),
+        candidate=_arm(data.candidate, idx, failed["candidate"]),
         excluded=excluded,
         has_families=len(set(families)) < len(families),
-        failures=[f for f in data.failures if f[0] in keep],
+        failures=failures,
         trials_seen=_trials_seen(data, keep, idx),
         trials_of=None,
     )

@@ -6,6 +6,7 @@ drill-downs show, so a report over a million stored trials never loads them all.
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from typing import Any
 
@@ -18,7 +19,18 @@ from ablation.report import AblationReport
 from ablation.schema import AblationTask, TaskResult
 from ablation.store.run_store import CampaignRecord, RunStore
 
-__all__ = ["StoredTrials", "report_from_store", "report_stored_campaign"]
+__all__ = ["StoredTrials", "keep_drilldown_expected", "report_from_store", "report_stored_campaign"]
+
+#: Provenance key of the expected outputs of a stored campaign's drill-down tasks (the suite is
+#: not in the store, and ``ablation report`` runs without it).
+_EXPECTED = "drilldown_expected_outputs"
+
+
+def keep_drilldown_expected(store: RunStore, campaign_id: str, report: AblationReport) -> None:
+    """Store the expected outputs the report's drill-downs show, for ``ablation report``."""
+    expected = {d.task_id: d.expected_output for d in report.details if d.expected_output is not None}
+    if expected:
+        store.update_provenance(campaign_id, **{_EXPECTED: expected})
 
 
 class StoredTrials(Mapping[tuple[str, str], TaskResult]):
@@ -75,11 +87,14 @@ def report_from_store(
     provenance: Provenance,
     tasks: Sequence[AblationTask] | None = None,
     expected_ids: Iterable[str] | None = None,
+    expected_outputs: Mapping[str, Any] | None = None,
 ) -> AblationReport:
     """Build a stored campaign's report from its columns (paged reads, lazy drill-downs).
 
     Memory holds the two arms' columns (no per-trial Python object beyond one page) and the
     report's arrays; the drill-downs read their few trials through :class:`StoredTrials`.
+    Without ``tasks``, ``expected_outputs`` (task id to expected output, as stored by
+    :func:`keep_drilldown_expected`) gives the drill-downs their expected outputs.
     """
     baseline, candidate = store.campaign_columns(campaign_id)
     data = pair_columns(
@@ -90,6 +105,9 @@ def report_from_store(
         on_error=config.on_error,
         trial_lookup=StoredTrials(store, campaign_id),
     )
+    if tasks is None and expected_outputs:
+        known = {tid: AblationTask(task_id=tid, expected_output=v) for tid, v in expected_outputs.items()}
+        data = dataclasses.replace(data, tasks=known)
     return build_report(data, config=config, provenance=provenance)
 
 
@@ -129,5 +147,6 @@ def report_stored_campaign(
     report = report_from_store(
         store, record.campaign_id, config=config, provenance=provenance,
         expected_ids=list(record.task_digests) or None,
+        expected_outputs=record.provenance.get(_EXPECTED),
     )
     return report, record

@@ -22,8 +22,11 @@ __all__ = ["COMMANDS", "resume_command"]
 def _cmd_run(args: argparse.Namespace) -> int:
     """``ablation run``: the suite, agents and scorers run with their stdout sent to stderr, so
     stdout holds the report alone, and with ``/dev/null`` as stdin unless it is a terminal
-    (:mod:`ablation.cli.user_io`)."""
-    with user_output_to_stderr() as stream, stdin_for_user_code():
+    (:mod:`ablation.cli.user_io`). Processes its agents started and left running are killed at
+    the end (:mod:`ablation.cli.descendants`)."""
+    from ablation.cli.descendants import descendants_killed
+
+    with user_output_to_stderr() as stream, stdin_for_user_code(), descendants_killed():
         return _run(args, stream)
 
 

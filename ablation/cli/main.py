@@ -12,6 +12,7 @@ import os
 import sys
 import traceback
 from collections.abc import Sequence
+from typing import Any
 
 from ablation.cli.commands import COMMANDS
 from ablation.cli.options import one_line
@@ -32,6 +33,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         args = parser.parse_args(argv)
         _logging(bool(getattr(args, "verbose", False)))
+        if sys.stdout is None:
+            _closed_stdout(args)
         if args.command is None:
             parser.print_help()
             return EXIT_ERROR
@@ -58,6 +61,25 @@ def _logging(verbose: bool) -> None:
     logger = logging.getLogger("ablation")
     logger.handlers[:] = [handler]
     logger.setLevel(logging.DEBUG if verbose else logging.WARNING)
+
+
+def _closed_stdout(args: Any) -> None:
+    """Started with file descriptor 1 closed (``>&-``): fill it with ``/dev/null`` (so no file
+    the run opens becomes fd 1, where user code's prints would land), and refuse a command whose
+    report has nowhere to go.
+
+    Raises:
+        UsageError: unless ``--output`` or ``--quiet`` was given.
+    """
+    fd = os.open(os.devnull, os.O_WRONLY)
+    if fd != 1:
+        os.dup2(fd, 1)
+        os.close(fd)
+    sys.stdout = open(1, "w", encoding="utf-8", closefd=False)  # noqa: SIM115  (fd 1, kept open)
+    if not (getattr(args, "output", None) or getattr(args, "quiet", False)):
+        raise UsageError(
+            "standard output is closed: the report has nowhere to go; pass --output FILE or --quiet"
+        )
 
 
 def _describe(exc: BaseException) -> str:

@@ -125,11 +125,13 @@ def check_tool_types(settings: dict[str, Any], path: Path) -> None:
     try:
         ToolSettings(**settings)
     except ValidationError as exc:
-        first = exc.errors()[0]
+        errors = exc.errors()
+        first = errors[0]
         key = str(first["loc"][0]) if first["loc"] else "?"
-        raise ConfigError(
-            f"{path} [tool.ablation] {key}: {first['msg']} (got {settings.get(key)!r})"
-        ) from None
+        # A union (int | float) lists one error per member, its widest ("a valid number") last.
+        same = [e for e in errors if e["loc"][:1] == first["loc"][:1]]
+        msg = same[-1]["msg"] if len(first["loc"]) > 1 else first["msg"]
+        raise ConfigError(f"{path} [tool.ablation] {key}: {msg} (got {settings.get(key)!r})") from None
 
 
 def resamples_flag(text: str) -> int:

@@ -139,12 +139,13 @@ def _describe_status(returncode: int | None) -> str:
 class _Worker:
     """One worker process and its pipes (used from one call at a time)."""
 
-    def __init__(self, memory_mb: int | None) -> None:
+    def __init__(self, memory_mb: int | None, max_output_bytes: int = 0) -> None:
         package_root = str(Path(__file__).resolve().parents[2])
         env = dict(os.environ)
         env["PYTHONPATH"] = os.pathsep.join(p for p in (package_root, env.get("PYTHONPATH")) if p)
         self.proc = subprocess.Popen(
-            [sys.executable, "-c", _LAUNCH, WORKER_MARKER, str(os.getpid()), str(memory_mb or 0)],
+            [sys.executable, "-c", _LAUNCH, WORKER_MARKER, str(os.getpid()), str(memory_mb or 0),
+             str(max_output_bytes)],
             stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env,
             start_new_session=True,
         )  # fmt: skip
@@ -210,14 +211,19 @@ class ProcessIsolation:
     Args:
         agents: The campaign's agents by arm; each Python agent is pickled here, once.
         memory_mb: Address-space limit of each worker in MiB (``RLIMIT_AS``), or ``None``.
+        max_output_bytes: Largest output a worker sends back (0: no cap); a larger one is that
+            trial's ``OutputTooLarge``.
 
     Raises:
         AgentSpecError: an agent cannot be sent to a worker (a lambda, a closure, a function
             defined in ``__main__``), naming the agent and what to do instead.
     """
 
-    def __init__(self, agents: Mapping[str, Agent], memory_mb: int | None = None) -> None:
+    def __init__(
+        self, agents: Mapping[str, Agent], memory_mb: int | None = None, max_output_bytes: int = 0
+    ) -> None:
         self.memory_mb = memory_mb
+        self.max_output_bytes = max_output_bytes
         self.workers: list[_Worker] = []
         self._idle: list[_Worker] = []
         self._blobs = {arm: _agent_blob(agent) for arm, agent in agents.items() if handles(agent)}
@@ -275,7 +281,7 @@ class ProcessIsolation:
             worker.output.join(max(0.0, deadline - time.monotonic()))
 
     def _start(self) -> _Worker:
-        worker = _Worker(self.memory_mb)
+        worker = _Worker(self.memory_mb, self.max_output_bytes)
         self.workers.append(worker)
         return worker
 
@@ -364,4 +370,6 @@ def open_isolation(
             "isolation='process' runs agents in local worker processes; it cannot be combined "
             "with an executor (Dask): drop one of them"
         )
-    return ProcessIsolation(agents, memory_mb=config.worker_memory_mb)
+    return ProcessIsolation(
+        agents, memory_mb=config.worker_memory_mb, max_output_bytes=config.max_output_bytes
+    )

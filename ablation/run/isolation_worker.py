@@ -12,6 +12,11 @@ session of its own (so its process group can be killed as a whole). Protocol: ev
   be pickled;
 - ``("unsendable", message)``: the result cannot be pickled.
 
+An output larger than the campaign's ``max_output_bytes`` (a string or bytes by its length, else
+its pickle) is answered as ``("raised_text", "OutputTooLarge", ...)`` instead of being sent, and
+an exception whose message is longer than 64 Ki characters is sent as its type, its cut message
+and its frames, so neither crosses the pipe whole (:mod:`ablation.run.output_caps` says why).
+
 ``files`` maps the module names the parent gave to files it loaded by path (``_ablation_file_*``,
 see :func:`ablation.sources.modules.exec_file`) to their paths: when a pickle names such a module,
 the worker loads the same file under the same name (:func:`file_attr`). The protocol's pipes are moved off fds 0 and 1
@@ -43,6 +48,8 @@ __all__ = ["WORKER_MARKER", "file_attr", "main", "read_frame", "write_frame"]
 WORKER_MARKER = "ablation-isolation-worker"
 
 _HEADER = 8
+_TEXT_LIMIT = 64 * 1024  # as ablation.run.output_caps.ERROR_TEXT_LIMIT (not imported: a light worker)
+_max_output = 0  # the campaign's max_output_bytes (0: no cap), from the command line
 
 
 def write_frame(stream: BinaryIO, payload: bytes) -> None:
@@ -107,14 +114,30 @@ def _answer(fn: Any, input_data: Any) -> tuple[Any, ...]:
         result = call_to_completion(fn, input_data)
     except BaseException as exc:  # the agent's error, whatever it is, is the trial's
         return _raised(exc)
+    too_large = f"the agent's output is larger than max_output_bytes={_max_output}"
+    if _max_output and isinstance(result, str | bytes | bytearray) and len(result) > _max_output:
+        return ("raised_text", "OutputTooLarge", too_large, "")
     try:
-        return ("ok", pickle.dumps(result, protocol=pickle.HIGHEST_PROTOCOL))
+        blob = pickle.dumps(result, protocol=pickle.HIGHEST_PROTOCOL)
+        if _max_output and len(blob) > _max_output:
+            return ("raised_text", "OutputTooLarge", f"{too_large} (its pickle is {len(blob)} bytes)", "")
+        return ("ok", blob)
     except BaseException as exc:
         kind = type(result).__name__
         return ("unsendable", f"the output ({kind}) cannot be pickled: {type(exc).__name__}: {exc}")
 
 
 def _raised(exc: BaseException) -> tuple[Any, ...]:
+    try:
+        long = len(str(exc)) > _TEXT_LIMIT
+    except BaseException:
+        long = False
+    if long:  # never format (or pickle) the whole message
+        message = str(exc)
+        cut = f"{message[:_TEXT_LIMIT]}... [{len(message) - _TEXT_LIMIT} more characters cut]"
+        frames = "".join(traceback.format_tb(exc.__traceback__))
+        text = f"Traceback (most recent call last):\n{frames}{type(exc).__qualname__}: {cut}\n"
+        return ("raised_text", type(exc).__name__, cut, text)
     text = "".join(traceback.format_exception(exc))
     exc.__traceback__ = None
     exc.__context__ = exc.__cause__ = None
@@ -158,9 +181,12 @@ def _limit_memory(megabytes: int) -> None:
 def main() -> None:
     """Serve agent calls until the parent closes the pipe.
 
-    ``sys.argv``: ``["-c", WORKER_MARKER, parent_pid, memory_mb]`` (``memory_mb`` 0: no limit).
+    ``sys.argv``: ``["-c", WORKER_MARKER, parent_pid, memory_mb, max_output_bytes]`` (0: no
+    limit, no cap).
     """
+    global _max_output
     parent, memory_mb = int(sys.argv[2]), int(sys.argv[3])
+    _max_output = int(sys.argv[4]) if len(sys.argv) > 4 else 0
     _die_with_parent(parent)
     requests = os.fdopen(os.dup(0), "rb")
     replies = os.fdopen(os.dup(1), "wb")

@@ -21,12 +21,15 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import contextvars
+import os
 import queue
 import threading
 from collections.abc import Callable
 from concurrent.futures import Executor, Future
 from dataclasses import dataclass
 from typing import Any
+
+from ablation.forks import leave_if_forked
 
 __all__ = ["DaemonExecutor", "LoopCaller", "RefusingStop", "call_refusing_stop", "run_in_daemon_thread"]
 
@@ -180,11 +183,17 @@ def call_refusing_stop(fn: Callable[..., Any], /, *args: Any) -> Any:
     :class:`concurrent.futures.Future` (``run_in_executor``, ``wrap_future``): asyncio refuses to
     set ``StopIteration`` on a future, the copying callback fails, and the await would wait
     forever. Python does the same conversion for coroutines (PEP 479).
+
+    A copy of the process that ``fn`` forked (without ``exec``) ends here instead of returning
+    into ablation (:mod:`ablation.forks`).
     """
+    pid = os.getpid()
     try:
         return fn(*args)
     except StopIteration as exc:
         raise RuntimeError(f"{getattr(fn, '__name__', 'call')} raised StopIteration") from exc
+    finally:
+        leave_if_forked(pid)
 
 
 @dataclass(frozen=True)

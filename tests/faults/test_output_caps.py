@@ -107,11 +107,11 @@ def server() -> Iterator[str]:
         httpd.shutdown()
 
 
-def _campaign(tmp_path: Path, baseline: str, candidate: str, name: str):
+def _campaign(tmp_path: Path, baseline: str, candidate: str, name: str, *extra: str):
     store = tmp_path / f"{name}.db"
     measured = run_measured(
         ["run", "tests/helpers/slow_suite.py", "--baseline", baseline, "--candidate", candidate,
-         "--store", str(store), "--no-progress", "--format", "json"],
+         "--store", str(store), "--no-progress", "--format", "json", *extra],
         cli_env(SLOW_SUITE_TASKS="4"),
     )  # fmt: skip
     assert measured.returncode in (0, 2), measured.stderr
@@ -136,13 +136,17 @@ def small_peak(tmp_path_factory: pytest.TempPathFactory) -> float:
 
 
 @pytest.mark.slow
+@pytest.mark.parametrize("isolation", ["thread", "process"])
 @pytest.mark.parametrize("agent", ["big_output", "big_error"])
 def test_python_agent_output_and_error_are_capped(
-    tmp_path: Path, small_peak: float, agent: str
+    tmp_path: Path, small_peak: float, agent: str, isolation: str
 ) -> None:
+    """Under process isolation the worker applies the cap before anything crosses the pipe."""
     agents = tmp_path / "agents.py"
     agents.write_text(_AGENTS)
-    measured, trials = _campaign(tmp_path, f"{agents}:ok", f"{agents}:{agent}", agent)
+    measured, trials = _campaign(
+        tmp_path, f"{agents}:ok", f"{agents}:{agent}", agent, "--isolation", isolation
+    )
     trial = trials["t001", "candidate"]
     assert trial["status"] == "error"
     if agent == "big_output":
@@ -154,7 +158,8 @@ def test_python_agent_output_and_error_are_capped(
         assert len(trial["error_message"]) < 70_000
         assert len(trial["error_traceback"]) < 70_000
         assert "more characters cut" in trial["error_message"]
-    # The agent's own 64 MiB string, plus at most 48 MiB of copies (the old code held 4 to 12).
+    # The agent's own 64 MiB string plus at most 48 MiB of copies (the old code held 4 to 12
+    # copies), in the run or in its worker (the children's ru_maxrss covers their children).
     assert measured.peak_mib < small_peak + 64 + 48, (measured.peak_mib, small_peak)
 
 

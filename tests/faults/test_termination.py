@@ -60,6 +60,7 @@ def _stop(proc: object, sig: signal.Signals) -> tuple[str, str]:
             proc.communicate()
 
 
+@pytest.mark.first
 @pytest.mark.slow
 @pytest.mark.parametrize("sig", [signal.SIGTERM, signal.SIGHUP, signal.SIGINT], ids=lambda s: s.name)
 def test_termination_interrupts_kills_command_agents_and_resumes(
@@ -140,3 +141,27 @@ def test_sigterm_while_loading_the_suite_is_one_line(tmp_path: Path) -> None:
     assert proc.returncode == 1, err
     assert len(err.strip().splitlines()) == 1, err
     assert "interrupted" in err
+
+
+@pytest.mark.slow
+def test_sigterm_when_sigint_is_ignored(tmp_path: Path) -> None:
+    """A job started with ``&`` by a script ignores SIGINT; SIGTERM still stops it cleanly."""
+    from helpers.cli import stored_trials
+
+    store = tmp_path / "runs.db"
+    args = [
+        "run", "tests/helpers/slow_suite.py", "--baseline", "tests/helpers/slow_agents.py:baseline",
+        "--candidate", "tests/helpers/slow_agents.py:candidate", "--store", str(store),
+        "--no-progress", "--format", "json", "--concurrency", "4",
+    ]  # fmt: skip
+    proc = start(
+        args, cli_env(),
+        preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_IGN),
+    )  # fmt: skip
+    wait_until(lambda: stored_trials(store) >= 10, timeout=60, proc=proc)
+    _, err = _stop(proc, signal.SIGTERM)
+    assert proc.returncode == 1, err
+    [line] = err.strip().splitlines()
+    assert "interrupted" in line and "--resume" in line
+    [(_, status, _)] = campaigns(store)
+    assert status == "interrupted"

@@ -8,6 +8,7 @@ appears twice. Every error is one line ``FILE:LINE: problem (task id 'X')``.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from dataclasses import field as dc_field
@@ -288,6 +289,8 @@ def _verdict(
     passed = mapping(value) if mapping is not None else None
     if passed is None:
         passed = parse_verdict(value)
+    if passed is None and isinstance(value, float) and not math.isfinite(value):
+        raise fail(f"{what} is {short_repr(value)}: neither a verdict nor a number")
     if passed is None and isinstance(value, int | float) and not isinstance(value, bool):
         raise NumericVerdict(str(fail(f"{what} is a number, not a verdict: {short_repr(value)}")))
     if passed is None:

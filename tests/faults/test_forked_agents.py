@@ -1,0 +1,166 @@
+"""Thread-mode agents that fork or leave children behind, end to end through ``ablation run``.
+
+- a copy of the process forked by an agent (sync in a worker thread, or async on the event loop)
+  ends as soon as it returns into ablation, while the campaign still runs, and stores nothing;
+- a forked copy that stays alive does not hold the campaign's lock: after ``kill -9`` of the
+  run, ``--resume`` is not refused;
+- children an agent started and left running (plain, or in a session of their own) are killed
+  when the command ends.
+
+Processes are found in ``/proc`` (pids the children write to files, or a unique argument).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import signal
+import sqlite3
+import uuid
+from pathlib import Path
+
+import pytest
+from helpers.cli import cli_env, kill, run, start, stored_trials, wait_until
+from helpers.procs import processes_with_arg
+
+_AGENTS = '''
+import asyncio, os, subprocess, sys, time
+
+OUT = os.environ["FORK_OUT"]
+TAG = os.environ["FORK_TAG"]
+
+
+def _note(kind):
+    with open(os.path.join(OUT, f"{kind}-{os.getpid()}"), "w"):
+        pass
+
+
+def ok(x):
+    return 3 * x["n"]
+
+
+def forks(x):
+    """Task 0 forks; parent and copy both return (the copy into ablation). Later tasks are slow."""
+    if x["n"] == 0 and os.fork() == 0:
+        _note("copy")
+    elif x["n"] > 0:
+        time.sleep(0.3)
+    return 3 * x["n"]
+
+
+async def forks_async(x):
+    if x["n"] == 0 and os.fork() == 0:
+        _note("copy")
+    elif x["n"] > 0:
+        await asyncio.sleep(0.3)
+    return 3 * x["n"]
+
+
+def forks_and_sleeps(x):
+    """Task 0 forks a copy that sleeps inside the agent; every task is a little slow."""
+    if x["n"] == 0 and os.fork() == 0:
+        _note("sleeper")
+        time.sleep(600)
+        os._exit(0)
+    time.sleep(0.05)
+    return 3 * x["n"]
+
+
+def spawns(x):
+    """Leaves two children running: one in ablation's session, one in a session of its own."""
+    if x["n"] == 0:
+        for own_session in (False, True):
+            subprocess.Popen([sys.executable, "-c", "import time; time.sleep(600)", TAG],
+                             start_new_session=own_session)
+    return 3 * x["n"]
+'''
+
+
+def _alive(pid: int) -> bool:
+    try:
+        stat = Path(f"/proc/{pid}/stat").read_text()
+    except OSError:
+        return False
+    return stat.rpartition(")")[2].split()[0] != "Z"
+
+
+def _pids(folder: Path, kind: str) -> list[int]:
+    return [int(p.name.split("-")[1]) for p in folder.glob(f"{kind}-*")]
+
+
+def _setup(tmp_path: Path, tasks: int) -> tuple[Path, dict[str, str], str]:
+    agents = tmp_path / "agents.py"
+    agents.write_text(_AGENTS)
+    out = tmp_path / "out"
+    out.mkdir()
+    tag = uuid.uuid4().hex
+    env = cli_env(SLOW_SUITE_TASKS=str(tasks), FORK_OUT=out, FORK_TAG=tag)
+    return agents, env, tag
+
+
+def _args(agents: Path, candidate: str, store: Path, *extra: str) -> list[str]:
+    return ["run", "tests/helpers/slow_suite.py", "--baseline", f"{agents}:ok", "--candidate",
+            f"{agents}:{candidate}", "--store", str(store), "--no-progress", "--format", "json",
+            "--concurrency", "1", *extra]  # fmt: skip
+
+
+@pytest.mark.first
+@pytest.mark.slow
+@pytest.mark.parametrize("candidate", ["forks", "forks_async"])
+def test_a_forked_copy_ends_when_it_returns_into_ablation(tmp_path: Path, candidate: str) -> None:
+    agents, env, _ = _setup(tmp_path, tasks=12)
+    store = tmp_path / "runs.db"
+    proc = start(_args(agents, candidate, store), env)
+    try:
+        wait_until(lambda: bool(_pids(tmp_path / "out", "copy")), timeout=60, proc=proc)
+        [copy] = _pids(tmp_path / "out", "copy")
+        wait_until(lambda: not _alive(copy), timeout=5)
+        assert proc.poll() is None  # the copy ended on its own, before the campaign did
+        out, err = proc.communicate(timeout=60)
+    finally:
+        if proc.poll() is None:
+            kill(proc)
+    assert proc.returncode == 0, err
+    assert json.loads(out)["n_paired"] == 12
+    with sqlite3.connect(store) as db:
+        [(n, distinct)] = db.execute(
+            "select count(*), count(distinct task_id || arm) from trials"
+        ).fetchall()
+    assert n == distinct == 24  # the copy stored nothing
+
+
+@pytest.mark.first
+@pytest.mark.slow
+def test_a_forked_copy_does_not_hold_the_lock_after_kill_9(tmp_path: Path) -> None:
+    agents, env, _ = _setup(tmp_path, tasks=60)
+    store = tmp_path / "runs.db"
+    first = start(_args(agents, "forks_and_sleeps", store), env)
+    sleepers: list[int] = []
+    try:
+        wait_until(lambda: stored_trials(store) >= 6, timeout=60, proc=first)
+        sleepers = _pids(tmp_path / "out", "sleeper")
+        assert sleepers and all(_alive(p) for p in sleepers)
+        first.kill()  # SIGKILL: no clean-up runs; the sleeping copy lives on (holding the pipes)
+        first.wait(timeout=30)
+        resumed = run(_args(agents, "forks_and_sleeps", store, "--resume"), env, timeout=120)
+        assert resumed.returncode == 0, resumed.stderr
+        assert json.loads(resumed.stdout)["n_paired"] == 60
+    finally:
+        for pid in sleepers:
+            with contextlib.suppress(ProcessLookupError):
+                os.kill(pid, signal.SIGKILL)
+        if first.poll() is None:
+            first.kill()
+            first.wait()
+        for stream in (first.stdout, first.stderr):
+            if stream is not None:
+                stream.close()
+
+
+@pytest.mark.slow
+def test_children_left_by_an_agent_are_killed_at_the_end(tmp_path: Path) -> None:
+    agents, env, tag = _setup(tmp_path, tasks=4)
+    proc = run(_args(agents, "spawns", tmp_path / "runs.db"), env)
+    assert proc.returncode == 0, proc.stderr
+    wait_until(lambda: processes_with_arg(tag.encode()) == [], timeout=5)
