@@ -110,7 +110,6 @@ ALLOWED: dict[str, set[str]] = {
     "analysis.breakdowns": MODELS | {"stats", "analysis.seeding", "analysis.pairing", "analysis.factorize"},
     "analysis.headline": MODELS | {"stats", "analysis.breakdowns", "analysis.pairing", "analysis.seeding"},
     "analysis.details": MODELS | {"analysis.pairing"},
-    "analysis.collector": set(),
     "analysis.build": MODELS | {"stats", "analysis", "sources.result_files", "sources.inputs"},
     "analysis.stored": MODELS | {"analysis", "store"},
     "render": MODELS | {"stats", "render"},
