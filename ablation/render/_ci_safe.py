@@ -27,8 +27,10 @@ __all__ = ["CommandSafeStream", "no_workflow_commands"]
 
 # A line starts after a newline or a carriage return; ``\s`` is a superset of what the runner
 # trims (.NET ``Char.IsWhiteSpace``).
-_COMMAND_START = re.compile(r"((?:^|\r)(?:\s|\x1b\[[0-9;]*m)*)::", re.M)
-_OLD_FORM = "##["
+# ANSI colour codes between the characters count for nothing (the runner reads the text without them).
+_ANSI = r"(?:\x1b\[[0-9;]*m)*"
+_COMMAND_START = re.compile(rf"((?:^|\r)(?:\s|\x1b\[[0-9;]*m)*):({_ANSI}:)", re.M)
+_OLD_FORM = re.compile(rf"(#{_ANSI}#{_ANSI})\[")
 
 
 def no_workflow_commands(text: str, *, markup: bool) -> str:
@@ -38,11 +40,11 @@ def no_workflow_commands(text: str, *, markup: bool) -> str:
         text: Finished report text, one or more lines.
         markup: True for HTML, Markdown and XML (character references), False for plain text.
     """
-    if "::" not in text and _OLD_FORM not in text:
+    if ":" not in text and "[" not in text:
         return text
     colon, bracket = ("&#58;", "&#91;") if markup else ("\\x3a", "\\x5b")
-    text = _COMMAND_START.sub(lambda m: m.group(1) + colon + ":", text)
-    return text.replace(_OLD_FORM, "##" + bracket)
+    text = _COMMAND_START.sub(lambda m: m.group(1) + colon + m.group(2), text)
+    return _OLD_FORM.sub(lambda m: m.group(1) + bracket, text)
 
 
 class CommandSafeStream:
