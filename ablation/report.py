@@ -132,7 +132,8 @@ class Uplift(BaseModel):
     ``None`` and ``t_ci`` (paired t on per-task differences) is given instead.
 
     ``ci`` is the headline interval: the Tango score interval with one run per task (exact
-    coverage 94% or more, docs/VALIDATION.md), the task-level t interval with repeated runs.
+    coverage 94% or more, docs/VALIDATION.md), the fixed-n betting interval for the mean per-task
+    difference with repeated runs (``t_ci`` beside it).
     ``bootstrap_ci`` is the seeded bootstrap, a secondary figure (it under-covers with few
     discordant pairs and is [0, 0] when there are none).
     """

@@ -6,9 +6,10 @@ one copy of the statistics path: trials -> :func:`~ablation.analysis.pairing.pai
 
 Units of analysis: with one run per task the pair is the task and the binary methods apply
 (exact McNemar, Tango and Newcombe score intervals, a multinomial paired bootstrap). With
-``runs > 1`` the task stays the unit: per-task pass fractions are compared with a paired t on
-their differences (df = T - 1) and a cluster bootstrap over tasks; the 2x2 table then classifies
-tasks by the sign of their per-task difference, so McNemar becomes the sign test on tasks.
+``runs > 1`` the task stays the unit: per-task pass fractions are compared by the exact sign-flip
+test on their differences and a fixed-n betting interval for their mean (the paired t and a
+cluster bootstrap over tasks beside them); the 2x2 table then classifies tasks by the sign of
+their per-task difference (the two-sided McNemar figure becomes a descriptive sign test on tasks).
 When tasks are grouped in families, the uplift bootstrap resamples whole families.
 """
 

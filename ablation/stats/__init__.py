@@ -91,6 +91,11 @@ if TYPE_CHECKING:
         sequential_decisions,
         simulate_sequential,
     )
+    from ablation.stats.task_means import (
+        bounded_mean_interval,
+        bounded_mean_noninferiority,
+        sign_flip_test,
+    )
 
 # submodule -> the public names it defines (the runtime twin of the TYPE_CHECKING imports above)
 _EXPORTS: dict[str, tuple[str, ...]] = {
@@ -132,6 +137,7 @@ _EXPORTS: dict[str, tuple[str, ...]] = {
         "SequentialDecisions", "SequentialSimulation", "sequential_decisions",
         "simulate_sequential",
     ),
+    "task_means": ("bounded_mean_interval", "bounded_mean_noninferiority", "sign_flip_test"),
 }
 _HOMES: dict[str, str] = {name: module for module, names in _EXPORTS.items() for name in names}
 
@@ -153,6 +159,8 @@ __all__ = [
     "VarianceComponents",
     "adjust_pvalues",
     "binary_uplift_bootstrap",
+    "bounded_mean_interval",
+    "bounded_mean_noninferiority",
     "clopper_pearson_interval",
     "cluster_bootstrap",
     "design_effect",
@@ -175,6 +183,7 @@ __all__ = [
     "paired_t_test",
     "repeated_binary_bootstrap",
     "sample_size_paired",
+    "sign_flip_test",
     "sign_test",
     "tango_score_statistic",
     "tost_paired",
