@@ -31,15 +31,15 @@ from ablation.analysis.collector import collector_paused
 from ablation.analysis.details import details
 from ablation.analysis.failures import error_summary, errored_regressions
 from ablation.analysis.gates import evaluate_gates
+from ablation.analysis.latency_censoring import censored_latency, latency_comparison
 from ablation.analysis.metric_margins import metric_noninferiority
-from ablation.analysis.metrics import compare_continuous, compare_latency
+from ablation.analysis.metrics import compare_continuous
 from ablation.analysis.pairing import PairedData, pair_results
 from ablation.analysis.versions import package_versions
 from ablation.config import CampaignConfig, Provenance
 from ablation.report import (
     AblationReport,
     ContinuousComparison,
-    LatencyComparison,
     McNemarSummary,
     PairTable,
     QualityComparison,
@@ -157,12 +157,6 @@ def _zero_bound(table: PairTable, n: int, level: float) -> float | None:
 _PARALLEL = 10_000
 
 
-def _latency(data: PairedData, config: CampaignConfig) -> LatencyComparison | None:
-    if not np.any(~np.isnan(data.baseline.latency)):
-        return None
-    return compare_latency(data.baseline.latency, data.candidate.latency, config=config)
-
-
 def _cost(data: PairedData, config: CampaignConfig) -> ContinuousComparison | None:
     if not (np.any(~np.isnan(data.baseline.cost)) or np.any(~np.isnan(data.candidate.cost))):
         return None
@@ -225,7 +219,8 @@ def build_report(
         repeated, flaky = (bd.repeated(data, config) if data.runs > 1 and n else (None, []))
         prov = _provenance(provenance or Provenance(), data, config, mcnemar, uplift)
         parts = _parts(data, masks, config, (regressions, improvements))
-        latency = _latency(data, config)
+        lat = censored_latency(data, config.timeout_s)
+        latency = latency_comparison(config, lat)
         mde, mde_method = mde_result()
     report = AblationReport(
         n_tasks=data.n_tasks,
@@ -237,8 +232,8 @@ def build_report(
         regressions=[],
         improvements=[],
         critical_regressions=[],
-        baseline=hl.arm_summary(data, "baseline", prov.baseline_agent, level),
-        candidate=hl.arm_summary(data, "candidate", prov.candidate_agent, level),
+        baseline=hl.arm_summary(data, "baseline", prov.baseline_agent, level, lat.baseline, lat.candidate),
+        candidate=hl.arm_summary(data, "candidate", prov.candidate_agent, level, lat.candidate, lat.baseline),
         mcnemar=mcnemar,
         uplift=uplift,
         latency=latency,

@@ -256,6 +256,32 @@ def _latency_test(lat: LatencyComparison | None, limit: float) -> tuple[float | 
     return p, desc + "; one-sided, normal approximation on the log scale from the interval"
 
 
+def _with_timeouts(lat: LatencyComparison | None, p: float, desc: str) -> tuple[float, str]:
+    """The latency gate's p and words with timed-out trials accounted for.
+
+    Timed-out trials count at the cap (lower bounds), so the ratio understates a candidate that
+    times out more. The gate also runs the one-sided exact test that timeouts are more frequent
+    in the candidate (tasks where only it timed out against tasks where only the baseline did)
+    and fails when either test is significant; unbalanced timeouts are always named.
+    """
+    if lat is None or lat.censoring is None:
+        return p, desc
+    only_c, only_b = lat.timeouts_only_candidate, lat.timeouts_only_baseline
+    from ablation.stats import mcnemar
+
+    p_to = float(mcnemar(only_c, only_b, method="exact", alternative="less").pvalue)
+    words = (
+        f"{desc}; {lat.censoring}; timeouts in the candidate only on {only_c} task(s), in the "
+        f"baseline only on {only_b}"
+    )
+    if only_c != only_b:
+        words += (
+            f" (unbalanced: one-sided exact test of more candidate timeouts p = {_g(p_to)}; the "
+            "gate fails when it or the ratio test is significant)"
+        )
+    return min(p, p_to), words
+
+
 def _significance_gates(tested: list[tuple[str, float, str, list[str]]], a: float) -> list[GateResult]:
     """Judge the significance-test gates, each at ``a`` on its own.
 
@@ -342,6 +368,8 @@ def evaluate_gates(
         missing.append(_regression_off(report, a))
     if policy.max_latency_ratio is not None:
         p_lat, desc = _latency_test(report.latency, policy.max_latency_ratio)
+        if p_lat is not None:
+            p_lat, desc = _with_timeouts(report.latency, p_lat, desc)
         if p_lat is None:
             missing.append(GateResult(name=GATE_LATENCY, status="fail", evidence=desc + "."))
         else:

@@ -39,7 +39,13 @@ __all__ = [
 _P90 = np.array([0.9])  # the arm's latency p90: np.quantile's bits, without importing numpy.ma
 
 
-def arm_summary(data: PairedData, arm: str, agent: str | None, level: float) -> ArmSummary:
+def arm_summary(
+    data: PairedData, arm: str, agent: str | None, level: float,
+    latency: np.ndarray | None = None, other: np.ndarray | None = None,
+) -> ArmSummary:
+    """One arm's summary; its latency figures are over the tasks where both arms have one
+    (``latency``/``other``: the arms' per-task latencies, timeouts counted at the cap), so the two
+    arms' means describe the same tasks."""
     cols = data.baseline if arm == "baseline" else data.candidate
     passes = int(cols.passes.sum())
     trials = int(cols.runs.sum())
@@ -57,7 +63,10 @@ def arm_summary(data: PairedData, arm: str, agent: str | None, level: float) -> 
             confidence_level=level,
             method="t interval over per-task pass fractions (task = unit)",
         )
-    lat = cols.latency[~np.isnan(cols.latency)]
+    if latency is None or other is None:
+        lat = cols.latency[~np.isnan(cols.latency)]
+    else:
+        lat = latency[~(np.isnan(latency) | np.isnan(other))]
     return ArmSummary(
         agent=agent,
         n_trials=cols.n_trials,
