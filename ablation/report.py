@@ -364,6 +364,7 @@ class AblationReport(BaseModel):
     regressions: list[str] = Field(default_factory=no_items)
     improvements: list[str] = Field(default_factory=no_items)
     critical_regressions: list[str] = Field(default_factory=no_items)
+    critical_flaky: list[str] = Field(default_factory=no_items)
     baseline: ArmSummary
     candidate: ArmSummary
     mcnemar: McNemarSummary

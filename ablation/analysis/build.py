@@ -23,7 +23,6 @@ from typing import Any, Literal
 
 import numpy as np
 
-from ablation import stats
 from ablation.analysis import breakdowns as bd
 from ablation.analysis import headline as hl
 from ablation.analysis.background import in_background
@@ -142,13 +141,6 @@ def _provenance(
     )
 
 
-def _zero_bound(table: PairTable, n: int, level: float) -> float | None:
-    """The one-sided upper bound on the regression rate when no pair regressed (else ``None``)."""
-    if table.regressions or not n:
-        return None
-    return float(stats.zero_failure_upper_bound(n, confidence_level=level))
-
-
 # Pairs from which the exact MDE (~0.2 s at 1e6 pairs) runs on a thread of its own beside the
 # other statistics (:func:`in_background`). The same numbers either way. The latency statistics
 # stay on the caller's thread: on the MDE's thread, with every other section built meanwhile, a
@@ -211,7 +203,7 @@ def build_report(
     mde_call = functools.partial(hl.minimum_detectable, data, table, config.alpha)
     with in_background(mde_call, len(data.task_ids) >= _PARALLEL) as mde_result:
         regressions, improvements = bd.ids(data, masks[1]), bd.ids(data, masks[2])
-        critical_regressions = bd.ids(data, masks[1] & data.critical)
+        critical_regressions, critical_flaky = hl.critical_ids(data, masks)
         mcnemar = hl.mcnemar_summary(table.regressions, table.improvements, data.runs)
         test = hl.uplift_test(data, table, config.alpha)
         uplift = hl.uplift(data, table, config)
@@ -232,6 +224,7 @@ def build_report(
         regressions=[],
         improvements=[],
         critical_regressions=[],
+        critical_flaky=critical_flaky,
         baseline=hl.arm_summary(data, "baseline", prov.baseline_agent, level, lat.baseline, lat.candidate),
         candidate=hl.arm_summary(data, "candidate", prov.candidate_agent, level, lat.candidate, lat.baseline),
         mcnemar=mcnemar,
@@ -246,7 +239,7 @@ def build_report(
         metric_noninferiority=metric_noninferiority(data, config),
         errors=error_summary(data),
         errored_regressions=errored_regressions(data, regressions),
-        zero_regression_upper_bound=_zero_bound(table, n, level),
+        zero_regression_upper_bound=hl.zero_bound(table, n, level),
         summary=_summary(table, test),
         uplift_test=test,
         provenance=prov,

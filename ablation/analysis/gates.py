@@ -86,14 +86,25 @@ def _ids(ids: list[str]) -> str:
 
 def _critical_gate(report: AblationReport) -> GateResult:
     crit = list(report.critical_regressions)
+    how = (
+        "baseline passed, candidate failed"
+        if report.runs == 1
+        else f"baseline passed all {report.runs} runs, candidate failed all"
+    )
+    flaky = (
+        f" {len(report.critical_flaky)} critical task(s) with a lower pass fraction are flaky "
+        f"(some runs pass) and not counted as regressions: {_ids(list(report.critical_flaky))}."
+        if report.critical_flaky
+        else ""
+    )
     if crit:
         return GateResult(
             name=GATE_CRITICAL,
             status="fail",
             evidence=(
-                f"{len(crit)} critical task(s) regressed (baseline passed, candidate failed): "
+                f"{len(crit)} critical task(s) regressed ({how}): "
                 f"{_ids(crit)}. A critical regression fails whatever the p-value "
-                f"(McNemar p = {_g(report.mcnemar.pvalue)})."
+                f"(McNemar p = {_g(report.mcnemar.pvalue)}).{flaky}"
             ),
             tasks=crit,
         )
@@ -107,6 +118,7 @@ def _critical_gate(report: AblationReport) -> GateResult:
                 else "no task is marked critical "
             )
             + f"({report.table.regressions} regression(s) in all)."
+            + flaky
         ),
     )
 

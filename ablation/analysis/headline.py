@@ -29,11 +29,13 @@ from ablation.report import (
 
 __all__ = [
     "arm_summary",
+    "critical_ids",
     "mcnemar_summary",
     "minimum_detectable",
     "noninferiority",
     "uplift",
     "uplift_test",
+    "zero_bound",
 ]
 
 _P90 = np.array([0.9])  # the arm's latency p90: np.quantile's bits, without importing numpy.ma
@@ -290,3 +292,26 @@ def minimum_detectable(
     if mde is not None and not np.isfinite(mde):
         mde = None  # no effect within the observed discordance is detectable at this size
     return mde, (method if mde is not None else None)
+
+
+def critical_ids(data: PairedData, masks: tuple[np.ndarray, ...]) -> tuple[list[str], list[str]]:
+    """Critical tasks that regressed, and (repeated runs) those whose lower pass fraction is flaky.
+
+    With one run a critical task regresses when the baseline passed and the candidate failed.
+    With repeated runs it regresses when the baseline passed every run and the candidate failed
+    every run; a critical task whose pass fraction fell otherwise is flaky in at least one arm and
+    is listed, not counted (a flaky task is not a regression by itself).
+    """
+    lower = masks[1] & data.critical
+    if data.runs == 1:
+        return bd.ids(data, lower), []
+    b, c = data.baseline, data.candidate
+    stable = (b.passes == b.runs) & (c.passes == 0)
+    return bd.ids(data, lower & stable), bd.ids(data, lower & ~stable)
+
+
+def zero_bound(table: PairTable, n: int, level: float) -> float | None:
+    """The one-sided upper bound on the regression rate when no pair regressed (else ``None``)."""
+    if table.regressions or not n:
+        return None
+    return float(stats.zero_failure_upper_bound(n, confidence_level=level))
