@@ -213,7 +213,7 @@ def _compare_numeric(args: argparse.Namespace, s: dict[str, Any], why: str) -> i
     ``why``: where the baseline holds a number, named in any error of a file read as numbers (a
     candidate's ``true`` is otherwise "not a number" with no word of the file that decided it).
     """
-    from ablation.analysis.numeric import compare_numeric, render_numeric, task_means
+    from ablation.analysis.numeric import compare_numeric, numeric_holm, render_numeric, task_means
     from ablation.cli.options import read_options
     from ablation.errors import InputError
     from ablation.sources.result_files import load_results
@@ -227,18 +227,29 @@ def _compare_numeric(args: argparse.Namespace, s: dict[str, Any], why: str) -> i
     field = args.field or "passed"
     before = numbers(args.before, "baseline", **read_options(args, baseline=True))
     base = task_means(before, field)
-    code = 0
+    results = []
     for path in args.after:
         after = numbers(path, "candidate", **read_options(args))
-        result = compare_numeric(
+        results.append(compare_numeric(
             base, task_means(after, field), field=field,
             regression_delta=args.regression_delta or 0.0, alpha=s.get("alpha") or 0.05,
-        )
-        code = max(code, result.exit_code)
-        if not s.get("quiet"):
-            text = result.model_dump_json(indent=2) if s.get("format") == "json" else render_numeric(result)
-            print(text)
-    return code
+            confidence_level=s.get("confidence") or 0.95,
+        ))  # fmt: skip
+    if not s.get("quiet"):
+        names = [str(p) for p in args.after]
+        summary = numeric_holm(results, names) if len(results) > 1 else None
+        if s.get("format") == "json":
+            docs = [r.model_dump() for r in results]
+            print(json.dumps(docs[0] if summary is None else
+                             {"candidates": dict(zip(names, docs, strict=True)), "summary": summary},
+                             indent=2))  # fmt: skip
+        else:
+            print("\n".join(render_numeric(r) for r in results))
+            if summary is not None:
+                print(summary["note"])
+                for row in summary["rows"]:
+                    print(f"  {row['name']}: p = {row['pvalue']:.3g}, Holm p = {row['holm_pvalue']:.3g}")
+    return max(r.exit_code for r in results)
 
 
 def _cmd_report(args: argparse.Namespace) -> int:
