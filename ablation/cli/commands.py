@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import math
 import sys
 from collections.abc import Sequence
 from pathlib import Path
@@ -364,13 +365,34 @@ def _plan_sequential(args: argparse.Namespace, psi: float, n: int) -> None:
         psi, args.uplift, n_max=n, alpha=args.alpha, margin=args.margin, n_sim=args.simulations
     )
     rates = ", ".join(f"{gate} {100 * rate:.1f}%" for gate, rate in sim.rates if rate > 0)
+    if args.margin is not None:
+        print(_ni_design(psi, args.uplift, args.margin, args.alpha, args.power))
     print(
         f"sequential campaign over {n} tasks (simulated, {sim.n_sim} campaigns, seed {sim.seed}; "
         f"true uplift {args.uplift:+g}, margin {args.margin}): expected agent calls "
         f"{sim.expected_agent_calls:.0f} (mean; {sim.expected_pairs:.1f} pairs, MCSE "
         f"{sim.mcse_expected_pairs:.1f}), 90th percentile {sim.agent_calls_p90}, vs {2 * n} "
-        f"fixed-n; decided by: {rates}"
+        f"for the fixed-n test of the uplift above; decided by: {rates}"
     )
+
+
+def _ni_design(psi: float, delta: float, margin: float, alpha: float, power: float) -> str:
+    """The fixed-n non-inferiority design: the question a sequential campaign with a margin
+    answers (its pass is non-inferiority), so the fair fixed-n comparison for its cost.
+
+    Normal approximation for the paired difference: ``n = (z_{1-α} + z_power)²·(ψ − δ²)/(δ + M)²``
+    (one-sided NI test at ``alpha``, true uplift ``δ > −M``).
+    """
+    from statistics import NormalDist
+
+    if delta <= -margin:
+        return (f"fixed-n non-inferiority design (margin {margin:g}): none, the true uplift "
+                f"{delta:+g} is not above -margin, so non-inferiority is not the expected answer")
+    z = NormalDist().inv_cdf(1 - alpha) + NormalDist().inv_cdf(power)
+    n = math.ceil(z * z * (psi - delta * delta) / (delta + margin) ** 2)
+    return (f"fixed-n non-inferiority design (margin {margin:g}, the question a sequential PASS "
+            f"answers): {n} tasks, {2 * n} agent calls for {100 * power:g}% power "
+            f"(normal approximation)")
 
 
 def _cmd_init(args: argparse.Namespace) -> int:
