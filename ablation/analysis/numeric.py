@@ -26,7 +26,7 @@ from pydantic import BaseModel, ConfigDict
 from ablation.schema import TaskResult
 from ablation.stats import MEAN_DIFFERENCE_MIN_N, paired_t_test, sign_test, wilcoxon_signed_rank
 
-__all__ = ["NumericComparison", "compare_numeric", "numeric_holm", "task_means"]
+__all__ = ["NumericComparison", "compare_numeric", "numeric_holm", "numeric_output", "task_means"]
 
 
 class NumericComparison(BaseModel):
@@ -161,3 +161,25 @@ def numeric_holm(results: list[NumericComparison], names: list[str]) -> dict[str
             for n, p, h in zip(names, better, holm, strict=True)
         ],
     }
+
+
+def numeric_output(results: list[NumericComparison], names: list[str], as_json: bool) -> str:
+    """What ``compare --field`` prints: each comparison, and with several AFTER files the Holm
+    summary of their claims of improvement (one JSON document with ``as_json``)."""
+    import json
+
+    summary = numeric_holm(results, names) if len(results) > 1 else None
+    if as_json:
+        docs = [r.model_dump() for r in results]
+        doc = docs[0] if summary is None else {
+            "candidates": dict(zip(names, docs, strict=True)), "summary": summary,
+        }
+        return json.dumps(doc, indent=2)
+    lines = [render_numeric(r) for r in results]
+    if summary is not None:
+        lines.append(summary["note"])
+        lines += [
+            f"  {row['name']}: p = {row['pvalue']:.3g}, Holm p = {row['holm_pvalue']:.3g}"
+            for row in summary["rows"]
+        ]
+    return "\n".join(lines)

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import math
 import sys
 from collections.abc import Sequence
 from pathlib import Path
@@ -214,7 +213,7 @@ def _compare_numeric(args: argparse.Namespace, s: dict[str, Any], why: str) -> i
     ``why``: where the baseline holds a number, named in any error of a file read as numbers (a
     candidate's ``true`` is otherwise "not a number" with no word of the file that decided it).
     """
-    from ablation.analysis.numeric import compare_numeric, numeric_holm, render_numeric, task_means
+    from ablation.analysis.numeric import compare_numeric, numeric_output, task_means
     from ablation.cli.options import read_options
     from ablation.errors import InputError
     from ablation.sources.result_files import load_results
@@ -237,19 +236,7 @@ def _compare_numeric(args: argparse.Namespace, s: dict[str, Any], why: str) -> i
             confidence_level=s.get("confidence") or 0.95,
         ))  # fmt: skip
     if not s.get("quiet"):
-        names = [str(p) for p in args.after]
-        summary = numeric_holm(results, names) if len(results) > 1 else None
-        if s.get("format") == "json":
-            docs = [r.model_dump() for r in results]
-            print(json.dumps(docs[0] if summary is None else
-                             {"candidates": dict(zip(names, docs, strict=True)), "summary": summary},
-                             indent=2))  # fmt: skip
-        else:
-            print("\n".join(render_numeric(r) for r in results))
-            if summary is not None:
-                print(summary["note"])
-                for row in summary["rows"]:
-                    print(f"  {row['name']}: p = {row['pvalue']:.3g}, Holm p = {row['holm_pvalue']:.3g}")
+        print(numeric_output(results, [str(p) for p in args.after], s.get("format") == "json"))
     return max(r.exit_code for r in results)
 
 
@@ -366,7 +353,7 @@ def _plan_sequential(args: argparse.Namespace, psi: float, n: int) -> None:
     )
     rates = ", ".join(f"{gate} {100 * rate:.1f}%" for gate, rate in sim.rates if rate > 0)
     if args.margin is not None:
-        print(_ni_design(psi, args.uplift, args.margin, args.alpha, args.power))
+        print(stats.noninferiority_design_text(psi, args.uplift, args.margin, args.alpha, args.power))
     print(
         f"sequential campaign over {n} tasks (simulated, {sim.n_sim} campaigns, seed {sim.seed}; "
         f"true uplift {args.uplift:+g}, margin {args.margin}): expected agent calls "
@@ -374,25 +361,6 @@ def _plan_sequential(args: argparse.Namespace, psi: float, n: int) -> None:
         f"{sim.mcse_expected_pairs:.1f}), 90th percentile {sim.agent_calls_p90}, vs {2 * n} "
         f"for the fixed-n test of the uplift above; decided by: {rates}"
     )
-
-
-def _ni_design(psi: float, delta: float, margin: float, alpha: float, power: float) -> str:
-    """The fixed-n non-inferiority design: the question a sequential campaign with a margin
-    answers (its pass is non-inferiority), so the fair fixed-n comparison for its cost.
-
-    Normal approximation for the paired difference: ``n = (z_{1-α} + z_power)²·(ψ − δ²)/(δ + M)²``
-    (one-sided NI test at ``alpha``, true uplift ``δ > −M``).
-    """
-    from statistics import NormalDist
-
-    if delta <= -margin:
-        return (f"fixed-n non-inferiority design (margin {margin:g}): none, the true uplift "
-                f"{delta:+g} is not above -margin, so non-inferiority is not the expected answer")
-    z = NormalDist().inv_cdf(1 - alpha) + NormalDist().inv_cdf(power)
-    n = math.ceil(z * z * (psi - delta * delta) / (delta + margin) ** 2)
-    return (f"fixed-n non-inferiority design (margin {margin:g}, the question a sequential PASS "
-            f"answers): {n} tasks, {2 * n} agent calls for {100 * power:g}% power "
-            f"(normal approximation)")
 
 
 def _cmd_init(args: argparse.Namespace) -> int:

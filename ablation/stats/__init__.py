@@ -60,7 +60,11 @@ if TYPE_CHECKING:
         paired_difference_interval,
         tango_score_statistic,
     )
-    from ablation.stats.planning import minimum_detectable_effect, sample_size_paired
+    from ablation.stats.planning import (
+        minimum_detectable_effect,
+        noninferiority_design_text,
+        sample_size_paired,
+    )
     from ablation.stats.power import (
         exact_mcnemar_power,
         exact_minimum_detectable_effect,
@@ -119,7 +123,7 @@ _EXPORTS: dict[str, tuple[str, ...]] = {
     "paired_interval": (
         "noninferiority_test", "paired_difference_interval", "tango_score_statistic",
     ),
-    "planning": ("minimum_detectable_effect", "sample_size_paired"),
+    "planning": ("minimum_detectable_effect", "noninferiority_design_text", "sample_size_paired"),
     "quantiles": ("linear_quantiles", "median"),
     "power": (
         "exact_mcnemar_power", "exact_minimum_detectable_effect", "exact_sample_size_paired",
@@ -176,6 +180,7 @@ __all__ = [
     "median",
     "metric_noninferiority",
     "minimum_detectable_effect",
+    "noninferiority_design_text",
     "noninferiority_test",
     "paired_binary_summary",
     "paired_bootstrap",
