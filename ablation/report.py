@@ -132,10 +132,9 @@ class Uplift(BaseModel):
     ``None`` and ``t_ci`` (paired t on per-task differences) is given instead.
 
     ``ci`` is the headline interval: the Tango score interval with one run per task (exact
-    coverage 94% or more, docs/VALIDATION.md), the task-level t interval with repeated runs.
-    ``bootstrap_ci`` is the seeded bootstrap, a secondary figure (it under-covers with few
-    discordant pairs and is [0, 0] when there are none).
-    """
+    coverage 94% or more, docs/VALIDATION.md), the fixed-n betting interval for the mean per-task
+    difference with repeated runs (``t_ci`` beside it). ``bootstrap_ci``: the seeded bootstrap,
+    secondary (it under-covers with few discordant pairs and is [0, 0] when there are none)."""
 
     model_config = _FROZEN
 
@@ -175,9 +174,9 @@ class ContinuousComparison(BaseModel):
 class LatencyComparison(ContinuousComparison):
     """Latency: mean difference in seconds plus the per-task log ratio (geometric-mean ratio).
 
-    When a latency gate is configured, ``ratio_limit_pvalue`` is the one-sided p-value of
-    H0: ratio <= ``ratio_limit`` against H1: the candidate is slower than the limit allows.
-    """
+    ``ratio_limit_pvalue``: one-sided p of H0 ratio <= ``ratio_limit`` (latency gate). Timed-out
+    trials count at the cap (``censoring`` says which); ``timeouts_only_*`` count paired tasks
+    where only that arm timed out."""
 
     geometric_mean_ratio: float | None = None
     ratio_ci: Interval | None = None
@@ -187,6 +186,9 @@ class LatencyComparison(ContinuousComparison):
     ratio_limit: float | None = None
     ratio_limit_pvalue: float | None = None
     ratio_limit_method: str | None = None
+    timeouts_only_baseline: int = 0
+    timeouts_only_candidate: int = 0
+    censoring: str | None = None
 
 
 class QualityComparison(ContinuousComparison):
@@ -362,6 +364,7 @@ class AblationReport(BaseModel):
     regressions: list[str] = Field(default_factory=no_items)
     improvements: list[str] = Field(default_factory=no_items)
     critical_regressions: list[str] = Field(default_factory=no_items)
+    critical_flaky: list[str] = Field(default_factory=no_items)
     baseline: ArmSummary
     candidate: ArmSummary
     mcnemar: McNemarSummary

@@ -97,6 +97,7 @@ ALLOWED: dict[str, set[str]] = {
     "analysis.failures": MODELS | {"analysis.pairing"},
     "analysis.metric_margins": MODELS | {"stats", "analysis.breakdowns", "analysis.pairing"},
     "analysis.pass_note": MODELS,
+    "analysis.latency_censoring": MODELS | {"analysis.pairing", "analysis.metrics"},
     "analysis.gates": MODELS
     | {"stats", "analysis.completeness", "analysis.sequential_gates", "analysis.pass_note"},
     "analysis.numeric": MODELS | {"stats"},

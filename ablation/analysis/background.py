@@ -38,6 +38,7 @@ REPORT_STATISTICS = (
     "ablation.stats.multiplicity",
     "ablation.stats.paired_interval",
     "ablation.stats.repeated",
+    "ablation.stats.task_means",
     "numpy.random",
 )
 

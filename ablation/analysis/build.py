@@ -6,9 +6,10 @@ one copy of the statistics path: trials -> :func:`~ablation.analysis.pairing.pai
 
 Units of analysis: with one run per task the pair is the task and the binary methods apply
 (exact McNemar, Tango and Newcombe score intervals, a multinomial paired bootstrap). With
-``runs > 1`` the task stays the unit: per-task pass fractions are compared with a paired t on
-their differences (df = T - 1) and a cluster bootstrap over tasks; the 2x2 table then classifies
-tasks by the sign of their per-task difference, so McNemar becomes the sign test on tasks.
+``runs > 1`` the task stays the unit: per-task pass fractions are compared by the exact sign-flip
+test on their differences and a fixed-n betting interval for their mean (the paired t and a
+cluster bootstrap over tasks beside them); the 2x2 table then classifies tasks by the sign of
+their per-task difference (the two-sided McNemar figure becomes a descriptive sign test on tasks).
 When tasks are grouped in families, the uplift bootstrap resamples whole families.
 """
 
@@ -22,15 +23,15 @@ from typing import Any, Literal
 
 import numpy as np
 
-from ablation import stats
 from ablation.analysis import breakdowns as bd
 from ablation.analysis import headline as hl
 from ablation.analysis.background import in_background
 from ablation.analysis.details import details
 from ablation.analysis.failures import error_summary, errored_regressions
 from ablation.analysis.gates import evaluate_gates
+from ablation.analysis.latency_censoring import censored_latency, latency_comparison
 from ablation.analysis.metric_margins import metric_noninferiority
-from ablation.analysis.metrics import compare_continuous, compare_latency
+from ablation.analysis.metrics import compare_continuous
 from ablation.analysis.pairing import PairedData, pair_results
 from ablation.analysis.versions import package_versions
 from ablation.config import CampaignConfig, Provenance
@@ -38,7 +39,6 @@ from ablation.process_hooks import during_large_work
 from ablation.report import (
     AblationReport,
     ContinuousComparison,
-    LatencyComparison,
     McNemarSummary,
     PairTable,
     QualityComparison,
@@ -141,25 +141,12 @@ def _provenance(
     )
 
 
-def _zero_bound(table: PairTable, n: int, level: float) -> float | None:
-    """The one-sided upper bound on the regression rate when no pair regressed (else ``None``)."""
-    if table.regressions or not n:
-        return None
-    return float(stats.zero_failure_upper_bound(n, confidence_level=level))
-
-
 # Pairs from which the exact MDE (~0.2 s at 1e6 pairs) runs on a thread of its own beside the
 # other statistics (:func:`in_background`). The same numbers either way. The latency statistics
 # stay on the caller's thread: on the MDE's thread, with every other section built meanwhile, a
 # 1e6-pair report took 0.93 s against 0.73 s (the caller's Python and pydantic work holds the GIL
 # that each of their numpy steps waits for) and its peak grew ~80 MiB (benchmarks/README.md).
 _PARALLEL = 10_000
-
-
-def _latency(data: PairedData, config: CampaignConfig) -> LatencyComparison | None:
-    if not np.any(~np.isnan(data.baseline.latency)):
-        return None
-    return compare_latency(data.baseline.latency, data.candidate.latency, config=config)
 
 
 def _cost(data: PairedData, config: CampaignConfig) -> ContinuousComparison | None:
@@ -216,7 +203,7 @@ def build_report(
     mde_call = functools.partial(hl.minimum_detectable, data, table, config.alpha)
     with in_background(mde_call, len(data.task_ids) >= _PARALLEL) as mde_result:
         regressions, improvements = bd.ids(data, masks[1]), bd.ids(data, masks[2])
-        critical_regressions = bd.ids(data, masks[1] & data.critical)
+        critical_regressions, critical_flaky = hl.critical_ids(data, masks)
         mcnemar = hl.mcnemar_summary(table.regressions, table.improvements, data.runs)
         test = hl.uplift_test(data, table, config.alpha)
         uplift = hl.uplift(data, table, config)
@@ -224,7 +211,8 @@ def build_report(
         repeated, flaky = (bd.repeated(data, config) if data.runs > 1 and n else (None, []))
         prov = _provenance(provenance or Provenance(), data, config, mcnemar, uplift)
         parts = _parts(data, masks, config, (regressions, improvements))
-        latency = _latency(data, config)
+        lat = censored_latency(data, config.timeout_s)
+        latency = latency_comparison(config, lat)
         mde, mde_method = mde_result()
     report = AblationReport(
         n_tasks=data.n_tasks,
@@ -236,8 +224,9 @@ def build_report(
         regressions=[],
         improvements=[],
         critical_regressions=[],
-        baseline=hl.arm_summary(data, "baseline", prov.baseline_agent, level),
-        candidate=hl.arm_summary(data, "candidate", prov.candidate_agent, level),
+        critical_flaky=critical_flaky,
+        baseline=hl.arm_summary(data, "baseline", prov.baseline_agent, level, lat.baseline, lat.candidate),
+        candidate=hl.arm_summary(data, "candidate", prov.candidate_agent, level, lat.candidate, lat.baseline),
         mcnemar=mcnemar,
         uplift=uplift,
         latency=latency,
@@ -250,7 +239,7 @@ def build_report(
         metric_noninferiority=metric_noninferiority(data, config),
         errors=error_summary(data),
         errored_regressions=errored_regressions(data, regressions),
-        zero_regression_upper_bound=_zero_bound(table, n, level),
+        zero_regression_upper_bound=hl.zero_bound(table, n, level),
         summary=_summary(table, test),
         uplift_test=test,
         provenance=prov,

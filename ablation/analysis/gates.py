@@ -86,14 +86,25 @@ def _ids(ids: list[str]) -> str:
 
 def _critical_gate(report: AblationReport) -> GateResult:
     crit = list(report.critical_regressions)
+    how = (
+        "baseline passed, candidate failed"
+        if report.runs == 1
+        else f"baseline passed all {report.runs} runs, candidate failed all"
+    )
+    flaky = (
+        f" {len(report.critical_flaky)} critical task(s) with a lower pass fraction are flaky "
+        f"(some runs pass) and not counted as regressions: {_ids(list(report.critical_flaky))}."
+        if report.critical_flaky
+        else ""
+    )
     if crit:
         return GateResult(
             name=GATE_CRITICAL,
             status="fail",
             evidence=(
-                f"{len(crit)} critical task(s) regressed (baseline passed, candidate failed): "
+                f"{len(crit)} critical task(s) regressed ({how}): "
                 f"{_ids(crit)}. A critical regression fails whatever the p-value "
-                f"(McNemar p = {_g(report.mcnemar.pvalue)})."
+                f"(McNemar p = {_g(report.mcnemar.pvalue)}).{flaky}"
             ),
             tasks=crit,
         )
@@ -107,6 +118,7 @@ def _critical_gate(report: AblationReport) -> GateResult:
                 else "no task is marked critical "
             )
             + f"({report.table.regressions} regression(s) in all)."
+            + flaky
         ),
     )
 
@@ -256,6 +268,32 @@ def _latency_test(lat: LatencyComparison | None, limit: float) -> tuple[float | 
     return p, desc + "; one-sided, normal approximation on the log scale from the interval"
 
 
+def _with_timeouts(lat: LatencyComparison | None, p: float, desc: str) -> tuple[float, str]:
+    """The latency gate's p and words with timed-out trials accounted for.
+
+    Timed-out trials count at the cap (lower bounds), so the ratio understates a candidate that
+    times out more. The gate also runs the one-sided exact test that timeouts are more frequent
+    in the candidate (tasks where only it timed out against tasks where only the baseline did)
+    and fails when either test is significant; unbalanced timeouts are always named.
+    """
+    if lat is None or lat.censoring is None:
+        return p, desc
+    only_c, only_b = lat.timeouts_only_candidate, lat.timeouts_only_baseline
+    from ablation.stats import mcnemar
+
+    p_to = float(mcnemar(only_c, only_b, method="exact", alternative="less").pvalue)
+    words = (
+        f"{desc}; {lat.censoring}; timeouts in the candidate only on {only_c} task(s), in the "
+        f"baseline only on {only_b}"
+    )
+    if only_c != only_b:
+        words += (
+            f" (unbalanced: one-sided exact test of more candidate timeouts p = {_g(p_to)}; the "
+            "gate fails when it or the ratio test is significant)"
+        )
+    return min(p, p_to), words
+
+
 def _significance_gates(tested: list[tuple[str, float, str, list[str]]], a: float) -> list[GateResult]:
     """Judge the significance-test gates, each at ``a`` on its own.
 
@@ -342,6 +380,8 @@ def evaluate_gates(
         missing.append(_regression_off(report, a))
     if policy.max_latency_ratio is not None:
         p_lat, desc = _latency_test(report.latency, policy.max_latency_ratio)
+        if p_lat is not None:
+            p_lat, desc = _with_timeouts(report.latency, p_lat, desc)
         if p_lat is None:
             missing.append(GateResult(name=GATE_LATENCY, status="fail", evidence=desc + "."))
         else:

@@ -7,6 +7,7 @@ stays the unit (per-task pass fractions; see :mod:`ablation.analysis.build`).
 
 from __future__ import annotations
 
+import math
 from typing import Any, Literal
 
 import numpy as np
@@ -28,17 +29,25 @@ from ablation.report import (
 
 __all__ = [
     "arm_summary",
+    "critical_ids",
     "mcnemar_summary",
     "minimum_detectable",
     "noninferiority",
     "uplift",
     "uplift_test",
+    "zero_bound",
 ]
 
 _P90 = np.array([0.9])  # the arm's latency p90: np.quantile's bits, without importing numpy.ma
 
 
-def arm_summary(data: PairedData, arm: str, agent: str | None, level: float) -> ArmSummary:
+def arm_summary(
+    data: PairedData, arm: str, agent: str | None, level: float,
+    latency: np.ndarray | None = None, other: np.ndarray | None = None,
+) -> ArmSummary:
+    """One arm's summary; its latency figures are over the tasks where both arms have one
+    (``latency``/``other``: the arms' per-task latencies, timeouts counted at the cap), so the two
+    arms' means describe the same tasks."""
     cols = data.baseline if arm == "baseline" else data.candidate
     passes = int(cols.passes.sum())
     trials = int(cols.runs.sum())
@@ -56,7 +65,10 @@ def arm_summary(data: PairedData, arm: str, agent: str | None, level: float) -> 
             confidence_level=level,
             method="t interval over per-task pass fractions (task = unit)",
         )
-    lat = cols.latency[~np.isnan(cols.latency)]
+    if latency is None or other is None:
+        lat = cols.latency[~np.isnan(cols.latency)]
+    else:
+        lat = latency[~(np.isnan(latency) | np.isnan(other))]
     return ArmSummary(
         agent=agent,
         n_trials=cols.n_trials,
@@ -100,7 +112,9 @@ def uplift_test(data: PairedData, table: PairTable, alpha: float) -> UpliftTest:
 
     With one run per task: the exact McNemar test, one-sided each way (``P(X >= b)`` for
     "candidate worse", ``P(X <= b)`` for "candidate better", ``X ~ Bin(b + c, 1/2)``). With
-    repeated runs: the paired t test on per-task pass fractions, one-sided each way.
+    repeated runs: the exact sign-flip test on per-task differences of pass fractions, one-sided
+    each way (exact under "the arms are exchangeable within each task" however many tasks are
+    deterministic; the McNemar test again with one run).
     """
     if data.runs == 1:
         b, c = table.regressions, table.improvements
@@ -110,13 +124,50 @@ def uplift_test(data: PairedData, table: PairTable, alpha: float) -> UpliftTest:
             method="one-sided exact McNemar",
             pvalue_worse=float(worse.pvalue), pvalue_better=float(better.pvalue), alpha=alpha,
         )
-    fb, fc = data.baseline.fraction, data.candidate.fraction
-    worse_t = stats.paired_t_test(fb, fc, alternative="less")
-    better_t = stats.paired_t_test(fb, fc, alternative="greater")
+    d = data.candidate.fraction - data.baseline.fraction
+    lcm = math.lcm(*{int(r) for r in np.concatenate((data.baseline.runs, data.candidate.runs))})
+    p_worse = stats.sign_flip_test(d, denominator=lcm, alternative="less").pvalue
+    p_better = stats.sign_flip_test(d, denominator=lcm, alternative="greater").pvalue
     return UpliftTest(
-        method=f"one-sided paired t on per-task pass fractions ({data.runs} runs, task = unit)",
-        pvalue_worse=float(worse_t.pvalue), pvalue_better=float(better_t.pvalue), alpha=alpha,
+        method=(
+            f"one-sided exact sign-flip test on per-task pass-fraction differences "
+            f"({data.runs} runs, task = unit)"
+        ),
+        pvalue_worse=float(p_worse), pvalue_better=float(p_better), alpha=alpha,
     )
+
+
+def _betting_ci(d: np.ndarray, level: float, seed: int) -> Interval:
+    """The repeated-runs headline interval: fixed-n betting, valid with deterministic tasks."""
+    ci = stats.bounded_mean_interval(d, confidence_level=level, rng=stream(seed, "uplift-betting"))
+    return Interval(
+        low=ci.low, high=ci.high, confidence_level=level,
+        method="fixed-n betting interval for the mean per-task difference (task = unit)",
+    )
+
+
+def _bootstrap(
+    data: PairedData, cells: tuple[int, ...], fb: np.ndarray, fc: np.ndarray,
+    config: CampaignConfig,
+) -> Any:
+    """The uplift's secondary bootstrap: over families, the 2x2 cells, or tasks' runs."""
+    seed = config.seed
+    boot_args: dict[str, Any] = {
+        "n_resamples": config.n_resamples, "confidence_level": config.confidence_level,
+    }
+    if data.has_families:
+        return stats.cluster_bootstrap(
+            fb, fc, clusters=np.asarray(data.families), weights=data.baseline.runs,
+            rng=stream(seed, "uplift"), **boot_args,
+        )
+    if data.runs == 1:
+        return stats.binary_uplift_bootstrap(*cells, rng=stream(seed, "uplift"), **boot_args)
+    if np.all(data.baseline.runs == data.runs) and np.all(data.candidate.runs == data.runs):
+        return stats.repeated_binary_bootstrap(
+            data.baseline.passes, data.candidate.passes, data.runs,
+            rng=stream(seed, "uplift"), **boot_args,
+        )
+    return stats.cluster_bootstrap(fb, fc, rng=stream(seed, "uplift"), **boot_args)
 
 
 def uplift(data: PairedData, table: PairTable, config: CampaignConfig) -> Uplift:
@@ -128,21 +179,7 @@ def uplift(data: PairedData, table: PairTable, config: CampaignConfig) -> Uplift
         empty = Interval(low=-1.0, high=1.0, confidence_level=level, method="no paired tasks")
         return Uplift(estimate=0.0, ci=empty, bootstrap_ci=empty, tango_ci=empty, n=0)
     cells = (table.both_pass, table.regressions, table.improvements, table.both_fail)
-    boot_args: dict[str, Any] = {"n_resamples": config.n_resamples, "confidence_level": level}
-    if data.has_families:
-        boot = stats.cluster_bootstrap(
-            fb, fc, clusters=np.asarray(data.families), weights=data.baseline.runs,
-            rng=stream(seed, "uplift"), **boot_args,
-        )
-    elif data.runs == 1:
-        boot = stats.binary_uplift_bootstrap(*cells, rng=stream(seed, "uplift"), **boot_args)
-    elif np.all(data.baseline.runs == data.runs) and np.all(data.candidate.runs == data.runs):
-        boot = stats.repeated_binary_bootstrap(
-            data.baseline.passes, data.candidate.passes, data.runs,
-            rng=stream(seed, "uplift"), **boot_args,
-        )
-    else:
-        boot = stats.cluster_bootstrap(fb, fc, rng=stream(seed, "uplift"), **boot_args)
+    boot = _bootstrap(data, cells, fb, fc, config)
     if data.runs == 1:
         estimate = (table.improvements - table.regressions) / n
         tango = stats.paired_difference_interval(*cells, method="tango", confidence_level=level)
@@ -163,10 +200,16 @@ def uplift(data: PairedData, table: PairTable, config: CampaignConfig) -> Uplift
         base_rate = float(np.mean(fb))
         relative = estimate / base_rate if base_rate > 0 else None
     bootstrap_ci = bd.interval(boot, level)
-    # Headline: Tango with independent tasks (nominal exact coverage), the task-level t interval
-    # with repeated runs, the family bootstrap when tasks are clustered (Tango and t assume
-    # independent tasks).
-    headline = bootstrap_ci if data.has_families else (tango_ci or t_ci or bootstrap_ci)
+    # Headline: Tango with independent tasks (nominal exact coverage), the fixed-n betting
+    # interval with repeated runs (the t interval is [0, 0] when no task changes and under-covers
+    # when most tasks are deterministic), the family bootstrap when tasks are clustered (Tango
+    # and betting assume independent tasks).
+    if data.has_families:
+        headline = bootstrap_ci
+    elif data.runs == 1:
+        headline = tango_ci or bootstrap_ci
+    else:
+        headline = _betting_ci(fc - fb, level, seed)
     return Uplift(
         estimate=estimate,
         relative=relative,
@@ -197,17 +240,21 @@ def noninferiority(data: PairedData, table: PairTable, config: CampaignConfig) -
             margin=margin, alpha=alpha, statistic=float(ni.statistic), pvalue=float(ni.pvalue),
             ci=bd.interval(ni, level), decision=ni.decision, method=ni.method,
         )
-    fb, fc = data.baseline.fraction, data.candidate.fraction
-    shifted = stats.paired_t_test(fb - margin, fc, confidence_level=level, alternative="greater")
-    ci = stats.paired_t_test(fb, fc, confidence_level=level)
-    low, high = float(ci.confidence_interval.low), float(ci.confidence_interval.high)
+    d = data.candidate.fraction - data.baseline.fraction
+    test = stats.bounded_mean_noninferiority(
+        d, margin=margin, alpha=alpha, rng=stream(config.seed, "uplift-betting")
+    )
+    ci = _betting_ci(d, level, config.seed)
     decision: Literal["non-inferior", "regression", "inconclusive"] = (
-        "non-inferior" if low > -margin else ("regression" if high < 0 else "inconclusive")
+        "non-inferior" if test.pvalue <= alpha else ("regression" if ci.high < 0 else "inconclusive")
     )
     return NonInferiority(
-        margin=margin, alpha=alpha, statistic=float(shifted.statistic), pvalue=float(shifted.pvalue),
-        ci=bd.interval(ci, level), decision=decision,
-        method="paired t on per-task differences, H0: uplift <= -margin (task = unit)",
+        margin=margin, alpha=alpha, statistic=float(test.statistic), pvalue=float(test.pvalue),
+        ci=ci, decision=decision,
+        method=(
+            "betting e-value on per-task differences, H0: uplift <= -margin "
+            "(fixed-n, task = unit)"
+        ),
     )
 
 
@@ -236,12 +283,35 @@ def minimum_detectable(
         sd = float(np.std(data.candidate.fraction - data.baseline.fraction, ddof=1))
         mde = (
             float(stats.minimum_detectable_effect(n, sd=sd, alpha=alpha, alternative="less"))
-            if sd > 0 else None
+            if sd > 1e-9 else None
         )
         method = (
-            "normal approximation for the one-sided paired t test on per-task fractions, "
-            f"80% power, alpha {alpha:g}"
+            "normal approximation (per-task SD) for the one-sided sign-flip test on per-task "
+            f"fractions, 80% power, alpha {alpha:g}"
         )
     if mde is not None and not np.isfinite(mde):
         mde = None  # no effect within the observed discordance is detectable at this size
     return mde, (method if mde is not None else None)
+
+
+def critical_ids(data: PairedData, masks: tuple[np.ndarray, ...]) -> tuple[list[str], list[str]]:
+    """Critical tasks that regressed, and (repeated runs) those whose lower pass fraction is flaky.
+
+    With one run a critical task regresses when the baseline passed and the candidate failed.
+    With repeated runs it regresses when the baseline passed every run and the candidate failed
+    every run; a critical task whose pass fraction fell otherwise is flaky in at least one arm and
+    is listed, not counted (a flaky task is not a regression by itself).
+    """
+    lower = masks[1] & data.critical
+    if data.runs == 1:
+        return bd.ids(data, lower), []
+    b, c = data.baseline, data.candidate
+    stable = (b.passes == b.runs) & (c.passes == 0)
+    return bd.ids(data, lower & stable), bd.ids(data, lower & ~stable)
+
+
+def zero_bound(table: PairTable, n: int, level: float) -> float | None:
+    """The one-sided upper bound on the regression rate when no pair regressed (else ``None``)."""
+    if table.regressions or not n:
+        return None
+    return float(stats.zero_failure_upper_bound(n, confidence_level=level))

@@ -217,7 +217,7 @@ def _compare_numeric(args: argparse.Namespace, s: dict[str, Any], why: str) -> i
     ``why``: where the baseline holds a number, named in any error of a file read as numbers (a
     candidate's ``true`` is otherwise "not a number" with no word of the file that decided it).
     """
-    from ablation.analysis.numeric import compare_numeric, render_numeric, task_means
+    from ablation.analysis.numeric import compare_numeric, numeric_output, task_means
     from ablation.cli.options import read_options
     from ablation.errors import InputError
     from ablation.sources.result_files import load_results
@@ -231,18 +231,17 @@ def _compare_numeric(args: argparse.Namespace, s: dict[str, Any], why: str) -> i
     field = args.field or "passed"
     before = numbers(args.before, "baseline", **read_options(args, baseline=True))
     base = task_means(before, field)
-    code = 0
+    results = []
     for path in args.after:
         after = numbers(path, "candidate", **read_options(args))
-        result = compare_numeric(
+        results.append(compare_numeric(
             base, task_means(after, field), field=field,
             regression_delta=args.regression_delta or 0.0, alpha=s.get("alpha") or 0.05,
-        )
-        code = max(code, result.exit_code)
-        if not s.get("quiet"):
-            text = result.model_dump_json(indent=2) if s.get("format") == "json" else render_numeric(result)
-            print(text)
-    return code
+            confidence_level=s.get("confidence") or 0.95,
+        ))  # fmt: skip
+    if not s.get("quiet"):
+        print(numeric_output(results, [str(p) for p in args.after], s.get("format") == "json"))
+    return max(r.exit_code for r in results)
 
 
 def _cmd_report(args: argparse.Namespace) -> int:
@@ -357,12 +356,14 @@ def _plan_sequential(args: argparse.Namespace, psi: float, n: int) -> None:
         psi, args.uplift, n_max=n, alpha=args.alpha, margin=args.margin, n_sim=args.simulations
     )
     rates = ", ".join(f"{gate} {100 * rate:.1f}%" for gate, rate in sim.rates if rate > 0)
+    if args.margin is not None:
+        print(stats.noninferiority_design_text(psi, args.uplift, args.margin, args.alpha, args.power))
     print(
         f"sequential campaign over {n} tasks (simulated, {sim.n_sim} campaigns, seed {sim.seed}; "
         f"true uplift {args.uplift:+g}, margin {args.margin}): expected agent calls "
         f"{sim.expected_agent_calls:.0f} (mean; {sim.expected_pairs:.1f} pairs, MCSE "
         f"{sim.mcse_expected_pairs:.1f}), 90th percentile {sim.agent_calls_p90}, vs {2 * n} "
-        f"fixed-n; decided by: {rates}"
+        f"for the fixed-n test of the uplift above; decided by: {rates}"
     )
 
 

@@ -60,7 +60,11 @@ if TYPE_CHECKING:
         paired_difference_interval,
         tango_score_statistic,
     )
-    from ablation.stats.planning import minimum_detectable_effect, sample_size_paired
+    from ablation.stats.planning import (
+        minimum_detectable_effect,
+        noninferiority_design_text,
+        sample_size_paired,
+    )
     from ablation.stats.power import (
         exact_mcnemar_power,
         exact_minimum_detectable_effect,
@@ -91,6 +95,11 @@ if TYPE_CHECKING:
         sequential_decisions,
         simulate_sequential,
     )
+    from ablation.stats.task_means import (
+        bounded_mean_interval,
+        bounded_mean_noninferiority,
+        sign_flip_test,
+    )
 
 # submodule -> the public names it defines (the runtime twin of the TYPE_CHECKING imports above)
 _EXPORTS: dict[str, tuple[str, ...]] = {
@@ -114,7 +123,7 @@ _EXPORTS: dict[str, tuple[str, ...]] = {
     "paired_interval": (
         "noninferiority_test", "paired_difference_interval", "tango_score_statistic",
     ),
-    "planning": ("minimum_detectable_effect", "sample_size_paired"),
+    "planning": ("minimum_detectable_effect", "noninferiority_design_text", "sample_size_paired"),
     "quantiles": ("linear_quantiles", "median"),
     "power": (
         "exact_mcnemar_power", "exact_minimum_detectable_effect", "exact_sample_size_paired",
@@ -132,6 +141,7 @@ _EXPORTS: dict[str, tuple[str, ...]] = {
         "SequentialDecisions", "SequentialSimulation", "sequential_decisions",
         "simulate_sequential",
     ),
+    "task_means": ("bounded_mean_interval", "bounded_mean_noninferiority", "sign_flip_test"),
 }
 _HOMES: dict[str, str] = {name: module for module, names in _EXPORTS.items() for name in names}
 
@@ -153,6 +163,8 @@ __all__ = [
     "VarianceComponents",
     "adjust_pvalues",
     "binary_uplift_bootstrap",
+    "bounded_mean_interval",
+    "bounded_mean_noninferiority",
     "clopper_pearson_interval",
     "cluster_bootstrap",
     "design_effect",
@@ -168,6 +180,7 @@ __all__ = [
     "median",
     "metric_noninferiority",
     "minimum_detectable_effect",
+    "noninferiority_design_text",
     "noninferiority_test",
     "paired_binary_summary",
     "paired_bootstrap",
@@ -175,6 +188,7 @@ __all__ = [
     "paired_t_test",
     "repeated_binary_bootstrap",
     "sample_size_paired",
+    "sign_flip_test",
     "sign_test",
     "tango_score_statistic",
     "tost_paired",

@@ -21,7 +21,12 @@ from ablation.stats.power import exact_mcnemar_power, exact_sample_size_paired
 
 _st: Any = LazyModule("scipy.stats")
 
-__all__ = ["EXACT_SEARCH_LIMIT", "minimum_detectable_effect", "sample_size_paired"]
+__all__ = [
+    "EXACT_SEARCH_LIMIT",
+    "minimum_detectable_effect",
+    "noninferiority_design_text",
+    "sample_size_paired",
+]
 
 EXACT_SEARCH_LIMIT = 100_000
 """Largest Connor n for which :func:`sample_size_paired` also searches the exact-test n."""
@@ -150,3 +155,22 @@ def minimum_detectable_effect(
     if not (math.isfinite(ps) and 0.0 < ps <= 1.0):
         raise ValueError(f"psi (discordant probability) must be in (0, 1], got {psi!r}")
     return connor_mde(nn, ps, za, zb)
+
+
+def noninferiority_design_text(
+    psi: float, delta: float, margin: float, alpha: float = 0.05, power: float = 0.8
+) -> str:
+    """The fixed-n non-inferiority design, in words: the question a sequential PASS answers.
+
+    Normal approximation for the paired difference with the unrestricted variance:
+    ``n = (z_{1−α} + z_power)²·(ψ − δ²)/(δ + M)²`` for a one-sided test at ``alpha`` of
+    H0 ``Δ ≤ −M`` when the true uplift is ``δ > −M``.
+    """
+    if delta <= -margin:
+        return (f"fixed-n non-inferiority design (margin {margin:g}): none, the true uplift "
+                f"{delta:+g} is not above -margin, so non-inferiority is not the expected answer")
+    z = float(_dist.ndtri(1 - alpha)) + float(_dist.ndtri(power))
+    n = math.ceil(z * z * (psi - delta * delta) / (delta + margin) ** 2)
+    return (f"fixed-n non-inferiority design (margin {margin:g}, the question a sequential PASS "
+            f"answers): {n} tasks, {2 * n} agent calls for {100 * power:g}% power "
+            f"(normal approximation)")

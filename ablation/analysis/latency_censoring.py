@@ -1,0 +1,99 @@
+"""Latency with timeouts: a timed-out trial counts at the time limit, not as missing.
+
+Dropping timed-out trials is informative censoring: a candidate that loops to the limit on its
+slowest tasks loses exactly those tasks from the comparison and looks as fast as the baseline,
+or faster, since each arm's mean is then over a different task set. Here a timed-out trial
+counts at the cap (the campaign's ``timeout_s``; without one, the largest latency seen, a lower
+bound), so its task stays in the paired comparison with a latency that is a lower bound of the
+truth; a task's latency in an arm is the mean of its completed trials' latencies and the cap for
+each timed-out trial.
+
+Assumptions: ``PairedData.failures`` lists every failed trial with its status; a trial that
+failed otherwise (an error) has no latency and does not count.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from ablation.analysis.metrics import compare_latency
+from ablation.analysis.pairing import PairedData
+from ablation.config import CampaignConfig
+from ablation.report import LatencyComparison
+
+__all__ = ["CensoredLatency", "censored_latency", "latency_comparison"]
+
+
+@dataclass(frozen=True)
+class CensoredLatency:
+    """Both arms' per-task latencies with timeouts at the cap, and what was counted.
+
+    Attributes:
+        baseline: Per-task latency of the baseline (NaN: no completed or timed-out trial).
+        candidate: Likewise for the candidate.
+        timed_out_baseline: Per paired task, whether a baseline trial timed out.
+        timed_out_candidate: Likewise for the candidate.
+        cap: The latency a timed-out trial counts at (``None``: no timeout in either arm).
+        cap_known: Whether ``cap`` is the configured time limit (else the largest latency seen).
+    """
+
+    baseline: np.ndarray
+    candidate: np.ndarray
+    timed_out_baseline: np.ndarray
+    timed_out_candidate: np.ndarray
+    cap: float | None
+    cap_known: bool
+
+
+def censored_latency(data: PairedData, timeout_s: float | None) -> CensoredLatency:
+    """The paired latency columns with every timed-out trial counted at the cap."""
+    n = len(data.task_ids)
+    pos = {tid: i for i, tid in enumerate(data.task_ids)}
+    fails = {"baseline": np.zeros(n), "candidate": np.zeros(n)}
+    outs = {"baseline": np.zeros(n), "candidate": np.zeros(n)}
+    for tid, arm, _run, status, *_ in data.failures:
+        i = pos.get(tid)
+        if i is None or arm not in fails:
+            continue
+        fails[arm][i] += 1
+        outs[arm][i] += status == "timeout"
+    cols = {"baseline": data.baseline, "candidate": data.candidate}
+    if not (outs["baseline"].any() or outs["candidate"].any()):
+        b, c = data.baseline.latency, data.candidate.latency
+        return CensoredLatency(b, c, outs["baseline"] > 0, outs["candidate"] > 0, None, False)
+    seen = np.concatenate([a.latency[~np.isnan(a.latency)] for a in cols.values()])
+    cap_known = timeout_s is not None
+    cap = float(timeout_s) if timeout_s is not None else float(seen.max(initial=0.0))
+    out = {}
+    for arm, col in cols.items():
+        done = np.clip(col.runs - fails[arm], 0, None) * ~np.isnan(col.latency)
+        total = np.nan_to_num(col.latency) * done + cap * outs[arm]
+        count = done + outs[arm]
+        with np.errstate(invalid="ignore", divide="ignore"):
+            out[arm] = np.where(count > 0, total / np.where(count > 0, count, 1), np.nan)
+    return CensoredLatency(
+        out["baseline"], out["candidate"], outs["baseline"] > 0, outs["candidate"] > 0, cap,
+        cap_known,
+    )
+
+
+def latency_comparison(config: CampaignConfig, lat: CensoredLatency) -> LatencyComparison | None:
+    """The report's latency section from the censored columns (``None``: no latency at all)."""
+    if not np.any(~np.isnan(lat.baseline)):
+        return None
+    out = compare_latency(lat.baseline, lat.candidate, config=config)
+    if lat.cap is None:
+        return out
+    how = "the time limit" if lat.cap_known else "the largest latency seen (a lower bound)"
+    only_b = int(np.sum(lat.timed_out_baseline & ~lat.timed_out_candidate))
+    only_c = int(np.sum(lat.timed_out_candidate & ~lat.timed_out_baseline))
+    return out.model_copy(
+        update={
+            "timeouts_only_baseline": only_b,
+            "timeouts_only_candidate": only_c,
+            "censoring": f"timed-out trials counted at {lat.cap:g} s, {how}: their latencies "
+            "are lower bounds",
+        }
+    )

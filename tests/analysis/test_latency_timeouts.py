@@ -1,0 +1,80 @@
+"""Latency with timeouts: timed-out trials count at the cap, arms are summarised on the same
+tasks, and the latency gate fails (or says so) when timeouts are unbalanced.
+
+Case: a candidate that loops to the 300 s limit on the 4% slowest tasks. Dropping those trials
+gave a ratio of about 1, a candidate mean that looked faster (over fewer, faster tasks) and a
+passing latency gate.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from scipy import stats as sps
+
+from ablation import CampaignConfig, GatePolicy, compare_results
+
+CAP = 300.0
+GATE = "no significant latency regression"
+
+
+def _looping_candidate(n: int = 200, seed: int = 0):
+    rng = np.random.default_rng(seed)
+    lat = rng.lognormal(2.3, 0.8, n)
+    slow = lat >= np.quantile(lat, 0.96)
+    noise = rng.lognormal(0.0, 0.05, n)
+    base = [{"task_id": f"t{i}", "passed": True, "latency_s": float(lat[i])} for i in range(n)]
+    cand = [
+        {"task_id": f"t{i}", "passed": False, "status": "timeout"}
+        if slow[i]
+        else {"task_id": f"t{i}", "passed": True, "latency_s": float(lat[i] * noise[i])}
+        for i in range(n)
+    ]
+    cand_lat = np.where(slow, CAP, lat * noise)
+    return base, cand, lat, cand_lat, slow
+
+
+def _config() -> CampaignConfig:
+    return CampaignConfig(
+        n_resamples=200, timeout_s=CAP,
+        gates=GatePolicy(max_latency_ratio=1.1, require_complete=False),
+    )  # fmt: skip
+
+
+def test_timeouts_count_at_the_cap_on_the_paired_task_set() -> None:
+    base, cand, lat, cand_lat, slow = _looping_candidate()
+    report = compare_results(base, cand, config=_config())
+    assert report.latency is not None and report.latency.n_pairs == len(lat)
+    # Both arms' means over all 200 tasks, the timed-out ones at 300 s.
+    assert report.baseline.latency_mean_s == pytest.approx(lat.mean(), rel=1e-12)
+    assert report.candidate.latency_mean_s == pytest.approx(cand_lat.mean(), rel=1e-12)
+    assert report.candidate.latency_mean_s > report.baseline.latency_mean_s
+    ref = np.exp(np.mean(np.log(cand_lat / lat)))
+    assert report.latency.geometric_mean_ratio == pytest.approx(ref, rel=1e-9)
+    assert report.latency.timeouts_only_candidate == int(slow.sum())
+    assert report.latency.timeouts_only_baseline == 0
+    assert "300 s" in (report.latency.censoring or "")
+
+
+def test_latency_gate_fails_when_the_candidate_times_out_more() -> None:
+    base, cand, *_, slow = _looping_candidate()
+    report = compare_results(base, cand, config=_config())
+    gate = next(g for g in report.gates if g.name == GATE)
+    p_to = sps.binomtest(int(slow.sum()), int(slow.sum()), 0.5, alternative="greater").pvalue
+    assert gate.status == "fail"
+    assert gate.pvalue is not None and gate.pvalue <= p_to + 1e-15
+    assert "unbalanced" in gate.evidence
+
+
+def test_balanced_timeouts_are_named_and_do_not_fail_by_themselves() -> None:
+    base, _, lat, *_ = _looping_candidate()
+    slow = lat >= np.quantile(lat, 0.96)
+    rows = [
+        {"task_id": r["task_id"], "passed": False, "status": "timeout"} if s else r
+        for r, s in zip(base, slow, strict=True)
+    ]
+    report = compare_results(rows, [dict(r) for r in rows], config=_config())
+    gate = next(g for g in report.gates if g.name == GATE)
+    assert gate.status == "pass"
+    assert "timeouts in the candidate only on 0 task(s), in the baseline only on 0" in gate.evidence
+    assert report.baseline.latency_mean_s == report.candidate.latency_mean_s
