@@ -18,7 +18,7 @@ import pytest
 
 PACKAGE = Path(__file__).resolve().parents[1] / "ablation"
 
-GROUND = {"errors", "schema", "config", "columns", "digests", "heap", "eventloop"}
+GROUND = {"errors", "schema", "outputs", "config", "columns", "digests", "heap", "eventloop"}
 MODELS = GROUND | {"report", "report_items"}
 EVALUATE = GROUND | {"evaluate", "stats"}
 
@@ -29,7 +29,8 @@ ALLOWED: dict[str, set[str]] = {
     "digests": set(),
     "heap": set(),
     "eventloop": set(),
-    "schema": {"errors", "digests"},
+    "outputs": set(),
+    "schema": {"errors", "digests", "outputs"},
     "config": set(),
     "columns": set(),
     "report_items": set(),
@@ -104,6 +105,7 @@ ALLOWED: dict[str, set[str]] = {
     "analysis.breakdowns": MODELS | {"stats", "analysis.seeding", "analysis.pairing", "analysis.factorize"},
     "analysis.headline": MODELS | {"stats", "analysis.breakdowns", "analysis.pairing", "analysis.seeding"},
     "analysis.details": MODELS | {"analysis.pairing"},
+    "analysis.notes": MODELS | {"stats", "analysis.pairing"},
     "analysis.collector": set(),
     "analysis.build": MODELS | {"stats", "analysis", "sources.result_files", "sources.inputs"},
     "analysis.stored": MODELS | {"analysis", "store"},

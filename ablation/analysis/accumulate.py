@@ -6,7 +6,7 @@ Used by :func:`ablation.analysis.pairing.pair_results`.
 from __future__ import annotations
 
 import functools
-from collections.abc import Collection
+from collections.abc import Collection, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -14,8 +14,9 @@ import numpy as np
 
 from ablation.columns import constant_value, failure_fields, filled
 from ablation.errors import InputError
+from ablation.outputs import TOOL_CALLS_PREFIX
 
-__all__ = ["Accumulated", "ArmColumns", "signed_counts"]
+__all__ = ["Accumulated", "ArmColumns", "signed_counts", "tool_call_counts"]
 
 
 @dataclass(frozen=True)
@@ -85,6 +86,16 @@ class _Growable:
             grown[: self.data.size] = self.data
             self.data = grown
         self.data[i] += value
+
+
+def tool_call_counts(name: str, pair: tuple[Any, Any], metrics: Mapping[str, tuple[Any, Any]]) -> tuple[Any, Any]:
+    """``(sums, counts)`` of metric ``name``; a tool call count (``tool_calls.<tool>``) is
+    divided by the trials that reported usage (those with ``model_requests``): a trial with
+    usage that did not call the tool called it 0 times, not an unknown number of times."""
+    requests = metrics.get("model_requests")
+    if requests is None or not name.startswith(TOOL_CALLS_PREFIX):
+        return pair
+    return pair[0], requests[1]
 
 
 class _ArmAccumulator:
@@ -159,7 +170,10 @@ class _ArmAccumulator:
             cost=mean((c["cost_sum"], c["cost_n"])),
             quality={name: mean(pair) for name, pair in sorted(self.quality.items())},
             quality_errors=dict(self.quality_errors),
-            metrics={name: mean(pair) for name, pair in sorted(self.metrics.items())},
+            metrics={
+                name: mean(tool_call_counts(name, pair, self.metrics))
+                for name, pair in sorted(self.metrics.items())
+            },
             cost_total=float(take(c["cost_sum"]).sum()) if cost_trials else None,
             cost_trials=cost_trials,
             n_trials=int(take(c["trials"]).sum()),

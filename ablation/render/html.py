@@ -273,7 +273,9 @@ def render_html(report: AblationReport, *, details: bool = True) -> str:
     verdict_class = "pass" if report.verdict == "pass" else "fail"
     body = [
         f'<header class="verdict {verdict_class}"><h1>{esc(f.verdict_line(report))}</h1>'
-        f"{_p(f.summary_sentence(report))}{_p(agents, 'note')}</header>",
+        f"{_p(f.summary_sentence(report))}"
+        + "".join(_p(f"Also changed: {note}", "note") for note in report.notes)
+        + f"{_p(agents, 'note')}</header>",
         plot_note,
         _regressions(report),
         _improvements(report),

@@ -173,6 +173,7 @@ def render_markdown(report: AblationReport, *, details: bool = False) -> str:
         [
             f"## {mark} ablation: {md_cell(f.verdict_line(report))}",
             md_cell(f.summary_sentence(report)),
+            *(f"- Also changed: {md_cell(note)}" for note in report.notes),
         ],
         _regressions(report, details),
         [f"### Improvements ({len(report.improvements)})", improvements or "No task improved."],

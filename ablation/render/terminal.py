@@ -63,6 +63,8 @@ def _heading(report: AblationReport) -> Panel:
     body = Text()
     body.append(f.verdict_line(report), style="bold green" if ok else "bold red")
     body.append("\n" + f.summary_sentence(report))
+    for note in report.notes:
+        body.append("\nAlso changed: " + note, style="yellow")
     title = _t(
         f"ablation: {report.provenance.candidate_agent or 'candidate'} vs "
         f"{report.provenance.baseline_agent or 'baseline'}"
