@@ -14,13 +14,15 @@ per trial, and none of these packages is a dependency.
 
 from __future__ import annotations
 
+import json
 import sys
-from collections.abc import Callable, Iterable
+from collections.abc import Awaitable, Callable, Iterable
 from typing import Any
 
 from ablation.outputs import AgentOutput, TrialUsage
+from ablation.schema import to_jsonable
 
-__all__ = ["TRACE_MESSAGES", "sdk_output"]
+__all__ = ["TRACE_MESSAGES", "pydantic_ai_runner", "sdk_output"]
 
 #: At most this many messages of a pydantic-ai run are kept as its trace (the first ones).
 TRACE_MESSAGES = 200
@@ -168,3 +170,20 @@ def sdk_output(raw: Any) -> Any:
         if isinstance(cls, type) and isinstance(raw, cls):
             return read(raw)
     return raw
+
+
+def pydantic_ai_runner(obj: Any) -> Callable[[Any], Awaitable[Any]] | None:
+    """For a pydantic-ai ``Agent`` (its package loaded), an async function running it on a task
+    input: ``agent.run(prompt)``, the prompt being the input when it is text and its JSON
+    otherwise; ``None`` for any other object."""
+    cls = getattr(sys.modules.get("pydantic_ai.agent"), "AbstractAgent", None)
+    if not (isinstance(cls, type) and isinstance(obj, cls)):
+        return None
+    agent: Any = obj
+
+    async def run_pydantic_ai(input_data: Any) -> Any:
+        prompt = input_data if isinstance(input_data, str) else json.dumps(to_jsonable(input_data))
+        return await agent.run(prompt)
+
+    run_pydantic_ai.__qualname__ = f"pydantic_ai:{getattr(obj, 'name', None) or 'Agent'}"
+    return run_pydantic_ai

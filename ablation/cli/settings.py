@@ -9,7 +9,9 @@ completeness gate off), ``allow-incomplete``, ``metric-margins`` (a table NAME =
 ``rate-limit``, ``quality``, ``format``, ``labels``, ``sequential``,
 ``stop-when-inconclusive-after``, ``isolation`` (``"thread"`` or ``"process"``), ``sandbox``
 (``"bubblewrap"`` or ``"process"``),
-``worker-memory-mb``, ``max-output-bytes``). Flags given
+``worker-memory-mb``, ``max-output-bytes``, ``prices``: a table per model id of
+``input_per_mtok``, ``output_per_mtok``, ``cached_input_per_mtok`` and ``currency``, which
+prices a trial's usage instead of the price database). Flags given
 on the command line win over the file; the file wins over built-in defaults.
 """
 
@@ -29,7 +31,7 @@ KNOWN_KEYS = {
     "allow_significant_regression", "min_completed", "allow_incomplete", "require_complete",
     "metric_margins", "fail_fast", "timestamps",
     "sequential", "stop_when_inconclusive_after", "isolation", "worker_memory_mb",
-    "max_output_bytes", "sandbox",
+    "max_output_bytes", "sandbox", "prices",
 }
 
 

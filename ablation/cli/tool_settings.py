@@ -78,6 +78,7 @@ class ToolSettings(BaseModel):
     isolation: Literal["thread", "process"] | None = None
     sandbox: Literal["bubblewrap", "process"] | None = None
     worker_memory_mb: StrictInt | None = Field(default=None, ge=64)
+    prices: dict[StrictStr, dict[StrictStr, _Number | StrictStr]] | None = None
 
 
 def check_tool_types(settings: dict[str, Any], path: Path) -> None:
