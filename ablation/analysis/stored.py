@@ -57,6 +57,18 @@ class StoredTrials(Mapping[tuple[str, str], TaskResult]):
                 found[key] = result
         return found
 
+    def all_runs(self, keys: Iterable[tuple[str, str]]) -> dict[tuple[str, str], list[TaskResult]]:
+        """Every run's trial of ``keys`` in one read, by run (absent keys are left out)."""
+        wanted = set(keys)
+        found: dict[tuple[str, str], list[TaskResult]] = {}
+        if not wanted:
+            return found
+        for result in self._store.results(self._campaign_id, task_ids={tid for tid, _ in wanted}):
+            key = (result.task_id, result.arm)
+            if key in wanted:  # rows come in (task_id, arm, run) order
+                found.setdefault(key, []).append(result)
+        return found
+
     def __iter__(self) -> Iterator[tuple[str, str]]:
         return iter(())
 
@@ -92,7 +104,26 @@ def report_from_store(
         on_error=config.on_error,
         trial_lookup=StoredTrials(store, campaign_id),
     )
-    return build_report(data, config=config, provenance=provenance)
+    report = build_report(data, config=config, provenance=provenance)
+    if tasks is not None:  # the campaign that ran: keep what its drill-downs show
+        store.save_task_details(
+            campaign_id, {d.task_id: (d.input, d.expected_output) for d in report.details}
+        )
+        return report
+    return with_task_details(report, store.task_details(campaign_id))
+
+
+def with_task_details(report: AblationReport, kept: Mapping[str, tuple[Any, Any]]) -> AblationReport:
+    """``report`` with the input and expected output of its drill-downs' tasks from ``kept``."""
+    if not kept or not report.details:
+        return report
+    shown = [
+        d.model_copy(update={"input": kept[d.task_id][0], "expected_output": kept[d.task_id][1]})
+        if d.task_id in kept and d.input is None and d.expected_output is None
+        else d
+        for d in report.details
+    ]
+    return report.model_copy(update={"details": shown})
 
 
 def report_stored_campaign(
