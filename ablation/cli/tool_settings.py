@@ -43,6 +43,17 @@ MAX_RESAMPLES = 10_000_000
 _Number = StrictInt | StrictFloat
 
 
+class _Price(BaseModel):
+    """One ``[tool.ablation.prices."MODEL"]`` table (see :class:`ablation.config.ModelPrice`)."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid", defer_build=True)
+
+    input_per_mtok: _Number = Field(ge=0)
+    output_per_mtok: _Number = Field(ge=0)
+    cached_input_per_mtok: _Number | None = Field(default=None, ge=0)
+    currency: StrictStr = Field(default="USD", min_length=1, max_length=16)
+
+
 class ToolSettings(BaseModel):
     """The accepted type (and range) of each ``[tool.ablation]`` key.
 
@@ -78,7 +89,7 @@ class ToolSettings(BaseModel):
     isolation: Literal["thread", "process"] | None = None
     sandbox: Literal["bubblewrap", "process"] | None = None
     worker_memory_mb: StrictInt | None = Field(default=None, ge=64)
-    prices: dict[StrictStr, dict[StrictStr, _Number | StrictStr]] | None = None
+    prices: dict[StrictStr, _Price] | None = None
 
 
 def check_tool_types(settings: dict[str, Any], path: Path) -> None:
