@@ -61,11 +61,18 @@ def change_notes(report: AblationReport, alpha: float) -> list[str]:
         if label.startswith("tool "):
             use = f" (the candidate uses this tool {'less' if went == 'fell' else 'more'})"
         notes.append(
-            f"{label} {went}: {c.baseline_mean:.4g} -> {c.candidate_mean:.4g} "
+            f"{label} {went}: {_number(c.baseline_mean)} -> {_number(c.candidate_mean)} "
             f"(Wilcoxon p = {c.wilcoxon_pvalue:.2g}, Holm-adjusted {float(p):.2g}, "
             f"{c.n_pairs} pairs){use}"
         )
     return notes
+
+
+def _number(x: float) -> str:
+    """4 significant digits, in plain decimals below 1e-4 (a cost of ``0.00002945``)."""
+    if x == 0 or abs(x) >= 1e-4:
+        return f"{x:.4g}"
+    return f"{float(f'{x:.4g}'):.12f}".rstrip("0")
 
 
 def cost_units(data: PairedData, arm: str) -> tuple[str | None, str | None]:

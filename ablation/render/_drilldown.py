@@ -40,13 +40,15 @@ def tool_lines(detail: PairDetail) -> list[str]:
         return []
     at = next((i for i, (x, y) in enumerate(zip(base, cand, strict=False)) if x != y), min(len(base), len(cand)))
 
+    same = base == cand
+
     def shown(tools: list[str]) -> str:
         marked = [(">> " if i == at else "") + t for i, t in enumerate(tools)]
-        return " -> ".join(marked) + (" -> >> (end)" if at == len(tools) and base != cand else "")
+        end = [] if same or at < len(tools) else [">> (end)" if tools else ">> (none)"]
+        return " -> ".join(marked + end) or "(none)"
 
-    same = base == cand
     note = "same tool calls" if same else f"first divergence at tool call {at + 1}"
-    return [f"baseline tools: {shown(base) or '(none)'}", f"candidate tools: {shown(cand) or '(none)'}", note]
+    return [f"baseline tools: {shown(base)}", f"candidate tools: {shown(cand)}", note]
 
 
 def diff_markup(

@@ -323,4 +323,10 @@ def trial_facts(trial: TrialView) -> str:
         facts.append(
             "quality " + ", ".join(f"{k} {fmt_float(v)}" for k, v in sorted(trial.quality.items()))
         )
+    usage = trial.usage or {}
+    if usage:
+        facts.append(
+            f"tokens {usage.get('input_tokens', 0)} in / {usage.get('output_tokens', 0)} out, "
+            f"{usage.get('model_requests', 0)} model requests"
+        )
     return ", ".join(facts)

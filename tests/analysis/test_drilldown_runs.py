@@ -118,3 +118,19 @@ def test_word_diff_of_long_outputs_is_bounded_and_still_exact() -> None:
     segments = word_diff(a, b)
     assert _rebuilt(segments, "delete") == a and _rebuilt(segments, "insert") == b
     assert {"op": "insert", "text": "seven"} in [s.model_dump() for s in segments]
+
+
+def test_tool_sequences_mark_the_first_divergence() -> None:
+    from ablation.render._drilldown import tool_lines
+    from ablation.report import PairDetail, TrialView
+
+    def pair(base: list[str], cand: list[str]) -> list[str]:
+        views = [TrialView(status="completed", passed=p, tools=t) for p, t in ((True, base), (False, cand))]
+        return tool_lines(PairDetail(task_id="x", kind="regression", baseline=views[0], candidate=views[1]))
+
+    assert pair(["lookup"], []) == ["baseline tools: >> lookup", "candidate tools: >> (none)",
+                                    "first divergence at tool call 1"]  # fmt: skip
+    assert pair(["lookup", "policy"], ["lookup", "guess"])[2] == "first divergence at tool call 2"
+    assert pair(["lookup", "policy"], ["lookup"])[1] == "candidate tools: lookup -> >> (end)"
+    assert pair(["lookup"], ["lookup"]) == ["baseline tools: lookup", "candidate tools: lookup", "same tool calls"]
+    assert pair([], []) == []

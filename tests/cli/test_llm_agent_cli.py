@@ -69,6 +69,7 @@ def test_run_reports_usage_per_arm_names_the_dropped_tool_and_drills_down() -> N
 
     text = run([*ARGS, "--details"], cli_env()).stdout
     assert "baseline tools: >> lookup_order -> refund_policy" in text
+    assert "candidate tools: >> (none)" in text
     assert "first divergence at tool call 1" in text
     assert "candidate runs: run 0: FAIL, run 1: FAIL, run 2: FAIL" in text
     assert "input: Where is my order 1005?" in text
