@@ -7,6 +7,7 @@ per-task means of tool calls, counted by hand), never read back from the code un
 from __future__ import annotations
 
 import json
+import sys
 from fractions import Fraction
 from pathlib import Path
 
@@ -177,3 +178,16 @@ def test_schema_version_and_the_json_schema_name_the_new_fields() -> None:
     assert "currency" in arm["cost_currency"]["description"]
     assert "price-db" in arm["cost_source"]["description"]
     assert "tool" in schema["properties"]["notes"]["description"]
+
+
+def test_a_command_agent_reports_usage_in_its_json_reply() -> None:
+    from ablation.agents import CommandAgent
+
+    script = (
+        "import json, sys; n = json.load(sys.stdin); print(json.dumps({'output': n, 'usage': "
+        "{'input_tokens': 10 * n, 'output_tokens': 1, 'model_requests': 1, 'tool_calls': {'calc': n % 2}}}))"
+    )
+    agent = CommandAgent([sys.executable, "-c", script])
+    report = run_ablation_campaign(agent, agent, TASKS[:4], config=FAST.model_copy(update={"runs": 1}))
+    assert report.metrics["input_tokens"].baseline_mean == sum(10 * i for i in range(4)) / 4
+    assert report.metrics["tool_calls.calc"].candidate_mean == 0.5
