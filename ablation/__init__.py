@@ -42,6 +42,8 @@ _EXPORTS: dict[str, str] = {
     "SequentialPolicy": "ablation.config",
     "StoreError": "ablation.errors",
     "TaskResult": "ablation.schema",
+    "TrialCost": "ablation.outputs",
+    "TrialUsage": "ablation.outputs",
     "compare_results": "ablation.analysis.build",
     "evaluate_gates": "ablation.analysis.gates",
     "load_agent": "ablation.sources.agent_specs",
@@ -74,6 +76,8 @@ __all__ = [
     "SequentialPolicy",
     "StoreError",
     "TaskResult",
+    "TrialCost",
+    "TrialUsage",
     "compare_results",
     "evaluate_gates",
     "load_agent",
@@ -123,6 +127,7 @@ if TYPE_CHECKING:  # pragma: no cover - for type checkers and IDEs only
         ResumeMismatchError,
         StoreError,
     )
+    from ablation.outputs import TrialCost, TrialUsage
     from ablation.report import AblationReport
     from ablation.run.campaign import (
         CampaignRun,

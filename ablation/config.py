@@ -19,7 +19,7 @@ from pydantic import (
     model_validator,
 )
 
-__all__ = ["CampaignConfig", "GatePolicy", "Provenance", "RetryPolicy", "SequentialPolicy"]
+__all__ = ["CampaignConfig", "GatePolicy", "ModelPrice", "Provenance", "RetryPolicy", "SequentialPolicy"]
 
 _FROZEN = ConfigDict(frozen=True, extra="forbid")
 _FROZEN_ANY = ConfigDict(frozen=True, extra="forbid", arbitrary_types_allowed=True)
@@ -169,6 +169,24 @@ class SequentialPolicy(BaseModel):
     suite_claim: bool = False
 
 
+class ModelPrice(BaseModel):
+    """A model's price per million tokens, which overrides the price database for that model.
+
+    Attributes:
+        input_per_mtok: Price of a million prompt tokens that were not served from the cache.
+        output_per_mtok: Price of a million completion tokens.
+        cached_input_per_mtok: Price of a million cached prompt tokens (``None``: as uncached).
+        currency: ISO 4217 code of the prices (``"USD"``).
+    """
+
+    model_config = _FROZEN
+
+    input_per_mtok: float = Field(ge=0, allow_inf_nan=False)
+    output_per_mtok: float = Field(ge=0, allow_inf_nan=False)
+    cached_input_per_mtok: float | None = Field(default=None, ge=0, allow_inf_nan=False)
+    currency: str = Field(default="USD", min_length=1, max_length=16)
+
+
 class CampaignConfig(BaseModel):
     """Everything that decides how a campaign runs and is analysed.
 
@@ -201,6 +219,9 @@ class CampaignConfig(BaseModel):
             larger output is the trial's error. Command and HTTP agents take the same number
             from ``--max-output-bytes``. Default 8 MiB, at most 128 MiB (the largest a trial's
             stored row can hold with room to spare: SQLite refuses values over 10⁹ bytes).
+        prices: Per model id, a price that overrides the price database when a trial reports
+            usage but no cost (``[tool.ablation.prices]``; see
+            :mod:`ablation.agents.pricing`).
     """
 
     model_config = _FROZEN
@@ -222,6 +243,7 @@ class CampaignConfig(BaseModel):
     worker_memory_mb: int | None = Field(default=None, ge=64)
     sandbox: Literal["bubblewrap", "process"] = "bubblewrap"
     max_output_bytes: int = Field(default=8 * 1024 * 1024, ge=1, le=128 * 1024 * 1024)
+    prices: dict[str, ModelPrice] = Field(default_factory=dict)
 
     @model_validator(mode="after")
     def _memory_cap_needs_workers(self) -> Self:

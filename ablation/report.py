@@ -105,6 +105,13 @@ class ArmSummary(BaseModel):
     latency_p90_s: float | None = None
     cost_total: float | None = None
     cost_mean: float | None = None
+    cost_currency: str | None = Field(
+        default=None, description="ISO 4217 currency of the arm's costs (None: unstated)")
+    cost_source: str | None = Field(
+        default=None,
+        description="where the arm's costs come from: agent, price-db (genai-prices) or override "
+        "([tool.ablation.prices]); several joined by '+'",
+    )
     quality_means: dict[str, float | None] = Field(default_factory=dict)
 
 
@@ -341,7 +348,7 @@ class SequentialSummary(BaseModel):
 
 
 #: The JSON report's layout version (``AblationReport.schema_version``).
-REPORT_SCHEMA_VERSION = 1
+REPORT_SCHEMA_VERSION = 2
 
 
 class AblationReport(BaseModel):
@@ -388,6 +395,11 @@ class AblationReport(BaseModel):
     gates: list[GateResult] = Field(default_factory=no_items)
     verdict: Literal["pass", "fail"] = "pass"
     verdict_note: str | None = None
+    notes: list[str] = Field(
+        default_factory=no_items,
+        description="significant changes outside the gates: a quality score, tokens, cost, model "
+        "requests or a tool's calls per task that changed (Wilcoxon, Holm-adjusted across them)",
+    )
     details: list[PairDetail] = Field(default_factory=no_items)
     provenance: Provenance
     sequential: SequentialSummary | None = None

@@ -9,7 +9,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-__all__ = ["ErrorGroup", "ErrorSummary", "PairDetail", "TrialView", "UpliftTest"]
+__all__ = ["DiffSegment", "ErrorGroup", "ErrorSummary", "PairDetail", "TrialView", "UpliftTest"]
 
 _FROZEN = ConfigDict(frozen=True, extra="forbid")
 
@@ -65,6 +65,24 @@ class TrialView(BaseModel):
     latency_s: float | None = None
     quality: dict[str, float] = Field(default_factory=dict)
     attempts: int = 1
+    run: int | None = Field(default=None, description="the run this trial belongs to")
+    tools: list[str] = Field(
+        default_factory=no_items,
+        description="the tools the trial called, in order (from its trace)",
+    )
+    usage: dict[str, Any] | None = Field(
+        default=None, description="token counts, model requests, tool calls and model id"
+    )
+
+
+class DiffSegment(BaseModel):
+    """One piece of the word-level diff of two outputs: kept, only in the baseline's output
+    (``delete``) or only in the candidate's (``insert``)."""
+
+    model_config = _FROZEN
+
+    op: Literal["equal", "delete", "insert"]
+    text: str
 
 
 class PairDetail(BaseModel):
@@ -80,6 +98,17 @@ class PairDetail(BaseModel):
     expected_output: Any = None
     baseline: TrialView | None = None
     candidate: TrialView | None = None
+    input: Any = Field(default=None, description="the task input, when the suite is known")
+    baseline_runs: list[TrialView] = Field(
+        default_factory=no_items, description="every run of the task in the baseline, by run"
+    )
+    candidate_runs: list[TrialView] = Field(
+        default_factory=no_items, description="every run of the task in the candidate, by run"
+    )
+    diff: list[DiffSegment] = Field(
+        default_factory=no_items,
+        description="word-level diff of the shown baseline output against the candidate's",
+    )
 
 
 class UpliftTest(BaseModel):

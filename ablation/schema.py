@@ -21,6 +21,14 @@ from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, field_valida
 
 from ablation.digests import entry_digest, fingerprint_of_entries
 from ablation.errors import ConfigError
+from ablation.outputs import (
+    AgentOutput,
+    CostSource,
+    TrialCost,
+    TrialUsage,
+    finite_values,
+    usage_metrics,
+)
 
 _SORTED_ENCODER = json.JSONEncoder(sort_keys=True)  # json.dumps(v, sort_keys=True), reused
 _MAKE_ENCODER = getattr(json.encoder, "c_make_encoder", None)  # None without the C accelerator
@@ -38,6 +46,8 @@ __all__ = [
     "Arm",
     "RubricCriterion",
     "TaskResult",
+    "TrialCost",
+    "TrialUsage",
     "callable_name",
     "is_async_callable",
     "safe_text",
@@ -161,12 +171,7 @@ def _module_label(module: str) -> str:
     return path if rel.startswith("..") else rel
 
 
-def _finite_values(values: dict[str, float]) -> dict[str, float]:
-    """Refuse NaN and infinities (JSON would store them as null); name the offending keys."""
-    bad = sorted(k for k, v in values.items() if not math.isfinite(v))
-    if bad:
-        raise ValueError(f"non-finite value for {', '.join(bad)}: record it as an error instead")
-    return values
+_finite_values = finite_values
 
 
 class RubricCriterion(BaseModel):
@@ -242,36 +247,6 @@ class AblationTask(BaseModel):
         return "equals" if self.verifier is None else callable_name(self.verifier)
 
 
-class AgentOutput(BaseModel):
-    """What an agent may return instead of a bare output, to report cost and usage.
-
-    Attributes:
-        output: The answer that the verifier checks.
-        cost: Money spent on this call (any currency, consistently).
-        tokens: Tokens used.
-        metrics: Any further numeric measurements, kept with the trial.
-    """
-
-    model_config = _SUITE
-
-    output: Any = None
-    cost: float | None = None
-    tokens: int | None = None
-    metrics: dict[str, float] = Field(default_factory=dict)
-
-    @field_validator("metrics")
-    @classmethod
-    def _finite_metrics(cls, value: dict[str, float]) -> dict[str, float]:
-        return _finite_values(value)
-
-    @field_validator("cost")
-    @classmethod
-    def _finite_cost(cls, value: float | None) -> float | None:
-        if value is not None and not math.isfinite(value):
-            raise ValueError("cost must be a finite number")
-        return value
-
-
 class TaskResult(BaseModel):
     """One trial: one agent call on one task for one run, with its verdict and measurements.
 
@@ -281,6 +256,12 @@ class TaskResult(BaseModel):
     ``verifier_note`` holds what the verifier said about its verdict (e.g. why sandboxed code
     failed: a time-out, a memory limit, an early exit). ``arm`` defaults to ``"baseline"``:
     :func:`~ablation.compare_results` sets it from the side a result is given on.
+
+    ``usage`` (:class:`TrialUsage`) is mirrored where the analysis reads numbers: ``tokens``
+    becomes input + output tokens when not given, and ``metrics`` gains the entries of
+    :func:`~ablation.outputs.usage_metrics` (a metric the caller set keeps its value). ``cost``
+    is an amount in ``cost_currency`` (``None``: unstated) from ``cost_source``; ``trace`` is
+    plain data of what happened inside the call (e.g. the model messages, tool calls first).
     """
 
     model_config = _FROZEN
@@ -308,8 +289,27 @@ class TaskResult(BaseModel):
     category: SafeStr | None = None
     critical: bool = False
     started_at: float | None = None
+    usage: TrialUsage | None = None
+    cost_currency: str | None = None
+    cost_source: CostSource | None = None
+    trace: list[Any] | None = None
 
-    @field_validator("output", mode="before")
+    @model_validator(mode="after")
+    def _mirror_usage(self) -> Self:
+        usage = self.usage
+        if usage is None:
+            return self
+        given = self.__pydantic_fields_set__  # the columnar readers read the fields set
+        if self.tokens is None:
+            object.__setattr__(self, "tokens", usage.input_tokens + usage.output_tokens)
+            given.add("tokens")
+        derived = usage_metrics(usage)
+        if not derived.keys() <= self.metrics.keys():
+            object.__setattr__(self, "metrics", {**derived, **self.metrics})
+            given.add("metrics")
+        return self
+
+    @field_validator("output", "trace", mode="before")
     @classmethod
     def _jsonable_output(cls, value: Any) -> Any:
         return to_jsonable(value)

@@ -34,6 +34,7 @@ SCRIPTS: dict[str, list[str]] = {
     "plan_suite_size": [],
     "dask_scaleout": [],
     "llm_judges": [],
+    "llm_agent": [],
 }
 
 
@@ -164,3 +165,13 @@ def test_llm_judges(runs: dict[str, Run]) -> None:
     # exact sign test on 7 decisive verdicts, all for the candidate: 2 * 0.5**7
     assert "candidate wins 7, baseline wins 0, ties 1; sign test p = 0.01562" in out
     assert "candidate shown as A and B" in out
+
+
+def test_llm_agent(runs: dict[str, Run]) -> None:
+    out = _ok(runs["llm_agent"], 2)
+    assert "Regressions (4)" in out
+    for order in ("order-1003", "order-1005", "order-1008", "order-1010"):  # delayed, cancelled
+        assert order in out
+    assert "tool 'lookup_order' calls per task fell" in out
+    assert "[price-db]" in out and "USD" in out
+    assert "candidate runs: run 0: FAIL, run 1: FAIL, run 2: FAIL" in out

@@ -18,7 +18,7 @@ import pytest
 
 PACKAGE = Path(__file__).resolve().parents[1] / "ablation"
 
-GROUND = {"errors", "schema", "config", "columns", "digests", "process_hooks", "eventloop", "forks"}
+GROUND = {"errors", "schema", "outputs", "config", "columns", "digests", "process_hooks", "eventloop", "forks"}
 MODELS = GROUND | {"report", "report_items"}
 EVALUATE = GROUND | {"evaluate", "stats"}
 
@@ -30,7 +30,8 @@ ALLOWED: dict[str, set[str]] = {
     "process_hooks": set(),
     "eventloop": set(),
     "forks": set(),
-    "schema": {"errors", "digests"},
+    "outputs": set(),
+    "schema": {"errors", "digests", "outputs"},
     "config": set(),
     "columns": set(),
     "report_items": set(),
@@ -111,6 +112,7 @@ ALLOWED: dict[str, set[str]] = {
     "analysis.breakdowns": MODELS | {"stats", "analysis.seeding", "analysis.pairing", "analysis.factorize"},
     "analysis.headline": MODELS | {"stats", "analysis.breakdowns", "analysis.pairing", "analysis.seeding"},
     "analysis.details": MODELS | {"analysis.pairing"},
+    "analysis.notes": MODELS | {"stats", "analysis.pairing"},
     "analysis.build": MODELS | {"stats", "analysis", "sources.result_files", "sources.inputs"},
     "analysis.stored": MODELS | {"analysis", "store"},
     "render": MODELS | {"stats", "render"},

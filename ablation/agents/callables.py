@@ -1,7 +1,8 @@
 """Turn every supported agent form into one :class:`Agent`.
 
 Supported forms: a sync callable, an async callable, an object with a ``run`` method (sync or
-async), and a dict with a ``"run"`` entry. A command line and an HTTP endpoint are objects with
+async), a dict with a ``"run"`` entry, and a pydantic-ai ``Agent`` (run with the task input as
+its prompt; :mod:`ablation.agents.sdk` reads its result). A command line and an HTTP endpoint are objects with
 ``run``: :class:`CommandAgent` and :class:`HttpAgent` (in :mod:`ablation.agents.forms`). Anything else (a string, a number, ``None``) raises
 :class:`~ablation.errors.AgentSpecError` (a :class:`TypeError`) naming what was given: the
 framework never silently turns a value into a constant answer.
@@ -15,6 +16,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from ablation.agents.sdk import pydantic_ai_runner
 from ablation.errors import AgentSpecError
 from ablation.eventloop import call_to_completion
 from ablation.forks import leave_if_forked
@@ -88,6 +90,9 @@ def as_agent(obj: Any, *, name: str | None = None) -> Agent:
             f"an agent must be a callable, an object with run(), or a dict with 'run'; "
             f"got {type(obj).__name__} {obj!r:.80}"
         )
+    pydantic_ai = pydantic_ai_runner(obj)
+    if pydantic_ai is not None:
+        return Agent(name or callable_name(obj), pydantic_ai, True)
     run = getattr(obj, "run", None)
     if callable(run) and not inspect.isclass(obj):
         return Agent(name or callable_name(obj), run, is_async_callable(run))

@@ -3,7 +3,8 @@
 Both speak JSON. A :class:`CommandAgent` writes the task input as one JSON document on the
 child's stdin and reads one JSON document from its stdout; an :class:`HttpAgent` POSTs
 ``{"input": <task input>}`` and reads a JSON response body. In both cases a JSON object whose keys
-are ``"output"`` plus any of ``"cost"``, ``"tokens"`` and ``"metrics"`` is returned as an
+are ``"output"`` plus any of ``"cost"``, ``"tokens"``, ``"metrics"`` and ``"usage"`` (the fields of
+:class:`~ablation.outputs.TrialUsage`) is returned as an
 :class:`~ablation.schema.AgentOutput` (so the engine records cost and usage); any other JSON value
 is the output itself.
 
@@ -35,7 +36,7 @@ __all__ = [
 #: Default cap on an agent's output (a command's stdout and the stderr kept, an HTTP body, a
 #: Python agent's output), in bytes.
 DEFAULT_MAX_OUTPUT_BYTES = 8 * 1024 * 1024
-_OUTPUT_KEYS = frozenset({"output", "cost", "tokens", "metrics"})
+_OUTPUT_KEYS = frozenset({"output", "cost", "tokens", "metrics", "usage"})
 _EXCERPT_CHARS = 200
 _STDERR_TAIL_CHARS = 2000
 
@@ -116,7 +117,7 @@ def interpret_agent_json(value: Any, source: str) -> Any:
 
     Returns:
         An :class:`AgentOutput` when ``value`` is an object with an ``"output"`` key and no keys
-        besides ``"cost"``, ``"tokens"`` and ``"metrics"``; otherwise ``value`` unchanged (so an
+        besides ``"cost"``, ``"tokens"``, ``"metrics"`` and ``"usage"``; otherwise ``value`` unchanged (so an
         object with further keys is the output itself).
 
     Raises:

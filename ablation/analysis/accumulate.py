@@ -6,7 +6,7 @@ Used by :func:`ablation.analysis.pairing.pair_results`.
 from __future__ import annotations
 
 import functools
-from collections.abc import Collection
+from collections.abc import Collection, Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -14,8 +14,9 @@ import numpy as np
 
 from ablation.columns import constant_value, failure_fields, filled
 from ablation.errors import InputError
+from ablation.outputs import TOOL_CALLS_PREFIX
 
-__all__ = ["Accumulated", "ArmColumns", "signed_counts"]
+__all__ = ["Accumulated", "ArmColumns", "signed_counts", "tool_call_counts"]
 
 
 @dataclass(frozen=True)
@@ -85,6 +86,16 @@ class _Growable:
             grown[: self.data.size] = self.data
             self.data = grown
         self.data[i] += value
+
+
+def tool_call_counts(name: str, pair: tuple[Any, Any], metrics: Mapping[str, tuple[Any, Any]]) -> tuple[Any, Any]:
+    """``(sums, counts)`` of metric ``name``; a tool call count (``tool_calls.<tool>``) is
+    divided by the trials that reported usage (those with ``model_requests``): a trial with
+    usage that did not call the tool called it 0 times, not an unknown number of times."""
+    requests = metrics.get("model_requests")
+    if requests is None or not name.startswith(TOOL_CALLS_PREFIX):
+        return pair
+    return pair[0], requests[1]
 
 
 class _ArmAccumulator:
@@ -159,7 +170,10 @@ class _ArmAccumulator:
             cost=mean((c["cost_sum"], c["cost_n"])),
             quality={name: mean(pair) for name, pair in sorted(self.quality.items())},
             quality_errors=dict(self.quality_errors),
-            metrics={name: mean(pair) for name, pair in sorted(self.metrics.items())},
+            metrics={
+                name: mean(tool_call_counts(name, pair, self.metrics))
+                for name, pair in sorted(self.metrics.items())
+            },
             cost_total=float(take(c["cost_sum"]).sum()) if cost_trials else None,
             cost_trials=cost_trials,
             n_trials=int(take(c["trials"]).sum()),
@@ -179,8 +193,31 @@ def _failure(t: Any) -> tuple[str, str, str]:
     )
 
 
+class KeptTrials(dict[tuple[str, str], Any]):
+    """``(task_id, arm) -> first-run trial``, and every run of each for :meth:`all_runs`.
+
+    Holds references to the trials :func:`pair_results` was given (one per trial), for the
+    drill-downs; only with ``keep_trials``.
+    """
+
+    def __init__(self) -> None:
+        super().__init__()
+        self._runs: dict[tuple[str, str], list[Any]] = {}
+
+    def add(self, t: Any) -> None:
+        key = (t.task_id, t.arm)
+        self._runs.setdefault(key, []).append(t)
+        if key not in self or t.run < self[key].run:
+            self[key] = t
+
+    def all_runs(self, keys: Iterable[tuple[str, str]]) -> dict[tuple[str, str], list[Any]]:
+        """Every run's trial of each of ``keys`` that exists, by run."""
+        return {k: sorted(self._runs[k], key=lambda r: r.run) for k in keys if k in self._runs}
+
+
 class Accumulated:
-    """Streaming state of :func:`pair_results`: a few small objects per task, not per trial."""
+    """Streaming state of :func:`pair_results`: a few small objects per task, not per trial (with
+    ``keep_trials``, also a reference to each trial given, for the drill-downs)."""
 
     def __init__(self, exclude_errors: bool, keep_trials: bool) -> None:
         self.exclude_errors = exclude_errors
@@ -189,7 +226,7 @@ class Accumulated:
         self.arms = {"baseline": _ArmAccumulator(), "candidate": _ArmAccumulator()}
         # per task: [baseline runs seen, candidate runs seen (bit masks), category, critical]
         self.seen_runs: dict[str, list[Any]] = {}
-        self.first: dict[tuple[str, str], Any] = {}
+        self.first = KeptTrials()
         # per failed trial: task id, arm, run, status, "Type: message", stage, error type
         self.failed: list[tuple[str, str, int, str, str, str, str]] = []
 
@@ -218,5 +255,5 @@ class Accumulated:
         masks[3] = masks[3] or bool(t.critical)
         if t.status != "completed":
             self.failed.append((tid, arm, t.run, t.status, *_failure(t)))
-        if self.keep_trials and ((tid, arm) not in self.first or t.run < self.first[(tid, arm)].run):
-            self.first[(tid, arm)] = t
+        if self.keep_trials:
+            self.first.add(t)

@@ -32,9 +32,11 @@ from ablation.analysis.gates import evaluate_gates
 from ablation.analysis.latency_censoring import censored_latency, latency_comparison
 from ablation.analysis.metric_margins import metric_noninferiority
 from ablation.analysis.metrics import compare_continuous
+from ablation.analysis.notes import with_notes
 from ablation.analysis.pairing import PairedData, pair_results
 from ablation.analysis.versions import package_versions
 from ablation.config import CampaignConfig, Provenance
+from ablation.outputs import TOOL_CALLS_PREFIX
 from ablation.process_hooks import during_large_work
 from ablation.report import (
     AblationReport,
@@ -99,14 +101,29 @@ def _quality(data: PairedData, config: CampaignConfig) -> dict[str, QualityCompa
     return quality
 
 
+def _arm_metric(metrics: Mapping[str, np.ndarray], name: str, n: int) -> np.ndarray:
+    """An arm's per-task values of metric ``name`` (NaN where none); a tool the arm never called
+    counts 0 calls on the tasks where it reported usage (``model_requests``)."""
+    values = metrics.get(name)
+    if values is not None:
+        return values
+    requests = metrics.get("model_requests")
+    if requests is not None and name.startswith(TOOL_CALLS_PREFIX):
+        return np.where(np.isnan(requests), np.nan, 0.0)
+    return np.full(n, np.nan)
+
+
 def _metrics(data: PairedData, config: CampaignConfig) -> dict[str, ContinuousComparison]:
+    """Paired comparisons of the baseline's metrics, and of tool call counts of either arm."""
     n = len(data.task_ids)
+    base, cand = data.baseline.metrics, data.candidate.metrics
+    names = set(base) | {name for name in cand if name.startswith(TOOL_CALLS_PREFIX)}
     return {
         name: compare_continuous(
-            name, data.baseline.metrics[name], data.candidate.metrics.get(name, np.full(n, np.nan)),
+            name, _arm_metric(base, name, n), _arm_metric(cand, name, n),
             config=config, left_out_reason="no value in an arm",
         )
-        for name in sorted(data.baseline.metrics)
+        for name in sorted(names)
     }
 
 
@@ -249,6 +266,7 @@ def build_report(
         report, regressions=regressions, improvements=improvements,
         critical_regressions=critical_regressions,
     )  # fmt: skip
+    report = with_notes(report, data, config.alpha)
     return evaluate_gates(report, config.gates, alpha=config.alpha)
 
 
@@ -373,8 +391,8 @@ def compare_columns(
     """
     from ablation.analysis.columnar import pair_columns
 
-    config = config or CampaignConfig()
-    provenance = Provenance(baseline_agent=names[0], candidate_agent=names[1], source="compare")
+    config, provenance = config or CampaignConfig(), Provenance(
+        baseline_agent=names[0], candidate_agent=names[1], source="compare")
     data = pair_columns(baseline, candidate, expected_ids=expected_ids, on_error=config.on_error,
                         trial_lookup=trial_lookup)  # fmt: skip
     return build_report(data, config=config, provenance=provenance)

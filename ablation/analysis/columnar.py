@@ -20,7 +20,7 @@ from typing import Any, Protocol, runtime_checkable
 import numpy as np
 from numpy.typing import NDArray
 
-from ablation.analysis.accumulate import ArmColumns, signed_counts
+from ablation.analysis.accumulate import ArmColumns, signed_counts, tool_call_counts
 from ablation.analysis.factorize import (
     TrialKeys,
     code_adders,
@@ -118,11 +118,12 @@ def _arm_columns(
         metric_values["tokens"] = (
             cols.tokens if old is None else np.where(np.isnan(cols.tokens), old, cols.tokens)
         )
-    metrics = {
+    metric_sums = {
         name: summed(values, counted)
         for name, values in sorted(metric_values.items())
         if known_rows(values, counted) is not None
     }
+    metrics = {name: tool_call_counts(name, pair, metric_sums) for name, pair in metric_sums.items()}
     return {
         "trials": count(every),
         "runs": count(counted),

@@ -1,19 +1,49 @@
-"""The report's drill-downs: the trials of the first regressions and improvements, side by side."""
+"""The report's drill-downs: regressed and improved tasks with every run of both arms.
+
+Each drill-down shows the task's input and expected output (when the suite is known), every run
+of each arm with its verdict, error and tool sequence, and, for the two runs it puts side by
+side, a word-level diff of their outputs. The runs side by side are the ones that explain the
+pair's kind: for a regression the baseline's first passing run and the candidate's first
+failing run (for an improvement the reverse); a run that does not exist falls back to the
+arm's first run.
+"""
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+import difflib
+import json
+import re
+from collections.abc import Mapping, Sequence
+from typing import Any
 
 import numpy as np
 
 from ablation.analysis.pairing import PairedData
 from ablation.report import PairDetail, TrialView
+from ablation.report_items import DiffSegment
 from ablation.schema import TaskResult, to_jsonable
 
-__all__ = ["MAX_DETAILS", "details"]
+__all__ = ["MAX_DETAILS", "MAX_DIFF_WORDS", "details", "output_words", "word_diff"]
 
 #: Regressions, and improvements, shown with their trials.
 MAX_DETAILS = 500
+#: Words (and the white space between them) of each output that the diff compares; the rest
+#: of a longer output is one trailing segment of its arm.
+MAX_DIFF_WORDS = 4000
+_WORDS = re.compile(r"\s+|[^\s]+")
+
+Key = tuple[str, str]
+
+
+def _tools(result: TaskResult) -> list[str]:
+    """The tool names a trial called, in order, from its trace (pydantic-ai message layout)."""
+    return [
+        str(part.get("tool"))
+        for message in result.trace or ()
+        if isinstance(message, dict)
+        for part in message.get("parts", ())
+        if isinstance(part, dict) and part.get("kind") == "tool-call"
+    ]
 
 
 def _view(result: TaskResult | None) -> TrialView | None:
@@ -28,46 +58,107 @@ def _view(result: TaskResult | None) -> TrialView | None:
         latency_s=result.latency_s,
         quality=dict(result.quality),
         attempts=result.attempts,
+        run=result.run,
+        tools=_tools(result),
+        usage=result.usage.model_dump(exclude_defaults=True) if result.usage is not None else None,
     )
 
 
-def _first_trials(
-    trials: Mapping[tuple[str, str], TaskResult], keys: list[tuple[str, str]]
-) -> Mapping[tuple[str, str], TaskResult]:
-    """The trials of ``keys`` from a drill-down lookup, in one read where it offers ``many``
-    (a stored campaign's :class:`~ablation.analysis.stored.StoredTrials`)."""
+def output_words(value: Any) -> list[str]:
+    """An output as words and the white space between them (JSON text for non-text outputs)."""
+    if value is None:
+        return []
+    text = value if isinstance(value, str) else json.dumps(to_jsonable(value), sort_keys=True)
+    return _WORDS.findall(text)
+
+
+def word_diff(before: Any, after: Any) -> list[DiffSegment]:
+    """The word-level diff (:mod:`difflib`) of two outputs, as kept, deleted and inserted runs.
+
+    At most :data:`MAX_DIFF_WORDS` tokens of each side are compared (``SequenceMatcher`` is
+    quadratic in the worst case); what is left is appended as one delete and one insert.
+    """
+    a, b = output_words(before), output_words(after)
+    a_head, b_head = a[:MAX_DIFF_WORDS], b[:MAX_DIFF_WORDS]
+    out: list[DiffSegment] = []
+
+    def add(op: str, words: Sequence[str]) -> None:
+        if not words:
+            return
+        text = "".join(words)
+        if out and out[-1].op == op:
+            out[-1] = DiffSegment(op=op, text=out[-1].text + text)  # type: ignore[arg-type]
+        else:
+            out.append(DiffSegment(op=op, text=text))  # type: ignore[arg-type]
+
+    matcher = difflib.SequenceMatcher(None, a_head, b_head, autojunk=False)
+    for tag, i1, i2, j1, j2 in matcher.get_opcodes():
+        if tag == "equal":
+            add("equal", a_head[i1:i2])
+        else:
+            add("delete", a_head[i1:i2])
+            add("insert", b_head[j1:j2])
+    add("delete", a[MAX_DIFF_WORDS:])
+    add("insert", b[MAX_DIFF_WORDS:])
+    return out
+
+
+def _first(results: Sequence[TaskResult], passed: bool) -> TaskResult | None:
+    """The first run whose verdict is ``passed`` (a failed run may be an error), else the first."""
+    for r in results:
+        if bool(r.completed and r.passed) == passed:
+            return r
+    return results[0] if results else None
+
+
+def _trials(data: PairedData, keys: list[Key]) -> dict[Key, list[TaskResult]]:
+    """Every run of ``keys`` where the lookup offers ``all_runs`` (with repeated runs), else the
+    first run; in one read where it offers ``many`` (a stored campaign's ``StoredTrials``)."""
+    trials: Mapping[Key, TaskResult] = data.trials
+    if not trials:
+        return {}
+    all_runs = getattr(trials, "all_runs", None)
+    if data.runs > 1 and callable(all_runs):
+        found: dict[Key, list[TaskResult]] = all_runs(keys)
+        return found
     many = getattr(trials, "many", None)
     if callable(many):
-        found: Mapping[tuple[str, str], TaskResult] = many(keys)
-        return found
-    return {key: value for key in keys if (value := trials.get(key)) is not None}
+        first: Mapping[Key, TaskResult] = many(keys)
+    else:
+        first = {key: value for key in keys if (value := trials.get(key)) is not None}
+    return {key: [value] for key, value in first.items()}
+
+
+def _detail(data: PairedData, kind: str, i: int, runs: Mapping[Key, list[TaskResult]]) -> PairDetail:
+    tid = data.task_ids[i]
+    base_runs, cand_runs = runs.get((tid, "baseline"), []), runs.get((tid, "candidate"), [])
+    regression = kind == "regression"
+    base, cand = _first(base_runs, regression), _first(cand_runs, not regression)
+    task = data.tasks.get(tid)
+    same_run = base is not None and cand is not None and base.run == cand.run
+    return PairDetail(
+        task_id=tid,
+        kind=kind,  # type: ignore[arg-type]
+        category=data.categories[i],
+        critical=bool(data.critical[i]),
+        run=base.run if same_run and base is not None else None,
+        expected_output=to_jsonable(task.expected_output) if task is not None else None,
+        input=to_jsonable(getattr(task, "input_data", None)) if task is not None else None,
+        baseline=_view(base),
+        candidate=_view(cand),
+        baseline_runs=[v for r in base_runs if (v := _view(r)) is not None] if len(base_runs) > 1 else [],
+        candidate_runs=[v for r in cand_runs if (v := _view(r)) is not None] if len(cand_runs) > 1 else [],
+        diff=word_diff(base.output, cand.output) if base is not None and cand is not None else [],
+    )
 
 
 def details(data: PairedData, masks: tuple[np.ndarray, ...]) -> list[PairDetail]:
-    """Side-by-side trials of the first :data:`MAX_DETAILS` regressions and improvements."""
-    run = 0 if data.trials else None  # the first run's trials are shown, when there are trials
+    """The drill-downs of the first :data:`MAX_DETAILS` regressions and improvements."""
     shown = [
         (kind, int(i))
         for kind, mask in (("regression", masks[1]), ("improvement", masks[2]))
         for i in np.flatnonzero(mask)[:MAX_DETAILS]
     ]
     keys = [(data.task_ids[i], arm) for _, i in shown for arm in ("baseline", "candidate")]
-    trials = _first_trials(data.trials, keys) if data.trials else {}
-    out: list[PairDetail] = []
-    for kind, i in shown:
-        tid = data.task_ids[i]
-        out.append(
-            PairDetail(
-                task_id=tid,
-                kind=kind,  # type: ignore[arg-type]
-                category=data.categories[i],
-                critical=bool(data.critical[i]),
-                run=run,
-                expected_output=(
-                    to_jsonable(data.tasks[tid].expected_output) if tid in data.tasks else None
-                ),
-                baseline=_view(trials.get((tid, "baseline"))),
-                candidate=_view(trials.get((tid, "candidate"))),
-            )
-        )
-    return out
+    runs = _trials(data, keys)
+    return [_detail(data, kind, i, runs) for kind, i in shown]

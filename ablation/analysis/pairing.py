@@ -91,7 +91,8 @@ def pair_results(
         expected_ids: Without a suite, the ids that should be present (missing ones are listed).
         on_error: ``"fail"``: errors and timeouts count as failed trials; ``"exclude"``: they are
             dropped (and listed), and a task left with no trial in an arm is excluded.
-        keep_trials: Keep each task's first-run trials for drill-downs.
+        keep_trials: Keep the trials (references) for the drill-downs: each task's first run, and
+            every run when a task ran several times.
         trial_lookup: Instead of keeping trials, a mapping ``(task_id, arm) -> TaskResult``
             queried for the drill-downs only (e.g. a lazy view of the store).
 

@@ -6,7 +6,6 @@ drill-downs show, so a report over a million stored trials never loads them all.
 
 from __future__ import annotations
 
-import dataclasses
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from typing import Any
 
@@ -19,18 +18,7 @@ from ablation.report import AblationReport
 from ablation.schema import AblationTask, TaskResult
 from ablation.store.run_store import CampaignRecord, RunStore
 
-__all__ = ["StoredTrials", "keep_drilldown_expected", "report_from_store", "report_stored_campaign"]
-
-#: Provenance key of the expected outputs of a stored campaign's drill-down tasks (the suite is
-#: not in the store, and ``ablation report`` runs without it).
-_EXPECTED = "drilldown_expected_outputs"
-
-
-def keep_drilldown_expected(store: RunStore, campaign_id: str, report: AblationReport) -> None:
-    """Store the expected outputs the report's drill-downs show, for ``ablation report``."""
-    expected = {d.task_id: d.expected_output for d in report.details if d.expected_output is not None}
-    if expected:
-        store.update_provenance(campaign_id, **{_EXPECTED: expected})
+__all__ = ["StoredTrials", "report_from_store", "report_stored_campaign", "with_task_details"]
 
 
 class StoredTrials(Mapping[tuple[str, str], TaskResult]):
@@ -68,6 +56,18 @@ class StoredTrials(Mapping[tuple[str, str], TaskResult]):
                 found[key] = result
         return found
 
+    def all_runs(self, keys: Iterable[tuple[str, str]]) -> dict[tuple[str, str], list[TaskResult]]:
+        """Every run's trial of ``keys`` in one read, by run (absent keys are left out)."""
+        wanted = set(keys)
+        found: dict[tuple[str, str], list[TaskResult]] = {}
+        if not wanted:
+            return found
+        for result in self._store.results(self._campaign_id, task_ids={tid for tid, _ in wanted}):
+            key = (result.task_id, result.arm)
+            if key in wanted:  # rows come in (task_id, arm, run) order
+                found.setdefault(key, []).append(result)
+        return found
+
     def __iter__(self) -> Iterator[tuple[str, str]]:
         return iter(())
 
@@ -87,14 +87,13 @@ def report_from_store(
     provenance: Provenance,
     tasks: Sequence[AblationTask] | None = None,
     expected_ids: Iterable[str] | None = None,
-    expected_outputs: Mapping[str, Any] | None = None,
 ) -> AblationReport:
     """Build a stored campaign's report from its columns (paged reads, lazy drill-downs).
 
     Memory holds the two arms' columns (no per-trial Python object beyond one page) and the
     report's arrays; the drill-downs read their few trials through :class:`StoredTrials`.
-    Without ``tasks``, ``expected_outputs`` (task id to expected output, as stored by
-    :func:`keep_drilldown_expected`) gives the drill-downs their expected outputs.
+    With ``tasks`` (the campaign that ran), the input and expected output of the drill-downs'
+    tasks are kept in the store; without them (``ablation report``), they are read back from it.
     """
     baseline, candidate = store.campaign_columns(campaign_id)
     data = pair_columns(
@@ -105,10 +104,26 @@ def report_from_store(
         on_error=config.on_error,
         trial_lookup=StoredTrials(store, campaign_id),
     )
-    if tasks is None and expected_outputs:
-        known = {tid: AblationTask(task_id=tid, expected_output=v) for tid, v in expected_outputs.items()}
-        data = dataclasses.replace(data, tasks=known)
-    return build_report(data, config=config, provenance=provenance)
+    report = build_report(data, config=config, provenance=provenance)
+    if tasks is not None:  # the campaign that ran: keep what its drill-downs show
+        store.save_task_details(
+            campaign_id, {d.task_id: (d.input, d.expected_output) for d in report.details}
+        )
+        return report
+    return with_task_details(report, store.task_details(campaign_id))
+
+
+def with_task_details(report: AblationReport, kept: Mapping[str, tuple[Any, Any]]) -> AblationReport:
+    """``report`` with the input and expected output of its drill-downs' tasks from ``kept``."""
+    if not kept or not report.details:
+        return report
+    shown = [
+        d.model_copy(update={"input": kept[d.task_id][0], "expected_output": kept[d.task_id][1]})
+        if d.task_id in kept and d.input is None and d.expected_output is None
+        else d
+        for d in report.details
+    ]
+    return report.model_copy(update={"details": shown})
 
 
 def report_stored_campaign(
@@ -147,6 +162,5 @@ def report_stored_campaign(
     report = report_from_store(
         store, record.campaign_id, config=config, provenance=provenance,
         expected_ids=list(record.task_digests) or None,
-        expected_outputs=record.provenance.get(_EXPECTED),
     )
     return report, record

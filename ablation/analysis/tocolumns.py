@@ -242,6 +242,25 @@ class ResultLookup(Mapping[tuple[str, str], TaskResult]):
                     out[task_id, arm] = validated(rows[i], arm, i + 1, cols.source)
         return out
 
+    def all_runs(self, keys: Sequence[tuple[str, str]]) -> dict[tuple[str, str], list[TaskResult]]:
+        """Every run's trial of each of ``keys`` that exists, by run (through the hash index)."""
+        out: dict[tuple[str, str], list[TaskResult]] = {}
+        for task_id, arm in keys:
+            if arm not in self._sides or not isinstance(task_id, str):
+                continue
+            hashes, order = self._arm_index(arm)
+            rows, cols = self._sides[arm]
+            h, found = hash(task_id), []
+            at = int(hashes.searchsorted(h))
+            while at < hashes.size and hashes[at] == h:
+                i = int(order[at])
+                if cols.task_id[i] == task_id:
+                    found.append(validated(rows[i], arm, i + 1, cols.source))
+                at += 1
+            if found:
+                out[task_id, arm] = sorted(found, key=lambda r: r.run)
+        return out
+
     def __getitem__(self, key: tuple[str, str]) -> TaskResult:
         task_id, arm = key
         if arm not in self._sides or not isinstance(task_id, str):

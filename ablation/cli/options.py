@@ -48,7 +48,7 @@ def campaign_config(s: dict[str, Any]) -> Any:
         if not sep:
             raise ConfigError(f"--label needs KEY=VALUE, got {item!r}")
         labels[key] = value
-    fields: dict[str, Any] = {"labels": labels}
+    fields: dict[str, Any] = {"labels": labels, "prices": s.get("prices") or {}}
     simple = {
         "seed": "seed", "concurrency": "concurrency", "timeout": "timeout_s", "runs": "runs",
         "on_error": "on_error", "alpha": "alpha", "confidence": "confidence_level",

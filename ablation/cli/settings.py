@@ -11,7 +11,9 @@ critical-task gate off), ``metric-margins`` (a table NAME = margin), ``max-laten
 ``stop-when-inconclusive-after``, ``suite-claim``, ``isolation`` (``"thread"`` or ``"process"``),
 ``sandbox`` (``"bubblewrap"`` or ``"process"``),
 ``worker-memory-mb``, ``max-output-bytes``, ``agent-env`` (the variables ``cmd:`` agents
-inherit besides the safe ones). The accepted keys, their types and ranges are declared
+inherit besides the safe ones), ``prices`` (a table per model id of ``input_per_mtok``,
+``output_per_mtok``, ``cached_input_per_mtok`` and ``currency``, which prices a trial's usage
+instead of the price database). The accepted keys, their types and ranges are declared
 once, by :class:`ablation.cli.tool_settings.ToolSettings`. Flags given on the command line win over
 the file; the file wins over built-in defaults.
 """

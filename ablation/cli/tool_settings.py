@@ -60,6 +60,17 @@ def _ranged(flag: str) -> Any:
     )  # fmt: skip
 
 
+class _Price(BaseModel):
+    """One ``[tool.ablation.prices."MODEL"]`` table (see :class:`ablation.config.ModelPrice`)."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid", defer_build=True)
+
+    input_per_mtok: _Number = Field(ge=0)
+    output_per_mtok: _Number = Field(ge=0)
+    cached_input_per_mtok: _Number | None = Field(default=None, ge=0)
+    currency: StrictStr = Field(default="USD", min_length=1, max_length=16)
+
+
 class ToolSettings(BaseModel):
     """The accepted type (and range) of each ``[tool.ablation]`` key; the key is the option's name
     with underscores (``metric_margins`` is the table form of ``--metric-margin``).
@@ -104,6 +115,7 @@ class ToolSettings(BaseModel):
     labels: dict[StrictStr, Any] | None = None
     isolation: Literal["thread", "process"] | None = None
     sandbox: Literal["bubblewrap", "process"] | None = None
+    prices: dict[StrictStr, _Price] | None = None
 
     @field_validator("format")
     @classmethod

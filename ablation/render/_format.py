@@ -25,6 +25,7 @@ __all__ = [
     "fmt_float",
     "fmt_interval",
     "fmt_level",
+    "fmt_money",
     "fmt_noun",
     "fmt_p",
     "fmt_pct",
@@ -50,6 +51,14 @@ DASH = "—"
 
 def _bad(x: float | None) -> bool:
     return x is None or not math.isfinite(x)
+
+
+def fmt_money(x: float | None) -> str:
+    """An amount of money in plain decimals (``0.0000158``, not ``1.58e-05``), 3 significant
+    digits; as :func:`fmt_float` from 1e-4 on."""
+    if x is None or not math.isfinite(x) or x == 0 or abs(x) >= 1e-4:
+        return fmt_float(x)
+    return f"{float(f'{x:.3g}'):.12f}".rstrip("0")
 
 
 def fmt_float(x: float | None, digits: int = 3) -> str:

@@ -15,6 +15,7 @@ from ablation.render._format import (
     fmt_float,
     fmt_interval,
     fmt_level,
+    fmt_money,
     fmt_p,
     fmt_pct,
     fmt_pp,
@@ -118,7 +119,11 @@ def arm_rows(report: AblationReport) -> list[Row]:
         rows.append(
             (
                 "cost total (mean)",
-                *both(lambda a: f"{fmt_float(a.cost_total)} ({fmt_float(a.cost_mean)})"),
+                *both(
+                    lambda a: f"{fmt_money(a.cost_total)} ({fmt_money(a.cost_mean)})"
+                    + (f" {a.cost_currency}" if a.cost_currency else "")
+                    + (f" [{a.cost_source}]" if a.cost_source else "")
+                ),
             )
         )
     for name in sorted(set(b.quality_means) | set(c.quality_means)):
@@ -229,7 +234,7 @@ def metric_rows(report: AblationReport) -> list[Row]:
     rows: list[Row] = []
     for label, comp in continuous_rows(report):
         seconds = comp is report.latency
-        fmt = fmt_seconds if seconds else fmt_float
+        fmt = fmt_seconds if seconds else (fmt_money if comp is report.cost else fmt_float)
         diff = (fmt_signed_seconds if seconds else fmt_signed)(comp.mean_difference)
         rows.append(
             (
@@ -317,5 +322,11 @@ def trial_facts(trial: TrialView) -> str:
     if trial.quality:
         facts.append(
             "quality " + ", ".join(f"{k} {fmt_float(v)}" for k, v in sorted(trial.quality.items()))
+        )
+    usage = trial.usage or {}
+    if usage:
+        facts.append(
+            f"tokens {usage.get('input_tokens', 0)} in / {usage.get('output_tokens', 0)} out, "
+            f"{usage.get('model_requests', 0)} model requests"
         )
     return ", ".join(facts)

@@ -14,12 +14,13 @@ import html
 from collections.abc import Iterable, Sequence
 
 from ablation.render import _breakdowns as bk
+from ablation.render import _drilldown as dd
 from ablation.render import _errors as er
 from ablation.render import _format as f
 from ablation.render import _sections as sec
 from ablation.render import _sequential as sq
 from ablation.render._ci_safe import no_workflow_commands
-from ablation.report import AblationReport, TrialView
+from ablation.report import AblationReport, PairDetail, TrialView
 
 __all__ = ["esc", "html_page", "html_table", "page_title", "render_html"]
 
@@ -174,6 +175,22 @@ def _trial(trial: TrialView | None, arm: str) -> str:
     return "".join(parts) + "</div>"
 
 
+def _input(d: PairDetail) -> str:
+    if d.input is None:
+        return ""
+    return f"<p><b>input:</b></p><pre>{esc(f.truncate(f.output_text(d.input), OUTPUT_LIMIT))}</pre>"
+
+
+def _pair_extras(d: PairDetail) -> str:
+    """Every run, the tool sequences and the word diff (``<del>``/``<ins>``), all escaped."""
+    lines = [*dd.run_lines(d), *dd.tool_lines(d)]
+    out = f"<pre>{esc(chr(10).join(lines))}</pre>" if lines else ""
+    if any(s.op != "equal" for s in d.diff):
+        marked = dd.diff_markup(d, lambda s: esc(f.truncate(s, OUTPUT_LIMIT)), ("<del>", "</del>"), ("<ins>", "</ins>"))
+        out += f'<p><b>diff</b> (baseline → candidate):</p><pre class="diff">{marked}</pre>'
+    return out
+
+
 def _drilldown(report: AblationReport) -> str:
     if not report.details:
         return ""
@@ -195,8 +212,9 @@ def _drilldown(report: AblationReport) -> str:
             else ""
         )
         items.append(
-            f'<article class="pair {d.kind}"{anchor}><h3>{head}: {esc(d.task_id + where)}</h3>'
-            f'{expected}<div class="sbs">{_trial(d.baseline, "baseline")}{_trial(d.candidate, "candidate")}</div></article>'
+            f'<article class="pair {d.kind}"{anchor}><h3>{head}: {esc(d.task_id + where)}</h3>{_input(d)}'
+            f'{expected}<div class="sbs">{_trial(d.baseline, "baseline")}{_trial(d.candidate, "candidate")}</div>'
+            f"{_pair_extras(d)}</article>"
         )
     return _section("drilldown", f"Drill-down ({len(report.details)} tasks)", "".join(items))
 
@@ -278,7 +296,9 @@ def render_html(report: AblationReport, *, details: bool = True) -> str:
     verdict_class = "pass" if report.verdict == "pass" else "fail"
     body = [
         f'<header class="verdict {verdict_class}"><h1>{esc(f.verdict_line(report))}</h1>'
-        f"{_p(f.summary_sentence(report))}{_p(agents, 'note')}</header>",
+        f"{_p(f.summary_sentence(report))}"
+        + "".join(_p(f"Also changed: {note}", "note") for note in report.notes)
+        + f"{_p(agents, 'note')}</header>",
         plot_note,
         _regressions(report),
         _improvements(report),

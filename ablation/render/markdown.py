@@ -14,6 +14,7 @@ import html
 from collections.abc import Sequence
 
 from ablation.render import _breakdowns as bk
+from ablation.render import _drilldown as dd
 from ablation.render import _errors as er
 from ablation.render import _format as f
 from ablation.render import _sections as sec
@@ -139,6 +140,16 @@ def _trial_html(trial: TrialView | None, arm: str) -> str:
     return "".join(parts)
 
 
+def _pair_extras(d: PairDetail) -> list[str]:
+    """Every run, the tool sequences and the word diff (``<del>``/``<ins>`` in ``<pre>``)."""
+    lines = [*dd.run_lines(d), *dd.tool_lines(d)]
+    out = [f"\n<pre>{_esc(chr(10).join(lines))}</pre>\n"] if lines else []
+    if any(s.op != "equal" for s in d.diff):
+        marked = dd.diff_markup(d, lambda s: _esc(f.truncate(s, OUTPUT_LIMIT)), ("<del>", "</del>"), ("<ins>", "</ins>"))
+        out.append(f"\n<b>diff</b> (baseline → candidate):\n<pre>{marked}</pre>\n")
+    return out
+
+
 def _drilldown(details: Sequence[PairDetail]) -> list[str]:
     out = [f"<details><summary>Drill-down: {len(details)} regressed and improved tasks</summary>\n"]
     for d in details:
@@ -152,8 +163,14 @@ def _drilldown(details: Sequence[PairDetail]) -> list[str]:
                 if d.expected_output is not None
                 else []
             ),
+            *(
+                [f"<b>input</b>:\n<pre>{_esc(f.truncate(f.output_text(d.input), OUTPUT_LIMIT))}</pre>\n"]
+                if d.input is not None
+                else []
+            ),
             _trial_html(d.baseline, "baseline"),
             _trial_html(d.candidate, "candidate"),
+            *_pair_extras(d),
             "</details>\n",
         ]
     out.append("</details>")
@@ -177,6 +194,7 @@ def render_markdown(report: AblationReport, *, details: bool = False) -> str:
         [
             f"## {mark} ablation: {md_cell(f.verdict_line(report))}",
             md_cell(f.summary_sentence(report)),
+            *(f"- Also changed: {md_cell(note)}" for note in report.notes),
         ],
         _regressions(report, details),
         [f"### Improvements ({len(report.improvements)})", improvements or "No task improved."],

@@ -23,6 +23,7 @@ from rich.table import Table
 from rich.text import Text
 
 from ablation.render import _breakdowns as bk
+from ablation.render import _drilldown as dd
 from ablation.render import _errors as er
 from ablation.render import _format as f
 from ablation.render import _sections as sec
@@ -64,6 +65,8 @@ def _heading(report: AblationReport) -> Panel:
     body = Text()
     body.append(f.verdict_line(report), style="bold green" if ok else "bold red")
     body.append("\n" + f.summary_sentence(report))
+    for note in report.notes:
+        body.append("\nAlso changed: " + note, style="yellow")
     title = _t(
         f"ablation: {report.provenance.candidate_agent or 'candidate'} vs "
         f"{report.provenance.baseline_agent or 'baseline'}"
@@ -265,6 +268,21 @@ def _trial_cell(trial: TrialView | None) -> Text:
     return text
 
 
+def _pair_facts(d: PairDetail) -> list[RenderableType]:
+    """Input, expected output, every run, tool sequences and the word diff of one pair."""
+    def shown(value: object) -> str:
+        return f.printable(f.truncate(f.output_text(value), OUTPUT_LIMIT))
+
+    lines = [f"input: {shown(d.input)}"] if d.input is not None else []
+    lines += [f"expected: {shown(d.expected_output)}"] if d.expected_output is not None else []
+    lines += [f.printable(line) for line in (*dd.run_lines(d), *dd.tool_lines(d))]
+    out: list[RenderableType] = [_t(line, "dim") for line in lines]
+    if d.diff and any(s.op != "equal" for s in d.diff):
+        text = dd.diff_markup(d, lambda s: f.printable(f.truncate(s, OUTPUT_LIMIT)), ("[-", "-]"), ("{+", "+}"))
+        out.append(_t("diff (baseline -> candidate, [-deleted-] {+inserted+}): " + text))
+    return out
+
+
 def drilldown(details: Iterable[PairDetail]) -> list[RenderableType]:
     """One two-column table per regressed or improved task: baseline | candidate."""
     out: list[RenderableType] = []
@@ -281,11 +299,7 @@ def drilldown(details: Iterable[PairDetail]) -> list[RenderableType]:
         table.add_column(_t("baseline"), ratio=1, overflow="fold")
         table.add_column(_t("candidate"), ratio=1, overflow="fold")
         table.add_row(_trial_cell(d.baseline), _trial_cell(d.candidate))
-        if d.expected_output is not None:
-            expected = f.printable(f.truncate(f.output_text(d.expected_output), OUTPUT_LIMIT))
-            table.caption = _t(f"expected: {expected}", "dim")
-            table.caption_justify = "left"
-        out.append(table)
+        out += [table, *_pair_facts(d)]
     return out
 
 

@@ -19,7 +19,7 @@ from typing import Any, ParamSpec, TypeVar
 from ablation.agents.callables import Agent, as_agent
 from ablation.agents.fingerprint import agent_fingerprint
 from ablation.analysis.background import REPORT_STATISTICS, preload
-from ablation.analysis.stored import keep_drilldown_expected, report_from_store
+from ablation.analysis.stored import report_from_store
 from ablation.config import CampaignConfig, Provenance
 from ablation.errors import CampaignAborted, ConfigError, ResumeMismatchError
 from ablation.evaluate.quality import scorer_name
@@ -279,7 +279,6 @@ def _report(
             tasks=suite.report_tasks(),
         )
         run_store.update_provenance(plan.campaign_id, verdict=report.verdict)  # for `ablation list`
-        keep_drilldown_expected(run_store, plan.campaign_id, report)  # for `ablation report`
         return report
     return report_from_trials(
         [*plan.prior, *new], config=config, tasks=suite.report_tasks(), provenance=provenance

@@ -7,7 +7,8 @@ family and critical flag, plus the values with no stable representation (a resum
 them). The suite fingerprint (:func:`~ablation.schema.suite_fingerprint`, the same value) is hashed
 from each task's entry, spooled as bytes (a temporary file once large) and read back in task-id
 order. The report gets light :class:`TaskInfo` records whose expected output is fetched only when
-a drill-down shows it (from the sequence, the source's spool, or a spool of expected outputs).
+a drill-down shows it (from the sequence, the source's spool, or spools of expected outputs and
+inputs).
 
 Memory: O(tasks) small strings and integers (ids, digests), not the tasks themselves.
 """
@@ -73,6 +74,11 @@ class TaskInfo:
         """The task's expected output (read from where the scan left it)."""
         return self._scan.expected_output(self._index)
 
+    @property
+    def input_data(self) -> Any:
+        """The task's input (read from where the scan left it), for the drill-downs."""
+        return self._scan.input_data(self._index)
+
 
 class _TaskInfos(Sequence[TaskInfo]):
     """The suite as :class:`TaskInfo` records, made on demand."""
@@ -113,12 +119,19 @@ class SuiteScan:
     critical: bytearray = field(default_factory=bytearray)
     unstable: list[tuple[str, str]] = field(default_factory=list)
     expected: Spool | None = None
+    inputs: Spool | None = None
 
     def expected_output(self, index: int) -> Any:
         """Expected output of the task at ``index`` without holding the suite."""
         if self.expected is not None:
             return self.expected[index]
         return self.source.task(index).expected_output
+
+    def input_data(self, index: int) -> Any:
+        """Input of the task at ``index`` without holding the suite."""
+        if self.inputs is not None:
+            return self.inputs[index]
+        return self.source.task(index).input_data
 
     def report_tasks(self) -> Sequence[AblationTask]:
         """The suite for the report: the user's sequence itself, else :class:`TaskInfo` records."""
@@ -134,8 +147,9 @@ class SuiteScan:
     def close(self) -> None:
         """Release the spools."""
         self.source.close()
-        if self.expected is not None:
-            self.expected.close()
+        for spool in (self.expected, self.inputs):
+            if spool is not None:
+                spool.close()
 
 
 def scan_suite(
@@ -153,7 +167,7 @@ def scan_suite(
     source = TaskSource(tasks)
     scan = SuiteScan(source)
     if source.sequence is None and not source.one_shot:
-        scan.expected = Spool()
+        scan.expected, scan.inputs = Spool(), Spool()
     entries = _Entries()
     bad: list[str] = []
     dups: dict[str, None] = {}
@@ -174,8 +188,9 @@ def scan_suite(
         scan.categories.append(labels.setdefault(task.category, task.category))
         scan.families.append(task.family)
         scan.critical.append(task.critical)
-        if scan.expected is not None:
+        if scan.expected is not None and scan.inputs is not None:
             scan.expected.append(task.expected_output)
+            scan.inputs.append(task.input_data)
     _raise_invalid(scan.ids, bad, dups)
     source.seal(scan.ids)
     scan.unstable = list(unstable)

@@ -13,6 +13,8 @@ from collections.abc import Awaitable, Callable, Sequence
 from typing import Any
 
 from ablation.agents.callables import Agent
+from ablation.agents.pricing import priced
+from ablation.agents.sdk import sdk_output
 from ablation.config import CampaignConfig
 from ablation.errors import EventLoopBlocked
 from ablation.evaluate.quality import run_scorer, scorer_name
@@ -155,9 +157,14 @@ class TrialRunner:
         raw = await call_with_retries(
             lambda: self.call_agent(agent, task, trial.arm), self.config.retry, self.clock, fields
         )
+        if not isinstance(raw, AgentOutput):
+            raw = sdk_output(raw)  # an SDK's response object, when its package is loaded
         if isinstance(raw, AgentOutput):
             output = raw.output
-            fields.update(cost=raw.cost, tokens=raw.tokens, metrics=dict(raw.metrics))
+            fields.update(
+                tokens=raw.tokens, metrics=dict(raw.metrics), usage=raw.usage, trace=raw.trace,
+                **priced(raw, self.config.prices),
+            )
         else:
             output = raw
         # Still the agent's stage: an output that cannot be represented, or is larger than the

@@ -69,6 +69,10 @@ CREATE TABLE IF NOT EXISTS trial_blocks (
     arm TEXT NOT NULL, level INTEGER NOT NULL, n INTEGER NOT NULL,
     task_ids TEXT NOT NULL, numbers BLOB NOT NULL, extra TEXT);
 CREATE INDEX IF NOT EXISTS trial_blocks_by_arm ON trial_blocks (campaign_id, arm, level);
+CREATE TABLE IF NOT EXISTS task_details (
+    campaign_id TEXT NOT NULL REFERENCES campaigns(id) ON DELETE CASCADE,
+    task_id TEXT NOT NULL, input_json TEXT NOT NULL, expected_json TEXT NOT NULL,
+    PRIMARY KEY (campaign_id, task_id));
 """
 INSERT_TRIAL = (
     "INSERT INTO trials (campaign_id, task_id, arm, run, status, passed, latency_s, wall_s,"

@@ -21,7 +21,8 @@ a busy timeout arbitrate. SQLite's JSON functions are built in (SQLite >= 3.38).
 connection of :mod:`ablation.store.connection`: campaign records (:mod:`ablation.store.campaigns`),
 trial writes (:mod:`ablation.store.trials`), trial reads (:mod:`ablation.store.reads`; columnar
 ones in :mod:`ablation.store.columns`), the resume
-check (:mod:`ablation.store.resume`) and JSONL export/import (:mod:`ablation.store.transfer`). This
+check (:mod:`ablation.store.resume`), JSONL export/import (:mod:`ablation.store.transfer`) and
+the drill-down tasks' inputs (:mod:`ablation.store.task_details`). This
 module owns the composition and the names callers import.
 """
 
@@ -42,6 +43,7 @@ from ablation.store.format import (
 from ablation.store.reads import _PAGE as _PAGE
 from ablation.store.reads import TrialReader
 from ablation.store.resume import ResumeGuard
+from ablation.store.task_details import TaskDetailStore
 from ablation.store.transfer import JsonlTransfer
 from ablation.store.trials import TrialWriter
 
@@ -59,7 +61,8 @@ __all__ = [
 # JsonlTransfer builds on CampaignStore and TrialReader, so it is listed before them (and
 # CampaignStore before TrialReader, as in JsonlTransfer): any other order is a TypeError at import.
 class RunStore(
-    JsonlTransfer, CampaignStore, TrialWriter, TrialReader, ResumeGuard, ColumnReader
+    JsonlTransfer, CampaignStore, TrialWriter, TrialReader, ResumeGuard, ColumnReader,
+    TaskDetailStore,
 ):
     """A SQLite file holding campaigns and their trials.
 

@@ -19,7 +19,7 @@ from hypothesis import strategies as st
 
 from ablation.config import CampaignConfig
 from ablation.errors import InputError, ResumeMismatchError, StoreError
-from ablation.schema import AblationTask, TaskResult, suite_fingerprint, task_digests
+from ablation.schema import AblationTask, TaskResult, TrialUsage, suite_fingerprint, task_digests
 from ablation.store.run_store import SCHEMA_VERSION, RunStore, TrialRow
 
 
@@ -63,6 +63,10 @@ def _full_trial() -> TaskResult:
         quality={"rubric": 1 / 3, "style": 0.1}, quality_errors={"judge": "RuntimeError: down"},
         cost=0.0042, tokens=1234, metrics={"steps": 7.0}, category="math", critical=True,
         started_at=1_764_000_000.25,
+        usage=TrialUsage(input_tokens=900, output_tokens=334, cached_tokens=100, model_requests=3,
+                         tool_calls={"lookup": 2}, model="gpt-4o-mini"),
+        cost_currency="EUR", cost_source="override",
+        trace=[{"kind": "response", "parts": [{"kind": "tool-call", "tool": "lookup"}]}],
     )  # fmt: skip
 
 

@@ -23,7 +23,7 @@ from __future__ import annotations
 import bisect
 import json
 import re
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -290,6 +290,19 @@ class FileTrials(Mapping[tuple[str, str], TaskResult]):
         if i is None:
             raise KeyError(key)
         return self._reads[arm].result(i)
+
+    def all_runs(self, keys: Sequence[tuple[str, str]]) -> dict[tuple[str, str], list[TaskResult]]:
+        """Every run's trial of each of ``keys`` that exists, by run (one scan of each arm's ids)."""
+        out: dict[tuple[str, str], list[TaskResult]] = {}
+        for arm in dict.fromkeys(a for _, a in keys):
+            if arm not in self._reads:
+                continue
+            read = self._reads[arm]
+            wanted = list(dict.fromkeys(t for t, a in keys if a == arm))
+            for i in np.flatnonzero(np.isin(read.columns.task_id, np.array(wanted, dtype=object))).tolist():
+                result = read.result(i)
+                out.setdefault((result.task_id, arm), []).append(result)
+        return {key: sorted(found, key=lambda r: r.run) for key, found in out.items()}
 
     def __iter__(self) -> Iterator[tuple[str, str]]:
         for arm in self._reads:

@@ -1,0 +1,78 @@
+"""The cost of a trial that reported usage: from the agent, an override, or the price database.
+
+Order: a cost the agent reported (source ``"agent"``); else, when the usage names a model, its
+``[tool.ablation.prices]`` entry (:class:`~ablation.config.ModelPrice`, source ``"override"``);
+else the price of that model in ``genai-prices`` (pydantic's maintained price database, in US
+dollars, source ``"price-db"``) when that package is installed (the ``llm`` extra) and knows the
+model; else no cost. The database's prices are the ones installed with it (no download at run
+time: :func:`genai_prices.calc_price` reads its bundled data unless told to update).
+"""
+
+from __future__ import annotations
+
+import functools
+from collections.abc import Mapping
+from typing import Any
+
+from ablation.config import ModelPrice
+from ablation.outputs import AgentOutput, TrialUsage
+
+__all__ = ["database_price", "override_price", "priced"]
+
+
+def override_price(usage: TrialUsage, price: ModelPrice) -> float:
+    """The cost of ``usage`` at ``price`` (per million tokens; cached input at its own price)."""
+    cached = min(usage.cached_tokens, usage.input_tokens)
+    cached_rate = price.input_per_mtok if price.cached_input_per_mtok is None else price.cached_input_per_mtok
+    return (
+        (usage.input_tokens - cached) * price.input_per_mtok
+        + cached * cached_rate
+        + usage.output_tokens * price.output_per_mtok
+    ) / 1e6
+
+
+@functools.cache
+def _calc_price() -> Any:
+    """``genai_prices.calc_price`` and ``Usage``, or ``None`` when the package is not installed."""
+    try:
+        from genai_prices import Usage, calc_price
+    except ImportError:
+        return None
+    return calc_price, Usage
+
+
+def database_price(usage: TrialUsage) -> float | None:
+    """The cost in US dollars of ``usage`` by ``genai-prices``, or ``None`` when the package is
+    not installed, the usage names no model, or the database does not know it."""
+    found = _calc_price()
+    if found is None or not usage.model:
+        return None
+    calc_price, usage_type = found
+    try:
+        result = calc_price(
+            usage_type(
+                input_tokens=usage.input_tokens,
+                cache_read_tokens=usage.cached_tokens,
+                output_tokens=usage.output_tokens,
+            ),
+            model_ref=usage.model,
+        )
+    except LookupError:
+        return None
+    return float(result.total_price)
+
+
+def priced(out: AgentOutput, overrides: Mapping[str, ModelPrice]) -> dict[str, Any]:
+    """``cost``, ``cost_currency`` and ``cost_source`` of a trial from its agent output."""
+    fields = out.cost_fields()
+    usage = out.usage
+    if fields["cost"] is not None or usage is None or not usage.model:
+        return fields
+    override = overrides.get(usage.model)
+    if override is not None:
+        amount = override_price(usage, override)
+        return {"cost": amount, "cost_currency": override.currency, "cost_source": "override"}
+    amount_or_none = database_price(usage)
+    if amount_or_none is None:
+        return fields
+    return {"cost": amount_or_none, "cost_currency": "USD", "cost_source": "price-db"}

@@ -1,0 +1,189 @@
+"""Results of LLM SDKs returned by a Python agent, read as an answer with its usage.
+
+A Python agent may return what its SDK gave it: an OpenAI ``ChatCompletion`` or ``Response``, an
+Anthropic ``Message``, or a pydantic-ai ``AgentRunResult`` (what ``Agent.run`` returns, so a
+pydantic-ai ``Agent`` is itself an agent: its ``run`` method is called with the task input). The
+text (or the run's output) is the trial's output; token counts, model requests, tool calls by
+tool name and the model id become its :class:`~ablation.outputs.TrialUsage`; pydantic-ai's
+messages become its trace.
+
+No SDK is imported here: an object is recognised only when its class comes from a package that
+is already loaded (``sys.modules``), so an agent that does not use an SDK costs one string test
+per trial, and none of these packages is a dependency.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from collections.abc import Awaitable, Callable, Iterable
+from typing import Any
+
+from ablation.outputs import AgentOutput, TrialUsage
+from ablation.schema import to_jsonable
+
+__all__ = ["TRACE_MESSAGES", "pydantic_ai_runner", "sdk_output"]
+
+#: At most this many messages of a pydantic-ai run are kept as its trace (the first ones).
+TRACE_MESSAGES = 200
+_TRACE_TEXT = 2000  # characters of one message part's content kept in the trace
+
+
+def _get(obj: Any, *names: str) -> Any:
+    """``obj.a.b...`` with ``None`` as soon as a link is missing."""
+    for name in names:
+        obj = getattr(obj, name, None)
+        if obj is None:
+            return None
+    return obj
+
+
+def _count(names: Iterable[str]) -> dict[str, int]:
+    counts: dict[str, int] = {}
+    for name in names:
+        counts[name] = counts.get(name, 0) + 1
+    return counts
+
+
+def _chat_completion(resp: Any) -> AgentOutput:
+    """An OpenAI ``ChatCompletion``: the first choice's text, usage and tool calls."""
+    message = resp.choices[0].message if resp.choices else None
+    calls = (_get(message, "tool_calls") or []) if message is not None else []
+    usage = resp.usage
+    return AgentOutput(
+        output=_get(message, "content"),
+        usage=TrialUsage(
+            input_tokens=int(_get(usage, "prompt_tokens") or 0),
+            output_tokens=int(_get(usage, "completion_tokens") or 0),
+            cached_tokens=int(_get(usage, "prompt_tokens_details", "cached_tokens") or 0),
+            model_requests=1,
+            tool_calls=_count(str(_get(c, "function", "name")) for c in calls),
+            model=resp.model,
+        ),
+    )
+
+
+def _response(resp: Any) -> AgentOutput:
+    """An OpenAI Responses-API ``Response``: ``output_text``, usage and function calls."""
+    usage = resp.usage
+    calls = [item for item in resp.output or () if getattr(item, "type", None) == "function_call"]
+    return AgentOutput(
+        output=resp.output_text,
+        usage=TrialUsage(
+            input_tokens=int(_get(usage, "input_tokens") or 0),
+            output_tokens=int(_get(usage, "output_tokens") or 0),
+            cached_tokens=int(_get(usage, "input_tokens_details", "cached_tokens") or 0),
+            model_requests=1,
+            tool_calls=_count(str(c.name) for c in calls),
+            model=resp.model,
+        ),
+    )
+
+
+def _anthropic_message(msg: Any) -> AgentOutput:
+    """An Anthropic ``Message``: its text blocks joined, usage and tool-use blocks.
+
+    Anthropic counts cache reads and writes apart from ``input_tokens``; they are added to the
+    input here so that ``input_tokens`` means every prompt token, as for the other SDKs.
+    """
+    blocks = msg.content or ()
+    usage = msg.usage
+    cached = int(_get(usage, "cache_read_input_tokens") or 0)
+    written = int(_get(usage, "cache_creation_input_tokens") or 0)
+    return AgentOutput(
+        output="".join(b.text for b in blocks if getattr(b, "type", None) == "text"),
+        usage=TrialUsage(
+            input_tokens=int(_get(usage, "input_tokens") or 0) + cached + written,
+            output_tokens=int(_get(usage, "output_tokens") or 0),
+            cached_tokens=cached,
+            model_requests=1,
+            tool_calls=_count(str(b.name) for b in blocks if getattr(b, "type", None) == "tool_use"),
+            model=msg.model,
+        ),
+    )
+
+
+def _trace_part(part: Any) -> dict[str, Any]:
+    """One message part as plain data: its kind, tool name, and content or arguments (cut)."""
+    kind = getattr(part, "part_kind", type(part).__name__)
+    out: dict[str, Any] = {"kind": kind}
+    tool = getattr(part, "tool_name", None)
+    if tool is not None:
+        out["tool"] = tool
+    value = getattr(part, "args", None) if kind == "tool-call" else getattr(part, "content", None)
+    if value is not None:
+        text = value if isinstance(value, str) else repr(value)
+        out["content"] = text[:_TRACE_TEXT] + ("..." if len(text) > _TRACE_TEXT else "")
+    return out
+
+
+def _pydantic_ai_run(result: Any) -> AgentOutput:
+    """A pydantic-ai ``AgentRunResult``: its output, the run's usage, tool calls by name from
+    the messages, the last response's model, and the messages as the trace."""
+    messages = list(result.all_messages())
+    usage = result.usage() if callable(result.usage) else result.usage
+    calls = [
+        p.tool_name for m in messages for p in getattr(m, "parts", ())
+        if getattr(p, "part_kind", None) == "tool-call"
+    ]  # fmt: skip
+    models = [m.model_name for m in messages if getattr(m, "model_name", None)]
+    trace = [
+        {"kind": getattr(m, "kind", "?"), "parts": [_trace_part(p) for p in getattr(m, "parts", ())]}
+        for m in messages[:TRACE_MESSAGES]
+    ]
+    return AgentOutput(
+        output=result.output,
+        usage=TrialUsage(
+            input_tokens=int(getattr(usage, "input_tokens", 0) or 0),
+            output_tokens=int(getattr(usage, "output_tokens", 0) or 0),
+            cached_tokens=int(getattr(usage, "cache_read_tokens", 0) or 0),
+            model_requests=int(getattr(usage, "requests", 0) or 0),
+            tool_calls=_count(calls),
+            model=models[-1] if models else None,
+        ),
+        trace=trace,
+    )
+
+
+#: (module in ``sys.modules``, class name, reader) of every recognised SDK result.
+_FORMS: tuple[tuple[str, str, Callable[[Any], AgentOutput]], ...] = (
+    ("openai.types.chat", "ChatCompletion", _chat_completion),
+    ("openai.types.responses", "Response", _response),
+    ("anthropic.types", "Message", _anthropic_message),
+    ("pydantic_ai.run", "AgentRunResult", _pydantic_ai_run),
+    ("pydantic_ai.agent", "AgentRunResult", _pydantic_ai_run),
+)
+_PACKAGES = frozenset(module.split(".")[0] for module, _, _ in _FORMS)
+
+
+def sdk_output(raw: Any) -> Any:
+    """``raw`` as an :class:`~ablation.outputs.AgentOutput` when it is a recognised SDK result
+    (its package loaded), else ``raw`` unchanged.
+
+    An attribute the SDK's object lacks (an older or newer layout) counts as zero or unknown;
+    an exception while reading it propagates (the trial records it at the agent stage).
+    """
+    if type(raw).__module__.partition(".")[0] not in _PACKAGES:
+        return raw
+    for module_name, class_name, read in _FORMS:
+        cls = getattr(sys.modules.get(module_name), class_name, None)
+        if isinstance(cls, type) and isinstance(raw, cls):
+            return read(raw)
+    return raw
+
+
+def pydantic_ai_runner(obj: Any) -> Callable[[Any], Awaitable[Any]] | None:
+    """For a pydantic-ai ``Agent`` (its package loaded), an async function running it on a task
+    input: ``agent.run(prompt)``, the prompt being the input when it is text and its JSON
+    otherwise; ``None`` for any other object."""
+    cls = getattr(sys.modules.get("pydantic_ai.agent"), "AbstractAgent", None)
+    if not (isinstance(cls, type) and isinstance(obj, cls)):
+        return None
+    agent: Any = obj
+
+    async def run_pydantic_ai(input_data: Any) -> Any:
+        prompt = input_data if isinstance(input_data, str) else json.dumps(to_jsonable(input_data))
+        return await agent.run(prompt)
+
+    run_pydantic_ai.__qualname__ = f"pydantic_ai:{getattr(obj, 'name', None) or 'Agent'}"
+    return run_pydantic_ai

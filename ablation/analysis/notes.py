@@ -1,0 +1,109 @@
+"""What else changed significantly: quality scores and usage, named in the report's notes.
+
+Not a gate (``--metric-margin`` makes a metric one): a reader who did not think of asking about
+a quality score or a tool learns that it moved. Each comparison's Wilcoxon signed-rank p-value
+(two-sided, on the per-task values, :mod:`ablation.analysis.metrics`) is adjusted by Holm across
+every quality score and usage metric of the report, and a change is named when its adjusted
+p-value is below ``alpha``. The cost's currency and source are taken from the trials too.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+from ablation import stats
+from ablation.analysis.pairing import PairedData
+from ablation.outputs import TOOL_CALLS_PREFIX, USAGE_METRICS
+from ablation.report import AblationReport, ContinuousComparison
+
+__all__ = ["change_notes", "cost_units", "with_notes"]
+
+_USAGE = frozenset({*USAGE_METRICS, "tokens", "cost"})
+
+
+def _label(name: str, kind: str) -> str:
+    if kind == "quality":
+        return f"quality score {name!r}"
+    if name.startswith(TOOL_CALLS_PREFIX):
+        return f"tool {name[len(TOOL_CALLS_PREFIX):]!r} calls per task"
+    return name.replace("_", " ")
+
+
+def _noted(report: AblationReport) -> list[tuple[str, ContinuousComparison]]:
+    """``(label, comparison)`` of the quality scores and usage metrics with a Wilcoxon p."""
+    found: list[tuple[str, ContinuousComparison]] = [
+        (_label(n, "quality"), c) for n, c in sorted(report.quality.items())
+    ]
+    found += [
+        (_label(n, "metric"), c) for n, c in sorted(report.metrics.items())
+        if n in _USAGE or n.startswith(TOOL_CALLS_PREFIX)
+    ]  # fmt: skip
+    if report.cost is not None:
+        found.append(("cost", report.cost))
+    return [(label, c) for label, c in found if c.wilcoxon_pvalue is not None]
+
+
+def change_notes(report: AblationReport, alpha: float) -> list[str]:
+    """One sentence per quality score or usage metric whose change is significant after Holm.
+
+    A tool call count that fell names the tool's use as dropped ("the candidate calls it less").
+    """
+    found = _noted(report)
+    if not found:
+        return []
+    adjusted = stats.adjust_pvalues([c.wilcoxon_pvalue or 1.0 for _, c in found], method="holm")
+    notes = []
+    for (label, c), p in zip(found, adjusted, strict=True):
+        if not p < alpha or c.baseline_mean is None or c.candidate_mean is None:
+            continue
+        went = "fell" if c.candidate_mean < c.baseline_mean else "rose"
+        use = ""
+        if label.startswith("tool "):
+            use = f" (the candidate uses this tool {'less' if went == 'fell' else 'more'})"
+        notes.append(
+            f"{label} {went}: {_number(c.baseline_mean)} -> {_number(c.candidate_mean)} "
+            f"(Wilcoxon p = {c.wilcoxon_pvalue:.2g}, Holm-adjusted {float(p):.2g}, "
+            f"{c.n_pairs} pairs){use}"
+        )
+    return notes
+
+
+def _number(x: float) -> str:
+    """4 significant digits, in plain decimals below 1e-4 (a cost of ``0.00002945``)."""
+    if x == 0 or abs(x) >= 1e-4:
+        return f"{x:.4g}"
+    return f"{float(f'{x:.4g}'):.12f}".rstrip("0")
+
+
+def cost_units(data: PairedData, arm: str) -> tuple[str | None, str | None]:
+    """``(currency, source)`` of an arm's costs, read from the drill-down trials the data keep
+    (each paired task's first run); values that differ are joined by ``+``."""
+    currencies: set[str] = set()
+    sources: set[str] = set()
+    trials = data.trials
+    if not trials:
+        return None, None
+    keys = [(tid, arm) for tid in data.task_ids[:1000]]
+    many = getattr(trials, "many", None)
+    found = many(keys) if callable(many) else {k: v for k in keys if (v := trials.get(k))}
+    for trial in found.values():
+        if getattr(trial, "cost", None) is not None:
+            currencies.add(trial.cost_currency or "")
+            sources.add(trial.cost_source or "")
+    return _joined(currencies), _joined(sources)
+
+
+def _joined(values: Iterable[str]) -> str | None:
+    kept = sorted(v for v in values if v)
+    return "+".join(kept) if kept else None
+
+
+def with_notes(report: AblationReport, data: PairedData, alpha: float) -> AblationReport:
+    """``report`` with its change notes and each arm's cost currency and source."""
+    update: dict[str, object] = {"notes": change_notes(report, alpha)}
+    for arm in ("baseline", "candidate"):
+        summary = getattr(report, arm)
+        if summary.cost_total is not None:
+            currency, source = cost_units(data, arm)
+            update[arm] = summary.model_copy(update={"cost_currency": currency, "cost_source": source})
+    return report.model_copy(update=update)

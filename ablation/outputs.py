@@ -1,0 +1,154 @@
+"""What an agent reports beside its answer: usage, cost (with its currency and source), a trace.
+
+These models sit on the ground floor with :mod:`ablation.schema` (which re-exports
+:class:`AgentOutput`): they import nothing from the package. :func:`usage_metrics` turns a
+:class:`TrialUsage` into the named numbers the report's paired metric comparisons read, so
+token counts, model requests and per-tool call counts are analysed by the same code as any
+other metric.
+"""
+
+# No ``from __future__ import annotations``: pydantic reads the fields' types without parsing.
+
+import math
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, field_validator
+
+__all__ = [
+    "COST_SOURCES",
+    "TOOL_CALLS_PREFIX",
+    "USAGE_METRICS",
+    "AgentOutput",
+    "CostSource",
+    "TrialCost",
+    "TrialUsage",
+    "finite_values",
+    "usage_metrics",
+]
+
+_FROZEN = ConfigDict(frozen=True, extra="forbid")
+
+#: Where a trial's cost came from: the agent said so, the price database (``genai-prices``)
+#: priced its usage, or a ``[tool.ablation.prices]`` entry did.
+CostSource = Literal["agent", "price-db", "override"]
+COST_SOURCES: tuple[str, ...] = ("agent", "price-db", "override")
+
+#: Metric names derived from a :class:`TrialUsage` (see :func:`usage_metrics`).
+USAGE_METRICS: tuple[str, ...] = ("input_tokens", "output_tokens", "cached_tokens", "model_requests")
+#: Prefix of the per-tool call count metrics: ``tool_calls.<tool name>``.
+TOOL_CALLS_PREFIX = "tool_calls."
+
+
+def finite_values(values: dict[str, float]) -> dict[str, float]:
+    """Refuse NaN and infinities (JSON would store them as null); name the offending keys."""
+    bad = sorted(k for k, v in values.items() if not math.isfinite(v))
+    if bad:
+        raise ValueError(f"non-finite value for {', '.join(bad)}: record it as an error instead")
+    return values
+
+
+class TrialUsage(BaseModel):
+    """What one trial consumed of a model, as its SDK or the agent reports it.
+
+    Attributes:
+        input_tokens: Prompt tokens over every model request of the trial (cached ones included,
+            as OpenAI and pydantic-ai count them).
+        output_tokens: Completion tokens over every model request.
+        cached_tokens: Input tokens served from the provider's prompt cache (part of
+            ``input_tokens``).
+        model_requests: Model requests the trial made (a tool-using loop makes several).
+        tool_calls: Calls per tool name; a tool that was not called may be absent (it counts 0
+            for a trial with usage).
+        model: The model id as the provider names it (e.g. ``"gpt-4o-mini"``), when known.
+    """
+
+    model_config = _FROZEN
+
+    input_tokens: int = Field(default=0, ge=0)
+    output_tokens: int = Field(default=0, ge=0)
+    cached_tokens: int = Field(default=0, ge=0)
+    model_requests: int = Field(default=0, ge=0)
+    tool_calls: dict[str, int] = Field(default_factory=dict)
+    model: str | None = None
+
+    @field_validator("tool_calls")
+    @classmethod
+    def _counts(cls, value: dict[str, int]) -> dict[str, int]:
+        bad = sorted(k for k, v in value.items() if v < 0 or not k)
+        if bad:
+            raise ValueError(f"tool call counts must be >= 0 under a non-empty name: {bad}")
+        return value
+
+
+class TrialCost(BaseModel):
+    """Money spent on one trial, with its currency and where the figure came from.
+
+    Attributes:
+        amount: The amount (finite, >= 0).
+        currency: ISO 4217 code (``"USD"``); the price database prices in US dollars.
+        source: ``"agent"``, ``"price-db"`` or ``"override"`` (:data:`CostSource`).
+    """
+
+    model_config = _FROZEN
+
+    amount: float = Field(ge=0, allow_inf_nan=False)
+    currency: str = Field(default="USD", min_length=1, max_length=16)
+    source: CostSource = "agent"
+
+
+class AgentOutput(BaseModel):
+    """What an agent may return instead of a bare output, to report cost and usage.
+
+    Attributes:
+        output: The answer that the verifier checks.
+        cost: Money spent on this call: a :class:`TrialCost`, or a bare number (its currency is
+            then unstated and its source ``"agent"``).
+        tokens: Tokens used (derived as input + output tokens when ``usage`` is given).
+        metrics: Any further numeric measurements, kept with the trial.
+        usage: Token counts, model requests and tool calls (:class:`TrialUsage`).
+        trace: What happened inside the call (e.g. the model messages), kept with the trial
+            as plain data for the drill-down.
+    """
+
+    model_config = ConfigDict(frozen=True, extra="forbid", arbitrary_types_allowed=True)
+
+    output: Any = None
+    cost: float | TrialCost | None = None
+    tokens: int | None = None
+    metrics: dict[str, float] = Field(default_factory=dict)
+    usage: TrialUsage | None = None
+    trace: list[Any] | None = None
+
+    @field_validator("metrics")
+    @classmethod
+    def _finite_metrics(cls, value: dict[str, float]) -> dict[str, float]:
+        return finite_values(value)
+
+    @field_validator("cost")
+    @classmethod
+    def _finite_cost(cls, value: float | TrialCost | None) -> float | TrialCost | None:
+        if isinstance(value, float | int) and not math.isfinite(value):
+            raise ValueError("cost must be a finite number")
+        return value
+
+    def cost_fields(self) -> dict[str, Any]:
+        """The trial's ``cost``, ``cost_currency`` and ``cost_source`` from :attr:`cost`."""
+        cost = self.cost
+        if cost is None:
+            return {"cost": None, "cost_currency": None, "cost_source": None}
+        if isinstance(cost, TrialCost):
+            return {"cost": cost.amount, "cost_currency": cost.currency, "cost_source": cost.source}
+        return {"cost": float(cost), "cost_currency": None, "cost_source": "agent"}
+
+
+def usage_metrics(usage: TrialUsage) -> dict[str, float]:
+    """The named numbers of ``usage`` for the paired metric comparisons.
+
+    ``input_tokens``, ``output_tokens``, ``cached_tokens`` and ``model_requests`` always (so every
+    trial with usage has them and pairs are not lost to a missing key), and
+    ``tool_calls.<name>`` for each tool the trial called. The analysis counts a tool absent from
+    a trial with usage as 0 calls.
+    """
+    out = {name: float(getattr(usage, name)) for name in USAGE_METRICS}
+    out.update({TOOL_CALLS_PREFIX + name: float(n) for name, n in sorted(usage.tool_calls.items())})
+    return out

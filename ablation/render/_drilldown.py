@@ -1,0 +1,67 @@
+"""Text pieces of a drill-down shared by the terminal, Markdown and HTML renderers.
+
+Every piece is built from untrusted agent text: the callers escape it for their format (the
+terminal with :func:`~ablation.render._format.printable`, Markdown and HTML with their
+escapers); the diff's markers are added by the callers around text they escaped.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from ablation.report import PairDetail, TrialView
+
+__all__ = ["diff_markup", "run_lines", "tool_lines"]
+
+
+def _verdict(view: TrialView) -> str:
+    return {True: "PASS", False: "FAIL", None: view.status.upper()}[view.passed]
+
+
+def run_lines(detail: PairDetail) -> list[str]:
+    """One line per arm listing every run with its verdict and, for a failed run, its error
+    (empty when each arm has a single run: the side-by-side trials are those runs)."""
+    lines = []
+    for arm, views in (("baseline", detail.baseline_runs), ("candidate", detail.candidate_runs)):
+        if views:
+            runs = ", ".join(
+                f"run {v.run}: {_verdict(v)}" + (f" ({v.error})" if v.error else "") for v in views
+            )
+            lines.append(f"{arm} runs: {runs}")
+    return lines
+
+
+def tool_lines(detail: PairDetail) -> list[str]:
+    """Both arms' tool sequences of the side-by-side runs, the first divergence marked with
+    ``>>`` (empty when neither called a tool)."""
+    base = detail.baseline.tools if detail.baseline else []
+    cand = detail.candidate.tools if detail.candidate else []
+    if not base and not cand:
+        return []
+    at = next((i for i, (x, y) in enumerate(zip(base, cand, strict=False)) if x != y), min(len(base), len(cand)))
+
+    same = base == cand
+
+    def shown(tools: list[str]) -> str:
+        marked = [(">> " if i == at else "") + t for i, t in enumerate(tools)]
+        end = [] if same or at < len(tools) else [">> (end)" if tools else ">> (none)"]
+        return " -> ".join(marked + end) or "(none)"
+
+    note = "same tool calls" if same else f"first divergence at tool call {at + 1}"
+    return [f"baseline tools: {shown(base)}", f"candidate tools: {shown(cand)}", note]
+
+
+def diff_markup(
+    detail: PairDetail, escape: Callable[[str], str], deleted: tuple[str, str], inserted: tuple[str, str]
+) -> str:
+    """The word-level diff of the side-by-side outputs: each segment escaped by ``escape``,
+    deletions wrapped in ``deleted`` and insertions in ``inserted`` (opening, closing)."""
+    parts = []
+    for segment in detail.diff:
+        text = escape(segment.text)
+        if segment.op == "delete":
+            text = deleted[0] + text + deleted[1]
+        elif segment.op == "insert":
+            text = inserted[0] + text + inserted[1]
+        parts.append(text)
+    return "".join(parts)

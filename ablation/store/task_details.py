@@ -1,0 +1,51 @@
+"""The tasks a campaign's drill-downs show: their input and expected output, kept in the store.
+
+A stored campaign does not keep its suite, so ``ablation report`` could not show what a
+regressed task asked and expected. When a campaign's report is built, the input and expected
+output of every task its drill-downs show are written to the ``task_details`` table (plain JSON,
+at most the report's drill-downs: a thousand tasks); a later report of the campaign reads them
+back. The table is created by :data:`~ablation.store.format.DDL` on every writable open (no
+schema version change: an older ``ablation`` ignores the table); a store opened read-only that
+predates it has none, and its reports show no inputs.
+"""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+from collections.abc import Mapping
+from typing import Any
+
+from ablation.schema import to_jsonable
+from ablation.store.connection import StoreConnection
+
+__all__ = ["TaskDetailStore"]
+
+
+class TaskDetailStore(StoreConnection):
+    """The ``task_details`` reads and writes of :class:`~ablation.store.run_store.RunStore`."""
+
+    def save_task_details(self, campaign_id: str, details: Mapping[str, tuple[Any, Any]]) -> None:
+        """Keep ``task_id -> (input, expected output)`` for the campaign (replacing older rows)."""
+        if self.read_only or not details:
+            return
+        rows = [
+            (campaign_id, tid, json.dumps(to_jsonable(inp)), json.dumps(to_jsonable(expected)))
+            for tid, (inp, expected) in details.items()
+        ]
+        with self._op("write task details", transaction=True) as conn:
+            conn.executemany(
+                "INSERT OR REPLACE INTO task_details (campaign_id, task_id, input_json,"
+                " expected_json) VALUES (?, ?, ?, ?)",
+                rows,
+            )
+
+    def task_details(self, campaign_id: str) -> dict[str, tuple[Any, Any]]:
+        """``task_id -> (input, expected output)`` kept for the campaign (empty when none)."""
+        sql = "SELECT task_id, input_json, expected_json FROM task_details WHERE campaign_id = ?"
+        with self._op("read task details") as conn:
+            try:
+                rows = conn.execute(sql, (campaign_id,)).fetchall()
+            except sqlite3.OperationalError:  # a read-only store older than the table
+                return {}
+        return {tid: (json.loads(inp), json.loads(exp)) for tid, inp, exp in rows}
