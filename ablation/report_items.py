@@ -1,4 +1,4 @@
-"""Parts of a report: drill-down views of trials, error groups, and the headline test.
+"""Parts of a report: drill-down views of trials, error groups, the headline test, intervals and the sequential summary.
 
 Re-exported by :mod:`ablation.report`, whose :class:`~ablation.report.AblationReport` holds them.
 """
@@ -9,7 +9,17 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-__all__ = ["DiffSegment", "ErrorGroup", "ErrorSummary", "PairDetail", "TrialView", "UpliftTest"]
+__all__ = [
+    "DiffSegment",
+    "ErrorGroup",
+    "ErrorSummary",
+    "Interval",
+    "PairDetail",
+    "SequentialPoint",
+    "SequentialSummary",
+    "TrialView",
+    "UpliftTest",
+]
 
 _FROZEN = ConfigDict(frozen=True, extra="forbid")
 
@@ -127,3 +137,68 @@ class UpliftTest(BaseModel):
     pvalue_worse: float
     pvalue_better: float
     alpha: float
+
+
+class Interval(BaseModel):
+    """A confidence interval with its level and the method that produced it."""
+
+    model_config = _FROZEN
+
+    low: float
+    high: float
+    confidence_level: float
+    method: str
+
+
+class SequentialPoint(BaseModel):
+    """The anytime-valid interval for the uplift after some pairs (one point of the plot)."""
+
+    model_config = _FROZEN
+
+    pairs: int
+    low: float
+    high: float
+    estimate: float
+
+
+class SequentialSummary(BaseModel):
+    """What a sequential campaign decided, when, why and at what cost (DESIGN.md section 5).
+
+    ``gate`` is the deciding rule (``critical_regression``, ``regression``, ``inferior``,
+    ``non_inferior``, ``futility``, ``end_of_suite``) or ``"undecided"`` (tasks still missing).
+    ``pairs`` counts the pairs the monitor saw (excluded pairs are skipped); ``tasks_run`` the
+    tasks up to the deciding one in run order. ``agent_calls`` is 2 x runs per task run (calls for
+    later tasks made while earlier ones were in flight, then discarded, are not counted);
+    ``agent_calls_planned`` that of the whole suite. ``e_value`` is the regression e-value (it rejects at ``1/alpha_per_candidate``, with
+    ``alpha_per_candidate = alpha / candidates``, Bonferroni); ``interval`` the anytime-valid
+    interval for the uplift at the stop. When ``fixed_n_descriptive`` is set the stop was
+    data-dependent and the fixed-n p-values and intervals elsewhere are descriptive only.
+    ``trajectory`` holds the interval after every pair (at most 500 points, evenly thinned).
+    """
+
+    model_config = _FROZEN
+
+    stopped_early: bool
+    gate: str
+    reason: str
+    pairs: int
+    tasks_run: int
+    n_tasks: int
+    runs: int = 1
+    agent_calls: int
+    agent_calls_planned: int
+    agent_calls_saved: int
+    alpha: float
+    alpha_per_candidate: float
+    candidates: int = 1
+    margin: float | None = None
+    futility_after: int | None = None
+    regressions: int
+    improvements: int
+    e_value: float
+    interval: Interval
+    estimate: float
+    gates_decided: list[str] = Field(default_factory=no_items)
+    fixed_n_descriptive: bool
+    order: str
+    trajectory: list[SequentialPoint] = Field(default_factory=no_items)

@@ -40,9 +40,11 @@ ORDERS = {
     "1001": "shipped", "1002": "shipped", "1003": "delayed", "1004": "shipped",
     "1005": "cancelled", "1006": "shipped", "1007": "shipped", "1008": "delayed",
     "1009": "shipped", "1010": "cancelled", "1011": "shipped", "1012": "shipped",
+    "1013": "delayed", "1014": "shipped", "1015": "cancelled", "1016": "shipped",
+    "1017": "delayed", "1018": "shipped", "1019": "shipped", "1020": "cancelled",
 }  # fmt: skip
 #: Orders whose id the candidate's model "feels sure" about (it answers without a lookup).
-_SURE = {"1001", "1002", "1003", "1004", "1005", "1006", "1007", "1008", "1009", "1010"}
+_SURE = {f"{i}" for i in range(1001, 1017)}
 
 BASELINE_PROMPT = "You are a support agent. Always look the order up before answering."
 CANDIDATE_PROMPT = "You are a support agent. Be brief; answer from memory when you are sure."

@@ -169,8 +169,8 @@ def test_llm_judges(runs: dict[str, Run]) -> None:
 
 def test_llm_agent(runs: dict[str, Run]) -> None:
     out = _ok(runs["llm_agent"], 2)
-    assert "Regressions (4)" in out
-    for order in ("order-1003", "order-1005", "order-1008", "order-1010"):  # delayed, cancelled
+    assert "Regressions (6)" in out
+    for order in ("order-1003", "order-1005", "order-1008", "order-1010", "order-1013", "order-1015"):
         assert order in out
     assert "tool 'lookup_order' calls per task fell" in out
     assert "[price-db]" in out and "USD" in out
