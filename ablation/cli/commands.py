@@ -380,7 +380,13 @@ def _cmd_schema(args: argparse.Namespace) -> int:
     return 0
 
 
+def _cmd_view(args: argparse.Namespace) -> int:
+    from ablation.cli.view_command import run_view
+
+    return run_view(args)
+
+
 COMMANDS = {
     "run": _cmd_run, "compare": _cmd_compare, "report": _cmd_report,
-    "plan": _cmd_plan, "init": _cmd_init, "schema": _cmd_schema,
+    "plan": _cmd_plan, "init": _cmd_init, "schema": _cmd_schema, "view": _cmd_view,
 }

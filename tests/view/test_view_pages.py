@@ -1,0 +1,158 @@
+"""The viewer in a real headless Chromium: list -> campaign -> regressions -> task -> diff,
+search, compare (against ``ablation report`` and ``ablation compare``) and history.
+
+One demo store (tests/view/view_demo.py: four real campaigns), one ``ablation view`` server and
+one browser for the module.
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+import view_browser
+import view_demo
+
+from ablation.store import RunStore
+
+pytestmark = [pytest.mark.slow, pytest.mark.xdist_group("view-pages")]
+
+
+@pytest.fixture(scope="module")
+def store(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    return view_demo.build(tmp_path_factory.mktemp("view") / "runs.db")
+
+
+@pytest.fixture(scope="module")
+def campaigns(store: Path) -> dict[str, str]:
+    """Candidate agent name -> campaign id (the ``arith`` suite)."""
+    with RunStore(store, read_only=True) as s:
+        return {r.candidate_agent.split(":")[-1]: r.campaign_id for r in s.list_campaigns()
+                if len(r.task_digests) == 14}  # fmt: skip
+
+
+@pytest.fixture(scope="module")
+def url(store: Path) -> Iterator[str]:
+    with view_browser.served(store) as address:
+        yield address
+
+
+@pytest.fixture(scope="module")
+def browser(store: Path) -> Iterator[Any]:  # the store first: Playwright holds a loop
+    with view_browser.chromium() as b:
+        yield b
+
+
+@pytest.fixture
+def page(browser: Any) -> Iterator[Any]:
+    context = browser.new_context()
+    p = context.new_page()
+    p.dialogs = []
+    p.on("dialog", lambda d: (p.dialogs.append(d.message), d.dismiss()))
+    yield p
+    assert p.dialogs == []
+    context.close()
+
+
+def cli_json(*args: str) -> dict[str, Any]:
+    proc = subprocess.run(
+        [sys.executable, "-c", "from ablation.cli import main_entry; main_entry()", *args,
+         "--format", "json"], capture_output=True, text=True, check=False,
+    )  # fmt: skip
+    assert proc.returncode in (0, 2), proc.stderr
+    return json.loads(proc.stdout)  # type: ignore[no-any-return]
+
+
+def texts(page: Any, selector: str) -> list[str]:
+    return [t.strip() for t in page.locator(selector).all_inner_texts()]
+
+
+def test_list_campaign_regressions_task_and_diff(page: Any, url: str, store: Path,
+                                                 campaigns: dict[str, str]) -> None:  # fmt: skip
+    cid = campaigns["candidate_a"]
+    page.goto(url + "/")
+    assert len(texts(page, "#campaigns a.campaign")) == 4
+    page.select_option("select[name=suite]", index=1)  # filter by suite: the page reloads
+    page.wait_for_url("**/?suite=*")
+    assert 1 <= len(texts(page, "#campaigns a.campaign")) <= 3
+    page.goto(url + "/")
+    page.click(f"#campaigns a.campaign:text-is('{cid}')")
+    expected = cli_json("report", cid, "--store", str(store))
+    assert page.locator("#verdict .badge").inner_text() == expected["verdict"].upper()
+    shown_p = float(page.locator("#mcnemar-p .num").get_attribute("data-value"))
+    assert shown_p == expected["mcnemar"]["pvalue"]
+    page.click("a.show-regressions")
+    page.wait_for_url("**/tasks?show=regressions")
+    assert texts(page, "#tasks a.task") == expected["regressions"]
+    page.click("#tasks a.task:text-is('t05')")
+    assert page.locator("#outcome").inner_text() == "regression"
+    assert page.locator("#arm-baseline pre.output").inner_text() == "10"
+    candidate = page.locator("#arm-candidate pre.output").inner_text()
+    assert candidate.startswith("<img src=x onerror=alert(1)>")
+    assert page.locator("#diff del").first.inner_text() == "10"
+    assert "click me" in page.locator("#diff ins").first.inner_text()
+
+
+def test_filter_errors_and_search_an_id(page: Any, url: str, campaigns: dict[str, str]) -> None:
+    cid = campaigns["candidate_a"]
+    page.goto(f"{url}/campaign/{cid}/tasks")
+    assert len(texts(page, "#tasks a.task")) == 14
+    page.select_option("select[name=show]", "errors")
+    page.wait_for_url("**show=errors*")
+    assert texts(page, "#tasks a.task") == ["t07"]
+    page.select_option("select[name=show]", "all")
+    page.wait_for_url("**show=all*")
+    page.fill("input[name=q]", "T1")  # case-insensitive substring
+    page.click("#task-filters button")
+    page.wait_for_url("**q=T1*")
+    assert texts(page, "#tasks a.task") == ["t10", "t11", "t12", "t13"]
+    page.click("a.sort-id")  # the id column again: descending
+    page.wait_for_url("**dir=desc*")
+    assert texts(page, "#tasks a.task") == ["t13", "t12", "t11", "t10"]
+
+
+def _compare(page: Any, url: str, baseline: str, candidate: str) -> tuple[list[str], float]:
+    page.goto(url + "/compare")
+    page.select_option("select[name=baseline]", baseline)
+    page.select_option("select[name=candidate]", candidate)
+    page.click("#compare-form button")
+    page.wait_for_selector("#headline")
+    p = float(page.locator("#mcnemar-p .num").get_attribute("data-value"))
+    return texts(page, "#regressions a.task-id"), p
+
+
+def test_compare_equals_report_and_compare(page: Any, url: str, store: Path,
+                                           campaigns: dict[str, str], tmp_path: Path) -> None:  # fmt: skip
+    a, b = campaigns["candidate_a"], campaigns["candidate_b"]
+    ids, p = _compare(page, url, f"{a}:baseline", f"{a}:candidate")
+    report = cli_json("report", a, "--store", str(store))
+    assert (ids, p) == (report["regressions"], report["mcnemar"]["pvalue"])
+    ids, p = _compare(page, url, f"{a}:candidate", f"{b}:candidate")
+    files = []
+    with RunStore(store, read_only=True) as s:
+        for cid in (a, b):
+            path = tmp_path / f"{cid}.jsonl"
+            rows = [{"id": t.task_id, "passed": t.passed} for t in s.results(cid, arm="candidate")]
+            path.write_text("".join(json.dumps(r) + "\n" for r in rows))
+            files.append(str(path))
+    compared = cli_json("compare", *files)
+    assert ids == compared["regressions"] and ids  # candidate_b regresses where a was right
+    assert p == compared["mcnemar"]["pvalue"]
+
+
+def test_history_has_one_point_per_campaign(page: Any, url: str, campaigns: dict[str, str]) -> None:
+    page.goto(f"{url}/campaign/{campaigns['candidate_a']}")
+    page.click("table.meta a[href^='/suite/']")
+    page.wait_for_selector("#history-plot")
+    points = page.locator("#history-plot circle.point")
+    assert points.count() == 3
+    assert sorted(points.evaluate_all("els => els.map(e => e.dataset.campaign)")) == sorted(campaigns.values())
+    flips = dict(zip(texts(page, "#flips td:nth-child(1)"), texts(page, "#flips td:nth-child(2)"), strict=True))
+    # candidates a, b, c fail {3,5,7}, {2,4}, {3,8}: t03 F P F flips twice, t02 P F P twice
+    assert flips["t03"] == "2" and flips["t02"] == "2" and flips["t05"] == "1"
+    assert "t01" not in flips
