@@ -3,8 +3,8 @@
 Suite ``arith`` (14 tasks, three categories, two critical) is run three times with the same
 baseline and three candidates, so the history has three points and some tasks flip between
 campaigns; task ``t05`` gets a hostile output from the candidate (markup, a ``javascript:`` link,
-ANSI escapes) and ``t07`` an error whose message is hostile too. A second suite (``other``, 4
-tasks) gets one campaign, so the suite filter has two values.
+ANSI escapes) and ``t07`` an error whose message is hostile too. A second suite (``other``, 5
+tasks, one with a hostile id and category) gets one campaign, so the suite filter has two values.
 """
 
 from __future__ import annotations
@@ -21,10 +21,20 @@ HOSTILE = (
 CONFIG = CampaignConfig(n_resamples=200, seed=7)
 
 
+#: A task id and a category that are markup (in the ``other`` suite).
+HOSTILE_ID = '<svg onload=alert(4)>"&/?#'
+HOSTILE_CATEGORY = "<b onclick=alert(5)>cat</b>"
+
+
 def suite(name: str = "arith", n: int = 14) -> list[AblationTask]:
-    """``n`` arithmetic tasks: the expected output is twice the input."""
+    """``n`` arithmetic tasks: the expected output is twice the input (``other``: plus one task
+    whose id and category are markup)."""
     cats = ("algebra", "geometry", "logic")
-    return [
+    extra = [
+        AblationTask(task_id=HOSTILE_ID, input_data={"n": 1}, expected_output=2,
+                     category=HOSTILE_CATEGORY)
+    ] if name == "other" else []  # fmt: skip
+    return extra + [
         AblationTask(task_id=f"{name}-t{i:02d}" if name != "arith" else f"t{i:02d}",
                      input_data={"n": i}, expected_output=2 * i, category=cats[i % 3],
                      critical=i in (3, 9))
