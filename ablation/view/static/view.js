@@ -25,9 +25,9 @@ function follow(endpoint) {
     } catch (err) {
       // the server may be restarting: try again at the next tick
     }
-    window.setTimeout(poll, 2000);
+    window.setTimeout(poll, 1000);
   };
-  window.setTimeout(poll, 2000);
+  window.setTimeout(poll, 1000);
 }
 
 document.addEventListener("DOMContentLoaded", () => {
