@@ -127,15 +127,18 @@ class Catalog:
 
         return self._cached(("report", *self._state(record)), build), record
 
-    def table(self, campaign_id: str) -> tuple[TaskTable, AblationReport, CampaignRecord]:
-        """The campaign's per-task table (outcomes from its report), the report and the record."""
-        report, record = self.report(campaign_id)
+    def table(self, campaign_id: str) -> tuple[TaskTable, CampaignRecord]:
+        """The campaign's per-task table (paired and classified as its report) and its record."""
+        record = self.record(campaign_id)
 
         def build() -> TaskTable:
             baseline, candidate = self.store.campaign_columns(campaign_id)
-            return task_table(baseline, candidate, report)
+            return task_table(
+                baseline, candidate, config=record.config,
+                expected_ids=list(record.task_digests) or None,
+            )  # fmt: skip
 
-        return self._cached(("table", *self._state(record)), build), report, record
+        return self._cached(("table", *self._state(record)), build), record
 
     def trials(self, campaign_id: str, task_id: str) -> list[TaskResult]:
         """Every stored trial of one task, both arms, in ``(arm, run)`` order."""

@@ -160,7 +160,7 @@ def _task_rows(table: TaskTable, rows: object, task_base: str) -> list[list[str]
 
 def tasks_page(catalog: Catalog, campaign_id: str, params: Mapping[str, str]) -> str:
     """The task table: ``show``, ``category``, ``q``, ``sort``, ``dir`` and ``page`` parameters."""
-    table, report, record = catalog.table(campaign_id)
+    table, record = catalog.table(campaign_id)
     show = params.get("show", "all") if params.get("show") in FILTERS else "all"
     sort = params.get("sort", "id") if params.get("sort") in SORTS else "id"
     desc = params.get("dir") == "desc"
@@ -185,8 +185,8 @@ def tasks_page(catalog: Catalog, campaign_id: str, params: Mapping[str, str]) ->
     body_rows = "".join("<tr>" + "".join(f"<td>{c}</td>" for c in r) + "</tr>" for r in rows)
     grid = f'<table id="tasks"><thead><tr>{head}</tr></thead><tbody>{body_rows}</tbody></table>'
     body = (
-        f"<p>{m.link(m.campaign_url(campaign_id), 'Back to the campaign')} · verdict "
-        f"{m.verdict_badge(report.verdict)}</p>{_filter_form(base, state, table)}"
+        f"<p>{m.link(m.campaign_url(campaign_id), 'Back to the campaign')}</p>"
+        f"{_filter_form(base, state, table)}"
         f'<p class="count" id="count">{page.total} of {len(table)} tasks '
         f"(page {page.page} of {page.pages})</p>{grid}{_pager(base, state, page.page, page.pages)}"
     )

@@ -1,7 +1,8 @@
 """The task table of one campaign: one row per task, filtered, searched, sorted and paged.
 
-A row counts each arm's passes, runs and failed trials (errors and timeouts) of the task and takes
-its outcome from the campaign's report: a task is a regression or an improvement exactly when the
+A row counts each arm's passes, runs and failed trials (errors and timeouts) of the task; its
+outcome comes from the report's own pairing and classification, without the report's statistics
+(which cost a second at 10^5 tasks): a task is a regression or an improvement exactly when the
 report lists it as one, and flaky when the report's flaky list names it. Nothing statistical is
 computed here. The table is columns (numpy arrays in task-id order), so a filter is a boolean
 mask, a sort one stable ``argsort`` and a page a slice: at 10^5 tasks a page costs milliseconds
@@ -14,18 +15,21 @@ of one suite) as :class:`~ablation.columns.TrialColumns`.
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Sequence
+from collections.abc import Iterable
 from typing import Any
 
 import numpy as np
 
+from ablation.analysis.breakdowns import classify
+from ablation.analysis.columnar import pair_columns
+from ablation.analysis.sequential import apply_sequential
 from ablation.columns import TrialColumns
-from ablation.report import AblationReport
+from ablation.config import CampaignConfig
 
 __all__ = ["FILTERS", "OUTCOMES", "SORTS", "Page", "TaskTable", "task_table"]
 
 #: Outcome labels, by code.
-OUTCOMES = ("regression", "improvement", "both pass", "both fail", "mixed", "one arm only")
+OUTCOMES = ("regression", "improvement", "both pass", "both fail")
 #: The ``show`` filter values.
 FILTERS = ("all", "regressions", "improvements", "errors", "flaky", "critical")
 #: Sortable columns: ``sort`` value -> attribute of :class:`TaskTable`.
@@ -146,60 +150,51 @@ def _rank(values: np.ndarray) -> np.ndarray:
     return np.asarray(inverse, dtype=np.int64)
 
 
-def _per_task(
-    cols: TrialColumns, index: dict[str, int], n: int
-) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
-    """Passes, runs, failed trials and mean completed latency per task of one arm."""
-    codes = np.fromiter((index[t] for t in cols.task_id), np.int64, len(cols))
-    passes = np.bincount(codes, weights=cols.passed, minlength=n).astype(np.int64)
-    runs = np.bincount(codes, minlength=n).astype(np.int64)
-    failed = np.bincount(codes, weights=cols.status != 0, minlength=n).astype(np.int64)
-    done = (cols.status == 0) & ~np.isnan(cols.latency_s)
-    total = np.bincount(codes[done], weights=cols.latency_s[done], minlength=n)
-    count = np.bincount(codes[done], minlength=n)
-    with np.errstate(invalid="ignore", divide="ignore"):
-        latency = np.where(count > 0, total / np.maximum(count, 1), np.nan)
-    return passes, runs, failed, latency
-
-
-def _labels(
-    ids: Sequence[str], index: dict[str, int], arms: Sequence[TrialColumns]
-) -> tuple[np.ndarray, np.ndarray]:
-    """Category (``"default"`` when none) and critical flag per task, from either arm."""
-    category = np.full(len(ids), "default", dtype=object)
-    critical = np.zeros(len(ids), bool)
-    for cols in arms:
-        codes = np.fromiter((index[t] for t in cols.task_id), np.int64, len(cols))
-        if cols.category is not None:
-            known = np.fromiter((c is not None for c in cols.category), bool, len(cols))
-            category[codes[known]] = cols.category[known]
-        if cols.critical is not None:
-            critical[codes[cols.critical]] = True
-    return category, critical
+def _failed(cols: TrialColumns, ids: np.ndarray) -> np.ndarray:
+    """Errors and timeouts per task of ``ids`` (sorted) in one arm's trials."""
+    bad = cols.status != 0
+    out = np.zeros(len(ids), np.int64)
+    if not bad.any():
+        return out
+    where = np.searchsorted(ids, cols.task_id[bad])
+    inside = where < len(ids)
+    inside[inside] = ids[where[inside]] == cols.task_id[bad][inside]
+    np.add.at(out, where[inside], 1)
+    return out
 
 
 def task_table(
-    baseline: TrialColumns, candidate: TrialColumns, report: AblationReport
+    baseline: TrialColumns,
+    candidate: TrialColumns,
+    *,
+    config: CampaignConfig,
+    expected_ids: Iterable[str] | None = None,
 ) -> TaskTable:
-    """Build the table of every task either arm has trials of, outcomes from ``report``."""
-    ids = sorted(set(baseline.task_id.tolist()) | set(candidate.task_id.tolist()))
-    index = {t: i for i, t in enumerate(ids)}
-    n = len(ids)
-    bp, br, bf, bl = _per_task(baseline, index, n)
-    cp, cr, cf, cl = _per_task(candidate, index, n)
-    category, critical = _labels(ids, index, (baseline, candidate))
-    outcome = np.full(n, 4, np.int8)
-    outcome[(bp == br) & (cp == cr)] = 2
-    outcome[(bp == 0) & (cp == 0)] = 3
-    outcome[(br == 0) | (cr == 0)] = 5
-    for code, listed in ((0, report.regressions), (1, report.improvements)):
-        where = [index[t] for t in listed if t in index]
-        outcome[where] = code
-    flaky = np.zeros(n, bool)
-    flaky[[index[f.task_id] for f in report.flaky if f.task_id in index]] = True
+    """The table of the paired tasks, paired and classified as the report does.
+
+    The arms go through the report's own pairing (:func:`pair_columns`, and the sequential
+    replay when ``config`` is sequential) and classification (:func:`classify`), so the
+    regressions and improvements are the report's; flaky tasks have mixed outcomes inside an arm
+    (the report's flaky list). Tasks the pairing leaves out (one arm only, excluded errors) are
+    not rows: the campaign page lists them with the report's exclusions.
+    """
+    data = pair_columns(baseline, candidate, expected_ids=expected_ids, on_error=config.on_error)
+    if config.sequential is not None:
+        data, _ = apply_sequential(data, config)
+    both_pass, regression, improvement, _ = classify(data)
+    n = len(data.task_ids)
+    outcome = np.full(n, 3, np.int8)
+    outcome[both_pass], outcome[regression], outcome[improvement] = 2, 0, 1
+    b, c = data.baseline, data.candidate
+    flaky = ((b.passes > 0) & (b.passes < b.runs)) | ((c.passes > 0) & (c.passes < c.runs))
+    ids = np.asarray(data.task_ids, dtype=object)
+    category = np.asarray(data.categories, dtype=object)
     return TaskTable(
-        ids=np.array(ids, dtype=object), category=category, critical=critical,
-        base_passes=bp, base_runs=br, cand_passes=cp, cand_runs=cr, errors=bf + cf,
-        base_latency=bl, cand_latency=cl, outcome=outcome, flaky=flaky,
+        ids=ids, category=category, critical=np.asarray(data.critical, bool),
+        base_passes=np.asarray(b.passes, np.int64), base_runs=np.asarray(b.runs, np.int64),
+        cand_passes=np.asarray(c.passes, np.int64), cand_runs=np.asarray(c.runs, np.int64),
+        errors=_failed(baseline, ids) + _failed(candidate, ids),
+        base_latency=np.asarray(b.latency, float), cand_latency=np.asarray(c.latency, float),
+        outcome=outcome, flaky=np.asarray(flaky, bool),
         categories=tuple(sorted(set(category.tolist()))),
     )  # fmt: skip

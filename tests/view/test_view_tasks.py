@@ -42,7 +42,7 @@ def results(rows: list[Any], arm: str) -> list[TaskResult]:
 
 def expected_rows(base: list[TaskResult], cand: list[TaskResult], report: Any, show: str,
                   query: str, sort: str, desc: bool) -> list[str]:  # fmt: skip
-    ids = sorted({r.task_id for r in base + cand})
+    ids = sorted({r.task_id for r in base} & {r.task_id for r in cand})  # the paired tasks
 
     def arm(rs: list[TaskResult], tid: str) -> list[TaskResult]:
         return [r for r in rs if r.task_id == tid]
@@ -107,7 +107,8 @@ def test_table_matches_a_plain_reading(base_rows: list[Any], cand_rows: list[Any
                                        query: str, sort: str, desc: bool) -> None:  # fmt: skip
     base, cand = results(base_rows, "baseline"), results(cand_rows, "candidate")
     report = compare_results(base, cand, config=CONFIG)
-    table = task_table(results_to_columns(base, "baseline"), results_to_columns(cand, "candidate"), report)
+    table = task_table(results_to_columns(base, "baseline"), results_to_columns(cand, "candidate"),
+                       config=CONFIG)  # fmt: skip
     page = table.select(show=show, query=query, sort=sort, descending=desc, size=500)
     got = [str(table.ids[i]) for i in page.rows]
     want = expected_rows(base, cand, report, show, query, sort, desc)
@@ -119,7 +120,8 @@ def test_paging_covers_every_row_once() -> None:
     base = [TaskResult(task_id=f"t{i:03d}", arm="baseline", passed=i % 2 == 0) for i in range(123)]
     cand = [TaskResult(task_id=f"t{i:03d}", arm="candidate", passed=i % 3 == 0) for i in range(123)]
     report = compare_results(base, cand, config=CONFIG)
-    table = task_table(results_to_columns(base, "baseline"), results_to_columns(cand, "candidate"), report)
+    table = task_table(results_to_columns(base, "baseline"), results_to_columns(cand, "candidate"),
+                       config=CONFIG)  # fmt: skip
     pages = [table.select(page=p, size=50) for p in (1, 2, 3, 4)]
     assert [p.pages for p in pages] == [3, 3, 3, 3] and pages[3].page == 3  # past the end: the last
     seen = [str(table.ids[i]) for p in pages[:3] for i in p.rows]
