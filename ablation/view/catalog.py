@@ -82,6 +82,11 @@ class Catalog:
         self._lock = threading.Lock()
         self._building = threading.Lock()
 
+    @property
+    def has_suite(self) -> bool:
+        """Whether the viewer was given a suite."""
+        return bool(self._suite)
+
     def close(self) -> None:
         """Close the store."""
         self.store.close()

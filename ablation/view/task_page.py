@@ -87,8 +87,11 @@ def _task_facts(catalog: Catalog, campaign_id: str, task_id: str, trials: list[T
     task = catalog.task(campaign_id, task_id)
     if task is None:
         note = (
-            "The store keeps no task inputs: start the viewer with --suite PATH to show the input "
-            "and expected output."
+            "The given suite's task is not the one this campaign ran (its digest differs, or the "
+            "suite lacks it): its input and expected output are not shown."
+            if catalog.has_suite
+            else "The store keeps no task inputs: start the viewer with --suite PATH to show the "
+            "input and expected output."
         )
         return m.table(["", ""], rows, cls="meta") + f'<p class="note">{m.esc(note)}</p>'
     return (

@@ -156,3 +156,27 @@ def test_history_has_one_point_per_campaign(page: Any, url: str, campaigns: dict
     # candidates a, b, c fail {3,5,7}, {2,4}, {3,8}: t03 F P F flips twice, t02 P F P twice
     assert flips["t03"] == "2" and flips["t02"] == "2" and flips["t05"] == "1"
     assert "t01" not in flips
+
+
+def test_suite_gives_input_and_expected_when_digests_match(store: Path, campaigns: dict[str, str],
+                                                           tmp_path: Path) -> None:  # fmt: skip
+    import html
+    import urllib.request
+
+    changed = tmp_path / "changed.py"  # t05's expected output differs from the campaign's
+    changed.write_text(
+        f"import sys\nsys.path.insert(0, {str(Path(view_demo.__file__).parent)!r})\nimport view_demo\n"
+        "tasks = [t.model_copy(update={'expected_output': 11}) if t.task_id == 't05' else t "
+        "for t in view_demo.suite()]\n"
+    )
+    cid = campaigns["candidate_a"]
+    for suite, shown in ((f"{view_demo.__file__}:suite", True), (f"{changed}:tasks", False)):
+        with view_browser.served(store, "--suite", suite) as url:
+            pages = {}
+            for tid in ("t05", "t06"):
+                with urllib.request.urlopen(f"{url}/campaign/{cid}/task?id={tid}") as r:
+                    pages[tid] = html.unescape(r.read().decode())
+        assert '<pre class="input">{\n  "n": 6\n}</pre>' in pages["t06"]
+        assert '<pre class="expected">12</pre>' in pages["t06"]
+        assert ('<pre class="expected">10</pre>' in pages["t05"]) is shown
+        assert ("not the one this campaign ran" in pages["t05"]) is not shown
