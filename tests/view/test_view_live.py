@@ -18,7 +18,7 @@ from ablation import CampaignConfig
 from ablation.schema import TaskResult
 from ablation.store import RunStore
 
-pytestmark = [pytest.mark.slow, pytest.mark.first, pytest.mark.xdist_group("view-live")]
+pytestmark = [pytest.mark.slow, pytest.mark.first, pytest.mark.xdist_group("view")]
 
 
 def trial(i: int, arm: str) -> TaskResult:
@@ -37,11 +37,11 @@ def writer(tmp_path: Path) -> Iterator[tuple[RunStore, str]]:
     store.close()
 
 
-def test_running_campaign_page_follows_progress(writer: tuple[RunStore, str]) -> None:
+def test_running_campaign_page_follows_progress(writer: tuple[RunStore, str], browser: Any) -> None:
     store, cid = writer
     from playwright.sync_api import expect
 
-    with view_browser.served(store.path) as url, view_browser.chromium() as browser:
+    with view_browser.served(store.path) as url:
         page: Any = browser.new_page()
         page.goto(f"{url}/campaign/{cid}")
         assert page.locator("#trials").inner_text() == "4"

@@ -12,42 +12,14 @@ from __future__ import annotations
 import subprocess
 import sys
 import urllib.request
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 from urllib.parse import quote
 
 import pytest
-import view_browser
 import view_demo
 
-from ablation.store import RunStore
-
-pytestmark = [pytest.mark.slow, pytest.mark.xdist_group("view-security")]
-
-
-@pytest.fixture(scope="module")
-def store(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    return view_demo.build(tmp_path_factory.mktemp("view") / "runs.db")
-
-
-@pytest.fixture(scope="module")
-def ids(store: Path) -> dict[str, str]:
-    with RunStore(store, read_only=True) as s:
-        return {r.candidate_agent.split(":")[-1] + ("-other" if len(r.task_digests) == 5 else ""):
-                r.campaign_id for r in s.list_campaigns()}  # fmt: skip
-
-
-@pytest.fixture(scope="module")
-def url(store: Path) -> Iterator[str]:
-    with view_browser.served(store) as address:
-        yield address
-
-
-@pytest.fixture(scope="module")
-def browser(store: Path) -> Iterator[Any]:
-    with view_browser.chromium() as b:
-        yield b
+pytestmark = [pytest.mark.slow, pytest.mark.xdist_group("view")]
 
 
 def visit(browser: Any, address: str) -> tuple[Any, list[str]]:
@@ -72,8 +44,8 @@ def assert_inert(page: Any, dialogs: list[str]) -> None:
     assert scripts == ["/static/view.js"]
 
 
-def test_hostile_output_and_error_are_text(browser: Any, url: str, ids: dict[str, str]) -> None:
-    cid = ids["candidate_a"]
+def test_hostile_output_and_error_are_text(browser: Any, url: str, campaigns: dict[str, str]) -> None:
+    cid = campaigns["candidate_a"]
     page, dialogs = visit(browser, f"{url}/campaign/{cid}/task?id=t05")
     assert_inert(page, dialogs)
     shown = page.locator("#arm-candidate pre.output").inner_text()
@@ -91,8 +63,8 @@ def test_hostile_output_and_error_are_text(browser: Any, url: str, ids: dict[str
     page.close()
 
 
-def test_hostile_id_and_category(browser: Any, url: str, ids: dict[str, str]) -> None:
-    cid = ids["candidate_b-other"]
+def test_hostile_id_and_category(browser: Any, url: str, campaigns: dict[str, str]) -> None:
+    cid = campaigns["other"]
     page, dialogs = visit(browser, f"{url}/campaign/{cid}/tasks")
     assert_inert(page, dialogs)
     assert view_demo.HOSTILE_ID in page.locator("#tasks a.task").all_inner_texts()
