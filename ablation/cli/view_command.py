@@ -21,7 +21,7 @@ def run_view(args: argparse.Namespace) -> int:
         from ablation.view import Catalog, create_app, serve
     except ImportError as exc:
         raise ConfigError(
-            f"ablation view needs the view extra ({exc.name} is missing): "
+            f"ablation view needs the view extra ({(exc.name or '?').split('.')[0]} is missing): "
             "pip install 'ablation[view]'"
         ) from None
     suite = None

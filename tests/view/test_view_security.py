@@ -9,6 +9,7 @@ Chromium, which would run an ``onerror`` or ``onload`` handler if one reached th
 
 from __future__ import annotations
 
+import signal
 import subprocess
 import sys
 import urllib.request
@@ -105,3 +106,31 @@ def test_missing_store_is_one_line(tmp_path: Path) -> None:
         f"ablation: error: {tmp_path / 'none.db'}: no run store here (run a campaign first, or "
         "name the store)"
     ]
+
+
+def test_missing_extra_is_one_line(store: Path) -> None:
+    code = (
+        "import sys; sys.modules['starlette'] = None; from ablation.cli import main_entry; "
+        "sys.argv = ['ablation', 'view', sys.argv[1], '--no-browser']; main_entry()"
+    )
+    proc = subprocess.run([sys.executable, "-c", code, str(store)], capture_output=True, text=True,
+                          check=False)  # fmt: skip
+    assert proc.returncode == 1
+    assert proc.stderr.strip().splitlines() == [
+        "ablation: error: ablation view needs the view extra (starlette is missing): "
+        "pip install 'ablation[view]'"
+    ]
+
+
+def test_ctrl_c_stops_the_viewer_with_exit_0(store: Path) -> None:
+    proc = subprocess.Popen(
+        [sys.executable, "-c", "from ablation.cli import main_entry; main_entry()", "view",
+         str(store), "--no-browser", "--port", "0"],
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+    )  # fmt: skip
+    assert proc.stdout is not None
+    address = proc.stdout.readline().split()[2]
+    with urllib.request.urlopen(address) as r:
+        assert r.status == 200
+    proc.send_signal(signal.SIGINT)
+    assert proc.wait(timeout=15) == 0
