@@ -9,7 +9,7 @@ comparison of two stored arms the one ``ablation compare`` builds (:func:`compar
 viewer computes no statistic of its own.
 
 Assumptions: the store's campaigns are few enough to list at once (hundreds, not millions); the
-cache keeps the last :data:`CACHED` reports and tables.
+cache keeps the last :data:`CACHED` analyses of each kind.
 """
 
 from __future__ import annotations
@@ -30,8 +30,9 @@ from ablation.view.tasks import TaskTable, task_table
 
 __all__ = ["ARMS", "CACHED", "ArmRef", "Catalog"]
 
-#: Reports and task tables kept in memory (least recently used dropped first).
-CACHED = 16
+#: Analyses kept in memory per kind (least recently used dropped first): reports are small (the
+#: campaigns page shows every campaign's verdict), task tables and comparisons hold columns.
+CACHED = {"report": 64, "table": 8, "compare": 8}
 ARMS = ("baseline", "candidate")
 _T = TypeVar("_T")
 
@@ -115,8 +116,9 @@ class Catalog:
             value = build()
             with self._lock:
                 self._cache[key] = value
-                while len(self._cache) > CACHED:
-                    self._cache.popitem(last=False)
+                kind = [k for k in self._cache if k[0] == key[0]]
+                for old in kind[: max(0, len(kind) - CACHED[key[0]])]:
+                    del self._cache[old]
             return value
 
     @staticmethod
