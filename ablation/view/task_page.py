@@ -3,7 +3,9 @@
 A trial shows its status, verdict, latency, attempts, cost, tokens, quality and metrics, its
 error and traceback, the verifier's note and its output (text as it is, anything else as
 indented JSON); any other field a trial carries (usage, traces) is shown as JSON under its own
-name. The diff compares the first run's outputs of the two arms. The task's input and expected
+name, and list-valued ones that both arms' first runs carry (traces) side by side, the first
+divergent step marked (:mod:`ablation.view.traces`). The diff compares the first run's outputs of
+the two arms. The task's input and expected
 output are shown when the viewer was given the suite and the task's digest is the campaign's.
 """
 
@@ -17,6 +19,7 @@ from ablation.schema import TaskResult
 from ablation.view import markup as m
 from ablation.view.catalog import ARMS, Catalog
 from ablation.view.diff import word_diff
+from ablation.view.traces import side_by_side
 
 __all__ = ["task_page"]
 
@@ -46,7 +49,13 @@ def _verdict(t: TaskResult) -> str:
     return f'<span class="status-{word.lower()}">{word}</span>'
 
 
+def _extra(t: TaskResult) -> dict[str, Any]:
+    """The fields of ``t`` the trial table does not name (usage, traces), when set."""
+    return {k: v for k, v in t.model_dump(mode="json").items() if k not in _SHOWN and v}
+
+
 def _trial(t: TaskResult) -> str:
+    extra = _extra(t)
     facts = [
         ["verdict", _verdict(t)],
         ["latency", m.esc(f.fmt_seconds(t.latency_s))],
@@ -71,7 +80,6 @@ def _trial(t: TaskResult) -> str:
     if t.quality_errors:
         parts.append(f"<h4>Scorer errors</h4>{_pre(_json(t.quality_errors), 'error')}")
     parts.append(f'<h4>Output</h4>{_pre(f.output_text(t.output), "output")}')
-    extra = {k: v for k, v in t.model_dump(mode="json").items() if k not in _SHOWN and v}
     for name, value in sorted(extra.items()):
         parts.append(f"<h4>{m.esc(name)}</h4>{_pre(_json(value), 'extra')}")
     return (
@@ -131,7 +139,7 @@ def task_page(catalog: Catalog, campaign_id: str, task_id: str) -> str:
         diff = (
             '<h2>Output diff (first run: <del>baseline only</del> <ins>candidate only</ins>)</h2>'
             f'<div id="diff">{word_diff(before, after)}</div>'
-        )
+        ) + side_by_side(_extra(by_arm["baseline"][0]), _extra(by_arm["candidate"][0]))
     back = m.url(m.campaign_url(campaign_id, "tasks"))
     body = (
         f"<p>{m.link(back, 'Back to the tasks')} · outcome "

@@ -16,6 +16,7 @@ from ablation.columns import results_to_columns
 from ablation.schema import TaskResult
 from ablation.view.diff import word_diff
 from ablation.view.tasks import FILTERS, SORTS, task_table
+from ablation.view.traces import first_divergence, side_by_side
 
 CONFIG = CampaignConfig(n_resamples=100)
 
@@ -145,3 +146,22 @@ def test_word_diff_rebuilds_both_texts(before: str, after: str) -> None:
     shown = lambda keep: html.unescape("".join(t for k, t in parts if k in keep))  # noqa: E731
     assert shown({"span", "del"}) == before.replace("\x1b", "\\x1b")
     assert shown({"span", "ins"}) == after.replace("\x1b", "\\x1b")
+
+
+steps = st.lists(st.sampled_from([{"tool": "ls"}, {"tool": "cat", "arg": "<b>"}, "done", 1]),
+                 max_size=6)  # fmt: skip
+
+
+@settings(max_examples=60, deadline=None)
+@given(steps, steps)
+def test_first_divergence_is_the_first_differing_step(left: list[Any], right: list[Any]) -> None:
+    split = first_divergence(left, right)
+    if split is None:
+        assert left == right
+    else:
+        assert left[:split] == right[:split]
+        assert split == min(len(left), len(right)) or left[split] != right[split]
+    markup = side_by_side({"trace": left, "usage": 3}, {"trace": right})
+    assert markup.count('id="first-divergence"') == (split is not None)
+    assert markup.count("<tr>") + markup.count('<tr class="diverge"') == 1 + max(len(left), len(right))
+    assert "<b>" not in markup  # steps are text
