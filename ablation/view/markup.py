@@ -35,6 +35,11 @@ def campaign_url(campaign_id: str, page: str = "") -> str:
     return f"{base}/{page}" if page else base
 
 
+def suite_url(fingerprint: str) -> str:
+    """The path of a suite's history page."""
+    return f"/suite/{quote(fingerprint, safe='')}"
+
+
 def link(href: str, text: object, *, cls: str = "") -> str:
     """An ``<a>`` to one of the viewer's own paths, its text escaped."""
     klass = f' class="{esc(cls)}"' if cls else ""

@@ -56,7 +56,7 @@ def campaigns_page(catalog: Catalog, suite: str = "", agent: str = "") -> str:
         report = _verdict(catalog, r.campaign_id)
         rows.append([
             m.link(m.campaign_url(r.campaign_id), r.campaign_id, cls="campaign"),
-            m.link(f"/suite/{r.suite_fingerprint}", r.suite_fingerprint[:12], cls="suite"),
+            m.link(m.suite_url(r.suite_fingerprint), r.suite_fingerprint[:12], cls="suite"),
             m.esc(r.baseline_agent), m.esc(r.candidate_agent), m.esc(r.created_at[:19]),
             m.verdict_badge(None if report is None else report.verdict),
             f'{r.n_trials}/{planned_trials(r)}', f'<span class="status">{m.esc(r.status)}</span>',
@@ -84,7 +84,7 @@ def campaign_page(catalog: Catalog, campaign_id: str) -> str:
     shortcuts = " ".join(
         m.link(m.url(tasks, show=show), f"{label} ({count})", cls=f"show-{show}")
         for show, label, count in (
-            ("all", "All tasks", report.n_tasks),
+            ("all", "Paired tasks", report.n_paired),
             ("regressions", "Regressions", len(report.regressions)),
             ("improvements", "Improvements", len(report.improvements)),
             ("flaky", "Flaky", len(report.flaky)),
@@ -97,7 +97,7 @@ def campaign_page(catalog: Catalog, campaign_id: str) -> str:
         + (" This page follows the campaign." if running else "") + "</p>"
     )
     meta = m.table(["", ""], [
-        ["suite", m.link(f"/suite/{record.suite_fingerprint}", record.suite_fingerprint)],
+        ["suite", m.link(m.suite_url(record.suite_fingerprint), record.suite_fingerprint)],
         ["baseline", m.esc(record.baseline_agent)], ["candidate", m.esc(record.candidate_agent)],
         ["created", m.esc(record.created_at)], ["runs per task", str(record.config.runs)],
         ["seed", m.esc(report.provenance.seed)],
@@ -107,6 +107,7 @@ def campaign_page(catalog: Catalog, campaign_id: str) -> str:
         f"{m.verdict_badge(report.verdict)} {m.esc(f.summary_sentence(report))}</div>"
         f'<p class="shortcuts">{shortcuts}</p>{meta}<h2>Gates</h2>{m.gates(report)}'
         f"<h2>Headline</h2>{m.headline(report)}{_categories(report, tasks)}{_errors(report)}"
+        f"{_excluded(report)}"
     )
     refresh = m.campaign_url(campaign_id).replace("/campaign/", "/api/campaign/", 1) + "/progress"
     return m.layout(
@@ -127,6 +128,22 @@ def _categories(report: AblationReport, tasks: str) -> str:
     headers = ["category", "tasks", "regressions", "improvements", "baseline", "candidate",
                "uplift", "adjusted p"]  # fmt: skip
     return "<h2>Categories</h2>" + m.table(headers, rows, tid="categories")
+
+
+def _excluded(report: AblationReport) -> str:
+    """What the pairing left out, and why (the report's ``excluded``; the first 200 listed)."""
+    if not report.excluded:
+        return ""
+    rows = [
+        [m.esc(e.task_id), "" if e.run is None else str(e.run), m.esc(e.reason)]
+        for e in report.excluded[:200]
+    ]
+    more = len(report.excluded) - len(rows)
+    note = f'<p class="note">and {more} more (ablation report lists them all)</p>' if more else ""
+    return (
+        f"<h2>Left out of the pairing ({len(report.excluded)})</h2>"
+        + m.table(["task", "run", "reason"], rows, tid="excluded") + note
+    )
 
 
 def _errors(report: AblationReport) -> str:

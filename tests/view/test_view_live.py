@@ -45,6 +45,8 @@ def test_running_campaign_page_follows_progress(writer: tuple[RunStore, str], br
         page: Any = browser.new_page()
         page.goto(f"{url}/campaign/{cid}")
         assert page.locator("#trials").inner_text() == "4"
+        excluded = page.locator("#excluded td:nth-child(1)").all_inner_texts()
+        assert excluded == ["t2", "t3", "t4", "t5"]  # expected tasks without trials yet
         assert page.locator("body").get_attribute("data-progress") == f"/api/campaign/{cid}/progress"
         store.append_many(cid, [trial(i, arm) for i in range(2, 5) for arm in ("baseline", "candidate")])
         expect(page.locator("#trials")).to_have_text("10", timeout=8000)  # no reload: polled
