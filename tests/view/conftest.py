@@ -1,6 +1,11 @@
-"""Fixtures shared by the viewer's browser tests: one demo store, one ``ablation view`` server and
-one headless Chromium per test worker (the modules share the ``view`` xdist group, so one worker
-builds them once)."""
+"""Fixtures shared by the viewer's browser tests: one demo store and one ``ablation view`` server
+per test worker (the modules share the ``view`` xdist group, so one worker builds them once), and
+one headless Chromium per module.
+
+The browser is closed at the end of each module: while Playwright's sync API is open, its event
+loop is the thread's running loop, and every later test of the worker that calls ``asyncio.run``
+(a campaign) would fail.
+"""
 
 from __future__ import annotations
 
@@ -38,7 +43,7 @@ def url(store: Path) -> Iterator[str]:
         yield address
 
 
-@pytest.fixture(scope="session")
+@pytest.fixture(scope="module")
 def browser(store: Path) -> Iterator[Any]:
     """Chromium (after the store: Playwright's sync API holds an event loop in this thread)."""
     with view_browser.chromium() as b:
