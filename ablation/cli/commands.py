@@ -390,7 +390,14 @@ def _cmd_list(args: argparse.Namespace) -> int:
     return cmd_list(args)
 
 
+def _cmd_view(args: argparse.Namespace) -> int:
+    from ablation.cli.view_command import run_view
+
+    return run_view(args)
+
+
 COMMANDS = {
     "run": _cmd_run, "compare": _cmd_compare, "report": _cmd_report,
     "plan": _cmd_plan, "init": _cmd_init, "schema": _cmd_schema, "list": _cmd_list,
+    "view": _cmd_view,
 }

@@ -296,6 +296,21 @@ def _list_parser(sub: Any) -> None:
     lst.add_argument("--debug", action="store_true")
 
 
+def _view_parser(sub: Any) -> None:
+    """``ablation view``."""
+    view = sub.add_parser(
+        "view", help="browse campaigns, tasks and history in the browser",
+        description="Serve a local web app over a run store (read-only; needs ablation[view]).",
+        epilog="example: ablation view .ablation/runs.db --no-browser",
+    )
+    view.add_argument("store", nargs="?", type=Path, help="run store (default .ablation/runs.db)")
+    view.add_argument("--host", default="127.0.0.1", help="address to bind (default 127.0.0.1)")
+    view.add_argument("--port", type=int, default=0, help="port (default: a free one)")
+    view.add_argument("--no-browser", action="store_true", help="do not open a browser")
+    view.add_argument("--suite", help="suite whose task inputs and expected outputs to show")
+    view.add_argument("--debug", action="store_true")
+
+
 _COMMAND_PARSERS: dict[str, Callable[[Any], None]] = {
     "run": _run_parser,
     "compare": _compare_parser,
@@ -303,6 +318,7 @@ _COMMAND_PARSERS: dict[str, Callable[[Any], None]] = {
     "plan": _plan_parser,
     "init": _init_parser,
     "list": _list_parser,
+    "view": _view_parser,
 }
 
 

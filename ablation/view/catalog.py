@@ -1,0 +1,210 @@
+"""What the viewer reads from a run store: campaigns, their reports, task tables and trials.
+
+:class:`Catalog` holds one read-only :class:`~ablation.store.RunStore` (the open ``ablation
+report`` uses, so a campaign may write to the file meanwhile) and caches each campaign's report
+and task table under a key that changes whenever the campaign does (its trial count, status and
+last update): a finished campaign is analysed once, a running one again when it has new trials.
+Every report is the one ``ablation report`` builds (:func:`report_stored_campaign`) and every
+comparison of two stored arms the one ``ablation compare`` builds (:func:`compare_columns`): the
+viewer computes no statistic of its own.
+
+Assumptions: the store's campaigns are few enough to list at once (hundreds, not millions); the
+cache keeps the last :data:`CACHED` analyses of each kind.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import threading
+from collections import OrderedDict
+from collections.abc import Callable, Mapping
+from pathlib import Path
+from typing import Any, TypeVar
+
+from ablation.analysis.build import compare_columns
+from ablation.analysis.stored import StoredTrials, report_stored_campaign
+from ablation.report import AblationReport
+from ablation.schema import AblationTask, TaskResult, task_digests
+from ablation.store import CampaignRecord, RunStore
+from ablation.view.tasks import TaskTable, task_table
+
+__all__ = ["ARMS", "CACHED", "ArmRef", "Catalog"]
+
+#: Analyses kept in memory per kind (least recently used dropped first): reports are small (the
+#: campaigns page shows every campaign's verdict), task tables and comparisons hold columns.
+CACHED = {"report": 64, "table": 8, "compare": 8}
+ARMS = ("baseline", "candidate")
+_T = TypeVar("_T")
+
+
+@dataclasses.dataclass(frozen=True)
+class ArmRef:
+    """One arm of one stored campaign, as the compare page picks it."""
+
+    campaign_id: str
+    arm: str
+
+    @classmethod
+    def parse(cls, text: str) -> ArmRef:
+        """``"CAMPAIGN:arm"`` (the arm defaults to the candidate).
+
+        Raises:
+            ValueError: for an arm other than ``baseline`` or ``candidate``.
+        """
+        campaign, sep, arm = text.rpartition(":")
+        if not sep:
+            campaign, arm = text, "candidate"
+        if arm not in ARMS:
+            raise ValueError(f"unknown arm {arm!r}: use baseline or candidate")
+        return cls(campaign, arm)
+
+    def __str__(self) -> str:
+        return f"{self.campaign_id}:{self.arm}"
+
+
+class Catalog:
+    """A read-only run store and the analyses the viewer shows, cached per campaign state.
+
+    Args:
+        path: The run store file (it must exist).
+        suite: The suite's tasks, when the user gave one: a task page shows a task's input and
+            expected output only when its digest equals the one stored with the campaign.
+
+    Raises:
+        StoreError: if the file cannot be opened read-only.
+    """
+
+    def __init__(self, path: str | Path, suite: Mapping[str, AblationTask] | None = None) -> None:
+        self.path = Path(path)
+        self.store = RunStore(self.path, read_only=True)
+        self._suite = dict(suite or {})
+        self._digests = task_digests(list(self._suite.values())) if self._suite else {}
+        self._cache: OrderedDict[tuple[Any, ...], Any] = OrderedDict()
+        self._lock = threading.Lock()
+        self._building = threading.Lock()
+
+    @property
+    def has_suite(self) -> bool:
+        """Whether the viewer was given a suite."""
+        return bool(self._suite)
+
+    def close(self) -> None:
+        """Close the store."""
+        self.store.close()
+
+    def campaigns(self) -> list[CampaignRecord]:
+        """Every campaign, newest first."""
+        return self.store.list_campaigns()
+
+    def record(self, campaign_id: str) -> CampaignRecord:
+        """One campaign's record (its trial count read now).
+
+        Raises:
+            StoreError: for an unknown campaign.
+        """
+        return self.store.get_campaign(campaign_id)
+
+    def _cached(self, key: tuple[Any, ...], build: Callable[[], _T]) -> _T:
+        with self._lock:
+            if key in self._cache:
+                self._cache.move_to_end(key)
+                return self._cache[key]  # type: ignore[no-any-return]
+        with self._building:  # one analysis at a time: two requests do not build one twice
+            with self._lock:
+                if key in self._cache:
+                    return self._cache[key]  # type: ignore[no-any-return]
+            value = build()
+            with self._lock:
+                self._cache[key] = value
+                kind = [k for k in self._cache if k[0] == key[0]]
+                for old in kind[: max(0, len(kind) - CACHED[key[0]])]:
+                    del self._cache[old]
+            return value
+
+    @staticmethod
+    def _state(record: CampaignRecord) -> tuple[Any, ...]:
+        return (record.campaign_id, record.n_trials, record.status, record.updated_at)
+
+    def report(self, campaign_id: str) -> tuple[AblationReport, CampaignRecord]:
+        """The campaign's report, as ``ablation report CAMPAIGN`` builds it, and its record."""
+        record = self.record(campaign_id)
+
+        def build() -> AblationReport:
+            return report_stored_campaign(self.store, campaign_id)[0]
+
+        return self._cached(("report", *self._state(record)), build), record
+
+    def table(self, campaign_id: str) -> tuple[TaskTable, CampaignRecord]:
+        """The campaign's per-task table (paired and classified as its report) and its record."""
+        record = self.record(campaign_id)
+
+        def build() -> TaskTable:
+            baseline, candidate = self.store.campaign_columns(campaign_id)
+            return task_table(
+                baseline, candidate, config=record.config,
+                expected_ids=list(record.task_digests) or None,
+            )  # fmt: skip
+
+        return self._cached(("table", *self._state(record)), build), record
+
+    def trials(self, campaign_id: str, task_id: str) -> list[TaskResult]:
+        """Every stored trial of one task, both arms, in ``(arm, run)`` order."""
+        return self.store.results(campaign_id, task_ids=[task_id])
+
+    def task(self, campaign_id: str, task_id: str) -> AblationTask | None:
+        """The given suite's task ``task_id`` when it is the one the campaign ran, else ``None``."""
+        task = self._suite.get(task_id)
+        if task is None:
+            return None
+        stored = self.record(campaign_id).task_digests.get(task_id)
+        return task if stored is not None and stored == self._digests.get(task_id) else None
+
+    def compare(self, baseline: ArmRef, candidate: ArmRef) -> AblationReport:
+        """The paired report of two stored arms, as ``ablation compare`` builds it.
+
+        The candidate campaign's configuration (alpha, seed, gates) is used and its task ids are
+        the expected ones, so a baseline arm and a candidate arm of one campaign give exactly that
+        campaign's report figures. Nothing is run again.
+
+        Raises:
+            StoreError: for an unknown campaign.
+        """
+        base_rec, cand_rec = self.record(baseline.campaign_id), self.record(candidate.campaign_id)
+
+        def build() -> AblationReport:
+            sides = []
+            lookups: dict[str, StoredTrials] = {}
+            for ref, arm in ((baseline, "baseline"), (candidate, "candidate")):
+                cols = self.store.trial_columns(ref.campaign_id, ref.arm)
+                sides.append(dataclasses.replace(cols, arm=arm))
+                lookups[arm] = StoredTrials(self.store, ref.campaign_id)
+            return compare_columns(
+                sides[0], sides[1], names=(str(baseline), str(candidate)),
+                expected_ids=list(cand_rec.task_digests) or None, config=cand_rec.config,
+                trial_lookup=_ArmLookup(lookups, {"baseline": baseline.arm, "candidate": candidate.arm}),
+            )  # fmt: skip
+
+        key = ("compare", *self._state(base_rec), baseline.arm, *self._state(cand_rec), candidate.arm)
+        return self._cached(key, build)
+
+
+class _ArmLookup(Mapping[tuple[str, str], TaskResult]):
+    """``(task_id, side) -> TaskResult`` over two stored arms, for the report's drill-downs."""
+
+    def __init__(self, lookups: Mapping[str, StoredTrials], arms: Mapping[str, str]) -> None:
+        self._lookups = lookups
+        self._arms = arms
+
+    def __getitem__(self, key: tuple[str, str]) -> TaskResult:
+        task_id, side = key
+        found = self._lookups[side][(task_id, self._arms[side])]
+        return found.model_copy(update={"arm": side})
+
+    def __iter__(self) -> Any:
+        return iter(())
+
+    def __len__(self) -> int:
+        return 0
+
+    def __bool__(self) -> bool:
+        return True

@@ -1,0 +1,243 @@
+"""The viewer's campaign pages: the list of campaigns, one campaign, and its task table.
+
+Each function takes the :class:`~ablation.view.catalog.Catalog` and the request's parameters and
+returns a whole page (:func:`~ablation.view.markup.layout`). The figures come from the campaign's
+report, the same :class:`~ablation.report.AblationReport` ``ablation report --format json``
+prints, with the method names beside them.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+
+from ablation.errors import AblationError
+from ablation.render import _format as f
+from ablation.report import AblationReport
+from ablation.store import CampaignRecord
+from ablation.view import markup as m
+from ablation.view.catalog import Catalog
+from ablation.view.tasks import FILTERS, SORTS, TaskTable
+
+__all__ = ["campaign_page", "campaigns_page", "planned_trials", "progress", "tasks_page"]
+
+PAGE_SIZE = 50
+
+
+def planned_trials(record: CampaignRecord) -> int:
+    """Trials the campaign plans: tasks x runs x 2 arms."""
+    return len(record.task_digests) * record.config.runs * 2
+
+
+def progress(record: CampaignRecord) -> dict[str, object]:
+    """The small JSON a running campaign's page polls: status and trial counts."""
+    return {"campaign": record.campaign_id, "status": record.status,
+            "trials": record.n_trials, "planned": planned_trials(record)}  # fmt: skip
+
+
+def _verdict(catalog: Catalog, campaign_id: str) -> AblationReport | None:
+    try:
+        return catalog.report(campaign_id)[0]
+    except AblationError:
+        return None
+
+
+def campaigns_page(catalog: Catalog, suite: str = "", agent: str = "") -> str:
+    """Every campaign, newest first, filtered by suite fingerprint and agent name."""
+    records = catalog.campaigns()
+    suites = sorted({r.suite_fingerprint for r in records})
+    agents = sorted({a for r in records for a in (r.baseline_agent, r.candidate_agent)})
+    shown = [
+        r for r in records
+        if (not suite or r.suite_fingerprint == suite)
+        and (not agent or agent in (r.baseline_agent, r.candidate_agent))
+    ]  # fmt: skip
+    rows = []
+    for r in shown:
+        report = _verdict(catalog, r.campaign_id)
+        rows.append([
+            m.link(m.campaign_url(r.campaign_id), r.campaign_id, cls="campaign"),
+            m.link(m.suite_url(r.suite_fingerprint), r.suite_fingerprint[:12], cls="suite"),
+            m.esc(r.baseline_agent), m.esc(r.candidate_agent), m.esc(r.created_at[:19]),
+            m.verdict_badge(None if report is None else report.verdict),
+            f'{r.n_trials}/{planned_trials(r)}', f'<span class="status">{m.esc(r.status)}</span>',
+        ])  # fmt: skip
+    form = (
+        '<form class="filters" method="get" action="/">'
+        f'<label>Suite <select name="suite" class="autosubmit"><option value="">all</option>'
+        f"{m.options(((s, s[:12]) for s in suites), suite)}</select></label> "
+        f'<label>Agent <select name="agent" class="autosubmit"><option value="">all</option>'
+        f"{m.options(((a, a) for a in agents), agent)}</select></label> "
+        '<button type="submit">Filter</button></form>'
+    )
+    body = form + (
+        m.table(["campaign", "suite", "baseline", "candidate", "created (UTC)", "verdict",
+                 "trials", "status"], rows, tid="campaigns")
+        if rows else '<p class="note">No campaign matches.</p>'
+    )
+    return m.layout("Campaigns", body, store=str(catalog.path))
+
+
+def campaign_page(catalog: Catalog, campaign_id: str) -> str:
+    """One campaign: status and progress, verdict, gates, headline figures, categories, errors."""
+    report, record = catalog.report(campaign_id)
+    tasks = m.campaign_url(campaign_id, "tasks")
+    shortcuts = " ".join(
+        m.link(m.url(tasks, show=show), f"{label} ({count})", cls=f"show-{show}")
+        for show, label, count in (
+            ("all", "Paired tasks", report.n_paired),
+            ("regressions", "Regressions", len(report.regressions)),
+            ("improvements", "Improvements", len(report.improvements)),
+            ("flaky", "Flaky", len(report.flaky)),
+        )
+    )
+    running = record.status == "running"
+    state = (
+        f'<p id="progress" class="progress">Status <b id="status">{m.esc(record.status)}</b>: '
+        f'<span id="trials">{record.n_trials}</span> of {planned_trials(record)} trials stored.'
+        + (" This page follows the campaign." if running else "") + "</p>"
+    )
+    meta = m.table(["", ""], [
+        ["suite", m.link(m.suite_url(record.suite_fingerprint), record.suite_fingerprint)],
+        ["baseline", m.esc(record.baseline_agent)], ["candidate", m.esc(record.candidate_agent)],
+        ["created", m.esc(record.created_at)], ["runs per task", str(record.config.runs)],
+        ["seed", m.esc(report.provenance.seed)],
+    ], cls="meta")  # fmt: skip
+    body = (
+        f'{state}<div class="verdict {m.esc(report.verdict)}" id="verdict">Verdict '
+        f"{m.verdict_badge(report.verdict)} {m.esc(f.summary_sentence(report))}</div>"
+        f'<p class="shortcuts">{shortcuts}</p>{meta}<h2>Gates</h2>{m.gates(report)}'
+        f"<h2>Headline</h2>{m.headline(report)}{_categories(report, tasks)}{_errors(report)}"
+        f"{_excluded(report)}"
+    )
+    refresh = m.campaign_url(campaign_id).replace("/campaign/", "/api/campaign/", 1) + "/progress"
+    return m.layout(
+        f"Campaign {campaign_id}", body, store=str(catalog.path), refresh=refresh if running else ""
+    )
+
+
+def _categories(report: AblationReport, tasks: str) -> str:
+    if len(report.categories) < 2:
+        return ""
+    rows = [
+        [m.link(m.url(tasks, category=c.category), c.category), str(c.n),
+         str(c.table.regressions), str(c.table.improvements), m.pct(c.baseline_pass_rate),
+         m.pct(c.candidate_pass_rate), m.number(c.uplift, f.fmt_pp(c.uplift)),
+         m.number(c.adjusted_pvalue, f.fmt_p(c.adjusted_pvalue))]
+        for c in report.categories
+    ]  # fmt: skip
+    headers = ["category", "tasks", "regressions", "improvements", "baseline", "candidate",
+               "uplift", "adjusted p"]  # fmt: skip
+    return "<h2>Categories</h2>" + m.table(headers, rows, tid="categories")
+
+
+def _excluded(report: AblationReport) -> str:
+    """What the pairing left out, and why (the report's ``excluded``; the first 200 listed)."""
+    if not report.excluded:
+        return ""
+    rows = [
+        [m.esc(e.task_id), "" if e.run is None else str(e.run), m.esc(e.reason)]
+        for e in report.excluded[:200]
+    ]
+    more = len(report.excluded) - len(rows)
+    note = f'<p class="note">and {more} more (ablation report lists them all)</p>' if more else ""
+    return (
+        f"<h2>Left out of the pairing ({len(report.excluded)})</h2>"
+        + m.table(["task", "run", "reason"], rows, tid="excluded") + note
+    )
+
+
+def _errors(report: AblationReport) -> str:
+    if report.errors is None or not report.errors.groups:
+        return ""
+    rows = [
+        [m.esc(g.arm), m.esc(g.stage), m.esc(g.error_type), str(g.count), str(g.n_tasks),
+         f"<pre>{m.esc(f.truncate(g.example or '', 400))}</pre>"]
+        for g in report.errors.groups
+    ]  # fmt: skip
+    return "<h2>Errors</h2>" + m.table(
+        ["arm", "stage", "type", "trials", "tasks", "example"], rows, tid="errors"
+    )
+
+
+def _task_rows(table: TaskTable, rows: object, task_base: str) -> list[list[str]]:
+    out = []
+    for i in rows:  # type: ignore[attr-defined]
+        r = table.row(int(i))
+        lat = r["latency"]
+        out.append([
+            m.link(m.url(task_base, id=r["task_id"]), r["task_id"], cls="task"),
+            m.esc(r["category"]) + (' <span class="critical">critical</span>' if r["critical"] else ""),
+            f'<span class="outcome {m.esc(r["outcome"].replace(" ", "-"))}">{m.esc(r["outcome"])}</span>'
+            + (' <span class="flaky">flaky</span>' if r["flaky"] else ""),
+            "{}/{}".format(*r["baseline"]), "{}/{}".format(*r["candidate"]), str(r["errors"]),
+            m.esc(f.fmt_seconds(lat[0])), m.esc(f.fmt_seconds(lat[1])),
+        ])  # fmt: skip
+    return out
+
+
+def tasks_page(catalog: Catalog, campaign_id: str, params: Mapping[str, str]) -> str:
+    """The task table: ``show``, ``category``, ``q``, ``sort``, ``dir`` and ``page`` parameters."""
+    table, record = catalog.table(campaign_id)
+    show = params.get("show", "all") if params.get("show") in FILTERS else "all"
+    sort = params.get("sort", "id") if params.get("sort") in SORTS else "id"
+    desc = params.get("dir") == "desc"
+    state = {"show": show, "category": params.get("category", ""), "q": params.get("q", ""),
+             "sort": sort, "dir": "desc" if desc else ""}  # fmt: skip
+    page = table.select(
+        show=show, category=state["category"], query=state["q"], sort=sort, descending=desc,
+        page=_int(params.get("page"), 1), size=PAGE_SIZE,
+    )
+    base = m.campaign_url(campaign_id, "tasks")
+    heads = []
+    for key, label in (("id", "task"), ("category", "category"), ("outcome", "outcome"),
+                       ("baseline", "baseline"), ("candidate", "candidate"),
+                       ("errors", "errors"), ("latency_b", "baseline latency"),
+                       ("latency_c", "candidate latency")):  # fmt: skip
+        flip = "" if (sort == key and desc) or sort != key else "desc"
+        arrow = (" ▼" if desc else " ▲") if sort == key else ""
+        heads.append(m.link(m.url(base, **{**state, "sort": key, "dir": flip}), label + arrow,
+                            cls=f"sort-{key}"))  # fmt: skip
+    rows = _task_rows(table, page.rows, m.campaign_url(campaign_id, "task"))
+    head = "".join(f"<th>{h}</th>" for h in heads)
+    body_rows = "".join("<tr>" + "".join(f"<td>{c}</td>" for c in r) + "</tr>" for r in rows)
+    grid = f'<table id="tasks"><thead><tr>{head}</tr></thead><tbody>{body_rows}</tbody></table>'
+    body = (
+        f"<p>{m.link(m.campaign_url(campaign_id), 'Back to the campaign')}</p>"
+        f"{_filter_form(base, state, table)}"
+        f'<p class="count" id="count">{page.total} of {len(table)} tasks '
+        f"(page {page.page} of {page.pages})</p>{grid}{_pager(base, state, page.page, page.pages)}"
+    )
+    return m.layout(f"Tasks of {record.campaign_id}", body, store=str(catalog.path))
+
+
+def _int(text: str | None, default: int) -> int:
+    try:
+        return int(text) if text else default
+    except ValueError:
+        return default
+
+
+def _filter_form(base: str, state: Mapping[str, str], table: TaskTable) -> str:
+    shows = m.options(((s, s) for s in FILTERS), state["show"])
+    cats = m.options(((c, c) for c in table.categories), state["category"])
+    return (
+        f'<form class="filters" id="task-filters" method="get" action="{m.esc(base)}">'
+        f'<label>Show <select name="show" class="autosubmit">{shows}</select></label> '
+        f'<label>Category <select name="category" class="autosubmit"><option value="">all'
+        f"</option>{cats}</select></label> "
+        f'<label>Search id <input type="search" name="q" value="{m.esc(state["q"])}"></label>'
+        f'{m.hidden({"sort": state["sort"], "dir": state["dir"]})}'
+        '<button type="submit">Apply</button></form>'
+    )
+
+
+def _pager(base: str, state: Mapping[str, str], page: int, pages: int) -> str:
+    if pages <= 1:
+        return ""
+    parts = []
+    if page > 1:
+        parts.append(m.link(m.url(base, **state, page=page - 1), "← previous", cls="prev"))
+    if page < pages:
+        parts.append(m.link(m.url(base, **state, page=page + 1), "next →", cls="next"))
+    return f'<p class="pager">{" ".join(parts)}</p>'
+

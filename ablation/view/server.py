@@ -1,0 +1,91 @@
+"""Serving the viewer: bind a socket, say where, open the browser, run uvicorn until stopped.
+
+The viewer binds to ``127.0.0.1`` by default; any host that is not a loopback address serves the
+store's outputs to whoever can reach it, so :func:`serve` says so on stderr before it starts.
+Port 0 picks a free port; the socket is bound before the URL is printed, so the URL is right.
+"""
+
+from __future__ import annotations
+
+import ipaddress
+import socket
+import sys
+import threading
+import webbrowser
+from collections.abc import Callable
+from typing import TextIO
+
+import uvicorn
+from starlette.applications import Starlette
+
+__all__ = ["bind", "is_loopback", "serve", "view_url"]
+
+
+def is_loopback(host: str) -> bool:
+    """Whether ``host`` names this machine only (``localhost`` or a loopback address)."""
+    if host == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        return False
+
+
+def bind(host: str, port: int) -> socket.socket:
+    """A listening TCP socket on ``host:port`` (0: a free port)."""
+    family = socket.AF_INET6 if ":" in host else socket.AF_INET
+    sock = socket.socket(family, socket.SOCK_STREAM)
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    try:
+        sock.bind((host, port))
+        sock.listen(128)
+    except OSError:
+        sock.close()
+        raise
+    return sock
+
+
+def view_url(sock: socket.socket) -> str:
+    """``http://HOST:PORT/`` of a bound socket."""
+    host, port = sock.getsockname()[:2]
+    return f"http://[{host}]:{port}/" if ":" in host else f"http://{host}:{port}/"
+
+
+def serve(
+    app: Starlette,
+    *,
+    host: str = "127.0.0.1",
+    port: int = 0,
+    open_browser: bool = True,
+    out: TextIO | None = None,
+    started: Callable[[str], None] | None = None,
+) -> None:
+    """Serve ``app`` until interrupted.
+
+    Args:
+        app: The viewer (:func:`ablation.view.app.create_app`).
+        host: Address to bind; a non-loopback one gets a warning on stderr.
+        port: Port to bind (0: a free one).
+        open_browser: Open the URL in the default browser once the server is up.
+        out: Where the URL is printed (default stdout).
+        started: Called with the URL once the socket is bound (for tests and embedding).
+    """
+    out = out or sys.stdout
+    sock = bind(host, port)
+    url = view_url(sock)
+    if not is_loopback(host):
+        print(
+            f"ablation view: WARNING: listening on {host}, not on this machine only: anyone who "
+            "can reach this address can read every agent output in the store (no login)",
+            file=sys.stderr,
+        )
+    print(f"ablation view: {url} (Ctrl-C to stop)", file=out, flush=True)
+    if started is not None:
+        started(url)
+    server = uvicorn.Server(uvicorn.Config(app, log_level="warning", access_log=False))
+    if open_browser:
+        threading.Timer(0.5, webbrowser.open, args=(url,)).start()
+    try:
+        server.run(sockets=[sock])
+    finally:
+        sock.close()

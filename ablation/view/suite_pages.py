@@ -1,0 +1,177 @@
+"""Pages across campaigns: compare two stored arms of one suite, and a suite's history.
+
+The compare page pairs any two stored arms (``CAMPAIGN:baseline`` or ``CAMPAIGN:candidate``) of
+campaigns of one suite (the same suite fingerprint) through
+:meth:`~ablation.view.catalog.Catalog.compare`, the code path of ``ablation compare``: no agent
+runs again. The history page shows, for every campaign of a suite in creation order, each arm's
+pass rate with the Wilson interval of its report, and the tasks whose candidate outcome changed
+most often from one campaign to the next (a task passes in a campaign when every run passed,
+fails when none did, and is ``mixed`` otherwise; each change between consecutive campaigns that
+ran the task is one flip).
+"""
+
+from __future__ import annotations
+
+import itertools
+from collections.abc import Mapping
+
+from ablation.errors import AblationError
+from ablation.render import _format as f
+from ablation.report import AblationReport
+from ablation.store import CampaignRecord
+from ablation.view import markup as m
+from ablation.view.catalog import ARMS, ArmRef, Catalog
+
+__all__ = ["FLIPS_SHOWN", "compare_page", "flips", "history_page"]
+
+#: Tasks listed as flipping most often.
+FLIPS_SHOWN = 20
+
+
+def _arm_options(records: list[CampaignRecord], selected: str) -> str:
+    values = [
+        (f"{r.campaign_id}:{arm}",
+         f"{r.campaign_id} {arm} ({r.baseline_agent if arm == 'baseline' else r.candidate_agent})")
+        for r in records for arm in ARMS
+    ]  # fmt: skip
+    return m.options(values, selected)
+
+
+def _ids(ids: list[str], tid: str, campaign_id: str) -> str:
+    if not ids:
+        return f'<p class="note" id="{tid}">None.</p>'
+    base = m.campaign_url(campaign_id, "task")
+    items = "".join(
+        f'<li>{m.link(m.url(base, id=i), i, cls="task-id")}</li>' for i in ids[:1000]
+    )
+    more = f'<p class="note">and {len(ids) - 1000} more</p>' if len(ids) > 1000 else ""
+    return f'<ul class="ids" id="{tid}">{items}</ul>{more}'
+
+
+def compare_page(catalog: Catalog, params: Mapping[str, str]) -> str:
+    """Pick a baseline and a candidate arm; with both picked, their paired report."""
+    records = catalog.campaigns()
+    base_text, cand_text = params.get("baseline", ""), params.get("candidate", "")
+    form = (
+        '<form class="filters" id="compare-form" method="get" action="/compare">'
+        f'<label>Baseline <select name="baseline">{_arm_options(records, base_text)}</select>'
+        f'</label> <label>Candidate <select name="candidate">'
+        f"{_arm_options(records, cand_text)}</select></label> "
+        '<button type="submit">Compare</button></form>'
+    )
+    body = form
+    if base_text and cand_text:
+        body += _comparison(catalog, base_text, cand_text)
+    return m.layout("Compare two campaigns", body, store=str(catalog.path))
+
+
+def _comparison(catalog: Catalog, base_text: str, cand_text: str) -> str:
+    try:
+        base, cand = ArmRef.parse(base_text), ArmRef.parse(cand_text)
+        b_rec, c_rec = catalog.record(base.campaign_id), catalog.record(cand.campaign_id)
+        if b_rec.suite_fingerprint != c_rec.suite_fingerprint:
+            return (
+                '<p class="error" id="compare-error">These campaigns ran different suites (their '
+                "fingerprints differ): their tasks cannot be paired.</p>"
+            )
+        report = catalog.compare(base, cand)
+    except (ValueError, AblationError) as exc:
+        return f'<p class="error" id="compare-error">{m.esc(exc)}</p>'
+    return (
+        f'<div class="verdict {m.esc(report.verdict)}" id="verdict">Verdict '
+        f"{m.verdict_badge(report.verdict)} {m.esc(f.summary_sentence(report))}</div>"
+        f"<h2>Gates</h2>{m.gates(report)}<h2>Headline</h2>{m.headline(report)}"
+        f"<h2>Regressions ({len(report.regressions)})</h2>"
+        f"{_ids(report.regressions, 'regressions', cand.campaign_id)}"
+        f"<h2>Improvements ({len(report.improvements)})</h2>"
+        f"{_ids(report.improvements, 'improvements', cand.campaign_id)}"
+    )
+
+
+def flips(catalog: Catalog, records: list[CampaignRecord]) -> list[tuple[str, int, str]]:
+    """``(task id, flips, outcomes in order)`` of the tasks that flipped, most flips first.
+
+    ``records`` are in creation order; outcomes are written ``P`` (every run passed), ``F`` (none
+    did), ``M`` (mixed) and ``-`` (not run in that campaign).
+    """
+    seen: dict[str, list[str]] = {}
+    for k, record in enumerate(records):
+        table = catalog.table(record.campaign_id)[0]
+        for tid, passes, runs in zip(
+            table.ids.tolist(), table.cand_passes.tolist(), table.cand_runs.tolist(), strict=True
+        ):
+            if runs == 0:
+                continue
+            marks = seen.setdefault(tid, ["-"] * len(records))
+            marks[k] = "P" if passes == runs else "F" if passes == 0 else "M"
+    out = []
+    for tid, marks in seen.items():
+        ran = [x for x in marks if x != "-"]
+        n = sum(a != b for a, b in itertools.pairwise(ran))
+        if n:
+            out.append((tid, n, "".join(marks)))
+    out.sort(key=lambda item: (-item[1], item[0]))
+    return out
+
+
+def _plot(points: list[tuple[CampaignRecord, AblationReport]]) -> str:
+    """An inline SVG: the candidate's pass rate (dot) and interval (line) per campaign."""
+    width, height, pad = 640, 240, 30
+    step = (width - 2 * pad) / max(1, len(points) - 1)
+    marks = []
+    for k, (record, report) in enumerate(points):
+        x = pad + k * step if len(points) > 1 else width / 2
+        ci = report.candidate.pass_rate_ci
+        y = [height - pad - v * (height - 2 * pad) for v in (report.candidate.pass_rate, ci.low, ci.high)]
+        title = f"{record.campaign_id}: {f.fmt_pct(report.candidate.pass_rate)} {f.fmt_interval(ci, 'pct')}"
+        marks.append(
+            f'<line class="ci" x1="{x:.1f}" x2="{x:.1f}" y1="{y[1]:.1f}" y2="{y[2]:.1f}"/>'
+            f'<circle class="point" cx="{x:.1f}" cy="{y[0]:.1f}" r="5" '
+            f'data-campaign="{m.esc(record.campaign_id)}"><title>{m.esc(title)}</title></circle>'
+        )
+    axis = "".join(
+        f'<line class="grid" x1="{pad}" x2="{width - pad}" y1="{height - pad - v * (height - 2 * pad):.1f}" '
+        f'y2="{height - pad - v * (height - 2 * pad):.1f}"/><text class="tick" x="2" '
+        f'y="{height - pad - v * (height - 2 * pad) + 4:.1f}">{int(v * 100)}%</text>'
+        for v in (0, 0.5, 1)
+    )
+    return (
+        f'<svg class="history" id="history-plot" viewBox="0 0 {width} {height}" role="img" '
+        f'aria-label="candidate pass rate per campaign">{axis}{"".join(marks)}</svg>'
+    )
+
+
+def history_page(catalog: Catalog, fingerprint: str) -> str:
+    """Every campaign of one suite over time, and the tasks that flip most often."""
+    records = [r for r in catalog.campaigns() if r.suite_fingerprint == fingerprint][::-1]
+    points = []
+    for record in records:
+        try:
+            points.append((record, catalog.report(record.campaign_id)[0]))
+        except AblationError:
+            continue
+    rows = [
+        [m.link(m.campaign_url(r.campaign_id), r.campaign_id), m.esc(r.created_at[:19]),
+         m.esc(r.candidate_agent), m.pct(rep.candidate.pass_rate),
+         m.interval(rep.candidate.pass_rate_ci), m.esc(r.baseline_agent),
+         m.pct(rep.baseline.pass_rate), m.verdict_badge(rep.verdict)]
+        for r, rep in points
+    ]  # fmt: skip
+    headers = ["campaign", "created (UTC)", "candidate", "pass rate", "interval", "baseline",
+               "pass rate", "verdict"]  # fmt: skip
+    flipped = flips(catalog, [r for r, _ in points])
+    flip_rows = [
+        [m.esc(tid), str(n), f'<code>{m.esc(marks)}</code>'] for tid, n, marks in flipped[:FLIPS_SHOWN]
+    ]
+    flip_html = (
+        m.table(["task", "flips", "candidate outcome per campaign (P pass, F fail, M mixed)"],
+                flip_rows, tid="flips")
+        if flip_rows else '<p class="note" id="flips">No task changed outcome across campaigns.</p>'
+    )
+    body = (
+        f'<p>Suite <code>{m.esc(fingerprint)}</code>: {len(points)} campaign(s), oldest first. '
+        "The candidate's pass rate with its interval:</p>"
+        f"{_plot(points) if points else ''}{m.table(headers, rows, tid='history')}"
+        f"<h2>Tasks that flip most often</h2>{flip_html}"
+    )
+    return m.layout("Suite history", body, store=str(catalog.path))

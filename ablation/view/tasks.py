@@ -1,0 +1,200 @@
+"""The task table of one campaign: one row per task, filtered, searched, sorted and paged.
+
+A row counts each arm's passes, runs and failed trials (errors and timeouts) of the task; its
+outcome comes from the report's own pairing and classification, without the report's statistics
+(which cost a second at 10^5 tasks): a task is a regression or an improvement exactly when the
+report lists it as one, and flaky when the report's flaky list names it. Nothing statistical is
+computed here. The table is columns (numpy arrays in task-id order), so a filter is a boolean
+mask, a sort one stable ``argsort`` and a page a slice: at 10^5 tasks a page costs milliseconds
+once the table is built.
+
+Assumptions: task ids are strings; the two arms' columns come from one campaign (or two campaigns
+of one suite) as :class:`~ablation.columns.TrialColumns`.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Iterable
+from typing import Any
+
+import numpy as np
+
+from ablation.analysis.breakdowns import classify
+from ablation.analysis.columnar import pair_columns
+from ablation.analysis.sequential import apply_sequential
+from ablation.columns import TrialColumns
+from ablation.config import CampaignConfig
+
+__all__ = ["FILTERS", "OUTCOMES", "SORTS", "Page", "TaskTable", "task_table"]
+
+#: Outcome labels, by code.
+OUTCOMES = ("regression", "improvement", "both pass", "both fail")
+#: The ``show`` filter values.
+FILTERS = ("all", "regressions", "improvements", "errors", "flaky", "critical")
+#: Sortable columns: ``sort`` value -> attribute of :class:`TaskTable`.
+SORTS = {
+    "id": "ids", "category": "category", "outcome": "outcome", "baseline": "base_rate",
+    "candidate": "cand_rate", "errors": "errors", "latency_b": "base_latency",
+    "latency_c": "cand_latency",
+}  # fmt: skip
+
+
+@dataclasses.dataclass(frozen=True)
+class Page:
+    """One page of the filtered, sorted table: row positions and counts."""
+
+    rows: np.ndarray
+    total: int
+    page: int
+    pages: int
+
+
+@dataclasses.dataclass(frozen=True)
+class TaskTable:
+    """Per-task columns of a campaign, aligned with ``ids`` (sorted task ids)."""
+
+    ids: np.ndarray
+    category: np.ndarray
+    critical: np.ndarray
+    base_passes: np.ndarray
+    base_runs: np.ndarray
+    cand_passes: np.ndarray
+    cand_runs: np.ndarray
+    errors: np.ndarray
+    base_latency: np.ndarray
+    cand_latency: np.ndarray
+    outcome: np.ndarray
+    flaky: np.ndarray
+    categories: tuple[str, ...]
+
+    @property
+    def base_rate(self) -> np.ndarray:
+        """Baseline pass fraction per task (NaN without runs)."""
+        return _rate(self.base_passes, self.base_runs)
+
+    @property
+    def cand_rate(self) -> np.ndarray:
+        """Candidate pass fraction per task (NaN without runs)."""
+        return _rate(self.cand_passes, self.cand_runs)
+
+    def __len__(self) -> int:
+        return len(self.ids)
+
+    def select(
+        self, *, show: str = "all", category: str = "", query: str = "", sort: str = "id",
+        descending: bool = False, page: int = 1, size: int = 50,
+    ) -> Page:  # fmt: skip
+        """The rows of one page: filter (``show``, ``category``), search (``query``: a
+        case-insensitive substring of the id), sort (a :data:`SORTS` key) and page (from 1).
+
+        Unknown ``show`` or ``sort`` values are treated as ``"all"`` and ``"id"``.
+        """
+        mask = self._mask(show)
+        if category:
+            mask &= self.category == category
+        if query:
+            needle = query.casefold()
+            found = np.fromiter((needle in i.casefold() for i in self.ids), bool, len(self.ids))
+            mask &= found
+        rows = np.flatnonzero(mask)
+        if sort in SORTS and sort != "id":
+            values = getattr(self, SORTS[sort])[rows]
+            if values.dtype.kind == "f":  # NaN last in either direction
+                values = np.where(np.isnan(values), -np.inf if descending else np.inf, values)
+            rank = _rank(values)
+            rows = rows[np.lexsort((rows, -rank if descending else rank))]  # ties in id order
+        elif descending:
+            rows = rows[::-1]
+        size = max(1, min(size, 500))
+        pages = max(1, -(-len(rows) // size))
+        page = min(max(1, page), pages)
+        return Page(rows[(page - 1) * size : page * size], len(rows), page, pages)
+
+    def _mask(self, show: str) -> np.ndarray:
+        if show == "regressions":
+            return self.outcome == 0
+        if show == "improvements":
+            return self.outcome == 1
+        if show == "errors":
+            return self.errors > 0
+        if show == "flaky":
+            return self.flaky.copy()
+        if show == "critical":
+            return self.critical.copy()
+        return np.ones(len(self.ids), bool)
+
+    def row(self, i: int) -> dict[str, Any]:
+        """Row ``i`` as plain values."""
+        return {
+            "task_id": str(self.ids[i]), "category": str(self.category[i]),
+            "critical": bool(self.critical[i]), "outcome": OUTCOMES[int(self.outcome[i])],
+            "baseline": (int(self.base_passes[i]), int(self.base_runs[i])),
+            "candidate": (int(self.cand_passes[i]), int(self.cand_runs[i])),
+            "errors": int(self.errors[i]), "flaky": bool(self.flaky[i]),
+            "latency": (_number(self.base_latency[i]), _number(self.cand_latency[i])),
+        }  # fmt: skip
+
+
+def _number(x: float) -> float | None:
+    return None if np.isnan(x) else float(x)
+
+
+def _rate(passes: np.ndarray, runs: np.ndarray) -> np.ndarray:
+    with np.errstate(invalid="ignore", divide="ignore"):
+        return np.where(runs > 0, passes / np.maximum(runs, 1), np.nan)
+
+
+def _rank(values: np.ndarray) -> np.ndarray:
+    _, inverse = np.unique(values, return_inverse=True)
+    return np.asarray(inverse, dtype=np.int64)
+
+
+def _failed(cols: TrialColumns, ids: np.ndarray) -> np.ndarray:
+    """Errors and timeouts per task of ``ids`` (sorted) in one arm's trials."""
+    bad = cols.status != 0
+    out = np.zeros(len(ids), np.int64)
+    if not bad.any():
+        return out
+    where = np.searchsorted(ids, cols.task_id[bad])
+    inside = where < len(ids)
+    inside[inside] = ids[where[inside]] == cols.task_id[bad][inside]
+    np.add.at(out, where[inside], 1)
+    return out
+
+
+def task_table(
+    baseline: TrialColumns,
+    candidate: TrialColumns,
+    *,
+    config: CampaignConfig,
+    expected_ids: Iterable[str] | None = None,
+) -> TaskTable:
+    """The table of the paired tasks, paired and classified as the report does.
+
+    The arms go through the report's own pairing (:func:`pair_columns`, and the sequential
+    replay when ``config`` is sequential) and classification (:func:`classify`), so the
+    regressions and improvements are the report's; flaky tasks have mixed outcomes inside an arm
+    (the report's flaky list). Tasks the pairing leaves out (one arm only, excluded errors) are
+    not rows: the campaign page lists them with the report's exclusions.
+    """
+    data = pair_columns(baseline, candidate, expected_ids=expected_ids, on_error=config.on_error)
+    if config.sequential is not None:
+        data, _ = apply_sequential(data, config)
+    both_pass, regression, improvement, _ = classify(data)
+    n = len(data.task_ids)
+    outcome = np.full(n, 3, np.int8)
+    outcome[both_pass], outcome[regression], outcome[improvement] = 2, 0, 1
+    b, c = data.baseline, data.candidate
+    flaky = ((b.passes > 0) & (b.passes < b.runs)) | ((c.passes > 0) & (c.passes < c.runs))
+    ids = np.asarray(data.task_ids, dtype=object)
+    category = np.asarray(data.categories, dtype=object)
+    return TaskTable(
+        ids=ids, category=category, critical=np.asarray(data.critical, bool),
+        base_passes=np.asarray(b.passes, np.int64), base_runs=np.asarray(b.runs, np.int64),
+        cand_passes=np.asarray(c.passes, np.int64), cand_runs=np.asarray(c.runs, np.int64),
+        errors=_failed(baseline, ids) + _failed(candidate, ids),
+        base_latency=np.asarray(b.latency, float), cand_latency=np.asarray(c.latency, float),
+        outcome=outcome, flaky=np.asarray(flaky, bool),
+        categories=tuple(sorted(set(category.tolist()))),
+    )  # fmt: skip

@@ -1,0 +1,50 @@
+"""Fixtures shared by the viewer's browser tests: one demo store and one ``ablation view`` server
+per test worker (the modules share the ``view`` xdist group, so one worker builds them once), and
+one headless Chromium per module.
+
+The browser is closed at the end of each module: while Playwright's sync API is open, its event
+loop is the thread's running loop, and every later test of the worker that calls ``asyncio.run``
+(a campaign) would fail.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+import view_browser
+import view_demo
+
+from ablation.store import RunStore
+
+
+@pytest.fixture(scope="session")
+def store(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The demo store (view_demo.py)."""
+    return view_demo.build(tmp_path_factory.mktemp("view") / "runs.db")
+
+
+@pytest.fixture(scope="session")
+def campaigns(store: Path) -> dict[str, str]:
+    """Candidate agent name -> campaign id; ``other``: the campaign of the second suite."""
+    with RunStore(store, read_only=True) as s:
+        return {
+            "other" if len(r.task_digests) == 5 else r.candidate_agent.split(":")[-1]: r.campaign_id
+            for r in s.list_campaigns()
+        }
+
+
+@pytest.fixture(scope="session")
+def url(store: Path) -> Iterator[str]:
+    """The URL of ``ablation view STORE``."""
+    with view_browser.served(store) as address:
+        yield address
+
+
+@pytest.fixture(scope="module")
+def browser(store: Path) -> Iterator[Any]:
+    """Chromium (after the store: Playwright's sync API holds an event loop in this thread)."""
+    with view_browser.chromium() as b:
+        yield b

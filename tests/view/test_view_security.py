@@ -1,0 +1,136 @@
+"""Stored text stays text in the viewer: outputs, errors, task ids and categories that are
+markup, ``javascript:`` links, ``</script>`` and ANSI escapes create no element, run nothing and
+open no dialog; every response carries the Content-Security-Policy; ``ablation view`` warns when
+bound beyond this machine.
+
+The store holds real campaigns (tests/view/view_demo.py); the pages are opened in the system
+Chromium, which would run an ``onerror`` or ``onload`` handler if one reached the DOM.
+"""
+
+from __future__ import annotations
+
+import signal
+import subprocess
+import sys
+import urllib.request
+from pathlib import Path
+from typing import Any
+from urllib.parse import quote
+
+import pytest
+import view_demo
+
+pytestmark = [pytest.mark.slow, pytest.mark.xdist_group("view")]
+
+
+def visit(browser: Any, address: str) -> tuple[Any, list[str]]:
+    """Open ``address``; the page and the list its dialogs are recorded in."""
+    page = browser.new_page()
+    dialogs: list[str] = []
+    page.on("dialog", lambda d: (dialogs.append(d.message), d.dismiss()))
+    response = page.goto(address)
+    assert response.status == 200
+    assert "script-src 'self'" in response.headers["content-security-policy"]
+    page.wait_for_timeout(300)  # an onerror would fire once the broken image failed to load
+    return page, dialogs
+
+
+def assert_inert(page: Any, dialogs: list[str]) -> None:
+    assert dialogs == []
+    assert page.locator("img").count() == 0
+    assert page.locator("svg").count() == 0
+    assert page.locator("[onerror], [onload], [onclick]").count() == 0
+    assert page.locator("a[href^='javascript']").count() == 0
+    scripts = page.locator("script").evaluate_all("els => els.map(e => e.getAttribute('src'))")
+    assert scripts == ["/static/view.js"]
+
+
+def test_hostile_output_and_error_are_text(browser: Any, url: str, campaigns: dict[str, str]) -> None:
+    cid = campaigns["candidate_a"]
+    page, dialogs = visit(browser, f"{url}/campaign/{cid}/task?id=t05")
+    assert_inert(page, dialogs)
+    shown = page.locator("#arm-candidate pre.output").inner_text()
+    assert shown == view_demo.HOSTILE.replace("\x1b", "\\x1b")  # the escape is shown, not obeyed
+    assert "javascript:alert(3)" in page.locator("#diff ins").inner_text()
+    page.close()
+    page, dialogs = visit(browser, f"{url}/campaign/{cid}/task?id=t07")
+    assert_inert(page, dialogs)
+    error = page.locator("#arm-candidate pre.error").first.inner_text()
+    assert error.startswith("ValueError: <img src=x onerror=alert(1)>")
+    page.close()
+    page, dialogs = visit(browser, f"{url}/campaign/{cid}")  # the errors table's example
+    assert page.locator("#errors pre").first.inner_text().startswith("ValueError: <img")
+    assert_inert(page, dialogs)
+    page.close()
+
+
+def test_hostile_id_and_category(browser: Any, url: str, campaigns: dict[str, str]) -> None:
+    cid = campaigns["other"]
+    page, dialogs = visit(browser, f"{url}/campaign/{cid}/tasks")
+    assert_inert(page, dialogs)
+    assert view_demo.HOSTILE_ID in page.locator("#tasks a.task").all_inner_texts()
+    assert page.locator(f"#tasks td:has-text('{view_demo.HOSTILE_CATEGORY}')").count() == 1
+    page.click("#tasks a.task >> nth=0")  # the hostile id sorts first; its link round-trips
+    page.wait_for_selector("#outcome")
+    assert page.locator("h1").inner_text() == f"Task {view_demo.HOSTILE_ID}"
+    assert_inert(page, dialogs)
+    page.close()
+    with urllib.request.urlopen(f"{url}/campaign/{cid}/task?id={quote(view_demo.HOSTILE_ID)}") as r:
+        body = r.read().decode()
+    assert "<svg" not in body and "&lt;svg onload=alert(4)&gt;" in body
+
+
+def test_non_loopback_host_is_announced(tmp_path: Path, store: Path) -> None:
+    proc = subprocess.Popen(
+        [sys.executable, "-c", "from ablation.cli import main_entry; main_entry()", "view",
+         str(store), "--no-browser", "--host", "0.0.0.0", "--port", "0"],
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+    )  # fmt: skip
+    try:
+        assert proc.stdout is not None and proc.stderr is not None
+        assert "http://0.0.0.0:" in proc.stdout.readline()
+        warning = proc.stderr.readline()
+    finally:
+        proc.terminate()
+        proc.wait(timeout=10)
+    assert "WARNING: listening on 0.0.0.0, not on this machine only" in warning
+
+
+def test_missing_store_is_one_line(tmp_path: Path) -> None:
+    proc = subprocess.run(
+        [sys.executable, "-c", "from ablation.cli import main_entry; main_entry()", "view",
+         str(tmp_path / "none.db"), "--no-browser"], capture_output=True, text=True, check=False,
+    )  # fmt: skip
+    assert proc.returncode == 1
+    assert proc.stderr.strip().splitlines() == [
+        f"ablation: error: {tmp_path / 'none.db'}: no run store here (run a campaign first, or "
+        "name the store)"
+    ]
+
+
+def test_missing_extra_is_one_line(store: Path) -> None:
+    code = (
+        "import sys; sys.modules['starlette'] = None; from ablation.cli import main_entry; "
+        "sys.argv = ['ablation', 'view', sys.argv[1], '--no-browser']; main_entry()"
+    )
+    proc = subprocess.run([sys.executable, "-c", code, str(store)], capture_output=True, text=True,
+                          check=False)  # fmt: skip
+    assert proc.returncode == 1
+    assert proc.stderr.strip().splitlines() == [
+        "ablation: error: ablation view needs the view extra (starlette is missing): "
+        "pip install 'ablation[view]'"
+    ]
+
+
+def test_ctrl_c_stops_the_viewer_with_exit_0(store: Path) -> None:
+    proc = subprocess.Popen(
+        [sys.executable, "-c", "from ablation.cli import main_entry; main_entry()", "view",
+         str(store), "--no-browser", "--port", "0"],
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+    )  # fmt: skip
+    assert proc.stdout is not None
+    address = proc.stdout.readline().split()[2]
+    with urllib.request.urlopen(address) as r:
+        assert r.status == 200
+    proc.send_signal(signal.SIGINT)
+    assert proc.wait(timeout=15) == 0
