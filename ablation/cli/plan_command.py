@@ -1,0 +1,108 @@
+"""``ablation plan``: tasks needed for a target effect, or the smallest effect a suite can detect."""
+
+from __future__ import annotations
+
+import argparse
+
+from ablation.cli.output import EXIT_OK
+from ablation.cli.parser import UsageError
+
+__all__ = ["cmd_plan"]
+
+
+def cmd_plan(args: argparse.Namespace) -> int:
+    """``ablation plan``; a value the statistics refuse becomes one line naming the flags."""
+    try:
+        return _plan_command(args)
+    except (ValueError, ZeroDivisionError, OverflowError) as exc:
+        given = " ".join(
+            f"--{name.replace('_', '-')} {getattr(args, name)}"
+            for name in ("discordance", "uplift", "tasks", "alpha", "power", "margin")
+            if getattr(args, name, None) is not None
+        )
+        raise UsageError(f"ablation plan: cannot plan for {given}: {exc}") from None
+
+
+def _plan_command(args: argparse.Namespace) -> int:
+    from ablation import stats
+
+    alternative = "one-sided" if args.one_sided else "two-sided"
+    psi, n = args.discordance, args.tasks
+    if args.results:
+        from ablation.analysis.build import compare_results
+
+        report = compare_results(args.results[0], args.results[1])
+        n = report.n_paired
+        psi = (report.table.regressions + report.table.improvements) / n if n else 0.0
+        print(f"observed: {n} paired tasks, discordance {psi:.4f} "
+              f"({report.table.regressions} regressions + {report.table.improvements} improvements)")
+    if psi is None:
+        raise UsageError("ablation plan: give --discordance (or --results BEFORE AFTER)")
+    if args.uplift is not None and not 1e-6 <= abs(args.uplift) <= psi:
+        raise UsageError(
+            f"ablation plan: --uplift {args.uplift} must be at least 1e-06 in size and cannot "
+            f"exceed the discordance {psi:.4g} (--discordance or --results)"
+        )
+    if args.uplift is not None and n is None:
+        needed = _print_sample_size(psi, args.uplift, args.alpha, args.power, alternative)
+        if args.sequential:
+            _plan_sequential(args, psi, needed)
+        return EXIT_OK
+    if n is None:
+        raise UsageError("ablation plan: give --uplift (tasks needed) or --tasks/--results (MDE)")
+    mde = stats.minimum_detectable_effect(n, psi=psi, alpha=args.alpha, power=args.power,
+                                          alternative=_exact_alternative(alternative))
+    exact = stats.exact_minimum_detectable_effect(
+        n, psi, alpha=args.alpha, power=args.power, alternative=_exact_alternative(alternative)
+    ) if psi > 0 else float("inf")
+    print(f"minimum detectable uplift with {n} tasks: {mde:.4f} ({mde * 100:.2f} points; "
+          f"Connor 1987, discordance {psi:.4f}, alpha {args.alpha} {alternative}, power {args.power})")
+    print(f"with the exact McNemar test the report runs: {exact:.4f} ({exact * 100:.2f} points; "
+          "exact power by enumeration)")
+    if args.sequential:
+        if args.uplift is None:
+            raise UsageError("ablation plan --sequential: give --uplift (the true uplift to simulate)")
+        _plan_sequential(args, psi, n)
+    return EXIT_OK
+
+
+def _exact_alternative(alternative: str) -> str:
+    # One-sided planning is for the release gate's direction: candidate worse.
+    return "less" if alternative == "one-sided" else "two-sided"
+
+
+def _print_sample_size(psi: float, uplift: float, alpha: float, power: float, alternative: str) -> int:
+    """Print Connor's n, the exact test's power there and the exact test's n; return Connor's n."""
+    from ablation import stats
+
+    result = stats.sample_size_paired(
+        psi, uplift, alpha=alpha, power=power, alternative=_exact_alternative(alternative)
+    )
+    print(f"tasks needed: {result.n} (Connor 1987; n = {result.n_exact:.2f} for discordance "
+          f"{psi}, uplift {uplift}, alpha {alpha} {alternative}, power {power})")
+    if result.exact_power is not None:
+        print(f"exact McNemar test (what the report runs) at {result.n} tasks: power "
+              f"{100 * result.exact_power:.1f}%")
+    if result.n_exact_test is not None:
+        print(f"tasks needed for {100 * power:g}% power with the exact McNemar test: "
+              f"{result.n_exact_test}")
+    return result.n
+
+
+def _plan_sequential(args: argparse.Namespace, psi: float, n: int) -> None:
+    """Print the simulated cost of a sequential campaign beside the fixed-n one."""
+    from ablation import stats
+
+    sim = stats.simulate_sequential(
+        psi, args.uplift, n_max=n, alpha=args.alpha, margin=args.margin, n_sim=args.simulations
+    )
+    rates = ", ".join(f"{gate} {100 * rate:.1f}%" for gate, rate in sim.rates if rate > 0)
+    if args.margin is not None:
+        print(stats.noninferiority_design_text(psi, args.uplift, args.margin, args.alpha, args.power))
+    print(
+        f"sequential campaign over {n} tasks (simulated, {sim.n_sim} campaigns, seed {sim.seed}; "
+        f"true uplift {args.uplift:+g}, margin {args.margin}): expected agent calls "
+        f"{sim.expected_agent_calls:.0f} (mean; {sim.expected_pairs:.1f} pairs, MCSE "
+        f"{sim.mcse_expected_pairs:.1f}), 90th percentile {sim.agent_calls_p90}, vs {2 * n} "
+        f"for the fixed-n test of the uplift above; decided by: {rates}"
+    )
