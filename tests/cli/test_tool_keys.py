@@ -40,6 +40,8 @@ VALUES: dict[str, tuple[str, Any]] = {
     "isolation": ('"process"', "process"), "worker_memory_mb": ("512", 512),
     "max_output_bytes": ("4096", 4096), "agent_env": ('["OPENAI_API_KEY"]', ["OPENAI_API_KEY"]),
     "sandbox": ('"process"', "process"), "suite_claim": ("true", True),
+    "prices": ("{ m = { input_per_mtok = 1.0, output_per_mtok = 2.0 } }",
+               {"m": {"input_per_mtok": 1.0, "output_per_mtok": 2.0}}),
 }  # fmt: skip
 
 
