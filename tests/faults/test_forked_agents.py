@@ -22,7 +22,7 @@ from pathlib import Path
 
 import pytest
 from helpers.cli import cli_env, kill, run, start, stored_trials, wait_until
-from helpers.procs import processes_with_arg
+from helpers.procs import alive, processes_with_arg
 
 _AGENTS = '''
 import asyncio, os, subprocess, sys, time
@@ -77,12 +77,6 @@ def spawns(x):
 '''
 
 
-def _alive(pid: int) -> bool:
-    try:
-        stat = Path(f"/proc/{pid}/stat").read_text()
-    except OSError:
-        return False
-    return stat.rpartition(")")[2].split()[0] != "Z"
 
 
 def _pids(folder: Path, kind: str) -> list[int]:
@@ -115,7 +109,7 @@ def test_a_forked_copy_ends_when_it_returns_into_ablation(tmp_path: Path, candid
     try:
         wait_until(lambda: bool(_pids(tmp_path / "out", "copy")), timeout=60, proc=proc)
         [copy] = _pids(tmp_path / "out", "copy")
-        wait_until(lambda: not _alive(copy), timeout=5)
+        wait_until(lambda: not alive(copy), timeout=5)
         assert proc.poll() is None  # the copy ended on its own, before the campaign did
         out, err = proc.communicate(timeout=60)
     finally:
@@ -140,7 +134,7 @@ def test_a_forked_copy_does_not_hold_the_lock_after_kill_9(tmp_path: Path) -> No
     try:
         wait_until(lambda: stored_trials(store) >= 6, timeout=60, proc=first)
         sleepers = _pids(tmp_path / "out", "sleeper")
-        assert sleepers and all(_alive(p) for p in sleepers)
+        assert sleepers and all(alive(p) for p in sleepers)
         first.kill()  # SIGKILL: no clean-up runs; the sleeping copy lives on (holding the pipes)
         first.wait(timeout=30)
         resumed = run(_args(agents, "forks_and_sleeps", store, "--resume"), env, timeout=120)

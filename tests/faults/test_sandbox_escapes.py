@@ -22,7 +22,7 @@ from typing import Any
 import pytest
 from helpers.cli import LAUNCH, REPO, TESTS, cli_env, kill, run, start, wait_until
 from helpers.matrix_agents import HONEST_CODE, HOSTILE_CODE, escape_code, escape_sleep_arg
-from helpers.procs import processes_with_arg
+from helpers.procs import alive, processes_with_arg
 
 SUITE = '''
 from ablation import AblationTask
@@ -124,15 +124,7 @@ def _descendants(root: int) -> set[int]:
 
 
 def _alive(pids: set[int]) -> set[int]:
-    alive = set()
-    for pid in pids:
-        try:
-            with open(f"/proc/{pid}/stat", "rb") as fh:
-                if fh.read().split(b") ")[-1][:1] not in (b"Z", b"X"):
-                    alive.add(pid)
-        except OSError:
-            pass
-    return alive
+    return {pid for pid in pids if alive(pid)}
 
 
 @pytest.mark.slow
@@ -214,17 +206,18 @@ def test_a_codegen_campaign_in_a_fresh_virtualenv_under_tmp(tmp_path: Path) -> N
         proc = subprocess.run(
             [interpreter, "-c", LAUNCH, "run", "tasks/codegen.py", "--baseline",
              f"{agents}:{baseline}", "--candidate", f"{agents}:{candidate}", "--no-store",
-             "--no-progress", "--format", "json", "--concurrency", "4"],
+             "--no-progress", "--format", "json"],
             cwd=REPO, env=env, capture_output=True, text=True, timeout=300, check=False,
         )  # fmt: skip
         assert proc.returncode in (0, 2), proc.stderr
         return dict(json.loads(proc.stdout))
 
-    same = campaign(python, "reference", "reference")
-    assert (same["baseline"]["passes"], same["candidate"]["passes"]) == (32, 32)
-    assert same["errors"]["groups"] == []
-    in_venv = campaign(python, "baseline", "candidate")
-    here = campaign(sys.executable, "baseline", "candidate")
-    for key in ("table", "regressions", "improvements"):
-        assert in_venv[key] == here[key], key
-    assert in_venv["regressions"] and in_venv["improvements"]
+    # The reference solutions pass every task in the venv; the candidate's table there is the
+    # table this interpreter gives (two campaigns: each sandbox run costs an interpreter start).
+    in_venv = campaign(python, "reference", "candidate")
+    assert in_venv["baseline"]["passes"] == 32
+    assert in_venv["errors"]["groups"] == []
+    here = campaign(sys.executable, "reference", "candidate")
+    assert in_venv["table"] == here["table"]
+    assert in_venv["regressions"] == here["regressions"] != []
+    assert in_venv["candidate"]["passes"] == here["candidate"]["passes"]

@@ -17,3 +17,13 @@ def processes_with_arg(arg: bytes) -> list[int]:
             except OSError:
                 pass
     return found
+
+
+def alive(pid: int) -> bool:
+    """True while ``pid`` exists and is not a zombie."""
+    try:
+        with open(f"/proc/{pid}/stat", "rb") as fh:
+            stat = fh.read()
+    except OSError:
+        return False
+    return stat.rpartition(b")")[2].split()[0] not in (b"Z", b"X")

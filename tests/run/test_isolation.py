@@ -24,6 +24,7 @@ from typing import Any
 import pytest
 from helpers import isolation_agents
 from helpers.cli import cli_env, run, stable, start, wait_until
+from helpers.procs import alive
 
 from ablation import AblationEngine, AblationTask, CampaignConfig, run_ablation_campaign
 from ablation.errors import AgentSpecError, ConfigError
@@ -52,13 +53,6 @@ def _tagged(tag: str) -> list[int]:
     return found
 
 
-def _alive(pid: int) -> bool:
-    """True while ``pid`` exists and is not a zombie."""
-    try:
-        stat = Path(f"/proc/{pid}/stat").read_text()
-    except OSError:
-        return False
-    return stat.rpartition(")")[2].split()[0] != "Z"
 
 
 def _args(store: Path, candidate: str, *extra: str, baseline: str = "ok") -> list[str]:
@@ -293,7 +287,7 @@ def test_python_api_runs_agents_in_workers_and_kills_them_at_the_end() -> None:
     assert isinstance(worker_pid, int) and worker_pid != os.getpid()
     assert all(r.passed for k, r in by_key.items() if k != ("t000", "candidate"))
     assert live_workers() == []
-    assert not _alive(worker_pid)
+    assert not alive(worker_pid)
     cmdline = Path("/proc/self/cmdline").read_bytes()
     assert WORKER_MARKER.encode() not in cmdline
 
