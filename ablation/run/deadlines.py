@@ -2,7 +2,7 @@
 
 ``asyncio.timeout(timeout_s)`` per trial schedules a timer and cancels it again for every trial,
 and with deadlines far in the future the cancelled timers pile up in the loop's heap: at tens of
-thousands of fast trials that was about a tenth of the engine's time (issue 13). A trial still
+thousands of fast trials that is about a tenth of the engine's time. A trial still
 runs inside its own :class:`asyncio.Timeout` (entered with no deadline), so expiry, the
 ``TimeoutError`` it raises and its cancellation bookkeeping are asyncio's own; :class:`Deadlines`
 only decides *when* each scope expires. It keeps the deadline of every trial in flight and one

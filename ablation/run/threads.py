@@ -12,7 +12,7 @@ Assumption: the abandoned call does no harm by running on; use ``isolation="proc
 
 :class:`LoopCaller` is the engine's way into the pool from an event loop: a call's outcome goes
 straight to an :class:`asyncio.Future`, without the :class:`concurrent.futures.Future` and the
-two-way chaining of ``loop.run_in_executor`` (issue 13: that machinery cost more than a no-op
+two-way chaining of ``loop.run_in_executor`` (that machinery costs more than a no-op
 trial's own work), and the outcomes of calls that finish together reach the loop in one wake-up.
 """
 
@@ -54,9 +54,9 @@ class DaemonExecutor(Executor):
 
     A call goes to an idle worker when there is one, else to a new daemon thread, so a call
     that overran (and was abandoned by a timeout) only keeps its own thread busy: it never
-    delays another call. Reusing threads matters at scale (issue 13): starting a thread per
-    call cost most of a no-op trial's time and let the process's memory creep with every
-    thread's allocator arena. A worker idle for ``idle_s`` seconds ends.
+    delays another call. Reusing threads matters at scale: starting a thread per call costs
+    most of a no-op trial's time and lets the process's memory creep with every thread's
+    allocator arena. A worker idle for ``idle_s`` seconds ends.
 
     Concurrency is bounded by the caller (the engine runs at most ``concurrency`` trials), so
     the pool holds at most that many threads plus the ones still running abandoned calls.
