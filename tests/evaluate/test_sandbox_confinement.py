@@ -292,3 +292,21 @@ def test_equals_compares_subclasses_of_plain_types_by_their_value() -> None:
     task = AblationTask(task_id="t", input_data=1, expected_output="refuse")
     assert verifiers.equals(LyingStr("allow"), task) is False
     assert verifiers.equals(LyingStr(" refuse "), task) is True
+
+
+def test_the_confinement_names_agree_everywhere_they_are_written() -> None:
+    # The registry is the source; the configuration, [tool.ablation] and the flag repeat its
+    # names (the command line's parser imports nothing heavy at start-up), so they are tied here.
+    from typing import get_args
+
+    from ablation.cli.parser import build_parser
+    from ablation.cli.tool_settings import ToolSettings
+    from ablation.config import CampaignConfig
+
+    names = set(sandbox_confinement.CONFINEMENTS)
+    assert set(get_args(CampaignConfig.model_fields["sandbox"].annotation)) == names
+    assert set(get_args(get_args(ToolSettings.model_fields["sandbox"].annotation)[0])) == names
+    run_parser = build_parser("run")._subparsers._group_actions[0].choices["run"]  # type: ignore[union-attr]
+    flag = next(a for a in run_parser._actions if "--sandbox" in a.option_strings)
+    assert set(flag.choices) == names
+    assert CampaignConfig().sandbox == sandbox_confinement.DEFAULT_CONFINEMENT
