@@ -6,9 +6,10 @@ and then ``signal.signal`` (returning the handler it replaces) each try to turn 
 ``signal.Handlers`` member; that fails, and the failed lookup builds its message with
 ``repr(handler)``: the repr of the finished task, which holds ``reprlib.repr(result)`` (strings,
 lists and dicts are shortened before they are formatted, any other object is formatted in full).
-So ``asyncio.run`` formatted a whole report twice for messages nobody reads: 1.19 s each for the
-report of a 10⁶-task campaign, ~2 s each for one whose drill-downs hold three 50 MB outputs. Here the result leaves the task through a list and the
-task itself returns ``None``; an exception propagates as before.
+So ``asyncio.run`` would format the whole result twice for messages nobody reads, which for a large
+report (a 10⁶-task campaign, or drill-downs holding large outputs) costs seconds. Here the result
+leaves the task through a list and the task itself returns ``None``; an exception propagates as
+before.
 
 References: CPython 3.11-3.13 ``asyncio/runners.py`` (``Runner.run``), ``signal.py``
 (``getsignal``, ``_int_to_enum``) and ``enum.py`` (``EnumType.__call__``).

@@ -1,8 +1,8 @@
 """Trial deadlines on one shared timer instead of one timer per trial.
 
 ``asyncio.timeout(timeout_s)`` per trial schedules a timer and cancels it again for every trial,
-and with deadlines far in the future the cancelled timers pile up in the loop's heap: at tens of
-thousands of fast trials that is about a tenth of the engine's time. A trial still
+and with deadlines far in the future the cancelled timers pile up in the loop's heap, a cost that
+grows with the number of fast trials. A trial still
 runs inside its own :class:`asyncio.Timeout` (entered with no deadline), so expiry, the
 ``TimeoutError`` it raises and its cancellation bookkeeping are asyncio's own; :class:`Deadlines`
 only decides *when* each scope expires. It keeps the deadline of every trial in flight and one

@@ -12,8 +12,8 @@ Assumption: the abandoned call does no harm by running on; use ``isolation="proc
 
 :class:`LoopCaller` is the engine's way into the pool from an event loop: a call's outcome goes
 straight to an :class:`asyncio.Future`, without the :class:`concurrent.futures.Future` and the
-two-way chaining of ``loop.run_in_executor`` (that machinery costs more than a no-op
-trial's own work), and the outcomes of calls that finish together reach the loop in one wake-up.
+two-way chaining of ``loop.run_in_executor`` (machinery that costs more than a fast trial's own
+work), and the outcomes of calls that finish together reach the loop in one wake-up.
 """
 
 from __future__ import annotations

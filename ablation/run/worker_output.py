@@ -6,8 +6,7 @@ parent's stderr (file descriptor 2, as the worker wrote before). Past
 :data:`WORKER_OUTPUT_LIMIT` bytes in one agent call the rest of that call's output is read and
 dropped, so a chatty agent never blocks on a full pipe: one line says so when the limit is
 reached, and one gives the count of bytes not shown when the next call starts or the worker
-ends. An agent that floods (a loop of prints) used to pass all of it on: 4.7 GB to the terminal
-or the CI log in the 3 s before its trial's timeout. Output is counted against the call that is
+ends, so an agent that floods (a loop of prints) cannot fill the terminal or the CI log. Output is counted against the call that is
 running when it is read, so the last bytes of one call (at most what the pipe holds, 64 KiB on
 Linux, plus one read) can be shown under the next call's limit.
 """
