@@ -80,9 +80,19 @@ class ColumnRead:
             tokens=number(c.tokens),
             quality=present(c.quality),
             metrics=present(c.metrics),
-            extra=dict(self.extras.get(i, {})),
+            extra={**self._labels(i), **self.extras.get(i, {})},
         )
         return row_result(row, row.task_id, int(c.run[i]), bool(c.passed[i]), c.arm)
+
+
+    def _labels(self, i: int) -> dict[str, Any]:
+        """Row ``i``'s category and critical flag, as :class:`TaskResult` fields, when given."""
+        c = self.columns
+        category = None if c.category is None else c.category[i]
+        labels: dict[str, Any] = {} if category is None else {"category": category}
+        if c.critical is not None and c.critical[i]:
+            labels["critical"] = True
+        return labels
 
 
 def read_columns(
