@@ -58,11 +58,11 @@ def same_columns(fast: ColumnRead, slow: ColumnRead) -> None:
 
 number = st.one_of(st.none(), st.integers(0, 10**6), st.floats(0, 1e6, allow_nan=False))
 row = st.fixed_dictionaries(
-    {"passed": st.booleans()},
+    {"passed": st.booleans(), "steps": st.integers(-5, 5)},
     optional={
         "latency_s": number, "cost": number, "tokens": st.one_of(st.none(), st.integers(0, 10**9)),
         "score": number, "category": st.one_of(st.none(), st.sampled_from(["math", "code", "é ü"])),
-        "critical": st.one_of(st.none(), st.booleans()), "steps": st.integers(-5, 5),
+        "critical": st.one_of(st.none(), st.booleans()), "retries": st.integers(0, 3),
         "meta": st.fixed_dictionaries({"model": st.sampled_from(["m-1", "m-2"]), "attempt": st.integers(1, 3)}),
         "note": st.text(max_size=5), "output": st.text(max_size=8),
     },
@@ -102,7 +102,7 @@ def test_engine_columns_equal_the_row_path(tmp_path: Path, rows: list[dict[str, 
 
 def test_repeated_runs_and_pass_values_agree(tmp_path: Path) -> None:
     path = tmp_path / "r.jsonl"
-    path.write_text("".join(json.dumps({"id": f"t{i % 3}", "run": i // 3, "passed": i % 2}) + "\n" for i in range(9)))
+    path.write_text("".join(json.dumps({"id": f"t{i % 3}", "run": i // 3, "passed": i % 2, "cost": i}) + "\n" for i in range(9)))
     for options in (ReadOptions(run_field="run"), ReadOptions(run_field="run", pass_values=frozenset({"0"}))):
         fast = engine.engine_columns(str(path), options, None, str(path))
         assert fast is not None
@@ -153,6 +153,8 @@ JSONL_FALLBACKS = {
     "array line": ['{"id": "a", "passed": true}', "[1]"],
     "surrogate": ['{"id": "a", "passed": true, "category": "\\ud800"}', '{"id": "b", "passed": true}'],
     "huge integer id": ['{"id": 99999999999999999999, "passed": true}', '{"id": "b", "passed": true}'],
+    "invalid utf-8": ['{"id": "a", "passed": true, "note": "\udcff"}', '{"id": "b", "passed": true}'],
+    "invalid utf-8 in a key": ['{"id": "a", "passed": true, "meta": {"\udcff": 1}}', '{"id": "b", "passed": true}'],
 }  # fmt: skip
 
 
@@ -168,7 +170,7 @@ def outcome(path: Path, options: ReadOptions) -> Any:
 @pytest.mark.parametrize("case", sorted(JSONL_FALLBACKS))
 def test_jsonl_the_engine_cannot_vouch_for_reads_as_the_row_path(tmp_path: Path, case: str) -> None:
     path = tmp_path / "r.jsonl"
-    path.write_text("\n".join(JSONL_FALLBACKS[case]) + "\n")
+    path.write_bytes(("\n".join(JSONL_FALLBACKS[case]) + "\n").encode("utf-8", "surrogateescape"))
     options = ReadOptions()
     assert engine.engine_columns(str(path), options, None, str(path)) is None
     try:
@@ -217,6 +219,14 @@ def test_csv_numbers_blank_cells_and_text_metrics(tmp_path: Path) -> None:
     same_columns(fast, row_path(path, ReadOptions()))
     assert fast.columns.task_id.tolist() == ["001", "2"]
     assert fast.columns.metrics["label"].tolist()[1] == 7.0 and math.isnan(fast.columns.metrics["label"][0])
+
+
+def test_bare_verdict_lines_are_left_to_the_layout_path(tmp_path: Path) -> None:
+    path = tmp_path / "r.jsonl"
+    path.write_text("".join(json.dumps({"id": f"t{i}", "passed": i % 2 == 0}) + "\n" for i in range(5)))
+    assert engine.engine_columns(str(path), ReadOptions(), None, str(path)) is None
+    read = load_result_columns(path)
+    assert read.columns.passed.tolist() == [True, False, True, False, True]
 
 
 def test_small_files_do_not_import_the_engine(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:

@@ -14,7 +14,7 @@ and run are top-level names, and:
 
 - JSON lines: the content the registry reads as plain ``jsonl`` rows (not an array, not a tool's
   lines), no blank line (so that row ``i`` is line ``i + 1``; a line holding two objects then
-  shows as a count mismatch), valid UTF-8;
+  shows as a count mismatch);
 - CSV: the content the registry reads as ``csv``, ASCII without quotes, control characters or
   lone carriage returns (so that pyarrow and the :mod:`csv` module cut the same cells, and
   stripping and number matching agree byte for byte), no blank line, a header the row path
@@ -46,7 +46,7 @@ __all__ = ["MIN_BYTES", "engine_columns"]
 #: Smallest file read by pyarrow: below it, importing pyarrow (~0.2 s) costs more than the row
 #: path saves (benchmarks/README.md, "Result files at the columnar floor").
 MIN_BYTES = 4 << 20
-_CHUNK = 16 << 20
+_CHUNK = 1 << 20
 _BLANK_LINE = re.compile(rb"\n[ \t\r\f\v]*\n")
 _ALIASES = {"json": "jsonl", "ndjson": "jsonl", "jsonl": "jsonl", "csv": "csv"}
 
@@ -64,7 +64,7 @@ def engine_columns(
     if not MIN_BYTES <= size <= options.max_bytes or importlib.util.find_spec("pyarrow") is None:
         return None
     path = Path(source)
-    kind = _kind(path, format, display)
+    kind = _kind(path, format, display, options)
     lines = None if kind is None else _scan(path, kind)
     if kind is None or lines is None:
         return None
@@ -97,7 +97,7 @@ def _head(path: Path) -> tuple[bytes, str] | None:
         return None
 
 
-def _kind(path: Path, format: str | None, display: str) -> str | None:
+def _kind(path: Path, format: str | None, display: str, options: ReadOptions) -> str | None:
     """``"jsonl"`` or ``"csv"`` when the registry reads the file as that format, else ``None``."""
     forced = None if format is None else _ALIASES.get(format.lower().lstrip("."), "other")
     if forced == "other" or display.lower().endswith((".eval", ".eval.gz")):
@@ -112,7 +112,7 @@ def _kind(path: Path, format: str | None, display: str) -> str | None:
     if (forced or hint) == "csv":
         return "csv" if not raw.startswith(codecs.BOM_UTF8) else None
     if stripped.startswith("{"):
-        return "jsonl" if forced != "csv" and _plain_json_lines(text) else None
+        return "jsonl" if forced != "csv" and _plain_json_lines(text, options) else None
     if stripped.startswith("[") or forced is not None or hint is not None:
         return None
     head = text[:TEXT_HEAD]
@@ -120,8 +120,13 @@ def _kind(path: Path, format: str | None, display: str) -> str | None:
     return "csv" if reader is find_reader("csv") and not raw.startswith(codecs.BOM_UTF8) else None
 
 
-def _plain_json_lines(text: str) -> bool:
-    """True when the first two lines are objects the registry reads as plain ``jsonl`` rows."""
+def _plain_json_lines(text: str, options: ReadOptions) -> bool:
+    """True when the first two lines are objects the registry reads as plain ``jsonl`` rows,
+    with a field beyond the id, verdict and run.
+
+    Rows of only those fields are left to :mod:`~ablation.sources.readers.columnar`, whose
+    byte-layout path reads them faster than pyarrow (benchmarks/README.md).
+    """
     lines = text.split("\n", 2)
     if len(lines) < 2 or not lines[1].strip():
         return False  # one line (a document to some readers), or a blank second line
@@ -132,13 +137,13 @@ def _plain_json_lines(text: str) -> bool:
     if not isinstance(first, dict) or not isinstance(second, dict):
         return False
     reader = next((r for r in readers_for(("lines",)) if r.detect(first)), None)
-    return reader is find_reader("jsonl")
+    bare = {options.key or "id", options.field or "passed", options.run_field}
+    return reader is find_reader("jsonl") and not set(first) <= bare
 
 
 def _scan(path: Path, kind: str) -> int | None:
-    """The number of lines, after one pass over the bytes that finds no blank line and valid
-    UTF-8 (JSON) or plain ASCII cells (CSV); ``None`` otherwise."""
-    decoder = codecs.getincrementaldecoder("utf-8")()
+    """The number of lines, after one pass over the bytes that finds no blank line (and, in CSV,
+    plain ASCII cells); ``None`` otherwise. pyarrow refuses invalid UTF-8 itself."""
     carry = b""
     first, newlines = True, 0
     with path.open("rb") as fh:
@@ -148,11 +153,6 @@ def _scan(path: Path, kind: str) -> int | None:
             first = False
             if kind == "csv" and not _plain_csv_bytes(chunk):
                 return None
-            if kind == "jsonl":
-                try:
-                    decoder.decode(chunk)
-                except UnicodeDecodeError:
-                    return None
             window = carry + chunk
             if _BLANK_LINE.search(window):
                 return None

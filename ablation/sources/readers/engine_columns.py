@@ -40,7 +40,6 @@ from ablation.sources.readers.rows import ReadOptions
 
 __all__ = ["read_table", "to_columns"]
 
-_BLOCK = 16 << 20
 _NUMBERS = ("score", "cost", "latency", "latency_s", "tokens")
 _NUMBER = r"^[ \t]*[+-]?(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][+-]?[0-9]+)?[ \t]*$"
 _BLANK = r"^[ \t]*$"
@@ -53,27 +52,36 @@ class _Refused(Exception):
 
 
 def read_table(path: Path, kind: str, options: ReadOptions) -> pa.Table | None:
-    """The file as a pyarrow table (CSV cells as text), or ``None`` when the header is not plain."""
+    """The file as a pyarrow table (CSV cells as text), or ``None`` when the header is not plain.
+
+    The file is read as a stream of record batches, and nested columns (objects, lists) that the
+    row path ignores are dropped from each batch, so that only the columns a report reads are
+    held. A batch whose columns differ from the first's (a field first met later) raises.
+    """
+    special = {options.key or "id", options.field or "passed", options.run_field, *_NUMBERS,
+               "category", "critical", "output"}  # fmt: skip
     if kind == "jsonl":
-        special = {options.key or "id", options.field or "passed", options.run_field}
-        numbers = pa.schema([(name, pa.float64()) for name in _NUMBERS if name not in special])
-        return pa_json.read_json(
-            path,
-            read_options=pa_json.ReadOptions(block_size=_BLOCK),
-            parse_options=pa_json.ParseOptions(explicit_schema=numbers, unexpected_field_behavior="infer"),
+        numbers = pa.schema([(name, pa.float64()) for name in _NUMBERS
+                             if name not in (options.key, options.field, options.run_field)])  # fmt: skip
+        reader = pa_json.open_json(
+            path, parse_options=pa_json.ParseOptions(explicit_schema=numbers, unexpected_field_behavior="infer")
         )
-    header = csv_header(path)
-    required = [options.key or "id", options.field or "passed", *([options.run_field] if options.run_field else [])]
-    if header is None or not set(required) <= set(header):
-        return None
-    return pa_csv.read_csv(
-        path,
-        read_options=pa_csv.ReadOptions(column_names=header, skip_rows=1, block_size=_BLOCK),
-        parse_options=pa_csv.ParseOptions(quote_char=False, newlines_in_values=False),
-        convert_options=pa_csv.ConvertOptions(
-            column_types={name: pa.string() for name in header}, strings_can_be_null=False
-        ),
-    )
+    else:
+        header = csv_header(path)
+        required = [options.key or "id", options.field or "passed", *([options.run_field] if options.run_field else [])]
+        if header is None or not set(required) <= set(header):
+            return None
+        reader = pa_csv.open_csv(
+            path,
+            read_options=pa_csv.ReadOptions(column_names=header, skip_rows=1),
+            parse_options=pa_csv.ParseOptions(quote_char=False, newlines_in_values=False),
+            convert_options=pa_csv.ConvertOptions(
+                column_types={name: pa.string() for name in header}, strings_can_be_null=False
+            ),
+        )
+    kept = [i for i, f in enumerate(reader.schema) if f.name in special or not pa.types.is_nested(f.type)]
+    batches = [batch.select(kept) for batch in reader]
+    return pa.Table.from_batches(batches) if batches else None
 
 
 def to_columns(table: pa.Table, kind: str, display: str, options: ReadOptions, lines: int) -> ColumnRead | None:
@@ -219,7 +227,7 @@ class _JsonCells:
             return np.full(len(values), None, dtype=object)
         if not (pa.types.is_string(values.type) or pa.types.is_integer(values.type)):
             raise _Refused
-        return arrow_ids(values)
+        return labels(values)
 
     def critical(self) -> NDArray[np.bool_]:
         values = self.column("critical")
@@ -287,7 +295,7 @@ class _CsvCells:
 
     def category(self) -> NDArray[np.object_]:
         values = self.stripped("category")
-        return arrow_ids(pc.if_else(pc.equal(values, ""), None, values))
+        return labels(pc.if_else(pc.equal(values, ""), None, values))
 
     def critical(self) -> NDArray[np.bool_]:
         values = self.stripped("critical")
@@ -316,3 +324,14 @@ def arrow_ids(values: Any) -> Any:
     if not pa.types.is_string(values.type) and not pa.types.is_large_string(values.type):
         values = pc.cast(values, pa.string())
     return values.to_numpy(zero_copy_only=False)
+
+
+def labels(values: pa.Array) -> NDArray[np.object_]:
+    """A column of few distinct texts (or integers) as ``str`` objects, one object per distinct
+    value (``None`` where absent)."""
+    if not pa.types.is_string(values.type):
+        values = pc.cast(values, pa.string())
+    encoded = pc.dictionary_encode(values)
+    names = np.array([*encoded.dictionary.to_pylist(), None], dtype=object)
+    codes = pc.fill_null(encoded.indices, len(encoded.dictionary)).to_numpy(zero_copy_only=False)
+    return names[codes]
