@@ -12,13 +12,15 @@ RSS read with ``resource.getrusage(RUSAGE_CHILDREN)`` after the one ``wait``:
 - ``ablation``: ``ablation compare BEFORE AFTER --format json`` to ``/dev/null`` (exit 0 or 2);
 - ``duckdb``: ``read_json_auto`` / ``read_csv`` of both files joined on ``id``, the pass counts of
   the four cells fetched (the read and join the report needs, no statistics);
-- ``polars``: ``read_ndjson`` / ``read_csv`` of both, ``join`` on ``id``, the same counts.
+- ``polars``: ``read_ndjson`` / ``read_csv`` of both, ``join`` on ``id``, the same counts;
+- ``ablation-pair``: what ``compare`` does before its statistics (``load_result_columns`` of both
+  files, ``pair_columns``): the same read and join as DuckDB's.
 
 The data files are written once under ``--data`` (default ``/tmp/ablation-bench-columnar``) and
 reused. Usage::
 
     python benchmarks/bench_columnar.py [--sizes 10000,100000,1000000] [--repeat 1]
-        [--formats jsonl,csv] [--tools ablation,duckdb,polars]
+        [--formats jsonl,csv] [--tools ablation,ablation-pair,duckdb,polars]
 
 Prints one table row per (size, format, tool): median seconds and peak RSS in MiB.
 """
@@ -55,6 +57,17 @@ fmt, a, b = sys.argv[1:4]
 read = pl.read_ndjson if fmt == "jsonl" else pl.read_csv
 joined = read(a).join(read(b), on="id", suffix="_b")
 print(joined.group_by("passed", "passed_b").len().rows())
+"""
+
+# the reading and pairing ``compare`` does before its statistics: DuckDB's and polars' share
+PAIR = """
+import sys
+from ablation.analysis.columnar import pair_columns
+from ablation.sources.result_files import load_result_columns
+fmt, a, b = sys.argv[1:4]
+before = load_result_columns(a, arm="baseline")
+after = load_result_columns(b, arm="candidate")
+print(len(pair_columns(before.columns, after.columns).task_ids))
 """
 
 
@@ -108,7 +121,7 @@ def command(tool: str, fmt: str, a: Path, b: Path) -> list[str]:
     if tool == "ablation":
         return [sys.executable, "-c", LAUNCH, "compare", str(a), str(b), "--format", "json",
                 "--output", os.devnull]  # fmt: skip
-    script = DUCKDB if tool == "duckdb" else POLARS
+    script = {"duckdb": DUCKDB, "polars": POLARS, "ablation-pair": PAIR}[tool]
     return [sys.executable, "-c", script, fmt, str(a), str(b)]
 
 
@@ -116,7 +129,7 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--sizes", default="10000,100000,1000000")
     ap.add_argument("--formats", default="jsonl,csv")
-    ap.add_argument("--tools", default="ablation,duckdb,polars")
+    ap.add_argument("--tools", default="ablation,ablation-pair,duckdb,polars")
     ap.add_argument("--repeat", type=int, default=1)
     ap.add_argument("--data", type=Path, default=Path("/tmp/ablation-bench-columnar"))
     args = ap.parse_args()
