@@ -49,8 +49,10 @@ class ColumnRead:
 
     Attributes:
         columns: The trials (``line`` holds each row's line or sample number).
-        extras: Row index -> the row's other :class:`TaskResult` fields (``output``,
-            ``category``, ``critical``), only for rows that have some.
+        extras: Row index -> the row's other :class:`TaskResult` fields (``output``; the row
+            path also keeps ``category`` and ``critical`` here), only for rows that have some.
+            :meth:`result` takes the category and critical flag from the columns when they are
+            not here.
     """
 
     columns: TrialColumns

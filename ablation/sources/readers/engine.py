@@ -2,9 +2,9 @@
 
 The row path (:mod:`~ablation.sources.readers.generic`, :func:`~ablation.sources.readers.rows.checked_rows`)
 decodes each row into Python objects and checks it, naming the file, line and task id of an
-error. A file of a million realistic rows spends a minute there. pyarrow's JSON and CSV readers
-(C++, multi-threaded, maintained by the Apache Arrow project) build the same columns as typed
-arrays in a few seconds; :func:`engine_columns` uses them whenever it can vouch that the result
+error. pyarrow's JSON and CSV readers (C++, multi-threaded, maintained by the Apache Arrow
+project) build the same columns as typed arrays without a Python object per row (figures in
+benchmarks/README.md); :func:`engine_columns` uses them whenever it can vouch that the result
 is exactly what the row path gives, and returns ``None`` otherwise, so that the caller reads the
 file row by row (and so raises the row path's error, at the same line).
 
@@ -13,7 +13,8 @@ at least :data:`MIN_BYTES` bytes, read with no ``--where`` and no numeric mode, 
 and run are top-level names, and:
 
 - JSON lines: the content the registry reads as plain ``jsonl`` rows (not an array, not a tool's
-  lines), no blank line (so that row ``i`` is line ``i + 1``; a line holding two objects then
+  lines) whose first row has a field beyond the id, verdict and run (bare verdict lines are read
+  faster by :mod:`~ablation.sources.readers.columnar`), no blank line (so that row ``i`` is line ``i + 1``; a line holding two objects then
   shows as a count mismatch);
 - CSV: the content the registry reads as ``csv``, ASCII without quotes, control characters or
   lone carriage returns (so that pyarrow and the :mod:`csv` module cut the same cells, and
@@ -43,8 +44,8 @@ if TYPE_CHECKING:
 
 __all__ = ["MIN_BYTES", "engine_columns"]
 
-#: Smallest file read by pyarrow: below it, importing pyarrow (~0.2 s) costs more than the row
-#: path saves (benchmarks/README.md, "Result files at the columnar floor").
+#: Smallest file read by pyarrow: below it, importing pyarrow costs more than the row path
+#: saves (benchmarks/README.md, ``bench_columnar.py``).
 MIN_BYTES = 4 << 20
 _CHUNK = 1 << 20
 _BLANK_LINE = re.compile(rb"\n[ \t\r\f\v]*\n")
