@@ -236,6 +236,7 @@ def test_small_files_do_not_import_the_engine(tmp_path: Path, monkeypatch: pytes
     assert engine.engine_columns(str(path), ReadOptions(), None, str(path)) is None
 
 
+@pytest.mark.slow
 def test_compare_reads_realistic_rows_without_the_row_path(tmp_path: Path) -> None:
     """``ablation compare`` on JSONL and CSV with five fields and a nested object: no row decoded."""
     import subprocess

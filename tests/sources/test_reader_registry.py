@@ -82,6 +82,7 @@ def test_a_json_array_is_detected_by_its_first_item(tmp_path: Path) -> None:
         load_results(path, format="promptfoo")
 
 
+@pytest.mark.slow
 def test_the_toy_reader_works_through_compare_with_detection_by_content(tmp_path: Path) -> None:
     before, after = tmp_path / "before.txt", tmp_path / "after.txt"
     before.write_text("".join(f"id=t{i} passed=true latency_s=1\n" for i in range(6)))
