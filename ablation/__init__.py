@@ -35,6 +35,7 @@ _EXPORTS: dict[str, str] = {
     "GatePolicy": "ablation.config",
     "InputError": "ablation.errors",
     "Provenance": "ablation.config",
+    "ResultReader": "ablation.sources.readers",
     "ResumeMismatchError": "ablation.errors",
     "RetryPolicy": "ablation.config",
     "RubricCriterion": "ablation.schema",
@@ -49,6 +50,7 @@ _EXPORTS: dict[str, str] = {
     "load_agent": "ablation.sources.agent_specs",
     "load_results": "ablation.sources.result_files",
     "load_suite": "ablation.sources.suites",
+    "register_reader": "ablation.sources.readers",
     "report_from_results": "ablation.analysis.build",
     "run_ablation_campaign": "ablation.run.campaign",
     "run_ablation_campaign_async": "ablation.run.campaign",
@@ -69,6 +71,7 @@ __all__ = [
     "GatePolicy",
     "InputError",
     "Provenance",
+    "ResultReader",
     "ResumeMismatchError",
     "RetryPolicy",
     "RubricCriterion",
@@ -84,6 +87,7 @@ __all__ = [
     "load_results",
     "load_suite",
     "quality",
+    "register_reader",
     "report_from_results",
     "run_ablation_campaign",
     "run_ablation_campaign_async",
@@ -137,6 +141,7 @@ if TYPE_CHECKING:  # pragma: no cover - for type checkers and IDEs only
     from ablation.run.engine import AblationEngine
     from ablation.schema import AblationTask, AgentOutput, RubricCriterion, TaskResult
     from ablation.sources.agent_specs import load_agent
+    from ablation.sources.readers import ResultReader, register_reader
     from ablation.sources.result_files import load_results
     from ablation.sources.suites import load_suite
     from ablation.store.run_store import RunStore

@@ -112,17 +112,21 @@ def load_result_columns(
 
     Same arguments, formats, checks and errors as :func:`load_results` (which see); the rows'
     :class:`~ablation.schema.TaskResult` objects are built only when asked for
-    (:meth:`~ablation.sources.readers.columnar.ColumnRead.result`). Plain verdict JSON lines
-    take a fast path (:mod:`ablation.sources.readers.columnar`).
+    (:meth:`~ablation.sources.readers.columnar.ColumnRead.result`). A large plain JSON-lines or
+    CSV file is read column-wise by pyarrow when it is installed (the ``fast`` extra;
+    :mod:`ablation.sources.readers.engine`), other plain verdict JSON lines take a fast path
+    (:mod:`ablation.sources.readers.columnar`), and anything else is read row by row.
 
     Returns:
         The columns (in file order) and the rows' other fields.
     """
     from ablation.sources.readers.columnar import read_columns
+    from ablation.sources.readers.engine import engine_columns
 
     display = os.fspath(path)
     options = _options(key, field, arm, run_field, where, pass_values, False, max_bytes)
-    return read_columns(display, options, format=format)
+    fast = engine_columns(display, options, format, display)
+    return fast if fast is not None else read_columns(display, options, format=format)
 
 
 def _options(

@@ -1,4 +1,4 @@
-"""The result-file readers and the one registry that picks one by content.
+"""The result-file readers, registered in :mod:`~ablation.sources.readers.registry`, picked by content.
 
 :data:`FORMATS` names every format ``--from`` accepts. :func:`read_results` reads a file (``-`` is
 standard input; gzip is decompressed whatever the name), detects the format from the content
@@ -7,17 +7,20 @@ unless ``format`` forces it, and returns :class:`~ablation.schema.TaskResult` ob
 - a zip archive → Inspect ``.eval`` (needs inspect-ai);
 - one JSON document (an object, possibly over many lines): Inspect log, pydantic-evals report,
   promptfoo output by their keys, else one plain row;
-- a JSON array: plain rows;
-- JSON lines: OpenAI evals record (first line ``spec``), lm-eval samples (``doc_id``), else plain
-  rows;
+- a JSON array or JSON lines: OpenAI evals records (first object ``spec``), lm-eval samples
+  (``doc_id``), else plain rows;
 - anything else: CSV with a header.
+
+A reader added with :func:`~ablation.sources.readers.registry.register_reader` is asked before the
+plain ``jsonl`` and ``csv`` readers, on the content shapes it declares.
 """
 
 from __future__ import annotations
 
+import itertools
 import json
 import logging
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -25,6 +28,15 @@ from ablation.errors import InputError
 from ablation.schema import TaskResult
 from ablation.sources.readers import inspect_logs, lm_eval, openai_evals, promptfoo, pydantic_evals
 from ablation.sources.readers.generic import csv_items, generic_rows
+from ablation.sources.readers.registry import (
+    FORMATS,
+    TEXT_HEAD,
+    ResultReader,
+    Shape,
+    find_reader,
+    readers_for,
+    register_reader,
+)
 from ablation.sources.readers.rows import ReadOptions, Row, rows_to_results
 from ablation.sources.text import (
     decode_text,
@@ -36,28 +48,40 @@ from ablation.sources.text import (
     starts_json_array,
 )
 
-__all__ = ["FORMATS", "ReadOptions", "RowRead", "detect_format", "read_results", "read_rows"]
+__all__ = [
+    "FORMATS", "ReadOptions", "ResultReader", "Row", "RowRead", "detect_format", "read_results", "read_rows",
+    "register_reader",
+]  # fmt: skip
 
-#: Formats ``--from`` accepts.
-FORMATS = ("inspect", "pydantic-evals", "lm-eval", "promptfoo", "openai-evals", "jsonl", "csv")
 _ALIASES = {"json": "jsonl", "ndjson": "jsonl"}
 _log = logging.getLogger(__name__)
 
 
-@dataclass(frozen=True)
-class _Document:
-    """A format that is one JSON document."""
-
-    detect: Callable[[Any], bool]
-    rows: Callable[[Mapping[str, Any], str, ReadOptions], Iterator[Row]]
+def _anything(sample: Any) -> bool:
+    """The detector of a catch-all reader: every content of its shapes."""
+    return True
 
 
-_DOCUMENTS = {
-    "inspect": _Document(inspect_logs.detect, inspect_logs.rows),
-    "pydantic-evals": _Document(pydantic_evals.detect, pydantic_evals.rows),
-    "promptfoo": _Document(promptfoo.detect, promptfoo.rows),
-}
-_LINES = {"openai-evals": (openai_evals.detect, openai_evals.rows), "lm-eval": (lm_eval.detect, lm_eval.rows)}
+def _plain_rows(payload: Any, display: str, options: ReadOptions) -> Iterator[Row]:
+    """Plain rows of a JSON document (one row), JSON lines or a JSON array."""
+    items = iter([(1, payload)]) if isinstance(payload, Mapping) else payload
+    return generic_rows(items, display, options)
+
+
+def _csv_rows(text: str, display: str, options: ReadOptions) -> Iterator[Row]:
+    """Plain rows of a CSV text with a header naming the id and verdict (and run) columns."""
+    required = tuple(p for p in (options.key or "id", options.field or "passed", options.run_field) if p)
+    return generic_rows(csv_items(text, display, required), display, options, csv_cells=True)
+
+
+# The built-in formats, in the order detection asks them (``jsonl`` and ``csv`` take the rest).
+register_reader(ResultReader("inspect", ("document",), inspect_logs.detect, inspect_logs.rows, "sample"))
+register_reader(ResultReader("pydantic-evals", ("document",), pydantic_evals.detect, pydantic_evals.rows, "sample"))
+register_reader(ResultReader("lm-eval", ("lines", "array"), lm_eval.detect, lm_eval.rows))
+register_reader(ResultReader("promptfoo", ("document",), promptfoo.detect, promptfoo.rows, "sample"))
+register_reader(ResultReader("openai-evals", ("lines", "array"), openai_evals.detect, openai_evals.rows))
+register_reader(ResultReader("jsonl", ("document", "lines", "array"), _anything, _plain_rows))
+register_reader(ResultReader("csv", ("text",), _anything, _csv_rows))
 
 
 def read_results(
@@ -102,21 +126,14 @@ def read_rows(source: str, options: ReadOptions, format: str | None, display: st
         inspect_logs.check_eval_archive(data, display, options.max_bytes)
         own = not compressed and source != "-"
         doc = inspect_logs.read_eval_archive(source, display, None if own else data)
-        return _opened(inspect_logs.rows(doc, display, options), display, options, "inspect")
+        return _opened(inspect_logs.rows(doc, display, options), display, options, "inspect", "sample")
     text = decode_text(data, display)
     if not text or text.isspace():  # (``strip`` would copy a large text)
         raise file_error(InputError, display, "empty file: no results")
     kind, payload = _parse(text, display, forced or _extension_hint(display))
-    if kind == "csv":
-        required = tuple(p for p in (options.key or "id", options.field or "passed", options.run_field) if p)
-        rows = generic_rows(csv_items(text, display, required), display, options, csv_cells=True)
-        return _opened(rows, display, options, kind)
-    if kind in _DOCUMENTS:
-        return _opened(_DOCUMENTS[kind].rows(payload, display, options), display, options, kind)
-    if kind in _LINES:
-        return _opened(_LINES[kind][1](payload, display, options), display, options, kind)
-    items = iter([(1, payload)]) if kind == "single" else payload
-    read = _opened(generic_rows(items, display, options), display, options, kind)
+    reader = find_reader("jsonl" if kind == "single" else kind)
+    assert reader is not None  # _parse names registered readers only
+    read = _opened(reader.rows(payload, display, options), display, options, kind, reader.unit)
     if kind == "jsonl" and not starts_json_array(text):
         read.text = text
     return read
@@ -137,13 +154,13 @@ def _source_bytes(source: str, display: str, max_bytes: int) -> tuple[bool, byte
     return False, raw
 
 
-def _opened(rows: Iterator[Row], display: str, options: ReadOptions, kind: str) -> RowRead:
+def _opened(rows: Iterator[Row], display: str, options: ReadOptions, kind: str, unit: str) -> RowRead:
     _log.debug("%s: read as %s (%s)", display, kind, options)
     if kind == "inspect":
         what = f"scorer {options.field!r}" if options.field else "score"
         check = {"what": what, "mapping": inspect_logs.inspect_verdict, "unit": "sample"}
         return RowRead(rows, kind, check)
-    return RowRead(rows, kind, {"unit": "sample" if kind in _DOCUMENTS else "line"})
+    return RowRead(rows, kind, {"unit": unit})
 
 
 def _extension_hint(display: str) -> str | None:
@@ -164,37 +181,55 @@ def _format(format: str | None, display: str) -> str | None:
 
 
 def _parse(text: str, display: str, forced: str | None) -> tuple[str, Any]:
-    """``(format, payload)``: a document, or an iterator/list of ``(line, object)``."""
-    if forced == "csv":
-        return "csv", None
-    if forced == "json":  # an extension, not a format: JSON of any kind, detected
-        forced = None
-        if not text.lstrip().startswith(("{", "[")):
-            line, raw = next(nonblank_lines(text))
-            load_json(raw, display, line)  # raises the decoder's message for this line
+    """``(format, payload)``: the reader's payload (a document, ``(line, object)`` items or the text)."""
+    reader = None if forced in (None, "json") else find_reader(forced or "")
+    if reader is not None and reader.shapes == ("text",):
+        return reader.name, text
+    if forced == "json" and not text.lstrip().startswith(("{", "[")):  # JSON of any kind, detected
+        line, raw = next(nonblank_lines(text))
+        load_json(raw, display, line)  # raises the decoder's message for this line
     if starts_json_array(text):
-        return forced or "jsonl", json_array_items(text, display)
-    stripped = text.lstrip()
-    if not stripped.startswith("{"):
-        if forced not in (None, "csv"):
+        return _array(json_array_items(text, display), display, reader)
+    if not text.lstrip().startswith("{"):
+        if reader is not None:
             raise file_error(InputError, display, f"does not start with a JSON object or array: not {forced}")
-        return "csv", None
+        return _detect(("text",), text[:TEXT_HEAD]).name, text
     lines = _nonblank_lazily(text)
     first_line, first_raw = next(lines)
     try:
         first = json.loads(first_raw)
     except json.JSONDecodeError:
         doc = load_json(text, display)  # one document over several lines (errors name its line)
-        return _document_kind(doc, display, forced), doc
+        return _document_kind(doc, display, reader), doc
     except (RecursionError, ValueError):
         first = load_json(first_raw, display, first_line)  # raises the limit's one-line error
     second = next(lines, None)
-    if second is None:
-        kind = _document_kind(first, display, forced)
-        if kind in _DOCUMENTS:
-            return kind, first
-    kind = forced or next((name for name, (detect, _) in _LINES.items() if detect(first)), "jsonl")
-    return kind, _items([(first_line, first)], second, lines, display)
+    shapes: tuple[Shape, ...] = ("document", "lines") if second is None else ("lines",)
+    if reader is None:
+        reader = _detect(shapes, first)
+    elif "lines" not in reader.shapes:
+        _document_kind(first if second is None else None, display, reader)  # raises unless a document
+    if "lines" not in reader.shapes:
+        return reader.name, first
+    return reader.name, _items([(first_line, first)], second, lines, display)
+
+
+def _detect(shapes: tuple[Shape, ...], sample: Any) -> ResultReader:
+    """The first registered reader of one of ``shapes`` whose detector accepts ``sample``."""
+    found = next((r for r in readers_for(shapes) if r.detect(sample)), None)
+    assert found is not None  # the catch-all readers accept every shape
+    return found
+
+
+def _array(items: Iterator[tuple[int, Any]], display: str, forced: ResultReader | None) -> tuple[str, Any]:
+    """The reader of a JSON array (detected from its first item) and its items."""
+    if forced is not None and "array" not in forced.shapes:
+        raise file_error(InputError, display, f"is a JSON array, not {forced.name}")
+    first = next(items, None)
+    if first is None:
+        return forced.name if forced else "jsonl", iter(())
+    reader = forced or _detect(("array",), first[1])
+    return reader.name, itertools.chain([first], items)
 
 
 def _nonblank_lazily(text: str, head: int = 2) -> Iterator[tuple[int, str]]:
@@ -217,13 +252,15 @@ def _nonblank_lazily(text: str, head: int = 2) -> Iterator[tuple[int, str]]:
         yield number + offset - 1, line
 
 
-def _document_kind(doc: Any, display: str, forced: str | None) -> str:
+def _document_kind(doc: Any, display: str, forced: ResultReader | None) -> str:
+    """The format of one JSON document: ``single`` for a plain row."""
     if forced is not None:
-        if forced in _DOCUMENTS and not _DOCUMENTS[forced].detect(doc):
-            raise file_error(InputError, display, f"is not a {forced} document")
-        return forced
-    found = next((name for name, reader in _DOCUMENTS.items() if reader.detect(doc)), None)
-    return found or "single"
+        if doc is None or "document" not in forced.shapes or not forced.detect(doc):
+            raise file_error(InputError, display, f"is not a {forced.name} document")
+        reader = forced
+    else:
+        reader = _detect(("document",), doc)
+    return "single" if reader.name == "jsonl" else reader.name
 
 
 def _items(

@@ -49,8 +49,10 @@ class ColumnRead:
 
     Attributes:
         columns: The trials (``line`` holds each row's line or sample number).
-        extras: Row index -> the row's other :class:`TaskResult` fields (``output``,
-            ``category``, ``critical``), only for rows that have some.
+        extras: Row index -> the row's other :class:`TaskResult` fields (``output``; the row
+            path also keeps ``category`` and ``critical`` here), only for rows that have some.
+            :meth:`result` takes the category and critical flag from the columns when they are
+            not here.
     """
 
     columns: TrialColumns
@@ -80,9 +82,19 @@ class ColumnRead:
             tokens=number(c.tokens),
             quality=present(c.quality),
             metrics=present(c.metrics),
-            extra=dict(self.extras.get(i, {})),
+            extra={**self._labels(i), **self.extras.get(i, {})},
         )
         return row_result(row, row.task_id, int(c.run[i]), bool(c.passed[i]), c.arm)
+
+
+    def _labels(self, i: int) -> dict[str, Any]:
+        """Row ``i``'s category and critical flag, as :class:`TaskResult` fields, when given."""
+        c = self.columns
+        category = None if c.category is None else c.category[i]
+        labels: dict[str, Any] = {} if category is None else {"category": category}
+        if c.critical is not None and c.critical[i]:
+            labels["critical"] = True
+        return labels
 
 
 def read_columns(

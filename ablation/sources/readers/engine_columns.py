@@ -1,0 +1,337 @@
+"""A pyarrow table of plain result rows turned into the row path's columns, or ``None``.
+
+:func:`read_table` reads a JSON-lines or CSV file with pyarrow (CSV cells all as text, so that
+``"007"`` stays an id and a number is recognised as the row path recognises it);
+:func:`to_columns` gives the :class:`~ablation.sources.readers.columnar.ColumnRead` that
+:func:`~ablation.sources.readers.rows.checked_rows` would build, column by column, and ``None`` as
+soon as one cell is something the row path would refuse or read otherwise (a missing or empty id,
+a verdict that is not an unambiguous boolean, a number that is not finite, both ``latency`` and
+``latency_s`` in a row, negative latency, fractional tokens, a duplicate ``(id, run)``...), so
+that the caller reads the file row by row and raises the row path's error.
+
+The meaning of each column is the row path's (:mod:`~ablation.sources.readers.generic`):
+``score`` → ``quality["score"]``; ``cost``, ``latency``/``latency_s``, ``tokens``; ``category``,
+``critical``, ``output``; any other numeric column (in CSV: each cell that reads as a decimal
+number) → ``metrics``; other columns (text, nested objects, lists) are ignored. A JSON ``null``
+or a blank CSV cell is absent.
+
+Assumptions: the table comes from a file :func:`~ablation.sources.readers.engine.engine_columns`
+vetted (no blank line, so row ``i`` is line ``i + 1`` of a JSON-lines file and ``i + 2`` of a
+CSV file; a CSV file is ASCII without quotes or control characters, so stripping is of spaces
+and tabs only).
+"""
+
+from __future__ import annotations
+
+import csv
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pyarrow as pa
+import pyarrow.compute as pc
+import pyarrow.csv as pa_csv
+import pyarrow.json as pa_json
+from numpy.typing import NDArray
+
+from ablation.columns import TrialColumns
+from ablation.sources.readers.columnar import ColumnRead
+from ablation.sources.readers.rows import ReadOptions
+
+__all__ = ["read_table", "to_columns"]
+
+_NUMBERS = ("score", "cost", "latency", "latency_s", "tokens")
+_NUMBER = r"^[ \t]*[+-]?(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][+-]?[0-9]+)?[ \t]*$"
+_BLANK = r"^[ \t]*$"
+_TRUE = ("true", "1", "1.0", "pass", "passed", "yes")
+_FALSE = ("false", "0", "0.0", "fail", "failed", "no")
+
+
+class _Refused(Exception):
+    """A cell the row path reads otherwise (or refuses): read the file row by row."""
+
+
+def read_table(path: Path, kind: str, options: ReadOptions) -> pa.Table | None:
+    """The file as a pyarrow table (CSV cells as text), or ``None`` when the header is not plain.
+
+    The file is read as a stream of record batches, and nested columns (objects, lists) that the
+    row path ignores are dropped from each batch, so that only the columns a report reads are
+    held. A batch whose columns differ from the first's (a field first met later) raises.
+    """
+    special = {options.key or "id", options.field or "passed", options.run_field, *_NUMBERS,
+               "category", "critical", "output"}  # fmt: skip
+    if kind == "jsonl":
+        numbers = pa.schema([(name, pa.float64()) for name in _NUMBERS
+                             if name not in (options.key, options.field, options.run_field)])  # fmt: skip
+        reader = pa_json.open_json(
+            path, parse_options=pa_json.ParseOptions(explicit_schema=numbers, unexpected_field_behavior="infer")
+        )
+    else:
+        header = csv_header(path)
+        required = [options.key or "id", options.field or "passed", *([options.run_field] if options.run_field else [])]
+        if header is None or not set(required) <= set(header):
+            return None
+        reader = pa_csv.open_csv(
+            path,
+            read_options=pa_csv.ReadOptions(column_names=header, skip_rows=1),
+            parse_options=pa_csv.ParseOptions(quote_char=False, newlines_in_values=False),
+            convert_options=pa_csv.ConvertOptions(
+                column_types={name: pa.string() for name in header}, strings_can_be_null=False
+            ),
+        )
+    kept = [i for i, f in enumerate(reader.schema) if f.name in special or not pa.types.is_nested(f.type)]
+    batches = [batch.select(kept) for batch in reader]
+    return pa.Table.from_batches(batches) if batches else None
+
+
+def to_columns(table: pa.Table, kind: str, display: str, options: ReadOptions, lines: int) -> ColumnRead | None:
+    """The row path's columns of ``table`` (module docstring), or ``None`` to read row by row."""
+    if table.num_rows != lines - (kind == "csv") or table.num_rows == 0:
+        return None
+    cells = _JsonCells(table) if kind == "jsonl" else _CsvCells(table)
+    try:
+        return _columns(cells, table, display, options)
+    except (_Refused, pa.ArrowException, ValueError, OverflowError):
+        return None
+
+
+def _columns(cells: _JsonCells | _CsvCells, table: pa.Table, display: str, options: ReadOptions) -> ColumnRead:
+    key, field, run_name = options.key or "id", options.field or "passed", options.run_field
+    n = table.num_rows
+    ids = cells.ids(key)
+    passed = cells.verdicts(field, options.pass_values)
+    runs = cells.runs(run_name) if run_name else np.zeros(n, dtype=np.int64)
+    _check_unique(ids, runs if run_name else None)
+    numbers = {name: cells.number(name) for name in _NUMBERS if name in table.column_names
+               and name not in (key, field, run_name) and table.column(name).null_count < n}  # fmt: skip
+    latency = numbers.get("latency_s")
+    if "latency" in numbers:
+        if latency is not None and bool(np.any(~np.isnan(latency) & ~np.isnan(numbers["latency"]))):
+            raise _Refused  # both in one row
+        latency = numbers["latency"] if latency is None else np.where(np.isnan(latency), numbers["latency"], latency)
+    nan = np.full(n, np.nan)
+    latency = nan if latency is None else latency
+    tokens = numbers.get("tokens", nan)
+    given = ~np.isnan(tokens)
+    if bool(np.any(latency < 0)) or bool(np.any(given & ((tokens < 0) | (tokens != np.floor(tokens))))):
+        raise _Refused  # (NaN compares False: absent latencies pass)
+    special = {key, field, run_name, *_NUMBERS, "category", "critical", "output"}
+    metrics = {name: values for name in table.column_names if name not in special
+               and (values := cells.metric(name)) is not None}  # fmt: skip
+    columns = TrialColumns(
+        arm=options.arm, task_id=ids, run=runs, passed=passed,
+        status=np.zeros(n, dtype=np.int8), latency_s=latency,
+        cost=numbers.get("cost", nan), tokens=tokens,
+        quality={"score": numbers["score"]} if "score" in numbers else {},
+        metrics=metrics,
+        category=cells.category() if "category" in table.column_names else np.full(n, None, dtype=object),
+        critical=cells.critical() if "critical" in table.column_names else np.zeros(n, dtype=bool),
+        error_type=np.full(n, "", dtype=object), source=display,
+        line=np.arange(1, n + 1, dtype=np.int64) + cells.first_line - 1,
+        attempts=np.ones(n, dtype=np.int64), error=np.full(n, "", dtype=object),
+        error_stage=np.full(n, "", dtype=object),
+    )  # fmt: skip
+    return ColumnRead(columns, cells.outputs() if "output" in table.column_names else {})
+
+
+def _check_unique(ids: NDArray[np.object_], runs: NDArray[np.int64] | None) -> None:
+    if runs is None:
+        if len(ids) > 1 and not bool(np.all(ids[1:] > ids[:-1])) and len(set(ids.tolist())) != len(ids):
+            raise _Refused
+    elif len(set(zip(ids.tolist(), runs.tolist(), strict=True))) != len(ids):
+        raise _Refused
+
+
+def _floats(values: pa.Array) -> NDArray[np.float64]:
+    """A numeric column as floats, NaN where absent; a NaN or infinite value is refused."""
+    out = pc.cast(values, pa.float64()).to_numpy(zero_copy_only=False)
+    given = values.is_valid().to_numpy(zero_copy_only=False)
+    if not bool(np.isfinite(out[given]).all()):
+        raise _Refused
+    return np.where(given, out, np.nan) if values.null_count else out
+
+
+class _JsonCells:
+    """Columns of JSON values (pyarrow's types: a column holds one JSON type, or nulls)."""
+
+    first_line = 1
+
+    def __init__(self, table: pa.Table) -> None:
+        self.table = table
+
+    def column(self, name: str) -> pa.Array:
+        return self.table.column(name).combine_chunks()
+
+    def ids(self, key: str) -> NDArray[np.object_]:
+        if key not in self.table.column_names:
+            raise _Refused
+        values = self.column(key)
+        if values.null_count or not (pa.types.is_string(values.type) or pa.types.is_int64(values.type)):
+            raise _Refused
+        if pa.types.is_string(values.type) and bool(pc.any(pc.equal(values, "")).as_py()):
+            raise _Refused
+        return arrow_ids(values)
+
+    def verdicts(self, field: str, pass_values: frozenset[str] | None) -> NDArray[np.bool_]:
+        if field not in self.table.column_names:
+            raise _Refused
+        values = self.column(field)
+        if values.null_count:
+            raise _Refused
+        if pa.types.is_boolean(values.type):
+            passed = values.to_numpy(zero_copy_only=False)
+            if pass_values is None:
+                return passed
+            return np.where(passed, "true" in pass_values, "false" in pass_values)
+        if pa.types.is_integer(values.type) or (pa.types.is_floating(values.type) and pass_values is None):
+            numbers = values.to_numpy(zero_copy_only=False)
+            if not bool(np.isin(numbers, (0, 1)).all()):
+                raise _Refused  # the row path tells a numeric field from a verdict
+            if pass_values is None:
+                return numbers == 1
+            return np.where(numbers == 1, "1" in pass_values, "0" in pass_values)
+        raise _Refused
+
+    def runs(self, name: str) -> NDArray[np.int64]:
+        if name not in self.table.column_names:
+            return np.zeros(self.table.num_rows, dtype=np.int64)
+        values = self.column(name)
+        if pa.types.is_null(values.type):
+            return np.zeros(len(values), dtype=np.int64)
+        if not pa.types.is_integer(values.type):
+            raise _Refused
+        runs = pc.fill_null(values, 0).to_numpy(zero_copy_only=False).astype(np.int64)
+        if len(runs) and int(runs.min()) < 0:
+            raise _Refused
+        return runs
+
+    def number(self, name: str) -> NDArray[np.float64]:
+        values = self.column(name)
+        if pa.types.is_null(values.type):
+            return np.full(len(values), np.nan)
+        if not (pa.types.is_integer(values.type) or pa.types.is_floating(values.type)):
+            raise _Refused
+        return _floats(values)
+
+    def metric(self, name: str) -> NDArray[np.float64] | None:
+        values = self.column(name)
+        if not (pa.types.is_integer(values.type) or pa.types.is_floating(values.type)):
+            return None  # text, booleans, objects, lists: not metrics
+        if values.null_count == len(values):
+            return None
+        return _floats(values)
+
+    def category(self) -> NDArray[np.object_]:
+        values = self.column("category")
+        if pa.types.is_null(values.type):
+            return np.full(len(values), None, dtype=object)
+        if not (pa.types.is_string(values.type) or pa.types.is_integer(values.type)):
+            raise _Refused
+        return labels(values)
+
+    def critical(self) -> NDArray[np.bool_]:
+        values = self.column("critical")
+        if pa.types.is_null(values.type):
+            return np.zeros(len(values), dtype=bool)
+        if not pa.types.is_boolean(values.type):
+            raise _Refused
+        return pc.fill_null(values, False).to_numpy(zero_copy_only=False)
+
+    def outputs(self) -> dict[int, dict[str, Any]]:
+        values = self.column("output")
+        if pa.types.is_floating(values.type) or pa.types.is_nested(values.type):
+            raise _Refused  # 1 and 1.0 are one float here; an object's absent keys show as nulls
+        return {i: {"output": v} for i, v in enumerate(values.to_pylist()) if v is not None}
+
+
+class _CsvCells:
+    """Columns of CSV cells, all text (blank: absent), read as the row path reads them."""
+
+    first_line = 2
+
+    def __init__(self, table: pa.Table) -> None:
+        self.table = table
+
+    def stripped(self, name: str) -> pa.Array:
+        return pc.utf8_trim(self.table.column(name).combine_chunks(), " \t")
+
+    def ids(self, key: str) -> NDArray[np.object_]:
+        values = self.stripped(key)
+        if bool(pc.any(pc.equal(values, "")).as_py()):
+            raise _Refused
+        return arrow_ids(values)
+
+    def verdicts(self, field: str, pass_values: frozenset[str] | None) -> NDArray[np.bool_]:
+        values = self.stripped(field)
+        if pass_values is not None:
+            return pc.is_in(values, pa.array(sorted(pass_values))).to_numpy(zero_copy_only=False)
+        return self._booleans(pc.utf8_lower(values))
+
+    def _booleans(self, words: pa.Array) -> NDArray[np.bool_]:
+        true = pc.is_in(words, pa.array(_TRUE)).to_numpy(zero_copy_only=False)
+        if not bool((true | pc.is_in(words, pa.array(_FALSE)).to_numpy(zero_copy_only=False)).all()):
+            raise _Refused
+        return true
+
+    def runs(self, name: str) -> NDArray[np.int64]:
+        values = self.stripped(name)
+        if not bool(pc.all(pc.match_substring_regex(values, r"^[0-9]+$")).as_py()):
+            raise _Refused
+        return pc.cast(values, pa.int64()).to_numpy(zero_copy_only=False)
+
+    def number(self, name: str) -> NDArray[np.float64]:
+        raw = self.table.column(name).combine_chunks()
+        blank = pc.match_substring_regex(raw, _BLANK)
+        if not bool(pc.all(pc.or_(blank, pc.match_substring_regex(raw, _NUMBER))).as_py()):
+            raise _Refused
+        return _floats(pc.cast(pc.if_else(blank, None, pc.utf8_trim(raw, " \t")), pa.float64()))
+
+    def metric(self, name: str) -> NDArray[np.float64] | None:
+        raw = self.table.column(name).combine_chunks()
+        numeric = pc.match_substring_regex(raw, _NUMBER)
+        if not bool(pc.any(numeric).as_py()):
+            return None
+        return _floats(pc.cast(pc.if_else(numeric, pc.utf8_trim(raw, " \t"), None), pa.float64()))
+
+    def category(self) -> NDArray[np.object_]:
+        values = self.stripped("category")
+        return labels(pc.if_else(pc.equal(values, ""), None, values))
+
+    def critical(self) -> NDArray[np.bool_]:
+        values = self.stripped("critical")
+        blank = pc.equal(values, "").to_numpy(zero_copy_only=False)
+        words = pc.utf8_lower(pc.if_else(pc.equal(values, ""), "false", values))
+        return self._booleans(words) & ~blank
+
+    def outputs(self) -> dict[int, dict[str, Any]]:
+        raw = self.table.column("output").combine_chunks()
+        blank = pc.match_substring_regex(raw, _BLANK).to_numpy(zero_copy_only=False)
+        return {i: {"output": v} for i, v in enumerate(raw.to_pylist()) if not blank[i]}
+
+
+def csv_header(path: Path) -> list[str] | None:
+    """The header's cells (stripped) when the row path accepts it, else ``None``."""
+    with path.open("r", encoding="ascii", newline="") as fh:
+        line = fh.readline()
+    cells = [cell.strip() for cell in next(csv.reader([line]), [])]
+    if not cells or any(not cell for cell in cells) or len(set(cells)) != len(cells):
+        return None
+    return cells
+
+
+def arrow_ids(values: Any) -> Any:
+    """A pyarrow string or integer column as a NumPy array of ``str`` objects."""
+    if not pa.types.is_string(values.type) and not pa.types.is_large_string(values.type):
+        values = pc.cast(values, pa.string())
+    return values.to_numpy(zero_copy_only=False)
+
+
+def labels(values: pa.Array) -> NDArray[np.object_]:
+    """A column of few distinct texts (or integers) as ``str`` objects, one object per distinct
+    value (``None`` where absent)."""
+    if not pa.types.is_string(values.type):
+        values = pc.cast(values, pa.string())
+    encoded = pc.dictionary_encode(values)
+    names = np.array([*encoded.dictionary.to_pylist(), None], dtype=object)
+    codes = pc.fill_null(encoded.indices, len(encoded.dictionary)).to_numpy(zero_copy_only=False)
+    return names[codes]
