@@ -262,6 +262,9 @@ class TaskResult(BaseModel):
     :func:`~ablation.outputs.usage_metrics` (a metric the caller set keeps its value). ``cost``
     is an amount in ``cost_currency`` (``None``: unstated) from ``cost_source``; ``trace`` is
     plain data of what happened inside the call (e.g. the model messages, tool calls first).
+    ``input`` and ``expected_output`` are the task's input and expected output as a result file
+    of another tool records them with each sample (``None`` in a campaign's own trials: the
+    suite holds them); the drill-down shows them when the suite is not known.
     """
 
     model_config = _FROZEN
@@ -293,6 +296,8 @@ class TaskResult(BaseModel):
     cost_currency: str | None = None
     cost_source: CostSource | None = None
     trace: list[Any] | None = None
+    input: Any = None
+    expected_output: Any = None
 
     @model_validator(mode="after")
     def _mirror_usage(self) -> Self:
@@ -309,7 +314,7 @@ class TaskResult(BaseModel):
             given.add("metrics")
         return self
 
-    @field_validator("output", "trace", mode="before")
+    @field_validator("output", "trace", "input", "expected_output", mode="before")
     @classmethod
     def _jsonable_output(cls, value: Any) -> Any:
         return to_jsonable(value)
