@@ -201,3 +201,70 @@ def test_compare_details_show_outputs_targets_errors_and_usage() -> None:
     assert f"<b>expected</b>:\n<pre>{first['target']}</pre>" in markdown
     assert f"error: RuntimeError: {FAILED_MESSAGE}" in markdown
     assert f"tokens {usage['input_tokens']} in / {usage['output_tokens']} out" in markdown
+
+
+def test_lm_eval_lines_keep_doc_target_responses_and_prompt() -> None:
+    path = TOOLS / "lm_eval_candidate.jsonl"
+    lines = [json.loads(line) for line in path.read_text().splitlines()]
+    kept = [obj for obj in lines if obj["filter"] == "strict-match"]
+    trials = {r.task_id: r for r in load_results(path, where={"filter": "strict-match"})}
+    assert len(trials) == len(kept)
+    for obj in kept:
+        trial = trials[str(obj["doc_id"])]
+        [[response]] = obj["resps"]
+        assert (trial.input, trial.expected_output, trial.output) == (obj["doc"], obj["target"], response)
+        assert trial.verifier_note == f"strict-match: {json.dumps(obj['filtered_resps'])}"
+        assert trial.trace is not None
+        [prompt] = [a["arg_0"] for a in obj["arguments"].values()]
+        assert trial.trace[0]["parts"][0]["content"] == prompt
+        assert trial.trace[1]["parts"][0]["content"] == response
+
+
+def test_promptfoo_results_keep_vars_output_usage_note_and_error(tmp_path: Path) -> None:
+    doc = json.loads((TOOLS / "promptfoo_results.json").read_text())
+    entries = [e for e in doc["results"]["results"] if e["promptIdx"] == 1]
+    failing = next(e for e in entries if not e["success"])
+    failing.update(failureReason=2, error="429 Too Many Requests: rate limited")
+    path = tmp_path / "promptfoo.json"
+    path.write_text(json.dumps(doc))
+    trials = {r.task_id: r for r in load_results(path, where={"promptIdx": "1"})}
+    assert len(trials) == len(entries)
+    for entry in entries:
+        trial = trials[str(entry["testIdx"])]
+        tokens = entry["response"]["tokenUsage"]
+        assert (trial.input, trial.output) == (entry["vars"], entry["response"]["output"])
+        assert trial.usage is not None
+        assert (trial.usage.input_tokens, trial.usage.output_tokens, trial.usage.cached_tokens) == (
+            tokens["prompt"], tokens["completion"], tokens["cached"])
+        assert trial.usage.model == entry["provider"]["id"].split(":")[-1]
+        assert trial.tokens == tokens["total"] and trial.cost == entry["cost"]
+        assert trial.latency_s == pytest.approx(entry["latencyMs"] / 1000)
+        if entry is failing:
+            assert (trial.status, trial.error_type, trial.error_message) == (
+                "error", "ProviderError", entry["error"])
+        elif not entry["success"]:
+            assert trial.verifier_note == entry["gradingResult"]["reason"]
+        else:
+            assert trial.verifier_note is None and trial.error is None
+
+
+def test_openai_evals_match_keeps_sampled_expected_prompt_and_usage(tmp_path: Path) -> None:
+    events = [json.loads(line) for line in (TOOLS / "openai_evals_candidate.jsonl").read_text().splitlines()]
+    for number, event in enumerate(events):
+        if event.get("type") == "sampling":
+            event["data"]["usage"] = {"prompt_tokens": 10 + number, "completion_tokens": number}
+    path = tmp_path / "record.jsonl"
+    path.write_text("".join(json.dumps(e) + "\n" for e in events))
+    trials = {r.task_id: r for r in load_results(path)}
+    matches = [e for e in events if e.get("type") == "match"]
+    assert len(trials) == len(matches)
+    for match in matches:
+        [sampling] = [e for e in events if e.get("type") == "sampling" and e["sample_id"] == match["sample_id"]]
+        trial = trials[match["sample_id"]]
+        assert (trial.output, trial.expected_output) == (match["data"]["sampled"], match["data"]["expected"])
+        assert trial.input == sampling["data"]["prompt"]
+        assert trial.usage is not None
+        assert (trial.usage.input_tokens, trial.usage.output_tokens, trial.usage.model_requests) == (
+            sampling["data"]["usage"]["prompt_tokens"], sampling["data"]["usage"]["completion_tokens"], 1)
+        assert trial.trace is not None
+        assert [m["kind"] for m in trial.trace] == [m["role"] for m in sampling["data"]["prompt"]] + ["assistant"]
