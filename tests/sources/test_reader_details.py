@@ -268,3 +268,11 @@ def test_openai_evals_match_keeps_sampled_expected_prompt_and_usage(tmp_path: Pa
             sampling["data"]["usage"]["prompt_tokens"], sampling["data"]["usage"]["completion_tokens"], 1)
         assert trial.trace is not None
         assert [m["kind"] for m in trial.trace] == [m["role"] for m in sampling["data"]["prompt"]] + ["assistant"]
+
+
+def test_report_schema_says_where_input_and_expected_output_come_from() -> None:
+    from ablation.report import AblationReport
+
+    detail = AblationReport.model_json_schema()["$defs"]["PairDetail"]["properties"]
+    for name in ("input", "expected_output"):
+        assert "result files" in detail[name]["description"]
