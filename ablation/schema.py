@@ -171,9 +171,6 @@ def _module_label(module: str) -> str:
     return path if rel.startswith("..") else rel
 
 
-_finite_values = finite_values
-
-
 class RubricCriterion(BaseModel):
     """One weighted criterion of a task's quality rubric.
 
@@ -262,9 +259,8 @@ class TaskResult(BaseModel):
     :func:`~ablation.outputs.usage_metrics` (a metric the caller set keeps its value). ``cost``
     is an amount in ``cost_currency`` (``None``: unstated) from ``cost_source``; ``trace`` is
     plain data of what happened inside the call (e.g. the model messages, tool calls first).
-    ``input`` and ``expected_output`` are the task's input and expected output as a result file
-    of another tool records them with each sample (``None`` in a campaign's own trials: the
-    suite holds them); the drill-down shows them when the suite is not known.
+    ``input`` and ``expected_output`` are the task's as another tool's result file records them
+    (a campaign's own trials leave them ``None``: its suite holds them).
     """
 
     model_config = _FROZEN
@@ -322,7 +318,7 @@ class TaskResult(BaseModel):
     @field_validator("quality", "metrics")
     @classmethod
     def _finite_scores(cls, value: dict[str, float]) -> dict[str, float]:
-        return _finite_values(value)
+        return finite_values(value)
 
     @property
     def error(self) -> str | None:
