@@ -51,6 +51,7 @@ def rows(items: Iterable[tuple[int, Any]], display: str, options: ReadOptions) -
             dotted(obj, options.key or "sample_id"),
             dotted(obj, options.field or "data.correct"),
             run=dotted(obj, options.run_field) if options.run_field else None,
+            tokens=None if usage is None else float(usage.input_tokens + usage.output_tokens),
             metrics=usage_with_metrics(usage, {}),
             extra=detail_fields(
                 output=_present(dotted(obj, "data.sampled")), expected_output=_present(dotted(obj, "data.expected")),

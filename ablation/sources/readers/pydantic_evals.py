@@ -80,6 +80,7 @@ def rows(doc: Mapping[str, Any], display: str, options: ReadOptions) -> Iterator
             run=run,
             latency_s=_float(case.get("task_duration")),
             cost=metrics.get("cost"),
+            tokens=None if usage is None else float(usage.input_tokens + usage.output_tokens),
             quality=_values(case.get("scores")),
             metrics=usage_with_metrics(usage, {k: v for k, v in metrics.items()
                                                if k != "cost" and (usage is None or k not in _MOVED)}),
