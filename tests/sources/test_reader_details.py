@@ -276,3 +276,39 @@ def test_report_schema_says_where_input_and_expected_output_come_from() -> None:
     detail = AblationReport.model_json_schema()["$defs"]["PairDetail"]["properties"]
     for name in ("input", "expected_output"):
         assert "result files" in detail[name]["description"]
+
+
+def test_column_and_object_reads_agree_on_usage_and_errors(tmp_path: Path) -> None:
+    """The report of ``compare`` (column read) equals the one built from the trials, for files
+    whose samples carry usage (OpenAI evals) and a provider error (promptfoo)."""
+    from ablation.analysis.build import compare_columns, compare_results
+    from ablation.config import CampaignConfig
+    from ablation.sources.readers.columnar import FileTrials
+    from ablation.sources.result_files import load_result_columns
+
+    evals = {}
+    for arm in ("baseline", "candidate"):
+        events = [json.loads(line) for line in (TOOLS / f"openai_evals_{arm}.jsonl").read_text().splitlines()]
+        for number, event in enumerate(events):
+            if event.get("type") == "sampling":
+                event["data"]["usage"] = {"prompt_tokens": 10 + number, "completion_tokens": number}
+        evals[arm] = tmp_path / f"{arm}.jsonl"
+        evals[arm].write_text("".join(json.dumps(e) + "\n" for e in events))
+    doc = json.loads((TOOLS / "promptfoo_results.json").read_text())
+    entry = next(e for e in doc["results"]["results"] if e["promptIdx"] == 1 and not e["success"])
+    entry.update(failureReason=2, error="429 Too Many Requests")
+    promptfoo = tmp_path / "promptfoo.json"
+    promptfoo.write_text(json.dumps(doc))
+    config = CampaignConfig(n_resamples=200)
+    for before, after, read_b, read_c in (
+        (evals["baseline"], evals["candidate"], {}, {}),
+        (promptfoo, promptfoo, {"where": {"promptIdx": "0"}}, {"where": {"promptIdx": "1"}}),
+    ):
+        names = (str(before), str(after))
+        trials = compare_results(load_results(before, arm="baseline", **read_b),
+                                 load_results(after, arm="candidate", **read_c), config=config, names=names)
+        b, c = load_result_columns(before, arm="baseline", **read_b), load_result_columns(after, arm="candidate", **read_c)
+        columns = compare_columns(b.columns, c.columns, config=config, names=names,
+                                  trial_lookup=FileTrials({"baseline": b, "candidate": c}))
+        assert columns.model_dump_json() == trials.model_dump_json()
+        assert trials.details  # (the drill-downs are part of what is compared)
