@@ -105,10 +105,15 @@ class PairDetail(BaseModel):
     category: str | None = None
     critical: bool = False
     run: int | None = None
-    expected_output: Any = None
+    expected_output: Any = Field(
+        default=None,
+        description="the task's expected output: the suite's, else as the result files recorded it",
+    )
     baseline: TrialView | None = None
     candidate: TrialView | None = None
-    input: Any = Field(default=None, description="the task input, when the suite is known")
+    input: Any = Field(
+        default=None, description="the task input: the suite's, else as the result files recorded it"
+    )
     baseline_runs: list[TrialView] = Field(
         default_factory=no_items, description="every run of the task in the baseline, by run"
     )

@@ -171,9 +171,6 @@ def _module_label(module: str) -> str:
     return path if rel.startswith("..") else rel
 
 
-_finite_values = finite_values
-
-
 class RubricCriterion(BaseModel):
     """One weighted criterion of a task's quality rubric.
 
@@ -262,6 +259,8 @@ class TaskResult(BaseModel):
     :func:`~ablation.outputs.usage_metrics` (a metric the caller set keeps its value). ``cost``
     is an amount in ``cost_currency`` (``None``: unstated) from ``cost_source``; ``trace`` is
     plain data of what happened inside the call (e.g. the model messages, tool calls first).
+    ``input`` and ``expected_output`` are the task's as another tool's result file records them
+    (a campaign's own trials leave them ``None``: its suite holds them).
     """
 
     model_config = _FROZEN
@@ -293,6 +292,8 @@ class TaskResult(BaseModel):
     cost_currency: str | None = None
     cost_source: CostSource | None = None
     trace: list[Any] | None = None
+    input: Any = None
+    expected_output: Any = None
 
     @model_validator(mode="after")
     def _mirror_usage(self) -> Self:
@@ -309,7 +310,7 @@ class TaskResult(BaseModel):
             given.add("metrics")
         return self
 
-    @field_validator("output", "trace", mode="before")
+    @field_validator("output", "trace", "input", "expected_output", mode="before")
     @classmethod
     def _jsonable_output(cls, value: Any) -> Any:
         return to_jsonable(value)
@@ -317,7 +318,7 @@ class TaskResult(BaseModel):
     @field_validator("quality", "metrics")
     @classmethod
     def _finite_scores(cls, value: dict[str, float]) -> dict[str, float]:
-        return _finite_values(value)
+        return finite_values(value)
 
     @property
     def error(self) -> str | None:

@@ -29,6 +29,8 @@ EXPECTED_EXIT = {
     "tasks/support_policy.py": 2,
     # a significant regression: the default gate fails; the README shows the opt-out next to it
     "gpt-5-mini.jsonl --key id --field passed": 2,
+    # the candidate's task error fails the completeness gate (the README says so)
+    "pe_candidate.json --details": 2,
 }
 
 

@@ -1,6 +1,7 @@
 """The report's drill-downs: regressed and improved tasks with every run of both arms.
 
-Each drill-down shows the task's input and expected output (when the suite is known), every run
+Each drill-down shows the task's input and expected output (from the suite when it is known,
+else as the trials recorded them), every run
 of each arm with its verdict, error and tool sequence, and, for the two runs it puts side by
 side, a word-level diff of their outputs. The runs side by side are the ones that explain the
 pair's kind: for a regression the baseline's first passing run and the candidate's first
@@ -129,6 +130,12 @@ def _trials(data: PairedData, keys: list[Key]) -> dict[Key, list[TaskResult]]:
     return {key: [value] for key, value in first.items()}
 
 
+def _recorded(base_runs: Sequence[TaskResult], cand_runs: Sequence[TaskResult], name: str) -> Any:
+    """The first ``input`` or ``expected_output`` a trial recorded (a result file of another
+    tool keeps them with each sample), baseline first; ``None`` when none did."""
+    return next((value for r in (*base_runs, *cand_runs) if (value := getattr(r, name)) is not None), None)
+
+
 def _detail(data: PairedData, kind: str, i: int, runs: Mapping[Key, list[TaskResult]]) -> PairDetail:
     tid = data.task_ids[i]
     base_runs, cand_runs = runs.get((tid, "baseline"), []), runs.get((tid, "candidate"), [])
@@ -142,8 +149,10 @@ def _detail(data: PairedData, kind: str, i: int, runs: Mapping[Key, list[TaskRes
         category=data.categories[i],
         critical=bool(data.critical[i]),
         run=base.run if same_run and base is not None else None,
-        expected_output=to_jsonable(task.expected_output) if task is not None else None,
-        input=to_jsonable(getattr(task, "input_data", None)) if task is not None else None,
+        expected_output=to_jsonable(task.expected_output) if task is not None else _recorded(
+            base_runs, cand_runs, "expected_output"),
+        input=to_jsonable(getattr(task, "input_data", None)) if task is not None else _recorded(
+            base_runs, cand_runs, "input"),
         baseline=_view(base),
         candidate=_view(cand),
         baseline_runs=[v for r in base_runs if (v := _view(r)) is not None] if len(base_runs) > 1 else [],

@@ -144,8 +144,8 @@ def test_a_truncated_eval_is_named(tmp_path: Path, keep: int) -> None:
 
 @pytest.mark.slow
 def test_an_eval_gz_is_read_as_its_archive(tmp_path: Path) -> None:
-    archive = TOOLS / "inspect_candidate.eval"
-    packed = tmp_path / "candidate.eval.gz"
+    archive = TOOLS / "inspect_baseline.eval"  # (the candidate's has a sample error: exit 2)
+    packed = tmp_path / "baseline.eval.gz"
     packed.write_bytes(gzip.compress(archive.read_bytes()))
     proc = run(["compare", str(archive), str(packed), "--format", "json"], cli_env())
     assert proc.returncode == 0, proc.stderr

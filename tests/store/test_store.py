@@ -67,6 +67,7 @@ def _full_trial() -> TaskResult:
                          tool_calls={"lookup": 2}, model="gpt-4o-mini"),
         cost_currency="EUR", cost_source="override",
         trace=[{"kind": "response", "parts": [{"kind": "tool-call", "tool": "lookup"}]}],
+        input={"question": "double 7"}, expected_output=["14"],
     )  # fmt: skip
 
 

@@ -217,6 +217,11 @@ class _Builder:
         status = np.array(c["status"], dtype=np.int8)
         error_type = np.array(c["error_type"], dtype=object)
         error = np.where(status != STATUS_CODES["completed"], error_type, "").astype(object)
+        error_stage = np.full(n, "", dtype=object)
+        for i, extra in self.extras.items():  # a failure's stage and message, as TaskResult.error
+            if status[i] != STATUS_CODES["completed"] and error_type[i]:
+                error_stage[i] = extra.get("error_stage") or ""
+                error[i] = f"{error_type[i]}: {extra['error_message']}" if extra.get("error_message") else error[i]
         return TrialColumns(
             arm=arm,
             task_id=np.array(c["task_id"], dtype=object),
@@ -235,7 +240,7 @@ class _Builder:
             line=np.array(c["line"], dtype=np.int64),
             attempts=np.ones(n, dtype=np.int64),
             error=error,
-            error_stage=np.full(n, "", dtype=object),
+            error_stage=error_stage,
         )
 
 

@@ -5,7 +5,18 @@ A log is one object with ``eval`` and ``samples[]``; each sample has ``id``, ``e
 {"total_tokens": n, ...}}``), ``total_time`` and ``error``. Mapping: id = ``id``; run =
 ``epoch - 1``; verdict = the value of the scorer ``--field`` names (default: the only scorer, an
 error when there are several); latency = ``total_time``; tokens = the sum of ``total_tokens``;
-numeric scorer values → quality; a sample with ``error`` is an error trial.
+numeric scorer values → quality; a sample with ``error`` is an error trial, at the ``agent``
+stage, its type and message read from ``error.message`` (``"RuntimeError('...')"``; else the
+type is ``SampleError``), with the end of ``error.traceback``.
+
+Beside the verdict each trial keeps ``input`` (a chat input as ``{"role", "content"}`` texts),
+``target`` (expected output), ``output.completion`` (output), the verdict scorer's
+``explanation`` when it says more than its ``answer`` (the verifier's note), ``messages`` as its
+trace (:func:`~ablation.sources.readers.transcripts.chat_trace`: roles, texts, tool calls and
+returns, bounded) and its usage: ``input_tokens``, ``output_tokens`` and
+``input_tokens_cache_read`` summed over ``model_usage``, one model request per assistant
+message, tool calls by function name, and the model (the only key of ``model_usage``, else the
+output's ``model``).
 
 Verdict mapping (Inspect's ``CORRECT``/``INCORRECT``/``PARTIAL``/``NOANSWER``): ``C`` passes;
 ``I``, ``N`` and ``P`` fail (a partial answer is not a pass; ``--pass-values C,P`` counts it).
@@ -30,11 +41,24 @@ from collections.abc import Iterator, Mapping
 from typing import Any
 
 from ablation.errors import InputError
+from ablation.outputs import TrialUsage
 from ablation.sources.readers.rows import ReadOptions, Row, dotted, matches_where
+from ablation.sources.readers.transcripts import (
+    chat_trace,
+    clip,
+    clip_tail,
+    count,
+    detail_fields,
+    split_error,
+    text_of,
+    usage_with_metrics,
+)
 from ablation.sources.text import MAX_BYTES, MAX_RATIO, file_error
 
 __all__ = ["INSPECT_VERDICTS", "detect", "inspect_verdict", "read_eval_archive", "rows"]
 
+#: Messages of a chat input kept (its first ones).
+MAX_INPUT_MESSAGES = 50
 #: Inspect's letter values and the verdict each stands for.
 INSPECT_VERDICTS = {"C": True, "I": False, "P": False, "N": False}
 
@@ -125,21 +149,80 @@ def rows(doc: Mapping[str, Any], display: str, options: ReadOptions) -> Iterator
             run = epoch - 1 if isinstance(epoch, int) and not isinstance(epoch, bool) else epoch
         scores = sample.get("scores") or {}
         verdict = dotted(scores[scorer], "value") if scorer in scores else dotted(sample, scorer)
-        usage = sample.get("model_usage") or {}
-        tokens = [dotted(u, "total_tokens") for u in usage.values()]
-        error = sample.get("error")
+        model_usage = sample.get("model_usage") or {}
+        tokens = [dotted(u, "total_tokens") for u in model_usage.values()]
+        usage = _usage(sample)
+        error_type, extra = _error(sample.get("error"))
         yield Row(
             number,
             task_id,
             verdict,
             run=run,
-            status="error" if error else "completed",
-            error_type="SampleError" if error else None,
+            status="error" if error_type else "completed",
+            error_type=error_type,
             latency_s=_float(sample.get("total_time")),
             tokens=float(sum(t for t in tokens if isinstance(t, int))) if tokens else None,
             quality={name: float(v) for name, s in scores.items()
                      if isinstance(v := dotted(s, "value"), int | float) and not isinstance(v, bool)},
+            metrics=usage_with_metrics(usage, {}),
+            extra={**extra, **detail_fields(
+                input=_input(sample.get("input")), expected_output=sample.get("target"),
+                output=None if error_type else dotted(sample, "output.completion") or None,
+                usage=usage, trace=chat_trace(sample.get("messages")),
+                verifier_note=_note(scores.get(scorer)),
+            )},
         )
+
+
+def _error(error: Any) -> tuple[str | None, dict[str, Any]]:
+    """``(error type, the row's error fields)`` of a sample's ``error`` (``(None, {})``: none)."""
+    if not error:
+        return None, {}
+    message = dotted(error, "message")
+    error_type, text = split_error(message) if isinstance(message, str) else (None, "")
+    traceback = dotted(error, "traceback")
+    return error_type or "SampleError", detail_fields(
+        error_stage="agent", error_message=clip(text) if text else None,
+        error_traceback=clip_tail(traceback) if isinstance(traceback, str) and traceback else None,
+    )
+
+
+def _usage(sample: Mapping[str, Any]) -> TrialUsage | None:
+    """The sample's usage (module docstring), or ``None`` without ``model_usage``."""
+    model_usage = sample.get("model_usage")
+    if not isinstance(model_usage, Mapping) or not model_usage:
+        return None
+
+    def total(name: str) -> int:
+        values = (dotted(u, name) for u in model_usage.values())
+        return sum(v for v in values if isinstance(v, int) and not isinstance(v, bool) and v > 0)
+
+    messages = [m for m in sample.get("messages") or () if isinstance(m, Mapping)]
+    replies = [m for m in messages if m.get("role") == "assistant"]
+    calls = [dotted(c, "function") for m in replies for c in m.get("tool_calls") or ()]
+    model = next(iter(model_usage)) if len(model_usage) == 1 else dotted(sample, "output.model")
+    return TrialUsage(
+        input_tokens=total("input_tokens"), output_tokens=total("output_tokens"),
+        cached_tokens=total("input_tokens_cache_read"), model_requests=len(replies),
+        tool_calls=count([str(c) for c in calls if isinstance(c, str) and c]),
+        model=model if isinstance(model, str) else None,
+    )  # fmt: skip
+
+
+def _input(value: Any) -> Any:
+    """A sample's input: its text, or a chat input as ``{"role", "content"}`` texts."""
+    if isinstance(value, list):
+        return [{"role": str(dotted(m, "role")), "content": clip(text_of(dotted(m, "content")))}
+                for m in value[:MAX_INPUT_MESSAGES] if isinstance(m, Mapping)]
+    return value
+
+
+def _note(score: Any) -> str | None:
+    """The verdict scorer's explanation, when it says more than its answer."""
+    explanation, answer = dotted(score, "explanation"), dotted(score, "answer")
+    if isinstance(explanation, str) and explanation.strip() and explanation != answer:
+        return clip(explanation)
+    return None
 
 
 def _only_scorer(samples: list[Any], display: str) -> str:

@@ -6,17 +6,24 @@ names of the metric fields) and one field per metric (``acc``, ``exact_match``, 
 id = ``doc_id``; verdict = the metric ``--field`` names (default: the first of ``metrics``), which
 must be 0/1; the other numeric metrics → quality. With several filters, ``--where
 filter=strict-match`` picks one (without it, the file is refused, naming the filters).
+
+Beside the verdict each trial keeps ``doc`` (input), ``target`` (expected output), ``resps``
+(output: the model's one response as text, else the list), ``filtered_resps`` (the verifier's
+note: what the filter extracted and the metric scored) and, as its trace, the prompts of
+``arguments`` and the responses as a ``request``/``response`` pair (bounded).
 Reference: lm_eval/loggers/evaluation_tracker.py (``save_results_samples``) and
 docs/interface.md (``--log_samples``) of EleutherAI/lm-evaluation-harness.
 """
 
 from __future__ import annotations
 
+import json
 from collections.abc import Iterable, Iterator, Mapping
 from typing import Any
 
 from ablation.errors import InputError
 from ablation.sources.readers.rows import MISSING, ReadOptions, Row, dotted, matches_where
+from ablation.sources.readers.transcripts import MAX_MESSAGES, clip, detail_fields
 from ablation.sources.text import file_error
 
 __all__ = ["detect", "rows"]
@@ -54,4 +61,29 @@ def rows(items: Iterable[tuple[int, Any]], display: str, options: ReadOptions) -
             run=dotted(obj, options.run_field) if options.run_field else None,
             quality={n: float(v) for n in names if n != field
                      and isinstance(v := obj.get(n), int | float) and not isinstance(v, bool)},
+            extra=_details(obj),
         )
+
+
+def _details(obj: Mapping[str, Any]) -> dict[str, Any]:
+    """The document, target, responses, filtered responses and prompts of one sample line."""
+    resps = obj.get("resps")
+    flat = []
+    for group in resps if isinstance(resps, list) else ():
+        flat += group if isinstance(group, list) else [group]
+    filtered = obj.get("filtered_resps")
+    note = None if filtered is None else f"{obj.get('filter', 'filtered')}: {json.dumps(filtered, default=str)}"
+    arguments = obj.get("arguments")
+    prompts = [a["arg_0"] for a in arguments.values() if isinstance(a, Mapping) and "arg_0" in a] if isinstance(
+        arguments, Mapping) else []
+    trace = [{"kind": "request", "parts": [_text(p) for p in prompts[:MAX_MESSAGES]]},
+             {"kind": "response", "parts": [_text(r) for r in flat[:MAX_MESSAGES]]}]
+    return detail_fields(
+        input=obj.get("doc"), expected_output=obj.get("target"),
+        output=flat[0] if len(flat) == 1 else (flat or None),
+        verifier_note=clip(note) if note else None, trace=trace if prompts or flat else None,
+    )
+
+
+def _text(value: Any) -> dict[str, Any]:
+    return {"kind": "text", "content": clip(value if isinstance(value, str) else json.dumps(value, default=str))}

@@ -5,6 +5,12 @@ is an event with ``run_id``, ``event_id``, ``sample_id``, ``type`` and ``data``.
 records one ``"type": "match"`` event per sample with ``data.correct``. Mapping: id =
 ``sample_id``; verdict = ``data.correct`` of the ``match`` events (``--field`` another dotted path,
 ``--where type=...`` other events); the other event types (``sampling``, ...) are not results.
+
+Beside the verdict each trial keeps ``data.sampled`` (output), ``data.expected`` (expected
+output) and, from the sample's ``sampling`` events before it, the prompt (input: the first
+event's ``data.prompt``), the prompts and samples as a chat trace (bounded) and, when the
+events record ``data.usage`` (``prompt_tokens``, ``completion_tokens``), the usage: one model
+request per sampling event.
 Reference: evals/record.py (``RecorderBase.record_match``, ``LocalRecorder``) of openai/evals.
 """
 
@@ -14,7 +20,9 @@ from collections.abc import Iterable, Iterator, Mapping
 from typing import Any
 
 from ablation.errors import InputError
-from ablation.sources.readers.rows import ReadOptions, Row, dotted, matches_where
+from ablation.outputs import TrialUsage
+from ablation.sources.readers.rows import MISSING, ReadOptions, Row, dotted, matches_where
+from ablation.sources.readers.transcripts import chat_trace, detail_fields, usage_with_metrics
 from ablation.sources.text import file_error
 
 __all__ = ["detect", "rows"]
@@ -28,14 +36,58 @@ def detect(first: Any) -> bool:
 def rows(items: Iterable[tuple[int, Any]], display: str, options: ReadOptions) -> Iterator[Row]:
     """One row per ``match`` event (or per event ``--where`` keeps)."""
     where = dict(options.where) or {"type": "match"}
+    sampling: dict[Any, list[Mapping[str, Any]]] = {}
     for line, obj in items:
         if not isinstance(obj, Mapping):
             raise file_error(InputError, display, f"expected a JSON object, got {type(obj).__name__}", line=line)
+        if obj.get("type") == "sampling" and isinstance(obj.get("data"), Mapping):
+            sampling.setdefault((obj.get("run_id"), _key(obj.get("sample_id"))), []).append(obj["data"])
         if "spec" in obj or "final_report" in obj or not matches_where(obj, where):
             continue
+        events = sampling.pop((obj.get("run_id"), _key(obj.get("sample_id"))), [])
+        usage = _usage(events)
         yield Row(
             line,
             dotted(obj, options.key or "sample_id"),
             dotted(obj, options.field or "data.correct"),
             run=dotted(obj, options.run_field) if options.run_field else None,
+            tokens=None if usage is None else float(usage.input_tokens + usage.output_tokens),
+            metrics=usage_with_metrics(usage, {}),
+            extra=detail_fields(
+                output=_present(dotted(obj, "data.sampled")), expected_output=_present(dotted(obj, "data.expected")),
+                input=events[0].get("prompt") if events else None, usage=usage, trace=_trace(events),
+            ),
         )
+
+
+def _key(value: Any) -> Any:
+    return value if isinstance(value, str | int) else repr(value)
+
+
+def _present(value: Any) -> Any:
+    return None if value is MISSING else value
+
+
+def _trace(events: list[Mapping[str, Any]]) -> list[dict[str, Any]] | None:
+    """The sampling events' prompts and samples as one chat transcript."""
+    messages: list[Any] = []
+    for data in events:
+        prompt = data.get("prompt")
+        messages += prompt if isinstance(prompt, list) else [{"role": "user", "content": prompt}]
+        sampled = data.get("sampled")
+        for text in sampled if isinstance(sampled, list) else [sampled]:
+            messages.append({"role": "assistant", "content": text})
+    return chat_trace(messages)
+
+
+def _usage(events: list[Mapping[str, Any]]) -> TrialUsage | None:
+    """``data.usage`` summed over the sampling events, ``None`` when none records it."""
+    usages = [u for data in events if isinstance(u := data.get("usage"), Mapping)]
+    if not usages:
+        return None
+
+    def total(name: str) -> int:
+        return sum(v for u in usages if isinstance(v := u.get(name), int) and not isinstance(v, bool) and v > 0)
+
+    return TrialUsage(input_tokens=total("prompt_tokens"), output_tokens=total("completion_tokens"),
+                      model_requests=len(events))

@@ -7,6 +7,15 @@ One object whose ``results.results[]`` hold one entry per test and prompt/provid
 ``namedScores`` → quality; ``latencyMs`` / 1000 → latency; ``cost``; ``tokenUsage.total`` →
 tokens. A file with several prompts or providers holds several candidates: pick one with
 ``--where promptIdx=1`` (or ``--where provider.id=...``); without it the file is refused.
+A result that failed with an error (``failureReason`` 2) is an error trial of type
+``ProviderError`` at the ``agent`` stage whose message is ``error``.
+
+Beside the verdict each trial keeps ``vars`` (input: the prompt's variables), the test's
+``assert`` list (expected output, when the test has one), ``response.output`` (output),
+``gradingResult.reason`` of a failed grade (the verifier's note), the rendered ``prompt.raw``
+and the output as its trace, and its usage: ``tokenUsage`` ``prompt``, ``completion`` and
+``cached`` tokens, ``numRequests`` model requests (1 when not given) and the model (the
+provider id after its last ``:``, ``openai:gpt-4o-mini`` → ``gpt-4o-mini``).
 Reference: promptfoo's EvaluateResult / EvaluateSummaryV3 (src/types/index.ts).
 """
 
@@ -16,7 +25,9 @@ from collections.abc import Iterator, Mapping
 from typing import Any
 
 from ablation.errors import InputError
-from ablation.sources.readers.rows import ReadOptions, Row, dotted, matches_where
+from ablation.outputs import TrialUsage
+from ablation.sources.readers.rows import MISSING, ReadOptions, Row, dotted, matches_where
+from ablation.sources.readers.transcripts import clip, detail_fields, text_of, usage_with_metrics
 from ablation.sources.text import file_error
 
 __all__ = ["detect", "rows"]
@@ -48,6 +59,7 @@ def rows(doc: Mapping[str, Any], display: str, options: ReadOptions) -> Iterator
             quality["score"] = float(score)
         latency = _float(entry.get("latencyMs"))
         error = entry.get("error") if entry.get("failureReason") == 2 else None
+        usage = _usage(entry)
         yield Row(
             number,
             dotted(entry, options.key or "testIdx"),
@@ -59,7 +71,47 @@ def rows(doc: Mapping[str, Any], display: str, options: ReadOptions) -> Iterator
             cost=_float(entry.get("cost")),
             tokens=_float(dotted(entry, "response.tokenUsage.total")),
             quality=quality,
+            metrics=usage_with_metrics(usage, {}),
+            extra=_details(entry, error, usage),
         )
+
+
+def _details(entry: Mapping[str, Any], error: Any, usage: TrialUsage | None) -> dict[str, Any]:
+    """Input, expected output, output, error message, note, trace and usage of one result."""
+    output = dotted(entry, "response.output")
+    output = None if output is MISSING else output
+    reason = dotted(entry, "gradingResult.reason")
+    failed = dotted(entry, "gradingResult.pass") is False and isinstance(reason, str) and reason
+    prompt = dotted(entry, "prompt.raw")
+    trace = [{"kind": "user", "parts": [{"kind": "text", "content": clip(prompt)}]}] if isinstance(prompt, str) else []
+    if output is not None:
+        trace.append({"kind": "assistant", "parts": [{"kind": "text", "content": clip(text_of(output))}]})
+    expected = dotted(entry, "testCase.assert")
+    inputs = entry.get("vars", dotted(entry, "testCase.vars"))
+    return detail_fields(
+        input=None if inputs is MISSING else inputs, expected_output=None if expected is MISSING else expected,
+        output=output, usage=usage, trace=trace or None,
+        error_message=clip(str(error)) if error else None, error_stage="agent" if error else None,
+        verifier_note=clip(reason) if failed else None,
+    )
+
+
+def _usage(entry: Mapping[str, Any]) -> TrialUsage | None:
+    """``response.tokenUsage`` as a usage (module docstring), ``None`` without one."""
+    tokens = dotted(entry, "response.tokenUsage")
+    if not isinstance(tokens, Mapping):
+        return None
+
+    def count(name: str, default: int = 0) -> int:
+        value = tokens.get(name)
+        return int(value) if isinstance(value, int | float) and not isinstance(value, bool) and value >= 0 else default
+
+    provider = dotted(entry, "provider.id")
+    return TrialUsage(
+        input_tokens=count("prompt"), output_tokens=count("completion"), cached_tokens=count("cached"),
+        model_requests=count("numRequests", 1),
+        model=provider.rsplit(":", 1)[-1] if isinstance(provider, str) and provider else None,
+    )
 
 
 def _float(value: Any) -> float | None:

@@ -3,21 +3,46 @@
 The document is one object with ``cases[]``; each case has ``name``, ``assertions`` (``{evaluator:
 {"value": bool}}``), ``scores`` (``{name: {"value": number}}``), ``labels``, ``metrics``,
 ``task_duration`` and, when the evaluation ran with ``repeat=``, ``source_case_name`` (the case the
-repeat belongs to). Mapping: id = ``source_case_name`` or ``name``; run = the repeat's position
-among the rows of its case (0, 1, ...); verdict = the assertion ``--field`` names, or, by default,
-all assertions passed; scores → quality; numeric ``metrics`` → metrics; ``task_duration`` →
-latency. ``failures[]`` (cases whose task raised) become error trials, never dropped.
-Reference: pydantic_evals.reporting.ReportCase / ReportCaseFailure.
+repeat belongs to). Mapping: id = ``source_case_name`` or ``name``; run = ``k - 1`` of the
+repeat's name suffix `` [k/n]``, else the repeat's position among the rows of its case (0, 1,
+...); verdict = the assertion ``--field`` names, or, by default, all assertions passed; scores → quality; numeric ``metrics`` → metrics; ``task_duration`` →
+latency. ``failures[]`` (cases whose task raised) become error trials, never dropped: the type
+and message of ``error_message`` (``"RuntimeError: ..."``) are the error's, at the ``agent``
+stage, with the end of ``error_stacktrace``.
+
+Beside the verdict each trial keeps ``inputs`` (input), ``output``, ``expected_output``, the
+reasons of failed assertions (the verifier's note) and, as its trace, one ``{"kind": "case"}``
+entry with the case's ``attributes``, ``labels`` and ``trace_id``/``span_id`` (when any is set).
+The metrics pydantic-evals extracts from an instrumented pydantic-ai run become the trial's
+usage: ``input_tokens``, ``output_tokens``, ``cache_read_tokens`` (cached), ``requests`` (model
+requests); ``cost`` becomes its cost (currency unstated). Those two renamed metrics and ``cost``
+leave the metrics (the usage's own names take their place).
+Reference: pydantic_evals.reporting.ReportCase / ReportCaseFailure,
+pydantic_evals._task_run.extract_span_tree_metrics.
 """
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterator, Mapping
 from typing import Any
 
+from ablation.outputs import TrialUsage
 from ablation.sources.readers.rows import MISSING, ReadOptions, Row, dotted, matches_where
+from ablation.sources.readers.transcripts import (
+    clip,
+    clip_tail,
+    detail_fields,
+    split_error,
+    usage_with_metrics,
+)
 
 __all__ = ["detect", "rows"]
+
+#: The suffix pydantic-evals gives the name of each repeat of a case: `` [k/n]``.
+_REPEAT = re.compile(r" \[(\d+)/\d+\]\Z")
+#: The metrics that become the trial's usage and cost (under those names, not these).
+_MOVED = ("requests", "cache_read_tokens", "cost")
 
 
 def detect(doc: Any) -> bool:
@@ -36,23 +61,74 @@ def rows(doc: Mapping[str, Any], display: str, options: ReadOptions) -> Iterator
             continue
         task_id = dotted(case, options.key) if options.key else case.get("source_case_name") or case.get("name")
         run = dotted(case, options.run_field) if options.run_field else None
+        if run is None and case.get("source_case_name") and (match := _REPEAT.search(str(case.get("name")))):
+            run = int(match.group(1)) - 1
         if run is None and isinstance(task_id, str | int):
             run = seen.get(str(task_id), 0)
             seen[str(task_id)] = run + 1
+        texts = detail_fields(input=case.get("inputs"), expected_output=case.get("expected_output"))
         if failed:
-            yield Row(number, task_id, None, run=run, status="error",
-                      error_type=str(case.get("error_type") or "TaskFailure"))
+            yield _failure(number, task_id, run, case, texts)
             continue
+        metrics = {k: float(v) for k, v in (case.get("metrics") or {}).items()
+                   if isinstance(v, int | float) and not isinstance(v, bool)}
+        usage = _usage(metrics)
         yield Row(
             number,
             task_id,
             _verdict(case, options.field),
             run=run,
             latency_s=_float(case.get("task_duration")),
+            cost=metrics.get("cost"),
+            tokens=None if usage is None else float(usage.input_tokens + usage.output_tokens),
             quality=_values(case.get("scores")),
-            metrics={k: float(v) for k, v in (case.get("metrics") or {}).items()
-                     if isinstance(v, int | float) and not isinstance(v, bool)},
+            metrics=usage_with_metrics(usage, {k: v for k, v in metrics.items()
+                                               if k != "cost" and (usage is None or k not in _MOVED)}),
+            extra={**texts, **detail_fields(
+                output=case.get("output"), usage=usage, trace=_case_trace(case),
+                verifier_note=_reasons(case.get("assertions")),
+            )},
         )
+
+
+def _failure(number: int, task_id: Any, run: Any, case: Mapping[str, Any], texts: dict[str, Any]) -> Row:
+    """The error trial of a case whose task raised (its exception's type and message)."""
+    message = case.get("error_message")
+    error_type, text = split_error(message) if isinstance(message, str) else (None, None)
+    trace = case.get("error_stacktrace")
+    return Row(
+        number, task_id, None, run=run, status="error",
+        error_type=error_type or str(case.get("error_type") or "TaskFailure"),
+        extra={**texts, **detail_fields(
+            error_stage="agent", error_message=clip(text) if text else None,
+            error_traceback=clip_tail(trace) if isinstance(trace, str) else None,
+            trace=_case_trace(case),
+        )},
+    )  # fmt: skip
+
+
+def _usage(metrics: Mapping[str, float]) -> TrialUsage | None:
+    """The usage pydantic-evals recorded as metrics, or ``None`` when it recorded none."""
+    names = {"input_tokens": "input_tokens", "output_tokens": "output_tokens",
+             "cached_tokens": "cache_read_tokens", "model_requests": "requests"}
+    if not any(name in metrics for name in names.values()) or any(
+        metrics.get(name, 0) < 0 for name in names.values()
+    ):
+        return None  # (a negative count is no usage: the metrics keep it)
+    return TrialUsage.model_validate({field: int(metrics.get(name, 0)) for field, name in names.items()})
+
+
+def _case_trace(case: Mapping[str, Any]) -> list[dict[str, Any]] | None:
+    """The case's attributes, labels and span ids as one trace entry (``None`` when all empty)."""
+    entry = {k: case[k] for k in ("attributes", "labels", "trace_id", "span_id") if case.get(k)}
+    return [{"kind": "case", **entry}] if entry else None
+
+
+def _reasons(assertions: Any) -> str | None:
+    """``"name: reason"`` of each failed assertion that gives a reason."""
+    reasons = [f"{name}: {dotted(a, 'reason')}" for name, a in (assertions or {}).items()
+               if dotted(a, "value") is False and isinstance(dotted(a, "reason"), str)]
+    return clip("; ".join(reasons)) if reasons else None
 
 
 def _verdict(case: Mapping[str, Any], field: str | None) -> Any:

@@ -1,0 +1,150 @@
+"""What a tool's sample holds beside its verdict, as a trial's fields: texts, errors, usage, messages.
+
+The readers of other tools' files bring everything the file records of a sample: the input, the
+output, the target, the error (split into its type and message), the token usage (a
+:class:`~ablation.outputs.TrialUsage`, mirrored into the metrics the paired analysis reads) and
+the transcript (the trial's ``trace``). This module holds the pieces they share, and the bounds
+that keep a trial small whatever the file holds: at most :data:`MAX_MESSAGES` messages, each
+part's text cut to :data:`MAX_TEXT` characters, a traceback to its last :data:`MAX_TRACEBACK`.
+
+A transcript is a list of messages in the layout the drill-down reads (the one pydantic-ai
+agents' traces have): ``{"kind": <role>, "parts": [{"kind": "text" | "tool-call" |
+"tool-return" | ..., "tool": <tool name>, "content": <text>}]}``, ``tool`` only on tool parts.
+"""
+
+from __future__ import annotations
+
+import ast
+import json
+import re
+from collections.abc import Mapping
+from typing import Any
+
+from ablation.outputs import TrialUsage, usage_metrics
+
+__all__ = [
+    "MAX_MESSAGES",
+    "MAX_TEXT",
+    "MAX_TRACEBACK",
+    "chat_trace",
+    "clip",
+    "clip_tail",
+    "count",
+    "detail_fields",
+    "split_error",
+    "text_of",
+    "usage_with_metrics",
+]
+
+#: Messages of one sample kept in its trace (the first ones: where the runs diverge).
+MAX_MESSAGES = 200
+#: Characters of one message part, or of an output or input text, kept.
+MAX_TEXT = 2000
+#: Characters of a traceback kept (its end, where the exception is).
+MAX_TRACEBACK = 8000
+
+# "RuntimeError: message" (pydantic-evals) and "RuntimeError('message')" (Inspect), dotted names too.
+_TYPED = re.compile(r"^([A-Za-z_][\w.]*): (.*)\Z", re.DOTALL)
+_CALLED = re.compile(r"^([A-Za-z_][\w.]*)\((.*)\)\Z", re.DOTALL)
+
+
+def clip(text: str, limit: int = MAX_TEXT) -> str:
+    """``text`` cut to ``limit`` characters, ``...`` marking a cut."""
+    return text if len(text) <= limit else text[:limit] + "..."
+
+
+def clip_tail(text: str, limit: int = MAX_TRACEBACK) -> str:
+    """The last ``limit`` characters of ``text``, ``...`` marking a cut."""
+    return text if len(text) <= limit else "..." + text[-limit:]
+
+
+def split_error(text: str) -> tuple[str | None, str]:
+    """``(exception type, message)`` of an error text a tool recorded.
+
+    Two spellings are recognised: ``"Type: message"`` (``f"{type(e).__name__}: {e}"``) and
+    ``"Type('message')"`` (``repr(e)``, whose single string argument is unquoted); otherwise the
+    type is ``None`` and the message is the whole text.
+    """
+    if match := _TYPED.match(text):
+        return match.group(1), match.group(2)
+    if match := _CALLED.match(text):
+        args = match.group(2)
+        try:
+            value = ast.literal_eval(args) if args else ""
+        except (ValueError, SyntaxError, MemoryError, RecursionError):
+            value = args
+        return match.group(1), value if isinstance(value, str) else args
+    return None, text
+
+
+def text_of(content: Any) -> str:
+    """The text of a chat message's content: a string, or a list of typed parts (``text`` parts
+    joined; others named as ``[type]``)."""
+    if isinstance(content, str):
+        return content
+    if isinstance(content, list):
+        pieces = []
+        for part in content:
+            if isinstance(part, Mapping):
+                text = part.get("text") if part.get("type") == "text" else part.get("reasoning")
+                pieces.append(text if isinstance(text, str) else f"[{part.get('type', '?')}]")
+            else:
+                pieces.append(str(part))
+        return "\n".join(pieces)
+    return "" if content is None else json.dumps(content, default=str)
+
+
+def chat_trace(messages: Any) -> list[dict[str, Any]] | None:
+    """A chat transcript (Inspect's ``messages``, OpenAI's chat layout) as a bounded trace.
+
+    Each message keeps its role as ``kind``; its text is one ``text`` part, each entry of
+    ``tool_calls`` one ``tool-call`` part (``function`` or ``function.name`` as the tool, the
+    arguments as JSON), and a ``tool`` message one ``tool-return`` part. ``None`` when there
+    are no messages.
+    """
+    if not isinstance(messages, list) or not messages:
+        return None
+    trace = []
+    for message in messages[:MAX_MESSAGES]:
+        if not isinstance(message, Mapping):
+            continue
+        role = str(message.get("role", "?"))
+        text = clip(text_of(message.get("content")))
+        parts: list[dict[str, Any]] = []
+        if role == "tool":
+            tool = message.get("function") or message.get("name")
+            parts.append({"kind": "tool-return", "tool": str(tool), "content": text})
+        elif text:
+            parts.append({"kind": "text", "content": text})
+        for call in message.get("tool_calls") or ():
+            if isinstance(call, Mapping):
+                parts.append(_tool_call(call))
+        trace.append({"kind": role, "parts": parts})
+    return trace
+
+
+def _tool_call(call: Mapping[str, Any]) -> dict[str, Any]:
+    function = call.get("function")
+    name = function.get("name") if isinstance(function, Mapping) else function
+    args = call.get("arguments", function.get("arguments") if isinstance(function, Mapping) else None)
+    content = args if isinstance(args, str) else json.dumps(args, sort_keys=True, default=str)
+    return {"kind": "tool-call", "tool": str(name), "content": clip(content)}
+
+
+def count(names: list[str]) -> dict[str, int]:
+    """Occurrences of each name, in first-seen order."""
+    out: dict[str, int] = {}
+    for name in names:
+        out[name] = out.get(name, 0) + 1
+    return out
+
+
+def usage_with_metrics(usage: TrialUsage | None, metrics: dict[str, float]) -> dict[str, float]:
+    """``metrics`` with the usage's named numbers (:func:`~ablation.outputs.usage_metrics`) added,
+    the given metrics winning: the numbers the paired analysis of a file compares."""
+    return metrics if usage is None else {**usage_metrics(usage), **metrics}
+
+
+def detail_fields(**fields: Any) -> dict[str, Any]:
+    """The given trial fields without the ``None`` ones (a row's ``extra``)."""
+    return {name: value for name, value in fields.items() if value is not None}
