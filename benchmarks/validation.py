@@ -452,7 +452,7 @@ def section_sparse(rows: list[tuple[int, dict[str, tuple[float, float, float]]]]
     return [
         "## 1b. Headline interval in the sparse one-directional regime (exact enumeration)",
         "",
-        f"Scan of n = 10..100 (every n), 105..200 by 5, 210..500 by 10 ({len(rows)} values); ψ over",
+        f"Scan of n = 10..100 (every n), 105..200 by 5, 220..500 by 20 ({len(rows)} values); ψ over",
         "nψ = 0.25, 0.5, …, 40 and 0.01, 0.02, …, 0.5 (ψ ≤ 0.5); δ/ψ = 0, 0.05, …, 1 (Tango is",
         "symmetric in b ↔ c and does not depend on the concordant split, so this is the whole",
         "trinomial of (b, c, concordant)). `benchmarks/validation_sparse.py`. Cell: the lowest exact",
@@ -617,9 +617,9 @@ def main() -> None:
     jobs.sort(key=lambda j: -j[0])  # longest first
     sparse_ns = (10, 20, 40, 100, 200) if args.quick else SPARSE_NS
     gate_ns = (10, 20, 30) if args.quick else GATE_NS
-    rep_reps = 40 if args.quick else 400
-    seq_reps = 400 if args.quick else 10_000
-    joint_reps = 100 if args.quick else 2000
+    rep_reps = 40 if args.quick else 300
+    seq_reps = 400 if args.quick else 4000
+    joint_reps = 100 if args.quick else 1000
     rep_jobs = [
         (model, n, target, NI_REP_MARGIN if target < 0 else 0.0, rep_reps,
          SEED + 11 + 1000 * n + i)

@@ -20,7 +20,7 @@ from ablation.stats.headline_interval import headline_interval_array
 
 R_GRID = np.round(np.arange(0.0, 1.0001, 0.05), 2)
 TAIL = 1e-13
-SPARSE_NS = (*range(10, 101), *range(105, 201, 5), *range(210, 501, 10))
+SPARSE_NS = (*range(10, 101), *range(105, 201, 5), *range(220, 501, 20))
 
 
 def psi_grid(n: int) -> np.ndarray:
