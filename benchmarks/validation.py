@@ -605,15 +605,46 @@ def section_joint(rows: list[tuple[float, float, float, float]], reps: int) -> l
         "",
     ]
 
+REUSABLE = ("4", "5", "6")
+
+
+def _existing_sections() -> dict[str, list[str]]:
+    """Sections :data:`REUSABLE` of the current ``docs/VALIDATION.md``, by number, as lines."""
+    lines = (ROOT / "docs" / "VALIDATION.md").read_text(encoding="utf-8").splitlines()
+    found: dict[str, list[str]] = {}
+    key = None
+    for line in lines:
+        if line.startswith("## "):
+            key = line[3:].split(".", 1)[0]
+            key = key if key in REUSABLE else None
+            if key:
+                found[key] = []
+        if key:
+            found[key].append(line)
+    missing = [k for k in REUSABLE if k not in found]
+    if missing:
+        raise SystemExit(f"docs/VALIDATION.md has no section(s) {', '.join(missing)} to reuse")
+    for k in found:
+        while found[k] and not found[k][-1].strip():
+            found[k].pop()
+        found[k].append("")
+    return found
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--quick", action="store_true", help="small run, no document written")
     parser.add_argument("--workers", type=int, default=2, help="worker processes (default 2)")
+    parser.add_argument(
+        "--reuse", action="store_true",
+        help=f"copy sections {', '.join(REUSABLE)} (the slowest) from the current document",
+    )  # fmt: skip
     args = parser.parse_args()
+    reused = _existing_sections() if args.reuse else {}
     start = time.perf_counter()
     reps = 1000 if args.quick else 10_000
     ni_ns = (30, 50, 100) if args.quick else NI_NS
-    jobs = [(n, m) for m in NI_MARGINS for n in ni_ns]
+    jobs = [] if reused else [(n, m) for m in NI_MARGINS for n in ni_ns]
     jobs.sort(key=lambda j: -j[0])  # longest first
     sparse_ns = (10, 20, 40, 100, 200) if args.quick else SPARSE_NS
     gate_ns = (10, 20, 30) if args.quick else GATE_NS
@@ -653,9 +684,9 @@ def main() -> None:
         *section_gate(gate_rows),
         *section_wilson(),
         *section_mcnemar(),
-        *section_ni(ni_rows),
-        *section_latency(reps),
-        *section_repeated(reps),
+        *(reused["4"] if reused else section_ni(ni_rows)),
+        *(reused["5"] if reused else section_latency(reps)),
+        *(reused["6"] if reused else section_repeated(reps)),
         *section_repeated_modes(rep_rows, rep_reps),
         *section_sequential_ni(seq_rows, seq_reps),
         *section_joint(joint_rows, joint_reps),
@@ -674,6 +705,13 @@ def main() -> None:
         "process(es).",
         "",
     ]
+    if reused:
+        head[-1:] = [
+            f"Sections {', '.join(REUSABLE)} were copied from the previous run of this script",
+            "(`--reuse`; their code is unchanged since): `python benchmarks/validation.py`",
+            "recomputes every section.",
+            "",
+        ]
     text = "\n".join(head + body)
     if args.quick:
         print(text)
