@@ -1,7 +1,7 @@
 """The headline interval for the paired difference Δ with one run per task.
 
 The Tango score interval, except with few discordant pairs. Tango's exact coverage dips to about
-92.8% where a handful of discordant pairs mostly go one way (n·ψ ≈ 4-15, δ/ψ ≥ 0.55): its limit
+92.6-93.0% where a handful of discordant pairs mostly go one way (n·ψ ≈ 4-15, δ/ψ ≥ 0.55): its limit
 on the side of 0 lies beyond the truth up to 5.3% of the time instead of 2.5%. Below
 :data:`SPARSE_DISCORDANT` discordant pairs the same Tango interval is computed with a smaller
 α (``SPARSE_ALPHA_FACTOR·α``, i.e. at 96% for a 95% interval); its exact coverage over the
