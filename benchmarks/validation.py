@@ -35,7 +35,15 @@ from ablation.stats import (  # noqa: E402
     paired_t_test,
     wilson_interval,
 )
-from ablation.stats._tango import tango_interval_array, tango_z_array  # noqa: E402
+from ablation.stats._tango import tango_z_array  # noqa: E402
+from ablation.stats.headline_interval import (  # noqa: E402
+    SPARSE_DISCORDANT,
+    headline_interval_array,
+)
+from benchmarks.validation_gate import gate_row  # noqa: E402
+from benchmarks.validation_joint import CAP, LIMIT, joint_cell  # noqa: E402
+from benchmarks.validation_modes import repeated_cell, sequential_ni_cell  # noqa: E402
+from benchmarks.validation_sparse import SPARSE_NS, sparse_row  # noqa: E402
 
 NS = (20, 30, 100, 500, 2000)
 PSIS = (0.02, 0.1, 0.3)
@@ -63,9 +71,9 @@ def trinomial_tables(n: int, psi: float, delta: float) -> tuple[np.ndarray, ...]
 
 
 def tango_coverage(n: int, psi: float, delta: float) -> tuple[float, float]:
-    """Exact coverage (lower bound: left-out mass counts as a miss) and mean width."""
+    """Exact coverage of the headline interval (left-out mass counts as a miss) and mean width."""
     b, c, w = trinomial_tables(n, psi, delta)
-    low, high = tango_interval_array(b, c, n, float(stats.norm.isf(ALPHA / 2)))
+    low, high = headline_interval_array(b, c, n, 1 - ALPHA)
     cover = float(np.sum(w[(low <= delta) & (delta <= high)]))
     return cover, float(np.sum(w * (high - low)) / np.sum(w))
 
@@ -252,17 +260,19 @@ def section_tango() -> list[str]:
         rows.append(row)
     head = ["n"] + [f"ψ={psi:g}, δ={d:g}" for psi, d in cols]
     return [
-        "## 1. Headline uplift interval: Tango score, 95% (exact enumeration)",
+        "## 1. Headline uplift interval (one run per task), 95% (exact enumeration)",
         "",
-        'Coverage of `paired_difference_interval(..., method="tango")` (the vectorised copy in',
-        "`ablation.stats._tango`, tested equal to it) over every table `(b, c)` of the trinomial with",
-        "`N = b + c ~ Bin(n, ψ)` and `c | N ~ Bin(N, (ψ + δ)/2ψ)`; tail mass below 1e-13 per binomial",
-        "is left out and counted as a miss. Cell: coverage (mean width).",
+        "Coverage of `headline_difference_interval` (the Tango score interval, computed at 96%",
+        f"below {SPARSE_DISCORDANT} discordant pairs; the vectorised copy",
+        "`ablation.stats.headline_interval.headline_interval_array` is tested equal to it) over every",
+        "table `(b, c)` of the trinomial with `N = b + c ~ Bin(n, ψ)` and `c | N ~ Bin(N, (ψ + δ)/2ψ)`;",
+        "tail mass below 1e-13 per binomial is left out and counted as a miss. Cell: coverage (mean",
+        "width).",
         "",
         *_table(head, rows),
-        f"Lowest coverage: {_pct(worst[0])} at n, ψ, δ = {worst[1]}. Tango holds 93.5% on the",
-        "whole grid, so no fix is needed; at ψ = 0.02 and small n it is conservative (almost no",
-        "discordant pairs, and the interval is never narrower than ±z²/(n + z²)).",
+        f"Lowest coverage on this grid: {_pct(worst[0])} at n, ψ, δ = {worst[1]}. At ψ = 0.02 and",
+        "small n it is conservative (almost no discordant pairs, and the interval is never narrower",
+        "than ±z²/(n + z²)). This grid misses the sparse one-directional regime: section 1b.",
         "",
     ]
 
@@ -425,25 +435,262 @@ def section_repeated(reps: int) -> list[str]:
     ]
 
 
+def section_sparse(rows: list[tuple[int, dict[str, tuple[float, float, float]]]]) -> list[str]:
+    shown = (10, 20, 30, 40, 50, 60, 80, 100, 150, 200, 300, 400, 500)
+    table = []
+    for n, worst in rows:
+        if n in shown:
+            t, h = worst["tango"], worst["headline"]
+            table.append([
+                str(n),
+                f"{_pct(t[0])} (nψ={n * t[1]:.4g}, δ/ψ={t[2]:g})",
+                f"{_pct(h[0])} (nψ={n * h[1]:.4g}, δ/ψ={h[2]:g})",
+            ])
+    low_t = min(rows, key=lambda r: r[1]["tango"][0])
+    low_h = min(rows, key=lambda r: r[1]["headline"][0])
+    under = [n for n, w in rows if w["tango"][0] < 0.935]
+    return [
+        "## 1b. Headline interval in the sparse one-directional regime (exact enumeration)",
+        "",
+        f"Scan of n = 10..100 (every n), 105..200 by 5, 220..500 by 20 ({len(rows)} values); ψ over",
+        "nψ = 0.25, 0.5, …, 40 and 0.01, 0.02, …, 0.5 (ψ ≤ 0.5); δ/ψ = 0, 0.05, …, 1 (Tango is",
+        "symmetric in b ↔ c and does not depend on the concordant split, so this is the whole",
+        "trinomial of (b, c, concordant)). `benchmarks/validation_sparse.py`. Cell: the lowest exact",
+        "coverage over ψ and δ at that n, and where.",
+        "",
+        *_table(["n", "Tango score, 95%", "headline (Tango, 96% below "
+                 f"{SPARSE_DISCORDANT} discordant)"], table),
+        f"- Tango alone: lowest {_pct(low_t[1]['tango'][0])} at n = {low_t[0]}; below 93.5% at",
+        f"  {len(under)} of {len(rows)} n values (from n = {min(under) if under else '-'}), where",
+        "  a handful of discordant pairs mostly go one way (nψ ≈ 4-15, δ/ψ ≥ 0.55).",
+        f"- Headline rule (the default): lowest {_pct(low_h[1]['headline'][0])} at n = {low_h[0]}",
+        f"  (nψ = {low_h[0] * low_h[1]['headline'][1]:.4g}, δ/ψ = {low_h[1]['headline'][2]:g}):",
+        f"  {'at least' if low_h[1]['headline'][0] >= 0.935 else 'BELOW'} 93.5% on the whole scan.",
+        "",
+    ]
+
+
+GATE_NS = (10, 20, 30, 50, 100, 200)
+GATE_POWER = ((0.1, -0.05), (0.2, -0.05), (0.3, -0.15))
+
+
+def section_gate(rows: list[dict[str, object]]) -> list[str]:
+    names = ("exact conditional", "mid-p", "exact unconditional")
+    table = []
+    for row in rows:
+        cells = [str(row["n"])]
+        for name in names:
+            size, at, powers = row[name]  # type: ignore[misc]
+            cells.append(f"{_pct(size)} (ψ={at:.3g}) · " + " / ".join(_pct(p, 1) for p in powers))
+        table.append(cells)
+    worst = {name: max(float(r[name][0]) for r in rows) for name in names}  # type: ignore[index]
+    return [
+        "## 1c. The regression gate's test: exact size and power of three one-sided tests",
+        "",
+        "H1 \"candidate worse\" at α = 0.05. Size: supremum over the discordant probability",
+        "ψ ∈ (0, 1] at Δ = 0 (a 2 000-point grid refined by golden-section search); power at",
+        "(ψ, δ) = " + ", ".join(f"({p:g}, {d:g})" for p, d in GATE_POWER) + ". Exact enumeration of",
+        "every table (`benchmarks/validation_gate.py`). Exact conditional: `P(X ≥ b) ≤ α`,",
+        "`X ~ Bin(b + c, ½)` (the gate); mid-p: `P(X > b) + ½P(X = b) ≤ α`; exact unconditional:",
+        "Suissa-Shuster, tables ordered by `(b − c)/√(b + c)`, largest region with size ≤ α on the",
+        "grid. Cell: size (where) · powers.",
+        "",
+        *_table(["n", *names], table),
+        "Largest size: " + "; ".join(f"{k} {_pct(v)}" for k, v in worst.items()) + ".",
+        "Mid-p exceeds α (mostly at ψ near 1), so it cannot be the gate. The exact unconditional test",
+        "keeps its size and has several times the power of the exact conditional test with few",
+        "discordant pairs (first power column, n = 20..50), the two converging as n grows; the",
+        "choice is in `docs/STATISTICS.md` (section 1).",
+        "",
+    ]
+
+
+REPEATED_NS = (30, 100, 300)
+REPEATED_MODELS = ("point-mass", "beta")
+NI_REP_MARGIN = 0.05
+
+
+def section_repeated_modes(rows: dict[tuple[str, int, float], tuple[float, float]], reps: int) -> list[str]:
+    table = []
+    for model in REPEATED_MODELS:
+        for n in REPEATED_NS:
+            cov0, _ = rows[(model, n, 0.0)]
+            cov1, ni = rows[(model, n, -NI_REP_MARGIN)]
+            table.append([model, str(n), _pct(cov0, 1), _pct(cov1, 1), _pct(ni, 1)])
+    low = min(v[0] for v in rows.values())
+    high_ni = max(v[1] for k, v in rows.items() if k[2] < 0)
+    return [
+        "## 6b. Repeated runs with mostly deterministic tasks (simulation)",
+        "",
+        f"{reps} replicates per cell, seed `{SEED} + 11 + 1000·n + index`; {3} runs per arm and",
+        "task (`benchmarks/validation_modes.py`). Point-mass model: 90% of tasks deterministic and",
+        "equal in both arms, 10% flaky (baseline 0.5, candidate 0.5 + 10Δ). Beta model: baseline",
+        "p ~ Beta(0.2, 0.2) (most tasks near 0 or 1), a random share of tasks moves to 0.2p so that",
+        "the mean change is Δ. Headline: `bounded_mean_interval` (95%, the report's repeated-runs",
+        f"interval); NI: `bounded_mean_noninferiority` at M = {NI_REP_MARGIN:g}, one-sided α = 0.05,",
+        "at the boundary Δ = −M (a \"non-inferior\" is a false pass).",
+        "",
+        *_table(["model", "n tasks", "coverage Δ=0", f"coverage Δ=−{NI_REP_MARGIN:g}",
+                 "false non-inferior at Δ=−M"], table),
+        f"Lowest coverage {_pct(low, 1)}; largest false non-inferior rate {_pct(high_ni, 1)}. The",
+        "betting interval is valid at every n by construction (a nonnegative supermartingale), and",
+        "conservative here; it is never zero width (the paired t interval was [0, 0] when no task",
+        "changed and covered 73% with 5% of tasks changing).",
+        "",
+    ]
+
+
+SEQ_NI_CASES = ((200, 0.2, 0.05), (1000, 0.2, 0.05), (500, 0.1, 0.02), (200, 0.4, 0.05))
+
+
+def section_sequential_ni(rates: list[float], reps: int) -> list[str]:
+    table = [
+        [str(n), f"{psi:g}", f"{m:g}", f"{_pct(r, 2)} ± {_pct(math.sqrt(r * (1 - r) / reps), 2)}"]
+        for (n, psi, m), r in zip(SEQ_NI_CASES, rates, strict=True)
+    ]
+    return [
+        "## 7. Sequential non-inferiority at the margin (simulation)",
+        "",
+        f"{reps} campaigns per row, seed `{SEED} + 13 + row`. Pairs i.i.d. with Δ = −M exactly",
+        "(regression probability (ψ + M)/2, improvement (ψ − M)/2), monitored after every pair by",
+        "`sequential_decisions(d, margin=M, suite_size=N)`: the population claim the report makes.",
+        "Cell: rate of a \"non-inferior\" stop (a false pass; nominal ≤ 5%) ± its Monte Carlo SE.",
+        "",
+        *_table(["N", "ψ", "M", "false non-inferior"], table),
+    ]
+
+
+JOINT_CASES = ((50, 1.0), (200, 1.0), (50, LIMIT), (200, LIMIT), (200, 0.0))
+
+
+def section_joint(rows: list[tuple[float, float, float, float]], reps: int) -> list[str]:
+    labels = {1.0: "1 (identical arms)", LIMIT: f"{LIMIT:g} (at the limit)", 0.0: "looping"}
+    table = [
+        [str(n), labels[r], *(_pct(v, 1) for v in vals)]
+        for (n, r), vals in zip(JOINT_CASES, rows, strict=True)
+    ]
+    se = math.sqrt(ALPHA * (1 - ALPHA) / reps)
+    null = [v for (n, r), v in zip(JOINT_CASES, rows, strict=True) if r == 1.0]
+    at_limit = [v for (n, r), v in zip(JOINT_CASES, rows, strict=True) if r == LIMIT]
+    alone_ok = all(max(v[0], v[1]) <= ALPHA + 2 * se for v in null)
+    ratio_ok = all(v[2] <= ALPHA + 2 * se for v in at_limit)
+    gate_over = max(v[1] for v in at_limit)
+    return [
+        "## 8. Latency with timeouts and the gates' joint size (simulation)",
+        "",
+        f"{reps} campaigns per row, seed `{SEED} + 17 + row`; `benchmarks/validation_joint.py`,",
+        "whose row-wise gate decisions are checked equal to `compare_results` with every opt-in gate",
+        f"on (`max_latency_ratio = {LIMIT:g}`, `noninferiority_margin = 0.05`, a metric margin) on",
+        "the first campaigns of each row. One run per task, ψ = 0.2, Δ = 0 (pass/fail exchangeable",
+        "between arms); log latency = task effect N(2.3, 0.8²) + N(0, 0.3²) per arm, the candidate",
+        f"multiplied by the ratio; a trial over {CAP:g} s is a timeout (about 4% per arm at ratio 1),",
+        "counted at the cap. \"looping\": the candidate is as fast but times out on the 4% slowest",
+        "tasks (the gate should fail: that is power, not size). Cell: rate of a FAIL (the ratio",
+        "test column: of a rejection by the latency gate's ratio test alone). The non-inferiority",
+        "gates are not fail-if-significant tests (they fail until non-inferiority is shown), so",
+        "their failures at Δ = 0 are a matter of power and are left out. Monte Carlo SE of a rate",
+        f"near 5%: {_pct(se, 2)}.",
+        "",
+        *_table(["n", "latency ratio", "regression gate", "latency gate", "ratio test alone",
+                 "either gate (joint)"], table),
+        f"- With identical arms each gate {'keeps' if alone_ok else 'does NOT keep'} α (within two",
+        "  Monte Carlo SE).",
+        f"- At the latency limit the ratio test alone {'keeps' if ratio_ok else 'does NOT keep'} α",
+        "  (timeouts counted at the cap can only lower the ratio), but the latency gate fails up",
+        f"  to {_pct(gate_over, 1)}{' (more than α)' if gate_over > ALPHA + 2 * se else ''}: the",
+        "  candidate, slower, also times out more, and the gate's exact test of unbalanced timeouts",
+        "  (run beside the ratio test, either failing the gate) detects that. The latency gate's",
+        "  size at its limit is therefore not α when timeouts occur.",
+        "- The joint rate of the two fail-if-significant gates is up to the sum of their sizes (no",
+        "  Holm between them, by design: `docs/STATISTICS.md`, multiplicity).",
+        "",
+    ]
+
+REUSABLE = ("4", "5", "6")
+
+
+def _existing_sections() -> dict[str, list[str]]:
+    """Sections :data:`REUSABLE` of the current ``docs/VALIDATION.md``, by number, as lines."""
+    lines = (ROOT / "docs" / "VALIDATION.md").read_text(encoding="utf-8").splitlines()
+    found: dict[str, list[str]] = {}
+    key = None
+    for line in lines:
+        if line.startswith("## "):
+            key = line[3:].split(".", 1)[0]
+            key = key if key in REUSABLE else None
+            if key:
+                found[key] = []
+        if key:
+            found[key].append(line)
+    missing = [k for k in REUSABLE if k not in found]
+    if missing:
+        raise SystemExit(f"docs/VALIDATION.md has no section(s) {', '.join(missing)} to reuse")
+    for k in found:
+        while found[k] and not found[k][-1].strip():
+            found[k].pop()
+        found[k].append("")
+    return found
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--quick", action="store_true", help="small run, no document written")
+    parser.add_argument("--workers", type=int, default=2, help="worker processes (default 2)")
+    parser.add_argument(
+        "--reuse", action="store_true",
+        help=f"copy sections {', '.join(REUSABLE)} (the slowest) from the current document",
+    )  # fmt: skip
     args = parser.parse_args()
+    reused = _existing_sections() if args.reuse else {}
     start = time.perf_counter()
     reps = 1000 if args.quick else 10_000
     ni_ns = (30, 50, 100) if args.quick else NI_NS
-    jobs = [(n, m) for m in NI_MARGINS for n in ni_ns]
+    jobs = [] if reused else [(n, m) for m in NI_MARGINS for n in ni_ns]
     jobs.sort(key=lambda j: -j[0])  # longest first
-    with ProcessPoolExecutor(max_workers=2) as pool:
-        ni_future = list(pool.map(ni_size_row, jobs))
-    ni_rows = sorted(ni_future, key=lambda r: (r[1], r[0]))
+    sparse_ns = (10, 20, 40, 100, 200) if args.quick else SPARSE_NS
+    gate_ns = (10, 20, 30) if args.quick else GATE_NS
+    rep_reps = 40 if args.quick else 300
+    seq_reps = 400 if args.quick else 4000
+    joint_reps = 100 if args.quick else 1000
+    rep_jobs = [
+        (model, n, target, NI_REP_MARGIN if target < 0 else 0.0, rep_reps,
+         SEED + 11 + 1000 * n + i)
+        for i, (model, target) in enumerate(
+            (m, t) for m in REPEATED_MODELS for t in (0.0, -NI_REP_MARGIN)
+        )
+        for n in REPEATED_NS
+    ]
+    with ProcessPoolExecutor(max_workers=args.workers) as pool:
+        ni_future = pool.map(ni_size_row, jobs)
+        sparse_future = pool.map(sparse_row, sorted(sparse_ns, reverse=True))
+        gate_future = pool.map(gate_row, [(n, GATE_POWER) for n in gate_ns])
+        rep_future = pool.map(repeated_cell, rep_jobs)
+        joint_future = pool.map(
+            joint_cell,
+            [(n, r, joint_reps, SEED + 17 + i) for i, (n, r) in enumerate(JOINT_CASES)],
+        )
+        seq_future = pool.map(
+            sequential_ni_cell,
+            [(n, p, m, seq_reps, SEED + 13 + i) for i, (n, p, m) in enumerate(SEQ_NI_CASES)],
+        )
+        ni_rows = sorted(ni_future, key=lambda r: (r[1], r[0]))
+        sparse_rows = sorted(sparse_future)
+        gate_rows = list(gate_future)
+        rep_rows = {(j[0], j[1], j[2]): r for j, r in zip(rep_jobs, rep_future, strict=True)}
+        seq_rows = list(seq_future)
+        joint_rows = list(joint_future)
     body = [
         *section_tango(),
+        *section_sparse(sparse_rows),
+        *section_gate(gate_rows),
         *section_wilson(),
         *section_mcnemar(),
-        *section_ni(ni_rows),
-        *section_latency(reps),
-        *section_repeated(reps),
+        *(reused["4"] if reused else section_ni(ni_rows)),
+        *(reused["5"] if reused else section_latency(reps)),
+        *(reused["6"] if reused else section_repeated(reps)),
+        *section_repeated_modes(rep_rows, rep_reps),
+        *section_sequential_ni(seq_rows, seq_reps),
+        *section_joint(joint_rows, joint_reps),
     ]
     elapsed = time.perf_counter() - start
     head = [
@@ -455,9 +702,17 @@ def main() -> None:
         "(one-sided α = 0.05 for non-inferiority, whose interval is the two-sided 90% one).",
         "",
         f"Python {platform.python_version()}, numpy {np.__version__}, scipy {scipy.__version__};",
-        f"runtime {elapsed / 60:.1f} min on {platform.machine()} with 2 worker processes.",
+        f"runtime {elapsed / 60:.1f} min on {platform.machine()} with {args.workers} worker "
+        "process(es).",
         "",
     ]
+    if reused:
+        head[-1:] = [
+            f"Sections {', '.join(REUSABLE)} were copied from the previous run of this script",
+            "(`--reuse`; their code is unchanged since): `python benchmarks/validation.py`",
+            "recomputes every section.",
+            "",
+        ]
     text = "\n".join(head + body)
     if args.quick:
         print(text)

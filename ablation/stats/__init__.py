@@ -54,6 +54,7 @@ if TYPE_CHECKING:
         wilcoxon_signed_rank,
     )
     from ablation.stats.equivalence import metric_noninferiority, tost_paired
+    from ablation.stats.headline_interval import headline_difference_interval
     from ablation.stats.multiplicity import adjust_pvalues
     from ablation.stats.paired_interval import (
         noninferiority_test,
@@ -119,6 +120,7 @@ _EXPORTS: dict[str, tuple[str, ...]] = {
         "mean_difference_interval", "paired_t_test", "sign_test", "wilcoxon_signed_rank",
     ),
     "equivalence": ("metric_noninferiority", "tost_paired"),
+    "headline_interval": ("headline_difference_interval",),
     "multiplicity": ("adjust_pvalues",),
     "paired_interval": (
         "noninferiority_test", "paired_difference_interval", "tango_score_statistic",
@@ -172,6 +174,7 @@ __all__ = [
     "exact_minimum_detectable_effect",
     "exact_sample_size_paired",
     "fisher_exact_test",
+    "headline_difference_interval",
     "hodges_lehmann",
     "linear_quantiles",
     "log_ratio_interval",

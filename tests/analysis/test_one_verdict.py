@@ -79,9 +79,16 @@ def _exact_power(n: int, psi: float, delta: float, alpha: float) -> float:
 
 
 def test_sparse_pass_beside_a_harmful_interval_says_why_in_the_verdict_line() -> None:
-    # n = 20, b = 4, c = 0: the Tango interval lies below 0, the one-sided exact test gives 1/16.
-    report = compare_results(*_one_run(10, 4, 0, 6), config=FAST)
+    # n = 20, b = 4, c = 0: the one-sided exact test gives 1/16. At 95% the headline interval
+    # (Tango at 96% below 30 discordant pairs) reaches 0, as the test does; at 90% it lies below 0
+    # and the verdict line says why the gate still passes.
     p_ref = sps.binomtest(4, 4, 0.5, alternative="greater").pvalue
+    report = compare_results(*_one_run(10, 4, 0, 6), config=FAST)
+    assert report.uplift.ci.low < 0 < report.uplift.ci.high
+    assert "lies below 0" not in verdict_line(report)
+    report = compare_results(
+        *_one_run(10, 4, 0, 6), config=CampaignConfig(n_resamples=200, confidence_level=0.9)
+    )
     assert report.uplift.ci.high < 0
     assert report.verdict == "pass"
     assert _gate(report).pvalue == pytest.approx(p_ref, rel=1e-12)
@@ -155,7 +162,7 @@ def test_cli_compare_prints_the_reason_beside_the_pass(tmp_path: Path) -> None:
         )
     proc = subprocess.run(
         [sys.executable, "-c", "from ablation.cli import main_entry; main_entry()", "compare",
-         "before.jsonl", "after.jsonl", "--format", "markdown"],
+         "before.jsonl", "after.jsonl", "--format", "markdown", "--confidence", "0.9"],
         cwd=tmp_path, capture_output=True, text=True, check=False,
     )  # fmt: skip
     assert proc.returncode == 0, proc.stderr

@@ -1,7 +1,8 @@
 """The report's headline figures are the validated ones, and the new default gates hold in Python.
 
-- ``report.uplift.ci`` is the Tango score interval (its exact coverage is enumerated in
-  ``tests/stats/test_stats_coverage.py``); the bootstrap is the labelled secondary figure.
+- ``report.uplift.ci`` is the Tango score interval, computed at 96% below 30 discordant pairs
+  (its exact coverage is enumerated in ``tests/stats/test_stats_coverage.py`` and
+  ``tests/stats/test_stats_headline_interval.py``); the bootstrap is the labelled secondary figure.
 - Mean-difference intervals are the closed-form paired t (scipy ``ttest_rel``), shown from
   ``MEAN_DIFFERENCE_MIN_N`` pairs with a stated reason below.
 - The minimum detectable effect is the exact test's.
@@ -33,19 +34,24 @@ def _table_arrays(n11: int, b: int, c: int, n22: int) -> tuple[list[str], np.nda
 
 @settings(max_examples=25, deadline=None)
 @given(
-    st.integers(0, 40), st.integers(0, 15), st.integers(0, 15), st.integers(0, 40),
+    st.integers(0, 40), st.integers(0, 25), st.integers(0, 25), st.integers(0, 40),
 )
-def test_headline_uplift_interval_is_tango(n11: int, b: int, c: int, n22: int) -> None:
+def test_headline_uplift_interval_is_tango_wider_when_sparse(
+    n11: int, b: int, c: int, n22: int
+) -> None:
     if n11 + b + c + n22 == 0:
         return
     report = build_report(pair_arrays(*_table_arrays(n11, b, c, n22)), config=FAST)
-    tango = stats.paired_difference_interval(n11, b, c, n22, method="tango")
+    level = 0.95 if b + c >= 30 else 0.96
+    tango = stats.paired_difference_interval(n11, b, c, n22, method="tango", confidence_level=level)
     assert report.uplift.ci.low == pytest.approx(tango.confidence_interval.low, abs=1e-12)
     assert report.uplift.ci.high == pytest.approx(tango.confidence_interval.high, abs=1e-12)
-    assert report.uplift.ci.method == tango.method
+    assert report.uplift.ci.confidence_level == 0.95
+    assert report.uplift.ci.method.startswith(tango.method)
+    assert ("96%" in report.uplift.ci.method) == (b + c < 30)
     assert report.uplift.bootstrap_ci is not None
     assert "bootstrap" in report.uplift.bootstrap_ci.method
-    assert report.provenance.methods["uplift_ci"] == tango.method
+    assert report.provenance.methods["uplift_ci"] == report.uplift.ci.method
 
 
 def test_no_discordant_pairs_no_longer_gives_a_zero_width_headline() -> None:
