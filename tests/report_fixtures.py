@@ -28,6 +28,7 @@ from ablation.report import (
     Interval,
     LatencyComparison,
     McNemarSummary,
+    NamedInterval,
     NonInferiority,
     PairDetail,
     PairTable,
@@ -81,6 +82,12 @@ IMPROVEMENTS = sorted(
 def iv(low: float, high: float, method: str, level: float = 0.95) -> Interval:
     """Shorthand for an :class:`Interval`."""
     return Interval(low=low, high=high, confidence_level=level, method=method)
+
+
+def niv(name: str, low: float, high: float, method: str, level: float = 0.95) -> NamedInterval:
+    """Shorthand for an uplift interval of ``uplift.intervals`` (the bootstrap is secondary)."""
+    return NamedInterval(name=name, low=low, high=high, confidence_level=level, method=method,
+                         secondary=name == "bootstrap")  # fmt: skip
 
 
 def provenance(**overrides: Any) -> Provenance:
@@ -263,7 +270,9 @@ def make_report(**overrides: Any) -> AblationReport:
             estimate=0.15,
             relative=0.2142857,
             ci=iv(0.0166667, 0.2833333, BOOT),
-            tango_ci=iv(0.0167733, 0.2855470, TANGO),
+            headline="bootstrap",
+            intervals=[niv("tango", 0.0167733, 0.2855470, TANGO),
+                       niv("bootstrap", 0.0166667, 0.2833333, BOOT)],  # fmt: skip
             se_paired=0.0659335,
             se_unpaired=0.075,
             correlation=0.2342674,
@@ -452,8 +461,12 @@ def repeated_report() -> AblationReport:
                 estimate=0.15,
                 relative=0.2142857,
                 ci=iv(0.041, 0.262, "cluster bootstrap over tasks, percentile (10000 resamples)"),
-                tango_ci=None,
-                t_ci=iv(0.038, 0.262, "paired t on per-task pass fractions"),
+                headline="bootstrap",
+                intervals=[
+                    niv("t", 0.038, 0.262, "paired t on per-task pass fractions"),
+                    niv("bootstrap", 0.041, 0.262,
+                        "cluster bootstrap over tasks, percentile (10000 resamples)"),
+                ],
                 se_paired=0.056,
                 se_unpaired=0.071,
                 correlation=0.41,
@@ -541,7 +554,8 @@ def simple_report(
         "uplift": Uplift(
             estimate=d,
             ci=iv(d - 0.05, d + 0.05, BOOT),
-            tango_ci=iv(d - 0.05, d + 0.05, TANGO),
+            headline="bootstrap",
+            intervals=[niv("tango", d - 0.05, d + 0.05, TANGO), niv("bootstrap", d - 0.05, d + 0.05, BOOT)],
             n=n,
         ),
         "summary": "no significant difference",

@@ -58,7 +58,7 @@ def summary_data(reports: Sequence[AblationReport], names: Sequence[str]) -> dic
     holm = [float(x) for x in adjust_pvalues(better, method="holm")]
     rows = []
     for name, r, adj, p_better in zip(names, reports, holm, better, strict=True):
-        iv = r.uplift.tango_ci or r.uplift.t_ci or r.uplift.ci
+        iv = r.uplift.ci  # the headline, as every renderer shows it
         rows.append(
             {
                 "name": name,
@@ -77,7 +77,7 @@ def summary_data(reports: Sequence[AblationReport], names: Sequence[str]) -> dic
                 "verdict": r.verdict if r.gates else "not gated",
             }
         )
-    methods = sorted({(r.uplift.tango_ci or r.uplift.ci).method for r in reports})
+    methods = sorted({r.uplift.ci.method for r in reports})
     notes = [
         "base / cand: pass rates; b / c: regressions / improvements; p: one-sided test of "
         f"improvement (H1: candidate better; {_methods(reports)}); "
