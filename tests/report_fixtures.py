@@ -271,8 +271,10 @@ def make_report(**overrides: Any) -> AblationReport:
             relative=0.2142857,
             ci=iv(0.0166667, 0.2833333, BOOT),
             headline="bootstrap",
-            intervals=[niv("tango", 0.0167733, 0.2855470, TANGO),
-                       niv("bootstrap", 0.0166667, 0.2833333, BOOT)],  # fmt: skip
+            intervals=[
+                niv("tango", 0.0167733, 0.2855470, TANGO),
+                niv("bootstrap", 0.0166667, 0.2833333, BOOT),
+            ],
             se_paired=0.0659335,
             se_unpaired=0.075,
             correlation=0.2342674,
