@@ -226,7 +226,10 @@ class QualityComparison(ContinuousComparison):
 
 
 class CategoryBreakdown(BaseModel):
-    """The paired table and uplift of one category."""
+    """The paired table and uplift of one category.
+
+    ``ci`` is the uplift's interval with its method named in it: the Tango score interval with one
+    run per task, ``None`` with repeated runs."""
 
     model_config = _FROZEN
 
@@ -238,7 +241,7 @@ class CategoryBreakdown(BaseModel):
     baseline_pass_rate: float
     candidate_pass_rate: float
     uplift: float
-    tango_ci: Interval | None = None
+    ci: Interval | None = None
     mcnemar_pvalue: float | None = None
     adjusted_pvalue: float | None = None
 

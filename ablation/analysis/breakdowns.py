@@ -140,7 +140,7 @@ def categories(
             baseline_pass_rate=float(np.mean(fb[select])),
             candidate_pass_rate=float(np.mean(fc[select])),
             uplift=float(np.mean(fc[select] - fb[select])),
-            tango_ci=tango,
+            ci=tango,
             mcnemar_pvalue=float(stats.mcnemar(tab.regressions, tab.improvements).pvalue),
         )
         out.append(with_ids(breakdown, regressions=regressions, improvements=improvements))

@@ -19,7 +19,7 @@ from ablation.analysis.uplift_intervals import (
 )
 from ablation.render import render
 from ablation.render._summary import summary_data
-from ablation.report import NamedInterval
+from ablation.report import CategoryBreakdown, NamedInterval
 
 CONFIG = CampaignConfig(n_resamples=200)
 
@@ -72,6 +72,7 @@ def test_method_fields_are_read_from_the_list_not_stored() -> None:
     assert report.uplift.tango_ci == report.uplift.interval("tango")
     assert report.uplift.t_ci is None
     assert report.schema_version == 3
+    assert "tango_ci" not in CategoryBreakdown.model_fields  # the interval names its method
 
 
 def _iv(name: str, low: float, secondary: bool = False) -> NamedInterval:
