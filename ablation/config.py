@@ -119,6 +119,8 @@ class GatePolicy(BaseModel):
         metric_margins: Per numeric metric or quality score, a non-inferiority margin in the
             metric's units (``latency_s``, ``cost`` and ``tokens`` are lower-is-better; any
             other metric higher-is-better); each adds a gate.
+        custom: Settings of gates added with :func:`ablation.analysis.gates.register_gate`, by
+            gate name (JSON-safe values; the built-in gates ignore it).
     """
 
     model_config = _FROZEN
@@ -130,6 +132,7 @@ class GatePolicy(BaseModel):
     require_complete: bool = True
     min_completed: float = Field(default=0.95, ge=0, le=1)
     metric_margins: dict[str, float] = Field(default_factory=dict)
+    custom: dict[str, Any] = Field(default_factory=dict)
 
     @field_validator("metric_margins")
     @classmethod

@@ -16,6 +16,7 @@ from ablation.report_items import (
     ErrorGroup,
     ErrorSummary,
     Interval,
+    NamedInterval,
     PairDetail,
     SequentialPoint,
     SequentialSummary,
@@ -38,6 +39,7 @@ __all__ = [
     "Interval",
     "LatencyComparison",
     "McNemarSummary",
+    "NamedInterval",
     "NonInferiority",
     "PairDetail",
     "PairTable",
@@ -126,28 +128,54 @@ class Uplift(BaseModel):
 
     ``se_paired`` is the standard error that pairing gives; ``se_unpaired`` is what two
     independent samples of the same size would have given; ``correlation`` is the correlation of
-    the two arms' outcomes across tasks (phi for binary outcomes). With repeated runs the
-    score intervals do not apply (the unit is the task's pass fraction): ``tango_ci`` is then
-    ``None`` and ``t_ci`` (paired t on per-task differences) is given instead.
+    the two arms' outcomes across tasks (phi for binary outcomes).
 
-    ``ci`` is the headline interval: the Tango score interval with one run per task (exact
-    coverage 94% or more, docs/VALIDATION.md), the fixed-n betting interval for the mean per-task
-    difference with repeated runs (``t_ci`` beside it). ``bootstrap_ci``: the seeded bootstrap,
-    secondary (it under-covers with few discordant pairs and is [0, 0] when there are none)."""
+    ``intervals`` holds every registered interval method that applies
+    (:mod:`ablation.analysis.uplift_intervals`), each with its ``name``: with one run per task the
+    Tango and Newcombe score intervals, with repeated runs (the unit is the task's pass fraction)
+    the paired t and fixed-n betting intervals, and always the seeded bootstrap (secondary: it
+    under-covers with few discordant pairs and is [0, 0] when there are none). ``ci`` is the
+    headline interval, the entry named ``headline``, chosen by
+    :func:`~ablation.analysis.uplift_intervals.choose_headline`: Tango with one run per task
+    (exact coverage 94% or more, docs/VALIDATION.md), betting with repeated runs, the family
+    bootstrap when tasks share families. ``tango_ci``, ``newcombe_ci``, ``t_ci`` and
+    ``bootstrap_ci`` read the list by name (``None`` when absent)."""
 
     model_config = _FROZEN
 
     estimate: float
     relative: float | None = None
     ci: Interval
-    bootstrap_ci: Interval | None = None
-    tango_ci: Interval | None = None
-    newcombe_ci: Interval | None = None
-    t_ci: Interval | None = None
+    headline: str | None = None
+    intervals: list[NamedInterval] = Field(default_factory=no_items)
     se_paired: float | None = None
     se_unpaired: float | None = None
     correlation: float | None = None
     n: int
+
+    def interval(self, name: str) -> Interval | None:
+        """The listed interval produced by method ``name``, or ``None``."""
+        return next((iv for iv in self.intervals if iv.name == name), None)
+
+    @property
+    def tango_ci(self) -> Interval | None:
+        """The Tango score interval (one run per task), from ``intervals``."""
+        return self.interval("tango")
+
+    @property
+    def newcombe_ci(self) -> Interval | None:
+        """Newcombe's hybrid score interval (one run per task), from ``intervals``."""
+        return self.interval("newcombe")
+
+    @property
+    def t_ci(self) -> Interval | None:
+        """The paired t interval on per-task differences (repeated runs), from ``intervals``."""
+        return self.interval("t")
+
+    @property
+    def bootstrap_ci(self) -> Interval | None:
+        """The seeded bootstrap interval (secondary), from ``intervals``."""
+        return self.interval("bootstrap")
 
 
 class ContinuousComparison(BaseModel):
@@ -198,7 +226,10 @@ class QualityComparison(ContinuousComparison):
 
 
 class CategoryBreakdown(BaseModel):
-    """The paired table and uplift of one category."""
+    """The paired table and uplift of one category.
+
+    ``ci`` is the uplift's interval with its method named in it: the Tango score interval with one
+    run per task, ``None`` with repeated runs."""
 
     model_config = _FROZEN
 
@@ -210,7 +241,7 @@ class CategoryBreakdown(BaseModel):
     baseline_pass_rate: float
     candidate_pass_rate: float
     uplift: float
-    tango_ci: Interval | None = None
+    ci: Interval | None = None
     mcnemar_pvalue: float | None = None
     adjusted_pvalue: float | None = None
 
@@ -286,7 +317,7 @@ class GateResult(BaseModel):
 
 
 #: The JSON report's layout version (``AblationReport.schema_version``).
-REPORT_SCHEMA_VERSION = 2
+REPORT_SCHEMA_VERSION = 3
 
 
 class AblationReport(BaseModel):

@@ -14,6 +14,7 @@ __all__ = [
     "ErrorGroup",
     "ErrorSummary",
     "Interval",
+    "NamedInterval",
     "PairDetail",
     "SequentialPoint",
     "SequentialSummary",
@@ -153,6 +154,18 @@ class Interval(BaseModel):
     high: float
     confidence_level: float
     method: str
+
+
+class NamedInterval(Interval):
+    """An interval of the uplift, with the name of the registered method that produced it.
+
+    ``name`` is the method's key (``"tango"``, ``"newcombe"``, ``"t"``, ``"betting"``,
+    ``"bootstrap"`` or a registered extension); ``secondary`` marks a figure shown only as a
+    labelled secondary one (the bootstrap).
+    """
+
+    name: str
+    secondary: bool = False
 
 
 class SequentialPoint(BaseModel):

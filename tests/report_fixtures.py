@@ -28,6 +28,7 @@ from ablation.report import (
     Interval,
     LatencyComparison,
     McNemarSummary,
+    NamedInterval,
     NonInferiority,
     PairDetail,
     PairTable,
@@ -81,6 +82,12 @@ IMPROVEMENTS = sorted(
 def iv(low: float, high: float, method: str, level: float = 0.95) -> Interval:
     """Shorthand for an :class:`Interval`."""
     return Interval(low=low, high=high, confidence_level=level, method=method)
+
+
+def niv(name: str, low: float, high: float, method: str, level: float = 0.95) -> NamedInterval:
+    """Shorthand for an uplift interval of ``uplift.intervals`` (the bootstrap is secondary)."""
+    return NamedInterval(name=name, low=low, high=high, confidence_level=level, method=method,
+                         secondary=name == "bootstrap")  # fmt: skip
 
 
 def provenance(**overrides: Any) -> Provenance:
@@ -263,7 +270,11 @@ def make_report(**overrides: Any) -> AblationReport:
             estimate=0.15,
             relative=0.2142857,
             ci=iv(0.0166667, 0.2833333, BOOT),
-            tango_ci=iv(0.0167733, 0.2855470, TANGO),
+            headline="bootstrap",
+            intervals=[
+                niv("tango", 0.0167733, 0.2855470, TANGO),
+                niv("bootstrap", 0.0166667, 0.2833333, BOOT),
+            ],
             se_paired=0.0659335,
             se_unpaired=0.075,
             correlation=0.2342674,
@@ -354,7 +365,7 @@ def make_report(**overrides: Any) -> AblationReport:
                 baseline_pass_rate=0.72,
                 candidate_pass_rate=0.80,
                 uplift=0.08,
-                tango_ci=iv(-0.154738, 0.309004, TANGO),
+                ci=iv(-0.154738, 0.309004, TANGO),
                 mcnemar_pvalue=0.7265625,
                 adjusted_pvalue=0.75,
             ),
@@ -367,7 +378,7 @@ def make_report(**overrides: Any) -> AblationReport:
                 baseline_pass_rate=0.70,
                 candidate_pass_rate=0.90,
                 uplift=0.20,
-                tango_ci=iv(-0.049129, 0.436908, TANGO),
+                ci=iv(-0.049129, 0.436908, TANGO),
                 mcnemar_pvalue=0.21875,
                 adjusted_pvalue=0.375,
             ),
@@ -380,7 +391,7 @@ def make_report(**overrides: Any) -> AblationReport:
                 baseline_pass_rate=0.6666667,
                 candidate_pass_rate=0.8666667,
                 uplift=0.20,
-                tango_ci=iv(-0.044660, 0.451855, TANGO),
+                ci=iv(-0.044660, 0.451855, TANGO),
                 mcnemar_pvalue=0.25,
                 adjusted_pvalue=0.375,
             ),
@@ -452,8 +463,12 @@ def repeated_report() -> AblationReport:
                 estimate=0.15,
                 relative=0.2142857,
                 ci=iv(0.041, 0.262, "cluster bootstrap over tasks, percentile (10000 resamples)"),
-                tango_ci=None,
-                t_ci=iv(0.038, 0.262, "paired t on per-task pass fractions"),
+                headline="bootstrap",
+                intervals=[
+                    niv("t", 0.038, 0.262, "paired t on per-task pass fractions"),
+                    niv("bootstrap", 0.041, 0.262,
+                        "cluster bootstrap over tasks, percentile (10000 resamples)"),
+                ],
                 se_paired=0.056,
                 se_unpaired=0.071,
                 correlation=0.41,
@@ -541,7 +556,8 @@ def simple_report(
         "uplift": Uplift(
             estimate=d,
             ci=iv(d - 0.05, d + 0.05, BOOT),
-            tango_ci=iv(d - 0.05, d + 0.05, TANGO),
+            headline="bootstrap",
+            intervals=[niv("tango", d - 0.05, d + 0.05, TANGO), niv("bootstrap", d - 0.05, d + 0.05, BOOT)],
             n=n,
         ),
         "summary": "no significant difference",

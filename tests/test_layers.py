@@ -99,8 +99,11 @@ ALLOWED: dict[str, set[str]] = {
     "analysis.metric_margins": MODELS | {"stats", "analysis.breakdowns", "analysis.pairing"},
     "analysis.pass_note": MODELS,
     "analysis.latency_censoring": MODELS | {"analysis.pairing", "analysis.metrics"},
+    "analysis.builtin_gates": MODELS
+    | {"stats", "analysis.completeness", "analysis.sequential_gates"},
+    "analysis.latency_gate": MODELS | {"stats", "analysis.builtin_gates"},
     "analysis.gates": MODELS
-    | {"stats", "analysis.completeness", "analysis.sequential_gates", "analysis.pass_note"},
+    | {"stats", "analysis.builtin_gates", "analysis.latency_gate", "analysis.pass_note"},
     "analysis.numeric": MODELS | {"stats"},
     "analysis.sequential_gates": MODELS,
     "analysis.sequential_subset": MODELS | {"analysis.accumulate", "analysis.pairing"},
@@ -110,7 +113,10 @@ ALLOWED: dict[str, set[str]] = {
     "analysis.columnar": MODELS | {"analysis.accumulate", "analysis.factorize", "analysis.pairing"},
     "analysis.metrics": MODELS | {"stats", "analysis.seeding"},
     "analysis.breakdowns": MODELS | {"stats", "analysis.seeding", "analysis.pairing", "analysis.factorize"},
-    "analysis.headline": MODELS | {"stats", "analysis.breakdowns", "analysis.pairing", "analysis.seeding"},
+    "analysis.uplift_intervals": MODELS
+    | {"stats", "analysis.breakdowns", "analysis.pairing", "analysis.seeding"},
+    "analysis.headline": MODELS
+    | {"stats", "analysis.breakdowns", "analysis.pairing", "analysis.seeding", "analysis.uplift_intervals"},
     "analysis.details": MODELS | {"analysis.pairing"},
     "analysis.notes": MODELS | {"stats", "analysis.pairing"},
     "analysis.build": MODELS | {"stats", "analysis", "sources.result_files", "sources.inputs"},

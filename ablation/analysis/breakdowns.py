@@ -120,13 +120,13 @@ def categories(
         n = tab.n
         tango = None
         if data.runs == 1:
+            # the headline's rule: Tango, at a wider level below 30 discordant pairs
             tango = interval(
-                stats.paired_difference_interval(
+                stats.headline_difference_interval(
                     tab.both_pass,
                     tab.regressions,
                     tab.improvements,
                     tab.both_fail,
-                    method="tango",
                     confidence_level=config.confidence_level,
                 ),
                 config.confidence_level,
@@ -140,7 +140,7 @@ def categories(
             baseline_pass_rate=float(np.mean(fb[select])),
             candidate_pass_rate=float(np.mean(fc[select])),
             uplift=float(np.mean(fc[select] - fb[select])),
-            tango_ci=tango,
+            ci=tango,
             mcnemar_pvalue=float(stats.mcnemar(tab.regressions, tab.improvements).pvalue),
         )
         out.append(with_ids(breakdown, regressions=regressions, improvements=improvements))

@@ -32,27 +32,53 @@ In sequential mode (``report.sequential`` set) gates 3 and 5 are judged by the a
 decisions of :mod:`ablation.analysis.sequential_gates` (gate 5 is then always on), not by fixed-n
 p-values, which are not valid after a data-dependent stop.
 
+Every gate is an object of one shape (:class:`Gate`): a ``name``, ``applies(policy, report)``,
+``judge(policy, report, alpha) -> list[GateResult]``, ``fail_if_significant`` and an optional
+``holm_family``. :data:`GATES` lists them (the built-in ones are in
+:mod:`ablation.analysis.builtin_gates` and :mod:`ablation.analysis.latency_gate`) and
+:func:`evaluate_gates` judges every gate that applies, in list order; a gate added with
+:func:`register_gate` is judged like the built-in ones and reads its settings from
+``GatePolicy.custom[gate.name]``. Results of a fail-if-significant gate that ran no test (turned
+off, or no data for the test) are listed after the tested ones. Gates sharing a ``holm_family``
+are gates that pass when their test is significant: their p-values are Holm-adjusted across the
+family (``adjusted_pvalue``), and a passing one whose adjusted p-value is not below ``alpha``
+fails. A fail-if-significant gate has no family (see above).
+
 Assumptions: the report's counts, intervals and non-inferiority decision come from
-:mod:`ablation.analysis`; this module only judges them (and runs the exact McNemar tail, which is
-cheap and exact).
+:mod:`ablation.analysis`; the gates only judge them (and run the exact McNemar tail, which is
+cheap and exact). A gate is stateless: ``judge`` reads only its arguments.
 """
 
 from __future__ import annotations
 
-import math
-from statistics import NormalDist
+from collections import defaultdict
+from typing import Protocol
 
-from ablation.analysis.completeness import GATE_COMPLETENESS, completeness_gate
-from ablation.analysis.pass_note import pass_note
-from ablation.analysis.sequential_gates import (
-    sequential_noninferiority_gate,
-    sequential_regression_gate,
+from ablation.analysis.builtin_gates import (
+    GATE_COMPLETENESS,
+    GATE_CRITICAL,
+    GATE_INVENTORY,
+    GATE_LATENCY,
+    GATE_METRIC,
+    GATE_NONINFERIORITY,
+    GATE_REGRESSION,
+    CompletenessGate,
+    CriticalGate,
+    InventoryGate,
+    MetricNonInferiorityGate,
+    NonInferiorityGate,
+    RegressionGate,
+    SequentialRegressionGate,
+    short,
 )
+from ablation.analysis.latency_gate import LatencyGate
+from ablation.analysis.pass_note import pass_note
 from ablation.config import GatePolicy
 from ablation.errors import ConfigError
-from ablation.report import AblationReport, GateResult, LatencyComparison
+from ablation.report import AblationReport, GateResult
 
 __all__ = [
+    "GATES",
     "GATE_COMPLETENESS",
     "GATE_CRITICAL",
     "GATE_INVENTORY",
@@ -60,280 +86,85 @@ __all__ = [
     "GATE_METRIC",
     "GATE_NONINFERIORITY",
     "GATE_REGRESSION",
+    "Gate",
     "evaluate_gates",
     "exit_code_for",
+    "register_gate",
 ]
 
-GATE_INVENTORY = "paired tasks present"
-GATE_CRITICAL = "critical tasks must not regress"
-GATE_NONINFERIORITY = "non-inferiority"
-GATE_REGRESSION = "no significant regression"
-GATE_LATENCY = "no significant latency regression"
-GATE_METRIC = "non-inferiority of {metric}"
 
-_MAX_LISTED = 20
+class Gate(Protocol):
+    """The shape of a release gate.
 
-
-def _g(x: float) -> str:
-    return f"{x:.4g}"
-
-
-def _ids(ids: list[str]) -> str:
-    shown = ", ".join(ids[:_MAX_LISTED])
-    more = len(ids) - _MAX_LISTED
-    return shown + (f" ... and {more} more" if more > 0 else "")
-
-
-def _critical_gate(report: AblationReport) -> GateResult:
-    crit = list(report.critical_regressions)
-    how = (
-        "baseline passed, candidate failed"
-        if report.runs == 1
-        else f"baseline passed all {report.runs} runs, candidate failed all"
-    )
-    flaky = (
-        f" {len(report.critical_flaky)} critical task(s) with a lower pass fraction are flaky "
-        f"(some runs pass) and not counted as regressions: {_ids(list(report.critical_flaky))}."
-        if report.critical_flaky
-        else ""
-    )
-    if crit:
-        return GateResult(
-            name=GATE_CRITICAL,
-            status="fail",
-            evidence=(
-                f"{len(crit)} critical task(s) regressed ({how}): "
-                f"{_ids(crit)}. A critical regression fails whatever the p-value "
-                f"(McNemar p = {_g(report.mcnemar.pvalue)}).{flaky}"
-            ),
-            tasks=crit,
-        )
-    return GateResult(
-        name=GATE_CRITICAL,
-        status="pass",
-        evidence=(
-            (
-                f"none of the {report.n_critical} critical task(s) regressed "
-                if report.n_critical
-                else "no task is marked critical "
-            )
-            + f"({report.table.regressions} regression(s) in all)."
-            + flaky
-        ),
-    )
-
-
-def _noninferiority_gate(report: AblationReport, margin: float) -> GateResult:
-    ni = report.noninferiority
-    if ni is None:
-        return GateResult(
-            name=GATE_NONINFERIORITY,
-            status="fail",
-            evidence=(
-                f"the analysis did not provide a non-inferiority test for margin {_g(margin)}; "
-                "nothing was computed here, so the gate cannot pass."
-            ),
-        )
-    if not math.isclose(ni.margin, margin, rel_tol=1e-9, abs_tol=1e-12):
-        return GateResult(
-            name=GATE_NONINFERIORITY,
-            status="fail",
-            evidence=(
-                f"the report's non-inferiority test used margin {_g(ni.margin)}, the policy asks "
-                f"for {_g(margin)}; re-run the analysis with the policy's margin."
-            ),
-            pvalue=ni.pvalue,
-        )
-    level = f"{100 * ni.ci.confidence_level:g}%"
-    interval = f"{level} CI [{ni.ci.low:+.4f}, {ni.ci.high:+.4f}]"
-    test = f"{ni.method}, H0: uplift <= -{_g(margin)}, p = {_g(ni.pvalue)}, alpha {_g(ni.alpha)}"
-    if ni.decision == "non-inferior":
-        return GateResult(
-            name=GATE_NONINFERIORITY,
-            status="pass",
-            evidence=f"non-inferior: {interval} lies above -{_g(margin)} ({test}).",
-            pvalue=ni.pvalue,
-        )
-    if ni.decision == "inconclusive":
-        return GateResult(
-            name=GATE_NONINFERIORITY,
-            status="inconclusive",
-            evidence=(
-                f"inconclusive: {interval} crosses -{_g(margin)} ({test}); the data show neither "
-                "non-inferiority nor a regression, and an inconclusive gate counts as a failure."
-            ),
-            pvalue=ni.pvalue,
-            tasks=list(report.regressions),
-        )
-    return GateResult(
-        name=GATE_NONINFERIORITY,
-        status="fail",
-        evidence=f"regression: {interval} lies below 0 ({test}).",
-        pvalue=ni.pvalue,
-        tasks=list(report.regressions),
-    )
-
-
-def _metric_gate(report: AblationReport, metric: str, margin: float) -> GateResult:
-    """Non-inferiority of a numeric metric or quality score within ``margin`` (its units)."""
-    name = GATE_METRIC.format(metric=metric)
-    ni = report.metric_noninferiority.get(metric)
-    if ni is None:
-        return GateResult(
-            name=name,
-            status="fail",
-            evidence=(
-                f"no paired values of {metric!r} to test against margin {_g(margin)} (the metric "
-                "is absent from the report, or no pair has a value in both arms)."
-            ),
-        )
-    status = {"non-inferior": "pass", "inconclusive": "inconclusive"}.get(ni.decision, "fail")
-    interval = (
-        f"{100 * ni.ci.confidence_level:g}% CI of candidate - baseline "
-        f"[{ni.ci.low:+.4g}, {ni.ci.high:+.4g}]"
-    )
-    return GateResult(
-        name=name,
-        status=status,  # type: ignore[arg-type]
-        evidence=f"{ni.decision}: {interval}; {ni.method}, p = {_g(ni.pvalue)}, alpha {_g(ni.alpha)}.",
-        pvalue=ni.pvalue,
-    )
-
-
-def _regression_off(report: AblationReport, alpha: float) -> GateResult:
-    """The significant-regression gate, turned off: shown, with what it would have said."""
-    p, desc = _regression_test(report)
-    would = "would have failed" if p < alpha else "would have passed"
-    return GateResult(
-        name=GATE_REGRESSION,
-        status="off",
-        evidence=(
-            "turned off (--allow-significant-regression, no_significant_regression = false); "
-            f"{desc}; p = {_g(p)} vs alpha {_g(alpha)}: {would}."
-        ),
-        pvalue=p,
-    )
-
-
-def _regression_test(report: AblationReport) -> tuple[float, str]:
-    """One-sided p-value for "candidate worse", and a description of the test.
-
-    The report's :class:`~ablation.report.UpliftTest` when it has one (the test its summary
-    sentence states); a report without one is judged by the same tests, computed here.
+    Attributes:
+        name: The gate's name (its results' ``name``, and its key in ``GatePolicy.custom``).
+        fail_if_significant: The gate is a test that fails when significant; it is judged at
+            ``alpha`` on its own and never Holm-adjusted.
+        holm_family: Gates that pass when significant and share this name are Holm-adjusted
+            together (``None``: judged on its own).
     """
-    b, c = report.mcnemar.b, report.mcnemar.c
-    test = report.uplift_test
-    if test is not None:
-        return test.pvalue_worse, f"{test.method}, H1: candidate worse, b = {b}, c = {c}"
-    rep = report.repeated
-    if rep is not None:
-        half = rep.t_pvalue / 2
-        p = half if rep.mean_difference < 0 else 1 - half
-        return p, (
-            f"paired t on per-task pass fractions ({rep.runs} runs, {rep.n_tasks} tasks), "
-            f"one-sided (H1: candidate worse), mean difference {rep.mean_difference:+.4f}"
-        )
-    from ablation.stats import mcnemar
 
-    p = float(mcnemar(b, c, method="exact", alternative="less").pvalue)
-    return p, (
-        f"one-sided exact McNemar (H1: candidate worse), regressions b = {b}, improvements c = {c}"
-    )
+    name: str
+    fail_if_significant: bool
+    holm_family: str | None
+
+    def applies(self, policy: GatePolicy, report: AblationReport) -> bool:
+        """Whether the gate is judged (listed) for this policy and report."""
+        ...
+
+    def judge(self, policy: GatePolicy, report: AblationReport, alpha: float) -> list[GateResult]:
+        """The gate's results (none, one, or one per judged item such as a metric)."""
+        ...
 
 
-def _latency_test(lat: LatencyComparison | None, limit: float) -> tuple[float | None, str]:
-    """One-sided p-value for "geometric-mean latency ratio > limit" (None when impossible)."""
-    if lat is None or lat.geometric_mean_ratio is None or lat.ratio_ci is None:
-        return (
-            None,
-            "the report has no latency ratio with an interval (no pair completed in both arms?)",
-        )
-    gmr, ci = lat.geometric_mean_ratio, lat.ratio_ci
-    if min(gmr, ci.low, ci.high) <= 0 or not all(map(math.isfinite, (gmr, ci.low, ci.high))):
-        return None, f"the latency ratio {gmr} or its interval is not a positive finite number"
-    desc = (
-        f"geometric-mean latency ratio {_g(gmr)}x ({100 * ci.confidence_level:g}% CI "
-        f"[{_g(ci.low)}x, {_g(ci.high)}x], {ci.method}; {lat.n_pairs} pairs) vs limit {_g(limit)}x"
-    )
-    if lat.ratio_limit == limit and lat.ratio_limit_pvalue is not None:
-        return lat.ratio_limit_pvalue, f"{desc}; {lat.ratio_limit_method}"
-    if limit == 1.0 and lat.ratio_pvalue is not None:
-        half = lat.ratio_pvalue / 2
-        return (half if gmr > 1 else 1 - half), desc + "; one-sided from the report's ratio test"
-    z = NormalDist().inv_cdf(0.5 + ci.confidence_level / 2)
-    se = (math.log(ci.high) - math.log(ci.low)) / (2 * z)
-    shift = math.log(gmr) - math.log(limit)
-    # A zero-width interval leaves no doubt about which side of the limit the ratio is on.
-    p = NormalDist().cdf(-shift / se) if se > 0 else (0.0 if shift > 0 else 1.0)
-    return p, desc + "; one-sided, normal approximation on the log scale from the interval"
+#: The gates :func:`evaluate_gates` judges, in the order they are listed.
+GATES: list[Gate] = [
+    InventoryGate(), CriticalGate(), CompletenessGate(), NonInferiorityGate(),
+    MetricNonInferiorityGate(), SequentialRegressionGate(), RegressionGate(), LatencyGate(),
+]
 
 
-def _with_timeouts(lat: LatencyComparison | None, p: float, desc: str) -> tuple[float, str]:
-    """The latency gate's p and words with timed-out trials accounted for.
+def register_gate(gate: Gate) -> Gate:
+    """Add ``gate`` to :data:`GATES` (after the built-in gates) and return it.
 
-    Timed-out trials count at the cap (lower bounds), so the ratio understates a candidate that
-    times out more. The gate also runs the one-sided exact test that timeouts are more frequent
-    in the candidate (tasks where only it timed out against tasks where only the baseline did)
-    and fails when either test is significant; unbalanced timeouts are always named.
+    Raises:
+        ValueError: when a fail-if-significant gate asks for a Holm family (adjusting gates that
+            fail when significant would let a regression that fails alone pass beside another).
     """
-    if lat is None or lat.censoring is None:
-        return p, desc
-    only_c, only_b = lat.timeouts_only_candidate, lat.timeouts_only_baseline
-    from ablation.stats import mcnemar
-
-    p_to = float(mcnemar(only_c, only_b, method="exact", alternative="less").pvalue)
-    words = (
-        f"{desc}; {lat.censoring}; timeouts in the candidate only on {only_c} task(s), in the "
-        f"baseline only on {only_b}"
-    )
-    if only_c != only_b:
-        words += (
-            f" (unbalanced: one-sided exact test of more candidate timeouts p = {_g(p_to)}; the "
-            "gate fails when it or the ratio test is significant)"
+    if gate.fail_if_significant and gate.holm_family is not None:
+        raise ValueError(
+            f"gate {gate.name!r} fails when significant: it is judged on its own, not in a Holm "
+            "family"
         )
-    return min(p, p_to), words
+    GATES.append(gate)
+    return gate
 
 
-def _significance_gates(tested: list[tuple[str, float, str, list[str]]], a: float) -> list[GateResult]:
-    """Judge the significance-test gates, each at ``a`` on its own.
+def _holm(results: list[tuple[Gate, GateResult]], alpha: float) -> list[tuple[Gate, GateResult]]:
+    """Holm-adjust the p-values of the results of gates sharing a family; a passing result whose
+    adjusted p-value is not below ``alpha`` fails."""
+    families: dict[str, list[int]] = defaultdict(list)
+    for i, (gate, r) in enumerate(results):
+        if gate.holm_family is not None and r.pvalue is not None and r.status != "off":
+            families[gate.holm_family].append(i)
+    if not families:
+        return results
+    from ablation.stats import adjust_pvalues
 
-    Each of these gates fails when its test is significant, so a multiplicity adjustment would
-    protect against false failures and take protection away from the user: adding a second gate
-    must never let a regression that fails alone pass. They are not adjusted against each other.
-    """
-    gates: list[GateResult] = []
-    for name, p, desc, tasks in tested:
-        failed = p < a
-        outcome = "significant: fails" if failed else "not significant: passes"
-        gates.append(
-            GateResult(
-                name=name,
-                status="fail" if failed else "pass",
-                evidence=(
-                    f"{desc}; p = {_g(p)} (each fail-if-significant gate at alpha on its own, "
-                    f"not adjusted) {'<' if failed else '>='} alpha {_g(a)}: {outcome}."
-                ),
-                pvalue=p,
-                tasks=tasks if failed else [],
-            )
-        )
-    return gates
-
-
-def _inventory_gates(report: AblationReport) -> list[GateResult]:
-    """Gate 0: a report with no paired task fails."""
-    if report.n_paired:
-        return []
-    return [
-        GateResult(
-            name=GATE_INVENTORY,
-            status="fail",
-            evidence=(
-                f"no task was paired: {report.n_tasks} task(s), {len(report.excluded)} "
-                "excluded item(s) (listed in the report); there is nothing to judge."
-            ),
-        )
-    ]
+    out = list(results)
+    for family, members in families.items():
+        raw = [float(results[i][1].pvalue or 0.0) for i in members]  # members have a p-value
+        for i, adj in zip(members, adjust_pvalues(raw, method="holm"), strict=True):
+            gate, r = results[i]
+            update: dict[str, object] = {"adjusted_pvalue": float(adj)}
+            if r.status == "pass" and adj >= alpha:
+                update["status"] = "fail"
+                update["evidence"] = (
+                    f"{r.evidence} Holm-adjusted across the {len(members)} gate(s) of family "
+                    f"{family!r}: p = {short(float(adj))} >= alpha {short(alpha)}: fails."
+                )
+            out[i] = (gate, r.model_copy(update=update))
+    return out
 
 
 def evaluate_gates(
@@ -342,7 +173,7 @@ def evaluate_gates(
     *,
     alpha: float | None = None,
 ) -> AblationReport:
-    """Judge ``report`` against ``policy``.
+    """Judge ``report`` against ``policy`` with every gate of :data:`GATES` that applies.
 
     Args:
         report: The analysed report (its existing gates are replaced).
@@ -358,36 +189,15 @@ def evaluate_gates(
     a = report.provenance.alpha if alpha is None else alpha
     if not 0 < a < 1:
         raise ConfigError(f"alpha must be in (0, 1), got {a!r}")
-    gates = _inventory_gates(report)
-    if policy.critical_must_not_regress:
-        gates.append(_critical_gate(report))
-    gates.append(completeness_gate(report, policy))
-    if policy.noninferiority_margin is not None:
-        if report.sequential is not None:  # fixed-n tests are not valid after a sequential stop
-            gates.append(sequential_noninferiority_gate(report.sequential, GATE_NONINFERIORITY))
-        else:
-            gates.append(_noninferiority_gate(report, policy.noninferiority_margin))
-    gates.extend(_metric_gate(report, m, v) for m, v in policy.metric_margins.items())
-
-    tested: list[tuple[str, float, str, list[str]]] = []
-    missing: list[GateResult] = []
-    if report.sequential is not None:  # the e-process decides; always on in sequential mode
-        gates.append(sequential_regression_gate(report.sequential, GATE_REGRESSION))
-    elif policy.no_significant_regression:
-        p, desc = _regression_test(report)
-        tested.append((GATE_REGRESSION, p, desc, list(report.regressions)))
-    elif report.n_paired:
-        missing.append(_regression_off(report, a))
-    if policy.max_latency_ratio is not None:
-        p_lat, desc = _latency_test(report.latency, policy.max_latency_ratio)
-        if p_lat is not None:
-            p_lat, desc = _with_timeouts(report.latency, p_lat, desc)
-        if p_lat is None:
-            missing.append(GateResult(name=GATE_LATENCY, status="fail", evidence=desc + "."))
-        else:
-            tested.append((GATE_LATENCY, p_lat, desc, []))
-    gates.extend(_significance_gates(tested, a))
-    gates.extend(missing)
+    judged = [
+        (gate, result)
+        for gate in GATES
+        if gate.applies(policy, report)
+        for result in gate.judge(policy, report, a)
+    ]
+    judged = _holm(judged, a)
+    untested = [g.fail_if_significant and (r.status == "off" or r.pvalue is None) for g, r in judged]
+    gates = [r for _, (_, r) in sorted(zip(untested, judged, strict=True), key=lambda x: x[0])]
     verdict = "fail" if any(g.status not in ("pass", "off") for g in gates) else "pass"
     note = pass_note(report, gates, a) if verdict == "pass" else None
     return report.model_copy(update={"gates": gates, "verdict": verdict, "verdict_note": note})

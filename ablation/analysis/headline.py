@@ -8,7 +8,7 @@ stays the unit (per-task pass fractions; see :mod:`ablation.analysis.build`).
 from __future__ import annotations
 
 import math
-from typing import Any, Literal
+from typing import Literal
 
 import numpy as np
 
@@ -16,11 +16,18 @@ from ablation import stats
 from ablation.analysis import breakdowns as bd
 from ablation.analysis.pairing import PairedData
 from ablation.analysis.seeding import stream
+from ablation.analysis.uplift_intervals import (
+    UpliftInputs,
+    betting_interval,
+    choose_headline,
+    uplift_intervals,
+)
 from ablation.config import CampaignConfig
 from ablation.report import (
     ArmSummary,
     Interval,
     McNemarSummary,
+    NamedInterval,
     NonInferiority,
     PairTable,
     Uplift,
@@ -137,58 +144,25 @@ def uplift_test(data: PairedData, table: PairTable, alpha: float) -> UpliftTest:
     )
 
 
-def _betting_ci(d: np.ndarray, level: float, seed: int) -> Interval:
-    """The repeated-runs headline interval: fixed-n betting, valid with deterministic tasks."""
-    ci = stats.bounded_mean_interval(d, confidence_level=level, rng=stream(seed, "uplift-betting"))
-    return Interval(
-        low=ci.low, high=ci.high, confidence_level=level,
-        method="fixed-n betting interval for the mean per-task difference (task = unit)",
-    )
-
-
-def _bootstrap(
-    data: PairedData, cells: tuple[int, ...], fb: np.ndarray, fc: np.ndarray,
-    config: CampaignConfig,
-) -> Any:
-    """The uplift's secondary bootstrap: over families, the 2x2 cells, or tasks' runs."""
-    seed = config.seed
-    boot_args: dict[str, Any] = {
-        "n_resamples": config.n_resamples, "confidence_level": config.confidence_level,
-    }
-    if data.has_families:
-        return stats.cluster_bootstrap(
-            fb, fc, clusters=np.asarray(data.families), weights=data.baseline.runs,
-            rng=stream(seed, "uplift"), **boot_args,
-        )
-    if data.runs == 1:
-        return stats.binary_uplift_bootstrap(*cells, rng=stream(seed, "uplift"), **boot_args)
-    if np.all(data.baseline.runs == data.runs) and np.all(data.candidate.runs == data.runs):
-        return stats.repeated_binary_bootstrap(
-            data.baseline.passes, data.candidate.passes, data.runs,
-            rng=stream(seed, "uplift"), **boot_args,
-        )
-    return stats.cluster_bootstrap(fb, fc, rng=stream(seed, "uplift"), **boot_args)
-
-
 def uplift(data: PairedData, table: PairTable, config: CampaignConfig) -> Uplift:
-    level, seed, n = config.confidence_level, config.seed, len(data.task_ids)
+    """The uplift with every applicable registered interval and the headline chosen among them
+    (:mod:`ablation.analysis.uplift_intervals`)."""
+    level, n = config.confidence_level, len(data.task_ids)
     fb, fc = bd.outcomes(data)
     base_passes = int(data.baseline.passes.sum())
     cand_passes = int(data.candidate.passes.sum())
     if n == 0:
         empty = Interval(low=-1.0, high=1.0, confidence_level=level, method="no paired tasks")
-        return Uplift(estimate=0.0, ci=empty, bootstrap_ci=empty, tango_ci=empty, n=0)
+        listed = [NamedInterval(name="tango", **empty.model_dump()),
+                  NamedInterval(name="bootstrap", secondary=True, **empty.model_dump())]  # fmt: skip
+        return Uplift(estimate=0.0, ci=empty, headline="tango", intervals=listed, n=0)
     cells = (table.both_pass, table.regressions, table.improvements, table.both_fail)
-    boot = _bootstrap(data, cells, fb, fc, config)
     if data.runs == 1:
         estimate = (table.improvements - table.regressions) / n
-        tango = stats.paired_difference_interval(*cells, method="tango", confidence_level=level)
-        newcombe = stats.paired_difference_interval(*cells, method="newcombe", confidence_level=level)
         pairing = stats.paired_binary_summary(*cells)
         se_paired: float | None = pairing.se_paired
         se_unpaired: float | None = pairing.se_unpaired
         corr: float | None = pairing.correlation
-        tango_ci, newcombe_ci, t_ci = bd.interval(tango, level), bd.interval(newcombe, level), None
         relative = (cand_passes - base_passes) / base_passes if base_passes else None
     else:
         t = stats.paired_t_test(fb, fc, confidence_level=level)
@@ -196,30 +170,16 @@ def uplift(data: PairedData, table: PairTable, config: CampaignConfig) -> Uplift
         se_paired = float(t.standard_error)
         se_unpaired = float(np.sqrt(np.var(fb, ddof=1) / n + np.var(fc, ddof=1) / n)) if n > 1 else None
         corr = float(np.corrcoef(fb, fc)[0, 1]) if n > 1 and fb.std() > 0 and fc.std() > 0 else 0.0
-        tango_ci, newcombe_ci, t_ci = None, None, bd.interval(t, level)
         base_rate = float(np.mean(fb))
         relative = estimate / base_rate if base_rate > 0 else None
-    bootstrap_ci = bd.interval(boot, level)
-    # Headline: Tango with independent tasks (computed at a higher level below 30 discordant
-    # pairs, where Tango alone under-covers: stats.headline_difference_interval), the fixed-n
-    # betting interval with repeated runs (the t interval is [0, 0] when no task changes and
-    # under-covers when most tasks are deterministic), the family bootstrap when tasks are
-    # clustered (Tango and betting assume independent tasks).
-    if data.has_families:
-        headline = bootstrap_ci
-    elif data.runs == 1:
-        sparse = stats.headline_difference_interval(*cells, confidence_level=level)
-        headline = bd.interval(sparse, level)
-    else:
-        headline = _betting_ci(fc - fb, level, seed)
+    listed = uplift_intervals(UpliftInputs(data, table, fb, fc, config))
+    chosen = choose_headline(listed, runs=data.runs, has_families=data.has_families)
     return Uplift(
         estimate=estimate,
         relative=relative,
-        ci=headline,
-        bootstrap_ci=bootstrap_ci,
-        tango_ci=tango_ci,
-        newcombe_ci=newcombe_ci,
-        t_ci=t_ci,
+        ci=Interval(**chosen.model_dump(exclude={"name", "secondary"})),
+        headline=chosen.name,
+        intervals=listed,
         se_paired=se_paired,
         se_unpaired=se_unpaired,
         correlation=corr,
@@ -246,7 +206,7 @@ def noninferiority(data: PairedData, table: PairTable, config: CampaignConfig) -
     test = stats.bounded_mean_noninferiority(
         d, margin=margin, alpha=alpha, rng=stream(config.seed, "uplift-betting")
     )
-    ci = _betting_ci(d, level, config.seed)
+    ci = betting_interval(d, level, config.seed)
     decision: Literal["non-inferior", "regression", "inconclusive"] = (
         "non-inferior" if test.pvalue <= alpha else ("regression" if ci.high < 0 else "inconclusive")
     )

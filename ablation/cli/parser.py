@@ -8,10 +8,9 @@ from pathlib import Path
 from typing import Any, NoReturn
 
 from ablation.cli.flag_types import flag_type
+from ablation.render import FORMATS  # the registered report formats
 
 __all__ = ["FORMATS", "UsageError", "build_parser", "command_of"]
-
-FORMATS = ("terminal", "markdown", "json", "html", "junit")
 
 
 def resamples_flag(text: str) -> int:

@@ -1,4 +1,4 @@
-"""Renderers of an :class:`~ablation.report.AblationReport`: terminal, Markdown, JSON and HTML.
+"""Renderers of an :class:`~ablation.report.AblationReport`: terminal, Markdown, JSON, HTML, JUnit.
 
 Usage::
 
@@ -9,23 +9,31 @@ Usage::
 
 Only the HTML renderer touches matplotlib (lazily, for its plots); terminal, Markdown and JSON
 output never import it. The terminal renderer returns plain text; the command line prints in colour
-with :func:`print_report`.
+with :func:`print_report`. The formats live in one registry (:mod:`ablation.render.formats`);
+:data:`FORMATS` lists its names and :func:`register_format` adds one.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import TYPE_CHECKING, Literal
+from typing import TYPE_CHECKING
 
-from ablation.report import AblationReport
+from ablation.render.formats import FORMATS, ReportFormat, register_format, report_format
 
 if TYPE_CHECKING:
     from rich.console import Console
 
-__all__ = ["FORMATS", "print_report", "render", "render_summary"]
+    from ablation.report import AblationReport
 
-Format = Literal["terminal", "markdown", "json", "html"]
-FORMATS: tuple[str, ...] = ("terminal", "markdown", "json", "html", "junit")
+__all__ = [
+    "FORMATS",
+    "ReportFormat",
+    "print_report",
+    "register_format",
+    "render",
+    "render_summary",
+    "report_format",
+]
 
 
 def render(
@@ -39,7 +47,8 @@ def render(
 
     Args:
         report: The report.
-        fmt: ``"terminal"``, ``"markdown"``, ``"json"``, ``"html"`` or ``"junit"``.
+        fmt: A name of :data:`FORMATS` (built in: ``"terminal"``, ``"markdown"``, ``"json"``,
+            ``"html"``, ``"junit"``; more with :func:`register_format`).
         details: Add the drill-down of regressed and improved tasks (terminal and Markdown; the
             HTML page always has it).
         width: Terminal width in columns (terminal only; default 100).
@@ -47,28 +56,7 @@ def render(
     Raises:
         ValueError: on an unknown format.
     """
-    if fmt == "terminal":
-        from ablation.render.terminal import render_terminal
-
-        return render_terminal(report, details=details, width=width)
-    if fmt == "markdown":
-        from ablation.render.markdown import render_markdown
-
-        return render_markdown(report, details=details)
-    if fmt == "json":
-        from ablation.render._json import render_json
-
-        return render_json(report)
-    if fmt == "html":
-        from ablation.render.html import render_html
-
-        return render_html(report)
-    if fmt == "junit":
-        from ablation.render._ci_safe import no_workflow_commands
-        from ablation.render.junit import render_junit
-
-        return no_workflow_commands(render_junit(report), markup=True)
-    raise ValueError(f"unknown format {fmt!r}: use one of {', '.join(FORMATS)}")
+    return report_format(fmt).render(report, details=details, width=width)
 
 
 def render_summary(
@@ -84,17 +72,20 @@ def render_summary(
     Args:
         reports: One report per candidate, each against the same baseline.
         names: The candidates' names, in the same order.
-        fmt: ``"terminal"``, ``"markdown"``, ``"json"``, ``"html"`` or ``"junit"``.
+        fmt: A name of :data:`FORMATS` whose format has a summary (built in: ``"terminal"``,
+            ``"markdown"``, ``"json"``, ``"html"``; JUnit has none).
         width: Terminal width in columns (terminal only).
 
     Raises:
-        ValueError: on an unknown format, no reports, or a names/reports length mismatch.
+        ValueError: on an unknown format or one without a summary, no reports, or a
+            names/reports length mismatch.
     """
-    from ablation.render._summary import summary_data, summary_text
+    from ablation.render._summary import summary_data
 
-    if fmt not in FORMATS:
-        raise ValueError(f"unknown format {fmt!r}: use one of {', '.join(FORMATS)}")
-    return summary_text(summary_data(reports, names), fmt, width)
+    summary = report_format(fmt).summary
+    if summary is None:
+        raise ValueError(f"format {fmt!r} has no several-candidates summary")
+    return summary(summary_data(reports, names), width)
 
 
 def print_report(report: AblationReport, console: Console, details: bool = False) -> None:

@@ -101,7 +101,7 @@ def category_rows(report: AblationReport) -> list[Row]:
             fmt_pct(c.baseline_pass_rate),
             fmt_pct(c.candidate_pass_rate),
             fmt_pp(c.uplift),
-            fmt_interval(c.tango_ci, "pp"),
+            fmt_interval(c.ci, "pp"),
             str(c.table.regressions),
             str(c.table.improvements),
             fmt_p(c.mcnemar_pvalue),
@@ -113,7 +113,7 @@ def category_rows(report: AblationReport) -> list[Row]:
 
 def category_note(report: AblationReport) -> str:
     """Which interval and test the category table uses."""
-    methods = sorted({c.tango_ci.method for c in report.categories if c.tango_ci is not None})
+    methods = sorted({c.ci.method for c in report.categories if c.ci is not None})
     return f"CI: {', '.join(methods) or DASH}; p: McNemar, adjusted across categories."
 
 

@@ -145,13 +145,10 @@ def test_rows(report: AblationReport) -> list[tuple[str, str, str, str]]:
         ("McNemar mid-p", fmt_p(m.midp_pvalue), "", m.midp_method),
         ("uplift", fmt_pp(u.estimate), fmt_interval(u.ci, "pp"), u.ci.method),
     ]
-    for extra in (u.tango_ci, u.newcombe_ci, u.t_ci):
-        if extra is not None and extra != u.ci:
-            rows.append(("uplift", "", fmt_interval(extra, "pp"), extra.method))
-    if u.bootstrap_ci is not None and u.bootstrap_ci != u.ci:
-        rows.append(
-            ("uplift (secondary)", "", fmt_interval(u.bootstrap_ci, "pp"), u.bootstrap_ci.method)
-        )
+    others = [iv for iv in u.intervals if iv.name != u.headline]
+    for extra in sorted(others, key=lambda iv: iv.secondary):  # the secondary figures last
+        label = "uplift (secondary)" if extra.secondary else "uplift"
+        rows.append((label, "", fmt_interval(extra, "pp"), extra.method))
     if u.relative is not None:
         rows.append(
             (

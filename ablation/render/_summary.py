@@ -13,14 +13,22 @@ from __future__ import annotations
 
 import io
 import json
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from ablation.render import _format as f
 from ablation.render._ci_safe import no_workflow_commands
 from ablation.report import AblationReport
 
-__all__ = ["SUMMARY_HEADERS", "summary_data", "summary_rows", "summary_text"]
+__all__ = [
+    "SUMMARY_HEADERS",
+    "summary_data",
+    "summary_html",
+    "summary_json",
+    "summary_markdown",
+    "summary_rows",
+    "summary_terminal",
+]
 
 SUMMARY_HEADERS = (
     "candidate",
@@ -50,7 +58,7 @@ def summary_data(reports: Sequence[AblationReport], names: Sequence[str]) -> dic
     holm = [float(x) for x in adjust_pvalues(better, method="holm")]
     rows = []
     for name, r, adj, p_better in zip(names, reports, holm, better, strict=True):
-        iv = r.uplift.tango_ci or r.uplift.t_ci or r.uplift.ci
+        iv = r.uplift.ci  # the headline, as every renderer shows it
         rows.append(
             {
                 "name": name,
@@ -69,7 +77,7 @@ def summary_data(reports: Sequence[AblationReport], names: Sequence[str]) -> dic
                 "verdict": r.verdict if r.gates else "not gated",
             }
         )
-    methods = sorted({(r.uplift.tango_ci or r.uplift.ci).method for r in reports})
+    methods = sorted({r.uplift.ci.method for r in reports})
     notes = [
         "base / cand: pass rates; b / c: regressions / improvements; p: one-sided test of "
         f"improvement (H1: candidate better; {_methods(reports)}); "
@@ -111,7 +119,7 @@ def _methods(reports: Sequence[AblationReport]) -> str:
     return ", ".join(sorted(names))
 
 
-def summary_rows(data: dict[str, Any]) -> list[tuple[str, ...]]:
+def summary_rows(data: Mapping[str, Any]) -> list[tuple[str, ...]]:
     """The rows of :func:`summary_data` as text cells (see :data:`SUMMARY_HEADERS`)."""
     out: list[tuple[str, ...]] = []
     for row in data["rows"]:
@@ -132,38 +140,44 @@ def summary_rows(data: dict[str, Any]) -> list[tuple[str, ...]]:
     return out
 
 
-def summary_text(data: dict[str, Any], fmt: str, width: int | None = None) -> str:
-    """Draw the summary in ``fmt`` ("terminal", "markdown", "html" or "json")."""
-    rows = summary_rows(data)
-    if fmt == "json":
-        return json.dumps(data, indent=2) + "\n"
-    if fmt == "markdown":
-        from ablation.render.markdown import md_cell, md_table
+def summary_json(data: Mapping[str, Any], width: int | None = None) -> str:
+    """The summary as JSON: the rows' raw numbers and the notes."""
+    return json.dumps(data, indent=2) + "\n"
 
-        notes = "\n\n".join(md_cell(n) for n in data["notes"])
-        text = f"### Candidates vs baseline\n\n{md_table(SUMMARY_HEADERS, rows)}\n\n{notes}\n"
-        return no_workflow_commands(text, markup=True)
-    if fmt == "html":
-        from ablation.render.html import esc, html_page, html_table
 
-        notes = "".join(f'<p class="note">{esc(n)}</p>' for n in data["notes"])
-        body = f"<h1>Candidates vs baseline</h1>{html_table(SUMMARY_HEADERS, rows)}{notes}"
-        return html_page("ablation: candidates vs baseline", body)
-    if fmt == "terminal":
-        from rich.console import Console
+def summary_markdown(data: Mapping[str, Any], width: int | None = None) -> str:
+    """The summary as a Markdown table with its notes."""
+    from ablation.render.markdown import md_cell, md_table
 
-        from ablation.render.terminal import summary_renderables
+    notes = "\n\n".join(md_cell(n) for n in data["notes"])
+    text = f"### Candidates vs baseline\n\n{md_table(SUMMARY_HEADERS, summary_rows(data))}\n\n{notes}\n"
+    return no_workflow_commands(text, markup=True)
 
-        console = Console(
-            width=width or 100,
-            record=True,
-            file=io.StringIO(),
-            force_terminal=False,
-            color_system=None,
-        )
-        for part in summary_renderables(SUMMARY_HEADERS, rows, data["notes"]):
-            console.print(part)
-        text = console.export_text(styles=False)
-        text = "\n".join(line.rstrip() for line in text.splitlines()) + "\n"
-        return no_workflow_commands(text, markup=False)
-    raise ValueError(f"unknown format {fmt!r}: use terminal, markdown, json or html")
+
+def summary_html(data: Mapping[str, Any], width: int | None = None) -> str:
+    """The summary as one self-contained HTML page."""
+    from ablation.render.html import esc, html_page, html_table
+
+    notes = "".join(f'<p class="note">{esc(n)}</p>' for n in data["notes"])
+    body = f"<h1>Candidates vs baseline</h1>{html_table(SUMMARY_HEADERS, summary_rows(data))}{notes}"
+    return html_page("ablation: candidates vs baseline", body)
+
+
+def summary_terminal(data: Mapping[str, Any], width: int | None = None) -> str:
+    """The summary as plain terminal text, ``width`` columns wide (default 100)."""
+    from rich.console import Console
+
+    from ablation.render.terminal import summary_renderables
+
+    console = Console(
+        width=width or 100,
+        record=True,
+        file=io.StringIO(),
+        force_terminal=False,
+        color_system=None,
+    )
+    for part in summary_renderables(SUMMARY_HEADERS, summary_rows(data), data["notes"]):
+        console.print(part)
+    text = console.export_text(styles=False)
+    text = "\n".join(line.rstrip() for line in text.splitlines()) + "\n"
+    return no_workflow_commands(text, markup=False)

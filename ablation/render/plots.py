@@ -72,8 +72,7 @@ def _forest_rows(report: AblationReport) -> list[tuple[str, list[tuple[str, floa
     u = report.uplift
     uplift = [
         (f"uplift: {iv.method}", 100 * u.estimate, iv)
-        for iv in (u.ci, u.tango_ci, u.newcombe_ci, u.t_ci)
-        if iv is not None
+        for iv in (u.ci, *(x for x in u.intervals if not x.secondary and x.name != u.headline))
     ]
     panels: list[tuple[str, list[tuple[str, float, Interval]]]] = [("uplift (pp)", uplift)]
     lat = report.latency
@@ -140,9 +139,9 @@ def _categories(report: AblationReport, figure_cls: Any) -> Any:
     ax = fig.add_subplot()
     for i, cat in enumerate(cats):
         y = len(cats) - 1 - i
-        if cat.tango_ci is not None:
+        if cat.ci is not None:
             ax.plot(
-                [100 * cat.tango_ci.low, 100 * cat.tango_ci.high], [y, y], color="#34495e", lw=2
+                [100 * cat.ci.low, 100 * cat.ci.high], [y, y], color="#34495e", lw=2
             )
         color = "#c0392b" if cat.uplift < 0 else "#2e86c1"
         ax.plot([100 * cat.uplift], [y], "o", color=color)
@@ -152,7 +151,7 @@ def _categories(report: AblationReport, figure_cls: Any) -> Any:
     )
     ax.axvline(0, color="#7f8c8d", ls="--", lw=1)
     ax.set_xlabel("uplift (percentage points)")
-    methods = sorted({c.tango_ci.method for c in cats if c.tango_ci is not None})
+    methods = sorted({c.ci.method for c in cats if c.ci is not None})
     ax.set_title("Uplift by category" + (f" ({', '.join(methods)})" if methods else ""), loc="left")
     ax.spines[["top", "right"]].set_visible(False)
     return fig

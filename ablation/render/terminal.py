@@ -230,11 +230,11 @@ def _categories(report: AblationReport) -> list[RenderableType]:
             _t(cat.n),
             _t(f.fmt_pct(cat.baseline_pass_rate, 0)),
             _t(f.fmt_pct(cat.candidate_pass_rate, 0)),
-            _t(f"{f.fmt_pp(cat.uplift)} {f.fmt_interval(cat.tango_ci, 'pp', with_level=False)}"),
+            _t(f"{f.fmt_pp(cat.uplift)} {f.fmt_interval(cat.ci, 'pp', with_level=False)}"),
             _t(f"{cat.table.regressions} / {cat.table.improvements}"),
             _t(f"{f.fmt_p(cat.mcnemar_pvalue)} ({f.fmt_p(cat.adjusted_pvalue)})"),
         )
-    methods = sorted({c.tango_ci.method for c in report.categories if c.tango_ci is not None})
+    methods = sorted({c.ci.method for c in report.categories if c.ci is not None})
     note = (
         "uplift CI: " + (", ".join(methods) or f.DASH) + "; p: McNemar, adjusted across categories"
     )

@@ -1,0 +1,354 @@
+"""The built-in release gates, each an object of the one gate shape (:class:`BuiltinGate`).
+
+:mod:`ablation.analysis.gates` lists them in :data:`~ablation.analysis.gates.GATES` and evaluates
+the list; its module docstring describes each gate. Every gate here is a stateless object with a
+``name``, ``applies(policy, report)``, ``judge(policy, report, alpha) -> list[GateResult]``,
+``fail_if_significant`` (a significance test that fails when significant: never Holm-adjusted
+against another gate) and ``holm_family`` (``None`` for all the built-in gates). The latency gate is in
+:mod:`ablation.analysis.latency_gate`.
+
+Assumptions: the report's counts, intervals and non-inferiority decision come from
+:mod:`ablation.analysis`; these gates only judge them (and run the exact McNemar tail, which is
+cheap and exact).
+"""
+
+from __future__ import annotations
+
+import math
+
+from ablation.analysis.completeness import GATE_COMPLETENESS, completeness_gate
+from ablation.analysis.sequential_gates import (
+    sequential_noninferiority_gate,
+    sequential_regression_gate,
+)
+from ablation.config import GatePolicy
+from ablation.report import AblationReport, GateResult
+
+__all__ = [
+    "GATE_COMPLETENESS",
+    "GATE_CRITICAL",
+    "GATE_INVENTORY",
+    "GATE_LATENCY",
+    "GATE_METRIC",
+    "GATE_NONINFERIORITY",
+    "GATE_REGRESSION",
+    "BuiltinGate",
+    "CompletenessGate",
+    "CriticalGate",
+    "InventoryGate",
+    "MetricNonInferiorityGate",
+    "NonInferiorityGate",
+    "RegressionGate",
+    "SequentialRegressionGate",
+    "judge_significance",
+    "short",
+]
+
+GATE_INVENTORY = "paired tasks present"
+GATE_CRITICAL = "critical tasks must not regress"
+GATE_NONINFERIORITY = "non-inferiority"
+GATE_REGRESSION = "no significant regression"
+GATE_LATENCY = "no significant latency regression"
+GATE_METRIC = "non-inferiority of {metric}"
+
+_MAX_LISTED = 20
+
+
+def short(x: float) -> str:
+    """A number in four significant digits, as the gates' evidence writes it."""
+    return f"{x:.4g}"
+
+
+def _ids(ids: list[str]) -> str:
+    shown = ", ".join(ids[:_MAX_LISTED])
+    more = len(ids) - _MAX_LISTED
+    return shown + (f" ... and {more} more" if more > 0 else "")
+
+
+def _critical_gate(report: AblationReport) -> GateResult:
+    crit = list(report.critical_regressions)
+    how = (
+        "baseline passed, candidate failed"
+        if report.runs == 1
+        else f"baseline passed all {report.runs} runs, candidate failed all"
+    )
+    flaky = (
+        f" {len(report.critical_flaky)} critical task(s) with a lower pass fraction are flaky "
+        f"(some runs pass) and not counted as regressions: {_ids(list(report.critical_flaky))}."
+        if report.critical_flaky
+        else ""
+    )
+    if crit:
+        return GateResult(
+            name=GATE_CRITICAL,
+            status="fail",
+            evidence=(
+                f"{len(crit)} critical task(s) regressed ({how}): "
+                f"{_ids(crit)}. A critical regression fails whatever the p-value "
+                f"(McNemar p = {short(report.mcnemar.pvalue)}).{flaky}"
+            ),
+            tasks=crit,
+        )
+    return GateResult(
+        name=GATE_CRITICAL,
+        status="pass",
+        evidence=(
+            (
+                f"none of the {report.n_critical} critical task(s) regressed "
+                if report.n_critical
+                else "no task is marked critical "
+            )
+            + f"({report.table.regressions} regression(s) in all)."
+            + flaky
+        ),
+    )
+
+
+def _noninferiority_gate(report: AblationReport, margin: float) -> GateResult:
+    ni = report.noninferiority
+    if ni is None:
+        return GateResult(
+            name=GATE_NONINFERIORITY,
+            status="fail",
+            evidence=(
+                f"the analysis did not provide a non-inferiority test for margin {short(margin)}; "
+                "nothing was computed here, so the gate cannot pass."
+            ),
+        )
+    if not math.isclose(ni.margin, margin, rel_tol=1e-9, abs_tol=1e-12):
+        return GateResult(
+            name=GATE_NONINFERIORITY,
+            status="fail",
+            evidence=(
+                f"the report's non-inferiority test used margin {short(ni.margin)}, the policy asks "
+                f"for {short(margin)}; re-run the analysis with the policy's margin."
+            ),
+            pvalue=ni.pvalue,
+        )
+    level = f"{100 * ni.ci.confidence_level:g}%"
+    interval = f"{level} CI [{ni.ci.low:+.4f}, {ni.ci.high:+.4f}]"
+    test = f"{ni.method}, H0: uplift <= -{short(margin)}, p = {short(ni.pvalue)}, alpha {short(ni.alpha)}"
+    if ni.decision == "non-inferior":
+        return GateResult(
+            name=GATE_NONINFERIORITY,
+            status="pass",
+            evidence=f"non-inferior: {interval} lies above -{short(margin)} ({test}).",
+            pvalue=ni.pvalue,
+        )
+    if ni.decision == "inconclusive":
+        return GateResult(
+            name=GATE_NONINFERIORITY,
+            status="inconclusive",
+            evidence=(
+                f"inconclusive: {interval} crosses -{short(margin)} ({test}); the data show neither "
+                "non-inferiority nor a regression, and an inconclusive gate counts as a failure."
+            ),
+            pvalue=ni.pvalue,
+            tasks=list(report.regressions),
+        )
+    return GateResult(
+        name=GATE_NONINFERIORITY,
+        status="fail",
+        evidence=f"regression: {interval} lies below 0 ({test}).",
+        pvalue=ni.pvalue,
+        tasks=list(report.regressions),
+    )
+
+
+def _metric_gate(report: AblationReport, metric: str, margin: float) -> GateResult:
+    """Non-inferiority of a numeric metric or quality score within ``margin`` (its units)."""
+    name = GATE_METRIC.format(metric=metric)
+    ni = report.metric_noninferiority.get(metric)
+    if ni is None:
+        return GateResult(
+            name=name,
+            status="fail",
+            evidence=(
+                f"no paired values of {metric!r} to test against margin {short(margin)} (the metric "
+                "is absent from the report, or no pair has a value in both arms)."
+            ),
+        )
+    status = {"non-inferior": "pass", "inconclusive": "inconclusive"}.get(ni.decision, "fail")
+    interval = (
+        f"{100 * ni.ci.confidence_level:g}% CI of candidate - baseline "
+        f"[{ni.ci.low:+.4g}, {ni.ci.high:+.4g}]"
+    )
+    return GateResult(
+        name=name,
+        status=status,  # type: ignore[arg-type]
+        evidence=f"{ni.decision}: {interval}; {ni.method}, p = {short(ni.pvalue)}, alpha {short(ni.alpha)}.",
+        pvalue=ni.pvalue,
+    )
+
+
+def _regression_off(report: AblationReport, alpha: float) -> GateResult:
+    """The significant-regression gate, turned off: shown, with what it would have said."""
+    p, desc = _regression_test(report)
+    would = "would have failed" if p < alpha else "would have passed"
+    return GateResult(
+        name=GATE_REGRESSION,
+        status="off",
+        evidence=(
+            "turned off (--allow-significant-regression, no_significant_regression = false); "
+            f"{desc}; p = {short(p)} vs alpha {short(alpha)}: {would}."
+        ),
+        pvalue=p,
+    )
+
+
+def _regression_test(report: AblationReport) -> tuple[float, str]:
+    """One-sided p-value for "candidate worse", and a description of the test.
+
+    The report's :class:`~ablation.report.UpliftTest` when it has one (the test its summary
+    sentence states); a report without one is judged by the same tests, computed here.
+    """
+    b, c = report.mcnemar.b, report.mcnemar.c
+    test = report.uplift_test
+    if test is not None:
+        return test.pvalue_worse, f"{test.method}, H1: candidate worse, b = {b}, c = {c}"
+    rep = report.repeated
+    if rep is not None:
+        half = rep.t_pvalue / 2
+        p = half if rep.mean_difference < 0 else 1 - half
+        return p, (
+            f"paired t on per-task pass fractions ({rep.runs} runs, {rep.n_tasks} tasks), "
+            f"one-sided (H1: candidate worse), mean difference {rep.mean_difference:+.4f}"
+        )
+    from ablation.stats import mcnemar
+
+    p = float(mcnemar(b, c, method="exact", alternative="less").pvalue)
+    return p, (
+        f"one-sided exact McNemar (H1: candidate worse), regressions b = {b}, improvements c = {c}"
+    )
+
+
+def judge_significance(name: str, p: float, desc: str, tasks: list[str], a: float) -> GateResult:
+    """Judge one significance-test gate at ``a`` on its own.
+
+    Each of these gates fails when its test is significant, so a multiplicity adjustment would
+    protect against false failures and take protection away from the user: adding a second gate
+    must never let a regression that fails alone pass. They are not adjusted against each other.
+    """
+    failed = p < a
+    outcome = "significant: fails" if failed else "not significant: passes"
+    return GateResult(
+        name=name,
+        status="fail" if failed else "pass",
+        evidence=(
+            f"{desc}; p = {short(p)} (each fail-if-significant gate at alpha on its own, "
+            f"not adjusted) {'<' if failed else '>='} alpha {short(a)}: {outcome}."
+        ),
+        pvalue=p,
+        tasks=tasks if failed else [],
+    )
+
+
+def _inventory_gates(report: AblationReport) -> list[GateResult]:
+    """Gate 0: a report with no paired task fails."""
+    if report.n_paired:
+        return []
+    return [
+        GateResult(
+            name=GATE_INVENTORY,
+            status="fail",
+            evidence=(
+                f"no task was paired: {report.n_tasks} task(s), {len(report.excluded)} "
+                "excluded item(s) (listed in the report); there is nothing to judge."
+            ),
+        )
+    ]
+
+
+class BuiltinGate:
+    """The gate shape, with the defaults of a gate that is judged on its own."""
+
+    name: str = ""
+    fail_if_significant: bool = False
+    holm_family: str | None = None
+
+    def applies(self, policy: GatePolicy, report: AblationReport) -> bool:
+        """Whether the gate is judged (listed) for this policy and report."""
+        return True
+
+    def judge(self, policy: GatePolicy, report: AblationReport, alpha: float) -> list[GateResult]:
+        """The gate's results (a gate may give none, or one per metric)."""
+        raise NotImplementedError
+
+
+class InventoryGate(BuiltinGate):
+    name = GATE_INVENTORY
+
+    def judge(self, policy: GatePolicy, report: AblationReport, alpha: float) -> list[GateResult]:
+        return _inventory_gates(report)
+
+
+class CriticalGate(BuiltinGate):
+    name = GATE_CRITICAL
+
+    def applies(self, policy: GatePolicy, report: AblationReport) -> bool:
+        return policy.critical_must_not_regress
+
+    def judge(self, policy: GatePolicy, report: AblationReport, alpha: float) -> list[GateResult]:
+        return [_critical_gate(report)]
+
+
+class CompletenessGate(BuiltinGate):
+    name = GATE_COMPLETENESS
+
+    def judge(self, policy: GatePolicy, report: AblationReport, alpha: float) -> list[GateResult]:
+        return [completeness_gate(report, policy)]
+
+
+class NonInferiorityGate(BuiltinGate):
+    name = GATE_NONINFERIORITY
+
+    def applies(self, policy: GatePolicy, report: AblationReport) -> bool:
+        return policy.noninferiority_margin is not None
+
+    def judge(self, policy: GatePolicy, report: AblationReport, alpha: float) -> list[GateResult]:
+        if report.sequential is not None:  # fixed-n tests are not valid after a sequential stop
+            return [sequential_noninferiority_gate(report.sequential, GATE_NONINFERIORITY)]
+        assert policy.noninferiority_margin is not None
+        return [_noninferiority_gate(report, policy.noninferiority_margin)]
+
+
+class MetricNonInferiorityGate(BuiltinGate):
+    name = GATE_METRIC
+
+    def applies(self, policy: GatePolicy, report: AblationReport) -> bool:
+        return bool(policy.metric_margins)
+
+    def judge(self, policy: GatePolicy, report: AblationReport, alpha: float) -> list[GateResult]:
+        return [_metric_gate(report, m, v) for m, v in policy.metric_margins.items()]
+
+
+class SequentialRegressionGate(BuiltinGate):
+    """The regression gate in sequential mode: the e-process decides (always on there)."""
+
+    name = GATE_REGRESSION
+
+    def applies(self, policy: GatePolicy, report: AblationReport) -> bool:
+        return report.sequential is not None
+
+    def judge(self, policy: GatePolicy, report: AblationReport, alpha: float) -> list[GateResult]:
+        assert report.sequential is not None
+        return [sequential_regression_gate(report.sequential, GATE_REGRESSION)]
+
+
+class RegressionGate(BuiltinGate):
+    """The fixed-n regression gate; turned off, it is listed (with what it would have said)
+    when some task was paired."""
+
+    name = GATE_REGRESSION
+    fail_if_significant = True
+
+    def applies(self, policy: GatePolicy, report: AblationReport) -> bool:
+        return report.sequential is None and (
+            policy.no_significant_regression or report.n_paired > 0
+        )
+
+    def judge(self, policy: GatePolicy, report: AblationReport, alpha: float) -> list[GateResult]:
+        if not policy.no_significant_regression:
+            return [_regression_off(report, alpha)]
+        p, desc = _regression_test(report)
+        return [judge_significance(GATE_REGRESSION, p, desc, list(report.regressions), alpha)]

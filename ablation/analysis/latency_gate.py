@@ -1,0 +1,87 @@
+"""The latency gate: is the candidate's geometric-mean latency significantly above the limit?
+
+``"no significant latency regression"`` (``policy.max_latency_ratio``, opt-in): a one-sided test
+that the geometric-mean latency ratio (candidate / baseline) exceeds the limit, and, when trials
+timed out, the one-sided exact test that timeouts are more frequent in the candidate; it fails
+when either is significant at ``alpha``, judged on its own (a fail-if-significant gate).
+"""
+
+from __future__ import annotations
+
+import math
+from statistics import NormalDist
+
+from ablation.analysis.builtin_gates import GATE_LATENCY, BuiltinGate, judge_significance, short
+from ablation.config import GatePolicy
+from ablation.report import AblationReport, GateResult, LatencyComparison
+
+__all__ = ["LatencyGate"]
+
+
+def _latency_test(lat: LatencyComparison | None, limit: float) -> tuple[float | None, str]:
+    """One-sided p-value for "geometric-mean latency ratio > limit" (None when impossible)."""
+    if lat is None or lat.geometric_mean_ratio is None or lat.ratio_ci is None:
+        return (
+            None,
+            "the report has no latency ratio with an interval (no pair completed in both arms?)",
+        )
+    gmr, ci = lat.geometric_mean_ratio, lat.ratio_ci
+    if min(gmr, ci.low, ci.high) <= 0 or not all(map(math.isfinite, (gmr, ci.low, ci.high))):
+        return None, f"the latency ratio {gmr} or its interval is not a positive finite number"
+    desc = (
+        f"geometric-mean latency ratio {short(gmr)}x ({100 * ci.confidence_level:g}% CI "
+        f"[{short(ci.low)}x, {short(ci.high)}x], {ci.method}; {lat.n_pairs} pairs) vs limit {short(limit)}x"
+    )
+    if lat.ratio_limit == limit and lat.ratio_limit_pvalue is not None:
+        return lat.ratio_limit_pvalue, f"{desc}; {lat.ratio_limit_method}"
+    if limit == 1.0 and lat.ratio_pvalue is not None:
+        half = lat.ratio_pvalue / 2
+        return (half if gmr > 1 else 1 - half), desc + "; one-sided from the report's ratio test"
+    z = NormalDist().inv_cdf(0.5 + ci.confidence_level / 2)
+    se = (math.log(ci.high) - math.log(ci.low)) / (2 * z)
+    shift = math.log(gmr) - math.log(limit)
+    # A zero-width interval leaves no doubt about which side of the limit the ratio is on.
+    p = NormalDist().cdf(-shift / se) if se > 0 else (0.0 if shift > 0 else 1.0)
+    return p, desc + "; one-sided, normal approximation on the log scale from the interval"
+
+
+def _with_timeouts(lat: LatencyComparison | None, p: float, desc: str) -> tuple[float, str]:
+    """The latency gate's p and words with timed-out trials accounted for.
+
+    Timed-out trials count at the cap (lower bounds), so the ratio understates a candidate that
+    times out more. The gate also runs the one-sided exact test that timeouts are more frequent
+    in the candidate (tasks where only it timed out against tasks where only the baseline did)
+    and fails when either test is significant; unbalanced timeouts are always named.
+    """
+    if lat is None or lat.censoring is None:
+        return p, desc
+    only_c, only_b = lat.timeouts_only_candidate, lat.timeouts_only_baseline
+    from ablation.stats import mcnemar
+
+    p_to = float(mcnemar(only_c, only_b, method="exact", alternative="less").pvalue)
+    words = (
+        f"{desc}; {lat.censoring}; timeouts in the candidate only on {only_c} task(s), in the "
+        f"baseline only on {only_b}"
+    )
+    if only_c != only_b:
+        words += (
+            f" (unbalanced: one-sided exact test of more candidate timeouts p = {short(p_to)}; the "
+            "gate fails when it or the ratio test is significant)"
+        )
+    return min(p, p_to), words
+
+
+class LatencyGate(BuiltinGate):
+    name = GATE_LATENCY
+    fail_if_significant = True
+
+    def applies(self, policy: GatePolicy, report: AblationReport) -> bool:
+        return policy.max_latency_ratio is not None
+
+    def judge(self, policy: GatePolicy, report: AblationReport, alpha: float) -> list[GateResult]:
+        assert policy.max_latency_ratio is not None
+        p_lat, desc = _latency_test(report.latency, policy.max_latency_ratio)
+        if p_lat is None:
+            return [GateResult(name=GATE_LATENCY, status="fail", evidence=desc + ".")]
+        p_lat, desc = _with_timeouts(report.latency, p_lat, desc)
+        return [judge_significance(GATE_LATENCY, p_lat, desc, [], alpha)]
