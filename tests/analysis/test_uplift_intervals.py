@@ -61,7 +61,7 @@ def test_the_list_names_each_method_once_and_holds_the_headline() -> None:
         assert len(names) == len(set(names)) and u.headline in names
         chosen = u.interval(u.headline)  # type: ignore[arg-type]
         assert chosen is not None and (chosen.low, chosen.high, chosen.method) == (u.ci.low, u.ci.high, u.ci.method)
-    assert [iv.name for iv in _report(OUTCOMES).uplift.intervals] == ["tango", "newcombe", "bootstrap"]
+    assert [iv.name for iv in _report(OUTCOMES).uplift.intervals] == ["tango", "tango_sparse", "newcombe", "bootstrap"]
     assert [iv.name for iv in _report(OUTCOMES, runs=2).uplift.intervals] == ["t", "betting", "bootstrap"]
 
 
@@ -82,11 +82,11 @@ def _iv(name: str, low: float, secondary: bool = False) -> NamedInterval:
 
 @settings(max_examples=60, deadline=None)
 @given(runs=st.integers(1, 4), families=st.booleans(),
-       present=st.sets(st.sampled_from(["tango", "newcombe", "t", "betting"])))  # fmt: skip
+       present=st.sets(st.sampled_from(["tango", "tango_sparse", "newcombe", "t", "betting"])))  # fmt: skip
 def test_the_chooser_follows_the_documented_rule(runs: int, families: bool, present: set[str]) -> None:
     listed = [_iv(n, -0.1 * i) for i, n in enumerate(sorted(present))] + [_iv("bootstrap", 0.5, True)]
     chosen = choose_headline(listed, runs=runs, has_families=families)
-    preferred = "bootstrap" if families else ("tango" if runs == 1 else "betting")
+    preferred = "bootstrap" if families else ("tango_sparse" if runs == 1 else "betting")
     assert chosen.name == (preferred if preferred in present or preferred == "bootstrap" else "bootstrap")
 
 
@@ -100,7 +100,7 @@ def wald_registered() -> Iterator[None]:
 def test_a_toy_interval_method_reaches_the_report_and_its_renderers(wald_registered: None) -> None:
     report = _report(OUTCOMES)
     w = report.uplift.interval("wald")
-    assert w is not None and report.uplift.headline == "tango"
+    assert w is not None and report.uplift.headline == "tango_sparse"
     # Reference: the Wald interval of a paired difference, (c - b)/n +- z sqrt(b + c - (c - b)^2/n)/n.
     b, c, n = 6, 2, len(OUTCOMES)
     half = 1.959963984540054 * math.sqrt(b + c - (c - b) ** 2 / n) / n
