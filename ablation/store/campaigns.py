@@ -23,8 +23,8 @@ from ablation.store.format import (
     CAMPAIGN_FIELDS,
     NEWEST_FIRST,
     SELECT_CAMPAIGN,
-    SELECT_CAMPAIGN_V3,
     CampaignRecord,
+    TaskDigests,
     check_status,
     now,
 )
@@ -110,10 +110,6 @@ class CampaignStore(StoreConnection):
         )
         return campaign_id
 
-    @property
-    def _select_campaign(self) -> str:
-        return SELECT_CAMPAIGN if self.schema_version >= 4 else SELECT_CAMPAIGN_V3
-
     def _record(self, row: tuple[Any, ...]) -> CampaignRecord:
         try:
             config = CampaignConfig.model_validate_json(row[2])
@@ -123,7 +119,7 @@ class CampaignStore(StoreConnection):
             ) from exc
         return CampaignRecord(
             campaign_id=row[0], status=row[1], config=config, suite_fingerprint=row[3],
-            task_digests=json.loads(row[4]), baseline_agent=row[5], candidate_agent=row[6],
+            task_digests=TaskDigests(row[4]), baseline_agent=row[5], candidate_agent=row[6],
             provenance=json.loads(row[7]), created_at=row[8], updated_at=row[9], n_trials=row[10],
         )  # fmt: skip
 
@@ -134,7 +130,7 @@ class CampaignStore(StoreConnection):
             StoreError: if there is no such campaign (naming it and a few known ids).
         """
         with self._op("read a campaign") as conn:
-            row = conn.execute(f"{self._select_campaign} WHERE c.id = ?", (campaign_id,)).fetchone()
+            row = conn.execute(f"{SELECT_CAMPAIGN} WHERE c.id = ?", (campaign_id,)).fetchone()
             if row is None:
                 raise self._unknown(conn, campaign_id)
         return self._record(row)
@@ -153,7 +149,7 @@ class CampaignStore(StoreConnection):
         where = " WHERE " + " AND ".join(clauses) if clauses else ""
         params = [v for v in wanted.values() if v is not None]
         with self._op("list campaigns") as conn:
-            rows = conn.execute(f"{self._select_campaign}{where}{NEWEST_FIRST}", params).fetchall()
+            rows = conn.execute(f"{SELECT_CAMPAIGN}{where}{NEWEST_FIRST}", params).fetchall()
         return [self._record(r) for r in rows]
 
     def list_campaigns(self) -> list[CampaignRecord]:
@@ -163,7 +159,7 @@ class CampaignStore(StoreConnection):
     def latest_campaign(self) -> CampaignRecord | None:
         """The most recently created campaign, or ``None`` for an empty store."""
         with self._op("read the latest campaign") as conn:
-            row = conn.execute(f"{self._select_campaign}{NEWEST_FIRST} LIMIT 1").fetchone()
+            row = conn.execute(f"{SELECT_CAMPAIGN}{NEWEST_FIRST} LIMIT 1").fetchone()
         return None if row is None else self._record(row)
 
     def set_status(self, campaign_id: str, status: str) -> None:
