@@ -22,7 +22,9 @@ from ablation.store.connection import StoreConnection
 from ablation.store.format import (
     CAMPAIGN_FIELDS,
     NEWEST_FIRST,
+    SCHEMA_VERSION,
     SELECT_CAMPAIGN,
+    SELECT_CAMPAIGN_ROWS,
     CampaignRecord,
     TaskDigests,
     check_status,
@@ -110,6 +112,10 @@ class CampaignStore(StoreConnection):
         )
         return campaign_id
 
+    @property
+    def _select_campaign(self) -> str:
+        return SELECT_CAMPAIGN if self.schema_version >= SCHEMA_VERSION else SELECT_CAMPAIGN_ROWS
+
     def _record(self, row: tuple[Any, ...]) -> CampaignRecord:
         try:
             config = CampaignConfig.model_validate_json(row[2])
@@ -130,7 +136,7 @@ class CampaignStore(StoreConnection):
             StoreError: if there is no such campaign (naming it and a few known ids).
         """
         with self._op("read a campaign") as conn:
-            row = conn.execute(f"{SELECT_CAMPAIGN} WHERE c.id = ?", (campaign_id,)).fetchone()
+            row = conn.execute(f"{self._select_campaign} WHERE c.id = ?", (campaign_id,)).fetchone()
             if row is None:
                 raise self._unknown(conn, campaign_id)
         return self._record(row)
@@ -149,7 +155,7 @@ class CampaignStore(StoreConnection):
         where = " WHERE " + " AND ".join(clauses) if clauses else ""
         params = [v for v in wanted.values() if v is not None]
         with self._op("list campaigns") as conn:
-            rows = conn.execute(f"{SELECT_CAMPAIGN}{where}{NEWEST_FIRST}", params).fetchall()
+            rows = conn.execute(f"{self._select_campaign}{where}{NEWEST_FIRST}", params).fetchall()
         return [self._record(r) for r in rows]
 
     def list_campaigns(self) -> list[CampaignRecord]:
@@ -159,7 +165,7 @@ class CampaignStore(StoreConnection):
     def latest_campaign(self) -> CampaignRecord | None:
         """The most recently created campaign, or ``None`` for an empty store."""
         with self._op("read the latest campaign") as conn:
-            row = conn.execute(f"{SELECT_CAMPAIGN}{NEWEST_FIRST} LIMIT 1").fetchone()
+            row = conn.execute(f"{self._select_campaign}{NEWEST_FIRST} LIMIT 1").fetchone()
         return None if row is None else self._record(row)
 
     def set_status(self, campaign_id: str, status: str) -> None:

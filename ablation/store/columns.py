@@ -81,16 +81,19 @@ def _errors(types: tuple[Any, ...], parsed: dict[int, list[Any]]) -> tuple[list[
 
 
 def _fingerprints(conn: sqlite3.Connection, campaign_id: str) -> dict[str, tuple[int, int]]:
-    """``arm -> (count, sum of rowids)`` of a campaign's trial rows (one pass over its index)."""
-    sql = "SELECT arm, COUNT(*), SUM(rowid) FROM trials WHERE campaign_id = ? GROUP BY arm"
-    return {arm: (n, total) for arm, n, total in conn.execute(sql, (campaign_id,))}
+    """``arm -> (count, sum of rowids)`` of a campaign's trial rows, as the ``trial_counts``
+    triggers keep them in the same transaction as every insert, delete or update of a row."""
+    sql = "SELECT arm, n, rowid_sum FROM trial_counts WHERE campaign_id = ?"
+    return {arm: (n, total) for arm, n, total in conn.execute(sql, (campaign_id,)) if n}
 
 
-def _read_snapshot(conn: sqlite3.Connection, rowid: int, arm: str) -> TrialColumns | None:
+def _read_snapshot(
+    conn: sqlite3.Connection, rowid: int, arm: str, shared: dict[bytes, np.ndarray] | None
+) -> TrialColumns | None:
     """An arm's snapshot, read whole by SQLite's incremental blob I/O (a SELECT of a blob of
     tens of megabytes reads its overflow pages several times slower)."""
     with conn.blobopen("arm_snapshots", "data", rowid, readonly=True) as blob:
-        return snapshot.decode(blob.read(), arm)
+        return snapshot.decode(blob.read(), arm, shared)
 
 
 class ColumnReader(StoreConnection):
@@ -121,8 +124,11 @@ class ColumnReader(StoreConnection):
         Raises:
             StoreError: for an unknown campaign.
         """
-        baseline = self.trial_columns(campaign_id, "baseline")
-        candidate = self.trial_columns(campaign_id, "candidate")
+        shared: dict[bytes, np.ndarray] = {}
+        baseline = self._arm_columns(campaign_id, "baseline", shared)
+        candidate = self._arm_columns(campaign_id, "candidate", shared)
+        if candidate.task_id is baseline.task_id:
+            return baseline, candidate  # the same ids, decoded once
         if len(baseline) == len(candidate) and bool(np.all(baseline.task_id == candidate.task_id)):
             candidate = dataclasses.replace(candidate, task_id=baseline.task_id)
         return baseline, candidate
@@ -137,10 +143,16 @@ class ColumnReader(StoreConnection):
         Raises:
             StoreError: for an unknown campaign.
         """
+        return self._arm_columns(campaign_id, arm, None)
+
+    def _arm_columns(
+        self, campaign_id: str, arm: str, shared: dict[bytes, np.ndarray] | None
+    ) -> TrialColumns:
+        """:meth:`trial_columns`, sharing decoded ids through ``shared`` (see ``decode``)."""
         with self._op("read trial columns") as conn:
             self._require(conn, campaign_id)
             found = self._current_snapshots(conn, campaign_id).get(arm)
-            held = None if found is None else _read_snapshot(conn, found[0], arm)
+            held = None if found is None else _read_snapshot(conn, found[0], arm, shared)
         if held is not None:
             return held
         if self.read_only:

@@ -33,14 +33,19 @@ SCHEMA_VERSION = 5
 #: 2 -> 3: campaigns get ``agent_fingerprints_json`` (``arm -> fingerprint`` of the agent's code,
 #: :func:`ablation.agents.fingerprint.agent_fingerprint`); NULL for campaigns stored before.
 #: 3 -> 4: (a second copy of the trials as column blocks, which version 5 removes again).
-#: 4 -> 5: the column blocks and ``campaigns.blocks`` are dropped; ``arm_snapshots`` (created
-#: by :data:`DDL`) starts empty, and each snapshot is written from the rows when first needed.
+#: 4 -> 5: the column blocks and ``campaigns.blocks`` are dropped; ``trial_counts`` is filled
+#: from the rows (its triggers, created by :data:`DDL`, keep it from then on); ``arm_snapshots``
+#: starts empty, and each snapshot is written from the rows when first needed.
 MIGRATIONS: dict[int, str] = {
     1: "ALTER TABLE trials ADD COLUMN tokens INTEGER;"
     " UPDATE trials SET tokens = json_extract(result_json, '$.tokens');",
     2: "ALTER TABLE campaigns ADD COLUMN agent_fingerprints_json TEXT;",
     3: "ALTER TABLE campaigns ADD COLUMN blocks INTEGER NOT NULL DEFAULT 1;",
-    4: "DROP TABLE IF EXISTS trial_blocks; ALTER TABLE campaigns DROP COLUMN blocks;",
+    4: "DROP TABLE IF EXISTS trial_blocks; ALTER TABLE campaigns DROP COLUMN blocks;"
+    " CREATE TABLE IF NOT EXISTS trial_counts (campaign_id TEXT NOT NULL, arm TEXT NOT NULL,"
+    " n INTEGER NOT NULL, rowid_sum INTEGER NOT NULL, PRIMARY KEY (campaign_id, arm));"
+    " INSERT INTO trial_counts SELECT campaign_id, arm, COUNT(*), SUM(rowid) FROM trials"
+    " GROUP BY campaign_id, arm;",
 }
 CAMPAIGN_STATUSES: frozenset[str] = frozenset({"running", "complete", "interrupted", "aborted"})
 #: Config fields that change what the trials are; any other field is cosmetic for a resume.
@@ -69,7 +74,22 @@ CREATE TABLE IF NOT EXISTS arm_snapshots (
     arm TEXT NOT NULL, n INTEGER NOT NULL, rowid_sum INTEGER NOT NULL,
     tasks_match INTEGER NOT NULL, data BLOB NOT NULL,
     PRIMARY KEY (campaign_id, arm));
+CREATE TABLE IF NOT EXISTS trial_counts (
+    campaign_id TEXT NOT NULL, arm TEXT NOT NULL, n INTEGER NOT NULL, rowid_sum INTEGER NOT NULL,
+    PRIMARY KEY (campaign_id, arm));
+CREATE TRIGGER IF NOT EXISTS trials_inserted AFTER INSERT ON trials BEGIN
+    INSERT INTO trial_counts (campaign_id, arm, n, rowid_sum)
+    VALUES (NEW.campaign_id, NEW.arm, 1, NEW.rowid) ON CONFLICT (campaign_id, arm)
+    DO UPDATE SET n = n + 1, rowid_sum = rowid_sum + excluded.rowid_sum; END;
+CREATE TRIGGER IF NOT EXISTS trials_deleted AFTER DELETE ON trials BEGIN
+    UPDATE trial_counts SET n = n - 1, rowid_sum = rowid_sum - OLD.rowid
+    WHERE campaign_id = OLD.campaign_id AND arm = OLD.arm; END;
 CREATE TRIGGER IF NOT EXISTS trials_updated AFTER UPDATE ON trials BEGIN
+    UPDATE trial_counts SET n = n - 1, rowid_sum = rowid_sum - OLD.rowid
+    WHERE campaign_id = OLD.campaign_id AND arm = OLD.arm;
+    INSERT INTO trial_counts (campaign_id, arm, n, rowid_sum)
+    VALUES (NEW.campaign_id, NEW.arm, 1, NEW.rowid) ON CONFLICT (campaign_id, arm)
+    DO UPDATE SET n = n + 1, rowid_sum = rowid_sum + excluded.rowid_sum;
     DELETE FROM arm_snapshots WHERE campaign_id IN (OLD.campaign_id, NEW.campaign_id); END;
 CREATE TABLE IF NOT EXISTS task_details (
     campaign_id TEXT NOT NULL REFERENCES campaigns(id) ON DELETE CASCADE,
@@ -85,9 +105,16 @@ CAMPAIGN_FIELDS = (
     "id", "status", "config_json", "suite_fingerprint", "task_digests_json", "baseline_agent",
     "candidate_agent", "provenance_json", "created_at", "updated_at",
 )  # fmt: skip
+_FIELDS_SQL = ", ".join("c." + f for f in CAMPAIGN_FIELDS)
+#: A campaign and its trial count, kept by the ``trial_counts`` triggers (no pass over the rows).
 SELECT_CAMPAIGN = (
-    f"SELECT {', '.join('c.' + f for f in CAMPAIGN_FIELDS)},"
-    " (SELECT COUNT(*) FROM trials t WHERE t.campaign_id = c.id) FROM campaigns c"
+    f"SELECT {_FIELDS_SQL}, (SELECT COALESCE(SUM(k.n), 0) FROM trial_counts k"
+    " WHERE k.campaign_id = c.id) FROM campaigns c"
+)
+#: :data:`SELECT_CAMPAIGN` for a store older than schema 5 opened read-only (rows counted).
+SELECT_CAMPAIGN_ROWS = (
+    f"SELECT {_FIELDS_SQL}, (SELECT COUNT(*) FROM trials t WHERE t.campaign_id = c.id)"
+    " FROM campaigns c"
 )
 NEWEST_FIRST = " ORDER BY c.created_at DESC, c.rowid DESC"
 ROW_COLUMNS = (

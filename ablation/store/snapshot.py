@@ -90,16 +90,28 @@ def encode(c: TrialColumns) -> bytes:
     return out.getvalue()
 
 
-def decode(data: bytes, arm: str) -> TrialColumns | None:
-    """The columns of a snapshot written by :func:`encode`; ``None`` for another format."""
+def decode(
+    data: bytes, arm: str, shared: dict[bytes, np.ndarray] | None = None
+) -> TrialColumns | None:
+    """The columns of a snapshot written by :func:`encode`; ``None`` for another format.
+
+    ``shared``: id columns already decoded, by their encoded bytes (the two arms of a campaign
+    usually hold the same ids: the second arm takes the first one's array, decoded once); this
+    snapshot's ids are added to it.
+    """
     with np.load(io.BytesIO(data), allow_pickle=False) as archive:
         manifest = _json(archive["manifest"])
         if not isinstance(manifest, dict) or manifest.get("format") != FORMAT:
             return None
         n = manifest["n"]
         out: dict[str, Any] = {name: archive[name] for name, _, _ in _NUMBERS}
-        ids = np.empty(n, dtype=object)
-        ids[:] = _json(archive["task_id"])  # item by item: no fixed-width copy drops a NUL
+        raw = archive["task_id"].tobytes()
+        ids = None if shared is None else shared.get(raw)
+        if ids is None:
+            ids = np.empty(n, dtype=object)
+            ids[:] = json.loads(raw.decode("utf-8"))  # item by item: no fixed-width copy drops a NUL
+            if shared is not None:
+                shared[raw] = ids
         out["task_id"] = ids
         for name in _TEXTS:
             if name in manifest["texts"]:

@@ -9,6 +9,7 @@ equal the report of the per-trial object path to the byte.
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import random
 import sqlite3
@@ -63,7 +64,9 @@ def test_trials_are_written_once_and_the_snapshot_on_the_first_read(tmp_path: Pa
         store.append_many(cid, baseline[20:] + candidate[20:])
         with store._op("test") as conn:
             tables = {r[0] for r in conn.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
-        assert tables == {"meta", "campaigns", "trials", "arm_snapshots", "task_details"}
+        assert tables == {
+            "meta", "campaigns", "trials", "arm_snapshots", "trial_counts", "task_details"
+        }
         assert _snapshots(store, cid) == []  # no second copy of the trials while they are written
         _same_as_rows(store, cid)
         assert _snapshots(store, cid) == [("baseline", len(baseline)), ("candidate", len(candidate))]
@@ -89,6 +92,45 @@ def test_reads_between_any_batches_equal_the_rows(seed: int, sizes: list[int]) -
             _same_as_rows(store, cid)
         store.append_many(cid, trials[at:])
         _same_as_rows(store, cid)
+
+
+@settings(max_examples=30, deadline=None)
+@given(
+    ops=st.lists(
+        st.tuples(st.sampled_from(["insert", "delete", "update", "move"]), st.integers(0, 59)),
+        max_size=40,
+    )
+)
+def test_trial_counts_are_the_rows_count_and_rowid_sum(ops: list[tuple[str, int]]) -> None:
+    """Property: whatever rows are inserted, deleted or edited (even moved to another arm or
+    campaign, as another tool could), ``trial_counts`` equals a count of the rows."""
+    rng = random.Random(len(ops))
+    with RunStore(":memory:") as store:
+        cids = [_new(store), _new(store)]
+        for op, i in ops:
+            cid, arm = cids[i % 2], ARMS[i // 2 % 2]
+            if op == "insert":
+                with contextlib.suppress(StoreError):  # a duplicate key: nothing written
+                    store.append(cid, trial(rng, f"t{i % 7}", arm, i // 28))
+                continue
+            with store._op("test") as conn:
+                if op == "delete":
+                    conn.execute("DELETE FROM trials WHERE rowid = (SELECT MIN(rowid) FROM trials)")
+                elif op == "update":
+                    conn.execute("UPDATE trials SET passed = 1 - passed WHERE task_id = ?", (f"t{i % 7}",))
+                else:
+                    conn.execute(
+                        "UPDATE OR IGNORE trials SET arm = ?, campaign_id = ? WHERE rowid ="
+                        " (SELECT MAX(rowid) FROM trials)", (arm, cid),
+                    )  # fmt: skip
+        with store._op("test") as conn:
+            counted = conn.execute(
+                "SELECT campaign_id, arm, COUNT(*), SUM(rowid) FROM trials GROUP BY 1, 2"
+            ).fetchall()
+            kept = conn.execute("SELECT * FROM trial_counts WHERE n > 0 ORDER BY 1, 2").fetchall()
+        assert kept == counted
+        for cid in cids:
+            _same_as_rows(store, cid)
 
 
 def test_a_replaced_or_edited_row_makes_the_snapshot_stale(tmp_path: Path) -> None:
@@ -143,7 +185,8 @@ def _downgrade_to_v4(path: Path) -> None:
     """Make ``path`` a schema-4 store: column blocks beside the rows, no snapshots."""
     conn = sqlite3.connect(path)
     conn.executescript(
-        "DROP TRIGGER trials_updated; DROP TABLE arm_snapshots;"
+        "DROP TRIGGER trials_inserted; DROP TRIGGER trials_deleted; DROP TRIGGER trials_updated;"
+        " DROP TABLE arm_snapshots; DROP TABLE trial_counts;"
         " CREATE TABLE trial_blocks (campaign_id TEXT NOT NULL, arm TEXT NOT NULL,"
         " level INTEGER NOT NULL, n INTEGER NOT NULL, task_ids TEXT NOT NULL,"
         " numbers BLOB NOT NULL, extra TEXT);"
@@ -186,7 +229,7 @@ def test_a_schema_4_store_is_read_from_rows_then_migrated(tmp_path: Path) -> Non
 
 @pytest.mark.parametrize("seed", [0, 1, 2])
 def test_a_report_from_snapshots_equals_the_object_path(tmp_path: Path, seed: int) -> None:
-    baseline, candidate = campaign(seed, 2000)
+    baseline, candidate = campaign(seed, 1000)
     trials: list[TaskResult] = baseline + candidate
     random.Random(seed).shuffle(trials)
     config = CampaignConfig(n_resamples=300, seed=seed)
