@@ -83,3 +83,19 @@ class RunStore(
         self, path: str | os.PathLike[str] = DEFAULT_STORE_PATH, *, read_only: bool = False
     ) -> None:
         super().__init__(path, read_only=read_only)
+
+    def set_status(self, campaign_id: str, status: str) -> None:
+        """Set a campaign's status; a campaign that ends ``complete`` gets its arm snapshots.
+
+        The snapshots (:mod:`ablation.store.snapshot`) are written from the rows here, when
+        missing or stale, so that a later ``ablation report`` (a read-only open, which cannot
+        write them) reads columns, not a million rows. Other statuses write none: an
+        interrupted campaign stops at once.
+
+        Raises:
+            ConfigError: for an unknown status.
+            StoreError: for an unknown campaign.
+        """
+        super().set_status(campaign_id, status)
+        if status == "complete" and not self.read_only:
+            self.campaign_columns(campaign_id)

@@ -18,10 +18,12 @@ is an uncompressed NumPy ``.npz`` archive (a zip of ``.npy`` arrays, written and
   named columns, ``<i>`` the position of the name in the manifest's list.
 
 Rows are in ``(task_id, run)`` order, the rows' primary key order. A snapshot is written from
-the rows (see :class:`~ablation.store.columns.ColumnReader`) together with the rows' fingerprint
-at that moment: their count and the sum of their ``rowid``. It is used only while the rows'
-fingerprint is the same (any insert or delete changes it), and an ``UPDATE`` of a trial row
-deletes its campaign's snapshots (a trigger); a missing or stale snapshot is never read.
+the rows when a campaign ends ``complete`` and by a columnar read of a writable store that finds
+none current (see :class:`~ablation.store.columns.ColumnReader`), together with the rows'
+fingerprint at that moment: their count and the sum of their ``rowid``, as the ``trial_counts``
+triggers keep them. It is used only while the fingerprint is the same (any insert or delete
+changes it), and an ``UPDATE`` of a trial row deletes its campaign's snapshots (a trigger); a
+missing or stale snapshot is never read.
 """
 
 from __future__ import annotations

@@ -341,3 +341,18 @@ def test_a_read_only_store_writes_no_snapshot(tmp_path: Path) -> None:
         assert _snapshots(store, cid) == []
         with pytest.raises(StoreError):
             store.append(cid, baseline[0])
+
+
+def test_a_completed_campaign_gets_its_snapshots_an_interrupted_one_none(tmp_path: Path) -> None:
+    baseline, candidate = campaign(6, 40)
+    path = tmp_path / "runs.db"
+    with RunStore(path) as store:
+        done, stopped = _new(store), _new(store)
+        for cid in (done, stopped):
+            store.append_many(cid, baseline + candidate)
+        store.set_status(stopped, "interrupted")
+        store.set_status(done, "complete")
+        assert _snapshots(store, stopped) == []
+        assert _snapshots(store, done) == [("baseline", len(baseline)), ("candidate", len(candidate))]
+    with RunStore(path, read_only=True) as store:  # what ``ablation report`` opens
+        _same_as_rows(store, done)
