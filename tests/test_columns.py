@@ -27,7 +27,7 @@ from ablation.columns import (
 )
 from ablation.config import Provenance
 from ablation.schema import TaskResult
-from ablation.store.blocks import sort_columns
+from ablation.store import snapshot
 
 _NUMBERS = {
     "run": np.int64, "passed": np.bool_, "latency_s": np.float64, "cost": np.float64,
@@ -99,13 +99,13 @@ def test_constant_column_takes_the_dtype_of_a_numpy_scalar() -> None:
     assert not unknown(filled(0.5, np.float64, 3)) and not unknown(constant_column(np.nan, 3))
 
 
-def test_the_store_sort_keeps_constant_numbers_numeric() -> None:
-    """``sort_columns`` gathers a constant column as a constant of the value it holds; a numeric
-    constant must stay numeric (reference: the sorted rows read in full)."""
+def test_a_store_snapshot_keeps_constant_numbers_numeric() -> None:
+    """Columns given as constants (stride 0) go through a store snapshot as arrays of their
+    own dtype (reference: the rows read in full)."""
     rows = [TaskResult(task_id=f"t{i:03d}", arm="baseline", passed=i % 3 == 0) for i in range(60)]
-    random.Random(5).shuffle(rows)
-    got = sort_columns(results_to_columns(rows, "baseline"))
-    want = _reference(sorted(rows, key=lambda r: r.task_id))
+    got = snapshot.decode(snapshot.encode(results_to_columns(rows, "baseline")), "baseline")
+    assert got is not None
+    want = _reference(rows)
     for name in ("task_id", "run", "attempts", "cost", "passed"):
         assert getattr(got, name).dtype == want[name].dtype, name
         np.testing.assert_array_equal(getattr(got, name), want[name], err_msg=name)

@@ -161,6 +161,6 @@ def report_stored_campaign(
     )
     report = report_from_store(
         store, record.campaign_id, config=config, provenance=provenance,
-        expected_ids=list(record.task_digests) or None,
+        expected_ids=store.expected_ids(record.campaign_id),
     )
     return report, record

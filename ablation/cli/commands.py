@@ -45,10 +45,11 @@ def _run(args: argparse.Namespace, stream: TextIO) -> int:
     scorers = user_code.scorers(s.get("quality") or [])
     if s.get("no_store") and (args.resume or args.reuse_baseline):
         raise UsageError("--resume and --reuse-baseline need a store (drop --no-store)")
-    import tempfile
+    from ablation.store.run_store import RunStore
 
-    tmp = tempfile.TemporaryDirectory() if s.get("no_store") else None
-    store = Path(tmp.name) / "runs.db" if tmp else s["store"]
+    # --no-store: one private in-memory store, shared by the candidates' campaigns; no file
+    memory = RunStore(":memory:") if s.get("no_store") else None
+    store = s["store"]
     reports: list[Any] = []
     names: list[str] = []
     info, current = CampaignRun(), 0
@@ -59,7 +60,7 @@ def _run(args: argparse.Namespace, stream: TextIO) -> int:
                 info, current = CampaignRun(), i
                 report = run_ablation_campaign(
                     baseline, candidate, tasks, config=config, quality_scorers=scorers,
-                    store=store, progress=progress, executor=executor,
+                    store=store if memory is None else memory, progress=progress, executor=executor,
                     resume=args.resume if i == 0 else False,
                     reuse_baseline=args.reuse_baseline if i == 0 else reports[0].provenance.campaign_id,
                     run_info=info, fail_fast=_fail_fast(s),
@@ -68,7 +69,7 @@ def _run(args: argparse.Namespace, stream: TextIO) -> int:
                 reports.append(report)
                 names.append(spec)
     except BrokenArm as exc:
-        resume = _resume_hint(args, current, store, info, tmp is not None)
+        resume = _resume_hint(args, current, store, info, memory is not None)
         hint = (
             f"; the stored campaign is marked aborted; after fixing the agent, resume with: {resume}"
             if resume else ""
@@ -76,7 +77,7 @@ def _run(args: argparse.Namespace, stream: TextIO) -> int:
         print(f"ablation: error: {exc.summary}{hint}", file=sys.stderr)
         return EXIT_ERROR
     except KeyboardInterrupt:
-        resume = _resume_hint(args, current, store, info, tmp is not None)
+        resume = _resume_hint(args, current, store, info, memory is not None)
         print(
             "ablation: interrupted; finished trials are saved. Resume with: "
             + (resume or "(no store: nothing to resume)"),
@@ -84,8 +85,8 @@ def _run(args: argparse.Namespace, stream: TextIO) -> int:
         )
         return EXIT_ERROR
     finally:
-        if tmp is not None:
-            tmp.cleanup()
+        if memory is not None:
+            memory.close()
     say_sandbox_unavailable(reports)
     return emit(reports, names, s, stream)
 

@@ -30,11 +30,13 @@ from ablation.report import AblationReport, ArmSummary, ContinuousComparison, Tr
 
 __all__ = [
     "METRIC_HEADERS",
+    "TABLE_CAP",
     "arm_rows",
     "continuous_rows",
     "excluded_rows",
     "metric_notes",
     "metric_rows",
+    "more_line",
     "noninferiority_text",
     "paired_note",
     "paired_rows",
@@ -44,6 +46,15 @@ __all__ = [
 ]
 
 Row = tuple[str, ...]
+#: Rows of a long list (regressions, improvements, exclusions) an HTML page shows; the rest are
+#: counted under it, and every one is in the JSON report.
+TABLE_CAP = 50
+
+
+def more_line(more: int, total: int, what: str) -> str:
+    """The line under a capped list: how many are left out, and where the full list is."""
+    return f"... and {more} more {what} ({total} in all; the full list is in --format json)"
+
 METRIC_HEADERS = (
     "metric",
     "pairs",

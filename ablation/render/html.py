@@ -91,6 +91,12 @@ def _p(text: str, cls: str = "") -> str:
     return f'<p class="{cls}">{esc(text)}</p>' if cls else f"<p>{esc(text)}</p>"
 
 
+def _more(total: int, what: str) -> str:
+    """The note under a list capped at :data:`~ablation.render._sections.TABLE_CAP` items."""
+    more = total - sec.TABLE_CAP
+    return _p(sec.more_line(more, total, what), "note") if more > 0 else ""
+
+
 def _regressions(report: AblationReport) -> str:
     ids = f.ordered_regressions(report)
     crit = set(report.critical_regressions)
@@ -101,7 +107,7 @@ def _regressions(report: AblationReport) -> str:
     errs = set(report.errored_regressions)
     with_detail = {d.task_id for d in report.details if d.kind == "regression"}
     rows = []
-    for i, tid in enumerate(ids, 1):
+    for i, tid in enumerate(ids[: sec.TABLE_CAP], 1):
         name = f'<a href="#pair-{i}-r">{esc(tid)}</a>' if tid in with_detail else esc(tid)
         mark = ""
         if crit:
@@ -119,16 +125,17 @@ def _regressions(report: AblationReport) -> str:
         + ("<th>candidate</th>" if errs else "")
     )
     table = f"<table><thead><tr>{head}</tr></thead><tbody>{''.join(rows)}</tbody></table>"
-    return _section("regressions", title, table)
+    return _section("regressions", title, table + _more(len(ids), "regressions"))
 
 
 def _improvements(report: AblationReport) -> str:
     ids = report.improvements
+    shown = ids[: sec.TABLE_CAP]
     body = (
-        '<div class="ids">' + "\n".join(f"<span>{esc(t)}</span>" for t in ids) + "</div>"
+        '<div class="ids">' + "\n".join(f"<span>{esc(t)}</span>" for t in shown) + "</div>"
         if ids
         else _p("No task improved.")
-    )
+    ) + _more(len(ids), "improvements")
     return _section("improvements", f"Improvements ({len(ids)})", body)
 
 
@@ -315,7 +322,11 @@ def render_html(report: AblationReport, *, details: bool = True) -> str:
             "excluded",
             f"Excluded from the paired analysis ({len(report.excluded)})",
             ["task", "run", "reason"],
-            [(e.task_id, "" if e.run is None else str(e.run), e.reason) for e in report.excluded],
+            [
+                (e.task_id, "" if e.run is None else str(e.run), e.reason)
+                for e in report.excluded[: sec.TABLE_CAP]
+            ],
+            _more(len(report.excluded), "exclusions"),
         ),
         _table_section(
             "categories",

@@ -74,10 +74,10 @@ def md_table(headers: Sequence[str], rows: Sequence[Sequence[object]]) -> str:
 def _ids(ids: Sequence[str], cap: int) -> str:
     shown, more = f.cap_list(ids, cap)
     text = ", ".join(md_cell(t) for t in shown)
-    return text + (f" ... and {more} more ({len(ids)} in all)" if more else "")
+    return text + (f" {sec.more_line(more, len(ids), 'improvements')}" if more else "")
 
 
-def _regressions(report: AblationReport, details: bool) -> list[str]:
+def _regressions(report: AblationReport) -> list[str]:
     ids = f.ordered_regressions(report)
     crit = set(report.critical_regressions)
     head = f"### {f.regressions_title(report)}"
@@ -85,7 +85,7 @@ def _regressions(report: AblationReport, details: bool) -> list[str]:
         return [head, f.no_regression_text(report)]
     cats = f.category_of(report)
     errs = set(report.errored_regressions)
-    shown, more = f.cap_list(ids, 0 if details else REGRESSION_CAP)
+    shown, more = f.cap_list(ids, REGRESSION_CAP)
     rows = [
         (
             i, tid, cats.get(tid, f.DASH),
@@ -100,7 +100,7 @@ def _regressions(report: AblationReport, details: bool) -> list[str]:
     table = table.replace("\\*\\*CRITICAL\\*\\*", "**CRITICAL**")
     out = [head, table]
     if more:
-        out.append(f"... and {more} more regressions ({len(ids)} in all).")
+        out.append(sec.more_line(more, len(ids), "regressions"))
     return out
 
 
@@ -182,21 +182,22 @@ def render_markdown(report: AblationReport, *, details: bool = False) -> str:
 
     Args:
         report: The report.
-        details: Add a collapsed drill-down of every regressed and improved task.
+        details: Add a collapsed drill-down of every regressed and improved task. Long lists
+            (regressions, improvements, excluded ids) are capped either way, with a count; the
+            full lists are in the JSON report.
 
     Returns:
         The Markdown; no line of it is a CI workflow command (:mod:`ablation.render._ci_safe`).
     """
     mark = "✅" if report.verdict == "pass" else "❌"
-    improvements = _ids(report.improvements, 0 if details else IMPROVEMENT_CAP)
-    cap = 0 if details else EXCLUDED_CAP
+    improvements = _ids(report.improvements, IMPROVEMENT_CAP)
     parts: list[list[str]] = [
         [
             f"## {mark} ablation: {md_cell(f.verdict_line(report))}",
             md_cell(f.summary_sentence(report)),
             *(f"- Also changed: {md_cell(note)}" for note in report.notes),
         ],
-        _regressions(report, details),
+        _regressions(report),
         [f"### Improvements ({len(report.improvements)})", improvements or "No task improved."],
         _table_section(f"### {er.error_title(report)}", er.ERROR_HEADERS, er.error_rows(report))
         + (["", md_cell(er.error_note(report))] if er.has_errors(report) else []),
@@ -235,7 +236,7 @@ def render_markdown(report: AblationReport, *, details: bool = False) -> str:
         _table_section(
             f"### Excluded from the paired analysis ({len(report.excluded)})",
             ["reason", "count", "tasks"],
-            sec.excluded_rows(report, cap),
+            sec.excluded_rows(report, EXCLUDED_CAP),
         ),
         _table_section("### Categories", bk.CATEGORY_HEADERS, bk.category_rows(report))
         + (["", md_cell(bk.category_note(report))] if bk.show_categories(report) else []),

@@ -22,9 +22,11 @@ from ablation.store.connection import StoreConnection
 from ablation.store.format import (
     CAMPAIGN_FIELDS,
     NEWEST_FIRST,
+    SCHEMA_VERSION,
     SELECT_CAMPAIGN,
-    SELECT_CAMPAIGN_V3,
+    SELECT_CAMPAIGN_ROWS,
     CampaignRecord,
+    TaskDigests,
     check_status,
     now,
 )
@@ -112,7 +114,7 @@ class CampaignStore(StoreConnection):
 
     @property
     def _select_campaign(self) -> str:
-        return SELECT_CAMPAIGN if self.schema_version >= 4 else SELECT_CAMPAIGN_V3
+        return SELECT_CAMPAIGN if self.schema_version >= SCHEMA_VERSION else SELECT_CAMPAIGN_ROWS
 
     def _record(self, row: tuple[Any, ...]) -> CampaignRecord:
         try:
@@ -123,7 +125,7 @@ class CampaignStore(StoreConnection):
             ) from exc
         return CampaignRecord(
             campaign_id=row[0], status=row[1], config=config, suite_fingerprint=row[3],
-            task_digests=json.loads(row[4]), baseline_agent=row[5], candidate_agent=row[6],
+            task_digests=TaskDigests(row[4]), baseline_agent=row[5], candidate_agent=row[6],
             provenance=json.loads(row[7]), created_at=row[8], updated_at=row[9], n_trials=row[10],
         )  # fmt: skip
 

@@ -1,9 +1,10 @@
 """Columnar reads of the run store: one arm's trials straight into :class:`TrialColumns`.
 
-An arm's trials are read from its column blocks (:mod:`ablation.store.blocks`): a few rows of
-packed columns, no per-trial Python object. A campaign stored before blocks existed, in a store
-opened read-only since (a writable open writes the missing blocks), is read from its rows:
-only the columns a report needs are selected (ids, run, status, verdict, latency, cost,
+An arm's trials are read from its snapshot (:mod:`ablation.store.snapshot`): one blob of
+columns, no per-trial Python object, used only while the rows are those it was written from.
+Without a current snapshot (none written yet, rows added since, or an older store opened
+read-only) the arm is read from its rows, and a writable store writes the snapshot: only the
+columns a report needs are selected (ids, run, status, verdict, latency, cost,
 attempts, error type, category, critical flag, tokens, and the quality and metrics dictionaries,
 error stage and message through SQLite's ``json_extract`` - only for rows whose JSON may hold
 them, see ``_SCALAR``: parsing every row's JSON was most of such a report's time), page by page
@@ -24,8 +25,9 @@ from typing import Any
 import numpy as np
 
 from ablation.columns import STATUS_CODES, TrialColumns
-from ablation.store.blocks import SharedIds, concat_columns, read_blocks, write_top_block
+from ablation.store import snapshot
 from ablation.store.connection import StoreConnection
+from ablation.store.format import SCHEMA_VERSION
 
 __all__ = ["ColumnReader"]
 
@@ -78,6 +80,22 @@ def _errors(types: tuple[Any, ...], parsed: dict[int, list[Any]]) -> tuple[list[
     return error, stage
 
 
+def _fingerprints(conn: sqlite3.Connection, campaign_id: str) -> dict[str, tuple[int, int]]:
+    """``arm -> (count, sum of rowids)`` of a campaign's trial rows, as the ``trial_counts``
+    triggers keep them in the same transaction as every insert, delete or update of a row."""
+    sql = "SELECT arm, n, rowid_sum FROM trial_counts WHERE campaign_id = ?"
+    return {arm: (n, total) for arm, n, total in conn.execute(sql, (campaign_id,)) if n}
+
+
+def _read_snapshot(
+    conn: sqlite3.Connection, rowid: int, arm: str, shared: dict[bytes, np.ndarray] | None
+) -> TrialColumns | None:
+    """An arm's snapshot, read whole by SQLite's incremental blob I/O (a SELECT of a blob of
+    tens of megabytes reads its overflow pages several times slower)."""
+    with conn.blobopen("arm_snapshots", "data", rowid, readonly=True) as blob:
+        return snapshot.decode(blob.read(), arm, shared)
+
+
 class ColumnReader(StoreConnection):
     """The columnar trial read of :class:`~ablation.store.run_store.RunStore`."""
 
@@ -99,19 +117,18 @@ class ColumnReader(StoreConnection):
             last = rows[-1][:2]
 
     def campaign_columns(self, campaign_id: str) -> tuple[TrialColumns, TrialColumns]:
-        """Both arms' trials as columns (baseline, candidate), like :meth:`trial_columns`, with
-        one set of id strings: blocks of the same tasks are decoded once, and when the arms
-        hold the same ids in the same order the candidate shares the baseline's id array
-        (~70 MB per 1e6 trials otherwise).
+        """Both arms' trials as columns (baseline, candidate), like :meth:`trial_columns`; when
+        the arms hold the same ids in the same order, the candidate shares the baseline's id
+        array (~70 MB per 1e6 trials otherwise).
 
         Raises:
             StoreError: for an unknown campaign.
         """
-        shared = SharedIds()
+        shared: dict[bytes, np.ndarray] = {}
         baseline = self._arm_columns(campaign_id, "baseline", shared)
         candidate = self._arm_columns(campaign_id, "candidate", shared)
         if candidate.task_id is baseline.task_id:
-            return baseline, candidate  # the same blocks of ids: one column already
+            return baseline, candidate  # the same ids, decoded once
         if len(baseline) == len(candidate) and bool(np.all(baseline.task_id == candidate.task_id)):
             candidate = dataclasses.replace(candidate, task_id=baseline.task_id)
         return baseline, candidate
@@ -119,9 +136,9 @@ class ColumnReader(StoreConnection):
     def trial_columns(self, campaign_id: str, arm: str) -> TrialColumns:
         """One arm's trials of a campaign as columns, in ``(task_id, run)`` order.
 
-        Read from the campaign's column blocks (:mod:`ablation.store.blocks`), or from its rows
-        when the blocks do not hold every stored trial (a campaign stored before blocks existed,
-        in a store opened read-only since).
+        Read from the arm's snapshot (:mod:`ablation.store.snapshot`) when it is current (the
+        rows' count and ``rowid`` sum are those it was written with); otherwise from the rows,
+        and a writable store then writes the snapshot for the next read.
 
         Raises:
             StoreError: for an unknown campaign.
@@ -129,15 +146,62 @@ class ColumnReader(StoreConnection):
         return self._arm_columns(campaign_id, arm, None)
 
     def _arm_columns(
-        self, campaign_id: str, arm: str, shared: SharedIds | None
+        self, campaign_id: str, arm: str, shared: dict[bytes, np.ndarray] | None
     ) -> TrialColumns:
-        """:meth:`trial_columns`, sharing decoded ids through ``shared`` (see ``read_blocks``)."""
-        held = None
+        """:meth:`trial_columns`, sharing decoded ids through ``shared`` (see ``decode``)."""
         with self._op("read trial columns") as conn:
             self._require(conn, campaign_id)
-            if self.schema_version >= 4:  # a version-3 file opened read-only has no blocks
-                held = read_blocks(conn, campaign_id, arm, shared)
-        return self._row_columns(campaign_id, arm) if held is None else held
+            found = self._current_snapshots(conn, campaign_id).get(arm)
+            held = None if found is None else _read_snapshot(conn, found[0], arm, shared)
+        if held is not None:
+            return held
+        if self.read_only:
+            return self._row_columns(campaign_id, arm)
+        with self._op("write an arm snapshot", transaction=True) as conn:
+            columns = self._row_columns(campaign_id, arm, conn)
+            n, rowid_sum = _fingerprints(conn, campaign_id).get(arm, (0, 0))
+            row = conn.execute("SELECT task_digests_json FROM campaigns WHERE id = ?", (campaign_id,))
+            tasks = json.loads(row.fetchone()[0])
+            matched = len(tasks) == len(ids := set(columns.task_id.tolist())) and ids == tasks.keys()
+            conn.execute(
+                "INSERT OR REPLACE INTO arm_snapshots (campaign_id, arm, n, rowid_sum, tasks_match,"
+                " data) VALUES (?, ?, ?, ?, ?, ?)",
+                (campaign_id, arm, n, rowid_sum, int(matched), snapshot.encode(columns)),
+            )
+        return columns
+
+    def expected_ids(self, campaign_id: str) -> list[str] | None:
+        """The ids a report of the campaign expects: its tasks, or ``None`` when both arms'
+        current snapshots hold exactly its tasks (then expecting them changes nothing, and the
+        stored digests, ~32 MB per million tasks, are not decoded).
+
+        Raises:
+            StoreError: for an unknown campaign.
+        """
+        with self._op("read the expected ids") as conn:
+            self._require(conn, campaign_id)
+            found = self._current_snapshots(conn, campaign_id)
+            if len(found) == 2 and all(matched for _, matched in found.values()):
+                return None
+            row = conn.execute("SELECT task_digests_json FROM campaigns WHERE id = ?", (campaign_id,))
+            return list(json.loads(row.fetchone()[0])) or None
+
+    def _current_snapshots(
+        self, conn: sqlite3.Connection, campaign_id: str
+    ) -> dict[str, tuple[int, bool]]:
+        """``arm -> (rowid, tasks match)`` of the campaign's snapshots whose rows are unchanged."""
+        if self.schema_version < SCHEMA_VERSION:  # an older file opened read-only: no snapshots
+            return {}
+        sql = "SELECT arm, rowid, n, rowid_sum, tasks_match FROM arm_snapshots WHERE campaign_id = ?"
+        stored = conn.execute(sql, (campaign_id,)).fetchall()
+        if not stored:
+            return {}
+        rows = _fingerprints(conn, campaign_id)
+        return {
+            arm: (rowid, bool(matched))
+            for arm, rowid, n, rowid_sum, matched in stored
+            if rows.get(arm, (0, 0)) == (n, rowid_sum)
+        }
 
     def _row_columns(
         self, campaign_id: str, arm: str, held: sqlite3.Connection | None = None
@@ -147,22 +211,7 @@ class ColumnReader(StoreConnection):
         parts = [self._page_columns(page, arm) for page in pages]
         if not parts:
             return TrialColumns.verdicts(arm, np.zeros(0, dtype=object), np.zeros(0, dtype=bool))
-        return concat_columns(parts, arm)
-
-    def _backfill_blocks(self) -> None:
-        """Write the column blocks of every campaign stored before blocks existed.
-
-        Run when a writable open migrated a store from before blocks existed; each campaign is
-        one transaction, so an interrupted backfill leaves the rest on the (slower) row reads.
-        """
-        with self._op("find campaigns without column blocks") as conn:
-            pending = [row[0] for row in conn.execute("SELECT id FROM campaigns WHERE blocks = 0")]
-        for campaign_id in pending:
-            with self._op("write column blocks", transaction=True) as conn:
-                conn.execute("DELETE FROM trial_blocks WHERE campaign_id = ?", (campaign_id,))
-                for arm in ("baseline", "candidate"):
-                    write_top_block(conn, campaign_id, self._row_columns(campaign_id, arm, conn))
-                conn.execute("UPDATE campaigns SET blocks = 1 WHERE id = ?", (campaign_id,))
+        return snapshot.concat_columns(parts, arm)
 
     @staticmethod
     def _page_columns(page: list[tuple[Any, ...]], arm: str) -> TrialColumns:

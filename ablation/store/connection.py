@@ -64,6 +64,8 @@ class StoreConnection:
                 str(path), timeout=30.0, isolation_level=None, check_same_thread=False
             )
             version = self._check_version(conn)
+            if str(path) == ":memory:":  # in memory only: no temporary file for big sorts either
+                conn.execute("PRAGMA temp_store=MEMORY")
             conn.execute("PRAGMA journal_mode=WAL")
             conn.execute("PRAGMA synchronous=NORMAL")
             conn.execute("PRAGMA foreign_keys=ON")

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import dataclasses
 import json
+from collections.abc import Iterator, Mapping
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, NamedTuple
@@ -26,20 +27,25 @@ __all__ = [
     "TrialRow",
 ]
 
-SCHEMA_VERSION = 4
+SCHEMA_VERSION = 5
 #: SQL that brings a store of version ``v`` to ``v + 1`` (run inside one transaction on open).
 #: 1 -> 2: trials get a ``tokens`` column, filled from the stored results (which always had it).
 #: 2 -> 3: campaigns get ``agent_fingerprints_json`` (``arm -> fingerprint`` of the agent's code,
 #: :func:`ablation.agents.fingerprint.agent_fingerprint`); NULL for campaigns stored before.
-#: 3 -> 4: the ``trial_blocks`` table (created by :data:`DDL`), each arm's trials as column blocks
-#: (:mod:`ablation.store.blocks`), and ``campaigns.blocks``: 1 when the campaign's blocks hold
-#: all its trials, 0 for the campaigns stored before, whose blocks a writable open then writes.
+#: 3 -> 4: (a second copy of the trials as column blocks, which version 5 removes again).
+#: 4 -> 5: the column blocks and ``campaigns.blocks`` are dropped; ``trial_counts`` is filled
+#: from the rows (its triggers, created by :data:`DDL`, keep it from then on); ``arm_snapshots``
+#: starts empty, and each snapshot is written from the rows when first needed.
 MIGRATIONS: dict[int, str] = {
     1: "ALTER TABLE trials ADD COLUMN tokens INTEGER;"
     " UPDATE trials SET tokens = json_extract(result_json, '$.tokens');",
     2: "ALTER TABLE campaigns ADD COLUMN agent_fingerprints_json TEXT;",
-    3: "ALTER TABLE campaigns ADD COLUMN blocks INTEGER NOT NULL DEFAULT 1;"
-    " UPDATE campaigns SET blocks = 0;",
+    3: "ALTER TABLE campaigns ADD COLUMN blocks INTEGER NOT NULL DEFAULT 1;",
+    4: "DROP TABLE IF EXISTS trial_blocks; ALTER TABLE campaigns DROP COLUMN blocks;"
+    " CREATE TABLE IF NOT EXISTS trial_counts (campaign_id TEXT NOT NULL, arm TEXT NOT NULL,"
+    " n INTEGER NOT NULL, rowid_sum INTEGER NOT NULL, PRIMARY KEY (campaign_id, arm));"
+    " INSERT INTO trial_counts SELECT campaign_id, arm, COUNT(*), SUM(rowid) FROM trials"
+    " GROUP BY campaign_id, arm;",
 }
 CAMPAIGN_STATUSES: frozenset[str] = frozenset({"running", "complete", "interrupted", "aborted"})
 #: Config fields that change what the trials are; any other field is cosmetic for a resume.
@@ -55,8 +61,7 @@ CREATE TABLE IF NOT EXISTS campaigns (
     id TEXT PRIMARY KEY, status TEXT NOT NULL, config_json TEXT NOT NULL,
     suite_fingerprint TEXT NOT NULL, task_digests_json TEXT NOT NULL,
     baseline_agent TEXT NOT NULL, candidate_agent TEXT NOT NULL, provenance_json TEXT NOT NULL,
-    created_at TEXT NOT NULL, updated_at TEXT NOT NULL, agent_fingerprints_json TEXT,
-    blocks INTEGER NOT NULL DEFAULT 1);
+    created_at TEXT NOT NULL, updated_at TEXT NOT NULL, agent_fingerprints_json TEXT);
 CREATE TABLE IF NOT EXISTS trials (
     campaign_id TEXT NOT NULL REFERENCES campaigns(id) ON DELETE CASCADE,
     task_id TEXT NOT NULL, arm TEXT NOT NULL, run INTEGER NOT NULL, status TEXT NOT NULL,
@@ -64,11 +69,28 @@ CREATE TABLE IF NOT EXISTS trials (
     category TEXT, critical INTEGER NOT NULL, error_type TEXT, result_json TEXT NOT NULL,
     tokens INTEGER,
     PRIMARY KEY (campaign_id, task_id, arm, run));
-CREATE TABLE IF NOT EXISTS trial_blocks (
+CREATE TABLE IF NOT EXISTS arm_snapshots (
     campaign_id TEXT NOT NULL REFERENCES campaigns(id) ON DELETE CASCADE,
-    arm TEXT NOT NULL, level INTEGER NOT NULL, n INTEGER NOT NULL,
-    task_ids TEXT NOT NULL, numbers BLOB NOT NULL, extra TEXT);
-CREATE INDEX IF NOT EXISTS trial_blocks_by_arm ON trial_blocks (campaign_id, arm, level);
+    arm TEXT NOT NULL, n INTEGER NOT NULL, rowid_sum INTEGER NOT NULL,
+    tasks_match INTEGER NOT NULL, data BLOB NOT NULL,
+    PRIMARY KEY (campaign_id, arm));
+CREATE TABLE IF NOT EXISTS trial_counts (
+    campaign_id TEXT NOT NULL, arm TEXT NOT NULL, n INTEGER NOT NULL, rowid_sum INTEGER NOT NULL,
+    PRIMARY KEY (campaign_id, arm));
+CREATE TRIGGER IF NOT EXISTS trials_inserted AFTER INSERT ON trials BEGIN
+    INSERT INTO trial_counts (campaign_id, arm, n, rowid_sum)
+    VALUES (NEW.campaign_id, NEW.arm, 1, NEW.rowid) ON CONFLICT (campaign_id, arm)
+    DO UPDATE SET n = n + 1, rowid_sum = rowid_sum + excluded.rowid_sum; END;
+CREATE TRIGGER IF NOT EXISTS trials_deleted AFTER DELETE ON trials BEGIN
+    UPDATE trial_counts SET n = n - 1, rowid_sum = rowid_sum - OLD.rowid
+    WHERE campaign_id = OLD.campaign_id AND arm = OLD.arm; END;
+CREATE TRIGGER IF NOT EXISTS trials_updated AFTER UPDATE ON trials BEGIN
+    UPDATE trial_counts SET n = n - 1, rowid_sum = rowid_sum - OLD.rowid
+    WHERE campaign_id = OLD.campaign_id AND arm = OLD.arm;
+    INSERT INTO trial_counts (campaign_id, arm, n, rowid_sum)
+    VALUES (NEW.campaign_id, NEW.arm, 1, NEW.rowid) ON CONFLICT (campaign_id, arm)
+    DO UPDATE SET n = n + 1, rowid_sum = rowid_sum + excluded.rowid_sum;
+    DELETE FROM arm_snapshots WHERE campaign_id IN (OLD.campaign_id, NEW.campaign_id); END;
 CREATE TABLE IF NOT EXISTS task_details (
     campaign_id TEXT NOT NULL REFERENCES campaigns(id) ON DELETE CASCADE,
     task_id TEXT NOT NULL, input_json TEXT NOT NULL, expected_json TEXT NOT NULL,
@@ -83,17 +105,16 @@ CAMPAIGN_FIELDS = (
     "id", "status", "config_json", "suite_fingerprint", "task_digests_json", "baseline_agent",
     "candidate_agent", "provenance_json", "created_at", "updated_at",
 )  # fmt: skip
-_COUNT_ROWS = "(SELECT COUNT(*) FROM trials t WHERE t.campaign_id = c.id)"
-# A campaign whose blocks hold its trials is counted from the blocks' sizes (a few rows)
-# instead of its rows' index (a fifth of a second per million trials).
-_COUNT = (
-    "CASE WHEN c.blocks THEN (SELECT COALESCE(SUM(b.n), 0) FROM trial_blocks b"
-    f" WHERE b.campaign_id = c.id) ELSE {_COUNT_ROWS} END"
+_FIELDS_SQL = ", ".join("c." + f for f in CAMPAIGN_FIELDS)
+#: A campaign and its trial count, kept by the ``trial_counts`` triggers (no pass over the rows).
+SELECT_CAMPAIGN = (
+    f"SELECT {_FIELDS_SQL}, (SELECT COALESCE(SUM(k.n), 0) FROM trial_counts k"
+    " WHERE k.campaign_id = c.id) FROM campaigns c"
 )
-SELECT_CAMPAIGN = f"SELECT {', '.join('c.' + f for f in CAMPAIGN_FIELDS)}, {_COUNT} FROM campaigns c"
-#: :data:`SELECT_CAMPAIGN` for a store of schema version 3 opened read-only (no blocks).
-SELECT_CAMPAIGN_V3 = (
-    f"SELECT {', '.join('c.' + f for f in CAMPAIGN_FIELDS)}, {_COUNT_ROWS} FROM campaigns c"
+#: :data:`SELECT_CAMPAIGN` for a store older than schema 5 opened read-only (rows counted).
+SELECT_CAMPAIGN_ROWS = (
+    f"SELECT {_FIELDS_SQL}, (SELECT COUNT(*) FROM trials t WHERE t.campaign_id = c.id)"
+    " FROM campaigns c"
 )
 NEWEST_FIRST = " ORDER BY c.created_at DESC, c.rowid DESC"
 ROW_COLUMNS = (
@@ -118,6 +139,35 @@ def check_status(status: str) -> None:
         raise ConfigError(f"unknown campaign status {status!r}: use {sorted(CAMPAIGN_STATUSES)}")
 
 
+class TaskDigests(Mapping[str, str]):
+    """A campaign's ``task_id -> digest``, decoded from its stored JSON on first use.
+
+    A campaign of a million tasks stores ~32 MB of digests; finding or listing campaigns does
+    not need them, so the text is parsed only when a digest, an id or the count is read.
+    """
+
+    def __init__(self, text: str) -> None:
+        self._text: str | None = text
+        self._digests: dict[str, str] = {}
+
+    def _decoded(self) -> dict[str, str]:
+        if self._text is not None:
+            self._digests, self._text = json.loads(self._text), None
+        return self._digests
+
+    def __getitem__(self, task_id: str) -> str:
+        return self._decoded()[task_id]
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._decoded())
+
+    def __len__(self) -> int:
+        return len(self._decoded())
+
+    def __repr__(self) -> str:
+        return repr(self._decoded())
+
+
 @dataclasses.dataclass(frozen=True)
 class CampaignRecord:
     """One stored campaign, as read from the store.
@@ -127,7 +177,8 @@ class CampaignRecord:
         status: ``"running"``, ``"complete"``, ``"interrupted"`` or ``"aborted"``.
         config: The configuration the campaign ran with.
         suite_fingerprint: :func:`ablation.schema.suite_fingerprint` of the suite.
-        task_digests: ``task_id -> digest`` (:func:`ablation.schema.task_digests`).
+        task_digests: ``task_id -> digest`` (:func:`ablation.schema.task_digests`), decoded
+            when first read (:class:`TaskDigests`).
         baseline_agent: Name of the baseline agent.
         candidate_agent: Name of the candidate agent.
         provenance: Free JSON-safe provenance fields (versions, labels, times, ...).
@@ -141,7 +192,7 @@ class CampaignRecord:
     status: str
     config: CampaignConfig
     suite_fingerprint: str
-    task_digests: dict[str, str]
+    task_digests: Mapping[str, str]
     baseline_agent: str
     candidate_agent: str
     provenance: dict[str, Any]

@@ -10,8 +10,10 @@ text; nothing is ever pickled. The format (tables, rows, export lines) is in
 Tables: ``meta(key, value)`` holds ``schema_version``; ``campaigns`` holds one row per campaign
 (status, config, suite fingerprint, per-task digests, agent names, provenance, ISO 8601 UTC
 timestamps); ``trials`` holds one row per trial keyed by ``(campaign_id, task_id, arm, run)``, with
-the columns the analysis needs plus ``result_json`` (``TaskResult.model_dump_json()``). The primary
-key's index serves every read by campaign, so no second index slows the appends.
+the columns the analysis needs plus ``result_json`` (``TaskResult.model_dump_json()``): the rows
+are the store's only source of truth, each trial written once. ``arm_snapshots`` caches each
+arm's columns for reports, used only while the rows are unchanged (:mod:`ablation.store.snapshot`).
+The primary key's index serves every read by campaign, so no second index slows the appends.
 
 Assumptions: one :class:`RunStore` is used by one thread at a time, possibly different threads over
 its life (a lock serialises operations). Several processes may open one file; SQLite's locking and
@@ -20,7 +22,7 @@ a busy timeout arbitrate. SQLite's JSON functions are built in (SQLite >= 3.38).
 :class:`RunStore` is composed from one part per responsibility, each in its own module sharing the
 connection of :mod:`ablation.store.connection`: campaign records (:mod:`ablation.store.campaigns`),
 trial writes (:mod:`ablation.store.trials`), trial reads (:mod:`ablation.store.reads`; columnar
-ones in :mod:`ablation.store.columns`), the resume
+ones, through the snapshots, in :mod:`ablation.store.columns`), the resume
 check (:mod:`ablation.store.resume`), JSONL export/import (:mod:`ablation.store.transfer`) and
 the drill-down tasks' inputs (:mod:`ablation.store.task_details`). This
 module owns the composition and the names callers import.
@@ -81,5 +83,19 @@ class RunStore(
         self, path: str | os.PathLike[str] = DEFAULT_STORE_PATH, *, read_only: bool = False
     ) -> None:
         super().__init__(path, read_only=read_only)
-        if self.migrated_from is not None and self.migrated_from < 4:
-            self._backfill_blocks()  # campaigns stored before column blocks existed
+
+    def set_status(self, campaign_id: str, status: str) -> None:
+        """Set a campaign's status; a campaign that ends ``complete`` gets its arm snapshots.
+
+        The snapshots (:mod:`ablation.store.snapshot`) are written from the rows here, when
+        missing or stale, so that a later ``ablation report`` (a read-only open, which cannot
+        write them) reads columns, not a million rows. Other statuses write none: an
+        interrupted campaign stops at once.
+
+        Raises:
+            ConfigError: for an unknown status.
+            StoreError: for an unknown campaign.
+        """
+        super().set_status(campaign_id, status)
+        if status == "complete" and not self.read_only:
+            self.campaign_columns(campaign_id)

@@ -18,11 +18,8 @@ import sqlite3
 from pathlib import Path
 
 from ablation.errors import InputError, StoreError
-from ablation.schema import TaskResult
-from ablation.store.blocks import write_blocks
 from ablation.store.campaigns import CampaignStore
 from ablation.store.format import (
-    CHUNK,
     INSERT_TRIAL,
     SCHEMA_VERSION,
     decode_line,
@@ -50,7 +47,8 @@ class JsonlTransfer(CampaignStore, TrialReader):
         rec = self.get_campaign(campaign_id)
         header = {f.name: getattr(rec, f.name) for f in dataclasses.fields(rec)}
         header.update(
-            config=json.loads(rec.config.model_dump_json()), schema_version=SCHEMA_VERSION
+            config=json.loads(rec.config.model_dump_json()), schema_version=SCHEMA_VERSION,
+            task_digests=dict(rec.task_digests),
         )
         target = Path(path)
         tmp = target.with_name(f".{target.name}.{secrets.token_hex(4)}.tmp")
@@ -99,7 +97,6 @@ class JsonlTransfer(CampaignStore, TrialReader):
             except (ValueError, TypeError, AttributeError) as exc:
                 raise InputError(f"{source}, line 1: invalid campaign header: {exc}") from None
             n = 0
-            batch: list[TaskResult] = []  # written as column blocks every CHUNK trials
             for lineno, raw in enumerate(fh, start=2):
                 if not raw.strip():
                     continue
@@ -112,11 +109,6 @@ class JsonlTransfer(CampaignStore, TrialReader):
                         f"arm={result.arm!r}, run={result.run})"
                     ) from None
                 n += 1
-                batch.append(result)
-                if len(batch) == CHUNK:
-                    write_blocks(conn, campaign_id, batch)
-                    batch = []
-            write_blocks(conn, campaign_id, batch)
             declared = header.get("n_trials")
             if isinstance(declared, int) and declared != n:
                 raise InputError(

@@ -1,8 +1,7 @@
 """Trial writes of the run store: one trial per transaction, or many in one.
 
-:class:`TrialWriter` owns the INSERTs into the ``trials`` table, each with the column blocks of
-the same trials (:func:`ablation.store.blocks.write_blocks`, in the same transaction):
-:meth:`TrialWriter.append` (one committed transaction), :meth:`TrialWriter.append_many` (all or
+:class:`TrialWriter` owns the INSERTs into the ``trials`` table (each trial is written once, as
+its row): :meth:`TrialWriter.append` (one committed transaction), :meth:`TrialWriter.append_many` (all or
 nothing, in bounded chunks; the engine's path, through :class:`~ablation.run.sinks.StoreSink`)
 and the error that names a duplicate trial or an unknown campaign when an INSERT breaks a
 constraint.
@@ -16,7 +15,6 @@ from collections.abc import Iterable
 
 from ablation.errors import StoreError
 from ablation.schema import TaskResult
-from ablation.store.blocks import write_blocks
 from ablation.store.connection import StoreConnection
 from ablation.store.format import CHUNK, INSERT_TRIAL, trial_params
 
@@ -37,7 +35,7 @@ class TrialWriter(StoreConnection):
         )
 
     def append(self, campaign_id: str, result: TaskResult) -> None:
-        """Store one trial as its own committed transaction (its row and its column block).
+        """Store one trial as its own committed transaction.
 
         Raises:
             StoreError: if the campaign is unknown, or ``(task_id, arm, run)`` is already stored
@@ -49,7 +47,6 @@ class TrialWriter(StoreConnection):
                 conn.execute(INSERT_TRIAL, params)
             except sqlite3.IntegrityError as exc:
                 raise self._integrity_error(conn, exc, campaign_id, result) from None
-            write_blocks(conn, campaign_id, [result])
 
     def append_many(self, campaign_id: str, results: Iterable[TaskResult]) -> int:
         """Store several trials in one transaction (all or nothing); return how many.
@@ -76,7 +73,6 @@ class TrialWriter(StoreConnection):
                         except sqlite3.IntegrityError as exc:
                             raise self._integrity_error(conn, exc, campaign_id, result) from None
                     raise
-                write_blocks(conn, campaign_id, chunk)
                 conn.execute("RELEASE SAVEPOINT chunk")
                 n += len(chunk)
         return n

@@ -159,8 +159,10 @@ def test_a_store_without_fingerprints_resumes_with_a_warning(tmp_path: Path) -> 
     run_ablation_campaign(_plain, _plain, _tasks(), store=store)
     with sqlite3.connect(store) as conn:  # make it a schema-2 store, as written before
         conn.execute("ALTER TABLE campaigns DROP COLUMN agent_fingerprints_json")
-        conn.execute("DROP TABLE trial_blocks")  # schema 4's column blocks did not exist either
-        conn.execute("ALTER TABLE campaigns DROP COLUMN blocks")
+        for trigger in ("inserted", "deleted", "updated"):  # nor did schema 5's snapshots
+            conn.execute(f"DROP TRIGGER trials_{trigger}")
+        conn.execute("DROP TABLE arm_snapshots")
+        conn.execute("DROP TABLE trial_counts")
         conn.execute("UPDATE meta SET value = '2' WHERE key = 'schema_version'")
     with pytest.warns(UserWarning, match="without agent fingerprints"):
         report = run_ablation_campaign(_plain, _plain, _tasks(), store=store, resume=True)

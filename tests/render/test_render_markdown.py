@@ -152,12 +152,13 @@ def test_drilldown_outputs_are_escaped_in_pre_blocks_even_with_blank_lines() -> 
     assert html.count("<details>") == 2  # the outer drill-down and one task
 
 
-def test_improvements_are_capped_with_count_in_the_short_form() -> None:
+def test_improvements_are_capped_with_count_in_both_forms() -> None:
     many = [f"t-{i:03d}" for i in range(45)]
     report = make_report(improvements=many)
-    md = render(report, "markdown")
-    assert "... and 15 more (45 in all)" in md
-    assert "t-044" in render(report, "markdown", details=True)
+    for details in (False, True):
+        md = render(report, "markdown", details=details)
+        assert "... and 15 more improvements (45 in all" in md
+        assert "t-029" in md and "t-030" not in md
 
 
 # --------------------------------------------------------------------------- render_summary

@@ -1,0 +1,161 @@
+"""The run store's arm snapshots: one arm's trials as columns in one blob, the form a report reads.
+
+The ``trials`` rows are the store's only source of truth. Reading a million of them through
+:mod:`sqlite3` costs seconds per arm (a Python tuple per row, plus each row's result JSON), and a
+report needs only their columns, so the columns of each arm of a campaign are also kept as one
+*snapshot*: a row of ``arm_snapshots`` (its SQL is in :mod:`ablation.store.format`) whose ``data``
+is an uncompressed NumPy ``.npz`` archive (a zip of ``.npy`` arrays, written and read with
+``allow_pickle=False``). Its members:
+
+- ``manifest``: UTF-8 JSON (as ``uint8``) ``{"format": 1, "n": rows, "constants": {name: value},
+  "texts": [names], "quality": [names], "metrics": [names], "quality_errors": [names]}``;
+- ``run``, ``attempts`` (``int64``), ``passed``, ``critical`` (``bool``), ``status`` (``int8``),
+  ``latency_s``, ``cost``, ``tokens`` (``float64``, NaN for unknown);
+- ``task_id`` and every name of ``texts`` (among ``category``, ``error_type``, ``error``,
+  ``error_stage``): a JSON array of the column's values, as UTF-8 bytes (``uint8``); a text
+  column whose rows all hold one value is in ``constants`` instead;
+- ``quality.<i>``, ``metrics.<i>`` (``float64``) and ``quality_errors.<i>`` (``bool``): the
+  named columns, ``<i>`` the position of the name in the manifest's list.
+
+Rows are in ``(task_id, run)`` order, the rows' primary key order. A snapshot is written from
+the rows when a campaign ends ``complete`` and by a columnar read of a writable store that finds
+none current (see :class:`~ablation.store.columns.ColumnReader`), together with the rows'
+fingerprint at that moment: their count and the sum of their ``rowid``, as the ``trial_counts``
+triggers keep them. It is used only while the fingerprint is the same (any insert or delete
+changes it), and an ``UPDATE`` of a trial row deletes its campaign's snapshots (a trigger); a
+missing or stale snapshot is never read.
+"""
+
+from __future__ import annotations
+
+import io
+import json
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+
+from ablation.columns import TrialColumns, constant_column, constant_value
+
+__all__ = ["FORMAT", "concat_columns", "decode", "encode"]
+
+#: The layout version written in each snapshot's manifest; another one is never read.
+FORMAT = 1
+#: The numeric columns: (field, dtype, value of a trial that lacks the column).
+_NUMBERS: tuple[tuple[str, Any, Any], ...] = (
+    ("run", np.int64, 0), ("attempts", np.int64, 1), ("passed", np.bool_, False),
+    ("critical", np.bool_, False), ("status", np.int8, 0), ("latency_s", np.float64, np.nan),
+    ("cost", np.float64, np.nan), ("tokens", np.float64, np.nan),
+)  # fmt: skip
+_TEXTS = ("category", "error_type", "error", "error_stage")
+#: The named column groups: (group, fill of a part that lacks the name, dtype).
+_GROUPS: tuple[tuple[str, Any, Any], ...] = (
+    ("quality", np.nan, np.float64), ("metrics", np.nan, np.float64),
+    ("quality_errors", False, np.bool_),
+)  # fmt: skip
+_FIELDS = ("task_id", *(name for name, _, _ in _NUMBERS), *_TEXTS)
+
+
+def _utf8(values: Any) -> np.ndarray:
+    return np.frombuffer(json.dumps(values).encode("utf-8"), dtype=np.uint8)
+
+
+def _json(member: np.ndarray) -> Any:
+    return json.loads(member.tobytes().decode("utf-8"))
+
+
+def encode(c: TrialColumns) -> bytes:
+    """The snapshot of ``c`` (rows already in ``(task_id, run)`` order) as ``.npz`` bytes."""
+    n = len(c)
+    arrays: dict[str, np.ndarray] = {"task_id": _utf8(c.task_id.tolist())}
+    for name, dtype, default in _NUMBERS:
+        values = getattr(c, name)
+        arrays[name] = np.full(n, default, dtype) if values is None else np.asarray(values, dtype)
+    manifest: dict[str, Any] = {"format": FORMAT, "n": n, "constants": {}, "texts": []}
+    for name in _TEXTS:
+        values = getattr(c, name)
+        default = None if name == "category" else ""
+        same, value = (True, default) if values is None else constant_value(values)
+        if same or n == 0:
+            manifest["constants"][name] = default if n == 0 else value
+        else:
+            manifest["texts"].append(name)
+            arrays[name] = _utf8(values.tolist())
+    for group, _, dtype in _GROUPS:
+        named = getattr(c, group)
+        manifest[group] = sorted(named)
+        for i, key in enumerate(manifest[group]):
+            arrays[f"{group}.{i}"] = np.asarray(named[key], dtype)
+    arrays["manifest"] = _utf8(manifest)
+    out = io.BytesIO()
+    np.savez(out, allow_pickle=False, **arrays)
+    return out.getvalue()
+
+
+def decode(
+    data: bytes, arm: str, shared: dict[bytes, np.ndarray] | None = None
+) -> TrialColumns | None:
+    """The columns of a snapshot written by :func:`encode`; ``None`` for another format.
+
+    ``shared``: id columns already decoded, by their encoded bytes (the two arms of a campaign
+    usually hold the same ids: the second arm takes the first one's array, decoded once); this
+    snapshot's ids are added to it.
+    """
+    with np.load(io.BytesIO(data), allow_pickle=False) as archive:
+        manifest = _json(archive["manifest"])
+        if not isinstance(manifest, dict) or manifest.get("format") != FORMAT:
+            return None
+        n = manifest["n"]
+        out: dict[str, Any] = {name: archive[name] for name, _, _ in _NUMBERS}
+        raw = archive["task_id"].tobytes()
+        ids = None if shared is None else shared.get(raw)
+        if ids is None:
+            ids = np.empty(n, dtype=object)
+            ids[:] = json.loads(raw.decode("utf-8"))  # item by item: no fixed-width copy drops a NUL
+            if shared is not None:
+                shared[raw] = ids
+        out["task_id"] = ids
+        for name in _TEXTS:
+            if name in manifest["texts"]:
+                values = np.empty(n, dtype=object)
+                values[:] = _json(archive[name])
+                out[name] = values
+            else:
+                out[name] = constant_column(manifest["constants"][name], n)
+        for group, _, _ in _GROUPS:
+            out[group] = {key: archive[f"{group}.{i}"] for i, key in enumerate(manifest[group])}
+    return TrialColumns(arm=arm, **out)
+
+
+def _cat(arrays: Sequence[Any]) -> Any:
+    """The parts of one column end to end: ``None`` when every part is ``None``, the part itself
+    when there is one, a constant column when every part is the same constant."""
+    if all(a is None for a in arrays):
+        return None
+    if len(arrays) == 1:
+        return arrays[0]
+    shared = [constant_value(a) for a in arrays]
+    first = shared[0][1]
+    if all(ok and (v is first or v == first) for ok, v in shared):
+        return constant_column(first, sum(map(len, arrays)))
+    return np.concatenate(arrays)
+
+
+def concat_columns(parts: Sequence[TrialColumns], arm: str) -> TrialColumns:
+    """One :class:`TrialColumns` of the parts' rows in order.
+
+    Assumes every part has the same columns given (``None`` or not), as pages of one row read
+    do; a named column a part lacks is NaN, or ``False`` for quality error flags, on its rows.
+    """
+    sizes = [len(p) for p in parts]
+    out: dict[str, Any] = {name: _cat([getattr(p, name) for p in parts]) for name in _FIELDS}
+    for group, fill, dtype in _GROUPS:
+        keys = sorted({k for p in parts for k in getattr(p, group)})
+        out[group] = {
+            k: _cat([
+                getattr(p, group).get(k, np.full(m, fill, dtype=dtype))
+                for p, m in zip(parts, sizes, strict=True)
+            ])
+            for k in keys
+        }  # fmt: skip
+    return TrialColumns(arm=arm, **out)
