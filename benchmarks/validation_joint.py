@@ -71,7 +71,7 @@ def _gate_fails(d: dict[str, np.ndarray], alpha: float = 0.05) -> tuple[bool, bo
     only_b = int(np.sum(d["b_timeout"] & ~d["c_timeout"]))
     if d["b_timeout"].any() or d["c_timeout"].any():
         p_to = float(stats.binom.sf(only_c - 1, only_c + only_b, 0.5)) if only_c + only_b else 1.0
-        p_lat = min(p_lat, p_to)
+        p_lat = min(1.0, 2.0 * min(p_lat, p_to))
     return p_reg < alpha, p_lat < alpha, p_ratio < alpha
 
 

@@ -8,6 +8,7 @@ stays the unit (per-task pass fractions; see :mod:`ablation.analysis.build`).
 from __future__ import annotations
 
 import math
+from statistics import NormalDist
 from typing import Literal
 
 import numpy as np
@@ -48,6 +49,51 @@ __all__ = [
 _P90 = np.array([0.9])  # the arm's latency p90: np.quantile's bits, without importing numpy.ma
 
 
+#: Up to this many tasks the per-arm pass rate with repeated runs gets the fixed-n betting interval
+#: (valid at any n, cost linear in tasks x its grid); above it, the design-effect Wilson interval,
+#: whose normal approximation holds there (docs/STATISTICS.md, per-arm pass rate).
+BETTING_MAX_TASKS = 2000
+
+
+def repeated_pass_rate_interval(fraction: np.ndarray, rate: float, trials: int, level: float) -> Interval:
+    """An arm's pass-rate interval with repeated runs: the task is the unit, never zero width."""
+    if fraction.size > BETTING_MAX_TASKS:
+        return clustered_wilson(fraction, rate, trials, level)
+    ci = stats.bounded_mean_interval(fraction, confidence_level=level, rng=0)
+    return Interval(
+        low=max(0.0, float(ci.low)), high=min(1.0, float(ci.high)), confidence_level=level,
+        method="fixed-n betting interval for the mean per-task pass fraction (task = unit)",
+    )
+
+
+def clustered_wilson(fraction: np.ndarray, rate: float, trials: int, level: float) -> Interval:
+    """Wilson interval for a pass rate over tasks run several times, at the effective sample size.
+
+    Runs of one task are correlated, so the trials are not independent: the interval is Wilson's
+    at ``n_eff = rate(1 − rate) / v``, where ``v`` is the variance of the per-task pass fractions
+    divided by the number of tasks (the task is the unit; Kish's design effect, as Korn &
+    Graubard 1998 use it for clustered proportions), kept within ``[tasks, trials]``. With
+    deterministic tasks ``n_eff`` is the number of tasks; with independent runs it is the number
+    of trials. Never zero width (unlike a t interval over the fractions when no task varies).
+
+    Assumptions: independent tasks; every task ran about the same number of times.
+    """
+    tasks = int(fraction.size)
+    v = float(np.var(fraction, ddof=1)) / tasks if tasks > 1 else 0.0
+    n_eff = rate * (1.0 - rate) / v if v > 0 else float(tasks)
+    n_eff = min(max(n_eff, float(tasks)), float(trials))
+    z = NormalDist().inv_cdf(0.5 + level / 2)
+    z2 = z * z
+    centre = (rate + z2 / (2 * n_eff)) / (1 + z2 / n_eff)
+    half = z * math.sqrt(rate * (1 - rate) / n_eff + z2 / (4 * n_eff * n_eff)) / (1 + z2 / n_eff)
+    return Interval(
+        low=0.0 if rate == 0 else max(0.0, centre - half),
+        high=1.0 if rate == 1 else min(1.0, centre + half),
+        confidence_level=level,
+        method=f"Wilson score interval at the effective sample size {n_eff:.4g} (task = unit)",
+    )
+
+
 def arm_summary(
     data: PairedData, arm: str, agent: str | None, level: float,
     latency: np.ndarray | None = None, other: np.ndarray | None = None,
@@ -62,16 +108,8 @@ def arm_summary(
         wilson = stats.wilson_interval(passes, trials, confidence_level=level)
         rate, ci = (passes / trials if trials else 0.0), bd.interval(wilson, level)
     else:
-        # Runs of one task are correlated: the interval is over per-task fractions (task = unit).
-        fraction = cols.fraction
-        t = stats.paired_t_test(np.zeros_like(fraction), fraction, confidence_level=level)
         rate = passes / trials
-        ci = Interval(
-            low=max(0.0, float(t.confidence_interval.low)),
-            high=min(1.0, float(t.confidence_interval.high)),
-            confidence_level=level,
-            method="t interval over per-task pass fractions (task = unit)",
-        )
+        ci = repeated_pass_rate_interval(cols.fraction, rate, trials, level)
     if latency is None or other is None:
         lat = cols.latency[~np.isnan(cols.latency)]
     else:
