@@ -12,6 +12,7 @@ from typing import Any
 
 import numpy as np
 
+from ablation.analysis.arm_totals import ArmTotals
 from ablation.columns import constant_value, failure_fields, filled
 from ablation.errors import InputError
 from ablation.outputs import TOOL_CALLS_PREFIX
@@ -101,13 +102,17 @@ def tool_call_counts(name: str, pair: tuple[Any, Any], metrics: Mapping[str, tup
 class _ArmAccumulator:
     """Streaming per-task sums of one arm; memory grows with tasks, not with trials."""
 
-    SCALARS = ("passes", "runs", "trials", "lat_sum", "lat_n", "cost_sum", "cost_n")
+    SCALARS = (
+        "passes", "runs", "trials", "lat_sum", "lat_n", "cost_sum", "cost_n", "errors", "timeouts",
+        "retried",
+    )  # fmt: skip
 
     def __init__(self) -> None:
         self.cols = {name: _Growable() for name in self.SCALARS}
         self.quality: dict[str, tuple[_Growable, _Growable]] = {}
         self.metrics: dict[str, tuple[_Growable, _Growable]] = {}
         self.quality_errors: dict[str, int] = {}
+        self.quality_error_cols: dict[str, _Growable] = {}
         self.errors = self.timeouts = self.retried = 0
 
     def _pair(self, table: dict[str, tuple[_Growable, _Growable]], name: str) -> tuple[_Growable, _Growable]:
@@ -122,8 +127,12 @@ class _ArmAccumulator:
         self.errors += t.status == "error"
         self.timeouts += t.status == "timeout"
         self.retried += t.attempts > 1
+        cols["errors"].add(i, t.status == "error")
+        cols["timeouts"].add(i, t.status == "timeout")
+        cols["retried"].add(i, t.attempts > 1)
         for name in t.quality_errors:
             self.quality_errors[name] = self.quality_errors.get(name, 0) + 1
+            self.quality_error_cols.setdefault(name, _Growable()).add(i, 1)
             self._pair(self.quality, name)
         if not completed and exclude_errors:
             return
@@ -149,12 +158,29 @@ class _ArmAccumulator:
             total.add(i, float(value))
             count.add(i, 1)
 
+    def totals(self, chosen: np.ndarray, paired: np.ndarray) -> ArmTotals:
+        """:class:`ArmTotals` over the task positions ``chosen``, ``paired`` of them paired."""
+
+        def total(col: _Growable, index: np.ndarray) -> int:
+            return int(_take(col, index).sum())
+
+        c = self.cols
+        cost_trials = total(c["cost_n"], paired)
+        quality_errors = {n: total(col, chosen) for n, col in sorted(self.quality_error_cols.items())}
+        return ArmTotals(
+            seen=total(c["trials"], chosen),
+            errors=total(c["errors"], chosen),
+            timeouts=total(c["timeouts"], chosen),
+            retried=total(c["retried"], chosen),
+            quality_errors={n: k for n, k in quality_errors.items() if k},
+            n_trials=total(c["trials"], paired),
+            cost_total=float(_take(c["cost_sum"], paired).sum()) if cost_trials else None,
+            cost_trials=cost_trials,
+        )
+
     def columns(self, index: np.ndarray) -> ArmColumns:
         def take(col: _Growable) -> np.ndarray:
-            data = col.data
-            if data.size <= index.max(initial=-1):
-                data = np.concatenate([data, np.zeros(index.max() + 1 - data.size)])
-            return data[index]
+            return _take(col, index)
 
         def mean(pair: tuple[_Growable, _Growable]) -> np.ndarray:
             total, count = take(pair[0]), take(pair[1])
@@ -181,6 +207,14 @@ class _ArmAccumulator:
             timeouts=self.timeouts,
             retried=self.retried,
         )
+
+
+def _take(col: _Growable, index: np.ndarray) -> np.ndarray:
+    """``col`` at ``index`` (positions past its capacity hold 0)."""
+    data = col.data
+    if data.size <= index.max(initial=-1):
+        data = np.concatenate([data, np.zeros(index.max() + 1 - data.size)])
+    return data[index]
 
 
 def _failure(t: Any) -> tuple[str, str, str]:
@@ -234,13 +268,15 @@ class Accumulated:
         """Trials seen per arm, over every task (paired or not)."""
         return {arm: int(a.cols["trials"].data.sum()) for arm, a in self.arms.items()}
 
-    def trials_of(self, task_ids: Collection[str]) -> dict[str, int]:
-        """Trials seen per arm over ``task_ids`` (paired or not)."""
-        seen = [self.seen_runs[tid] for tid in task_ids if tid in self.seen_runs]
-        return {
-            "baseline": sum(m[0].bit_count() for m in seen),
-            "candidate": sum(m[1].bit_count() for m in seen),
-        }
+    def totals_of(self, paired: Collection[str], task_ids: Collection[str]) -> dict[str, ArmTotals]:
+        """:class:`ArmTotals` per arm over ``task_ids``; ``paired``: the paired tasks' ids."""
+        known = sorted({self.index[tid] for tid in task_ids if tid in self.index})
+        chosen = np.asarray(known, dtype=np.int64)
+        in_pairs = np.asarray(  # in id order, as the paired columns sum the cost
+            [self.index[tid] for tid in sorted(set(task_ids) & set(paired)) if tid in self.index],
+            dtype=np.int64,
+        )
+        return {arm: a.totals(chosen, in_pairs) for arm, a in self.arms.items()}
 
     def add(self, t: Any) -> None:
         tid, arm = t.task_id, t.arm

@@ -14,13 +14,14 @@ non-empty one met with the baseline's rows before the candidate's, in row order.
 from __future__ import annotations
 
 import functools
-from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any, Protocol, runtime_checkable
 
 import numpy as np
 from numpy.typing import NDArray
 
 from ablation.analysis.accumulate import ArmColumns, signed_counts, tool_call_counts
+from ablation.analysis.arm_totals import column_totals
 from ablation.analysis.factorize import (
     TrialKeys,
     code_adders,
@@ -248,7 +249,7 @@ def pair_columns(
         has_families=bool(task_map) and len(set(families)) < len(families),  # else ids: distinct
         failures=failures,
         trials_seen={arm: len(cols) for arm, cols in zip(_ARMS, arms, strict=True)},
-        trials_of=functools.partial(_trials_of, arms),
+        totals_of=functools.partial(column_totals, arms, codes, uniq, paired, exclude),
     )
 
 
@@ -272,12 +273,6 @@ def _excluded_by_errors(
         for code in paired[empty]
     ]
     return excluded, paired[~empty]
-
-
-def _trials_of(arms: Sequence[TrialColumns], task_ids: Collection[str]) -> dict[str, int]:
-    """Trials per arm over ``task_ids`` (paired or not): see ``PairedData.trials_of``."""
-    ids = task_ids if isinstance(task_ids, (set, frozenset)) else set(task_ids)
-    return {arm: sum(1 for t in cols.task_id if t in ids) for arm, cols in zip(_ARMS, arms, strict=True)}
 
 
 def _inventory(

@@ -13,6 +13,7 @@ reason.
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -21,6 +22,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from ablation.analysis.accumulate import Accumulated, ArmColumns
+from ablation.analysis.arm_totals import ArmTotals
 from ablation.columns import constant_column
 from ablation.errors import InputError
 from ablation.report import ExcludedItem
@@ -51,9 +53,10 @@ class PairedData:
         failures: Every failed trial seen (paired or not): task id, arm, run, status,
             ``"Type: message"``, stage, error type.
         trials_seen: Trials seen per arm over every task.
-        trials_of: Trials seen per arm over the given task ids (paired or not), for
-            restricting the data to a subset of its tasks; ``None`` when every task has exactly
-            the trials in its columns.
+        totals_of: Each arm's :class:`~ablation.analysis.arm_totals.ArmTotals` over the given
+            task ids (trials, errors, retries, scorer errors, cost), counted from the trials of
+            those tasks, for restricting the data to a subset of its tasks; ``None`` when the
+            columns hold every count (one completed trial per task, no cost).
     """
 
     task_ids: list[str]
@@ -70,7 +73,7 @@ class PairedData:
     has_families: bool = False
     failures: list[tuple[str, str, int, str, str, str, str]] = field(default_factory=list)
     trials_seen: dict[str, int] = field(default_factory=dict)
-    trials_of: Callable[[Collection[str]], dict[str, int]] | None = None
+    totals_of: Callable[[Collection[str]], dict[str, ArmTotals]] | None = None
 
 
 def pair_results(
@@ -135,7 +138,7 @@ def pair_results(
         has_families=len(set(families)) < len(families),
         failures=acc.failed,
         trials_seen=acc.trials_seen(),
-        trials_of=acc.trials_of,
+        totals_of=functools.partial(acc.totals_of, paired),
     )
 
 
