@@ -88,7 +88,8 @@ ALLOWED: dict[str, set[str]] = {
     "run.sinks": GROUND | {"store"},
     "run.failfast": GROUND | {"run.transient"},
     "run.resume_checks": GROUND,
-    "run.sequential": MODELS | {"stats", "analysis.pairing", "analysis.sequential"},
+    "run.sequential": MODELS
+    | {"stats", "analysis.columnar", "analysis.sequential", "analysis.tocolumns"},
     "analysis": set(),
     "analysis.seeding": set(),
     "analysis.background": set(),

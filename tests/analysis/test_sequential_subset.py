@@ -8,8 +8,9 @@ paired columns, not the errors section's per-arm trial counts, not its error gro
 from __future__ import annotations
 
 import pytest
+from helpers.pairing_oracle import report_by_objects
 
-from ablation.analysis.build import compare_results, report_from_results
+from ablation.analysis.build import compare_results
 from ablation.config import CampaignConfig, SequentialPolicy
 from ablation.schema import TaskResult
 
@@ -47,7 +48,7 @@ def test_trials_after_the_stop_do_not_change_the_report(path: str) -> None:
         if path == "columns":
             out = compare_results(b, c, config=CONFIG, expected_ids=ids)
         else:
-            out = report_from_results([*b, *c], config=CONFIG, expected_ids=ids)
+            out = report_by_objects([*b, *c], config=CONFIG, expected_ids=ids)
         return out.model_dump(mode="json")
 
     full = report(base, cand)
@@ -119,7 +120,7 @@ def test_every_arm_count_comes_from_the_kept_tasks(path: str) -> None:
             c = [t for t in trials if t.arm == "candidate"]
             out = compare_results(b, c, config=CONFIG, expected_ids=ids)
         else:
-            out = report_from_results(trials, config=CONFIG, expected_ids=ids)
+            out = report_by_objects(trials, config=CONFIG, expected_ids=ids)
         return out.model_dump(mode="json")
 
     every = [_kept_trial(i, arm) for i in range(N) for arm in ("baseline", "candidate")]

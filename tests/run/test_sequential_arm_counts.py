@@ -34,10 +34,10 @@ _SEEN = set()
 def broken(x):
     time.sleep(0.05)
     if x["n"] % 4 == 0:
-        time.sleep(5)  # a timeout at --timeout 1
+        time.sleep(5)  # a timeout at --timeout 3
     if x["n"] % 3 == 0 and x["n"] not in _SEEN:
         _SEEN.add(x["n"])
-        raise ConnectionError("reset")  # retried once (--max-attempts 2)
+        raise ConnectionError("reset")  # retried once (--max-attempts 2), after <= 1 s
     if x["n"] % 3 == 1:
         raise RuntimeError("down")
     return AgentOutput(output=-1, cost=0.5 + (x["n"] % 5) / 4)
@@ -50,7 +50,7 @@ def _campaign(tmp_path: Path, name: str, agents: Path) -> tuple[dict, dict[str, 
     store = tmp_path / f"{name}.db"
     proc = run(
         ["run", "tests/helpers/slow_suite.py", "--baseline", f"{agents}:ok", "--candidate",
-         f"{agents}:broken", "--sequential", "--concurrency", "16", "--timeout", "1",
+         f"{agents}:broken", "--sequential", "--concurrency", "16", "--timeout", "3",
          "--max-attempts", "2", "--fail-fast", "0", "--store", str(store), "--no-progress",
          "--format", "json", "--seed", "1"],
         cli_env(SLOW_SUITE_TASKS="120"),
