@@ -94,7 +94,7 @@ ALLOWED: dict[str, set[str]] = {
     "analysis.seeding": set(),
     "analysis.background": set(),
     "analysis.arm_totals": MODELS,
-    "analysis.accumulate": MODELS | {"analysis.arm_totals"},
+    "analysis.accumulate": MODELS,
     "analysis.pairing": MODELS | {"analysis.accumulate", "analysis.arm_totals"},
     "analysis.completeness": MODELS,
     "analysis.failures": MODELS | {"analysis.pairing"},

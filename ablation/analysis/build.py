@@ -200,8 +200,8 @@ def build_report(
     """Compute every statistic of the report from paired data, then apply the gates.
 
     Args:
-        data: Paired columns from :func:`~ablation.analysis.pairing.pair_results` or
-            :func:`~ablation.analysis.pairing.pair_arrays`.
+        data: Paired columns from :func:`~ablation.analysis.columnar.pair_columns` (or any
+            :class:`~ablation.analysis.pairing.PairedData` built the same way).
         config: Analysis settings (alpha, confidence level, resamples, seed, gates).
         provenance: Provenance to record; the statistical fields are filled in here.
 

@@ -1,15 +1,15 @@
 """Pair two arms given as :class:`~ablation.columns.TrialColumns`, vectorised with numpy.
 
-The array twin of :func:`ablation.analysis.pairing.pair_results`: the same inventory (unknown ids,
-missing ids, one-sided tasks), the same duplicate check on ``(task, arm, run)``, the same
-``on_error="exclude"`` listing and the same per-task means, computed with id codes
-(:func:`~ablation.analysis.factorize.object_codes`), ``argsort`` and ``bincount`` instead of a Python loop per trial. Given the same trials, both
-functions return equal :class:`~ablation.analysis.pairing.PairedData` (the report built from them
-is the same JSON); tests check this on random campaigns.
+The library's one pairing path (campaigns, stores, ``compare``, ``report_from_results`` and the
+sequential sink; an arm may be empty): the inventory (unknown ids, missing ids, one-sided tasks),
+the duplicate check on ``(task, arm, run)``, the ``on_error="exclude"`` listing and the per-task
+means, computed with id codes (:func:`~ablation.analysis.factorize.object_codes`), ``argsort``
+and ``bincount`` instead of a Python loop per trial. Tests check it against an independent
+per-trial object path (tests/helpers/pairing_oracle.py) on random campaigns, to the byte of
+the report's JSON.
 
-Row order matters where the object path takes "the first": a task's category is the first
-non-empty one met with the baseline's rows before the candidate's, in row order.
-"""
+Row order matters where "the first" is taken: a task's category is the first non-empty one met
+with the baseline's rows before the candidate's, in row order."""
 
 from __future__ import annotations
 
@@ -192,19 +192,20 @@ def pair_columns(
     on_error: str = "fail",
     trial_lookup: Mapping[tuple[str, str], TaskResult] | None = None,
 ) -> PairedData:
-    """Pair two arms' trial columns by task (the array path of :func:`pair_results`).
+    """Pair two arms' trial columns by task.
 
     Args:
         baseline: The baseline's trials (its ``arm`` is not checked: the position decides).
         candidate: The candidate's trials.
         tasks: The suite, if known: it fixes the inventory, categories and critical flags.
         expected_ids: Without a suite, the ids that should be present (missing ones are listed).
-        on_error: ``"fail"`` or ``"exclude"``, as in :func:`pair_results`.
+        on_error: ``"fail"``: errors and timeouts count as failed trials; ``"exclude"``: they
+            are dropped (and listed), and a task left with no trial in an arm is excluded.
         trial_lookup: ``(task_id, arm) -> first-run TaskResult`` for the drill-downs (queried
             for the few trials shown); without it the drill-downs show no trials.
 
     Returns:
-        The paired columns, equal to what :func:`pair_results` returns for the same trials.
+        The paired columns.
 
     Raises:
         InputError: if two rows of one arm share ``(task_id, run)`` (naming file and lines when
