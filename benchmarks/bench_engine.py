@@ -18,9 +18,9 @@ Run ``python benchmarks/bench_engine.py`` (a few minutes; part (d) stores a mill
 (d) Peak memory of analysing 1,000,000 stored binary trials (500,000 tasks x 2 arms, bulk
     inserted with ``append_many``): a child process builds the report the way campaigns and
     ``ablation report`` do, with ``ablation.analysis.stored.report_from_store`` (the store's streaming
-    ``trial_rows`` through the streaming ``pair_results``). Peak RSS is read with
+    ``trial_rows`` paired by ``pair_columns``). Peak RSS is read with
     ``resource.getrusage(RUSAGE_CHILDREN)`` (target: under 1 GiB). For comparison, another child
-    streams the rows into binary arrays and calls ``pair_arrays`` + ``build_report`` (without a
+    streams the rows into binary arrays and calls ``pair_columns`` + ``build_report`` (without a
     target; it is also the fallback when ``report_from_store`` does not exist).
 
 Every timing is the best of a few repeats; the final table prints each figure with its target,
@@ -439,7 +439,8 @@ _ARRAYS_CHILD = _CHILD_PRELUDE + textwrap.dedent(
     import numpy as np
     from ablation import CampaignConfig
     from ablation.analysis.build import build_report
-    from ablation.analysis.pairing import pair_arrays
+    from ablation.analysis.columnar import pair_columns
+    from ablation.columns import TrialColumns
 
     ids, base, cand = [], array("b"), array("b")
     with RunStore(path) as store:
@@ -451,7 +452,9 @@ _ARRAYS_CHILD = _CHILD_PRELUDE + textwrap.dedent(
                 assert row.task_id == ids[-1], "rows come sorted by (task_id, arm, run)"
                 cand.append(row.passed)
     streamed = time.perf_counter() - start
-    data = pair_arrays(ids, np.frombuffer(base, np.int8), np.frombuffer(cand, np.int8))
+    id_col = np.asarray(ids, dtype=object)
+    data = pair_columns(*(TrialColumns.verdicts(arm, id_col, np.frombuffer(v, np.int8).astype(bool))
+                          for arm, v in (("baseline", base), ("candidate", cand))))
     report = build_report(data, config=CampaignConfig())
     assert report.n_paired == n_tasks
     rss = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
@@ -501,10 +504,10 @@ def part_d(n_trials: int, workdir: Path) -> list[Line]:
     size = Path(path).stat().st_size + sum(p.stat().st_size for p in workdir.glob("million.db-*"))
     print(f"store size: {size / 2**20:,.0f} MiB")
     if _has_store_report():
-        label = "report_from_store (trial_rows, streaming pair_results)"
+        label = "report_from_store (store columns, pair_columns)"
         measured = _child(_STORE_CHILD, path, str(n_tasks))
     else:
-        label = "trial_rows -> pair_arrays -> build_report"
+        label = "trial_rows -> pair_columns -> build_report"
         print("note: the analysis has no path from trial_rows; building arrays from the rows")
         measured = _child(_ARRAYS_CHILD, path, str(n_tasks))
     peak = _mib(measured["rss"])  # the report child's own high-water mark
@@ -515,7 +518,7 @@ def part_d(n_trials: int, workdir: Path) -> list[Line]:
     if _has_store_report():
         arrays = _child(_ARRAYS_CHILD, path, str(n_tasks))
         print(
-            f"info: trial_rows -> pair_arrays -> build_report child (binary columns only): "
+            f"info: trial_rows -> pair_columns -> build_report child (binary columns only): "
             f"{arrays['seconds']:.1f} s (streaming {arrays['streamed']:.1f} s), "
             f"peak RSS {_mib(arrays['rss']):,.0f} MiB"
         )

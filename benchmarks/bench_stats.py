@@ -124,10 +124,11 @@ def bench_uplift(n_tasks: int, n_resamples: int, batch: int) -> None:
 
 
 _FULL_REPORT_CHILD = r"""
-import json, resource, sys, time
+import dataclasses, json, resource, sys, time
 import numpy as np
 from ablation.analysis.build import build_report
-from ablation.analysis.pairing import pair_arrays
+from ablation.analysis.columnar import pair_columns
+from ablation.columns import TrialColumns
 
 n = int(sys.argv[1])
 rng = np.random.default_rng(20240601)
@@ -139,7 +140,11 @@ ids = [f"task-{i:07d}" for i in range(n)]
 categories = [("parsing", "search", "math", "tools")[i % 4] for i in range(n)]
 before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
 start = time.perf_counter()
-data = pair_arrays(ids, base, cand, categories=categories)
+id_col, labels = np.asarray(ids, dtype=object), np.asarray(categories, dtype=object)
+data = pair_columns(*(
+    dataclasses.replace(TrialColumns.verdicts(arm, id_col, v), category=labels)
+    for arm, v in (("baseline", base), ("candidate", cand))
+))
 paired = time.perf_counter()
 report = build_report(data)
 built = time.perf_counter()

@@ -35,8 +35,9 @@ from pathlib import Path
 import numpy as np
 
 from ablation import AblationTask, run_ablation_campaign
-from ablation.analysis.pairing import pair_arrays
+from ablation.analysis.columnar import pair_columns
 from ablation.analysis.sequential import apply_sequential
+from ablation.columns import TrialColumns
 from ablation.config import CampaignConfig, GatePolicy, SequentialPolicy
 from ablation.stats import mcnemar
 
@@ -87,7 +88,9 @@ def replay_all(ids: list[str], systems: dict[str, np.ndarray], args: argparse.Na
     for (a, base), (c, cand) in itertools.permutations(systems.items(), 2):
         full = full_decision(base, cand, args.alpha)
         for seed in range(args.seed, args.seed + args.seeds):
-            _, s = apply_sequential(pair_arrays(ids, base, cand), config_for(seed, args.alpha, args.margin))
+            data = pair_columns(*(TrialColumns.verdicts(arm, np.asarray(ids, dtype=object), v)
+                                  for arm, v in (("baseline", base), ("candidate", cand))))
+            _, s = apply_sequential(data, config_for(seed, args.alpha, args.margin))
             seq = "fail" if s.gate in FAIL_GATES else "pass" if s.gate == "non_inferior" else "none"
             rows.append({
                 "baseline": a, "candidate": c, "seed": seed, "full": full, "gate": s.gate,

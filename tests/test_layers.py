@@ -88,12 +88,14 @@ ALLOWED: dict[str, set[str]] = {
     "run.sinks": GROUND | {"store"},
     "run.failfast": GROUND | {"run.transient"},
     "run.resume_checks": GROUND,
-    "run.sequential": MODELS | {"stats", "analysis.pairing", "analysis.sequential"},
+    "run.sequential": MODELS
+    | {"stats", "analysis.columnar", "analysis.sequential", "analysis.tocolumns"},
     "analysis": set(),
     "analysis.seeding": set(),
     "analysis.background": set(),
+    "analysis.arm_totals": MODELS,
     "analysis.accumulate": MODELS,
-    "analysis.pairing": MODELS | {"analysis.accumulate"},
+    "analysis.pairing": MODELS | {"analysis.accumulate", "analysis.arm_totals"},
     "analysis.completeness": MODELS,
     "analysis.failures": MODELS | {"analysis.pairing"},
     "analysis.metric_margins": MODELS | {"stats", "analysis.breakdowns", "analysis.pairing"},
@@ -106,11 +108,13 @@ ALLOWED: dict[str, set[str]] = {
     | {"stats", "analysis.builtin_gates", "analysis.latency_gate", "analysis.pass_note"},
     "analysis.numeric": MODELS | {"stats"},
     "analysis.sequential_gates": MODELS,
-    "analysis.sequential_subset": MODELS | {"analysis.accumulate", "analysis.pairing"},
+    "analysis.sequential_subset": MODELS
+    | {"analysis.accumulate", "analysis.arm_totals", "analysis.pairing"},
     "analysis.sequential": MODELS | {"stats", "analysis.pairing", "analysis.sequential_subset"},
     "analysis.tocolumns": GROUND,
     "analysis.factorize": set(),
-    "analysis.columnar": MODELS | {"analysis.accumulate", "analysis.factorize", "analysis.pairing"},
+    "analysis.columnar": MODELS
+    | {"analysis.accumulate", "analysis.arm_totals", "analysis.factorize", "analysis.pairing"},
     "analysis.metrics": MODELS | {"stats", "analysis.seeding"},
     "analysis.breakdowns": MODELS | {"stats", "analysis.seeding", "analysis.pairing", "analysis.factorize"},
     "analysis.uplift_intervals": MODELS

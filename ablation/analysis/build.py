@@ -1,8 +1,8 @@
 """Build the :class:`~ablation.report.AblationReport` from paired trials.
 
 The engine's campaigns and ``compare`` on existing result files enter here alike, so there is
-one copy of the statistics path: trials -> :func:`~ablation.analysis.pairing.pair_results` ->
-:func:`build_report` -> gates.
+one copy of the statistics path: trial columns -> :func:`~ablation.analysis.columnar.pair_columns`
+-> :func:`build_report` -> gates.
 
 Units of analysis: with one run per task the pair is the task and the binary methods apply
 (exact McNemar, Tango and Newcombe score intervals, a multinomial paired bootstrap). With
@@ -33,7 +33,7 @@ from ablation.analysis.latency_censoring import censored_latency, latency_compar
 from ablation.analysis.metric_margins import metric_noninferiority
 from ablation.analysis.metrics import compare_continuous
 from ablation.analysis.notes import with_notes
-from ablation.analysis.pairing import PairedData, pair_results
+from ablation.analysis.pairing import PairedData
 from ablation.analysis.versions import package_versions
 from ablation.config import CampaignConfig, Provenance
 from ablation.outputs import TOOL_CALLS_PREFIX
@@ -200,8 +200,8 @@ def build_report(
     """Compute every statistic of the report from paired data, then apply the gates.
 
     Args:
-        data: Paired columns from :func:`~ablation.analysis.pairing.pair_results` or
-            :func:`~ablation.analysis.pairing.pair_arrays`.
+        data: Paired columns from :func:`~ablation.analysis.columnar.pair_columns` (or any
+            :class:`~ablation.analysis.pairing.PairedData` built the same way).
         config: Analysis settings (alpha, confidence level, resamples, seed, gates).
         provenance: Provenance to record; the statistical fields are filled in here.
 
@@ -279,16 +279,16 @@ def report_from_results(
     provenance: Provenance | None = None,
     trial_lookup: Mapping[tuple[str, str], TaskResult] | None = None,
 ) -> AblationReport:
-    """Pair ``results`` and build the gated report (the engine's and compare's common path).
+    """The gated report of :class:`TaskResult` s of both arms (either may be empty), read into
+    columns and paired by :func:`~ablation.analysis.columnar.pair_columns`; the drill-downs fetch
+    their few trials from ``trial_lookup`` when given, else from ``results``."""
+    from ablation.analysis.columnar import pair_columns
+    from ablation.analysis.tocolumns import ResultLookup, split_arms
 
-    ``results`` may be :class:`TaskResult` objects or the store's light rows; with rows, pass a
-    ``trial_lookup`` so the drill-downs can fetch the few trials they show.
-    """
-    config = config or CampaignConfig()
-    data = pair_results(
-        results, tasks=tasks, expected_ids=expected_ids, on_error=config.on_error,
-        keep_trials=trial_lookup is None, trial_lookup=trial_lookup,
-    )
+    config, columns = config or CampaignConfig(), split_arms(results)
+    lookup = trial_lookup if trial_lookup is not None else ResultLookup(columns)
+    data = pair_columns(columns["baseline"][1], columns["candidate"][1], tasks=tasks,
+                        expected_ids=expected_ids, on_error=config.on_error, trial_lookup=lookup)  # fmt: skip
     return build_report(data, config=config, provenance=provenance)
 
 

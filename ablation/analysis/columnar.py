@@ -1,26 +1,27 @@
 """Pair two arms given as :class:`~ablation.columns.TrialColumns`, vectorised with numpy.
 
-The array twin of :func:`ablation.analysis.pairing.pair_results`: the same inventory (unknown ids,
-missing ids, one-sided tasks), the same duplicate check on ``(task, arm, run)``, the same
-``on_error="exclude"`` listing and the same per-task means, computed with id codes
-(:func:`~ablation.analysis.factorize.object_codes`), ``argsort`` and ``bincount`` instead of a Python loop per trial. Given the same trials, both
-functions return equal :class:`~ablation.analysis.pairing.PairedData` (the report built from them
-is the same JSON); tests check this on random campaigns.
+The library's one pairing path (campaigns, stores, ``compare``, ``report_from_results`` and the
+sequential sink; an arm may be empty): the inventory (unknown ids, missing ids, one-sided tasks),
+the duplicate check on ``(task, arm, run)``, the ``on_error="exclude"`` listing and the per-task
+means, computed with id codes (:func:`~ablation.analysis.factorize.object_codes`), ``argsort``
+and ``bincount`` instead of a Python loop per trial. Tests check it against an independent
+per-trial object path (tests/helpers/pairing_oracle.py) on random campaigns, to the byte of
+the report's JSON.
 
-Row order matters where the object path takes "the first": a task's category is the first
-non-empty one met with the baseline's rows before the candidate's, in row order.
-"""
+Row order matters where "the first" is taken: a task's category is the first non-empty one met
+with the baseline's rows before the candidate's, in row order."""
 
 from __future__ import annotations
 
 import functools
-from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any, Protocol, runtime_checkable
 
 import numpy as np
 from numpy.typing import NDArray
 
 from ablation.analysis.accumulate import ArmColumns, signed_counts, tool_call_counts
+from ablation.analysis.arm_totals import column_totals
 from ablation.analysis.factorize import (
     TrialKeys,
     code_adders,
@@ -191,19 +192,20 @@ def pair_columns(
     on_error: str = "fail",
     trial_lookup: Mapping[tuple[str, str], TaskResult] | None = None,
 ) -> PairedData:
-    """Pair two arms' trial columns by task (the array path of :func:`pair_results`).
+    """Pair two arms' trial columns by task.
 
     Args:
         baseline: The baseline's trials (its ``arm`` is not checked: the position decides).
         candidate: The candidate's trials.
         tasks: The suite, if known: it fixes the inventory, categories and critical flags.
         expected_ids: Without a suite, the ids that should be present (missing ones are listed).
-        on_error: ``"fail"`` or ``"exclude"``, as in :func:`pair_results`.
+        on_error: ``"fail"``: errors and timeouts count as failed trials; ``"exclude"``: they
+            are dropped (and listed), and a task left with no trial in an arm is excluded.
         trial_lookup: ``(task_id, arm) -> first-run TaskResult`` for the drill-downs (queried
             for the few trials shown); without it the drill-downs show no trials.
 
     Returns:
-        The paired columns, equal to what :func:`pair_results` returns for the same trials.
+        The paired columns.
 
     Raises:
         InputError: if two rows of one arm share ``(task_id, run)`` (naming file and lines when
@@ -248,7 +250,7 @@ def pair_columns(
         has_families=bool(task_map) and len(set(families)) < len(families),  # else ids: distinct
         failures=failures,
         trials_seen={arm: len(cols) for arm, cols in zip(_ARMS, arms, strict=True)},
-        trials_of=functools.partial(_trials_of, arms),
+        totals_of=functools.partial(column_totals, arms, codes, uniq, paired, exclude),
     )
 
 
@@ -272,12 +274,6 @@ def _excluded_by_errors(
         for code in paired[empty]
     ]
     return excluded, paired[~empty]
-
-
-def _trials_of(arms: Sequence[TrialColumns], task_ids: Collection[str]) -> dict[str, int]:
-    """Trials per arm over ``task_ids`` (paired or not): see ``PairedData.trials_of``."""
-    ids = task_ids if isinstance(task_ids, (set, frozenset)) else set(task_ids)
-    return {arm: sum(1 for t in cols.task_id if t in ids) for arm, cols in zip(_ARMS, arms, strict=True)}
 
 
 def _inventory(

@@ -2,22 +2,22 @@
 
 The tasks after the deciding one in run order are listed in ``excluded`` with a reason that starts
 with :data:`STOPPED_EARLY` (the completeness gate ignores those); any of their trials that finished
-in flight at the stop are dropped (from the columns, the failures, the per-arm trial counts and
-the arms' error and timeout counts, which are counted from the same kept failures as the errors
-section), so the report depends only on the decision, not on timing.
-
-Limit: an arm's ``retried``, ``cost_total`` and scorer-error counts are totals without a per-task
-breakdown; they still include trials that finished in flight after the stop.
+in flight at the stop are dropped: from the columns, the failures, and every count of the arm
+summaries (trials, errors, timeouts, retried trials, scorer errors, cost), which are recounted
+from the trials of the kept tasks (:attr:`PairedData.totals_of`), the set the errors section
+lists. The report thus depends only on the decision, not on timing.
 """
 
 from __future__ import annotations
 
 import dataclasses
 from collections.abc import Sequence
+from typing import Any
 
 import numpy as np
 
 from ablation.analysis.accumulate import ArmColumns
+from ablation.analysis.arm_totals import ArmTotals
 from ablation.analysis.pairing import PairedData
 from ablation.report import ExcludedItem
 
@@ -27,18 +27,39 @@ __all__ = ["STOPPED_EARLY", "keep_tasks"]
 STOPPED_EARLY = "not run (stopped early)"
 
 
-def _arm(columns: ArmColumns, keep: np.ndarray, failed: dict[str, int]) -> ArmColumns:
+def _scorers(data: PairedData, keep: np.ndarray, totals: dict[str, ArmTotals] | None) -> set[str]:
+    """Scorers with a score or a scorer error in the kept tasks (either arm): a scorer that only
+    trials in flight after the stop used is not part of the report."""
+    arms = (data.baseline, data.candidate)
+    names = {n for a in arms for n, v in a.quality.items() if not np.isnan(v[keep]).all()}
+    if totals is None:
+        return names | {n for a in arms for n in a.quality}
+    return names | {n for t in totals.values() for n in t.quality_errors}
+
+
+def _arm(
+    columns: ArmColumns, keep: np.ndarray, totals: ArmTotals | None, scorers: set[str]
+) -> ArmColumns:
+    counts: dict[str, Any] = {"n_trials": int(columns.runs[keep].sum())}
+    if totals is not None:
+        counts = {
+            "errors": totals.errors,
+            "timeouts": totals.timeouts,
+            "retried": totals.retried,
+            "quality_errors": totals.quality_errors,
+            "cost_total": totals.cost_total,
+            "cost_trials": totals.cost_trials,
+            "n_trials": totals.n_trials,
+        }
     return dataclasses.replace(
         columns,
-        errors=failed.get("error", 0),
-        timeouts=failed.get("timeout", 0),
+        **counts,
         passes=columns.passes[keep],
         runs=columns.runs[keep],
         latency=columns.latency[keep],
         cost=columns.cost[keep],
-        quality={k: v[keep] for k, v in columns.quality.items()},
+        quality={k: v[keep] for k, v in columns.quality.items() if k in scorers},
         metrics={k: v[keep] for k, v in columns.metrics.items()},
-        n_trials=int(columns.runs[keep].sum()),
     )
 
 
@@ -58,29 +79,30 @@ def keep_tasks(data: PairedData, keep: set[str], dropped: Sequence[str]) -> Pair
     task_ids = [data.task_ids[i] for i in idx]
     families = [data.families[i] for i in idx]
     failures = [f for f in data.failures if f[0] in keep]
-    failed: dict[str, dict[str, int]] = {"baseline": {}, "candidate": {}}
-    for _tid, arm, _run, status, *_ in failures:
-        failed[arm][status] = failed[arm].get(status, 0) + 1
+    totals = data.totals_of(keep) if data.totals_of is not None else None
+    scorers = _scorers(data, idx, totals)
     return dataclasses.replace(
         data,
         task_ids=task_ids,
         categories=[data.categories[i] for i in idx],
         families=families,
         critical=data.critical[idx],
-        baseline=_arm(data.baseline, idx, failed["baseline"]),
-        candidate=_arm(data.candidate, idx, failed["candidate"]),
+        baseline=_arm(data.baseline, idx, (totals or {}).get("baseline"), scorers),
+        candidate=_arm(data.candidate, idx, (totals or {}).get("candidate"), scorers),
         excluded=excluded,
         has_families=len(set(families)) < len(families),
         failures=failures,
-        trials_seen=_trials_seen(data, keep, idx),
-        trials_of=None,
+        trials_seen=_trials_seen(data, idx, totals),
+        totals_of=None,
     )
 
 
-def _trials_seen(data: PairedData, keep: set[str], idx: np.ndarray) -> dict[str, int]:
+def _trials_seen(
+    data: PairedData, idx: np.ndarray, totals: dict[str, ArmTotals] | None
+) -> dict[str, int]:
     """Trials per arm of the kept tasks only: a trial that finished in flight after the
     decision (of a task not kept, paired or not) must not count, or the errors section would
     depend on timing."""
-    if data.trials_of is not None:
-        return data.trials_of(keep)
+    if totals is not None:
+        return {arm: t.seen for arm, t in totals.items()}
     return {"baseline": int(data.baseline.runs[idx].sum()), "candidate": int(data.candidate.runs[idx].sum())}

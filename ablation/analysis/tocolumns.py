@@ -15,7 +15,7 @@ record is validated as a :class:`TaskResult`, and a failure names the record num
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from itertools import repeat
 from typing import Any
 
@@ -41,7 +41,17 @@ __all__ = [
     "result_fields",
     "results_to_columns",
     "side_columns",
+    "split_arms",
 ]
+
+
+def split_arms(results: Iterable[Any]) -> dict[str, tuple[list[Any], TrialColumns]]:
+    """``arm -> (its trials, their columns)`` for both arms (either may be empty) of trials given
+    as :class:`TaskResult` objects of any mix of arms."""
+    sides: dict[str, list[Any]] = {"baseline": [], "candidate": []}
+    for result in results:
+        sides[result.arm].append(result)
+    return {arm: (rows, results_to_columns(rows, arm)) for arm, rows in sides.items()}
 
 
 def result_fields(rows: Sequence[Any]) -> set[str] | None:

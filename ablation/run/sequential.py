@@ -15,8 +15,9 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Sequence
 
 from ablation import stats
-from ablation.analysis.pairing import pair_results
+from ablation.analysis.columnar import pair_columns
 from ablation.analysis.sequential import monitor_settings, sequential_order
+from ablation.analysis.tocolumns import results_to_columns
 from ablation.config import CampaignConfig
 from ablation.errors import StopCampaign
 from ablation.schema import AblationTask, TaskResult
@@ -81,7 +82,11 @@ class SequentialSink:
 
     def _outcome(self, trials: list[TaskResult]) -> float | None:
         """``candidate − baseline`` pass fraction of one task (None: excluded for errors)."""
-        data = pair_results(trials, on_error=self._on_error, keep_trials=False)
+        arms = [
+            results_to_columns([t for t in trials if t.arm == arm], arm)
+            for arm in ("baseline", "candidate")
+        ]
+        data = pair_columns(*arms, on_error=self._on_error)
         if not data.task_ids:
             return None
         return float(data.candidate.fraction[0] - data.baseline.fraction[0])

@@ -11,9 +11,9 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from ablation.analysis.build import build_report, report_from_results
+from ablation.analysis.build import build_report
 from ablation.analysis.columnar import pair_columns
-from ablation.analysis.tocolumns import ResultLookup, results_to_columns
+from ablation.analysis.tocolumns import ResultLookup, split_arms
 from ablation.config import CampaignConfig, Provenance
 from ablation.report import AblationReport
 from ablation.schema import AblationTask, TaskResult
@@ -28,17 +28,9 @@ def report_from_trials(
     tasks: Sequence[AblationTask],
     provenance: Provenance,
 ) -> AblationReport:
-    """The gated report of ``results`` (both arms), equal to :func:`report_from_results`'s.
-
-    An arm without trials (a campaign stopped before its first) takes the object path, which
-    names what is missing the same way.
-    """
-    sides: dict[str, list[TaskResult]] = {"baseline": [], "candidate": []}
-    for result in results:
-        sides[result.arm].append(result)
-    if not all(sides.values()):
-        return report_from_results(results, config=config, tasks=tasks, provenance=provenance)
-    columns = {arm: (rows, results_to_columns(rows, arm)) for arm, rows in sides.items()}
+    """The gated report of ``results`` (both arms, either possibly empty: a campaign stopped
+    before its first trial), equal to :func:`~ablation.analysis.build.report_from_results`'s."""
+    columns = split_arms(results)
     data = pair_columns(
         columns["baseline"][1], columns["candidate"][1], tasks=tasks, on_error=config.on_error,
         trial_lookup=ResultLookup(columns),

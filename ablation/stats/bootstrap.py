@@ -94,7 +94,7 @@ def interval_from_distribution(
             note = " (BCa degenerate: percentile fallback)"
         else:
             probs = bca
-    q = linear_quantiles(theta, probs)  # np.quantile's bits, without importing numpy.ma
+    q = linear_quantiles(theta, probs)
     low, high = float(q[0]), float(q[1])
     if method == "basic":
         low, high = 2.0 * estimate - high, 2.0 * estimate - low

@@ -11,13 +11,13 @@ from math import comb
 
 import numpy as np
 import pytest
+from helpers.pairing_oracle import pair_arrays
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from scipy.stats import binomtest
 
 from ablation import CampaignConfig, TaskResult, compare_results
 from ablation.analysis.build import build_report, report_from_results
-from ablation.analysis.pairing import pair_arrays
 
 
 def exact_mcnemar(b: int, c: int) -> float:

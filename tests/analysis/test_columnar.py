@@ -1,7 +1,7 @@
 """The array pairing path gives the same report as the object path, and names bad input.
 
-The reference is the per-trial path (``pair_results`` + ``build_report`` through
-``report_from_results``), which the fast paths (``compare_results`` on lists and dict records,
+The reference is the per-trial path (``pair_results`` + ``build_report``:
+``report_by_objects`` of tests/helpers), which the fast paths (``compare_results`` on lists and dict records,
 ``report_from_store`` on a SQLite file) must reproduce to the byte of the report's JSON.
 """
 
@@ -12,6 +12,7 @@ from typing import Any
 
 import numpy as np
 import pytest
+from helpers.pairing_oracle import report_by_objects
 from helpers.random_trials import campaign
 from helpers.random_trials import columns_equal as _columns_equal
 from helpers.random_trials import trial as _trial
@@ -45,7 +46,7 @@ def test_compare_results_equals_the_object_path_on_10k_random_tasks(
     expected = [*ids[5:], "never-ran-1", "never-ran-2"]  # some unknown, some missing
     for expected_ids in [expected] if listed else [None]:
         fast = compare_results(baseline, candidate, config=config, expected_ids=expected_ids)
-        old = report_from_results(
+        old = report_by_objects(
             [*baseline, *candidate], config=config, expected_ids=expected_ids,
             provenance=Provenance(baseline_agent="baseline", candidate_agent="candidate", source="compare"),
         )  # fmt: skip
@@ -90,7 +91,7 @@ def test_stored_report_equals_the_streamed_row_path(tmp_path: Any, seed: int, on
     prov = Provenance(baseline_agent="b", candidate_agent="c", finished_at="then")
     expected = [*ids[:-4], "never-ran"]
     fast = report_from_store(store, cid, config=config, provenance=prov, expected_ids=expected)
-    old = report_from_results(
+    old = report_by_objects(
         store.trial_rows(cid), config=config, provenance=prov, expected_ids=expected,
         trial_lookup=StoredTrials(store, cid),
     )  # fmt: skip
@@ -152,7 +153,7 @@ def test_a_duplicate_names_the_file_and_both_lines() -> None:
 def test_duplicate_message_matches_the_object_path(keys: tuple[tuple[str, int], ...]) -> None:
     rows = [TaskResult(task_id=t, arm="baseline", run=r) for t, r in keys]
     with pytest.raises(InputError) as old:
-        report_from_results(rows)
+        report_by_objects(rows)
     with pytest.raises(InputError) as fast:
         pair_columns(results_to_columns(rows, "baseline"), results_to_columns([], "candidate"))
     assert str(fast.value) == str(old.value)
@@ -164,7 +165,7 @@ def test_a_run_only_one_side_has_is_listed_in_excluded() -> None:
     candidate = [TaskResult(task_id="t", arm="candidate", run=0, passed=False)]
     for report in (
         compare_results(baseline, candidate),
-        report_from_results([*baseline, *candidate]),
+        report_by_objects([*baseline, *candidate]),
     ):
         unmatched = [e for e in report.excluded if e.run == 1]
         assert [(e.task_id, e.run) for e in unmatched] == [("t", 1)]
@@ -250,7 +251,7 @@ def test_sides_in_task_and_run_order_equal_the_object_path(seed: int, on_error: 
         baseline, candidate = ([r for r in side if r.run == 0 and r.task_id in both] for side in (baseline, candidate))
     baseline, candidate = (sorted(side, key=lambda r: (r.task_id, r.run)) for side in (baseline, candidate))
     config = CampaignConfig(on_error=on_error, n_resamples=100, seed=seed)
-    old = report_from_results(
+    old = report_by_objects(
         [*baseline, *candidate], config=config,
         provenance=Provenance(baseline_agent="baseline", candidate_agent="candidate", source="compare"),
     )  # fmt: skip
@@ -280,7 +281,7 @@ def test_a_listing_equal_to_the_arms_ids_gives_the_object_paths_report(seed: int
     given: dict[str, Any] = {"tasks": suite} if listing.startswith("suite") else {"expected_ids": ids}
     sides = {"baseline": results_to_columns(baseline, "baseline"), "candidate": results_to_columns(candidate, "candidate")}
     fast = pair_columns(sides["baseline"], sides["candidate"], **given)
-    old = report_from_results([*baseline, *candidate], config=config, **given)
+    old = report_by_objects([*baseline, *candidate], config=config, **given)
     from ablation.analysis.build import build_report
 
     fast_report = build_report(fast, config=config, provenance=old.provenance)
@@ -315,7 +316,7 @@ def test_one_run_per_task_in_the_same_order_equals_the_object_path(seed: int, sh
             rows.append(TaskResult(task_id=tid, arm=arm, **given))
         sides.append(rows)
     config = CampaignConfig(on_error=on_error, n_resamples=100, seed=seed)
-    old = report_from_results(
+    old = report_by_objects(
         [*sides[0], *sides[1]], config=config,
         provenance=Provenance(baseline_agent="baseline", candidate_agent="candidate", source="compare"),
     )  # fmt: skip
@@ -432,3 +433,20 @@ def test_an_arm_with_the_same_ids_in_order_shares_the_other_arms_column(records:
         [TaskResult(task_id=t, passed=True) for t in ids], rows, config=CampaignConfig(n_resamples=100)
     )
     assert report.n_paired == (8_200 if change is None else 8_199)
+
+
+@pytest.mark.parametrize("on_error", ["fail", "exclude"])
+@pytest.mark.parametrize("sides", ["baseline only", "neither", "candidate errored only"])
+def test_an_empty_arm_gives_the_object_paths_report(on_error: str, sides: str) -> None:
+    from ablation.schema import AblationTask
+
+    tasks = [AblationTask(task_id=t) for t in ("a", "b")]
+    trials = {
+        "baseline only": [TaskResult(task_id="a", arm="baseline", passed=True)],
+        "neither": [],
+        "candidate errored only": [TaskResult(task_id="a", arm="candidate", status="error")],
+    }[sides]
+    config = CampaignConfig(on_error=on_error)
+    fast = report_from_results(trials, config=config, tasks=tasks)
+    assert _json(fast) == _json(report_by_objects(trials, config=config, tasks=tasks))
+    assert {e.task_id for e in fast.excluded} == {"a", "b"}

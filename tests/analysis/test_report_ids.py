@@ -10,9 +10,9 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from helpers.pairing_oracle import pair_arrays
 
 from ablation.analysis.build import build_report
-from ablation.analysis.pairing import pair_arrays
 from ablation.config import CampaignConfig
 from ablation.report import AblationReport
 

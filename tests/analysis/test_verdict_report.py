@@ -13,13 +13,13 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from helpers.pairing_oracle import pair_arrays
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from scipy import stats as sps
 
 from ablation import stats
 from ablation.analysis.build import build_report, report_from_results
-from ablation.analysis.pairing import pair_arrays
 from ablation.config import CampaignConfig, GatePolicy
 from ablation.schema import TaskResult
 

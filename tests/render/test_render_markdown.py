@@ -225,8 +225,9 @@ def test_summary_rejects_bad_input() -> None:
 @pytest.mark.parametrize(("b", "c"), [(1, 0), (0, 1), (2, 3)])
 def test_the_summary_sentence_counts_in_the_singular_for_one(b: int, c: int) -> None:
     # "1 regressions, 0 improvements in 10 pairs" read in the first line of every rendering
+    from helpers.pairing_oracle import pair_arrays
+
     from ablation.analysis.build import build_report
-    from ablation.analysis.pairing import pair_arrays
     from ablation.config import CampaignConfig
     from ablation.render._format import summary_sentence
 

@@ -1,10 +1,11 @@
-"""A sequential campaign's arm summaries count the same trials as its errors section.
+"""A sequential campaign's arm summaries count the trials of the tasks it kept, and only those.
 
 When a sequential campaign decides, the trials still in flight finish and are stored; their
-tasks are not part of the analysis. The errors section already left them out; the arms' error
-and timeout counts (``report.candidate.errors``) must too, or they vary from run to run with
-timing. End to end through the command line: a candidate that fails every task after a short
-sleep, 16 trials in flight, so many finish after the stop.
+tasks are not part of the analysis. Every figure of an arm's summary (trials, errors, timeouts,
+retried trials, cost) must leave them out as the errors section does, or it varies from run to
+run with timing. End to end through the command line: a candidate that fails every task after a
+short sleep (some by raising, some after a retried connection error, some by timing out), 16 trials in flight, so
+many finish after the stop; the summaries are recounted by hand from the stored trials.
 """
 
 from __future__ import annotations
@@ -15,40 +16,81 @@ from pathlib import Path
 import pytest
 from helpers.cli import cli_env, run
 
+from ablation import RunStore
+
 _AGENTS = '''
 import time
 
+from ablation import AgentOutput
+
 
 def ok(x):
-    return 3 * x["n"]
+    return AgentOutput(output=3 * x["n"], cost=0.25)
+
+
+_SEEN = set()
 
 
 def broken(x):
     time.sleep(0.05)
     if x["n"] % 4 == 0:
-        time.sleep(5)  # a timeout at --timeout 0.5
-    raise RuntimeError("down")
+        time.sleep(5)  # a timeout at --timeout 3
+    if x["n"] % 3 == 0 and x["n"] not in _SEEN:
+        _SEEN.add(x["n"])
+        raise ConnectionError("reset")  # retried once (--max-attempts 2), after <= 1 s
+    if x["n"] % 3 == 1:
+        raise RuntimeError("down")
+    return AgentOutput(output=-1, cost=0.5 + (x["n"] % 5) / 4)
 '''
+_COUNTS = ("n_trials", "errors", "timeouts", "retried", "cost_total")
 
 
-@pytest.mark.slow
-def test_arm_counts_match_the_errors_section_after_an_early_stop(tmp_path: Path) -> None:
-    agents = tmp_path / "agents.py"
-    agents.write_text(_AGENTS)
+def _campaign(tmp_path: Path, name: str, agents: Path) -> tuple[dict, dict[str, dict]]:
+    """Run the campaign into its own store; its report, and each arm's counts recounted."""
+    store = tmp_path / f"{name}.db"
     proc = run(
         ["run", "tests/helpers/slow_suite.py", "--baseline", f"{agents}:ok", "--candidate",
-         f"{agents}:broken", "--sequential", "--concurrency", "16", "--timeout", "0.5",
-         "--fail-fast", "0", "--no-store", "--no-progress", "--format", "json", "--seed", "1"],
+         f"{agents}:broken", "--sequential", "--concurrency", "16", "--timeout", "3",
+         "--max-attempts", "2", "--fail-fast", "0", "--store", str(store), "--no-progress",
+         "--format", "json", "--seed", "1"],
         cli_env(SLOW_SUITE_TASKS="120"),
     )  # fmt: skip
     assert proc.returncode == 2, proc.stderr
     report = json.loads(proc.stdout)
-    assert report["sequential"]["stopped_early"]
-    groups = report["errors"]["groups"]
+    not_run = {e["task_id"] for e in report["excluded"] if e["reason"].startswith("not run")}
+    with RunStore(store) as db:
+        campaign = db.latest_campaign()
+        assert campaign is not None
+        trials = db.results(campaign.campaign_id)
+    assert any(t.task_id in not_run for t in trials)  # trials did finish after the stop
+    kept = [t for t in trials if t.task_id not in not_run]
+    recount = {}
     for arm in ("baseline", "candidate"):
-        summary = report[arm]
+        mine = [t for t in kept if t.arm == arm]
+        costs = [t.cost for t in mine if t.cost is not None]
+        recount[arm] = {
+            "n_trials": len(mine),
+            "errors": sum(t.status == "error" for t in mine),
+            "timeouts": sum(t.status == "timeout" for t in mine),
+            "retried": sum(t.attempts > 1 for t in mine),
+            "cost_total": sum(costs) if costs else None,
+        }
+    return report, recount
+
+
+@pytest.mark.slow
+def test_arm_counts_are_a_recount_over_the_kept_tasks(tmp_path: Path) -> None:
+    agents = tmp_path / "agents.py"
+    agents.write_text(_AGENTS)
+    first, recount = _campaign(tmp_path, "first", agents)
+    second, _ = _campaign(tmp_path, "second", agents)
+    assert first["sequential"]["stopped_early"]
+    groups = first["errors"]["groups"]
+    for arm in ("baseline", "candidate"):
+        summary = first[arm]
+        assert {k: summary[k] for k in _COUNTS} == pytest.approx(recount[arm]), arm
         failed = sum(g["count"] for g in groups if g["arm"] == arm)
         assert summary["errors"] + summary["timeouts"] == failed, (arm, summary, groups)
-        timeouts = sum(g["count"] for g in groups if g["arm"] == arm and g["error_type"] == "Timeout")
-        assert summary["timeouts"] == timeouts
-    assert report["candidate"]["errors"] > 0 and report["candidate"]["timeouts"] > 0
+        assert {k: second[arm][k] for k in _COUNTS} == {k: summary[k] for k in _COUNTS}
+    assert first["candidate"]["errors"] and first["candidate"]["timeouts"]
+    assert first["candidate"]["retried"] and first["baseline"]["cost_total"]

@@ -324,15 +324,17 @@ def test_scalar_and_array_forms_agree() -> None:
 
 
 def test_bulk_array_calls_agree_with_the_numpy_path() -> None:
-    # thousands of tails at n >= 1e5 go along chains of consecutive n (the exact power of a
-    # large report); below the bulk size every tail is computed entrywise
+    # thousands of tails at n >= 1e5 go through scipy.special (the exact power of a large
+    # report); below the bulk size every tail is computed entrywise; scipy's error at large n
+    # is ~1e-14·n relative
     ns = np.arange(200_000, 202_000, dtype=np.float64)
     ks = np.floor(ns * 0.49)
     bulk_cdf, bulk_sf = np.asarray(_dist.bdtr(ks, ns, 0.5)), np.asarray(_dist.bdtrc(ks, ns, 0.5))
     part_cdf = np.asarray(_dist.bdtr(ks[:1000], ns[:1000], 0.5))  # below the bulk size: numpy path
     part_sf = np.asarray(_dist.bdtrc(ks[:1000], ns[:1000], 0.5))
-    np.testing.assert_allclose(part_cdf, bulk_cdf[:1000], rtol=1e-12)
-    np.testing.assert_allclose(part_sf, bulk_sf[:1000], rtol=1e-12)
+    rtol = 1e-12 + 1e-14 * float(ns[-1])
+    np.testing.assert_allclose(part_cdf, bulk_cdf[:1000], rtol=rtol)
+    np.testing.assert_allclose(part_sf, bulk_sf[:1000], rtol=rtol)
 
 
 @pytest.mark.parametrize("rows", [1, 5, 200])
