@@ -87,3 +87,30 @@ def sequential_ni_cell(args: tuple[int, float, float, int, int]) -> float:
         hits += int(np.sum(res.gate == "non_inferior"))
         done += rows
     return hits / reps
+
+
+ARM_MODELS = {"point-mass": 0.5, "beta": 0.5, "beta skewed": 0.2}
+
+
+def arm_rate_cell(args: tuple[str, int, int, int]) -> float:
+    """Coverage of an arm's pass-rate interval with repeated runs (the report's own function).
+
+    Task pass probabilities: the baseline of :func:`task_probabilities` (``"point-mass"``,
+    ``"beta"``), or ``Beta(0.08, 0.32)`` (``"beta skewed"``, mean 0.2, most tasks always fail).
+    """
+    from ablation.analysis.headline import repeated_pass_rate_interval
+
+    model, n, reps, seed = args
+    rng = np.random.default_rng(seed)
+    truth = ARM_MODELS[model]
+    hits = 0
+    for _ in range(reps):
+        if model == "beta skewed":
+            p = rng.beta(0.08, 0.32, n)
+        else:
+            p, _c = task_probabilities(model, rng, n, 0.0)
+        passes = rng.binomial(RUNS, p)
+        f = passes / RUNS
+        ci = repeated_pass_rate_interval(f, float(passes.sum() / (n * RUNS)), n * RUNS, 0.95)
+        hits += ci.low <= truth <= ci.high
+    return hits / reps
