@@ -29,6 +29,7 @@ from ablation.outputs import (
     finite_values,
     usage_metrics,
 )
+from ablation.spans import TrialSpans
 
 _SORTED_ENCODER = json.JSONEncoder(sort_keys=True)  # json.dumps(v, sort_keys=True), reused
 _MAKE_ENCODER = getattr(json.encoder, "c_make_encoder", None)  # None without the C accelerator
@@ -260,8 +261,8 @@ class TaskResult(BaseModel):
     ``usage`` (:class:`TrialUsage`) is mirrored where the analysis reads numbers: ``tokens``
     becomes input + output tokens when not given, and ``metrics`` gains the entries of
     :func:`~ablation.outputs.usage_metrics` (a metric the caller set keeps its value). ``cost``
-    is an amount in ``cost_currency`` (``None``: unstated) from ``cost_source``; ``trace`` is
-    plain data of what happened inside the call (e.g. the model messages, tool calls first).
+    is in ``cost_currency`` (``None``: unstated) from ``cost_source``; ``trace`` is plain data
+    of the call's inside (model messages); ``spans`` its OpenTelemetry spans (:mod:`ablation.spans`).
     """
 
     model_config = _FROZEN
@@ -293,6 +294,7 @@ class TaskResult(BaseModel):
     cost_currency: str | None = None
     cost_source: CostSource | None = None
     trace: list[Any] | None = None
+    spans: TrialSpans | None = None
 
     @model_validator(mode="after")
     def _mirror_usage(self) -> Self:
