@@ -157,8 +157,9 @@ def _start(record: Mapping[str, Any]) -> float:
     return float(value) if isinstance(value, int | float) else 0.0
 
 
-def summarize(records: Sequence[Mapping[str, Any]], dropped: int = 0) -> SpanSummary:
-    """The :class:`SpanSummary` of span records (any order; see the module docstring).
+def summarize(records: Sequence[Mapping[str, Any]], dropped: int = 0, timeline: bool = True) -> SpanSummary:
+    """The :class:`SpanSummary` of span records (any order; see the module docstring); without
+    its timeline when ``timeline`` is false (what a trial's usage needs, built faster).
 
     Assumption: a record's ``parent`` names a span of the same trial or none; a parent that was
     dropped counts as absent (the span is then outermost).
@@ -200,7 +201,7 @@ def summarize(records: Sequence[Mapping[str, Any]], dropped: int = 0) -> SpanSum
         input_tokens=sum(_int(_attr(_attrs(r), _INPUT)) for r in counted),
         output_tokens=sum(_int(_attr(_attrs(r), _OUTPUT)) for r in counted),
         cached_tokens=sum(_int(_attr(_attrs(r), _CACHED)) for r in counted),
-        timeline=[
+        timeline=[] if not timeline else [
             SpanDuration(
                 name=str(r.get("name")), start_s=_start(r),
                 duration_s=float(r.get("duration_s") or 0.0), status=str(r.get("status") or "unset"),

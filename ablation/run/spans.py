@@ -37,7 +37,7 @@ from typing import Any
 
 from ablation.errors import ConfigError
 from ablation.outputs import TrialUsage
-from ablation.spans import SpanSummary, TrialSpans
+from ablation.spans import SpanSummary, TrialSpans, summarize
 
 __all__ = [
     "MAX_ATTRIBUTES",
@@ -96,6 +96,7 @@ class TrialCatch:
     def __init__(self, start_ns: int) -> None:
         self.start_ns = start_ns
         self.encoded: list[str] = []
+        self.records: list[dict[str, Any]] = []
         self.size = 0
         self.dropped = 0
         self.lock = threading.Lock()
@@ -124,6 +125,7 @@ class TrialCatch:
                 self.dropped += 1
                 return
             self.encoded.append(text)
+            self.records.append(record)
             self.size += len(text)
 
     def spans(self) -> TrialSpans | None:
@@ -132,6 +134,13 @@ class TrialCatch:
             if not self.encoded and not self.dropped:
                 return None
             return TrialSpans.pack(self.encoded, self.dropped)
+
+    def summary(self) -> SpanSummary:
+        """The kept spans' summary without its timeline (read from the records, not the packed
+        data), e.g. for :func:`usage_from_spans`."""
+        with self.lock:
+            records = list(self.records)
+        return summarize(records, self.dropped, timeline=False)
 
 
 class SpanCollector:

@@ -225,7 +225,7 @@ class TrialRunner:
         if spans is not None:
             fields["spans"] = spans
             if fields.get("usage") is None:
-                fields["usage"] = usage_from_spans(spans.summary())
+                fields["usage"] = usage_from_spans(catch.summary())
         return outcome
 
     async def run(self, trial: Trial, agent: Agent) -> TaskResult:
