@@ -286,7 +286,7 @@ class GateResult(BaseModel):
 
 
 #: The JSON report's layout version (``AblationReport.schema_version``).
-REPORT_SCHEMA_VERSION = 2
+REPORT_SCHEMA_VERSION = 3
 
 
 class AblationReport(BaseModel):

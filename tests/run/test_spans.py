@@ -249,3 +249,13 @@ def test_the_traces_flag_sets_the_config() -> None:
     args = build_parser().parse_args(["run", "suite.py", "--baseline", "a", "--candidate", "b", "--traces", "off"])
     assert campaign_config(vars(args)).traces == "off"
     assert campaign_config({}).traces == "auto"
+
+
+def test_the_report_schema_documents_the_span_summary() -> None:
+    from ablation.report import REPORT_SCHEMA_VERSION, AblationReport
+
+    assert REPORT_SCHEMA_VERSION == 3  # the drill-down trials gained "spans"
+    schema = AblationReport.model_json_schema()
+    assert "OpenTelemetry" in schema["$defs"]["TrialView"]["properties"]["spans"]["description"]
+    summary = schema["$defs"]["SpanSummary"]["properties"]
+    assert {"model_calls", "tools", "errors", "input_tokens", "output_tokens", "dropped", "timeline"} <= summary.keys()
