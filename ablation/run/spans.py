@@ -57,6 +57,9 @@ MAX_ATTRIBUTES = 64
 TRIAL_SPAN = "ablation.trial"
 
 _LOCK = threading.Lock()
+#: One encoder for every record (``json.dumps`` with options builds a new one per call).
+_ENCODE = json.JSONEncoder(separators=(",", ":"), default=str, check_circular=False).encode
+_PLAIN = (bool, int, float, type(None))
 _COLLECTOR: SpanCollector | None = None
 
 
@@ -69,6 +72,8 @@ def sdk_available() -> bool:
 
 
 def _value(value: Any) -> Any:
+    if type(value) in _PLAIN:
+        return value
     if isinstance(value, str):
         return value if len(value) <= MAX_VALUE_CHARS else value[:MAX_VALUE_CHARS] + "..."
     if isinstance(value, bool | int | float) or value is None:
@@ -119,7 +124,7 @@ class TrialCatch:
             "error": _error(span) if status == "error" else None,
             "attributes": {str(k): _value(v) for k, v in attrs.items()},
         }
-        text = json.dumps(record, separators=(",", ":"), default=str)
+        text = _ENCODE(record)
         with self.lock:
             if len(self.encoded) >= MAX_SPANS or self.size + len(text) > MAX_BYTES:
                 self.dropped += 1
