@@ -84,6 +84,14 @@ class TrialSpans(BaseModel):
         found = json.loads(zlib.decompress(base64.b64decode(self.data)))
         return [r for r in found if isinstance(r, dict)]
 
+    def steps(self) -> list[dict[str, Any]]:
+        """The kept spans in start order as comparable steps: ``name``, ``status`` and, for a
+        failed span, ``error`` (no ids or timings, so two trials that did the same match)."""
+        return [
+            {"name": r.get("name"), "status": r.get("status"), **({"error": r["error"]} if r.get("error") else {})}
+            for r in sorted(self.records(), key=_start)
+        ]
+
     def summary(self) -> "SpanSummary":
         """:func:`summarize` of the kept records, with :attr:`dropped`."""
         return summarize(self.records(), dropped=self.dropped)

@@ -202,6 +202,14 @@ def test_spans_survive_the_store_and_the_drill_down_shows_them(tmp_path: Path) -
     assert "candidate tools: >> (none)" in text
     assert "baseline spans: 2 model calls (m-1, m-2), 2 tool calls, 40 in / 6 out tokens, 1 errors" in text
 
+    pytest.importorskip("starlette")
+    from ablation.view.catalog import Catalog
+    from ablation.view.task_page import task_page
+
+    page = task_page(Catalog(store), ran.provenance.campaign_id or "", "t01")
+    assert "spans side by side (first divergence at step 0)" in page
+    assert "execute_tool lookup" in page and "no such order" in page and ran.provenance.campaign_id
+
 
 USER_PROVIDER = """
 import json
