@@ -50,6 +50,8 @@ def _text_only(base_url: str, system: str) -> Any:
 
 
 def test_openai_spans_give_the_chat_completions_token_counts(server: Any, instrumented_openai: None) -> None:
+    from genai_prices import Usage, calc_price
+
     url, records = server
     raw = AblationEngine(CampaignConfig(concurrency=4)).run(
         _agent(url, "you answer"), _text_only(url, "you answer"), TASKS
@@ -65,6 +67,12 @@ def test_openai_spans_give_the_chat_completions_token_counts(server: Any, instru
             reported.usage.input_tokens, reported.usage.output_tokens, 1,
         )  # fmt: skip
         assert from_spans.usage.model == MODEL
+        expected = calc_price(
+            Usage(input_tokens=from_spans.usage.input_tokens, output_tokens=from_spans.usage.output_tokens,
+                  cache_read_tokens=from_spans.usage.cached_tokens), model_ref=MODEL,
+        ).total_price  # fmt: skip
+        assert from_spans.cost == pytest.approx(float(expected), rel=1e-12)
+        assert (from_spans.cost_currency, from_spans.cost_source) == ("USD", "price-db")
     # and both equal what the server counted: the same prompt for both arms of a task
     assert sorted(r["prompt"] for r in records) == sorted(
         r.usage.input_tokens for r in raw if r.usage is not None
