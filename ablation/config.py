@@ -225,6 +225,9 @@ class CampaignConfig(BaseModel):
         prices: Per model id, a price that overrides the price database when a trial reports
             usage but no cost (``[tool.ablation.prices]``; see
             :mod:`ablation.agents.pricing`).
+        traces: Whether each trial's OpenTelemetry spans are collected
+            (:mod:`ablation.run.spans`): ``"auto"`` (default) when ``opentelemetry-sdk`` is
+            installed (the ``otel`` extra), ``"on"`` (an error without it) or ``"off"``.
     """
 
     model_config = _FROZEN
@@ -247,6 +250,7 @@ class CampaignConfig(BaseModel):
     sandbox: Literal["bubblewrap", "process"] = "bubblewrap"
     max_output_bytes: int = Field(default=8 * 1024 * 1024, ge=1, le=128 * 1024 * 1024)
     prices: dict[str, ModelPrice] = Field(default_factory=dict)
+    traces: Literal["auto", "on", "off"] = "auto"
 
     @model_validator(mode="after")
     def _memory_cap_needs_workers(self) -> Self:

@@ -9,6 +9,8 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from ablation.spans import SpanSummary
+
 __all__ = [
     "DiffSegment",
     "ErrorGroup",
@@ -83,6 +85,11 @@ class TrialView(BaseModel):
     )
     usage: dict[str, Any] | None = Field(
         default=None, description="token counts, model requests, tool calls and model id"
+    )
+    spans: SpanSummary | None = Field(
+        default=None,
+        description="what the trial's OpenTelemetry spans say: model calls, tools in order, "
+        "errors, tokens, durations (when spans were collected)",
     )
 
 

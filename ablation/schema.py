@@ -29,6 +29,7 @@ from ablation.outputs import (
     finite_values,
     usage_metrics,
 )
+from ablation.spans import TrialSpans
 
 _SORTED_ENCODER = json.JSONEncoder(sort_keys=True)  # json.dumps(v, sort_keys=True), reused
 _MAKE_ENCODER = getattr(json.encoder, "c_make_encoder", None)  # None without the C accelerator
@@ -258,7 +259,7 @@ class TaskResult(BaseModel):
     becomes input + output tokens when not given, and ``metrics`` gains the entries of
     :func:`~ablation.outputs.usage_metrics` (a metric the caller set keeps its value). ``cost``
     is an amount in ``cost_currency`` (``None``: unstated) from ``cost_source``; ``trace`` is
-    plain data of what happened inside the call (e.g. the model messages, tool calls first).
+    plain data of the call's inside (model messages); ``spans`` its OpenTelemetry spans.
     ``input`` and ``expected_output`` are the task's as another tool's result file records them
     (a campaign's own trials leave them ``None``: its suite holds them).
     """

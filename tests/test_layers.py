@@ -18,7 +18,7 @@ import pytest
 
 PACKAGE = Path(__file__).resolve().parents[1] / "ablation"
 
-GROUND = {"errors", "schema", "outputs", "config", "columns", "digests", "process_hooks", "eventloop", "forks"}
+GROUND = {"errors", "schema", "outputs", "config", "columns", "digests", "process_hooks", "eventloop", "forks", "spans"}
 MODELS = GROUND | {"report", "report_items"}
 EVALUATE = GROUND | {"evaluate", "stats"}
 
@@ -31,10 +31,11 @@ ALLOWED: dict[str, set[str]] = {
     "eventloop": set(),
     "forks": set(),
     "outputs": set(),
-    "schema": {"errors", "digests", "outputs"},
+    "spans": set(),
+    "schema": {"errors", "digests", "outputs", "spans"},
     "config": set(),
     "columns": set(),
-    "report_items": set(),
+    "report_items": {"spans"},
     "report": GROUND | {"report_items"},
     "agents": GROUND | {"agents"},
     "evaluate": set(),
@@ -67,20 +68,21 @@ ALLOWED: dict[str, set[str]] = {
     "run.plain_output": GROUND,
     "run.output_caps": GROUND | {"run.plain_output"},
     "run.transient": set(),
+    "run.spans": GROUND,
     "run.threads": {"forks"},
     "run.deadlines": set(),
     "run.watchdog": GROUND,
     "run.attempts": GROUND | {"run.limits", "run.transient", "run.output_caps"},
     "run.trial": EVALUATE
     | {"agents", "run.attempts", "run.deadlines", "run.limits", "run.plan", "run.plain_output",
-       "run.output_caps", "run.threads", "run.transient", "run.watchdog"},
+       "run.output_caps", "run.threads", "run.transient", "run.watchdog", "run.spans"},
     "run.isolation_worker": GROUND | {"sources.modules"},
     "run.worker_output": set(),
     "run.isolation": GROUND
     | {"agents", "run.threads", "run.isolation_worker", "run.worker_output", "sources.modules"},
     "run.engine": EVALUATE
     | {"agents", "run.progress", "run.plan", "run.limits", "run.trial", "run.threads", "run.watchdog",
-       "run.isolation", "run.suite_source"},
+       "run.isolation", "run.suite_source", "run.spans"},
     "run.suite_source": GROUND,
     "run.suite_scan": GROUND | {"run.suite_source"},
     "run.trials_report": MODELS | {"analysis"},
@@ -143,6 +145,7 @@ THIRD_PARTY = {
     "cloudpickle": {"run.scaleout"},
     "starlette": {"view"},
     "uvicorn": {"view"},
+    "opentelemetry": {"run.spans"},
 }
 
 

@@ -54,7 +54,7 @@ def campaign_config(s: dict[str, Any]) -> Any:
         "on_error": "on_error", "alpha": "alpha", "confidence": "confidence_level",
         "resamples": "n_resamples", "rate_limit": "rate_limit_per_s",
         "isolation": "isolation", "worker_memory_mb": "worker_memory_mb", "sandbox": "sandbox",
-        "max_output_bytes": "max_output_bytes",
+        "max_output_bytes": "max_output_bytes", "traces": "traces",
     }
     fields.update({dst: s[src] for src, dst in simple.items() if s.get(src) is not None})
     retry: dict[str, Any] = {}

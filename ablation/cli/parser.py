@@ -181,6 +181,9 @@ def _where_options(run: Any) -> None:
                      "limits only, named in the report)")
     run.add_argument("--worker-memory-mb", type=flag_type("--worker-memory-mb"), metavar="MB",
                      help="with --isolation process: address-space limit of each worker (MiB)")
+    run.add_argument("--traces", choices=("auto", "on", "off"),
+                     help="collect each trial's OpenTelemetry spans: auto (default: when "
+                     "opentelemetry-sdk is installed), on (required) or off")
     run.add_argument("--dask-scheduler", metavar="ADDRESS", help="run sync agents on a Dask cluster")
     run.add_argument("--dask-local", type=flag_type("--dask-local"), metavar="N", help="start a local Dask cluster of N workers")
 

@@ -31,13 +31,35 @@ def run_lines(detail: PairDetail) -> list[str]:
     return lines
 
 
+def _spans_line(arm: str, view: TrialView | None) -> str | None:
+    """``"<arm> spans: N model calls (models), T tool calls, in/out tokens, errors, slowest"``."""
+    s = view.spans if view is not None else None
+    if s is None:
+        return None
+    models = f" ({', '.join(s.models)})" if s.models else ""
+    parts = [f"{s.model_calls} model calls{models}", f"{len(s.tools)} tool calls"]
+    if s.input_tokens or s.output_tokens:
+        parts.append(f"{s.input_tokens} in / {s.output_tokens} out tokens")
+    if s.errors:
+        parts.append(f"{len(s.errors)} errors ({'; '.join(s.errors[:3])})")
+    if s.timeline:
+        slowest = max(s.timeline, key=lambda d: d.duration_s)
+        parts.append(f"slowest {slowest.name} {slowest.duration_s:.3g}s")
+    kept = f"{s.spans} spans" + (f", {s.dropped} dropped" if s.dropped else "")
+    return f"{arm} spans: {', '.join(parts)} [{kept}]"
+
+
 def tool_lines(detail: PairDetail) -> list[str]:
     """Both arms' tool sequences of the side-by-side runs, the first divergence marked with
-    ``>>`` (empty when neither called a tool)."""
+    ``>>`` (nothing when neither called a tool), then each arm's span summary when it has one."""
+    spans = [
+        line for arm, view in (("baseline", detail.baseline), ("candidate", detail.candidate))
+        if (line := _spans_line(arm, view)) is not None
+    ]  # fmt: skip
     base = detail.baseline.tools if detail.baseline else []
     cand = detail.candidate.tools if detail.candidate else []
     if not base and not cand:
-        return []
+        return spans
     at = next((i for i, (x, y) in enumerate(zip(base, cand, strict=False)) if x != y), min(len(base), len(cand)))
 
     same = base == cand
@@ -48,7 +70,7 @@ def tool_lines(detail: PairDetail) -> list[str]:
         return " -> ".join(marked + end) or "(none)"
 
     note = "same tool calls" if same else f"first divergence at tool call {at + 1}"
-    return [f"baseline tools: {shown(base)}", f"candidate tools: {shown(cand)}", note]
+    return [f"baseline tools: {shown(base)}", f"candidate tools: {shown(cand)}", note, *spans]
 
 
 def diff_markup(

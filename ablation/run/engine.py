@@ -263,6 +263,8 @@ class AblationEngine:
         if agent.is_async:
             return await agent.call_async(input_copy)
         if self._caller is not None:
-            return await self._caller.call(agent.call_sync, input_copy)
+            spans = self._trials.spans  # a sync agent's spans belong to the trial's trace
+            call = agent.call_sync if spans is None else spans.bind(agent.call_sync)
+            return await self._caller.call(call, input_copy)
         loop = asyncio.get_running_loop()
         return await loop.run_in_executor(self._pool, RefusingStop(agent.call_sync), input_copy)

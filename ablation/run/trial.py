@@ -25,6 +25,7 @@ from ablation.run.deadlines import Deadlines
 from ablation.run.limits import Clock
 from ablation.run.output_caps import exception_texts, jsonable_output
 from ablation.run.plan import Trial
+from ablation.run.spans import SpanCollector, open_collector, usage_from_spans
 from ablation.run.threads import run_in_daemon_thread
 from ablation.run.transient import note_error
 from ablation.run.watchdog import LoopStalled
@@ -123,6 +124,8 @@ class TrialRunner:
         self.clock = clock
         #: Sets every trial's deadline (one timer for all; ``None`` when there is no timeout).
         self.deadlines = None if config.timeout_s is None else Deadlines(config.timeout_s)
+        #: Collects each trial's OpenTelemetry spans (``None``: not collected).
+        self.spans: SpanCollector | None = open_collector(config.traces)
 
     async def _score(self, output: Any, task: AblationTask) -> tuple[dict[str, float], dict[str, str]]:
         scores: dict[str, float] = {}
@@ -211,6 +214,22 @@ class TrialRunner:
             fields.update(status="error", passed=False, **error_fields(failure.exc, failure.stage))
         return False, None
 
+    async def _traced(
+        self, trial: Trial, agent: Agent, fields: dict[str, Any], collector: SpanCollector
+    ) -> tuple[bool, Any]:
+        """:meth:`_guarded` under the trial's own trace; its spans (and, when the agent reported
+        no usage, the usage they record, priced when the agent reported no cost) into ``fields``."""
+        with collector.trial(trial.task.task_id, trial.arm, trial.run) as catch:
+            outcome = await self._guarded(trial, agent, fields)
+        spans = catch.spans()
+        if spans is not None:
+            fields["spans"] = spans
+            if fields.get("usage") is None:
+                fields["usage"] = usage = usage_from_spans(catch.summary())
+                if usage is not None and fields.get("cost") is None:  # priced as an agent's usage
+                    fields.update(priced(AgentOutput(usage=usage), self.config.prices))
+        return outcome
+
     async def run(self, trial: Trial, agent: Agent) -> TaskResult:
         """Run one trial and return its result (never raises for the user code's errors)."""
         task = trial.task
@@ -220,7 +239,10 @@ class TrialRunner:
             "_stage": "setup",
         }
         wall_start = self.clock()
-        completed, output = await self._guarded(trial, agent, fields)
+        if self.spans is None:
+            completed, output = await self._guarded(trial, agent, fields)
+        else:
+            completed, output = await self._traced(trial, agent, fields, self.spans)
         if completed and self.quality_scorers:
             fields["quality"], fields["quality_errors"] = await self._score(output, task)
         if task.teardown is not None:

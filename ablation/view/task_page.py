@@ -50,8 +50,12 @@ def _verdict(t: TaskResult) -> str:
 
 
 def _extra(t: TaskResult) -> dict[str, Any]:
-    """The fields of ``t`` the trial table does not name (usage, traces), when set."""
-    return {k: v for k, v in t.model_dump(mode="json").items() if k not in _SHOWN and v}
+    """The fields of ``t`` the trial table does not name (usage, traces), when set; its
+    OpenTelemetry spans as their steps (name, status, error), not their packed data."""
+    out = {k: v for k, v in t.model_dump(mode="json", exclude={"spans"}).items() if k not in _SHOWN and v}
+    if t.spans is not None and t.spans.count:
+        out["spans"] = t.spans.steps()
+    return out
 
 
 def _trial(t: TaskResult) -> str:

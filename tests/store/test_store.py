@@ -20,6 +20,7 @@ from hypothesis import strategies as st
 from ablation.config import CampaignConfig
 from ablation.errors import InputError, ResumeMismatchError, StoreError
 from ablation.schema import AblationTask, TaskResult, TrialUsage, suite_fingerprint, task_digests
+from ablation.spans import TrialSpans
 from ablation.store.run_store import SCHEMA_VERSION, RunStore, TrialRow
 
 
@@ -68,6 +69,7 @@ def _full_trial() -> TaskResult:
         cost_currency="EUR", cost_source="override",
         trace=[{"kind": "response", "parts": [{"kind": "tool-call", "tool": "lookup"}]}],
         input={"question": "double 7"}, expected_output=["14"],
+        spans=TrialSpans.of([{"name": "execute_tool lookup", "attributes": {"gen_ai.tool.name": "lookup"}}], 2),
     )  # fmt: skip
 
 

@@ -1,0 +1,271 @@
+"""Collects each trial's OpenTelemetry spans from code that is already instrumented.
+
+With the ``otel`` extra (``opentelemetry-sdk``) and ``CampaignConfig.traces`` not ``"off"``, each
+trial runs under its own span, ``ablation.trial`` (attributes ``ablation.task_id``,
+``ablation.arm``, ``ablation.run``), started as the root of a fresh trace. Every span that
+instrumented code starts inside the trial (pydantic-ai ``instrument=True``,
+``opentelemetry-instrumentation-openai-v2``, OpenInference, logfire, the user's own) inherits
+that trace id, so a :class:`SpanCollector` added to the SDK ``TracerProvider`` files each ended
+span under its trial by trace id, whatever the concurrency: async agents carry the context in
+their task, and sync agents run by the engine's threads get the trial's context attached
+(:meth:`SpanCollector.bind`).
+
+Assumptions and limits:
+
+- The provider: the global one when it is an SDK ``TracerProvider`` (the collector is *added*
+  to it; the user's processors and exporters keep receiving every span, the trial spans too);
+  when no provider is set, an SDK ``TracerProvider`` with only the collector is installed as the
+  global one (set yours before the campaign starts: OpenTelemetry allows one global provider).
+  Any other provider (a no-op one) cannot take a processor: nothing is collected.
+- A span is collected when it *ends* before its trial does; spans of work left running after the
+  trial, spans the user's sampler drops, spans started under an explicit fresh root context, and
+  spans of agents run in worker processes (``isolation="process"``) or in a user-supplied
+  executor are not.
+- Per trial at most :data:`MAX_SPANS` spans and :data:`MAX_BYTES` bytes of encoded records are
+  kept; further spans are counted in ``TrialSpans.dropped``. Attribute values are cut to
+  :data:`MAX_VALUE_CHARS` characters and :data:`MAX_ATTRIBUTES` per span.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import importlib.util
+import json
+import threading
+from collections.abc import Callable, Iterator
+from typing import Any
+
+from ablation.errors import ConfigError
+from ablation.outputs import TrialUsage
+from ablation.spans import SpanSummary, TrialSpans, summarize
+
+__all__ = [
+    "MAX_ATTRIBUTES",
+    "MAX_BYTES",
+    "MAX_SPANS",
+    "MAX_VALUE_CHARS",
+    "SpanCollector",
+    "TrialCatch",
+    "open_collector",
+    "usage_from_spans",
+]
+
+MAX_SPANS = 2000
+MAX_BYTES = 1024 * 1024
+MAX_VALUE_CHARS = 4000
+MAX_ATTRIBUTES = 64
+TRIAL_SPAN = "ablation.trial"
+
+_LOCK = threading.Lock()
+#: One encoder for every record (``json.dumps`` with options builds a new one per call).
+_ENCODE = json.JSONEncoder(separators=(",", ":"), default=str, check_circular=False).encode
+_PLAIN = (bool, int, float, type(None))
+_COLLECTOR: SpanCollector | None = None
+
+
+def sdk_available() -> bool:
+    """True when ``opentelemetry-sdk`` is importable."""
+    try:
+        return importlib.util.find_spec("opentelemetry.sdk.trace") is not None
+    except ModuleNotFoundError:
+        return False
+
+
+def _value(value: Any) -> Any:
+    if type(value) in _PLAIN:
+        return value
+    if isinstance(value, str):
+        return value if len(value) <= MAX_VALUE_CHARS else value[:MAX_VALUE_CHARS] + "..."
+    if isinstance(value, bool | int | float) or value is None:
+        return value
+    if isinstance(value, tuple | list):
+        return [_value(v) for v in value[:MAX_ATTRIBUTES]]
+    return _value(str(value))
+
+
+def _error(span: Any) -> str | None:
+    """The status description, else the first recorded exception's ``type: message``."""
+    description = getattr(span.status, "description", None)
+    if description:
+        return str(description)
+    for event in span.events or ():
+        if event.name == "exception":
+            attrs = event.attributes or {}
+            return f"{attrs.get('exception.type', '?')}: {attrs.get('exception.message', '')}"
+    return None
+
+
+class TrialCatch:
+    """The spans of one running trial, filled by the collector (thread-safe)."""
+
+    def __init__(self, start_ns: int) -> None:
+        self.start_ns = start_ns
+        self.encoded: list[str] = []
+        self.records: list[dict[str, Any]] = []
+        self.size = 0
+        self.dropped = 0
+        self.lock = threading.Lock()
+
+    def add(self, span: Any) -> None:
+        """Keep ``span`` (an SDK ``ReadableSpan``) unless a cap is reached (then count it)."""
+        if len(self.encoded) >= MAX_SPANS:
+            with self.lock:
+                self.dropped += 1
+            return
+        status = span.status.status_code.name.lower()
+        attrs = dict(list((span.attributes or {}).items())[:MAX_ATTRIBUTES])
+        record = {
+            "name": span.name,
+            "id": format(span.context.span_id, "016x"),
+            "parent": format(span.parent.span_id, "016x") if span.parent is not None else None,
+            "start_s": round((span.start_time - self.start_ns) / 1e9, 6),
+            "duration_s": round(((span.end_time or span.start_time) - span.start_time) / 1e9, 6),
+            "status": status,
+            "error": _error(span) if status == "error" else None,
+            "attributes": {str(k): _value(v) for k, v in attrs.items()},
+        }
+        text = _ENCODE(record)
+        with self.lock:
+            if len(self.encoded) >= MAX_SPANS or self.size + len(text) > MAX_BYTES:
+                self.dropped += 1
+                return
+            self.encoded.append(text)
+            self.records.append(record)
+            self.size += len(text)
+
+    def spans(self) -> TrialSpans | None:
+        """The kept spans, or ``None`` when the trial ended none."""
+        with self.lock:
+            if not self.encoded and not self.dropped:
+                return None
+            return TrialSpans.pack(self.encoded, self.dropped)
+
+    def summary(self) -> SpanSummary:
+        """The kept spans' summary without its timeline (read from the records, not the packed
+        data), e.g. for :func:`usage_from_spans`."""
+        with self.lock:
+            records = list(self.records)
+        return summarize(records, self.dropped, timeline=False)
+
+
+class SpanCollector:
+    """A span processor that files ended spans under their trial, and starts trials' spans.
+
+    Implements the SDK's ``SpanProcessor`` interface (``on_start``, ``on_end``, ``shutdown``,
+    ``force_flush``) without subclassing it, so this module imports without the SDK.
+    """
+
+    def __init__(self) -> None:
+        from opentelemetry import trace
+
+        self._trace = trace
+        self._tracer = trace.get_tracer("ablation")
+        self._open: dict[int, TrialCatch] = {}
+
+    # ---- SpanProcessor
+    def on_start(self, span: Any, parent_context: Any = None) -> None:
+        """Nothing to do when a span starts."""
+
+    def _on_ending(self, span: Any) -> None:
+        """Nothing to do before a span ends."""
+
+    def on_end(self, span: Any) -> None:
+        """File ``span`` under the open trial of its trace (ignored when there is none)."""
+        catch = self._open.get(span.context.trace_id)
+        if catch is not None and span.name != TRIAL_SPAN:
+            catch.add(span)
+
+    def shutdown(self) -> None:
+        """Nothing to release."""
+
+    def force_flush(self, timeout_millis: int = 30000) -> bool:
+        """Spans are filed as they end: nothing is pending."""
+        return True
+
+    # ---- trials
+    @contextlib.contextmanager
+    def trial(self, task_id: str, arm: str, run: int) -> Iterator[TrialCatch]:
+        """Run the block as one trial: under a fresh root span whose trace collects its spans."""
+        from opentelemetry.context import Context
+
+        attributes: dict[str, Any] = {"ablation.task_id": task_id, "ablation.arm": arm, "ablation.run": run}
+        with self._tracer.start_as_current_span(
+            TRIAL_SPAN, context=Context(), attributes=attributes, end_on_exit=True,
+            record_exception=False, set_status_on_exception=False,
+        ) as span:
+            trace_id = span.get_span_context().trace_id
+            catch = TrialCatch(getattr(span, "start_time", None) or 0)
+            self._open[trace_id] = catch
+            try:
+                yield catch
+            finally:
+                self._open.pop(trace_id, None)
+
+    def bind(self, fn: Callable[..., Any]) -> Callable[..., Any]:
+        """``fn`` run, in whatever thread calls it, under the caller's current trace context."""
+        from opentelemetry import context
+
+        current = context.get_current()
+
+        def in_trial(*args: Any) -> Any:
+            token = context.attach(current)
+            try:
+                return fn(*args)
+            finally:
+                context.detach(token)
+
+        return in_trial
+
+
+def _install() -> SpanCollector | None:
+    """The process's collector, added to the SDK provider (installed when none is set)."""
+    global _COLLECTOR
+    with _LOCK:
+        if _COLLECTOR is not None:
+            return _COLLECTOR
+        from opentelemetry import trace
+        from opentelemetry.sdk.trace import TracerProvider
+
+        provider = trace.get_tracer_provider()
+        if isinstance(provider, trace.ProxyTracerProvider):
+            trace.set_tracer_provider(TracerProvider())
+            provider = trace.get_tracer_provider()
+        if not isinstance(provider, TracerProvider):
+            return None
+        collector = SpanCollector()
+        provider.add_span_processor(collector)  # type: ignore[arg-type]
+        _COLLECTOR = collector
+        return collector
+
+
+def open_collector(mode: str) -> SpanCollector | None:
+    """The collector for ``CampaignConfig.traces`` = ``mode``, or ``None`` when spans are not
+    collected (``"off"``; ``"auto"`` without the SDK; a provider that takes no processor).
+
+    Raises:
+        ConfigError: ``mode`` is ``"on"`` and ``opentelemetry-sdk`` is not installed.
+    """
+    if mode == "off":
+        return None
+    if not sdk_available():
+        if mode == "on":
+            raise ConfigError("traces='on' needs opentelemetry-sdk: pip install 'ablation[otel]'")
+        return None
+    return _install()
+
+
+def usage_from_spans(summary: SpanSummary) -> TrialUsage | None:
+    """The trial's usage as its spans report it (``None`` without model or tool calls)."""
+    if not summary.model_calls and not summary.tools:
+        return None
+    counts: dict[str, int] = {}
+    for tool in summary.tools:
+        counts[tool] = counts.get(tool, 0) + 1
+    return TrialUsage(
+        input_tokens=summary.input_tokens,
+        output_tokens=summary.output_tokens,
+        cached_tokens=summary.cached_tokens,
+        model_requests=summary.model_calls,
+        tool_calls=counts,
+        model=summary.models[-1] if summary.models else None,
+    )

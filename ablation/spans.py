@@ -1,0 +1,219 @@
+"""A trial's OpenTelemetry spans as stored data, and what they say: model calls, tools, tokens.
+
+:mod:`ablation.run.spans` collects the spans that instrumented code ends during a trial and
+packs them here as :class:`TrialSpans`: one plain record per span (name, ids, start offset and
+duration in seconds, status, attributes), JSON-encoded, zlib-compressed and base64-encoded so
+that it travels inside the trial's JSON (store row, JSONL export, worker pipe) unchanged. This
+module imports nothing from the package and no OpenTelemetry package: a stored campaign's spans
+read back and summarise where the SDK is not installed.
+
+:func:`summarize` reads the GenAI semantic conventions
+(https://opentelemetry.io/docs/specs/semconv/gen-ai/): a *model call* is a span with
+``gen_ai.request.model`` or ``gen_ai.response.model`` whose ``gen_ai.operation.name`` is not
+an agent or tool operation; a *tool call* is a span with ``gen_ai.tool.name`` (or the operation
+``execute_tool``). Token counts (``gen_ai.usage.input_tokens`` / ``output_tokens``, and the older
+``prompt_tokens`` / ``completion_tokens``) are summed over the outermost model calls only: when
+two instrumentations both record one request (pydantic-ai's model span around the OpenAI
+client's span) or an agent span repeats its run's totals, nothing is counted twice.
+"""
+
+# No ``from __future__ import annotations``: pydantic reads the fields' types without parsing.
+
+import base64
+import json
+import zlib
+from collections.abc import Iterable, Mapping, Sequence
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict, Field
+
+__all__ = ["SpanSummary", "TrialSpans", "summarize"]
+
+_FROZEN = ConfigDict(frozen=True, extra="forbid")
+
+
+def _no_items() -> list[Any]:
+    """A new empty list (a Python function: pydantic does not parse ``list``'s text signature)."""
+    return []
+
+
+#: ``gen_ai.operation.name`` values that are not a model call even with a model attribute.
+_NOT_MODEL_CALLS = frozenset({"invoke_agent", "create_agent", "execute_tool"})
+_INPUT = ("gen_ai.usage.input_tokens", "gen_ai.usage.prompt_tokens")
+_OUTPUT = ("gen_ai.usage.output_tokens", "gen_ai.usage.completion_tokens")
+_CACHED = ("gen_ai.usage.cache_read.input_tokens", "gen_ai.usage.cache_read_tokens")
+#: Spans whose durations a summary lists (the first ones, by start).
+SUMMARY_SPANS = 50
+
+
+class TrialSpans(BaseModel):
+    """The spans of one trial, bounded and compressed.
+
+    Attributes:
+        count: Spans kept.
+        dropped: Spans the trial ended beyond the per-trial caps (count or bytes), not kept.
+        data: The kept span records: a JSON list, zlib-compressed, base64-encoded. Each record
+            has ``name``, ``id`` and ``parent`` (hex span ids; ``parent`` is ``None`` for a span
+            directly under the trial), ``start_s`` (seconds after the trial began), ``duration_s``,
+            ``status`` (``"unset"``, ``"ok"`` or ``"error"``), ``error`` (the status description
+            or the recorded exception, else ``None``) and ``attributes``.
+    """
+
+    model_config = _FROZEN
+
+    count: int = Field(default=0, ge=0)
+    dropped: int = Field(default=0, ge=0)
+    data: str = ""
+
+    @classmethod
+    def pack(cls, encoded: Sequence[str], dropped: int = 0) -> "TrialSpans":
+        """Spans from their records already JSON-encoded one by one (as the collector keeps them)."""
+        text = "[" + ",".join(encoded) + "]"
+        data = base64.b64encode(zlib.compress(text.encode("utf-8"), 6)).decode("ascii")
+        return cls(count=len(encoded), dropped=dropped, data=data)
+
+    @classmethod
+    def of(cls, records: Iterable[Mapping[str, Any]], dropped: int = 0) -> "TrialSpans":
+        """Spans from plain records (see :attr:`data`)."""
+        return cls.pack([json.dumps(dict(r), separators=(",", ":")) for r in records], dropped)
+
+    def records(self) -> list[dict[str, Any]]:
+        """The kept span records, in the order they ended."""
+        if not self.data:
+            return []
+        found = json.loads(zlib.decompress(base64.b64decode(self.data)))
+        return [r for r in found if isinstance(r, dict)]
+
+    def steps(self) -> list[dict[str, Any]]:
+        """The kept spans in start order as comparable steps: ``name``, ``status`` and, for a
+        failed span, ``error`` (no ids or timings, so two trials that did the same match)."""
+        return [
+            {"name": r.get("name"), "status": r.get("status"), **({"error": r["error"]} if r.get("error") else {})}
+            for r in sorted(self.records(), key=_start)
+        ]
+
+    def summary(self) -> "SpanSummary":
+        """:func:`summarize` of the kept records, with :attr:`dropped`."""
+        return summarize(self.records(), dropped=self.dropped)
+
+
+class SpanDuration(BaseModel):
+    """One span in a summary: its name, when it started, how long it took, its status."""
+
+    model_config = _FROZEN
+
+    name: str
+    start_s: float
+    duration_s: float
+    status: str = "unset"
+
+
+class SpanSummary(BaseModel):
+    """What a trial's spans say, for the drill-down.
+
+    Attributes:
+        spans: Spans kept.
+        dropped: Spans not kept (over the per-trial caps).
+        model_calls: Outermost model-call spans (see the module docstring).
+        models: The models called, in order of first use (response model, else request model).
+        tools: Tool calls in the order they started.
+        errors: ``"span name: description"`` of each span whose status is an error.
+        input_tokens: Input tokens over the outermost model calls.
+        output_tokens: Output tokens over the outermost model calls.
+        cached_tokens: Cache-read input tokens over the outermost model calls.
+        timeline: The first :data:`SUMMARY_SPANS` spans by start, with their durations.
+    """
+
+    model_config = _FROZEN
+
+    spans: int = 0
+    dropped: int = 0
+    model_calls: int = 0
+    models: list[str] = Field(default_factory=_no_items)
+    tools: list[str] = Field(default_factory=_no_items)
+    errors: list[str] = Field(default_factory=_no_items)
+    input_tokens: int = 0
+    output_tokens: int = 0
+    cached_tokens: int = 0
+    timeline: list[SpanDuration] = Field(default_factory=_no_items)
+
+
+def _attr(attrs: Mapping[str, Any], names: Sequence[str]) -> Any:
+    return next((attrs[n] for n in names if attrs.get(n) is not None), None)
+
+
+def _int(value: Any) -> int:
+    return int(value) if isinstance(value, int | float) and not isinstance(value, bool) and value > 0 else 0
+
+
+def _attrs(record: Mapping[str, Any]) -> Mapping[str, Any]:
+    attrs = record.get("attributes")
+    return attrs if isinstance(attrs, Mapping) else {}
+
+
+def _is_model_call(attrs: Mapping[str, Any]) -> bool:
+    model = _attr(attrs, ("gen_ai.request.model", "gen_ai.response.model"))
+    return model is not None and attrs.get("gen_ai.operation.name") not in _NOT_MODEL_CALLS
+
+
+def _is_tool_call(attrs: Mapping[str, Any]) -> bool:
+    return attrs.get("gen_ai.operation.name") == "execute_tool" or attrs.get("gen_ai.tool.name") is not None
+
+
+def _start(record: Mapping[str, Any]) -> float:
+    value = record.get("start_s")
+    return float(value) if isinstance(value, int | float) else 0.0
+
+
+def summarize(records: Sequence[Mapping[str, Any]], dropped: int = 0, timeline: bool = True) -> SpanSummary:
+    """The :class:`SpanSummary` of span records (any order; see the module docstring); without
+    its timeline when ``timeline`` is false (what a trial's usage needs, built faster).
+
+    Assumption: a record's ``parent`` names a span of the same trial or none; a parent that was
+    dropped counts as absent (the span is then outermost).
+    """
+    ordered = sorted(records, key=_start)
+    by_id = {r.get("id"): r for r in ordered if r.get("id") is not None}
+    calls = {id(r) for r in ordered if _is_model_call(_attrs(r))}
+
+    def outermost(record: Mapping[str, Any]) -> bool:
+        parent, seen = record.get("parent"), 0
+        while parent is not None and parent in by_id and seen < len(by_id):
+            above = by_id[parent]
+            if id(above) in calls:
+                return False
+            parent, seen = above.get("parent"), seen + 1
+        return True
+
+    counted = [r for r in ordered if id(r) in calls and outermost(r)]
+    models: list[str] = []
+    for r in counted:
+        model = _attr(_attrs(r), ("gen_ai.response.model", "gen_ai.request.model"))
+        if model is not None and str(model) not in models:
+            models.append(str(model))
+    tools = [
+        str(_attr(_attrs(r), ("gen_ai.tool.name",)) or r.get("name") or "?")
+        for r in ordered if _is_tool_call(_attrs(r))
+    ]  # fmt: skip
+    errors = [
+        f"{r.get('name')}: {r.get('error')}" if r.get("error") else str(r.get("name"))
+        for r in ordered if r.get("status") == "error"
+    ]  # fmt: skip
+    return SpanSummary(
+        spans=len(ordered),
+        dropped=dropped,
+        model_calls=len(counted),
+        models=models,
+        tools=tools,
+        errors=errors,
+        input_tokens=sum(_int(_attr(_attrs(r), _INPUT)) for r in counted),
+        output_tokens=sum(_int(_attr(_attrs(r), _OUTPUT)) for r in counted),
+        cached_tokens=sum(_int(_attr(_attrs(r), _CACHED)) for r in counted),
+        timeline=[] if not timeline else [
+            SpanDuration(
+                name=str(r.get("name")), start_s=_start(r),
+                duration_s=float(r.get("duration_s") or 0.0), status=str(r.get("status") or "unset"),
+            )
+            for r in ordered[:SUMMARY_SPANS]
+        ],
+    )
