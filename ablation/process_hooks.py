@@ -19,7 +19,9 @@ from contextlib import AbstractContextManager
 from contextvars import ContextVar
 from typing import Any, Protocol, TypeVar
 
-__all__ = ["ProcessHooks", "during_large_work", "installed", "large_work", "run_finished"]
+__all__ = [
+    "ProcessHooks", "during_large_work", "installed", "large_work", "owns_process", "run_finished",
+]
 
 _F = TypeVar("_F", bound=Callable[..., Any])
 
@@ -70,3 +72,10 @@ def run_finished() -> None:
     hooks = _HOOKS.get()
     if hooks is not None:
         hooks.run_finished()
+
+
+def owns_process() -> bool:
+    """Whether the program running ablation installed hooks, i.e. owns its process (the command
+    line does): only then may ablation set process-wide state such as OpenTelemetry's global
+    tracer provider."""
+    return _HOOKS.get() is not None

@@ -259,9 +259,8 @@ class TaskResult(BaseModel):
     becomes input + output tokens when not given, and ``metrics`` gains the entries of
     :func:`~ablation.outputs.usage_metrics` (a metric the caller set keeps its value). ``cost``
     is an amount in ``cost_currency`` (``None``: unstated) from ``cost_source``; ``trace`` is
-    plain data of the call's inside (model messages); ``spans`` its OpenTelemetry spans.
-    ``input`` and ``expected_output`` are the task's as another tool's result file records them
-    (a campaign's own trials leave them ``None``: its suite holds them).
+    the call's inside (model messages); ``spans`` its OpenTelemetry spans; ``input`` and
+    ``expected_output`` the task's as another tool's file records them (else ``None``).
     """
 
     model_config = _FROZEN
@@ -295,6 +294,7 @@ class TaskResult(BaseModel):
     trace: list[Any] | None = None
     input: Any = None
     expected_output: Any = None
+    spans: TrialSpans | None = None
 
     @model_validator(mode="after")
     def _mirror_usage(self) -> Self:

@@ -15,7 +15,10 @@ Assumptions and limits:
 - The provider: the global one when it is an SDK ``TracerProvider`` (the collector is *added*
   to it; the user's processors and exporters keep receiving every span, the trial spans too);
   when no provider is set, an SDK ``TracerProvider`` with only the collector is installed as the
-  global one (set yours before the campaign starts: OpenTelemetry allows one global provider).
+  global one only where ablation may change process-wide state: in the ``ablation`` command's
+  own process (:func:`ablation.process_hooks.owns_process`) or when ``traces="on"`` asks for it.
+  A library call with ``traces="auto"`` leaves an unset provider unset (OpenTelemetry allows one
+  global provider, and the application may set its own later) and collects nothing.
   Any other provider (a no-op one) cannot take a processor: nothing is collected.
 - A span is collected when it *ends* before its trial does; spans of work left running after the
   trial, spans the user's sampler drops, spans started under an explicit fresh root context, and
@@ -217,8 +220,9 @@ class SpanCollector:
         return in_trial
 
 
-def _install() -> SpanCollector | None:
-    """The process's collector, added to the SDK provider (installed when none is set)."""
+def _install(may_set_provider: bool) -> SpanCollector | None:
+    """The process's collector, added to the SDK provider (one installed when none is set and
+    ``may_set_provider``)."""
     global _COLLECTOR
     with _LOCK:
         if _COLLECTOR is not None:
@@ -228,6 +232,8 @@ def _install() -> SpanCollector | None:
 
         provider = trace.get_tracer_provider()
         if isinstance(provider, trace.ProxyTracerProvider):
+            if not may_set_provider:
+                return None
             trace.set_tracer_provider(TracerProvider())
             provider = trace.get_tracer_provider()
         if not isinstance(provider, TracerProvider):
@@ -251,7 +257,9 @@ def open_collector(mode: str) -> SpanCollector | None:
         if mode == "on":
             raise ConfigError("traces='on' needs opentelemetry-sdk: pip install 'ablation[otel]'")
         return None
-    return _install()
+    from ablation.process_hooks import owns_process
+
+    return _install(mode == "on" or owns_process())
 
 
 def usage_from_spans(summary: SpanSummary) -> TrialUsage | None:

@@ -26,6 +26,16 @@ from ablation import AblationEngine, AblationTask, CampaignConfig
 from tests.agents import test_sdk_results as local_server
 
 MODEL, TASKS, _agent = local_server.MODEL, local_server.TASKS, local_server._agent
+
+
+@pytest.fixture(autouse=True)
+def sdk_provider() -> None:
+    """The global SDK provider an instrumented application sets (a library call never sets it)."""
+    from opentelemetry import trace
+    from opentelemetry.sdk.trace import TracerProvider
+
+    if not isinstance(trace.get_tracer_provider(), TracerProvider):
+        trace.set_tracer_provider(TracerProvider())
 server = local_server.server  # the local OpenAI-compatible server (a fixture)
 
 

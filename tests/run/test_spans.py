@@ -35,6 +35,13 @@ from ablation.render import render
 from ablation.run.campaign import run_ablation_campaign
 
 TRACER = trace.get_tracer("tests.agent")
+
+
+@pytest.fixture(autouse=True)
+def sdk_provider() -> None:
+    """The global SDK provider an instrumented application sets (a library call never sets it)."""
+    if not isinstance(trace.get_tracer_provider(), TracerProvider):
+        trace.set_tracer_provider(TracerProvider())
 STEPS = 3
 
 
@@ -217,7 +224,7 @@ from opentelemetry import trace
 from opentelemetry.sdk.trace import TracerProvider
 from opentelemetry.sdk.trace.export import SimpleSpanProcessor
 from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
-from ablation import AblationEngine, AblationTask
+from ablation import AblationEngine, AblationTask, CampaignConfig
 
 provider = TracerProvider()
 exporter = InMemorySpanExporter()
@@ -229,19 +236,25 @@ def agent(x):
     with trace.get_tracer("a").start_as_current_span("work"):
         return x
 
-results = AblationEngine().run(agent, agent, [AblationTask(task_id="a", input_data=1, expected_output=1)])
+engine = AblationEngine(config=CampaignConfig(traces="{mode}"))
+results = engine.run(agent, agent, [AblationTask(task_id="a", input_data=1, expected_output=1)])
 print(json.dumps({{
     "same_provider": trace.get_tracer_provider() is provider,
+    "proxy": isinstance(trace.get_tracer_provider(), trace.ProxyTracerProvider),
     "sdk_provider": isinstance(trace.get_tracer_provider(), TracerProvider),
-    "kept": [r.spans.count for r in results],
+    "kept": [r.spans.count if r.spans else None for r in results],
     "exported": sorted(s.name for s in exporter.get_finished_spans()),
 }}))
 """
 
 
-@pytest.mark.parametrize("user", [True, False])
-def test_the_users_provider_is_kept_and_one_is_installed_only_when_none_is_set(user: bool) -> None:
-    found = fresh_json(USER_PROVIDER.format(user=user))
+@pytest.mark.parametrize(("user", "mode"), [(True, "auto"), (False, "on"), (False, "auto")])
+def test_the_users_provider_is_kept_and_one_is_installed_only_when_asked(user: bool, mode: str) -> None:
+    found = fresh_json(USER_PROVIDER.format(user=user, mode=mode))
+    if not user and mode == "auto":
+        # a library call leaves an unset global provider unset: the application may set its own
+        assert found["proxy"] and found["kept"] == [None, None] and found["exported"] == []
+        return
     assert found["sdk_provider"] and found["same_provider"] == user
     assert found["kept"] == [1, 1]
     if user:
