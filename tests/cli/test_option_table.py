@@ -174,3 +174,38 @@ def test_a_misspelt_key_is_refused_naming_it(tmp_path: Path) -> None:
     path.write_text("[tool.ablation]\nconcurency = 3\n", encoding="utf-8")
     with pytest.raises(ConfigError, match=r"unknown key\(s\) in \[tool.ablation\]: concurency \(known: "):
         load_tool_settings(path)
+
+
+def _choices(command: str, flag: str) -> list[str]:
+    action = next(a for a in _command_parser(command)._actions if flag in a.option_strings)
+    return list(action.choices or ())
+
+
+def test_format_names_come_from_their_registries(tmp_path: Path) -> None:
+    from ablation.render import FORMATS as REPORT_FORMATS
+    from ablation.sources.readers import FORMATS as RESULT_FORMATS
+
+    for command in sorted(SETTINGS_COMMANDS):
+        assert _choices(command, "--format") == list(REPORT_FORMATS)
+    assert _choices("compare", "--from") == list(RESULT_FORMATS)
+    path = tmp_path / "pyproject.toml"
+    for name in REPORT_FORMATS:
+        path.write_text(f'[tool.ablation]\nformat = "{name}"\n', encoding="utf-8")
+        assert load_tool_settings(path) == {"format": name}
+
+
+def test_no_module_of_the_command_line_lists_the_formats_again() -> None:
+    import ast
+
+    from ablation import cli
+    from ablation.render import FORMATS as REPORT_FORMATS
+    from ablation.sources.readers import FORMATS as RESULT_FORMATS
+
+    found = []
+    for path in Path(cli.__file__).parent.glob("*.py"):
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.Tuple | ast.List | ast.Set):
+                words = {e.value for e in node.elts if isinstance(e, ast.Constant) and isinstance(e.value, str)}
+                if len(words & set(REPORT_FORMATS)) >= 3 or len(words & set(RESULT_FORMATS)) >= 3:
+                    found.append(f"{path.name}:{node.lineno}")
+    assert found == []
