@@ -12,12 +12,9 @@ from typing import Any, NoReturn
 
 from ablation.cli.flag_types import flag_type
 from ablation.cli.option_table import GROUPS, OPTIONS, SETTINGS_COMMANDS, Option
+from ablation.errors import UsageError
 
 __all__ = ["UsageError", "build_parser", "command_of"]
-
-
-class UsageError(Exception):
-    """A command-line usage problem (exit 1)."""
 
 
 class _Parser(argparse.ArgumentParser):
