@@ -1,41 +1,46 @@
 """Every exception class of the package derives from ``AblationError`` and stands, under its real
 parent, in the tree the ``ablation.errors`` docstring draws; the public ones are exported.
 
-The classes are found by importing every module of the package in a fresh interpreter and
-walking ``BaseException``'s subclasses (so a class no test happens to import is still seen).
+The classes are found by importing every module of the package and walking ``BaseException``'s
+subclasses (so a class no other test happens to import is still seen).
 """
 
 from __future__ import annotations
 
+import importlib
+import pkgutil
 import re
+from collections.abc import Iterator
 
 import pytest
 
 import ablation
 from ablation import errors
-from tests.helpers.cli import fresh_json
 
-_CLASSES = """
-import importlib, json, pkgutil, ablation
-for info in pkgutil.walk_packages(ablation.__path__, "ablation."):
-    if not info.name.endswith("__main__"):
-        importlib.import_module(info.name)
-def walk(cls):
-    for sub in cls.__subclasses__():
-        yield sub
-        yield from walk(sub)
-found = {}
-for cls in walk(BaseException):
-    if cls.__module__.startswith("ablation"):
-        mro = [c for c in cls.__mro__[1:] if c.__module__.startswith("ablation")]
-        found[cls.__qualname__] = {
-            "module": cls.__module__,
-            "parent": mro[0].__qualname__ if mro else None,
-            "error": issubclass(cls, Exception),
-            "base": issubclass(cls, ablation.AblationError),
-        }
-print(json.dumps(found))
-"""
+
+def _exception_classes() -> dict[str, dict[str, object]]:
+    """Every exception class of the package: its module, nearest ablation parent and kind."""
+    for info in pkgutil.walk_packages(ablation.__path__, "ablation."):
+        if not info.name.endswith("__main__"):
+            importlib.import_module(info.name)
+
+    def walk(cls: type) -> Iterator[type]:
+        for sub in cls.__subclasses__():
+            yield sub
+            yield from walk(sub)
+
+    found: dict[str, dict[str, object]] = {}
+    for cls in walk(BaseException):
+        if cls.__module__.startswith("ablation."):
+            mro = [c for c in cls.__mro__[1:] if c.__module__.startswith("ablation.")]
+            found[cls.__qualname__] = {
+                "module": cls.__module__,
+                "parent": mro[0].__qualname__ if mro else None,
+                "error": issubclass(cls, Exception),
+                "base": issubclass(cls, errors.AblationError),
+            }
+    return found
+
 
 #: ``  NAME (Builtin)   [module: ][internal, ]when`` lines of the docstring's tree.
 _LINE = re.compile(r"^(?P<indent> *)(?P<name>_?[A-Z]\w*)(?: \((?P<builtin>\w+)\))? +(?P<text>.+)$")
@@ -60,8 +65,7 @@ def _tree() -> dict[str, dict[str, str | None]]:
 
 @pytest.fixture(scope="module")
 def classes() -> dict[str, dict[str, object]]:
-    found: dict[str, dict[str, object]] = fresh_json(_CLASSES)
-    return found
+    return _exception_classes()
 
 
 def test_every_exception_derives_from_ablation_error(classes: dict[str, dict[str, object]]) -> None:
