@@ -209,3 +209,13 @@ def test_no_module_of_the_command_line_lists_the_formats_again() -> None:
                 if len(words & set(REPORT_FORMATS)) >= 3 or len(words & set(RESULT_FORMATS)) >= 3:
                     found.append(f"{path.name}:{node.lineno}")
     assert found == []
+
+
+def test_the_readme_lists_the_report_formats() -> None:
+    import re as regex
+
+    from ablation.render import FORMATS as REPORT_FORMATS
+
+    readme = (Path(__file__).resolve().parents[2] / "README.md").read_text(encoding="utf-8")
+    listed = regex.findall(r"`--format ([a-z]+(?:\|[a-z]+)+)`", readme)
+    assert listed and all(entry.split("|") == list(REPORT_FORMATS) for entry in listed)
