@@ -26,25 +26,41 @@ _EXPORTS: dict[str, str] = {
     "AblationError": "ablation.errors",
     "AblationReport": "ablation.report",
     "AblationTask": "ablation.schema",
+    "AgentConnectionError": "ablation.agents.forms",
+    "AgentHttpError": "ablation.agents.forms",
     "AgentOutput": "ablation.schema",
+    "AgentProcessError": "ablation.agents.forms",
     "AgentSpecError": "ablation.errors",
+    "AgentTimeoutError": "ablation.agents.forms",
+    "BrokenArm": "ablation.run.failfast",
     "CampaignAborted": "ablation.errors",
     "CampaignConfig": "ablation.config",
     "CampaignRun": "ablation.run.campaign",
     "ConfigError": "ablation.errors",
+    "EventLoopBlocked": "ablation.errors",
     "GatePolicy": "ablation.config",
     "InputError": "ablation.errors",
+    "OutputTooLarge": "ablation.run.output_caps",
     "Provenance": "ablation.config",
     "ResultReader": "ablation.sources.readers",
     "ResumeMismatchError": "ablation.errors",
     "RetryPolicy": "ablation.config",
     "RubricCriterion": "ablation.schema",
     "RunStore": "ablation.store.run_store",
+    "SandboxError": "ablation.evaluate.code_tests",
+    "SandboxUnavailable": "ablation.evaluate.code_tests",
+    "ScorerError": "ablation.evaluate.quality",
     "SequentialPolicy": "ablation.config",
+    "StopCampaign": "ablation.errors",
     "StoreError": "ablation.errors",
     "TaskResult": "ablation.schema",
     "TrialCost": "ablation.outputs",
     "TrialUsage": "ablation.outputs",
+    "UnrepresentableOutput": "ablation.run.plain_output",
+    "UnsendableOutput": "ablation.run.isolation",
+    "UsageError": "ablation.errors",
+    "VerifierError": "ablation.evaluate.verifiers",
+    "WorkerDied": "ablation.run.isolation",
     "compare_results": "ablation.analysis.build",
     "evaluate_gates": "ablation.analysis.gates",
     "load_agent": "ablation.sources.agent_specs",
@@ -62,25 +78,41 @@ __all__ = [
     "AblationError",
     "AblationReport",
     "AblationTask",
+    "AgentConnectionError",
+    "AgentHttpError",
     "AgentOutput",
+    "AgentProcessError",
     "AgentSpecError",
+    "AgentTimeoutError",
+    "BrokenArm",
     "CampaignAborted",
     "CampaignConfig",
     "CampaignRun",
     "ConfigError",
+    "EventLoopBlocked",
     "GatePolicy",
     "InputError",
+    "OutputTooLarge",
     "Provenance",
     "ResultReader",
     "ResumeMismatchError",
     "RetryPolicy",
     "RubricCriterion",
     "RunStore",
+    "SandboxError",
+    "SandboxUnavailable",
+    "ScorerError",
     "SequentialPolicy",
+    "StopCampaign",
     "StoreError",
     "TaskResult",
     "TrialCost",
     "TrialUsage",
+    "UnrepresentableOutput",
+    "UnsendableOutput",
+    "UsageError",
+    "VerifierError",
+    "WorkerDied",
     "compare_results",
     "evaluate_gates",
     "load_agent",
@@ -113,6 +145,12 @@ def __dir__() -> list[str]:
 
 if TYPE_CHECKING:  # pragma: no cover - for type checkers and IDEs only
     from ablation import quality, stats, verifiers
+    from ablation.agents.forms import (
+        AgentConnectionError,
+        AgentHttpError,
+        AgentProcessError,
+        AgentTimeoutError,
+    )
     from ablation.analysis.build import compare_results, report_from_results
     from ablation.analysis.gates import evaluate_gates
     from ablation.config import (
@@ -127,10 +165,16 @@ if TYPE_CHECKING:  # pragma: no cover - for type checkers and IDEs only
         AgentSpecError,
         CampaignAborted,
         ConfigError,
+        EventLoopBlocked,
         InputError,
         ResumeMismatchError,
+        StopCampaign,
         StoreError,
+        UsageError,
     )
+    from ablation.evaluate.code_tests import SandboxError, SandboxUnavailable
+    from ablation.evaluate.quality import ScorerError
+    from ablation.evaluate.verifiers import VerifierError
     from ablation.outputs import TrialCost, TrialUsage
     from ablation.report import AblationReport
     from ablation.run.campaign import (
@@ -139,6 +183,10 @@ if TYPE_CHECKING:  # pragma: no cover - for type checkers and IDEs only
         run_ablation_campaign_async,
     )
     from ablation.run.engine import AblationEngine
+    from ablation.run.failfast import BrokenArm
+    from ablation.run.isolation import UnsendableOutput, WorkerDied
+    from ablation.run.output_caps import OutputTooLarge
+    from ablation.run.plain_output import UnrepresentableOutput
     from ablation.schema import AblationTask, AgentOutput, RubricCriterion, TaskResult
     from ablation.sources.agent_specs import load_agent
     from ablation.sources.readers import ResultReader, register_reader

@@ -1,8 +1,49 @@
 """Exception hierarchy of ``ablation``.
 
-Every error the library raises on purpose derives from :class:`AblationError`, so a caller can
-catch the family at once. Input errors also derive from :class:`ValueError` (or :class:`TypeError`)
-so that generic handlers keep working.
+Every exception the library raises derives from :class:`AblationError`, so a caller can catch the
+family at once. Each also derives from the built-in class a generic handler expects where there
+is one (input errors from :class:`ValueError` or :class:`TypeError`; an agent's connection and
+time-out errors from :class:`ConnectionError` and :class:`TimeoutError`, which the default
+``retry_on`` retries). The classes defined elsewhere are named with their module; the public ones
+are exported by :mod:`ablation`. The tree, with when each is raised::
+
+    AblationError                         base of every exception ablation raises
+      ConfigError (ValueError)            a suite, configuration or option is invalid
+      UsageError                          the command line was misused (exit 1, one line)
+      InputError (ValueError)             a result or suite file cannot be read (file, line, id)
+        NumericVerdict                    sources.readers.rows: internal, the verdict is a number
+      AgentSpecError (TypeError)          something given as an agent is not an agent
+      StoreError                          the run store cannot be opened, read or written
+        ResumeMismatchError (ValueError)  a resume met a different suite or agent
+      CampaignAborted                     a campaign stopped early; finished trials are kept
+        BrokenArm                         run.failfast: an arm's first trials all failed alike
+      StopCampaign                        a result sink ends a campaign on purpose
+      EventLoopBlocked                    an async agent blocked the event loop past the timeout
+      WorkerDied (RuntimeError)           run.isolation: a worker process ended during a call
+      UnsendableOutput (TypeError)        run.isolation: a value cannot be pickled across
+      RemoteTraceback                     run.isolation: internal, a worker's traceback as cause
+      OutputTooLarge                      run.output_caps: an output passed max_output_bytes
+      UnrepresentableOutput (TypeError)   run.plain_output: an output has no JSON form
+      AgentProcessError (RuntimeError)    agents.forms: a command agent gave no usable answer
+        AgentHttpError                    agents.forms: an HTTP agent answered 4xx or non-JSON
+      AgentConnectionError (ConnectionError)  agents.forms: an HTTP agent unreachable, or 5xx
+      AgentTimeoutError (TimeoutError)    agents.forms: a command agent passed its own timeout
+      VerifierError                       evaluate.verifiers: a verifier could not judge
+        SandboxError                      evaluate.code_tests: the sandbox could not judge
+          SandboxUnavailable              evaluate.code_tests: the confinement cannot run here
+      ScorerError                         evaluate.quality: a quality scorer failed
+      SeccompUnavailable (OSError)        evaluate.seccomp: internal, libseccomp refused or missing
+      _Overflow                           agents.command: internal, a stream passed its cap
+      _TooLarge                           agents.http: internal, a body passed its cap
+      _Failure                            run.trial: internal, one stage's error in transit
+      _Refused                            sources.readers.engine_columns: internal, a cell the
+                                          row path reads otherwise (the file is read row by row)
+
+    LoopStalled (BaseException)           run.watchdog: not an error; interrupts a blocked
+                                          loop and must pass ``except Exception`` untouched
+
+The errors of a trial (an agent's, a verifier's, a scorer's) are recorded in its result, by class
+name, rather than raised to the caller.
 """
 
 from __future__ import annotations
@@ -17,6 +58,7 @@ __all__ = [
     "ResumeMismatchError",
     "StopCampaign",
     "StoreError",
+    "UsageError",
 ]
 
 
@@ -26,6 +68,10 @@ class AblationError(Exception):
 
 class ConfigError(AblationError, ValueError):
     """A suite, configuration or option is invalid (duplicate ids, empty suite, bad value)."""
+
+
+class UsageError(AblationError):
+    """A command-line usage problem: a bad flag, a missing argument (exit 1, one line)."""
 
 
 class InputError(AblationError, ValueError):
@@ -48,7 +94,7 @@ class CampaignAborted(AblationError):
     """A campaign stopped early (``on_error="abort"`` or an interrupt); finished trials are kept."""
 
 
-class StopCampaign(Exception):
+class StopCampaign(AblationError):
     """Raised by a result sink to end a campaign early on purpose (e.g. a sequential decision).
 
     The engine starts no further trial, cancels the trials in flight (they are not recorded) and

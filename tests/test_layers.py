@@ -42,7 +42,7 @@ ALLOWED: dict[str, set[str]] = {
     "evaluate.equality": set(),
     "evaluate.sandbox_process": GROUND,
     "evaluate.sandbox_wire": GROUND,
-    "evaluate.seccomp": set(),
+    "evaluate.seccomp": {"errors"},
     "evaluate.sandbox_confinement": {"evaluate.seccomp"},
     "evaluate.sandbox_harness": GROUND | {"evaluate.sandbox_wire"},
     "evaluate.sandbox_runner": GROUND,

@@ -22,7 +22,7 @@ from ablation.agents.forms import (
     _tail,
     interpret_agent_json,
 )
-from ablation.errors import AgentSpecError, ConfigError
+from ablation.errors import AblationError, AgentSpecError, ConfigError
 from ablation.schema import to_jsonable
 
 __all__ = ["DEFAULT_MAX_OUTPUT_BYTES", "SAFE_ENV", "CommandAgent", "filtered_environment"]
@@ -39,7 +39,7 @@ SAFE_ENV = (
 _CHUNK = 64 * 1024
 
 
-class _Overflow(Exception):
+class _Overflow(AblationError):
     """Internal: a stream exceeded its cap."""
 
 

@@ -22,6 +22,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from ablation.errors import AblationError
 from ablation.schema import AgentOutput
 
 __all__ = [
@@ -41,7 +42,7 @@ _EXCERPT_CHARS = 200
 _STDERR_TAIL_CHARS = 2000
 
 
-class AgentProcessError(RuntimeError):
+class AgentProcessError(AblationError, RuntimeError):
     """An external agent ran but did not produce a usable answer (not retried by default).
 
     Raised for a command that exits with a non-zero code, cannot be started, or prints something
@@ -75,7 +76,7 @@ class AgentHttpError(AgentProcessError):
         self.status = status
 
 
-class AgentConnectionError(ConnectionError):
+class AgentConnectionError(AblationError, ConnectionError):
     """An HTTP agent could not be reached, dropped the connection, or answered 5xx.
 
     A :class:`ConnectionError`, so the default :class:`~ablation.config.RetryPolicy` retries it.
@@ -89,7 +90,7 @@ class AgentConnectionError(ConnectionError):
         self.status = status
 
 
-class AgentTimeoutError(TimeoutError):
+class AgentTimeoutError(AblationError, TimeoutError):
     """An external agent exceeded its own ``timeout_s`` (the process group was killed)."""
 
 

@@ -19,7 +19,7 @@ from ablation.agents.forms import (
     _excerpt,
     interpret_agent_json,
 )
-from ablation.errors import AgentSpecError, ConfigError
+from ablation.errors import AblationError, AgentSpecError, ConfigError
 from ablation.schema import to_jsonable
 
 __all__ = ["HttpAgent"]
@@ -29,7 +29,7 @@ _CHUNK = 64 * 1024
 _ERROR_BODY_BYTES = 4096
 
 
-class _TooLarge(Exception):
+class _TooLarge(AblationError):
     """Internal: the body passed ``max_output_bytes``."""
 
 

@@ -2,7 +2,7 @@
 
 ``type=float`` accepts ``nan``, ``inf`` and values the models reject only later, with their own
 field names (``gates.noninferiority_margin``) or a raw exception (``ValueError: |delta| ...``).
-Each numeric flag of ``run``, ``compare``, ``report`` and ``plan`` instead uses a type built here:
+Each numeric flag of every command instead uses a type built here from its declared range:
 finite, within the flag's range, and an error that names the flag (argparse prefixes
 ``argument --margin:``; the parser turns it into one ``ablation: error:`` line, exit 1).
 """
@@ -12,33 +12,18 @@ from __future__ import annotations
 import argparse
 import math
 from collections.abc import Callable
+from dataclasses import astuple
+
+from ablation.cli.option_table import OPTIONS
 
 __all__ = ["FLAG_RANGES", "flag_type"]
 
-#: flag -> (kind, low, high, low inclusive, high inclusive); ``None`` bounds are open-ended.
+#: flag -> (kind, low, high, low inclusive, high inclusive); ``None`` bounds are open-ended. Derived
+#: from :data:`ablation.cli.option_table.OPTIONS`, which ``[tool.ablation]`` keys share.
 FLAG_RANGES: dict[str, tuple[type, float | None, float | None, bool, bool]] = {
-    "--alpha": (float, 0, 1, False, False),
-    "--confidence": (float, 0, 1, False, False),
-    "--seed": (int, 0, 2**63 - 1, True, True),
-    "--margin": (float, 0, 1, False, False),
-    "--min-completed": (float, 0, 1, True, True),
-    "--max-latency-ratio": (float, 0, None, False, False),
-    "--runs": (int, 1, 10**6, True, True),
-    "--concurrency": (int, 1, 10**5, True, True),
-    "--timeout": (float, 0, 10**7, False, True),
-    "--max-attempts": (int, 1, 1000, True, True),
-    "--fail-fast": (int, 0, 10**9, True, True),
-    "--stop-when-inconclusive-after": (int, 1, 10**9, True, True),
-    "--dask-local": (int, 1, 4096, True, True),
-    "--max-output-bytes": (int, 1, 2**27, True, True),  # CampaignConfig.max_output_bytes
-    "--max-input-bytes": (int, 1, 2**40, True, True),
-    "--worker-memory-mb": (int, 64, 2**30, True, True),
-    "--regression-delta": (float, 0, None, True, False),
-    "--discordance": (float, 1e-6, 1, True, True),
-    "--uplift": (float, -1, 1, True, True),
-    "--tasks": (int, 1, 10**7, True, True),
-    "--power": (float, 0, 1, False, False),
-    "--simulations": (int, 1, 10**6, True, True),
+    o.flags[0]: (int if o.kind == "int" else float, *astuple(o.bounds))
+    for o in OPTIONS
+    if o.bounds is not None
 }
 
 

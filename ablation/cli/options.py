@@ -1,9 +1,16 @@
-"""Options from ``[tool.ablation]`` and the command line, merged into a :class:`CampaignConfig`."""
+"""Options from ``[tool.ablation]`` and the command line, merged into a :class:`CampaignConfig`.
+
+Which configuration field each option feeds, and whether unchanged, is declared in
+:data:`ablation.cli.option_table.OPTIONS`; only the options translated on the way (switches that
+turn a gate off, ``NAME=VALUE`` lists, the sequential policy) are written out here.
+"""
 
 from __future__ import annotations
 
 import argparse
 from typing import Any
+
+from ablation.cli.option_table import OPTIONS, option_of
 
 __all__ = ["FROM_FILE", "campaign_config", "merged_settings", "one_line", "read_options", "where_set"]
 
@@ -13,7 +20,7 @@ FROM_FILE = "_from_file"
 
 #: Flags stored as ``False`` when given (``store_false``, default ``None``): ``False`` is their value,
 #: not the absence of a ``store_true`` flag.
-_FALSE_WHEN_GIVEN = frozenset({"critical_gate"})
+_FALSE_WHEN_GIVEN = frozenset(o.target for o in OPTIONS if o.kind == "off")
 
 
 def merged_settings(args: argparse.Namespace) -> dict[str, Any]:
@@ -49,24 +56,18 @@ def campaign_config(s: dict[str, Any]) -> Any:
             raise ConfigError(f"--label needs KEY=VALUE, got {item!r}")
         labels[key] = value
     fields: dict[str, Any] = {"labels": labels, "prices": s.get("prices") or {}}
-    simple = {
-        "seed": "seed", "concurrency": "concurrency", "timeout": "timeout_s", "runs": "runs",
-        "on_error": "on_error", "alpha": "alpha", "confidence": "confidence_level",
-        "resamples": "n_resamples", "rate_limit": "rate_limit_per_s",
-        "isolation": "isolation", "worker_memory_mb": "worker_memory_mb", "sandbox": "sandbox",
-        "max_output_bytes": "max_output_bytes", "traces": "traces",
-    }
-    fields.update({dst: s[src] for src, dst in simple.items() if s.get(src) is not None})
-    retry: dict[str, Any] = {}
-    if s.get("max_attempts") is not None:
-        retry["max_attempts"] = s["max_attempts"]
+    for option in OPTIONS:  # the values that go to their configuration field unchanged
+        if option.config and option.copied and s.get(option.name) is not None:
+            *parents, leaf = option.config.split(".")
+            place = fields
+            for parent in parents:
+                place = place.setdefault(parent, {})
+            place[leaf] = s[option.name]
     if s.get("retry_on"):
-        retry["retry_on"] = tuple(s["retry_on"])
-    if retry:
-        fields["retry"] = retry
+        fields.setdefault("retry", {})["retry_on"] = tuple(s["retry_on"])
     gates = _gate_fields(s)
     if gates:
-        fields["gates"] = gates
+        fields.setdefault("gates", {}).update(gates)
     # [tool.ablation] sequential = true applies to `run` only; compare asks with --sequential-replay
     run_sequential = s.get("sequential") and s.get("command", "run") == "run"
     if run_sequential or s.get("sequential_replay"):
@@ -85,30 +86,8 @@ def campaign_config(s: dict[str, Any]) -> Any:
         raise ConfigError(_user_names(one_line(exc), s)) from None
 
 
-#: Internal config field paths and the settings key that sets each (``--`` + the key with dashes
-#: is its flag, except where ``_FLAG_OF`` says otherwise).
-_KEY_OF = {
-    "gates.noninferiority_margin": "margin",
-    "gates.min_completed": "min_completed",
-    "gates.max_latency_ratio": "max_latency_ratio",
-    "gates.metric_margins": "metric_margins",
-    "retry.max_attempts": "max_attempts",
-    "retry.retry_on": "retry_on",
-    "timeout_s": "timeout",
-    "n_resamples": "resamples",
-    "rate_limit_per_s": "rate_limit",
-    "confidence_level": "confidence",
-    "sequential.futility_after": "stop_when_inconclusive_after",
-    "worker_memory_mb": "worker_memory_mb",
-    "max_output_bytes": "max_output_bytes",
-    "sandbox": "sandbox",
-    "isolation": "isolation",
-    "concurrency": "concurrency",
-    "seed": "seed",
-    "runs": "runs",
-    "alpha": "alpha",
-}
-_FLAG_OF = {"metric_margins": "--metric-margin", "metric_margin": "--metric-margin"}
+#: Configuration field paths and the settings key that sets each (the first option feeding it).
+_KEY_OF = {o.config: o.key or o.name for o in reversed(OPTIONS) if o.config is not None}
 
 
 def where_set(key: str, s: dict[str, Any]) -> str:
@@ -116,7 +95,10 @@ def where_set(key: str, s: dict[str, Any]) -> str:
     path = s.get(FROM_FILE, {}).get(key)
     if path is not None:
         return f"{path} [tool.ablation] {key}"
-    return _FLAG_OF.get(key, "--" + key.replace("_", "-"))
+    try:
+        return option_of(key).flags[0]
+    except (KeyError, IndexError):  # not an option, or a key with no flag
+        return "--" + key.replace("_", "-")
 
 
 def _user_names(message: str, s: dict[str, Any]) -> str:
@@ -130,12 +112,11 @@ def _user_names(message: str, s: dict[str, Any]) -> str:
 
 
 def _gate_fields(s: dict[str, Any]) -> dict[str, Any]:
-    """The gate policy fields the options set (the defaults stay with :class:`GatePolicy`)."""
+    """The gate policy fields the options set by translation (the values copied unchanged, such
+    as ``margin``, are set from the option table; the defaults stay with :class:`GatePolicy`)."""
     from ablation.errors import ConfigError
 
     gates: dict[str, Any] = {}
-    if s.get("margin") is not None:
-        gates["noninferiority_margin"] = s["margin"]
     allow = bool(s.get("allow_significant_regression"))
     if allow and s.get("no_significant_regression") is True:
         raise ConfigError(
@@ -147,10 +128,6 @@ def _gate_fields(s: dict[str, Any]) -> dict[str, Any]:
         gates["no_significant_regression"] = True
     if s.get("allow_incomplete") or s.get("require_complete") is False:
         gates["require_complete"] = False
-    if s.get("min_completed") is not None:
-        gates["min_completed"] = s["min_completed"]
-    if s.get("max_latency_ratio") is not None:
-        gates["max_latency_ratio"] = s["max_latency_ratio"]
     if s.get("critical_gate") is False:
         gates["critical_must_not_regress"] = False
     margins = dict(s.get("metric_margins") or {})

@@ -30,6 +30,8 @@ import errno
 import functools
 import os
 
+from ablation.errors import AblationError
+
 __all__ = ["DENIED_CALLS", "SeccompUnavailable", "sandbox_filter"]
 
 #: Calls the sandboxed code may not make (``EPERM``), by name; unknown names on this
@@ -64,7 +66,7 @@ def _errno_action(code: int) -> int:
     return 0x00050000 | (code & 0x0000FFFF)  # SCMP_ACT_ERRNO(code)
 
 
-class SeccompUnavailable(OSError):
+class SeccompUnavailable(AblationError, OSError):
     """libseccomp cannot be loaded or refused the filter (the message says how to fix it)."""
 
 

@@ -51,7 +51,7 @@ from typing import Any
 from ablation.agents import CommandAgent, HttpAgent
 from ablation.agents.callables import Agent
 from ablation.config import CampaignConfig
-from ablation.errors import AgentSpecError, ConfigError
+from ablation.errors import AblationError, AgentSpecError, ConfigError
 from ablation.run.isolation_worker import WORKER_MARKER, file_attr, read_frame, write_frame
 from ablation.run.threads import run_in_daemon_thread
 from ablation.run.worker_output import forward_output
@@ -74,7 +74,7 @@ _OUTPUT_WAIT_S = 0.5  # at close, for the workers' last output (a process that e
 _MAIN_REFERENCE = b"\x8c\x08__main__"  # how a pickle names the module __main__
 
 
-class WorkerDied(RuntimeError):
+class WorkerDied(AblationError, RuntimeError):
     """A worker process ended (exit, signal, memory) while it ran an agent call.
 
     Attributes:
@@ -86,11 +86,11 @@ class WorkerDied(RuntimeError):
         self.returncode = returncode
 
 
-class UnsendableOutput(TypeError):
+class UnsendableOutput(AblationError, TypeError):
     """An agent's output (or a task's input) cannot cross between processes by pickle."""
 
 
-class RemoteTraceback(Exception):
+class RemoteTraceback(AblationError):
     """Carries the worker's traceback text as the ``__cause__`` of an exception sent back."""
 
     def __str__(self) -> str:

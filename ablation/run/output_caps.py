@@ -23,6 +23,7 @@ import traceback
 from collections.abc import Mapping
 from typing import Any
 
+from ablation.errors import AblationError
 from ablation.run.plain_output import plain_output
 from ablation.schema import safe_text
 
@@ -33,7 +34,7 @@ ERROR_TEXT_LIMIT = 64 * 1024
 _SCALAR = 8
 
 
-class OutputTooLarge(Exception):
+class OutputTooLarge(AblationError):
     """An agent's output is larger than ``max_output_bytes`` (the trial's error)."""
 
 

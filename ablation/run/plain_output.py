@@ -21,6 +21,7 @@ import pathlib
 import uuid
 from typing import Any
 
+from ablation.errors import AblationError
 from ablation.schema import to_jsonable
 
 __all__ = ["UnrepresentableOutput", "plain_output"]
@@ -32,7 +33,7 @@ _STABLE_REPR = (
 )  # fmt: skip
 
 
-class UnrepresentableOutput(TypeError):
+class UnrepresentableOutput(AblationError, TypeError):
     """An agent's output holds a value that has no JSON form (see the module docstring)."""
 
 

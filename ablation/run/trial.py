@@ -16,7 +16,7 @@ from ablation.agents.callables import Agent
 from ablation.agents.pricing import priced
 from ablation.agents.sdk import sdk_output
 from ablation.config import CampaignConfig
-from ablation.errors import EventLoopBlocked
+from ablation.errors import AblationError, EventLoopBlocked
 from ablation.evaluate.quality import run_scorer, scorer_name
 from ablation.evaluate.sandbox_confinement import use_confinement
 from ablation.evaluate.verifiers import check_verdict, collect_notes, default_verifier, run_verifier
@@ -92,7 +92,7 @@ def offload(fn: Any) -> Any:
     return threaded
 
 
-class _Failure(Exception):
+class _Failure(AblationError):
     """Internal: an exception from one stage of a trial, carried out of the timeout scope."""
 
     def __init__(self, stage: str, exc: BaseException) -> None:

@@ -1,10 +1,12 @@
 """Every documented ``[tool.ablation]`` key is accepted and takes effect through a real
 ``pyproject.toml``; option errors name the flag (or the file's key) that set the bad value.
 
-The documented list is the docstring of :mod:`ablation.cli.settings`; the declared list is
-:class:`ablation.cli.tool_settings.ToolSettings`. Every key is written to a ``pyproject.toml`` in a
-scratch project and read back by the command line's own settings path; the keys that change a
-report are checked end to end through ``ablation compare`` / ``ablation run``.
+The documented list is the docstring of :mod:`ablation.cli.settings`; the declared list is the
+option table (:mod:`ablation.cli.option_table`, from which
+:class:`ablation.cli.tool_settings.ToolSettings` is built). Every key is written to a
+``pyproject.toml`` in a scratch project, read back by the command line's own settings path and
+followed to the :class:`CampaignConfig` field it feeds; the keys that change a report are also
+checked end to end through ``ablation compare`` / ``ablation run``.
 """
 
 from __future__ import annotations
@@ -18,9 +20,11 @@ from typing import Any
 import pytest
 
 from ablation.cli import main, settings
+from ablation.cli.option_table import OPTIONS, option_of
 from ablation.cli.options import campaign_config, merged_settings
 from ablation.cli.parser import build_parser
 from ablation.cli.tool_settings import known_keys
+from ablation.config import ModelPrice
 
 AGENTS = str(Path(__file__).resolve().parents[1] / "helpers" / "sdk_agents.py")
 
@@ -39,10 +43,29 @@ VALUES: dict[str, tuple[str, Any]] = {
     "sequential": ("true", True), "stop_when_inconclusive_after": ("40", 40),
     "isolation": ('"process"', "process"), "worker_memory_mb": ("512", 512),
     "max_output_bytes": ("4096", 4096), "agent_env": ('["OPENAI_API_KEY"]', ["OPENAI_API_KEY"]),
-    "sandbox": ('"process"', "process"), "suite_claim": ("true", True),
+    "sandbox": ('"process"', "process"), "traces": ('"off"', "off"), "suite_claim": ("true", True),
     "prices": ("{ m = { input_per_mtok = 1.0, output_per_mtok = 2.0 } }",
                {"m": {"input_per_mtok": 1.0, "output_per_mtok": 2.0}}),
 }  # fmt: skip
+
+
+#: key -> (CampaignConfig field path, the value there) where the key is translated on the way.
+TRANSLATED: dict[str, tuple[str, Any]] = {
+    "no_significant_regression": ("gates.no_significant_regression", False),
+    "allow_significant_regression": ("gates.no_significant_regression", False),
+    "require_complete": ("gates.require_complete", False), "allow_incomplete": ("gates.require_complete", False),
+    "critical_gate": ("gates.critical_must_not_regress", False),
+    "metric_margins": ("gates.metric_margins", {"latency_s": 0.5}), "retry_on": ("retry.retry_on", (ValueError,)),
+    "labels": ("labels", {"team": "evals"}), "sequential": ("sequential.candidates", 1),
+    "stop_when_inconclusive_after": ("sequential.futility_after", 40), "suite_claim": ("sequential.suite_claim", True),
+    "prices": ("prices", {"m": ModelPrice(input_per_mtok=1.0, output_per_mtok=2.0)}),
+}  # fmt: skip
+
+
+def _at(config: Any, path: str) -> Any:
+    for part in path.split("."):
+        config = getattr(config, part)
+    return config
 
 
 def _documented() -> set[str]:
@@ -69,7 +92,16 @@ def test_every_key_round_trips_through_pyproject(tmp_path: Path, monkeypatch: py
     args = build_parser("run").parse_args(["run", "suite.py", "--baseline", "a", "--candidate", "b"])
     s = merged_settings(args)
     assert s[key] == value
-    campaign_config({**s, "n_candidates": 1})  # the command line builds its configuration from it
+    config = campaign_config({**s, "n_candidates": 1})  # the command line builds its configuration from it
+    option = option_of(key)
+    if key in TRANSLATED:
+        path, expected = TRANSLATED[key]
+        assert _at(config, path) == expected
+    elif option.config is not None:
+        assert _at(config, option.config) == value
+    else:  # read by the command from the settings under the flag's name: store, format, quality, ...
+        assert option.target == key
+    assert set(TRANSLATED) == {o.key for o in OPTIONS if o.key and o.config and not o.copied}
 
 
 def _write(path: Path, rows: list[dict]) -> str:

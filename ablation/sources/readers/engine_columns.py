@@ -35,6 +35,7 @@ import pyarrow.json as pa_json
 from numpy.typing import NDArray
 
 from ablation.columns import TrialColumns
+from ablation.errors import AblationError
 from ablation.sources.readers.columnar import ColumnRead
 from ablation.sources.readers.rows import ReadOptions
 
@@ -47,7 +48,7 @@ _TRUE = ("true", "1", "1.0", "pass", "passed", "yes")
 _FALSE = ("false", "0", "0.0", "fail", "failed", "no")
 
 
-class _Refused(Exception):
+class _Refused(AblationError):
     """A cell the row path reads otherwise (or refuses): read the file row by row."""
 
 
