@@ -2,7 +2,8 @@
 
 The suite is ``tests/helpers/slow_suite.py`` (task ``tNNN`` expects ``3 * NNN``; its size is set by
 ``SLOW_SUITE_TASKS``). The SDK exception classes are defined here with the same hierarchy as the
-real ones (``openai`` and ``anthropic`` are not installed; their classes are generated alike):
+real ones (so these agents need neither ``openai`` nor ``anthropic``; their classes are
+generated alike):
 ``APIError(Exception)`` > ``APIConnectionError`` > ``APITimeoutError``, and ``APIError`` >
 ``APIStatusError`` (with ``status_code``) > ``RateLimitError`` / ``InternalServerError``. The
 ``*_down`` agents call a real closed port on localhost (``CLOSED_PORT`` in the environment) with a

@@ -1,0 +1,97 @@
+"""An agent that returns the Anthropic SDK's ``Message``: the real ``anthropic`` client against a
+local Messages-API server (127.0.0.1, no network).
+
+The server counts the tokens it reports (words of the prompt) and records them with its cache
+reads and writes; the trial's usage is checked against those records: every prompt token in
+``input_tokens`` (Anthropic reports cache reads and writes apart from ``input_tokens``), cache
+reads in ``cached_tokens``, tool-use blocks counted by name, the text blocks as the output.
+"""
+
+from __future__ import annotations
+
+import json
+import threading
+from collections.abc import Iterator
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Any
+
+import pytest
+
+from ablation import AblationEngine, AblationTask
+
+anthropic = pytest.importorskip("anthropic")
+
+MODEL = "claude-3-5-haiku-latest"
+TASKS = [AblationTask(task_id=f"q{i}", input_data=f"what is {i} plus {i}", expected_output=str(2 * i))
+         for i in range(6)]  # fmt: skip
+
+
+class _Handler(BaseHTTPRequestHandler):
+    """``POST /v1/messages``: the sum in two text blocks around a ``calculator`` tool-use block."""
+
+    records: list[dict[str, int]]
+
+    def log_message(self, *args: Any) -> None:
+        return None
+
+    def do_POST(self) -> None:
+        body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
+        user = body["messages"][-1]["content"]
+        n = int(user.split()[2])
+        record = {"input": len(user.split()), "read": n, "written": 2, "output": 3}
+        self.records.append(record)
+        reply = {
+            "id": f"msg_{n}", "type": "message", "role": "assistant", "model": MODEL,
+            "stop_reason": "end_turn", "stop_sequence": None,
+            "content": [
+                {"type": "text", "text": str(2 * n)[:1]},
+                {"type": "tool_use", "id": "t1", "name": "calculator", "input": {"a": n, "b": n}},
+                {"type": "text", "text": str(2 * n)[1:]},
+            ],
+            "usage": {"input_tokens": record["input"], "output_tokens": record["output"],
+                      "cache_read_input_tokens": record["read"],
+                      "cache_creation_input_tokens": record["written"]},
+        }  # fmt: skip
+        data = json.dumps(reply).encode()
+        self.send_response(200)
+        self.send_header("Content-Type", "application/json")
+        self.send_header("Content-Length", str(len(data)))
+        self.end_headers()
+        self.wfile.write(data)
+
+
+@pytest.fixture
+def server() -> Iterator[tuple[str, list[dict[str, int]]]]:
+    records: list[dict[str, int]] = []
+    httpd = ThreadingHTTPServer(("127.0.0.1", 0), type("Handler", (_Handler,), {"records": records}))
+    threading.Thread(target=httpd.serve_forever, daemon=True).start()
+    try:
+        yield f"http://127.0.0.1:{httpd.server_address[1]}", records
+    finally:
+        httpd.shutdown()
+        httpd.server_close()
+
+
+def test_a_raw_anthropic_message_is_output_usage_and_tool_calls(server: tuple[str, list[dict[str, int]]]) -> None:
+    url, records = server
+    client = anthropic.Anthropic(base_url=url, api_key="test", max_retries=0)
+
+    def agent(question: str) -> Any:
+        return client.messages.create(
+            model=MODEL, max_tokens=16, messages=[{"role": "user", "content": question}]
+        )
+
+    results = AblationEngine().run(agent, agent, TASKS)
+    assert len(records) == 2 * len(TASKS)
+    by_read = {r["read"]: r for r in records}
+    for r in results:
+        n = int(r.task_id[1:])
+        rec = by_read[n]
+        assert r.status == "completed" and r.passed and r.output == str(2 * n)
+        assert r.usage is not None
+        assert r.usage.input_tokens == rec["input"] + rec["read"] + rec["written"]
+        assert r.usage.cached_tokens == rec["read"]
+        assert r.usage.output_tokens == rec["output"]
+        assert r.usage.model_requests == 1 and r.usage.tool_calls == {"calculator": 1}
+        assert r.usage.model == MODEL
+        assert r.tokens == r.usage.input_tokens + r.usage.output_tokens
