@@ -165,20 +165,21 @@ def inspect_logs(arm: str, out: Path) -> dict[str, Path]:
         epochs=EPOCHS,
         name="double",
     )
+    # one run per arm, written in both of Inspect's log formats by Inspect itself
+    log_dir = out / f"inspect-{arm}"
+    _INSPECT_FAILURES[0] = _FirstAttemptFails()
+    [log] = inspect_eval(task, model=f"offline/{arm}", log_dir=str(log_dir), log_format="eval",
+                         display="none", fail_on_error=False, max_samples=1)
+    if log.status != "success":
+        raise RuntimeError(f"Inspect run failed: {log.error}")
+    [written] = sorted(log_dir.glob("*.eval"))
+    scrubbed = EvalLog.model_validate_json(_scrub(read_eval_log(str(written)).model_dump_json()))
+    written.unlink()
+    log_dir.rmdir()
     paths: dict[str, Path] = {}
     for fmt in ("json", "eval"):
-        log_dir = out / f"inspect-{arm}-{fmt}"
-        _INSPECT_FAILURES[0] = _FirstAttemptFails()  # each log has the failure
-        [log] = inspect_eval(task, model=f"offline/{arm}", log_dir=str(log_dir), log_format=fmt,
-                             display="none", fail_on_error=False, max_samples=1)
-        if log.status != "success":
-            raise RuntimeError(f"Inspect run failed: {log.error}")
-        [written] = sorted(log_dir.glob(f"*.{fmt}"))
         target = out / f"inspect_{arm}.{fmt}"
-        scrubbed = EvalLog.model_validate_json(_scrub(read_eval_log(str(written)).model_dump_json()))
         write_eval_log(scrubbed, str(target), format=fmt)  # type: ignore[arg-type]
-        written.unlink()
-        log_dir.rmdir()
         paths[fmt] = target
     return paths
 

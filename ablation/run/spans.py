@@ -158,11 +158,12 @@ class SpanCollector:
     ``force_flush``) without subclassing it, so this module imports without the SDK.
     """
 
-    def __init__(self) -> None:
+    def __init__(self, provider: Any) -> None:
         from opentelemetry import trace
 
         self._trace = trace
-        self._tracer = trace.get_tracer("ablation")
+        self.provider = provider
+        self._tracer = provider.get_tracer("ablation")
         self._open: dict[int, TrialCatch] = {}
 
     # ---- SpanProcessor
@@ -221,16 +222,16 @@ class SpanCollector:
 
 
 def _install(may_set_provider: bool) -> SpanCollector | None:
-    """The process's collector, added to the SDK provider (one installed when none is set and
-    ``may_set_provider``)."""
+    """The collector on the current global SDK provider (added once per provider; a provider
+    installed when none is set and ``may_set_provider``)."""
     global _COLLECTOR
     with _LOCK:
-        if _COLLECTOR is not None:
-            return _COLLECTOR
         from opentelemetry import trace
         from opentelemetry.sdk.trace import TracerProvider
 
         provider = trace.get_tracer_provider()
+        if _COLLECTOR is not None and _COLLECTOR.provider is provider:
+            return _COLLECTOR
         if isinstance(provider, trace.ProxyTracerProvider):
             if not may_set_provider:
                 return None
@@ -238,7 +239,7 @@ def _install(may_set_provider: bool) -> SpanCollector | None:
             provider = trace.get_tracer_provider()
         if not isinstance(provider, TracerProvider):
             return None
-        collector = SpanCollector()
+        collector = SpanCollector(provider)
         provider.add_span_processor(collector)  # type: ignore[arg-type]
         _COLLECTOR = collector
         return collector

@@ -12,6 +12,7 @@ from collections.abc import Iterator
 from typing import Any
 
 import pytest
+from helpers.otel_provider import sdk_provider_for_one_test
 
 pytest.importorskip("opentelemetry.sdk.trace")
 pytest.importorskip("opentelemetry.instrumentation.openai_v2")
@@ -29,13 +30,11 @@ MODEL, TASKS, _agent = local_server.MODEL, local_server.TASKS, local_server._age
 
 
 @pytest.fixture(autouse=True)
-def sdk_provider() -> None:
+def sdk_provider() -> Iterator[None]:
     """The global SDK provider an instrumented application sets (a library call never sets it)."""
-    from opentelemetry import trace
-    from opentelemetry.sdk.trace import TracerProvider
+    yield from sdk_provider_for_one_test()
 
-    if not isinstance(trace.get_tracer_provider(), TracerProvider):
-        trace.set_tracer_provider(TracerProvider())
+
 server = local_server.server  # the local OpenAI-compatible server (a fixture)
 
 

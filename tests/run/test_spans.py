@@ -18,6 +18,7 @@ from typing import Any
 
 import pytest
 from helpers.cli import fresh_json
+from helpers.otel_provider import sdk_provider_for_one_test
 
 pytest.importorskip("opentelemetry.sdk.trace")
 
@@ -35,14 +36,13 @@ from ablation.render import render
 from ablation.run.campaign import run_ablation_campaign
 
 TRACER = trace.get_tracer("tests.agent")
+STEPS = 3
 
 
 @pytest.fixture(autouse=True)
-def sdk_provider() -> None:
+def sdk_provider() -> Iterator[None]:
     """The global SDK provider an instrumented application sets (a library call never sets it)."""
-    if not isinstance(trace.get_tracer_provider(), TracerProvider):
-        trace.set_tracer_provider(TracerProvider())
-STEPS = 3
+    yield from sdk_provider_for_one_test()
 
 
 def _tasks(n: int) -> list[AblationTask]:
