@@ -7,12 +7,14 @@ the commands in :mod:`ablation.cli.commands`, report output in :mod:`ablation.cl
 
 from __future__ import annotations
 
+import contextlib
 import gc
 import os
 import sys
+import threading
 import traceback
 from collections.abc import Sequence
-from typing import Any
+from typing import Any, NoReturn
 
 from ablation.cli.commands import COMMANDS
 from ablation.cli.options import one_line
@@ -104,4 +106,31 @@ def main_entry() -> None:
     os.environ.setdefault("PYTHONIOENCODING", "utf-8")
     code = main()
     gc.freeze()
+    if _abandoned_threads():
+        _exit_without_teardown(code)
     sys.exit(code)
+
+
+def _abandoned_threads() -> bool:
+    """Whether daemon threads still run calls the command abandoned (a timed-out or stopped
+    agent, verifier or scorer: :mod:`ablation.run.threads` never waits for them)."""
+    main_thread = threading.main_thread()
+    return any(t.daemon and t.is_alive() for t in threading.enumerate() if t is not main_thread)
+
+
+def _exit_without_teardown(code: int) -> NoReturn:
+    """Exit with ``code`` after the ``atexit`` handlers and a flush of the standard streams, but
+    without the interpreter's module teardown.
+
+    Tearing modules down while daemon threads still run user code inside C extensions can crash
+    the process (SIGSEGV after a broken arm's stop, with httpx calls in flight): the command's
+    exit code would then be -11 instead of what it decided. Nothing the command wrote is lost:
+    its files are closed, its stores committed, and the streams are flushed here.
+    """
+    import atexit
+
+    atexit._run_exitfuncs()
+    for stream in (sys.stdout, sys.stderr):
+        with contextlib.suppress(Exception):
+            stream.flush()
+    os._exit(code)

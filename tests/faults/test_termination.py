@@ -47,6 +47,11 @@ def _tagged_env(tag: str) -> list[int]:
     return found
 
 
+def _default_dispositions() -> None:
+    for sig in (signal.SIGTERM, signal.SIGHUP, signal.SIGINT):
+        signal.signal(sig, signal.SIG_DFL)
+
+
 def _stop(proc: object, sig: signal.Signals) -> tuple[str, str]:
     import subprocess
 
@@ -79,7 +84,8 @@ def test_termination_interrupts_kills_command_agents_and_resumes(
         "--format", "json",
     ]  # fmt: skip
     env = cli_env(SLOW_SUITE_TASKS="8")
-    proc = start(args, env)
+    # as from a terminal: under nohup (SIGHUP ignored, inherited) ablation rightly keeps ignoring it
+    proc = start(args, env, preexec_fn=_default_dispositions)
     wait_until(lambda: len(processes_with_arg(tag.encode())) >= 4, timeout=60, proc=proc)
     out, err = _stop(proc, sig)
 
