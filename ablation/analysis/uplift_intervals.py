@@ -86,26 +86,23 @@ def register_interval_method(
     INTERVAL_METHODS[name] = IntervalMethod(name, compute, secondary)
 
 
-def _tango(x: UpliftInputs) -> Interval | None:
-    if x.data.runs != 1:
-        return None
-    ci = stats.paired_difference_interval(*x.cells, method="tango", confidence_level=x.level)
-    return bd.interval(ci, x.level)
+def _one_run(compute: Callable[..., Any]) -> Callable[[UpliftInputs], Interval | None]:
+    """An interval method over the 2x2 table, which applies with one run per task only:
+    ``compute(n11, b, c, n22, confidence_level=...)`` gives a :class:`stats` result."""
+
+    def method(x: UpliftInputs) -> Interval | None:
+        if x.data.runs != 1:
+            return None
+        return bd.interval(compute(*x.cells, confidence_level=x.level), x.level)
+
+    return method
 
 
-def _tango_sparse(x: UpliftInputs) -> Interval | None:
-    """Tango at a wider level below 30 discordant pairs (:func:`stats.headline_difference_interval`)."""
-    if x.data.runs != 1:
-        return None
-    ci = stats.headline_difference_interval(*x.cells, confidence_level=x.level)
-    return bd.interval(ci, x.level)
-
-
-def _newcombe(x: UpliftInputs) -> Interval | None:
-    if x.data.runs != 1:
-        return None
-    ci = stats.paired_difference_interval(*x.cells, method="newcombe", confidence_level=x.level)
-    return bd.interval(ci, x.level)
+# ``stats`` loads its functions on first use: they are looked up when a method runs, not here.
+_tango = _one_run(lambda *t, **k: stats.paired_difference_interval(*t, method="tango", **k))
+#: Tango at a wider level below 30 discordant pairs (:func:`stats.headline_difference_interval`).
+_tango_sparse = _one_run(lambda *t, **k: stats.headline_difference_interval(*t, **k))
+_newcombe = _one_run(lambda *t, **k: stats.paired_difference_interval(*t, method="newcombe", **k))
 
 
 def _t(x: UpliftInputs) -> Interval | None:

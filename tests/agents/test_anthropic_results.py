@@ -9,13 +9,11 @@ reads in ``cached_tokens``, tool-use blocks counted by name, the text blocks as 
 
 from __future__ import annotations
 
-import json
-import threading
 from collections.abc import Iterator
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
 import pytest
+from helpers.json_server import json_server
 
 from ablation import AblationEngine, AblationTask
 
@@ -24,50 +22,31 @@ TASKS = [AblationTask(task_id=f"q{i}", input_data=f"what is {i} plus {i}", expec
          for i in range(6)]  # fmt: skip
 
 
-class _Handler(BaseHTTPRequestHandler):
+def _message(body: dict[str, Any], records: list[dict[str, int]]) -> dict[str, Any]:
     """``POST /v1/messages``: the sum in two text blocks around a ``calculator`` tool-use block."""
-
-    records: list[dict[str, int]]
-
-    def log_message(self, *args: Any) -> None:
-        return None
-
-    def do_POST(self) -> None:
-        body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
-        user = body["messages"][-1]["content"]
-        n = int(user.split()[2])
-        record = {"input": len(user.split()), "read": n, "written": 2, "output": 3}
-        self.records.append(record)
-        reply = {
-            "id": f"msg_{n}", "type": "message", "role": "assistant", "model": MODEL,
-            "stop_reason": "end_turn", "stop_sequence": None,
-            "content": [
-                {"type": "text", "text": str(2 * n)[:1]},
-                {"type": "tool_use", "id": "t1", "name": "calculator", "input": {"a": n, "b": n}},
-                {"type": "text", "text": str(2 * n)[1:]},
-            ],
-            "usage": {"input_tokens": record["input"], "output_tokens": record["output"],
-                      "cache_read_input_tokens": record["read"],
-                      "cache_creation_input_tokens": record["written"]},
-        }  # fmt: skip
-        data = json.dumps(reply).encode()
-        self.send_response(200)
-        self.send_header("Content-Type", "application/json")
-        self.send_header("Content-Length", str(len(data)))
-        self.end_headers()
-        self.wfile.write(data)
+    user = body["messages"][-1]["content"]
+    n = int(user.split()[2])
+    record = {"input": len(user.split()), "read": n, "written": 2, "output": 3}
+    records.append(record)
+    return {
+        "id": f"msg_{n}", "type": "message", "role": "assistant", "model": MODEL,
+        "stop_reason": "end_turn", "stop_sequence": None,
+        "content": [
+            {"type": "text", "text": str(2 * n)[:1]},
+            {"type": "tool_use", "id": "t1", "name": "calculator", "input": {"a": n, "b": n}},
+            {"type": "text", "text": str(2 * n)[1:]},
+        ],
+        "usage": {"input_tokens": record["input"], "output_tokens": record["output"],
+                  "cache_read_input_tokens": record["read"],
+                  "cache_creation_input_tokens": record["written"]},
+    }  # fmt: skip
 
 
 @pytest.fixture
 def server() -> Iterator[tuple[str, list[dict[str, int]]]]:
     records: list[dict[str, int]] = []
-    httpd = ThreadingHTTPServer(("127.0.0.1", 0), type("Handler", (_Handler,), {"records": records}))
-    threading.Thread(target=httpd.serve_forever, daemon=True).start()
-    try:
-        yield f"http://127.0.0.1:{httpd.server_address[1]}", records
-    finally:
-        httpd.shutdown()
-        httpd.server_close()
+    with json_server(lambda body: _message(body, records)) as url:
+        yield url, records
 
 
 def test_a_raw_anthropic_message_is_output_usage_and_tool_calls(server: tuple[str, list[dict[str, int]]]) -> None:

@@ -8,13 +8,11 @@ them; the report's usage is checked against those records, and its cost against
 
 from __future__ import annotations
 
-import json
-import threading
 from collections.abc import Iterator
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
 import pytest
+from helpers.json_server import json_server
 
 from ablation import AblationTask, CampaignConfig, TaskResult, run_ablation_campaign
 from ablation.agents.sdk import sdk_output
@@ -28,55 +26,34 @@ TASKS = [
 ]
 
 
-class _Handler(BaseHTTPRequestHandler):
+def _completion(body: dict[str, Any], records: list[dict[str, int]]) -> dict[str, Any]:
     """``POST /v1/chat/completions``: answers the sum asked for (wrong for a ``sloppy`` system
     prompt on odd numbers), with usage counted in words and one tool call for a ``tools``
     prompt."""
-
-    records: list[dict[str, int]]
-
-    def log_message(self, *args: Any) -> None:  # keep the test output clean
-        return None
-
-    def do_POST(self) -> None:
-        body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
-        system, user = body["messages"][0]["content"], body["messages"][-1]["content"]
-        n = int(user.split()[2])
-        answer = str(2 * n + (1 if "sloppy" in system and n % 2 else 0))
-        prompt_tokens = len(system.split()) + len(user.split())
-        self.records.append({"prompt": prompt_tokens, "tools": int("tools" in system)})
-        calls = [{"id": "c1", "type": "function", "function": {"name": "calculator", "arguments": "{}"}}]
-        reply = {
-            "id": "chatcmpl-1", "object": "chat.completion", "created": 0, "model": MODEL,
-            "choices": [{
-                "index": 0, "finish_reason": "stop", "logprobs": None,
-                "message": {"role": "assistant", "content": answer,
-                            **({"tool_calls": calls} if "tools" in system else {})},
-            }],
-            "usage": {"prompt_tokens": prompt_tokens, "completion_tokens": 1,
-                      "total_tokens": prompt_tokens + 1,
-                      "prompt_tokens_details": {"cached_tokens": 1}},
-        }  # fmt: skip
-        data = json.dumps(reply).encode()
-        self.send_response(200)
-        self.send_header("Content-Type", "application/json")
-        self.send_header("Content-Length", str(len(data)))
-        self.end_headers()
-        self.wfile.write(data)
+    system, user = body["messages"][0]["content"], body["messages"][-1]["content"]
+    n = int(user.split()[2])
+    answer = str(2 * n + (1 if "sloppy" in system and n % 2 else 0))
+    prompt_tokens = len(system.split()) + len(user.split())
+    records.append({"prompt": prompt_tokens, "tools": int("tools" in system)})
+    calls = [{"id": "c1", "type": "function", "function": {"name": "calculator", "arguments": "{}"}}]
+    return {
+        "id": "chatcmpl-1", "object": "chat.completion", "created": 0, "model": MODEL,
+        "choices": [{
+            "index": 0, "finish_reason": "stop", "logprobs": None,
+            "message": {"role": "assistant", "content": answer,
+                        **({"tool_calls": calls} if "tools" in system else {})},
+        }],
+        "usage": {"prompt_tokens": prompt_tokens, "completion_tokens": 1,
+                  "total_tokens": prompt_tokens + 1,
+                  "prompt_tokens_details": {"cached_tokens": 1}},
+    }  # fmt: skip
 
 
 @pytest.fixture
 def server() -> Iterator[tuple[str, list[dict[str, int]]]]:
     records: list[dict[str, int]] = []
-    handler = type("Handler", (_Handler,), {"records": records})
-    httpd = ThreadingHTTPServer(("127.0.0.1", 0), handler)
-    thread = threading.Thread(target=httpd.serve_forever, daemon=True)
-    thread.start()
-    try:
-        yield f"http://127.0.0.1:{httpd.server_address[1]}/v1", records
-    finally:
-        httpd.shutdown()
-        httpd.server_close()
+    with json_server(lambda body: _completion(body, records)) as url:
+        yield f"{url}/v1", records
 
 
 def _agent(base_url: str, system: str) -> Any:
