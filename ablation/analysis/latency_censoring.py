@@ -14,6 +14,7 @@ failed otherwise (an error) has no latency and does not count.
 
 from __future__ import annotations
 
+from bisect import bisect_left
 from dataclasses import dataclass
 
 import numpy as np
@@ -49,13 +50,12 @@ class CensoredLatency:
 
 def censored_latency(data: PairedData, timeout_s: float | None) -> CensoredLatency:
     """The paired latency columns with every timed-out trial counted at the cap."""
-    n = len(data.task_ids)
-    pos = {tid: i for i, tid in enumerate(data.task_ids)}
+    ids, n = data.task_ids, len(data.task_ids)
     fails = {"baseline": np.zeros(n), "candidate": np.zeros(n)}
     outs = {"baseline": np.zeros(n), "candidate": np.zeros(n)}
     for tid, arm, _run, status, *_ in data.failures:
-        i = pos.get(tid)
-        if i is None or arm not in fails:
+        i = bisect_left(ids, tid)  # the paired ids are sorted: no index of every id is built
+        if i == n or ids[i] != tid or arm not in fails:
             continue
         fails[arm][i] += 1
         outs[arm][i] += status == "timeout"

@@ -7,13 +7,19 @@ report needs only their columns, so the columns of each arm of a campaign are al
 is an uncompressed NumPy ``.npz`` archive (a zip of ``.npy`` arrays, written and read with
 ``allow_pickle=False``). Its members:
 
-- ``manifest``: UTF-8 JSON (as ``uint8``) ``{"format": 1, "n": rows, "constants": {name: value},
-  "texts": [names], "quality": [names], "metrics": [names], "quality_errors": [names]}``;
+- ``manifest``: UTF-8 JSON (as ``uint8``) ``{"format": 2, "n": rows, "constants": {name: value},
+  "texts": [names], "ids_joined": bool, "same": [names], "quality": [names], "metrics": [names],
+  "quality_errors": [names]}``;
 - ``run``, ``attempts`` (``int64``), ``passed``, ``critical`` (``bool``), ``status`` (``int8``),
-  ``latency_s``, ``cost``, ``tokens`` (``float64``, NaN for unknown);
-- ``task_id`` and every name of ``texts`` (among ``category``, ``error_type``, ``error``,
-  ``error_stage``): a JSON array of the column's values, as UTF-8 bytes (``uint8``); a text
-  column whose rows all hold one value is in ``constants`` instead;
+  ``latency_s``, ``cost``, ``tokens`` (``float64``, NaN for unknown): a column whose rows all hold
+  one value (NaN included) is listed in ``same`` and holds that one value (one element);
+- ``task_id``: the ids as UTF-8 bytes (``uint8``), joined by NUL characters when ``ids_joined``
+  (no id holds a NUL: one ``split`` reads a million ids, several times faster than JSON), else a
+  JSON array;
+- every name of ``texts`` (among ``category``, ``error_type``, ``error``, ``error_stage``): the
+  column's distinct values as a JSON array (UTF-8, ``uint8``) and, as ``<name>.codes``
+  (``int32``), each row's position in it; a text column whose rows all hold one value is in
+  ``constants`` instead;
 - ``quality.<i>``, ``metrics.<i>`` (``float64``) and ``quality_errors.<i>`` (``bool``): the
   named columns, ``<i>`` the position of the name in the manifest's list.
 
@@ -40,7 +46,7 @@ from ablation.columns import TrialColumns, constant_column, constant_value
 __all__ = ["FORMAT", "concat_columns", "decode", "encode"]
 
 #: The layout version written in each snapshot's manifest; another one is never read.
-FORMAT = 1
+FORMAT = 2
 #: The numeric columns: (field, dtype, value of a trial that lacks the column).
 _NUMBERS: tuple[tuple[str, Any, Any], ...] = (
     ("run", np.int64, 0), ("attempts", np.int64, 1), ("passed", np.bool_, False),
@@ -64,14 +70,42 @@ def _json(member: np.ndarray) -> Any:
     return json.loads(member.tobytes().decode("utf-8"))
 
 
+def _ids(values: list[str], manifest: dict[str, Any]) -> np.ndarray:
+    """The ids as UTF-8: NUL-joined (``manifest["ids_joined"]``) when no id holds a NUL."""
+    text = "\x00".join(values)
+    manifest["ids_joined"] = text.count("\x00") == len(values) - 1
+    return np.frombuffer(text.encode("utf-8"), dtype=np.uint8) if manifest["ids_joined"] else _utf8(values)
+
+
+def _distinct(values: list[Any]) -> tuple[np.ndarray, np.ndarray]:
+    """A text column as (its distinct values as JSON, each row's position among them)."""
+    index: dict[Any, int] = {}
+    codes = np.fromiter((index.setdefault(v, len(index)) for v in values), dtype=np.int32, count=len(values))
+    return _utf8(list(index)), codes
+
+
+def _one_value(values: np.ndarray) -> bool:
+    """Whether every row of a numeric column holds its first row's value (NaN equal to NaN)."""
+    if not len(values):
+        return False
+    first = values[:1]
+    if values.dtype.kind == "f" and bool(np.isnan(first[0])):
+        return bool(np.isnan(values).all())
+    return bool((values == first).all())
+
+
 def encode(c: TrialColumns) -> bytes:
     """The snapshot of ``c`` (rows already in ``(task_id, run)`` order) as ``.npz`` bytes."""
     n = len(c)
-    arrays: dict[str, np.ndarray] = {"task_id": _utf8(c.task_id.tolist())}
+    manifest: dict[str, Any] = {"format": FORMAT, "n": n, "constants": {}, "texts": [], "same": []}
+    arrays: dict[str, np.ndarray] = {"task_id": _ids(c.task_id.tolist(), manifest)}
     for name, dtype, default in _NUMBERS:
         values = getattr(c, name)
-        arrays[name] = np.full(n, default, dtype) if values is None else np.asarray(values, dtype)
-    manifest: dict[str, Any] = {"format": FORMAT, "n": n, "constants": {}, "texts": []}
+        column = np.full(min(n, 1), default, dtype) if values is None else np.asarray(values, dtype)
+        if values is None or _one_value(column):
+            manifest["same"].append(name)
+            column = column[:1]
+        arrays[name] = column
     for name in _TEXTS:
         values = getattr(c, name)
         default = None if name == "category" else ""
@@ -80,7 +114,7 @@ def encode(c: TrialColumns) -> bytes:
             manifest["constants"][name] = default if n == 0 else value
         else:
             manifest["texts"].append(name)
-            arrays[name] = _utf8(values.tolist())
+            arrays[name], arrays[f"{name}.codes"] = _distinct(values.tolist())
     for group, _, dtype in _GROUPS:
         named = getattr(c, group)
         manifest[group] = sorted(named)
@@ -107,19 +141,23 @@ def decode(
             return None
         n = manifest["n"]
         out: dict[str, Any] = {name: archive[name] for name, _, _ in _NUMBERS}
+        for name in manifest["same"]:
+            out[name] = constant_column(out[name][0], n) if n else out[name]
         raw = archive["task_id"].tobytes()
         ids = None if shared is None else shared.get(raw)
         if ids is None:
-            ids = np.empty(n, dtype=object)
-            ids[:] = json.loads(raw.decode("utf-8"))  # item by item: no fixed-width copy drops a NUL
+            ids = np.empty(n, dtype=object)  # filled item by item: no fixed-width copy drops a NUL
+            if n:
+                text = raw.decode("utf-8")
+                ids[:] = text.split("\x00") if manifest["ids_joined"] else json.loads(text)
             if shared is not None:
                 shared[raw] = ids
         out["task_id"] = ids
         for name in _TEXTS:
             if name in manifest["texts"]:
-                values = np.empty(n, dtype=object)
-                values[:] = _json(archive[name])
-                out[name] = values
+                distinct = np.empty(len(names := _json(archive[name])), dtype=object)
+                distinct[:] = names
+                out[name] = distinct[archive[f"{name}.codes"]]
             else:
                 out[name] = constant_column(manifest["constants"][name], n)
         for group, _, _ in _GROUPS:

@@ -24,7 +24,7 @@ from hypothesis import strategies as st
 
 from ablation.analysis.build import report_from_results
 from ablation.analysis.stored import StoredTrials, report_from_store, report_stored_campaign
-from ablation.columns import TrialColumns
+from ablation.columns import TrialColumns, results_to_columns
 from ablation.config import CampaignConfig, Provenance
 from ablation.errors import StoreError
 from ablation.schema import TaskResult
@@ -356,3 +356,29 @@ def test_a_completed_campaign_gets_its_snapshots_an_interrupted_one_none(tmp_pat
         assert _snapshots(store, done) == [("baseline", len(baseline)), ("candidate", len(candidate))]
     with RunStore(path, read_only=True) as store:  # what ``ablation report`` opens
         _same_as_rows(store, done)
+
+
+@settings(max_examples=40, deadline=None)
+@given(
+    ids=st.lists(st.text(alphabet="ab\x00é", max_size=3), min_size=0, max_size=12, unique=True),
+    labels=st.lists(st.sampled_from([None, "", "x\x00y", "math"]), min_size=12, max_size=12),
+    latency=st.sampled_from(["varied", "same", "nan", "mixed"]),
+)
+def test_a_snapshot_decodes_to_its_columns(ids: list[str], labels: list[str | None], latency: str) -> None:
+    """Encode then decode equals the columns, whichever text layout (NUL-joined or JSON) and
+    numeric layout (one value for a constant column, NaN included) each column takes."""
+    values = {"varied": lambda i: 0.5 + i, "same": lambda i: 2.0, "nan": lambda i: None,
+              "mixed": lambda i: None if i % 2 else 1.0}[latency]  # fmt: skip
+    rows = [
+        TaskResult(task_id=tid, arm="baseline", passed=i % 2 == 0, latency_s=values(i), category=labels[i],
+                   status="error" if labels[i] == "math" else "completed",
+                   error_message="a\x00b" if labels[i] == "math" else None)
+        for i, tid in enumerate(sorted(ids))
+    ]  # fmt: skip
+    columns = results_to_columns(rows, "baseline")
+    got = snapshot.decode(snapshot.encode(columns), "baseline")
+    assert got is not None
+    columns_equal(got, columns)
+    for name in ("task_id", "category", "error"):
+        if (want := getattr(columns, name)) is not None:  # None: no row gave it (a constant read back)
+            assert getattr(got, name).tolist() == want.tolist(), name
