@@ -85,6 +85,8 @@ def word_diff(before: Any, after: Any) -> list[DiffSegment]:
     quadratic in the worst case); what is left is appended as one delete and one insert.
     """
     a, b = output_words(before), output_words(after)
+    if a == b:  # the same output (or none): nothing to match
+        return [DiffSegment(op="equal", text="".join(a))] if a else []
     a_head, b_head = a[:MAX_DIFF_WORDS], b[:MAX_DIFF_WORDS]
     out: list[DiffSegment] = []
 

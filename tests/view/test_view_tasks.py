@@ -12,6 +12,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from ablation import CampaignConfig, compare_results
+from ablation.analysis.details import MAX_DIFF_WORDS
+from ablation.analysis.details import word_diff as diff_segments
 from ablation.columns import results_to_columns
 from ablation.schema import TaskResult
 from ablation.view.diff import word_diff
@@ -146,6 +148,22 @@ def test_word_diff_rebuilds_both_texts(before: str, after: str) -> None:
     shown = lambda keep: html.unescape("".join(t for k, t in parts if k in keep))  # noqa: E731
     assert shown({"span", "del"}) == before.replace("\x1b", "\\x1b")
     assert shown({"span", "ins"}) == after.replace("\x1b", "\\x1b")
+
+
+def test_word_diff_of_long_outputs_is_the_reports_diff_and_says_so() -> None:
+    """The page shows the report's diff (one diff, not two): past the compared words both texts
+    are still shown whole, and the page says how much was compared."""
+    before = " ".join(f"w{i}" for i in range(MAX_DIFF_WORDS + 50))
+    after = before.replace("w7 ", "x7 ") + " tail"
+    markup = word_diff(before, after)
+    parts = re.findall(r"<(span|del|ins)>(.*?)</\1>", markup, flags=re.S)
+    assert [(k, html.unescape(t)) for k, t in parts] == [
+        ({"equal": "span", "delete": "del", "insert": "ins"}[s.op], s.text) for s in diff_segments(before, after)
+    ]
+    assert "".join(html.unescape(t) for k, t in parts if k != "ins") == before
+    assert "".join(html.unescape(t) for k, t in parts if k != "del") == after
+    assert f"Only the first {MAX_DIFF_WORDS} words" in markup
+    assert "Only the first" not in word_diff("a b", "a c")
 
 
 steps = st.lists(st.sampled_from([{"tool": "ls"}, {"tool": "cat", "arg": "<b>"}, "done", 1]),
