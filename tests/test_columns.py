@@ -23,6 +23,7 @@ from ablation.columns import (
     filled,
     known_rows,
     results_to_columns,
+    share_ids,
     unknown,
 )
 from ablation.config import Provenance
@@ -135,3 +136,14 @@ def test_fields_given_joins_every_chunk_and_refuses_a_stray_row_in_any() -> None
     assert fields_given(rows, Provenance) is None  # models, but not of the class asked for
     light = [SimpleNamespace(task_id="t", passed=True)]
     assert fields_given(light) is None
+
+
+def test_share_ids_shares_only_equal_ids_in_the_same_order() -> None:
+    rows = [TaskResult(task_id=f"t{i}", arm="baseline", passed=True) for i in range(5)]
+    first = results_to_columns(rows, "baseline")
+    same = results_to_columns([r.model_copy(update={"arm": "candidate"}) for r in rows], "candidate")
+    shuffled = results_to_columns([r.model_copy(update={"arm": "candidate"}) for r in rows[::-1]], "candidate")
+    shorter = results_to_columns([r.model_copy(update={"arm": "candidate"}) for r in rows[:4]], "candidate")
+    assert share_ids(first, same).task_id is first.task_id
+    assert share_ids(first, same).passed is same.passed  # only the ids are taken
+    assert share_ids(first, shuffled) is shuffled and share_ids(first, shorter) is shorter

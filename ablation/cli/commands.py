@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import importlib
 import json
 import sys
@@ -186,6 +187,7 @@ def _cmd_compare(args: argparse.Namespace) -> int:
     from ablation.analysis.build import compare_columns
     from ablation.cli.common_ids import require_common_ids
     from ablation.cli.options import read_options
+    from ablation.columns import share_ids
     from ablation.sources.readers.columnar import FileTrials
     from ablation.sources.readers.rows import NumericVerdict
     from ablation.sources.result_files import load_expected_ids, load_result_columns
@@ -203,6 +205,7 @@ def _cmd_compare(args: argparse.Namespace) -> int:
     for path in args.after:
         after = load_result_columns(path, arm="candidate", **read)
         require_common_ids(before.columns, after.columns, (str(args.before), str(path)))
+        after = dataclasses.replace(after, columns=share_ids(before.columns, after.columns))
         reports.append(
             compare_columns(
                 before.columns, after.columns, expected_ids=expected, config=config,

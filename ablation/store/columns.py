@@ -15,7 +15,6 @@ alive besides the growing arrays.
 
 from __future__ import annotations
 
-import dataclasses
 import json
 import sqlite3
 from collections.abc import Iterator
@@ -24,7 +23,7 @@ from typing import Any
 
 import numpy as np
 
-from ablation.columns import STATUS_CODES, TrialColumns
+from ablation.columns import STATUS_CODES, TrialColumns, share_ids
 from ablation.store import snapshot
 from ablation.store.connection import StoreConnection
 from ablation.store.format import SCHEMA_VERSION
@@ -127,11 +126,7 @@ class ColumnReader(StoreConnection):
         shared: dict[bytes, np.ndarray] = {}
         baseline = self._arm_columns(campaign_id, "baseline", shared)
         candidate = self._arm_columns(campaign_id, "candidate", shared)
-        if candidate.task_id is baseline.task_id:
-            return baseline, candidate  # the same ids, decoded once
-        if len(baseline) == len(candidate) and bool(np.all(baseline.task_id == candidate.task_id)):
-            candidate = dataclasses.replace(candidate, task_id=baseline.task_id)
-        return baseline, candidate
+        return baseline, share_ids(baseline, candidate)
 
     def trial_columns(self, campaign_id: str, arm: str) -> TrialColumns:
         """One arm's trials of a campaign as columns, in ``(task_id, run)`` order.

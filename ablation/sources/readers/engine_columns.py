@@ -34,7 +34,7 @@ import pyarrow.csv as pa_csv
 import pyarrow.json as pa_json
 from numpy.typing import NDArray
 
-from ablation.columns import TrialColumns
+from ablation.columns import TrialColumns, constant_column, filled
 from ablation.errors import AblationError
 from ablation.sources.readers.columnar import ColumnRead
 from ablation.sources.readers.rows import ReadOptions
@@ -101,7 +101,7 @@ def _columns(cells: _JsonCells | _CsvCells, table: pa.Table, display: str, optio
     n = table.num_rows
     ids = cells.ids(key)
     passed = cells.verdicts(field, options.pass_values)
-    runs = cells.runs(run_name) if run_name else np.zeros(n, dtype=np.int64)
+    runs = cells.runs(run_name) if run_name else filled(0, np.int64, n)
     _check_unique(ids, runs if run_name else None)
     numbers = {name: cells.number(name) for name in _NUMBERS if name in table.column_names
                and name not in (key, field, run_name) and table.column(name).null_count < n}  # fmt: skip
@@ -110,7 +110,7 @@ def _columns(cells: _JsonCells | _CsvCells, table: pa.Table, display: str, optio
         if latency is not None and bool(np.any(~np.isnan(latency) & ~np.isnan(numbers["latency"]))):
             raise _Refused  # both in one row
         latency = numbers["latency"] if latency is None else np.where(np.isnan(latency), numbers["latency"], latency)
-    nan = np.full(n, np.nan)
+    nan = filled(np.nan, np.float64, n)  # the defaults of columns the file lacks take no memory
     latency = nan if latency is None else latency
     tokens = numbers.get("tokens", nan)
     given = ~np.isnan(tokens)
@@ -121,16 +121,16 @@ def _columns(cells: _JsonCells | _CsvCells, table: pa.Table, display: str, optio
                and (values := cells.metric(name)) is not None}  # fmt: skip
     columns = TrialColumns(
         arm=options.arm, task_id=ids, run=runs, passed=passed,
-        status=np.zeros(n, dtype=np.int8), latency_s=latency,
+        status=filled(0, np.int8, n), latency_s=latency,
         cost=numbers.get("cost", nan), tokens=tokens,
         quality={"score": numbers["score"]} if "score" in numbers else {},
         metrics=metrics,
-        category=cells.category() if "category" in table.column_names else np.full(n, None, dtype=object),
-        critical=cells.critical() if "critical" in table.column_names else np.zeros(n, dtype=bool),
-        error_type=np.full(n, "", dtype=object), source=display,
-        line=np.arange(1, n + 1, dtype=np.int64) + cells.first_line - 1,
-        attempts=np.ones(n, dtype=np.int64), error=np.full(n, "", dtype=object),
-        error_stage=np.full(n, "", dtype=object),
+        category=cells.category() if "category" in table.column_names else constant_column(None, n),
+        critical=cells.critical() if "critical" in table.column_names else filled(False, np.bool_, n),
+        error_type=constant_column("", n), source=display,
+        line=np.arange(cells.first_line, n + cells.first_line, dtype=np.int64),
+        attempts=filled(1, np.int64, n), error=constant_column("", n),
+        error_stage=constant_column("", n),
     )  # fmt: skip
     return ColumnRead(columns, cells.outputs() if "output" in table.column_names else {})
 
