@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import json
 import sqlite3
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from contextlib import nullcontext
 from typing import Any
 
@@ -77,6 +77,21 @@ def _errors(types: tuple[Any, ...], parsed: dict[int, list[Any]]) -> tuple[list[
         stage[i] = stage_i or ""
         error[i] = "" if e is None else (f"{e}: {message}" if message else e)
     return error, stage
+
+
+def _shared_texts(values: Sequence[Any]) -> np.ndarray:
+    """A column of few distinct texts with one object per distinct text (SQLite returns a new
+    ``str`` for every row: a million category labels would be a million objects)."""
+    seen: dict[Any, Any] = {}
+    out = np.empty(len(values), dtype=object)
+    out[:] = [seen.setdefault(v, v) for v in values]
+    return out
+
+
+def _campaign_tasks(conn: sqlite3.Connection, campaign_id: str) -> list[str]:
+    """The ids of a campaign's tasks: the keys of its stored digests (decoded whole)."""
+    row = conn.execute("SELECT task_digests_json FROM campaigns WHERE id = ?", (campaign_id,))
+    return list(json.loads(row.fetchone()[0]))
 
 
 def _fingerprints(conn: sqlite3.Connection, campaign_id: str) -> dict[str, tuple[int, int]]:
@@ -152,12 +167,35 @@ class ColumnReader(StoreConnection):
             return held
         if self.read_only:
             return self._row_columns(campaign_id, arm)
+        return self._write_snapshot(campaign_id, arm, None)
+
+    def write_snapshots(self, campaign_id: str) -> None:
+        """Write the arm snapshots a campaign lacks (or holds stale), one arm at a time, with the
+        campaign's task ids decoded once for both."""
+        with self._op("read trial columns") as conn:
+            self._require(conn, campaign_id)
+            missing = [arm for arm in ("baseline", "candidate")
+                       if arm not in self._current_snapshots(conn, campaign_id)]  # fmt: skip
+        if missing and not self.read_only:
+            tasks = self._task_ids(campaign_id)
+            for arm in missing:
+                self._write_snapshot(campaign_id, arm, tasks)
+
+    def _task_ids(self, campaign_id: str) -> set[str]:
+        """The ids of the campaign's tasks."""
+        with self._op("read the campaign's tasks") as conn:
+            return set(_campaign_tasks(conn, campaign_id))
+
+    def _write_snapshot(self, campaign_id: str, arm: str, tasks: set[str] | None) -> TrialColumns:
+        """Read an arm's columns from its rows and write them as its snapshot, in one
+        transaction (``tasks``: the campaign's task ids, read here when ``None``)."""
         with self._op("write an arm snapshot", transaction=True) as conn:
             columns = self._row_columns(campaign_id, arm, conn)
             n, rowid_sum = _fingerprints(conn, campaign_id).get(arm, (0, 0))
-            row = conn.execute("SELECT task_digests_json FROM campaigns WHERE id = ?", (campaign_id,))
-            tasks = json.loads(row.fetchone()[0])
-            matched = len(tasks) == len(ids := set(columns.task_id.tolist())) and ids == tasks.keys()
+            if tasks is None:
+                tasks = set(_campaign_tasks(conn, campaign_id))
+            matched = len(tasks) == len(ids := set(columns.task_id.tolist())) and ids == tasks
+            del ids
             conn.execute(
                 "INSERT OR REPLACE INTO arm_snapshots (campaign_id, arm, n, rowid_sum, tasks_match,"
                 " data) VALUES (?, ?, ?, ?, ?, ?)",
@@ -178,8 +216,7 @@ class ColumnReader(StoreConnection):
             found = self._current_snapshots(conn, campaign_id)
             if len(found) == 2 and all(matched for _, matched in found.values()):
                 return None
-            row = conn.execute("SELECT task_digests_json FROM campaigns WHERE id = ?", (campaign_id,))
-            return list(json.loads(row.fetchone()[0])) or None
+            return _campaign_tasks(conn, campaign_id) or None
 
     def _current_snapshots(
         self, conn: sqlite3.Connection, campaign_id: str
@@ -231,11 +268,11 @@ class ColumnReader(StoreConnection):
             tokens=_floats(tokens),
             quality=quality,
             metrics=metrics,
-            category=np.array(category, dtype=object),
+            category=_shared_texts(category),
             critical=np.array(critical, dtype=bool),
-            error_type=np.array([e or "" for e in error_type], dtype=object),
+            error_type=_shared_texts([e or "" for e in error_type]),
             attempts=np.array(attempts, dtype=np.int64),
             quality_errors=quality_errors,
             error=np.array(error, dtype=object),
-            error_stage=np.array(stage, dtype=object),
+            error_stage=_shared_texts(stage),
         )

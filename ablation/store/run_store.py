@@ -98,4 +98,4 @@ class RunStore(
         """
         super().set_status(campaign_id, status)
         if status == "complete" and not self.read_only:
-            self.campaign_columns(campaign_id)
+            self.write_snapshots(campaign_id)
