@@ -3,11 +3,11 @@
 from __future__ import annotations
 
 import math
-import time
 from fractions import Fraction
 
 import numpy as np
 import pytest
+from helpers.op_counts import count_binomial_tails
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from scipy import stats
@@ -20,6 +20,7 @@ from ablation.stats import (
     minimum_detectable_effect,
     sample_size_paired,
 )
+from ablation.stats.power import _design
 
 
 def _critical_k_exact(nd: int, level: Fraction) -> int:
@@ -110,12 +111,19 @@ def test_size_at_delta_zero_is_below_alpha() -> None:
             assert exact_mcnemar_power(n, psi, 0.0, alternative="greater") <= 0.05
 
 
-def test_power_is_fast_at_5000_by_design() -> None:
-    # O(sqrt(n)) work after truncating N to the central 1 - 2e-15 of Bin(n, psi)
-    start = time.process_time()
-    for psi in (0.02, 0.1, 0.3, 1.0):
-        exact_mcnemar_power(5000, psi, psi / 2)
-    assert time.process_time() - start < 2.0
+@pytest.mark.parametrize("psi", [0.02, 0.1, 0.3, 1.0])
+def test_power_costs_sqrt_n_by_design(psi: float, monkeypatch: pytest.MonkeyPatch) -> None:
+    # O(sqrt(n)) work after truncating N to the central 1 - 2e-15 of Bin(n, psi): 10 times the
+    # pairs cost ~3.2 times the binomial tails (not 10 times), fewer tails than pairs
+    tails = count_binomial_tails(monkeypatch)
+    counts = []
+    for n in (5_000, 50_000):
+        _design.cache_clear()  # the truncated N and their critical values are cached per design
+        tails.clear()
+        exact_mcnemar_power(n, psi, psi / 2)
+        counts.append(sum(tails))
+    assert 0 < counts[1] <= 4 * counts[0]
+    assert counts[1] < 50_000
 
 
 def test_exact_sample_size_is_the_first_n_reaching_the_target() -> None:
