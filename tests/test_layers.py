@@ -103,13 +103,18 @@ ALLOWED: dict[str, set[str]] = {
     "analysis.metric_margins": MODELS | {"stats", "analysis.breakdowns", "analysis.pairing"},
     "analysis.pass_note": MODELS,
     "analysis.latency_censoring": MODELS | {"analysis.pairing", "analysis.metrics"},
-    "analysis.builtin_gates": MODELS
-    | {"stats", "analysis.completeness", "analysis.sequential_gates"},
+    "analysis.builtin_gates": MODELS | {"stats", "analysis.completeness"},
     "analysis.latency_gate": MODELS | {"stats", "analysis.builtin_gates"},
     "analysis.gates": MODELS
-    | {"stats", "analysis.builtin_gates", "analysis.latency_gate", "analysis.pass_note"},
+    | {
+        "stats",
+        "analysis.builtin_gates",
+        "analysis.latency_gate",
+        "analysis.pass_note",
+        "analysis.sequential_gates",
+    },
     "analysis.numeric": MODELS | {"stats"},
-    "analysis.sequential_gates": MODELS,
+    "analysis.sequential_gates": MODELS | {"analysis.builtin_gates"},
     "analysis.sequential_subset": MODELS
     | {"analysis.accumulate", "analysis.arm_totals", "analysis.pairing"},
     "analysis.sequential": MODELS | {"stats", "analysis.pairing", "analysis.sequential_subset"},
