@@ -91,7 +91,7 @@ ALLOWED: dict[str, set[str]] = {
     "run.failfast": GROUND | {"run.transient"},
     "run.resume_checks": GROUND,
     "run.sequential": MODELS
-    | {"stats", "analysis.columnar", "analysis.sequential", "analysis.tocolumns"},
+    | {"stats", "analysis.pair_arms", "analysis.sequential", "analysis.in_memory"},
     "analysis": set(),
     "analysis.seeding": set(),
     "analysis.background": set(),
@@ -115,12 +115,17 @@ ALLOWED: dict[str, set[str]] = {
     },
     "analysis.numeric": MODELS | {"stats"},
     "analysis.sequential_gates": MODELS | {"analysis.builtin_gates"},
-    "analysis.sequential_subset": MODELS
-    | {"analysis.accumulate", "analysis.arm_totals", "analysis.pairing"},
-    "analysis.sequential": MODELS | {"stats", "analysis.pairing", "analysis.sequential_subset"},
-    "analysis.tocolumns": GROUND,
+    "analysis.sequential": MODELS
+    | {
+        "stats",
+        "analysis.accumulate",
+        "analysis.arm_totals",
+        "analysis.completeness",
+        "analysis.pairing",
+    },
+    "analysis.in_memory": GROUND,
     "analysis.factorize": set(),
-    "analysis.columnar": MODELS
+    "analysis.pair_arms": MODELS
     | {"analysis.accumulate", "analysis.arm_totals", "analysis.factorize", "analysis.pairing"},
     "analysis.metrics": MODELS | {"stats", "analysis.seeding"},
     "analysis.breakdowns": MODELS | {"stats", "analysis.seeding", "analysis.pairing", "analysis.factorize"},
