@@ -46,7 +46,7 @@ __all__ = [
     "zero_bound",
 ]
 
-_P90 = np.array([0.9])  # the arm's latency p90: np.quantile's bits, without importing numpy.ma
+_P90 = np.array([0.9])  # the quantile level of an arm's latency p90 (stats.linear_quantiles)
 
 
 #: Up to this many tasks the per-arm pass rate with repeated runs gets the fixed-n betting interval
