@@ -199,22 +199,15 @@ def build_report(
 ) -> AblationReport:
     """Compute every statistic of the report from paired data, then apply the gates.
 
-    With ``config.sequential`` set, ``data`` is first replayed in run order and restricted to the
-    tasks up to the monitor's decision (:func:`~ablation.analysis.sequential.apply_sequential`);
-    every figure, the arm summaries included, then counts only those tasks. The report also carries
-    its change notes (:func:`~ablation.analysis.notes.with_notes`) and the gates' results
-    (:func:`~ablation.analysis.gates.evaluate_gates`). Runs inside the program's
-    ``large_work`` hook, if one is installed (:mod:`ablation.process_hooks`).
-
     Args:
         data: Paired columns from :func:`~ablation.analysis.pair_arms.pair_columns` (or any
             :class:`~ablation.analysis.pairing.PairedData` built the same way).
-        config: Analysis settings (alpha, confidence level, resamples, seed, gates, sequential
-            policy); default :class:`CampaignConfig`.
+        config: Analysis settings (alpha, level, resamples, seed, gates); with ``sequential`` set,
+            every figure counts only the tasks up to the monitor's decision (``apply_sequential``).
         provenance: Provenance to record; the statistical fields are filled in here.
 
     Returns:
-        The gated report.
+        The gated report, with its change notes.
     """
     config = config or CampaignConfig()
     sequential = None
@@ -287,25 +280,10 @@ def report_from_results(
     provenance: Provenance | None = None,
     trial_lookup: Mapping[tuple[str, str], TaskResult] | None = None,
 ) -> AblationReport:
-    """The gated report of trials of both arms given in memory, as one campaign produces them.
-
-    The trials are split by their ``arm``, read into columns and paired by
-    :func:`~ablation.analysis.pair_arms.pair_columns`, then :func:`build_report` computes the
-    report.
-
-    Args:
-        results: :class:`TaskResult` objects (or objects with the same attributes) of both arms,
-            in any order; either arm may be empty.
-        config: Analysis settings; its ``on_error`` decides whether errored trials are excluded.
-        tasks: The suite, if known: it fixes the inventory, categories and critical flags.
-        expected_ids: Without a suite, the ids that should be present (missing ones are listed).
-        provenance: Provenance to record.
-        trial_lookup: ``(task_id, arm) -> TaskResult`` for the drill-downs; default: a lookup over
-            ``results``.
-
-    Returns:
-        The gated report.
-    """
+    """The gated report of :class:`TaskResult` s of both arms (either may be empty; each goes to
+    its ``arm``), read into columns and paired by :func:`~ablation.analysis.pair_arms.pair_columns`
+    against the suite ``tasks`` or the ``expected_ids`` when given; the drill-downs fetch their few
+    trials from ``trial_lookup`` when given, else from ``results``."""
     from ablation.analysis.in_memory import ResultLookup, split_arms
     from ablation.analysis.pair_arms import pair_columns
 
