@@ -266,7 +266,7 @@ class Provenance(BaseModel):
     """Where a report's numbers come from: seed, methods, versions, suite and agents, times.
 
     The analysis settings (seed, resamples, confidence level, alpha, runs, on_error, methods and
-    versions) are filled in by :func:`ablation.analysis.build_report` from the configuration it
+    versions) are filled in by :func:`ablation.analysis.build.build_report` from the configuration it
     used; callers give only what the analysis cannot know (agents, suite, times, campaign).
     """
 

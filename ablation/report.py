@@ -131,15 +131,16 @@ class Uplift(BaseModel):
     the two arms' outcomes across tasks (phi for binary outcomes).
 
     ``intervals`` holds every registered interval method that applies
-    (:mod:`ablation.analysis.uplift_intervals`), each with its ``name``: with one run per task the
-    Tango and Newcombe score intervals, with repeated runs (the unit is the task's pass fraction)
-    the paired t and fixed-n betting intervals, and always the seeded bootstrap (secondary: it
-    under-covers with few discordant pairs and is [0, 0] when there are none). ``ci`` is the
-    headline interval, the entry named ``headline``, chosen by
-    :func:`~ablation.analysis.uplift_intervals.choose_headline`: Tango with one run per task
-    (exact coverage 94% or more, docs/VALIDATION.md), betting with repeated runs, the family
-    bootstrap when tasks share families. ``tango_ci``, ``newcombe_ci``, ``t_ci`` and
-    ``bootstrap_ci`` read the list by name (``None`` when absent)."""
+    (:mod:`ablation.analysis.uplift_intervals`), each with its ``name``: with one run per task
+    ``tango``, ``tango_sparse`` (Tango computed at a wider level below 30 discordant pairs) and
+    ``newcombe``; with repeated runs (the unit is the task's pass fraction) ``t`` and ``betting``
+    (fixed-n); always ``bootstrap``, seeded and marked ``secondary`` (it under-covers with few
+    discordant pairs and is [0, 0] when there are none). With no paired task the list is
+    ``tango`` and ``bootstrap``, both [-1, 1]. ``ci`` is the headline interval, the entry named
+    ``headline``, chosen by :func:`~ablation.analysis.uplift_intervals.choose_headline`:
+    ``tango_sparse`` with one run per task, ``betting`` with repeated runs, ``bootstrap`` when
+    tasks share families. ``tango_ci``, ``newcombe_ci``, ``t_ci`` and ``bootstrap_ci`` read the
+    list by name (``None`` when absent)."""
 
     model_config = _FROZEN
 

@@ -31,8 +31,8 @@ def no_items() -> list[Any]:
     """A new empty list: the default of the report's list fields.
 
     ``Field(default_factory=no_items)`` makes pydantic read ``list``'s text signature when the
-    model is built, and the first such read compiles the tokenizer's regular expression (~5 ms
-    of every command's start-up); a Python function's signature is read from its code.
+    model is built, and the first such read compiles the tokenizer's regular expression (a cost
+    in every command's start-up); a Python function's signature is read from its code.
     """
     return []
 

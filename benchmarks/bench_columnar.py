@@ -62,7 +62,7 @@ print(joined.group_by("passed", "passed_b").len().rows())
 # the reading and pairing ``compare`` does before its statistics: DuckDB's and polars' share
 PAIR = """
 import sys
-from ablation.analysis.columnar import pair_columns
+from ablation.analysis.pair_arms import pair_columns
 from ablation.sources.result_files import load_result_columns
 fmt, a, b = sys.argv[1:4]
 before = load_result_columns(a, arm="baseline")

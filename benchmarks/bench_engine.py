@@ -439,7 +439,7 @@ _ARRAYS_CHILD = _CHILD_PRELUDE + textwrap.dedent(
     import numpy as np
     from ablation import CampaignConfig
     from ablation.analysis.build import build_report
-    from ablation.analysis.columnar import pair_columns
+    from ablation.analysis.pair_arms import pair_columns
     from ablation.columns import TrialColumns
 
     ids, base, cand = [], array("b"), array("b")

@@ -127,7 +127,7 @@ _FULL_REPORT_CHILD = r"""
 import dataclasses, json, resource, sys, time
 import numpy as np
 from ablation.analysis.build import build_report
-from ablation.analysis.columnar import pair_columns
+from ablation.analysis.pair_arms import pair_columns
 from ablation.columns import TrialColumns
 
 n = int(sys.argv[1])

@@ -35,7 +35,7 @@ from pathlib import Path
 import numpy as np
 
 from ablation import AblationTask, run_ablation_campaign
-from ablation.analysis.columnar import pair_columns
+from ablation.analysis.pair_arms import pair_columns
 from ablation.analysis.sequential import apply_sequential
 from ablation.columns import TrialColumns
 from ablation.config import CampaignConfig, GatePolicy, SequentialPolicy

@@ -91,7 +91,7 @@ ALLOWED: dict[str, set[str]] = {
     "run.failfast": GROUND | {"run.transient"},
     "run.resume_checks": GROUND,
     "run.sequential": MODELS
-    | {"stats", "analysis.columnar", "analysis.sequential", "analysis.tocolumns"},
+    | {"stats", "analysis.pair_arms", "analysis.sequential", "analysis.in_memory"},
     "analysis": set(),
     "analysis.seeding": set(),
     "analysis.background": set(),
@@ -103,19 +103,29 @@ ALLOWED: dict[str, set[str]] = {
     "analysis.metric_margins": MODELS | {"stats", "analysis.breakdowns", "analysis.pairing"},
     "analysis.pass_note": MODELS,
     "analysis.latency_censoring": MODELS | {"analysis.pairing", "analysis.metrics"},
-    "analysis.builtin_gates": MODELS
-    | {"stats", "analysis.completeness", "analysis.sequential_gates"},
+    "analysis.builtin_gates": MODELS | {"stats", "analysis.completeness"},
     "analysis.latency_gate": MODELS | {"stats", "analysis.builtin_gates"},
     "analysis.gates": MODELS
-    | {"stats", "analysis.builtin_gates", "analysis.latency_gate", "analysis.pass_note"},
+    | {
+        "stats",
+        "analysis.builtin_gates",
+        "analysis.latency_gate",
+        "analysis.pass_note",
+        "analysis.sequential_gates",
+    },
     "analysis.numeric": MODELS | {"stats"},
-    "analysis.sequential_gates": MODELS,
-    "analysis.sequential_subset": MODELS
-    | {"analysis.accumulate", "analysis.arm_totals", "analysis.pairing"},
-    "analysis.sequential": MODELS | {"stats", "analysis.pairing", "analysis.sequential_subset"},
-    "analysis.tocolumns": GROUND,
+    "analysis.sequential_gates": MODELS | {"analysis.builtin_gates"},
+    "analysis.sequential": MODELS
+    | {
+        "stats",
+        "analysis.accumulate",
+        "analysis.arm_totals",
+        "analysis.completeness",
+        "analysis.pairing",
+    },
+    "analysis.in_memory": GROUND,
     "analysis.factorize": set(),
-    "analysis.columnar": MODELS
+    "analysis.pair_arms": MODELS
     | {"analysis.accumulate", "analysis.arm_totals", "analysis.factorize", "analysis.pairing"},
     "analysis.metrics": MODELS | {"stats", "analysis.seeding"},
     "analysis.breakdowns": MODELS | {"stats", "analysis.seeding", "analysis.pairing", "analysis.factorize"},

@@ -1,6 +1,6 @@
 """One arm's per-task columns (:class:`ArmColumns`), the unit the analysis reads.
 
-:func:`ablation.analysis.columnar.pair_columns` fills them from trial columns.
+:func:`ablation.analysis.pair_arms.pair_columns` fills them from trial columns.
 """
 
 from __future__ import annotations

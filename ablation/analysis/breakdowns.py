@@ -22,7 +22,16 @@ from ablation.columns import constant_value, filled
 from ablation.config import CampaignConfig
 from ablation.report import CategoryBreakdown, FlakyTask, Interval, PairTable, RepeatedRuns
 
-__all__ = ["categories", "classify", "ids", "interval", "outcomes", "repeated", "table", "with_ids"]
+__all__ = [
+    "categories",
+    "classify",
+    "ids",
+    "interval",
+    "pass_fractions",
+    "repeated",
+    "table",
+    "with_ids",
+]
 
 Model = TypeVar("Model", bound=BaseModel)
 
@@ -37,8 +46,8 @@ def interval(result: Any, level: float, method: str | None = None) -> Interval:
     )
 
 
-def outcomes(data: PairedData) -> tuple[np.ndarray, np.ndarray]:
-    """Each arm's per-task pass fractions. With one run per task these are the 0/1 counts
+def pass_fractions(data: PairedData) -> tuple[np.ndarray, np.ndarray]:
+    """Each arm's per-task pass fractions. With one run per task these are the 0/1 passes
     themselves (``int8`` views): equal numbers with no ``float64`` copy (8 MB per arm at a
     million tasks); means and differences of them are the same floats (exact integer sums)."""
     if data.runs == 1:
@@ -48,12 +57,12 @@ def outcomes(data: PairedData) -> tuple[np.ndarray, np.ndarray]:
 
 def classify(data: PairedData) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     """Masks (both_pass, regression, improvement, both_fail) over the paired tasks."""
-    fb, fc = outcomes(data)
-    regression = fc < fb
-    improvement = fc > fb
+    baseline_fractions, candidate_fractions = pass_fractions(data)
+    regression = candidate_fractions < baseline_fractions
+    improvement = candidate_fractions > baseline_fractions
     tie = ~(regression | improvement)
-    both_pass = tie & (fb >= 0.5)
-    both_fail = tie & (fb < 0.5)
+    both_pass = tie & (baseline_fractions >= 0.5)
+    both_fail = tie & (baseline_fractions < 0.5)
     return both_pass, regression, improvement, both_fail
 
 
@@ -107,7 +116,7 @@ def categories(
     same list: a caller editing one report list must not edit another)."""
     names, codes = _category_codes(data.categories)
     out: list[CategoryBreakdown] = []
-    fb, fc = outcomes(data)
+    baseline_fractions, candidate_fractions = pass_fractions(data)
     single = len(names) == 1  # every task: whole arrays, no selection
     for code, name in enumerate(names.tolist()):
         select: Any = slice(None) if single else codes == code
@@ -137,9 +146,9 @@ def categories(
             table=tab,
             regressions=[],
             improvements=[],
-            baseline_pass_rate=float(np.mean(fb[select])),
-            candidate_pass_rate=float(np.mean(fc[select])),
-            uplift=float(np.mean(fc[select] - fb[select])),
+            baseline_pass_rate=float(np.mean(baseline_fractions[select])),
+            candidate_pass_rate=float(np.mean(candidate_fractions[select])),
+            uplift=float(np.mean(candidate_fractions[select] - baseline_fractions[select])),
             ci=tango,
             mcnemar_pvalue=float(stats.mcnemar(tab.regressions, tab.improvements).pvalue),
         )
@@ -232,13 +241,13 @@ def _flaky(data: PairedData) -> list[FlakyTask]:
 
 def repeated(data: PairedData, config: CampaignConfig) -> tuple[RepeatedRuns, list[FlakyTask]]:
     level = config.confidence_level
-    fb, fc = data.baseline.fraction, data.candidate.fraction
+    baseline_fractions, candidate_fractions = data.baseline.fraction, data.candidate.fraction
     b, c = data.baseline, data.candidate
-    t = stats.paired_t_test(fb, fc, confidence_level=level)
+    t = stats.paired_t_test(baseline_fractions, candidate_fractions, confidence_level=level)
     components = _components(data)
     cluster = stats.cluster_bootstrap(
-        fb,
-        fc,
+        baseline_fractions,
+        candidate_fractions,
         clusters=np.asarray(data.families),
         n_resamples=config.n_resamples,
         confidence_level=level,

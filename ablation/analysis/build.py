@@ -1,7 +1,7 @@
 """Build the :class:`~ablation.report.AblationReport` from paired trials.
 
 The engine's campaigns and ``compare`` on existing result files enter here alike, so there is
-one copy of the statistics path: trial columns -> :func:`~ablation.analysis.columnar.pair_columns`
+one copy of the statistics path: trial columns -> :func:`~ablation.analysis.pair_arms.pair_columns`
 -> :func:`build_report` -> gates.
 
 Units of analysis: with one run per task the pair is the task and the binary methods apply
@@ -200,13 +200,14 @@ def build_report(
     """Compute every statistic of the report from paired data, then apply the gates.
 
     Args:
-        data: Paired columns from :func:`~ablation.analysis.columnar.pair_columns` (or any
+        data: Paired columns from :func:`~ablation.analysis.pair_arms.pair_columns` (or any
             :class:`~ablation.analysis.pairing.PairedData` built the same way).
-        config: Analysis settings (alpha, confidence level, resamples, seed, gates).
+        config: Analysis settings (alpha, level, resamples, seed, gates); with ``sequential`` set,
+            every figure counts only the tasks up to the monitor's decision (``apply_sequential``).
         provenance: Provenance to record; the statistical fields are filled in here.
 
     Returns:
-        The gated report.
+        The gated report, with its change notes.
     """
     config = config or CampaignConfig()
     sequential = None
@@ -279,11 +280,12 @@ def report_from_results(
     provenance: Provenance | None = None,
     trial_lookup: Mapping[tuple[str, str], TaskResult] | None = None,
 ) -> AblationReport:
-    """The gated report of :class:`TaskResult` s of both arms (either may be empty), read into
-    columns and paired by :func:`~ablation.analysis.columnar.pair_columns`; the drill-downs fetch
-    their few trials from ``trial_lookup`` when given, else from ``results``."""
-    from ablation.analysis.columnar import pair_columns
-    from ablation.analysis.tocolumns import ResultLookup, split_arms
+    """The gated report of :class:`TaskResult` s of both arms (either may be empty; each goes to
+    its ``arm``), read into columns and paired by :func:`~ablation.analysis.pair_arms.pair_columns`
+    against the suite ``tasks`` or the ``expected_ids`` when given; the drill-downs fetch their few
+    trials from ``trial_lookup`` when given, else from ``results``."""
+    from ablation.analysis.in_memory import ResultLookup, split_arms
+    from ablation.analysis.pair_arms import pair_columns
 
     config, columns = config or CampaignConfig(), split_arms(results)
     lookup = trial_lookup if trial_lookup is not None else ResultLookup(columns)
@@ -303,7 +305,7 @@ def _side(
     columnar fast path; files, DataFrames and result-file-like mappings are read by
     :mod:`ablation.sources.inputs` first.
     """
-    from ablation.analysis.tocolumns import (
+    from ablation.analysis.in_memory import (
         are_records,
         result_fields,
         results_to_columns,
@@ -368,7 +370,7 @@ def compare_results(
     Returns:
         The same :class:`AblationReport` a campaign produces.
     """
-    from ablation.analysis.tocolumns import ResultLookup
+    from ablation.analysis.in_memory import ResultLookup
 
     expected_ids = _expected_ids(expected_ids)
     first = _side(baseline, "baseline", key, field, run_field)
@@ -389,7 +391,7 @@ def compare_columns(
     ``names`` label the sides in the provenance; ``trial_lookup`` maps ``(task_id, arm)`` to the
     first-run :class:`TaskResult` for the drill-downs; ``expected_ids`` are checked by the caller.
     """
-    from ablation.analysis.columnar import pair_columns
+    from ablation.analysis.pair_arms import pair_columns
 
     config, provenance = config or CampaignConfig(), Provenance(
         baseline_agent=names[0], candidate_agent=names[1], source="compare")

@@ -5,7 +5,8 @@ the list; its module docstring describes each gate. Every gate here is a statele
 ``name``, ``applies(policy, report)``, ``judge(policy, report, alpha) -> list[GateResult]``,
 ``fail_if_significant`` (a significance test that fails when significant: never Holm-adjusted
 against another gate) and ``holm_family`` (``None`` for all the built-in gates). The latency gate is in
-:mod:`ablation.analysis.latency_gate`.
+:mod:`ablation.analysis.latency_gate`, the sequential-mode forms of the non-inferiority and
+regression gates in :mod:`ablation.analysis.sequential_gates`.
 
 Assumptions: the report's counts, intervals and non-inferiority decision come from
 :mod:`ablation.analysis`; these gates only judge them (and run the exact McNemar tail, which is
@@ -17,10 +18,6 @@ from __future__ import annotations
 import math
 
 from ablation.analysis.completeness import GATE_COMPLETENESS, completeness_gate
-from ablation.analysis.sequential_gates import (
-    sequential_noninferiority_gate,
-    sequential_regression_gate,
-)
 from ablation.config import GatePolicy
 from ablation.report import AblationReport, GateResult
 
@@ -39,7 +36,6 @@ __all__ = [
     "MetricNonInferiorityGate",
     "NonInferiorityGate",
     "RegressionGate",
-    "SequentialRegressionGate",
     "judge_significance",
     "short",
 ]
@@ -303,11 +299,10 @@ class NonInferiorityGate(BuiltinGate):
     name = GATE_NONINFERIORITY
 
     def applies(self, policy: GatePolicy, report: AblationReport) -> bool:
-        return policy.noninferiority_margin is not None
+        # fixed-n tests are not valid after a sequential stop: SequentialNonInferiorityGate
+        return report.sequential is None and policy.noninferiority_margin is not None
 
     def judge(self, policy: GatePolicy, report: AblationReport, alpha: float) -> list[GateResult]:
-        if report.sequential is not None:  # fixed-n tests are not valid after a sequential stop
-            return [sequential_noninferiority_gate(report.sequential, GATE_NONINFERIORITY)]
         assert policy.noninferiority_margin is not None
         return [_noninferiority_gate(report, policy.noninferiority_margin)]
 
@@ -320,19 +315,6 @@ class MetricNonInferiorityGate(BuiltinGate):
 
     def judge(self, policy: GatePolicy, report: AblationReport, alpha: float) -> list[GateResult]:
         return [_metric_gate(report, m, v) for m, v in policy.metric_margins.items()]
-
-
-class SequentialRegressionGate(BuiltinGate):
-    """The regression gate in sequential mode: the e-process decides (always on there)."""
-
-    name = GATE_REGRESSION
-
-    def applies(self, policy: GatePolicy, report: AblationReport) -> bool:
-        return report.sequential is not None
-
-    def judge(self, policy: GatePolicy, report: AblationReport, alpha: float) -> list[GateResult]:
-        assert report.sequential is not None
-        return [sequential_regression_gate(report.sequential, GATE_REGRESSION)]
 
 
 class RegressionGate(BuiltinGate):

@@ -23,7 +23,7 @@ def error_summary(data: PairedData) -> ErrorSummary:
 
     Args:
         data: Paired data whose ``failures`` and ``trials_seen`` were filled by
-            :func:`~ablation.analysis.columnar.pair_columns`.
+            :func:`~ablation.analysis.pair_arms.pair_columns`.
 
     Returns:
         The per-arm trial and completed counts, and the error groups (sorted by arm, then by

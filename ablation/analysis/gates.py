@@ -35,7 +35,8 @@ p-values, which are not valid after a data-dependent stop.
 Every gate is an object of one shape (:class:`Gate`): a ``name``, ``applies(policy, report)``,
 ``judge(policy, report, alpha) -> list[GateResult]``, ``fail_if_significant`` and an optional
 ``holm_family``. :data:`GATES` lists them (the built-in ones are in
-:mod:`ablation.analysis.builtin_gates` and :mod:`ablation.analysis.latency_gate`) and
+:mod:`ablation.analysis.builtin_gates`, :mod:`ablation.analysis.sequential_gates` and
+:mod:`ablation.analysis.latency_gate`) and
 :func:`evaluate_gates` judges every gate that applies, in list order; a gate added with
 :func:`register_gate` is judged like the built-in ones and reads its settings from
 ``GatePolicy.custom[gate.name]``. Results of a fail-if-significant gate that ran no test (turned
@@ -68,11 +69,14 @@ from ablation.analysis.builtin_gates import (
     MetricNonInferiorityGate,
     NonInferiorityGate,
     RegressionGate,
-    SequentialRegressionGate,
     short,
 )
 from ablation.analysis.latency_gate import LatencyGate
 from ablation.analysis.pass_note import pass_note
+from ablation.analysis.sequential_gates import (
+    SequentialNonInferiorityGate,
+    SequentialRegressionGate,
+)
 from ablation.config import GatePolicy
 from ablation.errors import ConfigError
 from ablation.report import AblationReport, GateResult
@@ -119,8 +123,9 @@ class Gate(Protocol):
 
 #: The gates :func:`evaluate_gates` judges, in the order they are listed.
 GATES: list[Gate] = [
-    InventoryGate(), CriticalGate(), CompletenessGate(), NonInferiorityGate(),
-    MetricNonInferiorityGate(), SequentialRegressionGate(), RegressionGate(), LatencyGate(),
+    InventoryGate(), CriticalGate(), CompletenessGate(), SequentialNonInferiorityGate(),
+    NonInferiorityGate(), MetricNonInferiorityGate(), SequentialRegressionGate(), RegressionGate(),
+    LatencyGate(),
 ]
 
 

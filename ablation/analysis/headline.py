@@ -14,7 +14,7 @@ from typing import Literal
 import numpy as np
 
 from ablation import stats
-from ablation.analysis import breakdowns as bd
+from ablation.analysis import breakdowns
 from ablation.analysis.pairing import PairedData
 from ablation.analysis.seeding import stream
 from ablation.analysis.uplift_intervals import (
@@ -46,7 +46,7 @@ __all__ = [
     "zero_bound",
 ]
 
-_P90 = np.array([0.9])  # the arm's latency p90: np.quantile's bits, without importing numpy.ma
+_P90 = np.array([0.9])  # the quantile level of an arm's latency p90 (stats.linear_quantiles)
 
 
 #: Up to this many tasks the per-arm pass rate with repeated runs gets the fixed-n betting interval
@@ -106,7 +106,7 @@ def arm_summary(
     trials = int(cols.runs.sum())
     if data.runs == 1 or trials == 0:
         wilson = stats.wilson_interval(passes, trials, confidence_level=level)
-        rate, ci = (passes / trials if trials else 0.0), bd.interval(wilson, level)
+        rate, ci = (passes / trials if trials else 0.0), breakdowns.interval(wilson, level)
     else:
         rate = passes / trials
         ci = repeated_pass_rate_interval(cols.fraction, rate, trials, level)
@@ -186,7 +186,7 @@ def uplift(data: PairedData, table: PairTable, config: CampaignConfig) -> Uplift
     """The uplift with every applicable registered interval and the headline chosen among them
     (:mod:`ablation.analysis.uplift_intervals`)."""
     level, n = config.confidence_level, len(data.task_ids)
-    fb, fc = bd.outcomes(data)
+    baseline_fractions, candidate_fractions = breakdowns.pass_fractions(data)
     base_passes = int(data.baseline.passes.sum())
     cand_passes = int(data.candidate.passes.sum())
     if n == 0:
@@ -203,14 +203,16 @@ def uplift(data: PairedData, table: PairTable, config: CampaignConfig) -> Uplift
         corr: float | None = pairing.correlation
         relative = (cand_passes - base_passes) / base_passes if base_passes else None
     else:
-        t = stats.paired_t_test(fb, fc, confidence_level=level)
-        estimate = float(np.mean(fc - fb))
+        base, cand = baseline_fractions, candidate_fractions
+        t = stats.paired_t_test(base, cand, confidence_level=level)
+        estimate = float(np.mean(cand - base))
         se_paired = float(t.standard_error)
-        se_unpaired = float(np.sqrt(np.var(fb, ddof=1) / n + np.var(fc, ddof=1) / n)) if n > 1 else None
-        corr = float(np.corrcoef(fb, fc)[0, 1]) if n > 1 and fb.std() > 0 and fc.std() > 0 else 0.0
-        base_rate = float(np.mean(fb))
+        se_unpaired = float(np.sqrt(np.var(base, ddof=1) / n + np.var(cand, ddof=1) / n)) if n > 1 else None
+        corr = float(np.corrcoef(base, cand)[0, 1]) if n > 1 and base.std() > 0 and cand.std() > 0 else 0.0
+        base_rate = float(np.mean(base))
         relative = estimate / base_rate if base_rate > 0 else None
-    listed = uplift_intervals(UpliftInputs(data, table, fb, fc, config))
+    inputs = UpliftInputs(data, table, baseline_fractions, candidate_fractions, config)
+    listed = uplift_intervals(inputs)
     chosen = choose_headline(listed, runs=data.runs, has_families=data.has_families)
     return Uplift(
         estimate=estimate,
@@ -238,7 +240,7 @@ def noninferiority(data: PairedData, table: PairTable, config: CampaignConfig) -
         )
         return NonInferiority(
             margin=margin, alpha=alpha, statistic=float(ni.statistic), pvalue=float(ni.pvalue),
-            ci=bd.interval(ni, level), decision=ni.decision, method=ni.method,
+            ci=breakdowns.interval(ni, level), decision=ni.decision, method=ni.method,
         )
     d = data.candidate.fraction - data.baseline.fraction
     test = stats.bounded_mean_noninferiority(
@@ -304,10 +306,10 @@ def critical_ids(data: PairedData, masks: tuple[np.ndarray, ...]) -> tuple[list[
     """
     lower = masks[1] & data.critical
     if data.runs == 1:
-        return bd.ids(data, lower), []
+        return breakdowns.ids(data, lower), []
     b, c = data.baseline, data.candidate
     stable = (b.passes == b.runs) & (c.passes == 0)
-    return bd.ids(data, lower & stable), bd.ids(data, lower & ~stable)
+    return breakdowns.ids(data, lower & stable), breakdowns.ids(data, lower & ~stable)
 
 
 def zero_bound(table: PairTable, n: int, level: float) -> float | None:

@@ -11,7 +11,7 @@ from __future__ import annotations
 import numpy as np
 
 from ablation import stats
-from ablation.analysis import breakdowns as bd
+from ablation.analysis.breakdowns import interval
 from ablation.analysis.pairing import PairedData
 from ablation.config import CampaignConfig
 from ablation.report import NonInferiority
@@ -52,7 +52,7 @@ def metric_noninferiority(data: PairedData, config: CampaignConfig) -> dict[str,
         )
         out[name] = NonInferiority(
             margin=margin, alpha=alpha, statistic=float(ni.statistic), pvalue=float(ni.pvalue),
-            ci=bd.interval(ni, 1 - 2 * alpha), decision=ni.decision,
+            ci=interval(ni, 1 - 2 * alpha), decision=ni.decision,
             method=f"{ni.method}; {int(keep.sum())} pairs",
         )
     return out

@@ -19,7 +19,8 @@ __all__ = ["pass_note"]
 GATE_REGRESSION = "no significant regression"
 
 
-def _pp(x: float) -> str:
+def _points(x: float) -> str:
+    """A difference of proportions in percentage points, one decimal."""
     return f"{100 * x:.1f} pp"
 
 
@@ -42,22 +43,22 @@ def pass_note(report: AblationReport, gates: list[GateResult], alpha: float) -> 
     ci, t = report.uplift.ci, report.table
     if ci.high < 0 and gate.pvalue is not None:
         parts.append(
-            f"the {100 * ci.confidence_level:g}% {ci.method} ({_pp(ci.low)} to {_pp(ci.high)}) "
+            f"the {100 * ci.confidence_level:g}% {ci.method} ({_points(ci.low)} to {_points(ci.high)}) "
             f"lies below 0, but the gate's one-sided test gives p = {gate.pvalue:.4g} >= alpha "
             f"{alpha:g}: too few discordant pairs for it to establish a regression"
         )
     psi = (t.regressions + t.improvements) / report.n_paired if report.n_paired else 0.0
     mde = report.minimum_detectable_effect
     if mde is not None:
-        parts.append(f"smallest regression the gate could detect at 80% power: {_pp(mde)}")
+        parts.append(f"smallest regression the gate could detect at 80% power: {_points(mde)}")
     elif psi > 0:
         parts.append(
-            f"underpowered: no regression within the observed discordance ({_pp(psi)}) was "
+            f"underpowered: no regression within the observed discordance ({_points(psi)}) was "
             "detectable at 80% power"
         )
     elif report.zero_regression_upper_bound is not None:
         parts.append(
             "no discordant pairs; regression rate below "
-            f"{_pp(report.zero_regression_upper_bound)} (one-sided upper bound)"
+            f"{_points(report.zero_regression_upper_bound)} (one-sided upper bound)"
         )
     return "; ".join(parts) or None

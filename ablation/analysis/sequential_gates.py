@@ -1,7 +1,8 @@
 """Release gates of a sequential campaign, judged by its anytime-valid decisions.
 
 After a data-dependent stop a fixed-n p-value is no longer valid (STATISTICS.md section 10), so in
-sequential mode :func:`~ablation.analysis.gates.evaluate_gates` asks this module for two gates:
+sequential mode (``report.sequential`` set) two gates of :data:`~ablation.analysis.gates.GATES`
+are judged here instead of by their fixed-n forms in :mod:`ablation.analysis.builtin_gates`:
 
 - ``"no significant regression"``: fails when the regression e-process reached
   ``1/alpha_per_candidate`` (the monitor's ``regression`` decision); error ≤ alpha per candidate
@@ -13,13 +14,21 @@ sequential mode :func:`~ablation.analysis.gates.evaluate_gates` asks this module
 
 from __future__ import annotations
 
-from ablation.report import GateResult, SequentialSummary
+from ablation.analysis.builtin_gates import (
+    GATE_NONINFERIORITY,
+    GATE_REGRESSION,
+    BuiltinGate,
+    short,
+)
+from ablation.config import GatePolicy
+from ablation.report import AblationReport, GateResult, SequentialSummary
 
-__all__ = ["sequential_noninferiority_gate", "sequential_regression_gate"]
-
-
-def _g(x: float) -> str:
-    return f"{x:.4g}"
+__all__ = [
+    "SequentialNonInferiorityGate",
+    "SequentialRegressionGate",
+    "sequential_noninferiority_gate",
+    "sequential_regression_gate",
+]
 
 
 def _where(s: SequentialSummary) -> str:
@@ -35,8 +44,8 @@ def sequential_regression_gate(s: SequentialSummary, name: str) -> GateResult:
     """The regression gate from the e-process (sequential mode)."""
     threshold = 1 / s.alpha_per_candidate
     test = (
-        f"mixture e-process on discordant pairs, e-value {_g(s.e_value)} vs 1/alpha = "
-        f"{_g(threshold)} (alpha {_g(s.alpha)}"
+        f"mixture e-process on discordant pairs, e-value {short(s.e_value)} vs 1/alpha = "
+        f"{short(threshold)} (alpha {short(s.alpha)}"
         + (f" split over {s.candidates} candidates" if s.candidates > 1 else "")
         + ")"
     )
@@ -63,19 +72,45 @@ def sequential_noninferiority_gate(s: SequentialSummary, name: str) -> GateResul
         return GateResult(
             name=name,
             status="pass",
-            evidence=f"non-inferior (sequential): lower bound above -{_g(margin)} {_where(s)}.",
+            evidence=f"non-inferior (sequential): lower bound above -{short(margin)} {_where(s)}.",
         )
     if s.gate == "inferior":
         return GateResult(
             name=name,
             status="fail",
-            evidence=f"inferior (sequential): upper bound below -{_g(margin)} {_where(s)}.",
+            evidence=f"inferior (sequential): upper bound below -{short(margin)} {_where(s)}.",
         )
     return GateResult(
         name=name,
         status="inconclusive",
         evidence=(
-            f"inconclusive (sequential): the interval still crosses -{_g(margin)} {_where(s)} "
+            f"inconclusive (sequential): the interval still crosses -{short(margin)} {_where(s)} "
             f"when the campaign stopped ({s.gate}); an inconclusive gate counts as a failure."
         ),
     )
+
+
+class SequentialNonInferiorityGate(BuiltinGate):
+    """The non-inferiority gate in sequential mode: the confidence sequence decides."""
+
+    name = GATE_NONINFERIORITY
+
+    def applies(self, policy: GatePolicy, report: AblationReport) -> bool:
+        return report.sequential is not None and policy.noninferiority_margin is not None
+
+    def judge(self, policy: GatePolicy, report: AblationReport, alpha: float) -> list[GateResult]:
+        assert report.sequential is not None
+        return [sequential_noninferiority_gate(report.sequential, GATE_NONINFERIORITY)]
+
+
+class SequentialRegressionGate(BuiltinGate):
+    """The regression gate in sequential mode: the e-process decides (always on there)."""
+
+    name = GATE_REGRESSION
+
+    def applies(self, policy: GatePolicy, report: AblationReport) -> bool:
+        return report.sequential is not None
+
+    def judge(self, policy: GatePolicy, report: AblationReport, alpha: float) -> list[GateResult]:
+        assert report.sequential is not None
+        return [sequential_regression_gate(report.sequential, GATE_REGRESSION)]

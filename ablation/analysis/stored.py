@@ -10,7 +10,7 @@ from collections.abc import Iterable, Iterator, Mapping, Sequence
 from typing import Any
 
 from ablation.analysis.build import build_report
-from ablation.analysis.columnar import pair_columns
+from ablation.analysis.pair_arms import pair_columns
 from ablation.config import CampaignConfig, Provenance
 from ablation.errors import ConfigError
 from ablation.process_hooks import during_large_work

@@ -23,7 +23,7 @@ from typing import Any, NamedTuple
 import numpy as np
 
 from ablation import stats
-from ablation.analysis import breakdowns as bd
+from ablation.analysis import breakdowns
 from ablation.analysis.pairing import PairedData
 from ablation.analysis.seeding import stream
 from ablation.config import CampaignConfig
@@ -42,13 +42,14 @@ __all__ = [
 class UpliftInputs(NamedTuple):
     """What an interval method may read: the paired data, its 2x2 table and per-task outcomes.
 
-    ``fb``/``fc`` are each arm's per-task pass fractions (0/1 with one run per task).
+    ``baseline_fractions`` and ``candidate_fractions`` are each arm's per-task pass fractions (the
+    0/1 outcomes themselves with one run per task).
     """
 
     data: PairedData
     table: PairTable
-    fb: np.ndarray
-    fc: np.ndarray
+    baseline_fractions: np.ndarray
+    candidate_fractions: np.ndarray
     config: CampaignConfig
 
     @property
@@ -93,7 +94,7 @@ def _one_run(compute: Callable[..., Any]) -> Callable[[UpliftInputs], Interval |
     def method(x: UpliftInputs) -> Interval | None:
         if x.data.runs != 1:
             return None
-        return bd.interval(compute(*x.cells, confidence_level=x.level), x.level)
+        return breakdowns.interval(compute(*x.cells, confidence_level=x.level), x.level)
 
     return method
 
@@ -105,10 +106,11 @@ _tango_sparse = _one_run(lambda *t, **k: stats.headline_difference_interval(*t, 
 _newcombe = _one_run(lambda *t, **k: stats.paired_difference_interval(*t, method="newcombe", **k))
 
 
-def _t(x: UpliftInputs) -> Interval | None:
+def _paired_t(x: UpliftInputs) -> Interval | None:
     if x.data.runs == 1:
         return None
-    return bd.interval(stats.paired_t_test(x.fb, x.fc, confidence_level=x.level), x.level)
+    t = stats.paired_t_test(x.baseline_fractions, x.candidate_fractions, confidence_level=x.level)
+    return breakdowns.interval(t, x.level)
 
 
 def betting_interval(d: np.ndarray, level: float, seed: int) -> Interval:
@@ -123,7 +125,7 @@ def betting_interval(d: np.ndarray, level: float, seed: int) -> Interval:
 def _betting(x: UpliftInputs) -> Interval | None:
     if x.data.runs == 1 or x.data.has_families:  # it assumes independent tasks
         return None
-    return betting_interval(x.fc - x.fb, x.level, x.config.seed)
+    return betting_interval(x.candidate_fractions - x.baseline_fractions, x.level, x.config.seed)
 
 
 def _bootstrap(x: UpliftInputs) -> Interval:
@@ -133,7 +135,11 @@ def _bootstrap(x: UpliftInputs) -> Interval:
     args: dict[str, Any] = {"n_resamples": config.n_resamples, "confidence_level": x.level, "rng": rng}
     if data.has_families:
         boot = stats.cluster_bootstrap(
-            x.fb, x.fc, clusters=np.asarray(data.families), weights=data.baseline.runs, **args
+            x.baseline_fractions,
+            x.candidate_fractions,
+            clusters=np.asarray(data.families),
+            weights=data.baseline.runs,
+            **args,
         )
     elif data.runs == 1:
         boot = stats.binary_uplift_bootstrap(*x.cells, **args)
@@ -142,14 +148,14 @@ def _bootstrap(x: UpliftInputs) -> Interval:
             data.baseline.passes, data.candidate.passes, data.runs, **args
         )
     else:
-        boot = stats.cluster_bootstrap(x.fb, x.fc, **args)
-    return bd.interval(boot, x.level)
+        boot = stats.cluster_bootstrap(x.baseline_fractions, x.candidate_fractions, **args)
+    return breakdowns.interval(boot, x.level)
 
 
 register_interval_method("tango", _tango)
 register_interval_method("tango_sparse", _tango_sparse)
 register_interval_method("newcombe", _newcombe)
-register_interval_method("t", _t)
+register_interval_method("t", _paired_t)
 register_interval_method("betting", _betting)
 register_interval_method("bootstrap", _bootstrap, secondary=True)
 

@@ -152,9 +152,15 @@ def resume_command(argv: Sequence[str], done: Sequence[str], store: Path, campai
 
     Candidates whose campaigns already completed (``done``) are left out, so the first candidate
     of the command is the one whose campaign ``campaign_id`` was interrupted; ``--store``,
-    ``--resume`` and ``--reuse-baseline`` are replaced by the store and campaign to resume.
+    ``--resume`` and ``--reuse-baseline`` are replaced by the store and campaign to resume. The
+    flags are those of :data:`~ablation.cli.option_table.OPTIONS` (any alias is recognised, the
+    first is written).
     """
-    with_value = {"--store", "--reuse-baseline"}
+    from ablation.cli.option_table import flags_of
+
+    store_flags, resume_flags = flags_of("store"), flags_of("resume")
+    candidate_flags = flags_of("candidate")
+    with_value = {*store_flags, *flags_of("reuse_baseline")}
     skip_candidates = list(done)
     out: list[str] = []
     items = list(argv)
@@ -162,7 +168,7 @@ def resume_command(argv: Sequence[str], done: Sequence[str], store: Path, campai
     while i < len(items):
         item = items[i]
         name, eq, value = item.partition("=")
-        if name == "--candidate" and skip_candidates:
+        if name in candidate_flags and skip_candidates:
             candidate = value if eq else (items[i + 1] if i + 1 < len(items) else "")
             if candidate == skip_candidates[0]:
                 skip_candidates.pop(0)
@@ -171,7 +177,7 @@ def resume_command(argv: Sequence[str], done: Sequence[str], store: Path, campai
         if name in with_value:
             i += 1 if eq else 2
             continue
-        if name == "--resume":
+        if name in resume_flags:
             has_value = not eq and i + 1 < len(items) and not items[i + 1].startswith("-")
             i += 2 if has_value else 1  # argparse takes the next word as the campaign id
             continue
@@ -179,7 +185,7 @@ def resume_command(argv: Sequence[str], done: Sequence[str], store: Path, campai
         i += 1
     import shlex
 
-    return shlex.join(["ablation", *out, "--store", str(store), "--resume", campaign_id])
+    return shlex.join(["ablation", *out, store_flags[0], str(store), resume_flags[0], campaign_id])
 
 
 @during_large_work

@@ -36,6 +36,8 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+from ablation.cli.option_table import flags_of
+
 __all__ = ["MARKER", "main", "step_comment", "step_finish", "step_run"]
 
 #: Marks the action's own pull-request comment, so that later runs update it instead of adding one.
@@ -72,13 +74,21 @@ def _reused_campaign(store: Path, baseline: str | None) -> str | None:
 
 
 def _option(args: Sequence[str], name: str) -> str | None:
-    """The value of option ``name`` in ``args`` (``--name VALUE`` or ``--name=VALUE``), if given."""
+    """The value of the option called ``name`` (its settings name in
+    :data:`~ablation.cli.option_table.OPTIONS`) in ``args``, by any of its flags (``--flag VALUE``
+    or ``--flag=VALUE``), if given."""
+    flags = flags_of(name)
     for i, word in enumerate(args):
-        if word == name and i + 1 < len(args):
+        if word in flags and i + 1 < len(args):
             return args[i + 1]
-        if word.startswith(name + "="):
+        if word.startswith(tuple(f + "=" for f in flags if f.startswith("--"))):
             return word.split("=", 1)[1]
     return None
+
+
+def _flag(name: str) -> str:
+    """The flag to write for the option called ``name`` (its first in the option table)."""
+    return flags_of(name)[0]
 
 
 def _command(out: Path) -> list[str]:
@@ -92,12 +102,12 @@ def _command(out: Path) -> list[str]:
         raise ValueError(f"the action's command must start with run or compare, got {' '.join(args[:1])!r}")
     if args[0] == "run":
         store = Path(_env("ABLATION_STORE", ".ablation/runs.db"))
-        args += ["--store", str(store), "--no-progress"]
-        reuse = _env("ABLATION_REUSE_BASELINE") == "true" and _option(args, "--reuse-baseline") is None
-        campaign = _reused_campaign(store, _option(args, "--baseline")) if reuse else None
+        args += [_flag("store"), str(store), _flag("no_progress")]
+        reuse = _env("ABLATION_REUSE_BASELINE") == "true" and _option(args, "reuse_baseline") is None
+        campaign = _reused_campaign(store, _option(args, "baseline")) if reuse else None
         if campaign is not None:
-            args += ["--reuse-baseline", campaign]
-    return [*args, "--format", "json", "--output", str(out / "ablation-report.json")]
+            args += [_flag("reuse_baseline"), campaign]
+    return [*args, _flag("format"), "json", _flag("output"), str(out / "ablation-report.json")]
 
 
 def _ablation(args: list[str]) -> tuple[int, str]:
@@ -154,8 +164,8 @@ def step_run() -> int:
         args, (code, last) = [], (1, f"ablation: error: {exc}")
     else:
         code, last = _ablation(args)
-    if code == 1 and "cannot reuse the baseline" in last and "--reuse-baseline" in args:
-        at = args.index("--reuse-baseline")
+    if code == 1 and "cannot reuse the baseline" in last and _flag("reuse_baseline") in args:
+        at = args.index(_flag("reuse_baseline"))
         code, last = _ablation(args[:at] + args[at + 2:])  # another suite: run the baseline too
     reports = _reports(paths["json"]) if code in (0, 2) else None
     if code in (0, 2) and reports is None:

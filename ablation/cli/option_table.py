@@ -12,7 +12,9 @@ its help. Generated from :data:`OPTIONS`:
   accepted keys, :func:`~ablation.cli.tool_settings.known_keys`);
 - the names errors use: a flag's error names the flag, a file's error names
   ``pyproject.toml [tool.ablation] KEY`` (:func:`ablation.cli.options.where_set`);
-- the option-to-configuration mapping of :func:`ablation.cli.options.campaign_config`.
+- the option-to-configuration mapping of :func:`ablation.cli.options.campaign_config`;
+- the flags other code writes or reads in a command line (:func:`flags_of`: the resume hint of
+  :func:`ablation.cli.commands.resume_command`, the GitHub Action's command).
 
 The key list documented in :mod:`ablation.cli.settings` is tested against this table. Adding an
 option is one entry here plus the code that uses its value.
@@ -29,7 +31,16 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
-__all__ = ["GROUPS", "OPTIONS", "SETTINGS_COMMANDS", "Bounds", "LazyChoices", "Option", "option_of"]
+__all__ = [
+    "GROUPS",
+    "OPTIONS",
+    "SETTINGS_COMMANDS",
+    "Bounds",
+    "LazyChoices",
+    "Option",
+    "flags_of",
+    "option_of",
+]
 
 #: Commands that read ``[tool.ablation]``: their flags default to "not given" (``None``), so a
 #: value from the file is not masked; the other commands take the declared defaults directly.
@@ -328,3 +339,15 @@ def option_of(name: str) -> Option:
         if name in (option.key, option.name):
             return option
     raise KeyError(name)
+
+
+def flags_of(name: str) -> tuple[str, ...]:
+    """Every flag of the option whose key or settings name is ``name``; the first is the one to write.
+
+    Raises:
+        KeyError: no option has that key or name, or it has no flag.
+    """
+    flags = option_of(name).flags
+    if not flags:
+        raise KeyError(f"option {name!r} has no flag")
+    return flags

@@ -73,7 +73,7 @@ def render_summary(
         reports: One report per candidate, each against the same baseline.
         names: The candidates' names, in the same order.
         fmt: A name of :data:`FORMATS` whose format has a summary (built in: ``"terminal"``,
-            ``"markdown"``, ``"json"``, ``"html"``; JUnit has none).
+            ``"markdown"``, ``"json"``, ``"html"``; ``"junit"`` has none).
         width: Terminal width in columns (terminal only).
 
     Raises:

@@ -115,7 +115,9 @@ def fmt_level(confidence_level: float) -> str:
 
 
 def fmt_p(p: float | None) -> str:
-    """A p-value: three significant digits, scientific below 0.001, ``< 1e-300`` at underflow."""
+    """A p-value: three significant digits from 0.001 up, two below (``"0.00045"``, and scientific
+    below 1e-4: ``"4.5e-05"``); ``"< 1e-300"`` for 0 (underflow), ``"nan"`` for NaN, a dash for
+    ``None``."""
     if p is None:
         return DASH
     if math.isnan(p):

@@ -16,8 +16,8 @@ import json
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from ablation.render import _format as f
 from ablation.render._ci_safe import no_workflow_commands
+from ablation.render._format import fmt_level, fmt_p, fmt_pct, fmt_pp
 from ablation.report import AblationReport
 
 __all__ = [
@@ -83,7 +83,7 @@ def summary_data(reports: Sequence[AblationReport], names: Sequence[str]) -> dic
         f"improvement (H1: candidate better; {_methods(reports)}); "
         f"Holm p: adjusted across {len(reports)} candidates (claims of improvement); "
         f"uplift interval: {', '.join(methods)} at "
-        f"{f.fmt_level(reports[0].provenance.confidence_level)}."
+        f"{fmt_level(reports[0].provenance.confidence_level)}."
     ]
     for label, key in (
         ("baseline pass counts", lambda r: (r.baseline.passes, r.baseline.n_trials)),
@@ -128,12 +128,12 @@ def summary_rows(data: Mapping[str, Any]) -> list[tuple[str, ...]]:
         out.append(
             (
                 row["name"],
-                f.fmt_pct(row["baseline_pass_rate"]),
-                f.fmt_pct(row["candidate_pass_rate"]),
-                f"{f.fmt_pp(row['uplift'])} [{f.fmt_pp(ci['low'])}, {f.fmt_pp(ci['high'])}]",
+                fmt_pct(row["baseline_pass_rate"]),
+                fmt_pct(row["candidate_pass_rate"]),
+                f"{fmt_pp(row['uplift'])} [{fmt_pp(ci['low'])}, {fmt_pp(ci['high'])}]",
                 f"{row['regressions']}{crit} / {row['improvements']}",
-                f.fmt_p(row["improvement_pvalue"]),
-                f.fmt_p(row["holm_pvalue"]),
+                fmt_p(row["improvement_pvalue"]),
+                fmt_p(row["holm_pvalue"]),
                 str(row["verdict"]).upper(),
             )
         )

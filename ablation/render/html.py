@@ -13,13 +13,39 @@ from __future__ import annotations
 import html
 from collections.abc import Iterable, Sequence
 
-from ablation.render import _breakdowns as bk
-from ablation.render import _drilldown as dd
-from ablation.render import _errors as er
-from ablation.render import _format as f
-from ablation.render import _sections as sec
-from ablation.render import _sequential as sq
+from ablation.render import _sections as sections
+from ablation.render._breakdowns import (
+    CATEGORY_HEADERS,
+    FLAKY_HEADERS,
+    category_note,
+    category_rows,
+    flaky_rows,
+    repeated_rows,
+)
 from ablation.render._ci_safe import no_workflow_commands
+from ablation.render._drilldown import diff_markup, run_lines, tool_lines
+from ablation.render._errors import (
+    ERROR_HEADERS,
+    error_note,
+    error_rows,
+    error_title,
+    regression_outcome,
+)
+from ablation.render._format import (
+    DASH,
+    category_of,
+    fmt_p,
+    no_regression_text,
+    ordered_details,
+    ordered_regressions,
+    output_text,
+    printable,
+    regressions_title,
+    summary_sentence,
+    truncate,
+    verdict_line,
+)
+from ablation.render._sequential import SEQUENTIAL_TITLE, sequential_note, sequential_rows
 from ablation.report import AblationReport, PairDetail, TrialView
 
 __all__ = ["esc", "html_page", "html_table", "page_title", "render_html"]
@@ -56,7 +82,7 @@ footer{margin-top:2.5em;color:#52606d;font-size:.85em}
 
 def esc(value: object) -> str:
     """``html.escape(str(value), quote=True)``: the only way user text enters the page."""
-    return html.escape(f.printable(str(value)), quote=True)
+    return html.escape(printable(str(value)), quote=True)
 
 
 def html_table(
@@ -87,37 +113,37 @@ def _section(ident: str, title: str, *body: str) -> str:
     return f'<section id="{ident}"><h2>{esc(title)}</h2>{"".join(body)}</section>'
 
 
-def _p(text: str, cls: str = "") -> str:
+def _paragraph(text: str, cls: str = "") -> str:
     return f'<p class="{cls}">{esc(text)}</p>' if cls else f"<p>{esc(text)}</p>"
 
 
 def _more(total: int, what: str) -> str:
     """The note under a list capped at :data:`~ablation.render._sections.TABLE_CAP` items."""
-    more = total - sec.TABLE_CAP
-    return _p(sec.more_line(more, total, what), "note") if more > 0 else ""
+    more = total - sections.TABLE_CAP
+    return _paragraph(sections.more_line(more, total, what), "note") if more > 0 else ""
 
 
 def _regressions(report: AblationReport) -> str:
-    ids = f.ordered_regressions(report)
+    ids = ordered_regressions(report)
     crit = set(report.critical_regressions)
-    title = f.regressions_title(report)
+    title = regressions_title(report)
     if not ids:
-        return _section("regressions", title, _p(f.no_regression_text(report)))
-    cats = f.category_of(report)
+        return _section("regressions", title, _paragraph(no_regression_text(report)))
+    cats = category_of(report)
     errs = set(report.errored_regressions)
     with_detail = {d.task_id for d in report.details if d.kind == "regression"}
     rows = []
-    for i, tid in enumerate(ids[: sec.TABLE_CAP], 1):
+    for i, tid in enumerate(ids[: sections.TABLE_CAP], 1):
         name = f'<a href="#pair-{i}-r">{esc(tid)}</a>' if tid in with_detail else esc(tid)
         mark = ""
         if crit:
             mark = (
                 "<td>" + ('<span class="critical">CRITICAL</span>' if tid in crit else "") + "</td>"
             )
-        err = f"<td>{esc(er.regression_outcome(errs, tid))}</td>" if errs else ""
+        err = f"<td>{esc(regression_outcome(errs, tid))}</td>" if errs else ""
         rows.append(
             f'<tr><td class="num">{i}</td><td>{name}</td>'
-            f"<td>{esc(cats.get(tid, f.DASH))}</td>{mark}{err}</tr>"
+            f"<td>{esc(cats.get(tid, DASH))}</td>{mark}{err}</tr>"
         )
     head = (
         "<th>#</th><th>task</th><th>category</th>"
@@ -130,11 +156,11 @@ def _regressions(report: AblationReport) -> str:
 
 def _improvements(report: AblationReport) -> str:
     ids = report.improvements
-    shown = ids[: sec.TABLE_CAP]
+    shown = ids[: sections.TABLE_CAP]
     body = (
         '<div class="ids">' + "\n".join(f"<span>{esc(t)}</span>" for t in shown) + "</div>"
         if ids
-        else _p("No task improved.")
+        else _paragraph("No task improved.")
     ) + _more(len(ids), "improvements")
     return _section("improvements", f"Improvements ({len(ids)})", body)
 
@@ -146,7 +172,7 @@ def _table_section(
 
 
 def _notes(notes: Sequence[str]) -> str:
-    return "".join(_p(n, "note") for n in notes)
+    return "".join(_paragraph(n, "note") for n in notes)
 
 
 def _gates(report: AblationReport) -> str:
@@ -155,45 +181,45 @@ def _gates(report: AblationReport) -> str:
         rows = "".join(
             f'<tr><td>{esc(g.name)}</td><td class="status-{esc(g.status)}">'
             f"{esc(g.status.upper())}</td><td>{esc(g.evidence)}</td>"
-            f'<td class="num">{esc(f.fmt_p(g.pvalue))}</td>'
-            f'<td class="num">{esc(f.fmt_p(g.adjusted_pvalue))}</td></tr>'
+            f'<td class="num">{esc(fmt_p(g.pvalue))}</td>'
+            f'<td class="num">{esc(fmt_p(g.adjusted_pvalue))}</td></tr>'
             for g in report.gates
         )
         body = (
             "<table><thead><tr><th>gate</th><th>status</th><th>evidence</th><th>p</th>"
             f"<th>adj. p</th></tr></thead><tbody>{rows}</tbody></table>"
         )
-    return _section("gates", "Release gates", body, f"<p><b>{esc(f.verdict_line(report))}</b></p>")
+    return _section("gates", "Release gates", body, f"<p><b>{esc(verdict_line(report))}</b></p>")
 
 
 def _trial(trial: TrialView | None, arm: str) -> str:
     if trial is None:
         return f"<div><h4>{arm}</h4><p>no trial</p></div>"
-    parts = [f"<div><h4>{arm}</h4>", _p(sec.trial_facts(trial))]
+    parts = [f"<div><h4>{arm}</h4>", _paragraph(sections.trial_facts(trial))]
     if trial.error:
-        parts.append(f'<pre class="error">{esc(f.truncate(trial.error, OUTPUT_LIMIT))}</pre>')
+        parts.append(f'<pre class="error">{esc(truncate(trial.error, OUTPUT_LIMIT))}</pre>')
     if trial.note:
-        parts.append(_p("verifier: " + f.truncate(trial.note, OUTPUT_LIMIT), "note"))
-    output = f.output_text(trial.output)
+        parts.append(_paragraph("verifier: " + truncate(trial.note, OUTPUT_LIMIT), "note"))
+    output = output_text(trial.output)
     if output:
-        parts.append(f"<pre>{esc(f.truncate(output, OUTPUT_LIMIT))}</pre>")
+        parts.append(f"<pre>{esc(truncate(output, OUTPUT_LIMIT))}</pre>")
     else:
-        parts.append(_p("(no output)", "note"))
+        parts.append(_paragraph("(no output)", "note"))
     return "".join(parts) + "</div>"
 
 
 def _input(d: PairDetail) -> str:
     if d.input is None:
         return ""
-    return f"<p><b>input:</b></p><pre>{esc(f.truncate(f.output_text(d.input), OUTPUT_LIMIT))}</pre>"
+    return f"<p><b>input:</b></p><pre>{esc(truncate(output_text(d.input), OUTPUT_LIMIT))}</pre>"
 
 
 def _pair_extras(d: PairDetail) -> str:
     """Every run, the tool sequences and the word diff (``<del>``/``<ins>``), all escaped."""
-    lines = [*dd.run_lines(d), *dd.tool_lines(d)]
+    lines = [*run_lines(d), *tool_lines(d)]
     out = f"<pre>{esc(chr(10).join(lines))}</pre>" if lines else ""
     if any(s.op != "equal" for s in d.diff):
-        marked = dd.diff_markup(d, lambda s: esc(f.truncate(s, OUTPUT_LIMIT)), ("<del>", "</del>"), ("<ins>", "</ins>"))
+        marked = diff_markup(d, lambda s: esc(truncate(s, OUTPUT_LIMIT)), ("<del>", "</del>"), ("<ins>", "</ins>"))
         out += f'<p><b>diff</b> (baseline → candidate):</p><pre class="diff">{marked}</pre>'
     return out
 
@@ -201,10 +227,10 @@ def _pair_extras(d: PairDetail) -> str:
 def _drilldown(report: AblationReport) -> str:
     if not report.details:
         return ""
-    anchors = {tid: i for i, tid in enumerate(f.ordered_regressions(report), 1)}
+    anchors = {tid: i for i, tid in enumerate(ordered_regressions(report), 1)}
     used: set[str] = set()
     items = []
-    for d in f.ordered_details(report):
+    for d in ordered_details(report):
         critical = d.critical and d.kind == "regression"
         anchor = ""
         if d.kind == "regression" and d.task_id in anchors and d.task_id not in used:
@@ -214,7 +240,7 @@ def _drilldown(report: AblationReport) -> str:
         where = f" [{d.category}]" if d.category else ""
         where += f" (run {d.run})" if d.run is not None else ""
         expected = (
-            f"<p><b>expected:</b></p><pre>{esc(f.truncate(f.output_text(d.expected_output), OUTPUT_LIMIT))}</pre>"
+            f"<p><b>expected:</b></p><pre>{esc(truncate(output_text(d.expected_output), OUTPUT_LIMIT))}</pre>"
             if d.expected_output is not None
             else ""
         )
@@ -232,7 +258,7 @@ def _plots(report: AblationReport) -> tuple[dict[str, str], str]:
 
         plots = report_plots(report)
     except ImportError:
-        return {}, _p("Plots need matplotlib: pip install ablation[html]", "note")
+        return {}, _paragraph("Plots need matplotlib: pip install ablation[html]", "note")
     return {caption: f'<figure class="plot">{svg}</figure>' for caption, svg in plots}, ""
 
 
@@ -256,36 +282,36 @@ def _analysis_sections(report: AblationReport, plots: dict[str, str], ni: str | 
         _section(
             "paired",
             "Paired outcomes",
-            html_table(["", "candidate pass", "candidate fail", "total"], sec.paired_rows(report)),
-            _p(sec.paired_note(report), "note"),
+            html_table(["", "candidate pass", "candidate fail", "total"], sections.paired_rows(report)),
+            _paragraph(sections.paired_note(report), "note"),
             plots.get("Paired outcomes", ""),
         ),
-        _section("arms", "Arms", html_table(["", "baseline", "candidate"], sec.arm_rows(report))),
+        _section("arms", "Arms", html_table(["", "baseline", "candidate"], sections.arm_rows(report))),
         _section(
             "tests",
             "Tests and intervals",
             html_table(
-                ["quantity", "estimate", "interval / counts", "method"], sec.test_rows(report)
+                ["quantity", "estimate", "interval / counts", "method"], sections.test_rows(report)
             ),
             plots.get("Intervals", ""),
         ),
         _table_section(
             "metrics",
             "Paired metrics (pairs where both trials completed)",
-            sec.METRIC_HEADERS,
-            sec.metric_rows(report),
-            _notes(sec.metric_notes(report)),
+            sections.METRIC_HEADERS,
+            sections.metric_rows(report),
+            _notes(sections.metric_notes(report)),
         ),
         _table_section(
             "repeated",
             "Repeated runs (the task is the unit)",
             ["", "value"],
-            bk.repeated_rows(report),
+            repeated_rows(report),
         ),
         _table_section(
-            "flaky", f"Flaky tasks ({len(report.flaky)})", bk.FLAKY_HEADERS, bk.flaky_rows(report)
+            "flaky", f"Flaky tasks ({len(report.flaky)})", FLAKY_HEADERS, flaky_rows(report)
         ),
-        _section("noninferiority", "Non-inferiority (H0: uplift <= -margin)", _p(ni)) if ni else "",
+        _section("noninferiority", "Non-inferiority (H0: uplift <= -margin)", _paragraph(ni)) if ni else "",
     ]
 
 
@@ -299,23 +325,23 @@ def render_html(report: AblationReport, *, details: bool = True) -> str:
     plots, plot_note = _plots(report)
     p = report.provenance
     agents = f"{p.candidate_agent or 'candidate'} vs {p.baseline_agent or 'baseline'}"
-    ni = sec.noninferiority_text(report)
+    ni = sections.noninferiority_text(report)
     verdict_class = "pass" if report.verdict == "pass" else "fail"
     body = [
-        f'<header class="verdict {verdict_class}"><h1>{esc(f.verdict_line(report))}</h1>'
-        f"{_p(f.summary_sentence(report))}"
-        + "".join(_p(f"Also changed: {note}", "note") for note in report.notes)
-        + f"{_p(agents, 'note')}</header>",
+        f'<header class="verdict {verdict_class}"><h1>{esc(verdict_line(report))}</h1>'
+        f"{_paragraph(summary_sentence(report))}"
+        + "".join(_paragraph(f"Also changed: {note}", "note") for note in report.notes)
+        + f"{_paragraph(agents, 'note')}</header>",
         plot_note,
         _regressions(report),
         _improvements(report),
         _table_section(
-            "errors", er.error_title(report), er.ERROR_HEADERS, er.error_rows(report),
-            _p(er.error_note(report), "note"),
+            "errors", error_title(report), ERROR_HEADERS, error_rows(report),
+            _paragraph(error_note(report), "note"),
         ),
         _table_section(
-            "sequential", sq.SEQUENTIAL_TITLE, ["", "value"], sq.sequential_rows(report),
-            _p(sq.sequential_note(report), "note"), plots.get("Confidence sequence", ""),
+            "sequential", SEQUENTIAL_TITLE, ["", "value"], sequential_rows(report),
+            _paragraph(sequential_note(report), "note"), plots.get("Confidence sequence", ""),
         ) if report.sequential else "",
         *_analysis_sections(report, plots, ni),
         _table_section(
@@ -324,20 +350,20 @@ def render_html(report: AblationReport, *, details: bool = True) -> str:
             ["task", "run", "reason"],
             [
                 (e.task_id, "" if e.run is None else str(e.run), e.reason)
-                for e in report.excluded[: sec.TABLE_CAP]
+                for e in report.excluded[: sections.TABLE_CAP]
             ],
             _more(len(report.excluded), "exclusions"),
         ),
         _table_section(
             "categories",
             "Categories",
-            bk.CATEGORY_HEADERS,
-            bk.category_rows(report),
-            _p(bk.category_note(report), "note"),
+            CATEGORY_HEADERS,
+            category_rows(report),
+            _paragraph(category_note(report), "note"),
             plots.get("Uplift by category", ""),
         ),
         _gates(report),
         _drilldown(report) if details else "",
-        "<footer>" + "<br>".join(esc(line) for line in sec.provenance_lines(report)) + "</footer>",
+        "<footer>" + "<br>".join(esc(line) for line in sections.provenance_lines(report)) + "</footer>",
     ]
     return html_page(page_title(report), "\n".join(b for b in body if b))

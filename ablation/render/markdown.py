@@ -13,13 +13,42 @@ from __future__ import annotations
 import html
 from collections.abc import Sequence
 
-from ablation.render import _breakdowns as bk
-from ablation.render import _drilldown as dd
-from ablation.render import _errors as er
-from ablation.render import _format as f
-from ablation.render import _sections as sec
-from ablation.render import _sequential as sq
+from ablation.render import _sections as sections
+from ablation.render._breakdowns import (
+    CATEGORY_HEADERS,
+    FLAKY_HEADERS,
+    category_note,
+    category_rows,
+    flaky_rows,
+    repeated_rows,
+    show_categories,
+)
 from ablation.render._ci_safe import no_workflow_commands
+from ablation.render._drilldown import diff_markup, run_lines, tool_lines
+from ablation.render._errors import (
+    ERROR_HEADERS,
+    error_note,
+    error_rows,
+    error_title,
+    has_errors,
+    regression_outcome,
+)
+from ablation.render._format import (
+    DASH,
+    cap_list,
+    category_of,
+    fmt_p,
+    no_regression_text,
+    ordered_details,
+    ordered_regressions,
+    output_text,
+    printable,
+    regressions_title,
+    summary_sentence,
+    truncate,
+    verdict_line,
+)
+from ablation.render._sequential import SEQUENTIAL_TITLE, sequential_note, sequential_rows
 from ablation.report import AblationReport, PairDetail, TrialView
 
 __all__ = ["md_cell", "md_table", "render_markdown"]
@@ -33,13 +62,13 @@ _MD_SPECIAL = set("\\`*_[]|~#!")
 
 def _esc(text: str) -> str:
     """HTML-escape untrusted text for a ``<pre>`` block, control characters shown as escapes."""
-    return html.escape(f.printable(text))
+    return html.escape(printable(text))
 
 
 def md_cell(value: object) -> str:
     """Escape text for one cell of a GitHub table (or any inline Markdown position)."""
     out: list[str] = []
-    for ch in f.printable(str(value)):
+    for ch in printable(str(value)):
         if ch in _MD_SPECIAL:
             out.append("\\" + ch)
         elif ch == "<":
@@ -72,25 +101,25 @@ def md_table(headers: Sequence[str], rows: Sequence[Sequence[object]]) -> str:
 
 
 def _ids(ids: Sequence[str], cap: int) -> str:
-    shown, more = f.cap_list(ids, cap)
+    shown, more = cap_list(ids, cap)
     text = ", ".join(md_cell(t) for t in shown)
-    return text + (f" {sec.more_line(more, len(ids), 'improvements')}" if more else "")
+    return text + (f" {sections.more_line(more, len(ids), 'improvements')}" if more else "")
 
 
 def _regressions(report: AblationReport) -> list[str]:
-    ids = f.ordered_regressions(report)
+    ids = ordered_regressions(report)
     crit = set(report.critical_regressions)
-    head = f"### {f.regressions_title(report)}"
+    head = f"### {regressions_title(report)}"
     if not ids:
-        return [head, f.no_regression_text(report)]
-    cats = f.category_of(report)
+        return [head, no_regression_text(report)]
+    cats = category_of(report)
     errs = set(report.errored_regressions)
-    shown, more = f.cap_list(ids, REGRESSION_CAP)
+    shown, more = cap_list(ids, REGRESSION_CAP)
     rows = [
         (
-            i, tid, cats.get(tid, f.DASH),
+            i, tid, cats.get(tid, DASH),
             *(["**CRITICAL**" if tid in crit else ""] if crit else []),
-            *([er.regression_outcome(errs, tid)] if errs else []),
+            *([regression_outcome(errs, tid)] if errs else []),
         )
         for i, tid in enumerate(shown, 1)
     ]
@@ -100,7 +129,7 @@ def _regressions(report: AblationReport) -> list[str]:
     table = table.replace("\\*\\*CRITICAL\\*\\*", "**CRITICAL**")
     out = [head, table]
     if more:
-        out.append(sec.more_line(more, len(ids), "regressions"))
+        out.append(sections.more_line(more, len(ids), "regressions"))
     return out
 
 
@@ -118,34 +147,34 @@ def _gates(report: AblationReport) -> list[str]:
     out = ["### Release gates"]
     if report.gates:
         rows = [
-            (g.name, g.status.upper(), g.evidence, f.fmt_p(g.pvalue), f.fmt_p(g.adjusted_pvalue))
+            (g.name, g.status.upper(), g.evidence, fmt_p(g.pvalue), fmt_p(g.adjusted_pvalue))
             for g in report.gates
         ]
         out += [md_table(["gate", "status", "evidence", "p", "adj. p"], rows), ""]
-    return [*out, f"**{md_cell(f.verdict_line(report))}**"]
+    return [*out, f"**{md_cell(verdict_line(report))}**"]
 
 
 def _trial_html(trial: TrialView | None, arm: str) -> str:
     if trial is None:
         return f"<b>{arm}</b>: no trial\n"
-    parts = [f"<b>{arm}</b>: {md_cell(sec.trial_facts(trial))}\n"]
+    parts = [f"<b>{arm}</b>: {md_cell(sections.trial_facts(trial))}\n"]
     if trial.error:
-        text = _esc(f.truncate(trial.error, OUTPUT_LIMIT))
+        text = _esc(truncate(trial.error, OUTPUT_LIMIT))
         parts.append(f"\n<pre>error: {text}</pre>\n")
     if trial.note:
-        parts.append(f"\n<pre>verifier: {_esc(f.truncate(trial.note, OUTPUT_LIMIT))}</pre>\n")
-    output = f.output_text(trial.output)
+        parts.append(f"\n<pre>verifier: {_esc(truncate(trial.note, OUTPUT_LIMIT))}</pre>\n")
+    output = output_text(trial.output)
     if output:
-        parts.append(f"\n<pre>{_esc(f.truncate(output, OUTPUT_LIMIT))}</pre>\n")
+        parts.append(f"\n<pre>{_esc(truncate(output, OUTPUT_LIMIT))}</pre>\n")
     return "".join(parts)
 
 
 def _pair_extras(d: PairDetail) -> list[str]:
     """Every run, the tool sequences and the word diff (``<del>``/``<ins>`` in ``<pre>``)."""
-    lines = [*dd.run_lines(d), *dd.tool_lines(d)]
+    lines = [*run_lines(d), *tool_lines(d)]
     out = [f"\n<pre>{_esc(chr(10).join(lines))}</pre>\n"] if lines else []
     if any(s.op != "equal" for s in d.diff):
-        marked = dd.diff_markup(d, lambda s: _esc(f.truncate(s, OUTPUT_LIMIT)), ("<del>", "</del>"), ("<ins>", "</ins>"))
+        marked = diff_markup(d, lambda s: _esc(truncate(s, OUTPUT_LIMIT)), ("<del>", "</del>"), ("<ins>", "</ins>"))
         out.append(f"\n<b>diff</b> (baseline → candidate):\n<pre>{marked}</pre>\n")
     return out
 
@@ -159,12 +188,12 @@ def _drilldown(details: Sequence[PairDetail]) -> list[str]:
         out += [
             f"<details><summary>{_esc(title)}</summary>\n",
             *(
-                [f"<b>expected</b>:\n<pre>{_esc(f.truncate(f.output_text(d.expected_output), OUTPUT_LIMIT))}</pre>\n"]
+                [f"<b>expected</b>:\n<pre>{_esc(truncate(output_text(d.expected_output), OUTPUT_LIMIT))}</pre>\n"]
                 if d.expected_output is not None
                 else []
             ),
             *(
-                [f"<b>input</b>:\n<pre>{_esc(f.truncate(f.output_text(d.input), OUTPUT_LIMIT))}</pre>\n"]
+                [f"<b>input</b>:\n<pre>{_esc(truncate(output_text(d.input), OUTPUT_LIMIT))}</pre>\n"]
                 if d.input is not None
                 else []
             ),
@@ -193,58 +222,58 @@ def render_markdown(report: AblationReport, *, details: bool = False) -> str:
     improvements = _ids(report.improvements, IMPROVEMENT_CAP)
     parts: list[list[str]] = [
         [
-            f"## {mark} ablation: {md_cell(f.verdict_line(report))}",
-            md_cell(f.summary_sentence(report)),
+            f"## {mark} ablation: {md_cell(verdict_line(report))}",
+            md_cell(summary_sentence(report)),
             *(f"- Also changed: {md_cell(note)}" for note in report.notes),
         ],
         _regressions(report),
         [f"### Improvements ({len(report.improvements)})", improvements or "No task improved."],
-        _table_section(f"### {er.error_title(report)}", er.ERROR_HEADERS, er.error_rows(report))
-        + (["", md_cell(er.error_note(report))] if er.has_errors(report) else []),
-        _table_section(f"### {sq.SEQUENTIAL_TITLE}", ["", "value"], sq.sequential_rows(report))
-        + (["", md_cell(sq.sequential_note(report))] if report.sequential else []),
+        _table_section(f"### {error_title(report)}", ERROR_HEADERS, error_rows(report))
+        + (["", md_cell(error_note(report))] if has_errors(report) else []),
+        _table_section(f"### {SEQUENTIAL_TITLE}", ["", "value"], sequential_rows(report))
+        + (["", md_cell(sequential_note(report))] if report.sequential else []),
         [
             "### Paired outcomes",
-            md_table(["", "candidate pass", "candidate fail", "total"], sec.paired_rows(report)),
+            md_table(["", "candidate pass", "candidate fail", "total"], sections.paired_rows(report)),
             "",
-            md_cell(sec.paired_note(report)),
+            md_cell(sections.paired_note(report)),
         ],
-        ["### Arms", md_table(["", "baseline", "candidate"], sec.arm_rows(report))],
+        ["### Arms", md_table(["", "baseline", "candidate"], sections.arm_rows(report))],
         [
             "### Tests and intervals",
             md_table(
-                ["quantity", "estimate", "interval / counts", "method"], sec.test_rows(report)
+                ["quantity", "estimate", "interval / counts", "method"], sections.test_rows(report)
             ),
         ],
         _table_section(
             "### Paired metrics (pairs where both trials completed)",
-            sec.METRIC_HEADERS,
-            sec.metric_rows(report),
+            sections.METRIC_HEADERS,
+            sections.metric_rows(report),
         )
-        + _notes(sec.metric_notes(report), "Left out and scorer errors: "),
+        + _notes(sections.metric_notes(report), "Left out and scorer errors: "),
         _table_section(
-            "### Repeated runs (the task is the unit)", ["", "value"], bk.repeated_rows(report)
+            "### Repeated runs (the task is the unit)", ["", "value"], repeated_rows(report)
         ),
         _table_section(
-            f"### Flaky tasks ({len(report.flaky)})", bk.FLAKY_HEADERS, bk.flaky_rows(report)
+            f"### Flaky tasks ({len(report.flaky)})", FLAKY_HEADERS, flaky_rows(report)
         ),
     ]
-    ni = sec.noninferiority_text(report)
+    ni = sections.noninferiority_text(report)
     if ni is not None:
         parts.append(["### Non-inferiority (H0: uplift <= -margin)", md_cell(ni)])
     parts += [
         _table_section(
             f"### Excluded from the paired analysis ({len(report.excluded)})",
             ["reason", "count", "tasks"],
-            sec.excluded_rows(report, EXCLUDED_CAP),
+            sections.excluded_rows(report, EXCLUDED_CAP),
         ),
-        _table_section("### Categories", bk.CATEGORY_HEADERS, bk.category_rows(report))
-        + (["", md_cell(bk.category_note(report))] if bk.show_categories(report) else []),
+        _table_section("### Categories", CATEGORY_HEADERS, category_rows(report))
+        + (["", md_cell(category_note(report))] if show_categories(report) else []),
         _gates(report),
     ]
-    prov = "<br>\n".join(md_cell(line) for line in sec.provenance_lines(report))
+    prov = "<br>\n".join(md_cell(line) for line in sections.provenance_lines(report))
     parts.append([f"<sub>{prov}</sub>"])
     if details and report.details:
-        parts.append(_drilldown(f.ordered_details(report)))
+        parts.append(_drilldown(ordered_details(report)))
     text = "\n\n".join("\n".join(block) for block in parts if block) + "\n"
     return no_workflow_commands(text, markup=True)

@@ -22,13 +22,41 @@ from rich.rule import Rule
 from rich.table import Table
 from rich.text import Text
 
-from ablation.render import _breakdowns as bk
-from ablation.render import _drilldown as dd
-from ablation.render import _errors as er
-from ablation.render import _format as f
-from ablation.render import _sections as sec
-from ablation.render import _sequential as sq
+from ablation.render import _sections as sections
+from ablation.render._breakdowns import flaky_rows, repeated_rows, show_categories
 from ablation.render._ci_safe import no_workflow_commands
+from ablation.render._drilldown import diff_markup, run_lines, tool_lines
+from ablation.render._errors import (
+    error_lines,
+    error_note,
+    error_title,
+    has_errors,
+    regression_outcome,
+)
+from ablation.render._format import (
+    DASH,
+    cap_list,
+    category_of,
+    fmt_float,
+    fmt_interval,
+    fmt_p,
+    fmt_pct,
+    fmt_pp,
+    fmt_ratio,
+    fmt_seconds,
+    fmt_signed,
+    fmt_signed_seconds,
+    no_regression_text,
+    ordered_details,
+    ordered_regressions,
+    output_text,
+    printable,
+    regressions_title,
+    summary_sentence,
+    truncate,
+    verdict_line,
+)
+from ablation.render._sequential import SEQUENTIAL_TITLE, sequential_note, sequential_rows
 from ablation.report import AblationReport, PairDetail, TrialView
 
 __all__ = [
@@ -45,29 +73,29 @@ EXCLUDED_CAP = 8
 OUTPUT_LIMIT = 600
 
 
-def _t(value: object, style: str = "") -> Text:
-    return Text(f.printable(str(value)), style=style)
+def _text(value: object, style: str = "") -> Text:
+    return Text(printable(str(value)), style=style)
 
 
 def _table(*headers: str, title: str | None = None) -> Table:
     table = Table(box=box.ROUNDED, show_header=True, header_style="bold", title=title, expand=False)
     for header in headers:
-        table.add_column(_t(header), overflow="fold")
+        table.add_column(_text(header), overflow="fold")
     return table
 
 
 def _rule(title: str) -> Rule:
-    return Rule(_t(title, "bold"), align="left", style="dim")
+    return Rule(_text(title, "bold"), align="left", style="dim")
 
 
 def _heading(report: AblationReport) -> Panel:
     ok = report.verdict == "pass"
     body = Text()
-    body.append(f.verdict_line(report), style="bold green" if ok else "bold red")
-    body.append("\n" + f.summary_sentence(report))
+    body.append(verdict_line(report), style="bold green" if ok else "bold red")
+    body.append("\n" + summary_sentence(report))
     for note in report.notes:
         body.append("\nAlso changed: " + note, style="yellow")
-    title = _t(
+    title = _text(
         f"ablation: {report.provenance.candidate_agent or 'candidate'} vs "
         f"{report.provenance.baseline_agent or 'baseline'}"
     )
@@ -75,22 +103,22 @@ def _heading(report: AblationReport) -> Panel:
 
 
 def _regressions(report: AblationReport, details: bool) -> list[RenderableType]:
-    ids = f.ordered_regressions(report)
+    ids = ordered_regressions(report)
     crit = set(report.critical_regressions)
-    out: list[RenderableType] = [_rule(f.regressions_title(report))]
+    out: list[RenderableType] = [_rule(regressions_title(report))]
     if not ids:
-        return [*out, _t(f.no_regression_text(report), "green")]
-    cats = f.category_of(report)
+        return [*out, _text(no_regression_text(report), "green")]
+    cats = category_of(report)
     errs = set(report.errored_regressions)
-    shown, more = f.cap_list(ids, 0 if details else REGRESSION_CAP)
+    shown, more = cap_list(ids, 0 if details else REGRESSION_CAP)
     table = _table("#", "task", "category", *([""] if crit else []), *(["candidate"] if errs else []))
     for i, tid in enumerate(shown, 1):
-        mark = [_t("CRITICAL", "bold red") if tid in crit else _t("")] if crit else []
-        err = [_t(er.regression_outcome(errs, tid), "bold yellow")] if errs else []
-        table.add_row(_t(i), _t(tid, "red"), _t(cats.get(tid, f.DASH)), *mark, *err)
+        mark = [_text("CRITICAL", "bold red") if tid in crit else _text("")] if crit else []
+        err = [_text(regression_outcome(errs, tid), "bold yellow")] if errs else []
+        table.add_row(_text(i), _text(tid, "red"), _text(cats.get(tid, DASH)), *mark, *err)
     out.append(table)
     if more:
-        out.append(_t(f"... and {more} more regressions ({len(ids)} in all)", "red"))
+        out.append(_text(f"... and {more} more regressions ({len(ids)} in all)", "red"))
     return out
 
 
@@ -98,9 +126,9 @@ def _improvements(report: AblationReport, details: bool) -> list[RenderableType]
     ids = list(report.improvements)
     out: list[RenderableType] = [_rule(f"Improvements ({len(ids)})")]
     if not ids:
-        return [*out, _t("No task improved.")]
-    shown, more = f.cap_list(ids, 0 if details else IMPROVEMENT_CAP)
-    text = _t(", ".join(shown), "green")
+        return [*out, _text("No task improved.")]
+    shown, more = cap_list(ids, 0 if details else IMPROVEMENT_CAP)
+    text = _text(", ".join(shown), "green")
     if more:
         text.append(f" ... and {more} more ({len(ids)} in all)")
     return [*out, text]
@@ -109,46 +137,46 @@ def _improvements(report: AblationReport, details: bool) -> list[RenderableType]
 def _rows_table(headers: Sequence[str], rows: Iterable[Sequence[str]]) -> Table:
     table = _table(*headers)
     for row in rows:
-        table.add_row(*map(_t, row))
+        table.add_row(*map(_text, row))
     return table
 
 
 def _paired_table(report: AblationReport) -> list[RenderableType]:
-    table = _rows_table(["", "candidate pass", "candidate fail", "total"], sec.paired_rows(report))
-    return [_rule("Paired outcomes"), table, _t(sec.paired_note(report))]
+    table = _rows_table(["", "candidate pass", "candidate fail", "total"], sections.paired_rows(report))
+    return [_rule("Paired outcomes"), table, _text(sections.paired_note(report))]
 
 
 def _arms(report: AblationReport) -> list[RenderableType]:
-    return [_rule("Arms"), _rows_table(["", "baseline", "candidate"], sec.arm_rows(report))]
+    return [_rule("Arms"), _rows_table(["", "baseline", "candidate"], sections.arm_rows(report))]
 
 
 def _tests(report: AblationReport) -> list[RenderableType]:
     headers = ["quantity", "estimate", "interval / counts", "method"]
-    return [_rule("Tests and intervals"), _rows_table(headers, sec.test_rows(report))]
+    return [_rule("Tests and intervals"), _rows_table(headers, sections.test_rows(report))]
 
 
 def _metrics(report: AblationReport) -> list[RenderableType]:
-    rows = sec.continuous_rows(report)
+    rows = sections.continuous_rows(report)
     if not rows:
         return []
     table = _table("metric", "pairs", "baseline", "candidate", "difference (CI)", "Wilcoxon p")
     methods: dict[str, list[str]] = {}
     for label, comp in rows:
         seconds = comp is report.latency
-        fmt = f.fmt_seconds if seconds else f.fmt_float
+        fmt = fmt_seconds if seconds else fmt_float
         diff = (
-            f.fmt_signed_seconds(comp.mean_difference)
+            fmt_signed_seconds(comp.mean_difference)
             if seconds
-            else f.fmt_signed(comp.mean_difference)
+            else fmt_signed(comp.mean_difference)
         )
-        ci = f.fmt_interval(comp.ci, "s" if seconds else "float", with_level=False)
+        ci = fmt_interval(comp.ci, "s" if seconds else "float", with_level=False)
         table.add_row(
-            _t(label),
-            _t(comp.n_pairs),
-            _t(fmt(comp.baseline_mean)),
-            _t(fmt(comp.candidate_mean)),
-            _t(f"{diff}\n{ci}"),
-            _t(f.fmt_p(comp.wilcoxon_pvalue)),
+            _text(label),
+            _text(comp.n_pairs),
+            _text(fmt(comp.baseline_mean)),
+            _text(fmt(comp.candidate_mean)),
+            _text(f"{diff}\n{ci}"),
+            _text(fmt_p(comp.wilcoxon_pvalue)),
         )
         if comp.ci is not None:
             methods.setdefault(f"CI: {comp.ci.method}", []).append(label)
@@ -157,63 +185,63 @@ def _metrics(report: AblationReport) -> list[RenderableType]:
     notes = [f"{m} ({', '.join(labels)})" for m, labels in methods.items()]
     lat = report.latency
     if lat is not None and lat.geometric_mean_ratio is not None:
-        ratio = f.fmt_interval(lat.ratio_ci, "ratio")
+        ratio = fmt_interval(lat.ratio_ci, "ratio")
         method = lat.ratio_ci.method if lat.ratio_ci else ""
         notes.insert(
             0,
-            f"latency ratio (geometric mean): {f.fmt_ratio(lat.geometric_mean_ratio)} "
-            f"{ratio}, p = {f.fmt_p(lat.ratio_pvalue)} ({method}); median ratio "
-            f"{f.fmt_ratio(lat.median_ratio)}; faster on {f.fmt_pct(lat.share_faster)} "
+            f"latency ratio (geometric mean): {fmt_ratio(lat.geometric_mean_ratio)} "
+            f"{ratio}, p = {fmt_p(lat.ratio_pvalue)} ({method}); median ratio "
+            f"{fmt_ratio(lat.median_ratio)}; faster on {fmt_pct(lat.share_faster)} "
             "of pairs",
         )
-    notes += sec.metric_notes(report)
+    notes += sections.metric_notes(report)
     return [
         _rule("Paired metrics (only pairs where both trials completed)"),
         table,
-        *(_t("- " + n, "dim") for n in notes),
+        *(_text("- " + n, "dim") for n in notes),
     ]
 
 
 def _repeated(report: AblationReport) -> list[RenderableType]:
     out: list[RenderableType] = []
     if report.repeated is not None:
-        table = _rows_table(["repeated runs", "value"], bk.repeated_rows(report))
+        table = _rows_table(["repeated runs", "value"], repeated_rows(report))
         out += [_rule("Repeated runs (task is the unit)"), table]
     if report.flaky:
         table = _rows_table(
-            ["task", "baseline", "candidate", "flaky in", "p"], bk.flaky_rows(report)
+            ["task", "baseline", "candidate", "flaky in", "p"], flaky_rows(report)
         )
         out += [_rule(f"Flaky tasks ({len(report.flaky)})"), table]
     return out
 
 
 def _noninferiority(report: AblationReport) -> list[RenderableType]:
-    ni, text = report.noninferiority, sec.noninferiority_text(report)
+    ni, text = report.noninferiority, sections.noninferiority_text(report)
     if ni is None or text is None:
         return []
     style = {"non-inferior": "green", "regression": "red"}.get(ni.decision, "yellow")
-    return [_rule("Non-inferiority (H0: uplift <= -margin)"), _t(text, style)]
+    return [_rule("Non-inferiority (H0: uplift <= -margin)"), _text(text, style)]
 
 
 def _errors(report: AblationReport) -> list[RenderableType]:
-    if not er.has_errors(report):
+    if not has_errors(report):
         return []
     return [
-        _rule(er.error_title(report)),
-        *(_t(line, "yellow") for line in er.error_lines(report)),
-        _t(er.error_note(report), "yellow"),
+        _rule(error_title(report)),
+        *(_text(line, "yellow") for line in error_lines(report)),
+        _text(error_note(report), "yellow"),
     ]
 def _sequential(report: AblationReport) -> list[RenderableType]:
     if report.sequential is None:
         return []
-    table = _rows_table(["sequential", "value"], sq.sequential_rows(report))
-    return [_rule(sq.SEQUENTIAL_TITLE), table, _t(sq.sequential_note(report), "dim")]
+    table = _rows_table(["sequential", "value"], sequential_rows(report))
+    return [_rule(SEQUENTIAL_TITLE), table, _text(sequential_note(report), "dim")]
 
 
 def _excluded(report: AblationReport, details: bool) -> list[RenderableType]:
     if not report.excluded:
         return []
-    rows = sec.excluded_rows(report, 0 if details else EXCLUDED_CAP)
+    rows = sections.excluded_rows(report, 0 if details else EXCLUDED_CAP)
     return [
         _rule(f"Excluded from the paired analysis ({len(report.excluded)})"),
         _rows_table(["reason", "count", "tasks"], rows),
@@ -221,24 +249,24 @@ def _excluded(report: AblationReport, details: bool) -> list[RenderableType]:
 
 
 def _categories(report: AblationReport) -> list[RenderableType]:
-    if not bk.show_categories(report):
+    if not show_categories(report):
         return []
     table = _table("category", "n", "base", "cand", "uplift (CI)", "b / c", "p (adj.)")
     for cat in report.categories:
         table.add_row(
-            _t(cat.category),
-            _t(cat.n),
-            _t(f.fmt_pct(cat.baseline_pass_rate, 0)),
-            _t(f.fmt_pct(cat.candidate_pass_rate, 0)),
-            _t(f"{f.fmt_pp(cat.uplift)} {f.fmt_interval(cat.ci, 'pp', with_level=False)}"),
-            _t(f"{cat.table.regressions} / {cat.table.improvements}"),
-            _t(f"{f.fmt_p(cat.mcnemar_pvalue)} ({f.fmt_p(cat.adjusted_pvalue)})"),
+            _text(cat.category),
+            _text(cat.n),
+            _text(fmt_pct(cat.baseline_pass_rate, 0)),
+            _text(fmt_pct(cat.candidate_pass_rate, 0)),
+            _text(f"{fmt_pp(cat.uplift)} {fmt_interval(cat.ci, 'pp', with_level=False)}"),
+            _text(f"{cat.table.regressions} / {cat.table.improvements}"),
+            _text(f"{fmt_p(cat.mcnemar_pvalue)} ({fmt_p(cat.adjusted_pvalue)})"),
         )
     methods = sorted({c.ci.method for c in report.categories if c.ci is not None})
     note = (
-        "uplift CI: " + (", ".join(methods) or f.DASH) + "; p: McNemar, adjusted across categories"
+        "uplift CI: " + (", ".join(methods) or DASH) + "; p: McNemar, adjusted across categories"
     )
-    return [_rule("Categories"), table, _t(note, "dim")]
+    return [_rule("Categories"), table, _text(note, "dim")]
 
 
 def _gates(report: AblationReport) -> list[RenderableType]:
@@ -247,39 +275,39 @@ def _gates(report: AblationReport) -> list[RenderableType]:
         table = _table("gate", "status", "evidence")
         for g in report.gates:
             style = {"pass": "green", "fail": "bold red", "off": "dim"}.get(g.status, "yellow")
-            table.add_row(_t(g.name), _t(g.status.upper(), style), _t(g.evidence))
+            table.add_row(_text(g.name), _text(g.status.upper(), style), _text(g.evidence))
         out.append(table)
     style = "bold green" if report.verdict == "pass" else "bold red"
-    return [*out, _t(f.verdict_line(report), style)]
+    return [*out, _text(verdict_line(report), style)]
 
 
 def _trial_cell(trial: TrialView | None) -> Text:
     if trial is None:
-        return _t("(no trial)", "dim")
-    text = _t(sec.trial_facts(trial), "bold")
+        return _text("(no trial)", "dim")
+    text = _text(sections.trial_facts(trial), "bold")
     if trial.error:
-        text.append("\nerror: " + f.printable(f.truncate(trial.error, OUTPUT_LIMIT)), style="red")
+        text.append("\nerror: " + printable(truncate(trial.error, OUTPUT_LIMIT)), style="red")
     if trial.note:
-        text.append("\nverifier: " + f.printable(f.truncate(trial.note, OUTPUT_LIMIT)), style="yellow")
-    output = f.output_text(trial.output)
+        text.append("\nverifier: " + printable(truncate(trial.note, OUTPUT_LIMIT)), style="yellow")
+    output = output_text(trial.output)
     if output:
         text.append("\noutput:", style="dim")
-        text.append("\n" + f.printable(f.truncate(output, OUTPUT_LIMIT)))
+        text.append("\n" + printable(truncate(output, OUTPUT_LIMIT)))
     return text
 
 
 def _pair_facts(d: PairDetail) -> list[RenderableType]:
     """Input, expected output, every run, tool sequences and the word diff of one pair."""
     def shown(value: object) -> str:
-        return f.printable(f.truncate(f.output_text(value), OUTPUT_LIMIT))
+        return printable(truncate(output_text(value), OUTPUT_LIMIT))
 
     lines = [f"input: {shown(d.input)}"] if d.input is not None else []
     lines += [f"expected: {shown(d.expected_output)}"] if d.expected_output is not None else []
-    lines += [f.printable(line) for line in (*dd.run_lines(d), *dd.tool_lines(d))]
-    out: list[RenderableType] = [_t(line, "dim") for line in lines]
+    lines += [printable(line) for line in (*run_lines(d), *tool_lines(d))]
+    out: list[RenderableType] = [_text(line, "dim") for line in lines]
     if d.diff and any(s.op != "equal" for s in d.diff):
-        text = dd.diff_markup(d, lambda s: f.printable(f.truncate(s, OUTPUT_LIMIT)), ("[-", "-]"), ("{+", "+}"))
-        out.append(_t("diff (baseline -> candidate, [-deleted-] {+inserted+}): " + text))
+        text = diff_markup(d, lambda s: printable(truncate(s, OUTPUT_LIMIT)), ("[-", "-]"), ("{+", "+}"))
+        out.append(_text("diff (baseline -> candidate, [-deleted-] {+inserted+}): " + text))
     return out
 
 
@@ -292,12 +320,12 @@ def drilldown(details: Iterable[PairDetail]) -> list[RenderableType]:
         title += f" (run {d.run})" if d.run is not None else ""
         table = Table(
             box=box.ROUNDED,
-            title=_t(title, "bold red" if d.kind == "regression" else "bold green"),
+            title=_text(title, "bold red" if d.kind == "regression" else "bold green"),
             title_justify="left",
             expand=True,
         )
-        table.add_column(_t("baseline"), ratio=1, overflow="fold")
-        table.add_column(_t("candidate"), ratio=1, overflow="fold")
+        table.add_column(_text("baseline"), ratio=1, overflow="fold")
+        table.add_column(_text("candidate"), ratio=1, overflow="fold")
         table.add_row(_trial_cell(d.baseline), _trial_cell(d.candidate))
         out += [table, *_pair_facts(d)]
     return out
@@ -321,14 +349,14 @@ def build_renderables(report: AblationReport, *, details: bool = False) -> list[
         *_categories(report),
         *_gates(report),
         _rule("Provenance"),
-        *(_t(line, "dim") for line in sec.provenance_lines(report)),
+        *(_text(line, "dim") for line in sections.provenance_lines(report)),
     ]
     if details:
         parts.append(_rule(f"Drill-down ({len(report.details)} tasks)"))
         if report.details:
-            parts += drilldown(f.ordered_details(report))
+            parts += drilldown(ordered_details(report))
         else:
-            parts.append(_t("The report carries no per-task details."))
+            parts.append(_text("The report carries no per-task details."))
     return parts
 
 
@@ -360,5 +388,5 @@ def summary_renderables(
     return [
         _rule("Candidates vs baseline"),
         _rows_table(headers, rows),
-        *(_t(n, "dim") for n in notes),
+        *(_text(n, "dim") for n in notes),
     ]

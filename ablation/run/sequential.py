@@ -15,9 +15,9 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Sequence
 
 from ablation import stats
-from ablation.analysis.columnar import pair_columns
+from ablation.analysis.in_memory import results_to_columns
+from ablation.analysis.pair_arms import pair_columns
 from ablation.analysis.sequential import monitor_settings, sequential_order
-from ablation.analysis.tocolumns import results_to_columns
 from ablation.config import CampaignConfig
 from ablation.errors import StopCampaign
 from ablation.schema import AblationTask, TaskResult

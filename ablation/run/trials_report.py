@@ -1,10 +1,10 @@
 """The report of a campaign whose trials are in memory (no store), through the columnar path.
 
 A campaign without a store keeps its :class:`~ablation.schema.TaskResult` s; they are read into
-one :class:`~ablation.columns.TrialColumns` per arm (:mod:`ablation.analysis.tocolumns`, a C-level
-read of each field) and paired by :func:`~ablation.analysis.columnar.pair_columns`, the path
+one :class:`~ablation.columns.TrialColumns` per arm (:mod:`ablation.analysis.in_memory`, a C-level
+read of each field) and paired by :func:`~ablation.analysis.pair_arms.pair_columns`, the path
 ``compare_results`` takes, instead of a per-trial Python accumulation. The drill-downs fetch
-their few trials from the list (:class:`~ablation.analysis.tocolumns.ResultLookup`).
+their few trials from the list (:class:`~ablation.analysis.in_memory.ResultLookup`).
 """
 
 from __future__ import annotations
@@ -12,8 +12,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from ablation.analysis.build import build_report
-from ablation.analysis.columnar import pair_columns
-from ablation.analysis.tocolumns import ResultLookup, split_arms
+from ablation.analysis.in_memory import ResultLookup, split_arms
+from ablation.analysis.pair_arms import pair_columns
 from ablation.config import CampaignConfig, Provenance
 from ablation.report import AblationReport
 from ablation.schema import AblationTask, TaskResult

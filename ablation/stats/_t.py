@@ -1,9 +1,9 @@
 """Student's t distribution's tails without scipy, for the paired t test and its interval.
 
-``scipy.stats.t`` calls ``scipy.special.stdtr``/``stdtrit``; importing ``scipy.special`` costs
-~0.45 s (scipy 1.17 pulls its array-API layer, ``numpy.f2py`` and ``charset_normalizer``), which
-was most of a small campaign's report. The tails here use the package's incomplete beta
-(:mod:`ablation.stats._incbeta`) and Brent's method (:mod:`ablation.stats._roots`).
+``scipy.stats.t`` calls ``scipy.special.stdtr``/``stdtrit``, and importing ``scipy.special``
+costs more than a small campaign's whole report (figures in benchmarks/README.md). The tails here
+use the package's incomplete beta (:mod:`ablation.stats._incbeta`) and Brent's method
+(:mod:`ablation.stats._roots`).
 """
 
 from __future__ import annotations

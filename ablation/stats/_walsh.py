@@ -51,9 +51,9 @@ __all__ = [
 BRUTE_MAX = 150
 #: Largest number of distinct differences for the counting method (about 1.1 million pairs) ...
 COUNTS_MAX = 1500
-#: ... when their ``k²`` pairs are also at most this many per difference: the counting method
-#: costs ~45 ns a pair, the selection ~250 ns a difference (k = 800 of 10⁵ differences: 35 ms
-#: either way; of 10³, counting takes 18 ms, the selection 1.1 ms).
+#: ... when their ``k²`` pairs are also at most this many per difference: the counting method's
+#: cost grows with the pairs, the selection's with the differences, and this ratio is where
+#: they cost the same.
 _COUNTS_PER_N = 16
 
 
@@ -118,9 +118,8 @@ def _count_at_most(
     """Per query, how many of the sorted ``ds`` are ``≤ q``, or one more (the caller corrects).
 
     The place ``np.searchsorted(ds, q, side="right")`` found by ``np.interp`` of the positions:
-    for increasing queries twice as fast (5e5 queries into 1e6 values: 11 ms against 21 ms),
-    since ``searchsorted`` bisects all of ``ds`` for each query and ``np.interp`` first tries
-    the neighbours of the previous query's place. Its value for ``q`` lies in ``[j, j + 1]``,
+    faster for increasing queries, since ``searchsorted`` bisects all of ``ds`` for each query
+    and ``np.interp`` first tries the neighbours of the previous query's place. Its value for ``q`` lies in ``[j, j + 1]``,
     ``j`` the last index with ``ds[j] ≤ q`` (the last of equal values; ``-1`` below ``ds[0]``
     by ``left``), so ``floor + 1`` is the count, or one more where the fraction rounded up to 1.
     A gap between neighbours whose reciprocal overflows makes the value non-finite: those

@@ -236,7 +236,7 @@ def _ratio_resamples(
     when the clusters were drawn one by one).
     """
     g = s.size
-    # the pairs as complex numbers: sorted as (S, W) pairs are, 15x faster than unique(axis=0)
+    # the pairs as complex numbers: sorted as (S, W) pairs are, without unique(axis=0)'s row views
     pairs, counts = np.unique(s + 1j * wt, return_counts=True)
     if pairs.size * _DISTINCT_SHARE <= g:
         return _multinomial_ratios(gen, pairs.real, pairs.imag, counts, B, estimate), pairs.size

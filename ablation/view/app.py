@@ -25,7 +25,7 @@ from starlette.staticfiles import StaticFiles
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from ablation.errors import StoreError
-from ablation.view import markup as m
+from ablation.view import markup
 from ablation.view.catalog import Catalog
 from ablation.view.pages import campaign_page, campaigns_page, progress, tasks_page
 from ablation.view.suite_pages import compare_page, history_page
@@ -47,8 +47,8 @@ STATIC = Path(__file__).resolve().parent / "static"
 
 
 def _not_found(catalog: Catalog, what: str) -> HTMLResponse:
-    body = f'<p class="error">{m.esc(what)}</p><p>{m.link("/", "All campaigns")}</p>'
-    return HTMLResponse(m.layout("Not found", body, store=str(catalog.path)), status_code=404)
+    body = f'<p class="error">{markup.esc(what)}</p><p>{markup.link("/", "All campaigns")}</p>'
+    return HTMLResponse(markup.layout("Not found", body, store=str(catalog.path)), status_code=404)
 
 
 def create_app(catalog: Catalog) -> Starlette:

@@ -14,7 +14,7 @@ import math
 from collections.abc import Iterable, Mapping, Sequence
 from urllib.parse import quote, urlencode
 
-from ablation.render import _format as f
+from ablation.render._format import DASH, fmt_interval, fmt_p, fmt_pct, fmt_pp, fmt_ratio
 from ablation.render.html import esc
 from ablation.report import AblationReport, Interval
 
@@ -54,14 +54,14 @@ def number(value: float | None, text: str) -> str:
 
 def pct(value: float | None) -> str:
     """A fraction as a percentage, with its exact value."""
-    return number(value, f.fmt_pct(value))
+    return number(value, fmt_pct(value))
 
 
 def interval(iv: Interval | None, kind: str = "pct") -> str:
     """An interval with its level and method."""
     if iv is None:
-        return f.DASH
-    return f'{esc(f.fmt_interval(iv, kind))} <span class="method">{esc(iv.method)}</span>'
+        return DASH
+    return f'{esc(fmt_interval(iv, kind))} <span class="method">{esc(iv.method)}</span>'
 
 
 def table(
@@ -77,7 +77,7 @@ def table(
 def verdict_badge(verdict: str | None) -> str:
     """The verdict as a coloured badge (``—`` when the report could not be built)."""
     if verdict is None:
-        return f'<span class="badge">{f.DASH}</span>'
+        return f'<span class="badge">{DASH}</span>'
     return f'<span class="badge {esc(verdict)}">{esc(verdict.upper())}</span>'
 
 
@@ -104,11 +104,11 @@ def headline(report: AblationReport) -> str:
     rows = [
         ["Regressions (b)", number(m.b, str(m.b))],
         ["Improvements (c)", number(m.c, str(m.c))],
-        ["McNemar p", f'<span id="mcnemar-p">{number(m.pvalue, f.fmt_p(m.pvalue))}</span>'
+        ["McNemar p", f'<span id="mcnemar-p">{number(m.pvalue, fmt_p(m.pvalue))}</span>'
          f' <span class="method">{esc(m.method)}</span>'],
-        ["mid-p", f"{number(m.midp_pvalue, f.fmt_p(m.midp_pvalue))}"
+        ["mid-p", f"{number(m.midp_pvalue, fmt_p(m.midp_pvalue))}"
          f' <span class="method">{esc(m.midp_method)}</span>'],
-        ["Uplift", f'<span id="uplift">{number(u.estimate, f.fmt_pp(u.estimate))}</span> '
+        ["Uplift", f'<span id="uplift">{number(u.estimate, fmt_pp(u.estimate))}</span> '
          f"{interval(u.ci, 'pp')}"],
         ["Bootstrap (secondary)", interval(u.bootstrap_ci, "pp")],
     ]
@@ -120,11 +120,11 @@ def headline(report: AblationReport) -> str:
     if report.latency is not None and report.latency.geometric_mean_ratio is not None:
         lat = report.latency
         rows.append(["Latency ratio (geometric mean)",
-                     f"{number(lat.geometric_mean_ratio, f.fmt_ratio(lat.geometric_mean_ratio))} "
+                     f"{number(lat.geometric_mean_ratio, fmt_ratio(lat.geometric_mean_ratio))} "
                      f"{interval(lat.ratio_ci, 'ratio')}"])  # fmt: skip
     if report.minimum_detectable_effect is not None:
         mde = report.minimum_detectable_effect
-        rows.append(["Minimum detectable effect", f"{number(mde, f.fmt_pp(mde))} "
+        rows.append(["Minimum detectable effect", f"{number(mde, fmt_pp(mde))} "
                      f'<span class="method">{esc(report.minimum_detectable_effect_method or "")}'
                      "</span>"])  # fmt: skip
     return table(["figure", "value"], rows, cls="figures", tid="headline")
@@ -134,8 +134,8 @@ def gates(report: AblationReport) -> str:
     """The gates table: name, status, evidence, p-values."""
     rows = [
         [esc(g.name), f'<span class="status-{esc(g.status)}">{esc(g.status.upper())}</span>',
-         esc(g.evidence), number(g.pvalue, f.fmt_p(g.pvalue)),
-         number(g.adjusted_pvalue, f.fmt_p(g.adjusted_pvalue))]
+         esc(g.evidence), number(g.pvalue, fmt_p(g.pvalue)),
+         number(g.adjusted_pvalue, fmt_p(g.adjusted_pvalue))]
         for g in report.gates
     ]  # fmt: skip
     return table(["gate", "status", "evidence", "p", "adjusted p"], rows, tid="gates")

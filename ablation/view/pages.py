@@ -11,10 +11,10 @@ from __future__ import annotations
 from collections.abc import Mapping
 
 from ablation.errors import AblationError
-from ablation.render import _format as f
+from ablation.render._format import fmt_p, fmt_pp, fmt_seconds, summary_sentence, truncate
 from ablation.report import AblationReport
 from ablation.store import CampaignRecord
-from ablation.view import markup as m
+from ablation.view import markup
 from ablation.view.catalog import Catalog
 from ablation.view.tasks import FILTERS, SORTS, TaskTable
 
@@ -55,34 +55,34 @@ def campaigns_page(catalog: Catalog, suite: str = "", agent: str = "") -> str:
     for r in shown:
         report = _verdict(catalog, r.campaign_id)
         rows.append([
-            m.link(m.campaign_url(r.campaign_id), r.campaign_id, cls="campaign"),
-            m.link(m.suite_url(r.suite_fingerprint), r.suite_fingerprint[:12], cls="suite"),
-            m.esc(r.baseline_agent), m.esc(r.candidate_agent), m.esc(r.created_at[:19]),
-            m.verdict_badge(None if report is None else report.verdict),
-            f'{r.n_trials}/{planned_trials(r)}', f'<span class="status">{m.esc(r.status)}</span>',
+            markup.link(markup.campaign_url(r.campaign_id), r.campaign_id, cls="campaign"),
+            markup.link(markup.suite_url(r.suite_fingerprint), r.suite_fingerprint[:12], cls="suite"),
+            markup.esc(r.baseline_agent), markup.esc(r.candidate_agent), markup.esc(r.created_at[:19]),
+            markup.verdict_badge(None if report is None else report.verdict),
+            f'{r.n_trials}/{planned_trials(r)}', f'<span class="status">{markup.esc(r.status)}</span>',
         ])  # fmt: skip
     form = (
         '<form class="filters" method="get" action="/">'
         f'<label>Suite <select name="suite" class="autosubmit"><option value="">all</option>'
-        f"{m.options(((s, s[:12]) for s in suites), suite)}</select></label> "
+        f"{markup.options(((s, s[:12]) for s in suites), suite)}</select></label> "
         f'<label>Agent <select name="agent" class="autosubmit"><option value="">all</option>'
-        f"{m.options(((a, a) for a in agents), agent)}</select></label> "
+        f"{markup.options(((a, a) for a in agents), agent)}</select></label> "
         '<button type="submit">Filter</button></form>'
     )
     body = form + (
-        m.table(["campaign", "suite", "baseline", "candidate", "created (UTC)", "verdict",
+        markup.table(["campaign", "suite", "baseline", "candidate", "created (UTC)", "verdict",
                  "trials", "status"], rows, tid="campaigns")
         if rows else '<p class="note">No campaign matches.</p>'
     )
-    return m.layout("Campaigns", body, store=str(catalog.path))
+    return markup.layout("Campaigns", body, store=str(catalog.path))
 
 
 def campaign_page(catalog: Catalog, campaign_id: str) -> str:
     """One campaign: status and progress, verdict, gates, headline figures, categories, errors."""
     report, record = catalog.report(campaign_id)
-    tasks = m.campaign_url(campaign_id, "tasks")
+    tasks = markup.campaign_url(campaign_id, "tasks")
     shortcuts = " ".join(
-        m.link(m.url(tasks, show=show), f"{label} ({count})", cls=f"show-{show}")
+        markup.link(markup.url(tasks, show=show), f"{label} ({count})", cls=f"show-{show}")
         for show, label, count in (
             ("all", "Paired tasks", report.n_paired),
             ("regressions", "Regressions", len(report.regressions)),
@@ -92,25 +92,25 @@ def campaign_page(catalog: Catalog, campaign_id: str) -> str:
     )
     running = record.status == "running"
     state = (
-        f'<p id="progress" class="progress">Status <b id="status">{m.esc(record.status)}</b>: '
+        f'<p id="progress" class="progress">Status <b id="status">{markup.esc(record.status)}</b>: '
         f'<span id="trials">{record.n_trials}</span> of {planned_trials(record)} trials stored.'
         + (" This page follows the campaign." if running else "") + "</p>"
     )
-    meta = m.table(["", ""], [
-        ["suite", m.link(m.suite_url(record.suite_fingerprint), record.suite_fingerprint)],
-        ["baseline", m.esc(record.baseline_agent)], ["candidate", m.esc(record.candidate_agent)],
-        ["created", m.esc(record.created_at)], ["runs per task", str(record.config.runs)],
-        ["seed", m.esc(report.provenance.seed)],
+    meta = markup.table(["", ""], [
+        ["suite", markup.link(markup.suite_url(record.suite_fingerprint), record.suite_fingerprint)],
+        ["baseline", markup.esc(record.baseline_agent)], ["candidate", markup.esc(record.candidate_agent)],
+        ["created", markup.esc(record.created_at)], ["runs per task", str(record.config.runs)],
+        ["seed", markup.esc(report.provenance.seed)],
     ], cls="meta")  # fmt: skip
     body = (
-        f'{state}<div class="verdict {m.esc(report.verdict)}" id="verdict">Verdict '
-        f"{m.verdict_badge(report.verdict)} {m.esc(f.summary_sentence(report))}</div>"
-        f'<p class="shortcuts">{shortcuts}</p>{meta}<h2>Gates</h2>{m.gates(report)}'
-        f"<h2>Headline</h2>{m.headline(report)}{_categories(report, tasks)}{_errors(report)}"
+        f'{state}<div class="verdict {markup.esc(report.verdict)}" id="verdict">Verdict '
+        f"{markup.verdict_badge(report.verdict)} {markup.esc(summary_sentence(report))}</div>"
+        f'<p class="shortcuts">{shortcuts}</p>{meta}<h2>Gates</h2>{markup.gates(report)}'
+        f"<h2>Headline</h2>{markup.headline(report)}{_categories(report, tasks)}{_errors(report)}"
         f"{_excluded(report)}"
     )
-    refresh = m.campaign_url(campaign_id).replace("/campaign/", "/api/campaign/", 1) + "/progress"
-    return m.layout(
+    refresh = markup.campaign_url(campaign_id).replace("/campaign/", "/api/campaign/", 1) + "/progress"
+    return markup.layout(
         f"Campaign {campaign_id}", body, store=str(catalog.path), refresh=refresh if running else ""
     )
 
@@ -119,15 +119,15 @@ def _categories(report: AblationReport, tasks: str) -> str:
     if len(report.categories) < 2:
         return ""
     rows = [
-        [m.link(m.url(tasks, category=c.category), c.category), str(c.n),
-         str(c.table.regressions), str(c.table.improvements), m.pct(c.baseline_pass_rate),
-         m.pct(c.candidate_pass_rate), m.number(c.uplift, f.fmt_pp(c.uplift)),
-         m.number(c.adjusted_pvalue, f.fmt_p(c.adjusted_pvalue))]
+        [markup.link(markup.url(tasks, category=c.category), c.category), str(c.n),
+         str(c.table.regressions), str(c.table.improvements), markup.pct(c.baseline_pass_rate),
+         markup.pct(c.candidate_pass_rate), markup.number(c.uplift, fmt_pp(c.uplift)),
+         markup.number(c.adjusted_pvalue, fmt_p(c.adjusted_pvalue))]
         for c in report.categories
     ]  # fmt: skip
     headers = ["category", "tasks", "regressions", "improvements", "baseline", "candidate",
                "uplift", "adjusted p"]  # fmt: skip
-    return "<h2>Categories</h2>" + m.table(headers, rows, tid="categories")
+    return "<h2>Categories</h2>" + markup.table(headers, rows, tid="categories")
 
 
 def _excluded(report: AblationReport) -> str:
@@ -135,14 +135,14 @@ def _excluded(report: AblationReport) -> str:
     if not report.excluded:
         return ""
     rows = [
-        [m.esc(e.task_id), "" if e.run is None else str(e.run), m.esc(e.reason)]
+        [markup.esc(e.task_id), "" if e.run is None else str(e.run), markup.esc(e.reason)]
         for e in report.excluded[:200]
     ]
     more = len(report.excluded) - len(rows)
     note = f'<p class="note">and {more} more (ablation report lists them all)</p>' if more else ""
     return (
         f"<h2>Left out of the pairing ({len(report.excluded)})</h2>"
-        + m.table(["task", "run", "reason"], rows, tid="excluded") + note
+        + markup.table(["task", "run", "reason"], rows, tid="excluded") + note
     )
 
 
@@ -150,11 +150,11 @@ def _errors(report: AblationReport) -> str:
     if report.errors is None or not report.errors.groups:
         return ""
     rows = [
-        [m.esc(g.arm), m.esc(g.stage), m.esc(g.error_type), str(g.count), str(g.n_tasks),
-         f"<pre>{m.esc(f.truncate(g.example or '', 400))}</pre>"]
+        [markup.esc(g.arm), markup.esc(g.stage), markup.esc(g.error_type), str(g.count), str(g.n_tasks),
+         f"<pre>{markup.esc(truncate(g.example or '', 400))}</pre>"]
         for g in report.errors.groups
     ]  # fmt: skip
-    return "<h2>Errors</h2>" + m.table(
+    return "<h2>Errors</h2>" + markup.table(
         ["arm", "stage", "type", "trials", "tasks", "example"], rows, tid="errors"
     )
 
@@ -165,12 +165,12 @@ def _task_rows(table: TaskTable, rows: object, task_base: str) -> list[list[str]
         r = table.row(int(i))
         lat = r["latency"]
         out.append([
-            m.link(m.url(task_base, id=r["task_id"]), r["task_id"], cls="task"),
-            m.esc(r["category"]) + (' <span class="critical">critical</span>' if r["critical"] else ""),
-            f'<span class="outcome {m.esc(r["outcome"].replace(" ", "-"))}">{m.esc(r["outcome"])}</span>'
+            markup.link(markup.url(task_base, id=r["task_id"]), r["task_id"], cls="task"),
+            markup.esc(r["category"]) + (' <span class="critical">critical</span>' if r["critical"] else ""),
+            f'<span class="outcome {markup.esc(r["outcome"].replace(" ", "-"))}">{markup.esc(r["outcome"])}</span>'
             + (' <span class="flaky">flaky</span>' if r["flaky"] else ""),
             "{}/{}".format(*r["baseline"]), "{}/{}".format(*r["candidate"]), str(r["errors"]),
-            m.esc(f.fmt_seconds(lat[0])), m.esc(f.fmt_seconds(lat[1])),
+            markup.esc(fmt_seconds(lat[0])), markup.esc(fmt_seconds(lat[1])),
         ])  # fmt: skip
     return out
 
@@ -187,7 +187,7 @@ def tasks_page(catalog: Catalog, campaign_id: str, params: Mapping[str, str]) ->
         show=show, category=state["category"], query=state["q"], sort=sort, descending=desc,
         page=_int(params.get("page"), 1), size=PAGE_SIZE,
     )
-    base = m.campaign_url(campaign_id, "tasks")
+    base = markup.campaign_url(campaign_id, "tasks")
     heads = []
     for key, label in (("id", "task"), ("category", "category"), ("outcome", "outcome"),
                        ("baseline", "baseline"), ("candidate", "candidate"),
@@ -195,19 +195,19 @@ def tasks_page(catalog: Catalog, campaign_id: str, params: Mapping[str, str]) ->
                        ("latency_c", "candidate latency")):  # fmt: skip
         flip = "" if (sort == key and desc) or sort != key else "desc"
         arrow = (" ▼" if desc else " ▲") if sort == key else ""
-        heads.append(m.link(m.url(base, **{**state, "sort": key, "dir": flip}), label + arrow,
+        heads.append(markup.link(markup.url(base, **{**state, "sort": key, "dir": flip}), label + arrow,
                             cls=f"sort-{key}"))  # fmt: skip
-    rows = _task_rows(table, page.rows, m.campaign_url(campaign_id, "task"))
+    rows = _task_rows(table, page.rows, markup.campaign_url(campaign_id, "task"))
     head = "".join(f"<th>{h}</th>" for h in heads)
     body_rows = "".join("<tr>" + "".join(f"<td>{c}</td>" for c in r) + "</tr>" for r in rows)
     grid = f'<table id="tasks"><thead><tr>{head}</tr></thead><tbody>{body_rows}</tbody></table>'
     body = (
-        f"<p>{m.link(m.campaign_url(campaign_id), 'Back to the campaign')}</p>"
+        f"<p>{markup.link(markup.campaign_url(campaign_id), 'Back to the campaign')}</p>"
         f"{_filter_form(base, state, table)}"
         f'<p class="count" id="count">{page.total} of {len(table)} tasks '
         f"(page {page.page} of {page.pages})</p>{grid}{_pager(base, state, page.page, page.pages)}"
     )
-    return m.layout(f"Tasks of {record.campaign_id}", body, store=str(catalog.path))
+    return markup.layout(f"Tasks of {record.campaign_id}", body, store=str(catalog.path))
 
 
 def _int(text: str | None, default: int) -> int:
@@ -218,15 +218,15 @@ def _int(text: str | None, default: int) -> int:
 
 
 def _filter_form(base: str, state: Mapping[str, str], table: TaskTable) -> str:
-    shows = m.options(((s, s) for s in FILTERS), state["show"])
-    cats = m.options(((c, c) for c in table.categories), state["category"])
+    shows = markup.options(((s, s) for s in FILTERS), state["show"])
+    cats = markup.options(((c, c) for c in table.categories), state["category"])
     return (
-        f'<form class="filters" id="task-filters" method="get" action="{m.esc(base)}">'
+        f'<form class="filters" id="task-filters" method="get" action="{markup.esc(base)}">'
         f'<label>Show <select name="show" class="autosubmit">{shows}</select></label> '
         f'<label>Category <select name="category" class="autosubmit"><option value="">all'
         f"</option>{cats}</select></label> "
-        f'<label>Search id <input type="search" name="q" value="{m.esc(state["q"])}"></label>'
-        f'{m.hidden({"sort": state["sort"], "dir": state["dir"]})}'
+        f'<label>Search id <input type="search" name="q" value="{markup.esc(state["q"])}"></label>'
+        f'{markup.hidden({"sort": state["sort"], "dir": state["dir"]})}'
         '<button type="submit">Apply</button></form>'
     )
 
@@ -236,8 +236,8 @@ def _pager(base: str, state: Mapping[str, str], page: int, pages: int) -> str:
         return ""
     parts = []
     if page > 1:
-        parts.append(m.link(m.url(base, **state, page=page - 1), "← previous", cls="prev"))
+        parts.append(markup.link(markup.url(base, **state, page=page - 1), "← previous", cls="prev"))
     if page < pages:
-        parts.append(m.link(m.url(base, **state, page=page + 1), "next →", cls="next"))
+        parts.append(markup.link(markup.url(base, **state, page=page + 1), "next →", cls="next"))
     return f'<p class="pager">{" ".join(parts)}</p>'
 

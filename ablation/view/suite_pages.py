@@ -16,10 +16,10 @@ import itertools
 from collections.abc import Mapping
 
 from ablation.errors import AblationError
-from ablation.render import _format as f
+from ablation.render._format import fmt_interval, fmt_pct, summary_sentence
 from ablation.report import AblationReport
 from ablation.store import CampaignRecord
-from ablation.view import markup as m
+from ablation.view import markup
 from ablation.view.catalog import ARMS, ArmRef, Catalog
 
 __all__ = ["FLIPS_SHOWN", "compare_page", "flips", "history_page"]
@@ -34,15 +34,15 @@ def _arm_options(records: list[CampaignRecord], selected: str) -> str:
          f"{r.campaign_id} {arm} ({r.baseline_agent if arm == 'baseline' else r.candidate_agent})")
         for r in records for arm in ARMS
     ]  # fmt: skip
-    return m.options(values, selected)
+    return markup.options(values, selected)
 
 
 def _ids(ids: list[str], tid: str, campaign_id: str) -> str:
     if not ids:
         return f'<p class="note" id="{tid}">None.</p>'
-    base = m.campaign_url(campaign_id, "task")
+    base = markup.campaign_url(campaign_id, "task")
     items = "".join(
-        f'<li>{m.link(m.url(base, id=i), i, cls="task-id")}</li>' for i in ids[:1000]
+        f'<li>{markup.link(markup.url(base, id=i), i, cls="task-id")}</li>' for i in ids[:1000]
     )
     more = f'<p class="note">and {len(ids) - 1000} more</p>' if len(ids) > 1000 else ""
     return f'<ul class="ids" id="{tid}">{items}</ul>{more}'
@@ -62,7 +62,7 @@ def compare_page(catalog: Catalog, params: Mapping[str, str]) -> str:
     body = form
     if base_text and cand_text:
         body += _comparison(catalog, base_text, cand_text)
-    return m.layout("Compare two campaigns", body, store=str(catalog.path))
+    return markup.layout("Compare two campaigns", body, store=str(catalog.path))
 
 
 def _comparison(catalog: Catalog, base_text: str, cand_text: str) -> str:
@@ -76,11 +76,11 @@ def _comparison(catalog: Catalog, base_text: str, cand_text: str) -> str:
             )
         report = catalog.compare(base, cand)
     except (ValueError, AblationError) as exc:
-        return f'<p class="error" id="compare-error">{m.esc(exc)}</p>'
+        return f'<p class="error" id="compare-error">{markup.esc(exc)}</p>'
     return (
-        f'<div class="verdict {m.esc(report.verdict)}" id="verdict">Verdict '
-        f"{m.verdict_badge(report.verdict)} {m.esc(f.summary_sentence(report))}</div>"
-        f"<h2>Gates</h2>{m.gates(report)}<h2>Headline</h2>{m.headline(report)}"
+        f'<div class="verdict {markup.esc(report.verdict)}" id="verdict">Verdict '
+        f"{markup.verdict_badge(report.verdict)} {markup.esc(summary_sentence(report))}</div>"
+        f"<h2>Gates</h2>{markup.gates(report)}<h2>Headline</h2>{markup.headline(report)}"
         f"<h2>Regressions ({len(report.regressions)})</h2>"
         f"{_ids(report.regressions, 'regressions', cand.campaign_id)}"
         f"<h2>Improvements ({len(report.improvements)})</h2>"
@@ -123,11 +123,11 @@ def _plot(points: list[tuple[CampaignRecord, AblationReport]]) -> str:
         x = pad + k * step if len(points) > 1 else width / 2
         ci = report.candidate.pass_rate_ci
         y = [height - pad - v * (height - 2 * pad) for v in (report.candidate.pass_rate, ci.low, ci.high)]
-        title = f"{record.campaign_id}: {f.fmt_pct(report.candidate.pass_rate)} {f.fmt_interval(ci, 'pct')}"
+        title = f"{record.campaign_id}: {fmt_pct(report.candidate.pass_rate)} {fmt_interval(ci, 'pct')}"
         marks.append(
             f'<line class="ci" x1="{x:.1f}" x2="{x:.1f}" y1="{y[1]:.1f}" y2="{y[2]:.1f}"/>'
             f'<circle class="point" cx="{x:.1f}" cy="{y[0]:.1f}" r="5" '
-            f'data-campaign="{m.esc(record.campaign_id)}"><title>{m.esc(title)}</title></circle>'
+            f'data-campaign="{markup.esc(record.campaign_id)}"><title>{markup.esc(title)}</title></circle>'
         )
     axis = "".join(
         f'<line class="grid" x1="{pad}" x2="{width - pad}" y1="{height - pad - v * (height - 2 * pad):.1f}" '
@@ -151,27 +151,27 @@ def history_page(catalog: Catalog, fingerprint: str) -> str:
         except AblationError:
             continue
     rows = [
-        [m.link(m.campaign_url(r.campaign_id), r.campaign_id), m.esc(r.created_at[:19]),
-         m.esc(r.candidate_agent), m.pct(rep.candidate.pass_rate),
-         m.interval(rep.candidate.pass_rate_ci), m.esc(r.baseline_agent),
-         m.pct(rep.baseline.pass_rate), m.verdict_badge(rep.verdict)]
+        [markup.link(markup.campaign_url(r.campaign_id), r.campaign_id), markup.esc(r.created_at[:19]),
+         markup.esc(r.candidate_agent), markup.pct(rep.candidate.pass_rate),
+         markup.interval(rep.candidate.pass_rate_ci), markup.esc(r.baseline_agent),
+         markup.pct(rep.baseline.pass_rate), markup.verdict_badge(rep.verdict)]
         for r, rep in points
     ]  # fmt: skip
     headers = ["campaign", "created (UTC)", "candidate", "pass rate", "interval", "baseline",
                "pass rate", "verdict"]  # fmt: skip
     flipped = flips(catalog, [r for r, _ in points])
     flip_rows = [
-        [m.esc(tid), str(n), f'<code>{m.esc(marks)}</code>'] for tid, n, marks in flipped[:FLIPS_SHOWN]
+        [markup.esc(tid), str(n), f'<code>{markup.esc(marks)}</code>'] for tid, n, marks in flipped[:FLIPS_SHOWN]
     ]
     flip_html = (
-        m.table(["task", "flips", "candidate outcome per campaign (P pass, F fail, M mixed)"],
+        markup.table(["task", "flips", "candidate outcome per campaign (P pass, F fail, M mixed)"],
                 flip_rows, tid="flips")
         if flip_rows else '<p class="note" id="flips">No task changed outcome across campaigns.</p>'
     )
     body = (
-        f'<p>Suite <code>{m.esc(fingerprint)}</code>: {len(points)} campaign(s), oldest first. '
+        f'<p>Suite <code>{markup.esc(fingerprint)}</code>: {len(points)} campaign(s), oldest first. '
         "The candidate's pass rate with its interval:</p>"
-        f"{_plot(points) if points else ''}{m.table(headers, rows, tid='history')}"
+        f"{_plot(points) if points else ''}{markup.table(headers, rows, tid='history')}"
         f"<h2>Tasks that flip most often</h2>{flip_html}"
     )
-    return m.layout("Suite history", body, store=str(catalog.path))
+    return markup.layout("Suite history", body, store=str(catalog.path))

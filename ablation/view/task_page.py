@@ -14,9 +14,9 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from ablation.render import _format as f
+from ablation.render._format import DASH, fmt_float, fmt_seconds, output_text, truncate
 from ablation.schema import TaskResult
-from ablation.view import markup as m
+from ablation.view import markup
 from ablation.view.catalog import ARMS, Catalog
 from ablation.view.diff import word_diff
 from ablation.view.traces import side_by_side
@@ -39,12 +39,12 @@ def _json(value: Any) -> str:
 
 def _pre(text: str, cls: str = "") -> str:
     klass = f' class="{cls}"' if cls else ""
-    return f"<pre{klass}>{m.esc(f.truncate(text, OUTPUT_LIMIT))}</pre>"
+    return f"<pre{klass}>{markup.esc(truncate(text, OUTPUT_LIMIT))}</pre>"
 
 
 def _verdict(t: TaskResult) -> str:
     if t.status != "completed":
-        return f'<span class="status-fail">{m.esc(t.status.upper())}</span>'
+        return f'<span class="status-fail">{markup.esc(t.status.upper())}</span>'
     word = "PASS" if t.passed else "FAIL"
     return f'<span class="status-{word.lower()}">{word}</span>'
 
@@ -62,19 +62,19 @@ def _trial(t: TaskResult) -> str:
     extra = _extra(t)
     facts = [
         ["verdict", _verdict(t)],
-        ["latency", m.esc(f.fmt_seconds(t.latency_s))],
+        ["latency", markup.esc(fmt_seconds(t.latency_s))],
         ["attempts", str(t.attempts)],
     ]
     if t.cost is not None:
-        facts.append(["cost", m.esc(f.fmt_float(t.cost))])
+        facts.append(["cost", markup.esc(fmt_float(t.cost))])
     if t.tokens is not None:
         facts.append(["tokens", str(t.tokens)])
     for name, value in sorted({**t.quality, **t.metrics}.items()):
-        facts.append([m.esc(name), m.esc(f.fmt_float(value))])
-    parts = [m.table(["", ""], facts, cls="facts")]
+        facts.append([markup.esc(name), markup.esc(fmt_float(value))])
+    parts = [markup.table(["", ""], facts, cls="facts")]
     if t.error is not None:
         where = f" ({t.error_stage})" if t.error_stage else ""
-        parts.append(f"<h4>Error{m.esc(where)}</h4>{_pre(t.error, 'error')}")
+        parts.append(f"<h4>Error{markup.esc(where)}</h4>{_pre(t.error, 'error')}")
         if t.error_traceback:
             parts.append(f"<details><summary>Traceback</summary>{_pre(t.error_traceback)}</details>")
     if t.attempt_errors:
@@ -83,18 +83,18 @@ def _trial(t: TaskResult) -> str:
         parts.append(f"<h4>Verifier note</h4>{_pre(t.verifier_note)}")
     if t.quality_errors:
         parts.append(f"<h4>Scorer errors</h4>{_pre(_json(t.quality_errors), 'error')}")
-    parts.append(f'<h4>Output</h4>{_pre(f.output_text(t.output), "output")}')
+    parts.append(f'<h4>Output</h4>{_pre(output_text(t.output), "output")}')
     for name, value in sorted(extra.items()):
-        parts.append(f"<h4>{m.esc(name)}</h4>{_pre(_json(value), 'extra')}")
+        parts.append(f"<h4>{markup.esc(name)}</h4>{_pre(_json(value), 'extra')}")
     return (
-        f'<div class="trial {m.esc(t.arm)}" data-arm="{m.esc(t.arm)}" data-run="{t.run}">'
-        f"<h3>{m.esc(t.arm)}, run {t.run}</h3>{''.join(parts)}</div>"
+        f'<div class="trial {markup.esc(t.arm)}" data-arm="{markup.esc(t.arm)}" data-run="{t.run}">'
+        f"<h3>{markup.esc(t.arm)}, run {t.run}</h3>{''.join(parts)}</div>"
     )
 
 
 def _task_facts(catalog: Catalog, campaign_id: str, task_id: str, trials: list[TaskResult]) -> str:
     first = trials[0] if trials else None
-    rows = [["category", m.esc(first.category or "default") if first else f.DASH],
+    rows = [["category", markup.esc(first.category or "default") if first else DASH],
             ["critical", "yes" if first and first.critical else "no"]]  # fmt: skip
     task = catalog.task(campaign_id, task_id)
     if task is None:
@@ -105,11 +105,11 @@ def _task_facts(catalog: Catalog, campaign_id: str, task_id: str, trials: list[T
             else "The store keeps no task inputs: start the viewer with --suite PATH to show the "
             "input and expected output."
         )
-        return m.table(["", ""], rows, cls="meta") + f'<p class="note">{m.esc(note)}</p>'
+        return markup.table(["", ""], rows, cls="meta") + f'<p class="note">{markup.esc(note)}</p>'
     return (
-        m.table(["", ""], rows, cls="meta")
-        + f'<h2>Input</h2>{_pre(f.output_text(task.input_data), "input")}'
-        + f'<h2>Expected</h2>{_pre(f.output_text(task.expected_output), "expected")}'
+        markup.table(["", ""], rows, cls="meta")
+        + f'<h2>Input</h2>{_pre(output_text(task.input_data), "input")}'
+        + f'<h2>Expected</h2>{_pre(output_text(task.expected_output), "expected")}'
     )
 
 
@@ -130,7 +130,7 @@ def task_page(catalog: Catalog, campaign_id: str, task_id: str) -> str:
         outcome = "improvement"
     by_arm = {arm: [t for t in trials if t.arm == arm] for arm in ARMS}
     columns = "".join(
-        f'<div class="arm" id="arm-{arm}"><h2>{arm.capitalize()}: {m.esc(name)}</h2>'
+        f'<div class="arm" id="arm-{arm}"><h2>{arm.capitalize()}: {markup.esc(name)}</h2>'
         + "".join(_trial(t) for t in by_arm[arm])
         + ("" if by_arm[arm] else '<p class="note">No trial stored.</p>')
         + "</div>"
@@ -138,17 +138,17 @@ def task_page(catalog: Catalog, campaign_id: str, task_id: str) -> str:
     )
     diff = ""
     if by_arm["baseline"] and by_arm["candidate"]:
-        before = f.output_text(by_arm["baseline"][0].output)
-        after = f.output_text(by_arm["candidate"][0].output)
+        before = output_text(by_arm["baseline"][0].output)
+        after = output_text(by_arm["candidate"][0].output)
         diff = (
             '<h2>Output diff (first run: <del>baseline only</del> <ins>candidate only</ins>)</h2>'
             f'<div id="diff">{word_diff(before, after)}</div>'
         ) + side_by_side(_extra(by_arm["baseline"][0]), _extra(by_arm["candidate"][0]))
-    back = m.url(m.campaign_url(campaign_id, "tasks"))
+    back = markup.url(markup.campaign_url(campaign_id, "tasks"))
     body = (
-        f"<p>{m.link(back, 'Back to the tasks')} · outcome "
-        f'<span class="outcome" id="outcome">{m.esc(outcome)}</span></p>'
+        f"<p>{markup.link(back, 'Back to the tasks')} · outcome "
+        f'<span class="outcome" id="outcome">{markup.esc(outcome)}</span></p>'
         f"{_task_facts(catalog, campaign_id, task_id, trials)}{diff}"
         f'<div class="sbs">{columns}</div>'
     )
-    return m.layout(f"Task {task_id}", body, store=str(catalog.path))
+    return markup.layout(f"Task {task_id}", body, store=str(catalog.path))

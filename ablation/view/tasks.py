@@ -21,7 +21,7 @@ from typing import Any
 import numpy as np
 
 from ablation.analysis.breakdowns import classify
-from ablation.analysis.columnar import pair_columns
+from ablation.analysis.pair_arms import pair_columns
 from ablation.analysis.sequential import apply_sequential
 from ablation.columns import TrialColumns
 from ablation.config import CampaignConfig

@@ -18,9 +18,9 @@ from helpers.random_trials import columns_equal as _columns_equal
 from helpers.random_trials import trial as _trial
 
 from ablation.analysis.build import build_report, compare_results, report_from_results
-from ablation.analysis.columnar import pair_columns
+from ablation.analysis.in_memory import records_to_columns, results_to_columns
+from ablation.analysis.pair_arms import pair_columns
 from ablation.analysis.stored import StoredTrials, report_from_store
-from ablation.analysis.tocolumns import records_to_columns, results_to_columns
 from ablation.columns import TrialColumns, fields_given
 from ablation.config import CampaignConfig, Provenance
 from ablation.errors import InputError
@@ -417,7 +417,7 @@ def test_an_arm_with_the_same_ids_in_order_shares_the_other_arms_column(records:
     """The second arm's task ids are the first's array when they are the same ids in the same
     order (no new object array: 8 MB at a million rows), and its own otherwise; ``change``
     renames one id, at a chunk's first or last row among others."""
-    from ablation.analysis.tocolumns import side_columns
+    from ablation.analysis.in_memory import side_columns
 
     ids = [f"t{i:05d}" for i in range(8_200)]  # two full chunks of 4,096 and a short one
     other = list(ids)

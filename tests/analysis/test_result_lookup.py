@@ -6,7 +6,7 @@ import random
 
 import pytest
 
-from ablation.analysis.tocolumns import ResultLookup, records_to_columns, results_to_columns
+from ablation.analysis.in_memory import ResultLookup, records_to_columns, results_to_columns
 from ablation.schema import TaskResult
 
 
@@ -56,7 +56,7 @@ def _first_runs(rows: list[TaskResult]) -> dict[str, TaskResult]:
 @pytest.mark.parametrize(("seed", "ordered"), [(3, False), (4, False), (5, True)])
 def test_the_pairings_lookup_finds_what_a_dict_index_finds(seed: int, ordered: bool) -> None:
     """``pair_columns`` hands the lookup its own sorted keys; the rows found must not change."""
-    from ablation.analysis.columnar import pair_columns
+    from ablation.analysis.pair_arms import pair_columns
 
     arms = {"baseline": _rows(seed), "candidate": [r.model_copy(update={"arm": "candidate"}) for r in _rows(seed + 10)]}
     if ordered:  # rows already in (task, run) order: the keys are not sorted again
@@ -77,7 +77,7 @@ def test_the_pairings_lookup_finds_what_a_dict_index_finds(seed: int, ordered: b
 
 def test_a_lookup_over_other_columns_keeps_its_own_index() -> None:
     """Columns equal to but not the ones paired: their rows may differ, so nothing is shared."""
-    from ablation.analysis.columnar import pair_columns
+    from ablation.analysis.pair_arms import pair_columns
 
     rows = {arm: [TaskResult(task_id=t, arm=arm) for t in ("a", "b")] for arm in ("baseline", "candidate")}
     lookup = ResultLookup({arm: (r[::-1], results_to_columns(r[::-1], arm)) for arm, r in rows.items()})
@@ -90,7 +90,7 @@ def test_a_lookup_over_other_columns_keeps_its_own_index() -> None:
 def test_many_finds_what_one_lookup_at_a_time_finds(seed: int, ordered: bool) -> None:
     """``many`` (the drill-downs' one search per arm) returns exactly the trials that single
     look-ups find, absent keys left out, with the pairing's keys and with the lookup's own index."""
-    from ablation.analysis.columnar import pair_columns
+    from ablation.analysis.pair_arms import pair_columns
 
     arms = {"baseline": _rows(seed), "candidate": [r.model_copy(update={"arm": "candidate"}) for r in _rows(seed + 10)]}
     if ordered:

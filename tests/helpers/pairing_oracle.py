@@ -1,7 +1,7 @@
 """The per-trial object path of pairing, kept as the oracle the array path is checked against.
 
 :func:`pair_results` streams trial objects one by one into per-task sums (a Python loop per
-trial, written independently of :func:`ablation.analysis.columnar.pair_columns`: the same
+trial, written independently of :func:`ablation.analysis.pair_arms.pair_columns`: the same
 inventory rules, exclusions and means); :func:`report_by_objects` builds the report from it, and
 :func:`pair_arrays` builds :class:`PairedData` straight from aligned verdict arrays (one run per
 task), for tests that want a given 2x2 table. The library pairs only with ``pair_columns``.

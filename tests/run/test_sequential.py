@@ -21,8 +21,7 @@ from helpers import slow_suite
 from ablation import CampaignConfig, RunStore, TaskResult, run_ablation_campaign
 from ablation.agents.callables import as_agent
 from ablation.analysis.build import compare_results
-from ablation.analysis.sequential import sequential_order
-from ablation.analysis.sequential_subset import STOPPED_EARLY
+from ablation.analysis.sequential import STOPPED_EARLY, sequential_order
 from ablation.config import GatePolicy, SequentialPolicy
 from ablation.errors import StopCampaign
 from ablation.run.sequential import SequentialSink, sequential_tasks

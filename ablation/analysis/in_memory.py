@@ -1,7 +1,7 @@
 """Trials held as Python objects or dict records, turned into :class:`TrialColumns` in one pass.
 
 ``compare_results`` receives lists of :class:`~ablation.schema.TaskResult` (or dict records with
-the same fields); pairing them goes through :func:`~ablation.analysis.columnar.pair_columns`,
+the same fields); pairing them goes through :func:`~ablation.analysis.pair_arms.pair_columns`,
 so each field is read once per trial into an array and everything after is numpy. The trials
 themselves stay where they are: :class:`ResultLookup` finds the few a drill-down shows.
 
