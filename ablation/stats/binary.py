@@ -202,6 +202,14 @@ def _mcnemar_asymptotic(
     return McNemarResult(float(z), p, f"{label} (one-sided: {side})", alternative, b, c)
 
 
+def _proportion_args(k: int, n: int, confidence_level: float) -> tuple[int, int, float]:
+    """``(k, n, level)`` checked: counts, ``k <= n``, a level in (0, 1)."""
+    k, n = as_count(k, "k"), as_count(n, "n")
+    if k > n:
+        raise ValueError(f"k ({k}) cannot exceed n ({n})")
+    return k, n, check_level(confidence_level)
+
+
 def wilson_interval(k: int, n: int, *, confidence_level: float = 0.95) -> ProportionResult:
     """Wilson (1927) score interval for a binomial proportion.
 
@@ -217,11 +225,7 @@ def wilson_interval(k: int, n: int, *, confidence_level: float = 0.95) -> Propor
     Returns:
         A :class:`ProportionResult`.
     """
-    k = as_count(k, "k")
-    n = as_count(n, "n")
-    if k > n:
-        raise ValueError(f"k ({k}) cannot exceed n ({n})")
-    level = check_level(confidence_level)
+    k, n, level = _proportion_args(k, n, confidence_level)
     if n == 0:
         return ProportionResult(
             0.0, ConfidenceInterval(0.0, 1.0), "Wilson score interval (n = 0: no data)", 0, 0
@@ -251,11 +255,7 @@ def clopper_pearson_interval(k: int, n: int, *, confidence_level: float = 0.95) 
     Returns:
         A :class:`ProportionResult`.
     """
-    k = as_count(k, "k")
-    n = as_count(n, "n")
-    if k > n:
-        raise ValueError(f"k ({k}) cannot exceed n ({n})")
-    level = check_level(confidence_level)
+    k, n, level = _proportion_args(k, n, confidence_level)
     if n == 0:
         return ProportionResult(
             0.0,
