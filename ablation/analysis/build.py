@@ -25,7 +25,7 @@ import numpy as np
 
 from ablation.analysis import breakdowns as bd
 from ablation.analysis import headline as hl
-from ablation.analysis.background import in_background
+from ablation.analysis.background import import_report_statistics, in_background
 from ablation.analysis.details import details
 from ablation.analysis.failures import error_summary, errored_regressions
 from ablation.analysis.gates import evaluate_gates
@@ -393,6 +393,7 @@ def compare_columns(
     """
     from ablation.analysis.pair_arms import pair_columns
 
+    import_report_statistics(max(len(baseline), len(candidate)))  # before the pairing's lists
     config, provenance = config or CampaignConfig(), Provenance(
         baseline_agent=names[0], candidate_agent=names[1], source="compare")
     data = pair_columns(baseline, candidate, expected_ids=expected_ids, on_error=config.on_error,

@@ -229,7 +229,7 @@ def uplift(data: PairedData, table: PairTable, config: CampaignConfig) -> Uplift
 
 def noninferiority(data: PairedData, table: PairTable, config: CampaignConfig) -> NonInferiority | None:
     margin = config.gates.noninferiority_margin
-    if margin is None or not data.task_ids:
+    if margin is None or not len(data.task_ids):
         return None
     alpha = config.alpha
     level = 1 - 2 * alpha

@@ -232,7 +232,7 @@ def pair_columns(
         dropped, paired = _excluded_by_errors(uniq, paired, summed, failures)
         excluded += dropped
     columns = [_take(s, paired) for s in summed]
-    task_ids = (uniq if len(paired) == size else uniq[paired]).tolist()
+    task_ids = uniq if len(paired) == size else uniq[paired]  # an object array: no list the collector walks
     excluded += _unmatched(arms, keys, uniq, paired)
     categories, families, critical = _labels(arms, codes, size, paired, task_ids, task_map)
     return PairedData(
@@ -359,9 +359,9 @@ def _labels(
     codes: list[NDArray[np.int64]],
     size: int,
     paired: NDArray[np.int64],
-    task_ids: list[str],
+    task_ids: NDArray[np.object_],
     task_map: Mapping[str, AblationTask],
-) -> tuple[list[str] | NDArray[np.object_], list[str], NDArray[np.bool_]]:
+) -> tuple[list[str] | NDArray[np.object_], list[str] | NDArray[np.object_], NDArray[np.bool_]]:
     """Category, family and critical flag of each paired task (the suite's, else the trials')."""
     if task_map:
         chosen = [task_map[tid] for tid in task_ids if tid in task_map]

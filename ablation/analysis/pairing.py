@@ -32,7 +32,8 @@ class PairedData:
     """Everything the analysis needs, paired by task.
 
     Attributes:
-        task_ids: Sorted ids of the paired tasks.
+        task_ids: Sorted ids of the paired tasks (an object array from the pairing: no list of a
+            million references for the cyclic collector to walk; test with ``len``).
         categories: Category of each paired task; when no task has one, a read-only constant
             column of ``"default"`` (:func:`ablation.columns.constant_column`: no list of a
             million references).
@@ -55,9 +56,9 @@ class PairedData:
             columns hold every count (one completed trial per task, no cost).
     """
 
-    task_ids: list[str]
+    task_ids: list[str] | NDArray[np.object_]
     categories: list[str] | NDArray[np.object_]
-    families: list[str]
+    families: list[str] | NDArray[np.object_]
     critical: np.ndarray
     baseline: ArmColumns
     candidate: ArmColumns

@@ -9,6 +9,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from typing import Any
 
+from ablation.analysis.background import import_report_statistics
 from ablation.analysis.build import build_report
 from ablation.analysis.pair_arms import pair_columns
 from ablation.config import CampaignConfig, Provenance
@@ -96,6 +97,7 @@ def report_from_store(
     tasks are kept in the store; without them (``ablation report``), they are read back from it.
     """
     baseline, candidate = store.campaign_columns(campaign_id)
+    import_report_statistics(max(len(baseline), len(candidate)))  # before the pairing's lists
     data = pair_columns(
         baseline,
         candidate,

@@ -87,7 +87,7 @@ class SequentialSink:
             for arm in ("baseline", "candidate")
         ]
         data = pair_columns(*arms, on_error=self._on_error)
-        if not data.task_ids:
+        if not len(data.task_ids):
             return None
         return float(data.candidate.fraction[0] - data.baseline.fraction[0])
 
