@@ -347,7 +347,7 @@ def main() -> int:
     big = args.big or (1000 if args.quick else 1_000_000)
     sizes = [int(s) for s in args.sizes.split(",")] if args.sizes else (
         [100, 1000] if args.quick else [1000, 10_000, 100_000, 1_000_000])
-    sync_n, async_n = (500, 100) if args.quick else (10_000, 1000)
+    sync_n, async_n = (50, 10) if args.quick else (10_000, 1000)  # quick: a smoke run, not a figure
     print(f"load average: {os.getloadavg()}")
     if args.no_bytecode:
         print("bytecode: not compiled first (PYTHONDONTWRITEBYTECODE="

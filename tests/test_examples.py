@@ -86,6 +86,13 @@ def _ok(run: Run, code: int = 0) -> str:
     return run.stdout
 
 
+def test_the_group_keeps_the_scripts_on_one_worker(request: pytest.FixtureRequest) -> None:
+    # under --dist loadgroup a grouped test's id ends in @GROUP, which is what sends the whole
+    # group to one worker (else each worker would run all nine scripts for its share of tests)
+    grouped = getattr(request.config.option, "loadgroup", False)  # set on a loadgroup worker
+    assert request.node.nodeid.endswith("@examples") == grouped, request.node.nodeid
+
+
 def test_every_example_is_tested() -> None:
     assert {p.stem for p in EXAMPLES.glob("*.py")} == set(SCRIPTS)
 

@@ -18,6 +18,9 @@ def test_main_entry_exits_with_the_code_of_main_after_freezing(
 ) -> None:
     calls: list[str] = []
     monkeypatch.setattr(cli_main, "main", lambda: calls.append("main") or code)
+    # this runs inside the test process, where another test may have left a daemon thread
+    # (dask's offload thread): the command's exit without teardown would end the test process
+    monkeypatch.setattr(cli_main, "_abandoned_threads", lambda: False)
     monkeypatch.setattr(cli_main.gc, "freeze", lambda: calls.append("freeze"))
     with pytest.raises(SystemExit) as exc:
         cli_main.main_entry()
