@@ -42,7 +42,7 @@ REPORT_STATISTICS = (
     "numpy.random",
 )
 
-#: What a report of at least :data:`LARGE` pairs adds: its exact MDE's module, and scipy's
+#: What a report of at least :data:`LARGE` rows adds: its exact MDE's module, and scipy's
 #: binomial tails, which the MDE's bulk tails use at that size.
 LARGE_REPORT_STATISTICS = ("ablation.stats.power", "scipy.special")
 LARGE = 100_000
@@ -51,16 +51,19 @@ T = TypeVar("T")
 
 
 def import_report_statistics(n_rows: int) -> None:
-    """Import the statistics a report of ``n_rows`` rows per arm will call, now, on this thread.
+    """Import the statistics a large report (``n_rows`` rows per arm, at least :data:`LARGE`)
+    calls, now, on this thread.
 
     For a caller about to build its million-entry pairing: an import allocates thousands of
     objects, and each collection of the cyclic collector it triggers walks every container still
     young, such as a fresh list of a million task ids (~0.25 s at 1e6 pairs when these imports
     ran after the pairing). The modules are imported once per process either way.
     """
-    for name in (*REPORT_STATISTICS, *(LARGE_REPORT_STATISTICS if n_rows >= LARGE else ())):
+    if n_rows < LARGE:
+        return  # a small report imports what it calls when it calls it (start-up counts)
+    for name in (*REPORT_STATISTICS, *LARGE_REPORT_STATISTICS):
         if name not in sys.modules:
-            importlib.import_module(name)
+            __import__(name)  # the import statement's machinery: ``-X importtime`` lists it
 
 
 @contextlib.contextmanager

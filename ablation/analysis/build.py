@@ -23,8 +23,7 @@ from typing import Any, Literal
 
 import numpy as np
 
-from ablation.analysis import breakdowns as bd
-from ablation.analysis import headline as hl
+from ablation.analysis import breakdowns, headline
 from ablation.analysis.background import import_report_statistics, in_background
 from ablation.analysis.details import details
 from ablation.analysis.failures import error_summary, errored_regressions
@@ -185,7 +184,7 @@ def _parts(
         "cost": _cost(data, config),
         "quality": _quality(data, config),
         "metrics": _metrics(data, config),
-        "categories": bd.categories(data, masks, config, overall) if len(data.task_ids) else [],
+        "categories": breakdowns.categories(data, masks, config, overall) if len(data.task_ids) else [],
         "details": details(data, masks),
     }
 
@@ -216,17 +215,17 @@ def build_report(
 
         data, sequential = apply_sequential(data, config)
     level = config.confidence_level
-    masks = bd.classify(data)
-    table = bd.table(masks)
-    mde_call = functools.partial(hl.minimum_detectable, data, table, config.alpha)
+    masks = breakdowns.classify(data)
+    table = breakdowns.table(masks)
+    mde_call = functools.partial(headline.minimum_detectable, data, table, config.alpha)
     with in_background(mde_call, len(data.task_ids) >= _PARALLEL) as mde_result:
-        regressions, improvements = bd.ids(data, masks[1]), bd.ids(data, masks[2])
-        critical_regressions, critical_flaky = hl.critical_ids(data, masks)
-        mcnemar = hl.mcnemar_summary(table.regressions, table.improvements, data.runs)
-        test = hl.uplift_test(data, table, config.alpha)
-        uplift = hl.uplift(data, table, config)
+        regressions, improvements = breakdowns.ids(data, masks[1]), breakdowns.ids(data, masks[2])
+        critical_regressions, critical_flaky = headline.critical_ids(data, masks)
+        mcnemar = headline.mcnemar_summary(table.regressions, table.improvements, data.runs)
+        test = headline.uplift_test(data, table, config.alpha)
+        uplift = headline.uplift(data, table, config)
         n = len(data.task_ids)
-        repeated, flaky = (bd.repeated(data, config) if data.runs > 1 and n else (None, []))
+        repeated, flaky = (breakdowns.repeated(data, config) if data.runs > 1 and n else (None, []))
         prov = _provenance(provenance or Provenance(), data, config, mcnemar, uplift)
         parts = _parts(data, masks, config, (regressions, improvements))
         lat = censored_latency(data, config.timeout_s)
@@ -243,27 +242,27 @@ def build_report(
         improvements=[],
         critical_regressions=[],
         critical_flaky=critical_flaky,
-        baseline=hl.arm_summary(data, "baseline", prov.baseline_agent, level, lat.baseline, lat.candidate),
-        candidate=hl.arm_summary(data, "candidate", prov.candidate_agent, level, lat.candidate, lat.baseline),
+        baseline=headline.arm_summary(data, "baseline", prov.baseline_agent, level, lat.baseline, lat.candidate),
+        candidate=headline.arm_summary(data, "candidate", prov.candidate_agent, level, lat.candidate, lat.baseline),
         mcnemar=mcnemar,
         uplift=uplift,
         latency=latency,
         **parts,
         flaky=flaky,
         repeated=repeated,
-        noninferiority=hl.noninferiority(data, table, config),
+        noninferiority=headline.noninferiority(data, table, config),
         minimum_detectable_effect=mde,
         minimum_detectable_effect_method=mde_method,
         metric_noninferiority=metric_noninferiority(data, config),
         errors=error_summary(data),
         errored_regressions=errored_regressions(data, regressions),
-        zero_regression_upper_bound=hl.zero_bound(table, n, level),
+        zero_regression_upper_bound=headline.zero_bound(table, n, level),
         summary=_summary(table, test),
         uplift_test=test,
         provenance=prov,
         sequential=sequential,
     )
-    report = bd.with_ids(
+    report = breakdowns.with_ids(
         report, regressions=regressions, improvements=improvements,
         critical_regressions=critical_regressions,
     )  # fmt: skip

@@ -128,3 +128,34 @@ _, status = os.waitpid(pid, 0)
 print(json.dumps(os.waitstatus_to_exitcode(status)))
 """
     assert fresh_json(code) == 0
+
+
+def test_a_large_report_imports_its_statistics_before_pairing_a_small_one_does_not() -> None:
+    """At LARGE rows the statistics (and scipy's bulk binomial tails) are loaded before the
+    pairing builds its large containers; a small report keeps its lazy imports (start-up)."""
+    code = """
+import json, sys
+from ablation.analysis import pair_arms
+from ablation.analysis.background import LARGE, LARGE_REPORT_STATISTICS, REPORT_STATISTICS
+from ablation.analysis.build import compare_columns
+from ablation.columns import TrialColumns
+import numpy as np
+wanted = (*REPORT_STATISTICS, *LARGE_REPORT_STATISTICS)
+seen = {}
+def stop(*a, **k):
+    seen["at_pairing"] = [m for m in wanted if m in sys.modules]
+    raise SystemExit
+pair_arms.pair_columns = stop
+for n in (10, LARGE):
+    ids = np.array([f"t{i}" for i in range(n)], dtype=object)
+    arm = TrialColumns.verdicts("baseline", ids, np.ones(n, dtype=bool))
+    try:
+        compare_columns(arm, arm, names=("b", "c"))
+    except SystemExit:
+        pass
+    seen[n] = seen.pop("at_pairing")
+print(json.dumps([seen[10], seen[LARGE], list(wanted)]))
+"""
+    small, large, wanted = fresh_json(code)
+    assert large == wanted
+    assert "scipy.special" not in small and "ablation.stats.power" not in small
