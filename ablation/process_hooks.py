@@ -1,10 +1,11 @@
 """Points where the program running ablation may tune its own process; a library call does not.
 
 A report of 10⁶ tasks makes and frees arrays and lists of a million rows, and a campaign with a
-store frees most of its heap before it builds the report. The ``ablation`` command tunes its own
+store frees most of its heap before it builds the report; reading a large result file leaves its
+reader's parsing buffers freed but held. The ``ablation`` command tunes its own
 process around that work (:mod:`ablation.cli.tuning`: the cyclic collector paused while a report
 is read, paired and built; the C allocator's freed pages given back and its mmap threshold
-raised). A library call (``compare_results``, ``run_ablation_campaign``, ``build_report`` inside
+raised; pyarrow's pool emptied after a large read). A library call (``compare_results``, ``run_ablation_campaign``, ``build_report`` inside
 an application's server) leaves the host process as it is: the points below do nothing unless a
 program installs :class:`ProcessHooks` for the current context with :func:`installed`, as the
 command line does for the duration of one command.
@@ -20,7 +21,8 @@ from contextvars import ContextVar
 from typing import Any, Protocol, TypeVar
 
 __all__ = [
-    "ProcessHooks", "during_large_work", "installed", "large_work", "owns_process", "run_finished",
+    "ProcessHooks", "during_large_work", "installed", "large_read_finished", "large_work",
+    "owns_process", "run_finished",
 ]
 
 _F = TypeVar("_F", bound=Callable[..., Any])
@@ -34,6 +36,9 @@ class ProcessHooks(Protocol):
 
     def run_finished(self) -> None:
         """A campaign's trials are stored: what its run allocated is garbage now."""
+
+    def large_read_finished(self) -> None:
+        """A large result file is read into columns: its reader's buffers are garbage now."""
 
 
 _HOOKS: ContextVar[ProcessHooks | None] = ContextVar("ablation_process_hooks", default=None)
@@ -72,6 +77,13 @@ def run_finished() -> None:
     hooks = _HOOKS.get()
     if hooks is not None:
         hooks.run_finished()
+
+
+def large_read_finished() -> None:
+    """The installed hooks' ``large_read_finished()``, or nothing."""
+    hooks = _HOOKS.get()
+    if hooks is not None:
+        hooks.large_read_finished()
 
 
 def owns_process() -> bool:

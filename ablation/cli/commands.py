@@ -209,7 +209,7 @@ def _cmd_compare(args: argparse.Namespace) -> int:
         return _compare_numeric(args, s, str(why))
     reports = []
     for path in args.after:
-        after = load_result_columns(path, arm="candidate", **read)
+        after = load_result_columns(path, arm="candidate", ids_like=before.columns.task_id, **read)
         require_common_ids(before.columns, after.columns, (str(args.before), str(path)))
         after = dataclasses.replace(after, columns=share_ids(before.columns, after.columns))
         reports.append(

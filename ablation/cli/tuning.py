@@ -30,6 +30,13 @@ allocator keeps freed pages mapped, so the report's arrays would stack on top of
 tasks the process peaked ~150 MB higher. glibc's ``malloc_trim(0)`` returns the free pages at
 the top and in the middle of the heap. Elsewhere (macOS, musl) this is a no-op: nothing is
 freed there, and nothing goes wrong.
+
+**pyarrow's pool** (:func:`release_arrow_pool`). pyarrow allocates from its own pool (mimalloc
+by default), which keeps the parsing blocks of a read it freed: after reading a 1e6-row JSON-lines
+file into columns the process held ~110 MiB more than it used, and the second file's read
+stacked on top of it. ``MemoryPool.release_unused()`` hands them back after each large read, so
+the peak of ``compare`` at 1e6 realistic rows is one file's parse above the columns, not two
+(figures in benchmarks/README.md). Reference: the pyarrow ``MemoryPool`` documentation.
 """
 
 from __future__ import annotations
@@ -37,10 +44,14 @@ from __future__ import annotations
 import contextlib
 import functools
 import gc
+import sys
 from collections.abc import Iterator
 from typing import Any
 
-__all__ = ["CommandTuning", "collector_paused", "release_freed_memory", "reuse_freed_memory"]
+__all__ = [
+    "CommandTuning", "collector_paused", "release_arrow_pool", "release_freed_memory",
+    "reuse_freed_memory",
+]
 
 
 @contextlib.contextmanager
@@ -105,9 +116,20 @@ def reuse_freed_memory() -> None:
     del block
 
 
+def release_arrow_pool() -> bool:
+    """Hand the memory pyarrow's default pool holds unused back to the OS; whether pyarrow was
+    loaded (it is never imported here: a process that did not read with it has nothing to give)."""
+    arrow = sys.modules.get("pyarrow")
+    if arrow is None:
+        return False
+    arrow.default_memory_pool().release_unused()
+    return True
+
+
 class CommandTuning:
     """The command's :class:`~ablation.process_hooks.ProcessHooks`: large work runs with the
-    collector paused and freed arrays reused; a finished run gives its heap back."""
+    collector paused and freed arrays reused; a finished run gives its heap back, and a large
+    read its pyarrow pool."""
 
     @contextlib.contextmanager
     def large_work(self) -> Iterator[None]:
@@ -117,3 +139,6 @@ class CommandTuning:
 
     def run_finished(self) -> None:
         release_freed_memory()
+
+    def large_read_finished(self) -> None:
+        release_arrow_pool()

@@ -28,6 +28,9 @@ from ablation.sources.text import (
 )
 
 if TYPE_CHECKING:
+    import numpy as np
+    from numpy.typing import NDArray
+
     from ablation.sources.readers.columnar import ColumnRead
 
 __all__ = ["load_expected_ids", "load_result_columns", "load_results", "parse_verdict"]
@@ -107,6 +110,7 @@ def load_result_columns(
     where: Mapping[str, str] | None = None,
     pass_values: Iterable[str] | None = None,
     max_bytes: int | None = None,
+    ids_like: NDArray[np.object_] | None = None,
 ) -> ColumnRead:
     """Load one arm's results as columns: what :func:`load_results` reads, without the objects.
 
@@ -117,6 +121,9 @@ def load_result_columns(
     :mod:`ablation.sources.readers.engine`), other plain verdict JSON lines take a fast path
     (:mod:`ablation.sources.readers.columnar`), and anything else is read row by row.
 
+    ``ids_like`` (another arm's ``task_id`` column): when a file the engine reads lists the same
+    ids in the same order, its columns hold that array instead of a second copy.
+
     Returns:
         The columns (in file order) and the rows' other fields.
     """
@@ -125,7 +132,7 @@ def load_result_columns(
 
     display = os.fspath(path)
     options = _options(key, field, arm, run_field, where, pass_values, False, max_bytes)
-    fast = engine_columns(display, options, format, display)
+    fast = engine_columns(display, options, format, display, ids_like)
     return fast if fast is not None else read_columns(display, options, format=format)
 
 

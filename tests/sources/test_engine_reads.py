@@ -266,3 +266,27 @@ def test_compare_reads_realistic_rows_without_the_row_path(tmp_path: Path) -> No
         report = json.loads(done.stdout)
         assert report["regressions"] == [f"task-{i:03d}" for i in range(6)]
         assert report["candidate"]["cost_total"] == pytest.approx(0.4)
+
+
+@pytest.mark.parametrize("ext", ["jsonl", "csv"])
+def test_a_second_arm_with_the_same_ids_holds_the_first_arms_array(tmp_path: Path, ext: str) -> None:
+    """The candidate of a suite lists the baseline's ids: its columns hold the baseline's array
+    (one million-id array, not two alive at once); ids in another order or other ids are its own."""
+
+    def write(name: str, ids: list[str]) -> Path:
+        path = tmp_path / f"{name}.{ext}"
+        if ext == "jsonl":
+            path.write_text("".join(json.dumps({"id": t, "passed": True, "cost": 1.5}) + "\n" for t in ids))
+        else:
+            path.write_text("id,passed,cost\n" + "".join(f"{t},true,1.5\n" for t in ids))
+        return path
+
+    ids = [f"t{i}" for i in range(50)]
+    first = load_result_columns(write("a", ids)).columns.task_id
+    same = load_result_columns(write("b", ids), arm="candidate", ids_like=first)
+    assert same.columns.task_id is first
+    for name, other in (("c", ids[::-1]), ("d", [*ids[:-1], "t-other"])):
+        read = load_result_columns(write(name, other), arm="candidate", ids_like=first)
+        assert read.columns.task_id is not first
+        assert read.columns.task_id.tolist() == other
+        same_columns(read, row_path(tmp_path / f"{name}.{ext}", ReadOptions(arm="candidate")))

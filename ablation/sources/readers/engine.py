@@ -36,10 +36,14 @@ import re
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from ablation.process_hooks import large_read_finished
 from ablation.sources.readers.registry import TEXT_HEAD, find_reader, readers_for
 from ablation.sources.readers.rows import ReadOptions
 
 if TYPE_CHECKING:
+    import numpy as np
+    from numpy.typing import NDArray
+
     from ablation.sources.readers.columnar import ColumnRead
 
 __all__ = ["MIN_BYTES", "engine_columns"]
@@ -53,9 +57,11 @@ _ALIASES = {"json": "jsonl", "ndjson": "jsonl", "jsonl": "jsonl", "csv": "csv"}
 
 
 def engine_columns(
-    source: str, options: ReadOptions, format: str | None, display: str
+    source: str, options: ReadOptions, format: str | None, display: str,
+    ids_like: NDArray[np.object_] | None = None,
 ) -> ColumnRead | None:
-    """The columns of ``source`` read by pyarrow, or ``None`` to read it row by row (module docstring)."""
+    """The columns of ``source`` read by pyarrow, or ``None`` to read it row by row (module
+    docstring); when its ids are those of ``ids_like``, in order, the columns hold that array."""
     if options.where or options.numeric or source == "-" or not _plain_names(options):
         return None
     try:
@@ -77,7 +83,11 @@ def engine_columns(
         return None
     if table is None:
         return None
-    return cells.to_columns(table, kind, display, options, lines)
+    try:
+        return cells.to_columns(table, kind, display, options, lines, ids_like)
+    finally:
+        del table  # the parsed table is garbage now (the columns hold copies or numeric views)
+        large_read_finished()
 
 
 def _plain_names(options: ReadOptions) -> bool:

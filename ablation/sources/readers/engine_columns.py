@@ -85,11 +85,15 @@ def read_table(path: Path, kind: str, options: ReadOptions) -> pa.Table | None:
     return pa.Table.from_batches(batches) if batches else None
 
 
-def to_columns(table: pa.Table, kind: str, display: str, options: ReadOptions, lines: int) -> ColumnRead | None:
-    """The row path's columns of ``table`` (module docstring), or ``None`` to read row by row."""
+def to_columns(
+    table: pa.Table, kind: str, display: str, options: ReadOptions, lines: int,
+    ids_like: NDArray[np.object_] | None = None,
+) -> ColumnRead | None:
+    """The row path's columns of ``table`` (module docstring), or ``None`` to read row by row;
+    ``ids_like``: see :func:`arrow_ids`."""
     if table.num_rows != lines - (kind == "csv") or table.num_rows == 0:
         return None
-    cells = _JsonCells(table) if kind == "jsonl" else _CsvCells(table)
+    cells = _JsonCells(table, ids_like) if kind == "jsonl" else _CsvCells(table, ids_like)
     try:
         return _columns(cells, table, display, options)
     except (_Refused, pa.ArrowException, ValueError, OverflowError):
@@ -157,8 +161,8 @@ class _JsonCells:
 
     first_line = 1
 
-    def __init__(self, table: pa.Table) -> None:
-        self.table = table
+    def __init__(self, table: pa.Table, ids_like: NDArray[np.object_] | None) -> None:
+        self.table, self.ids_like = table, ids_like
 
     def column(self, name: str) -> pa.Array:
         return self.table.column(name).combine_chunks()
@@ -171,7 +175,7 @@ class _JsonCells:
             raise _Refused
         if pa.types.is_string(values.type) and bool(pc.any(pc.equal(values, "")).as_py()):
             raise _Refused
-        return arrow_ids(values)
+        return arrow_ids(values, self.ids_like)
 
     def verdicts(self, field: str, pass_values: frozenset[str] | None) -> NDArray[np.bool_]:
         if field not in self.table.column_names:
@@ -250,8 +254,8 @@ class _CsvCells:
 
     first_line = 2
 
-    def __init__(self, table: pa.Table) -> None:
-        self.table = table
+    def __init__(self, table: pa.Table, ids_like: NDArray[np.object_] | None) -> None:
+        self.table, self.ids_like = table, ids_like
 
     def stripped(self, name: str) -> pa.Array:
         return pc.utf8_trim(self.table.column(name).combine_chunks(), " \t")
@@ -260,7 +264,7 @@ class _CsvCells:
         values = self.stripped(key)
         if bool(pc.any(pc.equal(values, "")).as_py()):
             raise _Refused
-        return arrow_ids(values)
+        return arrow_ids(values, self.ids_like)
 
     def verdicts(self, field: str, pass_values: frozenset[str] | None) -> NDArray[np.bool_]:
         values = self.stripped(field)
@@ -320,11 +324,24 @@ def csv_header(path: Path) -> list[str] | None:
     return cells
 
 
-def arrow_ids(values: Any) -> Any:
-    """A pyarrow string or integer column as a NumPy array of ``str`` objects."""
+def arrow_ids(values: Any, like: NDArray[np.object_] | None = None) -> Any:
+    """A pyarrow string or integer column as a NumPy array of ``str`` objects: ``like`` itself
+    when it holds the same ids in the same order (another arm's ids: one array of a million ids
+    instead of two, ~70 MB, and never both alive at once)."""
     if not pa.types.is_string(values.type) and not pa.types.is_large_string(values.type):
         values = pc.cast(values, pa.string())
+    if like is not None and len(like) == len(values) and _same_texts(values, like):
+        return like
     return values.to_numpy(zero_copy_only=False)
+
+
+def _same_texts(values: Any, like: NDArray[np.object_]) -> bool:
+    """Whether the string column ``values`` and the ``str`` objects of ``like`` are equal."""
+    try:
+        given = pa.array(like, type=values.type)
+    except (pa.ArrowException, TypeError, ValueError):
+        return False  # not all text: not the same ids
+    return bool(pc.all(pc.equal(values, given)).as_py())
 
 
 def labels(values: pa.Array) -> NDArray[np.object_]:
