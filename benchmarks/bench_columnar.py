@@ -14,15 +14,19 @@ RSS read with ``resource.getrusage(RUSAGE_CHILDREN)`` after the one ``wait``:
   the four cells fetched (the read and join the report needs, no statistics);
 - ``polars``: ``read_ndjson`` / ``read_csv`` of both, ``join`` on ``id``, the same counts;
 - ``ablation-pair``: what ``compare`` does before its statistics (``load_result_columns`` of both
-  files, ``pair_columns``): the same read and join as DuckDB's.
+  files, the candidate's with the baseline's ids, and ``pair_columns``, under the command's
+  process hooks): the same read and join as DuckDB's;
+- ``ablation-read``: pyarrow's reading of both files alone, as the engine reads them
+  (``engine_columns.read_table``): the floor of any exact read through pyarrow.
 
 The data files are written once under ``--data`` (default ``/tmp/ablation-bench-columnar``) and
 reused. Usage::
 
     python benchmarks/bench_columnar.py [--sizes 10000,100000,1000000] [--repeat 1]
-        [--formats jsonl,csv] [--tools ablation,ablation-pair,duckdb,polars]
+        [--formats jsonl,csv] [--tools ablation,ablation-pair,ablation-read,duckdb,polars]
 
-Prints one table row per (size, format, tool): median seconds and peak RSS in MiB.
+Prints one table row per (size, format, tool): median seconds, CPU seconds (user + system, all
+threads) and peak RSS in MiB.
 """
 
 from __future__ import annotations
@@ -63,11 +67,24 @@ print(joined.group_by("passed", "passed_b").len().rows())
 PAIR = """
 import sys
 from ablation.analysis.pair_arms import pair_columns
+from ablation.cli.tuning import CommandTuning
+from ablation.process_hooks import installed
 from ablation.sources.result_files import load_result_columns
 fmt, a, b = sys.argv[1:4]
-before = load_result_columns(a, arm="baseline")
-after = load_result_columns(b, arm="candidate")
-print(len(pair_columns(before.columns, after.columns).task_ids))
+with installed(CommandTuning()):
+    before = load_result_columns(a, arm="baseline")
+    after = load_result_columns(b, arm="candidate", ids_like=before.columns.task_id)
+    print(len(pair_columns(before.columns, after.columns).task_ids))
+"""
+
+# pyarrow's read of both files as the engine makes it, nothing after: the reader's floor
+READ = """
+import sys
+from pathlib import Path
+from ablation.sources.readers.engine_columns import read_table
+from ablation.sources.readers.rows import ReadOptions
+fmt, a, b = sys.argv[1:4]
+print(sum(read_table(Path(p), fmt, ReadOptions()).num_rows for p in (a, b)))
 """
 
 
@@ -104,8 +121,8 @@ def write_files(n: int, data: Path) -> dict[str, tuple[Path, Path]]:
     return out
 
 
-def measure(cmd: list[str]) -> tuple[float, float]:
-    """``(seconds, peak RSS in MiB)`` of one fresh process running ``cmd``."""
+def measure(cmd: list[str]) -> tuple[float, float, float]:
+    """``(seconds, CPU seconds, peak RSS in MiB)`` of one fresh process running ``cmd``."""
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
     start = time.perf_counter()
     proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, env=env)
@@ -113,15 +130,15 @@ def measure(cmd: list[str]) -> tuple[float, float]:
     seconds = time.perf_counter() - start
     if proc.returncode not in (0, 2):
         raise SystemExit(f"{cmd[:4]} failed ({proc.returncode}): {err.decode()[-500:]}")
-    rss = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024
-    return seconds, rss
+    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return seconds, usage.ru_utime + usage.ru_stime, usage.ru_maxrss / 1024
 
 
 def command(tool: str, fmt: str, a: Path, b: Path) -> list[str]:
     if tool == "ablation":
         return [sys.executable, "-c", LAUNCH, "compare", str(a), str(b), "--format", "json",
                 "--output", os.devnull]  # fmt: skip
-    script = {"duckdb": DUCKDB, "polars": POLARS, "ablation-pair": PAIR}[tool]
+    script = {"duckdb": DUCKDB, "polars": POLARS, "ablation-pair": PAIR, "ablation-read": READ}[tool]
     return [sys.executable, "-c", script, fmt, str(a), str(b)]
 
 
@@ -129,11 +146,11 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--sizes", default="10000,100000,1000000")
     ap.add_argument("--formats", default="jsonl,csv")
-    ap.add_argument("--tools", default="ablation,ablation-pair,duckdb,polars")
+    ap.add_argument("--tools", default="ablation,ablation-pair,ablation-read,duckdb,polars")
     ap.add_argument("--repeat", type=int, default=1)
     ap.add_argument("--data", type=Path, default=Path("/tmp/ablation-bench-columnar"))
     args = ap.parse_args()
-    print(f"{'rows':>9} {'format':6} {'tool':9} {'seconds':>8} {'peak MiB':>9}")
+    print(f"{'rows':>9} {'format':6} {'tool':13} {'seconds':>8} {'cpu s':>6} {'peak MiB':>9}")
     for n in (int(s) for s in args.sizes.split(",")):
         files = write_files(n, args.data)
         for fmt in args.formats.split(","):
@@ -143,9 +160,8 @@ def main() -> None:
                 runs = [json.loads(subprocess.run(
                     [sys.executable, __file__, "--child", tool, fmt, *map(str, files[fmt])],
                     capture_output=True, text=True, check=True).stdout) for _ in range(args.repeat)]  # fmt: skip
-                seconds = statistics.median(r[0] for r in runs)
-                rss = statistics.median(r[1] for r in runs)
-                print(f"{n:>9} {fmt:6} {tool:9} {seconds:8.2f} {rss:9.0f}", flush=True)
+                seconds, cpu, rss = (statistics.median(r[i] for r in runs) for i in range(3))
+                print(f"{n:>9} {fmt:6} {tool:13} {seconds:8.2f} {cpu:6.2f} {rss:9.0f}", flush=True)
 
 
 if __name__ == "__main__":
