@@ -33,7 +33,7 @@ def emit(
     the stream of :func:`ablation.cli.user_io.user_output_to_stderr`).
     """
     from ablation.cli.metric_names import check_metric_names
-    from ablation.render import render, render_summary
+    from ablation.render import render, render_summary, report_format
 
     check_metric_names(reports, s)
     stream = sys.stdout if stream is None else stream
@@ -69,9 +69,11 @@ def emit(
     elif fmt == "terminal" and out is None:
         _print_terminal(reports, names, details, stream)
         return exit_code(reports)
+    elif several and (spec := report_format(fmt)).several is not None:
+        text = spec.several(reports, names)  # one document (JUnit XML has one root)
     else:
         parts = [render(r, fmt, details=details) for r in reports]
-        if several:
+        if several and report_format(fmt).summary is not None:
             parts.append(render_summary(reports, names, fmt))
         text = "\n\n".join(parts)
     if out is not None:

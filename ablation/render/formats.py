@@ -29,6 +29,7 @@ __all__ = [
     "REPORT_FORMATS",
     "ReportFormat",
     "ReportRenderer",
+    "SeveralRenderer",
     "SummaryRenderer",
     "register_format",
     "report_format",
@@ -38,6 +39,8 @@ __all__ = [
 ReportRenderer = Callable[..., str]
 #: ``summary(data, width) -> text``: the rows and notes of :func:`~ablation.render._summary.summary_data`.
 SummaryRenderer = Callable[[Mapping[str, Any], "int | None"], str]
+#: ``several(reports, names) -> text``: several candidates' reports (one baseline) as one document.
+SeveralRenderer = Callable[[Sequence["AblationReport"], Sequence[str]], str]
 
 
 class ReportFormat(NamedTuple):
@@ -52,6 +55,10 @@ class ReportFormat(NamedTuple):
         summary: ``summary(data, width) -> str`` for several candidates against one baseline, or
             ``None`` when the format has no summary (then several reports are written one after
             the other without it).
+        several: ``several(reports, names) -> str``: several candidates' reports as one
+            document, for a format whose documents cannot follow one another (JUnit XML has one
+            root: one ``<testsuite>`` per candidate); ``None``: the reports one after the
+            other, then the summary.
     """
 
     name: str
@@ -59,6 +66,7 @@ class ReportFormat(NamedTuple):
     media_type: str = "text/plain"
     suffix: str = ".txt"
     summary: SummaryRenderer | None = None
+    several: SeveralRenderer | None = None
 
 
 #: Name -> format, in the order the names are listed to the user.
@@ -147,6 +155,13 @@ def _junit(report: AblationReport, *, details: bool = False, width: int | None =
     return no_workflow_commands(render_junit(report), markup=True)
 
 
+def _junit_several(reports: Sequence[AblationReport], names: Sequence[str]) -> str:
+    from ablation.render._ci_safe import no_workflow_commands
+    from ablation.render.junit import render_junit_candidates
+
+    return no_workflow_commands(render_junit_candidates(reports, names), markup=True)
+
+
 def _summary(fmt: str) -> SummaryRenderer:
     """The summary renderer ``summary_<fmt>`` of :mod:`ablation.render._summary`, imported when called."""
 
@@ -162,4 +177,4 @@ register_format(ReportFormat("terminal", _terminal, "text/plain", ".txt", _summa
 register_format(ReportFormat("markdown", _markdown, "text/markdown", ".md", _summary("markdown")))
 register_format(ReportFormat("json", _json, "application/json", ".json", _summary("json")))
 register_format(ReportFormat("html", _html, "text/html", ".html", _summary("html")))
-register_format(ReportFormat("junit", _junit, "application/xml", ".xml"))
+register_format(ReportFormat("junit", _junit, "application/xml", ".xml", several=_junit_several))

@@ -1,11 +1,13 @@
 """JUnit XML of a report, for CI systems that show test results.
 
 One ``<testsuite name="ablation">`` with one ``<testcase>`` per release gate and one per regressed
-critical task. A failed or inconclusive gate carries a ``<failure>``; a gate turned off carries a
+critical task; several candidates against one baseline are one document with a
+``<testsuite name="ablation: <candidate>">`` each (:func:`render_junit_candidates`). A failed or inconclusive gate carries a ``<failure>``; a gate turned off carries a
 ``<skipped>`` whose message is what it would have said; a critical task's case fails when a
 failing gate names the task (the critical gate does whenever it is on) and is skipped otherwise.
 So the ``failures`` count is non-zero exactly when the report's verdict is ``"fail"``, i.e. when
-the command exits 2: a consumer that fails the build on a JUnit failure agrees with the exit code.
+the command exits 2: a consumer that fails the build on a JUnit failure agrees with the exit code
+(with several candidates: when any candidate's verdict is ``"fail"``, as the exit code).
 
 The required structure of the JUnit schema (``testsuites`` > ``testsuite`` with ``name``,
 ``tests``, ``failures``, ``errors``, ``skipped``; ``testcase`` with ``name`` and ``classname``;
@@ -16,11 +18,12 @@ XSD (JUnit.xsd) used by Jenkins and GitHub test reporters.
 from __future__ import annotations
 
 import xml.etree.ElementTree as ET
+from collections.abc import Sequence
 from typing import Literal
 
 from ablation.report import AblationReport
 
-__all__ = ["render_junit"]
+__all__ = ["render_junit", "render_junit_candidates"]
 
 _Outcome = Literal["passed", "failure", "skipped"]
 
@@ -49,21 +52,46 @@ def _cases(report: AblationReport) -> list[tuple[str, str, _Outcome, str]]:
 
 def render_junit(report: AblationReport) -> str:
     """The JUnit XML document of ``report`` (see the module docstring)."""
-    cases = _cases(report)
-    counts: dict[str, str] = {
-        "name": "ablation",
+    return _document([("ablation", _cases(report))])
+
+
+def render_junit_candidates(reports: Sequence[AblationReport], names: Sequence[str]) -> str:
+    """One JUnit XML document of several candidates' reports against one baseline: a
+    ``<testsuite>`` per candidate, named ``ablation: <name>``, the root's counts their sums.
+
+    Raises:
+        ValueError: when ``names`` and ``reports`` differ in length.
+    """
+    if len(names) != len(reports):
+        raise ValueError(f"{len(reports)} reports but {len(names)} names")
+    return _document([(f"ablation: {name}", _cases(r)) for r, name in zip(reports, names, strict=True)])
+
+
+def _counts(name: str, cases: Sequence[tuple[str, str, _Outcome, str]]) -> dict[str, str]:
+    return {
+        "name": name,
         "tests": str(len(cases)),
         "failures": str(sum(1 for c in cases if c[2] == "failure")),
         "errors": "0",
         "skipped": str(sum(1 for c in cases if c[2] == "skipped")),
     }
-    root = ET.Element("testsuites", counts)
-    suite = ET.SubElement(root, "testsuite", counts)
-    for name, classname, outcome, message in cases:
-        case = ET.SubElement(suite, "testcase", name=name, classname=classname)
+
+
+def _document(suites: Sequence[tuple[str, list[tuple[str, str, _Outcome, str]]]]) -> str:
+    """``<testsuites>`` of one ``<testsuite>`` per ``(name, cases)``."""
+    every = [case for _, cases in suites for case in cases]
+    root = ET.Element("testsuites", _counts("ablation", every))
+    for suite_name, cases in suites:
+        _suite(root, suite_name, cases)
+    ET.indent(root)
+    return '<?xml version="1.0" encoding="UTF-8"?>\n' + ET.tostring(root, encoding="unicode")
+
+
+def _suite(root: ET.Element, name: str, cases: Sequence[tuple[str, str, _Outcome, str]]) -> None:
+    suite = ET.SubElement(root, "testsuite", _counts(name, cases))
+    for case_name, classname, outcome, message in cases:
+        case = ET.SubElement(suite, "testcase", name=case_name, classname=classname)
         if outcome == "failure":
             ET.SubElement(case, "failure", message=message, type="ablation").text = message
         elif outcome == "skipped":
             ET.SubElement(case, "skipped", message=message).text = message
-    ET.indent(root)
-    return '<?xml version="1.0" encoding="UTF-8"?>\n' + ET.tostring(root, encoding="unicode")

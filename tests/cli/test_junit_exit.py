@@ -109,3 +109,30 @@ def test_failures_are_non_zero_exactly_when_the_command_exits_2(
     assert (failed > 0) == (code == 2)
     if "--allow-significant-regression" in flags or "--allow-incomplete" in flags:
         assert skipped >= 1  # each listed as off
+
+
+def test_several_candidates_are_one_document_with_a_suite_each(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """``compare BASE A B --format junit``: one ``<testsuites>`` (several XML documents one after
+    the other are not XML) with each candidate's suite equal to its own single-candidate run; the
+    root's counts are the sums, and a failure is there exactly when the exit code is 2."""
+    worse = [(True, False)] * 15 + [(True, True)] * 15
+    assert binomtest(0, 15, 0.5, alternative="less").pvalue < 0.05  # candidate A: significantly worse
+    base, a = _pair(tmp_path, worse)
+    b = str(_write(tmp_path / "same.jsonl", [{"id": f"t{i:03d}", "passed": True} for i in range(30)]))
+    out = tmp_path / "several.xml"
+    code = main(["compare", base, a, b, "--format", "junit", "-o", str(out)])
+    capsys.readouterr()
+    root = ET.parse(out).getroot()
+    suites = root.findall("testsuite")
+    assert [s.get("name") for s in suites] == [f"ablation: {Path(a).name}", f"ablation: {Path(b).name}"]
+    for suite, candidate in zip(suites, (a, b), strict=True):
+        single_code, single = _junit([base, candidate], tmp_path, capsys)
+        assert [(c.get("name"), c.find("failure") is not None) for c in suite.findall("testcase")] == [
+            (c.get("name"), c.find("failure") is not None) for c in single.findall("testcase")]
+        assert _counts(suite) == _counts(single)
+        assert (int(suite.get("failures", "0")) > 0) == (single_code == 2)
+    sums = [sum(_counts(s)[i] for s in suites) for i in range(3)]
+    assert [int(root.get(k, "-1")) for k in ("tests", "failures", "skipped")] == sums
+    assert code == 2 and sums[1] > 0

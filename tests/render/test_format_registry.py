@@ -101,3 +101,19 @@ def test_the_toy_format_works_through_the_command_line(
     rows = dict(csv.reader(io.StringIO(out.strip()), delimiter="\t"))
     assert rows["verdict"] == "fail" and code == 2, err
     assert rows["gate:no significant regression"] == "fail"
+
+
+def test_a_format_without_a_summary_writes_several_candidates_one_after_the_other(
+    tsv: None, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The registry's promise for ``summary=None``: the reports one after the other (it raised a
+    ValueError of its own for several candidates)."""
+    before, worse, same = (tmp_path / f"{n}.jsonl" for n in ("before", "worse", "same"))
+    before.write_text("".join(f'{{"id": "t{i}", "passed": true}}\n' for i in range(30)))
+    worse.write_text("".join(f'{{"id": "t{i}", "passed": {str(i >= 12).lower()}}}\n' for i in range(30)))
+    same.write_text(before.read_text())
+    code = main(["compare", str(before), str(worse), str(same), "--format", "tsv"])
+    out, err = capsys.readouterr()
+    texts = [b.strip() for b in out.split("\n\n") if b.strip()]
+    blocks = [dict(csv.reader(io.StringIO(b), delimiter="\t")) for b in texts]
+    assert [b["verdict"] for b in blocks] == ["fail", "pass"] and code == 2, err
