@@ -34,6 +34,7 @@ from ablation.render._errors import (
 from ablation.render._format import (
     DASH,
     category_of,
+    fmt_noun,
     fmt_p,
     no_regression_text,
     ordered_details,
@@ -249,7 +250,7 @@ def _drilldown(report: AblationReport) -> str:
             f'{expected}<div class="sbs">{_trial(d.baseline, "baseline")}{_trial(d.candidate, "candidate")}</div>'
             f"{_pair_extras(d)}</article>"
         )
-    return _section("drilldown", f"Drill-down ({len(report.details)} tasks)", "".join(items))
+    return _section("drilldown", f"Drill-down ({fmt_noun(len(report.details), 'task')})", "".join(items))
 
 
 def _plots(report: AblationReport) -> tuple[dict[str, str], str]:

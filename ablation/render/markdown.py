@@ -37,6 +37,7 @@ from ablation.render._format import (
     DASH,
     cap_list,
     category_of,
+    fmt_noun,
     fmt_p,
     no_regression_text,
     ordered_details,
@@ -180,7 +181,7 @@ def _pair_extras(d: PairDetail) -> list[str]:
 
 
 def _drilldown(details: Sequence[PairDetail]) -> list[str]:
-    out = [f"<details><summary>Drill-down: {len(details)} regressed and improved tasks</summary>\n"]
+    out = [f"<details><summary>Drill-down: {fmt_noun(len(details), 'regressed and improved task')}</summary>\n"]
     for d in details:
         head = "CRITICAL REGRESSION" if d.critical and d.kind == "regression" else d.kind.upper()
         title = f"{head}: {d.task_id}" + (f" [{d.category}]" if d.category else "")

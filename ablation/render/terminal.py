@@ -39,6 +39,7 @@ from ablation.render._format import (
     category_of,
     fmt_float,
     fmt_interval,
+    fmt_noun,
     fmt_p,
     fmt_pct,
     fmt_pp,
@@ -352,7 +353,7 @@ def build_renderables(report: AblationReport, *, details: bool = False) -> list[
         *(_text(line, "dim") for line in sections.provenance_lines(report)),
     ]
     if details:
-        parts.append(_rule(f"Drill-down ({len(report.details)} tasks)"))
+        parts.append(_rule(f"Drill-down ({fmt_noun(len(report.details), 'task')})"))
         if report.details:
             parts += drilldown(ordered_details(report))
         else:
