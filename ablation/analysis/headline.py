@@ -253,10 +253,7 @@ def noninferiority(data: PairedData, table: PairTable, config: CampaignConfig) -
     return NonInferiority(
         margin=margin, alpha=alpha, statistic=float(test.statistic), pvalue=float(test.pvalue),
         ci=ci, decision=decision,
-        method=(
-            "betting e-value on per-task differences, H0: uplift <= -margin "
-            "(fixed-n, task = unit)"
-        ),
+        method="betting e-value on per-task differences (fixed-n, task = unit)",
     )
 
 
