@@ -285,18 +285,18 @@ class _CsvCells:
         return pc.cast(values, pa.int64()).to_numpy(zero_copy_only=False)
 
     def number(self, name: str) -> NDArray[np.float64]:
-        raw = self.table.column(name).combine_chunks()
-        blank = pc.match_substring_regex(raw, _BLANK)
-        if not bool(pc.all(pc.or_(blank, pc.match_substring_regex(raw, _NUMBER))).as_py()):
+        values = self.stripped(name)  # _NUMBER allows the spaces and tabs stripped here
+        blank = pc.equal(values, "")
+        if not bool(pc.all(pc.or_(blank, pc.match_substring_regex(values, _NUMBER))).as_py()):
             raise _Refused
-        return _floats(pc.cast(pc.if_else(blank, None, pc.utf8_trim(raw, " \t")), pa.float64()))
+        return _floats(pc.cast(pc.if_else(blank, None, values), pa.float64()))
 
     def metric(self, name: str) -> NDArray[np.float64] | None:
-        raw = self.table.column(name).combine_chunks()
-        numeric = pc.match_substring_regex(raw, _NUMBER)
+        values = self.stripped(name)
+        numeric = pc.match_substring_regex(values, _NUMBER)
         if not bool(pc.any(numeric).as_py()):
             return None
-        return _floats(pc.cast(pc.if_else(numeric, pc.utf8_trim(raw, " \t"), None), pa.float64()))
+        return _floats(pc.cast(pc.if_else(numeric, values, None), pa.float64()))
 
     def category(self) -> NDArray[np.object_]:
         values = self.stripped("category")
