@@ -38,10 +38,10 @@ def pytest_xdist_auto_num_workers(config: pytest.Config) -> int | None:
     is spent waiting, not computing: on the command-line processes it starts, agents' sleeps and
     time-outs, signals, browsers, clusters. With one worker per core that time leaves a core
     idle; the extra worker fills it (two cores, the faults, cli, run and analysis folders: 143 s
-    with two workers, 128 s with three; the computing folders gain little). ``--maxprocesses`` (pyproject) still bounds the count, and
-    ``PYTEST_XDIST_AUTO_NUM_WORKERS``, when set, is left to pytest-xdist. Assumes Linux's
-    ``os.sched_getaffinity`` where it exists (the cores this process may use), else
-    ``os.cpu_count``.
+    with two workers, 128 s with three; the computing folders gain little). ``--maxprocesses``
+    (pyproject) still bounds the count, and ``PYTEST_XDIST_AUTO_NUM_WORKERS``, when set, is left
+    to pytest-xdist. Assumes Linux's ``os.sched_getaffinity`` where it exists (the cores this
+    process may use), else ``os.cpu_count``.
     """
     if os.environ.get("PYTEST_XDIST_AUTO_NUM_WORKERS"):
         return None

@@ -1,4 +1,5 @@
-"""Run the ``ablation`` command line in a subprocess and inspect what it leaves behind.
+"""Run the ``ablation`` command line in a subprocess (or, :func:`run_here`, in this process) and
+inspect what it leaves behind.
 
 Used by the end-to-end tests (kill -9, Ctrl-C, resume, baseline reuse, Dask). The command line
 is started as ``python -c 'from ablation.cli import main_entry; main_entry()' ARGS`` with the
@@ -141,8 +142,11 @@ def run_here(
             code = main(list(args))
     finally:
         os.chdir(saved_cwd)
-        os.environ.clear()
-        os.environ.update(saved_env)
+        for key in os.environ.keys() - saved_env.keys():  # changed in place: threads that
+            del os.environ[key]  # outlive the command never see an empty environment
+        for key, value in saved_env.items():
+            if os.environ.get(key) != value:
+                os.environ[key] = value
     return subprocess.CompletedProcess(["ablation", *args], code, out.getvalue(), err.getvalue())
 
 
