@@ -7,7 +7,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from helpers.cli import cli_env, run
+from helpers.cli import cli_env, run, run_here
 from scipy import stats
 
 from ablation.analysis.numeric import compare_numeric, task_means
@@ -52,7 +52,7 @@ def test_cli_numeric_field_is_detected_and_gated(tmp_path: Path) -> None:
     report = json.loads(done.stdout)
     assert report["t_pvalue"] == pytest.approx(stats.ttest_rel(cand, base).pvalue, rel=1e-9)
     assert done.returncode == (2 if report["verdict"] == "fail" else 0)
-    loose = run(["compare", str(b), str(c), "--field", "m.score", "--regression-delta", "0.5"], cli_env())
+    loose = run_here(["compare", str(b), str(c), "--field", "m.score", "--regression-delta", "0.5"])
     assert loose.returncode == 0 and "regressions (drop > 0.5): none" in loose.stdout
 
 
@@ -62,13 +62,13 @@ def test_a_file_that_breaks_numeric_mode_is_told_which_file_chose_it(tmp_path: P
     b, c = tmp_path / "b.jsonl", tmp_path / "c.jsonl"
     b.write_text('{"id": "a", "passed": 2}\n{"id": "b", "passed": 3}\n')
     c.write_text('{"id": "a", "passed": true}\n{"id": "b", "passed": true}\n')
-    done = run(["compare", str(b), str(c)], cli_env())
+    done = run_here(["compare", str(b), str(c)])
     assert done.returncode == 1
     message = done.stderr.strip().splitlines()[-1]
     assert "c.jsonl:1: verdict 'passed' is not a number: True" in message
     assert "compared as a number because" in message and "b.jsonl:1:" in message
     # a baseline of both kinds: its own first line fails, and the number that decided is named
     b.write_text('{"id": "a", "passed": true}\n{"id": "b", "passed": 2}\n')
-    message = run(["compare", str(b), str(c)], cli_env()).stderr.strip().splitlines()[-1]
+    message = run_here(["compare", str(b), str(c)]).stderr.strip().splitlines()[-1]
     assert "b.jsonl:1: verdict 'passed' is not a number: True" in message
     assert "because" in message and "b.jsonl:2: verdict 'passed' is a number" in message

@@ -10,7 +10,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from helpers.cli import REPO, cli_env, run
+from helpers.cli import REPO, cli_env, run, run_here
 
 SUITE = "tests/helpers/slow_suite.py"
 AGENTS = "tests/helpers/slow_agents.py"
@@ -18,10 +18,10 @@ FAST = {"SLOW_SUITE_TASKS": "12", "SLOW_AGENTS_SCALE": "0"}
 
 
 def _run(store: Path, candidate: str, *extra: str, env: dict[str, str] | None = None) -> int:
-    done = run(
+    done = run_here(
         ["run", SUITE, "--baseline", f"{AGENTS}:baseline", "--candidate", candidate,
          "--store", str(store), "--no-progress", "--quiet", *extra],
-        cli_env(**FAST, **(env or {})), timeout=120,
+        {**FAST, **(env or {}), "SLOW_SUITE_CHANGE": None},
     )  # fmt: skip
     assert done.returncode in (0, 2), done.stderr
     return done.returncode
@@ -43,7 +43,7 @@ def test_list_shows_each_stored_campaign_with_its_verdict(tmp_path: Path) -> Non
     assert [r["candidate_agent"] for r in rows] == [f"{AGENTS}:candidate_c", f"{AGENTS}:candidate_b"]
     assert [r["verdict"] for r in rows] == [{0: "pass", 2: "fail"}[c] for c in reversed(codes)]
     assert {r["n_tasks"] for r in rows} == {12} and len({r["suite_fingerprint"] for r in rows}) == 1
-    table = run(["list", str(store)], cli_env()).stdout.splitlines()
+    table = run_here(["list", str(store)]).stdout.splitlines()
     assert table[0].split()[:3] == ["campaign", "created", "status"]
     assert [line.split()[0] for line in table[1:]] == [r["campaign_id"] for r in rows]
 

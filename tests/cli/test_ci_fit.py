@@ -6,7 +6,7 @@ import json
 from pathlib import Path
 
 import pytest
-from helpers.cli import REPO, cli_env, run
+from helpers.cli import REPO, cli_env, run, run_here
 
 from ablation.report import REPORT_SCHEMA_VERSION, AblationReport
 
@@ -30,9 +30,9 @@ def test_quiet_prints_nothing_and_keeps_the_exit_code() -> None:
 def test_schema_command_validates_the_json_report() -> None:
     import jsonschema  # from inspect-ai's dependencies, installed with the test extra
 
-    schema = json.loads(run(["schema"], cli_env()).stdout)
+    schema = json.loads(run_here(["schema"]).stdout)
     assert schema == AblationReport.model_json_schema()
-    report = json.loads(run(["compare", *PAIR, "--format", "json"], cli_env()).stdout)
+    report = json.loads(run_here(["compare", *PAIR, "--format", "json"]).stdout)
     assert report["schema_version"] == REPORT_SCHEMA_VERSION
     jsonschema.validate(report, schema)
 
@@ -43,11 +43,10 @@ def test_junit_has_one_case_per_gate_and_validates(tmp_path: Path) -> None:
 
     out = tmp_path / "junit.xml"
     summary = tmp_path / "summary.md"
-    done = run(["compare", *reversed(PAIR), "--max-latency-ratio", "1.0", "--format", "junit", "-o", str(out)],
-               cli_env(GITHUB_STEP_SUMMARY=str(summary)))
+    done = run_here(["compare", *reversed(PAIR), "--max-latency-ratio", "1.0", "--format", "junit", "-o", str(out)],
+                    {"GITHUB_STEP_SUMMARY": summary})
     assert done.returncode == 2
-    report = json.loads(run(["compare", *reversed(PAIR), "--max-latency-ratio", "1.0", "--format", "json"],
-                            cli_env()).stdout)
+    report = json.loads(run_here(["compare", *reversed(PAIR), "--max-latency-ratio", "1.0", "--format", "json"]).stdout)
     root = ET.parse(out).getroot()
     # required structure of the JUnit XSD: testsuites > testsuite(name, tests, failures, errors)
     # > testcase(name, classname) [> failure(message)]
@@ -66,7 +65,7 @@ def test_junit_has_one_case_per_gate_and_validates(tmp_path: Path) -> None:
 
 @pytest.mark.slow
 def test_verbose_logs_the_detected_formats_to_stderr() -> None:
-    done = run(["compare", *PAIR, "--quiet", "--verbose", INCOMPLETE], cli_env())
+    done = run_here(["compare", *PAIR, "--quiet", "--verbose", INCOMPLETE])
     assert done.returncode == 0 and done.stdout == ""
     assert done.stderr.count("read as pydantic-evals") == 2
-    assert "read as" not in run(["compare", *PAIR, "--quiet"], cli_env()).stderr
+    assert "read as" not in run_here(["compare", *PAIR, "--quiet"]).stderr

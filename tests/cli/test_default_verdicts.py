@@ -10,14 +10,12 @@ from __future__ import annotations
 
 import json
 import sqlite3
-import subprocess
-import sys
 import time
 from contextlib import closing
 from pathlib import Path
 
 import pytest
-from helpers.cli import LAUNCH, REPO, campaigns, cli_env, run
+from helpers.cli import REPO, campaigns, cli_env, run, run_here
 
 from ablation.config import CampaignConfig
 from ablation.schema import TaskResult
@@ -42,25 +40,24 @@ def _json(proc) -> dict:
 
 @pytest.mark.first
 def test_significant_regression_fails_by_default_and_the_opt_out_is_shown() -> None:
-    env = cli_env()
     args = ["compare", GPT5, GPT5_MINI, "--key", "id", "--field", "passed"]
-    proc = run(args, env)
+    proc = run(args, cli_env())  # the real process; the variations below run in-process
     assert proc.returncode == 2, proc.stderr
     assert "FAIL" in proc.stdout and "no significant regression" in proc.stdout
-    gate = _gates(_json(run([*args, "--format", "json"], env)))["no significant regression"]
+    gate = _gates(_json(run_here([*args, "--format", "json"])))["no significant regression"]
     assert gate["status"] == "fail" and gate["pvalue"] < 0.05
 
-    off = run([*args, "--allow-significant-regression"], env)
+    off = run_here([*args, "--allow-significant-regression"])
     assert off.returncode == 0, off.stdout[-2000:]
     assert "turned off: no significant regression" in off.stdout
-    report = _json(run([*args, "--allow-significant-regression", "--format", "json"], env))
+    report = _json(run_here([*args, "--allow-significant-regression", "--format", "json"]))
     gate = _gates(report)["no significant regression"]
     assert gate["status"] == "off"
     assert "--allow-significant-regression" in gate["evidence"]
     assert "would have failed" in gate["evidence"]
     # the old explicit flag is still accepted (it is the default now), and it cannot be combined
-    assert run([*args, "--no-significant-regression"], env).returncode == 2
-    both = run([*args, "--no-significant-regression", "--allow-significant-regression"], env)
+    assert run_here([*args, "--no-significant-regression"]).returncode == 2
+    both = run_here([*args, "--no-significant-regression", "--allow-significant-regression"])
     assert both.returncode == 1 and "contradict" in both.stderr
 
 
@@ -68,10 +65,7 @@ def test_tool_settings_can_turn_the_regression_gate_off(tmp_path: Path) -> None:
     (tmp_path / "pyproject.toml").write_text(
         "[tool.ablation]\nno_significant_regression = false\n", encoding="utf-8"
     )
-    proc = subprocess.run(
-        [sys.executable, "-c", LAUNCH, "compare", GPT5, GPT5_MINI, "--format", "json"],
-        cwd=tmp_path, env=cli_env(), capture_output=True, text=True, timeout=120, check=False,
-    )
+    proc = run_here(["compare", GPT5, GPT5_MINI, "--format", "json"], cwd=tmp_path)
     assert proc.returncode == 0, proc.stderr
     assert _gates(_json(proc))["no significant regression"]["status"] == "off"
 
@@ -79,7 +73,7 @@ def test_tool_settings_can_turn_the_regression_gate_off(tmp_path: Path) -> None:
 def test_a_candidate_erroring_on_every_task_fails_two_gates() -> None:
     args = ["run", "tasks/arithmetic.py", "--baseline", f"{AGENTS}:working",
             "--candidate", f"{AGENTS}:raising", "--no-store", "--no-progress", "--format", "json"]
-    proc = run(args, cli_env())
+    proc = run_here(args)
     assert proc.returncode == 2, proc.stderr
     report = _json(proc)
     gates = _gates(report)
@@ -94,7 +88,7 @@ def test_a_candidate_erroring_on_every_task_fails_two_gates() -> None:
     assert group["count"] == group["n_tasks"] == 40 and len(group["task_ids"]) == 20
     assert "model refused" in group["example"]
     assert report["errored_regressions"] == report["regressions"] != []
-    terminal = run(args[:-2], cli_env())
+    terminal = run_here(args[:-2])
     assert "Errors and timeouts (40 trials)" in terminal.stdout
     assert "candidate / agent / RuntimeError: 40 trial(s) on 40 task(s)" in terminal.stdout
     assert "ERROR" in terminal.stdout
@@ -103,7 +97,7 @@ def test_a_candidate_erroring_on_every_task_fails_two_gates() -> None:
 def test_both_arms_erroring_on_every_task_fails_completeness() -> None:
     args = ["run", "tasks/arithmetic.py", "--baseline", f"{AGENTS}:raising",
             "--candidate", f"{AGENTS}:raising", "--no-store", "--no-progress", "--format", "json"]
-    proc = run(args, cli_env())
+    proc = run_here(args)
     assert proc.returncode == 2, proc.stderr
     report = _json(proc)
     assert report["summary"] == "no discordant pairs"
@@ -112,7 +106,7 @@ def test_both_arms_erroring_on_every_task_fails_completeness() -> None:
     assert "baseline completed 0 of 40" in gate["evidence"]
     assert "candidate completed 0 of 40" in gate["evidence"]
     assert _gates(report)["no significant regression"]["status"] == "pass"
-    off = run([*args, "--allow-incomplete"], cli_env())
+    off = run_here([*args, "--allow-incomplete"])
     assert off.returncode == 0
     assert _gates(_json(off))["complete comparison"]["status"] == "off"
 
@@ -136,14 +130,14 @@ def _interrupted_store(path: Path, n_tasks: int = 400, n_done: int = 95) -> str:
 def test_an_interrupted_stored_campaign_fails_naming_what_is_missing(tmp_path: Path) -> None:
     store = tmp_path / "runs.db"
     _interrupted_store(store)
-    proc = run(["report", "latest", "--store", str(store), "--format", "json"], cli_env())
+    proc = run_here(["report", "latest", "--store", str(store), "--format", "json"])
     assert proc.returncode == 2, proc.stderr
     gate = _gates(_json(proc))["complete comparison"]
     assert gate["status"] == "fail"
     assert "305 of 400 expected pair(s) missing" in gate["evidence"]
     assert "task-095" in gate["evidence"]
     assert gate["tasks"][0] == "task-095" and len(gate["tasks"]) == 305
-    terminal = run(["report", "latest", "--store", str(store)], cli_env())
+    terminal = run_here(["report", "latest", "--store", str(store)])
     assert terminal.returncode == 2 and "complete comparison" in terminal.stdout
 
 
@@ -155,7 +149,7 @@ def test_compare_with_one_of_100_ids_fails_naming_what_is_missing(tmp_path: Path
         encoding="utf-8",
     )
     after.write_text(json.dumps({"id": "t000", "passed": True}) + "\n", encoding="utf-8")
-    proc = run(["compare", str(before), str(after), "--format", "json"], cli_env())
+    proc = run_here(["compare", str(before), str(after), "--format", "json"])
     assert proc.returncode == 2, proc.stderr
     gate = _gates(_json(proc))["complete comparison"]
     assert gate["status"] == "fail"
@@ -193,24 +187,24 @@ def test_an_unreachable_http_agent_stops_within_seconds(tmp_path: Path) -> None:
 def test_same_inputs_give_the_same_bytes(fmt: str, tmp_path: Path) -> None:
     args = ["compare", GPT5, GPT5_MINI, "--format", fmt, "--seed", "3"]
     first = run(args, cli_env())
-    second = run(args, cli_env())
+    second = run_here(args)  # another interpreter (another hash seed) than the first
     assert first.returncode == second.returncode == 2
     assert first.stdout == second.stdout
     assert "finished_at" not in first.stdout or '"finished_at": null' in first.stdout
     store = tmp_path / "runs.db"
     _interrupted_store(store, n_tasks=30, n_done=30)
     rep = ["report", "latest", "--store", str(store), "--format", fmt]
-    assert run(rep, cli_env()).stdout == run(rep, cli_env()).stdout
+    assert run(rep, cli_env()).stdout == run_here(rep).stdout
 
 
 def test_timestamps_only_when_asked(tmp_path: Path) -> None:
     args = ["compare", GPT5, GPT5_MINI, "--format", "json"]
-    plain = _json(run(args, cli_env()))["provenance"]
+    plain = _json(run_here(args))["provenance"]
     assert plain["finished_at"] is None and plain["started_at"] is None
-    epoch = _json(run(args, cli_env(SOURCE_DATE_EPOCH="1700000000")))["provenance"]
+    epoch = _json(run_here(args, {"SOURCE_DATE_EPOCH": "1700000000"}))["provenance"]
     assert epoch["finished_at"] == "2023-11-14T22:13:20+00:00"
     store = tmp_path / "runs.db"
     _interrupted_store(store, n_tasks=10, n_done=10)
     rep = ["report", "latest", "--store", str(store), "--format", "json"]
-    assert _json(run(rep, cli_env()))["provenance"]["started_at"] is None
-    assert _json(run([*rep, "--timestamps"], cli_env()))["provenance"]["started_at"] is not None
+    assert _json(run_here(rep))["provenance"]["started_at"] is None
+    assert _json(run_here([*rep, "--timestamps"]))["provenance"]["started_at"] is not None

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import importlib
+import os
 import subprocess
 import sys
 
@@ -44,3 +45,32 @@ def test_atexit_handlers_and_open_files_still_run_at_exit(tmp_path) -> None:
     assert done.returncode == 0, done.stderr
     assert marker.read_text() == "ran"
     assert left_open.read_text() == "x" * 10000
+
+
+def test_the_in_process_runner_gives_what_a_process_gives_and_restores_the_worker(tmp_path) -> None:
+    """``helpers.cli.run_here`` stands in for a subprocess in many tests: for a report, a usage
+    error and a pyproject read from the working directory it returns the exit code and both
+    streams a real process returns, and it leaves this process's directory and environment as
+    they were (the variables it was given included)."""
+    from helpers.cli import REPO, cli_env, run_here
+
+    rows = tmp_path / "r.jsonl"
+    rows.write_text('{"id": "a", "passed": true}\n{"id": "b", "passed": false}\n')
+    (tmp_path / "pyproject.toml").write_text('[tool.ablation]\nmargin = "0.02"\n')
+    cases = [
+        (["plan", "--discordance", "0.1", "--uplift", "0.03"], {}),
+        (["compare", str(rows), str(rows), "--format", "json"], {"SOURCE_DATE_EPOCH": "1700000000"}),
+        (["compare", str(rows), str(rows)], {}),  # the string margin of the pyproject: exit 1
+        (["plan", "--discordance", "2"], {}),  # a usage error
+    ]
+    for i, (args, env) in enumerate(cases):
+        cwd = tmp_path if i == 2 else None
+        before_env, before_cwd = dict(os.environ), os.getcwd()
+        here = run_here(args, env, **({"cwd": cwd} if cwd else {}))
+        assert (dict(os.environ), os.getcwd()) == (before_env, before_cwd)
+        real = subprocess.run(
+            [sys.executable, "-c", "from ablation.cli import main_entry; main_entry()", *args],
+            cwd=cwd or REPO, env=cli_env(**env), capture_output=True, text=True,
+            timeout=60, check=False,
+        )  # fmt: skip
+        assert (here.returncode, here.stdout, here.stderr) == (real.returncode, real.stdout, real.stderr), args

@@ -9,13 +9,12 @@ skipped, which statuses a guess gets wrong) and against the trials' counts, not 
 from __future__ import annotations
 
 import json
-import subprocess
 import sys
 from pathlib import Path
 from typing import Any
 
 import pytest
-from helpers.cli import LAUNCH, REPO, cli_env, run
+from helpers.cli import REPO, cli_env, run, run_here
 
 pytest.importorskip("pydantic_ai")
 sys.path.insert(0, str(REPO / "examples"))
@@ -28,9 +27,8 @@ ARGS = ["run", EXAMPLE, "--baseline", f"{EXAMPLE}:baseline", "--candidate", f"{E
 
 
 def _run_in(folder: Path, args: list[str]) -> Any:
-    """``ablation ARGS`` started in ``folder`` (its pyproject.toml is the one read)."""
-    return subprocess.run([sys.executable, "-c", LAUNCH, *args], cwd=folder, env=cli_env(),
-                          capture_output=True, text=True, timeout=120, check=False)  # fmt: skip
+    """``ablation ARGS`` run in this process from ``folder`` (its pyproject.toml is the one read)."""
+    return run_here(args, cwd=folder)
 
 
 def _wrong_guesses() -> list[str]:
@@ -67,7 +65,7 @@ def test_run_reports_usage_per_arm_names_the_dropped_tool_and_drills_down() -> N
     inserted = "".join(s["text"] for s in detail["diff"] if s["op"] == "insert")
     assert "shipped" in inserted
 
-    text = run([*ARGS, "--details"], cli_env()).stdout
+    text = run_here([*ARGS, "--details"]).stdout  # the same run, in this process
     assert "baseline tools: >> lookup_order -> refund_policy" in text
     assert "candidate tools: >> (none)" in text
     assert "first divergence at tool call 1" in text

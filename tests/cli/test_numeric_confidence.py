@@ -10,6 +10,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from helpers.cli import run_here
 from scipy import stats as sps
 
 from ablation.stats import MEAN_DIFFERENCE_MIN_N
@@ -23,11 +24,9 @@ def _compare(tmp_path: Path, n: int, *extra: str) -> tuple[dict, np.ndarray, np.
         (tmp_path / name).write_text(
             "".join(json.dumps({"id": f"t{i}", "score": float(s)}) + "\n" for i, s in enumerate(v))
         )
-    proc = subprocess.run(
-        [sys.executable, "-c", "from ablation.cli import main_entry; main_entry()", "compare",
-         "before.jsonl", "after.jsonl", "--field", "score", "--format", "json", *extra],
-        cwd=tmp_path, capture_output=True, text=True, check=False,
-    )  # fmt: skip
+    # in this process; the several-files compare below is the real process of this file
+    proc = run_here(["compare", "before.jsonl", "after.jsonl", "--field", "score", "--format", "json",
+                     *extra], cwd=tmp_path)  # fmt: skip
     assert proc.returncode in (0, 2), proc.stderr
     return json.loads(proc.stdout), x, y
 

@@ -94,9 +94,9 @@ def test_kill_9_then_resume_stops_at_the_same_pair(
 
 @pytest.mark.slow
 def test_several_candidates_split_alpha(tmp_path: Path) -> None:
-    proc = cli.run(
+    proc = cli.run_here(
         cli.run_args(tmp_path / "runs.db", candidates=["candidate_c", "candidate_b"], extra=SEQ),
-        cli.cli_env(SLOW_AGENTS_SCALE="0.2"),
+        {"SLOW_AGENTS_SCALE": "0.2", "SLOW_SUITE_CHANGE": None},
     )
     assert proc.returncode == 2, proc.stderr
     worse, better = (c["report"]["sequential"] for c in json.loads(proc.stdout)["candidates"])
@@ -109,10 +109,9 @@ def test_several_candidates_split_alpha(tmp_path: Path) -> None:
 @pytest.mark.slow
 def test_sequential_replay_of_result_files() -> None:
     data = "examples/data/swebench-verified-mini__"
-    proc = cli.run(
+    proc = cli.run_here(
         ["compare", f"{data}gpt-5.jsonl", f"{data}gpt-5-nano.jsonl", "--sequential-replay",
          "--format", "json", "--seed", "1"],
-        cli.cli_env(),
     )
     assert proc.returncode == 2, proc.stderr
     s = json.loads(proc.stdout)["sequential"]
@@ -122,10 +121,9 @@ def test_sequential_replay_of_result_files() -> None:
 
 @pytest.mark.slow
 def test_plan_sequential_prints_expected_calls_beside_fixed_n() -> None:
-    proc = cli.run(
+    proc = cli.run_here(
         ["plan", "--discordance", "0.3", "--uplift", "-0.12", "--sequential", "--simulations",
          "500"],
-        cli.cli_env(),
     )
     assert proc.returncode == 0, proc.stderr
     assert "tasks needed" in proc.stdout and "expected agent calls" in proc.stdout

@@ -13,7 +13,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from helpers.cli import LAUNCH, REPO, cli_env, run
+from helpers.cli import LAUNCH, REPO, cli_env, run, run_here
 
 _SUITE = '''
 from ablation import AblationTask
@@ -42,7 +42,7 @@ def test_report_keeps_the_expected_output_of_the_drilldowns(tmp_path: Path) -> N
     store = tmp_path / "runs.db"
     ran = run([*_suite(tmp_path), "--store", str(store), "--format", "json", "--details"], cli_env())
     assert ran.returncode in (0, 2), ran.stderr
-    again = run(["report", "--store", str(store), "--format", "json", "--details"], cli_env())
+    again = run_here(["report", "--store", str(store), "--format", "json", "--details"])
     assert again.returncode == ran.returncode, again.stderr
     first, second = json.loads(ran.stdout)["details"], json.loads(again.stdout)["details"]
     assert [d["expected_output"] for d in first] == [{"answer": 1}]
@@ -77,10 +77,7 @@ def _rows(path: Path, verdict: str) -> Path:
 def test_a_string_margin_is_not_a_number(tmp_path: Path) -> None:
     (tmp_path / "pyproject.toml").write_text('[tool.ablation]\nmargin = "0.02"\n')
     rows = _rows(tmp_path / "r.jsonl", "true")
-    proc = subprocess.run(
-        [sys.executable, "-c", LAUNCH, "compare", str(rows), str(rows)], cwd=tmp_path,
-        env=cli_env(), capture_output=True, text=True, timeout=60, check=False,
-    )  # fmt: skip
+    proc = run_here(["compare", str(rows), str(rows)], cwd=tmp_path)
     assert proc.returncode == 1
     [line] = proc.stderr.strip().splitlines()
     assert "[tool.ablation] margin: Input should be a valid number (got '0.02')" in line
@@ -88,7 +85,7 @@ def test_a_string_margin_is_not_a_number(tmp_path: Path) -> None:
 
 def test_a_nan_verdict_is_one_message(tmp_path: Path) -> None:
     rows = _rows(tmp_path / "nan.jsonl", "NaN")
-    proc = run(["compare", str(rows), str(rows)], cli_env())
+    proc = run_here(["compare", str(rows), str(rows)])
     assert proc.returncode == 1
     [line] = proc.stderr.strip().splitlines()
     assert line == (

@@ -19,7 +19,7 @@ import zlib
 from pathlib import Path
 
 import pytest
-from helpers.cli import REPO, cli_env, run
+from helpers.cli import REPO, cli_env, run_here
 from helpers.rss import run_measured
 
 from ablation.errors import InputError
@@ -136,7 +136,7 @@ def test_a_truncated_eval_is_named(tmp_path: Path, keep: int) -> None:
     path.write_bytes((TOOLS / "inspect_candidate.eval").read_bytes()[:keep])
     before = tmp_path / "before.jsonl"
     before.write_bytes(_rows(5))
-    proc = run(["compare", str(before), str(path)], cli_env())
+    proc = run_here(["compare", str(before), str(path)])
     assert proc.returncode == 1
     [line] = proc.stderr.strip().splitlines()
     assert "cut.eval" in line and "truncated or damaged Inspect .eval archive" in line, line
@@ -147,7 +147,7 @@ def test_an_eval_gz_is_read_as_its_archive(tmp_path: Path) -> None:
     archive = TOOLS / "inspect_baseline.eval"  # (the candidate's has a sample error: exit 2)
     packed = tmp_path / "baseline.eval.gz"
     packed.write_bytes(gzip.compress(archive.read_bytes()))
-    proc = run(["compare", str(archive), str(packed), "--format", "json"], cli_env())
+    proc = run_here(["compare", str(archive), str(packed), "--format", "json"])
     assert proc.returncode == 0, proc.stderr
     report = json.loads(proc.stdout)
     assert report["n_paired"] > 0

@@ -33,6 +33,8 @@ def candidate(task):
     time.sleep(0.03)
     return task["n"] * 3
 '''
+#: The environment of the in-process runs (:func:`helpers.cli.run_here`), as ``cli_env`` gives.
+HERE = {"SLOW_SUITE_TASKS": "80", "SLOW_SUITE_CHANGE": None}
 EDITED = AGENTS.replace('    return task["n"] * 3\n', '    return task["n"] * 3 + 1\n')
 
 
@@ -63,7 +65,7 @@ def test_resume_refuses_an_edited_agent_and_resumes_an_unchanged_one(tmp_path: P
     agents = tmp_path / "agents.py"
     agents.write_text(EDITED, encoding="utf-8")
 
-    refused = cli.run([*args, "--resume"], env)
+    refused = cli.run_here([*args, "--resume"], HERE)  # the resume below is a real process
     assert refused.returncode == 1, refused.stderr
     [line] = refused.stderr.strip().splitlines()
     assert f"candidate agent {agents}:candidate changed since the campaign started" in line
@@ -82,7 +84,7 @@ def test_resume_refuses_an_edited_agent_and_resumes_an_unchanged_one(tmp_path: P
 def test_allow_changed_agent_is_an_explicit_opt_out(tmp_path: Path) -> None:
     store, args, _ = _interrupted(tmp_path)
     (tmp_path / "agents.py").write_text(EDITED, encoding="utf-8")
-    resumed = cli.run([*args, "--resume", "--allow-changed-agent"], cli.cli_env(SLOW_SUITE_TASKS="80"))
+    resumed = cli.run_here([*args, "--resume", "--allow-changed-agent"], HERE)
     assert resumed.returncode in (0, 2), resumed.stderr
     assert cli.campaigns(store)[0][1:] == ("complete", 160)
 
@@ -124,8 +126,8 @@ def _suite(tmp_path: Path, kind: str) -> tuple[Path, Path]:
 def test_an_input_with_no_stable_representation_is_refused_up_front(tmp_path: Path) -> None:
     suite, agents = _suite(tmp_path, "Foo(n) if n == 3 else n")
     store = tmp_path / "runs.db"
-    done = cli.run(cli.run_args(store, suite=str(suite), agents=str(agents), baseline="agent",
-                                candidates=["agent"]), cli.cli_env())
+    done = cli.run_here(cli.run_args(store, suite=str(suite), agents=str(agents), baseline="agent",
+                                     candidates=["agent"]))
     assert done.returncode == 1, done.stderr
     [line] = done.stderr.strip().splitlines()
     assert "task 't-3' input contains a Foo object with no stable representation" in line
@@ -140,7 +142,7 @@ def test_dataclass_inputs_resume(tmp_path: Path) -> None:
                         candidates=["agent"])
     first = cli.run(args, cli.cli_env())
     assert first.returncode in (0, 2), first.stderr
-    again = cli.run([*args, "--resume"], cli.cli_env())
+    again = cli.run_here([*args, "--resume"])
     assert again.returncode in (0, 2), again.stderr
     assert "tasks changed" not in again.stderr and "changed" not in again.stderr
     assert cli.campaigns(store)[0][1:] == ("complete", 12)

@@ -1,4 +1,5 @@
-"""Run the ``ablation`` command line in a subprocess and inspect what it leaves behind.
+"""Run the ``ablation`` command line in a subprocess (or, :func:`run_here`, in this process) and
+inspect what it leaves behind.
 
 Used by the end-to-end tests (kill -9, Ctrl-C, resume, baseline reuse, Dask). The command line
 is started as ``python -c 'from ablation.cli import main_entry; main_entry()' ARGS`` with the
@@ -9,6 +10,7 @@ current interpreter, from the repository root, so that paths such as
 from __future__ import annotations
 
 import contextlib
+import io
 import json
 import os
 import signal
@@ -106,6 +108,46 @@ def run(
         timeout=timeout,
         check=False,
     )
+
+
+def run_here(
+    args: Sequence[str],
+    env: Mapping[str, str | os.PathLike[str] | None] | None = None,
+    *,
+    cwd: Path = REPO,
+) -> subprocess.CompletedProcess[str]:
+    """Run ``ablation ARGS`` in this process and return what :func:`run` would return.
+
+    :func:`ablation.cli.main` is called with ``cwd`` as the working directory, the variables of
+    ``env`` set in ``os.environ`` (``None`` removes one) and ``sys.stdout``/``sys.stderr``
+    captured; all three are restored afterwards. The same command code runs as in a subprocess,
+    without an interpreter start and the imports of a command (about a second each). Assumes what
+    the caller checks does not depend on a fresh interpreter: start-up imports, signals sent to
+    the process, hash randomisation between runs, writes to file descriptor 1 or 2 by user code,
+    and the exit of :func:`ablation.cli.main_entry` are checked through :func:`run` or
+    :func:`start` instead.
+    """
+    from ablation.cli import main
+
+    saved_env, saved_cwd = dict(os.environ), Path.cwd()
+    out, err = io.StringIO(), io.StringIO()
+    try:
+        for key, value in (env or {}).items():
+            if value is None:
+                os.environ.pop(key, None)
+            else:
+                os.environ[key] = os.fspath(value)
+        os.chdir(cwd)
+        with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+            code = main(list(args))
+    finally:
+        os.chdir(saved_cwd)
+        for key in os.environ.keys() - saved_env.keys():  # changed in place: threads that
+            del os.environ[key]  # outlive the command never see an empty environment
+        for key, value in saved_env.items():
+            if os.environ.get(key) != value:
+                os.environ[key] = value
+    return subprocess.CompletedProcess(["ablation", *args], code, out.getvalue(), err.getvalue())
 
 
 def stored_trials(store: Path) -> int:

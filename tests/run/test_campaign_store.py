@@ -250,8 +250,10 @@ def test_cli_several_candidates_share_one_baseline_run(tmp_path: Path) -> None:
     assert [status for _, status, _ in cli.campaigns(store)] == ["complete", "complete"]
 
     # A later run reuses the stored baseline by id: the baseline agent is not called again.
-    again = cli.run(
-        cli.run_args(store, candidates=("candidate_c",), extra=["--reuse-baseline", first_id]), env
+    here = {"SLOW_AGENTS_SCALE": "0", "SLOW_SUITE_TASKS": "40", "SLOW_AGENTS_COUNTER_DIR": counter,
+            "SLOW_SUITE_CHANGE": None}  # the runs below: the same command in this process
+    again = cli.run_here(
+        cli.run_args(store, candidates=("candidate_c",), extra=["--reuse-baseline", first_id]), here
     )
     assert again.returncode == 0, again.stderr
     assert slow_agents.calls(counter, "baseline") == 40
@@ -260,8 +262,8 @@ def test_cli_several_candidates_share_one_baseline_run(tmp_path: Path) -> None:
     assert report_c["provenance"]["baseline_reused_from"] == first_id
     assert report_c["regressions"] == ["t009", "t019", "t029", "t039"]
 
-    changed = {**env, "SLOW_SUITE_CHANGE": "t021"}
-    refused = cli.run(
+    changed = {**here, "SLOW_SUITE_CHANGE": "t021"}
+    refused = cli.run_here(
         cli.run_args(store, candidates=("candidate_c",), extra=["--reuse-baseline", first_id]),
         changed,
     )

@@ -23,7 +23,7 @@ from typing import Any
 
 import pytest
 from helpers import isolation_agents
-from helpers.cli import cli_env, run, stable, start, wait_until
+from helpers.cli import cli_env, run, run_here, stable, start, wait_until
 from helpers.procs import alive
 
 from ablation import AblationEngine, AblationTask, CampaignConfig, run_ablation_campaign
@@ -102,9 +102,9 @@ def test_os_exit_costs_one_trial_and_the_worker_is_replaced(tmp_path: Path) -> N
     assert _tagged(tag) == []
     # The stored campaign shows where its agents ran, in every format.
     store = str(tmp_path / "runs.db")
-    stored = run(["report", "latest", "--store", store, "--format", "json"], cli_env())
+    stored = run_here(["report", "latest", "--store", store, "--format", "json"])
     assert json.loads(stored.stdout)["provenance"]["isolation"] == "process", stored.stderr
-    shown = run(["report", "latest", "--store", store, "--format", "markdown"], cli_env())
+    shown = run_here(["report", "latest", "--store", store, "--format", "markdown"])
     assert "isolation=process" in shown.stdout, shown.stderr
 
 

@@ -163,8 +163,8 @@ def test_cli_refuses_to_resume_after_the_suite_changed(tmp_path: Path) -> None:
     assert first.returncode == 0, first.stderr
     before = cli.campaigns(store)
 
-    changed = cli.cli_env(SLOW_AGENTS_SCALE="0", SLOW_SUITE_TASKS="40", SLOW_SUITE_CHANGE="t017")
-    proc = cli.run(cli.run_args(store, extra=["--resume"]), changed)
+    changed = {"SLOW_AGENTS_SCALE": "0", "SLOW_SUITE_TASKS": "40", "SLOW_SUITE_CHANGE": "t017"}
+    proc = cli.run_here(cli.run_args(store, extra=["--resume"]), changed)
     assert proc.returncode == 1
     assert proc.stdout == ""
     lines = proc.stderr.strip().splitlines()

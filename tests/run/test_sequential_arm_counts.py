@@ -11,10 +11,11 @@ many finish after the stop; the summaries are recounted by hand from the stored 
 from __future__ import annotations
 
 import json
+import subprocess
 from pathlib import Path
 
 import pytest
-from helpers.cli import cli_env, run
+from helpers.cli import cli_env, kill, start
 
 from ablation import RunStore
 
@@ -45,20 +46,24 @@ def broken(x):
 _COUNTS = ("n_trials", "errors", "timeouts", "retried", "cost_total")
 
 
-def _campaign(tmp_path: Path, name: str, agents: Path) -> tuple[dict, dict[str, dict]]:
-    """Run the campaign into its own store; its report, and each arm's counts recounted."""
-    store = tmp_path / f"{name}.db"
-    proc = run(
+def _start(tmp_path: Path, name: str, agents: Path) -> subprocess.Popen[str]:
+    """Start the campaign into its own store ``NAME.db`` (a command-line process)."""
+    return start(
         ["run", "tests/helpers/slow_suite.py", "--baseline", f"{agents}:ok", "--candidate",
          f"{agents}:broken", "--sequential", "--concurrency", "16", "--timeout", "3",
-         "--max-attempts", "2", "--fail-fast", "0", "--store", str(store), "--no-progress",
-         "--format", "json", "--seed", "1"],
+         "--max-attempts", "2", "--fail-fast", "0", "--store", str(tmp_path / f"{name}.db"),
+         "--no-progress", "--format", "json", "--seed", "1"],
         cli_env(SLOW_SUITE_TASKS="120"),
     )  # fmt: skip
-    assert proc.returncode == 2, proc.stderr
-    report = json.loads(proc.stdout)
+
+
+def _finish(tmp_path: Path, name: str, proc: subprocess.Popen[str]) -> tuple[dict, dict[str, dict]]:
+    """The report of a campaign started by :func:`_start`, and each arm's counts recounted."""
+    out, err = proc.communicate(timeout=120)
+    assert proc.returncode == 2, err
+    report = json.loads(out)
     not_run = {e["task_id"] for e in report["excluded"] if e["reason"].startswith("not run")}
-    with RunStore(store) as db:
+    with RunStore(tmp_path / f"{name}.db") as db:
         campaign = db.latest_campaign()
         assert campaign is not None
         trials = db.results(campaign.campaign_id)
@@ -82,8 +87,15 @@ def _campaign(tmp_path: Path, name: str, agents: Path) -> tuple[dict, dict[str, 
 def test_arm_counts_are_a_recount_over_the_kept_tasks(tmp_path: Path) -> None:
     agents = tmp_path / "agents.py"
     agents.write_text(_AGENTS)
-    first, recount = _campaign(tmp_path, "first", agents)
-    second, _ = _campaign(tmp_path, "second", agents)
+    # the two campaigns run side by side (each mostly waits for its time-outs): their timings
+    # differ from each other as two runs one after the other would, and the counts must not
+    procs = {name: _start(tmp_path, name, agents) for name in ("first", "second")}
+    try:
+        first, recount = _finish(tmp_path, "first", procs["first"])
+        second, _ = _finish(tmp_path, "second", procs["second"])
+    finally:
+        for proc in procs.values():
+            kill(proc)
     assert first["sequential"]["stopped_early"]
     groups = first["errors"]["groups"]
     for arm in ("baseline", "candidate"):

@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from helpers.cli import LAUNCH, REPO, cli_env, run
+from helpers.cli import LAUNCH, REPO, cli_env, run_here
 
 from ablation.errors import InputError
 from ablation.sources.readers import detect_format
@@ -34,11 +34,15 @@ def expected() -> tuple[list[str], list[str]]:
     return regressions, improvements
 
 
-def compare_json(*args: str, stdin: str | None = None) -> dict[str, Any]:
-    """``ablation compare ARGS --format json`` through the real command line."""
-    cmd = [sys.executable, "-c", LAUNCH, "compare", *args, "--format", "json"]
-    done = subprocess.run(cmd, cwd=REPO, env=cli_env(), input=stdin, capture_output=True,
-                          text=True, timeout=120, check=False)
+def compare_json(*args: str, stdin: str | None = None, fresh: bool = False) -> dict[str, Any]:
+    """``ablation compare ARGS --format json`` through the command line: in a fresh process with
+    ``fresh`` or ``stdin`` (what it reads from standard input), else in this one."""
+    if stdin is None and not fresh:
+        done = run_here(["compare", *args, "--format", "json"])
+    else:
+        cmd = [sys.executable, "-c", LAUNCH, "compare", *args, "--format", "json"]
+        done = subprocess.run(cmd, cwd=REPO, env=cli_env(), input=stdin, capture_output=True,
+                              text=True, timeout=120, check=False)
     assert done.returncode in (0, 2), done.stderr
     report: dict[str, Any] = json.loads(done.stdout)
     return report
@@ -56,7 +60,8 @@ def assert_scenario(report: dict[str, Any], runs: int = 1) -> None:
 @pytest.mark.slow
 @pytest.mark.parametrize("stem, ext", [("pe", "json"), ("inspect", "json"), ("inspect", "eval")])
 def test_committed_tool_outputs_name_exactly_the_flips(stem: str, ext: str) -> None:
-    report = compare_json(str(TOOLS / f"{stem}_baseline.{ext}"), str(TOOLS / f"{stem}_candidate.{ext}"))
+    report = compare_json(str(TOOLS / f"{stem}_baseline.{ext}"), str(TOOLS / f"{stem}_candidate.{ext}"),
+                          fresh=stem == "pe")  # one file pair through a real process
     assert_scenario(report, runs=2)
 
 
@@ -114,7 +119,7 @@ def test_eval_archive_without_inspect_ai_is_one_line_exit_1() -> None:
 @pytest.mark.slow
 def test_lm_eval_filters_must_be_chosen() -> None:
     args = [str(TOOLS / "lm_eval_baseline.jsonl"), str(TOOLS / "lm_eval_candidate.jsonl")]
-    done = run(["compare", *args], cli_env())
+    done = run_here(["compare", *args])
     assert done.returncode == 1
     assert "several filters (flexible-extract, strict-match)" in done.stderr
     report = compare_json(*args, "--where", "filter=strict-match")
@@ -126,7 +131,7 @@ def test_lm_eval_filters_must_be_chosen() -> None:
 @pytest.mark.slow
 def test_promptfoo_two_prompts_of_one_file() -> None:
     path = str(TOOLS / "promptfoo_results.json")
-    done = run(["compare", path, path], cli_env())
+    done = run_here(["compare", path, path])
     assert done.returncode == 1 and "--where promptIdx=N" in done.stderr
     report = compare_json(path, path, "--baseline-where", "promptIdx=0", "--where", "promptIdx=1")
     regressions, improvements = expected()
