@@ -34,12 +34,14 @@ def _normal_bracket(
 ) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
     """A bracket ``(lo, hi]`` of the answer from the normal approximation, checked by two tail calls.
 
-    ``n·p ± z·√(n·p·q)`` with a margin of ``5 + z²`` (more than the skewness correction
+    ``n·p ± z·√(n·p·q)`` with a margin of ``⌈5 + z²⌉`` (more than the skewness correction
     ``(z² − 1)·|1 − 2p|/6`` of Cornish–Fisher); where a check fails, the whole range ``(−1, n]``.
+    Both ends are integers (or ``n``): the bisection halves an integer gap, and a fractional end
+    (``hi − lo`` in ``(1, 2)`` with ``⌊(lo + hi)/2⌋ = lo``) would never close it.
     """
     z = np.asarray(ndtri(np.clip(1.0 - q if upper else q, 1e-300, 1.0 - 1e-16)), dtype=np.float64)
     guess = np.floor(n * p + z * np.sqrt(n * p * (1.0 - p)))
-    margin = 5.0 + z * z
+    margin = np.ceil(5.0 + z * z)
     lo = np.clip(guess - margin, -1.0, n)
     hi = np.clip(guess + margin, -1.0, n)
     lo_ok = (lo < 0) | ~_reached(tail(np.maximum(lo, 0.0), n, p), q, upper=upper)
@@ -102,7 +104,8 @@ def _scalar_search(tail: Any, q: float, n: float, p: float, *, upper: bool) -> f
 
 
 def binom_ppf(q: ArrayLike, n: ArrayLike, p: ArrayLike) -> Any:
-    """Smallest ``k`` with ``P(X ≤ k) ≥ q`` (``scipy.stats.binom.ppf``; −1 at ``q = 0``).
+    """Smallest ``k`` with ``P(X ≤ k) ≥ q`` (``scipy.stats.binom.ppf``; −1 at ``q = 0``, ``n`` at
+    ``q = 1``: the upper tail is positive up to ``n`` even where it underflows).
 
     For ``q > ½`` the search runs on the upper tail (``P(X > k) ≤ 1 − q``), as Boost does, so
     a ``q`` near 1 is not lost in ``1 − cdf`` rounding.
@@ -110,14 +113,15 @@ def binom_ppf(q: ArrayLike, n: ArrayLike, p: ArrayLike) -> Any:
     qq = np.asarray(q, dtype=np.float64)
     low = _discrete_search(bdtr, qq, n, p, upper=False)
     high = _discrete_search(bdtrc, 1.0 - qq, n, p, upper=True) if (qq > 0.5).any() else low
-    out = np.where(qq > 0.5, high, low)
+    out = np.where(qq == 1.0, np.asarray(n, dtype=np.float64), np.where(qq > 0.5, high, low))
     return _out(np.where(qq == 0.0, -1.0, np.where((qq < 0) | (qq > 1), np.nan, out)))
 
 
 def binom_isf(q: ArrayLike, n: ArrayLike, p: ArrayLike) -> Any:
-    """Smallest ``k`` with ``P(X > k) ≤ q`` (``scipy.stats.binom.isf``; −1 at ``q = 1``)."""
+    """Smallest ``k`` with ``P(X > k) ≤ q`` (``scipy.stats.binom.isf``; −1 at ``q = 1``, ``n`` at
+    ``q = 0``)."""
     qq = np.asarray(q, dtype=np.float64)
     low = _discrete_search(bdtrc, qq, n, p, upper=True)
     high = _discrete_search(bdtr, 1.0 - qq, n, p, upper=False) if (qq > 0.5).any() else low
-    out = np.where(qq > 0.5, high, low)
+    out = np.where(qq == 0.0, np.asarray(n, dtype=np.float64), np.where(qq > 0.5, high, low))
     return _out(np.where(qq == 1.0, -1.0, np.where((qq < 0) | (qq > 1), np.nan, out)))

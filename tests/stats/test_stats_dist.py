@@ -362,3 +362,41 @@ def test_pmf_sums_on_fewer_steps_have_the_bits_of_all_63(
         hi = lo + spread
         got, want = _dist._pmf_sum(lo, hi, n, p), pmf_sum_full_width(lo, hi, n, p)
         assert np.array_equal(got, want), (rows, width)
+
+
+_EXTREME_QUANTILES = """
+import numpy as np
+from ablation.stats._binom_quantile import binom_ppf, binom_isf
+q = np.array([1.0, 0.0])
+print(binom_ppf(1.0, 136.0, 1e-5), binom_isf(0.0, 136.0, 1e-5),
+      *binom_ppf(q, 136.0, 1e-5), *binom_isf(q, 136.0, 1e-5))
+"""
+
+
+def test_the_quantiles_at_q_0_and_1_end_where_scipys_do_and_end_at_all() -> None:
+    """``binom_ppf(1, 136, 1e-5)`` never returned: the bracket's upper end was ``72.4`` (a margin of
+    ``5 + z²``), and a bisection between 71 and 72.4 cuts at 71 forever. Run in a process of its
+    own with a time limit, so a regression fails instead of hanging the suite. With the end an
+    integer it returned 72, where the upper tail underflows, instead of scipy's ``n``: at
+    ``q = 1`` (``ppf``) and ``q = 0`` (``isf``) the answer is ``n``, as the tail is positive to
+    ``n``."""
+    import subprocess
+    import sys
+
+    done = subprocess.run([sys.executable, "-c", _EXTREME_QUANTILES], capture_output=True, text=True,
+                          timeout=60, check=True)  # fmt: skip
+    got = [float(v) for v in done.stdout.split()]
+    want = [sst.binom.ppf(1.0, 136, 1e-5), sst.binom.isf(0.0, 136, 1e-5),
+            *sst.binom.ppf([1.0, 0.0], 136, 1e-5), *sst.binom.isf([1.0, 0.0], 136, 1e-5)]  # fmt: skip
+    assert got == want == [136.0, 136.0, 136.0, -1.0, -1.0, 136.0]
+
+
+@SETTINGS
+@given(st.floats(min_value=0.0, max_value=6.5), probs,
+       st.one_of(st.floats(min_value=0.0, max_value=1.0), st.sampled_from([0.0, 1.0, 1e-300])))  # fmt: skip
+def test_the_search_bracket_has_integer_ends(log10n: float, p: float, q: float) -> None:
+    """Both ends of the bisection's bracket are integers, so every halving narrows it."""
+    n = float(max(1, round(10.0**log10n)))
+    for tail, upper in ((_dist.bdtr, False), (_dist.bdtrc, True)):
+        lo, hi = _binom_quantile._normal_bracket(tail, np.float64(q), np.float64(n), np.float64(p), upper=upper)
+        assert float(lo) == math.floor(float(lo)) and float(hi) == math.floor(float(hi)), (lo, hi)
