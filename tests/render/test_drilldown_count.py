@@ -5,6 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from helpers.verdict_files import write_verdicts
 
 from ablation.cli.main import main
 
@@ -13,9 +14,8 @@ from ablation.cli.main import main
 def test_the_drilldown_heading_says_task_or_tasks(
     improved: int, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    before, after = tmp_path / "before.jsonl", tmp_path / "after.jsonl"
-    before.write_text("".join(f'{{"id": "t{i}", "passed": false}}\n' for i in range(4)))
-    after.write_text("".join(f'{{"id": "t{i}", "passed": {str(i < improved).lower()}}}\n' for i in range(4)))
+    before = write_verdicts(tmp_path / "before.jsonl", [False] * 4)
+    after = write_verdicts(tmp_path / "after.jsonl", [i < improved for i in range(4)])
     words = "1 task" if improved == 1 else f"{improved} tasks"
     markdown_words = f"{improved} regressed and improved task" + ("" if improved == 1 else "s")
     expected = {

@@ -8,6 +8,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from helpers.verdict_files import write_verdicts
 from report_fixtures import SNAPSHOT_POLICY, make_report
 from toys.tsv_format import TSV
 
@@ -93,9 +94,8 @@ def test_the_toy_format_is_gone_once_removed() -> None:
 def test_the_toy_format_works_through_the_command_line(
     tsv: None, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    before, after = tmp_path / "before.jsonl", tmp_path / "after.jsonl"
-    before.write_text("".join(f'{{"id": "t{i}", "passed": true}}\n' for i in range(30)))
-    after.write_text("".join(f'{{"id": "t{i}", "passed": {str(i >= 12).lower()}}}\n' for i in range(30)))
+    before = write_verdicts(tmp_path / "before.jsonl", [True] * 30)
+    after = write_verdicts(tmp_path / "after.jsonl", [i >= 12 for i in range(30)])
     code = main(["compare", str(before), str(after), "--format", "tsv"])
     out, err = capsys.readouterr()
     rows = dict(csv.reader(io.StringIO(out.strip()), delimiter="\t"))
@@ -108,10 +108,9 @@ def test_a_format_without_a_summary_writes_several_candidates_one_after_the_othe
 ) -> None:
     """The registry's promise for ``summary=None``: the reports one after the other (it raised a
     ValueError of its own for several candidates)."""
-    before, worse, same = (tmp_path / f"{n}.jsonl" for n in ("before", "worse", "same"))
-    before.write_text("".join(f'{{"id": "t{i}", "passed": true}}\n' for i in range(30)))
-    worse.write_text("".join(f'{{"id": "t{i}", "passed": {str(i >= 12).lower()}}}\n' for i in range(30)))
-    same.write_text(before.read_text())
+    before = write_verdicts(tmp_path / "before.jsonl", [True] * 30)
+    worse = write_verdicts(tmp_path / "worse.jsonl", [i >= 12 for i in range(30)])
+    same = write_verdicts(tmp_path / "same.jsonl", [True] * 30)
     code = main(["compare", str(before), str(worse), str(same), "--format", "tsv"])
     out, err = capsys.readouterr()
     texts = [b.strip() for b in out.split("\n\n") if b.strip()]
