@@ -205,10 +205,11 @@ class AblationEngine:
         position = enumerate(plan)
         aborted: list[TaskResult] = []
         stop: list[StopCampaign] = []
+        interrupted: list[bool] = []
 
         async def worker() -> None:
             for i, trial in position:
-                if aborted or stop:
+                if aborted or stop or interrupted:
                     return
                 result = await self._trials.run(trial, agents[trial.arm])
                 if stop:  # finished after the decision: not recorded, like a cancelled trial
@@ -235,9 +236,14 @@ class AblationEngine:
         try:
             await asyncio.gather(*workers)
         except asyncio.CancelledError:
+            # The cancelled gather cancelled every worker; wait for their cleanup (a ``cmd:``
+            # agent's process group killed and its exit reaped) before the cancellation goes on,
+            # or asyncio.run cancels it midway and closes the loop while children still run. A
+            # worker whose agent swallowed the cancellation starts no further trial.
+            interrupted.append(True)
+            await asyncio.gather(*workers, return_exceptions=True)
             if not stop:
                 raise
-            await asyncio.gather(*workers, return_exceptions=True)
         except BaseException:
             for w in workers:
                 w.cancel()
