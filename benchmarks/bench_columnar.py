@@ -12,6 +12,11 @@ RSS read with ``resource.getrusage(RUSAGE_CHILDREN)`` after the one ``wait``:
 - ``ablation``: ``ablation compare BEFORE AFTER --format json`` to ``/dev/null`` (exit 0 or 2);
 - ``duckdb``: ``read_json_auto`` / ``read_csv`` of both files joined on ``id``, the pass counts of
   the four cells fetched (the read and join the report needs, no statistics);
+- ``duckdb-columns``: the same read and join fetching every column the report reads (verdicts,
+  latency, cost, tokens, category of both arms) as one Arrow table: the work of ``ablation-pair``;
+- ``duckdb-exact``: DuckDB reading both files so that no cell is cast or dropped unseen (JSON
+  lines: one pass for the keys, then every key as a ``JSON`` column; CSV: every cell as text),
+  no checks after: the floor of an exact read through DuckDB;
 - ``polars``: ``read_ndjson`` / ``read_csv`` of both, ``join`` on ``id``, the same counts;
 - ``ablation-pair``: what ``compare`` does before its statistics (``load_result_columns`` of both
   files, the candidate's with the baseline's ids, and ``pair_columns``, under the command's
@@ -23,7 +28,8 @@ The data files are written once under ``--data`` (default ``/tmp/ablation-bench-
 reused. Usage::
 
     python benchmarks/bench_columnar.py [--sizes 10000,100000,1000000] [--repeat 1]
-        [--formats jsonl,csv] [--tools ablation,ablation-pair,ablation-read,duckdb,polars]
+        [--formats jsonl,csv]
+        [--tools ablation,ablation-pair,ablation-read,duckdb,duckdb-columns,duckdb-exact,polars]
 
 Prints one table row per (size, format, tool): median seconds, CPU seconds (user + system, all
 threads) and peak RSS in MiB.
@@ -61,6 +67,38 @@ fmt, a, b = sys.argv[1:4]
 read = pl.read_ndjson if fmt == "jsonl" else pl.read_csv
 joined = read(a).join(read(b), on="id", suffix="_b")
 print(joined.group_by("passed", "passed_b").len().rows())
+"""
+
+# the same read and join, fetching every column the report reads (the work of ``ablation-pair``)
+DUCKDB_COLUMNS = """
+import sys, duckdb
+fmt, a, b = sys.argv[1:4]
+read = "read_json_auto" if fmt == "jsonl" else "read_csv"
+cols = ", ".join(f"{arm}.{c} AS {c}_{arm}" for arm in "ab"
+                 for c in ("passed", "latency_s", "cost", "tokens", "category"))
+con = duckdb.connect()
+print(con.execute(f"SELECT id, {cols} FROM {read}('{a}') a JOIN {read}('{b}') b USING (id)")
+      .to_arrow_table().num_rows)
+"""
+
+# DuckDB read so that no cell is cast or dropped unseen: each file's keys found by one pass
+# (``json_keys``), then every key read as a ``JSON`` column (its text, to check each cell's JSON
+# type); CSV: every cell as text. Read only, no checks: the floor of an exact read through DuckDB.
+DUCKDB_EXACT = """
+import sys, duckdb
+fmt, a, b = sys.argv[1:4]
+con = duckdb.connect()
+rows = 0
+for path in (a, b):
+    if fmt == "jsonl":
+        keys = [k for (k,) in con.execute(
+            f"SELECT DISTINCT unnest(json_keys(json)) FROM read_ndjson_objects('{path}')").fetchall()]
+        columns = "{" + ", ".join(f"'{k}': 'JSON'" for k in keys) + "}"
+        query = f"SELECT * FROM read_json('{path}', format='newline_delimited', columns={columns})"
+    else:
+        query = f"SELECT * FROM read_csv('{path}', all_varchar=true, delim=',', quote='', header=true)"
+    rows += con.execute(query).to_arrow_table().num_rows
+print(rows)
 """
 
 # the reading and pairing ``compare`` does before its statistics: DuckDB's and polars' share
@@ -138,7 +176,14 @@ def command(tool: str, fmt: str, a: Path, b: Path) -> list[str]:
     if tool == "ablation":
         return [sys.executable, "-c", LAUNCH, "compare", str(a), str(b), "--format", "json",
                 "--output", os.devnull]  # fmt: skip
-    script = {"duckdb": DUCKDB, "polars": POLARS, "ablation-pair": PAIR, "ablation-read": READ}[tool]
+    script = {
+        "duckdb": DUCKDB,
+        "duckdb-columns": DUCKDB_COLUMNS,
+        "duckdb-exact": DUCKDB_EXACT,
+        "polars": POLARS,
+        "ablation-pair": PAIR,
+        "ablation-read": READ,
+    }[tool]
     return [sys.executable, "-c", script, fmt, str(a), str(b)]
 
 
@@ -146,11 +191,14 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--sizes", default="10000,100000,1000000")
     ap.add_argument("--formats", default="jsonl,csv")
-    ap.add_argument("--tools", default="ablation,ablation-pair,ablation-read,duckdb,polars")
+    ap.add_argument(
+        "--tools",
+        default="ablation,ablation-pair,ablation-read,duckdb,duckdb-columns,duckdb-exact,polars",
+    )
     ap.add_argument("--repeat", type=int, default=1)
     ap.add_argument("--data", type=Path, default=Path("/tmp/ablation-bench-columnar"))
     args = ap.parse_args()
-    print(f"{'rows':>9} {'format':6} {'tool':13} {'seconds':>8} {'cpu s':>6} {'peak MiB':>9}")
+    print(f"{'rows':>9} {'format':6} {'tool':14} {'seconds':>8} {'cpu s':>6} {'peak MiB':>9}")
     for n in (int(s) for s in args.sizes.split(",")):
         files = write_files(n, args.data)
         for fmt in args.formats.split(","):
@@ -161,7 +209,7 @@ def main() -> None:
                     [sys.executable, __file__, "--child", tool, fmt, *map(str, files[fmt])],
                     capture_output=True, text=True, check=True).stdout) for _ in range(args.repeat)]  # fmt: skip
                 seconds, cpu, rss = (statistics.median(r[i] for r in runs) for i in range(3))
-                print(f"{n:>9} {fmt:6} {tool:13} {seconds:8.2f} {cpu:6.2f} {rss:9.0f}", flush=True)
+                print(f"{n:>9} {fmt:6} {tool:14} {seconds:8.2f} {cpu:6.2f} {rss:9.0f}", flush=True)
 
 
 if __name__ == "__main__":
