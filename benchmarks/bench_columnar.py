@@ -22,14 +22,19 @@ RSS read with ``resource.getrusage(RUSAGE_CHILDREN)`` after the one ``wait``:
   files, the candidate's with the baseline's ids, and ``pair_columns``, under the command's
   process hooks): the same read and join as DuckDB's;
 - ``ablation-read``: pyarrow's reading of both files alone, as the engine reads them
-  (``engine_columns.read_table``): the floor of any exact read through pyarrow.
+  (``engine_columns.read_table``): the floor of any exact read through pyarrow;
+- ``msgspec-read`` (JSON lines only): msgspec decoding both files strictly into structs of this
+  shape (a verdict that is not a boolean, fractional tokens or an unknown field refused, the nested
+  ``meta`` kept raw), then the six columns as NumPy arrays: the floor of an exact read through
+  msgspec, told the shape in advance (msgspec is installed for the benchmark only).
 
 The data files are written once under ``--data`` (default ``/tmp/ablation-bench-columnar``) and
 reused. Usage::
 
     python benchmarks/bench_columnar.py [--sizes 10000,100000,1000000] [--repeat 1]
         [--formats jsonl,csv]
-        [--tools ablation,ablation-pair,ablation-read,duckdb,duckdb-columns,duckdb-exact,polars]
+        [--tools ablation,ablation-pair,ablation-read,msgspec-read,duckdb,duckdb-columns,
+                 duckdb-exact,polars]
 
 Prints one table row per (size, format, tool): median seconds, CPU seconds (user + system, all
 threads) and peak RSS in MiB.
@@ -125,6 +130,36 @@ fmt, a, b = sys.argv[1:4]
 print(sum(read_table(Path(p), fmt, ReadOptions()).num_rows for p in (a, b)))
 """
 
+# msgspec's strict decode of both JSON-lines files, the shape given, then the columns: its floor
+MSGSPEC_READ = """
+import sys, msgspec, numpy as np
+fmt, a, b = sys.argv[1:4]
+class Row(msgspec.Struct, forbid_unknown_fields=True):
+    id: str
+    passed: bool
+    latency_s: float
+    cost: float
+    tokens: int
+    category: str
+    meta: msgspec.Raw
+decode = msgspec.json.Decoder(list[Row]).decode
+total = 0
+for path in (a, b):
+    with open(path, "rb") as fh:
+        rows = decode(b"[" + fh.read().rstrip(b"\\n").replace(b"\\n", b",") + b"]")
+    n = len(rows)
+    columns = [np.array([r.id for r in rows], dtype=object),
+               np.fromiter((r.passed for r in rows), bool, n),
+               *(np.fromiter((getattr(r, k) for r in rows), float, n) for k in ("latency_s", "cost", "tokens")),
+               np.array([r.category for r in rows], dtype=object)]
+    total += sum(len(c) for c in columns)
+    del rows
+print(total)
+"""
+
+# tools that read one format only
+ONLY = {"msgspec-read": "jsonl"}
+
 
 def write_files(n: int, data: Path) -> dict[str, tuple[Path, Path]]:
     """``{format: (baseline, candidate)}`` of ``n`` rows each, written unless present."""
@@ -183,6 +218,7 @@ def command(tool: str, fmt: str, a: Path, b: Path) -> list[str]:
         "polars": POLARS,
         "ablation-pair": PAIR,
         "ablation-read": READ,
+        "msgspec-read": MSGSPEC_READ,
     }[tool]
     return [sys.executable, "-c", script, fmt, str(a), str(b)]
 
@@ -193,7 +229,7 @@ def main() -> None:
     ap.add_argument("--formats", default="jsonl,csv")
     ap.add_argument(
         "--tools",
-        default="ablation,ablation-pair,ablation-read,duckdb,duckdb-columns,duckdb-exact,polars",
+        default="ablation,ablation-pair,ablation-read,msgspec-read,duckdb,duckdb-columns,duckdb-exact,polars",
     )
     ap.add_argument("--repeat", type=int, default=1)
     ap.add_argument("--data", type=Path, default=Path("/tmp/ablation-bench-columnar"))
@@ -203,6 +239,8 @@ def main() -> None:
         files = write_files(n, args.data)
         for fmt in args.formats.split(","):
             for tool in args.tools.split(","):
+                if ONLY.get(tool, fmt) != fmt:
+                    continue
                 # each child is its own process: RUSAGE_CHILDREN is the largest child so far, so
                 # each figure runs in a fresh measuring process too
                 runs = [json.loads(subprocess.run(
