@@ -268,10 +268,19 @@ def test_compare_reads_realistic_rows_without_the_row_path(tmp_path: Path) -> No
         assert report["candidate"]["cost_total"] == pytest.approx(0.4)
 
 
+@pytest.mark.parametrize("slice_size", [None, 1, 7, 50])
 @pytest.mark.parametrize("ext", ["jsonl", "csv"])
-def test_a_second_arm_with_the_same_ids_holds_the_first_arms_array(tmp_path: Path, ext: str) -> None:
+def test_a_second_arm_with_the_same_ids_holds_the_first_arms_array(
+    tmp_path: Path, ext: str, slice_size: int | None, monkeypatch: pytest.MonkeyPatch
+) -> None:
     """The candidate of a suite lists the baseline's ids: its columns hold the baseline's array
-    (one million-id array, not two alive at once); ids in another order or other ids are its own."""
+    (one million-id array, not two alive at once); ids in another order or other ids are its own.
+    The ids are converted and compared by slices: the same at every slice size, a difference in
+    the last slice included."""
+    if slice_size is not None:
+        from ablation.sources.readers import engine_columns
+
+        monkeypatch.setattr(engine_columns, "_SLICE", slice_size)
 
     def write(name: str, ids: list[str]) -> Path:
         path = tmp_path / f"{name}.{ext}"
@@ -283,9 +292,12 @@ def test_a_second_arm_with_the_same_ids_holds_the_first_arms_array(tmp_path: Pat
 
     ids = [f"t{i}" for i in range(50)]
     first = load_result_columns(write("a", ids)).columns.task_id
+    path = tmp_path / f"a.{ext}"
+    read_here = engine.engine_columns(str(path), ReadOptions(), None, str(path))
+    assert read_here is not None and read_here.columns.task_id.tolist() == ids  # not the row path's
     same = load_result_columns(write("b", ids), arm="candidate", ids_like=first)
     assert same.columns.task_id is first
-    for name, other in (("c", ids[::-1]), ("d", [*ids[:-1], "t-other"])):
+    for name, other in (("c", ids[::-1]), ("d", [*ids[:-1], "t-other"]), ("e", ["t-other", *ids[1:]])):
         read = load_result_columns(write(name, other), arm="candidate", ids_like=first)
         assert read.columns.task_id is not first
         assert read.columns.task_id.tolist() == other

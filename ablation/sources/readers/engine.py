@@ -75,19 +75,12 @@ def engine_columns(
     lines = None if kind is None else _scan(path, kind)
     if kind is None or lines is None:
         return None
-    from ablation.sources.readers import engine_columns as cells
+    from ablation.sources.readers.engine_columns import read_columns
 
     try:
-        table = cells.read_table(path, kind, options)
-    except Exception:  # any parse error: the row path names it (file, line, id)
-        return None
-    if table is None:
-        return None
-    try:
-        return cells.to_columns(table, kind, display, options, lines, ids_like)
+        return read_columns(path, kind, display, options, lines, ids_like)
     finally:
-        del table  # the parsed table is garbage now (the columns hold copies or numeric views)
-        large_read_finished()
+        large_read_finished()  # the parsed table is garbage now (the columns hold copies or views)
 
 
 def _plain_names(options: ReadOptions) -> bool:

@@ -2,7 +2,7 @@
 
 :func:`read_table` reads a JSON-lines or CSV file with pyarrow (CSV cells all as text, so that
 ``"007"`` stays an id and a number is recognised as the row path recognises it);
-:func:`to_columns` gives the :class:`~ablation.sources.readers.columnar.ColumnRead` that
+:func:`read_columns` gives the :class:`~ablation.sources.readers.columnar.ColumnRead` that
 :func:`~ablation.sources.readers.rows.checked_rows` would build, column by column, and ``None`` as
 soon as one cell is something the row path would refuse or read otherwise (a missing or empty id,
 a verdict that is not an unambiguous boolean, a number that is not finite, both ``latency`` and
@@ -36,16 +36,18 @@ from numpy.typing import NDArray
 
 from ablation.columns import TrialColumns, constant_column, filled
 from ablation.errors import AblationError
+from ablation.process_hooks import large_read_finished
 from ablation.sources.readers.columnar import ColumnRead
 from ablation.sources.readers.rows import ReadOptions
 
-__all__ = ["read_table", "to_columns"]
+__all__ = ["read_columns", "read_table"]
 
 _NUMBERS = ("score", "cost", "latency", "latency_s", "tokens")
 _NUMBER = r"^[ \t]*[+-]?(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][+-]?[0-9]+)?[ \t]*$"
 _BLANK = r"^[ \t]*$"
 _TRUE = ("true", "1", "1.0", "pass", "passed", "yes")
 _FALSE = ("false", "0", "0.0", "fail", "failed", "no")
+_SLICE = 1 << 16  # ids converted or compared at a time (:func:`arrow_ids`)
 
 
 class _Refused(AblationError):
@@ -85,30 +87,41 @@ def read_table(path: Path, kind: str, options: ReadOptions) -> pa.Table | None:
     return pa.Table.from_batches(batches) if batches else None
 
 
-def to_columns(
-    table: pa.Table, kind: str, display: str, options: ReadOptions, lines: int,
+def read_columns(
+    path: Path, kind: str, display: str, options: ReadOptions, lines: int,
     ids_like: NDArray[np.object_] | None = None,
 ) -> ColumnRead | None:
-    """The row path's columns of ``table`` (module docstring), or ``None`` to read row by row;
-    ``ids_like``: see :func:`arrow_ids`."""
-    if table.num_rows != lines - (kind == "csv") or table.num_rows == 0:
+    """The row path's columns of the file (module docstring), or ``None`` to read it row by row;
+    ``lines``: its number of lines; ``ids_like``: see :func:`arrow_ids`.
+
+    The parsed table is held by its cells alone, which drop each column once it is converted:
+    the text of the columns read first is freed while the later ones are converted, so the
+    peak holds one whole table only at its start.
+    """
+    try:
+        table = read_table(path, kind, options)
+    except Exception:  # any parse error: the row path names it (file, line, id)
+        return None
+    large_read_finished()  # the parse's blocks: freed, but held by pyarrow's pool until released
+    if table is None or table.num_rows != lines - (kind == "csv") or table.num_rows == 0:
         return None
     cells = _JsonCells(table, ids_like) if kind == "jsonl" else _CsvCells(table, ids_like)
+    del table
     try:
-        return _columns(cells, table, display, options)
+        return _columns(cells, display, options)
     except (_Refused, pa.ArrowException, ValueError, OverflowError):
         return None
 
 
-def _columns(cells: _JsonCells | _CsvCells, table: pa.Table, display: str, options: ReadOptions) -> ColumnRead:
+def _columns(cells: _JsonCells | _CsvCells, display: str, options: ReadOptions) -> ColumnRead:
     key, field, run_name = options.key or "id", options.field or "passed", options.run_field
-    n = table.num_rows
+    n, names = cells.n, cells.names
     ids = cells.ids(key)
     passed = cells.verdicts(field, options.pass_values)
     runs = cells.runs(run_name) if run_name else filled(0, np.int64, n)
     _check_unique(ids, runs if run_name else None)
-    numbers = {name: cells.number(name) for name in _NUMBERS if name in table.column_names
-               and name not in (key, field, run_name) and table.column(name).null_count < n}  # fmt: skip
+    numbers = {name: cells.number(name) for name in _NUMBERS if name in names
+               and name not in (key, field, run_name) and cells.nulls[name] < n}  # fmt: skip
     latency = numbers.get("latency_s")
     if "latency" in numbers:
         if latency is not None and bool(np.any(~np.isnan(latency) & ~np.isnan(numbers["latency"]))):
@@ -121,7 +134,7 @@ def _columns(cells: _JsonCells | _CsvCells, table: pa.Table, display: str, optio
     if bool(np.any(latency < 0)) or bool(np.any(given & ((tokens < 0) | (tokens != np.floor(tokens))))):
         raise _Refused  # (NaN compares False: absent latencies pass)
     special = {key, field, run_name, *_NUMBERS, "category", "critical", "output"}
-    metrics = {name: values for name in table.column_names if name not in special
+    metrics = {name: values for name in names if name not in special
                and (values := cells.metric(name)) is not None}  # fmt: skip
     columns = TrialColumns(
         arm=options.arm, task_id=ids, run=runs, passed=passed,
@@ -129,14 +142,14 @@ def _columns(cells: _JsonCells | _CsvCells, table: pa.Table, display: str, optio
         cost=numbers.get("cost", nan), tokens=tokens,
         quality={"score": numbers["score"]} if "score" in numbers else {},
         metrics=metrics,
-        category=cells.category() if "category" in table.column_names else constant_column(None, n),
-        critical=cells.critical() if "critical" in table.column_names else filled(False, np.bool_, n),
+        category=cells.category() if "category" in names else constant_column(None, n),
+        critical=cells.critical() if "critical" in names else filled(False, np.bool_, n),
         error_type=constant_column("", n), source=display,
         line=np.arange(cells.first_line, n + cells.first_line, dtype=np.int64),
         attempts=filled(1, np.int64, n), error=constant_column("", n),
         error_stage=constant_column("", n),
     )  # fmt: skip
-    return ColumnRead(columns, cells.outputs() if "output" in table.column_names else {})
+    return ColumnRead(columns, cells.outputs() if "output" in names else {})
 
 
 def _check_unique(ids: NDArray[np.object_], runs: NDArray[np.int64] | None) -> None:
@@ -156,19 +169,32 @@ def _floats(values: pa.Array) -> NDArray[np.float64]:
     return np.where(given, out, np.nan) if values.null_count else out
 
 
-class _JsonCells:
+class _Cells:
+    """The columns of a parsed table, each taken once: :meth:`take` drops it from the table, so
+    that its buffers are freed as soon as its converted copy no longer needs them."""
+
+    def __init__(self, table: pa.Table, ids_like: NDArray[np.object_] | None) -> None:
+        self.table, self.ids_like = table, ids_like
+        self.n, self.names = table.num_rows, tuple(table.column_names)
+        self.nulls = {name: table.column(name).null_count for name in self.names}
+
+    def take(self, name: str) -> pa.Array:
+        """Column ``name`` as one array, dropped from the table (a second take raises)."""
+        values = self.table.column(name).combine_chunks()
+        self.table = self.table.drop_columns([name])
+        return values
+
+
+class _JsonCells(_Cells):
     """Columns of JSON values (pyarrow's types: a column holds one JSON type, or nulls)."""
 
     first_line = 1
 
-    def __init__(self, table: pa.Table, ids_like: NDArray[np.object_] | None) -> None:
-        self.table, self.ids_like = table, ids_like
-
     def column(self, name: str) -> pa.Array:
-        return self.table.column(name).combine_chunks()
+        return self.take(name)
 
     def ids(self, key: str) -> NDArray[np.object_]:
-        if key not in self.table.column_names:
+        if key not in self.names:
             raise _Refused
         values = self.column(key)
         if values.null_count or not (pa.types.is_string(values.type) or pa.types.is_int64(values.type)):
@@ -178,7 +204,7 @@ class _JsonCells:
         return arrow_ids(values, self.ids_like)
 
     def verdicts(self, field: str, pass_values: frozenset[str] | None) -> NDArray[np.bool_]:
-        if field not in self.table.column_names:
+        if field not in self.names:
             raise _Refused
         values = self.column(field)
         if values.null_count:
@@ -198,8 +224,8 @@ class _JsonCells:
         raise _Refused
 
     def runs(self, name: str) -> NDArray[np.int64]:
-        if name not in self.table.column_names:
-            return np.zeros(self.table.num_rows, dtype=np.int64)
+        if name not in self.names:
+            return np.zeros(self.n, dtype=np.int64)
         values = self.column(name)
         if pa.types.is_null(values.type):
             return np.zeros(len(values), dtype=np.int64)
@@ -249,16 +275,13 @@ class _JsonCells:
         return {i: {"output": v} for i, v in enumerate(values.to_pylist()) if v is not None}
 
 
-class _CsvCells:
+class _CsvCells(_Cells):
     """Columns of CSV cells, all text (blank: absent), read as the row path reads them."""
 
     first_line = 2
 
-    def __init__(self, table: pa.Table, ids_like: NDArray[np.object_] | None) -> None:
-        self.table, self.ids_like = table, ids_like
-
     def stripped(self, name: str) -> pa.Array:
-        return pc.utf8_trim(self.table.column(name).combine_chunks(), " \t")
+        return pc.utf8_trim(self.take(name), " \t")
 
     def ids(self, key: str) -> NDArray[np.object_]:
         values = self.stripped(key)
@@ -309,7 +332,7 @@ class _CsvCells:
         return self._booleans(words) & ~blank
 
     def outputs(self) -> dict[int, dict[str, Any]]:
-        raw = self.table.column("output").combine_chunks()
+        raw = self.take("output")
         blank = pc.match_substring_regex(raw, _BLANK).to_numpy(zero_copy_only=False)
         return {i: {"output": v} for i, v in enumerate(raw.to_pylist()) if not blank[i]}
 
@@ -327,21 +350,31 @@ def csv_header(path: Path) -> list[str] | None:
 def arrow_ids(values: Any, like: NDArray[np.object_] | None = None) -> Any:
     """A pyarrow string or integer column as a NumPy array of ``str`` objects: ``like`` itself
     when it holds the same ids in the same order (another arm's ids: one array of a million ids
-    instead of two, ~70 MB, and never both alive at once)."""
+    instead of two, ~70 MB, and never both alive at once).
+
+    Both the conversion and the comparison go by slices of :data:`_SLICE` ids, so that their
+    temporaries (a slice's conversion, ``like``'s slice as Arrow text) stay small beside the ids.
+    """
     if not pa.types.is_string(values.type) and not pa.types.is_large_string(values.type):
         values = pc.cast(values, pa.string())
     if like is not None and len(like) == len(values) and _same_texts(values, like):
         return like
-    return values.to_numpy(zero_copy_only=False)
+    out = np.empty(len(values), dtype=object)
+    for start in range(0, len(values), _SLICE):
+        out[start : start + _SLICE] = values.slice(start, _SLICE).to_numpy(zero_copy_only=False)
+    return out
 
 
 def _same_texts(values: Any, like: NDArray[np.object_]) -> bool:
     """Whether the string column ``values`` and the ``str`` objects of ``like`` are equal."""
-    try:
-        given = pa.array(like, type=values.type)
-    except (pa.ArrowException, TypeError, ValueError):
-        return False  # not all text: not the same ids
-    return bool(pc.all(pc.equal(values, given)).as_py())
+    for start in range(0, len(values), _SLICE):
+        try:
+            given = pa.array(like[start : start + _SLICE], type=values.type)
+        except (pa.ArrowException, TypeError, ValueError):
+            return False  # not all text: not the same ids
+        if not pc.all(pc.equal(values.slice(start, _SLICE), given)).as_py():
+            return False
+    return True
 
 
 def labels(values: pa.Array) -> NDArray[np.object_]:
