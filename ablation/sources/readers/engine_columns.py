@@ -190,13 +190,10 @@ class _JsonCells(_Cells):
 
     first_line = 1
 
-    def column(self, name: str) -> pa.Array:
-        return self.take(name)
-
     def ids(self, key: str) -> NDArray[np.object_]:
         if key not in self.names:
             raise _Refused
-        values = self.column(key)
+        values = self.take(key)
         if values.null_count or not (pa.types.is_string(values.type) or pa.types.is_int64(values.type)):
             raise _Refused
         if pa.types.is_string(values.type) and bool(pc.any(pc.equal(values, "")).as_py()):
@@ -206,7 +203,7 @@ class _JsonCells(_Cells):
     def verdicts(self, field: str, pass_values: frozenset[str] | None) -> NDArray[np.bool_]:
         if field not in self.names:
             raise _Refused
-        values = self.column(field)
+        values = self.take(field)
         if values.null_count:
             raise _Refused
         if pa.types.is_boolean(values.type):
@@ -226,7 +223,7 @@ class _JsonCells(_Cells):
     def runs(self, name: str) -> NDArray[np.int64]:
         if name not in self.names:
             return np.zeros(self.n, dtype=np.int64)
-        values = self.column(name)
+        values = self.take(name)
         if pa.types.is_null(values.type):
             return np.zeros(len(values), dtype=np.int64)
         if not pa.types.is_integer(values.type):
@@ -237,7 +234,7 @@ class _JsonCells(_Cells):
         return runs
 
     def number(self, name: str) -> NDArray[np.float64]:
-        values = self.column(name)
+        values = self.take(name)
         if pa.types.is_null(values.type):
             return np.full(len(values), np.nan)
         if not (pa.types.is_integer(values.type) or pa.types.is_floating(values.type)):
@@ -245,7 +242,7 @@ class _JsonCells(_Cells):
         return _floats(values)
 
     def metric(self, name: str) -> NDArray[np.float64] | None:
-        values = self.column(name)
+        values = self.take(name)
         if not (pa.types.is_integer(values.type) or pa.types.is_floating(values.type)):
             return None  # text, booleans, objects, lists: not metrics
         if values.null_count == len(values):
@@ -253,7 +250,7 @@ class _JsonCells(_Cells):
         return _floats(values)
 
     def category(self) -> NDArray[np.object_]:
-        values = self.column("category")
+        values = self.take("category")
         if pa.types.is_null(values.type):
             return np.full(len(values), None, dtype=object)
         if not (pa.types.is_string(values.type) or pa.types.is_integer(values.type)):
@@ -261,7 +258,7 @@ class _JsonCells(_Cells):
         return labels(values)
 
     def critical(self) -> NDArray[np.bool_]:
-        values = self.column("critical")
+        values = self.take("critical")
         if pa.types.is_null(values.type):
             return np.zeros(len(values), dtype=bool)
         if not pa.types.is_boolean(values.type):
@@ -269,7 +266,7 @@ class _JsonCells(_Cells):
         return pc.fill_null(values, False).to_numpy(zero_copy_only=False)
 
     def outputs(self) -> dict[int, dict[str, Any]]:
-        values = self.column("output")
+        values = self.take("output")
         if pa.types.is_floating(values.type) or pa.types.is_nested(values.type):
             raise _Refused  # 1 and 1.0 are one float here; an object's absent keys show as nulls
         return {i: {"output": v} for i, v in enumerate(values.to_pylist()) if v is not None}
