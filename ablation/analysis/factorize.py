@@ -23,8 +23,8 @@ import numpy as np
 from numpy.typing import NDArray
 
 __all__ = [
-    "TrialKeys", "code_adders", "first_rows_of", "object_codes", "sorted_codes", "trial_keys",
-    "unicode_ids",
+    "TrialKeys", "code_adders", "first_occurrences", "first_rows_of", "object_codes", "sorted_codes",
+    "trial_keys", "unicode_ids",
 ]  # fmt: skip
 
 
@@ -114,6 +114,22 @@ class TrialKeys:
         found = inside[self.sorted[start[inside]] < (codes[inside] + 1) * self.width]
         rows[found] = self.rows(start[found])
         return rows
+
+
+def first_occurrences(codes: NDArray[np.int64]) -> tuple[NDArray[np.int64], Any]:
+    """``np.unique(codes, return_index=True)``: the distinct codes and the index of each one's
+    first occurrence, with no sort when the codes already come in order (rows of a file listing
+    its tasks sorted: each code's first row is where the code changes, or every row when no
+    code repeats; the index is then a slice, no copy)."""
+    if len(codes) < 2:
+        return codes, slice(None)
+    step = codes[1:] - codes[:-1]
+    if bool((step > 0).all()):
+        return codes, slice(None)
+    if bool((step >= 0).all()):
+        starts = np.flatnonzero(np.concatenate(([True], step > 0)))
+        return codes[starts], starts
+    return np.unique(codes, return_index=True)  # type: ignore[no-any-return]
 
 
 def first_rows_of(

@@ -25,6 +25,7 @@ from ablation.analysis.arm_totals import column_totals
 from ablation.analysis.factorize import (
     TrialKeys,
     code_adders,
+    first_occurrences,
     first_rows_of,
     object_codes,
     trial_keys,
@@ -377,18 +378,23 @@ def _labels(
         labelled = cols.category
         if labelled is None or constant_value(labelled) == (True, None):
             continue  # no category given
-        given = np.flatnonzero(labelled.astype(bool))  # truthiness, as bool(c) per row
-        if not given.size:
+        truthy = labelled.astype(bool)  # truthiness, as bool(c) per row
+        if not truthy.any():
             continue
         given_any = True
-        first_codes, first_rows = np.unique(code[given], return_index=True)
-        rows = given[first_rows]
-        category[first_codes] = labelled[rows]
+        given: Any = slice(None) if truthy.all() else np.flatnonzero(truthy)
+        first_codes, rows = first_occurrences(code[given])
+        category[first_codes] = labelled[given][rows]
     critical = np.zeros(size, dtype=bool)
     for cols, code in zip(arms, codes, strict=True):
         if cols.critical is not None and cols.critical.any():
             critical[code[cols.critical]] = True
     cats: list[str] | NDArray[np.object_] = constant_column("default", len(paired))
-    if given_any and (given := (labels := category[paired]).astype(bool)).any():
-        cats = np.where(given, labels, "default").tolist()  # truthiness, as ``c or "default"``
-    return cats, task_ids, critical[paired]  # a task's family is its id: the same list
+    if given_any:
+        labels = category if len(paired) == size else category[paired]
+        if (labelled := labels.astype(bool)).all():
+            cats = labels.tolist()
+        elif labelled.any():
+            cats = np.where(labelled, labels, "default").tolist()  # truthiness, as ``c or "default"``
+    return cats, task_ids, critical if len(paired) == size else critical[paired]  # family: the id
+

@@ -7,7 +7,13 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from ablation.analysis.factorize import code_adders, object_codes, sorted_codes, trial_keys
+from ablation.analysis.factorize import (
+    code_adders,
+    first_occurrences,
+    object_codes,
+    sorted_codes,
+    trial_keys,
+)
 from ablation.columns import filled
 
 _IDS = st.text(alphabet=st.characters(blacklist_characters="\x00"), max_size=6)
@@ -134,3 +140,19 @@ def test_counts_of_a_constant_mask_equal_bincount() -> None:
         count, _ = code_adders(code, size)
         got = count(filled(True, np.bool_, len(code)))
         np.testing.assert_array_equal(got, np.bincount(code, minlength=size))
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.integers(0, 6), max_size=40), st.sampled_from(["as-is", "sorted", "distinct"]))
+def test_first_occurrences_equal_numpy_unique(values: list[int], order: str) -> None:
+    """Codes in any order, non-decreasing (a file in (task, run) order) or strictly increasing
+    (one run per task): the distinct codes and first indices of ``np.unique``."""
+    if order == "sorted":
+        values = sorted(values)
+    elif order == "distinct":
+        values = sorted(set(values))
+    codes = np.array(values, dtype=np.int64)
+    distinct, first = first_occurrences(codes)
+    want_distinct, want_first = np.unique(codes, return_index=True)
+    assert np.asarray(distinct).tolist() == want_distinct.tolist()
+    assert np.arange(len(codes))[first].tolist() == want_first.tolist()
