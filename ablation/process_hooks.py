@@ -22,7 +22,7 @@ from typing import Any, Protocol, TypeVar
 
 __all__ = [
     "ProcessHooks", "during_large_work", "installed", "large_read_finished", "large_work",
-    "owns_process", "run_finished",
+    "memory_freed", "owns_process",
 ]
 
 _F = TypeVar("_F", bound=Callable[..., Any])
@@ -34,8 +34,9 @@ class ProcessHooks(Protocol):
     def large_work(self) -> AbstractContextManager[None]:
         """Around reading, pairing and building a report (it may run nested)."""
 
-    def run_finished(self) -> None:
-        """A campaign's trials are stored: what its run allocated is garbage now."""
+    def memory_freed(self) -> None:
+        """Much of what the process allocated is garbage now (a campaign's run whose trials are
+        stored; the result files ``compare`` built its reports from): it may be given back."""
 
     def large_read_finished(self) -> None:
         """A large result file is read into columns: its reader's buffers are garbage now."""
@@ -72,11 +73,11 @@ def during_large_work(fn: _F) -> _F:
     return wrapper  # type: ignore[return-value]
 
 
-def run_finished() -> None:
-    """The installed hooks' ``run_finished()``, or nothing."""
+def memory_freed() -> None:
+    """The installed hooks' ``memory_freed()``, or nothing."""
     hooks = _HOOKS.get()
     if hooks is not None:
-        hooks.run_finished()
+        hooks.memory_freed()
 
 
 def large_read_finished() -> None:

@@ -23,7 +23,9 @@ Reference: the :mod:`gc` documentation of ``freeze``, ``unfreeze`` and ``get_fre
 
 **The C heap** (glibc: :func:`release_freed_memory`, :func:`reuse_freed_memory`).
 :func:`release_freed_memory` gives the run's freed heap back to the operating system before the
-report builds its arrays; :func:`reuse_freed_memory` has later large arrays reuse freed memory.
+report builds its arrays (and ``compare``'s, once its reports are built from the result files'
+columns, before it serialises them); :func:`reuse_freed_memory` has later large arrays reuse
+freed memory.
 
 A million-trial campaign frees most of what its suite scan and its trials allocated, but the C
 allocator keeps freed pages mapped, so the report's arrays would stack on top of them: at 10⁶
@@ -128,8 +130,8 @@ def release_arrow_pool() -> bool:
 
 class CommandTuning:
     """The command's :class:`~ablation.process_hooks.ProcessHooks`: large work runs with the
-    collector paused and freed arrays reused; a finished run gives its heap back, and a large
-    read its pyarrow pool."""
+    collector paused and freed arrays reused; freed memory (a finished run, ``compare``'s inputs
+    once its reports are built) goes back to the OS, and so does a large read's pyarrow pool."""
 
     @contextlib.contextmanager
     def large_work(self) -> Iterator[None]:
@@ -137,7 +139,8 @@ class CommandTuning:
             reuse_freed_memory()
             yield
 
-    def run_finished(self) -> None:
+    def memory_freed(self) -> None:
+        release_arrow_pool()
         release_freed_memory()
 
     def large_read_finished(self) -> None:

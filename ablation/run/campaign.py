@@ -24,7 +24,7 @@ from ablation.config import CampaignConfig, Provenance
 from ablation.errors import CampaignAborted, ConfigError, ResumeMismatchError
 from ablation.evaluate.quality import scorer_name
 from ablation.eventloop import run_coroutine
-from ablation.process_hooks import run_finished
+from ablation.process_hooks import memory_freed
 from ablation.report import AblationReport
 from ablation.run.engine import AblationEngine
 from ablation.run.failfast import DEFAULT_FAIL_FAST, FailFastSink
@@ -367,7 +367,7 @@ async def run_ablation_campaign_async(
         for arm, count in finished.items():
             info.executed[arm] += count
         if run_store is not None:  # the trials are in the store: the run's heap is garbage now
-            run_finished()
+            memory_freed()
         return _report(plan, suite, config, run_store, new)
     finally:
         suite.close()
