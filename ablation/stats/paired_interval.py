@@ -7,6 +7,7 @@ Table ``[[n11, b], [c, n22]]`` (rows baseline pass/fail, columns candidate pass/
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from typing import Any, Literal
 
 from ablation.stats import _dist
@@ -21,7 +22,6 @@ _st: Any = LazyModule("scipy.stats")
 
 __all__ = ["noninferiority_test", "paired_difference_interval", "tango_score_statistic"]
 
-_INTERVAL_METHODS = ("tango", "newcombe", "wald", "agresti_min", "bonett_price")
 _HUGE = 1e300
 
 
@@ -68,7 +68,8 @@ def tango_score_statistic(b: int, c: int, n: int, delta: float) -> float:
     return max(-_HUGE, min(_HUGE, z))
 
 
-def _tango_interval(b: int, c: int, n: int, z: float) -> tuple[float, float]:
+def _tango_interval(n11: int, b: int, c: int, n22: int, level: float) -> tuple[float, float]:
+    n, z = n11 + b + c + n22, z_two_sided(level)
     est = (c - b) / n
     if b == 0 and c == 0:
         # closed form of the score interval with no discordant pairs: ±z²/(n + z²)
@@ -110,6 +111,38 @@ def _newcombe_interval(n11: int, b: int, c: int, n22: int, level: float) -> tupl
     dl = (p2 - l2) ** 2 - 2.0 * phi * (p2 - l2) * (u1 - p1) + (u1 - p1) ** 2
     du = (u2 - p2) ** 2 - 2.0 * phi * (u2 - p2) * (p1 - l1) + (p1 - l1) ** 2
     return est - math.sqrt(max(dl, 0.0)), est + math.sqrt(max(du, 0.0))
+
+
+def _wald_interval(n11: int, b: int, c: int, n22: int, level: float) -> tuple[float, float]:
+    n, z = n11 + b + c + n22, z_two_sided(level)
+    est = (c - b) / n
+    se = math.sqrt(max(n * (b + c) - (b - c) ** 2, 0)) / (n * math.sqrt(n))
+    return est - z * se, est + z * se
+
+
+def _agresti_min_interval(n11: int, b: int, c: int, n22: int, level: float) -> tuple[float, float]:
+    m, z = n11 + b + c + n22 + 2, z_two_sided(level)
+    centre = (c - b) / m
+    se = math.sqrt(max((b + c + 1) - (c - b) ** 2 / m, 0.0)) / m
+    return centre - z * se, centre + z * se
+
+
+def _bonett_price_interval(n11: int, b: int, c: int, n22: int, level: float) -> tuple[float, float]:
+    m, z = n11 + b + c + n22 + 2, z_two_sided(level)
+    p12, p21 = (b + 1) / m, (c + 1) / m
+    se = math.sqrt(max((p12 + p21) - (p21 - p12) ** 2, 0.0) / m)
+    return (p21 - p12) - z * se, (p21 - p12) + z * se
+
+
+#: Each method of :func:`paired_difference_interval`: its name in the result, and its limits from
+#: ``(n11, b, c, n22, confidence level)`` with ``n > 0``, before truncation to ``[−1, 1]``.
+_METHODS: dict[str, tuple[str, Callable[[int, int, int, int, float], tuple[float, float]]]] = {
+    "tango": ("Tango score interval", _tango_interval),
+    "newcombe": ("Newcombe hybrid score (square-and-add) interval", _newcombe_interval),
+    "wald": ("Wald interval (truncated to [-1, 1])", _wald_interval),
+    "agresti_min": ("Agresti-Min adjusted Wald interval (+0.5 per cell)", _agresti_min_interval),
+    "bonett_price": ("Bonett-Price adjusted Wald interval", _bonett_price_interval),
+}
 
 
 def paired_difference_interval(
@@ -157,39 +190,14 @@ def paired_difference_interval(
     """
     n11, b, c, n22 = as_table(n11, n12, n21, n22)
     level = check_level(confidence_level)
-    if method not in _INTERVAL_METHODS:
-        raise ValueError(f"method must be one of {_INTERVAL_METHODS}, got {method!r}")
-    names = {
-        "tango": "Tango score interval",
-        "newcombe": "Newcombe hybrid score (square-and-add) interval",
-        "wald": "Wald interval (truncated to [-1, 1])",
-        "agresti_min": "Agresti-Min adjusted Wald interval (+0.5 per cell)",
-        "bonett_price": "Bonett-Price adjusted Wald interval",
-    }
-    name = names[method]
+    if method not in _METHODS:
+        raise ValueError(f"method must be one of {tuple(_METHODS)}, got {method!r}")
+    name, limits = _METHODS[method]
     n = n11 + b + c + n22
     if n == 0:
         return DifferenceResult(0.0, ConfidenceInterval(-1.0, 1.0), f"{name} (n = 0: no data)")
     est = (c - b) / n
-    z = z_two_sided(level)
-    if method == "tango":
-        low, high = _tango_interval(b, c, n, z)
-    elif method == "newcombe":
-        low, high = _newcombe_interval(n11, b, c, n22, level)
-    elif method == "wald":
-        se = math.sqrt(max(n * (b + c) - (b - c) ** 2, 0)) / (n * math.sqrt(n))
-        low, high = est - z * se, est + z * se
-    elif method == "agresti_min":
-        m = n + 2
-        centre = (c - b) / m
-        se = math.sqrt(max((b + c + 1) - (c - b) ** 2 / m, 0.0)) / m
-        low, high = centre - z * se, centre + z * se
-    else:
-        m = n + 2
-        p12 = (b + 1) / m
-        p21 = (c + 1) / m
-        se = math.sqrt(max((p12 + p21) - (p21 - p12) ** 2, 0.0) / m)
-        low, high = (p21 - p12) - z * se, (p21 - p12) + z * se
+    low, high = limits(n11, b, c, n22, level)
     if not low <= est <= high:
         # the adjusted Wald intervals are centred on a shrunken difference; at low confidence
         # levels and extreme tables they can miss the observed estimate; widen to include it
