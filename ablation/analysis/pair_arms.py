@@ -396,5 +396,6 @@ def _labels(
             cats = labels.tolist()
         elif labelled.any():
             cats = np.where(labelled, labels, "default").tolist()  # truthiness, as ``c or "default"``
-    return cats, task_ids, critical if len(paired) == size else critical[paired]  # family: the id
+    flags = critical if len(paired) == size else critical[paired]
+    return cats, task_ids, flags  # a task's family is its id: the same list
 
