@@ -340,7 +340,10 @@ async def run_ablation_campaign_async(
     """
     config = config or CampaignConfig()
     info = run_info if run_info is not None else CampaignRun()
-    _check_reuse(store, resume, reuse_baseline)
+    if (resume or reuse_baseline) and store is None:
+        raise ConfigError("resume and baseline reuse need a store")
+    if resume and reuse_baseline:
+        raise ConfigError("resume and reuse_baseline cannot be combined")
     suite = _validate(tasks, quality_scorers)
     run_store, owned = _open_store(store)
     plan: _Plan | None = None
@@ -349,8 +352,12 @@ async def run_ablation_campaign_async(
             baseline_agent, candidate_agent, suite, config, run_store, resume, reuse_baseline,
             allow_changed_agent,
         )
-        _count_reused(info, plan)
+        info.campaign_id = plan.campaign_id
         suite.digests = {}  # only the plan's checks read them: free ~100 B a task for the run
+        for r in plan.prior:
+            info.reused[r.arm] += 1
+        for _, arm, _ in plan.skip:
+            info.reused[arm] += 1
         engine_args = {
             "config": config, "quality_scorers": quality_scorers, "executor": executor,
             "progress": progress,
@@ -368,23 +375,6 @@ async def run_ablation_campaign_async(
             plan.lock.release()
         if owned and run_store is not None:
             run_store.close()
-
-
-def _check_reuse(store: object, resume: bool | str, reuse_baseline: str | None) -> None:
-    """Refuse a resume or a reused baseline without a store, and both at once."""
-    if (resume or reuse_baseline) and store is None:
-        raise ConfigError("resume and baseline reuse need a store")
-    if resume and reuse_baseline:
-        raise ConfigError("resume and reuse_baseline cannot be combined")
-
-
-def _count_reused(info: CampaignRun, plan: _Plan) -> None:
-    """Record the plan's campaign id, and per arm the stored trials it reuses instead of running."""
-    info.campaign_id = plan.campaign_id
-    for r in plan.prior:
-        info.reused[r.arm] += 1
-    for _, arm, _ in plan.skip:
-        info.reused[arm] += 1
 
 
 def _synchronous(fn: Callable[P, Coroutine[Any, Any, T]]) -> Callable[P, T]:
