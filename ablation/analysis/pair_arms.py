@@ -396,6 +396,5 @@ def _labels(
             cats = labels.tolist()
         elif labelled.any():
             cats = np.where(labelled, labels, "default").tolist()  # truthiness, as ``c or "default"``
-    flags = critical if len(paired) == size else critical[paired]
-    return cats, task_ids, flags  # a task's family is its id: the same list
+    return cats, task_ids, critical[paired]  # a task's family is its id: the same list
 
