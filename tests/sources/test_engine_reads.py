@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import math
+import re
 from pathlib import Path
 from typing import Any
 
@@ -22,6 +23,7 @@ from ablation.analysis.build import compare_columns
 from ablation.errors import InputError
 from ablation.sources.readers import engine, read_rows
 from ablation.sources.readers.columnar import ColumnRead, FileTrials, _from_rows
+from ablation.sources.readers.generic import CSV_NUMBER
 from ablation.sources.readers.rows import ReadOptions
 from ablation.sources.result_files import load_result_columns
 
@@ -302,3 +304,54 @@ def test_a_second_arm_with_the_same_ids_holds_the_first_arms_array(
         assert read.columns.task_id is not first
         assert read.columns.task_id.tolist() == other
         same_columns(read, row_path(tmp_path / f"{name}.{ext}", ReadOptions(arm="candidate")))
+
+
+# ------------------------------------------------------------------ CSV numbers by pyarrow's cast
+
+_CELL = st.text(alphabet="0123456789+-.eE_xXpPinfatyINFATY ", max_size=9)
+_ASCII_NUMBER = re.compile(CSV_NUMBER.pattern.replace(r"\d", "[0-9]"))  # the engine reads ASCII files
+
+
+@settings(max_examples=400, deadline=None)
+@given(st.one_of(_CELL, st.from_regex(_ASCII_NUMBER, fullmatch=True)))
+def test_pyarrows_finite_numbers_are_the_row_paths_number_syntax(cell: str) -> None:
+    """The engine reads a CSV number column with pyarrow's cast alone: a stripped cell it reads as
+    a finite float must be one the row path's syntax accepts, and every such cell it must read
+    (to the same float as Python's ``float``)."""
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    cell = cell.strip(" \t")
+    if not cell:
+        return  # blank: absent on both paths, never cast
+    try:
+        value = pc.cast(pa.array([cell]), pa.float64())[0].as_py()
+    except pa.ArrowInvalid:
+        value = None
+    syntax = CSV_NUMBER.fullmatch(cell) is not None
+    if value is not None and math.isfinite(value):
+        assert syntax, cell
+    if syntax:
+        assert value is not None and (value == float(cell) or not math.isfinite(float(cell))), cell
+
+
+@pytest.mark.parametrize("cells", [
+    ("nan", "1"), ("inf", "2"), ("Infinity", ""), ("-inf", "3"), ("1e999", "1"), ("+.5", "-3"),
+    (".", "1"), ("1_000", "2"), ("", ""), ("x", "4"), ("5.", "1e-3"),
+])  # fmt: skip
+def test_csv_metric_and_cost_cells_read_as_the_row_path(tmp_path: Path, cells: tuple[str, str]) -> None:
+    """A metric column (``steps``) or a result number (``cost``) holding non-finite words,
+    overflowing numbers, blanks or text: the engine gives the row path's columns or declines,
+    and what ``compare`` reads is the row path's results or its error."""
+    for column in ("steps", "cost"):
+        path = tmp_path / f"{column}.csv"
+        path.write_text(f"id,passed,{column}\na,true,{cells[0]}\nb,false,{cells[1]}\n", encoding="ascii")
+        fast = engine.engine_columns(str(path), ReadOptions(), None, str(path))
+        if fast is not None:
+            same_columns(fast, row_path(path, ReadOptions()))
+        try:
+            got: Any = load_result_columns(path)
+            got = [got.result(i) for i in range(len(got.columns))]
+        except InputError as exc:
+            got = str(exc)
+        assert got == outcome(path, ReadOptions())

@@ -38,12 +38,14 @@ from ablation.columns import TrialColumns, constant_column, filled
 from ablation.errors import AblationError
 from ablation.process_hooks import large_read_finished
 from ablation.sources.readers.columnar import ColumnRead
+from ablation.sources.readers.generic import CSV_NUMBER
 from ablation.sources.readers.rows import ReadOptions
 
 __all__ = ["read_columns", "read_table"]
 
 _NUMBERS = ("score", "cost", "latency", "latency_s", "tokens")
-_NUMBER = r"^[ \t]*[+-]?(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][+-]?[0-9]+)?[ \t]*$"
+#: The row path's :data:`~ablation.sources.readers.generic.CSV_NUMBER` for RE2, ASCII digits only.
+_NUMBER = f"^(?:{CSV_NUMBER.pattern.replace(chr(92) + 'd', '[0-9]')})$"
 _BLANK = r"^[ \t]*$"
 _TRUE = ("true", "1", "1.0", "pass", "passed", "yes")
 _FALSE = ("false", "0", "0.0", "fail", "failed", "no")
@@ -167,6 +169,16 @@ def _floats(values: pa.Array) -> NDArray[np.float64]:
     if not bool(np.isfinite(out[given]).all()):
         raise _Refused
     return np.where(given, out, np.nan) if values.null_count else out
+
+
+def _cast_numbers(values: pa.Array) -> pa.Array:
+    """Stripped CSV cells as floats (blank: absent); ``ArrowInvalid`` at a cell that is no number.
+
+    pyarrow's cast reads the cells of the row path's syntax (:data:`_NUMBER`) and besides them only
+    words of infinities and NaN, which come out non-finite: a caller refusing non-finite values
+    reads what the row path reads without matching each cell (tests/sources/test_engine_reads.py).
+    """
+    return pc.cast(pc.if_else(pc.equal(values, ""), None, values), pa.float64())
 
 
 class _Cells:
@@ -305,15 +317,18 @@ class _CsvCells(_Cells):
         return pc.cast(values, pa.int64()).to_numpy(zero_copy_only=False)
 
     def number(self, name: str) -> NDArray[np.float64]:
-        values = self.stripped(name)  # _NUMBER allows the spaces and tabs stripped here
-        blank = pc.equal(values, "")
-        if not bool(pc.all(pc.or_(blank, pc.match_substring_regex(values, _NUMBER))).as_py()):
-            raise _Refused
-        return _floats(pc.cast(pc.if_else(blank, None, values), pa.float64()))
+        values = self.stripped(name)
+        return _floats(_cast_numbers(values))  # a cell that is no number raises: the row path reads
 
     def metric(self, name: str) -> NDArray[np.float64] | None:
         values = self.stripped(name)
-        numeric = pc.match_substring_regex(values, _NUMBER)
+        try:
+            numbers = _cast_numbers(values)  # a numeric column: every cell a number, or blank
+        except pa.ArrowInvalid:
+            numbers = None  # some cell is text
+        if numbers is not None and pc.all(pc.is_finite(numbers)).as_py() is not False:  # None: all blank
+            return None if numbers.null_count == len(numbers) else _floats(numbers)
+        numeric = pc.match_substring_regex(values, _NUMBER)  # the cells that are numbers
         if not bool(pc.any(numeric).as_py()):
             return None
         return _floats(pc.cast(pc.if_else(numeric, values, None), pa.float64()))

@@ -21,9 +21,11 @@ from ablation.errors import InputError
 from ablation.sources.readers.rows import ReadOptions, Row, dotted, matches_where, parse_verdict
 from ablation.sources.text import file_error, short_repr
 
-__all__ = ["csv_items", "generic_rows", "number"]
+__all__ = ["CSV_NUMBER", "csv_items", "generic_rows", "number"]
 
-_CSV_NUMBER = re.compile(r"[+-]?(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?")
+#: A CSV cell (stripped) that reads as a number: in a column other than the result's own numbers
+#: (score, cost, latency, tokens), such a cell is a metric.
+CSV_NUMBER = re.compile(r"[+-]?(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?")
 _RESULT_NUMBERS = ("score", "cost", "latency", "latency_s", "tokens")
 
 
@@ -91,7 +93,7 @@ def _columns(
             extra["output"] = value
         elif name in _RESULT_NUMBERS:
             numbers[name] = number(value, name, fail)
-        elif (csv_cells and _CSV_NUMBER.fullmatch(value.strip())) or (
+        elif (csv_cells and CSV_NUMBER.fullmatch(value.strip())) or (
             not csv_cells and isinstance(value, int | float) and not isinstance(value, bool)
         ):
             metrics[name] = number(value, name, fail)
