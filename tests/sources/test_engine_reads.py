@@ -355,3 +355,16 @@ def test_csv_metric_and_cost_cells_read_as_the_row_path(tmp_path: Path, cells: t
         except InputError as exc:
             got = str(exc)
         assert got == outcome(path, ReadOptions())
+
+
+@pytest.mark.parametrize("late", ["x", "nan", ""])
+def test_a_csv_metric_with_a_late_text_cell_reads_as_the_row_path(tmp_path: Path, late: str) -> None:
+    """Past the head the engine casts before matching (its first 64 cells are numbers): a text
+    word, a NaN word or a blank cell further down is read as the row path reads it."""
+    path = tmp_path / "r.csv"
+    cells = [str(i / 4) for i in range(99)] + [late]
+    path.write_text("id,passed,steps\n" + "".join(f"t{i:03d},true,{c}\n" for i, c in enumerate(cells)))
+    fast = engine.engine_columns(str(path), ReadOptions(), None, str(path))
+    assert fast is not None
+    same_columns(fast, row_path(path, ReadOptions()))
+    assert np.isnan(fast.columns.metrics["steps"][-1]) and fast.columns.metrics["steps"][98] == 24.5
