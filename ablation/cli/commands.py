@@ -190,6 +190,7 @@ def resume_command(argv: Sequence[str], done: Sequence[str], store: Path, campai
 
 @during_large_work
 def _cmd_compare(args: argparse.Namespace) -> int:
+    from ablation.analysis.background import LARGE
     from ablation.analysis.build import compare_columns
     from ablation.cli.common_ids import require_common_ids
     from ablation.cli.options import read_options
@@ -207,9 +208,10 @@ def _cmd_compare(args: argparse.Namespace) -> int:
         before = load_result_columns(args.before, arm="baseline", **read_options(args, baseline=True))
     except NumericVerdict as why:
         return _compare_numeric(args, s, str(why))
-    reports = []
+    reports, rows = [], len(before.columns)
     for path in args.after:
         after = load_result_columns(path, arm="candidate", ids_like=before.columns.task_id, **read)
+        rows = max(rows, len(after.columns))
         require_common_ids(before.columns, after.columns, (str(args.before), str(path)))
         after = dataclasses.replace(after, columns=share_ids(before.columns, after.columns))
         reports.append(
@@ -220,9 +222,11 @@ def _cmd_compare(args: argparse.Namespace) -> int:
             )
         )
     # The reports hold what they show: the files' columns are garbage before the output, whose
-    # serialisation (24 MB of JSON at 1e6 tasks) would otherwise stack on them.
+    # serialisation (24 MB of JSON at 1e6 tasks) would otherwise stack on them. A small
+    # comparison's are not worth the collection and the trim (start-up counts).
     del before, after
-    memory_freed()
+    if rows >= LARGE:
+        memory_freed()
     return emit(reports, [p.name for p in args.after], s)
 
 

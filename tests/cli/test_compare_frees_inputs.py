@@ -32,6 +32,7 @@ def _write(path: Path, flip: int) -> None:
 def test_compare_frees_the_files_columns_before_it_writes(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, candidates: int
 ) -> None:
+    import ablation.analysis.background as background
     import ablation.render._json as json_renderer
     import ablation.sources.result_files as result_files
     from ablation.cli.tuning import CommandTuning
@@ -53,6 +54,7 @@ def test_compare_frees_the_files_columns_before_it_writes(
         events.append(("render", [r() is None for r in reads]))
         return render(report)
 
+    monkeypatch.setattr(background, "LARGE", 200)  # these files' 200 rows count as large
     monkeypatch.setattr(result_files, "load_result_columns", tracked_load)
     monkeypatch.setattr(CommandTuning, "memory_freed", tracked_freed)
     monkeypatch.setattr(json_renderer, "render_json", tracked_render)
@@ -70,3 +72,18 @@ def test_compare_frees_the_files_columns_before_it_writes(
     reports = [written] if candidates == 1 else [c["report"] for c in written["candidates"]]
     assert [r["n_paired"] for r in reports] == [200] * candidates  # the reports lost nothing
     assert all(r["latency"] is not None and r["categories"] for r in reports)
+
+
+def test_a_small_compare_gives_nothing_back(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Below the large-report size a collection and a trim would cost more than they free, and a
+    small comparison's start-up counts: the hook is not called."""
+    from ablation.cli.tuning import CommandTuning
+
+    calls: list[int] = []
+    monkeypatch.setattr(CommandTuning, "memory_freed", lambda self: calls.append(1))
+    files = [tmp_path / "a.jsonl", tmp_path / "b.jsonl"]
+    for i, path in enumerate(files):
+        _write(path, flip=10 * i)
+    done = run_here(["compare", *map(str, files), "--format", "json", "--output", str(tmp_path / "r.json")])
+    assert done.returncode in (0, 2), done.stderr
+    assert calls == []
