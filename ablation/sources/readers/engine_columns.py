@@ -38,14 +38,13 @@ from ablation.columns import TrialColumns, constant_column, filled
 from ablation.errors import AblationError
 from ablation.process_hooks import large_read_finished
 from ablation.sources.readers.columnar import ColumnRead
-from ablation.sources.readers.generic import CSV_NUMBER
+from ablation.sources.readers.generic import CSV_NUMBER, RESULT_NUMBERS
 from ablation.sources.readers.rows import ReadOptions
 
 __all__ = ["read_columns", "read_table"]
 
-_NUMBERS = ("score", "cost", "latency", "latency_s", "tokens")
 #: The row path's :data:`~ablation.sources.readers.generic.CSV_NUMBER` for RE2, ASCII digits only.
-_NUMBER = f"^(?:{CSV_NUMBER.pattern.replace(chr(92) + 'd', '[0-9]')})$"
+_NUMBER = "^(?:" + CSV_NUMBER.pattern.replace(r"\d", "[0-9]") + ")$"
 _BLANK = r"^[ \t]*$"
 _TRUE = ("true", "1", "1.0", "pass", "passed", "yes")
 _FALSE = ("false", "0", "0.0", "fail", "failed", "no")
@@ -63,10 +62,10 @@ def read_table(path: Path, kind: str, options: ReadOptions) -> pa.Table | None:
     row path ignores are dropped from each batch, so that only the columns a report reads are
     held. A batch whose columns differ from the first's (a field first met later) raises.
     """
-    special = {options.key or "id", options.field or "passed", options.run_field, *_NUMBERS,
+    special = {options.key or "id", options.field or "passed", options.run_field, *RESULT_NUMBERS,
                "category", "critical", "output"}  # fmt: skip
     if kind == "jsonl":
-        numbers = pa.schema([(name, pa.float64()) for name in _NUMBERS
+        numbers = pa.schema([(name, pa.float64()) for name in RESULT_NUMBERS
                              if name not in (options.key, options.field, options.run_field)])  # fmt: skip
         reader = pa_json.open_json(
             path, parse_options=pa_json.ParseOptions(explicit_schema=numbers, unexpected_field_behavior="infer")
@@ -122,7 +121,7 @@ def _columns(cells: _JsonCells | _CsvCells, display: str, options: ReadOptions) 
     passed = cells.verdicts(field, options.pass_values)
     runs = cells.runs(run_name) if run_name else filled(0, np.int64, n)
     _check_unique(ids, runs if run_name else None)
-    numbers = {name: cells.number(name) for name in _NUMBERS if name in names
+    numbers = {name: cells.number(name) for name in RESULT_NUMBERS if name in names
                and name not in (key, field, run_name) and cells.nulls[name] < n}  # fmt: skip
     latency = numbers.get("latency_s")
     if "latency" in numbers:
@@ -135,7 +134,7 @@ def _columns(cells: _JsonCells | _CsvCells, display: str, options: ReadOptions) 
     given = ~np.isnan(tokens)
     if bool(np.any(latency < 0)) or bool(np.any(given & ((tokens < 0) | (tokens != np.floor(tokens))))):
         raise _Refused  # (NaN compares False: absent latencies pass)
-    special = {key, field, run_name, *_NUMBERS, "category", "critical", "output"}
+    special = {key, field, run_name, *RESULT_NUMBERS, "category", "critical", "output"}
     metrics = {name: values for name in names if name not in special
                and (values := cells.metric(name)) is not None}  # fmt: skip
     columns = TrialColumns(

@@ -21,12 +21,14 @@ from ablation.errors import InputError
 from ablation.sources.readers.rows import ReadOptions, Row, dotted, matches_where, parse_verdict
 from ablation.sources.text import file_error, short_repr
 
-__all__ = ["CSV_NUMBER", "csv_items", "generic_rows", "number"]
+__all__ = ["CSV_NUMBER", "RESULT_NUMBERS", "csv_items", "generic_rows", "number"]
 
 #: A CSV cell (stripped) that reads as a number: in a column other than the result's own numbers
 #: (score, cost, latency, tokens), such a cell is a metric.
 CSV_NUMBER = re.compile(r"[+-]?(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?")
-_RESULT_NUMBERS = ("score", "cost", "latency", "latency_s", "tokens")
+#: The result's own numeric fields (``score`` is ``quality["score"]``): any other numeric field is
+#: a metric.
+RESULT_NUMBERS = ("score", "cost", "latency", "latency_s", "tokens")
 
 
 def generic_rows(
@@ -91,7 +93,7 @@ def _columns(
             extra["critical"] = critical
         elif name == "output":
             extra["output"] = value
-        elif name in _RESULT_NUMBERS:
+        elif name in RESULT_NUMBERS:
             numbers[name] = number(value, name, fail)
         elif (csv_cells and CSV_NUMBER.fullmatch(value.strip())) or (
             not csv_cells and isinstance(value, int | float) and not isinstance(value, bool)
