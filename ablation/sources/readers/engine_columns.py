@@ -45,6 +45,8 @@ __all__ = ["read_columns", "read_table"]
 
 #: The row path's :data:`~ablation.sources.readers.generic.CSV_NUMBER` for RE2, ASCII digits only.
 _NUMBER = "^(?:" + CSV_NUMBER.pattern.replace(r"\d", "[0-9]") + ")$"
+#: Columns with a meaning of their own besides the id, verdict and run; any other numeric one is a metric.
+_OWN = (*RESULT_NUMBERS, "category", "critical", "output")
 _BLANK = r"^[ \t]*$"
 _TRUE = ("true", "1", "1.0", "pass", "passed", "yes")
 _FALSE = ("false", "0", "0.0", "fail", "failed", "no")
@@ -62,8 +64,7 @@ def read_table(path: Path, kind: str, options: ReadOptions) -> pa.Table | None:
     row path ignores are dropped from each batch, so that only the columns a report reads are
     held. A batch whose columns differ from the first's (a field first met later) raises.
     """
-    special = {options.key or "id", options.field or "passed", options.run_field, *RESULT_NUMBERS,
-               "category", "critical", "output"}  # fmt: skip
+    special = {options.key or "id", options.field or "passed", options.run_field, *_OWN}
     if kind == "jsonl":
         numbers = pa.schema([(name, pa.float64()) for name in RESULT_NUMBERS
                              if name not in (options.key, options.field, options.run_field)])  # fmt: skip
@@ -134,7 +135,7 @@ def _columns(cells: _JsonCells | _CsvCells, display: str, options: ReadOptions) 
     given = ~np.isnan(tokens)
     if bool(np.any(latency < 0)) or bool(np.any(given & ((tokens < 0) | (tokens != np.floor(tokens))))):
         raise _Refused  # (NaN compares False: absent latencies pass)
-    special = {key, field, run_name, *RESULT_NUMBERS, "category", "critical", "output"}
+    special = {key, field, run_name, *_OWN}
     metrics = {name: values for name in names if name not in special
                and (values := cells.metric(name)) is not None}  # fmt: skip
     columns = TrialColumns(
