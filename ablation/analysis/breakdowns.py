@@ -8,6 +8,7 @@ arm, and the flaky tasks with a per-task exact test. Used by :mod:`ablation.anal
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from itertools import compress
 from typing import Any, TypeVar
 
@@ -80,10 +81,15 @@ def ids(data: PairedData, mask: np.ndarray) -> list[str]:
     of 10⁶ ids, against 63 ms for a look-up per selected index. A selection of a few ids (or
     none, as critical regressions in a suite without critical tasks) reads only those.
     """
+    return picked(data.task_ids, mask)
+
+
+def picked(items: Sequence[str] | np.ndarray, mask: np.ndarray) -> list[str]:
+    """The ``items`` that ``mask`` (one flag per item) selects, in order (see :func:`ids`)."""
     flags = np.asarray(mask, dtype=np.bool_)
     if flags.sum() >= 4096:
-        return list(compress(data.task_ids, flags.view(np.uint8).tobytes()))
-    return list(map(data.task_ids.__getitem__, np.flatnonzero(flags).tolist()))
+        return list(compress(items, flags.view(np.uint8).tobytes()))
+    return list(map(items.__getitem__, np.flatnonzero(flags).tolist()))
 
 
 def with_ids(model: Model, **lists: list[str]) -> Model:
@@ -111,21 +117,26 @@ def categories(
     config: CampaignConfig,
     overall: tuple[list[str], list[str]] | None = None,
 ) -> list[CategoryBreakdown]:
-    """One breakdown per category. ``overall``: the report's regression and improvement ids,
-    which a single category (every task) copies instead of listing them again (a copy, not the
-    same list: a caller editing one report list must not edit another)."""
+    """One breakdown per category. ``overall``: the report's regression and improvement ids
+    (``ids`` of ``masks[1]`` and ``masks[2]``), from which each category's are picked; a single
+    category (every task) copies them (a copy, not the same list: a caller editing one report
+    list must not edit another)."""
     names, codes = _category_codes(data.categories)
     out: list[CategoryBreakdown] = []
+    # Each category's ids are picked from the report's lists (a few of 10⁶ tasks, usually) by
+    # the categories of their tasks, not from every task's id once per category.
+    overall = overall or (ids(data, masks[1]), ids(data, masks[2]))
+    listed = codes[masks[1]], codes[masks[2]]
     baseline_fractions, candidate_fractions = pass_fractions(data)
     single = len(names) == 1  # every task: whole arrays, no selection
     for code, name in enumerate(names.tolist()):
         select: Any = slice(None) if single else codes == code
         tab = table(masks, None if single else select)
-        if single and overall is not None:
+        if single:
             regressions, improvements = overall[0].copy(), overall[1].copy()
         else:
-            regressions = ids(data, masks[1] if single else masks[1] & select)
-            improvements = ids(data, masks[2] if single else masks[2] & select)
+            regressions = picked(overall[0], listed[0] == code)
+            improvements = picked(overall[1], listed[1] == code)
         n = tab.n
         tango = None
         if data.runs == 1:
