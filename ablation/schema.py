@@ -250,17 +250,17 @@ class TaskResult(BaseModel):
 
     ``passed`` is the verifier's verdict for a completed trial and ``False`` for an error or a
     timeout (how such trials count is decided by ``CampaignConfig.on_error`` in the analysis).
-    ``latency_s`` is the successful attempt's own duration; ``wall_s`` includes retries.
-    ``verifier_note`` holds what the verifier said about its verdict (e.g. why sandboxed code
-    failed: a time-out, a memory limit, an early exit). ``arm`` defaults to ``"baseline"``:
-    :func:`~ablation.compare_results` sets it from the side a result is given on.
+    ``latency_s`` is the successful attempt's own duration, ``wall_s`` with retries (``>= 0``);
+    ``verifier_note`` what the verifier said of its verdict (why sandboxed code failed: a
+    time-out, a memory limit, an early exit); ``arm`` (default ``"baseline"``) is set by
+    :func:`~ablation.compare_results` from the side a result is given on.
 
     ``usage`` (:class:`TrialUsage`) is mirrored where the analysis reads numbers: ``tokens``
     becomes input + output tokens when not given, and ``metrics`` gains the entries of
     :func:`~ablation.outputs.usage_metrics` (a metric the caller set keeps its value). ``cost``
-    is an amount in ``cost_currency`` (``None``: unstated) from ``cost_source``; ``trace`` is
-    the call's inside (model messages); ``spans`` its OpenTelemetry spans; ``input`` and
-    ``expected_output`` the task's as another tool's file records them (else ``None``).
+    is an amount in ``cost_currency`` (``None``: unstated) from ``cost_source`` (numbers are
+    finite); ``trace`` the call's inside (model messages); ``spans`` its OpenTelemetry spans;
+    ``input`` and ``expected_output`` the task's as another tool's file records them.
     """
 
     model_config = _FROZEN
@@ -271,8 +271,8 @@ class TaskResult(BaseModel):
     status: TrialStatus = "completed"
     passed: bool = False
     output: Any = None
-    latency_s: float | None = None
-    wall_s: float | None = None
+    latency_s: float | None = Field(default=None, ge=0, allow_inf_nan=False)
+    wall_s: float | None = Field(default=None, ge=0, allow_inf_nan=False)
     attempts: int = Field(default=1, ge=0)
     attempt_errors: tuple[SafeStr, ...] = ()
     error_stage: ErrorStage | None = None
@@ -282,7 +282,7 @@ class TaskResult(BaseModel):
     verifier_note: SafeStr | None = None
     quality: dict[str, float] = Field(default_factory=dict)
     quality_errors: dict[SafeStr, SafeStr] = Field(default_factory=dict)
-    cost: float | None = None
+    cost: float | None = Field(default=None, allow_inf_nan=False)
     tokens: int | None = None
     metrics: dict[str, float] = Field(default_factory=dict)
     category: SafeStr | None = None

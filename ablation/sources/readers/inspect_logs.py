@@ -42,7 +42,14 @@ from typing import Any
 
 from ablation.errors import InputError
 from ablation.outputs import TrialUsage
-from ablation.sources.readers.rows import ReadOptions, Row, dotted, matches_where
+from ablation.sources.readers.rows import (
+    ReadOptions,
+    Row,
+    dotted,
+    json_number,
+    json_numbers,
+    matches_where,
+)
 from ablation.sources.readers.transcripts import (
     chat_trace,
     clip,
@@ -160,10 +167,9 @@ def rows(doc: Mapping[str, Any], display: str, options: ReadOptions) -> Iterator
             run=run,
             status="error" if error_type else "completed",
             error_type=error_type,
-            latency_s=_float(sample.get("total_time")),
-            tokens=float(sum(t for t in tokens if isinstance(t, int))) if tokens else None,
-            quality={name: float(v) for name, s in scores.items()
-                     if isinstance(v := dotted(s, "value"), int | float) and not isinstance(v, bool)},
+            latency_s=json_number(sample.get("total_time")),
+            tokens=json_number(sum(t for t in tokens if isinstance(t, int))) if tokens else None,
+            quality=json_numbers((name, dotted(s, "value")) for name, s in scores.items()),
             metrics=usage_with_metrics(usage, {}),
             extra={**extra, **detail_fields(
                 input=_input(sample.get("input")), expected_output=sample.get("target"),
@@ -237,9 +243,5 @@ def _only_scorer(samples: list[Any], display: str) -> str:
             f"choose the scorer with --field (scorers: {', '.join(names) or 'none'})",
         )
     return names[0]
-
-
-def _float(value: Any) -> float | None:
-    return float(value) if isinstance(value, int | float) and not isinstance(value, bool) else None
 
 

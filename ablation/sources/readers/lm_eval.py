@@ -22,7 +22,14 @@ from collections.abc import Iterable, Iterator, Mapping
 from typing import Any
 
 from ablation.errors import InputError
-from ablation.sources.readers.rows import MISSING, ReadOptions, Row, dotted, matches_where
+from ablation.sources.readers.rows import (
+    MISSING,
+    ReadOptions,
+    Row,
+    dotted,
+    json_numbers,
+    matches_where,
+)
 from ablation.sources.readers.transcripts import MAX_MESSAGES, clip, detail_fields
 from ablation.sources.text import file_error
 
@@ -59,8 +66,7 @@ def rows(items: Iterable[tuple[int, Any]], display: str, options: ReadOptions) -
             dotted(obj, options.key) if options.key else obj.get("doc_id", MISSING),
             verdict,
             run=dotted(obj, options.run_field) if options.run_field else None,
-            quality={n: float(v) for n in names if n != field
-                     and isinstance(v := obj.get(n), int | float) and not isinstance(v, bool)},
+            quality=json_numbers((n, obj.get(n)) for n in names if n != field),
             extra=_details(obj),
         )
 

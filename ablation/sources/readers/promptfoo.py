@@ -21,12 +21,21 @@ Reference: promptfoo's EvaluateResult / EvaluateSummaryV3 (src/types/index.ts).
 
 from __future__ import annotations
 
+import math
 from collections.abc import Iterator, Mapping
 from typing import Any
 
 from ablation.errors import InputError
 from ablation.outputs import TrialUsage
-from ablation.sources.readers.rows import MISSING, ReadOptions, Row, dotted, matches_where
+from ablation.sources.readers.rows import (
+    MISSING,
+    ReadOptions,
+    Row,
+    dotted,
+    json_number,
+    json_numbers,
+    matches_where,
+)
 from ablation.sources.readers.transcripts import clip, detail_fields, text_of, usage_with_metrics
 from ablation.sources.text import file_error
 
@@ -53,13 +62,17 @@ def rows(doc: Mapping[str, Any], display: str, options: ReadOptions) -> Iterator
     for number, entry in enumerate(entries, start=1):
         if not isinstance(entry, Mapping) or (options.where and not matches_where(entry, options.where)):
             continue
-        quality = {f"score.{k}": float(v) for k, v in (entry.get("namedScores") or {}).items()
-                   if isinstance(v, int | float) and not isinstance(v, bool)}
-        if isinstance(score := entry.get("score"), int | float) and not isinstance(score, bool):
-            quality["score"] = float(score)
-        latency = _float(entry.get("latencyMs"))
+        quality = json_numbers((f"score.{k}", v) for k, v in (entry.get("namedScores") or {}).items())
+        if (score := json_number(entry.get("score"))) is not None:
+            quality["score"] = score
+        latency = json_number(entry.get("latencyMs"))
         error = entry.get("error") if entry.get("failureReason") == 2 else None
-        usage = _usage(entry)
+        try:
+            usage = _usage(entry)
+        except ValueError as why:
+            raw = dotted(entry, options.key or "testIdx")
+            raise file_error(InputError, display, str(why), line=number,
+                             task_id=None if raw is MISSING else str(raw)) from None  # fmt: skip
         yield Row(
             number,
             dotted(entry, options.key or "testIdx"),
@@ -68,8 +81,8 @@ def rows(doc: Mapping[str, Any], display: str, options: ReadOptions) -> Iterator
             status="error" if error else "completed",
             error_type="ProviderError" if error else None,
             latency_s=None if latency is None else latency / 1000.0,
-            cost=_float(entry.get("cost")),
-            tokens=_float(dotted(entry, "response.tokenUsage.total")),
+            cost=json_number(entry.get("cost")),
+            tokens=json_number(dotted(entry, "response.tokenUsage.total")),
             quality=quality,
             metrics=usage_with_metrics(usage, {}),
             extra=_details(entry, error, usage),
@@ -103,8 +116,10 @@ def _usage(entry: Mapping[str, Any]) -> TrialUsage | None:
         return None
 
     def count(name: str, default: int = 0) -> int:
-        value = tokens.get(name)
-        return int(value) if isinstance(value, int | float) and not isinstance(value, bool) and value >= 0 else default
+        value = json_number(tokens.get(name))
+        if value is not None and not math.isfinite(value):
+            raise ValueError(f"'response.tokenUsage.{name}' is not a finite number: {value!r}")
+        return int(value) if value is not None and value >= 0 else default
 
     provider = dotted(entry, "provider.id")
     return TrialUsage(
@@ -113,6 +128,3 @@ def _usage(entry: Mapping[str, Any]) -> TrialUsage | None:
         model=provider.rsplit(":", 1)[-1] if isinstance(provider, str) and provider else None,
     )
 
-
-def _float(value: Any) -> float | None:
-    return float(value) if isinstance(value, int | float) and not isinstance(value, bool) else None

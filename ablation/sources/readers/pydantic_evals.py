@@ -23,12 +23,21 @@ pydantic_evals._task_run.extract_span_tree_metrics.
 
 from __future__ import annotations
 
+import math
 import re
 from collections.abc import Iterator, Mapping
 from typing import Any
 
 from ablation.outputs import TrialUsage
-from ablation.sources.readers.rows import MISSING, ReadOptions, Row, dotted, matches_where
+from ablation.sources.readers.rows import (
+    MISSING,
+    ReadOptions,
+    Row,
+    dotted,
+    json_number,
+    json_numbers,
+    matches_where,
+)
 from ablation.sources.readers.transcripts import (
     clip,
     clip_tail,
@@ -70,15 +79,14 @@ def rows(doc: Mapping[str, Any], display: str, options: ReadOptions) -> Iterator
         if failed:
             yield _failure(number, task_id, run, case, texts)
             continue
-        metrics = {k: float(v) for k, v in (case.get("metrics") or {}).items()
-                   if isinstance(v, int | float) and not isinstance(v, bool)}
+        metrics = json_numbers((case.get("metrics") or {}).items())
         usage = _usage(metrics)
         yield Row(
             number,
             task_id,
             _verdict(case, options.field),
             run=run,
-            latency_s=_float(case.get("task_duration")),
+            latency_s=json_number(case.get("task_duration")),
             cost=metrics.get("cost"),
             tokens=None if usage is None else float(usage.input_tokens + usage.output_tokens),
             quality=_values(case.get("scores")),
@@ -111,10 +119,10 @@ def _usage(metrics: Mapping[str, float]) -> TrialUsage | None:
     """The usage pydantic-evals recorded as metrics, or ``None`` when it recorded none."""
     names = {"input_tokens": "input_tokens", "output_tokens": "output_tokens",
              "cached_tokens": "cache_read_tokens", "model_requests": "requests"}
-    if not any(name in metrics for name in names.values()) or any(
-        metrics.get(name, 0) < 0 for name in names.values()
+    if not any(name in metrics for name in names.values()) or not all(
+        0 <= metrics.get(name, 0) < math.inf for name in names.values()
     ):
-        return None  # (a negative count is no usage: the metrics keep it)
+        return None  # (a negative or non-finite count is no usage: the metrics keep it)
     return TrialUsage.model_validate({field: int(metrics.get(name, 0)) for field, name in names.items()})
 
 
@@ -144,13 +152,5 @@ def _verdict(case: Mapping[str, Any], field: str | None) -> Any:
 
 
 def _values(group: Any) -> dict[str, float]:
-    out: dict[str, float] = {}
-    for name, entry in (group or {}).items():
-        value = dotted(entry, "value")
-        if isinstance(value, int | float) and not isinstance(value, bool):
-            out[name] = float(value)
-    return out
+    return json_numbers((name, dotted(entry, "value")) for name, entry in (group or {}).items())
 
-
-def _float(value: Any) -> float | None:
-    return float(value) if isinstance(value, int | float) and not isinstance(value, bool) else None

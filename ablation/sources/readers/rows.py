@@ -25,6 +25,8 @@ __all__ = [
     "Row",
     "checked_rows",
     "dotted",
+    "json_number",
+    "json_numbers",
     "matches_where",
     "parse_verdict",
     "row_result",
@@ -120,6 +122,25 @@ def dotted(obj: Any, path: str) -> Any:
     return value
 
 
+def json_number(value: Any) -> float | None:
+    """A JSON number as a float; ``None`` for anything else (a boolean, text, null, absent).
+
+    An integer past the float range reads as an infinity, which :func:`checked_rows` refuses
+    with its file, line and task id, as it refuses a NaN or an infinity the file spelled out.
+    """
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        return None
+    try:
+        return float(value)
+    except OverflowError:
+        return math.inf if value > 0 else -math.inf
+
+
+def json_numbers(pairs: Iterable[tuple[str, Any]]) -> dict[str, float]:
+    """The ``(name, value)`` pairs whose value is a JSON number (:func:`json_number`), as floats."""
+    return {name: number for name, value in pairs if (number := json_number(value)) is not None}
+
+
 def as_text(value: Any) -> str:
     """A value as the text ``--where`` and ``--pass-values`` compare with (JSON spelling of booleans)."""
     if isinstance(value, bool):
@@ -186,6 +207,8 @@ def checked_rows(
                 " (use --run-field for repeated runs, or --where to pick one row)"
             )
         first[(task_id, run)] = line
+        if (problem := _not_finite(row)) is not None:
+            raise fail(problem)
         tokens = row.tokens
         if tokens is not None and (tokens < 0 or tokens != int(tokens)):
             raise fail(f"'tokens' must be a non-negative integer, got {tokens!r}")
@@ -194,6 +217,19 @@ def checked_rows(
         yield row, task_id, run, passed
     if not first:
         raise file_error(InputError, display, "no result rows" + _where_note(options))
+
+
+def _not_finite(row: Row) -> str | None:
+    """What names the row's first NaN or infinite number, or ``None`` when every one is finite
+    (a report's statistics, and JSON, take finite numbers only)."""
+    for name, value in (("latency", row.latency_s), ("cost", row.cost), ("tokens", row.tokens)):
+        if value is not None and not math.isfinite(value):
+            return f"{name!r} is not a finite number: {value!r}"
+    for group, values in (("quality score", row.quality), ("metric", row.metrics)):
+        if values and not all(map(math.isfinite, values.values())):
+            name = next(k for k, v in values.items() if not math.isfinite(v))
+            return f"{group} {name!r} is not a finite number: {values[name]!r}"
+    return None
 
 
 def rows_to_results(
