@@ -21,6 +21,7 @@ from ablation.schema import to_jsonable
 from ablation.store.connection import StoreConnection
 from ablation.store.format import (
     CAMPAIGN_FIELDS,
+    CAMPAIGN_STATUSES,
     NEWEST_FIRST,
     SCHEMA_VERSION,
     SELECT_CAMPAIGN,
@@ -28,6 +29,7 @@ from ablation.store.format import (
     CampaignRecord,
     TaskDigests,
     check_status,
+    damaged,
     now,
 )
 
@@ -123,10 +125,19 @@ class CampaignStore(StoreConnection):
             raise StoreError(
                 f"campaign {row[0]!r} in {self.path}: its stored config cannot be read: {exc}"
             ) from exc
+        where = f"run store {self.path}: campaign {row[0]!r}"
+        with damaged(where):
+            if row[1] not in CAMPAIGN_STATUSES:
+                raise ValueError(f"unknown status {row[1]!r}")
+            if not all(isinstance(row[i], str) for i in (3, 5, 6, 8, 9)):
+                raise TypeError("a text column holds another type")
+            provenance = json.loads(row[7])
+            if not isinstance(provenance, dict):
+                raise TypeError(f"its provenance is not a JSON object: {row[7]!r:.40}")
         return CampaignRecord(
             campaign_id=row[0], status=row[1], config=config, suite_fingerprint=row[3],
-            task_digests=TaskDigests(row[4]), baseline_agent=row[5], candidate_agent=row[6],
-            provenance=json.loads(row[7]), created_at=row[8], updated_at=row[9], n_trials=row[10],
+            task_digests=TaskDigests(row[4], where), baseline_agent=row[5], candidate_agent=row[6],
+            provenance=provenance, created_at=row[8], updated_at=row[9], n_trials=row[10],
         )  # fmt: skip
 
     def get_campaign(self, campaign_id: str) -> CampaignRecord:

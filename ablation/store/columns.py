@@ -16,7 +16,9 @@ alive besides the growing arrays.
 from __future__ import annotations
 
 import json
+import logging
 import sqlite3
+import zipfile
 from collections.abc import Iterator, Sequence
 from contextlib import nullcontext
 from typing import Any
@@ -26,10 +28,11 @@ import numpy as np
 from ablation.columns import STATUS_CODES, TrialColumns, share_ids
 from ablation.store import snapshot
 from ablation.store.connection import StoreConnection
-from ablation.store.format import SCHEMA_VERSION
+from ablation.store.format import SCHEMA_VERSION, TaskDigests, damaged
 
 __all__ = ["ColumnReader"]
 
+_log = logging.getLogger(__name__)
 _COLUMN_PAGE = 50_000  # rows per lock hold for the columnar read
 # The first "output": is the top-level key (the fields before it are escaped strings and
 # numbers). When the output is not an object or array, an unescaped '"quality":{}' (etc.) can
@@ -50,8 +53,21 @@ _SELECT = (
 )
 
 
-def _floats(values: tuple[Any, ...]) -> np.ndarray:
-    return np.array(values, dtype=float)  # numpy reads None as NaN
+def _floats(values: tuple[Any, ...], name: str, *, negative: bool = False) -> np.ndarray:
+    """A stored column of numbers, NaN where NULL; an infinity (SQLite keeps them; a
+    :class:`~ablation.schema.TaskResult` never holds one) is refused, and unless ``negative``
+    a value below zero."""
+    out = np.array(values, dtype=float)  # numpy reads None as NaN
+    if np.isinf(out).any() or (not negative and (out < 0).any()):
+        raise ValueError(f"a {name} is infinite{'' if negative else ' or negative'}")
+    return out
+
+
+def _runs(values: tuple[Any, ...]) -> np.ndarray:
+    out = np.array(values, dtype=np.int64)
+    if out.size and (out.min() < 0 or out.max() >= 1 << 31):
+        raise ValueError("a run index is out of range")
+    return out
 
 
 def _named(parsed: dict[int, list[Any]], n: int) -> list[dict[str, np.ndarray]]:
@@ -88,10 +104,11 @@ def _shared_texts(values: Sequence[Any]) -> np.ndarray:
     return out
 
 
-def _campaign_tasks(conn: sqlite3.Connection, campaign_id: str) -> list[str]:
-    """The ids of a campaign's tasks: the keys of its stored digests (decoded whole)."""
+def _campaign_tasks(conn: sqlite3.Connection, campaign_id: str, where: str) -> list[str]:
+    """The ids of a campaign's tasks: the keys of its stored digests (decoded whole; ``where``:
+    the store and campaign, for the error of digests that do not decode)."""
     row = conn.execute("SELECT task_digests_json FROM campaigns WHERE id = ?", (campaign_id,))
-    return list(json.loads(row.fetchone()[0]))
+    return list(TaskDigests(row.fetchone()[0], where))
 
 
 def _fingerprints(conn: sqlite3.Connection, campaign_id: str) -> dict[str, tuple[int, int]]:
@@ -102,16 +119,27 @@ def _fingerprints(conn: sqlite3.Connection, campaign_id: str) -> dict[str, tuple
 
 
 def _read_snapshot(
-    conn: sqlite3.Connection, rowid: int, arm: str, shared: dict[bytes, np.ndarray] | None
+    conn: sqlite3.Connection, rowid: int, arm: str, shared: dict[bytes, np.ndarray] | None, where: str
 ) -> TrialColumns | None:
     """An arm's snapshot, read whole by SQLite's incremental blob I/O (a SELECT of a blob of
-    tens of megabytes reads its overflow pages several times slower)."""
+    tens of megabytes reads its overflow pages several times slower); ``None`` when it cannot
+    be decoded (a damaged file: the zip's CRC-32 or layout), said as a warning, so that the
+    caller reads the rows, the store's source of truth (``where``: the store and campaign)."""
     with conn.blobopen("arm_snapshots", "data", rowid, readonly=True) as blob:
-        return snapshot.decode(blob.read(), arm, shared)
+        data = blob.read()
+    try:
+        return snapshot.decode(data, arm, shared)
+    except (ValueError, TypeError, KeyError, IndexError, OSError, EOFError, zipfile.BadZipFile) as exc:
+        _log.warning("%s: the %s snapshot cannot be read (%s: %s); reading the trial rows instead",
+                     where, arm, type(exc).__name__, " ".join(str(exc).split()))  # fmt: skip
+        return None
 
 
 class ColumnReader(StoreConnection):
     """The columnar trial read of :class:`~ablation.store.run_store.RunStore`."""
+
+    def _where(self, campaign_id: str) -> str:
+        return f"run store {self.path}: campaign {campaign_id!r}"
 
     def _column_pages(
         self, campaign_id: str, arm: str, held: sqlite3.Connection | None = None
@@ -162,7 +190,8 @@ class ColumnReader(StoreConnection):
         with self._op("read trial columns") as conn:
             self._require(conn, campaign_id)
             found = self._current_snapshots(conn, campaign_id).get(arm)
-            held = None if found is None else _read_snapshot(conn, found[0], arm, shared)
+            where = self._where(campaign_id)
+            held = None if found is None else _read_snapshot(conn, found[0], arm, shared, where)
         if held is not None:
             return held
         if self.read_only:
@@ -184,7 +213,7 @@ class ColumnReader(StoreConnection):
     def _task_ids(self, campaign_id: str) -> set[str]:
         """The ids of the campaign's tasks."""
         with self._op("read the campaign's tasks") as conn:
-            return set(_campaign_tasks(conn, campaign_id))
+            return set(_campaign_tasks(conn, campaign_id, self._where(campaign_id)))
 
     def _write_snapshot(self, campaign_id: str, arm: str, tasks: set[str] | None) -> TrialColumns:
         """Read an arm's columns from its rows and write them as its snapshot, in one
@@ -193,7 +222,7 @@ class ColumnReader(StoreConnection):
             columns = self._row_columns(campaign_id, arm, conn)
             n, rowid_sum = _fingerprints(conn, campaign_id).get(arm, (0, 0))
             if tasks is None:
-                tasks = set(_campaign_tasks(conn, campaign_id))
+                tasks = set(_campaign_tasks(conn, campaign_id, self._where(campaign_id)))
             matched = len(tasks) == len(ids := set(columns.task_id.tolist())) and ids == tasks
             del ids
             conn.execute(
@@ -216,7 +245,7 @@ class ColumnReader(StoreConnection):
             found = self._current_snapshots(conn, campaign_id)
             if len(found) == 2 and all(matched for _, matched in found.values()):
                 return None
-            return _campaign_tasks(conn, campaign_id) or None
+            return _campaign_tasks(conn, campaign_id, self._where(campaign_id)) or None
 
     def _current_snapshots(
         self, conn: sqlite3.Connection, campaign_id: str
@@ -240,10 +269,22 @@ class ColumnReader(StoreConnection):
     ) -> TrialColumns:
         """:meth:`trial_columns` read from the ``trials`` rows, page by page."""
         pages = self._column_pages(campaign_id, arm, held)
-        parts = [self._page_columns(page, arm) for page in pages]
+        parts = [self._checked_page(page, arm, self._where(campaign_id)) for page in pages]
         if not parts:
             return TrialColumns.verdicts(arm, np.zeros(0, dtype=object), np.zeros(0, dtype=bool))
         return snapshot.concat_columns(parts, arm)
+
+    @classmethod
+    def _checked_page(cls, page: list[tuple[Any, ...]], arm: str, where: str) -> TrialColumns:
+        """:meth:`_page_columns`; a page that cannot be decoded is a :class:`StoreError` naming
+        its first row that cannot (decoded one by one only then)."""
+        try:
+            return cls._page_columns(page, arm)
+        except (ValueError, TypeError, KeyError, AttributeError, IndexError, OverflowError):
+            for row in page:
+                with damaged(f"{where}: the {arm} trial of task {row[0]!r} (run {row[1]!r})"):
+                    cls._page_columns([row], arm)
+            raise
 
     @staticmethod
     def _page_columns(page: list[tuple[Any, ...]], arm: str) -> TrialColumns:
@@ -253,6 +294,8 @@ class ColumnReader(StoreConnection):
             columns[:10]
         )
         tokens, extras = columns[10:]
+        if not set(map(type, tid)) <= {str}:
+            raise TypeError("a task id is not text")
         # rows whose JSON may hold quality, metrics or error details: [q, qe, m, stage, message]
         parsed = {i: json.loads(text) for i, text in enumerate(extras) if text is not None}
         quality, quality_errors, metrics = _named(parsed, n)
@@ -260,12 +303,12 @@ class ColumnReader(StoreConnection):
         return TrialColumns(
             arm=arm,
             task_id=np.array(tid, dtype=object),
-            run=np.array(run, dtype=np.int64),
+            run=_runs(run),
             passed=np.array(passed, dtype=bool),
             status=np.fromiter(map(STATUS_CODES.__getitem__, status), np.int8, n),
-            latency_s=_floats(latency),
-            cost=_floats(cost),
-            tokens=_floats(tokens),
+            latency_s=_floats(latency, "latency"),
+            cost=_floats(cost, "cost", negative=True),
+            tokens=_floats(tokens, "token count"),
             quality=quality,
             metrics=metrics,
             category=_shared_texts(category),

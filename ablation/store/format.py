@@ -11,6 +11,7 @@ from __future__ import annotations
 import dataclasses
 import json
 from collections.abc import Iterator, Mapping
+from contextlib import contextmanager
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, NamedTuple
@@ -25,6 +26,7 @@ __all__ = [
     "TRIAL_CONFIG_FIELDS",
     "CampaignRecord",
     "TrialRow",
+    "damaged",
 ]
 
 SCHEMA_VERSION = 5
@@ -134,6 +136,23 @@ def listing(items: list[str]) -> str:
     return text + (f" and {len(items) - LISTED} more" if len(items) > LISTED else "")
 
 
+@contextmanager
+def damaged(what: str) -> Iterator[None]:
+    """Raise what the block fails to decode as a :class:`StoreError` that names ``what`` (the
+    store, campaign, arm and task of the value), in one line: a value no ablation wrote (a hand
+    edit, another program, a damaged file) never surfaces as a bare ``KeyError``."""
+    try:
+        yield
+    except (ValueError, TypeError, KeyError, AttributeError, IndexError, OverflowError) as exc:
+        if isinstance(exc, StoreError):
+            raise
+        detail = " ".join(str(exc).split()[:40])
+        raise StoreError(
+            f"{what} cannot be read ({type(exc).__name__}: {detail}): the store is damaged or "
+            "was written by another program"
+        ) from exc
+
+
 def check_status(status: str) -> None:
     if status not in CAMPAIGN_STATUSES:
         raise ConfigError(f"unknown campaign status {status!r}: use {sorted(CAMPAIGN_STATUSES)}")
@@ -146,13 +165,18 @@ class TaskDigests(Mapping[str, str]):
     not need them, so the text is parsed only when a digest, an id or the count is read.
     """
 
-    def __init__(self, text: str) -> None:
+    def __init__(self, text: str, where: str = "a campaign") -> None:
         self._text: str | None = text
         self._digests: dict[str, str] = {}
+        self._where = where
 
     def _decoded(self) -> dict[str, str]:
         if self._text is not None:
-            self._digests, self._text = json.loads(self._text), None
+            with damaged(f"{self._where}: its task digests"):
+                digests = json.loads(self._text)
+                if not isinstance(digests, dict):
+                    raise TypeError(f"a JSON object was expected, not {type(digests).__name__}")
+            self._digests, self._text = digests, None
         return self._digests
 
     def __getitem__(self, task_id: str) -> str:

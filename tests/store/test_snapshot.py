@@ -274,7 +274,7 @@ def test_finding_campaigns_does_not_decode_their_task_digests(tmp_path: Path) ->
         latest = store.latest_campaign()
         assert latest is not None and latest.campaign_id == cid
         assert [c.campaign_id for c in store.list_campaigns()] == [cid]
-        with pytest.raises(ValueError):
+        with pytest.raises(StoreError, match=f"campaign {cid!r}: its task digests cannot be read"):
             len(latest.task_digests)
 
 
