@@ -102,12 +102,15 @@ def where_set(key: str, s: dict[str, Any]) -> str:
 
 
 def _user_names(message: str, s: dict[str, Any]) -> str:
-    """``message`` with internal config field paths replaced by where each value was set."""
+    """``message`` with internal config field paths replaced by where each value was set (a
+    path into a value, ``labels.team``, keeps its tail: ``FILE [tool.ablation] labels.team``)."""
     import re
 
-    for internal, key in _KEY_OF.items():  # a field path starts the message or one of its parts
+    # a field path starts the message or one of its parts; the longest first, so that a path
+    # is never read as a shorter one with a tail
+    for internal, key in sorted(_KEY_OF.items(), key=lambda item: -len(item[0])):
         where = where_set(key, s).replace("\\", "\\\\")  # a path is text, not a template
-        message = re.sub(rf"(^|: |; ){re.escape(internal)}:", rf"\g<1>{where}:", message)
+        message = re.sub(rf"(^|: |; ){re.escape(internal)}((?:\.[^:;]+)?):", rf"\g<1>{where}\g<2>:", message)
     return message
 
 

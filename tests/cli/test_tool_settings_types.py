@@ -24,6 +24,8 @@ AGENTS = str(Path(__file__).resolve().parents[1] / "helpers" / "hostile_agents.p
         ('format = "pdf"', "format"),
         ("rate_limit = 1e-300", "rate_limit"),
         ("resamples = 100000000000", "resamples"),
+        ("labels = { team = nan }", "labels.team"),  # a path into a value keeps its tail
+        ("metric_margins = { m = nan }", "metric_margins"),
     ],
 )
 def test_bad_tool_settings_name_the_key_and_file(
