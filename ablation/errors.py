@@ -48,6 +48,9 @@ name, rather than raised to the caller.
 
 from __future__ import annotations
 
+import difflib
+from collections.abc import Iterable
+
 __all__ = [
     "AblationError",
     "AgentSpecError",
@@ -59,6 +62,7 @@ __all__ = [
     "StopCampaign",
     "StoreError",
     "UsageError",
+    "validation_line",
 ]
 
 
@@ -114,3 +118,28 @@ class EventLoopBlocked(AblationError):
     names the agent and the task. Run such an agent as a sync callable (a thread) or with
     ``isolation="process"`` instead.
     """
+
+
+def validation_line(exc: BaseException, known: Iterable[str] = ()) -> str:
+    """One line for a pydantic ``ValidationError``: each unknown field (with the closest of the
+    ``known`` field names, or all of them), missing field, and field with its message and the
+    value given, in pydantic's order. Any other exception: its text on one line.
+    """
+    errors = getattr(exc, "errors", None)
+    if not callable(errors):
+        return " ".join(str(exc).split())
+    known = list(known)
+    parts = []
+    for error in errors():
+        loc = ".".join(str(p) for p in error["loc"]) or "(record)"
+        if error["type"] == "extra_forbidden":
+            close = difflib.get_close_matches(loc, known, n=1)
+            hint = f"did you mean {close[0]!r}?" if close else "known fields: " + ", ".join(known)
+            parts.append(f"unknown field {loc!r} ({hint})")
+        elif error["type"] == "missing":
+            parts.append(f"missing field {loc!r}")
+        else:
+            given = repr(error.get("input"))
+            given = given if len(given) <= 60 else given[:57] + "..."
+            parts.append(f"field {loc!r}: {error['msg']} (got {given})")
+    return " ".join("; ".join(parts).split())

@@ -16,6 +16,7 @@ from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 __all__ = [
     "COST_SOURCES",
+    "COUNT_LIMIT",
     "TOOL_CALLS_PREFIX",
     "USAGE_METRICS",
     "AgentOutput",
@@ -25,6 +26,9 @@ __all__ = [
     "finite_values",
     "usage_metrics",
 ]
+
+#: Every count of a trial (tokens, requests, tool calls) is below it: exact in a float column.
+COUNT_LIMIT = 1 << 52
 
 _FROZEN = ConfigDict(frozen=True, extra="forbid")
 
@@ -64,19 +68,20 @@ class TrialUsage(BaseModel):
 
     model_config = _FROZEN
 
-    input_tokens: int = Field(default=0, ge=0)
-    output_tokens: int = Field(default=0, ge=0)
-    cached_tokens: int = Field(default=0, ge=0)
-    model_requests: int = Field(default=0, ge=0)
+    # counts below 2**52: sums of two stay exact in the float columns a report reads
+    input_tokens: int = Field(default=0, ge=0, lt=COUNT_LIMIT)
+    output_tokens: int = Field(default=0, ge=0, lt=COUNT_LIMIT)
+    cached_tokens: int = Field(default=0, ge=0, lt=COUNT_LIMIT)
+    model_requests: int = Field(default=0, ge=0, lt=COUNT_LIMIT)
     tool_calls: dict[str, int] = Field(default_factory=dict)
     model: str | None = None
 
     @field_validator("tool_calls")
     @classmethod
     def _counts(cls, value: dict[str, int]) -> dict[str, int]:
-        bad = sorted(k for k, v in value.items() if v < 0 or not k)
+        bad = sorted(k for k, v in value.items() if not 0 <= v < COUNT_LIMIT or not k)
         if bad:
-            raise ValueError(f"tool call counts must be >= 0 under a non-empty name: {bad}")
+            raise ValueError(f"tool call counts must be in [0, 2**52) under a non-empty name: {bad}")
         return value
 
 

@@ -22,6 +22,7 @@ from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, field_valida
 from ablation.digests import entry_digest, fingerprint_of_entries
 from ablation.errors import ConfigError
 from ablation.outputs import (
+    COUNT_LIMIT,
     AgentOutput,
     CostSource,
     TrialCost,
@@ -42,6 +43,7 @@ _ADDRESS = re.compile(r" at 0x[0-9A-Fa-f]{4,}")
 
 __all__ = [
     "ARMS",
+    "COUNT_LIMIT",
     "AblationTask",
     "AgentOutput",
     "Arm",
@@ -61,6 +63,7 @@ __all__ = [
 Arm = Literal["baseline", "candidate"]
 ARMS: tuple[Arm, Arm] = ("baseline", "candidate")
 TrialStatus = Literal["completed", "error", "timeout"]
+RUN_LIMIT = 1 << 31  #: TaskResult.run and .attempts are below it (columnar readers' bound)
 ErrorStage = Literal["agent", "verifier", "timeout", "setup", "teardown"]
 
 _FROZEN = ConfigDict(frozen=True, extra="forbid")
@@ -87,7 +90,8 @@ SafeStr = Annotated[str, BeforeValidator(lambda v: safe_text(v) if isinstance(v,
 def to_jsonable(
     value: Any, *, _depth: int = 0, on_repr: Callable[[Any], object] | None = None
 ) -> Any:
-    """Convert an agent output (or any value) to plain JSON-safe data.
+    """Convert an agent output (or any value) to JSON data: ``None``, ``bool``, ``int``,
+    ``float``, ``str``, ``list`` and ``dict``.
 
     numpy arrays and scalars become lists and numbers, tuples and sets become lists, mappings get
     string keys, pydantic models and dataclasses become dicts, non-finite floats become the strings
@@ -99,9 +103,6 @@ def to_jsonable(
         value: Any Python value.
         on_repr: Called with every value that falls back to its ``repr`` (to find values with
             no stable representation, see :func:`unstable_task_values`).
-
-    Returns:
-        A value made of ``None``, ``bool``, ``int``, ``float``, ``str``, ``list`` and ``dict``.
     """
     if _depth > 50:
         return safe_text(repr(value))
@@ -267,13 +268,13 @@ class TaskResult(BaseModel):
 
     task_id: str
     arm: Arm = "baseline"
-    run: int = Field(default=0, ge=0)
+    run: int = Field(default=0, ge=0, lt=RUN_LIMIT)
     status: TrialStatus = "completed"
     passed: bool = False
     output: Any = None
     latency_s: float | None = Field(default=None, ge=0, allow_inf_nan=False)
     wall_s: float | None = Field(default=None, ge=0, allow_inf_nan=False)
-    attempts: int = Field(default=1, ge=0)
+    attempts: int = Field(default=1, ge=0, lt=RUN_LIMIT)
     attempt_errors: tuple[SafeStr, ...] = ()
     error_stage: ErrorStage | None = None
     error_type: SafeStr | None = None
@@ -283,7 +284,7 @@ class TaskResult(BaseModel):
     quality: dict[str, float] = Field(default_factory=dict)
     quality_errors: dict[SafeStr, SafeStr] = Field(default_factory=dict)
     cost: float | None = Field(default=None, allow_inf_nan=False)
-    tokens: int | None = None
+    tokens: int | None = Field(default=None, ge=0, lt=COUNT_LIMIT)
     metrics: dict[str, float] = Field(default_factory=dict)
     category: SafeStr | None = None
     critical: bool = False
@@ -338,8 +339,7 @@ def validate_suite(tasks: Iterable[Any]) -> tuple[AblationTask, ...]:
     """Check a suite and return it as a tuple.
 
     Raises:
-        ConfigError: if the suite is empty, holds an item that is not an :class:`AblationTask`
-            (naming its position), or repeats a task id (naming the id and its positions).
+        ConfigError: an empty suite, an item not an :class:`AblationTask` or a repeated task id.
     """
     if isinstance(tasks, str | bytes | Mapping):
         raise ConfigError(f"a suite is a list of AblationTask, got {type(tasks).__name__}")

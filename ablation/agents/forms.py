@@ -22,7 +22,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from ablation.errors import AblationError
+from ablation.errors import AblationError, validation_line
 from ablation.schema import AgentOutput
 
 __all__ = [
@@ -129,13 +129,7 @@ def interpret_agent_json(value: Any, source: str) -> Any:
         try:
             return AgentOutput(**value)
         except ValueError as exc:  # pydantic's ValidationError is a ValueError
-            errors = getattr(exc, "errors", None)
-            problems = (
-                "; ".join(f"{'.'.join(map(str, e['loc']))}: {e['msg']}" for e in errors())
-                if callable(errors)
-                else str(exc)
-            )
             raise AgentProcessError(
-                f"{source} returned an 'output' object with invalid fields: {problems}"
+                f"{source} returned an 'output' object with invalid fields: {validation_line(exc)}"
             ) from None
     return value

@@ -31,8 +31,8 @@ from ablation.columns import (
     results_to_columns,
     same_ids,
 )
-from ablation.errors import InputError
-from ablation.schema import TaskResult
+from ablation.errors import InputError, validation_line
+from ablation.schema import RUN_LIMIT, TaskResult
 
 __all__ = [
     "ResultLookup",
@@ -121,13 +121,35 @@ def validated(record: Any, arm: str, index: int, source: str) -> TaskResult:
         return TaskResult.model_validate({**dict(record), "arm": arm})
     except (ValidationError, TypeError, ValueError) as exc:
         tid = record.get("task_id") if isinstance(record, Mapping) else None
-        raise InputError(f"{source}: record {index} (task_id {tid!r}): {exc}") from None
+        raise InputError(
+            f"{source}: record {index} (task_id {tid!r}): {validation_line(exc, TaskResult.model_fields)}"
+        ) from None
 
 
 def _array(values: list[Any] | None, dtype: Any, n: int, default: Any) -> np.ndarray:
     """``values`` as an array, or ``n`` times ``default`` (a constant column) when no record
     has the key."""
     return filled(default, dtype, n) if values is None else np.array(values, dtype=dtype)
+
+
+def _plain_numbers(columns: dict[str, list[Any]], n: int) -> dict[str, np.ndarray] | None:
+    """The run, latency and cost arrays of plain records, or ``None`` when a value is one that
+    :class:`TaskResult` refuses (a NaN or infinity, a negative latency, a run past its bound),
+    so that the record is validated and named."""
+    try:
+        out = {"run": _array(columns.get("run"), np.int64, n, 0)}
+        out |= {name: _floats(columns.get(name), n) for name in ("latency_s", "cost")}
+    except OverflowError:  # an integer past int64 or float
+        return None
+    run = out["run"]
+    for name in ("latency_s", "cost"):
+        values, array = columns.get(name), out[name]
+        if values is not None and (
+            int(np.isnan(array).sum()) != values.count(None) or np.isinf(array).any()
+            or (name == "latency_s" and (array < 0).any())
+        ):
+            return None
+    return out if not n or run.max() < RUN_LIMIT else None
 
 
 def records_to_columns(
@@ -142,8 +164,9 @@ def records_to_columns(
             (from 1) and task id.
     """
     columns = _plain_columns(records)
-    if columns is not None:
-        n = len(records)
+    n = len(records)
+    numbers = None if columns is None else _plain_numbers(columns, n)
+    if columns is not None and numbers is not None:
         get = columns.get
         status = get("status")
         listed = columns.get("task_id", [])  # no key at all when there are no records
@@ -153,12 +176,12 @@ def records_to_columns(
         return TrialColumns(
             arm=arm,
             task_id=task_id,
-            run=_array(get("run"), np.int64, n, 0),
+            run=numbers["run"],
             passed=_array(get("passed"), np.bool_, n, False),
             status=filled(0, np.int8, n) if status is None
             else np.fromiter(map(STATUS_CODES.__getitem__, status), np.int8, n),
-            latency_s=_floats(get("latency_s"), n),
-            cost=_floats(get("cost"), n),
+            latency_s=numbers["latency_s"],
+            cost=numbers["cost"],
             tokens=filled(np.nan, np.float64, n),
             category=_array(get("category"), np.object_, n, None),
             critical=_array(get("critical"), np.bool_, n, False),

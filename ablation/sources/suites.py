@@ -10,7 +10,6 @@ allowed); line numbers count from 1.
 
 from __future__ import annotations
 
-import difflib
 import importlib
 import json
 import math
@@ -21,7 +20,7 @@ from collections.abc import Callable, Iterator, Mapping
 from pathlib import Path
 from typing import Any
 
-from ablation.errors import ConfigError, InputError
+from ablation.errors import ConfigError, InputError, validation_line
 from ablation.schema import AblationTask, validate_suite
 from ablation.sources.modules import (
     ATTR_PATH,
@@ -215,7 +214,7 @@ def _jsonl_tasks(path: Path, display: str) -> Iterator[AblationTask]:
                 obj["verifier"] = _resolve_verifier(obj["verifier"])
             task = AblationTask.model_validate(obj)
         except ValueError as exc:  # pydantic's ValidationError is a ValueError
-            raise fail(_render_validation(exc, AblationTask.model_fields)) from None
+            raise fail(validation_line(exc, AblationTask.model_fields)) from None
         first_line[task_id] = line
         yield task
 
@@ -239,27 +238,6 @@ def _streamed_lines(path: Path, display: str) -> Iterator[tuple[int, str]]:
             text = text.rstrip("\r\n")
             if text.strip():
                 yield number, text
-
-
-def _render_validation(exc: ValueError, known: Mapping[str, Any]) -> str:
-    """One readable line for a pydantic error: unknown and missing fields, then wrong values."""
-    errors = getattr(exc, "errors", None)
-    if not callable(errors):
-        return str(exc)
-    parts = []
-    for error in errors():
-        loc = ".".join(str(p) for p in error["loc"]) or "(task)"
-        if error["type"] == "extra_forbidden":
-            close = difflib.get_close_matches(loc, list(known), n=1)
-            hint = f"did you mean {close[0]!r}?" if close else "known fields: " + ", ".join(known)
-            parts.append(f"unknown field {loc!r} ({hint})")
-        elif error["type"] == "missing":
-            parts.append(f"missing field {loc!r}")
-        else:
-            parts.append(
-                f"field {loc!r}: {error['msg']} (got {short_repr(error.get('input'), 60)})"
-            )
-    return "; ".join(parts)
 
 
 # --------------------------------------------------------------------------- verifier names

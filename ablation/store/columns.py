@@ -26,6 +26,7 @@ from typing import Any
 import numpy as np
 
 from ablation.columns import STATUS_CODES, TrialColumns, share_ids
+from ablation.schema import RUN_LIMIT
 from ablation.store import snapshot
 from ablation.store.connection import StoreConnection
 from ablation.store.format import SCHEMA_VERSION, TaskDigests, damaged
@@ -65,7 +66,7 @@ def _floats(values: tuple[Any, ...], name: str, *, negative: bool = False) -> np
 
 def _runs(values: tuple[Any, ...]) -> np.ndarray:
     out = np.array(values, dtype=np.int64)
-    if out.size and (out.min() < 0 or out.max() >= 1 << 31):
+    if out.size and (out.min() < 0 or out.max() >= RUN_LIMIT):
         raise ValueError("a run index is out of range")
     return out
 

@@ -119,7 +119,7 @@ def test_command_agent_object_with_other_keys_is_the_output() -> None:
 
 
 def test_command_agent_invalid_output_object_is_an_error() -> None:
-    with pytest.raises(AgentProcessError, match=r"invalid fields: cost"):
+    with pytest.raises(AgentProcessError, match=r"invalid fields: field .cost."):
         asyncio.run(CommandAgent(PY_AGENT).run({"mode": "bad_output_object"}))
 
 

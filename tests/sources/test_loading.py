@@ -527,7 +527,7 @@ def test_results_integer_and_string_ids_collide(tmp_path: Path) -> None:
         ('{"id": "n", "passed": 1, "steps": -Infinity}', "'steps' is not a finite number"),
         ('{"id": "n", "passed": 1, "cost": "cheap"}', "'cost' is not a number"),
         ('{"id": "n", "passed": 1, "cost": true}', "'cost' is not a number"),
-        ('{"id": "n", "passed": 1, "tokens": 1.5}', "'tokens' must be a non-negative integer"),
+        ('{"id": "n", "passed": 1, "tokens": 1.5}', "'tokens' must be an integer from 0 to 2**52 - 1"),
         ('{"id": "n", "passed": 1, "latency": -2}', "latency must not be negative"),
         ('{"id": "n", "passed": 1, "latency": 1, "latency_s": 1}', "both 'latency' and"),
         ('{"id": "n", "passed": 1, "critical": "sometimes"}', "'critical' is not"),

@@ -6,19 +6,18 @@
 :func:`~ablation.sources.readers.rows.checked_rows` would build, column by column, and ``None`` as
 soon as one cell is something the row path would refuse or read otherwise (a missing or empty id,
 a verdict that is not an unambiguous boolean, a number that is not finite, both ``latency`` and
-``latency_s`` in a row, negative latency, fractional tokens, a duplicate ``(id, run)``...), so
-that the caller reads the file row by row and raises the row path's error.
+``latency_s`` in a row, negative latency, fractional tokens, a token count or run past
+``TaskResult``'s bounds, a duplicate ``(id, run)``...), so that the caller reads the file row by
+row and raises the row path's error.
 
-The meaning of each column is the row path's (:mod:`~ablation.sources.readers.generic`):
+Each column means what it means to the row path (:mod:`~ablation.sources.readers.generic`):
 ``score`` → ``quality["score"]``; ``cost``, ``latency``/``latency_s``, ``tokens``; ``category``,
 ``critical``, ``output``; any other numeric column (in CSV: each cell that reads as a decimal
-number) → ``metrics``; other columns (text, nested objects, lists) are ignored. A JSON ``null``
-or a blank CSV cell is absent.
+number) → ``metrics``; other columns (text, objects, lists) are ignored; ``null`` or "" absent.
 
-Assumptions: the table comes from a file :func:`~ablation.sources.readers.engine.engine_columns`
-vetted (no blank line, so row ``i`` is line ``i + 1`` of a JSON-lines file and ``i + 2`` of a
-CSV file; a CSV file is ASCII without quotes or control characters, so stripping is of spaces
-and tabs only).
+Assumes a file :func:`~ablation.sources.readers.engine.engine_columns` vetted: no blank line (row
+``i`` is line ``i + 1`` of JSON lines, ``i + 2`` of CSV), CSV in ASCII without quotes or control
+characters (so stripping is of spaces and tabs only).
 """
 
 from __future__ import annotations
@@ -37,6 +36,7 @@ from numpy.typing import NDArray
 from ablation.columns import TrialColumns, constant_column, filled
 from ablation.errors import AblationError
 from ablation.process_hooks import large_read_finished
+from ablation.schema import COUNT_LIMIT, RUN_LIMIT
 from ablation.sources.readers.columnar import ColumnRead
 from ablation.sources.readers.generic import CSV_NUMBER, RESULT_NUMBERS
 from ablation.sources.readers.rows import ReadOptions
@@ -131,9 +131,9 @@ def _columns(cells: _JsonCells | _CsvCells, display: str, options: ReadOptions) 
         latency = numbers["latency"] if latency is None else np.where(np.isnan(latency), numbers["latency"], latency)
     nan = filled(np.nan, np.float64, n)  # the defaults of columns the file lacks take no memory
     latency = nan if latency is None else latency
-    tokens = numbers.get("tokens", nan)
-    given = ~np.isnan(tokens)
-    if bool(np.any(latency < 0)) or bool(np.any(given & ((tokens < 0) | (tokens != np.floor(tokens))))):
+    tokens, high_run = numbers.get("tokens", nan), len(runs) > 0 and int(runs.max()) >= RUN_LIMIT
+    bad_tokens = (tokens < 0) | (tokens >= COUNT_LIMIT) | (tokens != np.floor(tokens))
+    if high_run or bool(np.any(latency < 0)) or bool(np.any(bad_tokens & ~np.isnan(tokens))):
         raise _Refused  # (NaN compares False: absent latencies pass)
     special = {key, field, run_name, *_OWN}
     metrics = {name: values for name in names if name not in special

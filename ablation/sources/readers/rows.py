@@ -15,7 +15,7 @@ from dataclasses import field as dc_field
 from typing import Any
 
 from ablation.errors import InputError
-from ablation.schema import TaskResult, safe_text
+from ablation.schema import COUNT_LIMIT, RUN_LIMIT, TaskResult, safe_text
 from ablation.sources.text import MAX_BYTES, file_error, short_repr
 
 __all__ = [
@@ -210,8 +210,8 @@ def checked_rows(
         if (problem := _not_finite(row)) is not None:
             raise fail(problem)
         tokens = row.tokens
-        if tokens is not None and (tokens < 0 or tokens != int(tokens)):
-            raise fail(f"'tokens' must be a non-negative integer, got {tokens!r}")
+        if tokens is not None and not (0 <= tokens < COUNT_LIMIT and tokens == int(tokens)):
+            raise fail(f"'tokens' must be an integer from 0 to 2**52 - 1, got {tokens!r}")
         if row.latency_s is not None and row.latency_s < 0:
             raise fail(f"latency must not be negative, got {row.latency_s!r}")
         yield row, task_id, run, passed
@@ -302,8 +302,8 @@ def _run(raw: Any, fail: Callable[[str], Exception]) -> int:
         raw = int(raw.strip())
     if isinstance(raw, float) and raw.is_integer():
         raw = int(raw)
-    if isinstance(raw, bool) or not isinstance(raw, int) or raw < 0:
-        raise fail(f"the run must be a non-negative integer, got {short_repr(raw)}")
+    if isinstance(raw, bool) or not isinstance(raw, int) or not 0 <= raw < RUN_LIMIT:
+        raise fail(f"the run must be an integer from 0 to 2**31 - 1, got {short_repr(raw)}")
     return raw
 
 

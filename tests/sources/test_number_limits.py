@@ -1,10 +1,13 @@
-"""A NaN, an infinity or an integer past the float range in another tool's file is bad input.
+"""A NaN, an infinity, an integer past the float range, or a count past ``TaskResult``'s bounds
+in a result file or in records given to ``compare_results`` is bad input.
 
 Each is one line naming the file, the sample and the task id, exit 1: never an error of the
 statistics that names no place (``ValueError: x and y must be finite``), nor an ``int()`` of an
 infinity (``OverflowError``) in a reader. Python's :mod:`json` reads ``NaN``, ``Infinity`` and
 ``1e999`` as floats, and an integer literal of any length as an ``int``, so such files reach the
-readers. The same numbers given to :class:`~ablation.TaskResult` directly are refused there.
+readers. The same numbers given to :class:`~ablation.TaskResult` directly are refused there,
+and the columnar paths (pyarrow's read of a large file, the plain-records path of
+``compare_results``) hand such a value to the path that names it instead of keeping it.
 """
 
 from __future__ import annotations
@@ -17,8 +20,10 @@ from typing import Any
 import pytest
 from pydantic import ValidationError
 
-from ablation import TaskResult
+from ablation import TaskResult, compare_results
 from ablation.cli.main import main
+from ablation.errors import InputError
+from ablation.sources.readers import engine
 
 TOOLS = Path(__file__).resolve().parents[1] / "data" / "tools"
 HUGE = 10**400  # an integer no float holds
@@ -83,3 +88,58 @@ def test_task_result_refuses_a_negative_duration(field: str) -> None:
     with pytest.raises(ValidationError, match=field):
         TaskResult(task_id="t", **{field: -0.5})
     assert getattr(TaskResult(task_id="t", **{field: 0.0}), field) == 0.0
+
+
+@pytest.mark.parametrize("engine_path", [False, True], ids=["rows", "pyarrow"])
+@pytest.mark.parametrize(
+    ("cell", "flags", "problem"),
+    [
+        ('"tokens": 1152921504606846976', (), "'tokens' must be an integer from 0 to 2**52 - 1"),
+        ('"run": 2147483648', ("--run-field", "run"), "the run must be an integer from 0 to 2**31 - 1"),
+    ],
+)
+def test_a_count_past_the_result_bounds_names_its_line(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch,
+    engine_path: bool, cell: str, flags: tuple[str, ...], problem: str,
+) -> None:  # fmt: skip
+    if engine_path:
+        pytest.importorskip("pyarrow")
+        monkeypatch.setattr(engine, "MIN_BYTES", 0)  # the engine reads files of every size
+    rows = [f'{{"id": "t{i}", "passed": {str(i % 2 == 0).lower()}, "cost": 0.5}}' for i in range(6)]
+    before, after = tmp_path / "before.jsonl", tmp_path / "after.jsonl"
+    before.write_text("\n".join(rows) + "\n")
+    rows[2] = rows[2][:-1] + ", " + cell + "}"
+    after.write_text("\n".join(rows) + "\n")
+    code = main(["compare", str(before), str(after), "--quiet", *flags])
+    err = capsys.readouterr().err
+    assert code == 1, err
+    assert err == f"ablation: error: {after}:3: {problem}, got {err.split(', got ')[1]}", err
+    assert err.endswith("(task id 't2')\n"), err
+
+
+RECORD_VALUES = {
+    "nan latency": {"latency_s": math.nan},
+    "infinite latency": {"latency_s": math.inf},
+    "negative latency": {"latency_s": -1.0},
+    "infinite cost": {"cost": -math.inf},
+    "huge cost": {"cost": HUGE},
+    "huge run": {"run": 1 << 63},
+    "run past the bound": {"run": 1 << 31},
+    "huge tokens": {"tokens": HUGE},
+    "tokens past the bound": {"tokens": 1 << 52},
+    "huge attempts": {"attempts": 1 << 63},
+    "huge usage": {"usage": {"input_tokens": HUGE}},
+}
+
+
+@pytest.mark.parametrize("case", sorted(RECORD_VALUES))
+def test_records_past_the_bounds_are_one_line_naming_the_record(case: str) -> None:
+    """Plain records take a columnar path; a value it cannot vouch for is validated and named."""
+    baseline = [{"task_id": f"t{i}", "passed": i % 2 == 0, "latency_s": 1.0} for i in range(12)]
+    candidate = [{"task_id": f"t{i}", "passed": True} for i in range(12)]
+    baseline[3] = {**baseline[3], **RECORD_VALUES[case]}
+    with pytest.raises(InputError) as info:
+        compare_results(baseline, candidate)
+    message = str(info.value)
+    assert "\n" not in message
+    assert message.startswith("baseline: record 4 (task_id 't3'): field "), message
