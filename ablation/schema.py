@@ -93,11 +93,11 @@ def to_jsonable(
     """Convert an agent output (or any value) to JSON data: ``None``, ``bool``, ``int``,
     ``float``, ``str``, ``list`` and ``dict``.
 
-    numpy arrays and scalars become lists and numbers, tuples and sets become lists, mappings get
-    string keys, pydantic models and dataclasses become dicts, non-finite floats become the strings
-    ``"nan"``, ``"inf"`` and ``"-inf"``, strings with lone surrogates are escaped (:func:`safe_text`),
-    and anything else becomes its ``repr``. The result is never evaluated or unpickled later: it is
-    data. A ``__repr__`` or ``tolist`` that raises propagates: the caller (one trial) records it.
+    numpy arrays and scalars become lists and numbers, tuples and sets lists, mappings get string
+    keys, models and dataclasses become dicts, non-finite floats the strings ``"nan"``, ``"inf"``,
+    ``"-inf"``, ints of 14,000 bits or more their ``hex`` (no JSON reader takes ~4,300 digits),
+    strings with lone surrogates are escaped (:func:`safe_text`), anything else is its ``repr``:
+    data, never evaluated or unpickled. A ``__repr__`` or ``tolist`` that raises propagates.
 
     Args:
         value: Any Python value.
@@ -109,7 +109,7 @@ def to_jsonable(
     if isinstance(value, str):
         return safe_text(value)
     if value is None or isinstance(value, bool | int):
-        return value
+        return value if not isinstance(value, int) or value.bit_length() < 14_000 else hex(value)
     if isinstance(value, float):
         if math.isfinite(value):
             return value
