@@ -101,22 +101,25 @@ def _read_bytes(path: Path, display: str, cls: ErrorType, max_bytes: int | None 
 
 def read_source(
     path: str | Path, display: str, cls: ErrorType = InputError, max_bytes: int = MAX_BYTES
-) -> bytes:
-    """The bytes of a result source: a file, ``-`` (standard input), gzip decompressed.
+) -> tuple[bool, bytes]:
+    """``(was gzip, bytes)`` of a result source: a file, ``-`` (standard input), gzip decompressed.
 
-    A gzip stream (recognised by its magic bytes, whatever the file is called) is decompressed
-    as a stream, a megabyte at a time (:func:`gunzip`). More than ``max_bytes`` (default
-    :data:`MAX_BYTES`; after decompression) is an error, not a hang, found before more is read.
+    The source is opened and read once, so a pipe (``<(gunzip -c a.gz)``, a named FIFO) reads
+    as a file does. A gzip stream (recognised by its magic bytes, whatever the file is called)
+    is decompressed as a stream, a megabyte at a time (:func:`gunzip`). More than ``max_bytes``
+    (default :data:`MAX_BYTES`; after decompression) is an error, not a hang, found before more
+    is read.
     """
     if str(path) == "-":
         data = sys.stdin.buffer.read(max_bytes + 1)
     else:
         data = _read_bytes(Path(path), display, cls, max_bytes)
-    if data[:2] == b"\x1f\x8b":
+    compressed = data[:2] == b"\x1f\x8b"
+    if compressed:
         data = gunzip(data, display, cls, max_bytes)
     if len(data) > max_bytes:
         raise file_error(cls, display, _too_large(max_bytes))
-    return data
+    return compressed, data
 
 
 def _too_large(max_bytes: int) -> str:

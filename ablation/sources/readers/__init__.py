@@ -20,6 +20,7 @@ from __future__ import annotations
 import itertools
 import json
 import logging
+import os
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from typing import Any
@@ -119,12 +120,12 @@ class RowRead:
 def read_rows(source: str, options: ReadOptions, format: str | None, display: str) -> RowRead:
     """Detect the format of ``source`` and open its rows (shared by every result reader)."""
     forced = _format(format, display)
-    compressed, data = _source_bytes(source, display, options.max_bytes)
+    compressed, data = read_source(source, display, max_bytes=options.max_bytes)
     if data[:4] == b"PK\x03\x04" or display.lower().endswith((".eval", ".eval.gz")):
         if forced not in (None, "inspect"):
             raise file_error(InputError, display, f"is a zip archive, not {forced}")
         inspect_logs.check_eval_archive(data, display, options.max_bytes)
-        own = not compressed and source != "-"
+        own = not compressed and source != "-" and os.path.isfile(source)  # not a pipe: reopened
         doc = inspect_logs.read_eval_archive(source, display, None if own else data)
         return _opened(inspect_logs.rows(doc, display, options), display, options, "inspect", "sample")
     text = decode_text(data, display)
@@ -137,21 +138,6 @@ def read_rows(source: str, options: ReadOptions, format: str | None, display: st
     if kind == "jsonl" and not starts_json_array(text):
         read.text = text
     return read
-
-
-def _source_bytes(source: str, display: str, max_bytes: int) -> tuple[bool, bytes]:
-    """``(was gzip, bytes)`` of ``source``, decompressed (:func:`~ablation.sources.text.read_source`)."""
-    raw = read_source(source, display, max_bytes=max_bytes) if source == "-" else None
-    if raw is None:
-        from pathlib import Path
-
-        try:
-            with Path(source).open("rb") as fh:
-                compressed = fh.read(2) == b"\x1f\x8b"
-        except OSError:
-            compressed = False  # read_source names the problem
-        return compressed, read_source(source, display, max_bytes=max_bytes)
-    return False, raw
 
 
 def _opened(rows: Iterator[Row], display: str, options: ReadOptions, kind: str, unit: str) -> RowRead:
