@@ -67,15 +67,15 @@ def rows(doc: Mapping[str, Any], display: str, options: ReadOptions) -> Iterator
             quality["score"] = score
         latency = json_number(entry.get("latencyMs"))
         error = entry.get("error") if entry.get("failureReason") == 2 else None
+        task_id = dotted(entry, options.key or "testIdx")
         try:
             usage = _usage(entry)
         except ValueError as why:
-            raw = dotted(entry, options.key or "testIdx")
             raise file_error(InputError, display, str(why), line=number,
-                             task_id=None if raw is MISSING else str(raw)) from None  # fmt: skip
+                             task_id=None if task_id is MISSING else str(task_id)) from None  # fmt: skip
         yield Row(
             number,
-            dotted(entry, options.key or "testIdx"),
+            task_id,
             dotted(entry, options.field or "success"),
             run=dotted(entry, options.run_field) if options.run_field else None,
             status="error" if error else "completed",
