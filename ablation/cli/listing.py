@@ -12,41 +12,48 @@ from __future__ import annotations
 
 import argparse
 import json
+import sys
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from ablation.errors import StoreError
 
 __all__ = ["campaign_rows", "cmd_list"]
 
 _COLUMNS = ("campaign", "created", "status", "suite", "baseline", "candidate", "verdict", "trials")
 
 
-def campaign_rows(path: Path) -> list[dict[str, Any]]:
-    """The campaigns stored in ``path``, newest first, as plain rows.
+def campaign_rows(path: Path, damaged: list[StoreError] | None = None) -> list[dict[str, Any]]:
+    """The campaigns stored in ``path``, newest first, as plain rows; ``damaged`` receives the
+    error of each campaign that does not decode, left out (without it, the first one raises).
 
     Raises:
         ConfigError: when there is no store at ``path``.
     """
-    from ablation.errors import ConfigError
+    from ablation.errors import ConfigError, StoreError
     from ablation.store.run_store import RunStore
 
     if not path.exists():
         raise ConfigError(f"{path}: no run store here (run a campaign first, or pass STORE)")
+    rows = []
     with RunStore(path, read_only=True) as store:
-        records = store.list_campaigns()
-    return [
-        {
-            "campaign_id": r.campaign_id,
-            "created_at": r.created_at,
-            "status": r.status,
-            "suite_fingerprint": r.suite_fingerprint,
-            "n_tasks": len(r.task_digests),
-            "baseline_agent": r.baseline_agent,
-            "candidate_agent": r.candidate_agent,
-            "verdict": r.provenance.get("verdict") if r.status == "complete" else None,
-            "n_trials": r.n_trials,
-        }
-        for r in records
-    ]
+        for r in store.list_campaigns(damaged):
+            try:
+                n_tasks = len(r.task_digests)  # decoded here: they may be what is damaged
+            except StoreError as exc:
+                if damaged is None:
+                    raise
+                damaged.append(exc)
+                continue
+            rows.append({
+                "campaign_id": r.campaign_id, "created_at": r.created_at, "status": r.status,
+                "suite_fingerprint": r.suite_fingerprint, "n_tasks": n_tasks,
+                "baseline_agent": r.baseline_agent, "candidate_agent": r.candidate_agent,
+                "verdict": r.provenance.get("verdict") if r.status == "complete" else None,
+                "n_trials": r.n_trials,
+            })  # fmt: skip
+    return rows
 
 
 def _cells(r: dict[str, Any]) -> tuple[str, ...]:
@@ -67,17 +74,21 @@ def _table(rows: list[dict[str, Any]]) -> str:
 
 
 def cmd_list(args: argparse.Namespace) -> int:
-    """Print the campaigns of the store (``STORE``, ``[tool.ablation] store`` or the default)."""
+    """Print the campaigns of the store (``STORE``, ``[tool.ablation] store`` or the default);
+    a campaign that does not decode is an error line on stderr and exit 1, the others listed."""
     from ablation.cli.options import merged_settings
     from ablation.store.run_store import DEFAULT_STORE_PATH
 
     s = merged_settings(args)
     path = Path(s.get("store") or DEFAULT_STORE_PATH)
-    rows = campaign_rows(path)
+    damaged: list[StoreError] = []
+    rows = campaign_rows(path, damaged)
     if args.format == "json":
         print(json.dumps(rows, indent=2))
     elif rows:
         print(_table(rows))
-    else:
+    elif not damaged:
         print(f"no campaigns in {path}")
-    return 0
+    for exc in damaged:  # the readable campaigns are listed; each damaged one is an error
+        print(f"ablation: error: {exc}", file=sys.stderr)
+    return 1 if damaged else 0

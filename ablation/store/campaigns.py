@@ -158,8 +158,14 @@ class CampaignStore(StoreConnection):
         suite_fingerprint: str | None = None,
         baseline_agent: str | None = None,
         status: str | None = None,
+        damaged: list[StoreError] | None = None,
     ) -> list[CampaignRecord]:
-        """Campaigns matching every given filter, newest first (by creation time)."""
+        """Campaigns matching every given filter, newest first (by creation time).
+
+        ``damaged``: a list that receives the error of each campaign whose row does not decode
+        (:func:`~ablation.store.format.damaged`), which is then left out; without it, the first
+        such campaign raises its :class:`~ablation.errors.StoreError`.
+        """
         wanted = {"suite_fingerprint": suite_fingerprint, "baseline_agent": baseline_agent,
                   "status": status}  # fmt: skip
         clauses = [f"c.{k} = ?" for k, v in wanted.items() if v is not None]
@@ -167,11 +173,19 @@ class CampaignStore(StoreConnection):
         params = [v for v in wanted.values() if v is not None]
         with self._op("list campaigns") as conn:
             rows = conn.execute(f"{self._select_campaign}{where}{NEWEST_FIRST}", params).fetchall()
-        return [self._record(r) for r in rows]
+        if damaged is None:
+            return [self._record(r) for r in rows]
+        records = []
+        for row in rows:
+            try:
+                records.append(self._record(row))
+            except StoreError as exc:
+                damaged.append(exc)
+        return records
 
-    def list_campaigns(self) -> list[CampaignRecord]:
-        """Every campaign, newest first."""
-        return self.find_campaigns()
+    def list_campaigns(self, damaged: list[StoreError] | None = None) -> list[CampaignRecord]:
+        """Every campaign, newest first (``damaged``: see :meth:`find_campaigns`)."""
+        return self.find_campaigns(damaged=damaged)
 
     def latest_campaign(self) -> CampaignRecord | None:
         """The most recently created campaign, or ``None`` for an empty store."""

@@ -23,6 +23,7 @@ from typing import Any, TypeVar
 
 from ablation.analysis.build import compare_columns
 from ablation.analysis.stored import StoredTrials, report_stored_campaign
+from ablation.errors import StoreError
 from ablation.report import AblationReport
 from ablation.schema import AblationTask, TaskResult, task_digests
 from ablation.store import CampaignRecord, RunStore
@@ -92,9 +93,9 @@ class Catalog:
         """Close the store."""
         self.store.close()
 
-    def campaigns(self) -> list[CampaignRecord]:
-        """Every campaign, newest first."""
-        return self.store.list_campaigns()
+    def campaigns(self, damaged: list[StoreError] | None = None) -> list[CampaignRecord]:
+        """Every campaign, newest first (``damaged``: see ``RunStore.find_campaigns``)."""
+        return self.store.list_campaigns(damaged)
 
     def record(self, campaign_id: str) -> CampaignRecord:
         """One campaign's record (its trial count read now).

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
-from ablation.errors import AblationError
+from ablation.errors import AblationError, StoreError
 from ablation.render._format import fmt_p, fmt_pp, fmt_seconds, summary_sentence, truncate
 from ablation.report import AblationReport
 from ablation.store import CampaignRecord
@@ -42,8 +42,10 @@ def _verdict(catalog: Catalog, campaign_id: str) -> AblationReport | None:
 
 
 def campaigns_page(catalog: Catalog, suite: str = "", agent: str = "") -> str:
-    """Every campaign, newest first, filtered by suite fingerprint and agent name."""
-    records = catalog.campaigns()
+    """Every campaign, newest first, filtered by suite fingerprint and agent name; a campaign
+    whose stored row does not decode is an error line above the table."""
+    damaged: list[StoreError] = []
+    records = catalog.campaigns(damaged)
     suites = sorted({r.suite_fingerprint for r in records})
     agents = sorted({a for r in records for a in (r.baseline_agent, r.candidate_agent)})
     shown = [
@@ -69,7 +71,8 @@ def campaigns_page(catalog: Catalog, suite: str = "", agent: str = "") -> str:
         f"{markup.options(((a, a) for a in agents), agent)}</select></label> "
         '<button type="submit">Filter</button></form>'
     )
-    body = form + (
+    errors = "".join(f'<p class="error">{markup.esc(str(exc))}</p>' for exc in damaged)
+    body = errors + form + (
         markup.table(["campaign", "suite", "baseline", "candidate", "created (UTC)", "verdict",
                  "trials", "status"], rows, tid="campaigns")
         if rows else '<p class="note">No campaign matches.</p>'

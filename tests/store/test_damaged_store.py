@@ -110,3 +110,43 @@ def test_a_damaged_snapshot_is_said_and_the_report_comes_from_the_rows(
     assert f"run store {path}: campaign {cid!r}: the baseline snapshot cannot be read" in err, err
     intact = json.loads((tmp_path / "intact.json").read_text())
     assert json.loads((tmp_path / "damaged.json").read_text()) == intact
+
+
+def _two_campaigns_one_damaged(path: Path) -> tuple[str, str]:
+    """``(readable id, damaged id)``: two campaigns, the older one's provenance edited to a list."""
+    damaged, _ = _store(path)
+    readable, _ = _store(path)
+    with sqlite3.connect(path) as conn:
+        conn.execute("UPDATE campaigns SET provenance_json = '[]' WHERE id = ?", (damaged,))
+    return readable, damaged
+
+
+@pytest.mark.parametrize("fmt", ["table", "json"])
+def test_list_shows_the_readable_campaigns_and_names_the_damaged_one(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], fmt: str
+) -> None:
+    path = tmp_path / "runs.db"
+    readable, damaged = _two_campaigns_one_damaged(path)
+    code = main(["list", str(path), *(["--format", "json"] if fmt == "json" else [])])
+    out, err = capsys.readouterr()
+    assert code == 1
+    assert readable in out and damaged not in out
+    if fmt == "json":
+        assert [row["campaign_id"] for row in json.loads(out)] == [readable]
+    assert err.count("\n") == 1 and err.startswith(f"ablation: error: run store {path}: campaign {damaged!r}"), err
+
+
+def test_the_viewer_lists_the_readable_campaigns_and_names_the_damaged_one(tmp_path: Path) -> None:
+    pytest.importorskip("starlette")  # the `view` extra (part of `test`)
+    from ablation.view.catalog import Catalog
+    from ablation.view.pages import campaigns_page
+
+    path = tmp_path / "runs.db"
+    readable, damaged = _two_campaigns_one_damaged(path)
+    catalog = Catalog(path)
+    try:
+        page = campaigns_page(catalog)
+    finally:
+        catalog.close()
+    assert f"/campaign/{readable}" in page and f"/campaign/{damaged}" not in page
+    assert f'<p class="error">run store {path}: campaign &#x27;{damaged}&#x27; cannot be read' in page
