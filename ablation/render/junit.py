@@ -12,11 +12,13 @@ the command exits 2: a consumer that fails the build on a JUnit failure agrees w
 The required structure of the JUnit schema (``testsuites`` > ``testsuite`` with ``name``,
 ``tests``, ``failures``, ``errors``, ``skipped``; ``testcase`` with ``name`` and ``classname``;
 ``failure`` and ``skipped`` with ``message``) is what this module writes; reference: the Ant JUnit
-XSD (JUnit.xsd) used by Jenkins and GitHub test reporters.
+XSD (JUnit.xsd) used by Jenkins and GitHub test reporters. A character XML 1.0 refuses (a control
+character in a task id or an agent's message) is written as a visible escape (:func:`_legal`).
 """
 
 from __future__ import annotations
 
+import re
 import xml.etree.ElementTree as ET
 from collections.abc import Sequence
 from typing import Literal
@@ -88,10 +90,22 @@ def _document(suites: Sequence[tuple[str, list[tuple[str, str, _Outcome, str]]]]
 
 
 def _suite(root: ET.Element, name: str, cases: Sequence[tuple[str, str, _Outcome, str]]) -> None:
-    suite = ET.SubElement(root, "testsuite", _counts(name, cases))
-    for case_name, classname, outcome, message in cases:
-        case = ET.SubElement(suite, "testcase", name=case_name, classname=classname)
+    suite = ET.SubElement(root, "testsuite", _counts(_legal(name), cases))
+    for case_name, classname, outcome, text in cases:
+        case = ET.SubElement(suite, "testcase", name=_legal(case_name), classname=_legal(classname))
+        message = _legal(text)
         if outcome == "failure":
             ET.SubElement(case, "failure", message=message, type="ablation").text = message
         elif outcome == "skipped":
             ET.SubElement(case, "skipped", message=message).text = message
+
+
+#: A character XML 1.0 does not allow, even as a reference (controls, U+FFFE/U+FFFF, surrogates).
+_ILLEGAL = re.compile("[^\t\n\r\x20-\ud7ff\ue000-\ufffd\U00010000-\U0010ffff]")
+
+
+def _legal(text: str) -> str:
+    """``text`` with each character XML 1.0 refuses written as a visible escape (``\\x01``,
+    ``\\ufffe``), so that a task id or message holding one (an agent's text) keeps the
+    document well-formed, as ElementTree does not (it writes them as they are)."""
+    return _ILLEGAL.sub(lambda m: f"\\x{ord(m[0]):02x}" if ord(m[0]) < 256 else f"\\u{ord(m[0]):04x}", text)

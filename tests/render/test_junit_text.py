@@ -1,0 +1,49 @@
+"""JUnit XML stays well-formed whatever text a report carries (task ids, agents' messages).
+
+XML 1.0 allows no control character but tab, newline and carriage return, and neither U+FFFE,
+U+FFFF nor a lone surrogate, not even as a character reference; ElementTree writes them as they
+are. A task id with ``\\x01`` (read from a result file) made ``--format junit`` a document no CI
+system could parse. The oracle is a real XML parser (expat, through ElementTree).
+"""
+
+from __future__ import annotations
+
+import json
+import xml.etree.ElementTree as ET
+from pathlib import Path
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from ablation.cli import main
+
+ODD_IDS = ["a\x01b", "c\x00d", "e\x1bf", "g\ufffeh", "i\uffffj", "k]]>l", "<m>&amp;", "n\u2028o"]
+
+
+@given(st.text(st.characters(codec=None, exclude_categories=()), max_size=40))
+def test_any_text_made_legal_parses_back_in_an_attribute_and_in_text(text: str) -> None:
+    from ablation.render.junit import _legal
+
+    element = ET.Element("case", name=_legal(text))
+    element.text = _legal(text)
+    parsed = ET.fromstring(ET.tostring(element, encoding="unicode"))  # raises if not well-formed
+    assert parsed.get("name") == _legal(text)
+    # in text, an XML parser reads a carriage return as a newline (XML 1.0 section 2.11)
+    assert (parsed.text or "") == _legal(text).replace("\r\n", "\n").replace("\r", "\n")
+    if all(c in "\t\n\r" or (" " <= c <= "\ud7ff") or ("\ue000" <= c <= "\ufffd") or c > "\uffff" for c in text):
+        assert _legal(text) == text  # legal text is left as it is
+
+
+def test_compare_junit_with_control_characters_in_critical_task_ids_parses(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    before, after = tmp_path / "before.jsonl", tmp_path / "after.jsonl"
+    before.write_text("".join(json.dumps({"id": i, "passed": True, "critical": True}) + "\n" for i in ODD_IDS))
+    after.write_text("".join(json.dumps({"id": i, "passed": False, "critical": True}) + "\n" for i in ODD_IDS))
+    out = tmp_path / "junit.xml"
+    assert main(["compare", str(before), str(after), "--format", "junit", "-o", str(out)]) == 2
+    capsys.readouterr()
+    names = {case.get("name") for case in ET.parse(out).getroot().iter("testcase")}
+    for shown in ("a\\x01b", "c\\x00d", "e\\x1bf", "g\\ufffeh", "i\\uffffj", "k]]>l", "<m>&amp;", "n\u2028o"):
+        assert f"critical task: {shown}" in names
