@@ -143,3 +143,63 @@ def test_records_past_the_bounds_are_one_line_naming_the_record(case: str) -> No
     message = str(info.value)
     assert "\n" not in message
     assert message.startswith("baseline: record 4 (task_id 't3'): field "), message
+
+
+#: (fixture, path of a usage count, task id of that sample, extra flags): a count past
+#: COUNT_LIMIT, which TrialUsage refuses, named where it is.
+USAGE_PLACES = [
+    ("inspect_candidate.json", ("samples", 0, "model_usage", "*", "input_tokens"), "s0", ()),
+    ("pe_candidate.json", ("cases", 0, "metrics", "input_tokens"), "s0", ()),
+    ("promptfoo_results.json", ("results", "results", 1, "response", "tokenUsage", "prompt"), "0",
+     ("--where", "promptIdx=1")),
+]  # fmt: skip
+
+
+def _set_all(doc: Any, path: tuple[Any, ...], value: Any) -> None:
+    """:func:`_set`, where ``"*"`` stands for every key of a mapping."""
+    if path[0] == "*":
+        for key in doc:
+            _set_all(doc, (key, *path[1:]), value)
+    elif len(path) == 1:
+        doc[path[0]] = value
+    else:
+        _set_all(doc[path[0]], path[1:], value)
+
+
+@pytest.mark.parametrize(("fixture", "path", "task_id", "flags"), USAGE_PLACES, ids=lambda p: "/".join(map(str, p)) if isinstance(p, tuple) else None)
+def test_a_usage_count_past_the_bound_is_one_line_naming_the_sample(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str],
+    fixture: str, path: tuple[Any, ...], task_id: str, flags: tuple[str, ...],
+) -> None:  # fmt: skip
+    doc = json.loads((TOOLS / fixture).read_text())
+    _set_all(doc, path, 1 << 60)
+    mutated = tmp_path / fixture
+    mutated.write_text(json.dumps(doc))
+    baseline, baseline_flags = BASELINES[fixture]
+    code = main(["compare", str(TOOLS / baseline), str(mutated), "--quiet", *baseline_flags, *flags])
+    err = capsys.readouterr().err
+    assert code == 1, err
+    assert err.count("\n") == 1 and err.startswith(f"ablation: error: {mutated}:"), err
+    assert "its usage cannot be read" in err and f"(task id {task_id!r})" in err, err
+
+
+def test_an_openai_evals_usage_count_past_the_bound_and_an_odd_run_id(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    events = [json.loads(line) for line in (TOOLS / "openai_evals_candidate.jsonl").read_text().splitlines()]
+    sampling = next(e for e in events if e.get("type") == "sampling")
+    sampling["run_id"] = []  # a list, not a run id: its sampling events are not this run's
+    odd = tmp_path / "odd.jsonl"
+    odd.write_text("".join(json.dumps(e) + "\n" for e in events))
+    base = str(TOOLS / "openai_evals_baseline.jsonl")
+    assert main(["compare", base, str(odd), "--quiet"]) in (0, 2), capsys.readouterr().err
+    for event in events:
+        if event.get("type") == "sampling":
+            event["run_id"] = next(e["run_id"] for e in events if e.get("type") == "match")
+            event["data"]["usage"] = {"prompt_tokens": 1 << 60, "completion_tokens": 1}
+    big = tmp_path / "big.jsonl"
+    big.write_text("".join(json.dumps(e) + "\n" for e in events))
+    code = main(["compare", base, str(big), "--quiet"])
+    err = capsys.readouterr().err
+    assert code == 1 and err.count("\n") == 1, err
+    assert err.startswith(f"ablation: error: {big}:") and "its usage cannot be read" in err, err

@@ -49,6 +49,7 @@ from ablation.sources.readers.rows import (
     json_number,
     json_numbers,
     matches_where,
+    named_usage,
 )
 from ablation.sources.readers.transcripts import (
     chat_trace,
@@ -158,7 +159,7 @@ def rows(doc: Mapping[str, Any], display: str, options: ReadOptions) -> Iterator
         verdict = dotted(scores[scorer], "value") if scorer in scores else dotted(sample, scorer)
         model_usage = sample.get("model_usage") or {}
         tokens = [dotted(u, "total_tokens") for u in model_usage.values()]
-        usage = _usage(sample)
+        usage = named_usage(lambda: _usage(sample), display, number, task_id)  # noqa: B023 (called now)
         error_type, extra = _error(sample.get("error"))
         yield Row(
             number,

@@ -21,7 +21,14 @@ from typing import Any
 
 from ablation.errors import InputError
 from ablation.outputs import TrialUsage
-from ablation.sources.readers.rows import MISSING, ReadOptions, Row, dotted, matches_where
+from ablation.sources.readers.rows import (
+    MISSING,
+    ReadOptions,
+    Row,
+    dotted,
+    matches_where,
+    named_usage,
+)
 from ablation.sources.readers.transcripts import chat_trace, detail_fields, usage_with_metrics
 from ablation.sources.text import file_error
 
@@ -41,14 +48,15 @@ def rows(items: Iterable[tuple[int, Any]], display: str, options: ReadOptions) -
         if not isinstance(obj, Mapping):
             raise file_error(InputError, display, f"expected a JSON object, got {type(obj).__name__}", line=line)
         if obj.get("type") == "sampling" and isinstance(obj.get("data"), Mapping):
-            sampling.setdefault((obj.get("run_id"), _key(obj.get("sample_id"))), []).append(obj["data"])
+            sampling.setdefault((_key(obj.get("run_id")), _key(obj.get("sample_id"))), []).append(obj["data"])
         if "spec" in obj or "final_report" in obj or not matches_where(obj, where):
             continue
-        events = sampling.pop((obj.get("run_id"), _key(obj.get("sample_id"))), [])
-        usage = _usage(events)
+        events = sampling.pop((_key(obj.get("run_id")), _key(obj.get("sample_id"))), [])
+        task_id = dotted(obj, options.key or "sample_id")
+        usage = named_usage(lambda: _usage(events), display, line, task_id)  # noqa: B023 (called now)
         yield Row(
             line,
-            dotted(obj, options.key or "sample_id"),
+            task_id,
             dotted(obj, options.field or "data.correct"),
             run=dotted(obj, options.run_field) if options.run_field else None,
             tokens=None if usage is None else float(usage.input_tokens + usage.output_tokens),

@@ -35,6 +35,7 @@ from ablation.sources.readers.rows import (
     json_number,
     json_numbers,
     matches_where,
+    named_usage,
 )
 from ablation.sources.readers.transcripts import clip, detail_fields, text_of, usage_with_metrics
 from ablation.sources.text import file_error
@@ -68,11 +69,7 @@ def rows(doc: Mapping[str, Any], display: str, options: ReadOptions) -> Iterator
         latency = json_number(entry.get("latencyMs"))
         error = entry.get("error") if entry.get("failureReason") == 2 else None
         task_id = dotted(entry, options.key or "testIdx")
-        try:
-            usage = _usage(entry)
-        except ValueError as why:
-            raise file_error(InputError, display, str(why), line=number,
-                             task_id=None if task_id is MISSING else str(task_id)) from None  # fmt: skip
+        usage = named_usage(lambda: _usage(entry), display, number, task_id)  # noqa: B023 (called now)
         yield Row(
             number,
             task_id,

@@ -37,6 +37,7 @@ from ablation.sources.readers.rows import (
     json_number,
     json_numbers,
     matches_where,
+    named_usage,
 )
 from ablation.sources.readers.transcripts import (
     clip,
@@ -80,7 +81,7 @@ def rows(doc: Mapping[str, Any], display: str, options: ReadOptions) -> Iterator
             yield _failure(number, task_id, run, case, texts)
             continue
         metrics = json_numbers((case.get("metrics") or {}).items())
-        usage = _usage(metrics)
+        usage = named_usage(lambda: _usage(metrics), display, number, task_id)  # noqa: B023 (called now)
         yield Row(
             number,
             task_id,

@@ -12,9 +12,9 @@ import math
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from dataclasses import field as dc_field
-from typing import Any
+from typing import Any, TypeVar
 
-from ablation.errors import InputError
+from ablation.errors import InputError, validation_line
 from ablation.schema import COUNT_LIMIT, RUN_LIMIT, TaskResult, safe_text
 from ablation.sources.text import MAX_BYTES, file_error, short_repr
 
@@ -28,10 +28,13 @@ __all__ = [
     "json_number",
     "json_numbers",
     "matches_where",
+    "named_usage",
     "parse_verdict",
     "row_result",
     "rows_to_results",
 ]
+
+U = TypeVar("U")
 
 #: Returned by :func:`dotted` when a path does not resolve.
 MISSING: Any = object()
@@ -139,6 +142,18 @@ def json_number(value: Any) -> float | None:
 def json_numbers(pairs: Iterable[tuple[str, Any]]) -> dict[str, float]:
     """The ``(name, value)`` pairs whose value is a JSON number (:func:`json_number`), as floats."""
     return {name: number for name, value in pairs if (number := json_number(value)) is not None}
+
+
+def named_usage(build: Callable[[], U], display: str, line: int, task_id: Any) -> U:
+    """``build()`` (a reader's :class:`~ablation.outputs.TrialUsage` of one row, or ``None``); a
+    count it refuses (past :data:`~ablation.outputs.COUNT_LIMIT`, not finite) is an
+    :class:`InputError` naming the file, line and task id, as :func:`checked_rows` names others."""
+    try:
+        return build()
+    except ValueError as exc:  # pydantic's ValidationError is a ValueError
+        named = None if task_id is MISSING or task_id is None else safe_text(str(task_id))
+        raise file_error(InputError, display, f"its usage cannot be read: {validation_line(exc)}",
+                         line=line, task_id=named) from None  # fmt: skip
 
 
 def as_text(value: Any) -> str:
