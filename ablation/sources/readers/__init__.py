@@ -142,11 +142,31 @@ def read_rows(source: str, options: ReadOptions, format: str | None, display: st
 
 def _opened(rows: Iterator[Row], display: str, options: ReadOptions, kind: str, unit: str) -> RowRead:
     _log.debug("%s: read as %s (%s)", display, kind, options)
+    rows = _shape_errors_named(rows, display, kind, unit)
     if kind == "inspect":
         what = f"scorer {options.field!r}" if options.field else "score"
         check = {"what": what, "mapping": inspect_logs.inspect_verdict, "unit": "sample"}
         return RowRead(rows, kind, check)
     return RowRead(rows, kind, {"unit": unit})
+
+
+def _shape_errors_named(rows: Iterator[Row], display: str, kind: str, unit: str) -> Iterator[Row]:
+    """``rows``, with a reader's failure on a value of another shape than its tool writes (a
+    list where the tool writes an object, a number where it writes a list) raised as an
+    :class:`InputError` naming the file and the first row not read, not as a bare ``TypeError``
+    or ``AttributeError``. The readers check what their formats define; this catches the rest,
+    once for every reader."""
+    last = 0
+    try:
+        for row in rows:
+            last = row.line
+            yield row
+    except (TypeError, AttributeError, KeyError, IndexError, ValueError) as exc:
+        if isinstance(exc, InputError):
+            raise
+        where = f"the {unit} after {unit} {last}" if last else f"its first {unit}"
+        raise file_error(InputError, display, f"{where} is not {kind} as the reader knows it: "
+                         f"{type(exc).__name__}: {' '.join(str(exc).split())}") from None  # fmt: skip
 
 
 def _extension_hint(display: str) -> str | None:
