@@ -9,26 +9,31 @@ other metric.
 
 # No ``from __future__ import annotations``: pydantic reads the fields' types without parsing.
 
-import math
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator
+from pydantic import AfterValidator, BaseModel, ConfigDict, Field, field_validator
 
 __all__ = [
     "COST_SOURCES",
     "COUNT_LIMIT",
     "TOOL_CALLS_PREFIX",
     "USAGE_METRICS",
+    "VALUE_LIMIT",
     "AgentOutput",
     "CostSource",
+    "NamedNumbers",
     "TrialCost",
     "TrialUsage",
     "finite_values",
+    "usable_number",
     "usage_metrics",
 ]
 
 #: Every count of a trial (tokens, requests, tool calls) is below it: exact in a float column.
 COUNT_LIMIT = 1 << 52
+#: Every number a trial gives the statistics (a duration, a cost, a score, a metric) is below it
+#: in magnitude: a sum of squares of 10^9 such values (a variance, a t statistic) stays finite.
+VALUE_LIMIT = 1e100
 
 _FROZEN = ConfigDict(frozen=True, extra="forbid")
 
@@ -43,13 +48,26 @@ USAGE_METRICS: tuple[str, ...] = ("input_tokens", "output_tokens", "cached_token
 TOOL_CALLS_PREFIX = "tool_calls."
 
 
+def usable_number(value: float) -> bool:
+    """Whether ``value`` is finite and below :data:`VALUE_LIMIT` in magnitude (NaN is not)."""
+    return -VALUE_LIMIT < value < VALUE_LIMIT
+
+
 def finite_values(values: dict[str, float]) -> dict[str, float]:
-    """Refuse NaN and infinities (JSON would store them as null); name the offending keys."""
-    bad = sorted(k for k, v in values.items() if not math.isfinite(v))
+    """Refuse NaN, infinities (JSON would store them as null) and values past
+    :data:`VALUE_LIMIT`; name the offending keys."""
+    bad = sorted(k for k, v in values.items() if not usable_number(v))
     if bad:
-        raise ValueError(f"non-finite value for {', '.join(bad)}: record it as an error instead")
+        raise ValueError(
+            f"value for {', '.join(bad)} is not a finite number below {VALUE_LIMIT:g} in "
+            "magnitude: record it as an error instead"
+        )
     return values
 
+
+
+#: Named numbers of a trial (scores, metrics), each checked by :func:`finite_values`.
+NamedNumbers = Annotated[dict[str, float], AfterValidator(finite_values)]
 
 class TrialUsage(BaseModel):
     """What one trial consumed of a model, as its SDK or the agent reports it.
@@ -96,7 +114,7 @@ class TrialCost(BaseModel):
 
     model_config = _FROZEN
 
-    amount: float = Field(ge=0, allow_inf_nan=False)
+    amount: float = Field(ge=0, lt=VALUE_LIMIT, allow_inf_nan=False)
     currency: str = Field(default="USD", min_length=1, max_length=16)
     source: CostSource = "agent"
 
@@ -120,20 +138,15 @@ class AgentOutput(BaseModel):
     output: Any = None
     cost: float | TrialCost | None = None
     tokens: int | None = None
-    metrics: dict[str, float] = Field(default_factory=dict)
+    metrics: NamedNumbers = Field(default_factory=dict)
     usage: TrialUsage | None = None
     trace: list[Any] | None = None
-
-    @field_validator("metrics")
-    @classmethod
-    def _finite_metrics(cls, value: dict[str, float]) -> dict[str, float]:
-        return finite_values(value)
 
     @field_validator("cost")
     @classmethod
     def _finite_cost(cls, value: float | TrialCost | None) -> float | TrialCost | None:
-        if isinstance(value, float | int) and not math.isfinite(value):
-            raise ValueError("cost must be a finite number")
+        if isinstance(value, float | int) and not usable_number(value):
+            raise ValueError(f"cost must be a finite number below {VALUE_LIMIT:g} in magnitude")
         return value
 
     def cost_fields(self) -> dict[str, Any]:

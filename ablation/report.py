@@ -204,13 +204,15 @@ class LatencyComparison(ContinuousComparison):
 
     ``ratio_limit_pvalue``: one-sided p of H0 ratio <= ``ratio_limit`` (latency gate). Timed-out
     trials count at the cap (``censoring`` says which); ``timeouts_only_*`` count paired tasks
-    where only that arm timed out."""
+    where only that arm timed out. ``ratio_note`` says why the ratio fields are empty although
+    two or more pairs have positive latencies (a ratio or bound past the float range)."""
 
     geometric_mean_ratio: float | None = None
     ratio_ci: Interval | None = None
     ratio_pvalue: float | None = None
     median_ratio: float | None = None
     share_faster: float | None = None
+    ratio_note: str | None = None
     ratio_limit: float | None = None
     ratio_limit_pvalue: float | None = None
     ratio_limit_method: str | None = None

@@ -23,11 +23,12 @@ from ablation.digests import entry_digest, fingerprint_of_entries
 from ablation.errors import ConfigError
 from ablation.outputs import (
     COUNT_LIMIT,
+    VALUE_LIMIT,
     AgentOutput,
     CostSource,
+    NamedNumbers,
     TrialCost,
     TrialUsage,
-    finite_values,
     usage_metrics,
 )
 from ablation.spans import TrialSpans
@@ -259,9 +260,9 @@ class TaskResult(BaseModel):
     ``usage`` (:class:`TrialUsage`) is mirrored where the analysis reads numbers: ``tokens``
     becomes input + output tokens when not given, and ``metrics`` gains the entries of
     :func:`~ablation.outputs.usage_metrics` (a metric the caller set keeps its value). ``cost``
-    is an amount in ``cost_currency`` (``None``: unstated) from ``cost_source`` (numbers are
-    finite); ``trace`` the call's inside (model messages); ``spans`` its OpenTelemetry spans;
-    ``input`` and ``expected_output`` the task's as another tool's file records them.
+    is an amount in ``cost_currency`` (``None``: unstated) from ``cost_source``. Every number is
+    finite and below ``VALUE_LIMIT`` in magnitude. ``trace`` is the call's inside (model messages),
+    ``spans`` its OpenTelemetry spans; ``input``, ``expected_output``: as another tool records.
     """
 
     model_config = _FROZEN
@@ -272,8 +273,8 @@ class TaskResult(BaseModel):
     status: TrialStatus = "completed"
     passed: bool = False
     output: Any = None
-    latency_s: float | None = Field(default=None, ge=0, allow_inf_nan=False)
-    wall_s: float | None = Field(default=None, ge=0, allow_inf_nan=False)
+    latency_s: float | None = Field(default=None, ge=0, lt=VALUE_LIMIT, allow_inf_nan=False)
+    wall_s: float | None = Field(default=None, ge=0, lt=VALUE_LIMIT, allow_inf_nan=False)
     attempts: int = Field(default=1, ge=0, lt=RUN_LIMIT)
     attempt_errors: tuple[SafeStr, ...] = ()
     error_stage: ErrorStage | None = None
@@ -281,11 +282,11 @@ class TaskResult(BaseModel):
     error_message: SafeStr | None = None
     error_traceback: SafeStr | None = None
     verifier_note: SafeStr | None = None
-    quality: dict[str, float] = Field(default_factory=dict)
+    quality: NamedNumbers = Field(default_factory=dict)
     quality_errors: dict[SafeStr, SafeStr] = Field(default_factory=dict)
-    cost: float | None = Field(default=None, allow_inf_nan=False)
+    cost: float | None = Field(default=None, gt=-VALUE_LIMIT, lt=VALUE_LIMIT, allow_inf_nan=False)
     tokens: int | None = Field(default=None, ge=0, lt=COUNT_LIMIT)
-    metrics: dict[str, float] = Field(default_factory=dict)
+    metrics: NamedNumbers = Field(default_factory=dict)
     category: SafeStr | None = None
     critical: bool = False
     started_at: float | None = None
@@ -316,11 +317,6 @@ class TaskResult(BaseModel):
     @classmethod
     def _jsonable_output(cls, value: Any) -> Any:
         return to_jsonable(value)
-
-    @field_validator("quality", "metrics")
-    @classmethod
-    def _finite_scores(cls, value: dict[str, float]) -> dict[str, float]:
-        return finite_values(value)
 
     @property
     def error(self) -> str | None:

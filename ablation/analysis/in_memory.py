@@ -32,6 +32,7 @@ from ablation.columns import (
     same_ids,
 )
 from ablation.errors import InputError, validation_line
+from ablation.outputs import VALUE_LIMIT
 from ablation.schema import RUN_LIMIT, TaskResult
 
 __all__ = [
@@ -134,7 +135,8 @@ def _array(values: list[Any] | None, dtype: Any, n: int, default: Any) -> np.nda
 
 def _plain_numbers(columns: dict[str, list[Any]], n: int) -> dict[str, np.ndarray] | None:
     """The run, latency and cost arrays of plain records, or ``None`` when a value is one that
-    :class:`TaskResult` refuses (a NaN or infinity, a negative latency, a run past its bound),
+    :class:`TaskResult` refuses (a NaN, a number past ``VALUE_LIMIT``, a negative latency, a run
+    past its bound),
     so that the record is validated and named."""
     try:
         out = {"run": _array(columns.get("run"), np.int64, n, 0)}
@@ -145,7 +147,7 @@ def _plain_numbers(columns: dict[str, list[Any]], n: int) -> dict[str, np.ndarra
     for name in ("latency_s", "cost"):
         values, array = columns.get(name), out[name]
         if values is not None and (
-            int(np.isnan(array).sum()) != values.count(None) or np.isinf(array).any()
+            int(np.isnan(array).sum()) != values.count(None) or (np.abs(array) >= VALUE_LIMIT).any()
             or (name == "latency_s" and (array < 0).any())
         ):
             return None

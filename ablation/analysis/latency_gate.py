@@ -20,6 +20,8 @@ __all__ = ["LatencyGate"]
 
 def _latency_test(lat: LatencyComparison | None, limit: float) -> tuple[float | None, str]:
     """One-sided p-value for "geometric-mean latency ratio > limit" (None when impossible)."""
+    if lat is not None and lat.ratio_note is not None:
+        return None, lat.ratio_note
     if lat is None or lat.geometric_mean_ratio is None or lat.ratio_ci is None:
         return (
             None,

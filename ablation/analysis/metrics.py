@@ -12,6 +12,7 @@ multiplicative (STATISTICS.md section 4).
 
 from __future__ import annotations
 
+import math
 from typing import Any
 
 import numpy as np
@@ -119,30 +120,39 @@ def compare_latency(
     )
     keep = _usable(baseline, candidate) & (baseline > 0) & (candidate > 0)
     x, y = _kept(baseline, candidate, keep)
-    extra: dict[str, Any] = {}
-    if x.size >= 2:
-        ratio = stats.log_ratio_interval(x, y, confidence_level=config.confidence_level)
-        extra = {
-            "geometric_mean_ratio": float(ratio.estimate),
-            "ratio_ci": Interval(
-                low=float(ratio.confidence_interval.low),
-                high=float(ratio.confidence_interval.high),
-                confidence_level=config.confidence_level,
-                method=ratio.method,
-            ),
-            "ratio_pvalue": float(ratio.pvalue),
-            "median_ratio": float(ratio.median_ratio),
-            "share_faster": float(np.mean(y < x)),
-        }
-        limit = config.gates.max_latency_ratio
-        if limit is not None:
-            # H0: log(y/x) <= log(limit): a paired t on the log ratios, shifted by the limit.
-            shifted = stats.paired_t_test(
-                np.log(x) + np.log(limit), np.log(y), alternative="greater"
-            )
-            extra.update(
-                ratio_limit=limit,
-                ratio_limit_pvalue=float(shifted.pvalue),
-                ratio_limit_method=f"one-sided paired t on log ratios, H0: ratio <= {limit:g}",
-            )
+    extra = _ratio_fields(x, y, config) if x.size >= 2 else {}
     return LatencyComparison.model_validate({**base.model_dump(), **extra})
+
+
+def _ratio_fields(x: np.ndarray, y: np.ndarray, config: CampaignConfig) -> dict[str, Any]:
+    """The ratio fields of :class:`LatencyComparison` from 2+ positive pairs, or its
+    ``ratio_note`` when a ratio or bound is past the float range (the report holds finite
+    numbers: JSON has no infinity)."""
+    ratio = stats.log_ratio_interval(x, y, confidence_level=config.confidence_level)
+    ci = ratio.confidence_interval
+    if not all(0 < v < math.inf for v in (ratio.estimate, ci.low, ci.high, ratio.median_ratio)):
+        low, high = min(x.min(), y.min()), max(x.max(), y.max())
+        return {"ratio_note": "no latency ratio: the ratio or a bound of its interval is past the "
+                f"float range (per-task latencies from {low:g} s to {high:g} s)"}  # fmt: skip
+    fields: dict[str, Any] = {
+        "geometric_mean_ratio": float(ratio.estimate),
+        "ratio_ci": Interval(
+            low=float(ci.low),
+            high=float(ci.high),
+            confidence_level=config.confidence_level,
+            method=ratio.method,
+        ),
+        "ratio_pvalue": float(ratio.pvalue),
+        "median_ratio": float(ratio.median_ratio),
+        "share_faster": float(np.mean(y < x)),
+    }
+    limit = config.gates.max_latency_ratio
+    if limit is not None:
+        # H0: log(y/x) <= log(limit): a paired t on the log ratios, shifted by the limit.
+        shifted = stats.paired_t_test(np.log(x) + np.log(limit), np.log(y), alternative="greater")
+        fields.update(
+            ratio_limit=limit,
+            ratio_limit_pvalue=float(shifted.pvalue),
+            ratio_limit_method=f"one-sided paired t on log ratios, H0: ratio <= {limit:g}",
+        )
+    return fields

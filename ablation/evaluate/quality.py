@@ -23,6 +23,7 @@ from collections.abc import Awaitable, Mapping
 from typing import Any, Protocol, runtime_checkable
 
 from ablation.errors import AblationError
+from ablation.outputs import VALUE_LIMIT, usable_number
 from ablation.schema import (
     AblationTask,
     RubricCriterion,
@@ -96,9 +97,15 @@ async def run_scorer(scorer: Any, output: Any, task: AblationTask) -> float:
             f"scorer {name!r} returned {type(value).__name__} {_excerpt(value)}; "
             "a score must be a finite real number"
         )
-    result = float(value)
-    if not math.isfinite(result):
-        raise ScorerError(f"scorer {name!r} returned {result!r}; a score must be finite")
+    try:
+        result = float(value)
+    except OverflowError:  # an int or a Fraction past the float range
+        result = math.inf
+    if not usable_number(result):
+        raise ScorerError(
+            f"scorer {name!r} returned {_excerpt(value)}; a score must be finite and below "
+            f"{VALUE_LIMIT:g} in magnitude"
+        )
     return result
 
 

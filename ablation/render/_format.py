@@ -55,8 +55,8 @@ def _bad(x: float | None) -> bool:
 
 def fmt_money(x: float | None) -> str:
     """An amount of money in plain decimals (``0.0000158``, not ``1.58e-05``), 3 significant
-    digits; as :func:`fmt_float` from 1e-4 on."""
-    if x is None or not math.isfinite(x) or x == 0 or abs(x) >= 1e-4:
+    digits; as :func:`fmt_float` from 1e-4 on and below 1e-10 (past 12 decimals)."""
+    if x is None or not math.isfinite(x) or not 1e-10 <= abs(x) < 1e-4:
         return fmt_float(x)
     return f"{float(f'{x:.3g}'):.12f}".rstrip("0")
 
@@ -130,7 +130,7 @@ def fmt_p(p: float | None) -> str:
 
 
 def fmt_seconds(s: float | None) -> str:
-    """A duration: ``0.85 -> "850 ms"``, ``4.2 -> "4.20 s"``."""
+    """A duration: ``0.85 -> "850 ms"``, ``4.2 -> "4.20 s"``, ``3e7 -> "3.0e+07 s"``."""
     if _bad(s):
         return DASH if s is None else fmt_float(s)
     assert s is not None
@@ -138,7 +138,7 @@ def fmt_seconds(s: float | None) -> str:
         return f"{1000 * s:.0f} ms"
     if abs(s) < 100:
         return f"{s:.2f} s"
-    return f"{s:.0f} s"
+    return f"{s:.0f} s" if abs(s) < 1e6 else f"{fmt_float(s)} s"
 
 
 def fmt_seconds_group(values: Sequence[float | None]) -> str:

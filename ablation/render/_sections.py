@@ -276,12 +276,14 @@ def metric_rows(report: AblationReport) -> list[Row]:
 
 
 def metric_notes(report: AblationReport) -> list[str]:
-    """Why pairs were left out of each metric, and quality-scorer error counts."""
+    """Why pairs were left out of each metric or the latency ratio is missing, scorer errors, notes."""
     notes = [
         f"{label}: {left_out_text(comp.n_left_out, comp.left_out_reason)}"
         for label, comp in continuous_rows(report)
         if comp.n_left_out
     ]
+    if report.latency is not None and report.latency.ratio_note is not None:
+        notes.append(report.latency.ratio_note)
     notes += [
         f"quality: {q.metric}: scorer errors baseline {q.scorer_errors_baseline}, "
         f"candidate {q.scorer_errors_candidate}"

@@ -77,3 +77,11 @@ def paired_arrays(x: ArrayLike, y: ArrayLike) -> tuple[NDArray[np.float64], NDAr
 def clip_unit(value: float, low: float = 0.0, high: float = 1.0) -> float:
     """Clip ``value`` into ``[low, high]`` as a Python float."""
     return float(min(max(value, low), high))
+
+
+def exp_or_inf(x: float) -> float:
+    """``exp(x)``, ``inf`` where it overflows a float (``math.exp`` raises there)."""
+    try:
+        return math.exp(x)
+    except OverflowError:
+        return math.inf

@@ -14,7 +14,7 @@ from typing import Any
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
-from ablation.stats._common import check_alternative, check_level, paired_arrays
+from ablation.stats._common import check_alternative, check_level, exp_or_inf, paired_arrays
 from ablation.stats._lazy import LazyModule
 from ablation.stats._results import (
     ConfidenceInterval,
@@ -371,7 +371,8 @@ def log_ratio_interval(
         confidence_level: Two-sided level.
 
     Returns:
-        A :class:`RatioResult` (ratio < 1 means the candidate is smaller/faster).
+        A :class:`RatioResult` (ratio < 1 means the candidate is smaller/faster). A figure past
+        the float range is ``inf`` (or ``0.0`` below it): ``exp`` of a log ratio beyond ~709.
 
     Raises:
         ValueError: ``"no pairs"`` for empty input, or when any value is ≤ 0 (the message gives the
@@ -390,10 +391,10 @@ def log_ratio_interval(
     t = _t_from_differences(r, level, "two-sided", "geometric-mean ratio, paired t on log ratios")
     ci = t.confidence_interval
     return RatioResult(
-        float(math.exp(t.estimate)),
-        ConfidenceInterval(float(math.exp(ci.low)), float(math.exp(ci.high))),
+        exp_or_inf(t.estimate),
+        ConfidenceInterval(exp_or_inf(ci.low), exp_or_inf(ci.high)),
         t.pvalue,
-        float(math.exp(median(r))),
+        exp_or_inf(median(r)),
         int(r.size),
         t.method,
     )

@@ -26,6 +26,7 @@ from typing import Any
 import numpy as np
 
 from ablation.columns import STATUS_CODES, TrialColumns, share_ids
+from ablation.outputs import VALUE_LIMIT
 from ablation.schema import RUN_LIMIT
 from ablation.store import snapshot
 from ablation.store.connection import StoreConnection
@@ -55,12 +56,12 @@ _SELECT = (
 
 
 def _floats(values: tuple[Any, ...], name: str, *, negative: bool = False) -> np.ndarray:
-    """A stored column of numbers, NaN where NULL; an infinity (SQLite keeps them; a
-    :class:`~ablation.schema.TaskResult` never holds one) is refused, and unless ``negative``
-    a value below zero."""
+    """A stored column of numbers, NaN where NULL; an infinity or a value past
+    :data:`~ablation.outputs.VALUE_LIMIT` (SQLite keeps them; a :class:`~ablation.schema.TaskResult`
+    never holds one) is refused, and unless ``negative`` a value below zero."""
     out = np.array(values, dtype=float)  # numpy reads None as NaN
-    if np.isinf(out).any() or (not negative and (out < 0).any()):
-        raise ValueError(f"a {name} is infinite{'' if negative else ' or negative'}")
+    if (np.abs(out) >= VALUE_LIMIT).any() or (not negative and (out < 0).any()):
+        raise ValueError(f"a {name} is past {VALUE_LIMIT:g}{'' if negative else ' or negative'}")
     return out
 
 

@@ -38,7 +38,7 @@ def test_run_scorer_accepts_finite_reals_from_sync_and_async() -> None:
     assert score(lambda o, t: np.int64(4), None) == 4.0
 
 
-@pytest.mark.parametrize("bad", [math.nan, math.inf, -math.inf, "5", None, True, [1.0], 1j])
+@pytest.mark.parametrize("bad", [math.nan, math.inf, -math.inf, 1e300, -10**400, "5", None, True, [1.0], 1j])
 def test_run_scorer_rejects_non_finite_or_non_real(bad: Any) -> None:
     def scorer(output: Any, t: AblationTask) -> Any:
         return bad

@@ -23,6 +23,7 @@ from pydantic import ValidationError
 from ablation import TaskResult, compare_results
 from ablation.cli.main import main
 from ablation.errors import InputError
+from ablation.outputs import VALUE_LIMIT
 from ablation.sources.readers import engine
 
 TOOLS = Path(__file__).resolve().parents[1] / "data" / "tools"
@@ -57,7 +58,7 @@ def _set(doc: Any, path: tuple[Any, ...], value: Any) -> None:
     doc[path[-1]] = value
 
 
-@pytest.mark.parametrize("value", [math.inf, -math.inf, math.nan, HUGE], ids=["inf", "-inf", "nan", "huge"])
+@pytest.mark.parametrize("value", [math.inf, -math.inf, math.nan, HUGE, 1e300], ids=["inf", "-inf", "nan", "huge", "1e300"])
 @pytest.mark.parametrize(("fixture", "path", "task_id", "flags"), PLACES, ids=lambda p: "/".join(map(str, p)) if isinstance(p, tuple) else None)
 def test_a_non_finite_number_is_one_line_naming_the_sample(
     tmp_path: Path, capsys: pytest.CaptureFixture[str],
@@ -73,14 +74,23 @@ def test_a_non_finite_number_is_one_line_naming_the_sample(
     assert code == 1, err
     assert err.count("\n") == 1, err
     assert err.startswith(f"ablation: error: {mutated}:"), err
-    assert "is not a finite number" in err and f"(task id {task_id!r})" in err, err
+    counted = value == 1e300 and "its usage cannot be read" in err  # a finite count past COUNT_LIMIT
+    assert ("is not a finite number" in err or counted) and f"(task id {task_id!r})" in err, err
 
 
 @pytest.mark.parametrize("field", ["latency_s", "wall_s", "cost"])
-@pytest.mark.parametrize("value", [math.inf, -math.inf, math.nan])
+@pytest.mark.parametrize("value", [math.inf, -math.inf, math.nan, VALUE_LIMIT, -VALUE_LIMIT, HUGE])
 def test_task_result_refuses_a_non_finite_number(field: str, value: float) -> None:
     with pytest.raises(ValidationError, match=field):
         TaskResult(task_id="t", **{field: value})
+
+
+@pytest.mark.parametrize("field", ["quality", "metrics"])
+@pytest.mark.parametrize("value", [math.inf, math.nan, VALUE_LIMIT, -1e300])
+def test_task_result_refuses_a_named_number_past_the_limit(field: str, value: float) -> None:
+    with pytest.raises(ValidationError, match=f"{field}(?s:.*)value for x is not a finite number below 1e"):
+        TaskResult(task_id="t", **{field: {"ok": 1.0, "x": value}})
+    assert getattr(TaskResult(task_id="t", **{field: {"x": 0.99 * VALUE_LIMIT}}), field) == {"x": 0.99 * VALUE_LIMIT}
 
 
 @pytest.mark.parametrize("field", ["latency_s", "wall_s"])
@@ -122,6 +132,8 @@ RECORD_VALUES = {
     "infinite latency": {"latency_s": math.inf},
     "negative latency": {"latency_s": -1.0},
     "infinite cost": {"cost": -math.inf},
+    "latency past VALUE_LIMIT": {"latency_s": 1e300},
+    "cost past VALUE_LIMIT": {"cost": -1e101},
     "huge cost": {"cost": HUGE},
     "huge run": {"run": 1 << 63},
     "run past the bound": {"run": 1 << 31},
@@ -203,3 +215,31 @@ def test_an_openai_evals_usage_count_past_the_bound_and_an_odd_run_id(
     err = capsys.readouterr().err
     assert code == 1 and err.count("\n") == 1, err
     assert err.startswith(f"ablation: error: {big}:") and "its usage cannot be read" in err, err
+
+
+@pytest.mark.parametrize("engine_path", [False, True], ids=["rows", "pyarrow"])
+@pytest.mark.parametrize("suffix", [".jsonl", ".csv"])
+@pytest.mark.parametrize(("column", "value"), [("latency_s", "1e300"), ("cost", "-2e100"), ("steps", "1e100"), ("score", "1e308")])
+def test_a_number_past_the_limit_names_its_line(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch,
+    engine_path: bool, suffix: str, column: str, value: str,
+) -> None:  # fmt: skip
+    """A number the statistics cannot square and sum (past VALUE_LIMIT) is refused where it is, on
+    either read path, in either format: before, its variance overflowed to a p-value of 1."""
+    if engine_path:
+        pytest.importorskip("pyarrow")
+        monkeypatch.setattr(engine, "MIN_BYTES", 0)
+    cells = [(f"t{i}", str(i % 2 == 0).lower(), str(0.5 + i)) for i in range(6)]
+    before, after = tmp_path / f"before{suffix}", tmp_path / f"after{suffix}"
+    for path, bad in ((before, False), (after, True)):
+        rows = [(i, p, value if bad and n == 2 else x) for n, (i, p, x) in enumerate(cells)]
+        if suffix == ".csv":
+            path.write_text(f"id,passed,{column}\n" + "".join(f"{i},{p},{x}\n" for i, p, x in rows))
+        else:
+            path.write_text("".join(f'{{"id": "{i}", "passed": {p}, "{column}": {x}}}\n' for i, p, x in rows))
+    code = main(["compare", str(before), str(after), "--quiet"])
+    err = capsys.readouterr().err
+    line = 4 if suffix == ".csv" else 3
+    assert code == 1, err
+    assert err.startswith(f"ablation: error: {after}:{line}: ") and err.endswith("(task id 't2')\n"), err
+    assert "is not a finite number below 1e+100 in magnitude" in err and err.count("\n") == 1, err

@@ -5,10 +5,9 @@
 :func:`read_columns` gives the :class:`~ablation.sources.readers.columnar.ColumnRead` that
 :func:`~ablation.sources.readers.rows.checked_rows` would build, column by column, and ``None`` as
 soon as one cell is something the row path would refuse or read otherwise (a missing or empty id,
-a verdict that is not an unambiguous boolean, a number that is not finite, both ``latency`` and
-``latency_s`` in a row, negative latency, fractional tokens, a token count or run past
-``TaskResult``'s bounds, a duplicate ``(id, run)``...), so that the caller reads the file row by
-row and raises the row path's error.
+a verdict that is not an unambiguous boolean, a number not finite or past ``VALUE_LIMIT``, both
+``latency`` and ``latency_s`` in a row, negative latency, fractional tokens, a count or run past
+``TaskResult``'s bounds, a duplicate ``(id, run)``...): the caller then reads row by row.
 
 Each column means what it means to the row path (:mod:`~ablation.sources.readers.generic`):
 ``score`` → ``quality["score"]``; ``cost``, ``latency``/``latency_s``, ``tokens``; ``category``,
@@ -35,6 +34,7 @@ from numpy.typing import NDArray
 
 from ablation.columns import TrialColumns, constant_column, filled
 from ablation.errors import AblationError
+from ablation.outputs import VALUE_LIMIT
 from ablation.process_hooks import large_read_finished
 from ablation.schema import COUNT_LIMIT, RUN_LIMIT
 from ablation.sources.readers.columnar import ColumnRead
@@ -163,10 +163,10 @@ def _check_unique(ids: NDArray[np.object_], runs: NDArray[np.int64] | None) -> N
 
 
 def _floats(values: pa.Array) -> NDArray[np.float64]:
-    """A numeric column as floats, NaN where absent; a NaN or infinite value is refused."""
+    """A numeric column as floats, NaN where absent; NaN, infinite or past ``VALUE_LIMIT``: refused."""
     out = pc.cast(values, pa.float64()).to_numpy(zero_copy_only=False)
     given = values.is_valid().to_numpy(zero_copy_only=False)
-    if not bool(np.isfinite(out[given]).all()):
+    if not bool((np.abs(out[given]) < VALUE_LIMIT).all()):
         raise _Refused
     return np.where(given, out, np.nan) if values.null_count else out
 

@@ -12,12 +12,12 @@ from __future__ import annotations
 
 import csv
 import io
-import math
 import re
 from collections.abc import Callable, Iterator
 from typing import Any
 
 from ablation.errors import InputError
+from ablation.outputs import VALUE_LIMIT, usable_number
 from ablation.sources.readers.rows import ReadOptions, Row, dotted, matches_where, parse_verdict
 from ablation.sources.text import file_error, short_repr
 
@@ -110,8 +110,8 @@ def number(value: Any, name: str, fail: Callable[[str], Exception]) -> float:
         result = float(value.strip() if isinstance(value, str) else value)
     except (ValueError, OverflowError):
         raise fail(f"{name!r} is not a number: {short_repr(value)}") from None
-    if not math.isfinite(result):
-        raise fail(f"{name!r} is not a finite number: {short_repr(value)}")
+    if not usable_number(result):
+        raise fail(f"{name!r} is not a finite number below {VALUE_LIMIT:g} in magnitude: {short_repr(value)}")
     return result
 
 

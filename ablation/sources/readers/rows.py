@@ -15,6 +15,7 @@ from dataclasses import field as dc_field
 from typing import Any, TypeVar
 
 from ablation.errors import InputError, validation_line
+from ablation.outputs import VALUE_LIMIT, usable_number
 from ablation.schema import COUNT_LIMIT, RUN_LIMIT, TaskResult, safe_text
 from ablation.sources.text import MAX_BYTES, file_error, short_repr
 
@@ -35,6 +36,7 @@ __all__ = [
 ]
 
 U = TypeVar("U")
+_UNUSABLE = f"is not a finite number below {VALUE_LIMIT:g} in magnitude"
 
 #: Returned by :func:`dotted` when a path does not resolve.
 MISSING: Any = object()
@@ -104,7 +106,6 @@ class Row:
             self.error_type = safe_text(self.error_type)
         if isinstance(self.extra.get("category"), str):
             self.extra["category"] = safe_text(self.extra["category"])
-
 
 def dotted(obj: Any, path: str) -> Any:
     """The value at ``path`` in nested mappings/lists, or :data:`MISSING`.
@@ -235,15 +236,16 @@ def checked_rows(
 
 
 def _not_finite(row: Row) -> str | None:
-    """What names the row's first NaN or infinite number, or ``None`` when every one is finite
-    (a report's statistics, and JSON, take finite numbers only)."""
+    """What names the row's first number that is NaN, infinite or past
+    :data:`~ablation.outputs.VALUE_LIMIT`, or ``None`` when there is none (a report's statistics,
+    and JSON, take finite numbers only)."""
     for name, value in (("latency", row.latency_s), ("cost", row.cost), ("tokens", row.tokens)):
-        if value is not None and not math.isfinite(value):
-            return f"{name!r} is not a finite number: {value!r}"
+        if value is not None and not usable_number(value):
+            return f"{name!r} {_UNUSABLE}: {value!r}"
     for group, values in (("quality score", row.quality), ("metric", row.metrics)):
-        if values and not all(map(math.isfinite, values.values())):
-            name = next(k for k, v in values.items() if not math.isfinite(v))
-            return f"{group} {name!r} is not a finite number: {values[name]!r}"
+        if values and not all(map(usable_number, values.values())):
+            name = next(k for k, v in values.items() if not usable_number(v))
+            return f"{group} {name!r} {_UNUSABLE}: {values[name]!r}"
     return None
 
 
