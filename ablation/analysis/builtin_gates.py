@@ -279,13 +279,24 @@ class InventoryGate(BuiltinGate):
 
 
 class CriticalGate(BuiltinGate):
+    """The critical-task gate; turned off, it is listed with what it would have said."""
+
     name = GATE_CRITICAL
 
-    def applies(self, policy: GatePolicy, report: AblationReport) -> bool:
-        return policy.critical_must_not_regress
-
     def judge(self, policy: GatePolicy, report: AblationReport, alpha: float) -> list[GateResult]:
-        return [_critical_gate(report)]
+        gate = _critical_gate(report)
+        if policy.critical_must_not_regress:
+            return [gate]
+        would = "would have failed" if gate.status == "fail" else "would have passed"
+        return [
+            gate.model_copy(
+                update={
+                    "status": "off",
+                    "evidence": "turned off (--no-critical-gate, critical_must_not_regress = "
+                    f"false); {gate.evidence} It {would}.",
+                }
+            )
+        ]
 
 
 class CompletenessGate(BuiltinGate):

@@ -70,6 +70,16 @@ def test_critical_regression_fails_even_when_mcnemar_p_is_one() -> None:
     assert exit_code_for(judged) == 2 and judged.exit_code == 2
 
 
+def test_critical_gate_turned_off_is_listed_off_with_what_it_would_have_said() -> None:
+    report = simple_report(50, 3, 3, 4, critical_regressions=["t-reg-001"])
+    judged = evaluate_gates(report, GatePolicy(critical_must_not_regress=False))
+    gate = _gate(judged, GATE_CRITICAL)
+    # once the gate was dropped from the list, so JSON and Markdown hid what JUnit showed
+    assert gate.status == "off" and gate.tasks == ["t-reg-001"]
+    assert "turned off" in gate.evidence and "would have failed" in gate.evidence
+    assert judged.verdict == "pass" and exit_code_for(judged) == 0
+
+
 def test_no_critical_regression_passes_and_exit_code_zero() -> None:
     judged = evaluate_gates(simple_report(50, 3, 5, 4), GatePolicy())
     # the default gates: critical tasks, completeness, no significant regression
@@ -89,8 +99,9 @@ def test_evaluate_gates_returns_a_copy_and_replaces_old_gates() -> None:
             critical_must_not_regress=False, no_significant_regression=False, require_complete=False
         ),
     )
-    # default gates turned off stay listed, as off; the critical gate is simply absent
+    # default gates turned off stay listed, as off, the critical gate included
     assert [(g.name, g.status) for g in relaxed.gates] == [
+        (GATE_CRITICAL, "off"),
         (GATE_COMPLETENESS, "off"),
         (GATE_REGRESSION, "off"),
     ]

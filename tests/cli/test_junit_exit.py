@@ -76,7 +76,7 @@ def test_a_critical_regression_with_the_critical_gate_off_is_skipped(
     code, suite = _junit([*args, "--no-critical-gate"], tmp_path, capsys)
     assert code == 0
     _, failed, skipped = _counts(suite)
-    assert (failed, skipped) == (0, 1)
+    assert (failed, skipped) == (0, 2)  # the gate, listed as off, and its task
     [case] = suite.findall("testcase[@classname='ablation.critical']")
     assert case.find("skipped") is not None and case.get("name") == "critical task: t000"
 
