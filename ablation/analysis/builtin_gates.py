@@ -37,6 +37,7 @@ __all__ = [
     "NonInferiorityGate",
     "RegressionGate",
     "judge_significance",
+    "regression_test",
     "short",
 ]
 
@@ -179,7 +180,7 @@ def _metric_gate(report: AblationReport, metric: str, margin: float) -> GateResu
 
 def _regression_off(report: AblationReport, alpha: float) -> GateResult:
     """The significant-regression gate, turned off: shown, with what it would have said."""
-    p, desc = _regression_test(report)
+    p, desc = regression_test(report)
     would = "would have failed" if p < alpha else "would have passed"
     return GateResult(
         name=GATE_REGRESSION,
@@ -192,7 +193,7 @@ def _regression_off(report: AblationReport, alpha: float) -> GateResult:
     )
 
 
-def _regression_test(report: AblationReport) -> tuple[float, str]:
+def regression_test(report: AblationReport) -> tuple[float, str]:
     """One-sided p-value for "candidate worse", and a description of the test.
 
     The report's :class:`~ablation.report.UpliftTest` when it has one (the test its summary
@@ -343,5 +344,5 @@ class RegressionGate(BuiltinGate):
     def judge(self, policy: GatePolicy, report: AblationReport, alpha: float) -> list[GateResult]:
         if not policy.no_significant_regression:
             return [_regression_off(report, alpha)]
-        p, desc = _regression_test(report)
+        p, desc = regression_test(report)
         return [judge_significance(GATE_REGRESSION, p, desc, list(report.regressions), alpha)]

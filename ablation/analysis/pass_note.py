@@ -7,7 +7,9 @@ headline interval lies entirely below 0 while the exact test did not reject, say
 line, so a PASS never stands silently beside an interval on the harmful side.
 
 Assumptions: the report's ``minimum_detectable_effect`` is that of the gate's test (one-sided,
-H1 "candidate worse"); sequential reports are judged by anytime-valid decisions and get no note.
+H1 "candidate worse"); a sequential report that stopped early is judged by anytime-valid
+decisions and gets no note (its fixed-n figures are descriptive); one that ran every task gets
+the note as a fixed-n report does.
 """
 
 from __future__ import annotations
@@ -33,11 +35,12 @@ def pass_note(report: AblationReport, gates: list[GateResult], alpha: float) -> 
         alpha: The level the gates used.
 
     Returns:
-        A clause for the verdict line, or ``None`` (sequential report, or the regression gate
-        did not run as a passing fixed-n test).
+        A clause for the verdict line, or ``None`` (a sequential report that stopped early, or
+        the regression gate did not pass).
     """
     gate = next((g for g in gates if g.name == GATE_REGRESSION), None)
-    if report.sequential is not None or gate is None or gate.status != "pass":
+    seq = report.sequential
+    if (seq is not None and seq.fixed_n_descriptive) or gate is None or gate.status != "pass":
         return None
     parts: list[str] = []
     ci, t = report.uplift.ci, report.table

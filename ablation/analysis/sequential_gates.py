@@ -6,7 +6,11 @@ are judged here instead of by their fixed-n forms in :mod:`ablation.analysis.bui
 
 - ``"no significant regression"``: fails when the regression e-process reached
   ``1/alpha_per_candidate`` (the monitor's ``regression`` decision); error ≤ alpha per candidate
-  under "no regression" at any stopping time (Ville's inequality).
+  under "no regression" at any stopping time (Ville's inequality). When no rule stopped the
+  campaign (every task ran, ``fixed_n_descriptive`` false), the report's fixed-n figures are not
+  descriptive and its summary sentence states the fixed-n one-sided test; the gate then also
+  fails when that test rejects at ``alpha``, so a PASS never stands beside "candidate is worse".
+  This adds false failures (at most ``alpha`` more under "no regression"), never false passes.
 - ``"non-inferiority"``: passes when the confidence sequence's lower bound cleared ``-margin``
   (``non_inferior``), fails when its upper bound fell below (``inferior``), and is inconclusive
   (counted as a failure) when the campaign stopped for another reason first.
@@ -18,6 +22,8 @@ from ablation.analysis.builtin_gates import (
     GATE_NONINFERIORITY,
     GATE_REGRESSION,
     BuiltinGate,
+    judge_significance,
+    regression_test,
     short,
 )
 from ablation.config import GatePolicy
@@ -112,5 +118,21 @@ class SequentialRegressionGate(BuiltinGate):
         return report.sequential is not None
 
     def judge(self, policy: GatePolicy, report: AblationReport, alpha: float) -> list[GateResult]:
-        assert report.sequential is not None
-        return [sequential_regression_gate(report.sequential, GATE_REGRESSION)]
+        s = report.sequential
+        assert s is not None
+        gate = sequential_regression_gate(s, GATE_REGRESSION)
+        if gate.status == "fail" or s.fixed_n_descriptive:
+            return [gate]
+        p, desc = regression_test(report)
+        fixed = judge_significance(GATE_REGRESSION, p, desc, list(report.regressions), alpha)
+        if fixed.status == "fail":
+            return [
+                fixed.model_copy(
+                    update={
+                        "evidence": "significant regression at the end of the suite (every task "
+                        f"ran, so the fixed-n test is valid): {fixed.evidence} The e-process did "
+                        f"not reach 1/alpha {_where(s)}."
+                    }
+                )
+            ]
+        return [gate.model_copy(update={"pvalue": p, "evidence": f"{gate.evidence} {fixed.evidence}"})]
