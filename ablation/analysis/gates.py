@@ -204,7 +204,7 @@ def evaluate_gates(
     untested = [g.fail_if_significant and (r.status == "off" or r.pvalue is None) for g, r in judged]
     gates = [r for _, (_, r) in sorted(zip(untested, judged, strict=True), key=lambda x: x[0])]
     verdict = "fail" if any(g.status not in ("pass", "off") for g in gates) else "pass"
-    note = pass_note(report, gates, a) if verdict == "pass" else None
+    note = pass_note(report, gates, a, policy.max_latency_ratio) if verdict == "pass" else None
     return report.model_copy(update={"gates": gates, "verdict": verdict, "verdict_note": note})
 
 

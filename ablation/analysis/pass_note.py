@@ -4,21 +4,22 @@ A pass of the significant-regression gate means only that the gate's one-sided t
 reach ``alpha``. The note names how large a regression that test could have detected (the
 report's minimum detectable effect, 80% power, at the observed discordance), and, when the
 headline interval lies entirely below 0 while the exact test did not reject, says so in the same
-line, so a PASS never stands silently beside an interval on the harmful side.
+line, so a PASS never stands silently beside an interval on the harmful side. The latency gate
+is read the same way: a pass beside a latency-ratio interval wholly above the limit (possible
+when ``--confidence`` is not ``1 - 2 alpha``) is said in the note.
 
 Assumptions: the report's ``minimum_detectable_effect`` is that of the gate's test (one-sided,
 H1 "candidate worse"); a sequential report that stopped early is judged by anytime-valid
-decisions and gets no note (its fixed-n figures are descriptive); one that ran every task gets
-the note as a fixed-n report does.
+decisions and gets no regression note (its fixed-n figures are descriptive); one that ran every
+task gets the note as a fixed-n report does.
 """
 
 from __future__ import annotations
 
+from ablation.analysis.builtin_gates import GATE_LATENCY, GATE_REGRESSION, short
 from ablation.report import AblationReport, GateResult
 
 __all__ = ["pass_note"]
-
-GATE_REGRESSION = "no significant regression"
 
 
 def _points(x: float) -> str:
@@ -26,22 +27,51 @@ def _points(x: float) -> str:
     return f"{100 * x:.1f} pp"
 
 
-def pass_note(report: AblationReport, gates: list[GateResult], alpha: float) -> str | None:
+def pass_note(
+    report: AblationReport,
+    gates: list[GateResult],
+    alpha: float,
+    latency_limit: float | None = None,
+) -> str | None:
     """The verdict line's note for a passing report, or ``None`` when there is nothing to add.
 
     Args:
         report: The analysed report.
         gates: Its judged gates.
         alpha: The level the gates used.
+        latency_limit: The latency gate's ratio limit, when that gate is on.
 
     Returns:
-        A clause for the verdict line, or ``None`` (a sequential report that stopped early, or
-        the regression gate did not pass).
+        A clause for the verdict line, or ``None`` (nothing to add: the regression gate did not
+        pass as a test of fixed n, and no passing latency gate stands beside an interval above
+        its limit).
     """
+    parts = _regression_parts(report, gates, alpha)
+    latency = next((g for g in gates if g.name == GATE_LATENCY), None)
+    ratio = report.latency.ratio_ci if report.latency is not None else None
+    if (
+        latency is not None
+        and latency.status == "pass"
+        and latency_limit is not None
+        and ratio is not None
+        and ratio.low > latency_limit
+    ):
+        parts.append(
+            f"the {100 * ratio.confidence_level:g}% interval of the latency ratio "
+            f"({short(ratio.low)}x to {short(ratio.high)}x) lies above the limit "
+            f"{short(latency_limit)}x, but the latency gate's one-sided test gives p = "
+            f"{short(latency.pvalue if latency.pvalue is not None else 1.0)} >= alpha "
+            f"{alpha:g}: the interval is at another level than the gate"
+        )
+    return "; ".join(parts) or None
+
+
+def _regression_parts(report: AblationReport, gates: list[GateResult], alpha: float) -> list[str]:
+    """The note's clauses on the regression gate (none when it did not pass at fixed n)."""
     gate = next((g for g in gates if g.name == GATE_REGRESSION), None)
     seq = report.sequential
     if (seq is not None and seq.fixed_n_descriptive) or gate is None or gate.status != "pass":
-        return None
+        return []
     parts: list[str] = []
     ci, t = report.uplift.ci, report.table
     if ci.high < 0 and gate.pvalue is not None:
@@ -64,4 +94,4 @@ def pass_note(report: AblationReport, gates: list[GateResult], alpha: float) -> 
             "no discordant pairs; regression rate below "
             f"{_points(report.zero_regression_upper_bound)} (one-sided upper bound)"
         )
-    return "; ".join(parts) or None
+    return parts

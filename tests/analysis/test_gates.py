@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import math
 
+import numpy as np
 import pytest
 from report_fixtures import (
     SNAPSHOT_POLICY,
@@ -332,3 +333,26 @@ def test_a_report_with_nothing_paired_fails() -> None:
     assert GATE_INVENTORY not in [
         g.name for g in evaluate_gates(simple_report(5, 0, 0, 0), GatePolicy()).gates
     ]
+
+
+def test_a_passing_latency_gate_beside_an_interval_above_its_limit_is_said() -> None:
+    """At --confidence 0.8 the interval is one-sided 90%, the gate one-sided 95%: they can part."""
+    from ablation import CampaignConfig, compare_results
+
+    rng = np.random.default_rng(17)
+    base = rng.lognormal(0, 0.3, 30)
+    cand = base * np.exp(np.log(1.28) + rng.normal(0, 0.12, 30))
+    rows = [[{"id": f"t{i}", "passed": True, "latency_s": float(x)} for i, x in enumerate(arm)]
+            for arm in (base, cand)]
+    config = CampaignConfig(confidence_level=0.8, gates=GatePolicy(max_latency_ratio=1.2))
+    report = compare_results(*rows, config=config)
+    gate = _gate(report, GATE_LATENCY)
+    assert report.latency is not None and report.latency.ratio_ci is not None
+    ci = report.latency.ratio_ci
+    # the reference: the one-sided paired t test of log ratio > log 1.2 (scipy)
+    d = np.log(cand) - np.log(base)
+    ref = sps.ttest_1samp(d, np.log(1.2), alternative="greater").pvalue
+    assert gate.pvalue is not None and ref >= 0.05 and gate.pvalue >= 0.05
+    assert ci.low > 1.2 and gate.status == "pass" and report.verdict == "pass"
+    assert report.verdict_note is not None
+    assert "latency ratio" in report.verdict_note and "lies above the limit 1.2x" in report.verdict_note
