@@ -137,7 +137,7 @@ class AgentOutput(BaseModel):
 
     output: Any = None
     cost: float | TrialCost | None = None
-    tokens: int | None = None
+    tokens: int | None = Field(default=None, ge=0, lt=COUNT_LIMIT)
     metrics: NamedNumbers = Field(default_factory=dict)
     usage: TrialUsage | None = None
     trace: list[Any] | None = None

@@ -305,7 +305,12 @@ class TaskResult(BaseModel):
             return self
         given = self.__pydantic_fields_set__  # the columnar readers read the fields set
         if self.tokens is None:
-            object.__setattr__(self, "tokens", usage.input_tokens + usage.output_tokens)
+            tokens = usage.input_tokens + usage.output_tokens
+            if tokens >= COUNT_LIMIT:
+                raise ValueError(
+                    f"tokens: input + output tokens of the usage ({tokens}) must be below {COUNT_LIMIT}"
+                )
+            object.__setattr__(self, "tokens", tokens)
             given.add("tokens")
         derived = usage_metrics(usage)
         if not derived.keys() <= self.metrics.keys():

@@ -12,11 +12,13 @@ import time
 from collections.abc import Awaitable, Callable, Sequence
 from typing import Any
 
+from pydantic import ValidationError
+
 from ablation.agents.callables import Agent
 from ablation.agents.pricing import priced
 from ablation.agents.sdk import sdk_output
 from ablation.config import CampaignConfig
-from ablation.errors import AblationError, EventLoopBlocked
+from ablation.errors import AblationError, EventLoopBlocked, validation_line
 from ablation.evaluate.quality import run_scorer, scorer_name
 from ablation.evaluate.sandbox_confinement import use_confinement
 from ablation.evaluate.verifiers import check_verdict, collect_notes, default_verifier, run_verifier
@@ -255,4 +257,26 @@ class TrialRunner:
                     fields.update(status="error", passed=False, **error_fields(exc, "teardown"))
         fields["wall_s"] = self.clock() - wall_start
         del fields["_stage"]
-        return TaskResult.model_validate(fields)  # validated like TaskResult(**fields), faster
+        try:
+            return TaskResult.model_validate(fields)  # validated like TaskResult(**fields), faster
+        except ValidationError as exc:
+            return _unrecordable(fields, exc)
+
+
+#: What a trial keeps when what its code reported is no valid ``TaskResult``: who and when.
+_KEPT = ("task_id", "arm", "run", "category", "critical", "started_at", "latency_s", "wall_s", "attempts")
+
+
+def _unrecordable(fields: dict[str, Any], exc: ValidationError) -> TaskResult:
+    """The trial as an error when its agent's, verifier's or scorer's numbers are no valid
+    ``TaskResult`` (e.g. input and output tokens summing past the count limit): the campaign
+    goes on and the trial says which value was refused (stage ``agent``)."""
+    kept = {k: fields[k] for k in _KEPT if k in fields}
+    return TaskResult.model_validate(
+        kept
+        | {
+            "status": "error", "passed": False, "error_stage": "agent",
+            "error_type": "UnrecordableResult",
+            "error_message": f"the trial's result could not be recorded: {validation_line(exc)}",
+        }
+    )  # fmt: skip
