@@ -10,7 +10,8 @@ one it had when it called the user code; in a forked copy it ends the process at
 buffers, so the copy cannot release the parent's lock or write its store).
 
 Where: every threaded call (sync agents, verifiers, scorers; :func:`ablation.run.threads.call_refusing_stop`)
-and an async agent's await (:meth:`ablation.agents.callables.Agent.call_async`). A child that
+an async agent's await (:meth:`ablation.agents.callables.Agent.call_async`) and a worker of
+``--isolation process`` before it answers (:mod:`ablation.run.isolation_worker`). A child that
 execs, or ends itself (``multiprocessing``'s fork start method does), is never affected.
 
 Limit: an async agent that forks in the event loop's thread and then awaits lets the copy's

@@ -41,6 +41,7 @@ import traceback
 from typing import Any, BinaryIO
 
 from ablation.eventloop import call_to_completion
+from ablation.forks import leave_if_forked
 
 __all__ = ["WORKER_MARKER", "file_attr", "main", "read_frame", "write_frame"]
 
@@ -198,6 +199,7 @@ def main() -> None:
     if memory_mb:
         _limit_memory(memory_mb)
     agents: dict[bytes, Any] = {}
+    worker = os.getpid()
     while (frame := read_frame(requests)) is not None:
         files, sys_path, fn_blob, input_blob = pickle.loads(frame)
         _FILES.update(files)
@@ -211,6 +213,7 @@ def main() -> None:
             reply = _raised(exc)
         else:
             reply = _answer(fn, input_data)
+        leave_if_forked(worker)  # a copy the agent forked never answers for the worker
         try:
             sys.stdout.flush()
             sys.stderr.flush()

@@ -4,6 +4,8 @@
   ends as soon as it returns into ablation, while the campaign still runs, and stores nothing;
 - a forked copy that stays alive does not hold the campaign's lock: after ``kill -9`` of the
   run, ``--resume`` is not refused;
+- under ``--isolation process`` the worker's forked copy never answers for it (it once posted
+  its result, which the worker's own replaced);
 - children an agent started and left running (plain, or in a session of their own) are killed
   when the command ends.
 
@@ -65,6 +67,15 @@ def forks_and_sleeps(x):
         os._exit(0)
     time.sleep(0.05)
     return 3 * x["n"]
+
+
+def forks_wrong(x):
+    """The copy returns the right answer, the process that called the agent a wrong one."""
+    pid = os.fork()
+    if pid == 0:
+        return 3 * x["n"]
+    os.waitpid(pid, 0)
+    return -1
 
 
 def spawns(x):
@@ -158,3 +169,13 @@ def test_children_left_by_an_agent_are_killed_at_the_end(tmp_path: Path) -> None
     proc = run(_args(agents, "spawns", tmp_path / "runs.db"), env)
     assert proc.returncode == 0, proc.stderr
     wait_until(lambda: processes_with_arg(tag.encode()) == [], timeout=5)
+
+
+@pytest.mark.slow
+def test_a_forked_copy_of_a_process_worker_never_answers(tmp_path: Path) -> None:
+    agents, env, _ = _setup(tmp_path, tasks=4)
+    proc = run(_args(agents, "forks_wrong", tmp_path / "runs.db", "--isolation", "process"), env)
+    assert proc.returncode in (0, 2), proc.stderr
+    report = json.loads(proc.stdout)
+    # every answer recorded is the worker's own (-1): four regressions, whatever the copy said
+    assert report["table"]["regressions"] == 4 and report["table"]["both_pass"] == 0
