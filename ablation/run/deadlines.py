@@ -48,6 +48,14 @@ class Deadlines:
         if self._timer is None:
             self._timer = loop.call_at(deadline, self._fire, loop)
 
+    def overdue(self, scope: asyncio.Timeout) -> bool:
+        """Whether ``scope``'s deadline has passed, expired by the timer yet or not (a thread
+        holding the GIL can keep the loop from running the expiry until after its trial ended)."""
+        if scope.when() is not None:  # rescheduled by :meth:`_fire`: due
+            return True
+        deadline = self._open.get(scope)
+        return deadline is not None and self._loop is not None and self._loop.time() >= deadline
+
     def discard(self, scope: asyncio.Timeout) -> None:
         """Forget ``scope`` (its trial ended, in time or not)."""
         self._open.pop(scope, None)

@@ -187,7 +187,10 @@ class TrialRunner:
                 if deadlines is not None:
                     deadlines.add(scope)
                 try:
-                    return True, await self._stages(trial, agent, fields)
+                    output = await self._stages(trial, agent, fields)
+                    # A thread holding the GIL past the deadline can finish before the loop
+                    # runs the expiry: the trial still overran, and is a timeout.
+                    overran = deadlines is not None and deadlines.overdue(scope)
                 except TimeoutError as exc:  # the agent's own TimeoutError, not our scope's
                     if scope.expired():
                         raise
@@ -199,6 +202,11 @@ class TrialRunner:
                 finally:
                     if deadlines is not None:
                         deadlines.discard(scope)
+            if not overran:
+                return True, output
+            if (fields.get("latency_s") or 0.0) >= (self.config.timeout_s or 0.0):
+                fields["_stage"] = "agent"
+            raise TimeoutError
         except LoopStalled:
             raise EventLoopBlocked(
                 f"async agent {agent.name!r} blocked the event loop for more than "

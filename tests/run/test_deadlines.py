@@ -99,3 +99,35 @@ def test_errors_and_retries_are_recorded_alike_with_and_without_a_timeout(
             assert got[f"t{i}"] == ("completed", None, None, 2, (f"ConnectionError: blip {i}",))
         else:
             assert got[f"t{i}"] == ("completed", None, None, 1, ())
+
+
+def test_a_trial_that_holds_the_gil_past_its_deadline_is_a_timeout() -> None:
+    """The loop cannot run the expiry while a thread holds the GIL; when the agent returns, its
+    result and the expiry are due together, and the result once won now and then (a trial of
+    0.15 s under timeout_s=0.02 recorded as completed and passed)."""
+    import re
+
+    def holds_the_gil(x: int) -> int:
+        re.match(r"(a+)+$", "a" * 22 + "b")  # exponential backtracking in C, GIL held ~0.15 s
+        return x
+
+    tasks = [AblationTask(task_id=f"t{i}", input_data=i, expected_output=i) for i in range(16)]
+    config = CampaignConfig(timeout_s=0.02, concurrency=1)
+    results = AblationEngine(config).run(holds_the_gil, holds_the_gil, tasks, arms=("candidate",))
+    assert [r.status for r in results] == ["timeout"] * 16
+    assert {(r.error_stage, r.passed) for r in results} == {("timeout", False)}
+    assert all("during agent" in (r.error_message or "") for r in results)
+
+
+def test_overdue_is_true_from_the_deadline_on_before_the_timer_ran() -> None:
+    async def check() -> tuple[bool, bool]:
+        deadlines = Deadlines(0.05)
+        async with asyncio.timeout(None) as scope:
+            deadlines.add(scope)
+            before = deadlines.overdue(scope)
+            time.sleep(0.08)  # blocks the loop: the timer cannot run
+            after = deadlines.overdue(scope)
+            deadlines.discard(scope)
+        return before, after
+
+    assert asyncio.run(check()) == (False, True)
