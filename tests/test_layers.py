@@ -101,7 +101,7 @@ ALLOWED: dict[str, set[str]] = {
     "analysis.completeness": MODELS,
     "analysis.failures": MODELS | {"analysis.pairing"},
     "analysis.metric_margins": MODELS | {"stats", "analysis.breakdowns", "analysis.pairing"},
-    "analysis.pass_note": MODELS,
+    "analysis.pass_note": MODELS | {"analysis.builtin_gates"},
     "analysis.latency_censoring": MODELS | {"analysis.pairing", "analysis.metrics"},
     "analysis.builtin_gates": MODELS | {"stats", "analysis.completeness"},
     "analysis.latency_gate": MODELS | {"stats", "analysis.builtin_gates"},

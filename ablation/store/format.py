@@ -52,7 +52,8 @@ MIGRATIONS: dict[int, str] = {
 CAMPAIGN_STATUSES: frozenset[str] = frozenset({"running", "complete", "interrupted", "aborted"})
 #: Config fields that change what the trials are; any other field is cosmetic for a resume.
 TRIAL_CONFIG_FIELDS: tuple[str, ...] = (
-    "runs", "seed", "timeout_s", "retry", "on_error", "sequential",
+    "runs", "seed", "timeout_s", "retry", "on_error", "sequential", "isolation",
+    "worker_memory_mb", "sandbox", "max_output_bytes", "prices",
 )
 
 LISTED = 10  # ids named in one error message

@@ -166,7 +166,9 @@ def _config_problems(old_config: Mapping[str, Any], config: CampaignConfig) -> l
     new_config = json.loads(config.model_dump_json())
     problems = []
     for name in TRIAL_CONFIG_FIELDS:
-        old, new = old_config.get(name), new_config.get(name)
+        if name not in old_config:  # stored before the field existed: nothing to compare
+            continue
+        old, new = old_config[name], new_config.get(name)
         if old != new:
             problems.append(f"config.{name} changed: {json.dumps(old)} -> {json.dumps(new)}")
     return problems

@@ -245,6 +245,18 @@ def test_check_resume_names_agent_and_trial_config_changes(store: RunStore) -> N
     assert "config.runs changed: 1 -> 3" in str(err.value)
     assert "config.seed changed: 0 -> 7" in str(err.value)
     assert "concurrency" not in str(err.value)
+    # settings that change a trial's outcome (once accepted: a resume under a smaller output cap
+    # mixed OutputTooLarge errors into a report of passes)
+    changed = CampaignConfig(
+        max_output_bytes=1000, isolation="process", worker_memory_mb=512, sandbox="process"
+    )
+    with pytest.raises(ResumeMismatchError) as err:
+        store.check_resume(cid, **_resume_args(_tasks(), config=changed))  # type: ignore[arg-type]
+    for words in ("config.max_output_bytes changed: 8388608 -> 1000",
+                  'config.isolation changed: "thread" -> "process"',
+                  "config.worker_memory_mb changed: null -> 512",
+                  'config.sandbox changed: "bubblewrap" -> "process"'):  # fmt: skip
+        assert words in str(err.value)
     args = _resume_args(_tasks(), suite_fingerprint="f" * 64)
     with pytest.raises(ResumeMismatchError, match="quality scorers"):
         store.check_resume(cid, **args)  # type: ignore[arg-type]
