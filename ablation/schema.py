@@ -307,9 +307,7 @@ class TaskResult(BaseModel):
         if self.tokens is None:
             tokens = usage.input_tokens + usage.output_tokens
             if tokens >= COUNT_LIMIT:
-                raise ValueError(
-                    f"tokens: input + output tokens of the usage ({tokens}) must be below {COUNT_LIMIT}"
-                )
+                raise ValueError(f"tokens: input + output tokens ({tokens}) must be below {COUNT_LIMIT}")
             object.__setattr__(self, "tokens", tokens)
             given.add("tokens")
         derived = usage_metrics(usage)
