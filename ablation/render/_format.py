@@ -41,6 +41,7 @@ __all__ = [
     "ordered_regressions",
     "output_text",
     "printable",
+    "single_line",
     "summary_sentence",
     "truncate",
     "verdict_line",
@@ -355,6 +356,15 @@ def printable(text: str) -> str:
         else:
             out.append(f"\\u{code:04x}")
     return "".join(out)
+
+
+def single_line(text: str) -> str:
+    r""":func:`printable` text on one line: each newline is shown as ``\n`` as well.
+
+    For titles and summaries, where a raw newline would end the element it sits in (a Markdown
+    HTML block ends at a blank line) or start a line a CI runner reads (a workflow command).
+    """
+    return printable(text).replace("\n", "\\n")
 
 
 def regressions_title(report: AblationReport) -> str:

@@ -42,6 +42,7 @@ from ablation.render._format import (
     output_text,
     printable,
     regressions_title,
+    single_line,
     summary_sentence,
     truncate,
     verdict_line,
@@ -266,15 +267,17 @@ def _plots(report: AblationReport) -> tuple[dict[str, str], str]:
 def html_page(title: str, body: str) -> str:
     """Wrap ``body`` (already safe markup) in the page skeleton with inline CSS and the CSP.
 
-    No line of the body is a CI workflow command (:mod:`ablation.render._ci_safe`).
+    ``title`` is untrusted text: it is escaped and written on one line (a newline is shown as
+    ``\\n``). No line of the page, head or body, is a CI workflow command
+    (:mod:`ablation.render._ci_safe`).
     """
-    body = no_workflow_commands(body, markup=True)
-    return (
+    page = (
         '<!DOCTYPE html>\n<html lang="en"><head><meta charset="utf-8">'
         f'<meta http-equiv="Content-Security-Policy" content="{CSP}">'
         '<meta name="viewport" content="width=device-width, initial-scale=1">'
-        f"<title>{esc(title)}</title><style>{CSS}</style></head>\n<body>{body}</body></html>\n"
+        f"<title>{esc(single_line(title))}</title><style>{CSS}</style></head>\n<body>{body}</body></html>\n"
     )
+    return no_workflow_commands(page, markup=True)
 
 
 def _analysis_sections(report: AblationReport, plots: dict[str, str], ni: str | None) -> list[str]:

@@ -23,6 +23,7 @@ import xml.etree.ElementTree as ET
 from collections.abc import Sequence
 from typing import Literal
 
+from ablation.render._ci_safe import no_workflow_commands
 from ablation.report import AblationReport
 
 __all__ = ["render_junit", "render_junit_candidates"]
@@ -80,13 +81,16 @@ def _counts(name: str, cases: Sequence[tuple[str, str, _Outcome, str]]) -> dict[
 
 
 def _document(suites: Sequence[tuple[str, list[tuple[str, str, _Outcome, str]]]]) -> str:
-    """``<testsuites>`` of one ``<testsuite>`` per ``(name, cases)``."""
+    """``<testsuites>`` of one ``<testsuite>`` per ``(name, cases)``; no line of it is a CI
+    workflow command (:mod:`ablation.render._ci_safe`: attributes hold no raw newline, and a
+    message's text may)."""
     every = [case for _, cases in suites for case in cases]
     root = ET.Element("testsuites", _counts("ablation", every))
     for suite_name, cases in suites:
         _suite(root, suite_name, cases)
     ET.indent(root)
-    return '<?xml version="1.0" encoding="UTF-8"?>\n' + ET.tostring(root, encoding="unicode")
+    text = '<?xml version="1.0" encoding="UTF-8"?>\n' + ET.tostring(root, encoding="unicode")
+    return no_workflow_commands(text, markup=True)
 
 
 def _suite(root: ET.Element, name: str, cases: Sequence[tuple[str, str, _Outcome, str]]) -> None:

@@ -1,16 +1,20 @@
-"""Markdown report for a pull-request comment (GitHub-flavoured Markdown).
+r"""Markdown report for a pull-request comment (GitHub-flavoured Markdown).
 
 Headline and verdict first, then regressions (critical first), improvements, and GitHub tables for
 the numbers. Tables are always valid: a header row, a separator row, and the same number of cells
-in every row. User text in a table cell is escaped for Markdown (``|``, backticks, emphasis,
-brackets) and for HTML (``<``, ``>``, ``&``), and newlines become ``<br>``. The drill-down sits in
-``<details>`` blocks, with outputs HTML-escaped inside ``<pre>`` (a ``<pre>`` block runs to its
-closing tag, so blank lines in an output cannot end it early).
+in every row. User text in a table cell, a heading, a list or a paragraph is escaped for Markdown
+(``|``, backticks, emphasis, brackets, ``#``, ``!``) and for HTML (``<``, ``>``, ``&``), and
+newlines become ``<br>``, so it never ends a block or a table row; where it starts a line, a list
+or thematic-break marker is escaped too. The drill-down sits in ``<details>`` blocks: a task's
+``<summary>`` is HTML-escaped on one line (newlines shown as ``\n``: a blank line would end the
+HTML block and let the rest be read as Markdown), and outputs are HTML-escaped inside ``<pre>`` (a
+``<pre>`` block runs to its closing tag, so blank lines in an output cannot end it early).
 """
 
 from __future__ import annotations
 
 import html
+import re
 from collections.abc import Sequence
 
 from ablation.render import _sections as sections
@@ -45,6 +49,7 @@ from ablation.render._format import (
     output_text,
     printable,
     regressions_title,
+    single_line,
     summary_sentence,
     truncate,
     verdict_line,
@@ -87,6 +92,27 @@ def md_cell(value: object) -> str:
     return "".join(out)
 
 
+#: What makes a line a list item, a thematic break, a setext underline or an indented code block,
+#: at its start (``#``, ``>``, ``*``, ``_``, ``~``, backticks and ``|`` are escaped by md_cell anyway).
+_LINE_START = re.compile(r"[ \t]+|[-+=]|\d{1,9}(?=[.)])")
+
+
+def _md_line(text: str) -> str:
+    """:func:`md_cell` text that starts a line of its own: a leading block marker is escaped."""
+    cell = md_cell(text)
+    m = _LINE_START.match(cell)
+    if m is None:
+        return cell
+    lead = m.group()
+    if lead[0] in " \t":
+        safe = "".join("&#32;" if ch == " " else "&#9;" for ch in lead)
+    elif lead[0].isdigit():
+        return lead + "\\" + cell[len(lead):]
+    else:
+        safe = "\\" + lead
+    return safe + cell[len(lead):]
+
+
 def md_table(headers: Sequence[str], rows: Sequence[Sequence[object]]) -> str:
     """A GitHub table; cells are escaped with :func:`md_cell`, short rows are padded."""
     width = len(headers)
@@ -103,7 +129,7 @@ def md_table(headers: Sequence[str], rows: Sequence[Sequence[object]]) -> str:
 
 def _ids(ids: Sequence[str], cap: int) -> str:
     shown, more = cap_list(ids, cap)
-    text = ", ".join(md_cell(t) for t in shown)
+    text = ", ".join([_md_line(t) for t in shown[:1]] + [md_cell(t) for t in shown[1:]])
     return text + (f" {sections.more_line(more, len(ids), 'improvements')}" if more else "")
 
 
@@ -187,7 +213,7 @@ def _drilldown(details: Sequence[PairDetail]) -> list[str]:
         title = f"{head}: {d.task_id}" + (f" [{d.category}]" if d.category else "")
         title += f" (run {d.run})" if d.run is not None else ""
         out += [
-            f"<details><summary>{_esc(title)}</summary>\n",
+            f"<details><summary>{_esc(single_line(title))}</summary>\n",
             *(
                 [f"<b>expected</b>:\n<pre>{_esc(truncate(output_text(d.expected_output), OUTPUT_LIMIT))}</pre>\n"]
                 if d.expected_output is not None

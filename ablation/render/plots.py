@@ -1,11 +1,16 @@
-"""Plots for the HTML report, drawn with matplotlib as inline SVG.
+r"""Plots for the HTML report, drawn with matplotlib as inline SVG.
 
 matplotlib is imported inside :func:`report_plots` only (it is an optional dependency:
 ``pip install ablation[html]``), through :class:`matplotlib.figure.Figure` and its SVG writer, so
 no global backend is selected and rendering terminal, Markdown or JSON reports never imports it.
 
-Untrusted text and SVG: the plots show no task ids or outputs. Category and scorer names do
-appear (as tick labels), so text is drawn as glyph paths (``svg.fonttype = "path"``): the SVG holds
+Untrusted text and SVG: the plots show no task ids or outputs. Category and scorer names, and the
+names of interval methods and gates (extension points), do appear (as tick labels, titles and
+legend entries). matplotlib would read a pair of ``$`` in them as mathtext (and fail on bad
+mathtext, ``costs $$``), so every such string passes through :func:`literal`, which escapes each
+``$`` as ``\$``: matplotlib draws it as the text it is, ``$`` and all, whether or not it holds
+mathtext; TeX is off (``text.usetex``) whatever the user's matplotlibrc says. Text is drawn as
+glyph paths (``svg.fonttype = "path"``): the SVG holds
 no text nodes at all. matplotlib also writes each label into an XML comment (escaped by
 matplotlib); every comment is removed here, with the XML prolog, DOCTYPE and metadata. Element ids
 get a per-figure prefix so several plots can live in one HTML page without clashing, and the hash
@@ -21,9 +26,10 @@ import textwrap
 from typing import Any
 
 from ablation.render._breakdowns import show_categories
+from ablation.render._format import printable
 from ablation.report import AblationReport, Interval
 
-__all__ = ["clean_svg", "report_plots"]
+__all__ = ["clean_svg", "literal", "report_plots"]
 
 _COLORS = {
     "both pass": "#4c9a5b",
@@ -32,6 +38,16 @@ _COLORS = {
     "both fail": "#7f8c8d",
 }
 _META: dict[str, Any] = {"Creator": None, "Date": None, "Format": None, "Type": None}
+
+
+def literal(text: str) -> str:
+    r"""``text`` for a matplotlib label, drawn as written: never parsed as mathtext.
+
+    Each ``$`` becomes ``\$``, so no ``$`` is left unescaped; matplotlib then draws the string
+    with every ``\$`` shown as ``$`` (a backslash already in ``text`` stays). Control characters
+    are shown as escapes (:func:`~ablation.render._format.printable`).
+    """
+    return printable(text).replace("$", "\\$")
 
 
 def clean_svg(svg: str, prefix: str) -> str:
@@ -109,7 +125,7 @@ def _forest(report: AblationReport, figure_cls: Any) -> Any:
             ax.plot([iv.low * scale, iv.high * scale], [y, y], color="#34495e", lw=2)
             worse = est > ref if ratio else est < ref
             ax.plot([est], [y], "o", color="#c0392b" if worse else "#2e86c1")
-        labels = [textwrap.fill(r[0], 34) for r in rows]
+        labels = [literal(textwrap.fill(r[0], 34)) for r in rows]
         ax.set_yticks(range(len(rows)), labels[::-1])
         ax.axvline(ref, color="#7f8c8d", ls="--", lw=1)
         ax.xaxis.set_major_locator(MaxNLocator(6))
@@ -124,7 +140,7 @@ def _forest(report: AblationReport, figure_cls: Any) -> Any:
                 va="top",
                 ha="right",
             )
-        ax.set_title(title, loc="left", fontsize=9)
+        ax.set_title(literal(title), loc="left", fontsize=9)
         ax.set_ylim(-0.7, len(rows) - 0.3)
         ax.spines[["top", "right"]].set_visible(False)
     level = round(100 * report.provenance.confidence_level)
@@ -147,12 +163,16 @@ def _categories(report: AblationReport, figure_cls: Any) -> Any:
         ax.plot([100 * cat.uplift], [y], "o", color=color)
     ax.set_yticks(
         range(len(cats)),
-        [f"{textwrap.shorten(c.category, 40, placeholder='...')} (n={c.n})" for c in cats][::-1],
+        [literal(f"{textwrap.shorten(c.category, 40, placeholder='...')} (n={c.n})") for c in cats][
+            ::-1
+        ],
     )
     ax.axvline(0, color="#7f8c8d", ls="--", lw=1)
     ax.set_xlabel("uplift (percentage points)")
     methods = sorted({c.ci.method for c in cats if c.ci is not None})
-    ax.set_title("Uplift by category" + (f" ({', '.join(methods)})" if methods else ""), loc="left")
+    ax.set_title(
+        literal("Uplift by category" + (f" ({', '.join(methods)})" if methods else "")), loc="left"
+    )
     ax.spines[["top", "right"]].set_visible(False)
     return fig
 
@@ -171,7 +191,7 @@ def _sequence(report: AblationReport, figure_cls: Any) -> Any:
     ax.axhline(0.0, color="#7f8c8d", lw=0.8)
     if s.margin is not None:
         ax.axhline(-s.margin, color="#c0392b", lw=0.8, ls="--", label="-margin")
-    ax.axvline(s.pairs, color="#4c9a5b", lw=0.8, ls=":", label=f"stop ({s.gate})")
+    ax.axvline(s.pairs, color="#4c9a5b", lw=0.8, ls=":", label=literal(f"stop ({s.gate})"))
     ax.set_xlabel(f"pairs run (of {s.n_tasks} tasks)")
     ax.set_ylabel("uplift")
     ax.set_ylim(-1.0, 1.0)
@@ -192,7 +212,12 @@ def report_plots(report: AblationReport) -> list[tuple[str, str]]:
 
     out: list[tuple[str, str]] = []
     with matplotlib.rc_context(
-        {"svg.fonttype": "path", "svg.hashsalt": "ablation-report", "font.size": 9}
+        {
+            "svg.fonttype": "path",
+            "svg.hashsalt": "ablation-report",
+            "font.size": 9,
+            "text.usetex": False,
+        }
     ):
         out.append(("Paired outcomes", _svg(_outcomes(report, Figure), "plot-outcomes")))
         out.append(("Intervals", _svg(_forest(report, Figure), "plot-forest")))
