@@ -18,6 +18,18 @@ from ablation.store.format import ROW_COLUMNS, TrialRow, load_trial
 __all__ = ["TrialReader"]
 
 _PAGE = 2000  # rows per lock hold when streaming
+#: Task ids bound per query by :meth:`TrialReader.results` (SQLite before 3.32 allows 999
+#: parameters per statement; three more are bound beside them).
+_IDS_PER_QUERY = 900
+
+
+def _bindable(task_id: str) -> bool:
+    """Whether ``task_id`` can be bound as SQLite text (UTF-8: no lone surrogate)."""
+    try:
+        task_id.encode()
+    except UnicodeEncodeError:
+        return False
+    return True
 
 
 class TrialReader(StoreConnection):
@@ -75,14 +87,24 @@ class TrialReader(StoreConnection):
         """
         if task_ids is None:
             return list(self.iter_results(campaign_id, arm=arm))
-        sql = (
-            "SELECT result_json FROM trials WHERE campaign_id = ? AND (? IS NULL OR arm = ?)"
-            " AND task_id IN (SELECT value FROM json_each(?)) ORDER BY task_id, arm, run"
-        )
-        ids = json.dumps([task_ids] if isinstance(task_ids, str) else sorted(set(task_ids)))
+        # Ids are bound as parameters, :data:`_IDS_PER_QUERY` at a time: SQLite's json_each
+        # would cut an id at U+0000. Ids go in sorted order, and Python orders str by code point
+        # as SQLite's BINARY collation orders their UTF-8, so the chunks' rows, each chunk in
+        # (task_id, arm, run) order, are in that order together. An id with a lone surrogate
+        # cannot be bound (nor stored: the store escapes them), so it matches nothing.
+        ids = [i for i in ({task_ids} if isinstance(task_ids, str) else set(task_ids))
+               if _bindable(i)]  # fmt: skip
+        ids.sort()
+        rows: list[tuple[Any, ...]] = []
         with self._op("read trials") as conn:
             self._require(conn, campaign_id)
-            rows = conn.execute(sql, (campaign_id, arm, arm, ids)).fetchall()
+            for start in range(0, len(ids), _IDS_PER_QUERY):
+                chunk = ids[start : start + _IDS_PER_QUERY]
+                sql = (
+                    "SELECT result_json FROM trials WHERE campaign_id = ? AND (? IS NULL OR arm = ?)"
+                    f" AND task_id IN ({', '.join('?' * len(chunk))}) ORDER BY task_id, arm, run"
+                )
+                rows.extend(conn.execute(sql, (campaign_id, arm, arm, *chunk)).fetchall())
         return [load_trial(campaign_id, r[0]) for r in rows]
 
     def trial_rows(self, campaign_id: str) -> Iterator[TrialRow]:

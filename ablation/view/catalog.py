@@ -83,6 +83,8 @@ class Catalog:
         self._cache: OrderedDict[tuple[Any, ...], Any] = OrderedDict()
         self._lock = threading.Lock()
         self._building = threading.Lock()
+        #: campaign id -> the state whose task digests were last found readable.
+        self._readable: dict[str, tuple[Any, ...]] = {}
 
     @property
     def has_suite(self) -> bool:
@@ -93,17 +95,37 @@ class Catalog:
         """Close the store."""
         self.store.close()
 
-    def campaigns(self, damaged: list[StoreError] | None = None) -> list[CampaignRecord]:
-        """Every campaign, newest first (``damaged``: see ``RunStore.find_campaigns``)."""
-        return self.store.list_campaigns(damaged)
+    def campaigns(self, damaged: list[StoreError]) -> list[CampaignRecord]:
+        """Every readable campaign, newest first; ``damaged`` receives one error per campaign
+        whose row does not decode (``RunStore.find_campaigns``) or whose task digests do not
+        (they are decoded here, not when a page first counts them), and those are left out, so
+        one damaged row never takes down a page that lists or compares campaigns."""
+        readable = []
+        for record in self.store.list_campaigns(damaged):
+            try:
+                len(record.task_digests)
+            except StoreError as exc:
+                damaged.append(exc)
+                continue
+            readable.append(record)
+        return readable
 
     def record(self, campaign_id: str) -> CampaignRecord:
-        """One campaign's record (its trial count read now).
+        """One campaign's record (its trial count read now), its task digests known readable.
 
         Raises:
-            StoreError: for an unknown campaign.
+            StoreError: for an unknown campaign, or one whose stored row or task digests do not
+                decode (naming the damage): every page about it is then that error.
         """
-        return self.store.get_campaign(campaign_id)
+        record = self.store.get_campaign(campaign_id)
+        state = self._state(record)
+        with self._lock:
+            checked = self._readable.get(campaign_id) == state
+        if not checked:  # decoded once per campaign state, not on every progress poll
+            len(record.task_digests)
+            with self._lock:
+                self._readable[campaign_id] = state
+        return record
 
     def _cached(self, key: tuple[Any, ...], build: Callable[[], _T]) -> _T:
         with self._lock:

@@ -19,7 +19,8 @@ from ablation.render.html import esc
 from ablation.report import AblationReport, Interval
 
 __all__ = [
-    "esc", "interval", "layout", "link", "number", "pct", "table", "url", "verdict_badge",
+    "damaged", "esc", "interval", "layout", "link", "number", "pct", "table", "url",
+    "verdict_badge",
 ]  # fmt: skip
 
 
@@ -139,6 +140,11 @@ def gates(report: AblationReport) -> str:
         for g in report.gates
     ]  # fmt: skip
     return table(["gate", "status", "evidence", "p", "adjusted p"], rows, tid="gates")
+
+
+def damaged(errors: Iterable[Exception]) -> str:
+    """One error line per campaign left out of a list because its stored row does not decode."""
+    return "".join(f'<p class="error">{esc(str(exc))}</p>' for exc in errors)
 
 
 def finite(x: float | None) -> bool:

@@ -43,7 +43,7 @@ def _verdict(catalog: Catalog, campaign_id: str) -> AblationReport | None:
 
 def campaigns_page(catalog: Catalog, suite: str = "", agent: str = "") -> str:
     """Every campaign, newest first, filtered by suite fingerprint and agent name; a campaign
-    whose stored row does not decode is an error line above the table."""
+    whose stored row or task digests do not decode is an error line above the table."""
     damaged: list[StoreError] = []
     records = catalog.campaigns(damaged)
     suites = sorted({r.suite_fingerprint for r in records})
@@ -71,8 +71,7 @@ def campaigns_page(catalog: Catalog, suite: str = "", agent: str = "") -> str:
         f"{markup.options(((a, a) for a in agents), agent)}</select></label> "
         '<button type="submit">Filter</button></form>'
     )
-    errors = "".join(f'<p class="error">{markup.esc(str(exc))}</p>' for exc in damaged)
-    body = errors + form + (
+    body = markup.damaged(damaged) + form + (
         markup.table(["campaign", "suite", "baseline", "candidate", "created (UTC)", "verdict",
                  "trials", "status"], rows, tid="campaigns")
         if rows else '<p class="note">No campaign matches.</p>'

@@ -2,6 +2,8 @@
 
 The viewer binds to ``127.0.0.1`` by default; any host that is not a loopback address serves the
 store's outputs to whoever can reach it, so :func:`serve` says so on stderr before it starts.
+Whatever the address, a request whose ``Host`` header is not a name of the bound address is a
+400 (:func:`allowed_hosts`), so a web page cannot read the store by DNS rebinding.
 Port 0 picks a free port; the socket is bound before the URL is printed, so the URL is right.
 """
 
@@ -18,7 +20,12 @@ from typing import TextIO
 import uvicorn
 from starlette.applications import Starlette
 
-__all__ = ["bind", "is_loopback", "serve", "view_url"]
+from ablation.view.app import TrustedHosts
+
+__all__ = ["allowed_hosts", "bind", "is_loopback", "serve", "view_url"]
+
+#: The names a browser on this machine uses for it; always accepted as ``Host``.
+LOOPBACK_NAMES = ("localhost", "127.0.0.1", "[::1]")
 
 
 def is_loopback(host: str) -> bool:
@@ -29,6 +36,29 @@ def is_loopback(host: str) -> bool:
         return ipaddress.ip_address(host).is_loopback
     except ValueError:
         return False
+
+
+def allowed_hosts(host: str) -> tuple[frozenset[str], bool]:
+    """The ``Host`` header values the viewer bound to ``host`` serves, and whether any IP
+    address literal is accepted too.
+
+    Bound to loopback: :data:`LOOPBACK_NAMES` and ``host`` itself, nothing else, so a page on
+    another site that rebinds its own name to 127.0.0.1 gets a 400, never the store. Bound
+    elsewhere: also any IP address (a rebinding page can only send its own name), and for a
+    wildcard address (``0.0.0.0``, ``::``) this machine's host name and fully qualified name.
+    """
+    names = {*LOOPBACK_NAMES, host.lower()}
+    try:
+        address = ipaddress.ip_address(host)
+    except ValueError:
+        address = None
+    if address is not None and address.version == 6:
+        names |= {f"[{host.lower()}]", f"[{address.compressed}]"}
+    if is_loopback(host):
+        return frozenset(names), False
+    if address is not None and address.is_unspecified:
+        names |= {socket.gethostname().lower(), socket.getfqdn().lower()}
+    return frozenset(names), True
 
 
 def bind(host: str, port: int) -> socket.socket:
@@ -64,7 +94,9 @@ def serve(
 
     Args:
         app: The viewer (:func:`ablation.view.app.create_app`).
-        host: Address to bind; a non-loopback one gets a warning on stderr.
+        host: Address to bind; a non-loopback one gets a warning on stderr. Requests are
+            served only when their ``Host`` header is one :func:`allowed_hosts` gives (a 400
+            otherwise: a DNS-rebinding page cannot read the store through the user's browser).
         port: Port to bind (0: a free one).
         open_browser: Open the URL in the default browser once the server is up.
         out: Where the URL is printed (default stdout).
@@ -82,7 +114,9 @@ def serve(
     print(f"ablation view: {url} (Ctrl-C to stop)", file=out, flush=True)
     if started is not None:
         started(url)
-    server = uvicorn.Server(uvicorn.Config(app, log_level="warning", access_log=False))
+    hosts, any_address = allowed_hosts(host)
+    guarded = TrustedHosts(app, hosts, any_address=any_address)
+    server = uvicorn.Server(uvicorn.Config(guarded, log_level="warning", access_log=False))
     if open_browser:
         threading.Timer(0.5, webbrowser.open, args=(url,)).start()
     try:

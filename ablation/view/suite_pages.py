@@ -15,7 +15,7 @@ from __future__ import annotations
 import itertools
 from collections.abc import Mapping
 
-from ablation.errors import AblationError
+from ablation.errors import AblationError, StoreError
 from ablation.render._format import fmt_interval, fmt_pct, summary_sentence
 from ablation.report import AblationReport
 from ablation.store import CampaignRecord
@@ -49,8 +49,10 @@ def _ids(ids: list[str], tid: str, campaign_id: str) -> str:
 
 
 def compare_page(catalog: Catalog, params: Mapping[str, str]) -> str:
-    """Pick a baseline and a candidate arm; with both picked, their paired report."""
-    records = catalog.campaigns()
+    """Pick a baseline and a candidate arm; with both picked, their paired report. A campaign
+    whose stored row does not decode is an error line above the form, not a choice."""
+    damaged: list[StoreError] = []
+    records = catalog.campaigns(damaged)
     base_text, cand_text = params.get("baseline", ""), params.get("candidate", "")
     form = (
         '<form class="filters" id="compare-form" method="get" action="/compare">'
@@ -59,7 +61,7 @@ def compare_page(catalog: Catalog, params: Mapping[str, str]) -> str:
         f"{_arm_options(records, cand_text)}</select></label> "
         '<button type="submit">Compare</button></form>'
     )
-    body = form
+    body = markup.damaged(damaged) + form
     if base_text and cand_text:
         body += _comparison(catalog, base_text, cand_text)
     return markup.layout("Compare two campaigns", body, store=str(catalog.path))
@@ -142,8 +144,11 @@ def _plot(points: list[tuple[CampaignRecord, AblationReport]]) -> str:
 
 
 def history_page(catalog: Catalog, fingerprint: str) -> str:
-    """Every campaign of one suite over time, and the tasks that flip most often."""
-    records = [r for r in catalog.campaigns() if r.suite_fingerprint == fingerprint][::-1]
+    """Every campaign of one suite over time, and the tasks that flip most often; a campaign
+    whose stored row does not decode (of any suite: its fingerprint may be what is damaged)
+    is an error line above them."""
+    damaged: list[StoreError] = []
+    records = [r for r in catalog.campaigns(damaged) if r.suite_fingerprint == fingerprint][::-1]
     points = []
     for record in records:
         try:
@@ -168,7 +173,7 @@ def history_page(catalog: Catalog, fingerprint: str) -> str:
                 flip_rows, tid="flips")
         if flip_rows else '<p class="note" id="flips">No task changed outcome across campaigns.</p>'
     )
-    body = (
+    body = markup.damaged(damaged) + (
         f'<p>Suite <code>{markup.esc(fingerprint)}</code>: {len(points)} campaign(s), oldest first. '
         "The candidate's pass rate with its interval:</p>"
         f"{_plot(points) if points else ''}{markup.table(headers, rows, tid='history')}"
