@@ -7,8 +7,23 @@ the mean difference with its paired-t interval at ``confidence_level``
 shown from :data:`ablation.stats.MEAN_DIFFERENCE_MIN_N` pairs as in the report (below, skewed
 per-task differences make it under-cover; ``ci_note`` says so), the Wilcoxon signed-rank test and
 the sign test. A task *regressed* when its value fell by more than ``regression_delta``, *improved* when
-it rose by more than that. The gate fails when the mean decrease is significant beyond the delta:
-the one-sided paired t test of ``d + delta < 0`` at ``alpha``.
+it rose by more than that.
+
+Two release gates (:class:`~ablation.report.GateResult`, named and worded as the report's gates of
+:mod:`ablation.analysis.builtin_gates` and :mod:`ablation.analysis.completeness`; this layer may
+not import them, ``tests/analysis/test_numeric.py`` checks the names are the same):
+
+- ``"complete comparison"`` (``GatePolicy.require_complete``): fails when an expected task has no
+  value in an arm (ids on one side only; with ``expected_ids``, an expected id missing from either
+  file; a task whose every run is an error) or when an arm has a value for fewer than
+  ``GatePolicy.min_completed`` of its expected trials (for every expected task, the runs seen in
+  either arm, at least one: a failed trial has no value). Ids outside ``expected_ids`` are
+  ``unknown``: neither paired nor missing.
+- ``"no significant regression"`` (``GatePolicy.no_significant_regression``): the one-sided
+  paired t test of ``d + regression_delta < 0`` at ``alpha``, on its own (not adjusted).
+
+A gate turned off is listed as ``"off"`` with what it would have said. The verdict is ``"fail"``
+when any gate is neither ``"pass"`` nor ``"off"``.
 
 Assumptions: tasks are the unit (runs are averaged first); only tasks present in both arms are
 paired, and the others are counted and named, never dropped silently.
@@ -17,20 +32,57 @@ paired, and the others are counted and named, never dropped silently.
 from __future__ import annotations
 
 from collections import defaultdict
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from typing import Any
 
 import numpy as np
-from pydantic import BaseModel, ConfigDict
+from pydantic import BaseModel, ConfigDict, Field
 
+from ablation.analysis.builtin_gates import GATE_REGRESSION
+from ablation.analysis.completeness import GATE_COMPLETENESS
+from ablation.config import GatePolicy
+from ablation.report import GateResult
 from ablation.schema import TaskResult
 from ablation.stats import MEAN_DIFFERENCE_MIN_N, paired_t_test, sign_test, wilcoxon_signed_rank
 
-__all__ = ["NumericComparison", "compare_numeric", "numeric_holm", "numeric_output", "task_means"]
+__all__ = [
+    "GATE_NAMES",
+    "NumericComparison",
+    "arm_runs",
+    "compare_numeric",
+    "gate_line",
+    "holm_lines",
+    "numeric_holm",
+    "numeric_lines",
+    "numeric_output",
+    "render_numeric",
+    "task_means",
+]
+
+#: The two gates' names, those of the pass-rate report's gates.
+GATE_NAMES = (GATE_COMPLETENESS, GATE_REGRESSION)
+_SHOWN = 10
+
+#: ``task -> (runs seen, runs with a value)`` of one arm (:func:`arm_runs`).
+Runs = dict[str, tuple[frozenset[int], frozenset[int]]]
+
+
+def _short(x: float) -> str:
+    return f"{x:.4g}"
+
+
+def _first(ids: Sequence[str]) -> str:
+    more = len(ids) - _SHOWN
+    return ", ".join(ids[:_SHOWN]) + (f" ... and {more} more" if more > 0 else "")
 
 
 class NumericComparison(BaseModel):
-    """The paired analysis of one numeric field (see the module docstring)."""
+    """The paired analysis of one numeric field (see the module docstring).
+
+    ``only_baseline``/``only_candidate``: ids with a value in that arm only; ``missing_baseline``/
+    ``missing_candidate``: expected ids with no value in that arm; ``unknown``: ids outside
+    ``expected_ids``; ``trials``: per arm ``[trials with a value, expected trials]``.
+    """
 
     model_config = ConfigDict(frozen=True, extra="forbid")
 
@@ -53,10 +105,17 @@ class NumericComparison(BaseModel):
     only_candidate: list[str]
     gate_pvalue: float
     verdict: str
+    n_expected: int = 0
+    missing_baseline: list[str] = Field(default_factory=list)
+    missing_candidate: list[str] = Field(default_factory=list)
+    unknown: list[str] = Field(default_factory=list)
+    trials: dict[str, list[int]] = Field(default_factory=dict)
+    alpha: float = 0.05
+    gates: list[GateResult] = Field(default_factory=list)
 
     @property
     def exit_code(self) -> int:
-        """0 when the gate holds, 2 when it fails."""
+        """0 when every gate holds (or is off), 2 when one fails."""
         return 0 if self.verdict == "pass" else 2
 
 
@@ -69,6 +128,17 @@ def task_means(results: Iterable[TaskResult], field: str) -> dict[str, float]:
     return {task: float(np.mean(values)) for task, values in sums.items()}
 
 
+def arm_runs(results: Iterable[TaskResult], field: str) -> Runs:
+    """Per task of one arm, the runs seen (any status) and the runs with a value of ``field``."""
+    seen: dict[str, set[int]] = defaultdict(set)
+    valued: dict[str, set[int]] = defaultdict(set)
+    for r in results:
+        seen[r.task_id].add(r.run)
+        if field in r.quality:
+            valued[r.task_id].add(r.run)
+    return {t: (frozenset(runs), frozenset(valued.get(t, ()))) for t, runs in seen.items()}
+
+
 def compare_numeric(
     baseline: dict[str, float],
     candidate: dict[str, float],
@@ -77,9 +147,28 @@ def compare_numeric(
     regression_delta: float = 0.0,
     alpha: float = 0.05,
     confidence_level: float = 0.95,
+    expected_ids: Sequence[str] | None = None,
+    runs: tuple[Runs, Runs] | None = None,
+    policy: GatePolicy | None = None,
 ) -> NumericComparison:
-    """Compare per-task values of the two arms (see the module docstring)."""
-    ids = [t for t in baseline if t in candidate]
+    """Compare per-task values of the two arms and judge the gates (see the module docstring).
+
+    Args:
+        baseline: Task -> value (:func:`task_means`) of the baseline; ``candidate`` likewise.
+        expected_ids: Ids that must all be present in both arms (``--expected-ids``).
+        runs: Each arm's :func:`arm_runs`, for the completed share of trials (without it each
+            task with a value is one completed trial of one expected).
+        policy: The gates' settings (``require_complete``, ``min_completed``,
+            ``no_significant_regression``); default :class:`~ablation.config.GatePolicy`.
+
+    Raises:
+        ValueError: fewer than 2 paired tasks.
+    """
+    policy = policy or GatePolicy()
+    seen = list(dict.fromkeys([*(runs[0] if runs else ()), *baseline, *(runs[1] if runs else ()), *candidate]))
+    universe = list(dict.fromkeys(str(i) for i in expected_ids)) if expected_ids is not None else seen
+    inside = set(universe)
+    ids = [t for t in baseline if t in candidate and t in inside]
     if len(ids) < 2:
         raise ValueError(f"a numeric comparison needs at least 2 paired tasks, got {len(ids)}")
     x = np.array([baseline[t] for t in ids])
@@ -93,7 +182,7 @@ def compare_numeric(
         "here): skewed per-task differences make the t interval under-cover; see the Wilcoxon "
         "and sign tests"
     )
-    return NumericComparison(
+    c = NumericComparison(
         field=field,
         n_pairs=len(ids),
         baseline_mean=float(x.mean()),
@@ -112,19 +201,114 @@ def compare_numeric(
         only_baseline=[i for i in baseline if i not in candidate],
         only_candidate=[i for i in candidate if i not in baseline],
         gate_pvalue=gate.pvalue,
-        verdict="fail" if gate.pvalue < alpha else "pass",
+        verdict="pass",
+        n_expected=len(universe),
+        missing_baseline=[i for i in universe if i not in baseline],
+        missing_candidate=[i for i in universe if i not in candidate],
+        unknown=[i for i in seen if i not in inside],
+        trials=_trials(universe, (baseline, candidate), runs),
+        alpha=alpha,
+    )  # fmt: skip
+    gates = [_completeness_gate(c, policy), _regression_gate(c, policy)]
+    failed = any(g.status not in ("pass", "off") for g in gates)
+    return c.model_copy(update={"gates": gates, "verdict": "fail" if failed else "pass"})
+
+
+def _trials(
+    universe: list[str], values: tuple[dict[str, float], dict[str, float]], runs: tuple[Runs, Runs] | None
+) -> dict[str, list[int]]:
+    """Per arm ``[trials with a value, expected trials]``: for every expected task, the runs seen
+    in either arm (at least one)."""
+    out = {}
+    for i, arm in enumerate(("baseline", "candidate")):
+        done = total = 0
+        for task in universe:
+            if runs is None:
+                done, total = done + (task in values[i]), total + 1
+                continue
+            empty: tuple[frozenset[int], frozenset[int]] = (frozenset(), frozenset())
+            both = runs[0].get(task, empty)[0] | runs[1].get(task, empty)[0]
+            done += len(runs[i].get(task, empty)[1])
+            total += max(1, len(both))
+        out[arm] = [done, total]
+    return out
+
+
+def _completeness_gate(c: NumericComparison, policy: GatePolicy) -> GateResult:
+    """``"complete comparison"``: every expected task paired, each arm's share of trials with a
+    value at least ``policy.min_completed`` (worded as :mod:`ablation.analysis.completeness`)."""
+    lack_b, lack_c = set(c.missing_baseline), set(c.missing_candidate)
+    missing = [t for t in dict.fromkeys([*c.missing_baseline, *c.missing_candidate])]
+    facts = []
+    if missing:
+        kinds = (
+            ("baseline only", len(lack_c - lack_b)), ("candidate only", len(lack_b - lack_c)),
+            ("in neither arm", len(lack_b & lack_c)),
+        )
+        facts.append(
+            f"{len(missing)} of {c.n_expected} expected task(s) without a pair ("
+            + "; ".join(f"{n} {what}" for what, n in kinds if n) + f"), first: {_first(missing)}"
+        )
+    for arm, (done, total) in c.trials.items():
+        share = done / total if total else 0.0
+        if not total or share < policy.min_completed:
+            facts.append(
+                f"{arm} has a value for {done} of {total} expected trial(s) ({100 * share:.1f}%, "
+                f"below {100 * policy.min_completed:g}%)"
+            )
+    counts = ", ".join(f"{arm} {done}/{total} trials with a value" for arm, (done, total) in c.trials.items())
+    name = GATE_NAMES[0]
+    if not policy.require_complete:
+        return GateResult(
+            name=name, status="off", tasks=missing,
+            evidence="turned off (--allow-incomplete, require_complete = false); "
+            + ("; ".join(facts) if facts else f"all {c.n_expected} expected tasks paired, {counts}")
+            + ".",
+        )  # fmt: skip
+    if facts:
+        return GateResult(name=name, status="fail", evidence="; ".join(facts) + ".", tasks=missing)
+    return GateResult(
+        name=name, status="pass",
+        evidence=f"all {c.n_expected} expected task(s) paired; {counts} "
+        f"(at least {100 * policy.min_completed:g}% each).",
+    )  # fmt: skip
+
+
+def _regression_gate(c: NumericComparison, policy: GatePolicy) -> GateResult:
+    """``"no significant regression"``: one-sided paired t of ``d + delta < 0`` at ``alpha``, on
+    its own (worded as :func:`ablation.analysis.builtin_gates.judge_significance`)."""
+    p, a = c.gate_pvalue, c.alpha
+    failed = p < a
+    desc = (
+        f"one-sided paired t on per-task {c.field} (H1: candidate worse by more than "
+        f"{c.regression_delta:g}), mean difference {c.mean_difference:+.4g} over {c.n_pairs} pairs"
     )
+    if not policy.no_significant_regression:
+        would = "would have failed" if failed else "would have passed"
+        return GateResult(
+            name=GATE_NAMES[1], status="off", pvalue=p,
+            evidence="turned off (--allow-significant-regression, no_significant_regression = "
+            f"false); {desc}; p = {_short(p)} vs alpha {_short(a)}: {would}.",
+        )  # fmt: skip
+    outcome = "significant: fails" if failed else "not significant: passes"
+    return GateResult(
+        name=GATE_NAMES[1], status="fail" if failed else "pass", pvalue=p,
+        tasks=list(c.regressions) if failed else [],
+        evidence=f"{desc}; p = {_short(p)} (each fail-if-significant gate at alpha on its own, "
+        f"not adjusted) {'<' if failed else '>='} alpha {_short(a)}: {outcome}.",
+    )  # fmt: skip
 
 
-def render_numeric(c: NumericComparison) -> str:
-    """A short plain-text report of a numeric comparison."""
+def numeric_lines(c: NumericComparison) -> list[str]:
+    """The plain-text lines of a comparison before its gates (user text unescaped: a renderer
+    escapes it for its format)."""
     ci = (
         f"{100 * c.confidence_level:g}% CI [{c.ci_low:.4g}, {c.ci_high:.4g}]"
         if c.ci_low is not None and c.ci_high is not None
         else str(c.ci_note)
     )
     lines = [
-        f"numeric field {c.field!r}: {c.n_pairs} paired tasks",
+        f"numeric field {c.field!r}: {c.n_pairs} paired tasks of {c.n_expected or c.n_pairs} expected",
         f"mean baseline {c.baseline_mean:.4g}, candidate {c.candidate_mean:.4g}, difference "
         f"{c.mean_difference:+.4g} ({ci}, "
         f"paired t p = {c.t_pvalue:.3g}; Wilcoxon p = {c.wilcoxon_pvalue:.3g}; sign test p = "
@@ -134,9 +318,22 @@ def render_numeric(c: NumericComparison) -> str:
     ]
     if c.only_baseline or c.only_candidate:
         lines.append(f"unpaired: baseline only {c.only_baseline}, candidate only {c.only_candidate}")
-    lines.append(f"gate (no significant mean drop beyond {c.regression_delta:g}): {c.verdict.upper()} "
-                 f"(one-sided p = {c.gate_pvalue:.3g})")
-    return "\n".join(lines)
+    neither = [t for t in c.missing_baseline if t in set(c.missing_candidate)]
+    if neither:
+        lines.append(f"no value in either arm: {_first(neither)}")
+    if c.unknown:
+        lines.append(f"not in --expected-ids (not paired): {_first(c.unknown)}")
+    return lines
+
+
+def gate_line(g: GateResult) -> str:
+    """One gate as a line of text."""
+    return f"gate {g.name}: {g.status.upper()}: {g.evidence}"
+
+
+def render_numeric(c: NumericComparison) -> str:
+    """A short plain-text report of a numeric comparison: its lines, gates and verdict."""
+    return "\n".join([*numeric_lines(c), *map(gate_line, c.gates), f"verdict: {c.verdict.upper()}"])
 
 
 def numeric_holm(results: list[NumericComparison], names: list[str]) -> dict[str, Any]:
@@ -163,9 +360,17 @@ def numeric_holm(results: list[NumericComparison], names: list[str]) -> dict[str
     }
 
 
+def holm_lines(summary: dict[str, Any]) -> list[str]:
+    """The lines of :func:`numeric_holm`'s summary."""
+    return [summary["note"]] + [
+        f"  {row['name']}: p = {row['pvalue']:.3g}, Holm p = {row['holm_pvalue']:.3g}"
+        for row in summary["rows"]
+    ]
+
+
 def numeric_output(results: list[NumericComparison], names: list[str], as_json: bool) -> str:
-    """What ``compare --field`` prints: each comparison, and with several AFTER files the Holm
-    summary of their claims of improvement (one JSON document with ``as_json``)."""
+    """What ``compare --field`` prints as text or JSON: each comparison, and with several AFTER
+    files the Holm summary of their claims of improvement (one JSON document with ``as_json``)."""
     import json
 
     summary = numeric_holm(results, names) if len(results) > 1 else None
@@ -173,13 +378,13 @@ def numeric_output(results: list[NumericComparison], names: list[str], as_json: 
         docs = [r.model_dump() for r in results]
         doc = docs[0] if summary is None else {
             "candidates": dict(zip(names, docs, strict=True)), "summary": summary,
+            "verdict": "pass" if all(r.verdict == "pass" for r in results) else "fail",
         }
         return json.dumps(doc, indent=2)
-    lines = [render_numeric(r) for r in results]
+    parts = [
+        (f"candidate: {name}\n" if summary is not None else "") + render_numeric(r)
+        for r, name in zip(results, names, strict=True)
+    ]
     if summary is not None:
-        lines.append(summary["note"])
-        lines += [
-            f"  {row['name']}: p = {row['pvalue']:.3g}, Holm p = {row['holm_pvalue']:.3g}"
-            for row in summary["rows"]
-        ]
-    return "\n".join(lines)
+        parts.append("\n".join(holm_lines(summary)))
+    return "\n\n".join(parts)

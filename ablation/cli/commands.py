@@ -207,7 +207,7 @@ def _cmd_compare(args: argparse.Namespace) -> int:
     try:
         before = load_result_columns(args.before, arm="baseline", **read_options(args, baseline=True))
     except NumericVerdict as why:
-        return _compare_numeric(args, s, str(why))
+        return _compare_numeric(args, s, str(why), expected)
     reports, rows = [], len(before.columns)
     for path in args.after:
         after = load_result_columns(path, arm="candidate", ids_like=before.columns.task_id, **read)
@@ -230,16 +230,38 @@ def _cmd_compare(args: argparse.Namespace) -> int:
     return emit(reports, [p.name for p in args.after], s)
 
 
-def _compare_numeric(args: argparse.Namespace, s: dict[str, Any], why: str) -> int:
+def _compare_numeric(
+    args: argparse.Namespace, s: dict[str, Any], why: str, expected: Any = None
+) -> int:
     """``compare`` of a numeric ``--field``: see :mod:`ablation.analysis.numeric`.
 
     ``why``: where the baseline holds a number, named in any error of a file read as numbers (a
     candidate's ``true`` is otherwise "not a number" with no word of the file that decided it).
+    The gate options with no meaning for a number (a margin on a pass rate, metric margins, the
+    latency ratio, the critical-task gate, resampling, labels, prices, sequential replay) are a
+    usage error when given as flags; set in ``[tool.ablation]`` (for the binary comparisons) they
+    are ignored, named in one note on stderr. The output is the text, JSON, or one Markdown, HTML
+    or JUnit document (:mod:`ablation.render.numeric_doc`) for every AFTER file.
     """
-    from ablation.analysis.numeric import compare_numeric, numeric_output, task_means
-    from ablation.cli.options import read_options
+    from ablation.analysis import numeric as num
+    from ablation.cli.options import FROM_FILE, read_options, where_set
     from ablation.errors import InputError
+    from ablation.render._ci_safe import no_workflow_commands
+    from ablation.render.numeric_doc import NUMERIC_FORMATS, NumericSection, numeric_document
     from ablation.sources.result_files import load_results
+
+    field, fmt, from_file = args.field or "passed", s.get("format") or "terminal", s.get(FROM_FILE, {})
+    unused = [k for k in ("margin", "metric_margin", "metric_margins", "max_latency_ratio", "critical_gate",
+              "resamples", "seed", "label", "labels", "prices", "sequential_replay",
+              "stop_when_inconclusive_after", "suite_claim") if s.get(k) not in (None, [], {})]  # fmt: skip
+    for key in unused:
+        if key not in from_file:
+            raise UsageError(f"argument {where_set(key, s)}: does not apply to a numeric --field ({field})")
+    if unused:
+        print(f"ablation: note: ignored, as they do not apply to a numeric --field ({field}): "
+              + ", ".join(where_set(k, s) for k in unused), file=sys.stderr)  # fmt: skip
+    if fmt not in ("terminal", "json", *NUMERIC_FORMATS):
+        raise UsageError(f"argument --format: {fmt} cannot show a numeric --field ({field})")
 
     def numbers(path: Any, arm: str, **read: Any) -> Any:
         try:
@@ -247,19 +269,29 @@ def _compare_numeric(args: argparse.Namespace, s: dict[str, Any], why: str) -> i
         except InputError as exc:
             raise type(exc)(f"{exc}; the field is compared as a number because {why}") from None
 
-    field = args.field or "passed"
+    config = campaign_config(s)
     before = numbers(args.before, "baseline", **read_options(args, baseline=True))
-    base = task_means(before, field)
-    results = []
+    base, base_runs = num.task_means(before, field), num.arm_runs(before, field)
+    results, names = [], [str(p) for p in args.after]
     for path in args.after:
         after = numbers(path, "candidate", **read_options(args))
-        results.append(compare_numeric(
-            base, task_means(after, field), field=field,
-            regression_delta=args.regression_delta or 0.0, alpha=s.get("alpha") or 0.05,
-            confidence_level=s.get("confidence") or 0.95,
+        results.append(num.compare_numeric(
+            base, num.task_means(after, field), field=field, regression_delta=args.regression_delta or 0.0,
+            alpha=config.alpha, confidence_level=config.confidence_level, expected_ids=expected,
+            runs=(base_runs, num.arm_runs(after, field)), policy=config.gates,
         ))  # fmt: skip
-    if not s.get("quiet"):
-        print(numeric_output(results, [str(p) for p in args.after], s.get("format") == "json"))
+    if fmt in ("terminal", "json"):  # JSON escapes its own strings
+        text = num.numeric_output(results, names, fmt == "json")
+        text = text if fmt == "json" else no_workflow_commands(text, markup=False)
+    else:
+        summary = num.holm_lines(num.numeric_holm(results, names)) if len(results) > 1 else []
+        sections = [NumericSection(n, num.numeric_lines(r), r.gates, r.verdict) for r, n in zip(results, names, strict=True)]
+        text = numeric_document(fmt, sections, summary)
+    if s.get("output") is not None:
+        Path(s["output"]).write_text(text + "\n", encoding="utf-8")
+        print(f"report written to {s['output']}", file=sys.stderr)
+    elif not s.get("quiet"):
+        print(text)
     return max(r.exit_code for r in results)
 
 

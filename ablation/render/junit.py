@@ -26,7 +26,7 @@ from typing import Literal
 from ablation.render._ci_safe import no_workflow_commands
 from ablation.report import AblationReport
 
-__all__ = ["render_junit", "render_junit_candidates"]
+__all__ = ["junit_document", "render_junit", "render_junit_candidates"]
 
 _Outcome = Literal["passed", "failure", "skipped"]
 
@@ -55,7 +55,7 @@ def _cases(report: AblationReport) -> list[tuple[str, str, _Outcome, str]]:
 
 def render_junit(report: AblationReport) -> str:
     """The JUnit XML document of ``report`` (see the module docstring)."""
-    return _document([("ablation", _cases(report))])
+    return junit_document([("ablation", _cases(report))])
 
 
 def render_junit_candidates(reports: Sequence[AblationReport], names: Sequence[str]) -> str:
@@ -67,7 +67,7 @@ def render_junit_candidates(reports: Sequence[AblationReport], names: Sequence[s
     """
     if len(names) != len(reports):
         raise ValueError(f"{len(reports)} reports but {len(names)} names")
-    return _document([(f"ablation: {name}", _cases(r)) for r, name in zip(reports, names, strict=True)])
+    return junit_document([(f"ablation: {name}", _cases(r)) for r, name in zip(reports, names, strict=True)])
 
 
 def _counts(name: str, cases: Sequence[tuple[str, str, _Outcome, str]]) -> dict[str, str]:
@@ -80,7 +80,7 @@ def _counts(name: str, cases: Sequence[tuple[str, str, _Outcome, str]]) -> dict[
     }
 
 
-def _document(suites: Sequence[tuple[str, list[tuple[str, str, _Outcome, str]]]]) -> str:
+def junit_document(suites: Sequence[tuple[str, list[tuple[str, str, _Outcome, str]]]]) -> str:
     """``<testsuites>`` of one ``<testsuite>`` per ``(name, cases)``; no line of it is a CI
     workflow command (:mod:`ablation.render._ci_safe`: attributes hold no raw newline, and a
     message's text may)."""

@@ -72,3 +72,44 @@ def test_a_file_that_breaks_numeric_mode_is_told_which_file_chose_it(tmp_path: P
     message = run_here(["compare", str(b), str(c)]).stderr.strip().splitlines()[-1]
     assert "b.jsonl:1: verdict 'passed' is not a number: True" in message
     assert "because" in message and "b.jsonl:2: verdict 'passed' is a number" in message
+
+
+def test_gate_names_are_the_reports() -> None:
+    from ablation.analysis.builtin_gates import GATE_COMPLETENESS, GATE_REGRESSION
+    from ablation.analysis.numeric import GATE_NAMES
+
+    assert GATE_NAMES == (GATE_COMPLETENESS, GATE_REGRESSION)
+
+
+def _runs(done: dict[str, set[int]], seen: int = 3) -> dict[str, tuple[frozenset[int], frozenset[int]]]:
+    return {t: (frozenset(range(seen)), frozenset(r)) for t, r in done.items()}
+
+
+def test_min_completed_is_the_share_of_expected_trials_with_a_value() -> None:
+    from ablation.config import GatePolicy
+
+    ids = [f"t{i}" for i in range(6)]
+    base = {t: 0.5 + 0.01 * i for i, t in enumerate(ids)}
+    cand = {t: 0.52 + 0.01 * i for i, t in enumerate(ids)}
+    runs = (_runs({t: {0, 1, 2} for t in ids}), _runs({t: ({0, 1} if t == "t0" else {0, 1, 2}) for t in ids}))
+    strict = compare_numeric(base, cand, field="s", runs=runs)  # candidate: 17 of 18 trials
+    gate = strict.gates[0]
+    assert strict.trials == {"baseline": [18, 18], "candidate": [17, 18]} and gate.status == "fail"
+    assert "candidate has a value for 17 of 18 expected trial(s)" in gate.evidence
+    loose = compare_numeric(base, cand, field="s", runs=runs, policy=GatePolicy(min_completed=0.9))
+    assert loose.gates[0].status == "pass" and loose.verdict == "pass"
+
+
+def test_regression_gate_off_keeps_the_scipy_p() -> None:
+    from ablation.config import GatePolicy
+
+    rng = np.random.default_rng(7)
+    x = rng.uniform(0.3, 0.9, 40)
+    y = x - 0.05 + rng.normal(0, 0.02, 40)
+    ids = [f"t{i}" for i in range(40)]
+    policy = GatePolicy(no_significant_regression=False)
+    c = compare_numeric(dict(zip(ids, x, strict=True)), dict(zip(ids, y, strict=True)), field="s", regression_delta=0.01, policy=policy)
+    ref = stats.ttest_rel(y + 0.01, x, alternative="less").pvalue
+    assert c.gates[1].status == "off" and c.gates[1].pvalue == pytest.approx(ref, rel=1e-9)
+    assert "would have failed" in c.gates[1].evidence and c.verdict == "pass" and c.exit_code == 0
+    assert c.t_pvalue == pytest.approx(stats.ttest_rel(y, x).pvalue, rel=1e-9)
