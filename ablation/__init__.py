@@ -57,6 +57,7 @@ _EXPORTS: dict[str, str] = {
     "TrialCost": "ablation.outputs",
     "TrialUsage": "ablation.outputs",
     "UnrepresentableOutput": "ablation.run.plain_output",
+    "SignalHandlerChanged": "ablation.agents.callables",
     "UnsendableOutput": "ablation.run.isolation",
     "UsageError": "ablation.errors",
     "VerifierError": "ablation.evaluate.verifiers",
@@ -103,6 +104,7 @@ __all__ = [
     "SandboxUnavailable",
     "ScorerError",
     "SequentialPolicy",
+    "SignalHandlerChanged",
     "StopCampaign",
     "StoreError",
     "TaskResult",
@@ -145,6 +147,7 @@ def __dir__() -> list[str]:
 
 if TYPE_CHECKING:  # pragma: no cover - for type checkers and IDEs only
     from ablation import quality, stats, verifiers
+    from ablation.agents.callables import SignalHandlerChanged
     from ablation.agents.forms import (
         AgentConnectionError,
         AgentHttpError,

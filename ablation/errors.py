@@ -28,6 +28,8 @@ are exported by :mod:`ablation`. The tree, with when each is raised::
         AgentHttpError                    agents.forms: an HTTP agent answered 4xx or non-JSON
       AgentConnectionError (ConnectionError)  agents.forms: an HTTP agent unreachable, or 5xx
       AgentTimeoutError (TimeoutError)    agents.forms: a command agent passed its own timeout
+      SignalHandlerChanged (RuntimeError)  agents.callables: an async agent replaced the handler
+                                          of a stopping signal (restored)
       VerifierError                       evaluate.verifiers: a verifier could not judge
         SandboxError                      evaluate.code_tests: the sandbox could not judge
           SandboxUnavailable              evaluate.code_tests: the confinement cannot run here

@@ -10,19 +10,62 @@ framework never silently turns a value into a constant answer.
 
 from __future__ import annotations
 
+import _signal
 import inspect
 import os
+import signal
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
 from ablation.agents.sdk import pydantic_ai_runner
-from ablation.errors import AgentSpecError
+from ablation.errors import AblationError, AgentSpecError
 from ablation.eventloop import call_to_completion
 from ablation.forks import leave_if_forked
 from ablation.schema import callable_name, is_async_callable
 
-__all__ = ["Agent", "as_agent"]
+__all__ = ["Agent", "SignalHandlerChanged", "as_agent", "stopping_handlers"]
+
+#: The signals that stop a command (``cli/signals.py``); an async agent runs in the thread that
+#: may change their handlers, and must not.
+_STOPPING = tuple(
+    s for s in (signal.SIGINT, signal.SIGTERM, getattr(signal, "SIGHUP", None)) if s is not None
+)
+
+
+class SignalHandlerChanged(AblationError, RuntimeError):
+    """An async agent replaced the handler of a signal that stops the command; it was restored.
+
+    A sync agent cannot (``signal.signal`` outside the main thread raises ``ValueError``, its
+    error); an async agent runs on the event loop's thread, which is the main one under the
+    command. Left in place, its handler could ignore SIGTERM (the campaign ran on to the end) or
+    restore the default (the process died with the campaign ``running``).
+    """
+
+
+def stopping_handlers() -> tuple[Any, ...]:
+    """The raw handlers of SIGINT, SIGTERM and SIGHUP (``_signal.getsignal``: no enum lookup,
+    cheap); a campaign takes them once, when it starts, and every async call is held to them."""
+    return tuple(_signal.getsignal(s) for s in _STOPPING)
+
+
+def _restore(before: tuple[Any, ...], *, quiet: bool = False) -> None:
+    """Put back handlers an async agent replaced, and (unless ``quiet``: an exception is already
+    on its way) make that the trial's error."""
+    changed = [
+        (sig, was) for sig, was, now in zip(_STOPPING, before, stopping_handlers(), strict=True) if now is not was
+    ]
+    if not changed:
+        return
+    for sig, was in changed:
+        signal.signal(sig, was)
+    if quiet:
+        return
+    names = ", ".join(signal.Signals(sig).name for sig, _ in changed)
+    raise SignalHandlerChanged(
+        f"the agent replaced the handler of {names}, which stops the campaign; it was restored "
+        "(run such an agent as a sync agent or with --isolation process)"
+    )
 
 
 @dataclass(frozen=True)
@@ -40,19 +83,29 @@ class Agent:
     fn: Callable[[Any], Any]
     is_async: bool
 
-    async def call_async(self, input_data: Any) -> Any:
+    async def call_async(self, input_data: Any, handlers: tuple[Any, ...] | None = None) -> Any:
         """Await an async agent (only valid when ``is_async``).
 
-        A copy of the process the agent forked ends here (:mod:`ablation.forks`).
+        A copy of the process the agent forked ends here (:mod:`ablation.forks`); a handler of
+        SIGINT, SIGTERM or SIGHUP that differs from ``handlers`` (the campaign's, taken when it
+        started; default: those before this call) is restored and is the trial's error
+        (:class:`SignalHandlerChanged`). With several agents awaiting at once, the trial that
+        ends first after the change is the one that records it.
         """
         pid = os.getpid()
+        if handlers is None:
+            handlers = stopping_handlers()
         try:
             result = self.fn(input_data)
             if inspect.isawaitable(result):
-                return await result
-            return result
-        finally:
+                result = await result
+        except BaseException:  # its error, or a cancellation: that stays what is raised
             leave_if_forked(pid)
+            _restore(handlers, quiet=True)
+            raise
+        leave_if_forked(pid)
+        _restore(handlers)
+        return result
 
     def call_sync(self, input_data: Any) -> Any:
         """Call a sync agent; an awaitable it returns is run to completion in this thread."""

@@ -40,7 +40,7 @@ from collections.abc import Callable, Collection, Iterable, Iterator, Sequence
 from concurrent.futures import Executor
 from typing import Any
 
-from ablation.agents.callables import Agent, as_agent
+from ablation.agents.callables import Agent, as_agent, stopping_handlers
 from ablation.config import CampaignConfig
 from ablation.errors import CampaignAborted, ConfigError, EventLoopBlocked, StopCampaign
 from ablation.evaluate.quality import scorer_name
@@ -101,6 +101,7 @@ class AblationEngine:
         self._caller: LoopCaller | None = None
         self._isolation: ProcessIsolation | None = None
         self._limiters: dict[str, RateLimiter] = {}
+        self._handlers: tuple[Any, ...] | None = None
         #: Why the last run ended early on purpose (a sink raised :class:`StopCampaign`), or None.
         self.stopped: str | None = None
         self._trials = TrialRunner(self.config, self.quality_scorers, self._call_agent, clock)
@@ -161,6 +162,7 @@ class AblationEngine:
         )
         n_trials = planned_count(suite, self.config.runs, arms, skip_set)
         self._limiters = {arm: RateLimiter(self.config.rate_limit_per_s) for arm in agents}
+        self._handlers = stopping_handlers()  # what an async agent must leave in place
         self._pool = self.executor or DaemonExecutor()
         if isinstance(self._pool, DaemonExecutor):
             self._caller = LoopCaller(self._pool, asyncio.get_running_loop())
@@ -267,7 +269,7 @@ class AblationEngine:
             return await self._isolation.call(arm, task.input_data, task.task_id)
         input_copy = copy.deepcopy(task.input_data)
         if agent.is_async:
-            return await agent.call_async(input_copy)
+            return await agent.call_async(input_copy, self._handlers)
         if self._caller is not None:
             spans = self._trials.spans  # a sync agent's spans belong to the trial's trace
             call = agent.call_sync if spans is None else spans.bind(agent.call_sync)
