@@ -51,9 +51,15 @@ def user_output_to_stderr() -> Iterator[TextIO]:
     finally:
         report.flush()
         report.close()
-        original.flush()  # what user code left in the buffer goes to stderr
+        with contextlib.suppress(ValueError, OSError):  # user code may have closed it
+            original.flush()  # what user code left in the buffer goes to stderr
         os.dup2(saved, 1)
         os.close(saved)
+        if original.closed:  # an agent closed sys.stdout: the command's own output goes on
+            sys.stdout = open(  # noqa: SIM115  (the process's stdout, never closed here)
+                1, "w", buffering=1, encoding=encoding, errors=getattr(original, "errors", None),
+                closefd=False,
+            )
 
 
 def _stderr_on_fd1(stdout: Any) -> int | None:

@@ -45,6 +45,11 @@ def noisy(x):
 def printing(x):
     print("agent-print", x)
     return x
+
+
+def closes_stdout(x):
+    sys.stdout.close()
+    return x
 """
 
 NOISE = ("suite-import-noise", "agent-print", "agent-fd1", "agent-child")
@@ -104,3 +109,18 @@ def test_in_process_main_keeps_the_callers_stdout_for_the_report(
     assert json.loads(out)["n_paired"] == 2
     assert "agent-print 0" in err and "agent-print 1" in err
     assert sys.stdout is before
+
+
+def test_an_agent_closing_sys_stdout_changes_neither_the_report_nor_the_exit_code(
+    tmp_path: Path,
+) -> None:
+    """Once the command ended 1 with 'ValueError: I/O operation on closed file' after a PASS."""
+    _files(tmp_path)
+    args = ["run", "suite.py", "--baseline", "agents.py:quiet", "--candidate",
+            "agents.py:closes_stdout", "--no-progress", "--no-store", "--format", "json"]  # fmt: skip
+    proc = subprocess.run(
+        [sys.executable, "-c", LAUNCH, *args], cwd=tmp_path, env=cli_env(), capture_output=True,
+        text=True, timeout=120,
+    )  # fmt: skip
+    assert proc.returncode == 0, proc.stderr
+    assert json.loads(proc.stdout)["verdict"] == "pass"
