@@ -272,7 +272,8 @@ class SampleSizeResult:
         power: Target power.
         method: Name of the formula.
         exact_power: Exact power of the exact McNemar test at ``n`` (Connor's n), by enumeration
-            of the trinomial (:func:`ablation.stats.exact_mcnemar_power`); ``None`` if not computed.
+            of the trinomial (:func:`ablation.stats.exact_mcnemar_power`); ``None`` if not computed
+            (Connor's n above that function's limit of 10⁷ pairs; ``method`` then says so).
         n_exact_test: Smallest n at which the exact McNemar test reaches ``power``
             (:func:`ablation.stats.exact_sample_size_paired`); ``None`` when Connor's n exceeds
             the search limit of :func:`ablation.stats.sample_size_paired`.

@@ -1,9 +1,10 @@
 """Continuous paired metrics: paired t, Wilcoxon signed-rank, sign test, Hodges–Lehmann, log ratio.
 
 Every function takes ``x`` (baseline) and ``y`` (candidate) paired by task and works on
-``d = y − x`` (candidate − baseline), so positive means "candidate larger". Differences are rounded to
-12 decimals before ranking or sign counting, so that ``x − y`` round-off cannot split ties
-(scipy's own warning for ``wilcoxon``).
+``d = y − x`` (candidate − baseline), so positive means "candidate larger". Before ranking, sign
+counting or Walsh averaging, differences within a few ulps of their operands of 0 are zero and of
+each other are tied (:func:`ablation.stats._ties.tied_differences`: relative, so scale invariant),
+so that ``y − x`` round-off cannot split ties (scipy's own warning for ``wilcoxon``).
 """
 
 from __future__ import annotations
@@ -32,6 +33,7 @@ from ablation.stats._signed_rank import (
 from ablation.stats._t import t_cdf as _t_cdf
 from ablation.stats._t import t_isf as _t_isf
 from ablation.stats._t import t_sf as _t_sf
+from ablation.stats._ties import tied_differences
 from ablation.stats._walsh import walsh_median
 from ablation.stats.quantiles import median
 
@@ -47,8 +49,6 @@ __all__ = [
     "sign_test",
     "wilcoxon_signed_rank",
 ]
-
-_ROUND = 12
 
 MEAN_DIFFERENCE_MIN_N = 100
 """Fewest tasks from which a report should show the t interval for a raw mean difference.
@@ -74,7 +74,8 @@ def _t_from_differences(
     n = d.size
     if n == 0:
         raise ValueError("no pairs")
-    est = float(np.mean(d)) - shift
+    constant = not np.any(d != d[0])  # then d[0] exactly: a mean can round off the common value
+    est = (float(d[0]) if constant else float(np.mean(d))) - shift
     if n < 2:
         return TTestResult(
             0.0,
@@ -88,7 +89,7 @@ def _t_from_differences(
     df = n - 1
     sd = float(np.std(d, ddof=1))
     se = sd / math.sqrt(n)
-    if se == 0.0 or not np.any(d != d[0]):
+    if se == 0.0 or constant:
         # constant differences: no sampling variability in the data
         if est == 0.0:
             stat, p = 0.0, 1.0
@@ -138,8 +139,9 @@ def paired_t_test(
 
     Degenerate input (documented choice, no NaN): ``n == 1`` gives statistic 0, p = 1, df 0,
     standard error 0 and a zero-width interval at the estimate, with ``method`` saying so; constant
-    differences give a zero-width interval at the estimate and either p = 1 (all zero) or
-    statistic ±inf with p = 0 in the direction of the differences.
+    differences give a zero-width interval at the estimate, which is then their common value
+    exactly (not a mean that rounds off it), and either p = 1 (all zero) or statistic ±inf with
+    p = 0 in the direction of the differences.
 
     Args:
         x: Baseline values.
@@ -189,13 +191,6 @@ def mean_difference_interval(
     return DifferenceResult(t.estimate, t.confidence_interval, t.method)
 
 
-def _rounded_differences(x: ArrayLike, y: ArrayLike) -> NDArray[np.float64]:
-    """``round(y − x, 12)``, rounded in place (one new array of ``n``)."""
-    xa, ya = paired_arrays(x, y)
-    d = ya - xa
-    return np.round(d, _ROUND, out=d)
-
-
 def wilcoxon_signed_rank(
     x: ArrayLike,
     y: ArrayLike,
@@ -211,11 +206,13 @@ def wilcoxon_signed_rank(
     permutation test (``method="permutation"`` above 13 differences) calls ``scipy.stats.wilcoxon``.
 
     The estimand is the pseudo-median of d (see :func:`hodges_lehmann`). ``method="auto"`` is resolved
-    here, not in scipy, and the choice is named in ``method``: exact null distribution when the used
-    differences number ≤ 50 with no ties (and no zeros); exhaustive permutation (exact under ties)
-    when ties or zeros occur and n ≤ 13; otherwise the normal approximation without continuity
-    correction. ``zero_method`` is passed explicitly: ``"wilcox"`` drops zero differences,
-    ``"pratt"`` ranks them then drops them (Pratt 1959).
+    here, not in scipy, but by scipy 1.17's rule, and the choice is named in ``method``: with ``m``
+    the number of all differences, zeros included (also under ``"wilcox"``), the exact null
+    distribution when ``m ≤ 50`` with no ties and no zeros; exhaustive permutation (exact under
+    ties) when ties or zeros occur and ``m ≤ 13``; otherwise the normal approximation without
+    continuity correction. Ties and zeros are those of :func:`ablation.stats._ties.tied_differences`.
+    ``zero_method`` is passed explicitly: ``"wilcox"`` drops zero differences, ``"pratt"`` ranks
+    them then drops them (Pratt 1959).
 
     Returns ``statistic`` as scipy (``min(W+, W−)`` two-sided, ``W+`` one-sided) and ``n`` = number of
     differences used (non-zero ones for ``"wilcox"``). All-zero or empty input gives statistic 0,
@@ -238,7 +235,7 @@ def wilcoxon_signed_rank(
             f"method must be 'auto', 'exact', 'asymptotic' or 'permutation', got {method!r}"
         )
     check_alternative(alternative)
-    d = _rounded_differences(x, y)
+    d = tied_differences(x, y)
     zero = d == 0.0
     nonzero = d[~zero] if zero.any() else d  # no copy of differences that are all non-zero
     del zero
@@ -250,7 +247,7 @@ def wilcoxon_signed_rank(
             f"Wilcoxon signed-rank ({zero_method}; no non-zero differences)",
             int(used.size),
         )
-    resolved, stat, p = _signed_rank_test(used, nonzero, zero_method, method, alternative)
+    resolved, stat, p = _signed_rank_test(used, nonzero, zero_method, method, alternative, d.size)
     label = {
         "exact": "exact",
         "permutation": "exact by exhaustive permutation" if used.size <= 13 else "permutation",
@@ -270,6 +267,7 @@ def _signed_rank_test(
     zero_method: str,
     method: str,
     alternative: str,
+    total: int,
 ) -> tuple[str, float, float]:
     """``(resolved method, statistic, p)`` of :func:`wilcoxon_signed_rank` (its docstring)."""
 
@@ -280,11 +278,11 @@ def _signed_rank_test(
         return not bool((magnitudes[1:] == magnitudes[:-1]).any())
 
     resolved = method
-    if method == "auto":
-        if used.size <= 50 and untied():
+    if method == "auto":  # scipy's rule: the sizes count every difference, zeros included
+        if total <= 50 and nonzero.size == total and untied():
             resolved = "exact"
         else:
-            resolved = "permutation" if used.size <= 13 else "asymptotic"
+            resolved = "permutation" if total <= 13 else "asymptotic"
     if resolved == "asymptotic":
         return resolved, *signed_rank_asymptotic(used, zero_method, alternative)
     if resolved == "exact" and untied():
@@ -306,7 +304,8 @@ def sign_test(x: ArrayLike, y: ArrayLike, *, alternative: str = "two-sided") -> 
     """Sign test: ``binomtest(#{d > 0}, #{d ≠ 0}, 1/2)``.
 
     The fewest assumptions; identical to exact McNemar on the signs. ``statistic`` = number of
-    positive differences (candidate larger), ``n`` = number of non-zero differences. No non-zero
+    positive differences (candidate larger), ``n`` = number of non-zero differences (zero within a
+    few ulps of the operands, :func:`ablation.stats._ties.tied_differences`). No non-zero
     difference gives p = 1.0.
 
     Args:
@@ -318,7 +317,7 @@ def sign_test(x: ArrayLike, y: ArrayLike, *, alternative: str = "two-sided") -> 
         A :class:`TestResult`.
     """
     check_alternative(alternative)
-    d = _rounded_differences(x, y)
+    d = tied_differences(x, y)
     pos = int(np.count_nonzero(d > 0))
     nz = int(np.count_nonzero(d != 0))
     name = f"sign test (exact binomial, {alternative})"
@@ -336,7 +335,8 @@ def hodges_lehmann(x: ArrayLike, y: ArrayLike) -> float:
     differences (per-task means of verdicts), exactly from the distinct values and their counts
     in ``O(k²)``; otherwise an exact selection of the middle Walsh average (a few
     ``O(n log n)`` counting rounds, then a partition of a few million; ``O(n)`` memory; see
-    :mod:`ablation.stats._walsh`).
+    :mod:`ablation.stats._walsh`). The differences are those of
+    :func:`ablation.stats._ties.tied_differences` (scale-aware zeros and ties).
 
     Args:
         x: Baseline values.
@@ -348,7 +348,7 @@ def hodges_lehmann(x: ArrayLike, y: ArrayLike) -> float:
     Raises:
         ValueError: ``"no pairs"`` for empty input (the estimate is undefined).
     """
-    d = _rounded_differences(x, y)
+    d = tied_differences(x, y)
     if d.size == 0:
         raise ValueError("no pairs")
     return walsh_median(d, overwrite=True)

@@ -10,6 +10,7 @@ from __future__ import annotations
 import math
 from typing import Literal
 
+import numpy as np
 from numpy.typing import ArrayLike
 
 from ablation.stats._common import check_level, paired_arrays
@@ -35,7 +36,9 @@ def tost_paired(x: ArrayLike, y: ArrayLike, low: float, upp: float) -> TostResul
     low, upp)``. With symmetric bounds ``(−M, M)`` the order does not change the p-value.
 
     Degenerate input as :func:`ablation.stats.paired_t_test` (no NaN): constant differences give
-    statistics ±inf (p 0 or 1) or 0 (p 1) per side; one pair gives p = 1 on both sides.
+    statistics ±inf (p 0 or 1) or 0 (p 1) per side, compared exactly with the common value (a
+    difference equal to a bound is on H0's side: p = 1) and reported as the estimate; one pair
+    gives p = 1 on both sides.
 
     Args:
         x: First sample (e.g. the candidate's values), one per task.
@@ -62,7 +65,7 @@ def tost_paired(x: ArrayLike, y: ArrayLike, low: float, upp: float) -> TostResul
         max(lower.pvalue, upper.pvalue),
         lower,
         upper,
-        float(d.mean()),
+        float(d[0]) if not np.any(d != d[0]) else float(d.mean()),  # as _t_from_differences
         f"TOST: two one-sided paired t tests of {lo:g} < mean(x - y) < {up:g}",
     )
 

@@ -17,7 +17,11 @@ from ablation.stats._common import as_count, check_alternative, check_level
 from ablation.stats._connor import connor_mde, normal_z
 from ablation.stats._lazy import LazyModule
 from ablation.stats._results import SampleSizeResult
-from ablation.stats.power import exact_mcnemar_power, exact_sample_size_paired
+from ablation.stats.power import (
+    EXACT_POWER_MAX_N,
+    exact_mcnemar_power,
+    exact_sample_size_paired,
+)
 
 _st: Any = LazyModule("scipy.stats")
 
@@ -50,7 +54,10 @@ def sample_size_paired(
     the exact test reaches the target power (920 there), both by exact enumeration
     (:mod:`ablation.stats.power`). For one-sided tests the exact figures use δ in the direction of
     the alternative. ``n_exact_test`` is left ``None`` when Connor's n exceeds
-    ``EXACT_SEARCH_LIMIT`` (100 000): the exhaustive search costs ``O(n√n)``.
+    ``EXACT_SEARCH_LIMIT`` (100 000): the exhaustive search costs ``O(n√n)``; ``exact_power`` is
+    left ``None`` when it exceeds :data:`ablation.stats.power.EXACT_POWER_MAX_N` (10⁷ pairs, the
+    limit of :func:`ablation.stats.exact_mcnemar_power`), and ``method`` then says so. Any valid
+    ψ and δ give a result, however large n.
 
     Args:
         psi: Expected discordant probability ``ψ`` in ``(0, 1]`` (from a pilot or history).
@@ -84,7 +91,12 @@ def sample_size_paired(
     n_exact = (za * math.sqrt(ps) + zb * math.sqrt(max(ps - dl * dl, 0.0))) ** 2 / (dl * dl)
     n = max(1, math.ceil(n_exact - 1e-9))
     signed = -abs(dl) if alternative == "less" else abs(dl)
-    exact_power = exact_mcnemar_power(n, ps, signed, alpha=a, alternative=alternative)
+    method = f"Connor (1987) paired-binary sample size ({alternative})"
+    exact_power = None
+    if n <= EXACT_POWER_MAX_N:
+        exact_power = exact_mcnemar_power(n, ps, signed, alpha=a, alternative=alternative)
+    else:
+        method += f"; exact power not computed above {EXACT_POWER_MAX_N} pairs"
     n_test = None
     if n <= EXACT_SEARCH_LIMIT:
         try:
@@ -100,7 +112,7 @@ def sample_size_paired(
         dl,
         a,
         pw,
-        f"Connor (1987) paired-binary sample size ({alternative})",
+        method,
         exact_power,
         n_test,
     )

@@ -26,14 +26,22 @@ from ablation.stats._common import as_count, check_alternative, check_level
 from ablation.stats._connor import connor_mde, normal_z
 from ablation.stats._incbeta import log_beta_kernel
 from ablation.stats._lazy import LazyModule
+from ablation.stats._mcnemar_region import critical_k as _critical_k
 from ablation.stats._roots import brentq
 
 _st: Any = LazyModule("scipy.stats")
 
-__all__ = ["exact_mcnemar_power", "exact_minimum_detectable_effect", "exact_sample_size_paired"]
+__all__ = [
+    "EXACT_POWER_MAX_N",
+    "exact_mcnemar_power",
+    "exact_minimum_detectable_effect",
+    "exact_sample_size_paired",
+]
 
 _TAIL = 1e-15  # binomial mass of N left out on each side (added to nothing: power is a lower sum)
-_MAX_N = 10_000_000
+EXACT_POWER_MAX_N = 10_000_000
+"""Most pairs at which the exact power (and so the exact MDE) is computed: above it the log-gamma
+weights of ``N`` lose accuracy and the sum costs seconds; use Connor's formula there."""
 _GRID_N = 2_000  # designs up to this many pairs sum the power over one (N, j) grid (_grid)
 _GRID_CELLS = 1 << 18  # and at most this many cells (2 MiB)
 
@@ -48,41 +56,19 @@ def _check_design(psi: float, delta: float) -> tuple[float, float]:
     return ps, dl
 
 
-def _critical_k(ns: NDArray[np.int64], level: float) -> NDArray[np.int64]:
-    """Largest ``k`` with ``P(X ≤ k) ≤ level`` for ``X ~ Bin(N, 1/2)``, per ``N`` (−1 if none).
-
-    Computed as :func:`ablation.stats.mcnemar` computes its p-value (:func:`_dist.bdtr`, the
-    ``scipy.stats.binom.cdf`` tail), so the region is the one that test rejects on. Since the
-    tail grows with ``k``, the answer is the ``k`` where ``P(X ≤ k) ≤ level < P(X ≤ k + 1)``;
-    the search starts at the normal guess ``⌊N/2 + z·√N/2 − ½⌋`` (continuity-corrected; the
-    kurtosis term of Cornish–Fisher is ``O(1/√N)``) and steps by one where the check fails,
-    usually two tail evaluations in all. Every evaluation covers the whole ``ns`` array, so
-    each tail is computed by the same code path as one call over all of them.
-    """
-    size = ns.astype(np.float64)
-    z = float(_dist.ndtri(level)) if 0.0 < level < 1.0 else 0.0
-    guess = np.clip(np.floor(size / 2.0 + z * np.sqrt(size) / 2.0 - 0.5), -1, ns - 1)
-    k = guess.astype(np.int64)
-    at, above = _within(k, ns, level), _within(k + 1, ns, level)
-    while True:
-        # the answer is above k / below k; each entry moves one way only, so this ends even
-        # where rounding made two neighbouring tails out of order
-        up, down = above, ~at & ~above
-        if not (up.any() or down.any()):
-            return k
-        k = k + up - down
-        at, above = np.where(up, above, at), np.where(down, at, above)
-        if down.any():
-            at = np.where(down, _within(k, ns, level), at)
-        if up.any():
-            above = np.where(up, _within(k + 1, ns, level), above)
-
-
-def _within(k: NDArray[np.int64], ns: NDArray[np.int64], level: float) -> NDArray[np.bool_]:
-    """Whether ``P(X ≤ k) ≤ level`` for ``X ~ Bin(N, 1/2)`` (true for ``k < 0``, false for ``k ≥ N``)."""
-    tail = np.asarray(_dist.bdtr(np.maximum(k, 0), ns, 0.5))
-    ok: NDArray[np.bool_] = (k < 0) | ((k < ns) & (tail <= level))
-    return ok
+def _check_n(n: object, caller: str) -> int:
+    """``n`` as a count in ``[1, EXACT_POWER_MAX_N]``, else a ``ValueError`` naming the limit."""
+    nn = as_count(n, "n")
+    if nn < 1:
+        raise ValueError(f"{caller} needs at least 1 pair, got n = {nn}")
+    if nn > EXACT_POWER_MAX_N:
+        raise ValueError(
+            f"{caller} computes the exact power for at most {EXACT_POWER_MAX_N} pairs "
+            f"(EXACT_POWER_MAX_N), got n = {nn}; above it use Connor's normal approximation "
+            "(sample_size_paired, minimum_detectable_effect), which the exact figures approach "
+            "there"
+        )
+    return nn
 
 
 def _lower_tail(k: NDArray[np.int64], ns: NDArray[np.int64], p: float) -> NDArray[np.float64]:
@@ -230,10 +216,12 @@ def exact_mcnemar_power(
 
     Returns:
         The probability that the test rejects, in ``[0, 1]``.
+
+    Raises:
+        ValueError: On invalid input, or above :data:`EXACT_POWER_MAX_N` pairs (10⁷), where the
+            message names that limit.
     """
-    nn = as_count(n, "n")
-    if not 1 <= nn <= _MAX_N:
-        raise ValueError(f"n must be between 1 and {_MAX_N}, got {nn}")
+    nn = _check_n(n, "exact_mcnemar_power")
     ps, dl = _check_design(psi, delta)
     a = check_level(alpha, "alpha")
     check_alternative(alternative)
@@ -346,10 +334,14 @@ def exact_minimum_detectable_effect(
 
     Returns:
         The MDE in pass-rate units, or ``inf`` if even ``|δ| = ψ`` is not detectable.
+
+    Raises:
+        ValueError: On invalid input, or above :data:`EXACT_POWER_MAX_N` pairs (10⁷), where the
+            message names that limit (use Connor's MDE,
+            :func:`ablation.stats.minimum_detectable_effect`, there: the gap shrinks like
+            ``1/√(nψ)``, ~0.05% at ``nψ = 5·10⁵``).
     """
-    nn = as_count(n, "n")
-    if not 1 <= nn <= _MAX_N:
-        raise ValueError(f"n must be between 1 and {_MAX_N}, got {nn}")
+    nn = _check_n(n, "exact_minimum_detectable_effect")
     ps, _ = _check_design(psi, 0.0)
     a = check_level(alpha, "alpha")
     target = check_level(power, "power")

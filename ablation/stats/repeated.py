@@ -10,6 +10,7 @@ for binary runs, and Fisher's exact test as per-task evidence that a task is fla
 from __future__ import annotations
 
 import math
+import sys
 from typing import Any
 
 import numpy as np
@@ -100,18 +101,28 @@ def design_effect(m: float, icc: float) -> float:
 
     Args:
         m: Cluster size (runs per task), ``m ≥ 1``.
-        icc: Intra-class correlation ρ, in ``[−1, 1]``.
+        icc: Intra-class correlation ρ, in ``[max(−1, −1/(m − 1)), 1]``: clusters of ``m`` admit
+            no ICC below ``−1/(m − 1)`` (the variance of a cluster sum, ``m·σ²·deff``, would be
+            negative); there the design effect is 0. The float nearest ``−1/(m − 1)`` is
+            accepted even where it rounds a few ulps below.
 
     Returns:
-        The design effect.
+        The design effect, ``≥ 0``.
+
+    Raises:
+        ValueError: When ``m < 1`` or the ICC is outside that range.
     """
     mm = float(m)
     rho = float(icc)
     if not (math.isfinite(mm) and mm >= 1.0):
         raise ValueError(f"m must be >= 1, got {m!r}")
-    if not (math.isfinite(rho) and -1.0 <= rho <= 1.0):
-        raise ValueError(f"icc must be in [-1, 1], got {icc!r}")
-    return 1.0 + (mm - 1.0) * rho
+    lowest = max(-1.0, -1.0 / (mm - 1.0)) if mm > 1.0 else -1.0
+    if not (math.isfinite(rho) and lowest * (1.0 + 4.0 * sys.float_info.epsilon) <= rho <= 1.0):
+        raise ValueError(
+            f"icc must be in [{lowest:.17g}, 1] for clusters of size {mm:g} (at least "
+            f"max(-1, -1/(m - 1))), got {icc!r}"
+        )
+    return max(0.0, 1.0 + (mm - 1.0) * rho)
 
 
 def cluster_bootstrap(

@@ -9,13 +9,13 @@ import pytest
 from scipy import stats
 
 from ablation.stats import (
-    continuous,
     hodges_lehmann,
     log_ratio_interval,
     paired_t_test,
     sign_test,
     wilcoxon_signed_rank,
 )
+from ablation.stats._ties import tied_differences
 
 RNG = np.random.default_rng(2024)
 X = RNG.normal(10, 2, size=25)
@@ -159,11 +159,13 @@ def test_log_ratio_rejects_nonpositive() -> None:
 
 
 @pytest.mark.parametrize("seed", range(4))
-def test_rounded_differences_in_place_equal_a_new_rounding(seed: int) -> None:
-    # rounding in place must give the bits of np.round(y - x, 12) (scipy's advice against
-    # splitting ties by round-off), also for values at the 12th decimal's half-way points
+def test_tied_differences_keep_distinct_differences_and_merge_decimal_ties(seed: int) -> None:
+    # continuous differences are kept as computed (nothing within a few ulps of another), and
+    # differences equal in decimal (here 5e-13 added to 6-decimal values) come out tied
     rng = np.random.default_rng(seed)
     x = np.concatenate((rng.lognormal(size=500), rng.integers(0, 10**6, 500) / 1e6))
     y = np.concatenate((x[:500] * rng.lognormal(0, 0.3, 500), x[500:] + 5e-13))
-    got = continuous._rounded_differences(x, y)
-    np.testing.assert_array_equal(got.view(np.uint64), np.round(y - x, 12).view(np.uint64))
+    got = tied_differences(x, y)
+    np.testing.assert_array_equal(got[:500], y[:500] - x[:500])
+    assert np.unique(got[500:]).size == 1
+    assert got[500] == pytest.approx(5e-13, rel=1e-3)

@@ -23,6 +23,7 @@ import pytest
 
 from ablation.stats import (
     _binom_quantile,
+    _mcnemar_region,
     exact_mcnemar_power,
     exact_minimum_detectable_effect,
     minimum_detectable_effect,
@@ -177,5 +178,7 @@ def test_critical_value_search_ends_on_out_of_order_tails(monkeypatch: pytest.Mo
     def fake_bdtr(k: np.ndarray, n: np.ndarray, p: float) -> np.ndarray:
         return np.where((k > 60) | (k == 49), 1.0, 0.0)
 
-    monkeypatch.setattr(power, "_dist", SimpleNamespace(bdtr=fake_bdtr, ndtri=special.ndtri))
+    monkeypatch.setattr(
+        _mcnemar_region, "_dist", SimpleNamespace(bdtr=fake_bdtr, ndtri=special.ndtri)
+    )
     assert power._critical_k(np.array([100], dtype=np.int64), 0.5).tolist() == [60]

@@ -1,0 +1,72 @@
+"""Paired differences with scale-aware ties and zeros, for the rank and sign statistics (private).
+
+``y − x`` carries the round-off of its operands: when ``x`` and ``y`` are decimals stored as
+floats, each is off by up to half an ulp of itself and the subtraction adds half an ulp of the
+result, so a difference is known only to within ``2·eps·max(|x|, |y|)`` (``eps = 2⁻⁵²``), its
+*tolerance*. Differences equal in decimal can therefore differ in their last bits, and a rank
+test would see ties split (``scipy.stats.wilcoxon`` warns about exactly this). The rule here is
+relative to each pair's own operands, so it is the same at every scale (a rank test must not
+change when the data are multiplied by 10¹³):
+
+* a difference within its tolerance of 0 is zero (and ties only with the other zeros);
+* differences whose magnitudes ``|d|``, sorted, are within the sum of their tolerances of the
+  next are tied (a chain of such steps forms one group), and every member of a group takes the
+  magnitude of the member with the smallest operands (the least round-off), with its own sign.
+
+Differences of exactly representable values (integers, binary fractions) are exact and stay as
+they are; distinct differences farther apart than a few ulps of their operands are never merged.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numpy.typing import ArrayLike, NDArray
+
+from ablation.stats._common import paired_arrays
+
+__all__ = ["TIE_ULPS", "tied_differences"]
+
+TIE_ULPS = 2.0
+"""Tolerance of a difference in units of ``eps·max(|x|, |y|)`` (module docstring)."""
+
+_EPS = float(np.finfo(np.float64).eps)
+
+
+def tied_differences(x: ArrayLike, y: ArrayLike) -> NDArray[np.float64]:
+    """``y − x`` with scale-aware zeros and ties (module docstring); a new array of ``n``.
+
+    Raises:
+        ValueError: On mismatched or non-finite input (as :func:`paired_arrays`).
+    """
+    xa, ya = paired_arrays(x, y)
+    d = ya - xa
+    if d.size == 0:
+        return d
+    tol = np.maximum(np.abs(xa), np.abs(ya))
+    tol *= TIE_ULPS * _EPS  # no overflow: the operands are finite
+    d[np.abs(d) <= tol] = 0.0  # also turns -0.0 into 0.0
+    mag = np.abs(d)
+    # cheap check first: a near tie (0 < gap ≤ the sum of two tolerances) needs two magnitudes
+    # within twice the largest tolerance; with none, nothing is merged (continuous data, or
+    # differences that are exact already)
+    s = np.sort(mag)
+    gaps = np.diff(s)
+    if not ((gaps > 0.0) & (gaps <= 2.0 * float(tol.max())) & (s[:-1] > 0.0)).any():
+        return d
+    order = np.argsort(mag, kind="stable")
+    s, t = mag[order], tol[order]
+    gaps = np.diff(s)
+    new_group = np.empty(s.size, dtype=bool)
+    new_group[0] = True
+    new_group[1:] = (gaps > t[:-1] + t[1:]) | (s[:-1] == 0.0)  # zeros tie only with zeros
+    group = np.cumsum(new_group) - 1
+    # per group (a run of the sorted magnitudes), the member with the smallest tolerance, the
+    # first of them on ties of tolerance: found by one pass over the runs, no second sort
+    starts = np.flatnonzero(new_group)
+    smallest = np.minimum.reduceat(t, starts)
+    candidates = np.flatnonzero(t == smallest[group])
+    firsts = candidates[np.r_[True, group[candidates][1:] != group[candidates][:-1]]]
+    mag[order] = s[firsts][group]
+    out: NDArray[np.float64] = np.copysign(mag, d)
+    out[d == 0.0] = 0.0
+    return out
