@@ -13,6 +13,7 @@ from __future__ import annotations
 import os
 import sqlite3
 import threading
+import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -21,9 +22,23 @@ from typing import Self
 from ablation.errors import StoreError
 from ablation.store.format import DDL, MIGRATIONS, NEWEST_FIRST, SCHEMA_VERSION, listing
 
-__all__ = ["DEFAULT_STORE_PATH", "StoreConnection"]
+__all__ = ["DEFAULT_STORE_PATH", "READ_ONLY_LOCK_WAIT_S", "StoreConnection"]
 
 DEFAULT_STORE_PATH = ".ablation/runs.db"
+
+#: How long a read-only open waits for a lock another process holds on the store (seconds) before
+#: it fails with :class:`StoreError`. It waits in steps of :data:`_LOCK_STEP_S` inside SQLite
+#: and :data:`_LOCK_PAUSE_S` in Python, so a Ctrl-C during the wait ends the command at once.
+READ_ONLY_LOCK_WAIT_S = 30.0
+_LOCK_STEP_S = 0.1
+_LOCK_PAUSE_S = 0.05
+
+# SQLite's primary result codes (``sqlite3.Error.sqlite_errorcode`` is the extended code: the
+# primary one is its low byte) and the extended codes of a WAL index that cannot be created.
+_SQLITE_BUSY = 5
+_SQLITE_READONLY = 8
+_SQLITE_CANTOPEN = 14
+_SQLITE_IOERR_SHM = frozenset({4618, 4874, 5386})  # SQLITE_IOERR_SHMOPEN, _SHMSIZE, _SHMMAP
 
 
 class StoreConnection:
@@ -33,13 +48,16 @@ class StoreConnection:
         path: The database file, relative to the working directory unless absolute; parent
             directories are created. ``":memory:"`` gives a private in-memory store.
         read_only: Open an existing file read-only (``mode=ro``; ``immutable=1`` when even the
-            WAL index cannot be written, e.g. a read-only directory): for reports and exports,
-            which must work on a store the user may only read. Writes then fail with
+            WAL index cannot be written, e.g. a read-only directory, never when the store is
+            locked): for reports and exports, which must work on a store the user may only
+            read. A lock another process holds is waited for, up to
+            :data:`READ_ONLY_LOCK_WAIT_S`, in short steps a Ctrl-C ends. Writes then fail with
             :class:`StoreError`.
 
     Raises:
-        StoreError: if the file cannot be opened, is not a SQLite database, or was written by a
-            newer ``ablation`` (its schema version is above :data:`SCHEMA_VERSION`).
+        StoreError: if the file cannot be opened, is not a SQLite database, was written by a
+            newer ``ablation`` (its schema version is above :data:`SCHEMA_VERSION`), or (read
+            only) stays locked by another process for longer than :data:`READ_ONLY_LOCK_WAIT_S`.
     """
 
     def __init__(
@@ -84,23 +102,55 @@ class StoreConnection:
         self.migrated_from = version if version is not None and version < SCHEMA_VERSION else None
 
     def _open_read_only(self) -> sqlite3.Connection:
+        """Open with ``mode=ro``, waiting for another process's lock in short steps; fall back
+        to ``immutable=1`` only when SQLite cannot open or create the WAL index or lock files
+        (a read-only directory or file system), never for a lock: ``immutable`` ignores the WAL
+        and the locks, so it would read stale data for as long as the store stays open.
+
+        Raises:
+            StoreError: if the file cannot be opened, or another process keeps it locked for
+                longer than :data:`READ_ONLY_LOCK_WAIT_S`.
+        """
         uri = self.path.resolve().as_uri()
-        last: Exception | None = None
-        for query in ("mode=ro", "mode=ro&immutable=1"):
-            conn = None
+        deadline = time.monotonic() + READ_ONLY_LOCK_WAIT_S
+        while True:
             try:
-                conn = sqlite3.connect(
-                    f"{uri}?{query}", uri=True, timeout=30.0, isolation_level=None,
-                    check_same_thread=False,
-                )
-                self.schema_version = self._check_version(conn) or SCHEMA_VERSION
-                conn.execute("SELECT count(*) FROM campaigns").fetchone()
-                return conn
+                conn = self._try_open(f"{uri}?mode=ro")
             except sqlite3.Error as exc:
-                if conn is not None:
-                    conn.close()
-                last = exc
-        raise StoreError(f"cannot open run store {self.path} read-only: {last}")
+                code = getattr(exc, "sqlite_errorcode", None) or 0
+                if code & 0xFF == _SQLITE_BUSY:  # locked: wait, a Ctrl-C between tries ends it
+                    if time.monotonic() >= deadline:
+                        raise StoreError(
+                            f"run store {self.path} is locked by another process (waited "
+                            f"{READ_ONLY_LOCK_WAIT_S:g} s): try again when it is released"
+                        ) from exc
+                    time.sleep(_LOCK_PAUSE_S)
+                    continue
+                if code & 0xFF not in (_SQLITE_CANTOPEN, _SQLITE_READONLY) and (
+                    code not in _SQLITE_IOERR_SHM
+                ):
+                    raise StoreError(f"cannot open run store {self.path} read-only: {exc}") from exc
+                break  # no WAL index here: read the file as it is
+            # later reads wait for a lock as long as the open may (a WAL reader rarely meets one)
+            conn.execute(f"PRAGMA busy_timeout = {int(READ_ONLY_LOCK_WAIT_S * 1000)}")
+            return conn
+        try:
+            return self._try_open(f"{uri}?mode=ro&immutable=1")
+        except sqlite3.Error as exc:
+            raise StoreError(f"cannot open run store {self.path} read-only: {exc}") from exc
+
+    def _try_open(self, uri: str) -> sqlite3.Connection:
+        """One read-only open of ``uri`` (SQLite waits :data:`_LOCK_STEP_S` for a lock)."""
+        conn = sqlite3.connect(
+            uri, uri=True, timeout=_LOCK_STEP_S, isolation_level=None, check_same_thread=False
+        )
+        try:
+            self.schema_version = self._check_version(conn) or SCHEMA_VERSION
+            conn.execute("SELECT count(*) FROM campaigns").fetchone()
+        except BaseException:
+            conn.close()
+            raise
+        return conn
 
     def _check_version(self, conn: sqlite3.Connection) -> int | None:
         """The store's schema version (``None`` for a new file); a newer one is an error."""
