@@ -83,6 +83,10 @@ def _print_sample_size(psi: float, uplift: float, alpha: float, power: float, al
     if result.exact_power is not None:
         print(f"exact McNemar test (what the report runs) at {result.n} tasks: power "
               f"{100 * result.exact_power:.1f}%")
+    else:
+        from ablation.stats.power import EXACT_POWER_MAX_N
+
+        print(f"exact McNemar power not computed above {EXACT_POWER_MAX_N} tasks")
     if result.n_exact_test is not None:
         print(f"tasks needed for {100 * power:g}% power with the exact McNemar test: "
               f"{result.n_exact_test}")

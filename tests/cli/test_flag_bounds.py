@@ -5,6 +5,8 @@ agents and an overflow is that trial's error, not the campaign's.
 
 from __future__ import annotations
 
+import math
+
 import json
 import sqlite3
 import sys
@@ -67,8 +69,7 @@ def test_a_bad_numeric_flag_is_one_line_naming_it(
     ("discordance", "uplift", "fragment"),
     [("0.05", "0.1", "cannot exceed the discordance 0.05"),
      ("0.05", "-0.1", "cannot exceed the discordance 0.05"),
-     ("0.05", "1e-300", "--uplift 1e-300 must be at least 1e-06 in size"),
-     ("1", "0.000001", "cannot plan for --discordance 1.0 --uplift 1e-06")],
+     ("0.05", "1e-300", "--uplift 1e-300 must be at least 1e-06 in size")],
 )
 def test_plan_errors_name_the_flags(
     capsys: pytest.CaptureFixture[str], discordance: str, uplift: str, fragment: str
@@ -76,6 +77,22 @@ def test_plan_errors_name_the_flags(
     code = main(["plan", "--discordance", discordance, "--uplift", uplift])
     [line] = capsys.readouterr().err.strip().splitlines()
     assert code == 1 and fragment in line and "psi" not in line
+
+
+def test_a_plan_past_the_exact_power_limit_gives_connors_n_and_says_why_no_more(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """Connor's n is defined at any size; the exact power is not computed past 10^7 tasks (this
+    plan once failed with an internal limit's message)."""
+    from scipy.stats import norm
+
+    code = main(["plan", "--discordance", "1", "--uplift", "0.000001"])
+    out = capsys.readouterr().out
+    # Connor (1987): n = (z_a/2 sqrt(psi) + z_b sqrt(psi - delta^2))^2 / delta^2
+    n = (norm.ppf(0.975) + norm.ppf(0.8) * math.sqrt(1 - 1e-12)) ** 2 / 1e-12
+    printed = int(out.split("tasks needed: ", 1)[1].split()[0])
+    assert code == 0 and abs(printed - n) <= 1e-9 * n
+    assert "exact McNemar power not computed above 10000000 tasks" in out
 
 
 @pytest.mark.parametrize(
