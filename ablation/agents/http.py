@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import http.client
+import io
 import json
+import socket
 import time
 import urllib.error
 import urllib.parse
@@ -40,6 +42,84 @@ class _NoRedirect(urllib.request.HTTPRedirectHandler):
         return None
 
 
+class _DeadlineReader(io.RawIOBase):
+    """A socket's reader whose every ``recv`` waits at most until the call's deadline."""
+
+    def __init__(self, sock: socket.socket, deadline: float) -> None:
+        super().__init__()
+        self._sock = sock
+        self._raw: Any = sock.makefile("rb", buffering=0)
+        self._deadline = deadline
+
+    def readable(self) -> bool:
+        return True
+
+    def readinto(self, buffer: Any) -> int | None:
+        remaining = self._deadline - time.monotonic()
+        if remaining <= 0:
+            raise TimeoutError("the call's deadline passed")
+        self._sock.settimeout(remaining)
+        return int(self._raw.readinto(buffer))
+
+    def close(self) -> None:
+        self._raw.close()
+        super().close()
+
+
+class _DeadlineResponse(http.client.HTTPResponse):
+    """A response whose status line, headers and body are all read before the deadline."""
+
+    _deadline: float = float("inf")
+
+    def __init__(self, sock: socket.socket, *args: Any, **kwargs: Any) -> None:
+        super().__init__(sock, *args, **kwargs)
+        self.fp.close()  # the plain makefile() reader, replaced before anything is read
+        self.fp = io.BufferedReader(_DeadlineReader(sock, self._deadline))
+
+
+class _DeadlineConnection:
+    """Connect, send and read within one deadline (set on the subclass that mixes it in)."""
+
+    sock: Any
+    timeout: Any
+    _deadline: float
+
+    def connect(self) -> None:
+        remaining = self._deadline - time.monotonic()
+        if remaining <= 0:
+            raise TimeoutError("the call's deadline passed")
+        self.timeout = remaining
+        super().connect()  # type: ignore[misc]
+        # sendall's timeout bounds the whole send (Python >= 3.5).
+        self.sock.settimeout(max(self._deadline - time.monotonic(), 0.001))
+
+
+class _DeadlineHandler(urllib.request.AbstractHTTPHandler):
+    """Opens http(s) URLs through connections that end the whole exchange by ``deadline``:
+    connect, send, status line, headers and body (not only each read, as urllib's timeout)."""
+
+    def __init__(self, deadline: float, **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        self._deadline = deadline
+
+    def do_open(self, http_class: Any, req: Any, **http_conn_args: Any) -> Any:
+        response = type("_Response", (_DeadlineResponse,), {"_deadline": self._deadline})
+        connection: Any = type(
+            "_Connection",
+            (_DeadlineConnection, http_class),
+            {"_deadline": self._deadline, "response_class": response},
+        )
+        return super().do_open(connection, req, **http_conn_args)
+
+
+class _DeadlineHTTPHandler(_DeadlineHandler, urllib.request.HTTPHandler):
+    """``http://`` within the call's deadline."""
+
+
+class _DeadlineHTTPSHandler(_DeadlineHandler, urllib.request.HTTPSHandler):
+    """``https://`` within the call's deadline."""
+
+
 class HttpAgent:
     """An agent behind an HTTP endpoint: POST ``{"input": ...}`` as JSON, read JSON back.
 
@@ -50,8 +130,9 @@ class HttpAgent:
     The body is read as a stream, in chunks: a body past ``max_output_bytes`` (declared by
     ``Content-Length`` or counted as it arrives) is the call's :class:`AgentHttpError` and the
     connection is closed without reading the rest; an error status reads at most 4 KiB of its
-    body for the message. The whole call, body included, ends within ``timeout_s``, so a
-    download the engine abandoned after its own timeout (a server trickling bytes) stops too.
+    body for the message. The whole call (connection, request, status line, headers and body)
+    ends within ``timeout_s``: every read waits at most until that deadline, so a download the
+    engine abandoned after its own timeout (a server trickling bytes, even header lines) stops.
 
     Args:
         url: An ``http://`` or ``https://`` URL.
@@ -112,8 +193,10 @@ class HttpAgent:
         headers = {"Content-Type": "application/json", "Accept": "application/json"}
         headers.update(self.headers)
         request = urllib.request.Request(self.url, data=body, headers=headers, method="POST")
-        opener = urllib.request.build_opener(_NoRedirect)
         deadline = time.monotonic() + self.timeout_s
+        opener = urllib.request.build_opener(
+            _NoRedirect, _DeadlineHTTPHandler(deadline), _DeadlineHTTPSHandler(deadline)
+        )
         try:
             with opener.open(request, timeout=self.timeout_s) as response:
                 status = int(response.status)

@@ -43,7 +43,7 @@ def _run(args: argparse.Namespace, stream: TextIO) -> int:
     tasks = open_suite(args.suite)  # a JSONL suite is streamed, pass by pass
     # Agents are named by their spec, so a resume from the same command line matches.
     baseline, *candidates = user_code.load_agents([args.baseline, *args.candidate], s)
-    scorers = user_code.scorers(s.get("quality") or [])
+    scorers = user_code.scorers(s.get("quality") or [], s)
     if s.get("no_store") and (args.resume or args.reuse_baseline):
         raise UsageError("--resume and --reuse-baseline need a store (drop --no-store)")
     from ablation.store.run_store import RunStore

@@ -23,8 +23,15 @@ def executor(s: dict[str, Any]) -> Iterator[Any]:
         yield None
 
 
-def scorers(specs: Sequence[str]) -> list[Any]:
-    """The ``--quality`` scorers: a built-in name, or a spec of a scorer (a class is instantiated)."""
+def scorers(specs: Sequence[str], s: dict[str, Any] | None = None) -> list[Any]:
+    """The ``--quality`` scorers: a built-in name, or a spec of a scorer (a class is instantiated).
+
+    A spec that cannot be loaded is one :class:`~ablation.cli.parser.UsageError` naming where it
+    was set (``argument --quality: ...`` or ``FILE [tool.ablation] quality: ...``, from ``s``).
+    """
+    from ablation.cli.options import where_set
+    from ablation.cli.parser import UsageError
+    from ablation.errors import AgentSpecError
     from ablation.evaluate import quality
     from ablation.sources.agent_specs import load_agent
 
@@ -33,9 +40,19 @@ def scorers(specs: Sequence[str]) -> list[Any]:
     for spec in specs:
         if spec in builtin:
             out.append(builtin[spec]())
-        else:
+            continue
+        try:
             obj = load_agent(spec)
-            out.append(obj() if isinstance(obj, type) else obj)
+        except AgentSpecError as exc:
+            where = where_set("quality", s or {})
+            where = f"argument {where}" if where.startswith("-") else where
+            if str(exc).startswith("not an agent spec"):
+                raise UsageError(
+                    f"{where}: not a quality scorer: {spec!r}; expected a built-in "
+                    f"({', '.join(builtin)}), 'path/to/file.py:NAME' or 'pkg.mod:NAME'"
+                ) from None
+            raise UsageError(f"{where}: cannot load the quality scorer {spec!r}: {exc}") from None
+        out.append(obj() if isinstance(obj, type) else obj)
     return out
 
 

@@ -11,7 +11,6 @@ allowed); line numbers count from 1.
 from __future__ import annotations
 
 import importlib
-import json
 import math
 import os
 import re
@@ -31,7 +30,14 @@ from ablation.sources.modules import (
     import_by_name,
     split_py_attr,
 )
-from ablation.sources.text import exc_text, file_error, short_repr
+from ablation.sources.text import (
+    MAX_JSON_DEPTH,
+    exc_text,
+    file_error,
+    load_json,
+    nested_too_deep,
+    short_repr,
+)
 
 __all__ = ["JsonlSuite", "load_suite", "open_suite"]
 
@@ -192,16 +198,16 @@ def _jsonl_tasks(path: Path, display: str) -> Iterator[AblationTask]:
 
     for line, raw in _streamed_lines(path, display):
         task_id = None
-        try:
-            obj = json.loads(raw)
-        except json.JSONDecodeError as exc:
-            raise fail(f"malformed JSON ({exc.msg} at column {exc.colno})") from None
+        obj = load_json(raw, display, line)  # malformed, too deep to decode, a huge integer
         if not isinstance(obj, dict):
             raise fail(f"expected a JSON object (one task per line), got {type(obj).__name__}")
         raw_id = obj.get("task_id")
         if raw_id is None or raw_id == "":
             raise fail("missing task_id")
         task_id = raw_id if isinstance(raw_id, str) else short_repr(raw_id)
+        for name, value in obj.items():
+            if nested_too_deep(value):
+                raise fail(f"field {name!r} is nested more than {MAX_JSON_DEPTH} levels deep")
         if task_id in first_line:
             raise fail(
                 f"duplicate task id, first on line {first_line[task_id]}, again on line {line}"

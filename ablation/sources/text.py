@@ -22,12 +22,14 @@ from ablation.errors import InputError
 
 __all__ = [
     "MAX_BYTES",
+    "MAX_JSON_DEPTH",
     "ErrorType",
     "decode_text",
     "exc_text",
     "file_error",
     "json_array_items",
     "load_json",
+    "nested_too_deep",
     "nonblank_lines",
     "one_line",
     "read_source",
@@ -47,6 +49,10 @@ MAX_BYTES = 256 << 20
 #: is refused as a decompression bomb (text logs compress 5 to 50 times; a bomb about 1000).
 MAX_RATIO = 250
 _RATIO_AFTER = 32 << 20
+#: Deepest nesting of lists and objects accepted in one field of a JSONL suite line or a result
+#: row: the checks and conversions after reading recurse, and must stay far from the
+#: interpreter's recursion limit (1000 frames) however deep the call stack is by then.
+MAX_JSON_DEPTH = 100
 _STEP = 1 << 20
 
 
@@ -70,7 +76,9 @@ def one_line(text: str) -> str:
 
 
 def short_repr(value: Any, limit: int = 80) -> str:
-    """``repr(value)``, cut to ``limit`` characters."""
+    """``repr(value)``, cut to ``limit`` characters (a placeholder for a value too deep to repr)."""
+    if nested_too_deep(value):
+        return f"<nested more than {MAX_JSON_DEPTH} levels deep>"
     text = repr(value)
     return text if len(text) <= limit else text[: limit - 3] + "..."
 
@@ -188,6 +196,22 @@ def load_json(raw: str, display: str, line: int | None = None, cls: ErrorType = 
         limit = sys.get_int_max_str_digits()
         raise file_error(cls, display, f"JSON number too large (an integer over {limit} digits)",
                          line=line) from None
+
+
+def nested_too_deep(value: Any, limit: int = MAX_JSON_DEPTH) -> bool:
+    """Whether ``value`` nests lists, tuples or dicts more than ``limit`` levels deep (``[]`` is
+    one level, a scalar none). Walks the value without recursing, so any depth is safe to ask."""
+    stack = [(value, 1)] if isinstance(value, _NESTED) else []
+    while stack:
+        item, depth = stack.pop()
+        if depth > limit:
+            return True
+        children = item.values() if isinstance(item, dict) else item
+        stack.extend((child, depth + 1) for child in children if isinstance(child, _NESTED))
+    return False
+
+
+_NESTED = (dict, list, tuple)
 
 
 def decode_text(data: bytes, display: str, cls: ErrorType = InputError) -> str:

@@ -17,7 +17,7 @@ from typing import Any, TypeVar
 from ablation.errors import InputError, validation_line
 from ablation.outputs import VALUE_LIMIT, usable_number
 from ablation.schema import COUNT_LIMIT, RUN_LIMIT, TaskResult, safe_text
-from ablation.sources.text import MAX_BYTES, file_error, short_repr
+from ablation.sources.text import MAX_BYTES, MAX_JSON_DEPTH, file_error, nested_too_deep, short_repr
 
 __all__ = [
     "MISSING",
@@ -209,6 +209,9 @@ def checked_rows(
         def fail(problem: str, task_id: str | None = task_id, line: int = line) -> Exception:
             return file_error(InputError, display, problem, line=line, task_id=task_id)
 
+        for name, value in row.extra.items():  # TaskResult's conversions recurse
+            if nested_too_deep(value):
+                raise fail(f"field {name!r} is nested more than {MAX_JSON_DEPTH} levels deep")
         run = _run(row.run, fail)
         if options.numeric:
             if row.status == "completed":  # a failed trial has no value (never a guessed one)
