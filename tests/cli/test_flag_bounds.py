@@ -5,9 +5,8 @@ agents and an overflow is that trial's error, not the campaign's.
 
 from __future__ import annotations
 
-import math
-
 import json
+import math
 import sqlite3
 import sys
 from pathlib import Path
