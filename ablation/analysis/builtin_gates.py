@@ -344,5 +344,13 @@ class RegressionGate(BuiltinGate):
     def judge(self, policy: GatePolicy, report: AblationReport, alpha: float) -> list[GateResult]:
         if not policy.no_significant_regression:
             return [_regression_off(report, alpha)]
+        if report.n_paired == 0:  # a test with no data did not run: never a pass
+            return [
+                GateResult(
+                    name=GATE_REGRESSION,
+                    status="inconclusive",
+                    evidence="no task was paired: the one-sided test had no data and did not run.",
+                )
+            ]
         p, desc = regression_test(report)
         return [judge_significance(GATE_REGRESSION, p, desc, list(report.regressions), alpha)]

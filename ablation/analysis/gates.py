@@ -18,7 +18,7 @@ Gates, in the order they are reported:
    non-inferiority test of each named metric, judged the same way.
 5. ``"no significant regression"`` (``policy.no_significant_regression``, on by default):
    one-sided exact McNemar for "candidate worse" (with repeated runs: the paired t on per-task
-   pass fractions, one-sided), and
+   pass fractions, one-sided; with no paired task no test runs and the gate is inconclusive), and
 6. ``"no significant latency regression"`` (``policy.max_latency_ratio``, opt-in): one-sided test
    that the geometric-mean latency ratio exceeds the limit.
 

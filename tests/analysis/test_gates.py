@@ -329,6 +329,9 @@ def test_a_report_with_nothing_paired_fails() -> None:
     gate = _gate(judged, GATE_INVENTORY)
     assert gate.status == "fail" and "no task was paired" in gate.evidence
     assert judged.verdict == "fail" and exit_code_for(judged) == 2
+    # the regression test had no data: it did not run, so it did not pass (it once said PASS, p = 1)
+    regression = _gate(judged, GATE_REGRESSION)
+    assert regression.status == "inconclusive" and regression.pvalue is None
     # with pairs, the inventory gate is not listed
     assert GATE_INVENTORY not in [
         g.name for g in evaluate_gates(simple_report(5, 0, 0, 0), GatePolicy()).gates
