@@ -99,11 +99,31 @@ def _joined(values: Iterable[str]) -> str | None:
 
 
 def with_notes(report: AblationReport, data: PairedData, alpha: float) -> AblationReport:
-    """``report`` with its change notes and each arm's cost currency and source."""
-    update: dict[str, object] = {"notes": change_notes(report, alpha)}
+    """``report`` with its change notes and each arm's cost currency and source.
+
+    Costs in different currencies are not comparable: when the arms' stated currencies differ,
+    or an arm mixes several, the paired cost comparison and the cost's non-inferiority test are
+    dropped (a cost gate then fails, having nothing to judge) and a note says why.
+    """
+    update: dict[str, object] = {}
+    currencies: list[str | None] = []
     for arm in ("baseline", "candidate"):
         summary = getattr(report, arm)
         if summary.cost_total is not None:
             currency, source = cost_units(data, arm)
+            currencies.append(currency)
             update[arm] = summary.model_copy(update={"cost_currency": currency, "cost_source": source})
+    mixed = len(currencies) == 2 and currencies[0] != currencies[1] and any(currencies)
+    mixed = mixed or any("+" in (c or "") for c in currencies)
+    notes: list[str] = []
+    if mixed:
+        ni = {k: v for k, v in report.metric_noninferiority.items() if k != "cost"}
+        metrics = {k: v for k, v in report.metrics.items() if k != "cost"}
+        report = report.model_copy(update={"cost": None, "metrics": metrics, "metric_noninferiority": ni})
+        said = [c or "unstated" for c in currencies]
+        notes.append(
+            f"costs are in different currencies (baseline {said[0]}, candidate {said[-1]}): not "
+            "compared, and a cost gate has nothing to judge"
+        )
+    update["notes"] = notes + change_notes(report, alpha)
     return report.model_copy(update=update)
