@@ -8,8 +8,10 @@ from ablation import CampaignConfig, GatePolicy, TaskResult, compare_results
 
 def _arm(arm: str, amount: float, currency: str | None) -> list[TaskResult]:
     return [
-        TaskResult(task_id=f"t{i:02d}", arm=arm, passed=True, cost=amount + 0.01 * i,
-                   cost_currency=currency, cost_source="agent")  # fmt: skip
+        TaskResult(
+            task_id=f"t{i:02d}", arm=arm, passed=True, cost=amount + 0.01 * i,
+            cost_currency=currency, cost_source="agent",
+        )
         for i in range(20)
     ]
 
