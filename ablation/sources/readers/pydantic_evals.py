@@ -6,7 +6,9 @@ The document is one object with ``cases[]``; each case has ``name``, ``assertion
 repeat belongs to). Mapping: id = ``source_case_name`` or ``name``; run = ``k - 1`` of the
 repeat's name suffix `` [k/n]``, else the repeat's position among the rows of its case (0, 1,
 ...); verdict = the assertion ``--field`` names, or, by default, all assertions passed; scores → quality; numeric ``metrics`` → metrics; ``task_duration`` →
-latency. ``failures[]`` (cases whose task raised) become error trials, never dropped: the type
+latency. A case whose ``evaluator_failures`` holds an evaluator the verdict rests on (every one
+by default, the one ``--field`` names otherwise) is an error trial at the ``verifier`` stage,
+never a pass or fail. ``failures[]`` (cases whose task raised) become error trials, never dropped: the type
 and message of ``error_message`` (``"RuntimeError: ..."``) are the error's, at the ``agent``
 stage, with the end of ``error_stacktrace``.
 
@@ -82,11 +84,13 @@ def rows(doc: Mapping[str, Any], display: str, options: ReadOptions) -> Iterator
             continue
         metrics = json_numbers((case.get("metrics") or {}).items())
         usage = named_usage(lambda: _usage(metrics), display, number, task_id)  # noqa: B023 (called now)
+        crashed = _crashed_evaluator(case, options.field)
         yield Row(
             number,
             task_id,
-            _verdict(case, options.field),
+            None if crashed else _verdict(case, options.field),
             run=run,
+            **(_evaluator_error(crashed) if crashed else {}),
             latency_s=json_number(case.get("task_duration")),
             cost=metrics.get("cost"),
             tokens=None if usage is None else float(usage.input_tokens + usage.output_tokens),
@@ -96,8 +100,35 @@ def rows(doc: Mapping[str, Any], display: str, options: ReadOptions) -> Iterator
             extra={**texts, **detail_fields(
                 output=case.get("output"), usage=usage, trace=_case_trace(case),
                 verifier_note=_reasons(case.get("assertions")),
+                **(_evaluator_texts(crashed) if crashed else {}),
             )},
         )
+
+
+def _crashed_evaluator(case: Mapping[str, Any], field: str | None) -> Mapping[str, Any] | None:
+    """The failure of an evaluator the verdict rests on (every one by default, else the one
+    ``field`` names), or ``None``: a crashed check is the trial's error, never a pass or fail."""
+    for failure in case.get("evaluator_failures") or []:
+        if isinstance(failure, Mapping) and (field is None or failure.get("name") == field):
+            return failure
+    return None
+
+
+def _evaluator_error(failure: Mapping[str, Any]) -> dict[str, Any]:
+    message = failure.get("error_message")
+    error_type, _ = split_error(message) if isinstance(message, str) else (None, None)
+    return {"status": "error", "error_type": error_type or "EvaluatorFailure"}
+
+
+def _evaluator_texts(failure: Mapping[str, Any]) -> dict[str, Any]:
+    message, trace = failure.get("error_message"), failure.get("error_stacktrace")
+    _, text = split_error(message) if isinstance(message, str) else (None, None)
+    name = failure.get("name")
+    return {
+        "error_stage": "verifier",
+        "error_message": clip(f"evaluator {name!r}: {text}" if text else f"evaluator {name!r} failed"),
+        "error_traceback": clip_tail(trace) if isinstance(trace, str) else None,
+    }
 
 
 def _failure(number: int, task_id: Any, run: Any, case: Mapping[str, Any], texts: dict[str, Any]) -> Row:
