@@ -122,9 +122,14 @@ def _gate_fields(s: dict[str, Any]) -> dict[str, Any]:
     gates: dict[str, Any] = {}
     allow = bool(s.get("allow_significant_regression"))
     if allow and s.get("no_significant_regression") is True:
-        raise ConfigError(
-            "--allow-significant-regression and --no-significant-regression contradict each other"
-        )
+        from_file = s.get(FROM_FILE, {})
+        pair = ("allow_significant_regression", "no_significant_regression")
+        flags = [key for key in pair if key not in from_file]
+        if len(flags) != 1:  # both on the command line, or both in the file
+            raise ConfigError(
+                f"{where_set(pair[0], s)} and {where_set(pair[1], s)} contradict each other"
+            )
+        allow = flags[0] == pair[0]  # a flag wins over the file
     if allow or s.get("no_significant_regression") is False:
         gates["no_significant_regression"] = False
     elif s.get("no_significant_regression") is True:

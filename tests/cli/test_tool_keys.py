@@ -25,6 +25,7 @@ from ablation.cli.options import campaign_config, merged_settings
 from ablation.cli.parser import build_parser
 from ablation.cli.tool_settings import known_keys
 from ablation.config import ModelPrice
+from ablation.errors import ConfigError
 
 AGENTS = str(Path(__file__).resolve().parents[1] / "helpers" / "sdk_agents.py")
 
@@ -208,3 +209,31 @@ def test_a_misspelt_metric_is_a_usage_error_listing_the_known_ones(
     out, err = capsys.readouterr()
     assert out == "" and err.count("\n") == 1
     assert named in err and "'helpfulnes'" in err and "latency_s" in err
+
+
+@pytest.mark.parametrize(
+    ("table", "flag", "gate_on"),
+    [("allow-significant-regression = true", "--no-significant-regression", True),
+     ("no-significant-regression = true", "--allow-significant-regression", False)],
+)
+def test_a_flag_wins_over_the_opposite_key_in_the_file(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, table: str, flag: str, gate_on: bool
+) -> None:
+    """The first case was refused as a contradiction the user never typed."""
+    (tmp_path / "pyproject.toml").write_text(f"[tool.ablation]\n{table}\n", encoding="utf-8")
+    monkeypatch.chdir(tmp_path)
+    args = build_parser("compare").parse_args(["compare", "b.jsonl", "a.jsonl", flag])
+    config = campaign_config({**merged_settings(args), "n_candidates": 1})
+    assert config.gates.no_significant_regression is gate_on
+
+
+def test_both_opposite_keys_in_the_file_are_named_where_they_were_set(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    table = "allow-significant-regression = true\nno-significant-regression = true"
+    (tmp_path / "pyproject.toml").write_text(f"[tool.ablation]\n{table}\n", encoding="utf-8")
+    monkeypatch.chdir(tmp_path)
+    args = build_parser("compare").parse_args(["compare", "b.jsonl", "a.jsonl"])
+    with pytest.raises(ConfigError, match=r"\[tool.ablation\] allow_significant_regression and .*"
+                       r"\[tool.ablation\] no_significant_regression contradict each other"):
+        campaign_config({**merged_settings(args), "n_candidates": 1})
