@@ -113,7 +113,8 @@ ALLOWED: dict[str, set[str]] = {
         "analysis.pass_note",
         "analysis.sequential_gates",
     },
-    "analysis.numeric": MODELS | {"stats", "analysis.builtin_gates", "analysis.completeness"},
+    "analysis.numeric": MODELS
+    | {"stats", "analysis.builtin_gates", "analysis.completeness", "analysis.metric_margins"},
     "analysis.sequential_gates": MODELS | {"analysis.builtin_gates"},
     "analysis.sequential": MODELS
     | {

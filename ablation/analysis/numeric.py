@@ -7,11 +7,12 @@ the mean difference with its paired-t interval at ``confidence_level``
 shown from :data:`ablation.stats.MEAN_DIFFERENCE_MIN_N` pairs as in the report (below, skewed
 per-task differences make it under-cover; ``ci_note`` says so), the Wilcoxon signed-rank test and
 the sign test. A task *regressed* when its value fell by more than ``regression_delta``, *improved* when
-it rose by more than that.
+it rose by more than that; for a field named as a lower-is-better metric (``cost``, ``latency_s``,
+``tokens``: :data:`~ablation.analysis.metric_margins.LOWER_IS_BETTER`, by the last part of its
+path) the other way round, and the regression gate tests a rise.
 
 Two release gates (:class:`~ablation.report.GateResult`, named and worded as the report's gates of
-:mod:`ablation.analysis.builtin_gates` and :mod:`ablation.analysis.completeness`; this layer may
-not import them, ``tests/analysis/test_numeric.py`` checks the names are the same):
+:mod:`ablation.analysis.builtin_gates` and :mod:`ablation.analysis.completeness`):
 
 - ``"complete comparison"`` (``GatePolicy.require_complete``): fails when an expected task has no
   value in an arm (ids on one side only; with ``expected_ids``, an expected id missing from either
@@ -20,7 +21,8 @@ not import them, ``tests/analysis/test_numeric.py`` checks the names are the sam
   either arm, at least one: a failed trial has no value). Ids outside ``expected_ids`` are
   ``unknown``: neither paired nor missing.
 - ``"no significant regression"`` (``GatePolicy.no_significant_regression``): the one-sided
-  paired t test of ``d + regression_delta < 0`` at ``alpha``, on its own (not adjusted).
+  paired t test of ``d + regression_delta < 0`` (lower-is-better: ``d - regression_delta > 0``)
+  at ``alpha``, on its own (not adjusted).
 
 A gate turned off is listed as ``"off"`` with what it would have said. The verdict is ``"fail"``
 when any gate is neither ``"pass"`` nor ``"off"``.
@@ -40,6 +42,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from ablation.analysis.builtin_gates import GATE_REGRESSION
 from ablation.analysis.completeness import GATE_COMPLETENESS
+from ablation.analysis.metric_margins import LOWER_IS_BETTER
 from ablation.config import GatePolicy
 from ablation.report import GateResult
 from ablation.schema import TaskResult
@@ -99,6 +102,7 @@ class NumericComparison(BaseModel):
     wilcoxon_pvalue: float
     sign_pvalue: float
     regression_delta: float
+    lower_is_better: bool = False
     regressions: list[str]
     improvements: list[str]
     only_baseline: list[str]
@@ -174,8 +178,10 @@ def compare_numeric(
     x = np.array([baseline[t] for t in ids])
     y = np.array([candidate[t] for t in ids])
     t = paired_t_test(x, y, confidence_level=confidence_level)
-    gate = paired_t_test(x, y + regression_delta, alternative="less")
-    d = y - x
+    lower = field.rsplit(".", 1)[-1] in LOWER_IS_BETTER
+    gate = paired_t_test(x, y - regression_delta, alternative="greater") if lower else paired_t_test(
+        x, y + regression_delta, alternative="less")  # fmt: skip
+    d = -(y - x) if lower else y - x  # > 0: better
     shown = len(ids) >= MEAN_DIFFERENCE_MIN_N
     note = None if shown else (
         f"no interval for the mean difference below {MEAN_DIFFERENCE_MIN_N} pairs ({len(ids)} "
@@ -187,7 +193,7 @@ def compare_numeric(
         n_pairs=len(ids),
         baseline_mean=float(x.mean()),
         candidate_mean=float(y.mean()),
-        mean_difference=float(d.mean()),
+        mean_difference=float((y - x).mean()),
         ci_low=float(t.confidence_interval.low) if shown else None,
         ci_high=float(t.confidence_interval.high) if shown else None,
         confidence_level=confidence_level,
@@ -196,6 +202,7 @@ def compare_numeric(
         wilcoxon_pvalue=wilcoxon_signed_rank(x, y).pvalue,
         sign_pvalue=sign_test(x, y).pvalue,
         regression_delta=regression_delta,
+        lower_is_better=lower,
         regressions=[i for i, v in zip(ids, d, strict=True) if v < -regression_delta],
         improvements=[i for i, v in zip(ids, d, strict=True) if v > regression_delta],
         only_baseline=[i for i in baseline if i not in candidate],
@@ -280,7 +287,8 @@ def _regression_gate(c: NumericComparison, policy: GatePolicy) -> GateResult:
     p, a = c.gate_pvalue, c.alpha
     failed = p < a
     desc = (
-        f"one-sided paired t on per-task {c.field} (H1: candidate worse by more than "
+        f"one-sided paired t on per-task {c.field} (H1: candidate worse"
+        f"{' (higher: lower is better)' if c.lower_is_better else ''} by more than "
         f"{c.regression_delta:g}), mean difference {c.mean_difference:+.4g} over {c.n_pairs} pairs"
     )
     if not policy.no_significant_regression:
@@ -307,14 +315,15 @@ def numeric_lines(c: NumericComparison) -> list[str]:
         if c.ci_low is not None and c.ci_high is not None
         else str(c.ci_note)
     )
+    worse, better = ("rise", "drop") if c.lower_is_better else ("drop", "rise")
     lines = [
-        f"numeric field {c.field!r}: {c.n_pairs} paired tasks of {c.n_expected or c.n_pairs} expected",
+        f"numeric field {c.field!r}{' (lower is better)' if c.lower_is_better else ''}: {c.n_pairs} paired tasks of {c.n_expected or c.n_pairs} expected",
         f"mean baseline {c.baseline_mean:.4g}, candidate {c.candidate_mean:.4g}, difference "
         f"{c.mean_difference:+.4g} ({ci}, "
         f"paired t p = {c.t_pvalue:.3g}; Wilcoxon p = {c.wilcoxon_pvalue:.3g}; sign test p = "
         f"{c.sign_pvalue:.3g})",
-        f"regressions (drop > {c.regression_delta:g}): {', '.join(c.regressions) or 'none'}",
-        f"improvements (rise > {c.regression_delta:g}): {', '.join(c.improvements) or 'none'}",
+        f"regressions ({worse} > {c.regression_delta:g}): {', '.join(c.regressions) or 'none'}",
+        f"improvements ({better} > {c.regression_delta:g}): {', '.join(c.improvements) or 'none'}",
     ]
     if c.only_baseline or c.only_candidate:
         lines.append(f"unpaired: baseline only {c.only_baseline}, candidate only {c.only_candidate}")

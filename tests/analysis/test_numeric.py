@@ -113,3 +113,19 @@ def test_regression_gate_off_keeps_the_scipy_p() -> None:
     assert c.gates[1].status == "off" and c.gates[1].pvalue == pytest.approx(ref, rel=1e-9)
     assert "would have failed" in c.gates[1].evidence and c.verdict == "pass" and c.exit_code == 0
     assert c.t_pvalue == pytest.approx(stats.ttest_rel(y, x).pvalue, rel=1e-9)
+
+
+def test_a_lower_is_better_field_regresses_when_it_rises() -> None:
+    """``--field cost`` once failed 'no significant regression' because the cost fell."""
+    base = {f"t{i}": 1.0 + 0.1 * i for i in range(8)}
+    cheaper = {t: v / 2 + 0.01 * (i % 3) for i, (t, v) in enumerate(base.items())}
+    down = compare_numeric(base, cheaper, field="metrics.cost")
+    assert down.lower_is_better and down.verdict == "pass"
+    assert down.improvements == list(base) and down.regressions == []
+    up = compare_numeric(cheaper, base, field="cost", regression_delta=0.05)
+    ids = list(base)
+    ref = stats.ttest_rel([base[t] - 0.05 for t in ids], [cheaper[t] for t in ids], alternative="greater")
+    assert abs(up.gate_pvalue - ref.pvalue) < 1e-12 and up.verdict == "fail"
+    assert up.regressions == ids and up.mean_difference > 0
+    score = compare_numeric(base, cheaper, field="score")  # higher is better, as before
+    assert not score.lower_is_better and score.verdict == "fail"
