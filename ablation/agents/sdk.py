@@ -27,6 +27,17 @@ __all__ = ["TRACE_MESSAGES", "pydantic_ai_runner", "sdk_output"]
 #: At most this many messages of a pydantic-ai run are kept as its trace (the first ones).
 TRACE_MESSAGES = 200
 _TRACE_TEXT = 2000  # characters of one message part's content kept in the trace
+#: The contents pydantic-ai gives the return of an output tool's call, and of a function tool's
+#: call it skipped (a final result was already processed): calls its ``RunUsage`` does not count.
+_NOT_RUN = frozenset({
+    "Final result processed.",
+    "Output not used as the final result - addressing tool retries from this round first.",
+    "Output tool not used - a final result was already processed.",
+    "Output tool processed, but its value will not be the final result of the agent run.",
+    "Output tool not used - output function execution failed.",
+    "Output tool not used - output failed validation.",
+    "Tool not executed - a final result was already processed.",
+})  # fmt: skip
 
 
 def _get(obj: Any, *names: str) -> Any:
@@ -46,9 +57,11 @@ def _count(names: Iterable[str]) -> dict[str, int]:
 
 
 def _chat_completion(resp: Any) -> AgentOutput:
-    """An OpenAI ``ChatCompletion``: the first choice's text, usage and tool calls."""
+    """An OpenAI ``ChatCompletion``: the first choice's text, usage and tool calls (a ``function``
+    call under its function's name, a ``custom`` one under its custom tool's)."""
     message = resp.choices[0].message if resp.choices else None
     calls = (_get(message, "tool_calls") or []) if message is not None else []
+    names = [_get(c, "custom" if _get(c, "type") == "custom" else "function", "name") for c in calls]
     usage = resp.usage
     return AgentOutput(
         output=_get(message, "content"),
@@ -57,16 +70,20 @@ def _chat_completion(resp: Any) -> AgentOutput:
             output_tokens=int(_get(usage, "completion_tokens") or 0),
             cached_tokens=int(_get(usage, "prompt_tokens_details", "cached_tokens") or 0),
             model_requests=1,
-            tool_calls=_count(str(_get(c, "function", "name")) for c in calls),
+            tool_calls=_count(str(name) for name in names),
             model=resp.model,
         ),
     )
 
 
+_RESPONSE_CALLS = frozenset({"function_call", "custom_tool_call"})
+
+
 def _response(resp: Any) -> AgentOutput:
-    """An OpenAI Responses-API ``Response``: ``output_text``, usage and function calls."""
+    """An OpenAI Responses-API ``Response``: ``output_text``, usage and tool calls (its
+    ``function_call`` and ``custom_tool_call`` items, by name)."""
     usage = resp.usage
-    calls = [item for item in resp.output or () if getattr(item, "type", None) == "function_call"]
+    calls = [item for item in resp.output or () if getattr(item, "type", None) in _RESPONSE_CALLS]
     return AgentOutput(
         output=resp.output_text,
         usage=TrialUsage(
@@ -117,15 +134,34 @@ def _trace_part(part: Any) -> dict[str, Any]:
     return out
 
 
+def _function_calls(result: Any, messages: list[Any]) -> list[str]:
+    """The names of a pydantic-ai run's function-tool calls that ran, as its ``RunUsage`` counts
+    them: a call answered by a successful tool return, never an output tool's (the run's
+    ``final_result``, its output mechanism: named by the result, or answered by one of
+    pydantic-ai's output status texts), nor a call retried, failed, denied or not executed."""
+    output_tool = getattr(result, "_output_tool_name", None)
+    returns = [
+        p for m in messages for p in getattr(m, "parts", ())
+        if getattr(p, "part_kind", None) == "tool-return"
+    ]  # fmt: skip
+    ran = {
+        p.tool_call_id for p in returns
+        if getattr(p, "outcome", "success") == "success" and p.tool_name != output_tool
+        and not (isinstance(content := getattr(p, "content", None), str) and content in _NOT_RUN)
+    }  # fmt: skip
+    return [
+        p.tool_name for m in messages for p in getattr(m, "parts", ())
+        if getattr(p, "part_kind", None) == "tool-call" and getattr(p, "tool_call_id", None) in ran
+    ]  # fmt: skip
+
+
 def _pydantic_ai_run(result: Any) -> AgentOutput:
-    """A pydantic-ai ``AgentRunResult``: its output, the run's usage, tool calls by name from
-    the messages, the last response's model, and the messages as the trace."""
+    """A pydantic-ai ``AgentRunResult``: its output, the run's usage, function-tool calls by name
+    from the messages (:func:`_function_calls`), the last response's model, and the messages as
+    the trace."""
     messages = list(result.all_messages())
     usage = result.usage() if callable(result.usage) else result.usage
-    calls = [
-        p.tool_name for m in messages for p in getattr(m, "parts", ())
-        if getattr(p, "part_kind", None) == "tool-call"
-    ]  # fmt: skip
+    calls = _function_calls(result, messages)
     models = [m.model_name for m in messages if getattr(m, "model_name", None)]
     trace = [
         {"kind": getattr(m, "kind", "?"), "parts": [_trace_part(p) for p in getattr(m, "parts", ())]}

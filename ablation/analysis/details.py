@@ -2,11 +2,12 @@
 
 Each drill-down shows the task's input and expected output (from the suite when it is known,
 else as the trials recorded them), every run of each arm with its verdict, error and tool
-sequence (from the trial's OpenTelemetry spans when they record model or tool calls, else from
-its trace) and a summary of its spans, and, for the two runs it puts side by side, a word-level
-diff of their outputs. The runs side by side are the ones that explain the pair's kind: for a
-regression the baseline's first passing run and the candidate's first failing run (for an
-improvement the reverse); a run that does not exist falls back to the arm's first run.
+sequence (from the trial's OpenTelemetry spans when they record tool calls, else from its trace:
+an instrumented model client's spans record no tool) and a summary of its spans, and, for the two
+runs it puts side by side, a word-level diff of their outputs. The runs side by side are the ones
+that explain the pair's kind: for a regression the baseline's first passing run and the
+candidate's first failing run (for an improvement the reverse); a run that does not exist falls
+back to the arm's first run.
 """
 
 from __future__ import annotations
@@ -49,11 +50,11 @@ def _tools(result: TaskResult) -> list[str]:
 
 def _view(result: TaskResult | None) -> TrialView | None:
     """The trial as the drill-down shows it; its tool sequence comes from its spans when they
-    record model or tool calls, else from its trace."""
+    record tool calls, else from its trace (spans recording model calls but no tool, as an
+    instrumented model client's under an uninstrumented agent, do not hide the trace's tools)."""
     if result is None:
         return None
     spans = result.spans.summary() if result.spans is not None else None
-    gen_ai = spans is not None and bool(spans.model_calls or spans.tools)
     return TrialView(
         status=result.status,
         passed=result.passed if result.completed else None,
@@ -64,7 +65,7 @@ def _view(result: TaskResult | None) -> TrialView | None:
         quality=dict(result.quality),
         attempts=result.attempts,
         run=result.run,
-        tools=spans.tools if spans is not None and gen_ai else _tools(result),
+        tools=spans.tools if spans is not None and spans.tools else _tools(result),
         usage=result.usage.model_dump(exclude_defaults=True) if result.usage is not None else None,
         spans=spans,
     )
