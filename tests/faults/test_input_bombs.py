@@ -94,8 +94,9 @@ def test_the_size_cap_names_its_flag_and_the_flag_raises_it(
     assert json.loads(raised.stdout)["n_paired"] == 50
 
 
-def _eval_with(entry: str, body: bytes, declared: int | None = None) -> bytes:
-    """The fixture ``.eval`` with one more entry; ``declared`` patches its stated size."""
+def _eval_with(entry: str, body: bytes, declared: int | None = None, crc: int | None = None) -> bytes:
+    """The fixture ``.eval`` with one more entry; ``declared`` patches its stated size (and
+    ``crc`` its checksum)."""
     out = io.BytesIO((TOOLS / "inspect_candidate.eval").read_bytes())  # a copy of a real archive
     with zipfile.ZipFile(out, "a", zipfile.ZIP_DEFLATED) as archive:
         archive.writestr(entry, body)
@@ -107,6 +108,8 @@ def _eval_with(entry: str, body: bytes, declared: int | None = None) -> bytes:
             while start != -1:
                 if data[start + name_at : start + name_at + len(name)] == name:
                     data[start + offset : start + offset + 4] = struct.pack("<I", declared)
+                    if crc is not None:  # 4 bytes before the compressed size's field
+                        data[start + offset - 8 : start + offset - 4] = struct.pack("<I", crc)
                 start = data.find(sig, start + 4)
     return bytes(data)
 
@@ -127,6 +130,24 @@ def test_eval_entries_are_checked_before_inspect_reads_them(
     assert measured.returncode == 1
     [line] = measured.stderr.strip().splitlines()
     assert "bomb.eval" in line and expected in line, line
+    assert measured.peak_mib < small[1] + 40, (measured.peak_mib, small[1])
+
+
+@pytest.mark.slow
+def test_an_eval_entry_holding_more_than_it_declares_is_refused_unread(
+    tmp_path: Path, small: tuple[Path, float]
+) -> None:
+    """A 512 MiB entry (about 0.5 MB compressed) that declares its 2-byte head, checksum and all:
+    a reader asked for the whole entry (inspect-ai's json.load) inflated all of it (about 2 GiB
+    of peak memory per MB of file) before the zip reader cut it to the declared size."""
+    head = b"{}"
+    path = tmp_path / "liar.eval"
+    body = head + b" " * (512 * MIB)
+    path.write_bytes(_eval_with("samples/liar_epoch_1.json", body, declared=len(head), crc=zlib.crc32(head)))
+    measured = _compare(small[0], path)
+    assert measured.returncode == 1
+    [line] = measured.stderr.strip().splitlines()
+    assert "liar.eval" in line and "holds more than the 2 bytes it declares" in line, line
     assert measured.peak_mib < small[1] + 40, (measured.peak_mib, small[1])
 
 

@@ -25,8 +25,9 @@ cannot read: they are read with ``inspect_ai.log.read_eval_log`` when inspect-ai
 Before that, the archive's directory is read with :mod:`zipfile`: a file without one is named a
 truncated ``.eval`` archive, and entries whose declared sizes add up to more than the reading
 limit, or that declare more than :data:`~ablation.sources.text.MAX_RATIO` times their compressed
-size past 32 MiB, are refused unread (a zip reader stops at the declared size, so a lying entry
-cannot produce more). A gzip-compressed archive (``.eval.gz``, or an archive on standard input)
+size past 32 MiB, are refused unread; so is an entry that decompresses past the size it declares
+(decompressed in 1 MiB steps: inspect-ai reads each entry whole, and a zip reader asked for a
+whole entry inflates all of it before cutting it to the declared size). A gzip-compressed archive (``.eval.gz``, or an archive on standard input)
 is written to a temporary file for inspect-ai.
 """
 
@@ -106,6 +107,47 @@ def check_eval_archive(data: bytes, display: str, max_bytes: int = MAX_BYTES) ->
                 f"the .eval entry {entry.filename!r} expands {entry.compress_size} bytes to "
                 f"{entry.file_size}: refused as a decompression bomb",
             )  # fmt: skip
+    for entry in entries:
+        if _holds_more(data, entry):
+            raise file_error(
+                InputError, display,
+                f"the .eval entry {entry.filename!r} holds more than the {entry.file_size} bytes "
+                "it declares: refused unread",
+            )  # fmt: skip
+
+
+_CHUNK = 1 << 20
+
+
+def _holds_more(data: bytes, entry: zipfile.ZipInfo) -> bool:
+    """Whether ``entry`` decompresses past its declared size, decompressed in 1 MiB steps (a
+    reader that asks for the whole entry, as ``json.load`` does, would inflate all of it first
+    and cut it after). Deflate and zstd (what Inspect writes) are checked; a stored entry holds
+    what it holds; another method is left to the reader."""
+    start = entry.header_offset
+    name_len, extra_len = int.from_bytes(data[start + 26 : start + 28], "little"), int.from_bytes(
+        data[start + 28 : start + 30], "little")  # fmt: skip
+    raw = data[start + 30 + name_len + extra_len :][: entry.compress_size]
+    if entry.compress_type == zipfile.ZIP_DEFLATED:
+        import zlib
+
+        inflate = zlib.decompressobj(-15)
+        seen, tail = 0, raw
+        while tail and seen <= entry.file_size:
+            seen += len(inflate.decompress(tail, _CHUNK))
+            tail = inflate.unconsumed_tail
+        return seen > entry.file_size
+    if entry.compress_type == 93:  # zstd
+        try:
+            import zstandard
+        except ImportError:  # inspect-ai cannot read it either
+            return False
+        seen = 0
+        with zstandard.ZstdDecompressor().stream_reader(io.BytesIO(raw)) as reader:
+            while seen <= entry.file_size and (chunk := reader.read(_CHUNK)):
+                seen += len(chunk)
+        return seen > entry.file_size
+    return False
 
 
 def read_eval_archive(path: str, display: str, data: bytes | None = None) -> dict[str, Any]:
