@@ -41,6 +41,8 @@ are exported by :mod:`ablation`. The tree, with when each is raised::
       _Refused                            sources.readers.engine_columns: internal, a cell the
                                           row path reads otherwise (the file is read row by row)
 
+    Terminated (KeyboardInterrupt)        run.trial: internal, not an error; a stopping signal
+                                          raised where the main thread is, never a trial's
     LoopStalled (BaseException)           run.watchdog: not an error; interrupts a blocked
                                           loop and must pass ``except Exception`` untouched
 

@@ -10,7 +10,9 @@ While a command runs, :func:`terminations_interrupt` hands both signals to the S
   process-isolation worker is killed), the stored campaign is marked ``interrupted``, and
   ``KeyboardInterrupt`` reaches the command, which prints one line and exits 1. A second signal
   raises ``KeyboardInterrupt`` at once, as a second Ctrl-C does;
-- anywhere else, ``KeyboardInterrupt`` is raised where the main thread is.
+- anywhere else, :class:`~ablation.run.trial.Terminated` (a ``KeyboardInterrupt``) is raised
+  where the main thread is; landing in user code on that thread (an inline verifier), it is
+  never taken for that trial's error.
 
 Assumptions: handlers can only be installed from the main thread (elsewhere nothing changes); the
 asyncio runner installs its SIGINT handler only when SIGINT had Python's default handler (a job
@@ -56,7 +58,9 @@ def _on_termination(signum: int, frame: FrameType | None) -> None:
     if handler is not None:
         handler(signal.SIGINT, frame)
         return
-    raise KeyboardInterrupt(signal.Signals(signum).name)
+    from ablation.run.trial import Terminated
+
+    raise Terminated(signal.Signals(signum).name)
 
 
 @contextlib.contextmanager

@@ -39,7 +39,7 @@ from ablation.schema import (
     is_async_callable,
 )
 
-__all__ = ["AgentCall", "TrialRunner", "error_fields", "is_cancellation"]
+__all__ = ["AgentCall", "Terminated", "TrialRunner", "error_fields", "is_cancellation"]
 
 #: Makes one agent call: ``(agent, task, arm) -> raw output``.
 AgentCall = Callable[[Agent, AblationTask, str], Awaitable[Any]]
@@ -60,6 +60,12 @@ def error_fields(exc: BaseException, stage: str) -> dict[str, Any]:
     }
 
 
+class Terminated(KeyboardInterrupt):
+    """A stopping signal raised where the main thread is (``cli/signals.py``, when no asyncio
+    handler takes it): it stops the campaign even when it lands inside user code running on that
+    thread (an inline verifier, an async agent), never that trial's error."""
+
+
 def is_cancellation(exc: BaseException) -> bool:
     """True when ``exc`` is the engine cancelling this task (timeout, stop), not user code raising.
 
@@ -68,7 +74,7 @@ def is_cancellation(exc: BaseException) -> bool:
     error: only a real signal to the ablation process interrupts a campaign (``asyncio.run`` turns
     SIGINT into a cancellation of the main task, never into an exception inside a trial).
     """
-    if isinstance(exc, LoopStalled):
+    if isinstance(exc, LoopStalled | Terminated):
         return True
     if not isinstance(exc, asyncio.CancelledError):
         return False

@@ -171,3 +171,49 @@ def test_sigterm_when_sigint_is_ignored(tmp_path: Path) -> None:
     assert "interrupted" in line and "--resume" in line
     [(_, status, _)] = campaigns(store)
     assert status == "interrupted"
+
+
+_INLINE_SUITE = """
+import os, time
+from ablation import AblationTask
+
+MARK = os.environ["INLINE_VERIFIER_MARK"]
+
+
+def slow_check(output, task):
+    open(MARK, "w").close()
+    end = time.monotonic() + 3.0
+    while time.monotonic() < end:  # on the loop's thread, in Python: where a signal lands
+        pass
+    return output == task.expected_output
+
+
+slow_check.inline = True
+tasks = [AblationTask(task_id=f"t{i}", input_data=i, expected_output=i, verifier=slow_check)
+         for i in range(4)]
+"""
+
+_ECHO = "def echo(x):\n    return x\n"
+
+
+@pytest.mark.slow
+def test_sigterm_inside_an_inline_verifier_stops_the_campaign(tmp_path: Path) -> None:
+    """With SIGINT ignored, SIGTERM raises where the main thread is; inside a verifier running on
+    the loop's thread it was taken for that trial's error and the campaign ran on (exit 0)."""
+    (tmp_path / "suite.py").write_text(_INLINE_SUITE)
+    (tmp_path / "agents.py").write_text(_ECHO)
+    mark, store = tmp_path / "verifying", tmp_path / "runs.db"
+    args = ["run", str(tmp_path / "suite.py"), "--baseline", f"{tmp_path / 'agents.py'}:echo",
+            "--candidate", f"{tmp_path / 'agents.py'}:echo", "--store", str(store),
+            "--no-progress", "--format", "json", "--concurrency", "1"]  # fmt: skip
+    proc = start(
+        args, cli_env(INLINE_VERIFIER_MARK=mark),
+        preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_IGN),
+    )  # fmt: skip
+    wait_until(mark.exists, timeout=60, proc=proc)
+    _, err = _stop(proc, signal.SIGTERM)
+    assert proc.returncode == 1, err
+    [line] = err.strip().splitlines()
+    assert "interrupted" in line
+    [(_, status, _)] = campaigns(store)
+    assert status == "interrupted"
