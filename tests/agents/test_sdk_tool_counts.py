@@ -6,8 +6,6 @@ from __future__ import annotations
 
 from typing import Any
 
-import pytest
-
 from ablation.agents.sdk import sdk_output
 
 CALLS = {"lookup": 1, "grep": 1}
@@ -20,7 +18,6 @@ def _tool_calls(raw: Any) -> dict[str, int]:
 
 
 def test_chat_completion_counts_a_custom_tool_under_its_name() -> None:
-    pytest.importorskip("openai")
     from openai.types.chat import ChatCompletion
 
     raw = ChatCompletion.model_validate({
@@ -36,7 +33,6 @@ def test_chat_completion_counts_a_custom_tool_under_its_name() -> None:
 
 
 def test_responses_counts_a_custom_tool_call_as_the_chat_form_does() -> None:
-    pytest.importorskip("openai")
     from openai.types.responses import Response
 
     raw = Response.model_validate({
@@ -65,7 +61,6 @@ def _check_against_run_usage(agent: Any, expected: dict[str, int]) -> None:
 
 
 def test_pydantic_ai_output_tool_is_not_a_tool_call() -> None:
-    pytest.importorskip("pydantic_ai")
     from pydantic_ai import Agent
     from pydantic_ai.models.test import TestModel
 
@@ -80,7 +75,6 @@ def test_pydantic_ai_output_tool_is_not_a_tool_call() -> None:
 
 
 def test_pydantic_ai_retried_and_skipped_calls_are_not_counted() -> None:
-    pytest.importorskip("pydantic_ai")
     from pydantic import BaseModel
     from pydantic_ai import Agent, ModelRetry
     from pydantic_ai.messages import ModelMessage, ModelResponse, TextPart, ToolCallPart

@@ -52,9 +52,6 @@ def test_spans_with_tool_calls_win_and_no_spans_mean_the_trace() -> None:
 
 @pytest.fixture
 def instrumented_openai() -> Iterator[None]:
-    pytest.importorskip("opentelemetry.sdk.trace")
-    pytest.importorskip("opentelemetry.instrumentation.openai_v2")
-    pytest.importorskip("pydantic_ai")
     from opentelemetry.instrumentation.openai_v2 import OpenAIInstrumentor
 
     for _ in sdk_provider_for_one_test():
