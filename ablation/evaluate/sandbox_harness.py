@@ -315,12 +315,16 @@ def _import_failure(msg):
         return 'exit', 'the code called exit(%s) before the tests ran' % (text or 'None')
     if 'MemoryError' in names:
         return 'memory', 'running the code raised MemoryError: %s' % text
+    if _fork_refused(msg):
+        return 'process_limit', 'the process limit refused a new process: %s' % text
     return 'crash', 'running the code raised %s%s' % (first, ': ' + text if text else '')
 
 def _early_end(exc, channel):
     # The code process stopped answering: say how it ended.
     if str(exc) == 'forged':
         return 'forged', 'a process other than the code process answered (a forked copy)'
+    if str(exc) == 'fork_limit':
+        return 'process_limit', 'a forked copy of the code was refused a new process by the process limit'
     if str(exc).startswith('reply_limit'):
         return 'output_limit', str(exc).partition(': ')[2]
     if str(exc) != 'ended':

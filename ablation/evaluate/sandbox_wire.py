@@ -6,7 +6,8 @@ includes it). It defines:
 * ``_Channel``: newline-delimited JSON over two pipes, read with ``select`` so a code process that
   died (or whose forked children keep the pipe open) is noticed, in time linear in the bytes
   received; every answer must carry the worker's pid, so a forked copy cannot answer
-  (``forged``); a message over the reply limit fails the run (``output_limit``), one that is not
+  (``forged``; ``process_limit`` when the copy reports that a fork was refused with
+  ``BlockingIOError``, as ``RLIMIT_NPROC`` refuses one for a user that is not root); a message over the reply limit fails the run (``output_limit``), one that is not
   JSON or malformed fails it too (``bad_output``).
 * ``_Codec``: the tagged JSON of plain data (``$t`` tuple, ``$s`` set, ``$f`` frozenset, ``$d``
   dict of pairs, ``$b`` bytes hex, ``$h`` handle), checked by exact type both ways and to a depth
@@ -28,6 +29,12 @@ __all__ = ["WIRE"]
 WIRE = r"""
 class _Fail(Exception):
     pass
+
+def _fork_refused(msg):
+    # A failure message whose exception is BlockingIOError (EAGAIN, as a fork past RLIMIT_NPROC
+    # raises it). It only ever names why a run failed; it can never make one pass.
+    names = msg.get('raise')
+    return type(names) is list and 'BlockingIOError' in names
 
 class _Channel:
     def __init__(self, proc, req, rep, pid, limit):
@@ -72,7 +79,7 @@ class _Channel:
                 self.ended = msg['ended']
                 continue
             if msg.get('pid') != self.pid:
-                raise _Fail('forged')
+                raise _Fail('fork_limit' if _fork_refused(msg) else 'forged')
             return msg
 
     def ask(self, msg):

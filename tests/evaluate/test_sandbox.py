@@ -110,6 +110,29 @@ def test_fork_bomb_is_stopped_and_its_process_group_is_gone() -> None:
     assert_group_gone(result)
 
 
+# For a user that is not root, RLIMIT_NPROC refuses the fork bomb's forks (BlockingIOError) before
+# the process count above is reached, and the forked copy that was refused reports its error. The
+# run must then say the process limit stopped it, as it does for root, not that a copy "forged" a
+# result. These two simulate the refusal so that they hold whoever runs the suite.
+def test_a_forked_copy_refused_a_process_is_a_process_limit_failure() -> None:
+    code = (
+        "import os, time\n"
+        "if os.fork() == 0:\n"
+        "    raise BlockingIOError(11, 'Resource temporarily unavailable')\n"
+        "time.sleep(1)\n"
+    )
+    result = run(code)
+    assert (result.passed, result.kind) == (False, "process_limit")
+    assert "process limit" in result.reason
+    assert_group_gone(result)
+
+
+def test_the_code_process_refused_a_process_is_a_process_limit_failure() -> None:
+    result = run("raise BlockingIOError(11, 'Resource temporarily unavailable')\n")
+    assert (result.passed, result.kind) == (False, "process_limit")
+    assert "Resource temporarily unavailable" in result.reason
+
+
 def test_forked_children_left_running_fail_the_run_and_are_killed() -> None:
     code = (
         "import os, time\n"
