@@ -249,7 +249,9 @@ def test_the_workflow_ablation_init_writes_runs_as_written(tmp_path: Path, githu
     assert vendored.read_text() == ACTION.read_text() == (REPO / "ablation" / "cli" / "action.yml").read_text()
     workflow = project / ".github" / "workflows" / "ablation.yml"
     inputs = {**_action_inputs(workflow, "./.github/actions/ablation", vendored), "token": "t"}
-    assert inputs["install"].startswith("ablation==")
+    from ablation.cli.scaffold import install_source
+
+    assert inputs["install"] == json.loads(install_source()[0])  # never PyPI's other "ablation"
     api, server = github
     outputs, code = _run_action(project, inputs, _runner(tmp_path, "pull_request", api), vendored)
     assert outputs["verdict"] == {"0": "pass", "2": "fail"}[outputs["exit-code"]]

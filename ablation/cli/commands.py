@@ -321,11 +321,18 @@ def _cmd_report(args: argparse.Namespace) -> int:
 
 
 def _cmd_init(args: argparse.Namespace) -> int:
-    from ablation.cli.scaffold import scaffold
+    from ablation.cli.scaffold import install_source, scaffold
 
     created, command = scaffold(args.directory, force=args.force)
     for path in created:
         print(f"created {path}")
+    _, origin = install_source()
+    if origin is not None:
+        print(
+            f"note: the workflow's install: is empty: this ablation came from {origin}, which CI "
+            "cannot reach; set it before the workflow can run",
+            file=sys.stderr,
+        )
     print(f"\nrun it with:\n  {command}")
     return EXIT_OK
 

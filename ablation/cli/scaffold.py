@@ -8,9 +8,9 @@ package as ``ablation/cli/action.yml``), and adds ``.ablation/`` (the run store)
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
-from ablation import __version__
 from ablation.errors import ConfigError
 
 __all__ = ["scaffold"]
@@ -92,10 +92,55 @@ jobs:
       - uses: ./.github/actions/ablation
         with:
           # What pip installs: ablation, and whatever your agents need (a requirement, a path or a URL).
-          install: ablation=={version}
+{install_note}          install: {install}
           command: {command}
           reuse-baseline: "true"
 """
+
+#: Why ``install`` is left empty, written above it in the workflow.
+UNSET_INSTALL = """\
+          # Not set: ablation was installed here from {origin}, which CI cannot reach, and the
+          # name ablation on PyPI is a different project. Set it to where CI gets this ablation,
+          # e.g. "ablation@git+https://github.com/OWNER/REPO@COMMIT"; until then the job fails.
+"""
+
+
+def install_source() -> tuple[str, str | None]:
+    """What the workflow's ``install`` input holds, and the origin when it cannot be known.
+
+    Read from the installed distribution's ``direct_url.json`` (PEP 610): a VCS checkout becomes
+    ``ablation@git+URL@COMMIT`` (the commit that is installed here), an archive at a remote URL
+    ``ablation@URL`` (with its hash when recorded); PEP 508 direct references without spaces,
+    because the action passes ``install`` to pip word by word (several requirements may be given). A local directory, a local file or an index
+    (no ``direct_url.json``) is not reproducible in CI, and the bare name must not be written:
+    ``ablation`` on PyPI is another project. Then the value is empty (the action fails and says
+    so) and the origin is returned for a message.
+    """
+    from importlib import metadata
+
+    try:
+        text = metadata.distribution("ablation").read_text("direct_url.json")
+    except metadata.PackageNotFoundError:
+        text = None
+    if not text:
+        return '""', "a package index"
+    try:
+        direct = json.loads(text)
+        url = str(direct["url"])
+    except (ValueError, KeyError, TypeError):
+        return '""', "an unrecorded source"
+    if url.startswith("file:"):
+        return '""', f"the local path {url.removeprefix('file://')}"
+    subdirectory = direct.get("subdirectory")
+    fragment = f"#subdirectory={subdirectory}" if subdirectory else ""
+    vcs = direct.get("vcs_info")
+    if isinstance(vcs, dict) and vcs.get("vcs") and vcs.get("commit_id"):
+        return json.dumps(f"ablation@{vcs['vcs']}+{url}@{vcs['commit_id']}{fragment}"), None
+    hashes = (direct.get("archive_info") or {}).get("hashes") or {}
+    if "sha256" in hashes and not fragment:
+        fragment = f"#sha256={hashes['sha256']}"
+    return json.dumps(f"ablation@{url}{fragment}"), None
+
 
 #: The run store's directory, kept out of version control.
 IGNORED = ".ablation/"
@@ -129,11 +174,13 @@ def scaffold(directory: Path, *, force: bool = False) -> tuple[list[Path], str]:
         "--candidate agents/example.py:candidate"
     )
     action = (Path(__file__).with_name("action.yml")).read_text(encoding="utf-8")
+    install, origin = install_source()
+    install_note = "" if origin is None else UNSET_INSTALL.format(origin=origin)
     files = {
         directory / "tasks" / "example.py": SUITE,
         directory / "agents" / "example.py": AGENTS,
         directory / ".github" / "workflows" / "ablation.yml":
-            WORKFLOW.format(version=__version__, command=run_args),
+            WORKFLOW.format(install=install, install_note=install_note, command=run_args),
         directory / ".github" / "actions" / "ablation" / "action.yml": action,
     }  # fmt: skip
     existing = [p for p in files if p.exists()]
