@@ -14,8 +14,10 @@ from pydantic import (
     BaseModel,
     ConfigDict,
     Field,
+    SerializerFunctionWrapHandler,
     field_serializer,
     field_validator,
+    model_serializer,
     model_validator,
 )
 
@@ -176,9 +178,15 @@ class ModelPrice(BaseModel):
     """A model's price per million tokens, which overrides the price database for that model.
 
     Attributes:
-        input_per_mtok: Price of a million prompt tokens that were not served from the cache.
+        input_per_mtok: Price of a million prompt tokens that were neither read from nor written
+            to the prompt cache.
         output_per_mtok: Price of a million completion tokens.
-        cached_input_per_mtok: Price of a million cached prompt tokens (``None``: as uncached).
+        cached_input_per_mtok: Price of a million prompt tokens read from the cache (``None``:
+            as uncached).
+        cache_write_per_mtok: Price of a million prompt tokens written to the cache (``None``:
+            as uncached, ``input_per_mtok``; Anthropic bills them at 1.25 times its input price
+            for a five-minute cache). Left unset, it is left out of the price's JSON: a stored
+            configuration without the key compares equal when a campaign is resumed.
         currency: ISO 4217 code of the prices (``"USD"``).
     """
 
@@ -187,7 +195,18 @@ class ModelPrice(BaseModel):
     input_per_mtok: float = Field(ge=0, allow_inf_nan=False)
     output_per_mtok: float = Field(ge=0, allow_inf_nan=False)
     cached_input_per_mtok: float | None = Field(default=None, ge=0, allow_inf_nan=False)
+    cache_write_per_mtok: float | None = Field(default=None, ge=0, allow_inf_nan=False)
     currency: str = Field(default="USD", min_length=1, max_length=16)
+
+    @model_serializer(mode="wrap")
+    def _without_unset_write_price(self, handler: SerializerFunctionWrapHandler) -> dict[str, Any]:
+        """The price's fields, without ``cache_write_per_mtok`` when it is ``None``: the resume
+        check (:mod:`ablation.store.resume`) compares a stored configuration's prices key by key,
+        and one stored without that key must equal a price that leaves it unset."""
+        data: dict[str, Any] = handler(self)
+        if self.cache_write_per_mtok is None:
+            data.pop("cache_write_per_mtok", None)
+        return data
 
 
 class CampaignConfig(BaseModel):

@@ -76,8 +76,11 @@ class TrialUsage(BaseModel):
         input_tokens: Prompt tokens over every model request of the trial (cached ones included,
             as OpenAI and pydantic-ai count them).
         output_tokens: Completion tokens over every model request.
-        cached_tokens: Input tokens served from the provider's prompt cache (part of
-            ``input_tokens``).
+        cached_tokens: Input tokens served from the provider's prompt cache (cache reads; part
+            of ``input_tokens``).
+        cache_write_tokens: Input tokens written to the provider's prompt cache (part of
+            ``input_tokens``, as genai-prices and pydantic-ai count them); Anthropic bills them
+            above the plain input rate. A row stored without it reads as 0.
         model_requests: Model requests the trial made (a tool-using loop makes several).
         tool_calls: Calls per tool name; a tool that was not called may be absent (it counts 0
             for a trial with usage).
@@ -90,6 +93,7 @@ class TrialUsage(BaseModel):
     input_tokens: int = Field(default=0, ge=0, lt=COUNT_LIMIT)
     output_tokens: int = Field(default=0, ge=0, lt=COUNT_LIMIT)
     cached_tokens: int = Field(default=0, ge=0, lt=COUNT_LIMIT)
+    cache_write_tokens: int = Field(default=0, ge=0, lt=COUNT_LIMIT)
     model_requests: int = Field(default=0, ge=0, lt=COUNT_LIMIT)
     tool_calls: dict[str, int] = Field(default_factory=dict)
     model: str | None = None

@@ -12,7 +12,9 @@ read back and summarise where the SDK is not installed.
 ``gen_ai.request.model`` or ``gen_ai.response.model`` whose ``gen_ai.operation.name`` is not
 an agent or tool operation; a *tool call* is a span with ``gen_ai.tool.name`` (or the operation
 ``execute_tool``). Token counts (``gen_ai.usage.input_tokens`` / ``output_tokens``, and the older
-``prompt_tokens`` / ``completion_tokens``) are summed over the outermost model calls only: when
+``prompt_tokens`` / ``completion_tokens``; cache reads ``gen_ai.usage.cache_read.input_tokens`` and
+cache writes ``gen_ai.usage.cache_creation.input_tokens``, which the conventions count within the
+input tokens) are summed over the outermost model calls only: when
 two instrumentations both record one request (pydantic-ai's model span around the OpenAI
 client's span) or an agent span repeats its run's totals, nothing is counted twice.
 """
@@ -42,6 +44,7 @@ _NOT_MODEL_CALLS = frozenset({"invoke_agent", "create_agent", "execute_tool"})
 _INPUT = ("gen_ai.usage.input_tokens", "gen_ai.usage.prompt_tokens")
 _OUTPUT = ("gen_ai.usage.output_tokens", "gen_ai.usage.completion_tokens")
 _CACHED = ("gen_ai.usage.cache_read.input_tokens", "gen_ai.usage.cache_read_tokens")
+_CACHE_WRITE = ("gen_ai.usage.cache_creation.input_tokens",)
 #: Spans whose durations a summary lists (the first ones, by start).
 SUMMARY_SPANS = 50
 
@@ -121,6 +124,7 @@ class SpanSummary(BaseModel):
         input_tokens: Input tokens over the outermost model calls.
         output_tokens: Output tokens over the outermost model calls.
         cached_tokens: Cache-read input tokens over the outermost model calls.
+        cache_write_tokens: Input tokens written to the cache over the outermost model calls.
         timeline: The first :data:`SUMMARY_SPANS` spans by start, with their durations.
     """
 
@@ -135,6 +139,7 @@ class SpanSummary(BaseModel):
     input_tokens: int = 0
     output_tokens: int = 0
     cached_tokens: int = 0
+    cache_write_tokens: int = 0
     timeline: list[SpanDuration] = Field(default_factory=_no_items)
 
 
@@ -209,6 +214,7 @@ def summarize(records: Sequence[Mapping[str, Any]], dropped: int = 0, timeline: 
         input_tokens=sum(_int(_attr(_attrs(r), _INPUT)) for r in counted),
         output_tokens=sum(_int(_attr(_attrs(r), _OUTPUT)) for r in counted),
         cached_tokens=sum(_int(_attr(_attrs(r), _CACHED)) for r in counted),
+        cache_write_tokens=sum(_int(_attr(_attrs(r), _CACHE_WRITE)) for r in counted),
         timeline=[] if not timeline else [
             SpanDuration(
                 name=str(r.get("name")), start_s=_start(r),

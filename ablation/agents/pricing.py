@@ -6,6 +6,16 @@ else the price of that model in ``genai-prices`` (pydantic's maintained price da
 dollars, source ``"price-db"``) when that package is installed (the ``llm`` extra) and knows the
 model; else no cost. The database's prices are the ones installed with it (no download at run
 time: :func:`genai_prices.calc_price` reads its bundled data unless told to update).
+
+Input tokens are priced in three parts: those read from the prompt cache
+(:attr:`~ablation.outputs.TrialUsage.cached_tokens`), those written to it
+(:attr:`~ablation.outputs.TrialUsage.cache_write_tokens`, which Anthropic bills above the plain
+input rate) and the rest. Both cache counts are part of ``input_tokens``; a usage whose cache
+counts add up to more than its input (a source that counted input without them) is priced with
+them cut to fit: reads first, then writes, so no part is negative. An override without
+``cache_write_per_mtok`` prices cache writes at its input rate. The database prices every cache
+write at the model's cache-write price (Anthropic's five-minute one): the usage does not tell
+one-hour writes apart.
 """
 
 from __future__ import annotations
@@ -20,13 +30,22 @@ from ablation.outputs import AgentOutput, TrialUsage
 __all__ = ["database_price", "override_price", "priced"]
 
 
-def override_price(usage: TrialUsage, price: ModelPrice) -> float:
-    """The cost of ``usage`` at ``price`` (per million tokens; cached input at its own price)."""
+def _cache_parts(usage: TrialUsage) -> tuple[int, int]:
+    """``(cache reads, cache writes)`` of ``usage``, cut so that they fit in its input tokens."""
     cached = min(usage.cached_tokens, usage.input_tokens)
+    return cached, min(usage.cache_write_tokens, usage.input_tokens - cached)
+
+
+def override_price(usage: TrialUsage, price: ModelPrice) -> float:
+    """The cost of ``usage`` at ``price`` (per million tokens; cache reads and cache writes at
+    their own prices, each the input price when unset)."""
+    cached, written = _cache_parts(usage)
     cached_rate = price.input_per_mtok if price.cached_input_per_mtok is None else price.cached_input_per_mtok
+    write_rate = price.input_per_mtok if price.cache_write_per_mtok is None else price.cache_write_per_mtok
     return (
-        (usage.input_tokens - cached) * price.input_per_mtok
+        (usage.input_tokens - cached - written) * price.input_per_mtok
         + cached * cached_rate
+        + written * write_rate
         + usage.output_tokens * price.output_per_mtok
     ) / 1e6
 
@@ -48,11 +67,13 @@ def database_price(usage: TrialUsage) -> float | None:
     if found is None or not usage.model:
         return None
     calc_price, usage_type = found
+    cached, written = _cache_parts(usage)
     try:
         result = calc_price(
             usage_type(
                 input_tokens=usage.input_tokens,
-                cache_read_tokens=usage.cached_tokens,
+                cache_read_tokens=cached,
+                cache_write_tokens=written,
                 output_tokens=usage.output_tokens,
             ),
             model_ref=usage.model,

@@ -3,9 +3,9 @@
 A Python agent may return what its SDK gave it: an OpenAI ``ChatCompletion`` or ``Response``, an
 Anthropic ``Message``, or a pydantic-ai ``AgentRunResult`` (what ``Agent.run`` returns, so a
 pydantic-ai ``Agent`` is itself an agent: its ``run`` method is called with the task input). The
-text (or the run's output) is the trial's output; token counts, model requests, tool calls by
-tool name and the model id become its :class:`~ablation.outputs.TrialUsage`; pydantic-ai's
-messages become its trace.
+text (or the run's output) is the trial's output; token counts (cache reads and writes among
+the input tokens, each also counted apart), model requests, tool calls by tool name and the model
+id become its :class:`~ablation.outputs.TrialUsage`; pydantic-ai's messages become its trace.
 
 No SDK is imported here: an object is recognised only when its class comes from a package that
 is already loaded (``sys.modules``), so an agent that does not use an SDK costs one string test
@@ -69,6 +69,7 @@ def _chat_completion(resp: Any) -> AgentOutput:
             input_tokens=int(_get(usage, "prompt_tokens") or 0),
             output_tokens=int(_get(usage, "completion_tokens") or 0),
             cached_tokens=int(_get(usage, "prompt_tokens_details", "cached_tokens") or 0),
+            cache_write_tokens=int(_get(usage, "prompt_tokens_details", "cache_write_tokens") or 0),
             model_requests=1,
             tool_calls=_count(str(name) for name in names),
             model=resp.model,
@@ -90,6 +91,7 @@ def _response(resp: Any) -> AgentOutput:
             input_tokens=int(_get(usage, "input_tokens") or 0),
             output_tokens=int(_get(usage, "output_tokens") or 0),
             cached_tokens=int(_get(usage, "input_tokens_details", "cached_tokens") or 0),
+            cache_write_tokens=int(_get(usage, "input_tokens_details", "cache_write_tokens") or 0),
             model_requests=1,
             tool_calls=_count(str(c.name) for c in calls),
             model=resp.model,
@@ -101,7 +103,8 @@ def _anthropic_message(msg: Any) -> AgentOutput:
     """An Anthropic ``Message``: its text blocks joined, usage and tool-use blocks.
 
     Anthropic counts cache reads and writes apart from ``input_tokens``; they are added to the
-    input here so that ``input_tokens`` means every prompt token, as for the other SDKs.
+    input here so that ``input_tokens`` means every prompt token, as for the other SDKs, and are
+    kept as ``cached_tokens`` and ``cache_write_tokens`` (``cache_creation_input_tokens``).
     """
     blocks = msg.content or ()
     usage = msg.usage
@@ -113,6 +116,7 @@ def _anthropic_message(msg: Any) -> AgentOutput:
             input_tokens=int(_get(usage, "input_tokens") or 0) + cached + written,
             output_tokens=int(_get(usage, "output_tokens") or 0),
             cached_tokens=cached,
+            cache_write_tokens=written,
             model_requests=1,
             tool_calls=_count(str(b.name) for b in blocks if getattr(b, "type", None) == "tool_use"),
             model=msg.model,
@@ -173,6 +177,7 @@ def _pydantic_ai_run(result: Any) -> AgentOutput:
             input_tokens=int(getattr(usage, "input_tokens", 0) or 0),
             output_tokens=int(getattr(usage, "output_tokens", 0) or 0),
             cached_tokens=int(getattr(usage, "cache_read_tokens", 0) or 0),
+            cache_write_tokens=int(getattr(usage, "cache_write_tokens", 0) or 0),
             model_requests=int(getattr(usage, "requests", 0) or 0),
             tool_calls=_count(calls),
             model=models[-1] if models else None,

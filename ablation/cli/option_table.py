@@ -288,7 +288,7 @@ OPTIONS: tuple[Option, ...] = (
     Option("label", "list", _RSC, "label kept in provenance (repeatable)", ("--label",), "labels", "labels",
            copied=False, metavar="KEY=VALUE", group="gates", file_kind="labels"),
     Option("prices", "prices", _RSC, "per model id: input_per_mtok, output_per_mtok, cached_input_per_mtok, "
-           "currency", (), "prices", "prices", copied=False),
+           "cache_write_per_mtok (default: input_per_mtok), currency", (), "prices", "prices", copied=False),
     # output
     Option("format", "choice", _RSC, "report format (default terminal)", ("--format",), "format",
            choices=_REPORT_FORMATS, default="terminal", group="output"),

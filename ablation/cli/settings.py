@@ -12,9 +12,11 @@ critical-task gate off), ``metric-margins`` (a table NAME = margin), ``max-laten
 ``sandbox`` (``"bubblewrap"`` or ``"process"``), ``traces`` (``"auto"``, ``"on"`` or ``"off"``),
 ``worker-memory-mb``, ``max-output-bytes``, ``agent-env`` (the variables ``cmd:`` agents
 inherit besides the safe ones), ``prices`` (a table per model id of ``input_per_mtok``,
-``output_per_mtok``, ``cached_input_per_mtok`` and ``currency``, which prices a trial's usage
-instead of the price database). The accepted keys, their types and ranges are declared
-once, in :data:`ablation.cli.option_table.OPTIONS` (with the flag of the same option), from which
+``output_per_mtok``, ``cached_input_per_mtok``, ``cache_write_per_mtok`` and ``currency``, which
+prices a trial's usage instead of the price database; prompt tokens written to the cache cost
+``input_per_mtok`` unless ``cache_write_per_mtok`` is set). The accepted keys, their types and
+ranges are declared once, in :data:`ablation.cli.option_table.OPTIONS` (with the flag of the same
+option), from which
 :class:`ablation.cli.tool_settings.ToolSettings` is built; this list is tested against it. Flags
 given on the command line win over the file; the file wins over built-in defaults.
 """

@@ -45,6 +45,7 @@ class _Price(BaseModel):
     input_per_mtok: _Number = Field(ge=0)
     output_per_mtok: _Number = Field(ge=0)
     cached_input_per_mtok: _Number | None = Field(default=None, ge=0)
+    cache_write_per_mtok: _Number | None = Field(default=None, ge=0)
     currency: StrictStr = Field(default="USD", min_length=1, max_length=16)
 
 

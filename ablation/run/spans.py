@@ -274,6 +274,7 @@ def usage_from_spans(summary: SpanSummary) -> TrialUsage | None:
         input_tokens=summary.input_tokens,
         output_tokens=summary.output_tokens,
         cached_tokens=summary.cached_tokens,
+        cache_write_tokens=summary.cache_write_tokens,
         model_requests=summary.model_calls,
         tool_calls=counts,
         model=summary.models[-1] if summary.models else None,

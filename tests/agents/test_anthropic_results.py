@@ -4,7 +4,8 @@ local Messages-API server (127.0.0.1, no network).
 The server counts the tokens it reports (words of the prompt) and records them with its cache
 reads and writes; the trial's usage is checked against those records: every prompt token in
 ``input_tokens`` (Anthropic reports cache reads and writes apart from ``input_tokens``), cache
-reads in ``cached_tokens``, tool-use blocks counted by name, the text blocks as the output.
+reads in ``cached_tokens``, cache writes in ``cache_write_tokens``, tool-use blocks counted by
+name, the text blocks as the output.
 """
 
 from __future__ import annotations
@@ -69,6 +70,7 @@ def test_a_raw_anthropic_message_is_output_usage_and_tool_calls(server: tuple[st
         assert r.usage is not None
         assert r.usage.input_tokens == rec["input"] + rec["read"] + rec["written"]
         assert r.usage.cached_tokens == rec["read"]
+        assert r.usage.cache_write_tokens == rec["written"]
         assert r.usage.output_tokens == rec["output"]
         assert r.usage.model_requests == 1 and r.usage.tool_calls == {"calculator": 1}
         assert r.usage.model == MODEL

@@ -36,7 +36,8 @@ TASKS = [AblationTask(task_id=f"t{i:02d}", input_data=i, expected_output=i) for 
 
 def _usage(tokens_in: int, tools: dict[str, int], model: str | None = None) -> TrialUsage:
     return TrialUsage(
-        input_tokens=tokens_in, output_tokens=7, cached_tokens=2, model_requests=1 + sum(tools.values()),
+        input_tokens=tokens_in, output_tokens=7, cached_tokens=2, cache_write_tokens=3,
+        model_requests=1 + sum(tools.values()),
         tool_calls=tools, model=model,
     )
 
@@ -123,21 +124,22 @@ def test_cost_currency_and_source_from_agent_override_and_price_database() -> No
     def overridden(x: int) -> AgentOutput:
         return AgentOutput(output=x, usage=_usage(1000 + x, {}, model="house-model"))
 
-    price = ModelPrice(input_per_mtok=3, output_per_mtok=15, cached_input_per_mtok=1, currency="GBP")
+    price = ModelPrice(input_per_mtok=3, output_per_mtok=15, cached_input_per_mtok=1, cache_write_per_mtok=4,
+                       currency="GBP")  # fmt: skip
     config = FAST.model_copy(update={"runs": 1, "prices": {"house-model": price}})
     report = run_ablation_campaign(agent_cost, priced, TASKS, config=config)
     assert (report.baseline.cost_currency, report.baseline.cost_source) == ("EUR", "agent")
     assert report.baseline.cost_total == pytest.approx(2.5)
     assert (report.candidate.cost_currency, report.candidate.cost_source) == ("USD", "price-db")
     reference = sum(
-        float(calc_price(Usage(input_tokens=1000 + i, cache_read_tokens=2, output_tokens=7),
+        float(calc_price(Usage(input_tokens=1000 + i, cache_read_tokens=2, cache_write_tokens=3, output_tokens=7),
                          model_ref="gpt-4o-mini").total_price)
         for i in range(10)
     )  # fmt: skip
     assert genai_prices.__version__ and report.candidate.cost_total == pytest.approx(reference, rel=1e-12)
 
     report = run_ablation_campaign(agent_cost, overridden, TASKS, config=config)
-    exact = sum(Fraction(1000 + i - 2) * 3 + 2 * 1 + 7 * 15 for i in range(10)) / 10**6
+    exact = sum(Fraction(1000 + i - 2 - 3) * 3 + 2 * 1 + 3 * 4 + 7 * 15 for i in range(10)) / 10**6
     assert (report.candidate.cost_currency, report.candidate.cost_source) == ("GBP", "override")
     assert report.candidate.cost_total == pytest.approx(float(exact), rel=1e-12)
 

@@ -45,8 +45,10 @@ VALUES: dict[str, tuple[str, Any]] = {
     "isolation": ('"process"', "process"), "worker_memory_mb": ("512", 512),
     "max_output_bytes": ("4096", 4096), "agent_env": ('["OPENAI_API_KEY"]', ["OPENAI_API_KEY"]),
     "sandbox": ('"process"', "process"), "traces": ('"off"', "off"), "suite_claim": ("true", True),
-    "prices": ("{ m = { input_per_mtok = 1.0, output_per_mtok = 2.0 } }",
-               {"m": {"input_per_mtok": 1.0, "output_per_mtok": 2.0}}),
+    "prices": ("{ m = { input_per_mtok = 1.0, output_per_mtok = 2.0, cached_input_per_mtok = 0.5, "
+               "cache_write_per_mtok = 1.25 } }",
+               {"m": {"input_per_mtok": 1.0, "output_per_mtok": 2.0, "cached_input_per_mtok": 0.5,
+                      "cache_write_per_mtok": 1.25}}),
 }  # fmt: skip
 
 
@@ -59,7 +61,8 @@ TRANSLATED: dict[str, tuple[str, Any]] = {
     "metric_margins": ("gates.metric_margins", {"latency_s": 0.5}), "retry_on": ("retry.retry_on", (ValueError,)),
     "labels": ("labels", {"team": "evals"}), "sequential": ("sequential.candidates", 1),
     "stop_when_inconclusive_after": ("sequential.futility_after", 40), "suite_claim": ("sequential.suite_claim", True),
-    "prices": ("prices", {"m": ModelPrice(input_per_mtok=1.0, output_per_mtok=2.0)}),
+    "prices": ("prices", {"m": ModelPrice(input_per_mtok=1.0, output_per_mtok=2.0, cached_input_per_mtok=0.5,
+                                          cache_write_per_mtok=1.25)}),
 }  # fmt: skip
 
 

@@ -13,10 +13,14 @@ Beside the verdict each trial keeps ``input`` (a chat input as ``{"role", "conte
 ``target`` (expected output), ``output.completion`` (output), the verdict scorer's
 ``explanation`` when it says more than its ``answer`` (the verifier's note), ``messages`` as its
 trace (:func:`~ablation.sources.readers.transcripts.chat_trace`: roles, texts, tool calls and
-returns, bounded) and its usage: ``input_tokens``, ``output_tokens`` and
-``input_tokens_cache_read`` summed over ``model_usage``, one model request per assistant
-message, tool calls by function name, and the model (the only key of ``model_usage``, else the
-output's ``model``).
+returns, bounded) and its usage: ``input_tokens``, ``output_tokens``, ``input_tokens_cache_read``
+(cached) and ``input_tokens_cache_write`` (cache writes) summed over ``model_usage``, one model
+request per assistant message, tool calls by function name, and the model (the only key of
+``model_usage``, else the output's ``model``). Inspect's ``ModelUsage.input_tokens`` excludes the
+cache reads and writes (its total input is the sum of the three, and ``total_tokens`` adds the
+output), so they are added to the trial's input tokens; an entry whose ``total_tokens`` is its
+input plus output alone (a log whose provider counted the cache within ``input_tokens``) keeps
+its input as it is.
 
 Verdict mapping (Inspect's ``CORRECT``/``INCORRECT``/``PARTIAL``/``NOANSWER``): ``C`` passes;
 ``I``, ``N`` and ``P`` fail (a partial answer is not a pass; ``--pass-values C,P`` counts it).
@@ -243,19 +247,33 @@ def _usage(sample: Mapping[str, Any]) -> TrialUsage | None:
         return None
 
     def total(name: str) -> int:
-        values = (dotted(u, name) for u in model_usage.values())
-        return sum(v for v in values if isinstance(v, int) and not isinstance(v, bool) and v > 0)
+        return sum(_positive(dotted(u, name)) for u in model_usage.values())
 
     messages = [m for m in sample.get("messages") or () if isinstance(m, Mapping)]
     replies = [m for m in messages if m.get("role") == "assistant"]
     calls = [dotted(c, "function") for m in replies for c in m.get("tool_calls") or ()]
     model = next(iter(model_usage)) if len(model_usage) == 1 else dotted(sample, "output.model")
     return TrialUsage(
-        input_tokens=total("input_tokens"), output_tokens=total("output_tokens"),
-        cached_tokens=total("input_tokens_cache_read"), model_requests=len(replies),
+        input_tokens=sum(_input_tokens(u) for u in model_usage.values()), output_tokens=total("output_tokens"),
+        cached_tokens=total("input_tokens_cache_read"), cache_write_tokens=total("input_tokens_cache_write"),
+        model_requests=len(replies),
         tool_calls=count([str(c) for c in calls if isinstance(c, str) and c]),
         model=model if isinstance(model, str) else None,
     )  # fmt: skip
+
+
+def _positive(value: Any) -> int:
+    """``value`` when it is a positive integer, else 0."""
+    return value if isinstance(value, int) and not isinstance(value, bool) and value > 0 else 0
+
+
+def _input_tokens(usage: Any) -> int:
+    """Every prompt token of one ``model_usage`` entry, cache reads and writes included (module
+    docstring: added unless ``total_tokens`` shows the entry's input already holds them)."""
+    inputs, output = _positive(dotted(usage, "input_tokens")), _positive(dotted(usage, "output_tokens"))
+    cache = _positive(dotted(usage, "input_tokens_cache_read")) + _positive(dotted(usage, "input_tokens_cache_write"))
+    total = _positive(dotted(usage, "total_tokens"))
+    return inputs if cache and total and total == inputs + output else inputs + cache
 
 
 def _input(value: Any) -> Any:

@@ -16,9 +16,10 @@ Beside the verdict each trial keeps ``inputs`` (input), ``output``, ``expected_o
 reasons of failed assertions (the verifier's note) and, as its trace, one ``{"kind": "case"}``
 entry with the case's ``attributes``, ``labels`` and ``trace_id``/``span_id`` (when any is set).
 The metrics pydantic-evals extracts from an instrumented pydantic-ai run become the trial's
-usage: ``input_tokens``, ``output_tokens``, ``cache_read_tokens`` (cached), ``requests`` (model
-requests); ``cost`` becomes its cost (currency unstated). Those two renamed metrics and ``cost``
-leave the metrics (the usage's own names take their place).
+usage: ``input_tokens``, ``output_tokens``, ``cache_read_tokens`` (cached), ``cache_write_tokens``
+(cache writes, which pydantic-ai counts within the input tokens), ``requests`` (model requests);
+``cost`` becomes its cost (currency unstated). ``cache_read_tokens``, ``requests`` and ``cost``
+leave the metrics (the usage's own names take their place); ``cache_write_tokens`` stays one.
 Reference: pydantic_evals.reporting.ReportCase / ReportCaseFailure,
 pydantic_evals._task_run.extract_span_tree_metrics.
 """
@@ -150,7 +151,8 @@ def _failure(number: int, task_id: Any, run: Any, case: Mapping[str, Any], texts
 def _usage(metrics: Mapping[str, float]) -> TrialUsage | None:
     """The usage pydantic-evals recorded as metrics, or ``None`` when it recorded none."""
     names = {"input_tokens": "input_tokens", "output_tokens": "output_tokens",
-             "cached_tokens": "cache_read_tokens", "model_requests": "requests"}
+             "cached_tokens": "cache_read_tokens", "cache_write_tokens": "cache_write_tokens",
+             "model_requests": "requests"}
     if not any(name in metrics for name in names.values()) or not all(
         0 <= metrics.get(name, 0) < math.inf for name in names.values()
     ):
