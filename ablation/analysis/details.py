@@ -4,10 +4,10 @@ Each drill-down shows the task's input and expected output (from the suite when 
 else as the trials recorded them), every run of each arm with its verdict, error and tool
 sequence (from the trial's OpenTelemetry spans when they record tool calls, else from its trace:
 an instrumented model client's spans record no tool) and a summary of its spans, and, for the two
-runs it puts side by side, a word-level diff of their outputs. The runs side by side are the ones
-that explain the pair's kind: for a regression the baseline's first passing run and the
-candidate's first failing run (for an improvement the reverse); a run that does not exist falls
-back to the arm's first run.
+runs it puts side by side, a word-level diff of their outputs (as :func:`diff_texts` writes them).
+The runs side by side are the ones that explain the pair's kind: for a regression the baseline's
+first passing run and the candidate's first failing run (for an improvement the reverse); a run
+that does not exist falls back to the arm's first run.
 """
 
 from __future__ import annotations
@@ -25,7 +25,7 @@ from ablation.report import PairDetail, TrialView
 from ablation.report_items import DiffSegment
 from ablation.schema import TaskResult, to_jsonable
 
-__all__ = ["MAX_DETAILS", "MAX_DIFF_WORDS", "details", "output_words", "word_diff"]
+__all__ = ["MAX_DETAILS", "MAX_DIFF_WORDS", "details", "diff_texts", "output_words", "word_diff"]
 
 #: Regressions, and improvements, shown with their trials.
 MAX_DETAILS = 500
@@ -71,21 +71,58 @@ def _view(result: TaskResult | None) -> TrialView | None:
     )
 
 
+def _typed(value: Any, pretty: bool) -> str:
+    """``value`` as JSON with sorted keys (a string quoted): compact with ASCII escapes, or,
+    ``pretty``, indented with non-ASCII text as it is."""
+    data = to_jsonable(value)
+    if pretty:
+        return json.dumps(data, indent=2, ensure_ascii=False, sort_keys=True)
+    return json.dumps(data, sort_keys=True)
+
+
+def _text(value: Any, pretty: bool) -> str:
+    """An output as text: a string as it is, ``None`` as ``""``, anything else as JSON."""
+    if value is None:
+        return ""
+    return value if isinstance(value, str) else _typed(value, pretty)
+
+
+def diff_texts(before: Any, after: Any, *, pretty: bool = False) -> tuple[str, str]:
+    """The two texts a diff of two outputs compares: each output as text (a string as it is,
+    ``None`` as ``""``, anything else as JSON), unless the texts are equal while the values are
+    not, when both are written as JSON, so the diff never shows two outputs as one.
+
+    So ``14`` and ``"14"`` are diffed as the texts ``14`` and ``"14"``, ``None`` and ``""`` as
+    ``null`` and ``""``, a dict and its JSON text as the object and the quoted string. Two values are
+    equal when their compact JSON with sorted keys is (so ``1`` and ``1.0``, or ``True`` and
+    ``1``, differ; a tuple and the list of its items do not).
+
+    Args:
+        before: The baseline's output (any value :func:`~ablation.schema.to_jsonable` takes).
+        after: The candidate's output.
+        pretty: Indented JSON with non-ASCII text as it is (the layout of the viewer's output
+            panels, keys sorted so that equal dicts diff as equal) instead of compact JSON (the
+            report's); keys are sorted in both.
+    """
+    a, b = _text(before, pretty), _text(after, pretty)
+    if a == b and _typed(before, False) != _typed(after, False):
+        return _typed(before, pretty), _typed(after, pretty)
+    return a, b
+
+
 def output_words(value: Any) -> list[str]:
     """An output as words and the white space between them (JSON text for non-text outputs)."""
-    if value is None:
-        return []
-    text = value if isinstance(value, str) else json.dumps(to_jsonable(value), sort_keys=True)
-    return _WORDS.findall(text)
+    return _WORDS.findall(_text(value, False))
 
 
 def word_diff(before: Any, after: Any) -> list[DiffSegment]:
-    """The word-level diff (:mod:`difflib`) of two outputs, as kept, deleted and inserted runs.
+    """The word-level diff (:mod:`difflib`) of two outputs' :func:`diff_texts`, as kept, deleted
+    and inserted runs; two equal outputs give one kept run (none when both are empty).
 
     At most :data:`MAX_DIFF_WORDS` tokens of each side are compared (``SequenceMatcher`` is
     quadratic in the worst case); what is left is appended as one delete and one insert.
     """
-    a, b = output_words(before), output_words(after)
+    a, b = (_WORDS.findall(text) for text in diff_texts(before, after))
     if a == b:  # the same output (or none): nothing to match
         return [DiffSegment(op="equal", text="".join(a))] if a else []
     a_head, b_head = a[:MAX_DIFF_WORDS], b[:MAX_DIFF_WORDS]

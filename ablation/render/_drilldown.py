@@ -2,16 +2,20 @@
 
 Every piece is built from untrusted agent text: the callers escape it for their format (the
 terminal with :func:`~ablation.render._format.printable`, Markdown and HTML with their
-escapers); the diff's markers are added by the callers around text they escaped.
+escapers); the diff's markers are added by the callers around text they escaped. The diff is the
+report's (:func:`ablation.analysis.details.word_diff`); :func:`type_note` names both outputs'
+types when they differ, as ``14`` and ``"14"`` (the viewer's task page shows the same note).
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
+from typing import Any
 
 from ablation.report import PairDetail, TrialView
+from ablation.schema import to_jsonable
 
-__all__ = ["diff_markup", "run_lines", "tool_lines"]
+__all__ = ["diff_markup", "pair_type_note", "run_lines", "tool_lines", "type_note"]
 
 
 def _verdict(view: TrialView) -> str:
@@ -71,6 +75,34 @@ def tool_lines(detail: PairDetail) -> list[str]:
 
     note = "same tool calls" if same else f"first divergence at tool call {at + 1}"
     return [f"baseline tools: {shown(base)}", f"candidate tools: {shown(cand)}", note, *spans]
+
+
+def _kind(value: Any) -> str:
+    """The Python type name of ``value`` as JSON data (``None`` for none: a tuple is a list)."""
+    return "None" if value is None else type(to_jsonable(value)).__name__
+
+
+def type_note(before: Any, after: Any) -> str | None:
+    """``"The outputs differ in type: baseline int, candidate str."`` when the two outputs are
+    values of different types (``14`` and ``"14"``, ``None`` and ``""``, ``1`` and ``1.0``, a dict
+    and its JSON text), which their texts side by side may hide; ``None`` when they are of one
+    type, or when one is ``None`` and the other is not the empty string (a trial without output,
+    as a failed one, is shown as such)."""
+    kinds = _kind(before), _kind(after)
+    if kinds[0] == kinds[1]:
+        return None
+    if before is None or after is None:
+        other = after if before is None else before
+        if not isinstance(other, str) or other:
+            return None
+    return f"The outputs differ in type: baseline {kinds[0]}, candidate {kinds[1]}."
+
+
+def pair_type_note(detail: PairDetail) -> str | None:
+    """:func:`type_note` of the side-by-side runs' outputs (``None`` when an arm has no run)."""
+    if detail.baseline is None or detail.candidate is None:
+        return None
+    return type_note(detail.baseline.output, detail.candidate.output)
 
 
 def diff_markup(

@@ -23,7 +23,7 @@ from ablation.render._breakdowns import (
     repeated_rows,
 )
 from ablation.render._ci_safe import no_workflow_commands
-from ablation.render._drilldown import diff_markup, run_lines, tool_lines
+from ablation.render._drilldown import diff_markup, pair_type_note, run_lines, tool_lines
 from ablation.render._errors import (
     ERROR_HEADERS,
     error_note,
@@ -206,7 +206,7 @@ def _trial(trial: TrialView | None, arm: str) -> str:
     if output:
         parts.append(f"<pre>{esc(truncate(output, OUTPUT_LIMIT))}</pre>")
     else:
-        parts.append(_paragraph("(no output)", "note"))
+        parts.append(_paragraph("(no output)" if trial.output is None else "(empty output)", "note"))
     return "".join(parts) + "</div>"
 
 
@@ -220,6 +220,7 @@ def _pair_extras(d: PairDetail) -> str:
     """Every run, the tool sequences and the word diff (``<del>``/``<ins>``), all escaped."""
     lines = [*run_lines(d), *tool_lines(d)]
     out = f"<pre>{esc(chr(10).join(lines))}</pre>" if lines else ""
+    out += _paragraph(note, "note") if (note := pair_type_note(d)) else ""
     if any(s.op != "equal" for s in d.diff):
         marked = diff_markup(d, lambda s: esc(truncate(s, OUTPUT_LIMIT)), ("<del>", "</del>"), ("<ins>", "</ins>"))
         out += f'<p><b>diff</b> (baseline → candidate):</p><pre class="diff">{marked}</pre>'

@@ -28,7 +28,7 @@ from ablation.render._breakdowns import (
     show_categories,
 )
 from ablation.render._ci_safe import no_workflow_commands
-from ablation.render._drilldown import diff_markup, run_lines, tool_lines
+from ablation.render._drilldown import diff_markup, pair_type_note, run_lines, tool_lines
 from ablation.render._errors import (
     ERROR_HEADERS,
     error_note,
@@ -200,6 +200,7 @@ def _pair_extras(d: PairDetail) -> list[str]:
     """Every run, the tool sequences and the word diff (``<del>``/``<ins>`` in ``<pre>``)."""
     lines = [*run_lines(d), *tool_lines(d)]
     out = [f"\n<pre>{_esc(chr(10).join(lines))}</pre>\n"] if lines else []
+    out += [f"\n<i>{_esc(note)}</i>\n"] if (note := pair_type_note(d)) else []
     if any(s.op != "equal" for s in d.diff):
         marked = diff_markup(d, lambda s: _esc(truncate(s, OUTPUT_LIMIT)), ("<del>", "</del>"), ("<ins>", "</ins>"))
         out.append(f"\n<b>diff</b> (baseline → candidate):\n<pre>{marked}</pre>\n")

@@ -25,7 +25,7 @@ from rich.text import Text
 from ablation.render import _sections as sections
 from ablation.render._breakdowns import flaky_rows, repeated_rows, show_categories
 from ablation.render._ci_safe import no_workflow_commands
-from ablation.render._drilldown import diff_markup, run_lines, tool_lines
+from ablation.render._drilldown import diff_markup, pair_type_note, run_lines, tool_lines
 from ablation.render._errors import (
     error_lines,
     error_note,
@@ -306,6 +306,7 @@ def _pair_facts(d: PairDetail) -> list[RenderableType]:
     lines += [f"expected: {shown(d.expected_output)}"] if d.expected_output is not None else []
     lines += [printable(line) for line in (*run_lines(d), *tool_lines(d))]
     out: list[RenderableType] = [_text(line, "dim") for line in lines]
+    out += [_text(note, "yellow")] if (note := pair_type_note(d)) else []
     if d.diff and any(s.op != "equal" for s in d.diff):
         text = diff_markup(d, lambda s: printable(truncate(s, OUTPUT_LIMIT)), ("[-", "-]"), ("{+", "+}"))
         out.append(_text("diff (baseline -> candidate, [-deleted-] {+inserted+}): " + text))

@@ -5,7 +5,8 @@ error and traceback, the verifier's note and its output (text as it is, anything
 indented JSON); any other field a trial carries (usage, traces) is shown as JSON under its own
 name, and list-valued ones that both arms' first runs carry (traces) side by side, the first
 divergent step marked (:mod:`ablation.view.traces`). The diff compares the first run's outputs of
-the two arms. The task's input and expected
+the two arms (:mod:`ablation.view.diff`: as JSON when their texts are equal but the values are
+not, as ``14`` and ``"14"``, with a note naming both types). The task's input and expected
 output are shown when the viewer was given the suite and the task's digest is the campaign's.
 """
 
@@ -138,8 +139,7 @@ def task_page(catalog: Catalog, campaign_id: str, task_id: str) -> str:
     )
     diff = ""
     if by_arm["baseline"] and by_arm["candidate"]:
-        before = output_text(by_arm["baseline"][0].output)
-        after = output_text(by_arm["candidate"][0].output)
+        before, after = by_arm["baseline"][0].output, by_arm["candidate"][0].output
         diff = (
             '<h2>Output diff (first run: <del>baseline only</del> <ins>candidate only</ins>)</h2>'
             f'<div id="diff">{word_diff(before, after)}</div>'
