@@ -164,7 +164,9 @@ def _pydantic_ai_run(result: Any) -> AgentOutput:
     from the messages (:func:`_function_calls`), the last response's model, and the messages as
     the trace."""
     messages = list(result.all_messages())
-    usage = result.usage() if callable(result.usage) else result.usage
+    usage = result.usage  # a property in newer pydantic-ai (calling it warns), a method before
+    if callable(usage) and not hasattr(usage, "input_tokens"):
+        usage = usage()
     calls = _function_calls(result, messages)
     models = [m.model_name for m in messages if getattr(m, "model_name", None)]
     trace = [

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import shlex
 import subprocess
 import sys
@@ -28,8 +29,9 @@ def _campaign(store: Path) -> None:
 def test_report_on_a_read_only_store(tmp_path: Path) -> None:
     """Item 14: ``ablation report`` works on a store in a read-only file system.
 
-    The tests run as root (file modes do not bind root), so the directory is bind-mounted
-    read-only in a private mount namespace (``unshare -m``).
+    File modes do not bind root, so the directory is bind-mounted read-only in a private mount
+    namespace (``unshare -m``; a user that is not root first maps itself to root in a new user
+    namespace, ``-r``, which may mount there).
     """
     folder = tmp_path / "ro"
     folder.mkdir()
@@ -43,7 +45,7 @@ def test_report_on_a_read_only_store(tmp_path: Path) -> None:
         f"mount -o remount,bind,ro {shlex.quote(str(folder))} && {report}"
     )
     proc = subprocess.run(
-        ["unshare", "-m", "sh", "-c", script], cwd=REPO, env=cli_env(),
+        ["unshare", *([] if os.getuid() == 0 else ["-r"]), "-m", "sh", "-c", script], cwd=REPO, env=cli_env(),
         capture_output=True, text=True, timeout=60, check=False,
     )
     assert proc.returncode in (0, 2), proc.stderr
