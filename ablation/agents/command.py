@@ -1,6 +1,9 @@
 """A command-line agent: the task input as JSON on stdin, one JSON document back on stdout.
 
-The child runs in its own process group (POSIX), which is killed on timeout or cancellation.
+The child runs in its own process group (POSIX), which is killed on timeout or cancellation, and
+after the child exits. Its streams are read until they end or, when a process it left running
+holds them open, for at most 0.2 s (``_EXIT_GRACE_S``) after its exit, then again at most that
+long after its group was killed.
 """
 
 from __future__ import annotations
@@ -38,23 +41,41 @@ SAFE_ENV = (
 
 _CHUNK = 64 * 1024
 
+#: Seconds the streams of a command that exited may stay open (a process it started in the
+#: background inherited them) before its process group is killed, and again before the pipes are
+#: closed when something outside the group still holds them.
+_EXIT_GRACE_S = 0.2
+
+#: Added to an error about stdout when the streams were held open after the command exited.
+_HELD_NOTE = (
+    " (the command had exited while a process it left running held its output open; "
+    "stdout is what was printed until that was ended)"
+)
+
+#: How often a command whose streams are still open is checked for having exited.
+_EXIT_POLL_S = 0.05
+
 
 class _Overflow(AblationError):
     """Internal: a stream exceeded its cap."""
 
 
-async def _read_capped(stream: asyncio.StreamReader | None, cap: int, *, keep_tail: bool) -> bytes:
-    """Read ``stream`` to its end; past ``cap`` bytes raise :class:`_Overflow` (or keep the tail)."""
+async def _read_capped(
+    stream: asyncio.StreamReader | None, cap: int, sink: bytearray, *, keep_tail: bool
+) -> None:
+    """Read ``stream`` to its end into ``sink``, at most ``cap`` bytes of it.
+
+    Past ``cap`` bytes, raise :class:`_Overflow`, or with ``keep_tail`` drop the oldest bytes.
+    ``sink`` holds what was read so far even when the read is cancelled or fails.
+    """
     if stream is None:
-        return b""
-    data = bytearray()
+        return
     while chunk := await stream.read(_CHUNK):
-        data += chunk
-        if len(data) > cap:
+        sink += chunk
+        if len(sink) > cap:
             if not keep_tail:
                 raise _Overflow
-            del data[: len(data) - cap]
-    return bytes(data)
+            del sink[: len(sink) - cap]
 
 
 async def _feed(stdin: asyncio.StreamWriter | None, payload: bytes) -> None:
@@ -66,6 +87,60 @@ async def _feed(stdin: asyncio.StreamWriter | None, payload: bytes) -> None:
     stdin.close()
 
 
+async def _until_ended(parts: Sequence[asyncio.Future[None]]) -> None:
+    """Return once every part has ended; raise the error of one as soon as it fails."""
+    done, _ = await asyncio.wait(parts, return_when=asyncio.FIRST_EXCEPTION)
+    errors = [part.exception() for part in done]
+    for error in errors:
+        if error is not None:
+            raise error
+
+
+def _close_pipes(proc: asyncio.subprocess.Process) -> None:
+    """Close our ends of the child's pipes; its stream readers then see the end of their stream.
+
+    Assumes the asyncio subprocess transport (``Process._transport``); without one nothing is closed.
+    """
+    transport = getattr(proc, "_transport", None)
+    if transport is not None:
+        for fd in (0, 1, 2):
+            pipe = transport.get_pipe_transport(fd)
+            if pipe is not None:
+                pipe.close()
+
+
+async def _exited(proc: asyncio.subprocess.Process) -> None:
+    """Return once the child itself has exited, whoever still holds its pipes.
+
+    ``proc.wait()`` is no such signal: it also waits for every pipe to close. ``returncode`` is set
+    as soon as the event loop's child watcher reports the exit, hence the polling.
+    """
+    while proc.returncode is None:
+        await asyncio.sleep(_EXIT_POLL_S)
+
+
+async def _settle(streams: asyncio.Future[Any], proc: asyncio.subprocess.Process) -> bool:
+    """End the streams of a command that exited while something may still hold them open.
+
+    Waits at most :data:`_EXIT_GRACE_S` for them to end; then kills the process group (its
+    leftover processes close their copies, and what they wrote before is still read) and waits
+    as long again; then closes the pipes (a process outside the group, such as one that called
+    ``setsid``, holds them), which ends the reads with what was read by then.
+
+    Returns:
+        Whether the streams were held: still open :data:`_EXIT_GRACE_S` after the exit.
+    """
+    await asyncio.wait((streams,), timeout=_EXIT_GRACE_S)
+    if streams.done():
+        return False
+    _killpg(proc.pid)
+    await asyncio.wait((streams,), timeout=_EXIT_GRACE_S)
+    if not streams.done():
+        _close_pipes(proc)
+        await asyncio.wait((streams,), timeout=_EXIT_GRACE_S)
+    return True
+
+
 async def _reap(proc: asyncio.subprocess.Process) -> None:
     """Close the child's pipes, wait (bounded) for its exit to be reported, close its transport.
 
@@ -75,11 +150,7 @@ async def _reap(proc: asyncio.subprocess.Process) -> None:
     the event loop's child watcher, and the watcher then logs "Unknown child process" on stderr.
     """
     transport = getattr(proc, "_transport", None)
-    if transport is not None:
-        for fd in (0, 1, 2):
-            pipe = transport.get_pipe_transport(fd)
-            if pipe is not None:
-                pipe.close()
+    _close_pipes(proc)
     if proc.returncode is None:
         with contextlib.suppress(TimeoutError):
             await asyncio.shield(asyncio.wait_for(proc.wait(), 5))
@@ -111,11 +182,18 @@ class CommandAgent:
     the task input as JSON on its stdin, closes stdin, and reads stdout to the end. stdout must hold
     exactly one JSON document (surrounding whitespace allowed); use stderr for logs.
 
-    Whatever happens, no process is left behind: when the call is cancelled (the engine's
-    per-trial timeout cancels it) or exceeds ``timeout_s``, the whole process group is killed with
-    SIGKILL and the child is reaped before the call returns. Processes the command leaves running
-    in its group after exiting are killed too. A grandchild that moves to another session or
-    process group on purpose escapes this (POSIX offers no way to follow it).
+    The answer does not wait for processes the command leaves running: when the command has
+    exited but its streams are still open (a background child inherited them), they are read for
+    at most 0.2 s more, then its process group is killed and what the group had written is read
+    for at most 0.2 s more, then the pipes are closed. The answer is what stdout held by then,
+    whoever wrote it: a leftover that kept printing makes it invalid JSON, an error that says so.
+
+    Whatever happens, no process is left behind in the group: when the call is cancelled (the
+    engine's per-trial timeout cancels it) or exceeds ``timeout_s``, the whole process group is
+    killed with SIGKILL and the child is reaped before the call returns. Processes the command
+    leaves running in its group after exiting are killed too. A grandchild that moves to another
+    session or process group on purpose escapes this (POSIX offers no way to follow it): it is not
+    killed, but the call ends all the same, and once the pipes are closed its writes to them fail.
 
     Assumes a POSIX system (``os.killpg``, ``start_new_session``).
 
@@ -211,7 +289,7 @@ class CommandAgent:
             ) from None
         try:
             async with asyncio.timeout(self.timeout_s):
-                stdout, stderr = await self._exchange(proc, payload)
+                stdout, stderr, held = await self._exchange(proc, payload)
         except TimeoutError:
             raise AgentTimeoutError(
                 f"{self.name} exceeded timeout_s={self.timeout_s}; its process group was killed"
@@ -226,27 +304,52 @@ class CommandAgent:
             # bound (the group was SIGKILLed, so the wait is short unless the child is stuck in D).
             _killpg(proc.pid)
             await _reap(proc)
-        return self._decode(proc.returncode, stdout, stderr)
+        return self._decode(proc.returncode, stdout, stderr, held=held)
 
-    async def _exchange(self, proc: asyncio.subprocess.Process, payload: bytes) -> tuple[bytes, bytes]:
-        """Feed stdin and read both streams with caps, then wait for the exit."""
+    async def _exchange(
+        self, proc: asyncio.subprocess.Process, payload: bytes
+    ) -> tuple[bytes, bytes, bool]:
+        """Feed stdin and read both streams with caps until they end or the command has exited.
+
+        Streams still open when the command exits (a process it left running holds them) are
+        ended by :func:`_settle`; the answer is then what was read by that time, a leftover
+        process's writes included.
+
+        Returns:
+            stdout, the last ``max_output_bytes`` of stderr, and whether the streams were held
+            open after the command exited.
+        """
         cap = self.max_output_bytes
-        feed = asyncio.ensure_future(_feed(proc.stdin, payload))
-        readers = asyncio.gather(
-            _read_capped(proc.stdout, cap, keep_tail=False),
-            _read_capped(proc.stderr, cap, keep_tail=True),
-        )
+        stdout, stderr = bytearray(), bytearray()
+        parts = [
+            asyncio.ensure_future(_feed(proc.stdin, payload)),
+            asyncio.ensure_future(_read_capped(proc.stdout, cap, stdout, keep_tail=False)),
+            asyncio.ensure_future(_read_capped(proc.stderr, cap, stderr, keep_tail=True)),
+            asyncio.ensure_future(_exited(proc)),
+        ]
+        streams = asyncio.ensure_future(_until_ended(parts[:3]))
+        held = False
         try:
-            stdout, stderr = await readers
-            await feed
-            await proc.wait()
+            await asyncio.wait((streams, parts[3]), return_when=asyncio.FIRST_COMPLETED)
+            if not streams.done():
+                held = await _settle(streams, proc)
+            if streams.done():
+                streams.result()  # raises _Overflow, or what feeding stdin raised
+            if not held:
+                await proc.wait()
         finally:
-            for pending in (feed, readers):
-                pending.cancel()
-        return stdout, stderr
+            for part in (streams, *parts):
+                part.cancel()
+        return bytes(stdout), bytes(stderr), held
 
-    def _decode(self, returncode: int | None, stdout: bytes, stderr: bytes) -> Any:
+    def _decode(self, returncode: int | None, stdout: bytes, stderr: bytes, *, held: bool = False) -> Any:
+        """The command's answer from its exit code and streams.
+
+        ``held``: the streams outlived the command, so stdout is what was read until they were
+        ended; an error about stdout says so.
+        """
         tail = _tail(stderr)
+        cut = _HELD_NOTE if held else ""
         if returncode != 0:
             how = (
                 f"was killed by signal {_signal_name(-returncode)}"
@@ -260,7 +363,7 @@ class CommandAgent:
         if not stdout.strip():
             detail = f"; stderr: {tail}" if tail else ""
             raise AgentProcessError(
-                f"{self.name} printed nothing on stdout (expected one JSON document){detail}",
+                f"{self.name} printed nothing on stdout (expected one JSON document){cut}{detail}",
                 returncode=returncode,
                 stderr=tail,
             )
@@ -268,7 +371,7 @@ class CommandAgent:
             value = json.loads(stdout.decode("utf-8"))
         except UnicodeDecodeError as exc:
             raise AgentProcessError(
-                f"{self.name} printed invalid UTF-8 on stdout ({exc.reason} at byte {exc.start}): "
+                f"{self.name} printed invalid UTF-8 on stdout ({exc.reason} at byte {exc.start}){cut}: "
                 f"{_excerpt(stdout)}",
                 returncode=returncode,
                 stderr=tail,
@@ -276,7 +379,7 @@ class CommandAgent:
         except json.JSONDecodeError as exc:
             raise AgentProcessError(
                 f"{self.name} printed invalid JSON on stdout ({exc.msg} at line {exc.lineno} "
-                f"column {exc.colno}): {_excerpt(stdout)}",
+                f"column {exc.colno}){cut}: {_excerpt(stdout)}",
                 returncode=returncode,
                 stderr=tail,
             ) from None
