@@ -12,14 +12,15 @@ Speed: every column is read by a C-level ``map`` (``operator.attrgetter``), neve
 Python function, straight into its array (``np.fromiter``, no list in between). For pydantic rows
 only the fields some row set explicitly are read (the union of ``model_fields_set``); every other
 field holds its default on every row, so its column is a constant column of that default (stride
-0: no memory, nothing written). Error texts are read only for the trials that did not complete.
+0: no memory, nothing written). Error texts are read only for the trials that did not complete;
+the cost's currency and source only for the trials with a cost, into one set (:func:`cost_units_of`).
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field, replace
-from itertools import islice
+from itertools import compress, islice
 from operator import attrgetter
 from typing import Any
 
@@ -28,13 +29,14 @@ from numpy.typing import NDArray
 from pydantic import BaseModel
 
 __all__ = [
-    "STATUS_CODES", "TrialColumns", "constant_column", "constant_value", "failed_trials",
-    "failure_fields", "fields_given", "filled", "known_rows", "results_to_columns", "same_ids",
-    "unknown",
+    "STATUS_CODES", "CostUnits", "TrialColumns", "constant_column", "constant_value", "cost_units_of",
+    "failed_trials", "failure_fields", "fields_given", "filled", "known_rows", "results_to_columns",
+    "same_ids", "unknown",
 ]  # fmt: skip
 
 #: Codes of the ``status`` column.
 STATUS_CODES: Mapping[str, int] = {"completed": 0, "error": 1, "timeout": 2}
+CostUnits = frozenset[tuple[str | None, str | None]]  # distinct (currency, source); None: unstated
 
 
 def constant_column(value: Any, n: int) -> np.ndarray:
@@ -80,8 +82,8 @@ def unknown(values: np.ndarray) -> bool:
     return constant and values.dtype.kind == "f" and bool(np.isnan(value))
 
 
-def known_rows(values: np.ndarray, mask: np.ndarray) -> np.ndarray | None:
-    """The rows of ``mask`` where ``values`` holds a number (not NaN), or ``None`` if none does.
+def known_rows(values: np.ndarray, mask: np.ndarray | bool) -> np.ndarray | None:
+    """The rows of ``mask`` (``True``: all) where ``values`` is a number (not NaN), or ``None``.
 
     One new boolean array (NaN test, negation and mask done in it); none for an :func:`unknown`
     column (a number the source never gave).
@@ -94,8 +96,13 @@ def known_rows(values: np.ndarray, mask: np.ndarray) -> np.ndarray | None:
     return keep if keep.any() else None
 
 
-def _nan(n: int) -> NDArray[np.float64]:
-    return np.full(n, np.nan)
+def cost_units_of(cost: np.ndarray, pairs: Callable[[np.ndarray], Iterable[Any]] | None = None) -> CostUnits:
+    """The distinct ``(currency, source)`` of the rows of ``cost`` that hold a cost: ``pairs(mask)``
+    gives those of a boolean row mask; without it (no source stated) each is ``(None, None)``."""
+    rows = known_rows(cost, True)
+    if rows is None:
+        return frozenset()
+    return frozenset([(None, None)] if pairs is None else map(tuple, pairs(rows)))
 
 
 @dataclass(frozen=True)
@@ -126,6 +133,8 @@ class TrialColumns:
             or ``None`` (``error_type`` names the error).
         quality_errors: Per scorer name, whether the scorer failed on each trial (``bool``).
         error_stage: Stage of each failed trial's error (``""`` when unknown), or ``None``.
+        cost_units: The distinct ``(currency, source)`` of the rows with a cost (a set, not a
+            column: :func:`cost_units_of`); blocks of rows joined end to end join their sets.
     """
 
     arm: str
@@ -147,6 +156,7 @@ class TrialColumns:
     error: NDArray[np.object_] | None = None
     quality_errors: dict[str, NDArray[np.bool_]] = field(default_factory=dict)
     error_stage: NDArray[np.object_] | None = None
+    cost_units: CostUnits = frozenset()
 
     def __post_init__(self) -> None:
         n = len(self.task_id)
@@ -180,9 +190,9 @@ class TrialColumns:
             run=np.zeros(n, dtype=np.int64) if run is None else run,
             passed=np.asarray(passed, dtype=bool),
             status=np.zeros(n, dtype=np.int8),
-            latency_s=_nan(n),
-            cost=_nan(n),
-            tokens=_nan(n),
+            latency_s=np.full(n, np.nan),
+            cost=np.full(n, np.nan),
+            tokens=np.full(n, np.nan),
             source=source,
             line=line,
         )
@@ -284,18 +294,29 @@ def _read(
 
     Pydantic rows: only fields in some row's ``model_fields_set`` (the others are defaults).
     Other objects (the store's light rows): every attribute, ``None`` where a row lacks it.
-    ``given``: the rows' :func:`fields_given`, when the caller has read it already.
+    ``given``: the rows' :func:`fields_given` (``None``: not all pydantic rows).
     ``values(name)`` iterates over the rows' ``name`` attribute (a C-level ``attrgetter`` map
     when the first row has every attribute read, as model rows and light rows do), so a column
     is filled straight from the rows with no list in between.
     """
-    if given is None:
-        given = fields_given(rows)
     names = set(_NAMES) if given is None else {a for a in _NAMES if a in given or a == "task_id"}
     first = rows[0] if rows else None
     if all(hasattr(first, a) for a in names):
         return names, lambda a: map(attrgetter(a), rows)
     return names, lambda a: (getattr(r, a, None) for r in rows)
+
+
+_UNITS = ("cost_currency", "cost_source")
+
+
+def _unit_pairs(rows: Sequence[Any], given: set[str] | None) -> Callable[[np.ndarray], Iterable[Any]] | None:
+    """The ``(cost_currency, cost_source)`` reader of the rows of a mask (``None`` where a row lacks
+    them), or ``None`` when no pydantic row sets either (both hold their default, ``None``)."""
+    if given is not None and given.isdisjoint(_UNITS):
+        return None
+    get = attrgetter(*_UNITS) if rows and all(hasattr(rows[0], a) for a in _UNITS) else (
+        lambda r: (getattr(r, _UNITS[0], None), getattr(r, _UNITS[1], None)))  # fmt: skip
+    return lambda mask: map(get, compress(rows, mask.tolist()))
 
 
 def same_ids(ids: np.ndarray | None, values: Iterable[Any], n: int) -> np.ndarray | None:
@@ -334,6 +355,7 @@ def results_to_columns(
     ``None`` number into NaN and a ``None`` flag into ``False``, as ``np.array`` of a list does).
     """
     n = len(rows)
+    given = fields_given(rows) if given is None else given
     names, values = _read(rows, given)
 
     def column(name: str, dtype: Any, default: Any) -> np.ndarray:
@@ -353,6 +375,7 @@ def results_to_columns(
     for i in failed:
         e, m = getattr(rows[i], "error_type", None), getattr(rows[i], "error_message", None)
         error[i] = (f"{e}: {m}" if m else e) if e is not None else ""
+    cost = column("cost", np.float64, np.nan)
     return TrialColumns(
         arm=arm,
         task_id=task_id,
@@ -360,7 +383,7 @@ def results_to_columns(
         passed=column("passed", bool, False),
         status=status,
         latency_s=column("latency_s", np.float64, np.nan),
-        cost=column("cost", np.float64, np.nan),
+        cost=cost,
         tokens=column("tokens", np.float64, np.nan),
         quality=_dicts(read("quality"), n),
         metrics=_dicts(read("metrics"), n),
@@ -372,4 +395,5 @@ def results_to_columns(
         error=error,
         error_stage=_texts(read("error_stage"), n),
         quality_errors=_dicts(read("quality_errors"), n, flags=True),
+        cost_units=cost_units_of(cost, _unit_pairs(rows, given)),
     )

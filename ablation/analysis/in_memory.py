@@ -26,6 +26,7 @@ from ablation.columns import (
     STATUS_CODES,
     TrialColumns,
     _floats,
+    cost_units_of,
     fields_given,
     filled,
     results_to_columns,
@@ -188,6 +189,7 @@ def records_to_columns(
             category=_array(get("category"), np.object_, n, None),
             critical=_array(get("critical"), np.bool_, n, False),
             source=source,
+            cost_units=cost_units_of(numbers["cost"]),  # a plain record states no currency
         )
     rows = [validated(r, arm, i, source) for i, r in enumerate(records, start=1)]
     return results_to_columns(rows, arm, source=source, ids=ids)

@@ -4,7 +4,7 @@ Not a gate (``--metric-margin`` makes a metric one): a reader who did not think 
 a quality score or a tool learns that it moved. Each comparison's Wilcoxon signed-rank p-value
 (two-sided, on the per-task values, :mod:`ablation.analysis.metrics`) is adjusted by Holm across
 every quality score and usage metric of the report, and a change is named when its adjusted
-p-value is below ``alpha``. The cost's currency and source are taken from the trials too.
+p-value is below ``alpha``. The cost's currency and source are those of every trial with a cost.
 """
 
 from __future__ import annotations
@@ -76,25 +76,15 @@ def _number(x: float) -> str:
 
 
 def cost_units(data: PairedData, arm: str) -> tuple[str | None, str | None]:
-    """``(currency, source)`` of an arm's costs, read from the drill-down trials the data keep
-    (each paired task's first run); values that differ are joined by ``+``."""
-    currencies: set[str] = set()
-    sources: set[str] = set()
-    trials = data.trials
-    if not trials:
-        return None, None
-    keys = [(tid, arm) for tid in data.task_ids[:1000]]
-    many = getattr(trials, "many", None)
-    found = many(keys) if callable(many) else {k: v for k in keys if (v := trials.get(k))}
-    for trial in found.values():
-        if getattr(trial, "cost", None) is not None:
-            currencies.add(trial.cost_currency or "")
-            sources.add(trial.cost_source or "")
-    return _joined(currencies), _joined(sources)
+    """``(currency, source)`` of an arm's costs, from every trial with a cost (every task and
+    run: :attr:`~ablation.analysis.pairing.PairedData.cost_units`); values that differ are
+    joined by ``+``, and an unstated one adds nothing."""
+    units = data.cost_units.get(arm, frozenset())
+    return _joined(c or "" for c, _ in units), _joined(s or "" for _, s in units)
 
 
 def _joined(values: Iterable[str]) -> str | None:
-    kept = sorted(v for v in values if v)
+    kept = sorted({v for v in values if v})
     return "+".join(kept) if kept else None
 
 

@@ -252,6 +252,7 @@ def pair_columns(
         failures=failures,
         trials_seen={arm: len(cols) for arm, cols in zip(_ARMS, arms, strict=True)},
         totals_of=functools.partial(column_totals, arms, codes, uniq, paired, exclude),
+        cost_units={arm: cols.cost_units for arm, cols in zip(_ARMS, arms, strict=True)},
     )
 
 
@@ -349,9 +350,7 @@ def _unmatched(
             lone = np.flatnonzero(is_paired[codes] & (other[at] != mine))
         else:
             lone = np.flatnonzero(is_paired[codes])
-        found += [
-            (str(uniq[codes[i]]), _ARMS[side], int(runs[i])) for i in lone.tolist()
-        ]
+        found += [(str(uniq[codes[i]]), _ARMS[side], int(runs[i])) for i in lone.tolist()]
     return unmatched_runs(found)
 
 

@@ -21,6 +21,7 @@ from numpy.typing import NDArray
 
 from ablation.analysis.accumulate import ArmColumns
 from ablation.analysis.arm_totals import ArmTotals
+from ablation.columns import CostUnits
 from ablation.report import ExcludedItem
 from ablation.schema import AblationTask, TaskResult
 
@@ -54,6 +55,8 @@ class PairedData:
             task ids (trials, errors, retries, scorer errors, cost), counted from the trials of
             those tasks, for restricting the data to a subset of its tasks; ``None`` when the
             columns hold every count (one completed trial per task, no cost).
+        cost_units: Per arm, the distinct ``(currency, source)`` of every trial with a cost,
+            of every task and run (:attr:`~ablation.columns.TrialColumns.cost_units`).
     """
 
     task_ids: list[str] | NDArray[np.object_]
@@ -71,6 +74,7 @@ class PairedData:
     failures: list[tuple[str, str, int, str, str, str, str]] = field(default_factory=list)
     trials_seen: dict[str, int] = field(default_factory=dict)
     totals_of: Callable[[Collection[str]], dict[str, ArmTotals]] | None = None
+    cost_units: Mapping[str, CostUnits] = field(default_factory=dict)
 
 
 def unmatched_runs(keys: Iterable[tuple[str, str, int]]) -> list[ExcludedItem]:

@@ -7,7 +7,8 @@ read-only) the arm is read from its rows, and a writable store writes the snapsh
 columns a report needs are selected (ids, run, status, verdict, latency, cost,
 attempts, error type, category, critical flag, tokens, and the quality and metrics dictionaries,
 error stage and message through SQLite's ``json_extract`` - only for rows whose JSON may hold
-them, see ``_SCALAR``: parsing every row's JSON was most of such a report's time), page by page
+them, see ``_SCALAR``: parsing every row's JSON was most of such a report's time; the distinct
+currencies and sources of the costs from the rows with a cost, ``_UNITS``), page by page
 with keyset pagination on the primary key, so no
 :class:`~ablation.schema.TaskResult` is built and the Python objects of one page at a time are
 alive besides the growing arrays.
@@ -21,6 +22,7 @@ import sqlite3
 import zipfile
 from collections.abc import Iterator, Sequence
 from contextlib import nullcontext
+from dataclasses import replace
 from typing import Any
 
 import numpy as np
@@ -52,6 +54,11 @@ _SELECT = (
     " '$.error_stage', '$.error_message') END"
     " FROM trials WHERE campaign_id = ? AND arm = ? AND (task_id, run) > (?, ?)"
     " ORDER BY task_id, run LIMIT ?"
+)
+# The currency and source of the costs: parsed from the JSON of the rows with a cost only.
+_UNITS = (
+    "SELECT DISTINCT json_extract(result_json, '$.cost_currency'), json_extract(result_json,"
+    " '$.cost_source') FROM trials WHERE campaign_id = ? AND arm = ? AND cost IS NOT NULL"
 )
 
 
@@ -274,7 +281,9 @@ class ColumnReader(StoreConnection):
         parts = [self._checked_page(page, arm, self._where(campaign_id)) for page in pages]
         if not parts:
             return TrialColumns.verdicts(arm, np.zeros(0, dtype=object), np.zeros(0, dtype=bool))
-        return snapshot.concat_columns(parts, arm)
+        with self._op("read trial columns") if held is None else nullcontext(held) as conn:
+            units = conn.execute(_UNITS, (campaign_id, arm)).fetchall()
+        return replace(snapshot.concat_columns(parts, arm), cost_units=frozenset(map(tuple, units)))
 
     @classmethod
     def _checked_page(cls, page: list[tuple[Any, ...]], arm: str, where: str) -> TrialColumns:

@@ -7,9 +7,10 @@ report needs only their columns, so the columns of each arm of a campaign are al
 is an uncompressed NumPy ``.npz`` archive (a zip of ``.npy`` arrays, written and read with
 ``allow_pickle=False``). Its members:
 
-- ``manifest``: UTF-8 JSON (as ``uint8``) ``{"format": 2, "n": rows, "constants": {name: value},
+- ``manifest``: UTF-8 JSON (as ``uint8``) ``{"format": 3, "n": rows, "constants": {name: value},
   "texts": [names], "ids_joined": bool, "same": [names], "quality": [names], "metrics": [names],
-  "quality_errors": [names]}``;
+  "quality_errors": [names], "cost_units": [[currency, source], ...]}`` (``cost_units``: the
+  distinct pairs of the rows with a cost, ``null`` where not stated);
 - ``run``, ``attempts`` (``int64``), ``passed``, ``critical`` (``bool``), ``status`` (``int8``),
   ``latency_s``, ``cost``, ``tokens`` (``float64``, NaN for unknown): a column whose rows all hold
   one value (NaN included) is listed in ``same`` and holds that one value (one element);
@@ -45,8 +46,9 @@ from ablation.columns import TrialColumns, constant_column, constant_value
 
 __all__ = ["FORMAT", "concat_columns", "decode", "encode"]
 
-#: The layout version written in each snapshot's manifest; another one is never read.
-FORMAT = 2
+#: The layout version written in each snapshot's manifest; another one is never read (a
+#: snapshot of format 2, without the cost units, is written again from the rows).
+FORMAT = 3
 #: The numeric columns: (field, dtype, value of a trial that lacks the column).
 _NUMBERS: tuple[tuple[str, Any, Any], ...] = (
     ("run", np.int64, 0), ("attempts", np.int64, 1), ("passed", np.bool_, False),
@@ -60,6 +62,8 @@ _GROUPS: tuple[tuple[str, Any, Any], ...] = (
     ("quality_errors", False, np.bool_),
 )  # fmt: skip
 _FIELDS = ("task_id", *(name for name, _, _ in _NUMBERS), *_TEXTS)
+#: The sets of pairs held in the manifest, as JSON lists of ``[a, b]`` (not columns).
+_SETS = ("cost_units",)
 
 
 def _utf8(values: Any) -> np.ndarray:
@@ -120,6 +124,8 @@ def encode(c: TrialColumns) -> bytes:
         manifest[group] = sorted(named)
         for i, key in enumerate(manifest[group]):
             arrays[f"{group}.{i}"] = np.asarray(named[key], dtype)
+    for name in _SETS:
+        manifest[name] = sorted(getattr(c, name), key=repr)
     arrays["manifest"] = _utf8(manifest)
     out = io.BytesIO()
     np.savez(out, allow_pickle=False, **arrays)
@@ -162,6 +168,8 @@ def decode(
                 out[name] = constant_column(manifest["constants"][name], n)
         for group, _, _ in _GROUPS:
             out[group] = {key: archive[f"{group}.{i}"] for i, key in enumerate(manifest[group])}
+        for name in _SETS:
+            out[name] = frozenset((a, b) for a, b in manifest[name])
     return TrialColumns(arm=arm, **out)
 
 
@@ -184,6 +192,7 @@ def concat_columns(parts: Sequence[TrialColumns], arm: str) -> TrialColumns:
 
     Assumes every part has the same columns given (``None`` or not), as pages of one row read
     do; a named column a part lacks is NaN, or ``False`` for quality error flags, on its rows.
+    A set (:data:`_SETS`) is the union of the parts' sets.
     """
     sizes = [len(p) for p in parts]
     out: dict[str, Any] = {name: _cat([getattr(p, name) for p in parts]) for name in _FIELDS}
@@ -196,4 +205,6 @@ def concat_columns(parts: Sequence[TrialColumns], arm: str) -> TrialColumns:
             ])
             for k in keys
         }  # fmt: skip
+    for name in _SETS:
+        out[name] = frozenset().union(*(getattr(p, name) for p in parts))
     return TrialColumns(arm=arm, **out)

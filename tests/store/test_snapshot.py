@@ -293,7 +293,7 @@ def test_decoded_numbers_are_writable_copies() -> None:
 
 def test_snapshots_store_every_column_of_trial_columns() -> None:
     """A column added to TrialColumns must be stored by snapshots too (else reports drop it)."""
-    held = {*snapshot._FIELDS, *(group for group, _, _ in snapshot._GROUPS)}
+    held = {*snapshot._FIELDS, *(group for group, _, _ in snapshot._GROUPS), *snapshot._SETS}
     per_source = {"arm", "source", "line"}  # not trial data: the arm is the read's, no file rows
     assert {f.name for f in dataclasses.fields(TrialColumns)} - per_source == held
 

@@ -3,9 +3,11 @@
 :func:`read_columns` reads any source :func:`~ablation.sources.readers.read_results` reads, with
 the same checks and the same one-line errors (``FILE:LINE: problem (task id 'X')``), but keeps
 only what a report needs, as arrays: id, run, verdict, status, error type, latency, cost, tokens,
-quality and metric numbers, category and critical flag. No :class:`~ablation.schema.TaskResult`
-is built per row; :class:`FileTrials` builds the few a drill-down shows, on demand, from the
-columns and the rows' other fields (``output``), which are kept only for rows that have them.
+quality and metric numbers, category and critical flag, and the costs' distinct ``(currency,
+source)`` pairs as one set (not per row: the trials a drill-down builds carry neither). No
+:class:`~ablation.schema.TaskResult` is built per row; :class:`FileTrials` builds the few a
+drill-down shows, on demand, from the columns and the rows' other fields (``output``), which are
+kept only for rows that have them.
 
 Plain verdict rows in JSON lines (every object holds only the id, the verdict and the run, with
 a string or integer id, a boolean verdict and no ``--where``) take a fast path. Lines that all
@@ -33,6 +35,7 @@ from numpy.typing import NDArray
 from ablation.columns import STATUS_CODES, TrialColumns
 from ablation.schema import TaskResult
 from ablation.sources.readers import RowRead, read_rows
+from ablation.sources.readers.generic import COST_UNITS
 from ablation.sources.readers.plain_lines import verdict_lines
 from ablation.sources.readers.rows import ReadOptions, Row, checked_rows, row_result
 
@@ -194,10 +197,15 @@ class _Builder:
         self.quality: dict[str, list[tuple[int, float]]] = {}
         self.metrics: dict[str, list[tuple[int, float]]] = {}
         self.extras: dict[int, dict[str, Any]] = {}
+        self.units: set[tuple[Any, Any]] = set()  # (currency, source) of the rows with a cost
 
     def add(self, row: Row, task_id: str, run: int, passed: bool) -> None:
         i = len(self.lists["task_id"])
         extra = row.extra
+        if any(map(extra.__contains__, COST_UNITS)):  # kept as one set, as the engine keeps them
+            extra = {k: v for k, v in extra.items() if k not in COST_UNITS}
+        if row.cost is not None:
+            self.units.add((row.extra.get("cost_currency"), row.extra.get("cost_source")))
         values = (task_id, run, passed, STATUS_CODES[row.status], row.error_type or "",
                   _NAN if row.latency_s is None else row.latency_s,
                   _NAN if row.cost is None else row.cost,
@@ -241,6 +249,7 @@ class _Builder:
             attempts=np.ones(n, dtype=np.int64),
             error=error,
             error_stage=error_stage,
+            cost_units=frozenset(self.units),
         )
 
 

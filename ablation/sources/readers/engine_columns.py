@@ -11,8 +11,10 @@ a verdict that is not an unambiguous boolean, a number not finite or past ``VALU
 
 Each column means what it means to the row path (:mod:`~ablation.sources.readers.generic`):
 ``score`` → ``quality["score"]``; ``cost``, ``latency``/``latency_s``, ``tokens``; ``category``,
-``critical``, ``output``; any other numeric column (in CSV: each cell that reads as a decimal
-number) → ``metrics``; other columns (text, objects, lists) are ignored; ``null`` or "" absent.
+``critical``, ``output``; ``cost_currency`` and ``cost_source`` (their distinct pairs only:
+:mod:`~ablation.sources.readers.engine_units`); any other numeric column (in CSV: each cell that
+reads as a decimal number) → ``metrics``; other columns (text, objects, lists) are ignored;
+``null`` or "" absent.
 
 Assumes a file :func:`~ablation.sources.readers.engine.engine_columns` vetted: no blank line (row
 ``i`` is line ``i + 1`` of JSON lines, ``i + 2`` of CSV), CSV in ASCII without quotes or control
@@ -38,7 +40,8 @@ from ablation.outputs import VALUE_LIMIT
 from ablation.process_hooks import large_read_finished
 from ablation.schema import COUNT_LIMIT, RUN_LIMIT
 from ablation.sources.readers.columnar import ColumnRead
-from ablation.sources.readers.generic import CSV_NUMBER, RESULT_NUMBERS
+from ablation.sources.readers.engine_units import cost_units
+from ablation.sources.readers.generic import COST_UNITS, CSV_NUMBER, RESULT_NUMBERS
 from ablation.sources.readers.rows import ReadOptions
 
 __all__ = ["read_columns", "read_table"]
@@ -46,8 +49,7 @@ __all__ = ["read_columns", "read_table"]
 #: The row path's :data:`~ablation.sources.readers.generic.CSV_NUMBER` for RE2, ASCII digits only.
 _NUMBER = "^(?:" + CSV_NUMBER.pattern.replace(r"\d", "[0-9]") + ")$"
 #: Columns with a meaning of their own besides the id, verdict and run; any other numeric one is a metric.
-_OWN = (*RESULT_NUMBERS, "category", "critical", "output")
-_BLANK = r"^[ \t]*$"
+_OWN = (*RESULT_NUMBERS, *COST_UNITS, "category", "critical", "output")
 _TRUE = ("true", "1", "1.0", "pass", "passed", "yes")
 _FALSE = ("false", "0", "0.0", "fail", "failed", "no")
 _SLICE = 1 << 16  # ids converted or compared at a time (:func:`arrow_ids`)
@@ -140,8 +142,8 @@ def _columns(cells: _JsonCells | _CsvCells, display: str, options: ReadOptions) 
                and (values := cells.metric(name)) is not None}  # fmt: skip
     columns = TrialColumns(
         arm=options.arm, task_id=ids, run=runs, passed=passed,
-        status=filled(0, np.int8, n), latency_s=latency,
-        cost=numbers.get("cost", nan), tokens=tokens,
+        status=filled(0, np.int8, n), latency_s=latency, tokens=tokens, cost=numbers.get("cost", nan),
+        cost_units=cost_units(cells, numbers.get("cost", nan), csv=isinstance(cells, _CsvCells)),
         quality={"score": numbers["score"]} if "score" in numbers else {},
         metrics=metrics,
         category=cells.category() if "category" in names else constant_column(None, n),
@@ -256,9 +258,7 @@ class _JsonCells(_Cells):
         values = self.take(name)
         if not (pa.types.is_integer(values.type) or pa.types.is_floating(values.type)):
             return None  # text, booleans, objects, lists: not metrics
-        if values.null_count == len(values):
-            return None
-        return _floats(values)
+        return None if values.null_count == len(values) else _floats(values)
 
     def category(self) -> NDArray[np.object_]:
         values = self.take("category")
@@ -345,7 +345,7 @@ class _CsvCells(_Cells):
 
     def outputs(self) -> dict[int, dict[str, Any]]:
         raw = self.take("output")
-        blank = pc.match_substring_regex(raw, _BLANK).to_numpy(zero_copy_only=False)
+        blank = pc.match_substring_regex(raw, r"^[ \t]*$").to_numpy(zero_copy_only=False)
         return {i: {"output": v} for i, v in enumerate(raw.to_pylist()) if not blank[i]}
 
 

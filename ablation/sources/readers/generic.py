@@ -3,9 +3,10 @@
 Each row gives ``task_id`` at ``--key`` (default ``id``), the verdict at ``--field`` (default
 ``passed``) and the run at ``--run-field`` (default: run 0), all dotted paths. Further top-level
 columns: ``score`` → ``quality["score"]``, ``cost``, ``latency``/``latency_s`` → ``latency_s``,
-``tokens``, ``category``, ``critical`` (boolean), ``output``; any other numeric column →
-``metrics[name]`` (in CSV, a cell is numeric when it reads as a decimal number); other columns
-are ignored. Empty CSV cells and JSON ``null`` mean "absent".
+``tokens``, ``category``, ``critical`` (boolean), ``output``, ``cost_currency`` (text) and
+``cost_source`` (``agent``, ``price-db`` or ``override``), as a :class:`~ablation.schema.TaskResult`
+names them; any other numeric column → ``metrics[name]`` (in CSV, a cell is numeric when it reads
+as a decimal number); other columns are ignored. Empty CSV cells and JSON ``null`` mean "absent".
 """
 
 from __future__ import annotations
@@ -14,14 +15,15 @@ import csv
 import io
 import re
 from collections.abc import Callable, Iterator
-from typing import Any
+from typing import Any, get_args
 
 from ablation.errors import InputError
-from ablation.outputs import VALUE_LIMIT, usable_number
+from ablation.outputs import VALUE_LIMIT, CostSource, usable_number
+from ablation.schema import safe_text
 from ablation.sources.readers.rows import ReadOptions, Row, dotted, matches_where, parse_verdict
 from ablation.sources.text import file_error, short_repr
 
-__all__ = ["CSV_NUMBER", "RESULT_NUMBERS", "csv_items", "generic_rows", "number"]
+__all__ = ["COST_SOURCES", "COST_UNITS", "CSV_NUMBER", "RESULT_NUMBERS", "csv_items", "generic_rows", "number"]
 
 #: A CSV cell (stripped) that reads as a number: in a column other than the result's own numbers
 #: (score, cost, latency, tokens), such a cell is a metric.
@@ -29,6 +31,10 @@ CSV_NUMBER = re.compile(r"[+-]?(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?")
 #: The result's own numeric fields (``score`` is ``quality["score"]``): any other numeric field is
 #: a metric.
 RESULT_NUMBERS = ("score", "cost", "latency", "latency_s", "tokens")
+#: The text columns stating the currency and the source of the row's cost.
+COST_UNITS = ("cost_currency", "cost_source")
+#: The values of ``cost_source``.
+COST_SOURCES: tuple[str, ...] = get_args(CostSource)
 
 
 def generic_rows(
@@ -93,6 +99,8 @@ def _columns(
             extra["critical"] = critical
         elif name == "output":
             extra["output"] = value
+        elif name in COST_UNITS:
+            extra[name] = _unit(name, value, fail, csv_cells)
         elif name in RESULT_NUMBERS:
             numbers[name] = number(value, name, fail)
         elif (csv_cells and CSV_NUMBER.fullmatch(value.strip())) or (
@@ -100,6 +108,16 @@ def _columns(
         ):
             metrics[name] = number(value, name, fail)
     return numbers, metrics, extra
+
+
+def _unit(name: str, value: Any, fail: Callable[[str], Exception], csv_cells: bool) -> str:
+    """A ``cost_currency`` (any text) or ``cost_source`` (one of :data:`COST_SOURCES`) cell."""
+    if not isinstance(value, str):
+        raise fail(f"{name!r} must be a string, got {short_repr(value)}")
+    text = safe_text(value.strip() if csv_cells else value)
+    if name == "cost_source" and text not in COST_SOURCES:
+        raise fail(f"'cost_source' must be one of {', '.join(COST_SOURCES)}, got {short_repr(value)}")
+    return text
 
 
 def number(value: Any, name: str, fail: Callable[[str], Exception]) -> float:
