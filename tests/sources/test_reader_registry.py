@@ -20,7 +20,7 @@ from ablation.errors import InputError
 from ablation.sources.readers import FORMATS, ResultReader, detect_format, register_reader, registry
 from ablation.sources.result_files import load_results
 
-BUILT_IN = ("inspect", "pydantic-evals", "lm-eval", "promptfoo", "openai-evals", "jsonl", "csv")
+BUILT_IN = ("inspect", "pydantic-evals", "lm-eval", "promptfoo", "openai-evals", "ablation-export", "jsonl", "csv")
 
 
 @pytest.fixture

@@ -8,7 +8,7 @@ unless ``format`` forces it, and returns :class:`~ablation.schema.TaskResult` ob
 - one JSON document (an object, possibly over many lines): Inspect log, pydantic-evals report,
   promptfoo output by their keys, else one plain row;
 - a JSON array or JSON lines: OpenAI evals records (first object ``spec``), lm-eval samples
-  (``doc_id``), else plain rows;
+  (``doc_id``), ablation's own export (JSON lines, first object ``campaign``), else plain rows;
 - anything else: CSV with a header.
 
 A reader added with :func:`~ablation.sources.readers.registry.register_reader` is asked before the
@@ -27,7 +27,14 @@ from typing import Any
 
 from ablation.errors import InputError
 from ablation.schema import TaskResult
-from ablation.sources.readers import inspect_logs, lm_eval, openai_evals, promptfoo, pydantic_evals
+from ablation.sources.readers import (
+    ablation_export,
+    inspect_logs,
+    lm_eval,
+    openai_evals,
+    promptfoo,
+    pydantic_evals,
+)
 from ablation.sources.readers.generic import csv_items, generic_rows
 from ablation.sources.readers.registry import (
     FORMATS,
@@ -81,6 +88,7 @@ register_reader(ResultReader("pydantic-evals", ("document",), pydantic_evals.det
 register_reader(ResultReader("lm-eval", ("lines", "array"), lm_eval.detect, lm_eval.rows))
 register_reader(ResultReader("promptfoo", ("document",), promptfoo.detect, promptfoo.rows, "sample"))
 register_reader(ResultReader("openai-evals", ("lines", "array"), openai_evals.detect, openai_evals.rows))
+register_reader(ResultReader("ablation-export", ("lines",), ablation_export.detect, ablation_export.rows))
 register_reader(ResultReader("jsonl", ("document", "lines", "array"), _anything, _plain_rows))
 register_reader(ResultReader("csv", ("text",), _anything, _csv_rows))
 
