@@ -19,6 +19,7 @@ are exported by :mod:`ablation`. The tree, with when each is raised::
         BrokenArm                         run.failfast: an arm's first trials all failed alike
       StopCampaign                        a result sink ends a campaign on purpose
       EventLoopBlocked                    an async agent blocked the event loop past the timeout
+      NoWorkerLeft (ConnectionError)      a Dask cluster has no worker left to run a trial
       WorkerDied (RuntimeError)           run.isolation: a worker process ended during a call
       UnsendableOutput (TypeError)        run.isolation: a value cannot be pickled across
       RemoteTraceback                     run.isolation: internal, a worker's traceback as cause
@@ -62,6 +63,7 @@ __all__ = [
     "ConfigError",
     "EventLoopBlocked",
     "InputError",
+    "NoWorkerLeft",
     "ResumeMismatchError",
     "StopCampaign",
     "StoreError",
@@ -121,6 +123,16 @@ class EventLoopBlocked(AblationError):
     No other trial can make progress while the loop is blocked, so the campaign stops; the message
     names the agent and the task. Run such an agent as a sync callable (a thread) or with
     ``isolation="process"`` instead.
+    """
+
+
+class NoWorkerLeft(AblationError, ConnectionError):
+    """A trial's agent call cannot run (or finish): the Dask cluster it went to has no worker left.
+
+    Recorded as the trial's error instead of letting the trial wait for its timeout. It is an
+    infrastructure error, not the agent's failure: retries (``retry_on`` holds
+    :class:`ConnectionError` by default) and fail-fast treat it as a connection error. The
+    message names why no worker will come.
     """
 
 

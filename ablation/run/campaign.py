@@ -30,6 +30,7 @@ from ablation.run.engine import AblationEngine
 from ablation.run.failfast import DEFAULT_FAIL_FAST, FailFastSink
 from ablation.run.progress import ProgressReporter
 from ablation.run.resume_checks import refuse_unstable, warn_unchecked_agents
+from ablation.run.scaleout import cluster_executor
 from ablation.run.sinks import StoreSink
 from ablation.run.suite_scan import SuiteScan, scan_suite
 from ablation.run.trials_report import report_from_trials
@@ -358,8 +359,9 @@ async def run_ablation_campaign_async(
             info.reused[r.arm] += 1
         for _, arm, _ in plan.skip:
             info.reused[arm] += 1
-        engine_args = {
-            "config": config, "quality_scorers": quality_scorers, "executor": executor,
+        engine_args = {  # a Dask client's executor charges a dead worker to its own trial only
+            "config": config, "quality_scorers": quality_scorers,
+            "executor": executor if executor is None else cluster_executor(executor),
             "progress": progress,
         }
         preload(REPORT_STATISTICS)  # the report's imports, while the agents wait

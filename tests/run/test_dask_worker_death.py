@@ -5,13 +5,29 @@ End to end through ``ablation run --dask-local 2``: the candidate ends its worke
 (never a baseline trial that shared the dying worker), and stderr holds nothing; with
 ``--verbose``, Dask's records appear as ``ablation.dask`` diagnostics (checked on the logging
 bridge itself, without a cluster).
+
+A candidate that kills its worker on every task, on a real ``LocalCluster`` of one worker
+process. A ``LocalCluster`` closes a worker's nanny for good when the restarted worker is not
+back ``distributed.deploy.lost-worker-timeout`` (15 s by default) after a death; the tests set it
+to 0.1 s so that this happens at the first death instead of after a quarter of a minute.
+
+- Given the client's own executor (``client.get_executor()``), the campaign ends within seconds,
+  not after ``timeout_s``: the culprit is charged ``KilledWorker``, and every trial left without
+  a worker gets ``NoWorkerLeft`` naming the cause (the cluster closed its workers, or, for a
+  client that knows only the scheduler's address, no worker for the grace period), never a
+  timeout, and no baseline trial is blamed. The completeness gate fails the report.
+- :func:`dask_executor` keeps its nannies whatever ``lost-worker-timeout`` says, so every trial
+  runs: each candidate trial is charged ``KilledWorker``, every baseline trial completes.
 """
 
 from __future__ import annotations
 
 import json
 import logging
+import time
+from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 from helpers.cli import cli_env, run
@@ -33,6 +49,11 @@ def killer(x):
     if x["n"] == 5:
         os._exit(3)
     return 3 * x["n"]
+
+
+def always_kill(x):
+    time.sleep(0.02)
+    os.kill(os.getpid(), 9)
 '''
 
 
@@ -78,3 +99,94 @@ def test_dask_records_are_ablation_debug_records(
         ]
     else:
         assert seen == []
+
+
+# --------------------------------------------------------------------------- no worker left
+
+
+@pytest.fixture
+def agents(tmp_path: Path) -> tuple[Any, Any]:
+    """The baseline ``ok`` and the candidate ``always_kill``, loaded from a file (sent by value)."""
+    from ablation.sources.agent_specs import load_agent
+
+    path = tmp_path / "agents.py"
+    path.write_text(_AGENTS)
+    return load_agent(f"{path}:ok"), load_agent(f"{path}:always_kill")
+
+
+@pytest.fixture
+def nannies_given_up_fast() -> Iterator[None]:
+    import dask
+
+    with dask.config.set({"distributed.deploy.lost-worker-timeout": "0.1s"}):
+        yield
+
+
+def _tasks(n: int) -> list[Any]:
+    from ablation import AblationTask
+
+    return [AblationTask(task_id=f"t{i}", input_data={"n": i}, expected_output=3 * i) for i in range(n)]
+
+
+def _errors(report: Any) -> dict[str, dict[str, list[str]]]:
+    out: dict[str, dict[str, list[str]]] = {"baseline": {}, "candidate": {}}
+    for g in report.errors.groups:
+        out[g.arm][g.error_type] = sorted(g.task_ids)
+    return out
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("client_of", ["cluster", "scheduler address"])
+def test_trials_without_a_worker_left_are_infrastructure_errors_at_once(
+    agents: tuple[Any, Any], nannies_given_up_fast: None, client_of: str,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:  # fmt: skip
+    from distributed import Client, LocalCluster
+
+    from ablation import CampaignConfig, run_ablation_campaign
+    from ablation.analysis.completeness import GATE_COMPLETENESS
+    from ablation.run import scaleout
+
+    monkeypatch.setattr(scaleout, "_NO_WORKER_GRACE_S", 1.0)
+    config = CampaignConfig(seed=3, concurrency=2, timeout_s=20, n_resamples=200)
+    with LocalCluster(
+        n_workers=1, threads_per_worker=1, processes=True, dashboard_address=":0",
+        silence_logs=logging.CRITICAL,
+    ) as cluster, Client(cluster if client_of == "cluster" else cluster.scheduler_address) as client:  # fmt: skip
+        started = time.monotonic()
+        report = run_ablation_campaign(  # fail_fast=0: the report, not a stopped campaign
+            *agents, _tasks(8), config=config, executor=client.get_executor(), fail_fast=0
+        )
+        took = time.monotonic() - started
+    errors = _errors(report)
+    assert took < config.timeout_s / 2, errors  # nobody waited for a timeout
+    assert set(errors["baseline"]) == {"NoWorkerLeft"}  # the culprit's deaths are not blamed on it
+    assert set(errors["candidate"]) <= {"KilledWorker", "NoWorkerLeft"}
+    assert errors["candidate"]["KilledWorker"]  # the trials that ran killed their worker
+    killed = set(errors["candidate"]["KilledWorker"])
+    assert killed.isdisjoint(errors["candidate"].get("NoWorkerLeft", []))
+    assert report.baseline.timeouts == report.candidate.timeouts == 0
+    assert report.candidate.errors == 8
+    example = next(g.example for g in report.errors.groups if g.error_type == "NoWorkerLeft")
+    assert "no Dask worker left to run the trial" in example
+    cause = "LocalCluster has closed all its workers" if client_of == "cluster" else (
+        "the scheduler has had no worker for"
+    )
+    assert cause in example
+    gates = {g.name: g.status for g in report.gates}
+    assert gates[GATE_COMPLETENESS] == "fail"
+    assert report.verdict != "pass"
+
+
+@pytest.mark.slow
+def test_dask_executor_keeps_its_nannies_so_every_trial_runs(
+    agents: tuple[Any, Any], nannies_given_up_fast: None
+) -> None:
+    from ablation import CampaignConfig, run_ablation_campaign
+    from ablation.run.scaleout import dask_executor
+
+    config = CampaignConfig(seed=3, concurrency=2, timeout_s=20, n_resamples=200)
+    with dask_executor(local_workers=1) as executor:
+        report = run_ablation_campaign(*agents, _tasks(3), config=config, executor=executor)
+    assert _errors(report) == {"baseline": {}, "candidate": {"KilledWorker": ["t0", "t1", "t2"]}}
+    assert report.baseline.errors == 0 and report.baseline.n_trials == 3
