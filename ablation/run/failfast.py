@@ -3,11 +3,18 @@
 An unreachable HTTP agent, a command that does not exist or a module that does not import makes
 every trial of its arm an error; running the whole campaign that way wastes time and, worse,
 produces a report of "regressions" that are all connection errors. :class:`FailFastSink` wraps
-the engine's result sink (e.g. the store's): it passes every trial on first (so it is kept, and a
-resume skips it), and when the first ``K`` trials of one arm (``K`` = ``limit``, or all of the
-arm's planned trials when fewer) ended in the same infrastructure error, it raises
-:class:`BrokenArm`, a :class:`~ablation.errors.CampaignAborted`: the campaign is marked
-``aborted`` in the store and can be resumed once the agent is fixed.
+the engine's result sink (e.g. the store's), and when the first ``K`` trials of one arm (``K`` =
+``limit``, or all of the arm's planned trials when fewer) ended in the same infrastructure error,
+it raises :class:`BrokenArm`, a :class:`~ablation.errors.CampaignAborted`: the campaign is marked
+``aborted`` in the store and can be resumed once the agent is fixed. Those ``K`` trials are not
+passed on: while an arm may still prove broken, its trials that ended in an infrastructure error
+are held back (at most ``K`` per arm), and passed on as soon as it cannot (a trial without such
+an error, or with another one), or when the sink closes; and once an arm is broken, its calls
+still in flight that end in an infrastructure error are dropped too. So a broken arm leaves none
+of its broken trials in the store, and the resume runs them again with the fixed agent instead of
+reporting the outage as regressions. Every other trial is passed on at once (kept, and skipped
+by a resume); the trials held when the campaign is interrupted are passed on when the sink
+closes (a process killed outright loses them, and its resume runs them again).
 
 Infrastructure errors are told apart from an agent's ordinary failures by type: connection
 errors, HTTP errors (after the retries the policy allows), a command that cannot start, and
@@ -101,18 +108,26 @@ class FailFastSink:
         self._campaign_id = campaign_id
         self._seen: dict[str, list[str | None]] = {arm: [] for arm in self._limit}
         self._first: dict[str, str] = {}
+        self._held: dict[str, list[TaskResult]] = {arm: [] for arm in self._limit}
+        self._broken: set[str] = set()
 
     def __call__(self, result: TaskResult) -> None:
-        if self._inner is not None:
-            self._inner(result)
         arm = result.arm
+        if arm in self._broken and infrastructure_signature(result) is not None:
+            return  # a call of the broken arm still in flight when it stopped: the outage too
         limit = self._limit.get(arm, 0)
         seen = self._seen.get(arm)
         if seen is None or limit == 0 or len(seen) >= limit:
+            self._pass(result)
             return
         seen.append(infrastructure_signature(result))
         self._first.setdefault(arm, result.error or "")
-        if len(seen) == limit and seen[0] is not None and len(set(seen)) == 1:
+        if seen[0] is None or len(set(seen)) > 1:  # this arm cannot prove broken any more
+            self._release(arm)
+            self._pass(result)
+            return
+        self._held[arm].append(result)
+        if len(seen) == limit:
             agent = self._agents.get(arm, arm)
             error = " ".join(self._first[arm].split())
             where = (
@@ -125,10 +140,25 @@ class FailFastSink:
                 f"{arm} agent {agent!r} is broken: its first {limit} trial(s) all failed with "
                 f"{error[:300]}"
             )
+            self._held[arm] = []  # the broken trials go: the resume runs them again
+            self._broken.add(arm)
             raise BrokenArm(summary + where, arm=arm, agent=agent, error=error, summary=summary)
 
+    def _pass(self, result: TaskResult) -> None:
+        if self._inner is not None:
+            self._inner(result)
+
+    def _release(self, arm: str) -> None:
+        """Pass on the trials held back for ``arm`` (it cannot prove broken any more)."""
+        held, self._held[arm] = self._held[arm], []
+        for result in held:
+            self._pass(result)
+
     def close(self) -> None:
-        """Close the inner sink when it has a ``close`` (the store's writer)."""
+        """Pass on any trial still held (none of a broken arm), then close the inner sink when it
+        has a ``close`` (the store's writer)."""
+        for arm in self._held:
+            self._release(arm)
         close = getattr(self._inner, "close", None)
         if close is not None:
             close()

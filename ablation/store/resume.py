@@ -50,7 +50,10 @@ class ResumeGuard(StoreConnection):
         Compared: the tasks (ids and digests), both agent names, the suite fingerprint (which also
         covers the quality scorers) and the config fields that change trials
         (:data:`TRIAL_CONFIG_FIELDS`). Cosmetic fields (concurrency, labels, alpha, ...) may differ.
-        Then the agents' code: each arm's ``agent_fingerprints`` entry against the stored one.
+        Then the agents' code: each arm's ``agent_fingerprints`` entry against the stored one,
+        for the arms that store a trial; an arm that stores none (a broken arm whose trials were
+        not kept, :mod:`ablation.run.failfast`) has nothing to mix with, so its agent may have
+        changed (the fix), and the new fingerprint is recorded for later resumes.
 
         Args:
             agent_fingerprints: ``arm -> fingerprint`` of the agents about to run (arms missing on
@@ -83,14 +86,30 @@ class ResumeGuard(StoreConnection):
             )
         if row[5] is None:
             return False
+        stored, new = json.loads(row[5]), dict(agent_fingerprints or {})
+        empty = {arm for arm in new if arm in stored and not self._holds_trials(campaign_id, arm)}
         changed = _changed_agents(
-            json.loads(row[5]), agent_fingerprints or {}, {"baseline": row[2], "candidate": row[3]}
+            stored, {a: f for a, f in new.items() if a not in empty}, {"baseline": row[2], "candidate": row[3]}
         )
         if changed and not allow_changed_agent:
             raise ResumeMismatchError(
                 f"{'; '.join(changed)}; start a new campaign or pass --allow-changed-agent"
             )
+        if any(stored[arm] != new[arm] for arm in empty):  # nothing stored to mix: take the new code
+            with self._op("record the agents' fingerprints", transaction=True) as conn:
+                conn.execute(
+                    "UPDATE campaigns SET agent_fingerprints_json = ? WHERE id = ?",
+                    (json.dumps({**stored, **{a: new[a] for a in empty}}, sort_keys=True), campaign_id),
+                )
         return True
+
+    def _holds_trials(self, campaign_id: str, arm: str) -> bool:
+        """Whether the campaign stores any trial of ``arm``."""
+        with self._op("count a campaign's trials") as conn:
+            found = conn.execute(
+                "SELECT 1 FROM trials WHERE campaign_id = ? AND arm = ? LIMIT 1", (campaign_id, arm)
+            ).fetchone()
+        return found is not None
 
     def _resume_identity(self, campaign_id: str) -> tuple[Any, ...]:
         """The stored suite fingerprint, task digests, agent names and config of a campaign.
