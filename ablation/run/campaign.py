@@ -29,7 +29,7 @@ from ablation.report import AblationReport
 from ablation.run.engine import AblationEngine
 from ablation.run.failfast import DEFAULT_FAIL_FAST, FailFastSink
 from ablation.run.progress import ProgressReporter
-from ablation.run.resume_checks import refuse_unstable, warn_unchecked_agents
+from ablation.run.resume_checks import check_reused_baseline, refuse_unstable, warn_unchecked_agents
 from ablation.run.scaleout import cluster_executor
 from ablation.run.sinks import StoreSink
 from ablation.run.suite_scan import SuiteScan, scan_suite
@@ -120,6 +120,10 @@ def _reused_baseline(
             f"cannot reuse the baseline of campaign {source_id!r}: it ran "
             f"{source.config.runs} runs per task, this campaign asks for {config.runs}"
         )
+    if baseline_agent is not None:  # its trials stand for the baseline given: same agent, same code
+        stored = (source.baseline_agent, run_store.agent_fingerprints(source_id).get("baseline"))
+        given = (as_agent(baseline_agent).name, agent_fingerprint(baseline_agent))
+        check_reused_baseline(source_id, stored, given, plan.allow_changed_agent)
     plan.prior = run_store.results(source_id, arm="baseline")
     plan.baseline, plan.baseline_name, plan.arms = None, source.baseline_agent, ("candidate",)
     plan.provenance_extra = {"baseline_reused_from": source_id, "baseline_ran_at": source.created_at}
@@ -177,13 +181,12 @@ def _plan(
         refuse_unstable(suite.unstable)
     candidate = as_agent(candidate_agent)
     if reuse_baseline is not None:
-        plan = _Plan(None, "", candidate, started=_now())
+        plan = _Plan(None, "", candidate, started=_now(), allow_changed_agent=allow_changed_agent)
         assert run_store is not None
         _reused_baseline(run_store, reuse_baseline, suite, config, plan, baseline_agent)
     else:
         baseline = as_agent(baseline_agent)
-        plan = _Plan(baseline, baseline.name, candidate, started=_now())
-    plan.allow_changed_agent = allow_changed_agent
+        plan = _Plan(baseline, baseline.name, candidate, started=_now(), allow_changed_agent=allow_changed_agent)
     if run_store is not None and resume:
         _resumed(run_store, resume, suite, config, plan)
     elif run_store is not None:
@@ -349,10 +352,7 @@ async def run_ablation_campaign_async(
     run_store, owned = _open_store(store)
     plan: _Plan | None = None
     try:
-        plan = _plan(
-            baseline_agent, candidate_agent, suite, config, run_store, resume, reuse_baseline,
-            allow_changed_agent,
-        )
+        plan = _plan(baseline_agent, candidate_agent, suite, config, run_store, resume, reuse_baseline, allow_changed_agent)
         info.campaign_id = plan.campaign_id
         suite.digests = {}  # only the plan's checks read them: free ~100 B a task for the run
         for r in plan.prior:

@@ -5,7 +5,8 @@ agent's fingerprint with the stored ones (:mod:`ablation.store.resume`). A task 
 stable representation (a default ``repr`` carrying a memory address) would digest differently in
 every process, so it is refused up front (:func:`check_stable_tasks`) rather than at the resume.
 A campaign stored before agent fingerprints existed resumes with one warning
-(:func:`warn_unchecked_agents`).
+(:func:`warn_unchecked_agents`). A baseline reused from a stored campaign must be the agent given
+for it, and of the same code (:func:`check_reused_baseline`).
 """
 
 from __future__ import annotations
@@ -13,10 +14,10 @@ from __future__ import annotations
 import warnings
 from collections.abc import Sequence
 
-from ablation.errors import ConfigError
+from ablation.errors import ConfigError, ResumeMismatchError
 from ablation.schema import AblationTask, unstable_task_values
 
-__all__ = ["check_stable_tasks", "refuse_unstable", "warn_unchecked_agents"]
+__all__ = ["check_reused_baseline", "check_stable_tasks", "refuse_unstable", "warn_unchecked_agents"]
 
 
 def check_stable_tasks(tasks: Sequence[AblationTask]) -> None:
@@ -51,3 +52,31 @@ def warn_unchecked_agents(campaign_id: str) -> None:
         UserWarning,
         stacklevel=3,
     )
+
+
+def check_reused_baseline(
+    source_id: str, stored: tuple[str, str | None], given: tuple[str, str], allow_changed_agent: bool
+) -> None:
+    """Refuse to reuse the baseline trials of campaign ``source_id`` for another baseline agent.
+
+    Args:
+        source_id: The campaign whose baseline trials would be reused.
+        stored: Its baseline agent's name and code fingerprint (``None``: stored without one).
+        given: The name and fingerprint of the baseline agent given for this campaign.
+        allow_changed_agent: Reuse although the baseline's code changed (the report then holds
+            trials of the old code as the baseline: an explicit opt-out, as for a resume).
+
+    Raises:
+        ResumeMismatchError: for another agent (always), or for changed code (unless allowed).
+    """
+    if given[0] != stored[0]:
+        raise ResumeMismatchError(
+            f"cannot reuse the baseline of campaign {source_id!r}: its baseline is {stored[0]}, "
+            f"not {given[0]}; give that baseline or start a new campaign"
+        )
+    if stored[1] is not None and given[1] != stored[1] and not allow_changed_agent:
+        raise ResumeMismatchError(
+            f"cannot reuse the baseline of campaign {source_id!r}: baseline agent {given[0]} "
+            "changed since that campaign ran (its trials are of the old code); start a new "
+            "campaign or pass --allow-changed-agent"
+        )

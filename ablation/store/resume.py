@@ -103,6 +103,15 @@ class ResumeGuard(StoreConnection):
                 )
         return True
 
+    def agent_fingerprints(self, campaign_id: str) -> dict[str, str]:
+        """``arm -> fingerprint`` of the agents a campaign ran (empty when stored without them).
+
+        Raises:
+            StoreError: for an unknown campaign.
+        """
+        stored = self._resume_identity(campaign_id)[5]
+        return {} if stored is None else dict(json.loads(stored))
+
     def _holds_trials(self, campaign_id: str, arm: str) -> bool:
         """Whether the campaign stores any trial of ``arm``."""
         with self._op("count a campaign's trials") as conn:
