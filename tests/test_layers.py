@@ -98,23 +98,30 @@ ALLOWED: dict[str, set[str]] = {
     "analysis.arm_totals": MODELS,
     "analysis.accumulate": MODELS,
     "analysis.pairing": MODELS | {"analysis.accumulate", "analysis.arm_totals"},
-    "analysis.completeness": MODELS,
+    "analysis.gate_status": MODELS,
+    "analysis.gate_data": MODELS,
+    "analysis.completeness": MODELS | {"analysis.gate_status"},
     "analysis.failures": MODELS | {"analysis.pairing"},
-    "analysis.metric_margins": MODELS | {"stats", "analysis.breakdowns", "analysis.pairing"},
+    "analysis.metric_margins": MODELS
+    | {"stats", "analysis.breakdowns", "analysis.pairing", "analysis.gate_data"},
     "analysis.pass_note": MODELS | {"analysis.builtin_gates"},
     "analysis.latency_censoring": MODELS | {"analysis.pairing", "analysis.metrics"},
-    "analysis.builtin_gates": MODELS | {"stats", "analysis.completeness"},
-    "analysis.latency_gate": MODELS | {"stats", "analysis.builtin_gates"},
+    "analysis.builtin_gates": MODELS
+    | {"stats", "analysis.completeness", "analysis.gate_data", "analysis.gate_status"},
+    "analysis.latency_gate": MODELS
+    | {"stats", "analysis.builtin_gates", "analysis.gate_data", "analysis.gate_status"},
     "analysis.gates": MODELS
     | {
         "stats",
         "analysis.builtin_gates",
+        "analysis.gate_status",
         "analysis.latency_gate",
         "analysis.pass_note",
         "analysis.sequential_gates",
     },
     "analysis.numeric": MODELS
-    | {"stats", "analysis.builtin_gates", "analysis.completeness", "analysis.metric_margins"},
+    | {"stats", "analysis.builtin_gates", "analysis.completeness", "analysis.gate_status",
+       "analysis.metric_margins"},
     "analysis.sequential_gates": MODELS | {"analysis.builtin_gates"},
     "analysis.sequential": MODELS
     | {

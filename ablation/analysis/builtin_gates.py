@@ -18,6 +18,8 @@ from __future__ import annotations
 import math
 
 from ablation.analysis.completeness import GATE_COMPLETENESS, completeness_gate
+from ablation.analysis.gate_data import metric_section, too_few_pairs
+from ablation.analysis.gate_status import could_not_run, turned_off
 from ablation.config import GatePolicy
 from ablation.report import AblationReport, GateResult
 
@@ -103,6 +105,11 @@ def _critical_gate(report: AblationReport) -> GateResult:
 
 def _noninferiority_gate(report: AblationReport, margin: float) -> GateResult:
     ni = report.noninferiority
+    if ni is None and report.n_paired == 0:
+        return could_not_run(
+            GATE_NONINFERIORITY, f"the non-inferiority test at margin {short(margin)}",
+            "no task was paired",
+        )  # fmt: skip
     if ni is None:
         return GateResult(
             name=GATE_NONINFERIORITY,
@@ -153,16 +160,23 @@ def _noninferiority_gate(report: AblationReport, margin: float) -> GateResult:
 
 
 def _metric_gate(report: AblationReport, metric: str, margin: float) -> GateResult:
-    """Non-inferiority of a numeric metric or quality score within ``margin`` (its units)."""
+    """Non-inferiority of a numeric metric or quality score within ``margin`` (its units); too
+    few pairs for the test make the gate inconclusive, saying why."""
     name = GATE_METRIC.format(metric=metric)
     ni = report.metric_noninferiority.get(metric)
     if ni is None:
+        why = too_few_pairs(report, metric)
+        if why is not None:
+            return could_not_run(name, f"the non-inferiority test against margin {short(margin)}", why)
+        section = metric_section(report, metric)
         return GateResult(
             name=name,
             status="fail",
             evidence=(
-                f"no paired values of {metric!r} to test against margin {short(margin)} (the metric "
-                "is absent from the report, or no pair has a value in both arms)."
+                f"the report holds no non-inferiority test of {metric!r} for margin "
+                f"{short(margin)}, although {section.n_pairs if section else 0} pairs have it in "
+                "both arms: it was analysed without this margin; nothing was computed here, so "
+                "the gate cannot pass."
             ),
         )
     status = {"non-inferior": "pass", "inconclusive": "inconclusive"}.get(ni.decision, "fail")
@@ -186,8 +200,8 @@ def _regression_off(report: AblationReport, alpha: float) -> GateResult:
         name=GATE_REGRESSION,
         status="off",
         evidence=(
-            "turned off (--allow-significant-regression, no_significant_regression = false); "
-            f"{desc}; p = {short(p)} vs alpha {short(alpha)}: {would}."
+            f"{turned_off('no_significant_regression')}; {desc}; p = {short(p)} vs alpha "
+            f"{short(alpha)}: {would}."
         ),
         pvalue=p,
     )
@@ -293,8 +307,8 @@ class CriticalGate(BuiltinGate):
             gate.model_copy(
                 update={
                     "status": "off",
-                    "evidence": "turned off (--no-critical-gate, critical_must_not_regress = "
-                    f"false); {gate.evidence} It {would}.",
+                    "evidence": f"{turned_off('critical_must_not_regress')}; {gate.evidence} "
+                    f"It {would}.",
                 }
             )
         ]
@@ -345,12 +359,6 @@ class RegressionGate(BuiltinGate):
         if not policy.no_significant_regression:
             return [_regression_off(report, alpha)]
         if report.n_paired == 0:  # a test with no data did not run: never a pass
-            return [
-                GateResult(
-                    name=GATE_REGRESSION,
-                    status="inconclusive",
-                    evidence="no task was paired: the one-sided test had no data and did not run.",
-                )
-            ]
+            return [could_not_run(GATE_REGRESSION, "the one-sided test", "no task was paired")]
         p, desc = regression_test(report)
         return [judge_significance(GATE_REGRESSION, p, desc, list(report.regressions), alpha)]

@@ -20,6 +20,7 @@ from __future__ import annotations
 
 from collections import Counter
 
+from ablation.analysis.gate_status import turned_off
 from ablation.config import GatePolicy
 from ablation.report import AblationReport, ExcludedItem, GateResult
 
@@ -131,7 +132,7 @@ def completeness_gate(report: AblationReport, policy: GatePolicy) -> GateResult:
         return GateResult(
             name=GATE_COMPLETENESS,
             status="off",
-            evidence="turned off (--allow-incomplete, require_complete = false); "
+            evidence=f"{turned_off('require_complete')}; "
             + ("; ".join(facts) if facts else f"all {expected} expected pairs present, {counts}")
             + ".",
             tasks=[e.task_id for e in missing],

@@ -13,20 +13,26 @@ Gates, in the order they are reported:
 3. ``"non-inferiority"`` (``policy.noninferiority_margin``, opt-in): reads the report's exact
    non-inferiority test (the analysis computes it when a margin is configured). ``"non-inferior"``
    passes; ``"inconclusive"`` is reported as inconclusive and counts as a failure; ``"regression"``
-   fails; a missing test fails (nothing is recomputed here).
+   fails; a missing test fails (nothing is recomputed here), unless no task was paired: then
+   the test could not run and the gate is inconclusive.
 4. ``"non-inferiority of METRIC"`` (``policy.metric_margins``, opt-in): the report's paired t
-   non-inferiority test of each named metric, judged the same way.
+   non-inferiority test of each named metric, judged the same way; with fewer than two pairs
+   holding the metric in both arms the test could not run and the gate is inconclusive, saying
+   why (:func:`ablation.analysis.gate_data.too_few_pairs`).
 5. ``"no significant regression"`` (``policy.no_significant_regression``, on by default):
    one-sided exact McNemar for "candidate worse" (with repeated runs: the paired t on per-task
    pass fractions, one-sided; with no paired task no test runs and the gate is inconclusive), and
 6. ``"no significant latency regression"`` (``policy.max_latency_ratio``, opt-in): one-sided test
-   that the geometric-mean latency ratio exceeds the limit.
+   that the geometric-mean latency ratio exceeds the limit (inconclusive when the ratio cannot be
+   tested: :mod:`ablation.analysis.latency_gate`).
 
 Gates 5 and 6 are significance tests that fail when significant; each is judged at ``alpha`` on
 its own (no Holm adjustment between them: adjusting gates that fail when significant would
 protect against false failures and let a regression that fails alone pass beside another gate). A default gate the user turned off is
-listed with status ``"off"`` and what it would have said. The verdict is ``"fail"`` as soon as
-one gate is neither ``"pass"`` nor ``"off"``.
+listed with status ``"off"``, the :class:`~ablation.config.GatePolicy` field that turned it off,
+and what it would have said; a gate whose test could not run is ``"inconclusive"``, never a pass
+(:mod:`ablation.analysis.gate_status`). The verdict is ``"fail"`` as soon as one gate is neither
+``"pass"`` nor ``"off"`` (:func:`~ablation.analysis.gate_status.verdict_of`).
 
 In sequential mode (``report.sequential`` set) gates 3 and 5 are judged by the anytime-valid
 decisions of :mod:`ablation.analysis.sequential_gates` (gate 5 is then always on), not by fixed-n
@@ -71,6 +77,7 @@ from ablation.analysis.builtin_gates import (
     RegressionGate,
     short,
 )
+from ablation.analysis.gate_status import verdict_of
 from ablation.analysis.latency_gate import LatencyGate
 from ablation.analysis.pass_note import pass_note
 from ablation.analysis.sequential_gates import (
@@ -203,7 +210,7 @@ def evaluate_gates(
     judged = _holm(judged, a)
     untested = [g.fail_if_significant and (r.status == "off" or r.pvalue is None) for g, r in judged]
     gates = [r for _, (_, r) in sorted(zip(untested, judged, strict=True), key=lambda x: x[0])]
-    verdict = "fail" if any(g.status not in ("pass", "off") for g in gates) else "pass"
+    verdict = verdict_of(gates)
     note = pass_note(report, gates, a, policy.max_latency_ratio) if verdict == "pass" else None
     return report.model_copy(update={"gates": gates, "verdict": verdict, "verdict_note": note})
 

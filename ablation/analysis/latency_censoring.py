@@ -80,10 +80,16 @@ def censored_latency(data: PairedData, timeout_s: float | None) -> CensoredLaten
 
 
 def latency_comparison(config: CampaignConfig, lat: CensoredLatency) -> LatencyComparison | None:
-    """The report's latency section from the censored columns (``None``: no latency at all)."""
-    if not np.any(~np.isnan(lat.baseline)):
+    """The report's latency section from the censored columns (``None``: no latency in either
+    arm; an arm with none is named as the reason its pairs are left out)."""
+    arms = (("baseline", lat.baseline), ("candidate", lat.candidate))
+    has = {arm: bool(np.any(~np.isnan(col))) for arm, col in arms}
+    if not any(has.values()):
         return None
     out = compare_latency(lat.baseline, lat.candidate, config=config)
+    lacking = [arm for arm, present in has.items() if not present]
+    if lacking:
+        out = out.model_copy(update={"left_out_reason": f"no latency in the {lacking[0]}'s results"})
     if lat.cap is None:
         return out
     how = "the time limit" if lat.cap_known else "the largest latency seen (a lower bound)"

@@ -3,7 +3,10 @@
 ``"no significant latency regression"`` (``policy.max_latency_ratio``, opt-in): a one-sided test
 that the geometric-mean latency ratio (candidate / baseline) exceeds the limit, and, when trials
 timed out, the one-sided exact test that timeouts are more frequent in the candidate; it fails
-when either is significant at ``alpha``, judged on its own (a fail-if-significant gate).
+when either is significant at ``alpha``, judged on its own (a fail-if-significant gate). When the
+ratio cannot be tested (no latency in the results, too few pairs with one in both arms, no
+completed trial so that every latency is a time limit, a ratio past the float range) the gate is
+inconclusive and says which (:mod:`ablation.analysis.gate_data`).
 """
 
 from __future__ import annotations
@@ -12,24 +15,43 @@ import math
 from statistics import NormalDist
 
 from ablation.analysis.builtin_gates import GATE_LATENCY, BuiltinGate, judge_significance, short
+from ablation.analysis.gate_data import LATENCY_NAMES, none_completed, too_few_pairs
+from ablation.analysis.gate_status import could_not_run
 from ablation.config import GatePolicy
 from ablation.report import AblationReport, GateResult, LatencyComparison
 
 __all__ = ["LatencyGate"]
 
 
-def _latency_test(lat: LatencyComparison | None, limit: float) -> tuple[float | None, str]:
-    """One-sided p-value for "geometric-mean latency ratio > limit" (None when impossible)."""
-    if lat is not None and lat.ratio_note is not None:
-        return None, lat.ratio_note
-    if lat is None or lat.geometric_mean_ratio is None or lat.ratio_ci is None:
+def _untestable(report: AblationReport) -> str | None:
+    """Why the report's latency ratio cannot be tested, or ``None`` when it can."""
+    lat = report.latency
+    idle = none_completed(report)
+    if lat is not None and lat.n_pairs and idle is not None:
         return (
-            None,
-            "the report has no latency ratio with an interval (no pair completed in both arms?)",
+            f"{idle}: every latency of a pair is the value a timed-out trial counts at (the time "
+            "limit, a lower bound), so their ratio says nothing"
         )
+    if lat is None or lat.n_pairs < 2:
+        return too_few_pairs(report, LATENCY_NAMES[0])
+    if lat.ratio_note is not None:
+        return f"the latency ratio cannot be computed ({lat.ratio_note})"
     gmr, ci = lat.geometric_mean_ratio, lat.ratio_ci
+    if gmr is None or ci is None:
+        return (
+            f"fewer than 2 of the {lat.n_pairs} pairs with a latency in both arms have a positive "
+            "one in both (a latency of 0 s has no log ratio)"
+        )
     if min(gmr, ci.low, ci.high) <= 0 or not all(map(math.isfinite, (gmr, ci.low, ci.high))):
-        return None, f"the latency ratio {gmr} or its interval is not a positive finite number"
+        return f"the latency ratio {gmr} or its interval is not a positive finite number"
+    return None
+
+
+def _latency_test(lat: LatencyComparison, limit: float) -> tuple[float, str]:
+    """One-sided p-value for "geometric-mean latency ratio > limit" (the report's ratio and its
+    interval are positive and finite: :func:`_untestable` is ``None``)."""
+    assert lat.geometric_mean_ratio is not None and lat.ratio_ci is not None
+    gmr, ci = lat.geometric_mean_ratio, lat.ratio_ci
     desc = (
         f"geometric-mean latency ratio {short(gmr)}x ({100 * ci.confidence_level:g}% CI "
         f"[{short(ci.low)}x, {short(ci.high)}x], {ci.method}; {lat.n_pairs} pairs) vs limit {short(limit)}x"
@@ -86,9 +108,12 @@ class LatencyGate(BuiltinGate):
         return policy.max_latency_ratio is not None
 
     def judge(self, policy: GatePolicy, report: AblationReport, alpha: float) -> list[GateResult]:
-        assert policy.max_latency_ratio is not None
-        p_lat, desc = _latency_test(report.latency, policy.max_latency_ratio)
-        if p_lat is None:
-            return [GateResult(name=GATE_LATENCY, status="fail", evidence=desc + ".")]
+        limit = policy.max_latency_ratio
+        assert limit is not None
+        why = _untestable(report)
+        if why is not None or report.latency is None:
+            test = f"the one-sided test of the latency ratio against the limit {short(limit)}x"
+            return [could_not_run(GATE_LATENCY, test, why or "the report has no latency")]
+        p_lat, desc = _latency_test(report.latency, limit)
         p_lat, desc = _with_timeouts(report.latency, p_lat, desc)
         return [judge_significance(GATE_LATENCY, p_lat, desc, [], alpha)]

@@ -3,7 +3,8 @@
 Each named metric gets :func:`ablation.stats.metric_noninferiority` (one-sided paired t on
 candidate - baseline, shifted by the margin) on the pairs where both arms have a value. Latency
 (``latency_s``), cost and token counts are lower-is-better; quality scores and any other metric
-are higher-is-better. A name the data do not have gets no entry, and its gate fails saying so.
+are higher-is-better. A name with fewer than two pairs of values gets no entry, and its gate is
+inconclusive, saying why (:func:`ablation.analysis.gate_data.too_few_pairs`).
 """
 
 from __future__ import annotations
@@ -12,19 +13,20 @@ import numpy as np
 
 from ablation import stats
 from ablation.analysis.breakdowns import interval
+from ablation.analysis.gate_data import LATENCY_NAMES
 from ablation.analysis.pairing import PairedData
 from ablation.config import CampaignConfig
 from ablation.report import NonInferiority
 
 __all__ = ["LOWER_IS_BETTER", "metric_columns", "metric_noninferiority"]
 
-LOWER_IS_BETTER = frozenset({"latency_s", "latency", "cost", "tokens"})
+LOWER_IS_BETTER = frozenset({*LATENCY_NAMES, "cost", "tokens"})
 
 
 def metric_columns(data: PairedData, name: str) -> tuple[np.ndarray, np.ndarray] | None:
     """The per-task baseline and candidate values of a metric, or ``None`` when absent."""
     b, c = data.baseline, data.candidate
-    if name in ("latency_s", "latency"):
+    if name in LATENCY_NAMES:
         return b.latency, c.latency
     if name == "cost":
         return b.cost, c.cost

@@ -93,7 +93,7 @@ def with_notes(report: AblationReport, data: PairedData, alpha: float) -> Ablati
 
     Costs in different currencies are not comparable: when the arms' stated currencies differ,
     or an arm mixes several, the paired cost comparison and the cost's non-inferiority test are
-    dropped (a cost gate then fails, having nothing to judge) and a note says why.
+    dropped (a cost gate then is inconclusive, having nothing to judge) and a note says why.
     """
     update: dict[str, object] = {}
     currencies: list[str | None] = []

@@ -272,13 +272,13 @@ def test_latency_gate_at_limit_one_uses_the_reports_ratio_test() -> None:
     assert gate.status == "fail" and "report's ratio test" in gate.evidence
 
 
-def test_latency_gate_without_latency_fails() -> None:
+def test_latency_gate_without_latency_is_inconclusive() -> None:
     judged = evaluate_gates(
         simple_report(80, 5, 5, 10),
         GatePolicy(critical_must_not_regress=False, max_latency_ratio=1.5),
     )
     gate = _gate(judged, GATE_LATENCY)
-    assert gate.status == "fail" and "no latency ratio" in gate.evidence
+    assert gate.status == "inconclusive" and "carry no latency at all" in gate.evidence
     assert judged.verdict == "fail"
 
 

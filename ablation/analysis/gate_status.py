@@ -1,0 +1,74 @@
+"""What a gate's status means for the verdict, and the words of a gate that judged no data.
+
+A gate *holds* when its status is ``"pass"`` or ``"off"`` (:data:`HOLDING`); ``"fail"`` and
+``"inconclusive"`` make the verdict ``"fail"`` (exit code 2). :func:`verdict_of` is the one place
+that rule is written: the report's gates (:func:`ablation.analysis.gates.evaluate_gates`) and a
+numeric comparison's (:mod:`ablation.analysis.numeric`) both read it.
+
+Two kinds of gate judge no data, and say so in the same words wherever they occur:
+
+- a gate whose test could not run (no paired task, no values of the metric it tests, no
+  completed trial) is ``"inconclusive"``, never a pass and never a failure of the candidate
+  (:func:`could_not_run`), with the reason in its evidence;
+- a default gate the caller turned off is ``"off"`` and names the
+  :class:`~ablation.config.GatePolicy` field that turned it off (:func:`turned_off`). The
+  analysis knows the policy, not how it was spelled: the flags and ``[tool.ablation]`` keys that
+  set each field are declared once, in the command line's option table.
+
+Assumptions: a :class:`~ablation.report.GateResult` status is one of ``pass``, ``fail``,
+``inconclusive`` and ``off``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from typing import Literal
+
+from ablation.config import GatePolicy
+from ablation.report import GateResult
+
+__all__ = ["HOLDING", "could_not_run", "turned_off", "verdict_of"]
+
+#: The statuses of a gate that does not fail the verdict.
+HOLDING = frozenset({"pass", "off"})
+
+
+def verdict_of(gates: Iterable[GateResult]) -> Literal["pass", "fail"]:
+    """``"pass"`` when every gate holds (passed or turned off), else ``"fail"``.
+
+    An inconclusive gate fails the verdict as a failed one does: a check that could not decide
+    never lets a candidate through.
+    """
+    return "pass" if all(g.status in HOLDING for g in gates) else "fail"
+
+
+def turned_off(field: str) -> str:
+    """The opening words of a gate turned off by the :class:`GatePolicy` field ``field``.
+
+    Raises:
+        ValueError: if ``field`` is not a boolean field of :class:`GatePolicy` (a gate is turned
+            off by setting one to ``False``).
+    """
+    info = GatePolicy.model_fields.get(field)
+    if info is None or info.annotation is not bool:
+        raise ValueError(f"{field!r} is not a boolean field of GatePolicy")
+    return f"turned off (GatePolicy.{field} = False)"
+
+
+def could_not_run(name: str, test: str, why: str) -> GateResult:
+    """The inconclusive result of gate ``name`` whose ``test`` could not run, because ``why``.
+
+    Args:
+        name: The gate's name.
+        test: What could not run, e.g. ``"the one-sided test"``.
+        why: The reason, as a clause (``"no task was paired"``); it should say exactly what is
+            missing: no values at all, none in both arms of a pair, no completed trial.
+    """
+    return GateResult(
+        name=name,
+        status="inconclusive",
+        evidence=(
+            f"{test} could not run, because {why}. A check that could not run is neither a pass "
+            "nor a failure of the candidate, and the verdict cannot pass on it."
+        ),
+    )
