@@ -11,7 +11,7 @@ from __future__ import annotations
 import json
 import secrets
 import sqlite3
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from datetime import UTC, datetime
 from typing import Any
 
@@ -29,6 +29,7 @@ from ablation.store.format import (
     CampaignRecord,
     TaskDigests,
     check_status,
+    check_text,
     damaged,
     now,
 )
@@ -118,14 +119,29 @@ class CampaignStore(StoreConnection):
     def _select_campaign(self) -> str:
         return SELECT_CAMPAIGN if self.schema_version >= SCHEMA_VERSION else SELECT_CAMPAIGN_ROWS
 
+    def _campaign_rows(
+        self, conn: sqlite3.Connection, tail: str, params: Sequence[Any] = ()
+    ) -> list[tuple[Any, ...]]:
+        """Campaign rows (:meth:`_select_campaign` then ``tail``) with their trial counts, kept
+        by the ``trial_counts`` triggers; when that table cannot be read (a damaged file), counted
+        from the trial rows, the store's source of truth, so that the campaigns are still listed
+        (each one's own reads then say what is damaged)."""
+        try:
+            return self._rows(conn, f"{self._select_campaign}{tail}", params)
+        except sqlite3.DatabaseError:
+            if self._select_campaign == SELECT_CAMPAIGN_ROWS:
+                raise
+            return self._rows(conn, f"{SELECT_CAMPAIGN_ROWS}{tail}", params)
+
     def _record(self, row: tuple[Any, ...]) -> CampaignRecord:
+        where = f"run store {self.path}: campaign {row[0]!r}"
+        check_text(row, CAMPAIGN_FIELDS, where)  # read by ``_rows``: text that is not UTF-8
         try:
             config = CampaignConfig.model_validate_json(row[2])
         except ValueError as exc:
             raise StoreError(
                 f"campaign {row[0]!r} in {self.path}: its stored config cannot be read: {exc}"
             ) from exc
-        where = f"run store {self.path}: campaign {row[0]!r}"
         with damaged(where):
             if row[1] not in CAMPAIGN_STATUSES:
                 raise ValueError(f"unknown status {row[1]!r}")
@@ -146,11 +162,11 @@ class CampaignStore(StoreConnection):
         Raises:
             StoreError: if there is no such campaign (naming it and a few known ids).
         """
-        with self._op("read a campaign") as conn:
-            row = conn.execute(f"{self._select_campaign} WHERE c.id = ?", (campaign_id,)).fetchone()
-            if row is None:
+        with self._op(f"read campaign {campaign_id!r}") as conn:
+            rows = self._campaign_rows(conn, " WHERE c.id = ?", (campaign_id,))
+            if not rows:
                 raise self._unknown(conn, campaign_id)
-        return self._record(row)
+        return self._record(rows[0])
 
     def find_campaigns(
         self,
@@ -172,7 +188,7 @@ class CampaignStore(StoreConnection):
         where = " WHERE " + " AND ".join(clauses) if clauses else ""
         params = [v for v in wanted.values() if v is not None]
         with self._op("list campaigns") as conn:
-            rows = conn.execute(f"{self._select_campaign}{where}{NEWEST_FIRST}", params).fetchall()
+            rows = self._campaign_rows(conn, f"{where}{NEWEST_FIRST}", params)
         if damaged is None:
             return [self._record(r) for r in rows]
         records = []
@@ -190,8 +206,19 @@ class CampaignStore(StoreConnection):
     def latest_campaign(self) -> CampaignRecord | None:
         """The most recently created campaign, or ``None`` for an empty store."""
         with self._op("read the latest campaign") as conn:
-            row = conn.execute(f"{self._select_campaign}{NEWEST_FIRST} LIMIT 1").fetchone()
-        return None if row is None else self._record(row)
+            rows = self._campaign_rows(conn, f"{NEWEST_FIRST} LIMIT 1")
+        return self._record(rows[0]) if rows else None
+
+    def status_now(self, record: CampaignRecord) -> str:
+        """The campaign's status as it stands, for a reader of the store: the stored one, except
+        that a ``running`` campaign no live process runs (its run lock free,
+        :func:`~ablation.store.locks.campaign_running`: the run was killed or its machine went
+        down) is ``interrupted``, which a resume continues as it does a stopped one."""
+        if record.status != "running" or str(self.path) == ":memory:":
+            return record.status
+        from ablation.store.locks import campaign_running  # POSIX only: not for other reads
+
+        return "running" if campaign_running(self.path, record.campaign_id) else "interrupted"
 
     def set_status(self, campaign_id: str, status: str) -> None:
         """Set a campaign's status (``running``, ``complete``, ``interrupted`` or ``aborted``).
@@ -214,10 +241,12 @@ class CampaignStore(StoreConnection):
         """
         with self._op("update provenance", transaction=True) as conn:
             sql = "SELECT provenance_json FROM campaigns WHERE id = ?"
-            row = conn.execute(sql, (campaign_id,)).fetchone()
-            if row is None:
+            where = f"run store {self.path}: campaign {campaign_id!r}"
+            rows = self._rows(conn, sql, (campaign_id,), lambda _: where)
+            if not rows:
                 raise self._unknown(conn, campaign_id)
-            provenance = {**json.loads(row[0]), **to_jsonable(fields)}
+            with damaged(where):
+                provenance = {**json.loads(rows[0][0]), **to_jsonable(fields)}
             conn.execute(
                 "UPDATE campaigns SET provenance_json = ?, updated_at = ? WHERE id = ?",
                 (json.dumps(provenance, sort_keys=True), now(), campaign_id),

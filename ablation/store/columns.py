@@ -21,7 +21,7 @@ import logging
 import sqlite3
 import zipfile
 from collections.abc import Iterator, Sequence
-from contextlib import nullcontext
+from contextlib import AbstractContextManager, nullcontext
 from dataclasses import replace
 from typing import Any
 
@@ -116,15 +116,18 @@ def _shared_texts(values: Sequence[Any]) -> np.ndarray:
 def _campaign_tasks(conn: sqlite3.Connection, campaign_id: str, where: str) -> list[str]:
     """The ids of a campaign's tasks: the keys of its stored digests (decoded whole; ``where``:
     the store and campaign, for the error of digests that do not decode)."""
-    row = conn.execute("SELECT task_digests_json FROM campaigns WHERE id = ?", (campaign_id,))
-    return list(TaskDigests(row.fetchone()[0], where))
+    sql = "SELECT task_digests_json FROM campaigns WHERE id = ?"
+    rows = StoreConnection._rows(conn, sql, (campaign_id,), lambda _: where)
+    return list(TaskDigests(rows[0][0], where))
 
 
 def _fingerprints(conn: sqlite3.Connection, campaign_id: str) -> dict[str, tuple[int, int]]:
     """``arm -> (count, sum of rowids)`` of a campaign's trial rows, as the ``trial_counts``
-    triggers keep them in the same transaction as every insert, delete or update of a row."""
+    triggers keep them in the same transaction as every insert, delete or update of a row (an arm
+    that is not UTF-8 text names no arm: its rows are then read, not a snapshot)."""
     sql = "SELECT arm, n, rowid_sum FROM trial_counts WHERE campaign_id = ?"
-    return {arm: (n, total) for arm, n, total in conn.execute(sql, (campaign_id,)) if n}
+    rows = StoreConnection._rows(conn, sql, (campaign_id,))
+    return {arm: (n, total) for arm, n, total in rows if n and isinstance(arm, str)}
 
 
 def _read_snapshot(
@@ -150,17 +153,34 @@ class ColumnReader(StoreConnection):
     def _where(self, campaign_id: str) -> str:
         return f"run store {self.path}: campaign {campaign_id!r}"
 
+    def _reading(
+        self, campaign_id: str, arm: str, held: sqlite3.Connection | None
+    ) -> AbstractContextManager[sqlite3.Connection]:
+        """One lock hold of a read of an arm's rows (``held``: a connection whose lock the caller
+        holds), its errors naming the campaign and arm."""
+        if held is not None:
+            return nullcontext(held)
+        return self._op(f"read the {arm} trials of campaign {campaign_id!r}")
+
     def _column_pages(
         self, campaign_id: str, arm: str, held: sqlite3.Connection | None = None
     ) -> Iterator[list[tuple[Any, ...]]]:
         """Pages of an arm's rows, each read under its own lock hold (or on ``held``, a
         connection whose lock the caller holds)."""
         last: tuple[str, int] = ("", -1)
-        with self._op("read trial columns") if held is None else nullcontext(held) as conn:
+        with self._reading(campaign_id, arm, held) as conn:
             self._require(conn, campaign_id)
+
+        def named(row: Sequence[Any]) -> str:
+            return self._trial_named(campaign_id, row[0], arm, row[1])
+
         while True:
-            with self._op("read trial columns") if held is None else nullcontext(held) as conn:
-                rows = conn.execute(_SELECT, (campaign_id, arm, *last, _COLUMN_PAGE)).fetchall()
+            with self._reading(campaign_id, arm, held) as conn:
+                try:
+                    rows = self._rows(conn, _SELECT, (campaign_id, arm, *last, _COLUMN_PAGE), named)
+                except sqlite3.OperationalError as exc:
+                    self._name_not_json(conn, exc, campaign_id, arm)
+                    raise
             if rows:
                 yield rows
             if len(rows) < _COLUMN_PAGE:
@@ -196,7 +216,7 @@ class ColumnReader(StoreConnection):
         self, campaign_id: str, arm: str, shared: dict[bytes, np.ndarray] | None
     ) -> TrialColumns:
         """:meth:`trial_columns`, sharing decoded ids through ``shared`` (see ``decode``)."""
-        with self._op("read trial columns") as conn:
+        with self._op(f"read the {arm} trials of campaign {campaign_id!r}") as conn:
             self._require(conn, campaign_id)
             found = self._current_snapshots(conn, campaign_id).get(arm)
             where = self._where(campaign_id)
@@ -210,7 +230,7 @@ class ColumnReader(StoreConnection):
     def write_snapshots(self, campaign_id: str) -> None:
         """Write the arm snapshots a campaign lacks (or holds stale), one arm at a time, with the
         campaign's task ids decoded once for both."""
-        with self._op("read trial columns") as conn:
+        with self._op(f"read the snapshots of campaign {campaign_id!r}") as conn:
             self._require(conn, campaign_id)
             missing = [arm for arm in ("baseline", "candidate")
                        if arm not in self._current_snapshots(conn, campaign_id)]  # fmt: skip
@@ -221,7 +241,7 @@ class ColumnReader(StoreConnection):
 
     def _task_ids(self, campaign_id: str) -> set[str]:
         """The ids of the campaign's tasks."""
-        with self._op("read the campaign's tasks") as conn:
+        with self._op(f"read the tasks of campaign {campaign_id!r}") as conn:
             return set(_campaign_tasks(conn, campaign_id, self._where(campaign_id)))
 
     def _write_snapshot(self, campaign_id: str, arm: str, tasks: set[str] | None) -> TrialColumns:
@@ -249,7 +269,7 @@ class ColumnReader(StoreConnection):
         Raises:
             StoreError: for an unknown campaign.
         """
-        with self._op("read the expected ids") as conn:
+        with self._op(f"read the expected ids of campaign {campaign_id!r}") as conn:
             self._require(conn, campaign_id)
             found = self._current_snapshots(conn, campaign_id)
             if len(found) == 2 and all(matched for _, matched in found.values()):
@@ -263,14 +283,14 @@ class ColumnReader(StoreConnection):
         if self.schema_version < SCHEMA_VERSION:  # an older file opened read-only: no snapshots
             return {}
         sql = "SELECT arm, rowid, n, rowid_sum, tasks_match FROM arm_snapshots WHERE campaign_id = ?"
-        stored = conn.execute(sql, (campaign_id,)).fetchall()
+        stored = self._rows(conn, sql, (campaign_id,))  # an arm not UTF-8 text matches no arm
         if not stored:
             return {}
         rows = _fingerprints(conn, campaign_id)
         return {
             arm: (rowid, bool(matched))
             for arm, rowid, n, rowid_sum, matched in stored
-            if rows.get(arm, (0, 0)) == (n, rowid_sum)
+            if isinstance(arm, str) and rows.get(arm, (0, 0)) == (n, rowid_sum)
         }
 
     def _row_columns(
@@ -281,8 +301,9 @@ class ColumnReader(StoreConnection):
         parts = [self._checked_page(page, arm, self._where(campaign_id)) for page in pages]
         if not parts:
             return TrialColumns.verdicts(arm, np.zeros(0, dtype=object), np.zeros(0, dtype=bool))
-        with self._op("read trial columns") if held is None else nullcontext(held) as conn:
-            units = conn.execute(_UNITS, (campaign_id, arm)).fetchall()
+        with self._reading(campaign_id, arm, held) as conn:
+            where = f"{self._where(campaign_id)}: the cost currency of a {arm} trial"
+            units = self._rows(conn, _UNITS, (campaign_id, arm), lambda _: where)
         return replace(snapshot.concat_columns(parts, arm), cost_units=frozenset(map(tuple, units)))
 
     @classmethod

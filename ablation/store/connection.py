@@ -14,13 +14,22 @@ import os
 import sqlite3
 import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Self
+from typing import Any, Self
 
 from ablation.errors import StoreError
-from ablation.store.format import DDL, MIGRATIONS, NEWEST_FIRST, SCHEMA_VERSION, listing
+from ablation.store.format import (
+    DDL,
+    MIGRATIONS,
+    NEWEST_FIRST,
+    SCHEMA_VERSION,
+    check_text,
+    damaged,
+    lenient_text,
+    listing,
+)
 
 __all__ = ["DEFAULT_STORE_PATH", "READ_ONLY_LOCK_WAIT_S", "StoreConnection"]
 
@@ -39,6 +48,14 @@ _SQLITE_BUSY = 5
 _SQLITE_READONLY = 8
 _SQLITE_CANTOPEN = 14
 _SQLITE_IOERR_SHM = frozenset({4618, 4874, 5386})  # SQLITE_IOERR_SHMOPEN, _SHMSIZE, _SHMMAP
+#: How :mod:`sqlite3` words a TEXT value that is not UTF-8 (an ``OperationalError`` that ends the
+#: whole query, whichever row holds the value).
+_NOT_UTF8 = "Could not decode to UTF-8"
+#: The first trial of a campaign (and arm) whose JSON does not parse.
+_NOT_JSON = (
+    "SELECT task_id, arm, run FROM trials WHERE campaign_id = ? AND (? IS NULL OR arm = ?)"
+    " AND NOT json_valid(result_json) ORDER BY task_id, arm, run LIMIT 1"
+)
 
 
 class StoreConnection:
@@ -205,6 +222,61 @@ class StoreConnection:
                     raise StoreError(f"run store {self.path}: cannot {what}: {exc}") from exc
                 raise
 
+    @staticmethod
+    def _rows(
+        conn: sqlite3.Connection, sql: str, params: Sequence[Any] = (),
+        where: Callable[[Sequence[Any]], str] | None = None,
+    ) -> list[tuple[Any, ...]]:
+        """``conn.execute(sql, params).fetchall()``, through a TEXT value that is not UTF-8.
+
+        :mod:`sqlite3` refuses such a value (no ablation writes one: a hand edit, another
+        program, a damaged file) with an error that ends the whole query, so one bad row would
+        hide every other. Only then is the query run again with :func:`lenient_text`, which
+        reads such a value as its :class:`~ablation.store.format.NotText` bytes: without
+        ``where`` the rows are returned for the caller to check row by row; with it (naming the
+        store, campaign, arm and task of a row) the first row holding one is the
+        :func:`~ablation.store.format.damaged` :class:`StoreError` naming the column. The caller
+        holds the connection's lock (:meth:`_op`), so the factory is this query's alone.
+        """
+        try:
+            return conn.execute(sql, params).fetchall()
+        except sqlite3.OperationalError as exc:
+            if not str(exc).startswith(_NOT_UTF8):
+                raise
+        conn.text_factory = lenient_text
+        try:
+            cursor = conn.execute(sql, params)
+            rows = cursor.fetchall()
+        finally:
+            conn.text_factory = str
+        if where is not None:
+            names = [d[0] for d in cursor.description]
+            for row in rows:
+                check_text(row, names, where(row))
+        return rows
+
+    def _trial_named(self, campaign_id: str, task_id: object, arm: object, run: object) -> str:
+        """A trial as a store error names it: the store, campaign, arm, task and run."""
+        return (
+            f"run store {self.path}: campaign {campaign_id!r}: the {arm} trial of task "
+            f"{task_id!r} (run {run!r})"
+        )
+
+    def _name_not_json(
+        self, conn: sqlite3.Connection, exc: sqlite3.OperationalError, campaign_id: str,
+        arm: str | None,
+    ) -> None:
+        """For SQLite's "malformed JSON" (read by ``json_extract``: a trial's ``result_json``
+        no ablation wrote), raise the :func:`~ablation.store.format.damaged` error naming the
+        first such trial of the campaign (of ``arm``, unless ``None``); else return, and the
+        caller raises ``exc``."""
+        if "malformed JSON" not in str(exc):
+            return
+        rows = self._rows(conn, _NOT_JSON, (campaign_id, arm, arm))
+        if rows:
+            with damaged(self._trial_named(campaign_id, *rows[0])):
+                raise ValueError("its result_json is not JSON") from None
+
     # -- campaign lookups shared by every part -----------------------------------------------
 
     @staticmethod
@@ -216,7 +288,7 @@ class StoreConnection:
 
     def _unknown(self, conn: sqlite3.Connection, campaign_id: str) -> StoreError:
         sql = f"SELECT c.id FROM campaigns c{NEWEST_FIRST}"
-        known = [r[0] for r in conn.execute(sql)]
+        known = [str(r[0]) for r in self._rows(conn, sql)]
         if not known:
             return StoreError(f"no campaign {campaign_id!r}: the run store {self.path} is empty")
         return StoreError(

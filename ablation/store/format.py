@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import dataclasses
 import json
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from datetime import UTC, datetime
 from pathlib import Path
@@ -25,6 +25,7 @@ __all__ = [
     "SCHEMA_VERSION",
     "TRIAL_CONFIG_FIELDS",
     "CampaignRecord",
+    "NotText",
     "TrialRow",
     "damaged",
 ]
@@ -154,6 +155,35 @@ def damaged(what: str) -> Iterator[None]:
         ) from exc
 
 
+class NotText(bytes):
+    """A stored TEXT value that is not UTF-8 (no ablation writes one): its bytes, shown as text
+    with the bytes that do not decode escaped (``\\xff``)."""
+
+    def __str__(self) -> str:
+        return self.decode("utf-8", "backslashreplace")
+
+    def __repr__(self) -> str:
+        return f"'{self}'"  # as a str's repr, the escapes written once
+
+
+def lenient_text(raw: bytes) -> str | NotText:
+    """A ``text_factory`` for SQLite text: the decoded text, or :class:`NotText` of the bytes."""
+    try:
+        return raw.decode("utf-8")
+    except UnicodeDecodeError:
+        return NotText(raw)
+
+
+def check_text(row: Sequence[Any], names: Sequence[str], what: str) -> None:
+    """Raise the :func:`damaged` error of ``what`` (naming the column) when a value of ``row``
+    (read with :func:`lenient_text`; ``names``: its columns) is :class:`NotText`."""
+    for name, value in zip(names, row, strict=False):
+        if isinstance(value, NotText):
+            column = name.partition("json_extract(")[2].partition(",")[0] or name
+            with damaged(what):
+                raise ValueError(f"its {column} is not UTF-8 text: {value!r:.60}")
+
+
 def check_status(status: str) -> None:
     if status not in CAMPAIGN_STATUSES:
         raise ConfigError(f"unknown campaign status {status!r}: use {sorted(CAMPAIGN_STATUSES)}")
@@ -225,6 +255,15 @@ class CampaignRecord:
     updated_at: str
     n_trials: int
 
+    @property
+    def verdict(self) -> str | None:
+        """The verdict recorded when the campaign completed (its report's, kept in its
+        provenance), as ``ablation list`` and the viewer's campaign list show it; ``None`` for a
+        campaign that did not complete (running, interrupted or aborted: its trials so far are
+        no verdict) and for one stored before verdicts were kept."""
+        verdict = self.provenance.get("verdict") if self.status == "complete" else None
+        return verdict if isinstance(verdict, str) else None
+
 
 class TrialRow(NamedTuple):
     """A light view of one trial, read without building a :class:`TaskResult`."""
@@ -272,14 +311,15 @@ def trial_params(campaign_id: str, r: TaskResult) -> tuple[Any, ...]:
     )  # fmt: skip
 
 
-def load_trial(campaign_id: str, text: str) -> TaskResult:
-    """A stored trial; a row that no longer validates is a :class:`StoreError` naming it."""
+def load_trial(campaign_id: str, text: str, what: str = "") -> TaskResult:
+    """A stored trial; a row that no longer validates is a :class:`StoreError` naming it
+    (``what``: the store, campaign, arm and task of the row, when the caller knows them)."""
     try:
         return TaskResult.model_validate_json(text)
     except ValueError as exc:
         detail = " ".join(str(exc).splitlines()[:3])
         raise StoreError(
-            f"campaign {campaign_id!r}: a stored trial cannot be read: {detail}"
+            f"{what or f'campaign {campaign_id!r}'}: a stored trial cannot be read: {detail}"
         ) from exc
 
 

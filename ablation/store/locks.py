@@ -12,9 +12,16 @@ agent does not hold it (an ``flock`` would be shared with the copy, which could 
 holder and keep every resume out). Within one process, a second lock of the same file is refused
 by a registry of the files this process holds.
 
+Whether a live process runs a campaign is read from its lock without taking it
+(:func:`campaign_running`: ``F_GETLK``), so that a reader (``ablation list``, the viewer) never
+makes a starting run fail: a campaign stored as ``running`` whose lock nobody holds was killed
+(``kill -9``, a lost machine) and is resumable.
+
 Assumptions: POSIX record locks on a local file system (on NFS they depend on the lock daemon);
 the process opens the lock file nowhere else (closing any descriptor of the file would drop a
-record lock); an in-memory store needs no lock.
+record lock; :func:`campaign_running` opens none of the files this process holds); an in-memory
+store needs no lock. ``F_GETLK``'s ``struct flock`` is laid out as on Linux or the BSDs and
+macOS; elsewhere a campaign is taken to be running, as stored.
 """
 
 from __future__ import annotations
@@ -23,14 +30,70 @@ import contextlib
 import errno
 import fcntl
 import os
+import struct
+import sys
+import threading
 from pathlib import Path
 
 from ablation.errors import StoreError
 
-__all__ = ["CampaignLock"]
+__all__ = ["CampaignLock", "campaign_running"]
 
 
 _HELD: set[str] = set()  # lock files this process holds
+_GUARD = threading.Lock()  # held while this process opens, locks or closes a lock file
+#: ``struct flock`` as ``F_GETLK`` reads and writes it, and the index of ``l_type`` in it.
+_FLOCK: tuple[str, int] | None = (
+    ("hhqqi4x", 0) if sys.platform.startswith("linux")
+    else ("qqihh4x", 3) if sys.platform == "darwin" or "bsd" in sys.platform
+    else None
+)  # fmt: skip
+
+
+def lock_path(store_path: Path, campaign_id: str) -> Path:
+    """The lock file of a campaign: ``<store>.<campaign_id>.lock`` beside the store."""
+    return store_path.with_name(f"{store_path.name}.{campaign_id}.lock")
+
+
+def campaign_running(store_path: Path, campaign_id: str) -> bool:
+    """Whether a live process holds the campaign's run lock (a run or resume of it is under way).
+
+    The lock is tested (``F_GETLK``), never taken, so a run starting meanwhile is not refused.
+    ``False`` when the lock file is missing (a run removes it when it ends) or nobody holds it;
+    ``True`` when this process holds it, and when it cannot be told (the file unreadable, a
+    campaign id that cannot name a file, a platform of unknown ``struct flock``).
+    """
+    try:
+        path = lock_path(store_path, campaign_id)
+    except ValueError:
+        return True
+    with _GUARD:
+        if os.path.realpath(path) in _HELD:
+            return True
+        try:
+            fd = os.open(path, os.O_RDONLY | os.O_CLOEXEC)
+        except FileNotFoundError:
+            return False
+        except OSError:
+            return True
+        try:
+            return _locked(fd)
+        finally:
+            os.close(fd)
+
+
+def _locked(fd: int) -> bool:
+    """Whether another process holds a record lock on any byte of the open file ``fd``."""
+    if _FLOCK is None:
+        return True
+    layout, type_at = _FLOCK
+    fields = [0] * 5
+    fields[type_at] = fcntl.F_WRLCK  # l_whence SEEK_SET, l_start 0, l_len 0: the whole file
+    try:
+        answer = fcntl.fcntl(fd, fcntl.F_GETLK, struct.pack(layout, *fields))
+    except OSError:
+        return True
+    return bool(struct.unpack(layout, answer)[type_at] != fcntl.F_UNLCK)
 
 
 class CampaignLock:
@@ -45,9 +108,13 @@ class CampaignLock:
     """
 
     def __init__(self, store_path: Path, campaign_id: str) -> None:
-        self.path = store_path.with_name(f"{store_path.name}.{campaign_id}.lock")
-        key = os.path.realpath(self.path)
+        self.path = lock_path(store_path, campaign_id)
         self._fd: int | None = None
+        with _GUARD:
+            self._take(store_path, campaign_id)
+
+    def _take(self, store_path: Path, campaign_id: str) -> None:
+        key = os.path.realpath(self.path)
         if key in _HELD:
             raise StoreError(
                 f"campaign {campaign_id} in {store_path} is being run by this process "
@@ -73,10 +140,11 @@ class CampaignLock:
 
     def release(self) -> None:
         """Drop the lock and remove the file (idempotent)."""
-        if self._fd is None:
-            return
-        with contextlib.suppress(OSError):
-            self.path.unlink()
-        os.close(self._fd)
-        self._fd = None
-        _HELD.discard(self._key)
+        with _GUARD:
+            if self._fd is None:
+                return
+            with contextlib.suppress(OSError):
+                self.path.unlink()
+            os.close(self._fd)
+            self._fd = None
+            _HELD.discard(self._key)

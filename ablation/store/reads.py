@@ -8,7 +8,8 @@ lock hold, so memory stays bounded and the consumer may append to the store whil
 from __future__ import annotations
 
 import json
-from collections.abc import Collection, Iterator
+import sqlite3
+from collections.abc import Callable, Collection, Iterator, Sequence
 from typing import Any
 
 from ablation.schema import TaskResult
@@ -35,6 +36,10 @@ def _bindable(task_id: str) -> bool:
 class TrialReader(StoreConnection):
     """The trial reads of :class:`~ablation.store.run_store.RunStore`."""
 
+    def _trial_where(self, campaign_id: str) -> Callable[[Sequence[Any]], str]:
+        """What names a row ``(task_id, arm, run, ...)`` of the campaign in a store error."""
+        return lambda row: self._trial_named(campaign_id, row[0], row[1], row[2])
+
     def _pages(
         self, columns: str, campaign_id: str, arm: str | None = None
     ) -> Iterator[list[tuple[Any, ...]]]:
@@ -51,11 +56,16 @@ class TrialReader(StoreConnection):
             " AND (task_id, arm, run) > (?, ?, ?) ORDER BY task_id, arm, run LIMIT ?"
         )
         last: tuple[Any, ...] = ("", "", -1)
-        with self._op("read trials") as conn:
+        with self._op(f"read the trials of campaign {campaign_id!r}") as conn:
             self._require(conn, campaign_id)
+        where = self._trial_where(campaign_id)
         while True:
-            with self._op("read trials") as conn:
-                rows = conn.execute(sql, (*head, *last, _PAGE)).fetchall()
+            with self._op(f"read the trials of campaign {campaign_id!r}") as conn:
+                try:
+                    rows = self._rows(conn, sql, (*head, *last, _PAGE), where)
+                except sqlite3.OperationalError as exc:
+                    self._name_not_json(conn, exc, campaign_id, arm)
+                    raise
             if rows:
                 yield rows
             if len(rows) < _PAGE:
@@ -67,9 +77,10 @@ class TrialReader(StoreConnection):
 
         Memory stays bounded by one page of rows, whatever the campaign's size.
         """
+        where = self._trial_where(campaign_id)
         for page in self._pages("result_json", campaign_id, arm):
             for row in page:
-                yield load_trial(campaign_id, row[-1])
+                yield load_trial(campaign_id, row[-1], where(row))
 
     def results(
         self,
@@ -96,16 +107,19 @@ class TrialReader(StoreConnection):
                if _bindable(i)]  # fmt: skip
         ids.sort()
         rows: list[tuple[Any, ...]] = []
-        with self._op("read trials") as conn:
+        where = self._trial_where(campaign_id)
+        with self._op(f"read the trials of campaign {campaign_id!r}") as conn:
             self._require(conn, campaign_id)
             for start in range(0, len(ids), _IDS_PER_QUERY):
                 chunk = ids[start : start + _IDS_PER_QUERY]
                 sql = (
-                    "SELECT result_json FROM trials WHERE campaign_id = ? AND (? IS NULL OR arm = ?)"
+                    "SELECT task_id, arm, run, result_json FROM trials WHERE campaign_id = ?"
+                    " AND (? IS NULL OR arm = ?)"
                     f" AND task_id IN ({', '.join('?' * len(chunk))}) ORDER BY task_id, arm, run"
                 )
-                rows.extend(conn.execute(sql, (campaign_id, arm, arm, *chunk)).fetchall())
-        return [load_trial(campaign_id, r[0]) for r in rows]
+                params = (campaign_id, arm, arm, *chunk)
+                rows.extend(self._rows(conn, sql, params, where))
+        return [load_trial(campaign_id, r[-1], where(r)) for r in rows]
 
     def trial_rows(self, campaign_id: str) -> Iterator[TrialRow]:
         """Stream light :class:`TrialRow` tuples in ``(task_id, arm, run)`` order.
@@ -130,10 +144,10 @@ class TrialReader(StoreConnection):
         Raises:
             StoreError: for an unknown campaign.
         """
-        with self._op("read trial keys") as conn:
+        with self._op(f"read the trial keys of campaign {campaign_id!r}") as conn:
             self._require(conn, campaign_id)
             sql = "SELECT task_id, arm, run FROM trials WHERE campaign_id = ?"
-            return set(conn.execute(sql, (campaign_id,)).fetchall())
+            return set(self._rows(conn, sql, (campaign_id,), self._trial_where(campaign_id)))
 
     def count(self, campaign_id: str, *, arm: str | None = None) -> int:
         """Number of stored trials of a campaign (optionally of one arm).

@@ -126,15 +126,17 @@ class ResumeGuard(StoreConnection):
         Raises:
             StoreError: for an unknown campaign.
         """
-        with self._op("read a campaign") as conn:
-            row = conn.execute(
+        where = f"run store {self.path}: campaign {campaign_id!r}"
+        with self._op(f"read campaign {campaign_id!r}") as conn:
+            rows = self._rows(
+                conn,
                 "SELECT suite_fingerprint, task_digests_json, baseline_agent, candidate_agent,"
                 " config_json, agent_fingerprints_json FROM campaigns WHERE id = ?",
-                (campaign_id,),
-            ).fetchone()
-            if row is None:
+                (campaign_id,), lambda _: where,
+            )  # fmt: skip
+            if not rows:
                 raise self._unknown(conn, campaign_id)
-        return tuple(row)
+        return tuple(rows[0])
 
 
 def _task_problems(old_digests: Mapping[str, str], task_digests: Mapping[str, str]) -> list[str]:

@@ -12,14 +12,17 @@ predates it has none, and its reports show no inputs.
 from __future__ import annotations
 
 import json
-import sqlite3
+import logging
 from collections.abc import Mapping
 from typing import Any
 
+from ablation.errors import StoreError
 from ablation.schema import to_jsonable
 from ablation.store.connection import StoreConnection
 
 __all__ = ["TaskDetailStore"]
+
+_log = logging.getLogger(__name__)
 
 
 class TaskDetailStore(StoreConnection):
@@ -41,11 +44,26 @@ class TaskDetailStore(StoreConnection):
             )
 
     def task_details(self, campaign_id: str) -> dict[str, tuple[Any, Any]]:
-        """``task_id -> (input, expected output)`` kept for the campaign (empty when none)."""
+        """``task_id -> (input, expected output)`` kept for the campaign (empty when none).
+
+        The rows are only shown beside a report, so one that does not read (not JSON or not
+        UTF-8: a damaged store) is a warning naming it, and its task shows no input; a table
+        that cannot be read at all is one warning, and no task shows one.
+        """
         sql = "SELECT task_id, input_json, expected_json FROM task_details WHERE campaign_id = ?"
-        with self._op("read task details") as conn:
+        where = f"run store {self.path}: campaign {campaign_id!r}"
+        try:
+            with self._op("read task details") as conn:
+                rows = self._rows(conn, sql, (campaign_id,))
+        except StoreError as exc:
+            if "no such table" not in str(exc):  # else a read-only store older than the table
+                _log.warning("%s: its tasks' inputs are not shown (%s)", where, exc)
+            return {}
+        details = {}
+        for tid, inp, exp in rows:
             try:
-                rows = conn.execute(sql, (campaign_id,)).fetchall()
-            except sqlite3.OperationalError:  # a read-only store older than the table
-                return {}
-        return {tid: (json.loads(inp), json.loads(exp)) for tid, inp, exp in rows}
+                details[str(tid)] = (json.loads(inp), json.loads(exp))
+            except ValueError as exc:  # UnicodeDecodeError and JSONDecodeError
+                _log.warning("%s: the input of task %r cannot be read (%s); it is not shown",
+                             where, tid, " ".join(str(exc).split()[:20]))  # fmt: skip
+        return details

@@ -1,9 +1,10 @@
 """The viewer's ASGI application (Starlette): routes, security headers and errors.
 
 Pages are server-rendered HTML (:mod:`ablation.view.pages`, :mod:`ablation.view.task_page`,
-:mod:`ablation.view.suite_pages`); ``/static/`` serves one stylesheet and one script; the only
-JSON endpoint is a campaign's progress, which a running campaign's page polls. Every response
-carries a Content-Security-Policy that allows scripts, styles and fetches from the viewer itself
+:mod:`ablation.view.suite_pages`); ``/static/`` serves one stylesheet, one script and the icon;
+the only JSON endpoint is a campaign's progress, which a running campaign's page polls; any other
+path is the viewer's own 404 page (the layout, a link back). Every response carries a
+Content-Security-Policy that allows scripts, styles and fetches from the viewer itself
 only (no inline script, style or event handler, no plugin, no frame, no form to elsewhere), so an
 escape missed somewhere could still not run anything. Handlers are plain functions: Starlette
 runs them in its thread pool, and :class:`~ablation.view.catalog.Catalog` serialises the store.
@@ -85,14 +86,21 @@ def create_app(catalog: Catalog) -> Starlette:
         Route("/campaign/{campaign_id}/tasks",
               page(lambda r: tasks_page(catalog, campaign_id(r), params(r)))),
         Route("/campaign/{campaign_id}/task",
-              page(lambda r: task_page(catalog, campaign_id(r), params(r).get("id", "")))),
+              page(lambda r: task_page(catalog, campaign_id(r), params(r).get("id", ""),
+                                       params(r).get("back", "")))),
         Route("/compare", page(lambda r: compare_page(catalog, params(r)))),
         Route("/suite/{fingerprint}",
               page(lambda r: history_page(catalog, str(r.path_params["fingerprint"])))),
         Route("/api/campaign/{campaign_id}/progress", progress_json),
         Mount("/static", app=StaticFiles(directory=STATIC), name="static"),
     ]  # fmt: skip
-    return Starlette(routes=routes, middleware=[Middleware(SecurityHeaders)])
+
+    async def unknown(request: Request, exc: Exception) -> Response:
+        return _not_found(catalog, f"No page at {request.url.path}")
+
+    return Starlette(
+        routes=routes, middleware=[Middleware(SecurityHeaders)], exception_handlers={404: unknown}
+    )
 
 
 class SecurityHeaders:

@@ -31,8 +31,8 @@ from ablation.view.tasks import TaskTable, task_table
 
 __all__ = ["ARMS", "CACHED", "ArmRef", "Catalog"]
 
-#: Analyses kept in memory per kind (least recently used dropped first): reports are small (the
-#: campaigns page shows every campaign's verdict), task tables and comparisons hold columns.
+#: Analyses kept in memory per kind (least recently used dropped first): reports are small (a
+#: suite's history page shows each campaign's figures), task tables and comparisons hold columns.
 CACHED = {"report": 64, "table": 8, "compare": 8}
 ARMS = ("baseline", "candidate")
 _T = TypeVar("_T")
@@ -96,10 +96,11 @@ class Catalog:
         self.store.close()
 
     def campaigns(self, damaged: list[StoreError]) -> list[CampaignRecord]:
-        """Every readable campaign, newest first; ``damaged`` receives one error per campaign
-        whose row does not decode (``RunStore.find_campaigns``) or whose task digests do not
-        (they are decoded here, not when a page first counts them), and those are left out, so
-        one damaged row never takes down a page that lists or compares campaigns."""
+        """Every readable campaign, newest first, each with its status as it stands
+        (:meth:`_now`); ``damaged`` receives one error per campaign whose row does not decode
+        (``RunStore.find_campaigns``) or whose task digests do not (they are decoded here, not
+        when a page first counts them), and those are left out, so one damaged row never takes
+        down a page that lists or compares campaigns."""
         readable = []
         for record in self.store.list_campaigns(damaged):
             try:
@@ -107,17 +108,24 @@ class Catalog:
             except StoreError as exc:
                 damaged.append(exc)
                 continue
-            readable.append(record)
+            readable.append(self._now(record))
         return readable
 
+    def _now(self, record: CampaignRecord) -> CampaignRecord:
+        """The record with its status as it stands (``RunStore.status_now``): a campaign stored
+        as ``running`` that no live process runs is ``interrupted``, as ``ablation list`` says."""
+        status = self.store.status_now(record)
+        return record if status == record.status else dataclasses.replace(record, status=status)
+
     def record(self, campaign_id: str) -> CampaignRecord:
-        """One campaign's record (its trial count read now), its task digests known readable.
+        """One campaign's record (its trial count and status read now, :meth:`_now`), its task
+        digests known readable.
 
         Raises:
             StoreError: for an unknown campaign, or one whose stored row or task digests do not
                 decode (naming the damage): every page about it is then that error.
         """
-        record = self.store.get_campaign(campaign_id)
+        record = self._now(self.store.get_campaign(campaign_id))
         state = self._state(record)
         with self._lock:
             checked = self._readable.get(campaign_id) == state

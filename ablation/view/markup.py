@@ -5,23 +5,57 @@ labels) enters a page through :func:`esc`, which shows control characters as ``\
 escapes included) and HTML-escapes the rest, quotes too, so it is text wherever it lands. Links
 are built here from ids (percent-encoded, then escaped), never taken from stored text. Pages load
 one stylesheet and one script from ``/static/`` and hold no inline script, style or event
-handler, as the Content-Security-Policy of :mod:`ablation.view.app` requires.
+handler, as the Content-Security-Policy of :mod:`ablation.view.app` requires. A figure and its
+interval are written with one precision (:func:`figure`), the least from the report's own that
+writes every two different numbers among them differently.
 """
 
 from __future__ import annotations
 
+import html
 import math
-from collections.abc import Iterable, Mapping, Sequence
+import re
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from urllib.parse import quote, urlencode
 
-from ablation.render._format import DASH, fmt_interval, fmt_p, fmt_pct, fmt_pp, fmt_ratio
+from ablation.render._format import (
+    DASH,
+    fmt_float,
+    fmt_interval,
+    fmt_level,
+    fmt_p,
+    fmt_pct,
+    fmt_pp,
+    fmt_ratio,
+)
+from ablation.render._sequential import SEQUENTIAL_TITLE, sequential_note, sequential_rows
 from ablation.render.html import esc
 from ablation.report import AblationReport, Interval
 
 __all__ = [
-    "damaged", "esc", "interval", "layout", "link", "number", "pct", "table", "url",
-    "verdict_badge",
+    "LONG_WORD", "damaged", "distinct", "esc", "figure", "interval", "layout", "link",
+    "long_word", "number", "pct", "sequential", "table", "text", "url", "verdict_badge",
 ]  # fmt: skip
+
+#: How each kind of figure is written at a precision (the report's writers: decimals of a
+#: percentage, significant digits of a ratio), and the report's own precision.
+_WRITERS: dict[str, tuple[Callable[[float | None, int], str], int]] = {
+    "pct": (fmt_pct, 1),
+    "pp": (fmt_pp, 1),
+    "ratio": (lambda r, digits: fmt_ratio(r) if not finite(r) else f"{fmt_float(r, digits)}x", 3),
+}
+#: At most this many more digits than the report's, so float noise never shows as 12 digits.
+_MORE_DIGITS = 4
+#: A word longer than this (a long id, a path) may wrap anywhere (class ``long``); shorter words
+#: and numbers never break inside. Words end at white space and hyphens, where a browser may
+#: break a line anyway.
+LONG_WORD = 12
+_WORD_END = re.compile(r"[\s-]+")
+
+
+def long_word(text: str) -> bool:
+    """Whether ``text`` holds a word longer than :data:`LONG_WORD` characters."""
+    return any(len(word) > LONG_WORD for word in _WORD_END.split(text))
 
 
 def url(path: str, **params: object) -> str:
@@ -42,7 +76,9 @@ def suite_url(fingerprint: str) -> str:
 
 
 def link(href: str, text: object, *, cls: str = "") -> str:
-    """An ``<a>`` to one of the viewer's own paths, its text escaped."""
+    """An ``<a>`` to one of the viewer's own paths, its text escaped (class ``long`` added when
+    it holds a long word, which may then wrap anywhere)."""
+    cls = " ".join(c for c in (cls, "long" if long_word(str(text)) else "") if c)
     klass = f' class="{esc(cls)}"' if cls else ""
     return f'<a href="{esc(href)}"{klass}>{esc(text)}</a>'
 
@@ -58,6 +94,34 @@ def pct(value: float | None) -> str:
     return number(value, fmt_pct(value))
 
 
+def distinct(values: Sequence[float | None], kind: str) -> list[str]:
+    """``values`` written as ``kind`` (:data:`_WRITERS`) with one precision: the report's, or
+    the least above it (up to :data:`_MORE_DIGITS` more) that writes every two different
+    values differently; the report's when none does."""
+    write, base = _WRITERS[kind]
+    for digits in range(base, base + _MORE_DIGITS + 1):
+        texts = [write(v, digits) for v in values]
+        if all(
+            texts[i] != texts[j] or values[i] == values[j]
+            for i in range(len(values)) for j in range(i + 1, len(values))
+        ):  # fmt: skip
+            return texts
+    return [write(v, base) for v in values]
+
+
+def figure(estimate: float | None, iv: Interval | None, kind: str) -> str:
+    """An estimate (its exact value kept) and its interval with its level and method, written
+    with one precision (:func:`distinct`): ``1x 95% CI [0.9994x, 1.001x]`` for 1.0003 in
+    [0.99938, 1.0012], where the report's precision writes ``1x 95% CI [0.999x, 1x]``."""
+    if iv is None:
+        return f"{number(estimate, distinct([estimate], kind)[0])} {DASH}"
+    est, low, high = distinct([estimate, iv.low, iv.high], kind)
+    return (
+        f"{number(estimate, est)} {esc(fmt_level(iv.confidence_level))} CI "
+        f'[{number(iv.low, low)}, {number(iv.high, high)}] <span class="method">{esc(iv.method)}</span>'
+    )
+
+
 def interval(iv: Interval | None, kind: str = "pct") -> str:
     """An interval with its level and method."""
     if iv is None:
@@ -68,11 +132,25 @@ def interval(iv: Interval | None, kind: str = "pct") -> str:
 def table(
     headers: Sequence[str], rows: Iterable[Sequence[str]], *, cls: str = "", tid: str = ""
 ) -> str:
-    """A table whose cells are **already markup** (escape text with :func:`esc` first)."""
+    """A table whose cells are **already markup** (escape text with :func:`esc` first); headers
+    that are all empty (a key-value table) give no header row, and a cell of plain text with a
+    long word is of class ``long``."""
     head = "".join(f"<th>{esc(h)}</th>" for h in headers)
-    body = "".join("<tr>" + "".join(f"<td>{c}</td>" for c in row) + "</tr>" for row in rows)
+    thead = f"<thead><tr>{head}</tr></thead>" if any(headers) else ""
+    body = "".join("<tr>" + "".join(_cell(c) for c in row) + "</tr>" for row in rows)
     attrs = (f' class="{esc(cls)}"' if cls else "") + (f' id="{esc(tid)}"' if tid else "")
-    return f"<table{attrs}><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>"
+    return f"<table{attrs}>{thead}<tbody>{body}</tbody></table>"
+
+
+def text(value: object) -> str:
+    """``value`` escaped, in a ``long`` span when it holds a long word."""
+    shown = esc(value)
+    return f'<span class="long">{shown}</span>' if long_word(str(value)) else shown
+
+
+def _cell(content: str) -> str:
+    plain = "<" not in content and long_word(html.unescape(content))
+    return f'<td class="long">{content}</td>' if plain else f"<td>{content}</td>"
 
 
 def verdict_badge(verdict: str | None) -> str:
@@ -109,26 +187,42 @@ def headline(report: AblationReport) -> str:
          f' <span class="method">{esc(m.method)}</span>'],
         ["mid-p", f"{number(m.midp_pvalue, fmt_p(m.midp_pvalue))}"
          f' <span class="method">{esc(m.midp_method)}</span>'],
-        ["Uplift", f'<span id="uplift">{number(u.estimate, fmt_pp(u.estimate))}</span> '
-         f"{interval(u.ci, 'pp')}"],
+        ["Uplift", f'<span id="uplift">{figure(u.estimate, u.ci, "pp")}</span>'],
         ["Bootstrap (secondary)", interval(u.bootstrap_ci, "pp")],
     ]
     for arm in (report.baseline, report.candidate):
         name = "Baseline" if arm is report.baseline else "Candidate"
         rows.append([f"{name} pass rate ({esc(arm.agent or '')})",
-                     f"{pct(arm.pass_rate)} ({arm.passes}/{arm.n_trials}) "
-                     f"{interval(arm.pass_rate_ci)}"])  # fmt: skip
+                     f"{figure(arm.pass_rate, arm.pass_rate_ci, 'pct')} "
+                     f"({arm.passes}/{arm.n_trials})"])  # fmt: skip
     if report.latency is not None and report.latency.geometric_mean_ratio is not None:
         lat = report.latency
         rows.append(["Latency ratio (geometric mean)",
-                     f"{number(lat.geometric_mean_ratio, fmt_ratio(lat.geometric_mean_ratio))} "
-                     f"{interval(lat.ratio_ci, 'ratio')}"])  # fmt: skip
+                     f'<span id="latency-ratio">{figure(lat.geometric_mean_ratio, lat.ratio_ci, "ratio")}'
+                     "</span>"])  # fmt: skip
     if report.minimum_detectable_effect is not None:
         mde = report.minimum_detectable_effect
         rows.append(["Minimum detectable effect", f"{number(mde, fmt_pp(mde))} "
                      f'<span class="method">{esc(report.minimum_detectable_effect_method or "")}'
                      "</span>"])  # fmt: skip
-    return table(["figure", "value"], rows, cls="figures", tid="headline")
+    seq = report.sequential
+    caveat = sequential_note(report) if seq is not None and seq.fixed_n_descriptive else ""
+    note = f'<p class="note" id="descriptive">{esc(caveat)}</p>' if caveat else ""
+    return note + table(["figure", "value"], rows, cls="figures", tid="headline")
+
+
+def sequential(report: AblationReport) -> str:
+    """The report's sequential section (its rows and note, as ``ablation report`` writes them);
+    empty for a fixed-n campaign. After a stop on the data the note (the fixed-n figures are
+    descriptive) heads the :func:`headline` table instead, which follows this section."""
+    rows = [[esc(k), esc(v)] for k, v in sequential_rows(report)]
+    if report.sequential is None or not rows:
+        return ""
+    note = "" if report.sequential.fixed_n_descriptive else sequential_note(report)
+    return (
+        f"<h2>{esc(SEQUENTIAL_TITLE)}</h2>{table(['', ''], rows, cls='meta', tid='sequential')}"
+        + (f'<p class="note" id="sequential-note">{esc(note)}</p>' if note else "")
+    )
 
 
 def gates(report: AblationReport) -> str:
@@ -162,6 +256,7 @@ def layout(title: str, body: str, *, store: str = "", refresh: str = "") -> str:
         '<!doctype html><html lang="en"><head><meta charset="utf-8">'
         '<meta name="viewport" content="width=device-width, initial-scale=1">'
         f"<title>{esc(title)}</title>"
+        '<link rel="icon" href="/static/favicon.svg" type="image/svg+xml">'
         '<link rel="stylesheet" href="/static/view.css">'
         '<script src="/static/view.js" defer></script></head>'
         f"<body{poll}><header><nav>{link('/', 'Campaigns')} {link('/compare', 'Compare')}"

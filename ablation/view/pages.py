@@ -8,9 +8,10 @@ prints, with the method names beside them.
 
 from __future__ import annotations
 
+import shlex
 from collections.abc import Mapping
 
-from ablation.errors import AblationError, StoreError
+from ablation.errors import StoreError
 from ablation.render._format import fmt_p, fmt_pp, fmt_seconds, summary_sentence, truncate
 from ablation.report import AblationReport
 from ablation.store import CampaignRecord
@@ -29,16 +30,34 @@ def planned_trials(record: CampaignRecord) -> int:
 
 
 def progress(record: CampaignRecord) -> dict[str, object]:
-    """The small JSON a running campaign's page polls: status and trial counts."""
+    """The small JSON a running campaign's page polls: status (as it stands,
+    ``Catalog.record``: a killed run's is ``interrupted``, and the page then reloads and stops
+    polling) and trial counts."""
     return {"campaign": record.campaign_id, "status": record.status,
             "trials": record.n_trials, "planned": planned_trials(record)}  # fmt: skip
 
 
-def _verdict(catalog: Catalog, campaign_id: str) -> AblationReport | None:
-    try:
-        return catalog.report(campaign_id)[0]
-    except AblationError:
-        return None
+def _status_line(catalog: Catalog, record: CampaignRecord) -> str:
+    """The campaign page's status line: trials stored of planned; a running campaign's page
+    follows it, an interrupted or aborted one's names the command that resumes it."""
+    line = (
+        f'<p id="progress" class="progress">Status <b id="status">{markup.esc(record.status)}</b>: '
+        f'<span id="trials">{record.n_trials}</span> of {planned_trials(record)} trials stored.'
+    )
+    if record.status == "running":
+        return line + " This page follows the campaign.</p>"
+    if record.status not in ("interrupted", "aborted"):
+        return line + "</p>"
+    command = shlex.join([
+        "ablation", "run", "SUITE", "--baseline", record.baseline_agent,
+        "--candidate", record.candidate_agent, "--store", str(catalog.path),
+        "--resume", record.campaign_id,
+    ])  # fmt: skip
+    return (
+        f'{line} No process is running it: resume it with <code id="resume">{markup.esc(command)}'
+        "</code> (SUITE: the suite it ran, with the options it ran with; the stored trials are "
+        "kept and only the missing ones run).</p>"
+    )
 
 
 def campaigns_page(catalog: Catalog, suite: str = "", agent: str = "") -> str:
@@ -55,12 +74,11 @@ def campaigns_page(catalog: Catalog, suite: str = "", agent: str = "") -> str:
     ]  # fmt: skip
     rows = []
     for r in shown:
-        report = _verdict(catalog, r.campaign_id)
         rows.append([
             markup.link(markup.campaign_url(r.campaign_id), r.campaign_id, cls="campaign"),
             markup.link(markup.suite_url(r.suite_fingerprint), r.suite_fingerprint[:12], cls="suite"),
             markup.esc(r.baseline_agent), markup.esc(r.candidate_agent), markup.esc(r.created_at[:19]),
-            markup.verdict_badge(None if report is None else report.verdict),
+            markup.verdict_badge(r.verdict),  # recorded when it completed, as `ablation list`
             f'{r.n_trials}/{planned_trials(r)}', f'<span class="status">{markup.esc(r.status)}</span>',
         ])  # fmt: skip
     form = (
@@ -86,30 +104,31 @@ def campaign_page(catalog: Catalog, campaign_id: str) -> str:
     shortcuts = " ".join(
         markup.link(markup.url(tasks, show=show), f"{label} ({count})", cls=f"show-{show}")
         for show, label, count in (
-            ("all", "Paired tasks", report.n_paired),
+            ("paired", "Paired tasks", report.n_paired),
+            ("excluded", "Left out", len({e.task_id for e in report.excluded if e.run is None})),
             ("regressions", "Regressions", len(report.regressions)),
             ("improvements", "Improvements", len(report.improvements)),
             ("flaky", "Flaky", len(report.flaky)),
         )
     )
     running = record.status == "running"
-    state = (
-        f'<p id="progress" class="progress">Status <b id="status">{markup.esc(record.status)}</b>: '
-        f'<span id="trials">{record.n_trials}</span> of {planned_trials(record)} trials stored.'
-        + (" This page follows the campaign." if running else "") + "</p>"
-    )
+    state = _status_line(catalog, record)
     meta = markup.table(["", ""], [
         ["suite", markup.link(markup.suite_url(record.suite_fingerprint), record.suite_fingerprint)],
         ["baseline", markup.esc(record.baseline_agent)], ["candidate", markup.esc(record.candidate_agent)],
         ["created", markup.esc(record.created_at)], ["runs per task", str(record.config.runs)],
         ["seed", markup.esc(report.provenance.seed)],
+        *([["labels", " ".join(f'<span class="label">{markup.esc(f"{k}={v}")}</span>'
+                               for k, v in sorted(report.provenance.labels.items()))]]
+          if report.provenance.labels else []),
     ], cls="meta")  # fmt: skip
     body = (
         f'{state}<div class="verdict {markup.esc(report.verdict)}" id="verdict">Verdict '
         f"{markup.verdict_badge(report.verdict)} {markup.esc(summary_sentence(report))}</div>"
         f'<p class="shortcuts">{shortcuts}</p>{meta}<h2>Gates</h2>{markup.gates(report)}'
-        f"<h2>Headline</h2>{markup.headline(report)}{_categories(report, tasks)}{_errors(report)}"
-        f"{_excluded(report)}"
+        f"{markup.sequential(report)}<h2>Headline</h2>{markup.headline(report)}"
+        f"{_categories(report, tasks)}{_errors(report)}"
+        f"{_excluded(report, markup.campaign_url(campaign_id, 'task'))}"
     )
     refresh = markup.campaign_url(campaign_id).replace("/campaign/", "/api/campaign/", 1) + "/progress"
     return markup.layout(
@@ -132,12 +151,14 @@ def _categories(report: AblationReport, tasks: str) -> str:
     return "<h2>Categories</h2>" + markup.table(headers, rows, tid="categories")
 
 
-def _excluded(report: AblationReport) -> str:
-    """What the pairing left out, and why (the report's ``excluded``; the first 200 listed)."""
+def _excluded(report: AblationReport, task_base: str) -> str:
+    """What the pairing left out, and why (the report's ``excluded``; the first 200 listed),
+    each task linked to its page."""
     if not report.excluded:
         return ""
     rows = [
-        [markup.esc(e.task_id), "" if e.run is None else str(e.run), markup.esc(e.reason)]
+        [markup.link(markup.url(task_base, id=e.task_id), e.task_id, cls="task"),
+         "" if e.run is None else str(e.run), markup.esc(e.reason)]
         for e in report.excluded[:200]
     ]
     more = len(report.excluded) - len(rows)
@@ -161,16 +182,18 @@ def _errors(report: AblationReport) -> str:
     )
 
 
-def _task_rows(table: TaskTable, rows: object, task_base: str) -> list[list[str]]:
+def _task_rows(table: TaskTable, rows: object, task_base: str, back: str) -> list[list[str]]:
     out = []
     for i in rows:  # type: ignore[attr-defined]
         r = table.row(int(i))
         lat = r["latency"]
+        reason = truncate(r["reason"], 200)
         out.append([
-            markup.link(markup.url(task_base, id=r["task_id"]), r["task_id"], cls="task"),
-            markup.esc(r["category"]) + (' <span class="critical">critical</span>' if r["critical"] else ""),
+            markup.link(markup.url(task_base, id=r["task_id"], back=back), r["task_id"], cls="task"),
+            markup.text(r["category"]) + (' <span class="critical">critical</span>' if r["critical"] else ""),
             f'<span class="outcome {markup.esc(r["outcome"].replace(" ", "-"))}">{markup.esc(r["outcome"])}</span>'
-            + (' <span class="flaky">flaky</span>' if r["flaky"] else ""),
+            + (' <span class="flaky">flaky</span>' if r["flaky"] else "")
+            + (f'<br><span class="reason note">{markup.esc(reason)}</span>' if reason else ""),
             "{}/{}".format(*r["baseline"]), "{}/{}".format(*r["candidate"]), str(r["errors"]),
             markup.esc(fmt_seconds(lat[0])), markup.esc(fmt_seconds(lat[1])),
         ])  # fmt: skip
@@ -199,7 +222,8 @@ def tasks_page(catalog: Catalog, campaign_id: str, params: Mapping[str, str]) ->
         arrow = (" ▼" if desc else " ▲") if sort == key else ""
         heads.append(markup.link(markup.url(base, **{**state, "sort": key, "dir": flip}), label + arrow,
                             cls=f"sort-{key}"))  # fmt: skip
-    rows = _task_rows(table, page.rows, markup.campaign_url(campaign_id, "task"))
+    back = markup.url(base, **state, page=page.page if page.page > 1 else None)
+    rows = _task_rows(table, page.rows, markup.campaign_url(campaign_id, "task"), back)
     head = "".join(f"<th>{h}</th>" for h in heads)
     body_rows = "".join("<tr>" + "".join(f"<td>{c}</td>" for c in r) + "</tr>" for r in rows)
     grid = f'<table id="tasks"><thead><tr>{head}</tr></thead><tbody>{body_rows}</tbody></table>'

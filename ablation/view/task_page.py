@@ -6,23 +6,30 @@ indented JSON); any other field a trial carries (usage, traces) is shown as JSON
 name, and list-valued ones that both arms' first runs carry (traces) side by side, the first
 divergent step marked (:mod:`ablation.view.traces`). The diff compares the first run's outputs of
 the two arms (:mod:`ablation.view.diff`: as JSON when their texts are equal but the values are
-not, as ``14`` and ``"14"``, with a note naming both types). The task's input and expected
-output are shown when the viewer was given the suite and the task's digest is the campaign's.
+not, as ``14`` and ``"14"``, with a note naming both types). The task's outcome is its row of the
+task table (:mod:`ablation.view.tasks`: the report's classification, or ``excluded`` with the
+report's reasons). Its input and expected output are the ones the store keeps for the report's
+drill-downs (regressed and improved tasks), else the given suite's when the task's digest is the
+campaign's; the page says which. The "Back to the tasks" link returns to the filtered, sorted
+and paged table the user came from (the ``back`` parameter, accepted only as this campaign's
+task table path with the table's own parameters, and rebuilt from them).
 """
 
 from __future__ import annotations
 
 import json
 from typing import Any
+from urllib.parse import parse_qsl, urlsplit
 
 from ablation.render._format import DASH, fmt_float, fmt_seconds, output_text, truncate
+from ablation.report import AblationReport
 from ablation.schema import TaskResult
 from ablation.view import markup
 from ablation.view.catalog import ARMS, Catalog
 from ablation.view.diff import word_diff
 from ablation.view.traces import side_by_side
 
-__all__ = ["task_page"]
+__all__ = ["back_url", "task_page"]
 
 OUTPUT_LIMIT = 20_000
 #: Fields shown in a trial's table (anything else a trial carries is shown as JSON).
@@ -93,42 +100,63 @@ def _trial(t: TaskResult) -> str:
     )
 
 
-def _task_facts(catalog: Catalog, campaign_id: str, task_id: str, trials: list[TaskResult]) -> str:
-    first = trials[0] if trials else None
-    rows = [["category", markup.esc(first.category or "default") if first else DASH],
-            ["critical", "yes" if first and first.critical else "no"]]  # fmt: skip
+#: The task table's parameters a "Back to the tasks" link carries.
+BACK_PARAMS = ("show", "category", "q", "sort", "dir", "page")
+
+
+def back_url(campaign_id: str, back: str) -> str:
+    """The task table to go back to: ``back`` when it is a relative URL of this campaign's task
+    table (no scheme, host or fragment; that exact path), rebuilt from the table's parameters
+    only; any other value gives the unfiltered table."""
+    base = markup.campaign_url(campaign_id, "tasks")
+    parts = urlsplit(back)
+    if parts.scheme or parts.netloc or parts.fragment or parts.path != base:
+        return base
+    kept = {k: v for k, v in parse_qsl(parts.query) if k in BACK_PARAMS}
+    return markup.url(base, **kept)
+
+
+def _inputs(catalog: Catalog, report: AblationReport, campaign_id: str, task_id: str) -> str:
+    """The task's input and expected output, and where they come from."""
+    kept = next((d for d in report.details if d.task_id == task_id), None)
     task = catalog.task(campaign_id, task_id)
-    if task is None:
-        note = (
-            "The given suite's task is not the one this campaign ran (its digest differs, or the "
-            "suite lacks it): its input and expected output are not shown."
+    if kept is not None and (kept.input is not None or kept.expected_output is not None):
+        source = "the store (kept with the campaign's report for its drill-down)"
+        data, expected = kept.input, kept.expected_output
+    elif task is not None:
+        source = "the given suite (the task's digest is the campaign's)"
+        data, expected = task.input_data, task.expected_output
+    else:
+        note = "The store keeps no input for this task (only for the regressed and improved ones)"
+        note += (
+            ", and the given suite's task is not the one this campaign ran (its digest differs, "
+            "or the suite lacks it): its input and expected output are not shown."
             if catalog.has_suite
-            else "The store keeps no task inputs: start the viewer with --suite PATH to show the "
-            "input and expected output."
+            else ": start the viewer with --suite PATH to show its input and expected output."
         )
-        return markup.table(["", ""], rows, cls="meta") + f'<p class="note">{markup.esc(note)}</p>'
+        return f'<p class="note" id="inputs-source">{markup.esc(note)}</p>'
     return (
-        markup.table(["", ""], rows, cls="meta")
-        + f'<h2>Input</h2>{_pre(output_text(task.input_data), "input")}'
-        + f'<h2>Expected</h2>{_pre(output_text(task.expected_output), "expected")}'
+        f'<p class="note" id="inputs-source">Input and expected output from {markup.esc(source)}.</p>'
+        f'<h2>Input</h2>{_pre(output_text(data), "input")}'
+        f'<h2>Expected</h2>{_pre(output_text(expected), "expected")}'
     )
 
 
-def task_page(catalog: Catalog, campaign_id: str, task_id: str) -> str:
+def task_page(catalog: Catalog, campaign_id: str, task_id: str, back: str = "") -> str:
     """Every trial of ``task_id`` in ``campaign_id``, the arms side by side, and the diff.
 
+    ``back``: the task table URL the user came from (see :func:`back_url`).
+
     Raises:
-        KeyError: when the campaign holds no trial of the task.
+        KeyError: when the campaign holds no trial of the task and its task table no row.
     """
     report, record = catalog.report(campaign_id)
+    table, _ = catalog.table(campaign_id)
     trials = catalog.trials(campaign_id, task_id)
-    if not trials:
+    at = table.find(task_id)
+    if not trials and at is None:
         raise KeyError(task_id)
-    outcome = "—"
-    if task_id in set(report.regressions):
-        outcome = "regression"
-    elif task_id in set(report.improvements):
-        outcome = "improvement"
+    row = None if at is None else table.row(at)
     by_arm = {arm: [t for t in trials if t.arm == arm] for arm in ARMS}
     columns = "".join(
         f'<div class="arm" id="arm-{arm}"><h2>{arm.capitalize()}: {markup.esc(name)}</h2>'
@@ -144,11 +172,22 @@ def task_page(catalog: Catalog, campaign_id: str, task_id: str) -> str:
             '<h2>Output diff (first run: <del>baseline only</del> <ins>candidate only</ins>)</h2>'
             f'<div id="diff">{word_diff(before, after)}</div>'
         ) + side_by_side(_extra(by_arm["baseline"][0]), _extra(by_arm["candidate"][0]))
-    back = markup.url(markup.campaign_url(campaign_id, "tasks"))
+    first = trials[0] if trials else None
+    facts = markup.table(["", ""], [
+        ["category", markup.esc((row and row["category"]) or (first and first.category) or DASH)],
+        ["critical", "yes" if (row and row["critical"]) or (first and first.critical) else "no"],
+    ], cls="meta")  # fmt: skip
+    outcome = DASH if row is None else row["outcome"]
+    flaky = ' <span class="flaky">flaky</span>' if row and row["flaky"] else ""
+    reason = (
+        f'<p class="note" id="excluded-reason">Left out of the pairing: {markup.esc(row["reason"])}</p>'
+        if row and row["reason"] else ""
+    )  # fmt: skip
     body = (
-        f"<p>{markup.link(back, 'Back to the tasks')} · outcome "
-        f'<span class="outcome" id="outcome">{markup.esc(outcome)}</span></p>'
-        f"{_task_facts(catalog, campaign_id, task_id, trials)}{diff}"
+        f"<p>{markup.link(back_url(campaign_id, back), 'Back to the tasks', cls='back')} · outcome "
+        f'<span class="outcome {markup.esc(outcome.replace(" ", "-"))}" id="outcome">'
+        f"{markup.esc(outcome)}</span>{flaky}</p>{reason}{facts}"
+        f"{_inputs(catalog, report, campaign_id, task_id)}{diff}"
         f'<div class="sbs">{columns}</div>'
     )
     return markup.layout(f"Task {task_id}", body, store=str(catalog.path))

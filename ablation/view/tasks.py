@@ -3,10 +3,12 @@
 A row counts each arm's passes, runs and failed trials (errors and timeouts) of the task; its
 outcome comes from the report's own pairing and classification, without the report's statistics
 (which cost a second at 10^5 tasks): a task is a regression or an improvement exactly when the
-report lists it as one, and flaky when the report's flaky list names it. Nothing statistical is
-computed here. The table is columns (numpy arrays in task-id order), so a filter is a boolean
-mask, a sort one stable ``argsort`` and a page a slice: at 10^5 tasks a page costs milliseconds
-once the table is built.
+report lists it as one, and flaky when the report's flaky list names it. A task the pairing leaves
+out as a whole (one arm only, no completed trial under ``on_error="exclude"``, not run after a
+sequential stop, missing, unknown) is a row too, its outcome ``excluded`` and its reasons the
+report's; its counts are of its stored trials. Nothing statistical is computed here. The table is
+columns (numpy arrays in task-id order), so a filter is a boolean mask, a sort one stable
+``argsort`` and a page a slice: at 10^5 tasks a page costs milliseconds once the table is built.
 
 Assumptions: task ids are strings; the two arms' columns come from one campaign (or two campaigns
 of one suite) as :class:`~ablation.columns.TrialColumns`.
@@ -22,16 +24,19 @@ import numpy as np
 
 from ablation.analysis.breakdowns import classify
 from ablation.analysis.pair_arms import pair_columns
+from ablation.analysis.pairing import PairedData
 from ablation.analysis.sequential import apply_sequential
 from ablation.columns import TrialColumns
 from ablation.config import CampaignConfig
 
-__all__ = ["FILTERS", "OUTCOMES", "SORTS", "Page", "TaskTable", "task_table"]
+__all__ = ["EXCLUDED", "FILTERS", "OUTCOMES", "SORTS", "Page", "TaskTable", "task_table"]
 
-#: Outcome labels, by code.
-OUTCOMES = ("regression", "improvement", "both pass", "both fail")
+#: Outcome labels, by code: the report's classification of a paired task, or left out.
+OUTCOMES = ("regression", "improvement", "both pass", "both fail", "excluded")
+#: The outcome code of a task the pairing left out.
+EXCLUDED = 4
 #: The ``show`` filter values.
-FILTERS = ("all", "regressions", "improvements", "errors", "flaky", "critical")
+FILTERS = ("all", "paired", "regressions", "improvements", "errors", "excluded", "flaky", "critical")
 #: Sortable columns: ``sort`` value -> attribute of :class:`TaskTable`.
 SORTS = {
     "id": "ids", "category": "category", "outcome": "outcome", "baseline": "base_rate",
@@ -67,6 +72,7 @@ class TaskTable:
     outcome: np.ndarray
     flaky: np.ndarray
     categories: tuple[str, ...]
+    reasons: np.ndarray
 
     @property
     def base_rate(self) -> np.ndarray:
@@ -80,6 +86,11 @@ class TaskTable:
 
     def __len__(self) -> int:
         return len(self.ids)
+
+    def find(self, task_id: str) -> int | None:
+        """The row of ``task_id``, or ``None`` when the table has none."""
+        i = int(np.searchsorted(self.ids, task_id))
+        return i if i < len(self.ids) and self.ids[i] == task_id else None
 
     def select(
         self, *, show: str = "all", category: str = "", query: str = "", sort: str = "id",
@@ -112,6 +123,10 @@ class TaskTable:
         return Page(rows[(page - 1) * size : page * size], len(rows), page, pages)
 
     def _mask(self, show: str) -> np.ndarray:
+        if show == "paired":
+            return self.outcome != EXCLUDED
+        if show == "excluded":
+            return self.outcome == EXCLUDED
         if show == "regressions":
             return self.outcome == 0
         if show == "improvements":
@@ -133,6 +148,7 @@ class TaskTable:
             "candidate": (int(self.cand_passes[i]), int(self.cand_runs[i])),
             "errors": int(self.errors[i]), "flaky": bool(self.flaky[i]),
             "latency": (_number(self.base_latency[i]), _number(self.cand_latency[i])),
+            "reason": str(self.reasons[i]),
         }  # fmt: skip
 
 
@@ -150,17 +166,73 @@ def _rank(values: np.ndarray) -> np.ndarray:
     return np.asarray(inverse, dtype=np.int64)
 
 
+def _positions(
+    cols: TrialColumns, ids: np.ndarray, among: np.ndarray | None = None
+) -> tuple[np.ndarray, np.ndarray]:
+    """The trials of one arm (of the rows ``among``, else all) whose task is in ``ids``
+    (sorted): their rows and the positions of their tasks in ``ids``."""
+    rows = np.arange(len(cols.task_id)) if among is None else among
+    if not len(ids) or not len(rows):
+        return np.zeros(0, np.int64), np.zeros(0, np.int64)
+    tasks = cols.task_id[rows]
+    where = np.searchsorted(ids, tasks)
+    inside = where < len(ids)
+    inside[inside] = ids[where[inside]] == tasks[inside]
+    return rows[inside], where[inside]
+
+
 def _failed(cols: TrialColumns, ids: np.ndarray) -> np.ndarray:
     """Errors and timeouts per task of ``ids`` (sorted) in one arm's trials."""
-    bad = cols.status != 0
-    out = np.zeros(len(ids), np.int64)
-    if not bad.any():
-        return out
-    where = np.searchsorted(ids, cols.task_id[bad])
-    inside = where < len(ids)
-    inside[inside] = ids[where[inside]] == cols.task_id[bad][inside]
-    np.add.at(out, where[inside], 1)
+    _, where = _positions(cols, ids, np.flatnonzero(cols.status != 0))
+    return np.bincount(where, minlength=len(ids)).astype(np.int64)
+
+
+def _stored(cols: TrialColumns, ids: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Passes, trials and mean latency of the completed trials, per task of ``ids`` (sorted)."""
+    rows, where = _positions(cols, ids)
+    done = cols.status[rows] == 0
+    passes = np.bincount(where[done & cols.passed[rows]], minlength=len(ids))
+    timed = done & np.isfinite(cols.latency_s[rows])
+    total = np.bincount(where[timed], weights=cols.latency_s[rows][timed], minlength=len(ids))
+    count = np.bincount(where[timed], minlength=len(ids))
+    with np.errstate(invalid="ignore", divide="ignore"):
+        latency = np.where(count > 0, total / np.maximum(count, 1), np.nan)
+    return passes.astype(np.int64), np.bincount(where, minlength=len(ids)).astype(np.int64), latency
+
+
+def _reasons(data: PairedData) -> dict[str, list[str]]:
+    """The report's reasons per task left out as a whole (``run N: ...`` for one run's)."""
+    whole = {e.task_id for e in data.excluded if e.run is None}
+    out: dict[str, list[str]] = {tid: [] for tid in sorted(whole)}
+    for e in data.excluded:
+        if e.task_id in out:
+            out[e.task_id].append(e.reason if e.run is None else f"run {e.run}: {e.reason}")
     return out
+
+
+def _left_out(
+    data: PairedData, baseline: TrialColumns, candidate: TrialColumns
+) -> dict[str, np.ndarray]:
+    """The columns of the tasks the pairing left out as a whole, from their stored trials."""
+    reasons = _reasons(data)
+    ids = np.asarray(list(reasons), dtype=object)
+    (bp, br, bl), (cp, cr, cl) = _stored(baseline, ids), _stored(candidate, ids)
+    category = np.full(len(ids), "", dtype=object)
+    critical = np.zeros(len(ids), bool)
+    for cols in (candidate, baseline):
+        rows, where = _positions(cols, ids)
+        if cols.critical is not None:
+            np.logical_or.at(critical, where, cols.critical[rows])
+        if cols.category is not None:
+            for r, w in zip(rows.tolist(), where.tolist(), strict=True):
+                category[w] = category[w] or cols.category[r] or ""
+    return {
+        "ids": ids, "category": category, "critical": critical, "base_passes": bp,
+        "base_runs": br, "cand_passes": cp, "cand_runs": cr, "base_latency": bl,
+        "cand_latency": cl, "outcome": np.full(len(ids), EXCLUDED, np.int8),
+        "flaky": np.zeros(len(ids), bool),
+        "reasons": np.asarray(["; ".join(r) for r in reasons.values()] or [], dtype=object),
+    }  # fmt: skip
 
 
 def task_table(
@@ -170,13 +242,14 @@ def task_table(
     config: CampaignConfig,
     expected_ids: Iterable[str] | None = None,
 ) -> TaskTable:
-    """The table of the paired tasks, paired and classified as the report does.
+    """The table of the campaign's tasks, paired and classified as the report does.
 
     The arms go through the report's own pairing (:func:`pair_columns`, and the sequential
     replay when ``config`` is sequential) and classification (:func:`classify`), so the
     regressions and improvements are the report's; flaky tasks have mixed outcomes inside an arm
-    (the report's flaky list). Tasks the pairing leaves out (one arm only, excluded errors) are
-    not rows: the campaign page lists them with the report's exclusions.
+    (the report's flaky list). Tasks the pairing leaves out as a whole (the report's
+    ``excluded`` entries without a run) are rows with the outcome ``excluded`` and the report's
+    reasons, so the errors filter and the search find them too.
     """
     data = pair_columns(baseline, candidate, expected_ids=expected_ids, on_error=config.on_error)
     if config.sequential is not None:
@@ -187,14 +260,22 @@ def task_table(
     outcome[both_pass], outcome[regression], outcome[improvement] = 2, 0, 1
     b, c = data.baseline, data.candidate
     flaky = ((b.passes > 0) & (b.passes < b.runs)) | ((c.passes > 0) & (c.passes < c.runs))
-    ids = np.asarray(data.task_ids, dtype=object)
-    category = np.asarray(data.categories, dtype=object)
-    return TaskTable(
-        ids=ids, category=category, critical=np.asarray(data.critical, bool),
-        base_passes=np.asarray(b.passes, np.int64), base_runs=np.asarray(b.runs, np.int64),
-        cand_passes=np.asarray(c.passes, np.int64), cand_runs=np.asarray(c.runs, np.int64),
-        errors=_failed(baseline, ids) + _failed(candidate, ids),
-        base_latency=np.asarray(b.latency, float), cand_latency=np.asarray(c.latency, float),
-        outcome=outcome, flaky=np.asarray(flaky, bool),
-        categories=tuple(sorted(set(category.tolist()))),
-    )  # fmt: skip
+    columns: dict[str, np.ndarray] = {
+        "ids": np.asarray(data.task_ids, dtype=object),
+        "category": np.asarray(data.categories, dtype=object),
+        "critical": np.asarray(data.critical, bool),
+        "base_passes": np.asarray(b.passes, np.int64), "base_runs": np.asarray(b.runs, np.int64),
+        "cand_passes": np.asarray(c.passes, np.int64), "cand_runs": np.asarray(c.runs, np.int64),
+        "base_latency": np.asarray(b.latency, float), "cand_latency": np.asarray(c.latency, float),
+        "outcome": outcome, "flaky": np.asarray(flaky, bool),
+        "reasons": np.full(n, "", dtype=object),
+    }  # fmt: skip
+    left = _left_out(data, baseline, candidate)
+    if len(left["ids"]):
+        joined = {k: np.concatenate([v, left[k]]) for k, v in columns.items()}
+        order = np.argsort(joined["ids"], kind="stable")
+        columns = {k: v[order] for k, v in joined.items()}
+    ids = columns["ids"]
+    errors = _failed(baseline, ids) + _failed(candidate, ids)
+    categories = tuple(sorted({c for c in columns["category"].tolist() if c}))
+    return TaskTable(**columns, errors=errors, categories=categories)

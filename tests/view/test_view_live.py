@@ -1,8 +1,9 @@
 """A running campaign's page follows it: trials written to the store while the page is open
 appear without a reload, and the page reloads itself when the campaign finishes.
 
-The writer is a real writable :class:`RunStore` in this process, the viewer a separate
-``ablation view`` process holding the same file read-only.
+The writer is a real writable :class:`RunStore` in this process holding the campaign's run lock
+(as ``ablation run`` does: a campaign stored as running whose lock nobody holds is shown
+interrupted), the viewer a separate ``ablation view`` process holding the same file read-only.
 """
 
 from __future__ import annotations
@@ -17,6 +18,7 @@ import view_browser
 from ablation import CampaignConfig
 from ablation.schema import TaskResult
 from ablation.store import RunStore
+from ablation.store.locks import CampaignLock
 
 pytestmark = [pytest.mark.slow, pytest.mark.first, pytest.mark.xdist_group("view")]
 
@@ -32,8 +34,10 @@ def writer(tmp_path: Path) -> Iterator[tuple[RunStore, str]]:
         config=CampaignConfig(n_resamples=200), suite_fingerprint="f" * 64,
         task_digests={f"t{i}": "d" for i in range(6)}, baseline_agent="a", candidate_agent="b",
     )  # fmt: skip
+    lock = CampaignLock(store.path, cid)
     store.append_many(cid, [trial(i, arm) for i in range(2) for arm in ("baseline", "candidate")])
     yield store, cid
+    lock.release()
     store.close()
 
 

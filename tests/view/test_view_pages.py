@@ -138,22 +138,24 @@ def test_history_has_one_point_per_campaign(page: Any, url: str, campaigns: dict
 
 def test_suite_gives_input_and_expected_when_digests_match(store: Path, campaigns: dict[str, str],
                                                            tmp_path: Path) -> None:  # fmt: skip
-    changed = tmp_path / "changed.py"  # t05's expected output differs from the campaign's
+    changed = tmp_path / "changed.py"  # t10's expected output differs from the campaign's
     changed.write_text(
         f"import sys\nsys.path.insert(0, {str(Path(view_demo.__file__).parent)!r})\n"
         "import view_demo\ntasks = [t.model_copy(update={'expected_output': 11}) "
-        "if t.task_id == 't05' else t for t in view_demo.suite()]\n"
+        "if t.task_id in ('t05', 't10') else t for t in view_demo.suite()]\n"
     )
     cid = campaigns["candidate_a"]
     pages = {}
     with view_browser.served(store, "--suite", f"{changed}:tasks") as url:
-        for tid in ("t05", "t06"):
+        for tid in ("t05", "t06", "t10"):
             with urllib.request.urlopen(f"{url}/campaign/{cid}/task?id={tid}") as r:
                 pages[tid] = html.unescape(r.read().decode())
     assert '<pre class="input">{\n  "n": 6\n}</pre>' in pages["t06"]
-    assert '<pre class="expected">12</pre>' in pages["t06"]
-    assert '<pre class="expected">' not in pages["t05"] and '<pre class="input">' not in pages["t05"]
-    assert "not the one this campaign ran" in pages["t05"]
+    assert '<pre class="expected">12</pre>' in pages["t06"] and "the given suite" in pages["t06"]
+    assert '<pre class="expected">' not in pages["t10"] and '<pre class="input">' not in pages["t10"]
+    assert "not the one this campaign ran" in pages["t10"]
+    # t05 regressed: the store keeps its input and expected output, shown whatever the suite says
+    assert '<pre class="expected">10</pre>' in pages["t05"] and "from the store" in pages["t05"]
 
 
 def test_compare_refuses_two_suites(page: Any, url: str, store: Path, campaigns: dict[str, str]) -> None:

@@ -45,7 +45,8 @@ def results(rows: list[Any], arm: str) -> list[TaskResult]:
 
 def expected_rows(base: list[TaskResult], cand: list[TaskResult], report: Any, show: str,
                   query: str, sort: str, desc: bool) -> list[str]:  # fmt: skip
-    ids = sorted({r.task_id for r in base} & {r.task_id for r in cand})  # the paired tasks
+    paired = {r.task_id for r in base} & {r.task_id for r in cand}
+    ids = sorted({r.task_id for r in base + cand})  # the paired tasks and the ones left out
 
     def arm(rs: list[TaskResult], tid: str) -> list[TaskResult]:
         return [r for r in rs if r.task_id == tid]
@@ -59,6 +60,8 @@ def expected_rows(base: list[TaskResult], cand: list[TaskResult], report: Any, s
 
     keep = {
         "all": lambda t: True,
+        "paired": lambda t: t in paired,
+        "excluded": lambda t: t not in paired,
         "regressions": lambda t: t in report.regressions,
         "improvements": lambda t: t in report.improvements,
         "errors": lambda t: any(r.status != "completed" for r in arm(base + cand, t)),
