@@ -30,6 +30,7 @@ __all__ = [
     "AblationReport",
     "ArmSummary",
     "CategoryBreakdown",
+    "Claim",
     "ContinuousComparison",
     "ErrorGroup",
     "ErrorSummary",
@@ -322,14 +323,19 @@ class GateResult(BaseModel):
 #: The JSON report's layout version (``AblationReport.schema_version``).
 REPORT_SCHEMA_VERSION = 3
 
+#: What the data show, in words (``AblationReport.summary``).
+Claim = Literal["improvement", "regression", "no significant difference", "no discordant pairs", "no paired tasks"]
+
 
 class AblationReport(BaseModel):
     """The paired comparison of a candidate against a baseline.
 
     ``regressions`` and ``improvements`` are sorted task ids; ``critical_regressions`` lists
     the critical ones first for the reader. ``summary`` says in words what the data show
-    (``"improvement"``, ``"regression"`` or ``"no significant difference"`` at ``alpha``);
-    ``verdict`` is the release-gate verdict.
+    (``"improvement"``, ``"regression"`` or ``"no significant difference"`` at ``alpha``;
+    ``"no discordant pairs"``, or ``"no paired tasks"`` when nothing was paired); with several
+    candidates an improvement is claimed only when ``improvement_holm_pvalue`` is below alpha.
+    ``verdict`` is the release-gate verdict, never adjusted for the number of candidates.
     """
 
     model_config = _FROZEN
@@ -362,8 +368,14 @@ class AblationReport(BaseModel):
     errors: ErrorSummary | None = None
     errored_regressions: list[str] = Field(default_factory=no_items)
     zero_regression_upper_bound: float | None = None
-    summary: Literal["improvement", "regression", "no significant difference", "no discordant pairs"]
+    summary: Claim
     uplift_test: UpliftTest | None = None
+    improvement_holm_pvalue: float | None = Field(
+        default=None,
+        description="with several candidates against one baseline: the one-sided p for "
+        "improvement (uplift_test.pvalue_better) Holm-adjusted across them; None for one candidate",
+    )
+    improvement_holm_candidates: int | None = None
     gates: list[GateResult] = Field(default_factory=no_items)
     verdict: Literal["pass", "fail"] = "pass"
     verdict_note: str | None = None
@@ -377,6 +389,8 @@ class AblationReport(BaseModel):
     sequential: SequentialSummary | None = None
     #: Version of this JSON layout; raised when a field changes meaning or is removed.
     schema_version: int = REPORT_SCHEMA_VERSION
+    #: Which JSON document this is (``ablation schema`` lists every kind ``--format json`` writes).
+    document: Literal["report"] = "report"
 
     @property
     def exit_code(self) -> int:

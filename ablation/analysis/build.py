@@ -69,13 +69,13 @@ def source_date() -> str | None:
         return None
 
 
-Summary = Literal["improvement", "regression", "no significant difference", "no discordant pairs"]
+Summary = Literal["improvement", "regression", "no significant difference", "no discordant pairs", "no paired tasks"]
 
 
 def _summary(table: PairTable, test: UpliftTest) -> Summary:
     """The sentence's claim, by the regression gate's own one-sided test (one test per question)."""
     if table.regressions + table.improvements == 0:
-        return "no discordant pairs"
+        return "no paired tasks" if table.n == 0 else "no discordant pairs"
     if test.pvalue_worse < test.alpha and test.pvalue_worse <= test.pvalue_better:
         return "regression"
     if test.pvalue_better < test.alpha:
@@ -221,7 +221,7 @@ def build_report(
     with in_background(mde_call, len(data.task_ids) >= _PARALLEL) as mde_result:
         regressions, improvements = breakdowns.ids(data, masks[1]), breakdowns.ids(data, masks[2])
         critical_regressions, critical_flaky = headline.critical_ids(data, masks)
-        mcnemar = headline.mcnemar_summary(table.regressions, table.improvements, data.runs)
+        mcnemar = headline.mcnemar_summary(table.regressions, table.improvements, data.runs, table.n)
         test = headline.uplift_test(data, table, config.alpha)
         uplift = headline.uplift(data, table, config)
         n = len(data.task_ids)

@@ -135,7 +135,10 @@ def arm_summary(
     )
 
 
-def mcnemar_summary(b: int, c: int, runs: int) -> McNemarSummary:
+def mcnemar_summary(b: int, c: int, runs: int, pairs: int | None = None) -> McNemarSummary:
+    """Exact and mid-p McNemar on ``b`` regressions and ``c`` improvements among ``pairs``
+    (``None``: unknown, taken as some); the note says when there were no pairs or no discordant
+    pair (p = 1 either way: the test had nothing to weigh)."""
     exact = stats.mcnemar(b, c, method="exact")
     midp = stats.mcnemar(b, c, method="midp")
     method = exact.method
@@ -148,7 +151,10 @@ def mcnemar_summary(b: int, c: int, runs: int) -> McNemarSummary:
         midp_pvalue=float(midp.pvalue),
         method=method,
         midp_method=midp.method,
-        note="no discordant pairs: the arms agree on every task" if b + c == 0 else None,
+        note=(
+            "no paired tasks: the test had no data" if pairs == 0
+            else "no discordant pairs: the arms agree on every task" if b + c == 0 else None
+        ),
     )
 
 

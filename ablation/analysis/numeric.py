@@ -24,8 +24,8 @@ Two release gates (:class:`~ablation.report.GateResult`, named and worded as the
   paired t test of ``d + regression_delta < 0`` (lower-is-better: ``d - regression_delta > 0``)
   at ``alpha``, on its own (not adjusted).
 
-A gate turned off is listed as ``"off"`` with what it would have said. The verdict is ``"fail"``
-when any gate is neither ``"pass"`` nor ``"off"``.
+A gate turned off is ``"off"``, naming the ``GatePolicy`` field that turned it off and what it would
+have said; the verdict is ``"fail"`` when a gate is neither ``"pass"`` nor ``"off"`` (``verdict_of``).
 
 Assumptions: tasks are the unit (runs are averaged first); only tasks present in both arms are
 paired, and the others are counted and named, never dropped silently.
@@ -42,9 +42,10 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from ablation.analysis.builtin_gates import GATE_REGRESSION
 from ablation.analysis.completeness import GATE_COMPLETENESS
+from ablation.analysis.gate_status import turned_off, verdict_of
 from ablation.analysis.metric_margins import LOWER_IS_BETTER
 from ablation.config import GatePolicy
-from ablation.report import GateResult
+from ablation.report import REPORT_SCHEMA_VERSION, GateResult
 from ablation.schema import TaskResult
 from ablation.stats import MEAN_DIFFERENCE_MIN_N, paired_t_test, sign_test, wilcoxon_signed_rank
 
@@ -217,8 +218,7 @@ def compare_numeric(
         alpha=alpha,
     )  # fmt: skip
     gates = [_completeness_gate(c, policy), _regression_gate(c, policy)]
-    failed = any(g.status not in ("pass", "off") for g in gates)
-    return c.model_copy(update={"gates": gates, "verdict": "fail" if failed else "pass"})
+    return c.model_copy(update={"gates": gates, "verdict": verdict_of(gates)})
 
 
 def _trials(
@@ -268,7 +268,7 @@ def _completeness_gate(c: NumericComparison, policy: GatePolicy) -> GateResult:
     if not policy.require_complete:
         return GateResult(
             name=name, status="off", tasks=missing,
-            evidence="turned off (--allow-incomplete, require_complete = false); "
+            evidence=f"{turned_off('require_complete')}; "
             + ("; ".join(facts) if facts else f"all {c.n_expected} expected tasks paired, {counts}")
             + ".",
         )  # fmt: skip
@@ -295,8 +295,8 @@ def _regression_gate(c: NumericComparison, policy: GatePolicy) -> GateResult:
         would = "would have failed" if failed else "would have passed"
         return GateResult(
             name=GATE_NAMES[1], status="off", pvalue=p,
-            evidence="turned off (--allow-significant-regression, no_significant_regression = "
-            f"false); {desc}; p = {_short(p)} vs alpha {_short(a)}: {would}.",
+            evidence=f"{turned_off('no_significant_regression')}; {desc}; p = {_short(p)} vs "
+            f"alpha {_short(a)}: {would}.",
         )  # fmt: skip
     outcome = "significant: fails" if failed else "not significant: passes"
     return GateResult(
@@ -348,14 +348,14 @@ def render_numeric(c: NumericComparison) -> str:
 def numeric_holm(results: list[NumericComparison], names: list[str]) -> dict[str, Any]:
     """Holm across several candidates' claims of improvement (one-sided paired t, H1 better).
 
-    Each candidate's own gate stays unadjusted (it fails when significant); Holm controls the
-    family-wise error of "candidate X is better" claims when several AFTER files are compared.
+    Better is a rise, or a drop for a lower-is-better field. Each candidate's own gate stays
+    unadjusted (it fails when significant); Holm controls the family-wise error of "candidate X is
+    better" claims when several AFTER files are compared.
     """
     from ablation.stats import adjust_pvalues
 
-    better = [
-        c.t_pvalue / 2 if c.mean_difference > 0 else 1 - c.t_pvalue / 2 for c in results
-    ]
+    better = [c.t_pvalue / 2 if (c.mean_difference < 0 if c.lower_is_better else c.mean_difference > 0)
+              else 1 - c.t_pvalue / 2 for c in results]  # fmt: skip
     holm = [float(x) for x in adjust_pvalues(better, method="holm")]
     return {
         "note": (
@@ -379,16 +379,17 @@ def holm_lines(summary: dict[str, Any]) -> list[str]:
 
 def numeric_output(results: list[NumericComparison], names: list[str], as_json: bool) -> str:
     """What ``compare --field`` prints as text or JSON: each comparison, and with several AFTER
-    files the Holm summary of their claims of improvement (one JSON document with ``as_json``)."""
+    files the Holm summary (one JSON document with ``as_json``, its ``document`` naming its kind)."""
     import json
 
     summary = numeric_holm(results, names) if len(results) > 1 else None
     if as_json:
         docs = [r.model_dump() for r in results]
-        doc = docs[0] if summary is None else {
+        doc = {**docs[0], "document": "numeric", "schema_version": REPORT_SCHEMA_VERSION} if summary is None else {
+            "document": "numeric candidates", "schema_version": REPORT_SCHEMA_VERSION,
             "candidates": dict(zip(names, docs, strict=True)), "summary": summary,
             "verdict": "pass" if all(r.verdict == "pass" for r in results) else "fail",
-        }
+        }  # fmt: skip
         return json.dumps(doc, indent=2)
     parts = [
         (f"candidate: {name}\n" if summary is not None else "") + render_numeric(r)

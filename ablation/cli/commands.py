@@ -1,9 +1,9 @@
-"""The commands: ``run``, ``compare``, ``report``, ``plan`` and ``init`` (wiring only)."""
+"""The commands: ``run``, ``report``, ``init`` and ``schema`` (wiring only); ``compare``, ``plan``,
+``list`` and ``view`` live in modules of their own."""
 
 from __future__ import annotations
 
 import argparse
-import dataclasses
 import importlib
 import json
 import sys
@@ -13,10 +13,9 @@ from typing import Any, TextIO
 
 from ablation.cli import user_code
 from ablation.cli.options import campaign_config, merged_settings
-from ablation.cli.output import EXIT_ERROR, EXIT_OK, emit, say_sandbox_unavailable
+from ablation.cli.output import EXIT_ERROR, EXIT_OK, check_output, emit, say_sandbox_unavailable
 from ablation.cli.parser import UsageError
 from ablation.cli.user_io import stdin_for_user_code, user_output_to_stderr
-from ablation.process_hooks import during_large_work, memory_freed
 
 __all__ = ["COMMANDS", "resume_command"]
 
@@ -106,6 +105,7 @@ def _run_settings(args: argparse.Namespace) -> dict[str, Any]:
     s["store"] = Path(s.get("store") or DEFAULT_STORE_PATH).absolute()
     if s.get("output") is not None:
         s["output"] = Path(s["output"]).absolute()
+        check_output(s)  # before any agent call is spent
     if args.resume and s.get("sequential") and not s.get("no_store"):
         s["n_candidates"] = _stored_candidates(s["store"], args.resume) or s["n_candidates"]
     return s
@@ -188,119 +188,13 @@ def resume_command(argv: Sequence[str], done: Sequence[str], store: Path, campai
     return shlex.join(["ablation", *out, store_flags[0], str(store), resume_flags[0], campaign_id])
 
 
-@during_large_work
-def _cmd_compare(args: argparse.Namespace) -> int:
-    from ablation.analysis.background import LARGE
-    from ablation.analysis.build import compare_columns
-    from ablation.cli.common_ids import require_common_ids
-    from ablation.cli.options import read_options
-    from ablation.columns import share_ids
-    from ablation.sources.readers.columnar import FileTrials
-    from ablation.sources.readers.rows import NumericVerdict
-    from ablation.sources.result_files import load_expected_ids, load_result_columns
-
-    s = merged_settings(args)
-    s["n_candidates"] = len(args.after)
-    config = campaign_config(s)
-    expected = load_expected_ids(args.expected_ids) if args.expected_ids else None
-    read = read_options(args)
-    try:
-        before = load_result_columns(args.before, arm="baseline", **read_options(args, baseline=True))
-    except NumericVerdict as why:
-        return _compare_numeric(args, s, str(why), expected)
-    reports, rows = [], len(before.columns)
-    for path in args.after:
-        after = load_result_columns(path, arm="candidate", ids_like=before.columns.task_id, **read)
-        rows = max(rows, len(after.columns))
-        require_common_ids(before.columns, after.columns, (str(args.before), str(path)))
-        after = dataclasses.replace(after, columns=share_ids(before.columns, after.columns))
-        reports.append(
-            compare_columns(
-                before.columns, after.columns, expected_ids=expected, config=config,
-                names=(str(args.before), str(path)),
-                trial_lookup=FileTrials({"baseline": before, "candidate": after}),
-            )
-        )
-    # The reports hold what they show: the files' columns are garbage before the output, whose
-    # serialisation (24 MB of JSON at 1e6 tasks) would otherwise stack on them. A small
-    # comparison's are not worth the collection and the trim (start-up counts).
-    del before, after
-    if rows >= LARGE:
-        memory_freed()
-    return emit(reports, [p.name for p in args.after], s)
-
-
-def _compare_numeric(
-    args: argparse.Namespace, s: dict[str, Any], why: str, expected: Any = None
-) -> int:
-    """``compare`` of a numeric ``--field``: see :mod:`ablation.analysis.numeric`.
-
-    ``why``: where the baseline holds a number, named in any error of a file read as numbers (a
-    candidate's ``true`` is otherwise "not a number" with no word of the file that decided it).
-    The gate options with no meaning for a number (a margin on a pass rate, metric margins, the
-    latency ratio, the critical-task gate, resampling, labels, prices, sequential replay) are a
-    usage error when given as flags; set in ``[tool.ablation]`` (for the binary comparisons) they
-    are ignored, named in one note on stderr. The output is the text, JSON, or one Markdown, HTML
-    or JUnit document (:mod:`ablation.render.numeric_doc`) for every AFTER file.
-    """
-    from ablation.analysis import numeric as num
-    from ablation.cli.options import FROM_FILE, read_options, where_set
-    from ablation.errors import InputError
-    from ablation.render._ci_safe import no_workflow_commands
-    from ablation.render.numeric_doc import NUMERIC_FORMATS, NumericSection, numeric_document
-    from ablation.sources.result_files import load_results
-
-    field, fmt, from_file = args.field or "passed", s.get("format") or "terminal", s.get(FROM_FILE, {})
-    unused = [k for k in ("margin", "metric_margin", "metric_margins", "max_latency_ratio", "critical_gate",
-              "resamples", "seed", "label", "labels", "prices", "sequential_replay",
-              "stop_when_inconclusive_after", "suite_claim") if s.get(k) not in (None, [], {})]  # fmt: skip
-    for key in unused:
-        if key not in from_file:
-            raise UsageError(f"argument {where_set(key, s)}: does not apply to a numeric --field ({field})")
-    if unused:
-        print(f"ablation: note: ignored, as they do not apply to a numeric --field ({field}): "
-              + ", ".join(where_set(k, s) for k in unused), file=sys.stderr)  # fmt: skip
-    if fmt not in ("terminal", "json", *NUMERIC_FORMATS):
-        raise UsageError(f"argument --format: {fmt} cannot show a numeric --field ({field})")
-
-    def numbers(path: Any, arm: str, **read: Any) -> Any:
-        try:
-            return load_results(path, arm=arm, numeric=True, **read)
-        except InputError as exc:
-            raise type(exc)(f"{exc}; the field is compared as a number because {why}") from None
-
-    config = campaign_config(s)
-    before = numbers(args.before, "baseline", **read_options(args, baseline=True))
-    base, base_runs = num.task_means(before, field), num.arm_runs(before, field)
-    results, names = [], [str(p) for p in args.after]
-    for path in args.after:
-        after = numbers(path, "candidate", **read_options(args))
-        results.append(num.compare_numeric(
-            base, num.task_means(after, field), field=field, regression_delta=args.regression_delta or 0.0,
-            alpha=config.alpha, confidence_level=config.confidence_level, expected_ids=expected,
-            runs=(base_runs, num.arm_runs(after, field)), policy=config.gates,
-        ))  # fmt: skip
-    if fmt in ("terminal", "json"):  # JSON escapes its own strings
-        text = num.numeric_output(results, names, fmt == "json")
-        text = text if fmt == "json" else no_workflow_commands(text, markup=False)
-    else:
-        summary = num.holm_lines(num.numeric_holm(results, names)) if len(results) > 1 else []
-        sections = [NumericSection(n, num.numeric_lines(r), r.gates, r.verdict) for r, n in zip(results, names, strict=True)]
-        text = numeric_document(fmt, sections, summary)
-    if s.get("output") is not None:
-        Path(s["output"]).write_text(text + "\n", encoding="utf-8")
-        print(f"report written to {s['output']}", file=sys.stderr)
-    elif not s.get("quiet"):
-        print(text)
-    return max(r.exit_code for r in results)
-
-
 def _cmd_report(args: argparse.Namespace) -> int:
     from ablation.analysis.stored import report_stored_campaign
     from ablation.errors import ConfigError
     from ablation.store.run_store import DEFAULT_STORE_PATH, RunStore
 
     s = merged_settings(args)
+    check_output(s)
     path = Path(s.get("store") or DEFAULT_STORE_PATH)
     if not path.exists():
         raise ConfigError(f"{path}: no run store here (run a campaign first, or pass --store)")
@@ -338,9 +232,9 @@ def _cmd_init(args: argparse.Namespace) -> int:
 
 
 def _cmd_schema(args: argparse.Namespace) -> int:
-    from ablation.report import AblationReport
+    from ablation.cli.json_schema import json_schema
 
-    print(json.dumps(AblationReport.model_json_schema(), indent=2))
+    print(json.dumps(json_schema(), indent=2))
     return 0
 
 
@@ -354,7 +248,8 @@ def _elsewhere(module: str, name: str) -> Callable[[argparse.Namespace], int]:
 
 
 COMMANDS = {
-    "run": _cmd_run, "compare": _cmd_compare, "report": _cmd_report,
+    "run": _cmd_run, "compare": _elsewhere("ablation.cli.compare_command", "cmd_compare"),
+    "report": _cmd_report,
     "plan": _elsewhere("ablation.cli.plan_command", "cmd_plan"),
     "init": _cmd_init, "schema": _cmd_schema,
     "list": _elsewhere("ablation.cli.listing", "cmd_list"),

@@ -140,10 +140,10 @@ def _junit(reports: list[Any]) -> tuple[str, dict[str, int]]:
     root = ET.Element("testsuites", name="ablation")
     for report in reports:
         root.extend(ET.fromstring(render(report, "junit")).findall("testsuite"))
-    counts = {key: sum(int(s.get(key, "0")) for s in root) for key in ("tests", "failures", "skipped")}
+    keys = ("tests", "failures", "errors", "skipped")
+    counts = {key: sum(int(s.get(key, "0")) for s in root) for key in keys}
     for key, value in counts.items():
         root.set(key, str(value))
-    root.set("errors", "0")
     ET.indent(root)
     return '<?xml version="1.0" encoding="UTF-8"?>\n' + ET.tostring(root, encoding="unicode"), counts
 
@@ -175,7 +175,7 @@ def step_run() -> int:
         document, counts = _junit(reports)
         paths["junit"].write_text(document + "\n", encoding="utf-8")
         _append("GITHUB_STEP_SUMMARY", f"JUnit ({paths['junit'].name}): {counts['tests']} test(s), "
-                f"{counts['failures']} failure(s), {counts['skipped']} skipped.\n")  # fmt: skip
+                f"{counts['failures']} failure(s), {counts['errors']} error(s), {counts['skipped']} skipped.\n")  # fmt: skip
         verdict = "pass" if code == 0 else "fail"
     else:
         code, verdict = 1, "error"

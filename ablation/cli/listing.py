@@ -1,11 +1,13 @@
 """``ablation list [STORE]``: the campaigns of a run store, newest first.
 
-One row per campaign: its id, when it was created (UTC), its status, the suite (the first 12 hex
-digits of its fingerprint and its task count: two campaigns on the same suite show the same
+One row per campaign: its id, when it was created (UTC), its status (``interrupted`` for one
+stored as ``running`` that no live process runs: killed, it is resumable), the suite (the first 12
+hex digits of its fingerprint and its task count: two campaigns on the same suite show the same
 fingerprint, which is what ``--reuse-baseline`` needs), the baseline and candidate agents, the
 verdict its report gave when it completed (``-`` while it is running or after an interruption or
-abort, and for campaigns stored before verdicts were kept) and the number of stored trials.
-``--format json`` prints the same rows as a JSON array of objects.
+abort, and for campaigns stored before verdicts were kept: ``CampaignRecord.verdict``) and the
+number of stored trials. ``--format json`` prints the same rows as a JSON array of objects. A
+reader that closes the output early (``| head``) ends it quietly, the exit code unchanged.
 """
 
 from __future__ import annotations
@@ -47,11 +49,10 @@ def campaign_rows(path: Path, damaged: list[StoreError] | None = None) -> list[d
                 damaged.append(exc)
                 continue
             rows.append({
-                "campaign_id": r.campaign_id, "created_at": r.created_at, "status": r.status,
-                "suite_fingerprint": r.suite_fingerprint, "n_tasks": n_tasks,
-                "baseline_agent": r.baseline_agent, "candidate_agent": r.candidate_agent,
-                "verdict": r.provenance.get("verdict") if r.status == "complete" else None,
-                "n_trials": r.n_trials,
+                "campaign_id": r.campaign_id, "created_at": r.created_at,
+                "status": store.status_now(r), "suite_fingerprint": r.suite_fingerprint,
+                "n_tasks": n_tasks, "baseline_agent": r.baseline_agent,
+                "candidate_agent": r.candidate_agent, "verdict": r.verdict, "n_trials": r.n_trials,
             })  # fmt: skip
     return rows
 
@@ -77,18 +78,21 @@ def cmd_list(args: argparse.Namespace) -> int:
     """Print the campaigns of the store (``STORE``, ``[tool.ablation] store`` or the default);
     a campaign that does not decode is an error line on stderr and exit 1, the others listed."""
     from ablation.cli.options import merged_settings
+    from ablation.cli.user_io import ClosedPipeSafe
     from ablation.store.run_store import DEFAULT_STORE_PATH
 
     s = merged_settings(args)
     path = Path(s.get("store") or DEFAULT_STORE_PATH)
     damaged: list[StoreError] = []
     rows = campaign_rows(path, damaged)
+    out = ClosedPipeSafe(sys.stdout)
     if args.format == "json":
-        print(json.dumps(rows, indent=2))
+        out.write(json.dumps(rows, indent=2) + "\n")
     elif rows:
-        print(_table(rows))
+        out.write(_table(rows) + "\n")
     elif not damaged:
-        print(f"no campaigns in {path}")
+        out.write(f"no campaigns in {path}\n")
+    out.flush()
     for exc in damaged:  # the readable campaigns are listed; each damaged one is an error
         print(f"ablation: error: {exc}", file=sys.stderr)
     return 1 if damaged else 0

@@ -2,7 +2,8 @@
 
 Exit codes: 0 every gate holds; 1 a usage, input or operational error (one line on stderr, no
 traceback unless ``--debug``); 2 a release gate failed. Parsing lives in :mod:`ablation.cli.parser`,
-the commands in :mod:`ablation.cli.commands`, report output in :mod:`ablation.cli.output`.
+the commands in :mod:`ablation.cli.commands` (its ``COMMANDS`` names the modules of the others),
+report output in :mod:`ablation.cli.output`.
 """
 
 from __future__ import annotations

@@ -77,7 +77,7 @@ def campaign_config(s: dict[str, Any]) -> Any:
             "suite_claim": bool(s.get("suite_claim")),
         }
     elif s.get("stop_when_inconclusive_after") is not None:
-        raise ConfigError("--stop-when-inconclusive-after needs --sequential")
+        raise ConfigError("--stop-when-inconclusive-after needs --sequential (or --sequential-replay)")
     elif s.get("suite_claim"):
         raise ConfigError("--suite-claim needs --sequential (or --sequential-replay)")
     try:

@@ -10,11 +10,13 @@ from pathlib import Path
 from typing import Any, TextIO
 
 from ablation.cli.parser import UsageError
+from ablation.cli.user_io import ClosedPipeSafe
 
 __all__ = [
     "EXIT_ERROR",
     "EXIT_GATE",
     "EXIT_OK",
+    "check_output",
     "emit",
     "exit_code",
     "say_sandbox_unavailable",
@@ -29,14 +31,21 @@ def emit(
 ) -> int:
     """Write the reports (and, for several candidates, the summary); return the exit code.
 
+    With several candidates every report is written after
+    :func:`~ablation.render._summary.holm_claims` (claims of improvement Holm-adjusted across
+    them), so each one's sentence, its JSON and the summary state the same claim.
+
     ``stream``: where a report without ``--output`` goes (default ``sys.stdout``; ``run`` passes
     the stream of :func:`ablation.cli.user_io.user_output_to_stderr`).
     """
     from ablation.cli.metric_names import check_metric_names
     from ablation.render import render, render_summary, report_format
+    from ablation.render._summary import candidates_document, holm_claims
 
     check_metric_names(reports, s)
-    stream = sys.stdout if stream is None else stream
+    # a reader that goes away early (``| head``) ends the output quietly, the exit code kept
+    out_stream: Any = ClosedPipeSafe(sys.stdout if stream is None else stream)
+    reports = holm_claims(reports)
 
     if not s.get("timestamps"):
         reports = [without_wall_clock(r) for r in reports]
@@ -48,14 +57,7 @@ def emit(
         return exit_code(reports)  # --quiet: the exit code is the whole answer
     several = len(reports) > 1
     if fmt == "json" and several:
-        payload = {
-            "candidates": [
-                {"name": n, "report": json.loads(r.model_dump_json())}
-                for n, r in zip(names, reports, strict=True)
-            ],
-            "summary": json.loads(render_summary(reports, names, "json")),
-        }
-        text = json.dumps(payload, indent=2)
+        text = json.dumps(candidates_document(reports, names), indent=2)
     elif fmt == "html" and several:
         if out is None:
             raise UsageError("HTML for several candidates needs --output FILE.html (one page each)")
@@ -67,7 +69,7 @@ def emit(
         text = render_summary(reports, names, "html")
         print("candidate pages: " + ", ".join(str(p) for p in pages), file=sys.stderr)
     elif fmt == "terminal" and out is None:
-        _print_terminal(reports, names, details, stream)
+        _print_terminal(reports, names, details, out_stream)
         return exit_code(reports)
     elif several and (spec := report_format(fmt)).several is not None:
         text = spec.several(reports, names)  # one document (JUnit XML has one root)
@@ -80,8 +82,54 @@ def emit(
         out.write_text(text + "\n", encoding="utf-8")
         print(f"report written to {out}", file=sys.stderr)
     else:
-        stream.write(text + "\n")
+        out_stream.write(text + "\n")
+        out_stream.flush()
     return exit_code(reports)
+
+
+def check_output(s: dict[str, Any]) -> None:
+    """Refuse an ``--output`` that cannot be written, before the command reads or runs anything
+    (a campaign would otherwise spend every agent call and fail at the end).
+
+    Nothing is created or truncated: an existing report stays as it was until the new one is
+    written in its place. Checked: the folder exists and a file can be created in it (an unnamed
+    temporary file, gone when closed), and an existing target is not a folder and opens for
+    appending (which changes nothing); a target that is not a regular file (a pipe, a device) is
+    only checked for write permission, as opening a pipe would wait for its reader.
+
+    Raises:
+        UsageError: one line naming the flag, the path and what is wrong.
+    """
+    out = s.get("output")
+    if out is None:
+        return
+    path = Path(out)
+    problem = _unwritable(path)
+    if problem is not None:
+        raise UsageError(f"argument --output: cannot write the report to {path}: {problem}")
+
+
+def _unwritable(path: Path) -> str | None:
+    """Why a report cannot be written to ``path`` (see :func:`check_output`), or ``None``."""
+    import stat
+    import tempfile
+
+    folder = path.absolute().parent
+    try:
+        if path.exists():
+            mode = path.stat().st_mode
+            if stat.S_ISDIR(mode):
+                return "it is a folder"
+            if not stat.S_ISREG(mode):
+                return None if os.access(path, os.W_OK) else "permission denied"
+            with open(path, "ab"):
+                return None
+        if not folder.is_dir():
+            return f"no folder {folder}" if not folder.exists() else f"{folder} is not a folder"
+        with tempfile.TemporaryFile(dir=folder):
+            return None
+    except OSError as exc:
+        return exc.strerror or str(exc)
 
 
 def without_wall_clock(report: Any) -> Any:

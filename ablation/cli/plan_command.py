@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import math
 
 from ablation.cli.output import EXIT_OK
 from ablation.cli.parser import UsageError
@@ -50,20 +51,43 @@ def _plan_command(args: argparse.Namespace) -> int:
         return EXIT_OK
     if n is None:
         raise UsageError("ablation plan: give --uplift (tasks needed) or --tasks/--results (MDE)")
+    if args.uplift is not None and not args.sequential:
+        given = "--tasks" if args.tasks is not None else "--results"
+        raise UsageError(
+            f"ablation plan: --uplift (the tasks an uplift needs) and {given} (the smallest uplift "
+            f"a suite can detect) ask two questions: give one (with --sequential, --uplift is the "
+            f"true uplift simulated over the {given} tasks)"
+        )
     mde = stats.minimum_detectable_effect(n, psi=psi, alpha=args.alpha, power=args.power,
                                           alternative=_exact_alternative(alternative))
     exact = stats.exact_minimum_detectable_effect(
         n, psi, alpha=args.alpha, power=args.power, alternative=_exact_alternative(alternative)
     ) if psi > 0 else float("inf")
-    print(f"minimum detectable uplift with {n} tasks: {mde:.4f} ({mde * 100:.2f} points; "
-          f"Connor 1987, discordance {psi:.4f}, alpha {args.alpha} {alternative}, power {args.power})")
-    print(f"with the exact McNemar test the report runs: {exact:.4f} ({exact * 100:.2f} points; "
-          "exact power by enumeration)")
+    tasks = f"{n} task{'s' if n != 1 else ''}"
+    design = f"discordance {psi:.4f}, alpha {args.alpha} {alternative}, power {args.power}"
+    if math.isinf(mde) and math.isinf(exact):
+        print(f"no uplift is detectable with {tasks}: even an uplift as large as the discordance "
+              f"(every discordant task an improvement) has less than {args.power:.0%} power, by "
+              f"Connor 1987 and by the exact McNemar test the report runs ({design}); --uplift D "
+              "gives the tasks an uplift D needs")
+    else:
+        print(f"minimum detectable uplift with {tasks}: {_effect(mde, psi, args.power)}; "
+              f"Connor 1987, {design})")
+        print(f"with the exact McNemar test the report runs: {_effect(exact, psi, args.power)}; "
+              "exact power by enumeration)")
     if args.sequential:
         if args.uplift is None:
             raise UsageError("ablation plan --sequential: give --uplift (the true uplift to simulate)")
         _plan_sequential(args, psi, n)
     return EXIT_OK
+
+
+def _effect(mde: float, psi: float, power: float) -> str:
+    """An MDE and the opening of its note: ``0.0395 (3.95 points``; ``inf`` (not even an uplift
+    equal to the discordance is detectable) is said in words."""
+    if math.isinf(mde):
+        return f"none (even an uplift equal to the discordance {psi:.4g} has less than {power:.0%} power"
+    return f"{mde:.4f} ({mde * 100:.2f} points"
 
 
 def _exact_alternative(alternative: str) -> str:

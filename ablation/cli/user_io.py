@@ -1,10 +1,11 @@
-"""What user code sees of the run's standard streams during ``ablation run``.
+"""The command's standard streams: what user code sees of them, and a reader that goes away.
 
 Agents, suites and scorers run in the command's own process with thread isolation (and are
 loaded there with either isolation). Their prints must not land in the report on stdout
 (:func:`user_output_to_stderr`), and their reads of stdin must not block the run
 (:func:`stdin_for_user_code`). With process isolation the workers get the same treatment on
-their own (:mod:`ablation.run.isolation_worker`).
+their own (:mod:`ablation.run.isolation_worker`). A report or listing read by a reader that
+exits early (``ablation list | head -1``) ends quietly (:class:`ClosedPipeSafe`).
 """
 
 from __future__ import annotations
@@ -15,7 +16,7 @@ import sys
 from collections.abc import Iterator
 from typing import Any, TextIO
 
-__all__ = ["stdin_for_user_code", "user_output_to_stderr"]
+__all__ = ["ClosedPipeSafe", "stdin_for_user_code", "user_output_to_stderr"]
 
 
 @contextlib.contextmanager
@@ -109,3 +110,55 @@ def stdin_for_user_code() -> Iterator[None]:
     finally:
         os.dup2(saved, 0)
         os.close(saved)
+
+
+class ClosedPipeSafe:
+    """A text stream that drops what it is given once its reader has gone (a closed pipe).
+
+    Writing to a pipe whose reader exited (``| head -1``) raises :class:`BrokenPipeError`; a
+    command would end on it as an error, and the text still buffered would fail again when the
+    interpreter flushes the stream at exit. Here the first such error points the stream's file
+    descriptor at ``/dev/null`` (so that flush succeeds, writing nothing) and every later write is
+    dropped: the command ends as it would have, with its own exit code. Other attributes
+    (``isatty``, ``encoding``, ``fileno``) are the wrapped stream's.
+
+    Args:
+        stream: Where the text goes.
+    """
+
+    def __init__(self, stream: TextIO) -> None:
+        self._stream = stream
+        self.reader_gone = False
+
+    def write(self, text: str) -> int:
+        """Write ``text``, unless the reader has gone."""
+        if not self.reader_gone:
+            try:
+                self._stream.write(text)
+            except BrokenPipeError:
+                self._gone()
+        return len(text)
+
+    def flush(self) -> None:
+        """Flush the wrapped stream, unless the reader has gone."""
+        if not self.reader_gone:
+            try:
+                self._stream.flush()
+            except BrokenPipeError:
+                self._gone()
+
+    def _gone(self) -> None:
+        self.reader_gone = True
+        try:
+            null = os.open(os.devnull, os.O_WRONLY)
+        except OSError:
+            return
+        try:
+            os.dup2(null, self._stream.fileno())
+        except (OSError, ValueError, AttributeError):  # io.UnsupportedOperation is both
+            pass
+        finally:
+            os.close(null)
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._stream, name)

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import argparse
+import errno
+import socket
 from pathlib import Path
 
 from ablation.errors import ConfigError
@@ -31,10 +33,29 @@ def run_view(args: argparse.Namespace) -> int:
         suite = {t.task_id: t for t in open_suite(args.suite)}
     catalog = Catalog(path, suite=suite)
     try:
+        sock = _bound(args.host, args.port)
         serve(create_app(catalog), host=args.host, port=args.port,
-              open_browser=not args.no_browser)  # fmt: skip
+              open_browser=not args.no_browser, sock=sock)  # fmt: skip
     except KeyboardInterrupt:
         pass
     finally:
         catalog.close()
     return 0
+
+
+def _bound(host: str, port: int) -> socket.socket:
+    """A socket listening on ``host:port``, or one line naming the flag at fault.
+
+    Raises:
+        ConfigError: the address cannot be bound: ``--host`` when it does not resolve or is not
+            an address of this machine, else ``--port`` (in use, or reserved to root).
+    """
+    from ablation.view.server import bind
+
+    try:
+        return bind(host, port)
+    except OSError as exc:
+        reason = exc.strerror or str(exc)
+        if isinstance(exc, socket.gaierror) or exc.errno == errno.EADDRNOTAVAIL:
+            raise ConfigError(f"argument --host: cannot listen on {host!r}: {reason}") from None
+        raise ConfigError(f"argument --port: cannot listen on port {port} of {host!r}: {reason}") from None

@@ -266,6 +266,7 @@ _SUMMARY_WORDS = {
     "regression": "candidate is worse",
     "no significant difference": "no significant difference",
     "no discordant pairs": "no discordant pairs (both arms agree on every task)",
+    "no paired tasks": "no paired tasks",
 }
 
 
@@ -275,8 +276,9 @@ def fmt_noun(n: int, noun: str) -> str:
 
 
 def _test_words(report: AblationReport) -> str:
-    """The headline interval and the one-sided test the sentence's claim (and the gate) rest on."""
-    ci, test = report.uplift.ci, report.uplift_test
+    """The headline interval and the one-sided test the sentence's claim (and the gate) rest on;
+    with several candidates, a claim of improvement names its Holm-adjusted p beside its own."""
+    ci, test, holm = report.uplift.ci, report.uplift_test, report.improvement_holm_pvalue
     interval = f"{fmt_level(ci.confidence_level)} CI {fmt_pp(ci.low)} to {fmt_pp(ci.high)}"
     if test is None:
         return f"{interval}, McNemar p = {fmt_p(report.mcnemar.pvalue)} at alpha {fmt_float(report.provenance.alpha)}"
@@ -284,15 +286,29 @@ def _test_words(report: AblationReport) -> str:
         report.summary != "regression" and report.uplift.estimate > 0
     )
     p = test.pvalue_better if better else test.pvalue_worse
-    side = "better" if better else "worse"
-    return f"{interval}; {test.method}, H1: candidate {side}, p = {fmt_p(p)} at alpha {fmt_float(test.alpha)}"
+    at = " at" if holm is None or not better else f", Holm-adjusted {fmt_p(holm)} {'<' if holm < test.alpha else '>='}"
+    return f"{interval}; {test.method}, H1: candidate {'better' if better else 'worse'}, p = {fmt_p(p)}{at} alpha {fmt_float(test.alpha)}"
+
+
+def _summary_words(report: AblationReport) -> str:
+    """The sentence's claim; with several candidates, an improvement holds after Holm adjustment."""
+    words, test, k = _SUMMARY_WORDS.get(report.summary, report.summary), report.uplift_test, report.improvement_holm_candidates
+    if report.improvement_holm_pvalue is None or test is None:
+        return words
+    if report.summary == "improvement":
+        return f"{words} (after Holm adjustment across {k} candidates)"
+    lost = report.summary == "no significant difference" and test.pvalue_better < test.alpha
+    return f"not significant after Holm adjustment across {k} candidates" if lost else words
 
 
 def summary_sentence(report: AblationReport) -> str:
-    """What the data show, in one sentence (plain text)."""
+    """What the data show, in one sentence (plain text); with no pair, that there was none."""
     t = report.table
+    if report.n_paired == 0:
+        left = f", {len(report.excluded)} excluded" if report.excluded else ""
+        return f"No paired tasks: 0 pairs of {fmt_noun(report.n_tasks, 'task')}{left}; nothing to compare."
     critical = len(report.critical_regressions)
-    summary = _SUMMARY_WORDS.get(report.summary, report.summary)
+    summary = _summary_words(report)
     counts = (
         fmt_noun(t.regressions, "regression")
         + (f" ({critical} critical)" if critical else "")

@@ -4,7 +4,10 @@ Each candidate's claim of improvement (its report's one-sided test, H1 "candidat
 one-sided exact McNemar test with one run) is Holm-adjusted over all candidates (family-wise
 error rate, the right control when the best candidate will be picked). Holm is for these claims
 of improvement only; a candidate's own gates are judged unadjusted, so a regression never hides
-behind the number of candidates. The reports are assumed
+behind the number of candidates, and a claim of regression stays unadjusted too.
+:func:`holm_claims` is the one place the rule is applied: it writes the adjusted p into each
+report (``improvement_holm_pvalue``) and withdraws a claim of improvement that does not survive
+it, so every renderer, the summary rows and the JSON state the same claim. The reports are assumed
 to share a baseline and a task suite; when their baseline pass counts, baseline agents or suite
 fingerprints differ, a note says so instead of silently comparing unlike things.
 """
@@ -14,14 +17,20 @@ from __future__ import annotations
 import io
 import json
 from collections.abc import Mapping, Sequence
-from typing import Any
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict
 
 from ablation.render._ci_safe import no_workflow_commands
-from ablation.render._format import fmt_level, fmt_p, fmt_pct, fmt_pp
-from ablation.report import AblationReport
+from ablation.render._format import fmt_float, fmt_level, fmt_p, fmt_pct, fmt_pp
+from ablation.report import REPORT_SCHEMA_VERSION, AblationReport, Claim, Interval
 
 __all__ = [
     "SUMMARY_HEADERS",
+    "CandidatesDocument",
+    "SummaryRow",
+    "candidates_document",
+    "holm_claims",
     "summary_data",
     "summary_html",
     "summary_json",
@@ -42,8 +51,88 @@ SUMMARY_HEADERS = (
 )
 
 
+_FROZEN = ConfigDict(frozen=True, extra="forbid")
+
+
+class SummaryRow(BaseModel):
+    """One candidate's row: raw numbers; ``summary`` is its report's claim after :func:`holm_claims`
+    (an improvement only when ``holm_pvalue`` is below alpha); ``verdict`` its own gates' verdict."""
+
+    model_config = _FROZEN
+
+    name: str
+    n_paired: int
+    baseline_pass_rate: float
+    candidate_pass_rate: float
+    uplift: float
+    uplift_ci: Interval
+    regressions: int
+    critical_regressions: int
+    improvements: int
+    mcnemar_pvalue: float
+    improvement_pvalue: float
+    holm_pvalue: float
+    summary: Claim
+    verdict: Literal["pass", "fail", "not gated"]
+
+
+class CandidatesSummary(BaseModel):
+    """The rows of :func:`summary_data` and the notes under them."""
+
+    model_config = _FROZEN
+
+    rows: list[SummaryRow]
+    notes: list[str]
+
+
+class CandidateReport(BaseModel):
+    """One candidate of a :class:`CandidatesDocument`: its name and its report."""
+
+    model_config = _FROZEN
+
+    name: str
+    report: AblationReport
+
+
+class CandidatesDocument(BaseModel):
+    """The ``--format json`` document of several candidates (``run --candidate A --candidate B``,
+    ``compare BEFORE A B``): each report after :func:`holm_claims`, and the summary."""
+
+    model_config = _FROZEN
+
+    document: Literal["candidates"]
+    schema_version: int = REPORT_SCHEMA_VERSION
+    candidates: list[CandidateReport]
+    summary: CandidatesSummary
+
+
+def holm_claims(reports: Sequence[AblationReport]) -> list[AblationReport]:
+    """The reports with their claims of improvement Holm-adjusted across them.
+
+    Each report gains ``improvement_holm_pvalue`` (its one-sided p for improvement, adjusted over
+    all ``reports``) and ``improvement_holm_candidates``; a ``summary`` of ``"improvement"`` whose
+    adjusted p is not below the report's alpha becomes ``"no significant difference"``. A claim
+    of regression, the gates and the verdict are left as they are (each is judged at alpha on its
+    own). One report is returned unchanged; applying it twice gives the same reports.
+    """
+    if len(reports) < 2:
+        return list(reports)
+    from ablation.stats import adjust_pvalues
+
+    holm = [float(x) for x in adjust_pvalues([_improvement_p(r) for r in reports], method="holm")]
+    out = []
+    for r, adjusted in zip(reports, holm, strict=True):
+        alpha = r.uplift_test.alpha if r.uplift_test is not None else r.provenance.alpha
+        update: dict[str, Any] = {"improvement_holm_pvalue": adjusted, "improvement_holm_candidates": len(reports)}
+        if r.summary == "improvement" and not adjusted < alpha:
+            update["summary"] = "no significant difference"
+        out.append(r.model_copy(update=update))
+    return out
+
+
 def summary_data(reports: Sequence[AblationReport], names: Sequence[str]) -> dict[str, Any]:
-    """Rows (raw numbers) and notes for :func:`ablation.render.render_summary`.
+    """Rows (raw numbers, :class:`SummaryRow`) and notes for :func:`ablation.render.render_summary`,
+    of the reports after :func:`holm_claims`.
 
     Raises:
         ValueError: if ``reports`` is empty or ``names`` has a different length.
@@ -52,36 +141,27 @@ def summary_data(reports: Sequence[AblationReport], names: Sequence[str]) -> dic
         raise ValueError("render_summary needs at least one report")
     if len(reports) != len(names):
         raise ValueError(f"{len(reports)} reports but {len(names)} names")
-    from ablation.stats import adjust_pvalues
-
-    better = [_improvement_p(r) for r in reports]
-    holm = [float(x) for x in adjust_pvalues(better, method="holm")]
+    reports = holm_claims(reports)
     rows = []
-    for name, r, adj, p_better in zip(names, reports, holm, better, strict=True):
-        iv = r.uplift.ci  # the headline, as every renderer shows it
-        rows.append(
-            {
-                "name": name,
-                "n_paired": r.n_paired,
-                "baseline_pass_rate": r.baseline.pass_rate,
-                "candidate_pass_rate": r.candidate.pass_rate,
-                "uplift": r.uplift.estimate,
-                "uplift_ci": iv.model_dump(),
-                "regressions": r.table.regressions,
-                "critical_regressions": len(r.critical_regressions),
-                "improvements": r.table.improvements,
-                "mcnemar_pvalue": r.mcnemar.pvalue,
-                "improvement_pvalue": p_better,
-                "holm_pvalue": adj,
-                "summary": r.summary,
-                "verdict": r.verdict if r.gates else "not gated",
-            }
-        )
+    for name, r in zip(names, reports, strict=True):
+        p_better = _improvement_p(r)
+        holm = p_better if r.improvement_holm_pvalue is None else r.improvement_holm_pvalue
+        rows.append(SummaryRow(
+            name=name, n_paired=r.n_paired, baseline_pass_rate=r.baseline.pass_rate,
+            candidate_pass_rate=r.candidate.pass_rate, uplift=r.uplift.estimate,
+            uplift_ci=r.uplift.ci,  # the headline, as every renderer shows it
+            regressions=r.table.regressions, critical_regressions=len(r.critical_regressions),
+            improvements=r.table.improvements, mcnemar_pvalue=r.mcnemar.pvalue,
+            improvement_pvalue=p_better, holm_pvalue=holm, summary=r.summary,
+            verdict=r.verdict if r.gates else "not gated",
+        ).model_dump())  # fmt: skip
     methods = sorted({r.uplift.ci.method for r in reports})
     notes = [
         "base / cand: pass rates; b / c: regressions / improvements; p: one-sided test of "
         f"improvement (H1: candidate better; {_methods(reports)}); "
-        f"Holm p: adjusted across {len(reports)} candidates (claims of improvement); "
+        f"Holm p: adjusted across {len(reports)} candidates (a claim of improvement needs Holm p "
+        f"below alpha {fmt_float(reports[0].provenance.alpha)}; regressions and gates are judged "
+        "unadjusted); "
         f"uplift interval: {', '.join(methods)} at "
         f"{fmt_level(reports[0].provenance.confidence_level)}."
     ]
@@ -103,6 +183,25 @@ def summary_data(reports: Sequence[AblationReport], names: Sequence[str]) -> dic
             "with alpha split across candidates): " + "; ".join(stops) + "."
         )
     return {"rows": rows, "notes": notes}
+
+
+def candidates_document(reports: Sequence[AblationReport], names: Sequence[str]) -> dict[str, Any]:
+    """The ``--format json`` document of several candidates, as plain data (its layout is
+    :class:`CandidatesDocument`): every report after :func:`holm_claims`, then the summary.
+
+    Raises:
+        ValueError: as :func:`summary_data`.
+    """
+    reports = holm_claims(reports)
+    return {
+        "document": "candidates",
+        "schema_version": REPORT_SCHEMA_VERSION,
+        "candidates": [
+            {"name": n, "report": json.loads(r.model_dump_json())}
+            for n, r in zip(names, reports, strict=True)
+        ],
+        "summary": summary_data(reports, names),
+    }
 
 
 def _improvement_p(report: AblationReport) -> float:

@@ -9,10 +9,18 @@ So the ``failures`` count is non-zero exactly when the report's verdict is ``"fa
 the command exits 2: a consumer that fails the build on a JUnit failure agrees with the exit code
 (with several candidates: when any candidate's verdict is ``"fail"``, as the exit code).
 
+Trials that errored or timed out (the errors section of every format) follow in a
+``<testsuite name="trial errors">`` (``trial errors: <candidate>`` with several): one
+``<testcase>`` per group of :func:`ablation.render._errors.error_rows` (arm, stage, error type),
+carrying an ``<error type="ERROR TYPE">`` whose message gives the trial and task counts and the
+task ids, and whose text adds one example message; the ``errors`` counts are those cases. A
+consumer that fails the build on any JUnit error is stricter than the exit code, which errors
+alone do not make 2 (they count against the completeness gate, a ``<failure>`` when it fails).
+
 The required structure of the JUnit schema (``testsuites`` > ``testsuite`` with ``name``,
 ``tests``, ``failures``, ``errors``, ``skipped``; ``testcase`` with ``name`` and ``classname``;
-``failure`` and ``skipped`` with ``message``) is what this module writes; reference: the Ant JUnit
-XSD (JUnit.xsd) used by Jenkins and GitHub test reporters. A character XML 1.0 refuses (a control
+``failure``, ``error`` and ``skipped`` with ``message``, the first two with ``type``) is what this
+module writes; reference: the Ant JUnit XSD (JUnit.xsd) used by Jenkins and GitHub test reporters. A character XML 1.0 refuses (a control
 character in a task id or an agent's message) is written as a visible escape (:func:`_legal`).
 """
 
@@ -21,14 +29,32 @@ from __future__ import annotations
 import re
 import xml.etree.ElementTree as ET
 from collections.abc import Sequence
-from typing import Literal
+from typing import Any, Literal, NamedTuple
 
 from ablation.render._ci_safe import no_workflow_commands
+from ablation.render._errors import error_rows
 from ablation.report import AblationReport
 
 __all__ = ["junit_document", "render_junit", "render_junit_candidates"]
 
-_Outcome = Literal["passed", "failure", "skipped"]
+_Outcome = Literal["passed", "failure", "skipped", "error"]
+
+#: Name of the test suite of a report's errored and timed-out trials.
+_ERRORS_SUITE = "trial errors"
+
+
+class _Case(NamedTuple):
+    """One ``<testcase>``: a plain ``(name, classname, outcome, message)`` tuple is one too.
+
+    ``kind`` is the ``type`` of a ``<failure>`` or ``<error>``; ``detail``, when given, is the
+    element's text (else the message)."""
+
+    name: str
+    classname: str
+    outcome: _Outcome
+    message: str
+    kind: str = "ablation"
+    detail: str = ""
 
 
 def _cases(report: AblationReport) -> list[tuple[str, str, _Outcome, str]]:
@@ -53,9 +79,26 @@ def _cases(report: AblationReport) -> list[tuple[str, str, _Outcome, str]]:
     return cases
 
 
+def _error_cases(report: AblationReport) -> list[_Case]:
+    """One ``error`` case per group of the report's errors section, as every format groups them
+    (:func:`~ablation.render._errors.error_rows`): the counts and task ids are the section's."""
+    cases = []
+    for arm, stage, kind, count, n_tasks, ids, example in error_rows(report):
+        message = f"{count} trial(s) on {n_tasks} task(s): {ids}"
+        detail = f"{message}\ne.g. {example}" if example else message
+        cases.append(_Case(f"{arm} / {stage} / {kind}", f"ablation.errors.{arm}", "error", message, kind, detail))
+    return cases
+
+
+def _report_suites(report: AblationReport, name: str, errors_name: str) -> list[tuple[str, list[Any]]]:
+    """The gates' suite of ``report`` and, when a trial errored or timed out, its errors' suite."""
+    errors = _error_cases(report)
+    return [(name, list(_cases(report)))] + ([(errors_name, list(errors))] if errors else [])
+
+
 def render_junit(report: AblationReport) -> str:
     """The JUnit XML document of ``report`` (see the module docstring)."""
-    return junit_document([("ablation", _cases(report))])
+    return junit_document(_report_suites(report, "ablation", _ERRORS_SUITE))
 
 
 def render_junit_candidates(reports: Sequence[AblationReport], names: Sequence[str]) -> str:
@@ -67,41 +110,47 @@ def render_junit_candidates(reports: Sequence[AblationReport], names: Sequence[s
     """
     if len(names) != len(reports):
         raise ValueError(f"{len(reports)} reports but {len(names)} names")
-    return junit_document([(f"ablation: {name}", _cases(r)) for r, name in zip(reports, names, strict=True)])
+    return junit_document([
+        suite for r, name in zip(reports, names, strict=True)
+        for suite in _report_suites(r, f"ablation: {name}", f"{_ERRORS_SUITE}: {name}")
+    ])  # fmt: skip
 
 
-def _counts(name: str, cases: Sequence[tuple[str, str, _Outcome, str]]) -> dict[str, str]:
+def _counts(name: str, cases: Sequence[_Case]) -> dict[str, str]:
     return {
         "name": name,
         "tests": str(len(cases)),
-        "failures": str(sum(1 for c in cases if c[2] == "failure")),
-        "errors": "0",
-        "skipped": str(sum(1 for c in cases if c[2] == "skipped")),
+        "failures": str(sum(1 for c in cases if c.outcome == "failure")),
+        "errors": str(sum(1 for c in cases if c.outcome == "error")),
+        "skipped": str(sum(1 for c in cases if c.outcome == "skipped")),
     }
 
 
-def junit_document(suites: Sequence[tuple[str, list[tuple[str, str, _Outcome, str]]]]) -> str:
+def junit_document(suites: Sequence[tuple[str, Sequence[tuple[Any, ...]]]]) -> str:
     """``<testsuites>`` of one ``<testsuite>`` per ``(name, cases)``; no line of it is a CI
     workflow command (:mod:`ablation.render._ci_safe`: attributes hold no raw newline, and a
-    message's text may)."""
-    every = [case for _, cases in suites for case in cases]
-    root = ET.Element("testsuites", _counts("ablation", every))
-    for suite_name, cases in suites:
+    message's text may).
+
+    A case is ``(name, classname, outcome, message)``, optionally followed by the ``type`` of
+    its failure or error and the element's text (:class:`_Case`)."""
+    read = [(name, [_Case(*case) for case in cases]) for name, cases in suites]
+    root = ET.Element("testsuites", _counts("ablation", [case for _, cases in read for case in cases]))
+    for suite_name, cases in read:
         _suite(root, suite_name, cases)
     ET.indent(root)
     text = '<?xml version="1.0" encoding="UTF-8"?>\n' + ET.tostring(root, encoding="unicode")
     return no_workflow_commands(text, markup=True)
 
 
-def _suite(root: ET.Element, name: str, cases: Sequence[tuple[str, str, _Outcome, str]]) -> None:
+def _suite(root: ET.Element, name: str, cases: Sequence[_Case]) -> None:
     suite = ET.SubElement(root, "testsuite", _counts(_legal(name), cases))
-    for case_name, classname, outcome, text in cases:
-        case = ET.SubElement(suite, "testcase", name=_legal(case_name), classname=_legal(classname))
-        message = _legal(text)
-        if outcome == "failure":
-            ET.SubElement(case, "failure", message=message, type="ablation").text = message
-        elif outcome == "skipped":
-            ET.SubElement(case, "skipped", message=message).text = message
+    for c in cases:
+        case = ET.SubElement(suite, "testcase", name=_legal(c.name), classname=_legal(c.classname))
+        message, text = _legal(c.message), _legal(c.detail or c.message)
+        if c.outcome in ("failure", "error"):
+            ET.SubElement(case, c.outcome, message=message, type=_legal(c.kind)).text = text
+        elif c.outcome == "skipped":
+            ET.SubElement(case, "skipped", message=message).text = text
 
 
 #: A character XML 1.0 does not allow, even as a reference (controls, U+FFFE/U+FFFF, surrogates).

@@ -51,6 +51,7 @@ def load_results(
     pass_values: Iterable[str] | None = None,
     numeric: bool = False,
     max_bytes: int | None = None,
+    display: str | None = None,
 ) -> list[TaskResult]:
     """Load one arm's per-task verdicts from a result file of any supported format.
 
@@ -83,6 +84,8 @@ def load_results(
         max_bytes: Largest file read, after gzip decompression (default
             :data:`~ablation.sources.text.MAX_BYTES`, 256 MiB); a gzip stream that expands more
             than :data:`~ablation.sources.text.MAX_RATIO` times is refused as a bomb.
+        display: The name errors give the source (default ``path``): the source the user named
+            when ``path`` is a copy of it (standard input or a pipe, kept to be read again).
 
     Returns:
         The results in file order.
@@ -94,9 +97,8 @@ def load_results(
     """
     from ablation.sources.readers import read_results
 
-    display = os.fspath(path)
     options = _options(key, field, arm, run_field, where, pass_values, numeric, max_bytes)
-    return read_results(display, options, format=format)
+    return read_results(os.fspath(path), options, format=format, display=display)
 
 
 def load_result_columns(
@@ -111,6 +113,7 @@ def load_result_columns(
     pass_values: Iterable[str] | None = None,
     max_bytes: int | None = None,
     ids_like: NDArray[np.object_] | None = None,
+    display: str | None = None,
 ) -> ColumnRead:
     """Load one arm's results as columns: what :func:`load_results` reads, without the objects.
 
@@ -122,7 +125,8 @@ def load_result_columns(
     (:mod:`ablation.sources.readers.columnar`), and anything else is read row by row.
 
     ``ids_like`` (another arm's ``task_id`` column): when a file the engine reads lists the same
-    ids in the same order, its columns hold that array instead of a second copy.
+    ids in the same order, its columns hold that array instead of a second copy. ``display``: as
+    for :func:`load_results`.
 
     Returns:
         The columns (in file order) and the rows' other fields.
@@ -130,10 +134,11 @@ def load_result_columns(
     from ablation.sources.readers.columnar import read_columns
     from ablation.sources.readers.engine import engine_columns
 
-    display = os.fspath(path)
+    source = os.fspath(path)
+    display = display or source
     options = _options(key, field, arm, run_field, where, pass_values, False, max_bytes)
-    fast = engine_columns(display, options, format, display, ids_like)
-    return fast if fast is not None else read_columns(display, options, format=format)
+    fast = engine_columns(source, options, format, display, ids_like)
+    return fast if fast is not None else read_columns(source, options, format=format, display=display)
 
 
 def _options(

@@ -89,6 +89,7 @@ def serve(
     open_browser: bool = True,
     out: TextIO | None = None,
     started: Callable[[str], None] | None = None,
+    sock: socket.socket | None = None,
 ) -> None:
     """Serve ``app`` until interrupted.
 
@@ -101,9 +102,12 @@ def serve(
         open_browser: Open the URL in the default browser once the server is up.
         out: Where the URL is printed (default stdout).
         started: Called with the URL once the socket is bound (for tests and embedding).
+        sock: A socket :func:`bind` already bound to ``host`` and ``port`` (so that a caller
+            can report an address that cannot be bound in its own words); ``None`` binds one.
+            It is closed when the server stops.
     """
     out = out or sys.stdout
-    sock = bind(host, port)
+    sock = bind(host, port) if sock is None else sock
     url = view_url(sock)
     if not is_loopback(host):
         print(

@@ -146,9 +146,16 @@ def _plot(points: list[tuple[CampaignRecord, AblationReport]]) -> str:
 def history_page(catalog: Catalog, fingerprint: str) -> str:
     """Every campaign of one suite over time, and the tasks that flip most often; a campaign
     whose stored row does not decode (of any suite: its fingerprint may be what is damaged)
-    is an error line above them."""
+    is an error line above them.
+
+    Raises:
+        StoreError: no readable campaign of the store ran that suite (the page is a 404).
+    """
     damaged: list[StoreError] = []
     records = [r for r in catalog.campaigns(damaged) if r.suite_fingerprint == fingerprint][::-1]
+    if not records:
+        unread = f" ({len(damaged)} stored campaign(s) could not be read)" if damaged else ""
+        raise StoreError(f"no campaign of suite {fingerprint!r} in this store{unread}")
     points = []
     for record in records:
         try:

@@ -182,7 +182,7 @@ def test_schema_version_and_the_json_schema_name_the_new_fields() -> None:
     arm = schema["$defs"]["ArmSummary"]["properties"]
     assert "currency" in arm["cost_currency"]["description"]
     assert "price-db" in arm["cost_source"]["description"]
-    assert "tool" in schema["properties"]["notes"]["description"]
+    assert "tool" in schema["$defs"]["AblationReport"]["properties"]["notes"]["description"]
 
 
 def test_a_command_agent_reports_usage_in_its_json_reply() -> None:

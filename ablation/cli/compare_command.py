@@ -1,0 +1,261 @@
+"""``ablation compare``: pair result files by id, as pass/fail verdicts or as a numeric field.
+
+The mode is decided from every file: the field is numeric when any file holds a number other
+than a verdict (``1``/``0``, ``true``/``false``) there, whatever the order of the files; the
+files are read as verdicts first, and read again as numbers when one holds such a number.
+Standard input and pipes can be read only once, so each is read first, once, into a private
+temporary file (:func:`rereadable`); errors still name the source as given. Standard input named
+twice is a usage error.
+
+One rule for the options a mode has no use for (:func:`refuse_unused`): given as a flag, such an
+option is a usage error naming the flag and why; set in ``[tool.ablation]`` (where it serves the
+other mode, or another command) it is ignored, named in one note on stderr.
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import dataclasses
+import os
+import stat
+import sys
+from collections.abc import Iterator, Sequence
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+from ablation.cli.option_table import OPTIONS
+from ablation.cli.options import (
+    FROM_FILE,
+    campaign_config,
+    merged_settings,
+    read_options,
+    where_set,
+)
+from ablation.cli.output import check_output, emit
+from ablation.cli.parser import UsageError
+from ablation.process_hooks import during_large_work, memory_freed
+
+__all__ = ["NUMERIC_ONLY", "VERDICT_ONLY", "cmd_compare", "refuse_unused", "rereadable"]
+
+#: Options with no effect on a numeric ``--field``: a margin on a pass rate, metric margins, the
+#: latency ratio, the critical-task gate, resampling, labels, prices, sequential replay,
+#: drill-downs and wall-clock times (the numeric comparison shows neither).
+VERDICT_ONLY = (
+    "margin", "metric_margin", "metric_margins", "max_latency_ratio", "critical_gate", "resamples",
+    "seed", "label", "labels", "prices", "sequential_replay", "stop_when_inconclusive_after",
+    "suite_claim", "details", "timestamps",
+)  # fmt: skip
+#: Options with no effect on a pass/fail field.
+NUMERIC_ONLY = ("regression_delta",)
+
+#: Settings keys whose ``False`` is a value given (``--no-critical-gate``), not "not given".
+_FALSE_IS_GIVEN = frozenset(o.target for o in OPTIONS if o.kind == "off")
+
+
+def refuse_unused(keys: Sequence[str], s: dict[str, Any], mode: str) -> None:
+    """Refuse the options of ``keys`` that were set, as they have no effect in ``mode``.
+
+    Args:
+        keys: Settings keys with no effect in this mode.
+        s: The merged settings (:func:`~ablation.cli.options.merged_settings`).
+        mode: What the comparison is, for the messages: ``a numeric --field (score)``.
+
+    Raises:
+        UsageError: for the first of them given as a flag, naming it.
+    """
+    from_file = s.get(FROM_FILE, {})
+    unused = [
+        k for k in keys
+        if s.get(k) not in (None, [], {}) and (s.get(k) is not False or k in _FALSE_IS_GIVEN)
+    ]  # fmt: skip
+    for key in unused:
+        if key not in from_file:
+            raise UsageError(f"argument {where_set(key, s)}: does not apply to {mode}")
+    if unused:
+        print(f"ablation: note: ignored, as they do not apply to {mode}: "
+              + ", ".join(where_set(k, s) for k in unused), file=sys.stderr)  # fmt: skip
+
+
+@contextlib.contextmanager
+def rereadable(paths: Sequence[Path], max_bytes: int | None) -> Iterator[dict[str, str]]:
+    """``{source as given: path to read}``: a source that cannot be read twice (``-``, a pipe,
+    a device) is read now, once, into a private temporary file (gzip decompressed, within
+    ``max_bytes`` as every read is), removed when the block ends; a regular file is itself."""
+    sources: dict[str, str] = {}
+    with contextlib.ExitStack() as stack:
+        folder: str | None = None
+        for i, path in enumerate(paths):
+            given = os.fspath(path)
+            if given != "-" and _regular(path):
+                sources[given] = given
+                continue
+            import tempfile
+
+            from ablation.sources.text import MAX_BYTES, read_source
+
+            if folder is None:
+                folder = stack.enter_context(tempfile.TemporaryDirectory(prefix="ablation-compare-"))
+            _, data = read_source(path, given, max_bytes=max_bytes or MAX_BYTES)
+            copy = Path(folder) / str(i)
+            copy.write_bytes(data)
+            del data
+            sources[given] = str(copy)
+        yield sources
+
+
+def _regular(path: Path) -> bool:
+    """Whether ``path`` can be read again as it was (a regular file, or nothing there: the read
+    then says what is missing)."""
+    try:
+        return stat.S_ISREG(path.stat().st_mode)
+    except OSError:
+        return True
+
+
+def _now() -> str:
+    return datetime.now(UTC).isoformat(timespec="seconds")
+
+
+def _refuse_stdin_twice(paths: Sequence[Path]) -> None:
+    if sum(os.fspath(p) == "-" for p in paths) > 1:
+        raise UsageError(
+            "ablation compare: standard input (-) is named more than once: it can be read only "
+            "once; give the other results as files"
+        )
+
+
+@during_large_work
+def cmd_compare(args: argparse.Namespace) -> int:
+    """``ablation compare`` (module docstring); the report's times, with ``--timestamps``, are
+    when the comparison started and finished."""
+    from ablation.sources.readers.rows import NumericVerdict
+    from ablation.sources.result_files import load_expected_ids
+
+    _refuse_stdin_twice([args.before, *args.after])
+    started = _now()
+    s = merged_settings(args)
+    s["n_candidates"] = len(args.after)
+    check_output(s)
+    config = campaign_config(s)
+    expected = load_expected_ids(args.expected_ids) if args.expected_ids else None
+    field = args.field or "passed"
+    with rereadable([args.before, *args.after], getattr(args, "max_input_bytes", None)) as sources:
+        reason = None
+        try:
+            reports, rows = _compare_verdicts(args, config, expected, sources)
+        except NumericVerdict as why:
+            reason = str(why)
+        if reason is not None:
+            return _compare_numeric(args, s, reason, (config, expected), sources)
+    refuse_unused(NUMERIC_ONLY, s, f"a pass/fail --field ({field})")
+    from ablation.analysis.background import LARGE
+
+    if rows >= LARGE:
+        memory_freed()
+    if s.get("timestamps"):
+        finished = _now()
+        reports = [
+            r.model_copy(update={"provenance": r.provenance.model_copy(
+                update={"started_at": started, "finished_at": finished})})
+            for r in reports
+        ]  # fmt: skip
+    return emit(reports, [p.name for p in args.after], s)
+
+
+def _compare_verdicts(
+    args: argparse.Namespace, config: Any, expected: list[str] | None, sources: dict[str, str]
+) -> tuple[list[Any], int]:
+    """The reports of a pass/fail comparison and the most rows of a file.
+
+    Raises:
+        NumericVerdict: a file holds a number for the field (the comparison is numeric).
+    """
+    from ablation.analysis.build import compare_columns
+    from ablation.cli.common_ids import require_common_ids
+    from ablation.columns import share_ids
+    from ablation.sources.readers.columnar import FileTrials
+    from ablation.sources.result_files import load_result_columns
+
+    read = read_options(args)
+    name = str(args.before)
+    before = load_result_columns(sources[name], arm="baseline", display=name,
+                                 **read_options(args, baseline=True))  # fmt: skip
+    reports, rows = [], len(before.columns)
+    for path in args.after:
+        shown = str(path)
+        after = load_result_columns(sources[shown], arm="candidate", ids_like=before.columns.task_id,
+                                    display=shown, **read)  # fmt: skip
+        rows = max(rows, len(after.columns))
+        require_common_ids(before.columns, after.columns, (name, shown))
+        after = dataclasses.replace(after, columns=share_ids(before.columns, after.columns))
+        reports.append(
+            compare_columns(
+                before.columns, after.columns, expected_ids=expected, config=config,
+                names=(name, shown),
+                trial_lookup=FileTrials({"baseline": before, "candidate": after}),
+            )
+        )
+    # The reports hold what they show: the files' columns are garbage once this returns, before
+    # the output, whose serialisation (24 MB of JSON at 1e6 tasks) would otherwise stack on them.
+    return reports, rows
+
+
+def _compare_numeric(
+    args: argparse.Namespace, s: dict[str, Any], why: str, given: tuple[Any, list[str] | None],
+    sources: dict[str, str],
+) -> int:
+    """``compare`` of a numeric ``--field``: see :mod:`ablation.analysis.numeric`.
+
+    ``why``: where a file holds a number, named in any error of a file read as numbers (another
+    file's ``true`` is otherwise "not a number" with no word of the file that decided it). The
+    options of :data:`VERDICT_ONLY` are refused or noted (:func:`refuse_unused`). The output is
+    the text, JSON, or one Markdown, HTML or JUnit document (:mod:`ablation.render.numeric_doc`)
+    for every AFTER file. ``given``: the configuration and the expected ids.
+    """
+    from ablation.analysis import numeric as num
+    from ablation.errors import InputError
+    from ablation.render._ci_safe import no_workflow_commands
+    from ablation.render.numeric_doc import NUMERIC_FORMATS, NumericSection, numeric_document
+    from ablation.sources.result_files import load_results
+
+    field, fmt = args.field or "passed", s.get("format") or "terminal"
+    refuse_unused(VERDICT_ONLY, s, f"a numeric --field ({field})")
+    if fmt not in ("terminal", "json", *NUMERIC_FORMATS):
+        raise UsageError(f"argument --format: {fmt} cannot show a numeric --field ({field})")
+
+    def numbers(path: Any, arm: str, **read: Any) -> Any:
+        try:
+            return load_results(sources[str(path)], arm=arm, numeric=True, display=str(path), **read)
+        except InputError as exc:
+            # the file with the number comes first: often one odd value in a file of verdicts
+            raise type(exc)(f"{why}, so the field is compared as a number, but {exc}") from None
+
+    config, expected = given
+    before = numbers(args.before, "baseline", **read_options(args, baseline=True))
+    base, base_runs = num.task_means(before, field), num.arm_runs(before, field)
+    results, names = [], [str(p) for p in args.after]
+    for path in args.after:
+        after = numbers(path, "candidate", **read_options(args))
+        try:
+            results.append(num.compare_numeric(
+                base, num.task_means(after, field), field=field, regression_delta=args.regression_delta or 0.0,
+                alpha=config.alpha, confidence_level=config.confidence_level, expected_ids=expected,
+                runs=(base_runs, num.arm_runs(after, field)), policy=config.gates,
+            ))  # fmt: skip
+        except ValueError as exc:  # too few paired values: say why the field was read as numbers
+            raise InputError(f"{why}, so the field is compared as a number, but {exc}") from None
+    if fmt in ("terminal", "json"):  # JSON escapes its own strings
+        text = num.numeric_output(results, names, fmt == "json")
+        text = text if fmt == "json" else no_workflow_commands(text, markup=False)
+    else:
+        summary = num.holm_lines(num.numeric_holm(results, names)) if len(results) > 1 else []
+        sections = [NumericSection(n, num.numeric_lines(r), r.gates, r.verdict) for r, n in zip(results, names, strict=True)]
+        text = numeric_document(fmt, sections, summary)
+    if s.get("output") is not None:
+        Path(s["output"]).write_text(text + "\n", encoding="utf-8")
+        print(f"report written to {s['output']}", file=sys.stderr)
+    elif not s.get("quiet"):
+        print(text)
+    return max(r.exit_code for r in results)

@@ -1,0 +1,54 @@
+"""A comparison in which no task was paired says so, in every format and in its JSON.
+
+With no pair there is nothing on which the arms could agree or differ: the sentence, the JSON
+``summary`` and the McNemar note must say that no task was paired, never that "both arms agree
+on every task". The case is built from the command's own input: ``--expected-ids`` that share no
+id with the result files, so every expected id is missing and every seen id is unknown. Each
+format runs through the ``ablation`` command in a process of its own.
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+from helpers.cli import LAUNCH, cli_env
+
+
+def _ablation(cwd: Path, *args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-c", LAUNCH, *args], cwd=cwd, env=cli_env(), capture_output=True,
+        text=True, timeout=120, check=False,
+    )  # fmt: skip
+
+
+def test_no_paired_task_is_said_in_every_format(tmp_path: Path) -> None:
+    seen = ["t1", "t2", "t3"]
+    expected = ["x1", "x2"]
+    (tmp_path / "a.jsonl").write_text(
+        "".join(json.dumps({"id": t, "passed": i % 2 == 0}) + "\n" for i, t in enumerate(seen))
+    )
+    (tmp_path / "ids.jsonl").write_text("".join(json.dumps({"id": t}) + "\n" for t in expected))
+    args = ["compare", "a.jsonl", "a.jsonl", "--expected-ids", "ids.jsonl"]
+
+    proc = _ablation(tmp_path, *args, "--format", "json")
+    assert proc.returncode == 2, proc.stderr  # nothing to judge: the gates do not pass
+    report = json.loads(proc.stdout)
+    assert report["n_paired"] == 0
+    assert report["summary"] == "no paired tasks"
+    assert "agree" not in (report["mcnemar"]["note"] or "")
+    assert "no paired tasks" in report["mcnemar"]["note"]
+
+    texts = {}
+    for fmt in ("terminal", "markdown"):
+        texts[fmt] = _ablation(tmp_path, *args, "--format", fmt).stdout
+    page = tmp_path / "report.html"
+    _ablation(tmp_path, *args, "--format", "html", "--output", str(page))
+    texts["html"] = page.read_text()
+    for fmt, text in texts.items():
+        flat = " ".join(text.replace("│", " ").split())
+        assert "No paired tasks: 0 pairs of" in flat, fmt
+        assert "agree on every task" not in flat, fmt
+        assert "No discordant pairs" not in flat, fmt
