@@ -35,6 +35,7 @@ from ablation.cli.options import (
 )
 from ablation.cli.output import check_output, emit
 from ablation.cli.parser import UsageError
+from ablation.cli.user_io import ClosedPipeSafe
 from ablation.process_hooks import during_large_work, memory_freed
 
 __all__ = ["NUMERIC_ONLY", "VERDICT_ONLY", "cmd_compare", "refuse_unused", "rereadable"]
@@ -257,5 +258,7 @@ def _compare_numeric(
         Path(s["output"]).write_text(text + "\n", encoding="utf-8")
         print(f"report written to {s['output']}", file=sys.stderr)
     elif not s.get("quiet"):
-        print(text)
+        out = ClosedPipeSafe(sys.stdout)  # a reader that went away (``| head``) ends it quietly
+        out.write(text + "\n")
+        out.flush()
     return max(r.exit_code for r in results)

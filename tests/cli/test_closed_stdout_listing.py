@@ -59,12 +59,17 @@ def test_a_closed_pipe_on_stdout_ends_quietly_with_the_commands_exit_code(tmp_pa
     store = tmp_path / "runs.db"
     cid = _store(store)
     before, after = _results(tmp_path / "a.jsonl", 0), _results(tmp_path / "b.jsonl", 20)
+    scores_a, scores_b = tmp_path / "sa.jsonl", tmp_path / "sb.jsonl"
+    for path, shift in ((scores_a, 0.0), (scores_b, 0.01)):
+        path.write_text("".join(json.dumps({"id": f"t{i}", "score": 0.3 + 0.01 * (i % 7) + shift}) + "\n"
+                                for i in range(40)))  # fmt: skip
     commands = {  # the arguments -> the exit code the command decides
         ("list", str(store)): 0,
         ("list", str(store), "--format", "json"): 0,
         ("report", cid, "--store", str(store)): 0,
         ("report", cid, "--store", str(store), "--format", "json"): 0,
         ("compare", str(before), str(after)): 2,  # 20 of 40 tasks regress: the gate fails
+        ("compare", str(scores_a), str(scores_b), "--field", "score"): 0,  # a numeric field
     }
     procs = {args: _closed_reader(list(args)) for args in commands}
     for args, proc in procs.items():
