@@ -160,13 +160,13 @@ def history_page(catalog: Catalog, fingerprint: str) -> str:
     for record in records:
         try:
             points.append((record, catalog.report(record.campaign_id)[0]))
-        except AblationError:
-            continue
+        except AblationError as exc:  # named above the table, never left out without a word
+            damaged.append(StoreError(f"campaign {record.campaign_id!r}: {exc}"))
     rows = [
         [markup.link(markup.campaign_url(r.campaign_id), r.campaign_id), markup.esc(r.created_at[:19]),
          markup.esc(r.candidate_agent), markup.pct(rep.candidate.pass_rate),
          markup.interval(rep.candidate.pass_rate_ci), markup.esc(r.baseline_agent),
-         markup.pct(rep.baseline.pass_rate), markup.verdict_badge(rep.verdict)]
+         markup.pct(rep.baseline.pass_rate), markup.verdict_badge(r.verdict)]  # recorded at completion
         for r, rep in points
     ]  # fmt: skip
     headers = ["campaign", "created (UTC)", "candidate", "pass rate", "interval", "baseline",
