@@ -35,6 +35,7 @@ from ablation.run.sinks import StoreSink
 from ablation.run.suite_scan import SuiteScan, scan_suite
 from ablation.run.trials_report import report_from_trials
 from ablation.schema import AblationTask, Arm, TaskResult
+from ablation.store.campaigns import new_campaign_id
 from ablation.store.locks import CampaignLock
 from ablation.store.run_store import RunStore
 
@@ -190,16 +191,14 @@ def _plan(
     if run_store is not None and resume:
         _resumed(run_store, resume, suite, config, plan)
     elif run_store is not None:
+        chosen = new_campaign_id()  # locked before its row exists: no reader sees it unheld
+        plan.lock = _lock(run_store, chosen)
         plan.campaign_id = run_store.create_campaign(
-            config=config,
-            suite_fingerprint=suite.fingerprint,
-            task_digests=suite.digests,
-            baseline_agent=plan.baseline_name,
-            candidate_agent=candidate.name,
+            campaign_id=chosen, config=config, suite_fingerprint=suite.fingerprint, task_digests=suite.digests,
+            baseline_agent=plan.baseline_name, candidate_agent=candidate.name,
             provenance={"started_at": plan.started, **plan.provenance_extra},
             agent_fingerprints=plan.fingerprints(),
         )
-        plan.lock = _lock(run_store, plan.campaign_id)
         if plan.prior:
             run_store.append_many(plan.campaign_id, plan.prior)
     return plan

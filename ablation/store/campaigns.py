@@ -34,8 +34,13 @@ from ablation.store.format import (
     now,
 )
 
-__all__ = ["CampaignStore"]
+__all__ = ["CampaignStore", "new_campaign_id"]
 
+
+
+def new_campaign_id() -> str:
+    """A new time-sortable campaign id, ``YYYYmmdd-HHMMSS-xxxxxx`` (UTC and 24 random bits)."""
+    return f"{datetime.now(UTC):%Y%m%d-%H%M%S}-{secrets.token_hex(3)}"
 
 class CampaignStore(StoreConnection):
     """The campaign operations of :class:`~ablation.store.run_store.RunStore`."""
@@ -97,7 +102,7 @@ class CampaignStore(StoreConnection):
         if campaign_id is not None and self._exists(conn, campaign_id):
             raise StoreError(f"campaign {campaign_id!r} already exists in run store {self.path}")
         while campaign_id is None:
-            new = f"{datetime.now(UTC):%Y%m%d-%H%M%S}-{secrets.token_hex(3)}"
+            new = new_campaign_id()
             campaign_id = None if self._exists(conn, new) else new
         stamp = now()
         digests = {str(k): str(v) for k, v in f["task_digests"].items()}
