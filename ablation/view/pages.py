@@ -123,7 +123,8 @@ def campaign_page(catalog: Catalog, campaign_id: str) -> str:
           if report.provenance.labels else []),
     ], cls="meta")  # fmt: skip
     body = (
-        f'{state}<div class="verdict {markup.esc(report.verdict)}" id="verdict">Verdict '
+        f'{state}<div class="verdict {markup.esc(report.verdict)}" id="verdict">'
+        f"{'Verdict' if record.status == 'complete' else 'Verdict of the trials so far (the campaign did not complete)'} "
         f"{markup.verdict_badge(report.verdict)} {markup.esc(summary_sentence(report))}</div>"
         f'<p class="shortcuts">{shortcuts}</p>{meta}<h2>Gates</h2>{markup.gates(report)}'
         f"{markup.sequential(report)}<h2>Headline</h2>{markup.headline(report)}"

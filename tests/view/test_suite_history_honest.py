@@ -1,5 +1,6 @@
 """The suite history page shows every campaign of the suite: none left out without a word, and a
-verdict only for a campaign that completed (as the campaign list and ``ablation list`` do).
+verdict only for a campaign that completed (as the campaign list and ``ablation list`` do); a
+campaign page that shows the verdict of an unfinished campaign's trials says so.
 
 Before, a campaign whose report could not be built was skipped silently, and a running, killed
 or aborted campaign got the verdict of its trials so far as a badge.
@@ -42,6 +43,11 @@ def _campaign(store: RunStore, name: str, status: str) -> str:
     return cid
 
 
+def _get(address: str) -> str:
+    with urllib.request.urlopen(address, timeout=30) as r:
+        return html.unescape(r.read().decode())
+
+
 def test_every_campaign_is_shown_and_only_a_completed_one_has_a_verdict(tmp_path: Path) -> None:
     path = tmp_path / "runs.db"
     with RunStore(path) as store:
@@ -50,8 +56,10 @@ def test_every_campaign_is_shown_and_only_a_completed_one_has_a_verdict(tmp_path
     with closing(sqlite3.connect(path)) as db:  # a trial row no ablation wrote: its report fails
         db.execute("UPDATE trials SET result_json = 'not json' WHERE campaign_id = ? AND task_id = 't2'", (broken,))
         db.commit()
-    with view_browser.served(path) as url, urllib.request.urlopen(f"{url}/suite/{SUITE}", timeout=30) as r:
-        body = html.unescape(r.read().decode())
+    with view_browser.served(path) as url:
+        body, pages = (_get(f"{url}/suite/{SUITE}"), {cid: _get(f"{url}/campaign/{cid}") for cid in (done, killed)})
+    # a campaign page says whether its verdict is the recorded one or that of the trials so far
+    assert "Verdict of the trials so far" in pages[killed] and "trials so far" not in pages[done]
     rows = {cid: body[body.index(f'href="/campaign/{cid}"'):].split("</tr>")[0] for cid in (done, killed)}
     assert 'class="badge pass"' in rows[done]
     assert 'class="badge pass"' not in rows[killed] and 'class="badge fail"' not in rows[killed]
