@@ -1,7 +1,8 @@
 """The cost of a trial that reported usage: from the agent, an override, or the price database.
 
 Order: a cost the agent reported (source ``"agent"``); else, when the usage names a model, its
-``[tool.ablation.prices]`` entry (:class:`~ablation.config.ModelPrice`, source ``"override"``);
+``[tool.ablation.prices]`` entry (or that of the model id without a date the provider appended,
+:func:`override_for`) (:class:`~ablation.config.ModelPrice`, source ``"override"``);
 else the price of that model in ``genai-prices`` (pydantic's maintained price database, in US
 dollars, source ``"price-db"``) when that package is installed (the ``llm`` extra) and knows the
 model; else no cost. The database's prices are the ones installed with it (no download at run
@@ -21,13 +22,15 @@ one-hour writes apart.
 from __future__ import annotations
 
 import functools
+import re
 from collections.abc import Mapping
+from fractions import Fraction
 from typing import Any
 
 from ablation.config import ModelPrice
 from ablation.outputs import AgentOutput, TrialUsage
 
-__all__ = ["database_price", "override_price", "priced"]
+__all__ = ["database_price", "override_for", "override_price", "priced"]
 
 
 def _cache_parts(usage: TrialUsage) -> tuple[int, int]:
@@ -38,16 +41,42 @@ def _cache_parts(usage: TrialUsage) -> tuple[int, int]:
 
 def override_price(usage: TrialUsage, price: ModelPrice) -> float:
     """The cost of ``usage`` at ``price`` (per million tokens; cache reads and cache writes at
-    their own prices, each the input price when unset)."""
+    their own prices, each the input price when unset).
+
+    Computed exactly, each price taken as the decimal it was written as (``0.15``, not the binary
+    float nearest it), and rounded once to the nearest float, as genai-prices computes in
+    ``Decimal``: the same prices give the same cost whichever of the two priced the trial.
+    """
     cached, written = _cache_parts(usage)
     cached_rate = price.input_per_mtok if price.cached_input_per_mtok is None else price.cached_input_per_mtok
     write_rate = price.input_per_mtok if price.cache_write_per_mtok is None else price.cache_write_per_mtok
-    return (
-        (usage.input_tokens - cached - written) * price.input_per_mtok
-        + cached * cached_rate
-        + written * write_rate
-        + usage.output_tokens * price.output_per_mtok
-    ) / 1e6
+    total = (
+        (usage.input_tokens - cached - written) * _decimal(price.input_per_mtok)
+        + cached * _decimal(cached_rate)
+        + written * _decimal(write_rate)
+        + usage.output_tokens * _decimal(price.output_per_mtok)
+    )
+    return float(total / 1_000_000)
+
+
+def _decimal(rate: float) -> Fraction:
+    """A price as the decimal it was written as: the shortest text that reads back as ``rate``."""
+    return Fraction(repr(rate))
+
+
+#: A date a provider appends to a model id it answers with (``gpt-4o-mini-2024-07-18``,
+#: ``claude-3-5-sonnet-20241022``).
+_DATED = re.compile(r"-(?:\d{4}-\d{2}-\d{2}|\d{8})$")
+
+
+def override_for(overrides: Mapping[str, ModelPrice], model: str) -> ModelPrice | None:
+    """The ``[tool.ablation.prices]`` entry of ``model``: its own, else that of the model id
+    without the date the provider appended to it (an API asked for ``gpt-4o-mini`` answers with
+    ``gpt-4o-mini-2024-07-18``), else ``None``."""
+    found = overrides.get(model)
+    if found is None and _DATED.search(model):
+        found = overrides.get(_DATED.sub("", model))
+    return found
 
 
 @functools.cache
@@ -89,7 +118,7 @@ def priced(out: AgentOutput, overrides: Mapping[str, ModelPrice]) -> dict[str, A
     usage = out.usage
     if fields["cost"] is not None or usage is None or not usage.model:
         return fields
-    override = overrides.get(usage.model)
+    override = override_for(overrides, usage.model)
     if override is not None:
         amount = override_price(usage, override)
         return {"cost": amount, "cost_currency": override.currency, "cost_source": "override"}

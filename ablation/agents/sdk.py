@@ -58,11 +58,15 @@ def _count(names: Iterable[str]) -> dict[str, int]:
 
 def _chat_completion(resp: Any) -> AgentOutput:
     """An OpenAI ``ChatCompletion``: the first choice's text, usage and tool calls (a ``function``
-    call under its function's name, a ``custom`` one under its custom tool's)."""
+    call under its function's name, a ``custom`` one under its custom tool's). A completion without
+    ``usage`` (OpenAI-compatible servers may leave it out) reports no usage at all, so the trial's
+    spans may give it, and no cost is made up from zero counts."""
     message = resp.choices[0].message if resp.choices else None
     calls = (_get(message, "tool_calls") or []) if message is not None else []
     names = [_get(c, "custom" if _get(c, "type") == "custom" else "function", "name") for c in calls]
     usage = resp.usage
+    if usage is None:  # an OpenAI-compatible server that reports none: unknown, never zero
+        return AgentOutput(output=_get(message, "content"))
     return AgentOutput(
         output=_get(message, "content"),
         usage=TrialUsage(
@@ -85,6 +89,8 @@ def _response(resp: Any) -> AgentOutput:
     ``function_call`` and ``custom_tool_call`` items, by name)."""
     usage = resp.usage
     calls = [item for item in resp.output or () if getattr(item, "type", None) in _RESPONSE_CALLS]
+    if usage is None:  # unknown, never zero
+        return AgentOutput(output=resp.output_text)
     return AgentOutput(
         output=resp.output_text,
         usage=TrialUsage(
