@@ -78,9 +78,10 @@ def _number(x: float) -> str:
 def cost_units(data: PairedData, arm: str) -> tuple[str | None, str | None]:
     """``(currency, source)`` of an arm's costs, from every trial with a cost (every task and
     run: :attr:`~ablation.analysis.pairing.PairedData.cost_units`); values that differ are
-    joined by ``+``, and an unstated one adds nothing."""
+    joined by ``+``, and an unstated one adds nothing. A currency is an ISO 4217 code, read in
+    upper case (``usd`` and ``USD`` are one currency)."""
     units = data.cost_units.get(arm, frozenset())
-    return _joined(c or "" for c, _ in units), _joined(s or "" for _, s in units)
+    return _joined((c or "").strip().upper() for c, _ in units), _joined(s or "" for _, s in units)
 
 
 def _joined(values: Iterable[str]) -> str | None:

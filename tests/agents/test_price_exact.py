@@ -81,3 +81,18 @@ def test_a_completion_without_usage_has_no_usage_and_no_cost() -> None:
     assert report.candidate.cost_total is None
     tokens = report.metrics.get("input_tokens")  # no pair with tokens in both arms: no comparison
     assert tokens is None or tokens.n_pairs == 0
+
+
+def test_a_currency_written_in_lower_case_is_the_same_currency() -> None:
+    prices = {
+        "gpt-4o-mini": ModelPrice(input_per_mtok=1.0, output_per_mtok=2.0, currency="usd"),
+        "gpt-4o": ModelPrice(input_per_mtok=2.5, output_per_mtok=10.0, currency="USD"),
+    }
+    tasks = [AblationTask(task_id=f"t{i}", input_data=i, expected_output="4") for i in range(4)]
+    report = run_ablation_campaign(
+        lambda _: _chat("gpt-4o-mini", USAGE), lambda _: _chat("gpt-4o", USAGE), tasks,
+        config=CampaignConfig(prices=prices),
+    )  # fmt: skip
+    assert (report.baseline.cost_currency, report.candidate.cost_currency) == ("USD", "USD")
+    assert report.cost is not None  # compared, not dropped as in two currencies
+    assert not any("different currencies" in note for note in report.notes)
