@@ -15,6 +15,7 @@ from ablation.config import Provenance
 from ablation.report_items import (
     ErrorGroup,
     ErrorSummary,
+    GateResult,
     Interval,
     NamedInterval,
     PairDetail,
@@ -300,24 +301,6 @@ class NonInferiority(BaseModel):
     ci: Interval
     decision: Literal["non-inferior", "regression", "inconclusive"]
     method: str
-
-
-class GateResult(BaseModel):
-    """One release gate: did it hold, and on what evidence."""
-
-    model_config = _FROZEN
-
-    name: str
-    status: Literal["pass", "fail", "inconclusive", "off"]
-    evidence: str
-    pvalue: float | None = None
-    adjusted_pvalue: float | None = None
-    tasks: list[str] = Field(default_factory=no_items)
-
-    @property
-    def passed(self) -> bool:
-        """True only when the gate holds."""
-        return self.status == "pass"
 
 
 #: The JSON report's layout version (``AblationReport.schema_version``).

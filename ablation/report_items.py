@@ -1,4 +1,4 @@
-"""Parts of a report: drill-down views of trials, error groups, the headline test, intervals and the sequential summary.
+"""Parts of a report: drill-down views of trials, error groups, the headline test, intervals, gates and the sequential summary.
 
 Re-exported by :mod:`ablation.report`, whose :class:`~ablation.report.AblationReport` holds them.
 """
@@ -12,9 +12,11 @@ from pydantic import BaseModel, ConfigDict, Field
 from ablation.spans import SpanSummary
 
 __all__ = [
+    "GATE_HOLDING",
     "DiffSegment",
     "ErrorGroup",
     "ErrorSummary",
+    "GateResult",
     "Interval",
     "NamedInterval",
     "PairDetail",
@@ -173,6 +175,37 @@ class NamedInterval(Interval):
 
     name: str
     secondary: bool = False
+
+
+#: The statuses of a gate that does not fail the verdict: it passed, or the caller turned it off.
+GATE_HOLDING = frozenset({"pass", "off"})
+
+
+class GateResult(BaseModel):
+    """One release gate: did it hold, and on what evidence.
+
+    ``"fail"`` and ``"inconclusive"`` (a test that could not run) fail the verdict; ``"pass"``
+    and ``"off"`` hold (:data:`GATE_HOLDING`, read through :attr:`holds` everywhere).
+    """
+
+    model_config = _FROZEN
+
+    name: str
+    status: Literal["pass", "fail", "inconclusive", "off"]
+    evidence: str
+    pvalue: float | None = None
+    adjusted_pvalue: float | None = None
+    tasks: list[str] = Field(default_factory=no_items)
+
+    @property
+    def passed(self) -> bool:
+        """True only when the gate ran and passed (a gate turned off holds, but did not pass)."""
+        return self.status == "pass"
+
+    @property
+    def holds(self) -> bool:
+        """True when the gate does not fail the verdict: it passed or was turned off."""
+        return self.status in GATE_HOLDING
 
 
 class SequentialPoint(BaseModel):

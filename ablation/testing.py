@@ -67,7 +67,7 @@ def assert_gates(
     """
     if policy is not None or not report.gates:
         report = evaluate_gates(report, policy or GatePolicy(), alpha=alpha)
-    failing = [g for g in report.gates if g.status not in ("pass", "off")]
+    failing = [g for g in report.gates if not g.holds]
     if report.verdict == "pass" and not failing:
         return
     crit = set(report.critical_regressions)

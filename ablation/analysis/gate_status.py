@@ -1,9 +1,10 @@
 """What a gate's status means for the verdict, and the words of a gate that judged no data.
 
-A gate *holds* when its status is ``"pass"`` or ``"off"`` (:data:`HOLDING`); ``"fail"`` and
-``"inconclusive"`` make the verdict ``"fail"`` (exit code 2). :func:`verdict_of` is the one place
-that rule is written: the report's gates (:func:`ablation.analysis.gates.evaluate_gates`) and a
-numeric comparison's (:mod:`ablation.analysis.numeric`) both read it.
+A gate *holds* when its status is ``"pass"`` or ``"off"``
+(:attr:`~ablation.report.GateResult.holds`, the one place that set is written); ``"fail"`` and
+``"inconclusive"`` make the verdict ``"fail"`` (exit code 2). :func:`verdict_of` applies it to a
+report's gates (:func:`ablation.analysis.gates.evaluate_gates`) and to a numeric comparison's
+(:mod:`ablation.analysis.numeric`).
 
 Two kinds of gate judge no data, and say so in the same words wherever they occur:
 
@@ -27,10 +28,7 @@ from typing import Literal
 from ablation.config import GatePolicy
 from ablation.report import GateResult
 
-__all__ = ["HOLDING", "could_not_run", "turned_off", "verdict_of"]
-
-#: The statuses of a gate that does not fail the verdict.
-HOLDING = frozenset({"pass", "off"})
+__all__ = ["could_not_run", "turned_off", "verdict_of"]
 
 
 def verdict_of(gates: Iterable[GateResult]) -> Literal["pass", "fail"]:
@@ -39,7 +37,7 @@ def verdict_of(gates: Iterable[GateResult]) -> Literal["pass", "fail"]:
     An inconclusive gate fails the verdict as a failed one does: a check that could not decide
     never lets a candidate through.
     """
-    return "pass" if all(g.status in HOLDING for g in gates) else "fail"
+    return "pass" if all(g.holds for g in gates) else "fail"
 
 
 def turned_off(field: str) -> str:

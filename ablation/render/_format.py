@@ -329,7 +329,7 @@ def verdict_line(report: AblationReport) -> str:
     head = f"Verdict: {report.verdict.upper()}"
     if not report.gates:
         return f"{head} (no gates evaluated)"
-    bad = [g.name for g in report.gates if g.status not in ("pass", "off")]
+    bad = [g.name for g in report.gates if not g.holds]
     off = [g.name for g in report.gates if g.status == "off"]
     judged = len(report.gates) - len(off)
     turned_off = f"; turned off: {', '.join(off)}" if off else ""

@@ -67,7 +67,7 @@ def _cases(report: AblationReport) -> list[tuple[str, str, _Outcome, str]]:
             cases.append((f"gate: {g.name}", "ablation.gates", "skipped", f"off: {g.evidence}"))
         else:
             cases.append((f"gate: {g.name}", "ablation.gates", "failure", f"{g.status}: {g.evidence}"))
-    failing = {t for g in report.gates if g.status in ("fail", "inconclusive") for t in g.tasks}
+    failing = {t for g in report.gates if not g.holds for t in g.tasks}
     for task in report.critical_regressions:
         if task in failing:
             cases.append((f"critical task: {task}", "ablation.critical", "failure",
