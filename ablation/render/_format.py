@@ -63,7 +63,8 @@ def fmt_money(x: float | None) -> str:
 
 
 def fmt_float(x: float | None, digits: int = 3) -> str:
-    """A plain number with ``digits`` significant digits (``—`` for ``None``)."""
+    """A plain number with ``digits`` significant digits (``—`` for ``None``); whole numbers are
+    written out from ``10**digits`` to 1e15 (``2093451``, not ``2.09e+06``)."""
     if x is None:
         return DASH
     if math.isnan(x):
@@ -72,8 +73,9 @@ def fmt_float(x: float | None, digits: int = 3) -> str:
         return "inf" if x > 0 else "-inf"
     if x == 0:
         return "0"
-    if 1e-4 <= abs(x) < 1e6:
-        return f"{x:.{digits}g}" if abs(x) < 10**digits else f"{x:.0f}"
+    if 1e-4 <= abs(x) < 1e15:
+        text = f"{x:.{digits}g}"  # 999.7 rounds to "1e+03": written out instead
+        return f"{x:.0f}" if "e" in text else text
     return f"{x:.{max(digits - 1, 1)}e}"
 
 
@@ -131,7 +133,7 @@ def fmt_p(p: float | None) -> str:
 
 
 def fmt_seconds(s: float | None) -> str:
-    """A duration: ``0.85 -> "850 ms"``, ``4.2 -> "4.20 s"``, ``3e7 -> "3.0e+07 s"``."""
+    """A duration: ``0.85 -> "850 ms"``, ``4.2 -> "4.20 s"``, ``3e7 -> "30000000 s"``."""
     if _bad(s):
         return DASH if s is None else fmt_float(s)
     assert s is not None
@@ -139,7 +141,7 @@ def fmt_seconds(s: float | None) -> str:
         return f"{1000 * s:.0f} ms"
     if abs(s) < 100:
         return f"{s:.2f} s"
-    return f"{s:.0f} s" if abs(s) < 1e6 else f"{fmt_float(s)} s"
+    return f"{fmt_float(s)} s"
 
 
 def fmt_seconds_group(values: Sequence[float | None]) -> str:
@@ -167,12 +169,7 @@ def fmt_ratio(r: float | None) -> str:
     return f"{fmt_float(r)}x"
 
 
-def fmt_interval(
-    iv: Interval | None,
-    kind: str = "float",
-    *,
-    with_level: bool = True,
-) -> str:
+def fmt_interval(iv: Interval | None, kind: str = "float", *, with_level: bool = True) -> str:
     """An interval as ``95% CI [low, high]``.
 
     Args:
