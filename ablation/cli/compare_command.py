@@ -1,8 +1,10 @@
 """``ablation compare``: pair result files by id, as pass/fail verdicts or as a numeric field.
 
 The mode is decided from every file: the field is numeric when any file holds a number other
-than a verdict (``1``/``0``, ``true``/``false``) there, whatever the order of the files; the
-files are read as verdicts first, and read again as numbers when one holds such a number.
+than a verdict (``1``/``0``, ``true``/``false``) there, whatever the order of the files; a text
+that spells a decimal number (a CSV cell) is that number
+(:func:`~ablation.sources.readers.rows.text_number`). The files are read as verdicts first, and
+read again as numbers when one holds such a number.
 Standard input and pipes can be read only once, so each is read first, once, into a private
 temporary file (:func:`rereadable`); errors still name the source as given. Standard input named
 twice is a usage error.

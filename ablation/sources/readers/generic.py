@@ -13,21 +13,27 @@ from __future__ import annotations
 
 import csv
 import io
-import re
 from collections.abc import Callable, Iterator
 from typing import Any, get_args
 
 from ablation.errors import InputError
 from ablation.outputs import VALUE_LIMIT, CostSource, usable_number
 from ablation.schema import safe_text
-from ablation.sources.readers.rows import ReadOptions, Row, dotted, matches_where, parse_verdict
+from ablation.sources.readers.rows import (
+    NUMBER_TEXT,
+    ReadOptions,
+    Row,
+    dotted,
+    matches_where,
+    parse_verdict,
+)
 from ablation.sources.text import file_error, short_repr
 
 __all__ = ["COST_SOURCES", "COST_UNITS", "CSV_NUMBER", "RESULT_NUMBERS", "csv_items", "generic_rows", "number"]
 
-#: A CSV cell (stripped) that reads as a number: in a column other than the result's own numbers
-#: (score, cost, latency, tokens), such a cell is a metric.
-CSV_NUMBER = re.compile(r"[+-]?(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?")
+#: A CSV cell (stripped) that reads as a number (:data:`~ablation.sources.readers.rows.NUMBER_TEXT`):
+#: in a column other than the result's own numbers (score, cost, latency, tokens), a metric.
+CSV_NUMBER = NUMBER_TEXT
 #: The result's own numeric fields (``score`` is ``quality["score"]``): any other numeric field is
 #: a metric.
 RESULT_NUMBERS = ("score", "cost", "latency", "latency_s", "tokens")

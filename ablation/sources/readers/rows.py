@@ -9,6 +9,7 @@ appears twice. Every error is one line ``FILE:LINE: problem (task id 'X')``.
 from __future__ import annotations
 
 import math
+import re
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from dataclasses import field as dc_field
@@ -21,6 +22,7 @@ from ablation.sources.text import MAX_BYTES, MAX_JSON_DEPTH, file_error, nested_
 
 __all__ = [
     "MISSING",
+    "NUMBER_TEXT",
     "NumericVerdict",
     "ReadOptions",
     "Row",
@@ -33,10 +35,15 @@ __all__ = [
     "parse_verdict",
     "row_result",
     "rows_to_results",
+    "text_number",
 ]
 
 U = TypeVar("U")
 _UNUSABLE = f"is not a finite number below {VALUE_LIMIT:g} in magnitude"
+
+#: A text (stripped) that spells a number: a CSV verdict cell that is one makes the field numeric,
+#: and any other CSV cell that is one is a metric (``generic.CSV_NUMBER`` is this pattern).
+NUMBER_TEXT = re.compile(r"[+-]?(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?")
 
 #: Returned by :func:`dotted` when a path does not resolve.
 MISSING: Any = object()
@@ -143,6 +150,18 @@ def json_number(value: Any) -> float | None:
 def json_numbers(pairs: Iterable[tuple[str, Any]]) -> dict[str, float]:
     """The ``(name, value)`` pairs whose value is a JSON number (:func:`json_number`), as floats."""
     return {name: number for name, value in pairs if (number := json_number(value)) is not None}
+
+
+def text_number(value: Any) -> float | None:
+    """The number a text spells in CSV's number syntax, as a float; ``None`` for anything else.
+
+    The text, stripped, must match :data:`NUMBER_TEXT`: ``0.4``, ``-3``, ``1e-3``, ``.5``; not
+    ``nan``, ``inf``, ``1_000`` or an empty text. A number past the float range reads as an
+    infinity, which the callers refuse as they refuse a JSON one.
+    """
+    if not isinstance(value, str) or NUMBER_TEXT.fullmatch(text := value.strip()) is None:
+        return None
+    return float(text)
 
 
 def named_usage(build: Callable[[], U], display: str, line: int, task_id: Any) -> U:
@@ -334,6 +353,8 @@ def _verdict(
     what: str,
     fail: Callable[[str], Exception],
 ) -> bool:
+    """The row's verdict; a number other than 1 or 0 (or a text spelling one, :func:`text_number`)
+    raises :class:`NumericVerdict`, anything else that is not a verdict is an error."""
     if row.status != "completed":
         return False
     value = row.verdict
@@ -345,9 +366,12 @@ def _verdict(
     passed = mapping(value) if mapping is not None else None
     if passed is None:
         passed = parse_verdict(value)
-    if passed is None and isinstance(value, float) and not math.isfinite(value):
+    number = value
+    if passed is None and (spelled := text_number(value)) is not None:  # a CSV cell is text
+        number, passed = spelled, parse_verdict(spelled)  # "1.00" is 1, a pass, as JSON 1.00 is
+    if passed is None and isinstance(number, float) and not math.isfinite(number):
         raise fail(f"{what} is {short_repr(value)}: neither a verdict nor a number")
-    if passed is None and isinstance(value, int | float) and not isinstance(value, bool):
+    if passed is None and isinstance(number, int | float) and not isinstance(number, bool):
         raise NumericVerdict(str(fail(f"{what} is a number, not a verdict: {short_repr(value)}")))
     if passed is None:
         raise fail(
@@ -358,7 +382,13 @@ def _verdict(
 
 
 def _numeric(row: Row, what: str, fail: Callable[[str], Exception]) -> float:
+    """The row's value of a numeric field: a JSON number, or a text spelling one (a CSV cell).
+
+    An integer or a text past the float range is an infinity, refused with the row's file, line
+    and task id by :func:`_not_finite`; a NaN is not a number.
+    """
     value = row.verdict
-    if isinstance(value, bool) or not isinstance(value, int | float) or value != value:
+    number = text_number(value) if isinstance(value, str) else json_number(value)
+    if number is None or number != number:
         raise fail(f"{what} is not a number: {short_repr(value)}")
-    return float(value)
+    return number
