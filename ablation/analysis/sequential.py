@@ -21,13 +21,19 @@ Rules (DESIGN.md section 5):
   dropped from the columns, the failures and every count of the arm summaries (trials, errors,
   timeouts, retried trials, scorer errors, cost), which are recounted from the trials of the kept
   tasks (:attr:`PairedData.totals_of`), so the report depends only on the decision, not on timing.
+- Undecided at a gap (interrupted): nothing is left out, ``tasks_run`` and ``agent_calls`` count
+  what is stored, and the fixed-n figures are descriptive (the fixed-n test is valid only as the
+  planned look once every task ran, STATISTICS.md section 10).
+- The stop is a fact of the campaign, decided with the settings in :data:`STOP_SETTINGS`: a
+  stored campaign's report replays it with the stored values (:func:`stop_settings_changed`).
 """
 
 from __future__ import annotations
 
 import dataclasses
 import hashlib
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
+from operator import attrgetter
 from typing import Any
 
 import numpy as np
@@ -44,11 +50,13 @@ __all__ = [
     "GAP_REASONS",
     "ORDER_METHOD",
     "STOPPED_EARLY",
+    "STOP_SETTINGS",
     "apply_sequential",
     "keep_tasks",
     "monitor_settings",
     "replay_monitor",
     "sequential_order",
+    "stop_settings_changed",
 ]
 
 #: Start of the excluded reason of every task a sequential campaign did not run.
@@ -56,6 +64,11 @@ STOPPED_EARLY = NOT_RUN_PREFIX
 ORDER_METHOD = "seeded random order (tasks sorted by BLAKE2b of the seed and the task id)"
 #: Excluded reasons of tasks that still lack a result in an arm: the replay waits there.
 GAP_REASONS = ("missing", "only in")
+#: The configuration fields (dotted paths) that decide where a sequential campaign stops: the
+#: order's seed, the monitor's alpha, margin and critical rule, and the sequential policy.
+STOP_SETTINGS = (
+    "seed", "alpha", "gates.noninferiority_margin", "gates.critical_must_not_regress", "sequential"
+)  # fmt: skip
 _MAX_POINTS = 500
 _GATE_NAMES = {
     "regression": "no significant regression",
@@ -71,6 +84,27 @@ def _key(task_id: str, seed: int) -> bytes:
 def sequential_order(task_ids: Iterable[str], seed: int) -> list[str]:
     """The run order of a sequential campaign (a seeded shuffle independent of the suite's order)."""
     return sorted(task_ids, key=lambda tid: (_key(tid, seed), tid))
+
+
+def stop_settings_changed(
+    stored: CampaignConfig, update: Mapping[str, Any]
+) -> list[tuple[str, Any, Any]]:
+    """The settings that decided a stored sequential campaign's stop which ``update`` changes.
+
+    Args:
+        stored: The campaign's stored configuration.
+        update: Configuration fields to replace (whole fields, as
+            :func:`~ablation.analysis.stored.report_stored_campaign` takes them).
+
+    Returns:
+        ``(path, stored value, updated value)`` for each field of :data:`STOP_SETTINGS` that
+        differs; empty for a fixed-n campaign, whose report may be judged with other settings.
+    """
+    if stored.sequential is None:
+        return []
+    new = stored.model_copy(update=dict(update))
+    pairs = [(path, attrgetter(path)(stored), attrgetter(path)(new)) for path in STOP_SETTINGS]
+    return [(path, old, value) for path, old, value in pairs if value != old]
 
 
 def monitor_settings(
@@ -193,6 +227,27 @@ def _walk(
     return ids, outcomes, flags, False
 
 
+def _undecided(data: PairedData, pairs: int, n: int, runs: int, gap: bool) -> tuple[int, int, int, str]:
+    """Tasks run, agent calls, calls saved and the reason of a campaign that decided nothing.
+
+    At a gap (interrupted, or tasks lack a result in an arm) nothing is left out, so what ran is
+    what is stored: the tasks with a result in either arm and the trials seen (``2 x runs`` per
+    task when the data do not count them). Otherwise every task ran (the end of the suite).
+    """
+    if not gap:
+        reason = f"End of suite: all {n} tasks ran ({n - pairs} excluded) and no gate decided."
+        return n, 2 * runs * n, 0, reason
+    lacking = {e.task_id for e in data.excluded if e.reason.startswith(GAP_REASONS)}
+    missing = {e.task_id for e in data.excluded if e.reason.startswith("missing")}
+    ran = len(_universe(data)) - len(missing)
+    calls = sum(data.trials_seen.values()) if data.trials_seen else 2 * runs * ran
+    reason = (
+        f"Undecided after {pairs} pairs: {len(lacking)} of {n} tasks lack a result in an arm "
+        "(interrupted?), so the fixed-n figures are descriptive."
+    )
+    return ran, calls, 0, reason
+
+
 def apply_sequential(
     data: PairedData, config: CampaignConfig
 ) -> tuple[PairedData, SequentialSummary]:
@@ -215,18 +270,16 @@ def apply_sequential(
     ids, outcomes, flags, gap = _walk(data, order, config.gates.critical_must_not_regress)
     monitor = replay_monitor(outcomes, flags, settings)
     state = monitor.state
+    runs = max(data.runs, config.runs)
     if state.decided:
         cut = order.index(ids[state.pairs - 1]) + 1
         data = keep_tasks(data, set(order[:cut]), order[cut:])
+        ran, calls, saved, reason = cut, 2 * runs * cut, 2 * runs * (n - cut), state.reason
     else:
-        cut = n
+        ran, calls, saved, reason = _undecided(data, state.pairs, n, runs, gap)
+    # the fixed-n test is valid only as the planned look once every task ran (STATISTICS.md 10)
+    descriptive = ran < n if state.decided else gap
     gate = state.gate or ("undecided" if gap else "end_of_suite")
-    reason = state.reason
-    if gate == "end_of_suite" and not state.decided:
-        reason = f"End of suite: all {n} tasks ran ({n - state.pairs} excluded) and no gate decided."
-    elif gate == "undecided":
-        reason = f"Undecided after {state.pairs} pairs; tasks are still missing (interrupted?)."
-    runs = max(data.runs, config.runs)
     a_c = state.alpha_per_candidate
     decided = [_GATE_NAMES["regression"]]
     if settings["margin"] is not None:
@@ -234,16 +287,16 @@ def apply_sequential(
     if config.gates.critical_must_not_regress:
         decided.append(_GATE_NAMES["critical"])
     return data, SequentialSummary(
-        stopped_early=cut < n,
+        stopped_early=state.decided and ran < n,
         gate=gate,
         reason=reason,
         pairs=state.pairs,
-        tasks_run=cut,
+        tasks_run=ran,
         n_tasks=n,
         runs=runs,
-        agent_calls=2 * runs * cut,
+        agent_calls=calls,
         agent_calls_planned=2 * runs * n,
-        agent_calls_saved=2 * runs * (n - cut),
+        agent_calls_saved=saved,
         alpha=config.alpha,
         alpha_per_candidate=a_c,
         candidates=policy.candidates,
@@ -258,7 +311,7 @@ def apply_sequential(
         ),
         estimate=state.estimate,
         gates_decided=decided,
-        fixed_n_descriptive=cut < n,
+        fixed_n_descriptive=descriptive,
         order=ORDER_METHOD,
         trajectory=_trajectory(
             np.asarray(outcomes[: state.pairs]), 2 * a_c, settings["population_size"]

@@ -6,11 +6,13 @@ are judged here instead of by their fixed-n forms in :mod:`ablation.analysis.bui
 
 - ``"no significant regression"``: fails when the regression e-process reached
   ``1/alpha_per_candidate`` (the monitor's ``regression`` decision); error ≤ alpha per candidate
-  under "no regression" at any stopping time (Ville's inequality). When no rule stopped the
-  campaign (every task ran, ``fixed_n_descriptive`` false), the report's fixed-n figures are not
-  descriptive and its summary sentence states the fixed-n one-sided test; the gate then also
-  fails when that test rejects at ``alpha``, so a PASS never stands beside "candidate is worse".
-  This adds false failures (at most ``alpha`` more under "no regression"), never false passes.
+  under "no regression" at any stopping time (Ville's inequality). When every task ran and no
+  rule stopped the campaign early (``fixed_n_descriptive`` false), the report's fixed-n figures
+  are not descriptive and its summary sentence states the fixed-n one-sided test; the gate then
+  also fails when that test rejects at ``alpha``, so a PASS never stands beside "candidate is
+  worse". This adds false failures (at most ``alpha`` more under "no regression"), never false
+  passes. A campaign left undecided before every task ran (interrupted) has descriptive fixed-n
+  figures, and only the e-process judges it: the planned fixed-n look is at the end of the suite.
 - ``"non-inferiority"``: passes when the confidence sequence's lower bound cleared ``-margin``
   (``non_inferior``), fails when its upper bound fell below (``inferior``), and is inconclusive
   (counted as a failure) when the campaign stopped for another reason first.
