@@ -13,7 +13,17 @@ from typing import Any, TextIO
 
 from ablation.cli import user_code
 from ablation.cli.options import campaign_config, merged_settings
-from ablation.cli.output import EXIT_ERROR, EXIT_OK, check_output, emit, say_sandbox_unavailable
+from ablation.cli.output import (
+    EXIT_ERROR,
+    EXIT_OK,
+    Named,
+    check_output,
+    config_inputs,
+    emit,
+    say_sandbox_unavailable,
+    spec_inputs,
+    store_inputs,
+)
 from ablation.cli.parser import UsageError
 from ablation.cli.user_io import stdin_for_user_code, user_output_to_stderr
 
@@ -105,10 +115,22 @@ def _run_settings(args: argparse.Namespace) -> dict[str, Any]:
     s["store"] = Path(s.get("store") or DEFAULT_STORE_PATH).absolute()
     if s.get("output") is not None:
         s["output"] = Path(s["output"]).absolute()
-        check_output(s)  # before any agent call is spent
+    check_output(s, _run_inputs(args, s))  # before any user code runs or agent call is spent
     if args.resume and s.get("sequential") and not s.get("no_store"):
         s["n_candidates"] = _stored_candidates(s["store"], args.resume) or s["n_candidates"]
     return s
+
+
+def _run_inputs(args: argparse.Namespace, s: dict[str, Any]) -> list[Named]:
+    """The files ``run`` reads: the suite, agent and scorer files, the store and the configuration."""
+    named = [*spec_inputs("the suite", args.suite), *spec_inputs("the baseline agent", args.baseline)]
+    for spec in args.candidate:
+        named += spec_inputs("a candidate agent", spec)
+    for spec in s.get("quality") or []:
+        named += spec_inputs("a --quality scorer", spec)
+    if not s.get("no_store"):
+        named += store_inputs(s["store"])
+    return [*named, *config_inputs()]
 
 
 def _resume_hint(
@@ -194,17 +216,20 @@ def _cmd_report(args: argparse.Namespace) -> int:
     from ablation.store.run_store import DEFAULT_STORE_PATH, RunStore
 
     s = merged_settings(args)
-    check_output(s)
+    for key in ("sequential", "stop_when_inconclusive_after", "suite_claim"):
+        s.pop(key, None)  # [tool.ablation] keys of `run`: a report replays the stored policy
     path = Path(s.get("store") or DEFAULT_STORE_PATH)
+    check_output(s, [*store_inputs(path), *config_inputs()])
     if not path.exists():
         raise ConfigError(f"{path}: no run store here (run a campaign first, or pass --store)")
     overrides = campaign_config(s)  # only the options given on the command line change the stored ones
-    changed = {k: getattr(overrides, k) for k in overrides.model_fields_set if k != "labels"}
     with RunStore(path, read_only=True) as store:  # reading needs no write access
         campaign = None if args.campaign == "latest" else args.campaign
+        stored = store.latest_campaign() if campaign is None else store.get_campaign(campaign)
+        changed = _report_update(stored, overrides, s)
         report, record = report_stored_campaign(store, campaign, config_update=changed)
         if args.export_jsonl:
-            store.export_jsonl(record.campaign_id, args.export_jsonl)
+            _export(store, record.campaign_id, args.export_jsonl)
         if record.status != "complete":
             print(
                 f"ablation: campaign {record.campaign_id} is {record.status}: "
@@ -212,6 +237,91 @@ def _cmd_report(args: argparse.Namespace) -> int:
                 file=sys.stderr,
             )
     return emit([report], [record.candidate_agent], s)
+
+
+#: What a message calls each setting that decides a sequential campaign's stop.
+_STOP_NAMES = {
+    "seed": "seed", "alpha": "alpha", "gates.noninferiority_margin": "margin",
+    "gates.critical_must_not_regress": "critical gate", "sequential": "sequential policy",
+}  # fmt: skip
+
+
+def _report_update(record: Any, overrides: Any, s: dict[str, Any]) -> dict[str, Any]:
+    """The fields of a stored campaign's configuration that ``ablation report`` replaces.
+
+    Only the options given change their stored values: a gate option its own field of the stored
+    gate policy, not the whole policy. A sequential campaign's stop was decided with the settings
+    of :data:`~ablation.analysis.sequential.STOP_SETTINGS`, and its report replays that stop with
+    the stored ones: a flag that changes one is a usage error naming the flag and the stored
+    value; such a value from ``[tool.ablation]`` is left unused, with one note on stderr.
+    ``record`` is ``None`` when the store holds no such campaign (the report then says so).
+
+    Raises:
+        UsageError: a flag changes a setting that decided a sequential campaign's stop.
+    """
+    from ablation.analysis.sequential import stop_settings_changed
+    from ablation.cli.option_table import OPTIONS
+    from ablation.cli.options import FROM_FILE, where_set
+
+    changed = {k: getattr(overrides, k) for k in overrides.model_fields_set - {"labels", "sequential"}}
+    if record is None:
+        return changed
+    stored = record.config
+    if "gates" in changed:
+        given = overrides.gates
+        changed["gates"] = stored.gates.model_copy(
+            update={name: getattr(given, name) for name in given.model_fields_set}
+        )
+    refused: list[tuple[str, str, str]] = []  # (where, as given, the stored setting)
+    unused: list[tuple[str, str, str]] = []
+    for field_path, old, new in stop_settings_changed(stored, changed):
+        key = next(o.key or o.name for o in OPTIONS if o.config == field_path)
+        where, from_file = where_set(key, s), key in s.get(FROM_FILE, {})
+        if from_file:
+            given_as = f"{where} = {json.dumps(new)}"
+        else:  # a switch (--no-critical-gate) says its value by being there
+            given_as = where + ("" if isinstance(new, bool) else f" {new}")
+        (unused if from_file else refused).append(
+            (where, given_as, _setting(_STOP_NAMES.get(field_path, field_path), old))
+        )
+        top, _, leaf = field_path.partition(".")  # the report keeps the stored value
+        changed[top] = changed[top].model_copy(update={leaf: old}) if leaf else old
+    for found in (refused, unused):
+        if not found:
+            continue
+        why = (
+            f"{', '.join(g for _, g, _ in found)}: campaign {record.campaign_id} is sequential and "
+            f"its stop was decided with {', '.join(w for _, _, w in found)}; its report replays "
+            "that stop with the stored settings"
+        )
+        if found is refused:
+            raise UsageError(f"{why} (drop {', '.join(w for w, _, _ in found)})")
+        what = "value is" if len(found) == 1 else "values are"
+        print(f"ablation: note: {why}, so the file's {what} not used", file=sys.stderr)
+    return changed
+
+
+def _setting(name: str, value: Any) -> str:
+    """``margin 0.2``, ``no margin``, ``the critical gate on``."""
+    if value is None:
+        return f"no {name}"
+    if isinstance(value, bool):
+        return f"the {name} {'on' if value else 'off'}"
+    return f"{name} {value}"
+
+
+def _export(store: Any, campaign_id: str, path: Path) -> None:
+    """``--export-jsonl``: the campaign's trials as JSONL; a failed write names the flag."""
+    from ablation.errors import StoreError
+
+    try:
+        store.export_jsonl(campaign_id, path)
+    except StoreError as exc:
+        cause = exc.__cause__
+        if not isinstance(cause, OSError):
+            raise
+        reason = cause.strerror or str(cause)
+        raise UsageError(f"argument --export-jsonl: cannot write the trials to {path}: {reason}") from None
 
 
 def _cmd_init(args: argparse.Namespace) -> int:

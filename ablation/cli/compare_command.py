@@ -35,7 +35,7 @@ from ablation.cli.options import (
     read_options,
     where_set,
 )
-from ablation.cli.output import check_output, emit
+from ablation.cli.output import Named, check_output, config_inputs, emit, write_output
 from ablation.cli.parser import UsageError
 from ablation.cli.user_io import ClosedPipeSafe
 from ablation.process_hooks import during_large_work, memory_freed
@@ -140,7 +140,7 @@ def cmd_compare(args: argparse.Namespace) -> int:
     started = _now()
     s = merged_settings(args)
     s["n_candidates"] = len(args.after)
-    check_output(s)
+    check_output(s, _inputs(args))
     config = campaign_config(s)
     expected = load_expected_ids(args.expected_ids) if args.expected_ids else None
     field = args.field or "passed"
@@ -165,6 +165,15 @@ def cmd_compare(args: argparse.Namespace) -> int:
             for r in reports
         ]  # fmt: skip
     return emit(reports, [p.name for p in args.after], s)
+
+
+def _inputs(args: argparse.Namespace) -> list[Named]:
+    """The files ``compare`` reads, named for :func:`~ablation.cli.output.check_output`."""
+    named: list[Named] = [("the BEFORE results", args.before)]
+    named += [("the AFTER results", path) for path in args.after]
+    if args.expected_ids:
+        named.append(("the --expected-ids file", args.expected_ids))
+    return [*named, *config_inputs()]
 
 
 def _compare_verdicts(
@@ -257,7 +266,7 @@ def _compare_numeric(
         sections = [NumericSection(n, num.numeric_lines(r), r.gates, r.verdict) for r, n in zip(results, names, strict=True)]
         text = numeric_document(fmt, sections, summary)
     if s.get("output") is not None:
-        Path(s["output"]).write_text(text + "\n", encoding="utf-8")
+        write_output(Path(s["output"]), text + "\n")
         print(f"report written to {s['output']}", file=sys.stderr)
     elif not s.get("quiet"):
         out = ClosedPipeSafe(sys.stdout)  # a reader that went away (``| head``) ends it quietly
