@@ -314,10 +314,12 @@ class AblationReport(BaseModel):
     """The paired comparison of a candidate against a baseline.
 
     ``regressions`` and ``improvements`` are sorted task ids; ``critical_regressions`` lists
-    the critical ones first for the reader. ``summary`` says in words what the data show
-    (``"improvement"``, ``"regression"`` or ``"no significant difference"`` at ``alpha``;
-    ``"no discordant pairs"``, or ``"no paired tasks"`` when nothing was paired); with several
-    candidates an improvement is claimed only when ``improvement_holm_pvalue`` is below alpha.
+    the critical ones first for the reader; ``n_critical`` counts the paired critical tasks and
+    ``critical_excluded`` names the critical tasks left out of the pairing. ``summary`` says in
+    words what the data show (``"improvement"``, ``"regression"`` or ``"no significant
+    difference"`` at ``alpha``; ``"no discordant pairs"``, or ``"no paired tasks"`` when nothing
+    was paired); with several candidates an improvement is claimed only when
+    ``improvement_holm_pvalue`` is below alpha.
     ``verdict`` is the release-gate verdict, never adjusted for the number of candidates.
     """
 
@@ -333,6 +335,13 @@ class AblationReport(BaseModel):
     improvements: list[str] = Field(default_factory=no_items)
     critical_regressions: list[str] = Field(default_factory=no_items)
     critical_flaky: list[str] = Field(default_factory=no_items)
+    critical_excluded: list[str] = Field(
+        default_factory=no_items,
+        description="sorted ids of the critical tasks left out of the pairing as a whole (an "
+        "excluded entry without a run: missing, in one arm only, no completed trial in an arm); "
+        "the critical gate cannot check them and is inconclusive, unless a paired critical "
+        "regression fails it. n_critical counts the paired critical tasks only",
+    )
     baseline: ArmSummary
     candidate: ArmSummary
     mcnemar: McNemarSummary

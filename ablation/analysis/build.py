@@ -19,12 +19,13 @@ import functools
 import os
 from collections.abc import Iterable, Mapping, Sequence
 from datetime import UTC, datetime
-from typing import Any, Literal
+from typing import Any
 
 import numpy as np
 
-from ablation.analysis import breakdowns, headline
+from ablation.analysis import breakdowns, critical_flags, headline
 from ablation.analysis.background import import_report_statistics, in_background
+from ablation.analysis.completeness import missing_pairs
 from ablation.analysis.details import details
 from ablation.analysis.failures import error_summary, errored_regressions
 from ablation.analysis.gates import evaluate_gates
@@ -39,6 +40,7 @@ from ablation.outputs import TOOL_CALLS_PREFIX
 from ablation.process_hooks import during_large_work
 from ablation.report import (
     AblationReport,
+    Claim,
     ContinuousComparison,
     McNemarSummary,
     PairTable,
@@ -69,10 +71,7 @@ def source_date() -> str | None:
         return None
 
 
-Summary = Literal["improvement", "regression", "no significant difference", "no discordant pairs", "no paired tasks"]
-
-
-def _summary(table: PairTable, test: UpliftTest) -> Summary:
+def _summary(table: PairTable, test: UpliftTest) -> Claim:
     """The sentence's claim, by the regression gate's own one-sided test (one test per question)."""
     if table.regressions + table.improvements == 0:
         return "no paired tasks" if table.n == 0 else "no discordant pairs"
@@ -195,6 +194,7 @@ def build_report(
     *,
     config: CampaignConfig | None = None,
     provenance: Provenance | None = None,
+    arms: Sequence[Any] | None = None,
 ) -> AblationReport:
     """Compute every statistic of the report from paired data, then apply the gates.
 
@@ -204,6 +204,7 @@ def build_report(
         config: Analysis settings (alpha, level, resamples, seed, gates); with ``sequential`` set,
             every figure counts only the tasks up to the monitor's decision (``apply_sequential``).
         provenance: Provenance to record; the statistical fields are filled in here.
+        arms: The paired arms' columns, if the caller has them: flags of critical tasks left out.
 
     Returns:
         The gated report, with its change notes.
@@ -265,9 +266,9 @@ def build_report(
     report = breakdowns.with_ids(
         report, regressions=regressions, improvements=improvements,
         critical_regressions=critical_regressions,
+        critical_excluded=critical_flags.left_out(missing_pairs(report), data, arms),
     )  # fmt: skip
-    report = with_notes(report, data, config.alpha)
-    return evaluate_gates(report, config.gates, alpha=config.alpha)
+    return evaluate_gates(with_notes(report, data, config.alpha), config.gates, alpha=config.alpha)
 
 
 def report_from_results(
@@ -299,11 +300,9 @@ def _side(
 ) -> tuple[Sequence[Any], Any, str]:
     """One side of :func:`compare_results` as ``(rows, TrialColumns, label)``; a list side
     shares ``ids`` (the other side's task ids) when it holds the same ids in the same order.
-
     Lists of :class:`TaskResult` and of TaskResult-shaped records (with ``task_id``) take the
     columnar fast path; files, DataFrames and result-file-like mappings are read by
-    :mod:`ablation.sources.inputs` first.
-    """
+    :mod:`ablation.sources.inputs` first."""
     from ablation.analysis.in_memory import (
         are_records,
         result_fields,
@@ -397,4 +396,4 @@ def compare_columns(
         baseline_agent=names[0], candidate_agent=names[1], source="compare")
     data = pair_columns(baseline, candidate, expected_ids=expected_ids, on_error=config.on_error,
                         trial_lookup=trial_lookup)  # fmt: skip
-    return build_report(data, config=config, provenance=provenance)
+    return build_report(data, config=config, provenance=provenance, arms=(baseline, candidate))

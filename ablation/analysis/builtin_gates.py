@@ -21,7 +21,7 @@ from ablation.analysis.completeness import GATE_COMPLETENESS, completeness_gate
 from ablation.analysis.gate_data import metric_section, too_few_pairs
 from ablation.analysis.gate_status import could_not_run, turned_off
 from ablation.config import GatePolicy
-from ablation.report import AblationReport, GateResult
+from ablation.report import AblationReport, GateResult, NonInferiority
 
 __all__ = [
     "GATE_COMPLETENESS",
@@ -64,8 +64,20 @@ def _ids(ids: list[str]) -> str:
     return shown + (f" ... and {more} more" if more > 0 else "")
 
 
+def _left_out(report: AblationReport) -> str:
+    """The critical tasks left out of the pairing, each with why (its excluded entry)."""
+    why: dict[str, str] = {}
+    for e in report.excluded:
+        if e.run is None:
+            why.setdefault(e.task_id, e.reason)
+    return _ids([f"{t} ({why.get(t, 'left out')})" for t in report.critical_excluded])
+
+
 def _critical_gate(report: AblationReport) -> GateResult:
-    crit = list(report.critical_regressions)
+    """Fails on a critical regression among the pairs; else a critical task left out of the
+    pairing (no pair to compare) makes it inconclusive: it could not be checked."""
+    crit, left = list(report.critical_regressions), list(report.critical_excluded)
+    n = report.n_critical
     how = (
         "baseline passed, candidate failed"
         if report.runs == 1
@@ -77,30 +89,33 @@ def _critical_gate(report: AblationReport) -> GateResult:
         if report.critical_flaky
         else ""
     )
-    if crit:
+    if crit:  # the report's two-sided figure; with repeated runs a sign test on the tasks
+        test = "McNemar" if report.runs == 1 else "two-sided sign test on the tasks,"
+        unchecked = f" {len(left)} critical task(s) left out of the pairing could not be checked: "
         return GateResult(
             name=GATE_CRITICAL,
             status="fail",
             evidence=(
                 f"{len(crit)} critical task(s) regressed ({how}): "
                 f"{_ids(crit)}. A critical regression fails whatever the p-value "
-                f"(McNemar p = {short(report.mcnemar.pvalue)}).{flaky}"
+                f"({test} p = {short(report.mcnemar.pvalue)}).{flaky}"
+                + (f"{unchecked}{_left_out(report)}." if left else "")
             ),
             tasks=crit,
         )
-    return GateResult(
-        name=GATE_CRITICAL,
-        status="pass",
-        evidence=(
-            (
-                f"none of the {report.n_critical} critical task(s) regressed "
-                if report.n_critical
-                else "no task is marked critical "
-            )
-            + f"({report.table.regressions} regression(s) in all)."
-            + flaky
-        ),
+    in_all = f"({report.table.regressions} regression(s) in all)."
+    if not left:
+        what = f"none of the {n} critical task(s) regressed" if n else "no task is marked critical"
+        return GateResult(name=GATE_CRITICAL, status="pass", evidence=f"{what} {in_all}{flaky}")
+    gate = could_not_run(
+        GATE_CRITICAL, f"the check of {len(left)} critical task(s) left out of the pairing",
+        f"they have no pair to compare: {_left_out(report)}",
+    )  # fmt: skip
+    paired = (
+        f"None of the {n} paired critical task(s) regressed" if n else "No paired task is marked critical"
     )
+    evidence = f"{gate.evidence} {paired} {in_all}{flaky}"
+    return gate.model_copy(update={"evidence": evidence, "tasks": left})
 
 
 def _noninferiority_gate(report: AblationReport, margin: float) -> GateResult:
@@ -129,33 +144,44 @@ def _noninferiority_gate(report: AblationReport, margin: float) -> GateResult:
             ),
             pvalue=ni.pvalue,
         )
-    level = f"{100 * ni.ci.confidence_level:g}%"
-    interval = f"{level} CI [{ni.ci.low:+.4f}, {ni.ci.high:+.4f}]"
-    test = f"{ni.method}, H0: uplift <= -{short(margin)}, p = {short(ni.pvalue)}, alpha {short(ni.alpha)}"
-    if ni.decision == "non-inferior":
-        return GateResult(
-            name=GATE_NONINFERIORITY,
-            status="pass",
-            evidence=f"non-inferior: {interval} lies above -{short(margin)} ({test}).",
-            pvalue=ni.pvalue,
-        )
-    if ni.decision == "inconclusive":
-        return GateResult(
-            name=GATE_NONINFERIORITY,
-            status="inconclusive",
-            evidence=(
-                f"inconclusive: {interval} crosses -{short(margin)} ({test}); the data show neither "
-                "non-inferiority nor a regression, and an inconclusive gate counts as a failure."
-            ),
-            pvalue=ni.pvalue,
-            tasks=list(report.regressions),
-        )
+    status = {"non-inferior": "pass", "inconclusive": "inconclusive"}.get(ni.decision, "fail")
     return GateResult(
         name=GATE_NONINFERIORITY,
-        status="fail",
-        evidence=f"regression: {interval} lies below 0 ({test}).",
+        status=status,  # type: ignore[arg-type]
+        evidence=_ni_evidence(report, ni, margin),
         pvalue=ni.pvalue,
-        tasks=list(report.regressions),
+        tasks=[] if status == "pass" else list(report.regressions),
+    )
+
+
+def _ni_evidence(report: AblationReport, ni: NonInferiority, margin: float) -> str:
+    """The decision in words true of both the interval and the test: the Tango interval can clear
+    -margin while the exact p stays above alpha (STATISTICS.md section 7)."""
+    level, m = f"{100 * ni.ci.confidence_level:g}%", short(margin)
+    bounds = f"[{ni.ci.low:+.4f}, {ni.ci.high:+.4f}]"
+    h0 = f"H0: uplift <= -{m}"
+    test = f"{ni.method}, {h0}, p = {short(ni.pvalue)}, alpha {short(ni.alpha)}"
+    if ni.decision == "non-inferior":
+        return f"non-inferior: {level} CI {bounds} lies above -{m} ({test})."
+    # beside the exact test (one run per task) the interval, the 1 - 2 alpha Tango score
+    # interval, carries the test's name: it is named by its own method
+    tango = report.uplift.tango_ci
+    own = tango.method if tango else "Tango score interval"
+    own = ni.ci.method if ni.ci.method != ni.method else own
+    named = f"the {level} {own} {bounds}"
+    if ni.decision == "regression":
+        return f"regression: {named} lies below 0 ({test})."
+    if ni.ci.low > -margin:  # the interval clears the margin; the test's p decides
+        tester = "the exact test" if report.runs == 1 else "the test"
+        why = (
+            f"{named} lies above -{m}, but {tester} gives p = {short(ni.pvalue)} > alpha "
+            f"{short(ni.alpha)} ({ni.method}, {h0}), and the test decides"
+        )
+    else:
+        why = f"{named} {'crosses' if ni.ci.low < -margin else 'reaches'} -{m} ({test})"
+    return (
+        f"inconclusive: {why}; the data show neither non-inferiority nor a regression, and an "
+        "inconclusive gate counts as a failure."
     )
 
 
@@ -302,7 +328,9 @@ class CriticalGate(BuiltinGate):
         gate = _critical_gate(report)
         if policy.critical_must_not_regress:
             return [gate]
-        would = "would have failed" if gate.status == "fail" else "would have passed"
+        would = {"fail": "would have failed", "inconclusive": "would have been inconclusive"}.get(
+            gate.status, "would have passed"
+        )
         return [
             gate.model_copy(
                 update={
