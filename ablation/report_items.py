@@ -225,8 +225,9 @@ class SequentialSummary(BaseModel):
     ``gate`` is the deciding rule (``critical_regression``, ``regression``, ``inferior``,
     ``non_inferior``, ``futility``, ``end_of_suite``) or ``"undecided"`` (tasks still missing).
     ``pairs`` counts the pairs the monitor saw (excluded pairs are skipped); ``tasks_run`` the
-    tasks up to the deciding one in run order. ``agent_calls`` is 2 x runs per task run (calls for
-    later tasks made while earlier ones were in flight, then discarded, are not counted);
+    tasks up to the deciding one in run order, or, undecided before every task ran, the tasks with a
+    stored result. ``agent_calls`` is 2 x runs per task run (calls for later tasks made while
+    earlier ones were in flight, then discarded, are not counted; undecided: the stored trials);
     ``agent_calls_planned`` that of the whole suite. ``e_value`` is the regression e-value (it rejects at ``1/alpha_per_candidate``, with
     ``alpha_per_candidate = alpha / candidates``, Bonferroni); ``interval`` the anytime-valid
     interval for the uplift at the stop. When ``fixed_n_descriptive`` is set the stop was

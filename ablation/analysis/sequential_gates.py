@@ -11,8 +11,9 @@ are judged here instead of by their fixed-n forms in :mod:`ablation.analysis.bui
   are not descriptive and its summary sentence states the fixed-n one-sided test; the gate then
   also fails when that test rejects at ``alpha``, so a PASS never stands beside "candidate is
   worse". This adds false failures (at most ``alpha`` more under "no regression"), never false
-  passes. A campaign left undecided before every task ran (interrupted) has descriptive fixed-n
-  figures, and only the e-process judges it: the planned fixed-n look is at the end of the suite.
+  passes. A campaign left undecided before every task ran (interrupted) reached neither look:
+  the gate fails when the e-process rejected and is otherwise inconclusive (resume it), so it
+  never passes beside a descriptive fixed-n "candidate is worse".
 - ``"non-inferiority"``: passes when the confidence sequence's lower bound cleared ``-margin``
   (``non_inferior``), fails when its upper bound fell below (``inferior``), and is inconclusive
   (counted as a failure) when the campaign stopped for another reason first.
@@ -28,6 +29,7 @@ from ablation.analysis.builtin_gates import (
     regression_test,
     short,
 )
+from ablation.analysis.gate_status import could_not_run
 from ablation.config import GatePolicy
 from ablation.report import AblationReport, GateResult, SequentialSummary
 
@@ -123,6 +125,14 @@ class SequentialRegressionGate(BuiltinGate):
         s = report.sequential
         assert s is not None
         gate = sequential_regression_gate(s, GATE_REGRESSION)
+        if gate.status != "fail" and s.gate == "undecided":  # neither look was reached
+            return [could_not_run(
+                GATE_REGRESSION, "the sequential decision",
+                f"the campaign stopped undecided before every task ran ({s.tasks_run} of "
+                f"{s.n_tasks} tasks): the e-process had not reached 1/alpha (e = "
+                f"{s.e_value:.4g} < {1 / s.alpha_per_candidate:.4g}) {_where(s)}, and the fixed-n "
+                "look planned at the end of the suite was not reached (resume the campaign)",
+            )]  # fmt: skip
         if gate.status == "fail" or s.fixed_n_descriptive:
             return [gate]
         p, desc = regression_test(report)

@@ -106,7 +106,7 @@ def report_from_store(
         on_error=config.on_error,
         trial_lookup=StoredTrials(store, campaign_id),
     )
-    report = build_report(data, config=config, provenance=provenance)
+    report = build_report(data, config=config, provenance=provenance, arms=(baseline, candidate))
     if tasks is not None:  # the campaign that ran: keep what its drill-downs show
         store.save_task_details(
             campaign_id, {d.task_id: (d.input, d.expected_output) for d in report.details}

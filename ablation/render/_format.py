@@ -314,10 +314,9 @@ def summary_sentence(report: AblationReport) -> str:
     stats = f"uplift {fmt_pp(report.uplift.estimate)}, " + _test_words(report)
     seq = report.sequential
     if seq is not None and seq.fixed_n_descriptive:
-        stats += (
-            f" (descriptive: the sequential campaign stopped after {seq.pairs} pairs, "
-            f"decided by {seq.gate.replace('_', ' ')})"
-        )
+        how = "undecided, not every task ran" if seq.gate == "undecided" else (
+            f"decided by {seq.gate.replace('_', ' ')}")
+        stats += f" (descriptive: the sequential campaign stopped after {seq.pairs} pairs, {how})"
     return f"{summary[:1].upper()}{summary[1:]}: {counts}; {stats}."
 
 

@@ -46,8 +46,12 @@ def sequential_note(report: AblationReport) -> str:
     if s is None:
         return ""
     if s.fixed_n_descriptive:
+        stop = (
+            "The campaign stopped undecided before every task ran (interrupted, or tasks without "
+            "a result)" if s.gate == "undecided" else "The campaign stopped on the data"
+        )
         return (
-            "The campaign stopped on the data, so the fixed-n p-values and intervals in this "
+            f"{stop}, so the fixed-n p-values and intervals in this "
             "report are descriptive only; the gates use the anytime-valid decisions above "
             "(STATISTICS.md section 10)."
         )

@@ -95,14 +95,16 @@ def test_the_report_counts_what_ran_and_calls_the_fixed_n_test_descriptive(
     assert report["table"]["regressions"] == 6 and report["uplift_test"]["pvalue_worse"] < 0.05
     gates = {g["name"]: g for g in report["gates"]}
     regression = gates["no significant regression"]
-    assert regression["status"] == "pass"  # the e-process did not reach 1/alpha
-    assert "every task ran" not in regression["evidence"]
+    assert regression["status"] == "inconclusive"  # the e-process did not reach 1/alpha
+    assert "so the fixed-n test is valid" not in regression["evidence"]
+    assert "stopped undecided before every task ran" in regression["evidence"]
     assert gates["complete comparison"]["status"] == "fail"
 
 
-def test_without_the_completeness_gate_the_e_process_alone_judges(
+def test_without_the_completeness_gate_an_undecided_campaign_cannot_pass(
     interrupted: tuple[Path, Path],
 ) -> None:
+    """Neither the e-process's nor the planned fixed-n look decided: no PASS beside "worse"."""
     store, folder = interrupted
     proc = cli.run_here(
         ["report", "latest", "--store", str(store), "--format", "json", "--allow-incomplete"],
@@ -110,8 +112,22 @@ def test_without_the_completeness_gate_the_e_process_alone_judges(
     )
     report = json.loads(proc.stdout)
     gates = {g["name"]: g for g in report["gates"]}
-    assert gates["no significant regression"]["status"] == "pass"
-    assert report["verdict"] == "pass" and proc.returncode == 0
+    assert report["summary"] == "regression"  # the descriptive fixed-n test, as the sentence says
+    assert gates["no significant regression"]["status"] == "inconclusive"
+    assert report["verdict"] == "fail" and proc.returncode == 2
     assert "descriptive" in cli.run_here(
         ["report", "latest", "--store", str(store), "--allow-incomplete"], cwd=folder
     ).stdout
+
+
+def test_the_words_say_the_campaign_stopped_undecided(interrupted: tuple[Path, Path]) -> None:
+    store, folder = interrupted
+    for fmt in ("terminal", "markdown"):
+        out = cli.run_here(
+            ["report", "latest", "--store", str(store), "--format", fmt, "--allow-incomplete"],
+            cwd=folder,
+        ).stdout
+        assert "decided by undecided" not in out and "stopped on the data" not in out, out
+        flat = " ".join(out.split())
+        assert "undecided, not every task ran" in flat and "stopped undecided before every task ran" in flat
+        assert "Verdict: FAIL" in flat
