@@ -10,6 +10,7 @@ from __future__ import annotations
 from typing import Any
 
 from ablation.errors import InputError
+from ablation.sources.text import short_repr
 
 __all__ = ["require_common_ids"]
 
@@ -22,7 +23,8 @@ def require_common_ids(before: Any, after: Any, names: tuple[str, str]) -> None:
         after: The candidate's :class:`~ablation.columns.TrialColumns`.
         names: How the two files are named in the message.
 
-    Assumes both arms hold at least one row (an empty file is refused when it is read).
+    Assumes both arms hold at least one row (an empty file is refused when it is read). The
+    example ids are cut to 80 characters, so the message stays one short line.
     """
     if before.task_id[0] == after.task_id[0]:
         return  # files of one suite usually start with the same task: no set of every id
@@ -31,6 +33,6 @@ def require_common_ids(before: Any, after: Any, names: tuple[str, str]) -> None:
         first_b, first_a = str(before.task_id[0]), str(after.task_id[0])
         raise InputError(
             f"{names[0]} and {names[1]} have no task id in common ({len(ids)} and "
-            f"{len(set(after.task_id.tolist()))} distinct ids, e.g. {first_b!r} and {first_a!r}): "
+            f"{len(set(after.task_id.tolist()))} distinct ids, e.g. {short_repr(first_b)} and {short_repr(first_a)}): "
             "nothing to pair; check --key or the files"
         )

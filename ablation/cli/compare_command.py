@@ -142,7 +142,8 @@ def cmd_compare(args: argparse.Namespace) -> int:
     s["n_candidates"] = len(args.after)
     check_output(s, _inputs(args))
     config = campaign_config(s)
-    expected = load_expected_ids(args.expected_ids) if args.expected_ids else None
+    limit = getattr(args, "max_input_bytes", None)
+    expected = load_expected_ids(args.expected_ids, max_bytes=limit) if args.expected_ids else None
     field = args.field or "passed"
     with rereadable([args.before, *args.after], getattr(args, "max_input_bytes", None)) as sources:
         reason = None

@@ -19,6 +19,7 @@ from ablation.errors import ConfigError, InputError
 from ablation.schema import ARMS, TaskResult
 from ablation.sources.readers.rows import ReadOptions, parse_verdict
 from ablation.sources.text import (
+    MAX_BYTES,
     file_error,
     json_array_items,
     nonblank_lines,
@@ -62,9 +63,10 @@ def load_results(
     from the content and mapped as their reader modules document. ``path`` may be ``-`` (standard
     input) and may be gzip-compressed.
 
-    A verdict must be unambiguous: a JSON boolean, ``1``/``0`` (or exactly ``1.0``/``0.0``), or
-    one of the strings true/false, 1/0, 1.0/0.0, pass/fail, passed/failed, yes/no (any case,
-    surrounding spaces ignored), unless ``pass_values`` lists the values that pass. Anything else
+    A verdict must be unambiguous: a JSON boolean, a number equal to 1 or 0 (a JSON number, or a
+    text spelling one: ``1``, ``0.00``, ``1e0``), or one of the strings true/false, pass/fail,
+    passed/failed, yes/no (any case, surrounding spaces ignored), unless ``pass_values`` lists the
+    values that pass. Another number makes ``compare`` read the field as a number; anything else
     is an error, never a guess.
 
     Args:
@@ -173,22 +175,24 @@ def _options(
 # --------------------------------------------------------------------------- expected ids
 
 
-def load_expected_ids(path: str | os.PathLike[str]) -> list[str]:
+def load_expected_ids(path: str | os.PathLike[str], *, max_bytes: int | None = None) -> list[str]:
     """Load the inventory of task ids a results file is expected to cover.
 
     Args:
         path: A text file with one id per line (surrounding spaces stripped; blank lines and lines
             starting with ``#`` ignored), or a file holding one JSON array of strings/integers.
+        max_bytes: Largest file read (default :data:`~ablation.sources.text.MAX_BYTES`, 256 MiB,
+            the bound of result files); a larger or endless file (``/dev/zero``) is an error.
 
     Returns:
         The ids in file order.
 
     Raises:
-        InputError: missing file, malformed JSON array, an item that is not a string or integer,
-            a duplicate id (naming both lines), or no ids at all.
+        InputError: missing or too large file, malformed JSON array, an item that is not a string
+            or integer, a duplicate id (naming both lines), or no ids at all.
     """
     display = os.fspath(path)
-    text = read_text(Path(path), display)
+    text = read_text(Path(path), display, max_bytes=max_bytes or MAX_BYTES)
     entries: list[tuple[int, str]] = []
     if starts_json_array(text):
         for line, item in json_array_items(text, display):
@@ -211,7 +215,7 @@ def load_expected_ids(path: str | os.PathLike[str]) -> list[str]:
             raise file_error(
                 InputError,
                 display,
-                f"duplicate id {task_id!r}: first on line "
+                f"duplicate id {short_repr(task_id)}: first on line "
                 f"{first_line[task_id]}, again on line {line}",
                 line=line,
                 task_id=task_id,

@@ -31,7 +31,9 @@ from ablation.sources.modules import (
     split_py_attr,
 )
 from ablation.sources.text import (
+    MAX_BYTES,
     MAX_JSON_DEPTH,
+    bounded_lines,
     exc_text,
     file_error,
     load_json,
@@ -226,7 +228,11 @@ def _jsonl_tasks(path: Path, display: str) -> Iterator[AblationTask]:
 
 
 def _streamed_lines(path: Path, display: str) -> Iterator[tuple[int, str]]:
-    """``(line number, text)`` of each non-blank line, decoded as UTF-8 one line at a time."""
+    """``(line number, text)`` of each non-blank line, decoded as UTF-8 one line at a time.
+
+    A line longer than :data:`~ablation.sources.text.MAX_BYTES` (256 MiB; a file with no line
+    break, such as ``/dev/zero``) is an error naming the file, the line and the limit.
+    """
     try:
         handle = path.open("rb")
     except IsADirectoryError:
@@ -234,7 +240,7 @@ def _streamed_lines(path: Path, display: str) -> Iterator[tuple[int, str]]:
     except OSError as exc:
         raise file_error(InputError, display, f"cannot read the file: {exc.strerror or exc}") from None
     with handle:
-        for number, data in enumerate(handle, start=1):
+        for number, data in bounded_lines(handle, display, InputError, MAX_BYTES):
             try:
                 text = data.decode("utf-8-sig" if number == 1 else "utf-8")
             except UnicodeDecodeError as exc:

@@ -2,21 +2,25 @@
 
 Owns what every loader in :mod:`ablation.sources` shares: reading a UTF-8 file strictly
 (:func:`read_text`), walking its non-blank lines (:func:`nonblank_lines`) or the items of a JSON
-array with their line numbers (:func:`starts_json_array`, :func:`json_array_items`), and building
-an error that is one line, ``FILE[:LINE]: problem[ (task id 'X')]`` (:func:`file_error`,
-:func:`one_line`, :func:`short_repr`, :func:`exc_text`). Line numbers count from 1; a byte-order
-mark is allowed.
+array with their line numbers (:func:`starts_json_array`, :func:`json_array_items`), the lines of an
+open binary file one at a time (:func:`bounded_lines`), and building an error that is one line,
+``FILE[:LINE]: problem[ (task id 'X')]`` (:func:`file_error`, :func:`one_line`, :func:`short_repr`,
+:func:`exc_text`). Line numbers count from 1; a byte-order mark is allowed. Every read is bounded
+(:data:`MAX_BYTES` unless raised) and proceeds a chunk at a time, so neither a large limit nor an
+endless source (``/dev/zero``) can take more memory than the limit.
 """
 
 from __future__ import annotations
 
+import io
+import itertools
 import json
 import re
 import sys
 import zlib
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
+from typing import Any, BinaryIO
 
 from ablation.errors import InputError
 
@@ -24,6 +28,7 @@ __all__ = [
     "MAX_BYTES",
     "MAX_JSON_DEPTH",
     "ErrorType",
+    "bounded_lines",
     "decode_text",
     "exc_text",
     "file_error",
@@ -54,6 +59,8 @@ _RATIO_AFTER = 32 << 20
 #: interpreter's recursion limit (1000 frames) however deep the call stack is by then.
 MAX_JSON_DEPTH = 100
 _STEP = 1 << 20
+#: Bytes asked of a file, a pipe or standard input at a time: a limit reserves no memory itself.
+_CHUNK = 8 << 20
 
 
 def file_error(
@@ -64,9 +71,10 @@ def file_error(
     line: int | None = None,
     task_id: str | None = None,
 ) -> Exception:
-    """Build ``cls("FILE[:LINE]: problem[ (task id 'X')]")`` as a single line."""
+    """Build ``cls("FILE[:LINE]: problem[ (task id 'X')]")`` as a single line (the id cut to 80
+    characters by :func:`short_repr`; ``problem`` is the caller's to keep short)."""
     where = f"{file}:{line}:" if line is not None else f"{file}:"
-    suffix = f" (task id {task_id!r})" if task_id is not None else ""
+    suffix = f" (task id {short_repr(task_id)})" if task_id is not None else ""
     return cls(one_line(f"{where} {problem}{suffix}"))
 
 
@@ -88,23 +96,72 @@ def exc_text(exc: BaseException) -> str:
     return f"{type(exc).__name__}: {exc}" if str(exc) else type(exc).__name__
 
 
-def read_text(path: Path, display: str, cls: ErrorType = InputError) -> str:
-    """Read a UTF-8 text file, turning every failure into ``cls`` naming the file."""
-    return decode_text(_read_bytes(path, display, cls), display, cls)
+def read_text(path: Path, display: str, cls: ErrorType = InputError, max_bytes: int = MAX_BYTES) -> str:
+    """Read a UTF-8 text file of at most ``max_bytes`` bytes, turning every failure (a larger file
+    or an endless one, such as ``/dev/zero``, included) into ``cls`` naming the file."""
+    data = _read_bytes(path, display, cls, max_bytes)
+    if len(data) > max_bytes:
+        raise file_error(cls, display, f"larger than {max_bytes} bytes: not read")
+    return decode_text(data, display, cls)
 
 
-def _read_bytes(path: Path, display: str, cls: ErrorType, max_bytes: int | None = None) -> bytes:
+def _read_bytes(path: Path, display: str, cls: ErrorType, max_bytes: int) -> bytes:
+    """At most ``max_bytes + 1`` bytes of ``path`` (one more than allowed says it is too large)."""
     try:
-        if max_bytes is not None:
-            with path.open("rb") as fh:
-                return fh.read(max_bytes + 1)
-        return path.read_bytes()
+        with path.open("rb") as fh:
+            return _read_upto(fh, max_bytes + 1)
     except FileNotFoundError:
         raise file_error(cls, display, "no such file") from None
     except IsADirectoryError:
         raise file_error(cls, display, "is a directory, not a file") from None
     except OSError as exc:
         raise file_error(cls, display, f"cannot read the file: {exc.strerror or exc}") from None
+
+
+def _read_upto(fh: BinaryIO, limit: int) -> bytes:
+    """The first ``limit`` bytes of ``fh`` (all of it when shorter), asked for :data:`_CHUNK` bytes
+    at a time, so memory follows what was read, never ``limit``. Assumes CPython's ``BytesIO``,
+    whose ``getvalue`` hands over its buffer without a copy (so the peak is about the bytes read)."""
+    out = io.BytesIO()
+    total = 0
+    while total < limit:
+        chunk = fh.read(min(_CHUNK, limit - total))
+        if not chunk:
+            break
+        out.write(chunk)
+        total += len(chunk)
+    return out.getvalue()
+
+
+def bounded_lines(
+    handle: BinaryIO, display: str, cls: ErrorType = InputError, max_bytes: int = MAX_BYTES
+) -> Iterator[tuple[int, bytes]]:
+    """``(line number, bytes)`` of each line of an open binary file, its line break kept.
+
+    A line is read :data:`_CHUNK` bytes at a time; one longer than ``max_bytes`` (a file with no
+    line break, such as ``/dev/zero``) is an error naming the file, the line and the limit, raised
+    before more of it is read. The file as a whole is not bounded: it is never held.
+    """
+    too_long = f"line longer than {max_bytes} bytes: not read"
+    for number in itertools.count(1):
+        want = min(_CHUNK, max_bytes + 1)
+        piece = handle.readline(want)
+        if not piece:
+            return
+        if len(piece) <= max_bytes and (len(piece) < want or piece.endswith(b"\n")):
+            yield number, piece  # the whole line (the last may lack its line break)
+            continue
+        line, size = io.BytesIO(), 0
+        while piece:  # ``readline(want)`` returns fewer bytes only at a line break or the end
+            line.write(piece)
+            size += len(piece)
+            if size > max_bytes:
+                raise file_error(cls, display, too_long, line=number)
+            if len(piece) < want or piece.endswith(b"\n"):
+                break
+            want = min(_CHUNK, max_bytes + 1 - size)
+            piece = handle.readline(want)
+        yield number, line.getvalue()
 
 
 def read_source(
@@ -119,7 +176,7 @@ def read_source(
     is read.
     """
     if str(path) == "-":
-        data = sys.stdin.buffer.read(max_bytes + 1)
+        data = _read_upto(sys.stdin.buffer, max_bytes + 1)
     else:
         data = _read_bytes(Path(path), display, cls, max_bytes)
     compressed = data[:2] == b"\x1f\x8b"
@@ -139,7 +196,8 @@ def gunzip(data: bytes, display: str, cls: ErrorType = InputError, max_bytes: in
 
     Raises:
         cls: past ``max_bytes``, a ratio over :data:`MAX_RATIO` past 32 MiB of output (a bomb),
-            corrupt data, or a stream that ends early ("truncated gzip data").
+            corrupt data, a stream that ends early ("truncated gzip data"), or bytes after the
+            last member that are neither another member nor zero padding.
     """
     out = bytearray()
     rest = data
@@ -161,6 +219,12 @@ def gunzip(data: bytes, display: str, cls: ErrorType = InputError, max_bytes: in
             raise file_error(cls, display, "truncated gzip data (the compressed stream ends early)")
         rest = member.unused_data
         if rest[:2] != b"\x1f\x8b":
+            if rest.strip(b"\0"):
+                raise file_error(
+                    cls, display,
+                    f"{len(rest)} bytes after the gzip data are neither gzip data nor zero padding: "
+                    "refused, not dropped (gzip -d ignores them as trailing garbage)",
+                )  # fmt: skip
             break  # trailing zero padding is allowed, as by gzip itself
     return bytes(out)
 

@@ -240,7 +240,7 @@ def checked_rows(
             passed = _verdict(row, options, mapping, what, fail)
         if (task_id, run) in first:
             raise fail(
-                f"duplicate id {task_id!r} (run {run}): first on {unit} "
+                f"duplicate id {short_repr(task_id)} (run {run}): first on {unit} "
                 f"{first[(task_id, run)]}, again on {unit} {line}"
                 " (use --run-field for repeated runs, or --where to pick one row)"
             )
