@@ -122,7 +122,7 @@ ALLOWED: dict[str, set[str]] = {
     "analysis.numeric": MODELS
     | {"stats", "analysis.builtin_gates", "analysis.completeness", "analysis.gate_status",
        "analysis.metric_margins"},
-    "analysis.sequential_gates": MODELS | {"analysis.builtin_gates"},
+    "analysis.sequential_gates": MODELS | {"analysis.builtin_gates", "analysis.gate_status"},
     "analysis.sequential": MODELS
     | {
         "stats",

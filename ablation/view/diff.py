@@ -7,8 +7,9 @@ addition) of the texts :func:`~ablation.analysis.details.diff_texts` writes in t
 page's output panels (a string as it is, anything else as indented JSON; both as JSON when their
 texts are equal but the values are not, as ``14`` and ``"14"``), written as ``<span>`` (same),
 ``<del>`` (baseline only) and ``<ins>`` (candidate only) elements, with the report's note naming
-both types when they differ (:func:`~ablation.render._drilldown.type_note`). Every piece goes
-through :func:`~ablation.view.markup.esc`.
+both types when they differ (:func:`~ablation.render._drilldown.type_note`). Each piece is cut
+as the HTML report cuts it (:data:`~ablation.render.html.OUTPUT_LIMIT` characters, saying how
+much was cut) and goes through :func:`~ablation.view.markup.esc`.
 """
 
 from __future__ import annotations
@@ -18,6 +19,8 @@ from typing import Any
 from ablation.analysis.details import MAX_DIFF_WORDS, diff_texts, output_words
 from ablation.analysis.details import word_diff as diff_segments
 from ablation.render._drilldown import type_note
+from ablation.render._format import truncate
+from ablation.render.html import OUTPUT_LIMIT
 from ablation.view.markup import esc
 
 __all__ = ["word_diff"]
@@ -29,7 +32,9 @@ def word_diff(before: Any, after: Any) -> str:
     """Markup of the output ``before`` -> ``after``, word by word; equal outputs give one
     ``<span>`` and no note."""
     texts = diff_texts(before, after, pretty=True)
-    body = "".join(f"<{_TAG[s.op]}>{esc(s.text)}</{_TAG[s.op]}>" for s in diff_segments(*texts))
+    body = "".join(
+        f"<{_TAG[s.op]}>{esc(truncate(s.text, OUTPUT_LIMIT))}</{_TAG[s.op]}>" for s in diff_segments(*texts)
+    )
     notes = [note] if (note := type_note(before, after)) else []
     if max(len(output_words(text)) for text in texts) > MAX_DIFF_WORDS:
         notes.append(f"Only the first {MAX_DIFF_WORDS} words of each output are compared; "
