@@ -20,8 +20,8 @@ starts two processes:
 
 So the verdict cannot be forged from the code: walking frames finds no harness, an always-equal
 object reaches the tests as a handle that refuses comparison, a printed fake result lacks the
-nonce, and the tests call the real builtins (a name of the code that shadows one is not given
-to them). A run that could not judge the code (the sandbox is unavailable, did not start, or
+nonce, and the tests call the real builtins (a name of the code that shadows one, or any name
+starting with ``__`` such as ``__builtins__``, is not given to them). A run that could not judge the code (the sandbox is unavailable, did not start, or
 its self-check failed; the test process died without a result) has one of the
 :data:`ERROR_KINDS`: :class:`~ablation.evaluate.code_tests.CodeTestsVerifier` makes it the
 trial's error, never a verdict. The parent also enforces the wall-time limit and counts the
@@ -32,6 +32,7 @@ whom ``RLIMIT_NPROC`` does not bind). What holds where is in ``docs/SECURITY.md`
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import os
 import secrets
@@ -86,6 +87,7 @@ def run_python_tests(
     The test format: ``tests`` is Python source run as its own module, which sees the code's
     public names (``from solution import *``, as it were), except a name that would shadow a
     builtin or one the tests bind themselves; every name is also an attribute of ``solution``.
+    A module-level value larger than a sixteenth of the reply limit reaches them as a handle.
     Its module-level ``assert`` statements count as one test; every function named ``test_*``
     that it defines (sync or ``async``) is then called with no arguments and counts as one test.
     The code runs with ``__name__ == "solution"``, so an ``if __name__ == "__main__":`` block in
@@ -124,12 +126,17 @@ def run_python_tests(
     nonce = secrets.token_hex(16)
     message = {"nonce": nonce, "code": code, "tests": tests, "runner": RUNNER}
     payload = json.dumps(message).encode("utf-8", "surrogatepass")
+    left: str | None = None
     try:
         finished = _run_harness(payload, workdir, limits, launch)
     finally:
         if workdir is not None:
-            remove_scratch(workdir)
-    return interpret(finished, nonce, limits, name)
+            left = remove_scratch(workdir)
+    result = interpret(finished, nonce, limits, name)
+    if left is not None:  # the verdict stands; the leftover is said (and logged as a warning)
+        note = f"; the scratch directory {workdir} could not be removed: {left}"
+        result = dataclasses.replace(result, reason=result.reason + note)
+    return result
 
 
 def _check_can_run(tests: str) -> None:

@@ -51,6 +51,7 @@ __all__ = [
     "Launch",
     "ProcessOnly",
     "current_confinement",
+    "hidden_paths",
     "interpreter_paths",
     "use_confinement",
 ]
@@ -198,21 +199,46 @@ class Bubblewrap:
             *binds, "--remount-ro", "/dev", "--remount-ro", "/",
             "--chdir", SANDBOX_SCRATCH, "--seccomp", "{seccomp_fd}", "--",
         ]  # fmt: skip
-        inside = {*paths, "/usr", SANDBOX_SCRATCH}
-        hidden = [  # host paths not bound, nor on the way to a bound one
-            p for p in ("/etc/passwd", os.getcwd(), os.path.expanduser("~"))
-            if os.path.exists(p)
-            and not any(p == q or p.startswith(q + "/") or q.startswith(p + "/") for q in inside)
-        ]  # fmt: skip
         return Launch(
             name=self.name,
             pid_namespace=True,
             prefix=tuple(prefix),
             seccomp=sandbox_filter(),
             scratch=SANDBOX_SCRATCH,
-            hidden=tuple(dict.fromkeys(hidden)),
+            hidden=hidden_paths(paths),
             required=self.required,
         )
+
+
+#: Where the bubblewrap sandbox itself puts something (besides the interpreter's prefixes).
+_SANDBOX_PATHS = ("/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32", "/dev", "/proc",
+                  SANDBOX_SCRATCH)  # fmt: skip
+
+
+def _within(path: str, folder: str) -> bool:
+    """``path`` is ``folder`` or below it (every absolute path is below ``/``)."""
+    return path == folder or path.startswith(folder.rstrip("/") + "/")
+
+
+def hidden_paths(bound: tuple[str, ...]) -> tuple[str, ...]:
+    """The host paths a bubblewrap sandbox binding ``bound`` must not show its code.
+
+    ``/etc/passwd``, the working directory and the home directory, each as given and resolved,
+    when it exists. A path that the sandbox holds itself, or that lies below or above a path it
+    holds (``/`` above all of them, ``/tmp`` for its scratch, ``/dev``), is left out: there its
+    absence cannot be checked, and checking it would fail every run.
+    """
+    inside = (*bound, *_SANDBOX_PATHS)
+    found: list[str] = []
+    for given in ("/etc/passwd", os.getcwd(), os.path.expanduser("~")):
+        if not given:
+            continue
+        for path in (os.path.abspath(given), os.path.realpath(given)):
+            if os.path.exists(path) and not any(
+                _within(path, q) or _within(q, path) for q in inside
+            ):
+                found.append(path)
+    return tuple(dict.fromkeys(found))
 
 
 @functools.cache

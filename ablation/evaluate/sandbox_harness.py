@@ -114,7 +114,8 @@ def _start(cfg, runner):
     rep_r, rep_w = os.pipe()
     launch = cfg['launch']
     child_cfg = dict(_limits_cfg(cfg), req=req_r, rep=rep_w, hidden=launch['hidden'],
-                     scratch=launch['scratch'] or os.getcwd(), disk_bytes=cfg['disk_bytes'])
+                     scratch=launch['scratch'] or os.getcwd(), disk_bytes=cfg['disk_bytes'],
+                     reply_bytes=cfg['reply_bytes'])
     fds, prefix = [req_r, rep_w], list(launch['prefix'])
     if launch['seccomp'] is not None:
         bpf = os.memfd_create('ablation-seccomp', 0)
@@ -170,10 +171,16 @@ def _ended(channel):
     return status
 
 def _leaked(me, channel):
-    # Left running by the code: in a PID namespace the worker's descendants (seen through
-    # its pid 1), else the code process's. bubblewrap itself and pid 1 are not the code's.
-    live = [pid for pid, state in _descendants(channel.proc.pid) if state not in (b'Z', b'X')]
-    return max(0, len(live) - (2 if channel.pid == 2 else 0))
+    # Left running by the code: every live process below this one but the code process itself
+    # (in a PID namespace, also its pid 1 and worker). Orphans of a double fork re-parent to
+    # this process (a subreaper), not to the code process, so they are counted here too. Two
+    # scans: one can list /proc before a grandchild exists and read its parent once it exited.
+    counts = []
+    for _ in range(2):
+        live = [pid for pid, state in _descendants(me)
+                if state not in (b'Z', b'X') and pid != channel.proc.pid]
+        counts.append(max(0, len(live) - (2 if channel.pid == 2 else 0)))
+    return max(counts)
 """
 
 HARNESS += r"""
@@ -289,20 +296,32 @@ def _bound_by(tests_src):
 def _namespace(codec, described, bound):
     # The tests see the code's names, except those that would shadow a builtin (the tests call
     # the real len, sorted, isinstance, ...) or a name the tests bind themselves. Every name is
-    # also reachable as an attribute of `solution`.
+    # also reachable as an attribute of `solution`. The runner never sends a name that starts
+    # with '__' (`__builtins__`, `__name__`, `__spec__`, ... steer how the tests run): one that
+    # does is a forgery. `__name__` and the real builtins are set last, whatever was sent.
     import builtins, types
     if type(described) is not dict:
         raise _Fail('the code process sent a malformed ready message')
-    codec.exception_classes(described)
-    names = {}
     for key, item in described.items():
         if type(key) is not str or type(item) is not dict:
             raise _Fail('the code process sent a malformed ready message')
-        names[key] = codec.errors[key] if 'exception' in item else codec.dec(item.get('value'))
-    ns = {'__name__': 'tests'}
-    ns.update((k, v) for k, v in names.items() if k not in bound and not hasattr(builtins, k))
+        if key.startswith('__'):
+            raise _Fail('forged: the code process offered the tests the name %r, which the '
+                        'runner never sends (an attempt to replace what the tests run on)'
+                        % key[:100])
+    try:
+        codec.exception_classes(described)
+        names = {key: codec.errors[key] if 'exception' in item else codec.dec(item.get('value'))
+                 for key, item in described.items()}
+    except _Fail:
+        raise
+    except Exception as exc:
+        raise _Fail('the code process sent a ready message that cannot be read: ' + _fmt(exc))
+    ns = {k: v for k, v in names.items() if k not in bound and not hasattr(builtins, k)}
     if 'solution' not in bound:
         ns['solution'] = types.SimpleNamespace(**names)
+    ns['__name__'] = 'tests'
+    ns['__builtins__'] = builtins
     return ns
 
 def _import_failure(msg):
@@ -323,6 +342,8 @@ def _early_end(exc, channel):
     # The code process stopped answering: say how it ended.
     if str(exc) == 'forged':
         return 'forged', 'a process other than the code process answered (a forked copy)'
+    if str(exc).startswith('forged: '):
+        return 'forged', str(exc)[len('forged: '):]
     if str(exc) == 'fork_limit':
         return 'process_limit', 'a forked copy of the code was refused a new process by the process limit'
     if str(exc).startswith('reply_limit'):

@@ -215,7 +215,10 @@ def _verdict(
         reason = f"wall-time limit of {limits.time_limit_s:g} s reached; process group killed"
         return False, "timeout", reason, 0, 0
     if state == "process_limit":
-        reason = f"more than {limits.max_processes} processes (fork bomb?); process group killed"
+        reason = (
+            f"the process limit of {limits.max_processes} was reached (fork bomb?); "
+            "process group killed"
+        )
         return False, "process_limit", reason, 0, 0
     if len(reports) > 1:
         reason = f"{len(reports)} result lines carry the run's nonce (a forked copy reported)"

@@ -14,10 +14,12 @@ POSIX only; the process checks read Linux's ``/proc``.
 from __future__ import annotations
 
 import contextlib
+import logging
 import os
 import re
 import shutil
 import signal
+import stat
 import subprocess
 import tempfile
 import time
@@ -34,6 +36,8 @@ __all__ = [
     "remove_stale_scratch",
     "supervise",
 ]
+
+_log = logging.getLogger(__name__)
 
 #: Longest wait, in seconds, for killed processes to disappear (and for the feeder thread).
 KILL_GRACE_S = 3.0
@@ -128,10 +132,14 @@ def supervise(proc: subprocess.Popen[bytes], deadline: float, max_processes: int
     """Wait until the child exits without reaping it (its pid keeps the group id reserved).
 
     Every ``COUNT_EVERY_S`` the child's descendants are counted, so a fork bomb is stopped even
-    where ``RLIMIT_NPROC`` is not enforced (root) and whatever sessions it opens.
+    where ``RLIMIT_NPROC`` is not enforced (root) and whatever sessions it opens. Where it is
+    enforced (a user who is not root), the kernel refuses the bomb's forks at about
+    ``max_processes``; a bomb that ignores the refusals and keeps trying holds that many until
+    the deadline, which is then the process limit's doing, not a plain timeout.
 
     Returns:
-        ``"exited"``, ``"timeout"`` or ``"process_limit"``.
+        ``"exited"``, ``"timeout"`` or ``"process_limit"`` (more than ``max_processes``
+        descendants at a count, or at least ``max_processes`` at the deadline).
     """
     delay, next_count = 0.001, time.monotonic() + COUNT_EVERY_S
     while True:
@@ -143,7 +151,7 @@ def supervise(proc: subprocess.Popen[bytes], deadline: float, max_processes: int
             return "exited"
         now = time.monotonic()
         if now >= deadline:
-            return "timeout"
+            return "process_limit" if len(descendants(proc.pid)) >= max_processes else "timeout"
         if now >= next_count:
             next_count = now + COUNT_EVERY_S
             if len(descendants(proc.pid)) > max_processes:
@@ -166,16 +174,55 @@ _SCRATCH_PREFIX = "ablation-sandbox-"
 _SCRATCH_NAME = re.compile(rf"{_SCRATCH_PREFIX}(\d+)-")
 
 
-def _remove_tree(path: str) -> None:
-    """Delete ``path`` and everything in it, however deep (``rm -rf``, never Python recursion)."""
+def _rm(path: str) -> str:
+    """``rm -rf`` (never Python recursion, which a 3,000-deep chain would exhaust); its stderr."""
     rm = shutil.which("rm") or shutil.which("rm", path=os.defpath) or "rm"
-    subprocess.run(
+    done = subprocess.run(
         [rm, "-rf", "--one-file-system", "--", path],
         stdin=subprocess.DEVNULL,
         stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
         check=False,
     )
+    return done.stderr.decode("utf-8", "replace")
+
+
+def _unlock(root: str) -> None:
+    """Give the owner ``rwx`` on every directory below ``root`` that lacks it.
+
+    The code may have taken its own rights away (``chmod 000``), which stops a user who is not
+    root from emptying the directory. Iterative (no recursion limit), on ``root``'s file system
+    only, and symbolic links are never followed. Assumes no process of the run is alive.
+    """
+    try:
+        device = os.lstat(root).st_dev
+    except OSError:
+        return
+    todo = [root]
+    while todo:
+        folder = todo.pop()
+        with contextlib.suppress(OSError):
+            info = os.lstat(folder)
+            if not stat.S_ISDIR(info.st_mode) or info.st_dev != device:
+                continue
+            if info.st_mode & 0o700 != 0o700:
+                os.chmod(folder, stat.S_IMODE(info.st_mode) | 0o700)
+            with os.scandir(folder) as entries:
+                todo.extend(e.path for e in entries if e.is_dir(follow_symlinks=False))
+
+
+def _remove_tree(path: str) -> str | None:
+    """Delete ``path`` and everything in it, however deep; why it is still there, else ``None``."""
+    _rm(path)
+    if not os.path.lexists(path):
+        return None
+    _unlock(path)
+    said = _rm(path)
+    if not os.path.lexists(path):
+        return None
+    why = " ".join(said.split())[:300] or "rm -rf left it in place"
+    _log.warning("the sandbox's scratch directory %s could not be removed: %s", path, why)
+    return why
 
 
 def _alive(pid: int) -> bool:
@@ -195,7 +242,7 @@ def remove_stale_scratch(folder: str | None = None) -> list[str]:
         folder: Where to look; the temporary directory when ``None``.
 
     Returns:
-        The paths removed.
+        The paths removed (one that could not be removed is logged as a warning).
     """
     folder = folder or tempfile.gettempdir()
     removed: list[str] = []
@@ -207,8 +254,8 @@ def remove_stale_scratch(folder: str | None = None) -> list[str]:
         match = _SCRATCH_NAME.match(entry)
         if match and not _alive(int(match.group(1))):
             path = os.path.join(folder, entry)
-            _remove_tree(path)
-            removed.append(path)
+            if _remove_tree(path) is None:
+                removed.append(path)
     return removed
 
 
@@ -218,6 +265,12 @@ def make_scratch() -> str:
     return tempfile.mkdtemp(prefix=f"{_SCRATCH_PREFIX}{os.getpid()}-")
 
 
-def remove_scratch(path: str) -> None:
-    """Delete a run's scratch directory, however deep the tree the code left in it."""
-    _remove_tree(path)
+def remove_scratch(path: str) -> str | None:
+    """Delete a run's scratch directory, however deep the tree the code left in it.
+
+    Directories the code made unreadable or unwritable for their owner are opened up first.
+
+    Returns:
+        ``None`` when it is gone, else why it is not (also logged as a warning).
+    """
+    return _remove_tree(path)

@@ -10,8 +10,10 @@ framework itself, and it never sees the tests, the nonce or the harness's output
    even visible) and forks: pid 1 only reaps and reports how the worker ended; the worker (pid 2)
    does the rest, so kernel-generated signals such as ``SIGXCPU`` reach it normally.
 2. It reads the code from its request pipe, executes it as module ``solution`` and sends one
-   ``ready`` message describing the module's public names: plain data by value, functions,
-   classes and other objects as numbered handles, exception classes with their MRO names.
+   ``ready`` message describing the module's names (none starting with ``__``): plain data by
+   value, functions, classes and other objects as numbered handles, exception classes with
+   their MRO names. A value larger than 1/16 of the reply limit (or once the values sent reach
+   1/4 of it), and a dict or set keyed by anything but plain data, is a handle too.
 3. It serves requests until its pipe closes: call a handle, read an attribute, ``len``,
    ``iter`` (as a list), ``in`` and ``[]``. Every value that crosses is plain data (``None``,
    ``bool``, ``int``, ``float``, ``str``, ``bytes``, ``list``, ``tuple``, ``dict``, ``set``,
@@ -21,15 +23,19 @@ framework itself, and it never sees the tests, the nonce or the harness's output
 Nothing this process says can make a test pass that would fail on honest values: the tests and
 their verdict live in the harness process, and an object of the code (an always-equal ``__eq__``,
 an ``int`` subclass) reaches the tests only as a handle, which refuses comparison. Each message
-carries the sender's pid, so a forked copy of the worker cannot answer in its place.
+carries the sender's pid, so a forked copy of the worker cannot answer in its place. The whole
+runner runs inside one function, so what it calls is bound before the code runs: replacing
+attributes of ``__main__`` changes nothing (the test process does not rely even on that).
 """
 
 from __future__ import annotations
 
 __all__ = ["RUNNER"]
 
-# The runner executes inside the code process. It must only use the standard library.
-RUNNER = r"""
+# The runner executes inside the code process. It must only use the standard library. Its body
+# runs inside one function, so what it calls is bound in that function's scope before the code
+# is imported: the code can replace any attribute of ``__main__`` without changing what runs.
+_BODY = r"""
 import json, os, sys
 
 def _limits(cfg):
@@ -70,7 +76,7 @@ def _send(fd, obj):
 def _selfcheck(cfg):
     # What confines this process, verified from inside before any code runs. Each name is
     # claimed only when the check itself held; the test process decides what is required.
-    import ctypes, socket
+    import socket
     held = []
     status = {}
     try:
@@ -129,8 +135,38 @@ def _denied_in_child():
     _, status = os.waitpid(pid, 0)
     return os.WIFEXITED(status) and os.WEXITSTATUS(status) == 0
 
+def _mounts_read_only(scratch):
+    # Every mount is read-only but the scratch (and what is below it), devpts and device nodes
+    # bound one by one (/dev/null): a writable mount anywhere else means the code can write there.
+    import re, stat
+    scratch = os.fsencode(os.path.realpath(scratch)).rstrip(b'/') or None if scratch else None
+    try:
+        with open('/proc/self/mountinfo', 'rb') as fh:
+            lines = fh.read().splitlines()
+    except OSError:
+        return False
+    for line in lines:
+        head, sep, tail = line.partition(b' - ')
+        fields = head.split()
+        if not sep or len(fields) < 6 or not tail.split():
+            return False
+        if b'ro' in fields[5].split(b',') or tail.split()[0] == b'devpts':
+            continue
+        point = re.sub(rb'\\([0-7]{3})', lambda m: bytes([int(m.group(1), 8) & 255]), fields[4])
+        if scratch is not None and (point == scratch or point.startswith(scratch + b'/')):
+            continue
+        try:
+            mode = os.stat(point, follow_symlinks=False).st_mode
+        except OSError:
+            return False
+        if not (stat.S_ISCHR(mode) or stat.S_ISBLK(mode)):
+            return False
+    return bool(lines)
+
 def _read_only(cfg):
     # Opening for writing is the whole probe: nothing is written, a created file is removed.
+    if not _mounts_read_only(cfg.get('scratch')):
+        return False
     name = '.ablation-probe-%d' % os.getpid()
     for path in ('/proc/sys/kernel/domainname', '/proc/sys/kernel/hostname'):
         try:
@@ -173,33 +209,67 @@ def _init(rep):
             pass
     os._exit(0)
 
+class _Large(Exception):
+    pass
+
+class _Unhashable(Exception):
+    pass
+
 class _Codec:
+    # Plain data by value; anything else as a handle. A dict or set whose keys are not all
+    # plain is a handle as a whole (a handle cannot be hashed in the test process). While
+    # `budget` is a number, a value whose JSON would exceed it raises _Large.
     PLAIN = (type(None), bool, int, float, str)
 
     def __init__(self):
         self.objects = []
+        self.budget = None
 
     def handle(self, obj):
         self.objects.append(obj)
         return {'$h': len(self.objects) - 1, 'type': type(obj).__name__}
 
-    def enc(self, v, depth=0):
+    def spend(self, units):
+        if self.budget is not None:
+            self.budget -= units
+            if self.budget < 0:
+                raise _Large()
+
+    def enc(self, v, depth=0, key=False):
         t = type(v)
         if depth > 200:
             raise ValueError('value nested deeper than 200 levels')
         if t in self.PLAIN:
             if t is int and v.bit_length() > 10000:
                 raise ValueError('integer with more than 10000 bits')
+            if t is str:
+                self.spend(len(v))  # first a bound that needs no encoding, then the exact size
+                self.spend(len(_encode(v)) - len(v))
+            else:
+                self.spend(8 + (v.bit_length() // 3 if t is int else 16))
             return v
-        if t is list:
+        self.spend(8)
+        if t is list and not key:
             return [self.enc(x, depth + 1) for x in v]
         if t is tuple or t is set or t is frozenset:
             tag = {tuple: '$t', set: '$s', frozenset: '$f'}[t]
-            return {tag: [self.enc(x, depth + 1) for x in v]}
-        if t is dict:
-            return {'$d': [[self.enc(k, depth + 1), self.enc(x, depth + 1)] for k, x in v.items()]}
+            try:
+                return {tag: [self.enc(x, depth + 1, key or t is not tuple) for x in v]}
+            except _Unhashable:
+                if key:
+                    raise
+                return self.handle(v)
+        if t is dict and not key:
+            try:
+                return {'$d': [[self.enc(k, depth + 1, True), self.enc(x, depth + 1)]
+                               for k, x in v.items()]}
+            except _Unhashable:
+                return self.handle(v)
         if t is bytes:
+            self.spend(2 * len(v))
             return {'$b': v.hex()}
+        if key:
+            raise _Unhashable()
         return self.handle(v)
 
     def dec(self, v):
@@ -217,18 +287,24 @@ class _Codec:
         items = [self.dec(y) for y in x]
         return {'$t': tuple, '$s': set, '$f': frozenset}[tag](items)
 
-def _describe(codec, ns):
-    names = {}
+def _describe(codec, ns, reply_bytes):
+    # Plain values by value up to a size (each at most 1/16 of the reply limit, all together at
+    # most 1/4), larger ones and everything else as handles: the tests fetch what they use.
+    names, left = {}, reply_bytes // 4
     for key, value in list(ns.items()):
         if key.startswith('__') or type(value) is type(sys):
             continue
         if isinstance(value, type) and issubclass(value, BaseException):
             names[key] = {'exception': [c.__name__ for c in value.__mro__]}
             continue
+        codec.budget = start = min(reply_bytes // 16, left)
         try:
             names[key] = {'value': codec.enc(value)}
-        except (ValueError, RecursionError):
+            left -= start - codec.budget
+        except (ValueError, RecursionError, _Large):
+            codec.budget = None
             names[key] = {'value': codec.handle(value)}
+    codec.budget = None
     return names
 
 def _error(exc):
@@ -299,8 +375,12 @@ def _main():
         _send(rep, dict(_error(exc), stage='import'))
         return
     restore()
-    _send(rep, {'ready': _describe(codec, ns)})
+    _send(rep, {'ready': _describe(codec, ns, cfg['reply_bytes'])})
     _serve(codec, req, rep, restore)
-
-_main()
 """
+
+RUNNER = (
+    "def _runner():\n"
+    + "".join("    " + line if line.strip() else line for line in _BODY.splitlines(True))
+    + "    _main()\n\n_runner()\n"
+)

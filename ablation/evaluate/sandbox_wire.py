@@ -14,7 +14,9 @@ includes it). It defines:
   of 200; exceptions of the code become the builtin exception of the same name, or a local
   class of the code's exception classes built on the nearest builtin ancestor (so
   ``except ValueError`` and ``except TheirError`` both work); ``SystemExit``,
-  ``KeyboardInterrupt`` and ``GeneratorExit`` become ``RuntimeError``.
+  ``KeyboardInterrupt``, ``GeneratorExit``, ``StopIteration`` and ``StopAsyncIteration`` (and
+  the code's subclasses of the last two) become ``RuntimeError``, so a call of the code cannot
+  end the tests' ``map`` or ``next`` early as if it were exhausted.
 * ``Remote``: the proxy of a handle. Calls, attributes, ``len``, ``iter``, ``in`` and ``[]``
   cross the pipe; ``==``, ``!=``, ``<``, ``<=``, ``>``, ``>=``, ``bool``, ``hash`` and setting
   attributes raise ``TypeError`` ("plain data only"), so an object of the code can never satisfy
@@ -91,6 +93,10 @@ class _Channel:
             raise _Fail('ended')
         return self.receive()
 
+# Exceptions that steer control flow rather than report an error: raised by a call of the code,
+# StopIteration would end the tests' map() or next() as if exhausted (all(map(...)) holds).
+_CONTROL = (SystemExit, KeyboardInterrupt, GeneratorExit, StopIteration, StopAsyncIteration)
+
 _REFUSE = ('plain data only: this is a %s object of the code under test; compare what it returns'
            ' (None, bool, int, float, str, bytes, list, tuple, dict, set)')
 
@@ -166,26 +172,32 @@ class _Codec:
         if len(v) != 1:
             raise _Fail('the code process sent a malformed value')
         (tag, x), = v.items()
-        if tag == '$b' and type(x) is str:
-            return bytes.fromhex(x)
-        if type(x) is not list:
+        if type(x) is not (str if tag == '$b' else list):
             raise _Fail('the code process sent a malformed value')
-        if tag == '$d':
-            return {self.dec(k, depth + 1): self.dec(y, depth + 1) for k, y in x}
         kind = {'$t': tuple, '$s': set, '$f': frozenset}.get(tag)
-        if kind is None:
+        if kind is None and tag not in ('$b', '$d'):
             raise _Fail('the code process sent a malformed value')
-        return kind(self.dec(y, depth + 1) for y in x)
+        try:
+            if tag == '$b':
+                return bytes.fromhex(x)
+            if tag == '$d':
+                return {self.dec(k, depth + 1): self.dec(y, depth + 1) for k, y in x}
+            return kind(self.dec(y, depth + 1) for y in x)
+        except (TypeError, ValueError) as exc:
+            # A handle as a dict key or set element (it refuses hash()), a pair that is not two
+            # items, hex that is not hex: what the runner never sends.
+            raise _Fail('the code process sent a malformed value (%s)' % _fmt(exc))
 
     def exception(self, names, msg):
         import builtins
         for name in names if type(names) is list else []:
+            name = str(name)
             local = self.errors.get(name)
             if local is not None:
                 return local(msg)
-            found = getattr(builtins, str(name), None)
+            found = getattr(builtins, name, None)
             if isinstance(found, type) and issubclass(found, BaseException):
-                if issubclass(found, (SystemExit, KeyboardInterrupt, GeneratorExit)):
+                if issubclass(found, _CONTROL):
                     return RuntimeError('the code raised %s: %s' % (name, msg))
                 return found(msg)
         return RuntimeError(str(msg))
@@ -206,7 +218,7 @@ class _Codec:
                     break
                 found = getattr(builtins, str(name), None)
                 if isinstance(found, type) and issubclass(found, Exception):
-                    base = found
+                    base = RuntimeError if issubclass(found, _CONTROL) else found
                     break
             self.errors[mro[0]] = type(str(mro[0]), (base,), {})
             self.errors[key] = self.errors[mro[0]]

@@ -18,8 +18,9 @@ kernel's attack surface or leave the sandbox's view: new or other namespaces (``
 cannot read, answers ``ENOSYS`` so the C library falls back to ``clone``), mounts, ``chroot`` and
 ``pivot_root``, tracing and reading other processes' memory (``ptrace``, ``process_vm_*``),
 kernel keyrings, ``bpf``, ``perf_event_open``, ``userfaultfd``, module and kexec loading, reboot,
-swap, accounting, quotas, the kernel log and file handles that bypass path checks
-(``open_by_handle_at``). Denied calls fail with ``EPERM`` (the program sees an ordinary error).
+swap, accounting, quotas, the kernel log, file handles that bypass path checks
+(``open_by_handle_at``) and ``io_uring`` (whose queued operations no filter sees). Denied calls
+fail with ``EPERM`` (the program sees an ordinary error).
 """
 
 from __future__ import annotations
@@ -45,6 +46,7 @@ DENIED_CALLS = (
     "reboot", "swapon", "swapoff", "acct", "quotactl", "quotactl_fd", "syslog",
     "open_by_handle_at", "name_to_handle_at", "lookup_dcookie", "vhangup", "personality",
     "iopl", "ioperm", "settimeofday", "clock_settime", "clock_adjtime", "adjtimex",
+    "io_uring_setup", "io_uring_enter", "io_uring_register",
 )  # fmt: skip
 
 #: ``clone`` flags that create namespaces; a ``clone`` with any of them is denied.
