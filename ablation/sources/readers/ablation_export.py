@@ -7,19 +7,28 @@ every other field of the trial are kept as the campaign stored them, so an error
 stays one (never a plain failure) and the completeness gate sees it as the campaign's own report
 does.
 
+Every field is checked by the rules of the plain JSON-lines reader where it reads the field too
+(:mod:`~ablation.sources.readers.generic`: ``category``, ``critical``, ``output``, the cost's
+currency and source, and every number, ``wall_s``, ``attempts`` and ``started_at`` included),
+then as :class:`~ablation.schema.TaskResult` validates it (types, ranges, ``arm``,
+``error_stage``, ``usage``...); ``null`` means absent, as there. A value of the wrong type is
+one line naming the file, the line and the task id, never a value read as another one (the text
+``"false"`` is false, as in a plain row; ``{"a": 1}`` as a category is an error).
+
 The file holds both arms: each side of a comparison takes one with ``--where arm=NAME`` (or
 ``--baseline-where`` for BEFORE only); a file read without one that holds both arms is an error
-saying so, not a list of duplicate ids.
+saying so, not a list of duplicate ids. A row's ``arm`` is checked before ``--where`` picks
+rows, so a row of no arm is an error, never a trial left out.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from typing import Any
 
-from ablation.errors import InputError
+from ablation.errors import InputError, validation_line
 from ablation.schema import TaskResult
-from ablation.sources.readers.generic import number
+from ablation.sources.readers.generic import COST_UNITS, _columns, number
 from ablation.sources.readers.rows import MISSING, ReadOptions, Row, dotted, matches_where
 from ablation.sources.text import file_error
 
@@ -30,6 +39,13 @@ _OWN = frozenset(
     {"task_id", "arm", "run", "passed", "status", "error_type", "latency_s", "cost", "tokens", "quality", "metrics"}
 )
 _EXTRA = tuple(name for name in TaskResult.model_fields if name not in _OWN)
+#: The fields the plain JSON-lines reader reads by the same names (its rules apply to them).
+_PLAIN = ("category", "critical", "output", *COST_UNITS)
+#: The trial's other numbers: read as the plain reader reads a number, then validated.
+_NUMBERS = ("wall_s", "attempts", "started_at")
+#: What stands in for the fields :func:`~ablation.sources.readers.rows.checked_rows` checks
+#: (the id; the tokens, so that ``usage`` is not mirrored into them) while the others are validated.
+_CHECKED_LATER = {"task_id": "-", "tokens": 0}
 
 
 def detect(first: Any) -> bool:
@@ -46,9 +62,10 @@ def rows(items: Iterable[tuple[int, Any]], display: str, options: ReadOptions) -
             raise file_error(InputError, display, f"expected a JSON object, got {type(obj).__name__}", line=line)
         if detect(obj):
             continue
+        arm = obj.get("arm")
+        _validated({"arm": arm}, _failure(line, obj, display, options))
         if options.where and not matches_where(obj, options.where):
             continue
-        arm = obj.get("arm")
         arms.setdefault(str(arm), line)
         if len(arms) > 1 and not picks_arm:
             first, second = list(arms.items())[:2]
@@ -61,15 +78,29 @@ def rows(items: Iterable[tuple[int, Any]], display: str, options: ReadOptions) -
         yield _row(line, obj, display, options)
 
 
-def _row(line: int, obj: Mapping[str, Any], display: str, options: ReadOptions) -> Row:
-    """The row of one stored trial, its numbers checked (one line naming file, line and task)."""
+def _failure(line: int, obj: Mapping[str, Any], display: str, options: ReadOptions) -> Callable[[str], Exception]:
+    """The one-line error of a problem on ``line``, naming the row's task id."""
     task_id = dotted(obj, options.key or "task_id")
+    named = None if task_id is MISSING else task_id
+    return lambda problem: file_error(InputError, display, problem, line=line, task_id=named)
 
-    def fail(problem: str) -> Exception:
-        return file_error(InputError, display, problem, line=line, task_id=task_id)
+
+def _validated(fields: dict[str, Any], fail: Callable[[str], Exception]) -> None:
+    """Raise ``fail`` of what :class:`TaskResult` refuses in ``fields`` (one line, every field)."""
+    try:
+        TaskResult.model_validate({**_CHECKED_LATER, **fields})
+    except ValueError as exc:  # pydantic's ValidationError is a ValueError
+        raise fail(validation_line(exc)) from None
+
+
+def _row(line: int, obj: Mapping[str, Any], display: str, options: ReadOptions) -> Row:
+    """The row of one stored trial, every field checked (one line naming file, line and task)."""
+    fail = _failure(line, obj, display, options)
 
     def numbers(name: str) -> dict[str, float]:
-        values = obj.get(name) or {}
+        values = obj.get(name)
+        if values is None:
+            return {}
         if not isinstance(values, Mapping):
             raise fail(f"{name!r} must be an object of numbers, got {type(values).__name__}")
         return {str(k): number(v, f"{name}.{k}", fail) for k, v in values.items()}
@@ -80,17 +111,25 @@ def _row(line: int, obj: Mapping[str, Any], display: str, options: ReadOptions) 
     status = obj.get("status", "completed")
     if status not in ("completed", "error", "timeout"):
         raise fail(f"'status' must be completed, error or timeout, got {status!r}")
+    latency_s, cost, tokens = scalar("latency_s"), scalar("cost"), scalar("tokens")
+    quality, metrics = numbers("quality"), numbers("metrics")
+    extra = {k: obj[k] for k in _EXTRA if obj.get(k, MISSING) not in (MISSING, None)}
+    plain = {k: extra.pop(k) for k in _PLAIN if k in extra}
+    extra.update(_columns(plain, set(), fail, csv_cells=False)[2])  # the plain reader's own checks
+    extra.update({k: number(extra[k], k, fail) for k in _NUMBERS if k in extra})
+    error_type = obj.get("error_type")
+    _validated({**extra, "error_type": error_type}, fail)
     return Row(
         line,
-        task_id,
+        dotted(obj, options.key or "task_id"),
         dotted(obj, options.field or "passed"),
         run=obj.get("run", 0) if options.run_field is None else dotted(obj, options.run_field),
         status=status,
-        error_type=obj.get("error_type"),
-        latency_s=scalar("latency_s"),
-        cost=scalar("cost"),
-        tokens=scalar("tokens"),
-        quality=numbers("quality"),
-        metrics=numbers("metrics"),
-        extra={k: obj[k] for k in _EXTRA if obj.get(k, MISSING) not in (MISSING, None)},
+        error_type=error_type,
+        latency_s=latency_s,
+        cost=cost,
+        tokens=tokens,
+        quality=quality,
+        metrics=metrics,
+        extra=extra,
     )

@@ -33,11 +33,13 @@ import numpy as np
 from numpy.typing import NDArray
 
 from ablation.columns import STATUS_CODES, TrialColumns
+from ablation.errors import InputError
 from ablation.schema import TaskResult
 from ablation.sources.readers import RowRead, read_rows
 from ablation.sources.readers.generic import COST_UNITS
 from ablation.sources.readers.plain_lines import verdict_lines
 from ablation.sources.readers.rows import ReadOptions, Row, checked_rows, row_result
+from ablation.sources.text import file_error, short_repr
 
 __all__ = ["ColumnRead", "FileTrials", "read_columns"]
 
@@ -188,9 +190,14 @@ def _plain_runs(runs: list[Any]) -> list[int] | None:
 
 
 class _Builder:
-    """Appends checked rows column by column (numbers as floats, NaN when absent)."""
+    """Appends checked rows column by column (numbers as floats, NaN when absent).
 
-    def __init__(self) -> None:
+    Assumes the reader checked ``critical`` into a bool; any other value is an error naming the
+    row's file, line and task id, never read as true.
+    """
+
+    def __init__(self, display: str) -> None:
+        self.display = display
         names = ("task_id", "run", "passed", "status", "error_type", "latency_s", "cost", "tokens",
                  "line", "category", "critical")  # fmt: skip
         self.lists: dict[str, list[Any]] = {name: [] for name in names}
@@ -206,11 +213,15 @@ class _Builder:
             extra = {k: v for k, v in extra.items() if k not in COST_UNITS}
         if row.cost is not None:
             self.units.add((row.extra.get("cost_currency"), row.extra.get("cost_source")))
+        critical = extra.get("critical", False)
+        if critical is not True and critical is not False:  # a reader's checks make it a bool
+            raise file_error(InputError, self.display, f"'critical' must be a boolean, got {short_repr(critical)}",
+                             line=row.line, task_id=task_id)  # fmt: skip
         values = (task_id, run, passed, STATUS_CODES[row.status], row.error_type or "",
                   _NAN if row.latency_s is None else row.latency_s,
                   _NAN if row.cost is None else row.cost,
                   _NAN if row.tokens is None else row.tokens,
-                  row.line, extra.get("category"), bool(extra.get("critical", False)))  # fmt: skip
+                  row.line, extra.get("category"), critical)  # fmt: skip
         for column, value in zip(self.lists.values(), values, strict=True):
             column.append(value)
         for group, given in ((self.quality, row.quality), (self.metrics, row.metrics)):
@@ -261,7 +272,7 @@ def _spread(pairs: list[tuple[int, float]], n: int) -> NDArray[np.float64]:
 
 
 def _from_rows(read: RowRead, display: str, options: ReadOptions) -> ColumnRead:
-    builder = _Builder()
+    builder = _Builder(display)
     for row, task_id, run, passed in checked_rows(read.rows, display, options, **read.check):
         builder.add(row, task_id, run, passed)
     return ColumnRead(builder.columns(options.arm, display), builder.extras)
