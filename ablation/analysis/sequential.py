@@ -64,11 +64,11 @@ STOPPED_EARLY = NOT_RUN_PREFIX
 ORDER_METHOD = "seeded random order (tasks sorted by BLAKE2b of the seed and the task id)"
 #: Excluded reasons of tasks that still lack a result in an arm: the replay waits there.
 GAP_REASONS = ("missing", "only in")
-#: The configuration fields (dotted paths) that decide where a sequential campaign stops: the
-#: order's seed, the monitor's alpha, margin and critical rule, and the sequential policy.
-STOP_SETTINGS = (
-    "seed", "alpha", "gates.noninferiority_margin", "gates.critical_must_not_regress", "sequential"
-)  # fmt: skip
+#: The configuration fields (dotted paths) that decide a sequential campaign's stop, with words.
+STOP_SETTINGS = {
+    "seed": "seed", "alpha": "alpha", "gates.noninferiority_margin": "margin",
+    "gates.critical_must_not_regress": "critical gate", "sequential": "sequential policy",
+}  # fmt: skip
 _MAX_POINTS = 500
 _GATE_NAMES = {
     "regression": "no significant regression",

@@ -239,13 +239,6 @@ def _cmd_report(args: argparse.Namespace) -> int:
     return emit([report], [record.candidate_agent], s)
 
 
-#: What a message calls each setting that decides a sequential campaign's stop.
-_STOP_NAMES = {
-    "seed": "seed", "alpha": "alpha", "gates.noninferiority_margin": "margin",
-    "gates.critical_must_not_regress": "critical gate", "sequential": "sequential policy",
-}  # fmt: skip
-
-
 def _report_update(record: Any, overrides: Any, s: dict[str, Any]) -> dict[str, Any]:
     """The fields of a stored campaign's configuration that ``ablation report`` replaces.
 
@@ -259,7 +252,7 @@ def _report_update(record: Any, overrides: Any, s: dict[str, Any]) -> dict[str, 
     Raises:
         UsageError: a flag changes a setting that decided a sequential campaign's stop.
     """
-    from ablation.analysis.sequential import stop_settings_changed
+    from ablation.analysis.sequential import STOP_SETTINGS, stop_settings_changed
     from ablation.cli.option_table import OPTIONS
     from ablation.cli.options import FROM_FILE, where_set
 
@@ -282,7 +275,7 @@ def _report_update(record: Any, overrides: Any, s: dict[str, Any]) -> dict[str, 
         else:  # a switch (--no-critical-gate) says its value by being there
             given_as = where + ("" if isinstance(new, bool) else f" {new}")
         (unused if from_file else refused).append(
-            (where, given_as, _setting(_STOP_NAMES.get(field_path, field_path), old))
+            (where, given_as, _setting(STOP_SETTINGS[field_path], old))
         )
         top, _, leaf = field_path.partition(".")  # the report keeps the stored value
         changed[top] = changed[top].model_copy(update={leaf: old}) if leaf else old
