@@ -1,7 +1,9 @@
 """Reports of stored campaigns: stream a campaign's rows from the run store into the analysis.
 
 The analysis reads light rows and asks :class:`StoredTrials` only for the few trials its
-drill-downs show, so a report over a million stored trials never loads them all.
+drill-downs show, so a report over a million stored trials never loads them all. A campaign of a
+several-candidate run is reported as the run reported it (:func:`family_claims`), and a sequential
+campaign's report replays its stop with the settings that decided it (:func:`refuse_stop_changes`).
 """
 
 from __future__ import annotations
@@ -11,15 +13,26 @@ from typing import Any
 
 from ablation.analysis.background import import_report_statistics
 from ablation.analysis.build import build_report
+from ablation.analysis.candidates import holm_claims, improvement_p
 from ablation.analysis.pair_arms import pair_columns
+from ablation.analysis.sequential import STOP_SETTINGS, stop_settings_changed
 from ablation.config import CampaignConfig, Provenance
 from ablation.errors import ConfigError
 from ablation.process_hooks import during_large_work
 from ablation.report import AblationReport
 from ablation.schema import AblationTask, TaskResult
+from ablation.store.campaigns import CampaignFamily, campaign_family
 from ablation.store.run_store import CampaignRecord, RunStore
 
-__all__ = ["StoredTrials", "report_from_store", "report_stored_campaign", "with_task_details"]
+__all__ = [
+    "StoredTrials",
+    "family_claims",
+    "refuse_stop_changes",
+    "report_from_store",
+    "report_stored_campaign",
+    "setting_words",
+    "with_task_details",
+]
 
 
 class StoredTrials(Mapping[tuple[str, str], TaskResult]):
@@ -133,22 +146,121 @@ def report_stored_campaign(
     campaign_id: str | None = None,
     *,
     config_update: Mapping[str, Any] | None = None,
+    names: Mapping[str, str] | None = None,
 ) -> tuple[AblationReport, CampaignRecord]:
     """Rebuild the report of a stored campaign (the newest when ``campaign_id`` is ``None``).
 
     The campaign's own configuration is used, with the fields in ``config_update`` replaced
     (e.g. another alpha or gate policy). Every task the campaign was started with is expected:
     tasks of an interrupted campaign that have no trials yet are listed as missing, never
-    silently left out.
+    silently left out. A campaign of a several-candidate run is reported as that run reported
+    it: its claim of improvement Holm-adjusted across the run's candidates
+    (:func:`family_claims`, the other campaigns rebuilt with the same ``config_update``).
+    A sequential campaign's stop was decided with the settings of
+    :data:`~ablation.analysis.sequential.STOP_SETTINGS`, so an update that changes one of them
+    is refused (:func:`refuse_stop_changes`).
+
+    Args:
+        store: The run store.
+        campaign_id: The campaign, or ``None`` for the newest.
+        config_update: Configuration fields to replace (whole fields; a gate option as the whole
+            stored gate policy with that field changed).
+        names: How the caller names a setting in a refusal, by configuration field path
+            (``{"seed": "--seed"}``: the command line passes its flags); by default its words.
 
     Raises:
-        ConfigError: when the store holds no campaign.
-        StoreError: for an unknown campaign id.
+        ConfigError: when the store holds no campaign, or ``config_update`` changes a setting
+            that decided a sequential campaign's stop.
+        StoreError: for an unknown campaign.
     """
     record = store.latest_campaign() if campaign_id is None else store.get_campaign(campaign_id)
     if record is None:
         raise ConfigError(f"{store.path}: the store holds no campaign")
-    config = record.config.model_copy(update=dict(config_update or {}))
+    update = dict(config_update or {})
+    refuse_stop_changes(record, update, names)
+    report = _campaign_report(store, record, update)
+    family = campaign_family(record)
+    if family is not None:
+        report = family_claims(store, family, [report], update)[0]
+    return report, record
+
+
+def family_claims(
+    store: RunStore,
+    family: CampaignFamily,
+    reports: Sequence[AblationReport],
+    config_update: Mapping[str, Any] | None = None,
+) -> list[AblationReport]:
+    """``reports`` (of campaigns of ``family``) with their claims of improvement Holm-adjusted
+    across every candidate of the family (:func:`~ablation.analysis.candidates.holm_claims`).
+
+    The family's stored campaigns not among ``reports`` are rebuilt with ``config_update`` for
+    their one-sided p for improvement; a candidate the run planned whose campaign was never
+    created (the run was interrupted before it) counts with p = 1, so Holm stays valid over the
+    planned number of candidates. Assumes the reports carry their campaign ids.
+    """
+    members = store.family_campaigns(family.family_id)
+    given = {r.provenance.campaign_id for r in reports}
+    update = dict(config_update or {})
+    others = [
+        improvement_p(_campaign_report(store, m, update))
+        for m in members
+        if m.campaign_id not in given
+    ]
+    known = len(given | {m.campaign_id for m in members})
+    others += [1.0] * max(0, family.size - known)
+    return holm_claims(reports, others)
+
+
+def refuse_stop_changes(
+    record: CampaignRecord, update: Mapping[str, Any], names: Mapping[str, str] | None = None
+) -> None:
+    """Refuse an update of a setting that decided a stored sequential campaign's stop.
+
+    The stop is a fact of the campaign (:mod:`ablation.analysis.sequential`): its report replays
+    it with the stored settings, so another seed, alpha, margin, critical rule or sequential
+    policy would report a stop the campaign never made. A fixed-n campaign takes any update.
+
+    Args:
+        record: The stored campaign.
+        update: The configuration fields to replace, as ``report_stored_campaign`` takes them.
+        names: How the caller names each setting, by field path (see ``report_stored_campaign``).
+
+    Raises:
+        ConfigError: one line naming each setting as given, its stored value, and what to drop.
+    """
+    found = stop_settings_changed(record.config, update)
+    if not found:
+        return
+    named = dict(names or {})
+    given = [
+        named[path] + ("" if isinstance(new, bool) else f" {new}")
+        if path in named else setting_words(STOP_SETTINGS[path], new)
+        for path, _, new in found
+    ]  # a switch (--no-critical-gate) says its value by being there
+    stored = [setting_words(STOP_SETTINGS[path], old) for path, old, _ in found]
+    dropped = [named.get(path, STOP_SETTINGS[path]) for path, _, _ in found]
+    raise ConfigError(
+        f"{', '.join(given)}: campaign {record.campaign_id} is sequential and its stop was decided "
+        f"with {', '.join(stored)}; its report replays that stop with the stored settings "
+        f"(drop {', '.join(dropped)})"
+    )
+
+
+def setting_words(name: str, value: Any) -> str:
+    """``margin 0.2``, ``no margin``, ``the critical gate on``."""
+    if value is None:
+        return f"no {name}"
+    if isinstance(value, bool):
+        return f"the {name} {'on' if value else 'off'}"
+    return f"{name} {value}"
+
+
+def _campaign_report(
+    store: RunStore, record: CampaignRecord, update: Mapping[str, Any]
+) -> AblationReport:
+    """One stored campaign's own report (no family adjustment), its configuration updated."""
+    config = record.config.model_copy(update=dict(update))
     provenance = Provenance(
         suite_fingerprint=record.suite_fingerprint,
         baseline_agent=record.baseline_agent,
@@ -161,8 +273,7 @@ def report_stored_campaign(
         isolation=record.config.isolation,
         sandbox=record.config.sandbox,
     )
-    report = report_from_store(
+    return report_from_store(
         store, record.campaign_id, config=config, provenance=provenance,
         expected_ids=store.expected_ids(record.campaign_id),
     )
-    return report, record

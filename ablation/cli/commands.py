@@ -63,11 +63,12 @@ def _run(args: argparse.Namespace, stream: TextIO) -> int:
     reports: list[Any] = []
     names: list[str] = []
     info, current = CampaignRun(), 0
+    family = None if memory is not None else _Family(store, len(args.candidate), bool(args.resume))
     try:
         with user_code.executor(s) as executor:
             for i, (spec, candidate) in enumerate(zip(args.candidate, candidates, strict=True)):
                 progress = NullProgress() if s.get("no_progress") else default_progress()
-                info, current = CampaignRun(), i
+                info, current = _joined(family), i
                 report = run_ablation_campaign(
                     baseline, candidate, tasks, config=config, quality_scorers=scorers,
                     store=store if memory is None else memory, progress=progress, executor=executor,
@@ -98,7 +99,55 @@ def _run(args: argparse.Namespace, stream: TextIO) -> int:
         if memory is not None:
             memory.close()
     say_sandbox_unavailable(reports)
-    return emit(reports, names, s, stream)
+    return emit(reports if family is None else family.claims(reports), names, s, stream)
+
+
+class _Family:
+    """The stored family of a ``run``'s candidates (``ablation.store.campaigns.CampaignFamily``).
+
+    Each campaign joins it once created (:func:`_joined`), so an interrupted run's campaigns are
+    tied too: the first with its own id and the number of candidates given, unless it is a
+    resumed campaign, which keeps the family it was started in (its resume command names fewer
+    candidates). The run's reports are written Holm-adjusted across the whole family, as
+    ``ablation report`` reports each campaign.
+    """
+
+    def __init__(self, store: Path, size: int, resumed: bool) -> None:
+        self.store, self.size, self.resumed = store, size, resumed
+        self.family: Any = None  # the CampaignFamily, once known
+
+    def join(self, campaign_id: str) -> None:
+        from ablation.store.campaigns import CampaignFamily
+        from ablation.store.run_store import RunStore
+
+        if self.family is None and self.size < 2 and not self.resumed:
+            return  # one candidate, not resumed: no family
+        new = CampaignFamily(family_id=campaign_id, size=self.size) if self.size > 1 else None
+        with RunStore(self.store) as run_store:
+            self.family = run_store.join_family(campaign_id, self.family or new)
+
+    def claims(self, reports: list[Any]) -> list[Any]:
+        """``reports`` with their claims of improvement Holm-adjusted across the family."""
+        from ablation.analysis.stored import family_claims
+        from ablation.store.run_store import RunStore
+
+        if self.family is None:
+            return reports
+        with RunStore(self.store, read_only=True) as run_store:
+            return family_claims(run_store, self.family, reports)
+
+
+def _joined(family: _Family | None) -> Any:
+    """A ``CampaignRun`` that puts its campaign in ``family`` once the campaign has its id."""
+    from ablation.run.campaign import CampaignRun
+
+    class Joining(CampaignRun):
+        def __setattr__(self, name: str, value: Any) -> None:
+            super().__setattr__(name, value)
+            if name == "campaign_id" and value is not None and family is not None:
+                family.join(value)
+
+    return Joining()
 
 
 def _run_settings(args: argparse.Namespace) -> dict[str, Any]:
@@ -212,6 +261,8 @@ def resume_command(argv: Sequence[str], done: Sequence[str], store: Path, campai
 
 def _cmd_report(args: argparse.Namespace) -> int:
     from ablation.analysis.stored import report_stored_campaign
+    from ablation.cli.option_table import OPTIONS
+    from ablation.cli.options import where_set
     from ablation.errors import ConfigError
     from ablation.store.run_store import DEFAULT_STORE_PATH, RunStore
 
@@ -226,8 +277,13 @@ def _cmd_report(args: argparse.Namespace) -> int:
     with RunStore(path, read_only=True) as store:  # reading needs no write access
         campaign = None if args.campaign == "latest" else args.campaign
         stored = store.latest_campaign() if campaign is None else store.get_campaign(campaign)
-        changed = _report_update(stored, overrides, s)
-        report, record = report_stored_campaign(store, campaign, config_update=changed)
+        changed, note = _report_update(stored, overrides, s)
+        flags: dict[str, str] = {}  # config field path -> flag, as a refusal names it
+        for option in (o for o in OPTIONS if o.config):
+            flags.setdefault(str(option.config), where_set(option.key or option.name, s))
+        report, record = report_stored_campaign(store, campaign, config_update=changed, names=flags)
+        if note:
+            print(note, file=sys.stderr)
         if args.export_jsonl:
             _export(store, record.campaign_id, args.export_jsonl)
         if record.status != "complete":
@@ -239,68 +295,49 @@ def _cmd_report(args: argparse.Namespace) -> int:
     return emit([report], [record.candidate_agent], s)
 
 
-def _report_update(record: Any, overrides: Any, s: dict[str, Any]) -> dict[str, Any]:
-    """The fields of a stored campaign's configuration that ``ablation report`` replaces.
+def _report_update(
+    record: Any, overrides: Any, s: dict[str, Any]
+) -> tuple[dict[str, Any], str | None]:
+    """The fields of a stored campaign's configuration that ``ablation report`` replaces, and
+    the note to print once the report is built (or ``None``).
 
     Only the options given change their stored values: a gate option its own field of the stored
     gate policy, not the whole policy. A sequential campaign's stop was decided with the settings
-    of :data:`~ablation.analysis.sequential.STOP_SETTINGS`, and its report replays that stop with
-    the stored ones: a flag that changes one is a usage error naming the flag and the stored
-    value; such a value from ``[tool.ablation]`` is left unused, with one note on stderr.
+    of :data:`~ablation.analysis.sequential.STOP_SETTINGS`: a flag that changes one is passed on,
+    for :func:`~ablation.analysis.stored.report_stored_campaign` to refuse (naming the flag and
+    the stored value); such a value from ``[tool.ablation]`` is left unused, with the note.
     ``record`` is ``None`` when the store holds no such campaign (the report then says so).
-
-    Raises:
-        UsageError: a flag changes a setting that decided a sequential campaign's stop.
     """
     from ablation.analysis.sequential import STOP_SETTINGS, stop_settings_changed
+    from ablation.analysis.stored import setting_words
     from ablation.cli.option_table import OPTIONS
     from ablation.cli.options import FROM_FILE, where_set
 
     changed = {k: getattr(overrides, k) for k in overrides.model_fields_set - {"labels", "sequential"}}
     if record is None:
-        return changed
+        return changed, None
     stored = record.config
     if "gates" in changed:
         given = overrides.gates
         changed["gates"] = stored.gates.model_copy(
             update={name: getattr(given, name) for name in given.model_fields_set}
         )
-    refused: list[tuple[str, str, str]] = []  # (where, as given, the stored setting)
-    unused: list[tuple[str, str, str]] = []
+    unused: list[tuple[str, str]] = []  # (as given, the stored setting)
     for field_path, old, new in stop_settings_changed(stored, changed):
         key = next(o.key or o.name for o in OPTIONS if o.config == field_path)
-        where, from_file = where_set(key, s), key in s.get(FROM_FILE, {})
-        if from_file:
-            given_as = f"{where} = {json.dumps(new)}"
-        else:  # a switch (--no-critical-gate) says its value by being there
-            given_as = where + ("" if isinstance(new, bool) else f" {new}")
-        (unused if from_file else refused).append(
-            (where, given_as, _setting(STOP_SETTINGS[field_path], old))
-        )
+        if key not in s.get(FROM_FILE, {}):
+            continue  # a flag: refused by report_stored_campaign
+        unused.append((f"{where_set(key, s)} = {json.dumps(new)}", setting_words(STOP_SETTINGS[field_path], old)))
         top, _, leaf = field_path.partition(".")  # the report keeps the stored value
         changed[top] = changed[top].model_copy(update={leaf: old}) if leaf else old
-    for found in (refused, unused):
-        if not found:
-            continue
-        why = (
-            f"{', '.join(g for _, g, _ in found)}: campaign {record.campaign_id} is sequential and "
-            f"its stop was decided with {', '.join(w for _, _, w in found)}; its report replays "
-            "that stop with the stored settings"
-        )
-        if found is refused:
-            raise UsageError(f"{why} (drop {', '.join(w for w, _, _ in found)})")
-        what = "value is" if len(found) == 1 else "values are"
-        print(f"ablation: note: {why}, so the file's {what} not used", file=sys.stderr)
-    return changed
-
-
-def _setting(name: str, value: Any) -> str:
-    """``margin 0.2``, ``no margin``, ``the critical gate on``."""
-    if value is None:
-        return f"no {name}"
-    if isinstance(value, bool):
-        return f"the {name} {'on' if value else 'off'}"
-    return f"{name} {value}"
+    if not unused:
+        return changed, None
+    what = "value is" if len(unused) == 1 else "values are"
+    return changed, (
+        f"ablation: note: {', '.join(g for g, _ in unused)}: campaign {record.campaign_id} is "
+        f"sequential and its stop was decided with {', '.join(w for _, w in unused)}; its report "
+        f"replays that stop with the stored settings, so the file's {what} not used"
+    )
 
 
 def _export(store: Any, campaign_id: str, path: Path) -> None:

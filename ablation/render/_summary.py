@@ -1,15 +1,11 @@
 """Several candidates against one baseline: one row per candidate, Holm across candidates.
 
-Each candidate's claim of improvement (its report's one-sided test, H1 "candidate better": the
-one-sided exact McNemar test with one run) is Holm-adjusted over all candidates (family-wise
-error rate, the right control when the best candidate will be picked). Holm is for these claims
-of improvement only; a candidate's own gates are judged unadjusted, so a regression never hides
-behind the number of candidates, and a claim of regression stays unadjusted too.
-:func:`holm_claims` is the one place the rule is applied: it writes the adjusted p into each
-report (``improvement_holm_pvalue``) and withdraws a claim of improvement that does not survive
-it, so every renderer, the summary rows and the JSON state the same claim. The reports are assumed
-to share a baseline and a task suite; when their baseline pass counts, baseline agents or suite
-fingerprints differ, a note says so instead of silently comparing unlike things.
+Every report is shown after :func:`~ablation.analysis.candidates.holm_claims` (the one place the
+rule is applied; re-exported here): each candidate's claim of improvement Holm-adjusted across the
+candidates, the adjusted p written into its report (``improvement_holm_pvalue``), so every
+renderer, the summary rows and the JSON state the same claim. The reports are assumed to share a
+baseline and a task suite; when their baseline pass counts, baseline agents or suite fingerprints
+differ, a note says so instead of silently comparing unlike things.
 """
 
 from __future__ import annotations
@@ -21,6 +17,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict
 
+from ablation.analysis.candidates import holm_claims, improvement_p
 from ablation.render._ci_safe import no_workflow_commands
 from ablation.render._format import fmt_float, fmt_level, fmt_p, fmt_pct, fmt_pp
 from ablation.report import REPORT_SCHEMA_VERSION, AblationReport, Claim, Interval
@@ -106,30 +103,6 @@ class CandidatesDocument(BaseModel):
     summary: CandidatesSummary
 
 
-def holm_claims(reports: Sequence[AblationReport]) -> list[AblationReport]:
-    """The reports with their claims of improvement Holm-adjusted across them.
-
-    Each report gains ``improvement_holm_pvalue`` (its one-sided p for improvement, adjusted over
-    all ``reports``) and ``improvement_holm_candidates``; a ``summary`` of ``"improvement"`` whose
-    adjusted p is not below the report's alpha becomes ``"no significant difference"``. A claim
-    of regression, the gates and the verdict are left as they are (each is judged at alpha on its
-    own). One report is returned unchanged; applying it twice gives the same reports.
-    """
-    if len(reports) < 2:
-        return list(reports)
-    from ablation.stats import adjust_pvalues
-
-    holm = [float(x) for x in adjust_pvalues([_improvement_p(r) for r in reports], method="holm")]
-    out = []
-    for r, adjusted in zip(reports, holm, strict=True):
-        alpha = r.uplift_test.alpha if r.uplift_test is not None else r.provenance.alpha
-        update: dict[str, Any] = {"improvement_holm_pvalue": adjusted, "improvement_holm_candidates": len(reports)}
-        if r.summary == "improvement" and not adjusted < alpha:
-            update["summary"] = "no significant difference"
-        out.append(r.model_copy(update=update))
-    return out
-
-
 def summary_data(reports: Sequence[AblationReport], names: Sequence[str]) -> dict[str, Any]:
     """Rows (raw numbers, :class:`SummaryRow`) and notes for :func:`ablation.render.render_summary`,
     of the reports after :func:`holm_claims`.
@@ -144,7 +117,7 @@ def summary_data(reports: Sequence[AblationReport], names: Sequence[str]) -> dic
     reports = holm_claims(reports)
     rows = []
     for name, r in zip(names, reports, strict=True):
-        p_better = _improvement_p(r)
+        p_better = improvement_p(r)
         holm = p_better if r.improvement_holm_pvalue is None else r.improvement_holm_pvalue
         rows.append(SummaryRow(
             name=name, n_paired=r.n_paired, baseline_pass_rate=r.baseline.pass_rate,
@@ -156,10 +129,11 @@ def summary_data(reports: Sequence[AblationReport], names: Sequence[str]) -> dic
             verdict=r.verdict if r.gates else "not gated",
         ).model_dump())  # fmt: skip
     methods = sorted({r.uplift.ci.method for r in reports})
+    family = max(r.improvement_holm_candidates or len(reports) for r in reports)
     notes = [
         "base / cand: pass rates; b / c: regressions / improvements; p: one-sided test of "
         f"improvement (H1: candidate better; {_methods(reports)}); "
-        f"Holm p: adjusted across {len(reports)} candidates (a claim of improvement needs Holm p "
+        f"Holm p: adjusted across {family} candidates (a claim of improvement needs Holm p "
         f"below alpha {fmt_float(reports[0].provenance.alpha)}; regressions and gates are judged "
         "unadjusted); "
         f"uplift interval: {', '.join(methods)} at "
@@ -202,15 +176,6 @@ def candidates_document(reports: Sequence[AblationReport], names: Sequence[str])
         ],
         "summary": summary_data(reports, names),
     }
-
-
-def _improvement_p(report: AblationReport) -> float:
-    """One-sided p for "candidate better": the report's own test, else the exact McNemar tail."""
-    if report.uplift_test is not None:
-        return report.uplift_test.pvalue_better
-    from ablation.stats import mcnemar
-
-    return float(mcnemar(report.mcnemar.b, report.mcnemar.c, alternative="greater").pvalue)
 
 
 def _methods(reports: Sequence[AblationReport]) -> str:

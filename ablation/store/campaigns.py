@@ -2,8 +2,9 @@
 
 :class:`CampaignStore` owns the ``campaigns`` table: inserting a campaign (choosing a free
 time-sortable id when none is given), turning rows into
-:class:`~ablation.store.format.CampaignRecord`, the listings (by filter, all, latest), and the two
-updates a campaign receives over its life (its status and its provenance).
+:class:`~ablation.store.format.CampaignRecord`, the listings (by filter, all, latest, one family),
+and the updates a campaign receives over its life (its status, its provenance and the
+:class:`CampaignFamily` of a several-candidate run, kept in its provenance).
 """
 
 from __future__ import annotations
@@ -14,6 +15,8 @@ import sqlite3
 from collections.abc import Mapping, Sequence
 from datetime import UTC, datetime
 from typing import Any
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from ablation.config import CampaignConfig
 from ablation.errors import ConfigError, StoreError
@@ -34,7 +37,48 @@ from ablation.store.format import (
     now,
 )
 
-__all__ = ["CampaignStore", "new_campaign_id"]
+__all__ = ["FAMILY_KEY", "CampaignFamily", "CampaignStore", "campaign_family", "new_campaign_id"]
+
+#: The provenance key of a campaign's :class:`CampaignFamily`.
+FAMILY_KEY = "candidate_family"
+
+
+class CampaignFamily(BaseModel):
+    """The campaigns of one ``run`` of several candidates against one baseline.
+
+    Attributes:
+        family_id: The id shared by the family's campaigns (its first campaign's id).
+        size: How many candidates the run was started with; a candidate whose campaign was never
+            created (the run was interrupted first) is a member without a campaign.
+    """
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    family_id: str = Field(min_length=1)
+    size: int = Field(ge=1, strict=True)
+
+
+def campaign_family(record: CampaignRecord) -> CampaignFamily | None:
+    """The family ``record`` belongs to (:meth:`CampaignStore.join_family`), or ``None`` for a
+    campaign of a one-candidate run and one stored before families were kept.
+
+    Raises:
+        StoreError: the stored family cannot be read (a store no ablation wrote).
+    """
+    return _family_in(record.provenance, record.campaign_id)
+
+
+def _family_in(provenance: Mapping[str, Any], campaign_id: str) -> CampaignFamily | None:
+    found = provenance.get(FAMILY_KEY)
+    if found is None:
+        return None
+    try:
+        return CampaignFamily.model_validate(found)
+    except ValidationError as exc:
+        raise StoreError(
+            f"campaign {campaign_id!r}: its stored {FAMILY_KEY} cannot be read "
+            f"({exc.errors()[0]['msg']}): the store is damaged or was written by another program"
+        ) from None
 
 
 
@@ -238,6 +282,63 @@ class CampaignStore(StoreConnection):
             if conn.execute(sql, (status, now(), campaign_id)).rowcount == 0:
                 raise self._unknown(conn, campaign_id)
 
+    def join_family(
+        self, campaign_id: str, family: CampaignFamily | None
+    ) -> CampaignFamily | None:
+        """Record that ``campaign_id`` belongs to ``family`` and return the family it belongs to.
+
+        A campaign already in a family keeps it (a resumed run names fewer candidates than the
+        run that started the campaign, so its own count would be too small). With ``family``
+        ``None`` nothing is written: the stored family, if any, is returned.
+
+        Raises:
+            StoreError: for an unknown campaign, or a stored family that cannot be read.
+        """
+        with self._op("record a campaign family", transaction=True) as conn:
+            provenance = self._provenance(conn, campaign_id)
+            kept = _family_in(provenance, campaign_id)
+            if kept is not None or family is None:
+                return kept
+            provenance[FAMILY_KEY] = family.model_dump()
+            conn.execute(
+                "UPDATE campaigns SET provenance_json = ?, updated_at = ? WHERE id = ?",
+                (json.dumps(provenance, sort_keys=True), now(), campaign_id),
+            )
+        return family
+
+    def family_campaigns(self, family_id: str) -> list[CampaignRecord]:
+        """The stored campaigns of the family ``family_id``, oldest first (by creation time).
+
+        Raises:
+            StoreError: a campaign that names the family cannot be read.
+        """
+        with self._op("list a campaign family") as conn:  # a cheap text match, then the check
+            tail = f" WHERE instr(c.provenance_json, ?) > 0{NEWEST_FIRST}"
+            rows = self._campaign_rows(conn, tail, (json.dumps(family_id),))
+        found = []
+        for record in map(self._record, reversed(rows)):
+            family = campaign_family(record)
+            if family is not None and family.family_id == family_id:
+                found.append(record)
+        return found
+
+    def _provenance(self, conn: sqlite3.Connection, campaign_id: str) -> dict[str, Any]:
+        """A campaign's stored provenance (read inside the caller's operation).
+
+        Raises:
+            StoreError: for an unknown campaign, or provenance that does not decode.
+        """
+        sql = "SELECT provenance_json FROM campaigns WHERE id = ?"
+        where = f"run store {self.path}: campaign {campaign_id!r}"
+        rows = self._rows(conn, sql, (campaign_id,), lambda _: where)
+        if not rows:
+            raise self._unknown(conn, campaign_id)
+        with damaged(where):
+            provenance = json.loads(rows[0][0])
+            if not isinstance(provenance, dict):
+                raise TypeError(f"its provenance is not a JSON object: {rows[0][0]!r:.40}")
+        return provenance
+
     def update_provenance(self, campaign_id: str, **fields: Any) -> None:
         """Merge ``fields`` (converted to JSON-safe data) into a campaign's provenance.
 
@@ -245,13 +346,7 @@ class CampaignStore(StoreConnection):
             StoreError: for an unknown campaign.
         """
         with self._op("update provenance", transaction=True) as conn:
-            sql = "SELECT provenance_json FROM campaigns WHERE id = ?"
-            where = f"run store {self.path}: campaign {campaign_id!r}"
-            rows = self._rows(conn, sql, (campaign_id,), lambda _: where)
-            if not rows:
-                raise self._unknown(conn, campaign_id)
-            with damaged(where):
-                provenance = {**json.loads(rows[0][0]), **to_jsonable(fields)}
+            provenance = {**self._provenance(conn, campaign_id), **to_jsonable(fields)}
             conn.execute(
                 "UPDATE campaigns SET provenance_json = ?, updated_at = ? WHERE id = ?",
                 (json.dumps(provenance, sort_keys=True), now(), campaign_id),

@@ -3,7 +3,8 @@
 :class:`Catalog` holds one read-only :class:`~ablation.store.RunStore` (the open ``ablation
 report`` uses, so a campaign may write to the file meanwhile) and caches each campaign's report
 and task table under a key that changes whenever the campaign does (its trial count, status and
-last update): a finished campaign is analysed once, a running one again when it has new trials.
+last update; for a report, those of every campaign of its several-candidate run too): a
+finished campaign is analysed once, a running one again when it has new trials.
 Every report is the one ``ablation report`` builds (:func:`report_stored_campaign`) and every
 comparison of two stored arms the one ``ablation compare`` builds (:func:`compare_columns`): the
 viewer computes no statistic of its own.
@@ -27,6 +28,7 @@ from ablation.errors import StoreError
 from ablation.report import AblationReport
 from ablation.schema import AblationTask, TaskResult, task_digests
 from ablation.store import CampaignRecord, RunStore
+from ablation.store.campaigns import campaign_family
 from ablation.view.tasks import TaskTable, task_table
 
 __all__ = ["ARMS", "CACHED", "ArmRef", "Catalog"]
@@ -157,13 +159,21 @@ class Catalog:
         return (record.campaign_id, record.n_trials, record.status, record.updated_at)
 
     def report(self, campaign_id: str) -> tuple[AblationReport, CampaignRecord]:
-        """The campaign's report, as ``ablation report CAMPAIGN`` builds it, and its record."""
+        """The campaign's report, as ``ablation report CAMPAIGN`` builds it, and its record.
+
+        A campaign of a several-candidate run is Holm-adjusted across its family's campaigns, so
+        its cached report is keyed by the state of each of them too: it is rebuilt (the others'
+        reports with it) only when one of them changes.
+        """
         record = self.record(campaign_id)
+        family = campaign_family(record)
+        members = () if family is None else self.store.family_campaigns(family.family_id)
 
         def build() -> AblationReport:
             return report_stored_campaign(self.store, campaign_id)[0]
 
-        return self._cached(("report", *self._state(record)), build), record
+        key = ("report", *self._state(record), *(self._state(m) for m in members))
+        return self._cached(key, build), record
 
     def table(self, campaign_id: str) -> tuple[TaskTable, CampaignRecord]:
         """The campaign's per-task table (paired and classified as its report) and its record."""
