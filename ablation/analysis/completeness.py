@@ -7,7 +7,10 @@ and the first ids, unless the user turns the gate off (and the report says so).
 Contract with sequential campaigns: an excluded item whose reason starts with
 :data:`NOT_RUN_PREFIX` was left out on purpose (the campaign stopped at a decision) and is not
 missing. Unknown ids (results for tasks outside the suite) are extra, not missing, and per-run
-exclusions of errored trials (``on_error="exclude"``) count against the arm's completed share.
+exclusions of errored trials (``on_error="exclude"``) count against the arm's completed share. A
+task left out as partly run (fewer than the configured runs stored in an arm,
+:func:`ablation.analysis.pairing.leave_out_partly_run`) is listed without a run, so it is a
+missing pair like any task left out of the pairing as a whole.
 
 Each arm's share is over its **expected** trials: for every task, the runs seen in either arm.
 A run that one arm has and the other lacks (an excluded item whose reason starts with

@@ -31,7 +31,7 @@ from ablation.analysis.factorize import (
     trial_keys,
     unicode_ids,
 )
-from ablation.analysis.pairing import PairedData, unmatched_runs
+from ablation.analysis.pairing import PairedData, stored_counts, unmatched_runs
 from ablation.columns import (
     STATUS_CODES,
     TrialColumns,
@@ -253,6 +253,7 @@ def pair_columns(
         trials_seen={arm: len(cols) for arm, cols in zip(_ARMS, arms, strict=True)},
         totals_of=functools.partial(column_totals, arms, codes, uniq, paired, exclude),
         cost_units={arm: cols.cost_units for arm, cols in zip(_ARMS, arms, strict=True)},
+        stored_of=functools.partial(stored_counts, codes, uniq),
     )
 
 

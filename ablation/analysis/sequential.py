@@ -12,7 +12,9 @@ Rules (DESIGN.md section 5):
   depend on the rest of the suite, so a resume and a replay see the same order.
 - A pair's outcome is ``candidate − baseline`` of the task's pass fractions (``runs > 1``: the
   task is the unit); a task excluded for errors (``on_error="exclude"``) is skipped; a task with
-  no result in an arm is a gap, and the replay waits there like the live campaign does.
+  no result in an arm, or fewer than the configured runs stored in an arm (partly run, left out
+  of the pairs: :func:`~ablation.analysis.pairing.leave_out_partly_run`), is a gap, and the
+  replay waits there like the live campaign, which feeds a task once all its runs are in.
 - A non-inferior stop (the one decision that can pass) waits until every critical task of the
   suite has run (the critical gate on): a campaign never passes on critical tasks it did not run.
 - After a decision at pair k, the tasks after the deciding one in run order are left out of the
@@ -30,7 +32,6 @@ Rules (DESIGN.md section 5):
 
 from __future__ import annotations
 
-import dataclasses
 import hashlib
 from collections.abc import Iterable, Mapping, Sequence
 from operator import attrgetter
@@ -39,12 +40,15 @@ from typing import Any
 import numpy as np
 
 from ablation import stats
-from ablation.analysis.accumulate import ArmColumns
-from ablation.analysis.arm_totals import ArmTotals
 from ablation.analysis.completeness import NOT_RUN_PREFIX
-from ablation.analysis.pairing import PairedData
+from ablation.analysis.pairing import (
+    PARTLY_RUN_PREFIX,
+    PairedData,
+    leave_out_partly_run,
+    restrict_tasks,
+)
 from ablation.config import CampaignConfig
-from ablation.report import ExcludedItem, Interval, SequentialPoint, SequentialSummary
+from ablation.report import Interval, SequentialPoint, SequentialSummary
 
 __all__ = [
     "GAP_REASONS",
@@ -62,8 +66,8 @@ __all__ = [
 #: Start of the excluded reason of every task a sequential campaign did not run.
 STOPPED_EARLY = NOT_RUN_PREFIX
 ORDER_METHOD = "seeded random order (tasks sorted by BLAKE2b of the seed and the task id)"
-#: Excluded reasons of tasks that still lack a result in an arm: the replay waits there.
-GAP_REASONS = ("missing", "only in")
+#: Excluded reasons of tasks that still lack a result or runs in an arm: the replay waits there.
+GAP_REASONS = ("missing", "only in", PARTLY_RUN_PREFIX)
 #: The configuration fields (dotted paths) that decide a sequential campaign's stop, with words.
 STOP_SETTINGS = {
     "seed": "seed", "alpha": "alpha", "gates.noninferiority_margin": "margin",
@@ -230,7 +234,7 @@ def _walk(
 def _undecided(data: PairedData, pairs: int, n: int, runs: int, gap: bool) -> tuple[int, int, int, str]:
     """Tasks run, agent calls, calls saved and the reason of a campaign that decided nothing.
 
-    At a gap (interrupted, or tasks lack a result in an arm) nothing is left out, so what ran is
+    At a gap (interrupted: tasks lack a result or runs in an arm) nothing is left out, so what ran is
     what is stored: the tasks with a result in either arm and the trials seen (``2 x runs`` per
     task when the data do not count them). Otherwise every task ran (the end of the suite).
     """
@@ -242,7 +246,7 @@ def _undecided(data: PairedData, pairs: int, n: int, runs: int, gap: bool) -> tu
     ran = len(_universe(data)) - len(missing)
     calls = sum(data.trials_seen.values()) if data.trials_seen else 2 * runs * ran
     reason = (
-        f"Undecided after {pairs} pairs: {len(lacking)} of {n} tasks lack a result in an arm "
+        f"Undecided after {pairs} pairs: {len(lacking)} of {n} tasks lack a result or runs in an arm "
         "(interrupted?), so the fixed-n figures are descriptive."
     )
     return ran, calls, 0, reason
@@ -263,6 +267,7 @@ def apply_sequential(
     """
     policy = config.sequential
     assert policy is not None
+    data = leave_out_partly_run(data, config.runs)
     universe = _universe(data)
     order = sequential_order(universe, config.seed)
     n = len(order)
@@ -319,82 +324,8 @@ def apply_sequential(
     )
 
 
-def _scorers(data: PairedData, keep: np.ndarray, totals: dict[str, ArmTotals] | None) -> set[str]:
-    """Scorers with a score or a scorer error in the kept tasks (either arm): a scorer that only
-    trials in flight after the stop used is not part of the report."""
-    arms = (data.baseline, data.candidate)
-    names = {n for a in arms for n, v in a.quality.items() if not np.isnan(v[keep]).all()}
-    if totals is None:
-        return names | {n for a in arms for n in a.quality}
-    return names | {n for t in totals.values() for n in t.quality_errors}
-
-
-def _arm(
-    columns: ArmColumns, keep: np.ndarray, totals: ArmTotals | None, scorers: set[str]
-) -> ArmColumns:
-    counts: dict[str, Any] = {"n_trials": int(columns.runs[keep].sum())}
-    if totals is not None:
-        counts = {
-            "errors": totals.errors,
-            "timeouts": totals.timeouts,
-            "retried": totals.retried,
-            "quality_errors": totals.quality_errors,
-            "cost_total": totals.cost_total,
-            "cost_trials": totals.cost_trials,
-            "n_trials": totals.n_trials,
-        }
-    return dataclasses.replace(
-        columns,
-        **counts,
-        passes=columns.passes[keep],
-        runs=columns.runs[keep],
-        latency=columns.latency[keep],
-        cost=columns.cost[keep],
-        quality={k: v[keep] for k, v in columns.quality.items() if k in scorers},
-        metrics={k: v[keep] for k, v in columns.metrics.items()},
-    )
-
 
 def keep_tasks(data: PairedData, keep: set[str], dropped: Sequence[str]) -> PairedData:
     """``data`` with only the tasks in ``keep``; ``dropped`` (in run order) listed as not run."""
-    mask = np.fromiter((tid in keep for tid in data.task_ids), dtype=bool, count=len(data.task_ids))
-    idx = np.flatnonzero(mask)
-    dropped_set = set(dropped)
-    excluded = [e for e in data.excluded if e.task_id not in dropped_set]
-    excluded.extend(
-        ExcludedItem(
-            task_id=tid,
-            reason=f"{STOPPED_EARLY}: the sequential campaign had decided before this task",
-        )
-        for tid in sorted(dropped_set)
-    )
-    task_ids = [data.task_ids[i] for i in idx]
-    families = [data.families[i] for i in idx]
-    failures = [f for f in data.failures if f[0] in keep]
-    totals = data.totals_of(keep) if data.totals_of is not None else None
-    scorers = _scorers(data, idx, totals)
-    return dataclasses.replace(
-        data,
-        task_ids=task_ids,
-        categories=[data.categories[i] for i in idx],
-        families=families,
-        critical=data.critical[idx],
-        baseline=_arm(data.baseline, idx, (totals or {}).get("baseline"), scorers),
-        candidate=_arm(data.candidate, idx, (totals or {}).get("candidate"), scorers),
-        excluded=excluded,
-        has_families=len(set(families)) < len(families),
-        failures=failures,
-        trials_seen=_trials_seen(data, idx, totals),
-        totals_of=None,
-    )
-
-
-def _trials_seen(
-    data: PairedData, idx: np.ndarray, totals: dict[str, ArmTotals] | None
-) -> dict[str, int]:
-    """Trials per arm of the kept tasks only: a trial that finished in flight after the
-    decision (of a task not kept, paired or not) must not count, or the errors section would
-    depend on timing."""
-    if totals is not None:
-        return {arm: t.seen for arm, t in totals.items()}
-    return {"baseline": int(data.baseline.runs[idx].sum()), "candidate": int(data.candidate.runs[idx].sum())}
+    reason = f"{STOPPED_EARLY}: the sequential campaign had decided before this task"
+    return restrict_tasks(data, keep, dropped, reason)
