@@ -1,9 +1,15 @@
 """Breakdown tables as plain rows of text: repeated runs, flaky tasks and categories.
 
 Shared by the Markdown, HTML and terminal renderers (like :mod:`ablation.render._sections`).
+A suite can have as many categories as tasks: the category table and plot of a rendered report
+show at most :data:`CATEGORY_CAP` of them, chosen by :func:`shown_categories`, with a line saying
+how many more there are and which rule chose the shown ones; the JSON report keeps every one.
 """
 
 from __future__ import annotations
+
+import heapq
+import math
 
 from ablation.render._format import (
     DASH,
@@ -13,19 +19,28 @@ from ablation.render._format import (
     fmt_pct,
     fmt_pp,
 )
-from ablation.report import AblationReport
+from ablation.render._sections import TABLE_CAP, more_line
+from ablation.report import AblationReport, CategoryBreakdown
 
 __all__ = [
+    "CATEGORY_CAP",
     "CATEGORY_HEADERS",
+    "CATEGORY_RULE",
     "FLAKY_HEADERS",
+    "category_cap_note",
     "category_note",
     "category_rows",
     "flaky_rows",
     "repeated_rows",
     "show_categories",
+    "shown_categories",
 ]
 
 Row = tuple[str, ...]
+#: Categories a rendered report's table and plot show at most (the cap of its other long lists).
+CATEGORY_CAP = TABLE_CAP
+#: Which categories are shown when there are more than the cap, in the words of the note.
+CATEGORY_RULE = "with the most tasks, ties broken by the largest |uplift|"
 
 
 CATEGORY_HEADERS = (
@@ -90,8 +105,33 @@ def show_categories(report: AblationReport) -> bool:
     return bool(cats) and not (len(cats) == 1 and cats[0].category == "default")
 
 
+def shown_categories(report: AblationReport, cap: int = CATEGORY_CAP) -> list[CategoryBreakdown]:
+    """The categories a table or plot shows, in the report's order: every one when there are at
+    most ``cap``, else the ``cap`` with the most tasks, ties broken by the largest absolute
+    uplift (an uplift that is not a number counts as the smallest), then by the report's order."""
+    cats = report.categories
+    if len(cats) <= cap:
+        return list(cats)
+
+    def rank(i: int) -> tuple[int, float, int]:
+        u = cats[i].uplift
+        return -cats[i].n, -abs(u) if math.isfinite(u) else 1.0, i
+
+    return [cats[i] for i in sorted(heapq.nsmallest(cap, range(len(cats)), key=rank))]
+
+
+def category_cap_note(report: AblationReport, cap: int = CATEGORY_CAP) -> str:
+    """``""`` when every category is shown; else how many more there are, where the full list
+    is, and which rule chose the ``cap`` shown (:func:`shown_categories`)."""
+    total = len(report.categories)
+    if total <= cap:
+        return ""
+    return f"{more_line(total - cap, total, 'categories')}; shown: the {cap} {CATEGORY_RULE}."
+
+
 def category_rows(report: AblationReport) -> list[Row]:
-    """One row per category (see ``CATEGORY_HEADERS``); empty when not worth showing."""
+    """One row per shown category (see ``CATEGORY_HEADERS`` and :func:`shown_categories`);
+    empty when not worth showing."""
     if not show_categories(report):
         return []
     return [
@@ -107,7 +147,7 @@ def category_rows(report: AblationReport) -> list[Row]:
             fmt_p(c.mcnemar_pvalue),
             fmt_p(c.adjusted_pvalue),
         )
-        for c in report.categories
+        for c in shown_categories(report)
     ]
 
 

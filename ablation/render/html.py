@@ -17,6 +17,7 @@ from ablation.render import _sections as sections
 from ablation.render._breakdowns import (
     CATEGORY_HEADERS,
     FLAKY_HEADERS,
+    category_cap_note,
     category_note,
     category_rows,
     flaky_rows,
@@ -365,6 +366,7 @@ def render_html(report: AblationReport, *, details: bool = True) -> str:
             CATEGORY_HEADERS,
             category_rows(report),
             _paragraph(category_note(report), "note"),
+            _paragraph(cap, "note") if (cap := category_cap_note(report)) else "",
             plots.get("Uplift by category", ""),
         ),
         _gates(report),

@@ -21,6 +21,7 @@ from ablation.render import _sections as sections
 from ablation.render._breakdowns import (
     CATEGORY_HEADERS,
     FLAKY_HEADERS,
+    category_cap_note,
     category_note,
     category_rows,
     flaky_rows,
@@ -166,6 +167,14 @@ def _table_section(
     return [title, md_table(headers, rows)] if rows else []
 
 
+def _category_notes(report: AblationReport) -> list[str]:
+    """The methods under the category table, and how many more categories there are."""
+    if not show_categories(report):
+        return []
+    cap = category_cap_note(report)
+    return ["", md_cell(category_note(report)), *(["", md_cell(cap)] if cap else [])]
+
+
 def _notes(notes: Sequence[str], lead: str) -> list[str]:
     return ["", lead + "; ".join(md_cell(n) for n in notes) + "."] if notes else []
 
@@ -296,7 +305,7 @@ def render_markdown(report: AblationReport, *, details: bool = False) -> str:
             sections.excluded_rows(report, EXCLUDED_CAP),
         ),
         _table_section("### Categories", CATEGORY_HEADERS, category_rows(report))
-        + (["", md_cell(category_note(report))] if show_categories(report) else []),
+        + _category_notes(report),
         _gates(report),
     ]
     prov = "<br>\n".join(md_cell(line) for line in sections.provenance_lines(report))

@@ -25,7 +25,7 @@ import re
 import textwrap
 from typing import Any
 
-from ablation.render._breakdowns import show_categories
+from ablation.render._breakdowns import CATEGORY_RULE, show_categories, shown_categories
 from ablation.render._format import printable
 from ablation.report import AblationReport, Interval
 
@@ -150,7 +150,10 @@ def _forest(report: AblationReport, figure_cls: Any) -> Any:
 
 
 def _categories(report: AblationReport, figure_cls: Any) -> Any:
-    cats = report.categories
+    """Each shown category's uplift and interval (:func:`shown_categories`: at most
+    :data:`~ablation.render._breakdowns.CATEGORY_CAP`; when there are more, the title says how
+    many are shown of how many and the rule that chose them)."""
+    cats = shown_categories(report)
     fig = figure_cls(figsize=(7.0, 0.8 + 0.4 * len(cats)))
     ax = fig.add_subplot()
     for i, cat in enumerate(cats):
@@ -170,9 +173,11 @@ def _categories(report: AblationReport, figure_cls: Any) -> Any:
     ax.axvline(0, color="#7f8c8d", ls="--", lw=1)
     ax.set_xlabel("uplift (percentage points)")
     methods = sorted({c.ci.method for c in cats if c.ci is not None})
-    ax.set_title(
-        literal("Uplift by category" + (f" ({', '.join(methods)})" if methods else "")), loc="left"
-    )
+    title = "Uplift by category" + (f" ({', '.join(methods)})" if methods else "")
+    total = len(report.categories)
+    if len(cats) < total:
+        title += f"\n{len(cats)} of {total} categories: the {len(cats)} {CATEGORY_RULE}"
+    ax.set_title(literal(title), loc="left")
     ax.spines[["top", "right"]].set_visible(False)
     return fig
 

@@ -23,7 +23,13 @@ from rich.table import Table
 from rich.text import Text
 
 from ablation.render import _sections as sections
-from ablation.render._breakdowns import flaky_rows, repeated_rows, show_categories
+from ablation.render._breakdowns import (
+    category_cap_note,
+    flaky_rows,
+    repeated_rows,
+    show_categories,
+    shown_categories,
+)
 from ablation.render._ci_safe import no_workflow_commands
 from ablation.render._drilldown import diff_markup, pair_type_note, run_lines, tool_lines
 from ablation.render._errors import (
@@ -253,7 +259,7 @@ def _categories(report: AblationReport) -> list[RenderableType]:
     if not show_categories(report):
         return []
     table = _table("category", "n", "base", "cand", "uplift (CI)", "b / c", "p (adj.)")
-    for cat in report.categories:
+    for cat in shown_categories(report):
         table.add_row(
             _text(cat.category),
             _text(cat.n),
@@ -263,11 +269,10 @@ def _categories(report: AblationReport) -> list[RenderableType]:
             _text(f"{cat.table.regressions} / {cat.table.improvements}"),
             _text(f"{fmt_p(cat.mcnemar_pvalue)} ({fmt_p(cat.adjusted_pvalue)})"),
         )
-    methods = sorted({c.ci.method for c in report.categories if c.ci is not None})
-    note = (
-        "uplift CI: " + (", ".join(methods) or DASH) + "; p: McNemar, adjusted across categories"
-    )
-    return [_rule("Categories"), table, _text(note, "dim")]
+    methods = ", ".join(sorted({c.ci.method for c in report.categories if c.ci is not None}))
+    note = f"uplift CI: {methods or DASH}; p: McNemar, adjusted across categories"
+    cap = category_cap_note(report)
+    return [_rule("Categories"), table, _text(note, "dim"), *([_text(cap, "dim")] if cap else [])]
 
 
 def _gates(report: AblationReport) -> list[RenderableType]:

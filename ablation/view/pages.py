@@ -12,6 +12,7 @@ import shlex
 from collections.abc import Mapping
 
 from ablation.errors import StoreError
+from ablation.render._breakdowns import CATEGORY_RULE, shown_categories
 from ablation.render._format import fmt_p, fmt_pp, fmt_seconds, summary_sentence, truncate
 from ablation.report import AblationReport
 from ablation.store import CampaignRecord
@@ -22,6 +23,15 @@ from ablation.view.tasks import FILTERS, SORTS, TaskTable
 __all__ = ["campaign_page", "campaigns_page", "planned_trials", "progress", "tasks_page"]
 
 PAGE_SIZE = 50
+#: Rows a long table of a campaign page shows (what the pairing left out, the categories) and
+#: options a filter lists; the rest are counted under it (:func:`_more`).
+LIST_CAP = 200
+
+
+def _more(total: int, shown: int) -> str:
+    """The note under a table capped at :data:`LIST_CAP` rows (``""`` when nothing is left out)."""
+    more = total - shown
+    return f'<p class="note">and {more} more (ablation report --format json lists them all)</p>' if more else ""
 
 
 def planned_trials(record: CampaignRecord) -> int:
@@ -138,35 +148,46 @@ def campaign_page(catalog: Catalog, campaign_id: str) -> str:
 
 
 def _categories(report: AblationReport, tasks: str) -> str:
+    """The categories (at most :data:`LIST_CAP`, by the renderers' rule), each count the
+    category's paired tasks (the report's ``n``) and linked to the task list of those tasks."""
     if len(report.categories) < 2:
         return ""
+    shown = shown_categories(report, LIST_CAP)
     rows = [
-        [markup.link(markup.url(tasks, category=c.category), c.category), str(c.n),
+        [markup.link(markup.url(tasks, show="paired", category=c.category), c.category), str(c.n),
          str(c.table.regressions), str(c.table.improvements), markup.pct(c.baseline_pass_rate),
          markup.pct(c.candidate_pass_rate), markup.number(c.uplift, fmt_pp(c.uplift)),
          markup.number(c.adjusted_pvalue, fmt_p(c.adjusted_pvalue))]
-        for c in report.categories
+        for c in shown
     ]  # fmt: skip
-    headers = ["category", "tasks", "regressions", "improvements", "baseline", "candidate",
+    headers = ["category", "paired tasks", "regressions", "improvements", "baseline", "candidate",
                "uplift", "adjusted p"]  # fmt: skip
-    return "<h2>Categories</h2>" + markup.table(headers, rows, tid="categories")
+    total = len(report.categories)
+    rule = f"Shown: the {len(shown)} {CATEGORY_RULE}. " if len(shown) < total else ""
+    note = (
+        f'<p class="note">{markup.esc(rule)}Paired tasks: the tasks of the category the report '
+        "pairs (its n); a task left out of the pairing is on the task list, under Left out.</p>"
+    )
+    return (
+        f"<h2>Categories ({total})</h2>" + markup.table(headers, rows, tid="categories")
+        + _more(total, len(shown)) + note
+    )
 
 
 def _excluded(report: AblationReport, task_base: str) -> str:
-    """What the pairing left out, and why (the report's ``excluded``; the first 200 listed),
-    each task linked to its page."""
+    """What the pairing left out, and why (the report's ``excluded``; the first
+    :data:`LIST_CAP` listed), each task linked to its page."""
     if not report.excluded:
         return ""
     rows = [
         [markup.link(markup.url(task_base, id=e.task_id), e.task_id, cls="task"),
          "" if e.run is None else str(e.run), markup.esc(e.reason)]
-        for e in report.excluded[:200]
+        for e in report.excluded[:LIST_CAP]
     ]
-    more = len(report.excluded) - len(rows)
-    note = f'<p class="note">and {more} more (ablation report lists them all)</p>' if more else ""
     return (
         f"<h2>Left out of the pairing ({len(report.excluded)})</h2>"
-        + markup.table(["task", "run", "reason"], rows, tid="excluded") + note
+        + markup.table(["task", "run", "reason"], rows, tid="excluded")
+        + _more(len(report.excluded), len(rows))
     )
 
 
@@ -231,10 +252,21 @@ def tasks_page(catalog: Catalog, campaign_id: str, params: Mapping[str, str]) ->
     body = (
         f"<p>{markup.link(markup.campaign_url(campaign_id), 'Back to the campaign')}</p>"
         f"{_filter_form(base, state, table)}"
-        f'<p class="count" id="count">{page.total} of {len(table)} tasks '
+        f'<p class="count" id="count">{_count(page.total, page.left_out, len(table))} '
         f"(page {page.page} of {page.pages})</p>{grid}{_pager(base, state, page.page, page.pages)}"
     )
     return markup.layout(f"Tasks of {record.campaign_id}", body, store=str(catalog.path))
+
+
+def _count(total: int, left_out: int, tasks: int) -> str:
+    """How many tasks match of the campaign's, and how many of them the pairing left out (a
+    category's count on the campaign page is of its paired tasks only)."""
+    text = f"{total} of {tasks} tasks"
+    if left_out == total and left_out:
+        return text + ", all left out of the pairing"
+    if left_out:
+        text += f": {total - left_out} paired, {left_out} left out of the pairing"
+    return text
 
 
 def _int(text: str | None, default: int) -> int:
@@ -244,14 +276,30 @@ def _int(text: str | None, default: int) -> int:
         return default
 
 
+def _category_filter(table: TaskTable, category: str) -> str:
+    """A list of the categories, up to :data:`LIST_CAP` of them; past that a text field (any
+    category, typed, as the ``category`` parameter) offering the :data:`LIST_CAP` with the most
+    tasks."""
+    if len(table.categories) <= LIST_CAP:
+        cats = markup.options(((c, c) for c in table.categories), category)
+        return (
+            '<label>Category <select name="category" class="autosubmit"><option value="">all'
+            f"</option>{cats}</select></label> "
+        )
+    top = markup.options(((c, c) for c, _ in table.category_counts()[:LIST_CAP]), "")
+    return (
+        f'<label>Category <input type="search" name="category" list="category-list" '
+        f'value="{markup.esc(category)}" placeholder="any of {len(table.categories)}">'
+        f'<datalist id="category-list">{top}</datalist></label> '
+    )
+
+
 def _filter_form(base: str, state: Mapping[str, str], table: TaskTable) -> str:
     shows = markup.options(((s, s) for s in FILTERS), state["show"])
-    cats = markup.options(((c, c) for c in table.categories), state["category"])
     return (
         f'<form class="filters" id="task-filters" method="get" action="{markup.esc(base)}">'
         f'<label>Show <select name="show" class="autosubmit">{shows}</select></label> '
-        f'<label>Category <select name="category" class="autosubmit"><option value="">all'
-        f"</option>{cats}</select></label> "
+        f"{_category_filter(table, state['category'])}"
         f'<label>Search id <input type="search" name="q" value="{markup.esc(state["q"])}"></label>'
         f'{markup.hidden({"sort": state["sort"], "dir": state["dir"]})}'
         '<button type="submit">Apply</button></form>'

@@ -47,12 +47,14 @@ SORTS = {
 
 @dataclasses.dataclass(frozen=True)
 class Page:
-    """One page of the filtered, sorted table: row positions and counts."""
+    """One page of the filtered, sorted table: row positions and counts (``total`` rows match,
+    ``left_out`` of them tasks the pairing left out as a whole)."""
 
     rows: np.ndarray
     total: int
     page: int
     pages: int
+    left_out: int = 0
 
 
 @dataclasses.dataclass(frozen=True)
@@ -109,6 +111,7 @@ class TaskTable:
             found = np.fromiter((needle in i.casefold() for i in self.ids), bool, len(self.ids))
             mask &= found
         rows = np.flatnonzero(mask)
+        left_out = int(np.count_nonzero(self.outcome[rows] == EXCLUDED))
         if sort in SORTS and sort != "id":
             values = getattr(self, SORTS[sort])[rows]
             if values.dtype.kind == "f":  # NaN last in either direction
@@ -120,7 +123,13 @@ class TaskTable:
         size = max(1, min(size, 500))
         pages = max(1, -(-len(rows) // size))
         page = min(max(1, page), pages)
-        return Page(rows[(page - 1) * size : page * size], len(rows), page, pages)
+        return Page(rows[(page - 1) * size : page * size], len(rows), page, pages, left_out)
+
+    def category_counts(self) -> list[tuple[str, int]]:
+        """``(category, tasks)`` for every category, the most tasks first (ties by name)."""
+        names, counts = np.unique(self.category[self.category != ""].astype(str), return_counts=True)
+        order = np.argsort(-counts, kind="stable")  # names come sorted
+        return [(str(names[i]), int(counts[i])) for i in order]
 
     def _mask(self, show: str) -> np.ndarray:
         if show == "paired":
