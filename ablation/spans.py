@@ -29,7 +29,7 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
-__all__ = ["SpanSummary", "TrialSpans", "summarize"]
+__all__ = ["STEP_ATTRIBUTES", "SpanSummary", "TrialSpans", "summarize"]
 
 _FROZEN = ConfigDict(frozen=True, extra="forbid")
 
@@ -47,6 +47,10 @@ _CACHED = ("gen_ai.usage.cache_read.input_tokens", "gen_ai.usage.cache_read_toke
 _CACHE_WRITE = ("gen_ai.usage.cache_creation.input_tokens",)
 #: Spans whose durations a summary lists (the first ones, by start).
 SUMMARY_SPANS = 50
+#: The GenAI semantic conventions' attributes that say what a span did, kept in its step: an
+#: instrumentation may name every tool span alike (pydantic-ai's ``running tool``) and give the
+#: tool only here.
+STEP_ATTRIBUTES = ("gen_ai.operation.name", "gen_ai.agent.name", "gen_ai.tool.name", "gen_ai.request.model")
 
 
 class TrialSpans(BaseModel):
@@ -88,12 +92,11 @@ class TrialSpans(BaseModel):
         return [r for r in found if isinstance(r, dict)]
 
     def steps(self) -> list[dict[str, Any]]:
-        """The kept spans in start order as comparable steps: ``name``, ``status`` and, for a
-        failed span, ``error`` (no ids or timings, so two trials that did the same match)."""
-        return [
-            {"name": r.get("name"), "status": r.get("status"), **({"error": r["error"]} if r.get("error") else {})}
-            for r in sorted(self.records(), key=_start)
-        ]
+        """The kept spans in start order as comparable steps: ``name``, ``status``, for a failed
+        span ``error``, and the attributes of :data:`STEP_ATTRIBUTES` the span sets (no ids or
+        timings, so two trials that did the same match, and two that called different tools or
+        models under one span name, as ``running tool``, differ)."""
+        return [_step(r) for r in sorted(self.records(), key=_start)]
 
     def summary(self) -> "SpanSummary":
         """:func:`summarize` of the kept records, with :attr:`dropped`."""
@@ -163,6 +166,15 @@ def _is_model_call(attrs: Mapping[str, Any]) -> bool:
 
 def _is_tool_call(attrs: Mapping[str, Any]) -> bool:
     return attrs.get("gen_ai.operation.name") == "execute_tool" or attrs.get("gen_ai.tool.name") is not None
+
+
+def _step(record: Mapping[str, Any]) -> dict[str, Any]:
+    attrs = _attrs(record)
+    return {
+        "name": record.get("name"), "status": record.get("status"),
+        **({"error": record["error"]} if record.get("error") else {}),
+        **{k: attrs[k] for k in STEP_ATTRIBUTES if attrs.get(k) is not None},
+    }  # fmt: skip
 
 
 def _start(record: Mapping[str, Any]) -> float:

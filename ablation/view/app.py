@@ -31,7 +31,7 @@ from ablation.errors import StoreError
 from ablation.view import markup
 from ablation.view.catalog import Catalog
 from ablation.view.pages import campaign_page, campaigns_page, progress, tasks_page
-from ablation.view.suite_pages import compare_page, history_page
+from ablation.view.suite_pages import COMPARE_TASK, compare_page, compare_task_page, history_page
 from ablation.view.task_page import task_page
 
 __all__ = ["CSP", "TrustedHosts", "create_app"]
@@ -89,6 +89,7 @@ def create_app(catalog: Catalog) -> Starlette:
               page(lambda r: task_page(catalog, campaign_id(r), params(r).get("id", ""),
                                        params(r).get("back", "")))),
         Route("/compare", page(lambda r: compare_page(catalog, params(r)))),
+        Route(COMPARE_TASK, page(lambda r: compare_task_page(catalog, params(r)))),
         Route("/suite/{fingerprint}",
               page(lambda r: history_page(catalog, str(r.path_params["fingerprint"])))),
         Route("/api/campaign/{campaign_id}/progress", progress_json),

@@ -7,13 +7,16 @@ runs again. The history page shows, for every campaign of a suite in creation or
 pass rate with the Wilson interval of its report, and the tasks whose candidate outcome changed
 most often from one campaign to the next (a task passes in a campaign when every run passed,
 fails when none did, and is ``mixed`` otherwise; each change between consecutive campaigns that
-ran the task is one flip).
+ran the task is one flip). Each regression and improvement of a comparison links to the task's
+page in that comparison (``/compare/task``): the two compared arms' trials side by side, with the
+task page's diff and step lists, and the task's outcome in the comparison's report.
 """
 
 from __future__ import annotations
 
 import itertools
 from collections.abc import Mapping
+from typing import Any
 
 from ablation.errors import AblationError, StoreError
 from ablation.render._format import fmt_interval, fmt_pct, summary_sentence
@@ -21,11 +24,16 @@ from ablation.report import AblationReport
 from ablation.store import CampaignRecord
 from ablation.view import markup
 from ablation.view.catalog import ARMS, ArmRef, Catalog
+from ablation.view.task_page import inputs, page_body
 
-__all__ = ["FLIPS_SHOWN", "compare_page", "flips", "history_page"]
+__all__ = [
+    "COMPARE_TASK", "FLIPS_SHOWN", "compare_page", "compare_task_page", "compare_task_url", "flips", "history_page",
+]
 
 #: Tasks listed as flipping most often.
 FLIPS_SHOWN = 20
+#: The path of a task's page in a comparison of two stored arms.
+COMPARE_TASK = "/compare/task"
 
 
 def _arm_options(records: list[CampaignRecord], selected: str) -> str:
@@ -37,15 +45,20 @@ def _arm_options(records: list[CampaignRecord], selected: str) -> str:
     return markup.options(values, selected)
 
 
-def _ids(ids: list[str], tid: str, campaign_id: str) -> str:
+def _ids(ids: list[str], tid: str, base: ArmRef, cand: ArmRef) -> str:
+    """The tasks ``ids``, each a link to its page in the comparison of ``base`` and ``cand``."""
     if not ids:
         return f'<p class="note" id="{tid}">None.</p>'
-    base = markup.campaign_url(campaign_id, "task")
     items = "".join(
-        f'<li>{markup.link(markup.url(base, id=i), i, cls="task-id")}</li>' for i in ids[:1000]
+        f'<li>{markup.link(compare_task_url(base, cand, i), i, cls="task-id")}</li>' for i in ids[:1000]
     )
     more = f'<p class="note">and {len(ids) - 1000} more</p>' if len(ids) > 1000 else ""
     return f'<ul class="ids" id="{tid}">{items}</ul>{more}'
+
+
+def compare_task_url(base: ArmRef, cand: ArmRef, task_id: str) -> str:
+    """The page of ``task_id`` in the comparison of two stored arms (:func:`compare_task_page`)."""
+    return markup.url(COMPARE_TASK, baseline=str(base), candidate=str(cand), id=task_id)
 
 
 def compare_page(catalog: Catalog, params: Mapping[str, str]) -> str:
@@ -67,7 +80,8 @@ def compare_page(catalog: Catalog, params: Mapping[str, str]) -> str:
     return markup.layout("Compare two campaigns", body, store=str(catalog.path))
 
 
-def _comparison(catalog: Catalog, base_text: str, cand_text: str) -> str:
+def _paired(catalog: Catalog, base_text: str, cand_text: str) -> tuple[ArmRef, ArmRef, AblationReport] | str:
+    """The two arms and their paired report, or the error line that says why there is none."""
     try:
         base, cand = ArmRef.parse(base_text), ArmRef.parse(cand_text)
         b_rec, c_rec = catalog.record(base.campaign_id), catalog.record(cand.campaign_id)
@@ -76,18 +90,78 @@ def _comparison(catalog: Catalog, base_text: str, cand_text: str) -> str:
                 '<p class="error" id="compare-error">These campaigns ran different suites (their '
                 "fingerprints differ): their tasks cannot be paired.</p>"
             )
-        report = catalog.compare(base, cand)
+        return base, cand, catalog.compare(base, cand)
     except (ValueError, AblationError) as exc:
         return f'<p class="error" id="compare-error">{markup.esc(exc)}</p>'
+
+
+def _comparison(catalog: Catalog, base_text: str, cand_text: str) -> str:
+    paired = _paired(catalog, base_text, cand_text)
+    if isinstance(paired, str):
+        return paired
+    base, cand, report = paired
     return (
         f'<div class="verdict {markup.esc(report.verdict)}" id="verdict">Verdict '
         f"{markup.verdict_badge(report.verdict)} {markup.esc(summary_sentence(report))}</div>"
         f"<h2>Gates</h2>{markup.gates(report)}<h2>Headline</h2>{markup.headline(report)}"
         f"<h2>Regressions ({len(report.regressions)})</h2>"
-        f"{_ids(report.regressions, 'regressions', cand.campaign_id)}"
+        f"{_ids(report.regressions, 'regressions', base, cand)}"
         f"<h2>Improvements ({len(report.improvements)})</h2>"
-        f"{_ids(report.improvements, 'improvements', cand.campaign_id)}"
+        f"{_ids(report.improvements, 'improvements', base, cand)}"
     )
+
+
+#: What a task that is no regression, improvement or left-out task of a comparison is called.
+NEITHER = "neither regression nor improvement"
+
+
+def _compared_row(report: AblationReport, task_id: str) -> dict[str, Any]:
+    """The task's outcome in the comparison's report: a regression, an improvement, left out of
+    the pairing as a whole (with the report's reasons), or :data:`NEITHER`; flaky when the
+    report names it so."""
+    reasons = [e.reason for e in report.excluded if e.task_id == task_id and e.run is None]
+    outcome = (
+        "regression" if task_id in report.regressions
+        else "improvement" if task_id in report.improvements
+        else "excluded" if reasons
+        else NEITHER
+    )  # fmt: skip
+    return {
+        "outcome": outcome, "flaky": any(f.task_id == task_id for f in report.flaky),
+        "reason": "; ".join(reasons), "category": "", "critical": False,
+    }  # fmt: skip
+
+
+def compare_task_page(catalog: Catalog, params: Mapping[str, str]) -> str:
+    """Every trial of task ``params["id"]`` in the two stored arms ``params["baseline"]`` and
+    ``params["candidate"]`` (``CAMPAIGN:arm``, as the compare page picks them) side by side, with
+    the diff and step lists of the task page (:func:`~ablation.view.task_page.page_body`), and
+    the task's outcome in their comparison's report.
+
+    Its input and expected output are read as the candidate campaign's task page reads them (the
+    compare page pairs arms of one suite only).
+
+    Raises:
+        KeyError: when neither arm holds a trial of the task and the comparison does not name it.
+    """
+    task_id = params.get("id", "")
+    paired = _paired(catalog, params.get("baseline", ""), params.get("candidate", ""))
+    if isinstance(paired, str):
+        return markup.layout(f"Task {task_id}", paired, store=str(catalog.path))
+    base, cand, report = paired
+    sides = []
+    for ref, side in ((base, "baseline"), (cand, "candidate")):
+        record = catalog.record(ref.campaign_id)
+        agent = record.baseline_agent if ref.arm == "baseline" else record.candidate_agent
+        trials = [t for t in catalog.trials(ref.campaign_id, task_id) if t.arm == ref.arm]
+        sides.append((side, f"{side.capitalize()}: {ref} ({agent})", trials))
+    row = _compared_row(report, task_id)
+    if not sides[0][2] and not sides[1][2] and row["outcome"] == NEITHER:
+        raise KeyError(task_id)
+    back = markup.link(markup.url("/compare", baseline=str(base), candidate=str(cand)),
+                       "Back to the comparison", cls="back")  # fmt: skip
+    source = inputs(catalog, catalog.report(cand.campaign_id)[0], cand.campaign_id, task_id)
+    return markup.layout(f"Task {task_id}", page_body(sides, row, source, back), store=str(catalog.path))
 
 
 def flips(catalog: Catalog, records: list[CampaignRecord]) -> list[tuple[str, int, str]]:

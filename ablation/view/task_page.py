@@ -12,7 +12,8 @@ report's reasons). Its input and expected output are the ones the store keeps fo
 drill-downs (regressed and improved tasks), else the given suite's when the task's digest is the
 campaign's; the page says which. The "Back to the tasks" link returns to the filtered, sorted
 and paged table the user came from (the ``back`` parameter, accepted only as this campaign's
-task table path with the table's own parameters, and rebuilt from them).
+task table path with the table's own parameters, and rebuilt from them). The page of a task in a
+comparison of two stored arms (:mod:`ablation.view.suite_pages`) is built by :func:`page_body` too.
 """
 
 from __future__ import annotations
@@ -25,11 +26,11 @@ from ablation.render._format import DASH, fmt_float, fmt_seconds, output_text, t
 from ablation.report import AblationReport
 from ablation.schema import TaskResult
 from ablation.view import markup
-from ablation.view.catalog import ARMS, Catalog
+from ablation.view.catalog import Catalog
 from ablation.view.diff import word_diff
 from ablation.view.traces import side_by_side
 
-__all__ = ["back_url", "task_page"]
+__all__ = ["back_url", "inputs", "page_body", "task_page"]
 
 OUTPUT_LIMIT = 20_000
 #: Fields shown in a trial's table (anything else a trial carries is shown as JSON).
@@ -116,7 +117,7 @@ def back_url(campaign_id: str, back: str) -> str:
     return markup.url(base, **kept)
 
 
-def _inputs(catalog: Catalog, report: AblationReport, campaign_id: str, task_id: str) -> str:
+def inputs(catalog: Catalog, report: AblationReport, campaign_id: str, task_id: str) -> str:
     """The task's input and expected output, and where they come from."""
     kept = next((d for d in report.details if d.task_id == task_id), None)
     task = catalog.task(campaign_id, task_id)
@@ -142,6 +143,49 @@ def _inputs(catalog: Catalog, report: AblationReport, campaign_id: str, task_id:
     )
 
 
+def page_body(
+    sides: list[tuple[str, str, list[TaskResult]]], row: dict[str, Any] | None, inputs_html: str, back: str,
+) -> str:
+    """The page below its title: ``back`` (a link), the outcome and facts of ``row`` (a task
+    table row's keys ``outcome``, ``flaky``, ``reason``, ``category``, ``critical``; the first
+    trial's category and critical flag where it has none), ``inputs_html`` (:func:`inputs`),
+    the diff and step lists of the two sides' first runs, then the sides' trials in two columns.
+
+    ``sides``: ``(arm, heading, trials)`` of the baseline, then the candidate.
+    """
+    columns = "".join(
+        f'<div class="arm" id="arm-{arm}"><h2>{markup.esc(heading)}</h2>'
+        + "".join(_trial(t) for t in trials)
+        + ("" if trials else '<p class="note">No trial stored.</p>')
+        + "</div>"
+        for arm, heading, trials in sides
+    )
+    (_, _, left), (_, _, right) = sides
+    diff = ""
+    if left and right:
+        diff = (
+            '<h2>Output diff (first run: <del>baseline only</del> <ins>candidate only</ins>)</h2>'
+            f'<div id="diff">{word_diff(left[0].output, right[0].output)}</div>'
+        ) + side_by_side(_extra(left[0]), _extra(right[0]))
+    first = next(iter(left + right), None)
+    facts = markup.table(["", ""], [
+        ["category", markup.esc((row and row["category"]) or (first and first.category) or DASH)],
+        ["critical", "yes" if (row and row["critical"]) or (first and first.critical) else "no"],
+    ], cls="meta")  # fmt: skip
+    outcome = DASH if row is None else row["outcome"]
+    flaky = ' <span class="flaky">flaky</span>' if row and row["flaky"] else ""
+    reason = (
+        f'<p class="note" id="excluded-reason">Left out of the pairing: {markup.esc(row["reason"])}</p>'
+        if row and row["reason"] else ""
+    )  # fmt: skip
+    return (
+        f"<p>{back} · outcome "
+        f'<span class="outcome {markup.esc(outcome.replace(" ", "-"))}" id="outcome">'
+        f"{markup.esc(outcome)}</span>{flaky}</p>{reason}{facts}"
+        f'{inputs_html}{diff}<div class="sbs">{columns}</div>'
+    )
+
+
 def task_page(catalog: Catalog, campaign_id: str, task_id: str, back: str = "") -> str:
     """Every trial of ``task_id`` in ``campaign_id``, the arms side by side, and the diff.
 
@@ -156,38 +200,12 @@ def task_page(catalog: Catalog, campaign_id: str, task_id: str, back: str = "") 
     at = table.find(task_id)
     if not trials and at is None:
         raise KeyError(task_id)
-    row = None if at is None else table.row(at)
-    by_arm = {arm: [t for t in trials if t.arm == arm] for arm in ARMS}
-    columns = "".join(
-        f'<div class="arm" id="arm-{arm}"><h2>{arm.capitalize()}: {markup.esc(name)}</h2>'
-        + "".join(_trial(t) for t in by_arm[arm])
-        + ("" if by_arm[arm] else '<p class="note">No trial stored.</p>')
-        + "</div>"
+    sides = [
+        (arm, f"{arm.capitalize()}: {name}", [t for t in trials if t.arm == arm])
         for arm, name in (("baseline", record.baseline_agent), ("candidate", record.candidate_agent))
-    )
-    diff = ""
-    if by_arm["baseline"] and by_arm["candidate"]:
-        before, after = by_arm["baseline"][0].output, by_arm["candidate"][0].output
-        diff = (
-            '<h2>Output diff (first run: <del>baseline only</del> <ins>candidate only</ins>)</h2>'
-            f'<div id="diff">{word_diff(before, after)}</div>'
-        ) + side_by_side(_extra(by_arm["baseline"][0]), _extra(by_arm["candidate"][0]))
-    first = trials[0] if trials else None
-    facts = markup.table(["", ""], [
-        ["category", markup.esc((row and row["category"]) or (first and first.category) or DASH)],
-        ["critical", "yes" if (row and row["critical"]) or (first and first.critical) else "no"],
-    ], cls="meta")  # fmt: skip
-    outcome = DASH if row is None else row["outcome"]
-    flaky = ' <span class="flaky">flaky</span>' if row and row["flaky"] else ""
-    reason = (
-        f'<p class="note" id="excluded-reason">Left out of the pairing: {markup.esc(row["reason"])}</p>'
-        if row and row["reason"] else ""
-    )  # fmt: skip
-    body = (
-        f"<p>{markup.link(back_url(campaign_id, back), 'Back to the tasks', cls='back')} · outcome "
-        f'<span class="outcome {markup.esc(outcome.replace(" ", "-"))}" id="outcome">'
-        f"{markup.esc(outcome)}</span>{flaky}</p>{reason}{facts}"
-        f"{_inputs(catalog, report, campaign_id, task_id)}{diff}"
-        f'<div class="sbs">{columns}</div>'
+    ]
+    body = page_body(
+        sides, None if at is None else table.row(at), inputs(catalog, report, campaign_id, task_id),
+        markup.link(back_url(campaign_id, back), "Back to the tasks", cls="back"),
     )
     return markup.layout(f"Task {task_id}", body, store=str(catalog.path))

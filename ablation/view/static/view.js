@@ -2,9 +2,24 @@
 // textContent, and a finished campaign's page is reloaded from the server.
 "use strict";
 
+// A filter list applies a choice made with the pointer at once. A choice made with the keyboard
+// (arrow keys, typing, Home/End, which change a closed list's value at each key) waits for Enter
+// or the form's button, so the next key still moves through the list.
 function autosubmit() {
   for (const select of document.querySelectorAll("select.autosubmit")) {
-    select.addEventListener("change", () => select.form.submit());
+    let keyed = false;
+    select.addEventListener("pointerdown", () => { keyed = false; });
+    select.addEventListener("keydown", (event) => {
+      if (event.key === "Enter") {
+        event.preventDefault();
+        select.form.submit();
+        return;
+      }
+      if (event.key !== "Tab") keyed = true;
+    });
+    select.addEventListener("change", () => {
+      if (!keyed) select.form.submit();
+    });
   }
 }
 
