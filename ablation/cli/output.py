@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import stat
 import sys
 from collections.abc import Sequence
@@ -347,17 +348,46 @@ def exit_code(reports: list[Any]) -> int:
     return EXIT_OK if all(r.verdict == "pass" for r in reports) else EXIT_GATE
 
 
+#: The fix for a sandbox that did not start or could not be trusted, by its result's ``kind``.
+_SANDBOX_FIXES = {
+    "sandbox_start": "check that bubblewrap (bwrap on PATH) starts here, or use --sandbox process",
+    "sandbox_check": "use a bubblewrap and kernel that give every protection the self-check "
+    "requires (docs/SECURITY.md), or the weaker --sandbox process",
+}
+
+
 def say_sandbox_unavailable(reports: Sequence[Any]) -> None:
-    """One line on stderr when ``code_tests`` could not run code here: its cause and fix."""
+    """One line on stderr when ``code_tests`` could not judge agent-written code: cause and fix.
+
+    From the first report with ``SandboxUnavailable`` or ``SandboxError`` groups, counting their
+    trials in every arm. ``SandboxUnavailable``: the confinement's own cause and fix (else the
+    recorded example). ``SandboxError`` (it did not start, its self-check failed, the test process
+    ended without a result): the example's ``KIND: REASON`` (the verifier writes ``task 'ID':
+    KIND: REASON``) and the fix in :data:`_SANDBOX_FIXES` when one is known.
+    """
     from ablation.evaluate.sandbox_confinement import CONFINEMENTS, DEFAULT_CONFINEMENT
+    from ablation.evaluate.sandbox_outcome import ERROR_KINDS
 
     for report in reports:
-        for group in report.errors.groups if report.errors else ():
-            if group.error_type == "SandboxUnavailable" and group.example:
-                cause = CONFINEMENTS[DEFAULT_CONFINEMENT].unavailable() or group.example
-                print(
-                    f"ablation: error: {group.count} trial(s) are errors because code_tests "
-                    f"could not run agent-written code: {cause}",
-                    file=sys.stderr,
-                )
-                return
+        kinds = ("SandboxUnavailable", "SandboxError")
+        found = report.errors.groups if report.errors else ()
+        groups = [g for g in found if g.error_type in kinds and g.example]
+        if not groups:
+            continue
+        unavailable = [str(g.example) for g in groups if g.error_type == "SandboxUnavailable"]
+        example, verb = str(groups[0].example), "judge"
+        if unavailable:
+            cause, verb = CONFINEMENTS[DEFAULT_CONFINEMENT].unavailable() or unavailable[0], "run"
+        else:
+            kind = "|".join(sorted(ERROR_KINDS))
+            quoted = r"'(?:[^'\\]|\\.)*'|\"(?:[^\"\\]|\\.)*\""
+            at = re.match(rf"(?:SandboxError: )?task (?:{quoted}): (?=(?:{kind}): )", example)
+            cause = example[at.end() :] if at else example.removeprefix("SandboxError: ")
+            fix = _SANDBOX_FIXES.get(cause.split(":", 1)[0]) if at else None
+            cause += f"; to fix: {fix}" if fix else ""
+        print(
+            f"ablation: error: {sum(g.count for g in groups)} trial(s) are errors because "
+            f"code_tests could not {verb} agent-written code: {cause}",
+            file=sys.stderr,
+        )
+        return
