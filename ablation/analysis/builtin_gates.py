@@ -154,6 +154,11 @@ def _noninferiority_gate(report: AblationReport, margin: float) -> GateResult:
     )
 
 
+def _against(low: float, margin: float) -> str:
+    """Where an interval's lower end lies against ``-margin``, in words."""
+    return "lies above" if low > -margin else ("reaches" if low == -margin else "crosses")
+
+
 def _ni_evidence(report: AblationReport, ni: NonInferiority, margin: float) -> str:
     """The decision in words true of both the interval and the test: the Tango interval can clear
     -margin while the exact p stays above alpha (STATISTICS.md section 7)."""
@@ -161,14 +166,12 @@ def _ni_evidence(report: AblationReport, ni: NonInferiority, margin: float) -> s
     bounds = f"[{ni.ci.low:+.4f}, {ni.ci.high:+.4f}]"
     h0 = f"H0: uplift <= -{m}"
     test = f"{ni.method}, {h0}, p = {short(ni.pvalue)}, alpha {short(ni.alpha)}"
-    if ni.decision == "non-inferior":
-        return f"non-inferior: {level} CI {bounds} lies above -{m} ({test})."
-    # beside the exact test (one run per task) the interval, the 1 - 2 alpha Tango score
-    # interval, carries the test's name: it is named by its own method
-    tango = report.uplift.tango_ci
-    own = tango.method if tango else "Tango score interval"
-    own = ni.ci.method if ni.ci.method != ni.method else own
-    named = f"the {level} {own} {bounds}"
+    named = f"the {level} {ni.ci.method} {bounds}"
+    if ni.decision == "non-inferior":  # the test decides; the interval is shown beside it
+        return (
+            f"non-inferior: {ni.method} gives p = {short(ni.pvalue)} <= alpha {short(ni.alpha)} "
+            f"({h0}); {named} {_against(ni.ci.low, margin)} -{m}."
+        )
     if ni.decision == "regression":
         return f"regression: {named} lies below 0 ({test})."
     if ni.ci.low > -margin:  # the interval clears the margin; the test's p decides
@@ -178,7 +181,7 @@ def _ni_evidence(report: AblationReport, ni: NonInferiority, margin: float) -> s
             f"{short(ni.alpha)} ({ni.method}, {h0}), and the test decides"
         )
     else:
-        why = f"{named} {'crosses' if ni.ci.low < -margin else 'reaches'} -{m} ({test})"
+        why = f"{named} {_against(ni.ci.low, margin)} -{m} ({test})"
     return (
         f"inconclusive: {why}; the data show neither non-inferiority nor a regression, and an "
         "inconclusive gate counts as a failure."

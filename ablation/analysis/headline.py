@@ -234,19 +234,28 @@ def uplift(data: PairedData, table: PairTable, config: CampaignConfig) -> Uplift
 
 
 def noninferiority(data: PairedData, table: PairTable, config: CampaignConfig) -> NonInferiority | None:
+    """The non-inferiority test at the configured margin, with the interval beside it.
+
+    With one run per task: the exact unconditional test (``method``), and as ``ci`` the
+    two-sided ``1 - 2 alpha`` Tango score interval the test reports, labelled by that interval's
+    own method (:func:`ablation.stats.paired_difference_interval`, ``"tango"``), not by the
+    test's. With repeated runs: the betting e-value and the fixed-n betting interval.
+    ``None`` without a margin or without pairs.
+    """
     margin = config.gates.noninferiority_margin
     if margin is None or not len(data.task_ids):
         return None
     alpha = config.alpha
     level = 1 - 2 * alpha
     if data.runs == 1:
-        ni = stats.noninferiority_test(
-            table.both_pass, table.regressions, table.improvements, table.both_fail,
-            margin=margin, alpha=alpha,
-        )
+        cells = (table.both_pass, table.regressions, table.improvements, table.both_fail)
+        ni = stats.noninferiority_test(*cells, margin=margin, alpha=alpha)
+        # the test's interval is this one (same table, method and level); its name labels it
+        tango = stats.paired_difference_interval(*cells, method="tango", confidence_level=level)
         return NonInferiority(
             margin=margin, alpha=alpha, statistic=float(ni.statistic), pvalue=float(ni.pvalue),
-            ci=breakdowns.interval(ni, level), decision=ni.decision, method=ni.method,
+            ci=breakdowns.interval(ni, level, method=tango.method), decision=ni.decision,
+            method=ni.method,
         )
     d = data.candidate.fraction - data.baseline.fraction
     test = stats.bounded_mean_noninferiority(
