@@ -129,8 +129,9 @@ def _plain_reading(field: str, value: Any, folder: Path) -> tuple[Any, str | Non
         (result,) = load_results(path, run_field="run" if field == "run" else None)
     except NumericVerdict:
         return None, ""
-    except InputError as exc:
-        return None, re.sub(r" \(task id 'x'\)$", "", str(exc).removeprefix(f"{path}:1: "))
+    except InputError as exc:  # the export names the field as it calls it (task_id, not id)
+        words = re.sub(r" \(task id 'x'\)$", "", str(exc).removeprefix(f"{path}:1: "))
+        return None, words.replace(repr(column), repr(field), 1)  # the name precedes the value
     return result.model_dump(mode="json")[field], None
 
 

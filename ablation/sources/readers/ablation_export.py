@@ -29,7 +29,7 @@ from typing import Any
 from ablation.errors import InputError, validation_line
 from ablation.schema import TaskResult
 from ablation.sources.readers.generic import COST_UNITS, _columns, number
-from ablation.sources.readers.rows import MISSING, ReadOptions, Row, dotted, matches_where
+from ablation.sources.readers.rows import MISSING, ReadOptions, Row, _task_id, dotted, matches_where
 from ablation.sources.text import file_error
 
 __all__ = ["detect", "rows"]
@@ -94,7 +94,13 @@ def _validated(fields: dict[str, Any], fail: Callable[[str], Exception]) -> None
 
 
 def _row(line: int, obj: Mapping[str, Any], display: str, options: ReadOptions) -> Row:
-    """The row of one stored trial, every field checked (one line naming file, line and task)."""
+    """The row of one stored trial, every field checked (one line naming file, line and task).
+
+    The id is checked first, by the plain reader's rules, under the name the file gives it
+    (``task_id``, or ``--key``): an error names the export's own field, not the plain ``id``.
+    """
+    key = options.key or "task_id"
+    _task_id(dotted(obj, key), display, line, key)
     fail = _failure(line, obj, display, options)
 
     def numbers(name: str) -> dict[str, float]:
@@ -121,7 +127,7 @@ def _row(line: int, obj: Mapping[str, Any], display: str, options: ReadOptions) 
     _validated({**extra, "error_type": error_type}, fail)
     return Row(
         line,
-        dotted(obj, options.key or "task_id"),
+        dotted(obj, key),
         dotted(obj, options.field or "passed"),
         run=obj.get("run", 0) if options.run_field is None else dotted(obj, options.run_field),
         status=status,

@@ -192,8 +192,9 @@ def _plain_runs(runs: list[Any]) -> list[int] | None:
 class _Builder:
     """Appends checked rows column by column (numbers as floats, NaN when absent).
 
-    Assumes the reader checked ``critical`` into a bool; any other value is an error naming the
-    row's file, line and task id, never read as true.
+    Assumes the reader checked ``critical`` into a bool and ``category`` into text (or left it
+    out); any other value is an error naming the row's file, line and task id, never read as
+    true or sorted beside the other rows' categories.
     """
 
     def __init__(self, display: str) -> None:
@@ -213,15 +214,18 @@ class _Builder:
             extra = {k: v for k, v in extra.items() if k not in COST_UNITS}
         if row.cost is not None:
             self.units.add((row.extra.get("cost_currency"), row.extra.get("cost_source")))
-        critical = extra.get("critical", False)
+        critical, category = extra.get("critical", False), extra.get("category")
         if critical is not True and critical is not False:  # a reader's checks make it a bool
             raise file_error(InputError, self.display, f"'critical' must be a boolean, got {short_repr(critical)}",
+                             line=row.line, task_id=task_id)  # fmt: skip
+        if category is not None and not isinstance(category, str):  # sorted beside the others' text
+            raise file_error(InputError, self.display, f"'category' must be a string, got {short_repr(category)}",
                              line=row.line, task_id=task_id)  # fmt: skip
         values = (task_id, run, passed, STATUS_CODES[row.status], row.error_type or "",
                   _NAN if row.latency_s is None else row.latency_s,
                   _NAN if row.cost is None else row.cost,
                   _NAN if row.tokens is None else row.tokens,
-                  row.line, extra.get("category"), critical)  # fmt: skip
+                  row.line, category, critical)  # fmt: skip
         for column, value in zip(self.lists.values(), values, strict=True):
             column.append(value)
         for group, given in ((self.quality, row.quality), (self.metrics, row.metrics)):
