@@ -201,7 +201,6 @@ def restrict_tasks(
     dropped_set = set(dropped)
     excluded = [e for e in data.excluded if e.task_id not in dropped_set]
     excluded.extend(ExcludedItem(task_id=tid, reason=reason) for tid in sorted(dropped_set))
-    families = _rows(data.families, idx)
     totals = data.totals_of(keep) if data.totals_of is not None else None
     scorers = _scorers(data, idx, totals)
     arms = {
@@ -209,6 +208,21 @@ def restrict_tasks(
         for arm, cols in (("baseline", data.baseline), ("candidate", data.candidate))
     }
     seen = {arm: int(cols.runs.sum()) for arm, cols in arms.items()}  # the kept tasks' runs
+    return _subset(
+        data, idx, arms, excluded,
+        failures=[f for f in data.failures if f[0] in keep],
+        trials_seen={arm: t.seen for arm, t in totals.items()} if totals is not None else seen,
+        totals_of=None,
+    )  # fmt: skip
+
+
+def _subset(
+    data: PairedData, idx: np.ndarray, arms: dict[str, ArmColumns], excluded: list[ExcludedItem],
+    **changes: Any,
+) -> PairedData:
+    """``data`` with the per-task rows at ``idx``, the ``arms`` and ``excluded`` given, and
+    ``changes`` to any other field."""
+    families = _rows(data.families, idx)
     return dataclasses.replace(
         data,
         task_ids=_rows(data.task_ids, idx),
@@ -219,9 +233,7 @@ def restrict_tasks(
         candidate=arms["candidate"],
         excluded=excluded,
         has_families=len(set(families)) < len(families),
-        failures=[f for f in data.failures if f[0] in keep],
-        trials_seen={arm: t.seen for arm, t in totals.items()} if totals is not None else seen,
-        totals_of=None,
+        **changes,
     )
 
 
@@ -297,15 +309,4 @@ def leave_out_partly_run(data: PairedData, runs: int) -> PairedData:
         )
         for tid, (b, c) in short.items()
     ]
-    families = _rows(data.families, idx)
-    return dataclasses.replace(
-        data,
-        task_ids=kept,
-        categories=_rows(data.categories, idx),
-        families=families,
-        critical=data.critical[idx],
-        baseline=arms["baseline"],
-        candidate=arms["candidate"],
-        excluded=excluded,
-        has_families=len(set(families)) < len(families),
-    )
+    return _subset(data, idx, arms, excluded)
