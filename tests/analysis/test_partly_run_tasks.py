@@ -121,6 +121,16 @@ def _report(folder: Path, *extra: str) -> tuple[int, dict[str, Any]]:
     return proc.returncode, json.loads(proc.stdout)
 
 
+def _stored_pairs(folder: Path) -> Any:
+    """The stored trials paired as a report pairs them, before the configured runs apply."""
+    with RunStore(folder / "runs.db") as store:
+        record = store.latest_campaign()
+        assert record is not None
+        columns = store.campaign_columns(record.campaign_id)
+        expected = store.expected_ids(record.campaign_id)
+    return pair_columns(*columns, expected_ids=expected)
+
+
 def test_a_partly_run_task_is_listed_and_left_out_of_the_pairs(interrupted: Path) -> None:
     code, report = _report(interrupted)
     partly = {e["task_id"]: e["reason"] for e in report["excluded"] if e["reason"].startswith(PARTLY_RUN_PREFIX)}
@@ -154,12 +164,7 @@ def test_the_configured_runs_take_partly_run_tasks_out_of_a_fixed_n_pairing(inte
     from ablation.analysis.build import build_report
     from ablation.analysis.pairing import leave_out_partly_run
 
-    with RunStore(interrupted / "runs.db") as store:
-        record = store.latest_campaign()
-        assert record is not None
-        columns = store.campaign_columns(record.campaign_id)
-        expected = store.expected_ids(record.campaign_id)
-    data = pair_columns(*columns, expected_ids=expected)
+    data = _stored_pairs(interrupted)
     assert UNEVEN in set(data.task_ids)  # paired on what exists: one run against three
     kept = leave_out_partly_run(data, RUNS)
     assert sorted(set(data.task_ids) - set(kept.task_ids)) == sorted([IN_STEP, UNEVEN])
@@ -177,12 +182,7 @@ def test_a_fixed_n_report_leaves_partly_run_tasks_out(interrupted: Path) -> None
     runs, no sequential policy): the partly run tasks are listed, out of the pairs, and missing."""
     from ablation.analysis.build import build_report
 
-    with RunStore(interrupted / "runs.db") as store:
-        record = store.latest_campaign()
-        assert record is not None
-        columns = store.campaign_columns(record.campaign_id)
-        expected = store.expected_ids(record.campaign_id)
-    data = pair_columns(*columns, expected_ids=expected)
+    data = _stored_pairs(interrupted)
     report = build_report(data, config=CampaignConfig(runs=RUNS, n_resamples=100))
     partly = {e.task_id for e in report.excluded if e.reason.startswith(PARTLY_RUN_PREFIX)}
     assert partly == {IN_STEP, UNEVEN}
