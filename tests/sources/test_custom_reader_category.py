@@ -18,7 +18,7 @@ from helpers.cli import run_here
 
 from ablation.errors import InputError
 from ablation.sources.readers import ResultReader, Row, register_reader, registry
-from ablation.sources.result_files import load_result_columns
+from ablation.sources.result_files import load_result_columns, load_results
 from ablation.sources.text import short_repr
 
 #: The category the toy reader gives task ``t2`` (the others get text).
@@ -64,3 +64,16 @@ def test_text_categories_of_a_registered_reader_are_read(labelled: None, tmp_pat
     assert done.returncode == 0, done.stderr
     report = json.loads(done.stdout)
     assert sorted(c["category"] for c in report["categories"]) == ["alpha", "beta", "gamma"]
+
+
+@pytest.mark.parametrize("kind", sorted(ODD))
+def test_the_row_path_refuses_it_in_one_line_too(labelled: None, tmp_path: Path, kind: str) -> None:
+    """``load_results`` (each row a ``TaskResult``) names the file, line, field and task id,
+    where it raised pydantic's many-line ``ValidationError``."""
+    path = tmp_path / "labels.txt"
+    _write(path, ODD[kind])
+    with pytest.raises(InputError) as caught:
+        load_results(path)
+    text = str(caught.value)
+    assert text.startswith(f"{path}:2: field 'category'") and text.endswith("(task id 't2')"), text
+    assert "\n" not in text

@@ -15,6 +15,8 @@ from dataclasses import dataclass
 from dataclasses import field as dc_field
 from typing import Any, TypeVar
 
+from pydantic import ValidationError
+
 from ablation.errors import InputError, validation_line
 from ablation.outputs import VALUE_LIMIT, usable_number
 from ablation.schema import COUNT_LIMIT, RUN_LIMIT, TaskResult, safe_text
@@ -291,12 +293,13 @@ def rows_to_results(
             ``C``/``I``/``P``/``N``); ignored when ``options.pass_values`` is set.
         unit: ``"line"`` (the row number is a line) or ``"sample"`` (a sample index).
     """
-    return [
-        row_result(row, task_id, run, passed, options.arm)
-        for row, task_id, run, passed in checked_rows(
-            rows, display, options, what=what, mapping=mapping, unit=unit
-        )
-    ]
+    out = []
+    for row, task_id, run, passed in checked_rows(rows, display, options, what=what, mapping=mapping, unit=unit):
+        try:  # a field no check above knows (a registered reader's ``extra``): one line, not pydantic's
+            out.append(row_result(row, task_id, run, passed, options.arm))
+        except ValidationError as exc:
+            raise file_error(InputError, display, validation_line(exc), line=row.line, task_id=task_id) from None
+    return out
 
 
 def row_result(row: Row, task_id: str, run: int, passed: bool, arm: str) -> TaskResult:
