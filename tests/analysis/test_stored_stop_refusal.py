@@ -16,42 +16,16 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from helpers import cli
+from helpers import cli, margin_campaign
 
 from ablation.analysis.stored import report_stored_campaign
 from ablation.errors import ConfigError
 from ablation.store import RunStore
 
-SUITE = """
-from ablation import AblationTask
-tasks = [AblationTask(task_id=f"ok{i:02d}", input_data={"bad": False}, expected_output="yes")
-         for i in range(60)]
-tasks += [AblationTask(task_id=f"reg{i}", input_data={"bad": True}, expected_output="yes")
-          for i in range(3)]
-"""
-AGENTS = """
-def baseline(task):
-    return "yes"
-
-def candidate(task):
-    return "no" if task["bad"] else "yes"
-"""
-
 
 def _campaign(folder: Path, *extra: str) -> Path:
-    """Run a campaign through ``ablation run``; its store."""
-    folder.mkdir()
-    (folder / "suite.py").write_text(SUITE, encoding="utf-8")
-    (folder / "agents.py").write_text(AGENTS, encoding="utf-8")
-    store = folder / "runs.db"
-    proc = cli.run_here(
-        ["run", "suite.py", "--baseline", "agents.py:baseline", "--candidate",
-         "agents.py:candidate", "--margin", "0.2", "--store", str(store), "--no-progress",
-         "--resamples", "200", "--format", "json", *extra],
-        cwd=folder,
-    )  # fmt: skip
-    assert proc.returncode in (0, 2), proc.stderr
-    return store
+    """Run the campaign through ``ablation run``; its store."""
+    return margin_campaign.run_campaign(folder, *extra)[0]
 
 
 @pytest.fixture(scope="module")
