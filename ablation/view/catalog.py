@@ -24,6 +24,7 @@ from typing import Any, TypeVar
 
 from ablation.analysis.build import compare_columns
 from ablation.analysis.stored import StoredTrials, report_stored_campaign
+from ablation.columns import TrialColumns
 from ablation.errors import StoreError
 from ablation.report import AblationReport
 from ablation.schema import AblationTask, TaskResult, task_digests
@@ -35,7 +36,7 @@ __all__ = ["ARMS", "CACHED", "ArmRef", "Catalog"]
 
 #: Analyses kept in memory per kind (least recently used dropped first): reports are small (a
 #: suite's history page shows each campaign's figures), task tables and comparisons hold columns.
-CACHED = {"report": 64, "table": 8, "compare": 8}
+CACHED = {"report": 64, "table": 8, "compare": 8, "compare-table": 8}
 ARMS = ("baseline", "candidate")
 _T = TypeVar("_T")
 
@@ -213,19 +214,38 @@ class Catalog:
         base_rec, cand_rec = self.record(baseline.campaign_id), self.record(candidate.campaign_id)
 
         def build() -> AblationReport:
-            sides = []
-            lookups: dict[str, StoredTrials] = {}
-            for ref, arm in ((baseline, "baseline"), (candidate, "candidate")):
-                cols = self.store.trial_columns(ref.campaign_id, ref.arm)
-                sides.append(dataclasses.replace(cols, arm=arm))
-                lookups[arm] = StoredTrials(self.store, ref.campaign_id)
+            lookups = {
+                arm: StoredTrials(self.store, ref.campaign_id)
+                for ref, arm in ((baseline, "baseline"), (candidate, "candidate"))
+            }
             return compare_columns(
-                sides[0], sides[1], names=(str(baseline), str(candidate)),
+                *self._arms(baseline, candidate), names=(str(baseline), str(candidate)),
                 expected_ids=list(cand_rec.task_digests) or None, config=cand_rec.config,
                 trial_lookup=_ArmLookup(lookups, {"baseline": baseline.arm, "candidate": candidate.arm}),
             )  # fmt: skip
 
         key = ("compare", *self._state(base_rec), baseline.arm, *self._state(cand_rec), candidate.arm)
+        return self._cached(key, build)
+
+    def _arms(self, baseline: ArmRef, candidate: ArmRef) -> tuple[TrialColumns, TrialColumns]:
+        """The two stored arms' trial columns, labelled ``baseline`` and ``candidate``."""
+        return (
+            dataclasses.replace(self.store.trial_columns(baseline.campaign_id, baseline.arm), arm="baseline"),
+            dataclasses.replace(self.store.trial_columns(candidate.campaign_id, candidate.arm), arm="candidate"),
+        )
+
+    def compare_table(self, baseline: ArmRef, candidate: ArmRef) -> TaskTable:
+        """The per-task table of two stored arms, paired and classified as :meth:`compare`'s
+        report pairs them (the candidate campaign's configuration and expected task ids)."""
+        base_rec, cand_rec = self.record(baseline.campaign_id), self.record(candidate.campaign_id)
+
+        def build() -> TaskTable:
+            return task_table(
+                *self._arms(baseline, candidate), config=cand_rec.config,
+                expected_ids=list(cand_rec.task_digests) or None,
+            )  # fmt: skip
+
+        key = ("compare-table", *self._state(base_rec), baseline.arm, *self._state(cand_rec), candidate.arm)
         return self._cached(key, build)
 
 

@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import itertools
 from collections.abc import Mapping
-from typing import Any
 
 from ablation.errors import AblationError, StoreError
 from ablation.render._format import fmt_interval, fmt_pct, summary_sentence
@@ -111,53 +110,36 @@ def _comparison(catalog: Catalog, base_text: str, cand_text: str) -> str:
     )
 
 
-#: What a task that is no regression, improvement or left-out task of a comparison is called.
-NEITHER = "neither regression nor improvement"
-
-
-def _compared_row(report: AblationReport, task_id: str) -> dict[str, Any]:
-    """The task's outcome in the comparison's report: a regression, an improvement, left out of
-    the pairing as a whole (with the report's reasons), or :data:`NEITHER`; flaky when the
-    report names it so."""
-    reasons = [e.reason for e in report.excluded if e.task_id == task_id and e.run is None]
-    outcome = (
-        "regression" if task_id in report.regressions
-        else "improvement" if task_id in report.improvements
-        else "excluded" if reasons
-        else NEITHER
-    )  # fmt: skip
-    return {
-        "outcome": outcome, "flaky": any(f.task_id == task_id for f in report.flaky),
-        "reason": "; ".join(reasons), "category": "", "critical": False,
-    }  # fmt: skip
-
-
 def compare_task_page(catalog: Catalog, params: Mapping[str, str]) -> str:
     """Every trial of task ``params["id"]`` in the two stored arms ``params["baseline"]`` and
     ``params["candidate"]`` (``CAMPAIGN:arm``, as the compare page picks them) side by side, with
     the diff and step lists of the task page (:func:`~ablation.view.task_page.page_body`), and
-    the task's outcome in their comparison's report.
+    the task's row in their comparison (:meth:`~ablation.view.catalog.Catalog.compare_table`:
+    the report's pairing and classification, so a task is a regression, an improvement, ``both
+    pass``, ``both fail`` or ``excluded`` with the report's reasons, as on a campaign's task list).
 
     Its input and expected output are read as the candidate campaign's task page reads them (the
     compare page pairs arms of one suite only).
 
     Raises:
-        KeyError: when neither arm holds a trial of the task and the comparison does not name it.
+        KeyError: when neither arm holds a trial of the task and the comparison has no row of it.
     """
     task_id = params.get("id", "")
     paired = _paired(catalog, params.get("baseline", ""), params.get("candidate", ""))
     if isinstance(paired, str):
         return markup.layout(f"Task {task_id}", paired, store=str(catalog.path))
-    base, cand, report = paired
+    base, cand, _ = paired
     sides = []
     for ref, side in ((base, "baseline"), (cand, "candidate")):
         record = catalog.record(ref.campaign_id)
         agent = record.baseline_agent if ref.arm == "baseline" else record.candidate_agent
         trials = [t for t in catalog.trials(ref.campaign_id, task_id) if t.arm == ref.arm]
         sides.append((side, f"{side.capitalize()}: {ref} ({agent})", trials))
-    row = _compared_row(report, task_id)
-    if not sides[0][2] and not sides[1][2] and row["outcome"] == NEITHER:
+    table = catalog.compare_table(base, cand)
+    found = table.find(task_id)
+    if found is None and not sides[0][2] and not sides[1][2]:
         raise KeyError(task_id)
+    row = None if found is None else table.row(found)
     back = markup.link(markup.url("/compare", baseline=str(base), candidate=str(cand)),
                        "Back to the comparison", cls="back")  # fmt: skip
     source = inputs(catalog, catalog.report(cand.campaign_id)[0], cand.campaign_id, task_id)

@@ -93,14 +93,25 @@ def test_each_link_opens_the_task_in_the_compared_arms(tmp_path: Path) -> None:
 
 
 def test_a_task_of_neither_list_and_an_unknown_task(tmp_path: Path) -> None:
+    """A task that neither regressed nor improved is named as the campaign page names it (both
+    pass, both fail), with its category, not by what it is not."""
     store = tmp_path / "runs.db"
-    tasks = [AblationTask(task_id=f"t{i:02d}", input_data=i, expected_output="right") for i in range(N)]
+    tasks = [
+        AblationTask(task_id=f"t{i:02d}", input_data=i, expected_output="right", category=f"c{i % 2}")
+        for i in range(N)
+    ]
+    config = CampaignConfig(n_resamples=100)
     cid = run_ablation_campaign(_agent("first_baseline"), _agent("first_candidate"), tasks,
-                                config=CampaignConfig(n_resamples=100), store=store).provenance.campaign_id  # fmt: skip
+                                config=config, store=store).provenance.campaign_id  # fmt: skip
+    other = run_ablation_campaign(_agent("second_baseline"), _agent("second_candidate"), tasks,
+                                  config=config, store=store).provenance.campaign_id  # fmt: skip
     with TestClient(create_app(Catalog(store))) as client:
         params = {"baseline": f"{cid}:baseline", "candidate": f"{cid}:candidate"}
         page = client.get("/compare/task", params={**params, "id": "t01"}).text  # right in both arms
-        assert 'id="outcome">neither regression nor improvement<' in page
+        assert 'id="outcome">both pass<' in page and "c1" in page
+        # wrong in both of the second campaign's arms
+        both_wrong = {"baseline": f"{other}:baseline", "candidate": f"{other}:candidate", "id": "t01"}
+        assert 'id="outcome">both fail<' in client.get("/compare/task", params=both_wrong).text
         assert "first_baseline" in _column(page, "baseline") and "first_candidate" in _column(page, "candidate")
         assert client.get("/compare/task", params={**params, "id": "nope"}).status_code == 404
         bad = client.get("/compare/task", params={**params, "baseline": f"{cid}:third", "id": "t01"})
