@@ -230,9 +230,9 @@ def checked_rows(
         def fail(problem: str, task_id: str | None = task_id, line: int = line) -> Exception:
             return file_error(InputError, display, problem, line=line, task_id=task_id)
 
-        for name, value in row.extra.items():  # TaskResult's conversions recurse
+        for key, value in row.extra.items():  # TaskResult's conversions recurse
             if nested_too_deep(value):
-                raise fail(f"field {name!r} is nested more than {MAX_JSON_DEPTH} levels deep")
+                raise fail(f"field {key!r} is nested more than {MAX_JSON_DEPTH} levels deep")
         run = _run(row.run, fail)
         if options.numeric:
             if row.status == "completed":  # a failed trial has no value (never a guessed one)
