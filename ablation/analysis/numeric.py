@@ -125,12 +125,12 @@ class NumericComparison(BaseModel):
 
 
 def task_means(results: Iterable[TaskResult], field: str) -> dict[str, float]:
-    """Each task's mean of ``quality[field]`` over its runs."""
+    """Each task's mean of ``quality[field]`` over its runs (NumPy's mean; one run's value as it is)."""
     sums: dict[str, list[float]] = defaultdict(list)
     for r in results:
         if field in r.quality:
             sums[r.task_id].append(r.quality[field])
-    return {task: float(np.mean(values)) for task, values in sums.items()}
+    return {task: float(values[0]) if len(values) == 1 else float(np.mean(values)) for task, values in sums.items()}
 
 
 def arm_runs(results: Iterable[TaskResult], field: str) -> Runs:
