@@ -33,35 +33,27 @@ paired, and the others are counted and named, never dropped silently.
 
 from __future__ import annotations
 
-from collections import defaultdict
 from collections.abc import Iterable, Sequence
 from typing import Any
 
 import numpy as np
+from numpy.typing import NDArray
 from pydantic import BaseModel, ConfigDict, Field
 
 from ablation.analysis.builtin_gates import GATE_REGRESSION
 from ablation.analysis.completeness import GATE_COMPLETENESS
 from ablation.analysis.gate_status import turned_off, verdict_of
 from ablation.analysis.metric_margins import LOWER_IS_BETTER
+from ablation.columns import TrialColumns, filled, results_to_columns
 from ablation.config import GatePolicy
 from ablation.report import REPORT_SCHEMA_VERSION, GateResult
-from ablation.schema import TaskResult
+from ablation.schema import ARMS, TaskResult
 from ablation.stats import MEAN_DIFFERENCE_MIN_N, paired_t_test, sign_test, wilcoxon_signed_rank
 
 __all__ = [
-    "GATE_NAMES",
-    "NumericComparison",
-    "arm_runs",
-    "compare_numeric",
-    "gate_line",
-    "holm_lines",
-    "numeric_holm",
-    "numeric_lines",
-    "numeric_output",
-    "render_numeric",
-    "task_means",
-]
+    "GATE_NAMES", "NumericComparison", "arm_runs", "compare_numeric", "gate_line", "holm_lines",
+    "numeric_holm", "numeric_lines", "numeric_output", "render_numeric", "task_means",
+]  # fmt: skip
 
 #: The two gates' names, those of the pass-rate report's gates.
 GATE_NAMES = (GATE_COMPLETENESS, GATE_REGRESSION)
@@ -124,37 +116,63 @@ class NumericComparison(BaseModel):
         return 0 if self.verdict == "pass" else 2
 
 
-def task_means(results: Iterable[TaskResult], field: str) -> dict[str, float]:
-    """Each task's mean of ``quality[field]`` over its runs (NumPy's mean; one run's value as it is)."""
-    sums: dict[str, list[float]] = defaultdict(list)
-    for r in results:
-        if field in r.quality:
-            sums[r.task_id].append(r.quality[field])
-    return {task: float(values[0]) if len(values) == 1 else float(np.mean(values)) for task, values in sums.items()}
+def task_means(trials: TrialColumns | Iterable[TaskResult], field: str) -> dict[str, float]:
+    """Each task's mean of ``quality[field]`` over its runs with a value (one arm's columns, or
+    its results read as columns), tasks in the order of their first value: the mean is
+    ``np.mean`` of the task's values in row order (rows of one length reduced as one block, row
+    by row, which is ``np.mean`` of each row), and one value is itself."""
+    cols = _as_columns(trials)
+    values = cols.quality.get(field, filled(np.nan, np.float64, len(cols)))
+    tasks, code = _codes(cols.task_id[given := ~np.isnan(values)])
+    values = values[given]
+    if len(tasks) < len(values):  # some task has several values
+        counts = np.bincount(code, minlength=len(tasks))
+        ordered, starts = values[np.argsort(code, kind="stable")], np.cumsum(counts) - counts
+        values = np.empty(len(tasks))
+        for k in np.unique(counts).tolist():
+            which = np.flatnonzero(counts == k)
+            block = ordered[starts[which, None] + np.arange(k)]
+            values[which] = block[:, 0] if k == 1 else block.mean(axis=1)
+    return dict(zip(tasks, values.tolist(), strict=True))
 
 
-def arm_runs(results: Iterable[TaskResult], field: str) -> Runs:
-    """Per task of one arm, the runs seen (any status) and the runs with a value of ``field``."""
-    seen: dict[str, set[int]] = defaultdict(set)
-    valued: dict[str, set[int]] = defaultdict(set)
-    for r in results:
-        seen[r.task_id].add(r.run)
-        if field in r.quality:
-            valued[r.task_id].add(r.run)
-    return {t: (frozenset(runs), frozenset(valued.get(t, ()))) for t, runs in seen.items()}
+def arm_runs(trials: TrialColumns | Iterable[TaskResult], field: str) -> Runs:
+    """Per task of one arm (as :func:`task_means` takes it), in the order of its first row, the
+    runs seen (any status) and the runs with a value of ``field``."""
+    cols = _as_columns(trials)
+    valued = ~np.isnan(cols.quality.get(field, filled(np.nan, np.float64, len(cols))))
+    tasks, code = _codes(cols.task_id)
+    if len(tasks) == len(cols):  # one row a task: one shared set per run
+        one, none = {r: frozenset((r,)) for r in np.unique(cols.run).tolist()}, frozenset[int]()
+        return {t: (one[r], one[r] if v else none)
+                for t, r, v in zip(tasks, cols.run.tolist(), valued.tolist(), strict=True)}  # fmt: skip
+    order = np.argsort(code, kind="stable")
+    runs, kept, out, start = cols.run[order].tolist(), valued[order].tolist(), {}, 0
+    for task, end in zip(tasks, np.cumsum(np.bincount(code)).tolist(), strict=True):
+        seen = runs[start:end]
+        out[task] = (frozenset(seen), frozenset(r for r, v in zip(seen, kept[start:end], strict=True) if v))
+        start = end
+    return out
+
+
+def _as_columns(trials: TrialColumns | Iterable[TaskResult]) -> TrialColumns:
+    return trials if isinstance(trials, TrialColumns) else results_to_columns(list(trials), "baseline")
+
+
+def _codes(ids: NDArray[np.object_]) -> tuple[list[str], NDArray[np.int64]]:
+    """The distinct ids in order of first appearance, and each row's index among them (found by
+    hashing: ``np.unique`` would sort the ``str`` objects, about a second a million)."""
+    items = ids.tolist()
+    if len(items) < 2 or bool(np.all(ids[1:] > ids[:-1])):  # sorted, each once: nothing to hash
+        return items, np.arange(len(items), dtype=np.int64)
+    rank = {task: i for i, task in enumerate(dict.fromkeys(items))}
+    return list(rank), np.fromiter(map(rank.__getitem__, items), np.int64, len(items))
 
 
 def compare_numeric(
-    baseline: dict[str, float],
-    candidate: dict[str, float],
-    *,
-    field: str,
-    regression_delta: float = 0.0,
-    alpha: float = 0.05,
-    confidence_level: float = 0.95,
-    expected_ids: Sequence[str] | None = None,
-    runs: tuple[Runs, Runs] | None = None,
-    policy: GatePolicy | None = None,
+    baseline: dict[str, float], candidate: dict[str, float], *, field: str, regression_delta: float = 0.0,
+    alpha: float = 0.05, confidence_level: float = 0.95, expected_ids: Sequence[str] | None = None,
+    runs: tuple[Runs, Runs] | None = None, policy: GatePolicy | None = None,
 ) -> NumericComparison:
     """Compare per-task values of the two arms and judge the gates (see the module docstring).
 
@@ -190,32 +208,20 @@ def compare_numeric(
         "and sign tests"
     )
     c = NumericComparison(
-        field=field,
-        n_pairs=len(ids),
-        baseline_mean=float(x.mean()),
-        candidate_mean=float(y.mean()),
-        mean_difference=float((y - x).mean()),
-        ci_low=float(t.confidence_interval.low) if shown else None,
-        ci_high=float(t.confidence_interval.high) if shown else None,
-        confidence_level=confidence_level,
-        ci_note=note,
-        t_pvalue=t.pvalue,
-        wilcoxon_pvalue=wilcoxon_signed_rank(x, y).pvalue,
-        sign_pvalue=sign_test(x, y).pvalue,
-        regression_delta=regression_delta,
-        lower_is_better=lower,
+        field=field, n_pairs=len(ids), baseline_mean=float(x.mean()), candidate_mean=float(y.mean()),
+        mean_difference=float((y - x).mean()), ci_low=float(t.confidence_interval.low) if shown else None,
+        ci_high=float(t.confidence_interval.high) if shown else None, confidence_level=confidence_level,
+        ci_note=note, t_pvalue=t.pvalue, wilcoxon_pvalue=wilcoxon_signed_rank(x, y).pvalue,
+        sign_pvalue=sign_test(x, y).pvalue, regression_delta=regression_delta, lower_is_better=lower,
         regressions=[i for i, v in zip(ids, d, strict=True) if v < -regression_delta],
         improvements=[i for i, v in zip(ids, d, strict=True) if v > regression_delta],
         only_baseline=[i for i in baseline if i not in candidate],
         only_candidate=[i for i in candidate if i not in baseline],
-        gate_pvalue=gate.pvalue,
-        verdict="pass",
-        n_expected=len(universe),
+        gate_pvalue=gate.pvalue, verdict="pass", n_expected=len(universe),
         missing_baseline=[i for i in universe if i not in baseline],
         missing_candidate=[i for i in universe if i not in candidate],
         unknown=[i for i in seen if i not in inside],
-        trials=_trials(universe, (baseline, candidate), runs),
-        alpha=alpha,
+        trials=_trials(universe, (baseline, candidate), runs), alpha=alpha,
     )  # fmt: skip
     gates = [_completeness_gate(c, policy), _regression_gate(c, policy)]
     return c.model_copy(update={"gates": gates, "verdict": verdict_of(gates)})
@@ -225,20 +231,17 @@ def _trials(
     universe: list[str], values: tuple[dict[str, float], dict[str, float]], runs: tuple[Runs, Runs] | None
 ) -> dict[str, list[int]]:
     """Per arm ``[trials with a value, expected trials]``: for every expected task, the runs seen
-    in either arm (at least one)."""
-    out = {}
-    for i, arm in enumerate(("baseline", "candidate")):
-        done = total = 0
-        for task in universe:
-            if runs is None:
-                done, total = done + (task in values[i]), total + 1
-                continue
-            empty: tuple[frozenset[int], frozenset[int]] = (frozenset(), frozenset())
-            both = runs[0].get(task, empty)[0] | runs[1].get(task, empty)[0]
-            done += len(runs[i].get(task, empty)[1])
-            total += max(1, len(both))
-        out[arm] = [done, total]
-    return out
+    in either arm (at least one; the same total for both arms)."""
+    if runs is None:
+        return {arm: [sum(t in v for t in universe), len(universe)] for arm, v in zip(ARMS, values, strict=True)}
+    empty: tuple[frozenset[int], frozenset[int]] = (frozenset(), frozenset())
+    done, total = [0, 0], 0
+    for task in universe:
+        (seen_b, done_b), (seen_c, done_c) = runs[0].get(task, empty), runs[1].get(task, empty)
+        total += max(1, len(seen_b) if seen_b == seen_c else len(seen_b | seen_c))
+        done[0] += len(done_b)
+        done[1] += len(done_c)
+    return {arm: [n, total] for arm, n in zip(ARMS, done, strict=True)}
 
 
 def _completeness_gate(c: NumericComparison, policy: GatePolicy) -> GateResult:
@@ -358,23 +361,16 @@ def numeric_holm(results: list[NumericComparison], names: list[str]) -> dict[str
               else 1 - c.t_pvalue / 2 for c in results]  # fmt: skip
     holm = [float(x) for x in adjust_pvalues(better, method="holm")]
     return {
-        "note": (
-            f"Holm across {len(results)} candidates (claims of improvement: one-sided paired t, "
-            "H1 candidate better):"
-        ),
-        "rows": [
-            {"name": n, "pvalue": float(p), "holm_pvalue": h}
-            for n, p, h in zip(names, better, holm, strict=True)
-        ],
-    }
+        "note": f"Holm across {len(results)} candidates (claims of improvement: one-sided paired t, "
+        "H1 candidate better):",
+        "rows": [{"name": n, "pvalue": float(p), "holm_pvalue": h} for n, p, h in zip(names, better, holm, strict=True)],
+    }  # fmt: skip
 
 
 def holm_lines(summary: dict[str, Any]) -> list[str]:
     """The lines of :func:`numeric_holm`'s summary."""
-    return [summary["note"]] + [
-        f"  {row['name']}: p = {row['pvalue']:.3g}, Holm p = {row['holm_pvalue']:.3g}"
-        for row in summary["rows"]
-    ]
+    return [summary["note"]] + [f"  {row['name']}: p = {row['pvalue']:.3g}, Holm p = {row['holm_pvalue']:.3g}"
+                                for row in summary["rows"]]  # fmt: skip
 
 
 def numeric_output(results: list[NumericComparison], names: list[str], as_json: bool) -> str:
@@ -391,10 +387,8 @@ def numeric_output(results: list[NumericComparison], names: list[str], as_json: 
             "verdict": "pass" if all(r.verdict == "pass" for r in results) else "fail",
         }  # fmt: skip
         return json.dumps(doc, indent=2)
-    parts = [
-        (f"candidate: {name}\n" if summary is not None else "") + render_numeric(r)
-        for r, name in zip(results, names, strict=True)
-    ]
+    parts = [(f"candidate: {name}\n" if summary is not None else "") + render_numeric(r)
+             for r, name in zip(results, names, strict=True)]  # fmt: skip
     if summary is not None:
         parts.append("\n".join(holm_lines(summary)))
     return "\n\n".join(parts)

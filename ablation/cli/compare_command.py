@@ -231,7 +231,7 @@ def _compare_numeric(
     from ablation.errors import InputError
     from ablation.render._ci_safe import no_workflow_commands
     from ablation.render.numeric_doc import NUMERIC_FORMATS, NumericSection, numeric_document
-    from ablation.sources.result_files import load_results
+    from ablation.sources.result_files import load_result_columns
 
     field, fmt = args.field or "passed", s.get("format") or "terminal"
     refuse_unused(VERDICT_ONLY, s, f"a numeric --field ({field})")
@@ -239,23 +239,23 @@ def _compare_numeric(
         raise UsageError(f"argument --format: {fmt} cannot show a numeric --field ({field})")
 
     def numbers(path: Any, arm: str, **read: Any) -> Any:
-        try:
-            return load_results(sources[str(path)], arm=arm, numeric=True, display=str(path), **read)
+        try:  # the columns alone: each file's task means and runs are all that is kept
+            cols = load_result_columns(sources[str(path)], arm=arm, numeric=True, display=str(path), **read).columns
         except InputError as exc:
             # the file with the number comes first: often one odd value in a file of verdicts
             raise type(exc)(f"{why}, so the field is compared as a number, but {exc}") from None
+        return num.task_means(cols, field), num.arm_runs(cols, field)
 
     config, expected = given
-    before = numbers(args.before, "baseline", **read_options(args, baseline=True))
-    base, base_runs = num.task_means(before, field), num.arm_runs(before, field)
+    base, base_runs = numbers(args.before, "baseline", **read_options(args, baseline=True))
     results, names = [], [str(p) for p in args.after]
     for path in args.after:
-        after = numbers(path, "candidate", **read_options(args))
+        after, after_runs = numbers(path, "candidate", **read_options(args))
         try:
             results.append(num.compare_numeric(
-                base, num.task_means(after, field), field=field, regression_delta=args.regression_delta or 0.0,
+                base, after, field=field, regression_delta=args.regression_delta or 0.0,
                 alpha=config.alpha, confidence_level=config.confidence_level, expected_ids=expected,
-                runs=(base_runs, num.arm_runs(after, field)), policy=config.gates,
+                runs=(base_runs, after_runs), policy=config.gates,
             ))  # fmt: skip
         except ValueError as exc:  # too few paired values: say why the field was read as numbers
             raise InputError(f"{why}, so the field is compared as a number, but {exc}") from None

@@ -113,6 +113,7 @@ def load_result_columns(
     run_field: str | None = None,
     where: Mapping[str, str] | None = None,
     pass_values: Iterable[str] | None = None,
+    numeric: bool = False,
     max_bytes: int | None = None,
     ids_like: NDArray[np.object_] | None = None,
     display: str | None = None,
@@ -124,7 +125,9 @@ def load_result_columns(
     (:meth:`~ablation.sources.readers.columnar.ColumnRead.result`). A large plain JSON-lines or
     CSV file is read column-wise by pyarrow when it is installed (the ``fast`` extra;
     :mod:`ablation.sources.readers.engine`), other plain verdict JSON lines take a fast path
-    (:mod:`ablation.sources.readers.columnar`), and anything else is read row by row.
+    (:mod:`ablation.sources.readers.columnar`), and anything else is read row by row. With
+    ``numeric`` the field's numbers are the column ``quality[field]`` (NaN where a trial has
+    none) and ``passed`` is all ``False``, by either path.
 
     ``ids_like`` (another arm's ``task_id`` column): when a file the engine reads lists the same
     ids in the same order, its columns hold that array instead of a second copy. ``display``: as
@@ -138,7 +141,7 @@ def load_result_columns(
 
     source = os.fspath(path)
     display = display or source
-    options = _options(key, field, arm, run_field, where, pass_values, False, max_bytes)
+    options = _options(key, field, arm, run_field, where, pass_values, numeric, max_bytes)
     fast = engine_columns(source, options, format, display, ids_like)
     return fast if fast is not None else read_columns(source, options, format=format, display=display)
 

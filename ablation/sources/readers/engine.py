@@ -9,13 +9,14 @@ is exactly what the row path gives, and returns ``None`` otherwise, so that the 
 file row by row (and so raises the row path's error, at the same line).
 
 It vouches only for a plain local file (not standard input, not gzip, not over ``max_bytes``) of
-at least :data:`MIN_BYTES` bytes, read with no ``--where`` and no numeric mode, whose id, verdict
-and run are top-level names, and:
+at least :data:`MIN_BYTES` bytes, read with no ``--where``, whose id, verdict (or, in numeric
+mode, numeric field) and run are top-level names, and:
 
 - JSON lines: the content the registry reads as plain ``jsonl`` rows (not an array, not a tool's
-  lines) whose first row has a field beyond the id, verdict and run (bare verdict lines are read
-  faster by :mod:`~ablation.sources.readers.columnar`), no blank line (so that row ``i`` is line ``i + 1``; a line holding two objects then
-  shows as a count mismatch);
+  lines) whose first row has a field beyond the id, verdict and run, unless the mode is numeric
+  (bare verdict lines are read faster by :mod:`~ablation.sources.readers.columnar`), no blank
+  line (so that row ``i`` is line ``i + 1``; a line holding two objects then shows as a count
+  mismatch);
 - CSV: the content the registry reads as ``csv``, ASCII without quotes, control characters or
   lone carriage returns (so that pyarrow and the :mod:`csv` module cut the same cells, and
   stripping and number matching agree byte for byte), no blank line, a header the row path
@@ -62,7 +63,7 @@ def engine_columns(
 ) -> ColumnRead | None:
     """The columns of ``source`` read by pyarrow, or ``None`` to read it row by row (module
     docstring); when its ids are those of ``ids_like``, in order, the columns hold that array."""
-    if options.where or options.numeric or source == "-" or not _plain_names(options):
+    if options.where or source == "-" or not _plain_names(options):
         return None
     try:
         size = os.stat(source).st_size
@@ -126,10 +127,10 @@ def _kind(path: Path, format: str | None, display: str, options: ReadOptions) ->
 
 def _plain_json_lines(text: str, options: ReadOptions) -> bool:
     """True when the first two lines are objects the registry reads as plain ``jsonl`` rows,
-    with a field beyond the id, verdict and run.
+    with a field beyond the id, verdict and run (any fields in numeric mode).
 
-    Rows of only those fields are left to :mod:`~ablation.sources.readers.columnar`, whose
-    byte-layout path reads them faster than pyarrow (benchmarks/README.md).
+    Verdict rows of only those fields are left to :mod:`~ablation.sources.readers.columnar`, whose
+    byte-layout path reads them faster than pyarrow (benchmarks/README.md); it has no numeric mode.
     """
     lines = text.split("\n", 2)
     if len(lines) < 2 or not lines[1].strip():
@@ -142,7 +143,7 @@ def _plain_json_lines(text: str, options: ReadOptions) -> bool:
         return False
     reader = next((r for r in readers_for(("lines",)) if r.detect(first)), None)
     bare = {options.key or "id", options.field or "passed", options.run_field}
-    return reader is find_reader("jsonl") and not set(first) <= bare
+    return reader is find_reader("jsonl") and (options.numeric or not set(first) <= bare)
 
 
 def _scan(path: Path, kind: str) -> int | None:

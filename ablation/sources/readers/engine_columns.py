@@ -1,8 +1,8 @@
 """A pyarrow table of plain result rows turned into the row path's columns, or ``None``.
 
-:func:`read_table` reads a JSON-lines or CSV file with pyarrow (CSV cells all as text, so that
-``"007"`` stays an id and a number is recognised as the row path recognises it);
-:func:`read_columns` gives the :class:`~ablation.sources.readers.columnar.ColumnRead` that
+:func:`read_columns` parses the file (:func:`~ablation.sources.readers.engine_table.read_table`:
+CSV cells all as text, so that ``"007"`` stays an id and a number is recognised as the row path
+recognises it) and gives the :class:`~ablation.sources.readers.columnar.ColumnRead` that
 :func:`~ablation.sources.readers.rows.checked_rows` would build, column by column, and ``None`` as
 soon as one cell is something the row path would refuse or read otherwise (a missing or empty id,
 a verdict that is not an unambiguous boolean, a number not finite or past ``VALUE_LIMIT``, both
@@ -14,7 +14,10 @@ Each column means what it means to the row path (:mod:`~ablation.sources.readers
 ``critical``, ``output``; ``cost_currency`` and ``cost_source`` (their distinct pairs only:
 :mod:`~ablation.sources.readers.engine_units`); any other numeric column (in CSV: each cell that
 reads as a decimal number) → ``metrics``; other columns (text, objects, lists) are ignored;
-``null`` or "" absent.
+``null`` or "" absent. A column named as the id, verdict or run means only that. In numeric mode
+(``ReadOptions.numeric``) the verdict column is read as a number into ``quality[field]`` and
+``passed`` is all ``False``: every row must hold a number there (a JSON number, or a CSV cell
+spelling one), as the row path requires of a completed trial, and a plain row is one.
 
 Assumes a file :func:`~ablation.sources.readers.engine.engine_columns` vetted: no blank line (row
 ``i`` is line ``i + 1`` of JSON lines, ``i + 2`` of CSV), CSV in ASCII without quotes or control
@@ -23,15 +26,12 @@ characters (so stripping is of spaces and tabs only).
 
 from __future__ import annotations
 
-import csv
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
-import pyarrow.csv as pa_csv
-import pyarrow.json as pa_json
 from numpy.typing import NDArray
 
 from ablation.columns import TrialColumns, constant_column, filled
@@ -40,16 +40,15 @@ from ablation.outputs import VALUE_LIMIT
 from ablation.process_hooks import large_read_finished
 from ablation.schema import COUNT_LIMIT, RUN_LIMIT
 from ablation.sources.readers.columnar import ColumnRead
+from ablation.sources.readers.engine_table import OWN, read_table
 from ablation.sources.readers.engine_units import cost_units
-from ablation.sources.readers.generic import COST_UNITS, CSV_NUMBER, RESULT_NUMBERS
+from ablation.sources.readers.generic import CSV_NUMBER, RESULT_NUMBERS
 from ablation.sources.readers.rows import ReadOptions
 
 __all__ = ["read_columns", "read_table"]
 
 #: The row path's :data:`~ablation.sources.readers.generic.CSV_NUMBER` for RE2, ASCII digits only.
 _NUMBER = "^(?:" + CSV_NUMBER.pattern.replace(r"\d", "[0-9]") + ")$"
-#: Columns with a meaning of their own besides the id, verdict and run; any other numeric one is a metric.
-_OWN = (*RESULT_NUMBERS, *COST_UNITS, "category", "critical", "output")
 _TRUE = ("true", "1", "1.0", "pass", "passed", "yes")
 _FALSE = ("false", "0", "0.0", "fail", "failed", "no")
 _SLICE = 1 << 16  # ids converted or compared at a time (:func:`arrow_ids`)
@@ -57,38 +56,6 @@ _SLICE = 1 << 16  # ids converted or compared at a time (:func:`arrow_ids`)
 
 class _Refused(AblationError):
     """A cell the row path reads otherwise (or refuses): read the file row by row."""
-
-
-def read_table(path: Path, kind: str, options: ReadOptions) -> pa.Table | None:
-    """The file as a pyarrow table (CSV cells as text), or ``None`` when the header is not plain.
-
-    The file is read as a stream of record batches, and nested columns (objects, lists) that the
-    row path ignores are dropped from each batch, so that only the columns a report reads are
-    held. A batch whose columns differ from the first's (a field first met later) raises.
-    """
-    special = {options.key or "id", options.field or "passed", options.run_field, *_OWN}
-    if kind == "jsonl":
-        numbers = pa.schema([(name, pa.float64()) for name in RESULT_NUMBERS
-                             if name not in (options.key, options.field, options.run_field)])  # fmt: skip
-        reader = pa_json.open_json(
-            path, parse_options=pa_json.ParseOptions(explicit_schema=numbers, unexpected_field_behavior="infer")
-        )
-    else:
-        header = csv_header(path)
-        required = [options.key or "id", options.field or "passed", *([options.run_field] if options.run_field else [])]
-        if header is None or not set(required) <= set(header):
-            return None
-        reader = pa_csv.open_csv(
-            path,
-            read_options=pa_csv.ReadOptions(column_names=header, skip_rows=1),
-            parse_options=pa_csv.ParseOptions(quote_char=False, newlines_in_values=False),
-            convert_options=pa_csv.ConvertOptions(
-                column_types={name: pa.string() for name in header}, strings_can_be_null=False
-            ),
-        )
-    kept = [i for i, f in enumerate(reader.schema) if f.name in special or not pa.types.is_nested(f.type)]
-    batches = [batch.select(kept) for batch in reader]
-    return pa.Table.from_batches(batches) if batches else None
 
 
 def read_columns(
@@ -121,9 +88,11 @@ def _columns(cells: _JsonCells | _CsvCells, display: str, options: ReadOptions) 
     key, field, run_name = options.key or "id", options.field or "passed", options.run_field
     n, names = cells.n, cells.names
     ids = cells.ids(key)
-    passed = cells.verdicts(field, options.pass_values)
+    value = _numeric(cells, field) if options.numeric else None
+    passed = filled(False, np.bool_, n) if value is not None else cells.verdicts(field, options.pass_values)
     runs = cells.runs(run_name) if run_name else filled(0, np.int64, n)
     _check_unique(ids, runs if run_name else None)
+    names = tuple(name for name in names if name not in (key, field, run_name))  # each means only that
     numbers = {name: cells.number(name) for name in RESULT_NUMBERS if name in names
                and name not in (key, field, run_name) and cells.nulls[name] < n}  # fmt: skip
     latency = numbers.get("latency_s")
@@ -137,14 +106,15 @@ def _columns(cells: _JsonCells | _CsvCells, display: str, options: ReadOptions) 
     bad_tokens = (tokens < 0) | (tokens >= COUNT_LIMIT) | (tokens != np.floor(tokens))
     if high_run or bool(np.any(latency < 0)) or bool(np.any(bad_tokens & ~np.isnan(tokens))):
         raise _Refused  # (NaN compares False: absent latencies pass)
-    special = {key, field, run_name, *_OWN}
+    special = {key, field, run_name, *OWN}
     metrics = {name: values for name in names if name not in special
                and (values := cells.metric(name)) is not None}  # fmt: skip
     columns = TrialColumns(
         arm=options.arm, task_id=ids, run=runs, passed=passed,
         status=filled(0, np.int8, n), latency_s=latency, tokens=tokens, cost=numbers.get("cost", nan),
         cost_units=cost_units(cells, numbers.get("cost", nan), csv=isinstance(cells, _CsvCells)),
-        quality={"score": numbers["score"]} if "score" in numbers else {},
+        quality={**({"score": numbers["score"]} if "score" in numbers else {}),
+                 **({field: value} if value is not None else {})},
         metrics=metrics,
         category=cells.category() if "category" in names else constant_column(None, n),
         critical=cells.critical() if "critical" in names else filled(False, np.bool_, n),
@@ -154,6 +124,16 @@ def _columns(cells: _JsonCells | _CsvCells, display: str, options: ReadOptions) 
         error_stage=constant_column("", n),
     )  # fmt: skip
     return ColumnRead(columns, cells.outputs() if "output" in names else {})
+
+
+def _numeric(cells: _JsonCells | _CsvCells, field: str) -> NDArray[np.float64]:
+    """The verdict column read as numbers (numeric mode): a row without one is refused."""
+    if field not in cells.names:
+        raise _Refused
+    value = cells.number(field)
+    if bool(np.isnan(value).any()):
+        raise _Refused  # null, "" (or a NaN the row path refuses)
+    return value
 
 
 def _check_unique(ids: NDArray[np.object_], runs: NDArray[np.int64] | None) -> None:
@@ -347,16 +327,6 @@ class _CsvCells(_Cells):
         raw = self.take("output")
         blank = pc.match_substring_regex(raw, r"^[ \t]*$").to_numpy(zero_copy_only=False)
         return {i: {"output": v} for i, v in enumerate(raw.to_pylist()) if not blank[i]}
-
-
-def csv_header(path: Path) -> list[str] | None:
-    """The header's cells (stripped) when the row path accepts it, else ``None``."""
-    with path.open("r", encoding="ascii", newline="") as fh:
-        line = fh.readline()
-    cells = [cell.strip() for cell in next(csv.reader([line]), [])]
-    if not cells or any(not cell for cell in cells) or len(set(cells)) != len(cells):
-        return None
-    return cells
 
 
 def arrow_ids(values: Any, like: NDArray[np.object_] | None = None) -> Any:
