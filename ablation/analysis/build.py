@@ -23,7 +23,7 @@ from typing import Any
 
 import numpy as np
 
-from ablation.analysis import breakdowns, critical_flags, headline
+from ablation.analysis import breakdowns, critical_flags, headline, latency_censoring
 from ablation.analysis.background import import_report_statistics, in_background
 from ablation.analysis.completeness import missing_pairs
 from ablation.analysis.details import details
@@ -374,7 +374,7 @@ def compare_results(
     first = _side(baseline, "baseline", key, field, run_field)
     second = _side(candidate, "candidate", key, field, run_field, first[1].task_id)
     return compare_columns(
-        first[1], second[1], expected_ids=expected_ids, config=config,
+        first[1], second[1], expected_ids=expected_ids, config=latency_censoring.time_limit_of_files(config),
         names=names or (first[2], second[2]),
         trial_lookup=ResultLookup({"baseline": first[:2], "candidate": second[:2]}),
     )

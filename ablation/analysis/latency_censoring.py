@@ -3,8 +3,8 @@
 Dropping timed-out trials is informative censoring: a candidate that loops to the limit on its
 slowest tasks loses exactly those tasks from the comparison and looks as fast as the baseline,
 or faster, since each arm's mean is then over a different task set. Here a timed-out trial
-counts at the cap (the campaign's ``timeout_s``; without one, the largest latency seen, a lower
-bound), so its task stays in the paired comparison with a latency that is a lower bound of the
+counts at the cap (the campaign's ``timeout_s``; without one, as for result files whose limit no
+setting names (:func:`time_limit_of_files`), the largest latency seen, a lower bound), so its task stays in the paired comparison with a latency that is a lower bound of the
 truth; a task's latency in an arm is the mean of its completed trials' latencies and the cap for
 each timed-out trial.
 
@@ -24,7 +24,19 @@ from ablation.analysis.pairing import PairedData
 from ablation.config import CampaignConfig
 from ablation.report import LatencyComparison
 
-__all__ = ["CensoredLatency", "censored_latency", "latency_comparison"]
+__all__ = ["CensoredLatency", "censored_latency", "latency_comparison", "time_limit_of_files"]
+
+
+def time_limit_of_files(config: CampaignConfig | None) -> CampaignConfig:
+    """``config`` for results read from files: the time limit is unknown (``timeout_s`` ``None``,
+    so a timed-out trial counts at the largest latency seen) unless ``config`` sets it.
+
+    ``CampaignConfig``'s default ``timeout_s`` is the limit a campaign *runs* with; files carry
+    no limit of their own, and counting their timeouts at that default (300 s) when they ran
+    under another would invent a latency.
+    """
+    config = config or CampaignConfig()
+    return config if "timeout_s" in config.model_fields_set else config.model_copy(update={"timeout_s": None})
 
 
 @dataclass(frozen=True)

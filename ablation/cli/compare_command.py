@@ -141,7 +141,9 @@ def cmd_compare(args: argparse.Namespace) -> int:
     s = merged_settings(args)
     s["n_candidates"] = len(args.after)
     check_output(s, _inputs(args))
-    config = campaign_config(s)
+    from ablation.analysis.latency_censoring import time_limit_of_files
+
+    config = time_limit_of_files(campaign_config(s))
     limit = getattr(args, "max_input_bytes", None)
     expected = load_expected_ids(args.expected_ids, max_bytes=limit) if args.expected_ids else None
     field = args.field or "passed"

@@ -8,6 +8,9 @@ passing latency gate.
 
 from __future__ import annotations
 
+import json
+from pathlib import Path
+
 import numpy as np
 import pytest
 from scipy import stats as sps
@@ -91,3 +94,49 @@ def test_the_two_tests_of_the_latency_gate_are_combined_by_bonferroni() -> None:
     p_to = sps.binomtest(only_c, only_c + only_b, 0.5, alternative="greater").pvalue
     assert gate.pvalue == pytest.approx(min(1.0, 2 * min(report.latency.ratio_limit_pvalue or 1.0, p_to)))
     assert "Bonferroni" in gate.evidence
+
+
+def test_files_without_a_time_limit_count_timeouts_at_the_largest_latency_seen() -> None:
+    """Results from files carry no time limit: without one named in the configuration, a
+    timeout counts at the largest latency seen (a lower bound), never at ``CampaignConfig``'s
+    300 s default, which is the limit a campaign runs with, not the one these results ran under."""
+    base, cand, lat, _, slow = _looping_candidate()
+    seen = max(lat.max(), max(c["latency_s"] for c in cand if "latency_s" in c))
+    for config in (None, CampaignConfig(n_resamples=200, gates=GatePolicy(require_complete=False))):
+        report = compare_results(base, cand, config=config)
+        assert report.latency is not None and "largest latency seen" in (report.latency.censoring or "")
+        cand_lat = np.where(slow, seen, [c.get("latency_s", 0.0) for c in cand])
+        assert report.candidate.latency_mean_s == pytest.approx(cand_lat.mean(), rel=1e-12)
+    named = compare_results(base, cand, config=CampaignConfig(n_resamples=200, timeout_s=CAP))
+    assert named.latency is not None and "300 s, the time limit" in (named.latency.censoring or "")
+
+
+def test_compare_of_an_export_counts_timeouts_as_report_does_not_at_a_default(tmp_path: Path) -> None:
+    """``ablation compare`` of a campaign's export: its timeouts count at the largest latency
+    seen (the files carry no limit the command knows), not at the 300 s default of a run."""
+    from helpers.cli import run_here
+
+    from ablation import AblationTask, run_ablation_campaign
+
+    tasks = [AblationTask(task_id=f"t{i}", input_data=i, expected_output=i) for i in range(12)]
+
+    def baseline(i: int) -> int:
+        return i
+
+    def candidate(i: int) -> int:
+        if i % 4 == 0:
+            import time
+
+            time.sleep(1.0)
+        return i
+
+    store = tmp_path / "runs.db"
+    config = CampaignConfig(n_resamples=100, timeout_s=0.3)
+    run_ablation_campaign(baseline, candidate, tasks, config=config, store=store)
+    done = run_here(["report", "latest", "--store", str(store), "--export-jsonl", "exp.jsonl", "-q"], cwd=tmp_path)
+    assert done.returncode in (0, 2), done.stderr
+    done = run_here(["compare", "exp.jsonl", "exp.jsonl", "--baseline-where", "arm=baseline", "--where",
+                     "arm=candidate", "--allow-incomplete", "--format", "json"], cwd=tmp_path)  # fmt: skip
+    assert done.returncode in (0, 2), done.stderr
+    censoring = json.loads(done.stdout)["latency"]["censoring"]
+    assert "largest latency seen" in censoring and "300 s" not in censoring
