@@ -3,6 +3,8 @@
 Everything a trial's user code raises becomes data on its :class:`~ablation.schema.TaskResult`
 (``status``, ``error_stage``, ``error_type``, message and traceback); ``timeout_s`` bounds the
 whole trial (every attempt and the verifier) and a timed-out trial has ``status="timeout"``.
+Each quality scorer call then has ``timeout_s`` of its own: one that overruns it is that scorer's
+error (in ``quality_errors``), abandoned like a timed-out verifier, and the verdict stands.
 """
 
 from __future__ import annotations
@@ -136,17 +138,57 @@ class TrialRunner:
         self.spans: SpanCollector | None = open_collector(config.traces)
 
     async def _score(self, output: Any, task: AblationTask) -> tuple[dict[str, float], dict[str, str]]:
+        """Every scorer's value, or its error, each call bounded by :meth:`_bounded`."""
         scores: dict[str, float] = {}
         errors: dict[str, str] = {}
         for scorer in self.quality_scorers:
             name = scorer_name(scorer)
             try:
-                scores[name] = await run_scorer(offload(scorer), output, task)
+                value = await self._bounded(run_scorer(offload(scorer), output, task))
             except BaseException as exc:
                 if is_cancellation(exc):
                     raise
                 errors[name] = f"{type(exc).__name__}: {exception_texts(exc)[0]}"
+                continue
+            if value is None:
+                errors[name] = f"Timeout: scorer {name!r} exceeded timeout_s={self.config.timeout_s}"
+            else:
+                scores[name] = value
         return scores, errors
+
+    async def _bounded(self, call: Awaitable[float]) -> float | None:
+        """Await one scorer call under a deadline of ``timeout_s`` (none without a timeout).
+
+        The deadline comes from the trials' shared timer, as a trial's does (same limit, so the
+        timer's assumption holds). Expiry cancels the await: an async scorer is cancelled, a sync
+        one in its daemon thread is abandoned and runs on. Assumption: the scorer does not hold
+        the event loop itself (``inline``, or async and never awaiting); the deadline fires only
+        when the loop turns, so such a call is stopped by nothing here.
+
+        Returns:
+            The call's value, or ``None`` when it outlived its deadline, returned or not (a thread
+            holding the GIL can keep the loop from running the expiry until after the call ended).
+
+        Raises:
+            BaseException: whatever the call raised, unchanged (a ``TimeoutError`` of its own too).
+        """
+        deadlines = self.deadlines
+        if deadlines is None:
+            return await call
+        scope = asyncio.timeout(None)  # its deadline is set by ``deadlines``
+        try:
+            async with scope:
+                deadlines.add(scope)
+                try:
+                    value = await call
+                    overran = deadlines.overdue(scope)
+                finally:
+                    deadlines.discard(scope)
+        except TimeoutError:
+            if scope.expired():
+                return None
+            raise
+        return None if overran or scope.expired() else value
 
     async def _verify(self, output: Any, task: AblationTask, fields: dict[str, Any]) -> None:
         verifier = task.verifier or default_verifier
