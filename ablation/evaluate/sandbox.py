@@ -6,7 +6,7 @@ starts two processes:
 * the **test process** (:mod:`ablation.evaluate.sandbox_harness`), ``sys.executable -I -S -B`` in
   a new session with a minimal environment (no installed packages, this framework included). It
   dies with its parent (``PR_SET_PDEATHSIG``), runs under its own address-space limit and ends
-  the run itself at the wall-time limit. It receives code, tests and a random nonce through a
+  the run itself at the start-up and wall-time limits. It receives code, tests and a random nonce through a
   pipe, becomes a child subreaper, starts the code process confined as the chosen
   :mod:`~ablation.evaluate.sandbox_confinement` says (bubblewrap by default), checks the
   confinement's self-check, runs the tests and writes one result line carrying the nonce to a
@@ -24,10 +24,12 @@ nonce, and the tests call the real builtins (a name of the code that shadows one
 starting with ``__`` such as ``__builtins__``, is not given to them). A run that could not judge the code (the sandbox is unavailable, did not start, or
 its self-check failed; the test process died without a result) has one of the
 :data:`ERROR_KINDS`: :class:`~ablation.evaluate.code_tests.CodeTestsVerifier` makes it the
-trial's error, never a verdict. The parent also enforces the wall-time limit and counts the
-run's processes every 50 ms (a fork bomb is killed above ``max_processes``, also for root,
-whom ``RLIMIT_NPROC`` does not bind). What holds where is in ``docs/SECURITY.md``. Linux only
-(the process checks read ``/proc``).
+trial's error, never a verdict. The code's wall-time limit counts from the moment its
+self-check arrived; the start-up before it has its own limit
+(:attr:`SandboxLimits.start_limit_s`), and a start-up that overruns it is a ``sandbox_start``
+error. The parent enforces both limits and counts the run's processes every 50 ms (a fork
+bomb is killed above ``max_processes``, also for root, whom ``RLIMIT_NPROC`` does not bind).
+What holds where is in ``docs/SECURITY.md``. Linux only (the process checks read ``/proc``).
 """
 
 from __future__ import annotations
@@ -150,12 +152,17 @@ def _check_can_run(tests: str) -> None:
 
 
 def _harness_config(
-    read_fd: int, code_out: int, limits: SandboxLimits, launch: Launch, marker: tuple[str, str]
+    fds: tuple[int, int, int], limits: SandboxLimits, launch: Launch, marker: tuple[str, str]
 ) -> dict[str, object]:
-    """The test process's settings: its pipe, the code's stdout, the limits and the launch."""
+    """The test process's settings: its pipes, the code's stdout, the limits and the launch.
+
+    ``fds`` are the pipe it reads its input from, the code's stdout and the pipe it writes one
+    byte to when the code's self-check arrived (the end of the start-up).
+    """
     return {
-        "fd": read_fd,
-        "code_out": code_out,
+        "fd": fds[0],
+        "code_out": fds[1],
+        "started": fds[2],
         "parent": os.getpid(),
         "marker": list(marker),
         "memory_bytes": limits.memory_mb * _MIB,
@@ -166,6 +173,7 @@ def _harness_config(
         "disk_bytes": limits.max_disk_mb * _MIB,
         "max_processes": limits.max_processes,
         "wall_s": limits.time_limit_s + _INNER_GRACE_S,
+        "start_s": limits.effective_start_limit_s + _INNER_GRACE_S,
         "launch": {
             "name": launch.name,
             "prefix": list(launch.prefix),
@@ -183,7 +191,7 @@ def _spawn(
     out: IO[bytes],
     err: IO[bytes],
     workdir: str | None,
-    fds: tuple[int, int],
+    fds: tuple[int, ...],
     marker: tuple[str, str],
 ) -> subprocess.Popen[bytes]:
     """Start the harness in its own session with a minimal environment; close our ``fds[0]``."""
@@ -216,6 +224,8 @@ def _run_harness(
     marker = ("ABLATION_SANDBOX_RUN", secrets.token_hex(8))
     env_marker = f"{marker[0]}={marker[1]}".encode()
     read_fd, write_fd = os.pipe()
+    started_r, started_w = os.pipe()  # the test process writes a byte when the code starts
+    os.set_blocking(started_r, False)
     proc: subprocess.Popen[bytes] | None = None
     feeder: threading.Thread | None = None
     try:
@@ -224,14 +234,18 @@ def _run_harness(
             tempfile.TemporaryFile() as code_out,
             tempfile.TemporaryFile() as err,
         ):
-            cfg = _harness_config(read_fd, code_out.fileno(), limits, launch, marker)
+            fds = (read_fd, code_out.fileno(), started_w)
+            cfg = _harness_config(fds, limits, launch, marker)
             argv = [sys.executable, "-I", "-S", "-B", "-c", HARNESS, json.dumps(cfg)]
             start = time.monotonic()
-            fds = (read_fd, code_out.fileno())
-            proc = _spawn(argv, out, err, workdir, fds, marker)
+            try:
+                proc = _spawn(argv, out, err, workdir, fds, marker)
+            finally:
+                os.close(started_w)
             feeder = threading.Thread(target=feed, args=(write_fd, payload), daemon=True)
             feeder.start()
-            state = supervise(proc, start + limits.time_limit_s, limits.max_processes)
+            start_by = start + limits.effective_start_limit_s
+            state = supervise(proc, start_by, limits.time_limit_s, limits.max_processes, started_r)
             duration = time.monotonic() - start
             leaked = len(_leftovers(proc.pid, env_marker)) if state == "exited" else 0
             kill_all(proc.pid, env_marker)
@@ -241,6 +255,7 @@ def _run_harness(
             texts = _read(out), _read(code_out), _read(err)
         return Finished(state, proc.returncode, proc.pid, duration, leaked, *texts, full)
     finally:
+        os.close(started_r)
         if feeder is None:
             os.close(write_fd)
         if proc is not None and proc.returncode is None:  # pragma: no cover - defensive

@@ -10,11 +10,14 @@ started by :func:`ablation.evaluate.sandbox.run_python_tests` in a new session. 
    platform allows: new PID, network and mount namespaces (a user namespace too when not root),
    the whole file system re-mounted read-only except the scratch directory. What held is reported
    (:attr:`ablation.evaluate.sandbox.SandboxResult.isolation`);
-3. starts the code process (:data:`ablation.evaluate.sandbox_runner.RUNNER`) with the code only,
-   and runs the tests in its own interpreter: each public name of the code is a value (plain data)
-   or a proxy whose calls cross a pipe as tagged JSON. An object that is not plain data is a
-   handle that refuses ``==``, ``<``, ``bool`` and ``hash``, so an always-equal object cannot
-   satisfy an assertion, and no frame of this process exists in the code's process to walk;
+3. starts the code process (:data:`ablation.evaluate.sandbox_runner.RUNNER`), waits for its
+   self-check (the start-up, under its own limit: a start-up that overruns it is a
+   ``sandbox_start`` error), tells the parent the code starts (a byte on a pipe; the code's
+   wall-time limit counts from there), sends the code only, and runs the tests in its own
+   interpreter: each public name of the code is a value (plain data) or a proxy whose calls
+   cross a pipe as tagged JSON. An object that is not plain data is a handle that refuses
+   ``==``, ``<``, ``bool`` and ``hash``, so an always-equal object cannot satisfy an
+   assertion, and no frame of this process exists in the code's process to walk;
 4. counts the processes the code left running, kills every descendant, and writes one result line
    carrying the nonce to its own stdout, which the code process cannot reach.
 """
@@ -224,8 +227,9 @@ def _main():
     state['held'] = _guard(cfg)
     import signal
     signal.signal(signal.SIGALRM, lambda *_: report(
-        False, 'timeout', 'wall-time limit of %g s reached inside the sandbox' % cfg['wall_s']))
-    signal.setitimer(signal.ITIMER_REAL, cfg['wall_s'])
+        False, 'sandbox_start', 'the sandbox did not reach its self-check within %g s inside '
+        'the sandbox (the code never ran)' % cfg['start_s']))
+    signal.setitimer(signal.ITIMER_REAL, cfg['start_s'])
     tests_src = payload.pop('tests')
     lines, tree = tests_src.splitlines(), ast.parse(tests_src, 'tests.py')
     defs = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)
@@ -241,6 +245,16 @@ def _main():
     except _Fail as exc:
         _ended(channel)
         report(False, 'sandbox_start', 'the sandbox ended before its self-check (%s)' % exc)
+    # The self-check arrived and the code is sent next: its time starts now, here and in the
+    # parent (told through its pipe, which no process started from here inherits).
+    signal.signal(signal.SIGALRM, lambda *_: report(
+        False, 'timeout', 'wall-time limit of %g s reached inside the sandbox' % cfg['wall_s']))
+    signal.setitimer(signal.ITIMER_REAL, cfg['wall_s'])
+    try:
+        os.write(cfg['started'], b'1')
+        os.close(cfg['started'])
+    except OSError:
+        pass
     held = checked.get('isolation') if type(checked.get('isolation')) is list else []
     state['held'] += [str(name) for name in held]
     missing = [name for name in cfg['launch']['required'] if name not in held]

@@ -12,18 +12,32 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
-__all__ = ["ERROR_KINDS", "Finished", "SandboxLimits", "SandboxResult", "interpret"]
+__all__ = [
+    "ERROR_KINDS",
+    "START_LIMIT_S",
+    "Finished",
+    "SandboxLimits",
+    "SandboxResult",
+    "interpret",
+]
 
 _TAIL_CHARS = 2000
 
 #: Outcomes that mean the code could not be judged (an error of the check, never a verdict).
 ERROR_KINDS = frozenset({"unavailable", "sandbox_start", "sandbox_check", "harness_error"})
+#: The least time, in seconds, the sandbox is given to start: from the test process's start until
+#: the code process's self-check arrives (no code has run yet).
+START_LIMIT_S = 10.0
+
+
 @dataclass(frozen=True)
 class SandboxLimits:
     """Resource limits of one sandbox run.
 
     Attributes:
-        time_limit_s: Wall-clock limit; the process group is killed when it is reached.
+        time_limit_s: Wall-clock limit of the code, counted from the moment the sandbox's
+            self-check arrived (the code starts then); the process group is killed when it is
+            reached, and the run fails as ``"timeout"``.
         memory_mb: Address-space limit (``RLIMIT_AS``) in MiB; a larger allocation raises
             ``MemoryError`` in the child.
         cpu_s: CPU-time limit (``RLIMIT_CPU``) in whole seconds; ``None`` means
@@ -37,6 +51,10 @@ class SandboxLimits:
             them every 50 ms and kills the group above it (this works for root too). Also the
             ``RLIMIT_NPROC`` headroom (threads count) over what the user already runs, which the
             kernel enforces for users other than root.
+        start_limit_s: Wall-clock limit of the sandbox's start-up, from the test process's start
+            until the code process's self-check arrives; ``None`` means
+            ``max(START_LIMIT_S, time_limit_s)``. A start-up that does not end in time is a
+            ``"sandbox_start"`` error, never a verdict: no code has run yet.
     """
 
     time_limit_s: float = 10.0
@@ -45,10 +63,13 @@ class SandboxLimits:
     max_output_mb: int = 16
     max_processes: int = 32
     max_disk_mb: int = 64
+    start_limit_s: float | None = None
 
     def __post_init__(self) -> None:
         if not self.time_limit_s > 0:
             raise ValueError(f"time_limit_s must be > 0, got {self.time_limit_s!r}")
+        if self.start_limit_s is not None and not self.start_limit_s > 0:
+            raise ValueError(f"start_limit_s must be > 0 or None, got {self.start_limit_s!r}")
         for field in ("memory_mb", "max_output_mb", "max_processes", "max_disk_mb"):
             if getattr(self, field) < 1:
                 raise ValueError(f"{field} must be >= 1, got {getattr(self, field)!r}")
@@ -59,6 +80,13 @@ class SandboxLimits:
     def effective_cpu_s(self) -> int:
         """The CPU limit actually applied, in seconds."""
         return self.cpu_s if self.cpu_s is not None else math.ceil(self.time_limit_s) + 1
+
+    @property
+    def effective_start_limit_s(self) -> float:
+        """The start-up limit actually applied, in seconds."""
+        if self.start_limit_s is not None:
+            return self.start_limit_s
+        return max(START_LIMIT_S, self.time_limit_s)
 
 
 @dataclass(frozen=True)
@@ -116,7 +144,7 @@ class SandboxResult:
 class Finished:
     """What the parent observed of one finished child, before its stdout is interpreted."""
 
-    state: str  # what supervise() returned: "exited", "timeout" or "process_limit"
+    state: str  # what supervise() returned: "exited", "start_timeout", "timeout", ...
     returncode: int
     process_group: int
     duration_s: float
@@ -210,9 +238,28 @@ def _verdict(
     reports: list[dict[str, object]],
     limits: SandboxLimits,
 ) -> tuple[bool, str, str, int, int]:
-    """``(passed, kind, reason, tests_run, tests_passed)`` of a finished run."""
+    """``(passed, kind, reason, tests_run, tests_passed)`` of a finished run.
+
+    ``state`` is what :func:`~ablation.evaluate.sandbox_process.supervise` returned: a limit
+    reached before the self-check arrived (``"start_*"``) is the sandbox's, never the code's.
+    """
+    if state == "start_timeout":
+        reason = (
+            f"the sandbox did not reach its self-check within the start-up limit of "
+            f"{limits.effective_start_limit_s:g} s (the code never ran); process group killed"
+        )
+        return False, "sandbox_start", reason, 0, 0
+    if state == "start_process_limit":
+        reason = (
+            f"the sandbox held more than {limits.max_processes} processes before its self-check "
+            "(the code never ran); process group killed"
+        )
+        return False, "sandbox_start", reason, 0, 0
     if state == "timeout":
-        reason = f"wall-time limit of {limits.time_limit_s:g} s reached; process group killed"
+        reason = (
+            f"wall-time limit of {limits.time_limit_s:g} s reached after the code started; "
+            "process group killed"
+        )
         return False, "timeout", reason, 0, 0
     if state == "process_limit":
         reason = (

@@ -2,7 +2,7 @@
 
 Owns what :func:`ablation.evaluate.sandbox.run_python_tests` needs around one run: :func:`feed`
 (the pipe that carries code, tests and nonce to the test process), :func:`supervise` (waiting with
-the wall-time and process-count limits) and the ``/proc`` sweep that finds
+the start-up, wall-time and process-count limits) and the ``/proc`` sweep that finds
 (:func:`live_processes`, :func:`descendants`) and kills (:func:`kill_all`) what a run left behind.
 It also owns the host scratch directories of the ``process`` confinement (:func:`make_scratch`,
 :func:`remove_scratch`, :func:`remove_stale_scratch`; bubblewrap's scratch is a ``tmpfs`` that
@@ -128,20 +128,51 @@ def kill_all(root: int, home_marker: bytes) -> int:
         time.sleep(0.01)
 
 
-def supervise(proc: subprocess.Popen[bytes], deadline: float, max_processes: int) -> str:
+def _started(fd: int) -> bool:
+    """True when the test process has written to the non-blocking pipe ``fd``: the code starts."""
+    try:
+        return os.read(fd, 1) != b""
+    except BlockingIOError:
+        return False
+
+
+def supervise(
+    proc: subprocess.Popen[bytes],
+    start_by: float,
+    time_limit_s: float,
+    max_processes: int,
+    started: int,
+) -> str:
     """Wait until the child exits without reaping it (its pid keeps the group id reserved).
+
+    Two phases. Start-up lasts until the test process writes to the pipe ``started`` (the code
+    process's self-check arrived; the code is sent only after that) and must end by the
+    monotonic time ``start_by``. The code's ``time_limit_s`` is counted from that write. A
+    limit reached during start-up is the sandbox's, never the code's: ``"start_timeout"`` or
+    ``"start_process_limit"``.
 
     Every ``COUNT_EVERY_S`` the child's descendants are counted, so a fork bomb is stopped even
     where ``RLIMIT_NPROC`` is not enforced (root) and whatever sessions it opens. Where it is
     enforced (a user who is not root), the kernel refuses the bomb's forks at about
     ``max_processes``; a bomb that ignores the refusals and keeps trying holds that many until
-    the deadline, which is then the process limit's doing, not a plain timeout.
+    the deadline, which is then the process limit's doing, not a plain timeout. The pipe is read
+    after each count and at the deadline, so processes the code started are never taken for
+    the sandbox's (the write precedes the code).
+
+    Args:
+        proc: The test process.
+        start_by: ``time.monotonic()`` value by which the start-up must end.
+        time_limit_s: The code's wall-time limit, in seconds.
+        max_processes: Most descendants the child may hold.
+        started: The read end of the start-up pipe, non-blocking.
 
     Returns:
-        ``"exited"``, ``"timeout"`` or ``"process_limit"`` (more than ``max_processes``
-        descendants at a count, or at least ``max_processes`` at the deadline).
+        ``"exited"``, ``"start_timeout"``, ``"start_process_limit"``, ``"timeout"`` or
+        ``"process_limit"`` (more than ``max_processes`` descendants at a count, or at least
+        ``max_processes`` at the deadline).
     """
     delay, next_count = 0.001, time.monotonic() + COUNT_EVERY_S
+    deadline, running = start_by, False
     while True:
         if hasattr(os, "waitid"):
             info = os.waitid(os.P_PID, proc.pid, os.WEXITED | os.WNOHANG | os.WNOWAIT)
@@ -150,12 +181,18 @@ def supervise(proc: subprocess.Popen[bytes], deadline: float, max_processes: int
         elif proc.poll() is not None:  # pragma: no cover - no waitid (macOS): tiny pid-reuse race
             return "exited"
         now = time.monotonic()
+        if not running and _started(started):
+            running, deadline = True, now + time_limit_s
         if now >= deadline:
+            if not running:
+                return "start_timeout"
             return "process_limit" if len(descendants(proc.pid)) >= max_processes else "timeout"
         if now >= next_count:
             next_count = now + COUNT_EVERY_S
             if len(descendants(proc.pid)) > max_processes:
-                return "process_limit"
+                if running or _started(started):
+                    return "process_limit"
+                return "start_process_limit"
         time.sleep(min(delay, deadline - now))
         delay = min(delay * 2, 0.02)
 
