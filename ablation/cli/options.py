@@ -182,10 +182,18 @@ def _where(items: list[str]) -> dict[str, str]:
 
 
 def one_line(exc: BaseException) -> str:
+    """``exc`` on one line; a pydantic ``ValidationError`` as ``invalid option: FIELD: message``
+    per error, without pydantic's ``Value error, `` prefix (the text a validator raised) and
+    without the field for an error about the whole configuration (a model validator's, whose
+    message names its fields itself)."""
     errors = getattr(exc, "errors", None)
     if callable(errors):
-        parts = [
-            f"{'.'.join(str(p) for p in e.get('loc', ()))}: {e.get('msg')}" for e in errors()
-        ]
+        parts = []
+        for e in errors():
+            msg = str(e.get("msg"))
+            if e.get("type") == "value_error":
+                msg = msg.removeprefix("Value error, ")
+            loc = ".".join(str(p) for p in e.get("loc", ()))
+            parts.append(f"{loc}: {msg}" if loc else msg)
         return "invalid option: " + "; ".join(parts)
     return " ".join(str(exc).split())

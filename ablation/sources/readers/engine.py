@@ -32,6 +32,7 @@ from __future__ import annotations
 import codecs
 import importlib.util
 import json
+import logging
 import os
 import re
 from pathlib import Path
@@ -55,6 +56,8 @@ MIN_BYTES = 4 << 20
 _CHUNK = 1 << 20
 _BLANK_LINE = re.compile(rb"\n[ \t\r\f\v]*\n")
 _ALIASES = {"json": "jsonl", "ndjson": "jsonl", "jsonl": "jsonl", "csv": "csv"}
+#: The registry's logger: a file the engine reads gets the ``read as`` line a row-read file gets.
+_log = logging.getLogger("ablation.sources.readers")
 
 
 def engine_columns(
@@ -79,9 +82,12 @@ def engine_columns(
     from ablation.sources.readers.engine_columns import read_columns
 
     try:
-        return read_columns(path, kind, display, options, lines, ids_like)
+        read = read_columns(path, kind, display, options, lines, ids_like)
     finally:
         large_read_finished()  # the parsed table is garbage now (the columns hold copies or views)
+    if read is not None:  # (``None``: the row path reads the file, and logs it)
+        _log.debug("%s: read as %s by pyarrow (%s)", display, kind, options)
+    return read
 
 
 def _plain_names(options: ReadOptions) -> bool:

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import csv
 import io
+from collections import Counter
 from collections.abc import Callable, Iterator
 from typing import Any, get_args
 
@@ -172,9 +173,11 @@ def csv_items(text: str, display: str, required: tuple[str, ...]) -> Iterator[tu
 
 
 def _check_header(header: list[str], display: str, line: int, required: tuple[str, ...]) -> None:
+    """Refuse a header with an empty or repeated column name, or without a ``required`` column
+    (one counting pass: a header may have tens of thousands of columns)."""
     if any(not name for name in header):
         raise file_error(InputError, display, "the header has an empty column name", line=line)
-    dups = sorted({name for name in header if header.count(name) > 1})
+    dups = sorted(name for name, count in Counter(header).items() if count > 1)
     if dups:
         raise file_error(InputError, display, f"the header repeats columns {dups}", line=line)
     for column, role in zip(required, ("the task id", "the verdict", "the run"), strict=False):

@@ -120,7 +120,7 @@ def dotted(obj: Any, path: str) -> Any:
     """The value at ``path`` in nested mappings/lists, or :data:`MISSING`.
 
     A literal key wins (``{"a.b": 1}`` answers ``a.b``); otherwise the path is split on dots and
-    each part indexes a mapping (by key) or a list (by integer position).
+    each part indexes a mapping (by key) or a list (by integer position, in ASCII digits).
     """
     if isinstance(obj, Mapping) and path in obj:
         return obj[path]
@@ -128,7 +128,7 @@ def dotted(obj: Any, path: str) -> Any:
     for part in path.split("."):
         if isinstance(value, Mapping) and part in value:
             value = value[part]
-        elif isinstance(value, list) and part.lstrip("-").isdigit() and -len(value) <= int(part) < len(value):
+        elif isinstance(value, list) and re.fullmatch("-?[0-9]+", part) and -len(value) <= int(part) < len(value):
             value = value[int(part)]
         else:
             return MISSING
@@ -340,8 +340,8 @@ def _task_id(raw: Any, display: str, line: int, key: str) -> str:
 def _run(raw: Any, fail: Callable[[str], Exception]) -> int:
     if raw is None or raw is MISSING:
         return 0
-    if isinstance(raw, str) and raw.strip().isdigit():
-        raw = int(raw.strip())
+    if isinstance(raw, str) and raw.strip().isascii() and raw.strip().isdigit():
+        raw = int(raw.strip())  # ASCII 0-9 only: "²" is a digit to isdigit() but not to int()
     if isinstance(raw, float) and raw.is_integer():
         raw = int(raw)
     if isinstance(raw, bool) or not isinstance(raw, int) or not 0 <= raw < RUN_LIMIT:
