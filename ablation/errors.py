@@ -8,7 +8,8 @@ time-out errors from :class:`ConnectionError` and :class:`TimeoutError`, which t
 are exported by :mod:`ablation`. The tree, with when each is raised::
 
     AblationError                         base of every exception ablation raises
-      ConfigError (ValueError)            a suite, configuration or option is invalid
+      ConfigError (ValueError)            a suite, configuration or option is invalid, or a
+                                          blocking call is made inside a running event loop
       UsageError                          the command line was misused (exit 1, one line)
       InputError (ValueError)             a result or suite file cannot be read (file, line, id)
         NumericVerdict                    sources.readers.rows: internal, the verdict is a number

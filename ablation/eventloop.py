@@ -18,13 +18,17 @@ References: CPython 3.11-3.13 ``asyncio/runners.py`` (``Runner.run``), ``signal.
 from __future__ import annotations
 
 import asyncio
+import functools
 import inspect
-from collections.abc import Awaitable, Callable
-from typing import Any, TypeVar
+from collections.abc import Awaitable, Callable, Coroutine
+from typing import Any, ParamSpec, TypeVar
 
-__all__ = ["call_to_completion", "run_coroutine"]
+from ablation.errors import ConfigError
+
+__all__ = ["blocking_twin", "call_to_completion", "run_coroutine"]
 
 T = TypeVar("T")
+P = ParamSpec("P")
 
 
 def run_coroutine(awaitable: Awaitable[T]) -> T:
@@ -52,3 +56,25 @@ def call_to_completion(fn: Callable[[Any], Any], argument: Any) -> Any:
     if inspect.isawaitable(result):
         return run_coroutine(result)
     return result
+
+
+def blocking_twin(fn: Callable[P, Coroutine[Any, Any, T]]) -> Callable[P, T]:
+    """The blocking twin of a coroutine function, with exactly its parameters.
+
+    Called inside a running event loop it raises :class:`ConfigError` naming the coroutine
+    function to await there, before any coroutine is made (no "never awaited" warning).
+    """
+
+    @functools.wraps(fn)
+    def run(*args: P.args, **kwargs: P.kwargs) -> T:
+        try:
+            asyncio.get_running_loop()
+        except RuntimeError:  # no loop runs in this thread: start one
+            return run_coroutine(fn(*args, **kwargs))
+        blocking = fn.__name__.removesuffix("_async")
+        raise ConfigError(
+            f"{blocking}() blocks and cannot run inside a running event loop: "
+            f"use `await {fn.__name__}(...)` there (same parameters)"
+        )
+
+    return run

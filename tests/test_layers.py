@@ -28,7 +28,7 @@ ALLOWED: dict[str, set[str]] = {
     "stats": {"stats"},
     "digests": set(),
     "process_hooks": set(),
-    "eventloop": set(),
+    "eventloop": {"errors"},
     "forks": set(),
     "outputs": set(),
     "spans": set(),

@@ -8,9 +8,8 @@ named function below; a trial's path through them is described in docs/DESIGN.md
 
 from __future__ import annotations
 
-import functools
 import os
-from collections.abc import Callable, Coroutine, Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from concurrent.futures import Executor
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
@@ -23,7 +22,7 @@ from ablation.analysis.stored import report_from_store
 from ablation.config import CampaignConfig, Provenance
 from ablation.errors import CampaignAborted, ConfigError, ResumeMismatchError
 from ablation.evaluate.quality import scorer_name
-from ablation.eventloop import run_coroutine
+from ablation.eventloop import blocking_twin
 from ablation.process_hooks import memory_freed
 from ablation.report import AblationReport
 from ablation.run.engine import AblationEngine
@@ -378,17 +377,7 @@ async def run_ablation_campaign_async(
             run_store.close()
 
 
-def _synchronous(fn: Callable[P, Coroutine[Any, Any, T]]) -> Callable[P, T]:
-    """The blocking twin of a coroutine function, with exactly its parameters."""
-
-    @functools.wraps(fn)
-    def run(*args: P.args, **kwargs: P.kwargs) -> T:
-        return run_coroutine(fn(*args, **kwargs))
-
-    return run
-
-
-run_ablation_campaign = _synchronous(run_ablation_campaign_async)
+run_ablation_campaign = blocking_twin(run_ablation_campaign_async)
 run_ablation_campaign.__name__ = run_ablation_campaign.__qualname__ = "run_ablation_campaign"
 run_ablation_campaign.__doc__ = """Run a paired campaign and return its gated report (blocking).
 
