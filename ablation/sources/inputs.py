@@ -15,9 +15,10 @@ import os
 from collections.abc import Iterable, Mapping
 from typing import Any
 
+from ablation.errors import InputError
 from ablation.schema import TaskResult
 from ablation.sources.readers.generic import generic_rows
-from ablation.sources.readers.rows import ReadOptions, rows_to_results
+from ablation.sources.readers.rows import NumericVerdict, ReadOptions, rows_to_results
 
 __all__ = ["ACCEPTED", "side_results"]
 
@@ -37,7 +38,24 @@ def side_results(
     run_field: str | None = None,
     label: str | None = None,
 ) -> tuple[list[TaskResult], str]:
-    """``(results with arm set to arm, label)`` of one side; see the module docstring."""
+    """``(results with arm set to arm, label)`` of one side; see the module docstring.
+
+    Raises:
+        InputError: bad input, one line; a verdict that is a number says that a numeric field
+            is compared by ``ablation compare --field`` (these are pass/fail results).
+    """
+    try:
+        return _side_results(side, arm, key=key, field=field, run_field=run_field, label=label)
+    except NumericVerdict as exc:
+        raise InputError(
+            f"{exc}; compare_results compares pass/fail verdicts: a numeric field is compared by "
+            f"`ablation compare BEFORE AFTER --field {field or 'passed'}`"
+        ) from None
+
+
+def _side_results(
+    side: Any, arm: str, *, key: str | None, field: str | None, run_field: str | None, label: str | None
+) -> tuple[list[TaskResult], str]:
     if isinstance(side, str) or hasattr(side, "__fspath__"):
         from ablation.sources.result_files import load_results
 
