@@ -125,9 +125,11 @@ class StoreConnection:
         and the locks, so it would read stale data for as long as the store stays open.
 
         Raises:
-            StoreError: if the file cannot be opened, or another process keeps it locked for
-                longer than :data:`READ_ONLY_LOCK_WAIT_S`.
+            StoreError: if the path is a directory, the file cannot be opened, or another
+                process keeps it locked for longer than :data:`READ_ONLY_LOCK_WAIT_S`.
         """
+        if self.path.is_dir():
+            raise StoreError(f"{self.path} is a directory, not a run store file")
         uri = self.path.resolve().as_uri()
         deadline = time.monotonic() + READ_ONLY_LOCK_WAIT_S
         while True:

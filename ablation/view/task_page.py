@@ -4,7 +4,10 @@ A trial shows its status, verdict, latency, attempts, cost, tokens, quality and 
 error and traceback, the verifier's note and its output (text as it is, anything else as
 indented JSON); any other field a trial carries (usage, traces) is shown as JSON under its own
 name, and list-valued ones that both arms' first runs carry (traces) side by side, the first
-divergent step marked (:mod:`ablation.view.traces`). The diff compares the first run's outputs of
+divergent step marked (:mod:`ablation.view.traces`). A trial whose spans went beyond the per-trial
+caps says how many were dropped (the figure of ``ablation report --details``), its step list is
+compared only as far as it was kept, and the usage counted from such a cut trace (the trial's
+usage equals what its kept spans record) is marked as from a truncated trace. The diff compares the first run's outputs of
 the two arms (:mod:`ablation.view.diff`: as JSON when their texts are equal but the values are
 not, as ``14`` and ``"14"``, with a note naming both types). The task's outcome is its row of the
 task table (:mod:`ablation.view.tasks`: the report's classification, or ``excluded`` with the
@@ -19,12 +22,15 @@ comparison of two stored arms (:mod:`ablation.view.suite_pages`) is built by :fu
 from __future__ import annotations
 
 import json
+from collections import Counter
 from typing import Any
 from urllib.parse import parse_qsl, urlsplit
 
+from ablation.outputs import usage_metrics
 from ablation.render._format import DASH, fmt_float, fmt_seconds, output_text, truncate
 from ablation.report import AblationReport
 from ablation.schema import TaskResult
+from ablation.spans import summarize
 from ablation.view import markup
 from ablation.view.catalog import Catalog
 from ablation.view.diff import word_diff
@@ -60,15 +66,51 @@ def _verdict(t: TaskResult) -> str:
 
 def _extra(t: TaskResult) -> dict[str, Any]:
     """The fields of ``t`` the trial table does not name (usage, traces), when set; its
-    OpenTelemetry spans as their steps (name, status, error), not their packed data."""
+    OpenTelemetry spans as their steps (name, status, error), not their packed data (an empty
+    list when every span was dropped)."""
     out = {k: v for k, v in t.model_dump(mode="json", exclude={"spans"}).items() if k not in _SHOWN and v}
-    if t.spans is not None and t.spans.count:
+    if t.spans is not None and (t.spans.count or t.spans.dropped):
         out["spans"] = t.spans.steps()
     return out
 
 
+def _dropped(t: TaskResult) -> int:
+    """Spans ``t`` ended beyond the per-trial caps: counted, not kept."""
+    return 0 if t.spans is None else t.spans.dropped
+
+
+def _usage_from_cut_trace(t: TaskResult) -> bool:
+    """Whether ``t``'s usage was counted from a truncated trace: some spans were dropped and the
+    usage is what the kept spans record (an agent's own usage differs, and is not marked)."""
+    if t.usage is None or t.spans is None or not t.spans.dropped:
+        return False
+    s = summarize(t.spans.records(), timeline=False)
+    u = t.usage
+    return (
+        u.input_tokens, u.output_tokens, u.cached_tokens, u.cache_write_tokens, u.model_requests,
+        u.tool_calls, u.model,
+    ) == (
+        s.input_tokens, s.output_tokens, s.cached_tokens, s.cache_write_tokens, s.model_calls,
+        dict(Counter(s.tools)), s.models[-1] if s.models else None,
+    )  # fmt: skip
+
+
+def _heading(t: TaskResult, name: str, cut: bool) -> str:
+    """The heading of extra field ``name``: the spans' kept and dropped counts, and the usage
+    counted from a truncated trace (``cut``: :func:`_usage_from_cut_trace`) saying so."""
+    dropped = _dropped(t)
+    if name == "spans" and dropped and t.spans is not None:
+        return f"spans ({t.spans.count} kept, {dropped} dropped over the per-trial cap)"
+    if name == "usage" and cut:
+        return f"usage (from a truncated trace: {dropped} spans dropped, not counted)"
+    return name
+
+
 def _trial(t: TaskResult) -> str:
     extra = _extra(t)
+    cut = _usage_from_cut_trace(t)
+    derived = usage_metrics(t.usage) if cut and t.usage is not None else {}
+    mark = " (truncated trace)"
     facts = [
         ["verdict", _verdict(t)],
         ["latency", markup.esc(fmt_seconds(t.latency_s))],
@@ -77,9 +119,12 @@ def _trial(t: TaskResult) -> str:
     if t.cost is not None:
         facts.append(["cost", markup.esc(fmt_float(t.cost))])
     if t.tokens is not None:
-        facts.append(["tokens", str(t.tokens)])
+        usage = t.usage
+        from_usage = cut and usage is not None and t.tokens == usage.input_tokens + usage.output_tokens
+        facts.append(["tokens", str(t.tokens) + (mark if from_usage else "")])
     for name, value in sorted({**t.quality, **t.metrics}.items()):
-        facts.append([markup.esc(name), markup.esc(fmt_float(value))])
+        tag = mark if name in t.metrics and derived.get(name) == value else ""
+        facts.append([markup.esc(name), markup.esc(fmt_float(value) + tag)])
     parts = [markup.table(["", ""], facts, cls="facts")]
     if t.error is not None:
         where = f" ({t.error_stage})" if t.error_stage else ""
@@ -94,7 +139,7 @@ def _trial(t: TaskResult) -> str:
         parts.append(f"<h4>Scorer errors</h4>{_pre(_json(t.quality_errors), 'error')}")
     parts.append(f'<h4>Output</h4>{_pre(output_text(t.output), "output")}')
     for name, value in sorted(extra.items()):
-        parts.append(f"<h4>{markup.esc(name)}</h4>{_pre(_json(value), 'extra')}")
+        parts.append(f"<h4>{markup.esc(_heading(t, name, cut))}</h4>{_pre(_json(value), 'extra')}")
     return (
         f'<div class="trial {markup.esc(t.arm)}" data-arm="{markup.esc(t.arm)}" data-run="{t.run}">'
         f"<h3>{markup.esc(t.arm)}, run {t.run}</h3>{''.join(parts)}</div>"
@@ -166,7 +211,9 @@ def page_body(
         diff = (
             '<h2>Output diff (first run: <del>baseline only</del> <ins>candidate only</ins>)</h2>'
             f'<div id="diff">{word_diff(left[0].output, right[0].output)}</div>'
-        ) + side_by_side(_extra(left[0]), _extra(right[0]))
+        ) + side_by_side(
+            _extra(left[0]), _extra(right[0]), dropped={"spans": (_dropped(left[0]), _dropped(right[0]))}
+        )
     first = next(iter(left + right), None)
     facts = markup.table(["", ""], [
         ["category", markup.esc((row and row["category"]) or (first and first.category) or DASH)],

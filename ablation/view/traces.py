@@ -7,6 +7,15 @@ differ (or where one list has ended) is marked ``class="diverge"`` and given an 
 (``id="first-divergence"`` for the first field that diverges, ``first-divergence-2`` and on for
 the next ones).
 
+A list may be cut short: a trial's OpenTelemetry spans beyond the per-trial caps are counted but
+not kept (``TrialSpans.dropped``). The end of a cut list is not a divergence: the first
+divergence is searched only within the steps both lists hold before a cut, and when there is
+none the heading says the lists agree as far as both were kept, with the number of steps dropped;
+each cut list's number of dropped steps is stated above the table, and its cells past its end say
+the steps were not kept. Assumption: the kept steps of a cut list are compared as they stand; a
+step dropped before kept ones (the byte cap passes a large span and keeps later small ones)
+shifts the kept ones, so a divergence found in a cut list may be that gap.
+
 Assumptions: steps are JSON-safe values (a stored trial's fields are JSON). A list of more than
 :data:`MAX_STEPS` steps is shown as a window of that many rows that holds the first divergence,
 with up to :data:`CONTEXT` equal steps before it (from step 0 when the divergence comes early
@@ -36,9 +45,20 @@ def _text(step: Any) -> str:
     return json.dumps(step, indent=2, ensure_ascii=False, sort_keys=True, default=repr)
 
 
-def first_divergence(left: Sequence[Any], right: Sequence[Any]) -> int | None:
-    """The first index whose steps differ (a missing step differs), or ``None`` if equal."""
-    for i in range(max(len(left), len(right))):
+def first_divergence(
+    left: Sequence[Any], right: Sequence[Any], left_dropped: int = 0, right_dropped: int = 0
+) -> int | None:
+    """The first index whose steps differ (a missing step differs), or ``None`` if equal.
+
+    ``left_dropped``, ``right_dropped``: steps each list was cut of (kept no more); a list cut
+    of any ends the search at its end, where a missing step is not known to differ.
+    """
+    stop = max(len(left), len(right))
+    if left_dropped:
+        stop = min(stop, len(left))
+    if right_dropped:
+        stop = min(stop, len(right))
+    for i in range(stop):
         if i >= len(left) or i >= len(right) or _text(left[i]) != _text(right[i]):
             return i
     return None
@@ -55,8 +75,17 @@ def window(total: int, split: int | None) -> range:
     return range(start, start + MAX_STEPS)
 
 
-def _cell(side: Sequence[Any], i: int) -> str:
-    return f"<td><pre>{esc(truncate(_text(side[i]), STEP_LIMIT))}</pre></td>" if i < len(side) else "<td></td>"
+def _cell(side: Sequence[Any], i: int, dropped: int) -> str:
+    if i < len(side):
+        return f"<td><pre>{esc(truncate(_text(side[i]), STEP_LIMIT))}</pre></td>"
+    return '<td class="not-kept">(not kept)</td>' if dropped else "<td></td>"
+
+
+def _dropped_words(left_dropped: int, right_dropped: int) -> str:
+    """``"baseline 953 dropped, candidate 2 dropped"`` for the cut lists (``""``: none)."""
+    return ", ".join(
+        f"{arm} {n} dropped" for arm, n in (("baseline", left_dropped), ("candidate", right_dropped)) if n
+    )
 
 
 def _cut_note(shown: range, left: Sequence[Any], right: Sequence[Any], anchor: str | None) -> str:
@@ -68,15 +97,36 @@ def _cut_note(shown: range, left: Sequence[Any], right: Sequence[Any], anchor: s
     )
 
 
-def side_by_side(baseline: Mapping[str, Any], candidate: Mapping[str, Any]) -> str:
-    """Markup of every list field both trials carry (their extra fields), step by step."""
+def _drop_note(left: Sequence[Any], right: Sequence[Any], left_dropped: int, right_dropped: int) -> str:
+    """Each cut list's kept and dropped steps, and that its end is not a divergence."""
+    sides = [
+        f"{arm}: {len(kept)} kept, {n} dropped (over the per-trial cap)"
+        for arm, kept, n in (("baseline", left, left_dropped), ("candidate", right, right_dropped)) if n
+    ]  # fmt: skip
+    return (
+        f'<p class="note trace-dropped">Cut short: {esc("; ".join(sides))}. Steps are compared '
+        "only as far as both lists were kept; the end of a cut list is not a divergence.</p>"
+    )
+
+
+def side_by_side(
+    baseline: Mapping[str, Any],
+    candidate: Mapping[str, Any],
+    dropped: Mapping[str, tuple[int, int]] | None = None,
+) -> str:
+    """Markup of every list field both trials carry (their extra fields), step by step.
+
+    ``dropped``: field name -> steps the baseline's and the candidate's list were cut of (a
+    field not named was not cut).
+    """
     out = []
     anchors = 0
     for name in sorted(set(baseline) & set(candidate)):
         left, right = baseline[name], candidate[name]
         if not isinstance(left, list) or not isinstance(right, list):
             continue
-        split = first_divergence(left, right)
+        left_dropped, right_dropped = (dropped or {}).get(name, (0, 0))
+        split = first_divergence(left, right, left_dropped, right_dropped)
         total = max(len(left), len(right))
         shown = window(total, split)
         anchor = "first-divergence" if anchors == 0 else f"first-divergence-{anchors + 1}"
@@ -84,9 +134,17 @@ def side_by_side(baseline: Mapping[str, Any], candidate: Mapping[str, Any]) -> s
         rows = []
         for i in shown:
             mark = f' class="diverge" id="{anchor}"' if i == split else ""
-            rows.append(f"<tr{mark}><td>{i}</td>{_cell(left, i)}{_cell(right, i)}</tr>")
-        where = "identical" if split is None else f"first divergence at step {split}"
+            rows.append(
+                f"<tr{mark}><td>{i}</td>{_cell(left, i, left_dropped)}{_cell(right, i, right_dropped)}</tr>"
+            )
+        lost = _dropped_words(left_dropped, right_dropped)
+        if split is not None:
+            where = f"first divergence at step {split}" + (f"; {lost}" if lost else "")
+        else:
+            where = f"agree as far as both were kept; {lost}" if lost else "identical"
         cut = "" if len(shown) == total else _cut_note(shown, left, right, None if split is None else anchor)
+        if lost:
+            cut = _drop_note(left, right, left_dropped, right_dropped) + cut
         out.append(
             f'<h2>{esc(name)} side by side ({esc(where)})</h2>{cut}<table class="trace">'
             "<thead><tr><th>step</th><th>baseline</th><th>candidate</th></tr></thead>"
