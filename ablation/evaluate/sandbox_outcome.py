@@ -243,30 +243,19 @@ def _verdict(
     ``state`` is what :func:`~ablation.evaluate.sandbox_process.supervise` returned: a limit
     reached before the self-check arrived (``"start_*"``) is the sandbox's, never the code's.
     """
-    if state == "start_timeout":
-        reason = (
+    killed = {  # the parent killed the process group: state -> (kind, reason)
+        "start_timeout": ("sandbox_start", (
             f"the sandbox did not reach its self-check within the start-up limit of "
-            f"{limits.effective_start_limit_s:g} s (the code never ran); process group killed"
-        )
-        return False, "sandbox_start", reason, 0, 0
-    if state == "start_process_limit":
-        reason = (
+            f"{limits.effective_start_limit_s:g} s (the code never ran)")),
+        "start_process_limit": ("sandbox_start", (
             f"the sandbox held more than {limits.max_processes} processes before its self-check "
-            "(the code never ran); process group killed"
-        )
-        return False, "sandbox_start", reason, 0, 0
-    if state == "timeout":
-        reason = (
-            f"wall-time limit of {limits.time_limit_s:g} s reached after the code started; "
-            "process group killed"
-        )
-        return False, "timeout", reason, 0, 0
-    if state == "process_limit":
-        reason = (
-            f"the process limit of {limits.max_processes} was reached (fork bomb?); "
-            "process group killed"
-        )
-        return False, "process_limit", reason, 0, 0
+            "(the code never ran)")),
+        "timeout": ("timeout", f"wall-time limit of {limits.time_limit_s:g} s reached after the code started"),
+        "process_limit": ("process_limit", f"the process limit of {limits.max_processes} was reached (fork bomb?)"),
+    }  # fmt: skip
+    if state in killed:
+        kind, reason = killed[state]
+        return False, kind, f"{reason}; process group killed", 0, 0
     if len(reports) > 1:
         reason = f"{len(reports)} result lines carry the run's nonce (a forked copy reported)"
         return False, "forged", reason, 0, 0

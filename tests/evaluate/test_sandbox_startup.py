@@ -36,8 +36,9 @@ done
 exec {real} "$@"
 """
 
-#: The hanging bwrap's sleep, so a test can look for it afterwards.
-HANG = "987.25"
+#: The hanging bwrap's sleep, one per test (tests run in parallel), so a test can look for its
+#: own afterwards.
+HANG, HANG_OWN_LIMIT = "987.25", "987.5"
 
 CODE = "def probe():\n    return 'safe'\n"
 TESTS = "assert probe() == 'safe'\n"
@@ -73,13 +74,13 @@ def test_a_sandbox_that_hangs_at_launch_is_an_error_not_a_failed_verdict(
 def test_the_start_up_limit_is_its_own_and_the_code_never_ran(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    _bwrap_on_path(tmp_path, monkeypatch, HANG, "exit 0")
+    _bwrap_on_path(tmp_path, monkeypatch, HANG_OWN_LIMIT, "exit 0")
     limits = SandboxLimits(time_limit_s=60, start_limit_s=1)
     result = run_python_tests(CODE, TESTS, limits, confinement="bubblewrap")
     assert (result.passed, result.kind, result.error) == (False, "sandbox_start", True)
     assert "start-up limit of 1 s" in result.reason and "never ran" in result.reason
     assert result.tests_run == 0
-    assert processes_with_arg(HANG.encode()) == []
+    assert processes_with_arg(HANG_OWN_LIMIT.encode()) == []
 
 
 def test_a_start_up_longer_than_the_time_limit_does_not_fail_correct_code(
