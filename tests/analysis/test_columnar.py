@@ -82,7 +82,7 @@ def test_a_bad_dict_record_is_named_by_number_and_id() -> None:
 @pytest.mark.parametrize("on_error", ["fail", "exclude"])
 def test_stored_report_equals_the_streamed_row_path(tmp_path: Any, seed: int, on_error: str) -> None:
     baseline, candidate = campaign(seed, 1_500)
-    config = CampaignConfig(on_error=on_error, n_resamples=200)
+    config = CampaignConfig(on_error=on_error, n_resamples=200, timeout_s=300.0)
     store = RunStore(tmp_path / "runs.db")
     ids = sorted({r.task_id for r in baseline + candidate})
     cid = store.create_campaign(
@@ -252,7 +252,7 @@ def test_sides_in_task_and_run_order_equal_the_object_path(seed: int, on_error: 
         both = {r.task_id for r in baseline if r.run == 0} & {r.task_id for r in candidate if r.run == 0}
         baseline, candidate = ([r for r in side if r.run == 0 and r.task_id in both] for side in (baseline, candidate))
     baseline, candidate = (sorted(side, key=lambda r: (r.task_id, r.run)) for side in (baseline, candidate))
-    config = CampaignConfig(on_error=on_error, n_resamples=100, seed=seed)
+    config = CampaignConfig(on_error=on_error, n_resamples=100, seed=seed, timeout_s=300.0)
     old = report_by_objects(
         [*baseline, *candidate], config=config,
         provenance=Provenance(baseline_agent="baseline", candidate_agent="candidate", source="compare"),
@@ -279,7 +279,7 @@ def test_a_listing_equal_to_the_arms_ids_gives_the_object_paths_report(seed: int
         AblationTask(task_id=t, input_data=0, category=rng.choice(["", "a", "b"]), critical=rng.random() < 0.1)
         for t in reversed(ids)  # suite order is not id order
     ]
-    config = CampaignConfig(n_resamples=200, seed=seed)
+    config = CampaignConfig(n_resamples=200, seed=seed, timeout_s=300.0)
     given: dict[str, Any] = {"tasks": suite} if listing.startswith("suite") else {"expected_ids": ids}
     sides = {"baseline": results_to_columns(baseline, "baseline"), "candidate": results_to_columns(candidate, "candidate")}
     fast = pair_columns(sides["baseline"], sides["candidate"], **given)
@@ -317,7 +317,7 @@ def test_one_run_per_task_in_the_same_order_equals_the_object_path(seed: int, sh
                 given.update(status=rng.choice(["error", "timeout"]), passed=False, latency_s=None)
             rows.append(TaskResult(task_id=tid, arm=arm, **given))
         sides.append(rows)
-    config = CampaignConfig(on_error=on_error, n_resamples=100, seed=seed)
+    config = CampaignConfig(on_error=on_error, n_resamples=100, seed=seed, timeout_s=300.0)
     old = report_by_objects(
         [*sides[0], *sides[1]], config=config,
         provenance=Provenance(baseline_agent="baseline", candidate_agent="candidate", source="compare"),
@@ -448,7 +448,7 @@ def test_an_empty_arm_gives_the_object_paths_report(on_error: str, sides: str) -
         "neither": [],
         "candidate errored only": [TaskResult(task_id="a", arm="candidate", status="error")],
     }[sides]
-    config = CampaignConfig(on_error=on_error)
+    config = CampaignConfig(on_error=on_error, timeout_s=300.0)
     fast = report_from_results(trials, config=config, tasks=tasks)
     assert _json(fast) == _json(report_by_objects(trials, config=config, tasks=tasks))
     assert {e.task_id for e in fast.excluded} == {"a", "b"}
