@@ -7,12 +7,13 @@ number that comes from a statistical method carries the method's name next to it
 
 # No ``from __future__ import annotations``: pydantic reads the fields' types without parsing.
 
-from typing import Literal
+from typing import Annotated, Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, Field, WithJsonSchema
 
 from ablation.config import Provenance
 from ablation.report_items import (
+    FROZEN,
     ErrorGroup,
     ErrorSummary,
     GateResult,
@@ -54,7 +55,12 @@ __all__ = [
     "UpliftTest",
 ]
 
-_FROZEN = ConfigDict(frozen=True, extra="forbid")
+_FROZEN = FROZEN
+
+#: A float the statistics can make infinite, in the JSON schema a number or one of those strings.
+MaybeInfinite = Annotated[
+    float, WithJsonSchema({"anyOf": [{"type": "number"}, {"enum": ["Infinity", "-Infinity", "NaN"]}]})
+]
 
 
 class PairTable(BaseModel):
@@ -290,13 +296,14 @@ class RepeatedRuns(BaseModel):
 
 
 class NonInferiority(BaseModel):
-    """Tango/Nam score test of H0: uplift <= -margin."""
+    """Tango/Nam score test of H0: uplift <= -margin (of a metric: the one-sided paired t test,
+    whose ``statistic`` is infinite when the differences have zero variance off the margin)."""
 
     model_config = _FROZEN
 
     margin: float
     alpha: float
-    statistic: float
+    statistic: MaybeInfinite
     pvalue: float
     ci: Interval
     decision: Literal["non-inferior", "regression", "inconclusive"]

@@ -26,7 +26,11 @@ __all__ = [
     "UpliftTest",
 ]
 
-_FROZEN = ConfigDict(frozen=True, extra="forbid")
+#: The config of every report model. A non-finite float goes to JSON as the string "Infinity",
+#: "-Infinity" or "NaN", which validation reads back as the float (JSON numbers cannot hold it;
+#: ``null`` would not read back). Each nested model serialises with its own config, so all share it.
+FROZEN = ConfigDict(frozen=True, extra="forbid", ser_json_inf_nan="strings")
+_FROZEN = FROZEN
 
 
 def no_items() -> list[Any]:

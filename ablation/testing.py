@@ -59,7 +59,9 @@ def assert_gates(
             completeness) when the report carries none. A gate turned off (status ``"off"``)
             does not fail.
         policy: Gates to apply instead of the report's.
-        alpha: Significance level when evaluating (default: the report's).
+        alpha: Significance level when evaluating: ``None`` or the report's own
+            (another level raises :class:`ablation.errors.ConfigError`; rebuild the report
+            at that alpha instead).
 
     Raises:
         AssertionError: naming each gate that did not pass, with its evidence, and the regressed

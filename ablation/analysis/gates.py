@@ -20,8 +20,9 @@ Gates, in the order they are reported:
    holding the metric in both arms the test could not run and the gate is inconclusive, saying
    why (:func:`ablation.analysis.gate_data.too_few_pairs`).
 5. ``"no significant regression"`` (``policy.no_significant_regression``, on by default):
-   one-sided exact McNemar for "candidate worse" (with repeated runs: the paired t on per-task
-   pass fractions, one-sided; with no paired task no test runs and the gate is inconclusive), and
+   one-sided exact McNemar for "candidate worse" (with repeated runs: the one-sided exact
+   sign-flip test on the per-task pass-fraction differences; with no paired task no test runs
+   and the gate is inconclusive), and
 6. ``"no significant latency regression"`` (``policy.max_latency_ratio``, opt-in): one-sided test
    that the geometric-mean latency ratio exceeds the limit (inconclusive when the ratio cannot be
    tested: :mod:`ablation.analysis.latency_gate`).
@@ -45,11 +46,18 @@ Every gate is an object of one shape (:class:`Gate`): a ``name``, ``applies(poli
 :mod:`ablation.analysis.latency_gate`) and
 :func:`evaluate_gates` judges every gate that applies, in list order; a gate added with
 :func:`register_gate` is judged like the built-in ones and reads its settings from
-``GatePolicy.custom[gate.name]``. Results of a fail-if-significant gate that ran no test (turned
-off, or no data for the test) are listed after the tested ones. Gates sharing a ``holm_family``
+``GatePolicy.custom[gate.name]``. A ``GatePolicy.custom`` key that names no added gate is read
+by no gate (the built-in gates read none): like a margin of a metric the results do not hold, it
+is listed as an inconclusive gate of that name, naming the gates added. Results of a
+fail-if-significant gate that ran no test (turned off, or no data for the test) are listed after
+the tested ones. Gates sharing a ``holm_family``
 are gates that pass when their test is significant: their p-values are Holm-adjusted across the
 family (``adjusted_pvalue``), and a passing one whose adjusted p-value is not below ``alpha``
 fails. A fail-if-significant gate has no family (see above).
+
+The gates judge at the alpha the report was built at (``report.provenance.alpha``): the claim in
+``summary``, ``uplift_test`` and the evidence use that test, so :func:`evaluate_gates` refuses
+another alpha rather than judge a test the report does not hold.
 
 Assumptions: the report's counts, intervals and non-inferiority decision come from
 :mod:`ablation.analysis`; the gates only judge them (and run the exact McNemar tail, which is
@@ -77,7 +85,7 @@ from ablation.analysis.builtin_gates import (
     RegressionGate,
     short,
 )
-from ablation.analysis.gate_status import verdict_of
+from ablation.analysis.gate_status import could_not_run, verdict_of
 from ablation.analysis.latency_gate import LatencyGate
 from ablation.analysis.pass_note import pass_note
 from ablation.analysis.sequential_gates import (
@@ -136,6 +144,37 @@ GATES: list[Gate] = [
 ]
 
 
+#: The built-in gates: they read no ``GatePolicy.custom`` key.
+_BUILTIN: tuple[Gate, ...] = tuple(GATES)
+
+
+class _UnreadSetting:
+    """A ``GatePolicy.custom`` key that no added gate is named: an inconclusive gate of that name."""
+
+    fail_if_significant = False
+    holm_family: str | None = None
+
+    def __init__(self, name: str, added: list[str]) -> None:
+        self.name, self.added = name, added
+
+    def applies(self, policy: GatePolicy, report: AblationReport) -> bool:
+        return True
+
+    def judge(self, policy: GatePolicy, report: AblationReport, alpha: float) -> list[GateResult]:
+        added = ", ".join(repr(n) for n in self.added) if self.added else "none"
+        return [could_not_run(
+            self.name, f"the gate {self.name!r} set in GatePolicy.custom",
+            f"no gate of that name was added with register_gate (gates added: {added}), so no "
+            "gate reads the setting",
+        )]  # fmt: skip
+
+
+def _unread_settings(policy: GatePolicy) -> list[Gate]:
+    """One :class:`_UnreadSetting` per ``policy.custom`` key that no added gate is named."""
+    added = [g.name for g in GATES if not any(g is b for b in _BUILTIN)]
+    return [_UnreadSetting(key, added) for key in sorted(policy.custom) if key not in added]
+
+
 def register_gate(gate: Gate) -> Gate:
     """Add ``gate`` to :data:`GATES` (after the built-in gates) and return it.
 
@@ -190,20 +229,29 @@ def evaluate_gates(
     Args:
         report: The analysed report (its existing gates are replaced).
         policy: Which gates apply.
-        alpha: Significance level for the test gates (default: ``report.provenance.alpha``).
+        alpha: Significance level of the test gates: ``None`` or the report's own
+            (``report.provenance.alpha``, the level of its summary and ``uplift_test``).
 
     Returns:
         A copy of the report with ``gates`` and ``verdict`` set.
 
     Raises:
-        ConfigError: if ``alpha`` is not in (0, 1).
+        ConfigError: if ``alpha`` is not in (0, 1), or differs from the report's alpha (the
+            summary sentence, ``uplift_test`` and the gates would then judge at two levels;
+            rebuild the report at that alpha instead).
     """
     a = report.provenance.alpha if alpha is None else alpha
     if not 0 < a < 1:
         raise ConfigError(f"alpha must be in (0, 1), got {a!r}")
+    if a != report.provenance.alpha:
+        raise ConfigError(
+            f"alpha {a!r} differs from the alpha {report.provenance.alpha!r} the report was built "
+            "at: its summary, uplift_test and evidence use that level. Rebuild the report at "
+            f"alpha {a!r} (CampaignConfig(alpha={a!r}) or --alpha) to judge it there."
+        )
     judged = [
         (gate, result)
-        for gate in GATES
+        for gate in [*GATES, *_unread_settings(policy)]
         if gate.applies(policy, report)
         for result in gate.judge(policy, report, a)
     ]

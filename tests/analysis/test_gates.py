@@ -296,11 +296,12 @@ def test_repeated_runs_use_the_task_level_paired_t() -> None:
 
 
 # --------------------------------------------------------------------------- alpha, snapshot policy
-def test_alpha_defaults_to_the_report_and_can_be_overridden() -> None:
+def test_alpha_defaults_to_the_report_and_another_is_refused() -> None:
     report = simple_report(70, 10, 3, 17)  # one-sided p = 0.046
     policy = GatePolicy(critical_must_not_regress=False, no_significant_regression=True)
     assert evaluate_gates(report, policy).verdict == "fail"
-    assert evaluate_gates(report, policy, alpha=0.01).verdict == "pass"
+    with pytest.raises(ConfigError):  # a pass at 0.01 would sit beside "Candidate is worse"
+        evaluate_gates(report, policy, alpha=0.01)
     with pytest.raises(ConfigError):
         evaluate_gates(report, policy, alpha=1.5)
 
