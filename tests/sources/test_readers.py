@@ -99,7 +99,7 @@ def test_inspect_letter_verdicts_and_pass_values(tmp_path: Path) -> None:
     assert [r.passed for r in load_results(path, field="other")] == [True, False, True, False]
     del log["samples"][1]["scores"]["other"]
     path.write_text(json.dumps(log))
-    with pytest.raises(InputError, match=r"log\.json:2: no scorer 'other' value .*task id '1'"):
+    with pytest.raises(InputError, match=r"log\.json: samples\[1\]: no scorer or field 'other' \(the verdict\) \(task id '1'\)"):
         load_results(path, field="other")
 
 

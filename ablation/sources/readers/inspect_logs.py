@@ -22,6 +22,13 @@ output), so they are added to the trial's input tokens; an entry whose ``total_t
 input plus output alone (a log whose provider counted the cache within ``input_tokens``) keeps
 its input as it is.
 
+Every entry of ``samples`` is one trial: the only samples not read are those ``--where`` leaves
+out. A sample that is not an object, whose ``id`` (or ``--key`` path) is absent or not a string
+or an integer, whose ``epoch`` is not an integer from 1, whose ``scores`` is not an object, or
+(unless it has an ``error``) whose ``scores.SCORER.value`` is absent, null, a list or an object
+is refused with one line naming the file, the sample (``samples[3]``, from 0), the field and,
+once known, the task id.
+
 Verdict mapping (Inspect's ``CORRECT``/``INCORRECT``/``PARTIAL``/``NOANSWER``): ``C`` passes;
 ``I``, ``N`` and ``P`` fail (a partial answer is not a pass; ``--pass-values C,P`` counts it).
 ``.eval`` files are zip archives whose entries may be zstd-compressed, which the standard library
@@ -48,6 +55,7 @@ from typing import Any
 from ablation.errors import InputError
 from ablation.outputs import TrialUsage
 from ablation.sources.readers.rows import (
+    MISSING,
     ReadOptions,
     Row,
     dotted,
@@ -62,11 +70,14 @@ from ablation.sources.readers.transcripts import (
     clip_tail,
     count,
     detail_fields,
+    entry_error,
+    entry_id,
+    entry_object,
     split_error,
     text_of,
     usage_with_metrics,
 )
-from ablation.sources.text import MAX_BYTES, MAX_RATIO, file_error
+from ablation.sources.text import MAX_BYTES, MAX_RATIO, file_error, short_repr
 
 __all__ = ["INSPECT_VERDICTS", "detect", "inspect_verdict", "read_eval_archive", "rows"]
 
@@ -192,21 +203,23 @@ def rows(doc: Mapping[str, Any], display: str, options: ReadOptions) -> Iterator
     if not isinstance(samples, list):
         raise file_error(InputError, display, "the Inspect log has no samples (was it logged with samples?)")
     scorer = options.field or _only_scorer(samples, display)
-    for number, sample in enumerate(samples, start=1):
-        if not isinstance(sample, Mapping) or (options.where and not matches_where(sample, options.where)):
+    for number, item in enumerate(samples, start=1):
+        where = f"samples[{number - 1}]"
+        sample = entry_object(item, display, where)
+        if options.where and not matches_where(sample, options.where):
             continue
-        task_id = dotted(sample, options.key) if options.key else sample.get("id")
-        if options.run_field:
-            run = dotted(sample, options.run_field)
-        else:
-            epoch = sample.get("epoch")
-            run = epoch - 1 if isinstance(epoch, int) and not isinstance(epoch, bool) else epoch
+        task_id = entry_id(sample, options.key or "id", display, where)
+        run = dotted(sample, options.run_field) if options.run_field else _run(sample, display, where, task_id)
         scores = sample.get("scores") or {}
+        if not isinstance(scores, Mapping):
+            raise entry_error(display, where, f"'scores' must be an object, got {short_repr(scores)}", task_id)
         verdict = dotted(scores[scorer], "value") if scorer in scores else dotted(sample, scorer)
         model_usage = sample.get("model_usage") or {}
         tokens = [dotted(u, "total_tokens") for u in model_usage.values()]
         usage = named_usage(lambda: _usage(sample), display, number, task_id)  # noqa: B023 (called now)
         error_type, extra = _error(sample.get("error"))
+        if not error_type:
+            _check_verdict(verdict, scorer, scorer in scores or not options.field, display, where, task_id)
         yield Row(
             number,
             task_id,
@@ -225,6 +238,29 @@ def rows(doc: Mapping[str, Any], display: str, options: ReadOptions) -> Iterator
                 verifier_note=_note(scores.get(scorer)),
             )},
         )
+
+
+def _run(sample: Mapping[str, Any], display: str, where: str, task_id: Any) -> int:
+    """The run of a sample: ``epoch - 1`` (0 without an epoch); an epoch that is not an integer
+    from 1 is refused naming it (:func:`entry_error`)."""
+    epoch = sample.get("epoch")
+    if epoch is None:
+        return 0
+    if isinstance(epoch, bool) or not isinstance(epoch, int) or epoch < 1:
+        raise entry_error(display, where, f"'epoch' must be an integer from 1, got {short_repr(epoch)}", task_id)
+    return epoch - 1
+
+
+def _check_verdict(value: Any, scorer: str, scored: bool, display: str, where: str, task_id: Any) -> None:
+    """Refuse a verdict that is absent or can be none (null, a list, an object), naming
+    ``scores.SCORER.value`` (``scored``: the scorer's, not a ``--field`` path of the sample)."""
+    path = f"scores.{scorer}.value" if scored else scorer
+    if value is MISSING:
+        what = f"no {path!r} field" if scored else f"no scorer or field {scorer!r}"
+        raise entry_error(display, where, f"{what} (the verdict)", task_id)
+    if value is None or isinstance(value, list | Mapping):
+        raise entry_error(display, where, f"{path!r} must be a letter (C, I, P, N), a number or a boolean, got "
+                          f"{short_repr(value)}", task_id)  # fmt: skip
 
 
 def _error(error: Any) -> tuple[str | None, dict[str, Any]]:
@@ -294,8 +330,9 @@ def _note(score: Any) -> str | None:
 
 def _only_scorer(samples: list[Any], display: str) -> str:
     names: list[str] = []
-    for sample in samples:
-        for name in (sample.get("scores") or {}) if isinstance(sample, Mapping) else ():
+    for sample in samples:  # (a sample, or its scores, of another shape is refused by :func:`rows`)
+        scores = sample.get("scores") if isinstance(sample, Mapping) else None
+        for name in scores if isinstance(scores, Mapping) else ():
             if name not in names:
                 names.append(name)
     if len(names) != 1:

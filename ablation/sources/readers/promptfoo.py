@@ -10,6 +10,13 @@ tokens. A file with several prompts or providers holds several candidates: pick 
 A result that failed with an error (``failureReason`` 2) is an error trial of type
 ``ProviderError`` at the ``agent`` stage whose message is ``error``.
 
+Every entry of ``results.results`` is one result: the only entries not read are those
+``--where`` leaves out. An entry that is not an object, that has no ``testIdx`` (or ``--key``
+path) holding a string or an integer, or whose ``success`` is absent or not a boolean (the
+``--field`` path absent) is refused with one line naming the file, the entry
+(``results.results[1]``, from 0), the field and, once known, the task id; an error result is
+not asked for a verdict.
+
 Beside the verdict each trial keeps ``vars`` (input: the prompt's variables), the test's
 ``assert`` list (expected output, when the test has one), ``response.output`` (output),
 ``gradingResult.reason`` of a failed grade (the verifier's note), the rendered ``prompt.raw``
@@ -37,8 +44,16 @@ from ablation.sources.readers.rows import (
     matches_where,
     named_usage,
 )
-from ablation.sources.readers.transcripts import clip, detail_fields, text_of, usage_with_metrics
-from ablation.sources.text import file_error
+from ablation.sources.readers.transcripts import (
+    clip,
+    detail_fields,
+    entry_error,
+    entry_id,
+    entry_object,
+    text_of,
+    usage_with_metrics,
+)
+from ablation.sources.text import file_error, short_repr
 
 __all__ = ["detect", "rows"]
 
@@ -60,20 +75,25 @@ def rows(doc: Mapping[str, Any], display: str, options: ReadOptions) -> Iterator
                 InputError, display,
                 f"holds several prompts/providers ({shown}): choose one with --where promptIdx=N",
             )
-    for number, entry in enumerate(entries, start=1):
-        if not isinstance(entry, Mapping) or (options.where and not matches_where(entry, options.where)):
+    for number, item in enumerate(entries, start=1):
+        where = f"results.results[{number - 1}]"
+        entry = entry_object(item, display, where)
+        if options.where and not matches_where(entry, options.where):
             continue
         quality = json_numbers((f"score.{k}", v) for k, v in (entry.get("namedScores") or {}).items())
         if (score := json_number(entry.get("score"))) is not None:
             quality["score"] = score
         latency = json_number(entry.get("latencyMs"))
         error = entry.get("error") if entry.get("failureReason") == 2 else None
-        task_id = dotted(entry, options.key or "testIdx")
+        task_id = entry_id(entry, options.key or "testIdx", display, where)
+        verdict = dotted(entry, options.field or "success")
+        if not error:
+            _check_verdict(verdict, options.field, display, where, task_id)
         usage = named_usage(lambda: _usage(entry), display, number, task_id)  # noqa: B023 (called now)
         yield Row(
             number,
             task_id,
-            dotted(entry, options.field or "success"),
+            verdict,
             run=dotted(entry, options.run_field) if options.run_field else None,
             status="error" if error else "completed",
             error_type="ProviderError" if error else None,
@@ -84,6 +104,15 @@ def rows(doc: Mapping[str, Any], display: str, options: ReadOptions) -> Iterator
             metrics=usage_with_metrics(usage, {}),
             extra=_details(entry, error, usage),
         )
+
+
+def _check_verdict(verdict: Any, field: str | None, display: str, where: str, task_id: Any) -> None:
+    """Refuse an absent verdict, or a ``success`` that is not a boolean (a ``--field`` path's
+    value is checked by :func:`~ablation.sources.readers.rows.checked_rows`: it may be a number)."""
+    if verdict is MISSING:
+        raise entry_error(display, where, f"no {field or 'success'!r} field (the verdict)", task_id)
+    if field is None and not isinstance(verdict, bool):
+        raise entry_error(display, where, f"'success' must be true or false, got {short_repr(verdict)}", task_id)
 
 
 def _details(entry: Mapping[str, Any], error: Any, usage: TrialUsage | None) -> dict[str, Any]:

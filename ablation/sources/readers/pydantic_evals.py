@@ -12,6 +12,15 @@ never a pass or fail. ``failures[]`` (cases whose task raised) become error tria
 and message of ``error_message`` (``"RuntimeError: ..."``) are the error's, at the ``agent``
 stage, with the end of ``error_stacktrace``.
 
+Every entry of ``cases`` and ``failures`` is one trial: the only entries not read are those
+``--where`` leaves out. An entry that is not an object, whose id (``source_case_name``, else
+``name``, or the ``--key`` path) is absent or not a string or an integer, or whose verdict
+cannot be read (no ``assertions``, or an ``assertions.NAME.value`` that is not a boolean; the
+``--field`` assertion or path absent) is refused with one line naming the file, the entry
+(``cases[3]``, ``failures[0]``, from 0), the field and, once known, the task id. A case with
+no assertions has no verdict unless ``--field`` names one; a failure and a case whose verdict
+rests on a crashed evaluator are not asked for one.
+
 Beside the verdict each trial keeps ``inputs`` (input), ``output``, ``expected_output``, the
 reasons of failed assertions (the verifier's note) and, as its trace, one ``{"kind": "case"}``
 entry with the case's ``attributes``, ``labels`` and ``trace_id``/``span_id`` (when any is set).
@@ -31,6 +40,7 @@ import re
 from collections.abc import Iterator, Mapping
 from typing import Any
 
+from ablation.errors import InputError
 from ablation.outputs import TrialUsage
 from ablation.sources.readers.rows import (
     MISSING,
@@ -46,9 +56,13 @@ from ablation.sources.readers.transcripts import (
     clip,
     clip_tail,
     detail_fields,
+    entry_error,
+    entry_id,
+    entry_object,
     split_error,
     usage_with_metrics,
 )
+from ablation.sources.text import file_error, short_repr
 
 __all__ = ["detect", "rows"]
 
@@ -68,15 +82,21 @@ def detect(doc: Any) -> bool:
 def rows(doc: Mapping[str, Any], display: str, options: ReadOptions) -> Iterator[Row]:
     """One row per case and per failure (``line`` is the sample number, from 1)."""
     seen: dict[str, int] = {}
-    cases = [(c, False) for c in doc.get("cases") or []] + [(f, True) for f in doc.get("failures") or []]
-    for number, (case, failed) in enumerate(cases, start=1):
-        if not isinstance(case, Mapping) or (options.where and not matches_where(case, options.where)):
+    failures = doc.get("failures")
+    if failures is not None and not isinstance(failures, list):
+        raise file_error(InputError, display, f"'failures' must be a list, got {short_repr(failures)}")
+    cases = [(f"cases[{i}]", c, False) for i, c in enumerate(doc.get("cases") or [])]
+    cases += [(f"failures[{i}]", f, True) for i, f in enumerate(failures or [])]
+    for number, (where, item, failed) in enumerate(cases, start=1):
+        case = entry_object(item, display, where)
+        if options.where and not matches_where(case, options.where):
             continue
-        task_id = dotted(case, options.key) if options.key else case.get("source_case_name") or case.get("name")
+        id_path = options.key or ("source_case_name" if case.get("source_case_name") else "name")
+        task_id = entry_id(case, id_path, display, where)
         run = dotted(case, options.run_field) if options.run_field else None
         if run is None and case.get("source_case_name") and (match := _REPEAT.search(str(case.get("name")))):
             run = int(match.group(1)) - 1
-        if run is None and isinstance(task_id, str | int):
+        if run is None:
             run = seen.get(str(task_id), 0)
             seen[str(task_id)] = run + 1
         texts = detail_fields(input=case.get("inputs"), expected_output=case.get("expected_output"))
@@ -89,7 +109,7 @@ def rows(doc: Mapping[str, Any], display: str, options: ReadOptions) -> Iterator
         yield Row(
             number,
             task_id,
-            None if crashed else _verdict(case, options.field),
+            _checked_verdict(case, options.field, crashed is not None, display, where, task_id),
             run=run,
             **(_evaluator_error(crashed) if crashed else {}),
             latency_s=json_number(case.get("task_duration")),
@@ -173,15 +193,32 @@ def _reasons(assertions: Any) -> str | None:
     return clip("; ".join(reasons)) if reasons else None
 
 
-def _verdict(case: Mapping[str, Any], field: str | None) -> Any:
-    assertions = case.get("assertions") or {}
-    if field:
-        if field in assertions:
-            return dotted(assertions[field], "value")
-        return dotted(case, field)
-    values = [dotted(a, "value") for a in assertions.values()]
-    if not values or any(not isinstance(v, bool) for v in values):
-        return MISSING
+def _checked_verdict(
+    case: Mapping[str, Any], field: str | None, crashed: bool, display: str, where: str, task_id: Any
+) -> Any:
+    """The case's verdict (module docstring), ``None`` when a crashed evaluator stands in for it;
+    a verdict that cannot be read is refused naming the case's field (:func:`entry_error`)."""
+    assertions = case.get("assertions")
+    if assertions is not None and not isinstance(assertions, Mapping):
+        raise entry_error(display, where, f"'assertions' must be an object, got {short_repr(assertions)}", task_id)
+    if crashed:
+        return None
+    assertions = assertions or {}
+    if field and field not in assertions:
+        value = dotted(case, field)
+        if value is MISSING:
+            raise entry_error(display, where, f"no assertion or field {field!r} (the verdict)", task_id)
+        return value
+    if not assertions:
+        raise entry_error(display, where, "no 'assertions' (the verdict): name a field with --field", task_id)
+    names = [field] if field else list(assertions)
+    values = [dotted(assertions[name], "value") for name in names]
+    for name, value in zip(names, values, strict=True):
+        path = f"assertions.{name}.value"
+        if value is MISSING:
+            raise entry_error(display, where, f"no {path!r} field (the verdict)", task_id)
+        if not isinstance(value, bool):
+            raise entry_error(display, where, f"{path!r} must be true or false, got {short_repr(value)}", task_id)
     return all(values)
 
 

@@ -7,6 +7,13 @@ the transcript (the trial's ``trace``). This module holds the pieces they share,
 that keep a trial small whatever the file holds: at most :data:`MAX_MESSAGES` messages, each
 part's text cut to :data:`MAX_TEXT` characters, a traceback to its last :data:`MAX_TRACEBACK`.
 
+Before that, each entry of a tool's list of results must be a result: an object
+(:func:`entry_object`) with a task id (:func:`entry_id`) and a verdict, the file's own field
+names in every message. An entry that is not is refused with one line naming the file, the
+entry's JSON path (``results.results[1]``, ``samples[0]``: the tool's own key names, list
+positions from 0) and, once known, the task id (:func:`entry_error`):
+``FILE: PATH: problem (task id 'X')``, worded as the plain rows' messages are.
+
 A transcript is a list of messages in the layout the drill-down reads (the one pydantic-ai
 agents' traces have): ``{"kind": <role>, "parts": [{"kind": "text" | "tool-call" |
 "tool-return" | ..., "tool": <tool name>, "content": <text>}]}``, ``tool`` only on tool parts.
@@ -20,7 +27,11 @@ import re
 from collections.abc import Mapping
 from typing import Any
 
+from ablation.errors import InputError
 from ablation.outputs import TrialUsage, usage_metrics
+from ablation.schema import safe_text
+from ablation.sources.readers.rows import MISSING, dotted
+from ablation.sources.text import file_error, short_repr
 
 __all__ = [
     "MAX_MESSAGES",
@@ -31,6 +42,9 @@ __all__ = [
     "clip_tail",
     "count",
     "detail_fields",
+    "entry_error",
+    "entry_id",
+    "entry_object",
     "split_error",
     "text_of",
     "usage_with_metrics",
@@ -148,3 +162,30 @@ def usage_with_metrics(usage: TrialUsage | None, metrics: dict[str, float]) -> d
 def detail_fields(**fields: Any) -> dict[str, Any]:
     """The given trial fields without the ``None`` ones (a row's ``extra``)."""
     return {name: value for name, value in fields.items() if value is not None}
+
+
+def entry_error(display: str, where: str, problem: str, task_id: Any = None) -> Exception:
+    """The :class:`InputError` of the entry at JSON path ``where`` of ``display``, one line:
+    ``FILE: WHERE: problem (task id 'X')`` (no id part when ``task_id`` is ``None`` or
+    :data:`~ablation.sources.readers.rows.MISSING`)."""
+    named = None if task_id is None or task_id is MISSING else safe_text(str(task_id))
+    return file_error(InputError, display, f"{where}: {problem}", task_id=named)
+
+
+def entry_object(entry: Any, display: str, where: str) -> Mapping[str, Any]:
+    """``entry`` when it is a JSON object; anything else is refused (:func:`entry_error`)."""
+    if not isinstance(entry, Mapping):
+        raise entry_error(display, where, f"expected a JSON object, got {type(entry).__name__}")
+    return entry
+
+
+def entry_id(entry: Mapping[str, Any], path: str, display: str, where: str) -> str | int:
+    """The task id at dotted ``path`` of ``entry`` (the tool's id field, or ``--key``): a
+    non-empty string or an integer. Absent, null, empty or of another type, it is refused
+    naming ``path`` (:func:`entry_error`)."""
+    raw = dotted(entry, path)
+    if raw is MISSING or raw is None or raw == "":
+        raise entry_error(display, where, f"no {path!r} field (the task id)")
+    if isinstance(raw, bool) or not isinstance(raw, str | int):
+        raise entry_error(display, where, f"{path!r} must be a string or an integer, got {short_repr(raw)}")
+    return raw
