@@ -35,6 +35,23 @@ class _TooLarge(AblationError):
     """Internal: the body passed ``max_output_bytes``."""
 
 
+def _content_length(declared: str, name: str, status: int) -> int:
+    """A Content-Length header's length: ASCII digits, or a list of one such value repeated
+    (RFC 9110 section 8.6); anything else (``"²"``, a digit to :meth:`str.isdigit` that
+    :class:`int` refuses, too) frames the response wrongly and is the call's error.
+
+    Raises:
+        AgentHttpError: ``declared`` is not a length.
+    """
+    values = {v.strip(" \t") for v in declared.split(",")}
+    value = values.pop() if len(values) == 1 else ""
+    if not (value.isascii() and value.isdigit()):
+        raise AgentHttpError(
+            f"{name}: HTTP {status} response has a bad Content-Length: {declared!r:.80}", status=status
+        )
+    return int(value)
+
+
 class _NoRedirect(urllib.request.HTTPRedirectHandler):
     """Refuse redirects: urllib would turn a redirected POST into a GET and drop the input."""
 
@@ -187,7 +204,8 @@ class HttpAgent:
             AgentConnectionError: connection refused or reset, DNS failure, a dropped or truncated
                 response, or an HTTP 5xx status (all retryable).
             AgentTimeoutError: the socket timed out (retryable).
-            AgentHttpError: an HTTP 4xx (or unfollowed 3xx) status, or a body that is not JSON.
+            AgentHttpError: an HTTP 4xx (or unfollowed 3xx) status, a body that is not JSON, or
+                a Content-Length header that is not a length.
         """
         body = json.dumps({"input": to_jsonable(input_data)}, ensure_ascii=False).encode("utf-8")
         headers = {"Content-Type": "application/json", "Accept": "application/json"}
@@ -235,11 +253,14 @@ class HttpAgent:
         Raises:
             _TooLarge: the body (declared or read) is longer than the cap.
             TimeoutError: ``deadline`` passed before the body ended.
+            AgentHttpError: the response declares a Content-Length that is not a length.
         """
         cap = self.max_output_bytes
-        declared = response.headers.get("Content-Length", "")
-        if declared.strip().isdigit() and int(declared) > cap:
-            raise _TooLarge
+        declared = response.headers.get("Content-Length")
+        if declared is not None and response.headers.get("Transfer-Encoding") is None:
+            length = _content_length(declared, self.name, int(response.status))
+            if length > cap:
+                raise _TooLarge
         data = bytearray()
         # read1: what one read of the socket gives (read(n) would wait for all n bytes).
         while chunk := response.read1(min(_CHUNK, cap + 1 - len(data))):

@@ -5,17 +5,25 @@ terminal with :func:`~ablation.render._format.printable`, Markdown and HTML with
 escapers); the diff's markers are added by the callers around text they escaped. The diff is the
 report's (:func:`ablation.analysis.details.word_diff`); :func:`type_note` names both outputs'
 types when they differ, as ``14`` and ``"14"`` (the viewer's task page shows the same note).
+
+A tool sequence read from a trial's spans is cut short when spans went over the per-trial caps
+(``SpanSummary.dropped``): the tools of the dropped spans are missing. The end of a cut sequence
+is not a divergence: :func:`first_divergence`, the rule the viewer's step lists use too, searches
+only where both sequences are known. Assumption: the kept tool calls of a cut sequence are
+compared as they stand (a dropped span before kept ones shifts them).
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from typing import Any
+from collections.abc import Callable, Sequence
+from typing import Any, TypeVar
 
 from ablation.report import PairDetail, TrialView
 from ablation.schema import to_jsonable
 
-__all__ = ["diff_markup", "pair_type_note", "run_lines", "tool_lines", "type_note"]
+__all__ = ["diff_markup", "first_divergence", "pair_type_note", "run_lines", "tool_lines", "type_note"]
+
+T = TypeVar("T")
 
 
 def _verdict(view: TrialView) -> str:
@@ -53,9 +61,49 @@ def _spans_line(arm: str, view: TrialView | None) -> str | None:
     return f"{arm} spans: {', '.join(parts)} [{kept}]"
 
 
+def first_divergence(
+    left: Sequence[T],
+    right: Sequence[T],
+    left_dropped: int = 0,
+    right_dropped: int = 0,
+    key: Callable[[T], object] | None = None,
+) -> int | None:
+    """The first index whose items differ (a missing item differs), or ``None`` if none does.
+
+    Args:
+        left: One sequence.
+        right: The other.
+        left_dropped: Items ``left`` was cut of (not kept); a sequence cut of any ends the
+            search at its end, where a missing item is not known to differ.
+        right_dropped: The same for ``right``.
+        key: What is compared of each item (the items themselves when ``None``).
+    """
+    stop = max(len(left), len(right))
+    if left_dropped:
+        stop = min(stop, len(left))
+    if right_dropped:
+        stop = min(stop, len(right))
+    same = key or (lambda item: item)
+    for i in range(stop):
+        if i >= len(left) or i >= len(right) or same(left[i]) != same(right[i]):
+            return i
+    return None
+
+
+def _dropped(view: TrialView | None) -> int:
+    """Spans the trial dropped over the per-trial caps when its tool sequence is its spans'
+    (then cut short); 0 when it is whole (no span dropped, or the sequence is the trace's)."""
+    s = view.spans if view is not None else None
+    if view is None or s is None or not s.dropped or not s.tools or view.tools != s.tools:
+        return 0
+    return s.dropped
+
+
 def tool_lines(detail: PairDetail) -> list[str]:
     """Both arms' tool sequences of the side-by-side runs, the first divergence marked with
-    ``>>`` (nothing when neither called a tool), then each arm's span summary when it has one."""
+    ``>>`` (nothing when neither called a tool), then each arm's span summary when it has one.
+    A sequence cut short (:func:`_dropped`) ends with the number of spans not kept, and only
+    the calls both sequences hold are compared (:func:`first_divergence`)."""
     spans = [
         line for arm, view in (("baseline", detail.baseline), ("candidate", detail.candidate))
         if (line := _spans_line(arm, view)) is not None
@@ -64,17 +112,22 @@ def tool_lines(detail: PairDetail) -> list[str]:
     cand = detail.candidate.tools if detail.candidate else []
     if not base and not cand:
         return spans
-    at = next((i for i, (x, y) in enumerate(zip(base, cand, strict=False)) if x != y), min(len(base), len(cand)))
+    cuts = _dropped(detail.baseline), _dropped(detail.candidate)
+    at = first_divergence(base, cand, *cuts)
 
-    same = base == cand
-
-    def shown(tools: list[str]) -> str:
+    def shown(tools: list[str], cut: int) -> str:
         marked = [(">> " if i == at else "") + t for i, t in enumerate(tools)]
-        end = [] if same or at < len(tools) else [">> (end)" if tools else ">> (none)"]
+        if cut:
+            end = [f"... ({cut} spans not kept)"]
+        else:
+            end = [] if at is None or at < len(tools) else [">> (end)" if tools else ">> (none)"]
         return " -> ".join(marked + end) or "(none)"
 
-    note = "same tool calls" if same else f"first divergence at tool call {at + 1}"
-    return [f"baseline tools: {shown(base)}", f"candidate tools: {shown(cand)}", note, *spans]
+    if at is not None:
+        note = f"first divergence at tool call {at + 1}"
+    else:
+        note = "same tool calls as far as both were kept" if any(cuts) else "same tool calls"
+    return [f"baseline tools: {shown(base, cuts[0])}", f"candidate tools: {shown(cand, cuts[1])}", note, *spans]
 
 
 def _kind(value: Any) -> str:

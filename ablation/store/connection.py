@@ -72,9 +72,10 @@ class StoreConnection:
             :class:`StoreError`.
 
     Raises:
-        StoreError: if the file cannot be opened, is not a SQLite database, was written by a
-            newer ``ablation`` (its schema version is above :data:`SCHEMA_VERSION`), or (read
-            only) stays locked by another process for longer than :data:`READ_ONLY_LOCK_WAIT_S`.
+        StoreError: if the path is a directory, the file cannot be opened, is not a SQLite
+            database, was written by a newer ``ablation`` (its schema version is above
+            :data:`SCHEMA_VERSION`), or (read only) stays locked by another process for longer
+            than :data:`READ_ONLY_LOCK_WAIT_S`.
     """
 
     def __init__(
@@ -87,6 +88,8 @@ class StoreConnection:
         self.migrated_from: int | None = None
         #: The file's schema version as opened (a read-only open does not migrate).
         self.schema_version = SCHEMA_VERSION
+        if str(path) != ":memory:" and self.path.is_dir():  # every open, read-only or not
+            raise StoreError(f"{self.path} is a directory, not a run store file")
         if read_only:
             self._conn = self._open_read_only()
             return
@@ -125,11 +128,9 @@ class StoreConnection:
         and the locks, so it would read stale data for as long as the store stays open.
 
         Raises:
-            StoreError: if the path is a directory, the file cannot be opened, or another
-                process keeps it locked for longer than :data:`READ_ONLY_LOCK_WAIT_S`.
+            StoreError: if the file cannot be opened, or another process keeps it locked for
+                longer than :data:`READ_ONLY_LOCK_WAIT_S`.
         """
-        if self.path.is_dir():
-            raise StoreError(f"{self.path} is a directory, not a run store file")
         uri = self.path.resolve().as_uri()
         deadline = time.monotonic() + READ_ONLY_LOCK_WAIT_S
         while True:
@@ -172,12 +173,15 @@ class StoreConnection:
         return conn
 
     def _check_version(self, conn: sqlite3.Connection) -> int | None:
-        """The store's schema version (``None`` for a new file); a newer one is an error."""
+        """The store's schema version (``None`` for a new file); a newer one, or one that is not
+        a whole number in ASCII digits, is an error."""
         if not conn.execute("SELECT 1 FROM sqlite_master WHERE name = 'meta'").fetchone():
             return None  # a new file
         row = conn.execute("SELECT value FROM meta WHERE key = 'schema_version'").fetchone()
         version = row[0] if row else None
-        if version is not None and (not str(version).isdigit() or int(version) > SCHEMA_VERSION):
+        # ASCII digits only: "²" is a digit to isdigit() but int() refuses it
+        whole = str(version).isascii() and str(version).isdigit()
+        if version is not None and (not whole or int(version) > SCHEMA_VERSION):
             raise StoreError(
                 f"run store {self.path} has schema version {version}, but this ablation supports "
                 f"schema version {SCHEMA_VERSION}: upgrade ablation or use another store"

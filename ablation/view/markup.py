@@ -33,9 +33,14 @@ from ablation.render.html import esc
 from ablation.report import AblationReport, Interval
 
 __all__ = [
-    "LONG_WORD", "damaged", "distinct", "esc", "figure", "interval", "layout", "link",
-    "long_word", "number", "pct", "sequential", "table", "text", "url", "verdict_badge",
+    "LIST_CAP", "LONG_WORD", "damaged", "distinct", "esc", "figure", "interval", "layout", "link",
+    "long_word", "more", "number", "pct", "sequential", "table", "text", "url", "verdict_badge",
 ]  # fmt: skip
+
+#: Rows a long table or list of a page shows (what the pairing left out, the categories, a
+#: comparison's regressions and improvements) and options a filter lists; the rest are counted
+#: under it (:func:`more`).
+LIST_CAP = 200
 
 #: How each kind of figure is written at a precision (the report's writers: decimals of a
 #: percentage, significant digits of a ratio), and the report's own precision.
@@ -239,6 +244,14 @@ def gates(report: AblationReport) -> str:
 def damaged(errors: Iterable[Exception]) -> str:
     """One error line per campaign left out of a list because its stored row does not decode."""
     return "".join(f'<p class="error">{esc(str(exc))}</p>' for exc in errors)
+
+
+def more(total: int, shown: int, where: str = "") -> str:
+    """The note under a list capped at :data:`LIST_CAP` items: how many of ``total`` were not
+    shown, then ``where`` (text, escaped here: where to find them all); ``""`` when none was
+    left out."""
+    left = total - shown
+    return f'<p class="note">and {left} more{esc(where)}</p>' if left > 0 else ""
 
 
 def finite(x: float | None) -> bool:

@@ -18,20 +18,18 @@ from ablation.report import AblationReport
 from ablation.store import CampaignRecord
 from ablation.view import markup
 from ablation.view.catalog import Catalog
+from ablation.view.markup import LIST_CAP
 from ablation.view.tasks import FILTERS, SORTS, TaskTable
 
 __all__ = ["campaign_page", "campaigns_page", "planned_trials", "progress", "tasks_page"]
 
 PAGE_SIZE = 50
-#: Rows a long table of a campaign page shows (what the pairing left out, the categories) and
-#: options a filter lists; the rest are counted under it (:func:`_more`).
-LIST_CAP = 200
 
 
 def _more(total: int, shown: int) -> str:
-    """The note under a table capped at :data:`LIST_CAP` rows (``""`` when nothing is left out)."""
-    more = total - shown
-    return f'<p class="note">and {more} more (ablation report --format json lists them all)</p>' if more else ""
+    """The note under a table capped at :data:`~ablation.view.markup.LIST_CAP` rows (``""``
+    when nothing is left out)."""
+    return markup.more(total, shown, " (ablation report --format json lists them all)")
 
 
 def planned_trials(record: CampaignRecord) -> int:

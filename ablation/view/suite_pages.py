@@ -18,11 +18,12 @@ import itertools
 from collections.abc import Mapping
 
 from ablation.errors import AblationError, StoreError
-from ablation.render._format import fmt_interval, fmt_pct, summary_sentence
+from ablation.render._format import DASH, fmt_interval, fmt_pct, summary_sentence
 from ablation.report import AblationReport
 from ablation.store import CampaignRecord
 from ablation.view import markup
 from ablation.view.catalog import ARMS, ArmRef, Catalog
+from ablation.view.markup import LIST_CAP
 from ablation.view.task_page import inputs, page_body
 
 __all__ = [
@@ -45,14 +46,15 @@ def _arm_options(records: list[CampaignRecord], selected: str) -> str:
 
 
 def _ids(ids: list[str], tid: str, base: ArmRef, cand: ArmRef) -> str:
-    """The tasks ``ids``, each a link to its page in the comparison of ``base`` and ``cand``."""
+    """The tasks ``ids``, up to :data:`~ablation.view.markup.LIST_CAP` of them, each a link to
+    its page in the comparison of ``base`` and ``cand``; under them, how many were not shown."""
     if not ids:
         return f'<p class="note" id="{tid}">None.</p>'
     items = "".join(
-        f'<li>{markup.link(compare_task_url(base, cand, i), i, cls="task-id")}</li>' for i in ids[:1000]
+        f'<li>{markup.link(compare_task_url(base, cand, i), i, cls="task-id")}</li>' for i in ids[:LIST_CAP]
     )
-    more = f'<p class="note">and {len(ids) - 1000} more</p>' if len(ids) > 1000 else ""
-    return f'<ul class="ids" id="{tid}">{items}</ul>{more}'
+    shown = min(len(ids), LIST_CAP)
+    return f'<ul class="ids" id="{tid}">{items}</ul>' + markup.more(len(ids), shown, f" not shown ({len(ids)} in all)")
 
 
 def compare_task_url(base: ArmRef, cand: ArmRef, task_id: str) -> str:
@@ -172,20 +174,35 @@ def flips(catalog: Catalog, records: list[CampaignRecord]) -> list[tuple[str, in
     return out
 
 
+def _no_data(report: AblationReport) -> bool:
+    """Whether the report has no pass rate to show: no paired task, or no candidate trial
+    (its rate is then written 0 over an interval of [0, 1], which is no measurement)."""
+    return report.n_paired == 0 or report.candidate.n_trials == 0
+
+
 def _plot(points: list[tuple[CampaignRecord, AblationReport]]) -> str:
-    """An inline SVG: the candidate's pass rate (dot) and interval (line) per campaign."""
+    """An inline SVG: the candidate's pass rate (dot) and interval (line) per campaign; a
+    campaign without data (:func:`_no_data`) keeps its place, marked ``no data``, not a dot."""
     width, height, pad = 640, 240, 30
     step = (width - 2 * pad) / max(1, len(points) - 1)
     marks = []
     for k, (record, report) in enumerate(points):
         x = pad + k * step if len(points) > 1 else width / 2
+        cid = markup.esc(record.campaign_id)
+        if _no_data(report):
+            title = f"{record.campaign_id}: no data ({report.n_paired} paired tasks, {report.candidate.n_trials} candidate trials)"
+            marks.append(
+                f'<text class="tick no-data" x="{x:.1f}" y="{height / 2:.1f}" text-anchor="middle" '
+                f'data-campaign="{cid}">no data<title>{markup.esc(title)}</title></text>'
+            )
+            continue
         ci = report.candidate.pass_rate_ci
         y = [height - pad - v * (height - 2 * pad) for v in (report.candidate.pass_rate, ci.low, ci.high)]
         title = f"{record.campaign_id}: {fmt_pct(report.candidate.pass_rate)} {fmt_interval(ci, 'pct')}"
         marks.append(
             f'<line class="ci" x1="{x:.1f}" x2="{x:.1f}" y1="{y[1]:.1f}" y2="{y[2]:.1f}"/>'
             f'<circle class="point" cx="{x:.1f}" cy="{y[0]:.1f}" r="5" '
-            f'data-campaign="{markup.esc(record.campaign_id)}"><title>{markup.esc(title)}</title></circle>'
+            f'data-campaign="{cid}"><title>{markup.esc(title)}</title></circle>'
         )
     axis = "".join(
         f'<line class="grid" x1="{pad}" x2="{width - pad}" y1="{height - pad - v * (height - 2 * pad):.1f}" '
@@ -197,6 +214,16 @@ def _plot(points: list[tuple[CampaignRecord, AblationReport]]) -> str:
         f'<svg class="history" id="history-plot" viewBox="0 0 {width} {height}" role="img" '
         f'aria-label="candidate pass rate per campaign">{axis}{"".join(marks)}</svg>'
     )
+
+
+def _rates(report: AblationReport) -> tuple[str, str, str]:
+    """The history table's candidate pass rate, its interval and the baseline's pass rate;
+    ``no data`` for the rates of a report without data (:func:`_no_data`)."""
+    if _no_data(report):
+        none = '<span class="no-data">no data</span>'
+        return none, DASH, none
+    return (markup.pct(report.candidate.pass_rate), markup.interval(report.candidate.pass_rate_ci),
+            markup.pct(report.baseline.pass_rate))  # fmt: skip
 
 
 def history_page(catalog: Catalog, fingerprint: str) -> str:
@@ -220,10 +247,10 @@ def history_page(catalog: Catalog, fingerprint: str) -> str:
             damaged.append(StoreError(f"campaign {record.campaign_id!r}: {exc}"))
     rows = [
         [markup.link(markup.campaign_url(r.campaign_id), r.campaign_id), markup.esc(r.created_at[:19]),
-         markup.esc(r.candidate_agent), markup.pct(rep.candidate.pass_rate),
-         markup.interval(rep.candidate.pass_rate_ci), markup.esc(r.baseline_agent),
-         markup.pct(rep.baseline.pass_rate), markup.verdict_badge(r.verdict)]  # recorded at completion
+         markup.esc(r.candidate_agent), cand, iv, markup.esc(r.baseline_agent), base,
+         markup.verdict_badge(r.verdict)]  # recorded at completion
         for r, rep in points
+        for cand, iv, base in [_rates(rep)]
     ]  # fmt: skip
     headers = ["campaign", "created (UTC)", "candidate", "pass rate", "interval", "baseline",
                "pass rate", "verdict"]  # fmt: skip

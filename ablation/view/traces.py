@@ -29,6 +29,7 @@ import json
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from ablation.render._drilldown import first_divergence as shared_divergence
 from ablation.render._format import truncate
 from ablation.view.markup import esc
 
@@ -48,20 +49,13 @@ def _text(step: Any) -> str:
 def first_divergence(
     left: Sequence[Any], right: Sequence[Any], left_dropped: int = 0, right_dropped: int = 0
 ) -> int | None:
-    """The first index whose steps differ (a missing step differs), or ``None`` if equal.
+    """The first index whose steps differ (a missing step differs), or ``None`` if equal: the
+    drill-down's rule (:func:`ablation.render._drilldown.first_divergence`) on the steps' texts.
 
     ``left_dropped``, ``right_dropped``: steps each list was cut of (kept no more); a list cut
     of any ends the search at its end, where a missing step is not known to differ.
     """
-    stop = max(len(left), len(right))
-    if left_dropped:
-        stop = min(stop, len(left))
-    if right_dropped:
-        stop = min(stop, len(right))
-    for i in range(stop):
-        if i >= len(left) or i >= len(right) or _text(left[i]) != _text(right[i]):
-            return i
-    return None
+    return shared_divergence(left, right, left_dropped, right_dropped, key=_text)
 
 
 def window(total: int, split: int | None) -> range:
