@@ -37,7 +37,6 @@ from ablation.cli.options import (
 )
 from ablation.cli.output import Named, check_output, config_inputs, emit, write_output
 from ablation.cli.parser import UsageError
-from ablation.cli.user_io import ClosedPipeSafe
 from ablation.process_hooks import during_large_work, memory_freed
 
 __all__ = ["NUMERIC_ONLY", "VERDICT_ONLY", "cmd_compare", "refuse_unused", "rereadable"]
@@ -272,7 +271,5 @@ def _compare_numeric(
         write_output(Path(s["output"]), text + "\n")
         print(f"report written to {s['output']}", file=sys.stderr)
     elif not s.get("quiet"):
-        out = ClosedPipeSafe(sys.stdout)  # a reader that went away (``| head``) ends it quietly
-        out.write(text + "\n")
-        out.flush()
+        sys.stdout.write(text + "\n")  # a closed pipe ends it quietly (cli.main)
     return max(r.exit_code for r in results)

@@ -78,14 +78,13 @@ def cmd_list(args: argparse.Namespace) -> int:
     """Print the campaigns of the store (``STORE``, ``[tool.ablation] store`` or the default);
     a campaign that does not decode is an error line on stderr and exit 1, the others listed."""
     from ablation.cli.options import merged_settings
-    from ablation.cli.user_io import ClosedPipeSafe
     from ablation.store.run_store import DEFAULT_STORE_PATH
 
     s = merged_settings(args)
     path = Path(s.get("store") or DEFAULT_STORE_PATH)
     damaged: list[StoreError] = []
     rows = campaign_rows(path, damaged)
-    out = ClosedPipeSafe(sys.stdout)
+    out = sys.stdout  # a closed pipe ends it quietly (cli.main)
     if args.format == "json":
         out.write(json.dumps(rows, indent=2) + "\n")
     elif rows:

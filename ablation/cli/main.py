@@ -23,13 +23,30 @@ from ablation.cli.output import EXIT_ERROR
 from ablation.cli.parser import UsageError, build_parser, command_of
 from ablation.cli.signals import terminations_interrupt
 from ablation.cli.tuning import CommandTuning
+from ablation.cli.user_io import ClosedPipeSafe
 from ablation.process_hooks import installed
 
 __all__ = ["main", "main_entry"]
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    """Run the command line and return the exit code (0 pass, 1 error, 2 gate failed)."""
+    """Run the command line and return the exit code (0 pass, 1 error, 2 gate failed).
+
+    Standard output is a :class:`~ablation.cli.user_io.ClosedPipeSafe` while the command runs,
+    so a reader that goes away early (``ablation plan | head -1``) ends every command's output
+    quietly, with the exit code the command decided.
+    """
+    stdout = sys.stdout
+    if stdout is not None:
+        sys.stdout = ClosedPipeSafe(stdout)  # type: ignore[assignment]
+    try:
+        return _command(argv)
+    finally:
+        sys.stdout = stdout
+
+
+def _command(argv: Sequence[str] | None) -> int:
+    """:func:`main` inside the closed-pipe guard."""
     words = sys.argv[1:] if argv is None else argv
     parser = build_parser(command_of(words))
     debug = "--debug" in words

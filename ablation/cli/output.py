@@ -57,7 +57,8 @@ def emit(
 
     check_metric_names(reports, s)
     # a reader that goes away early (``| head``) ends the output quietly, the exit code kept
-    out_stream: Any = ClosedPipeSafe(sys.stdout if stream is None else stream)
+    # (standard output is guarded by cli.main; ``run``'s saved stdout is guarded here)
+    out_stream: Any = sys.stdout if stream is None else ClosedPipeSafe(stream)
     reports = holm_claims(reports)
 
     if not s.get("timestamps"):

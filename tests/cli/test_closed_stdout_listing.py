@@ -70,6 +70,10 @@ def test_a_closed_pipe_on_stdout_ends_quietly_with_the_commands_exit_code(tmp_pa
         ("report", cid, "--store", str(store), "--format", "json"): 0,
         ("compare", str(before), str(after)): 2,  # 20 of 40 tasks regress: the gate fails
         ("compare", str(scores_a), str(scores_b), "--field", "score"): 0,  # a numeric field
+        ("schema",): 0,  # the commands that print without a report, too
+        ("plan", "--discordance", "0.1", "--tasks", "500"): 0,
+        ("plan", "--discordance", "0.1", "--uplift", "0.03"): 0,
+        ("--help",): 0,
     }
     procs = {args: _closed_reader(list(args)) for args in commands}
     for args, proc in procs.items():
