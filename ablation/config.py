@@ -275,8 +275,7 @@ class CampaignConfig(BaseModel):
     def _memory_cap_needs_workers(self) -> Self:
         if self.worker_memory_mb is not None and self.isolation != "process":
             raise ValueError(
-                "worker_memory_mb (--worker-memory-mb) limits worker processes: it needs "
-                "isolation='process' (--isolation process)"
+                "worker_memory_mb: limits worker processes, so it needs isolation='process'"
             )
         return self
 

@@ -71,8 +71,22 @@ def test_worker_memory_without_processes_is_one_plain_line(tmp_path: Path) -> No
                      "--worker-memory-mb", "100", "--no-store", "-q", "--no-progress"], cwd=tmp_path)  # fmt: skip
     assert proc.returncode == 1
     assert proc.stderr == (
-        "ablation: error: invalid option: worker_memory_mb (--worker-memory-mb) limits worker "
-        "processes: it needs isolation='process' (--isolation process)\n"
+        "ablation: error: invalid option: --worker-memory-mb: limits worker processes, so it "
+        "needs isolation='process'\n"
+    )
+
+
+def test_worker_memory_from_pyproject_names_the_file_and_key(tmp_path: Path) -> None:
+    suite = tmp_path / "suite.py"
+    suite.write_text(_SUITE)
+    pyproject = tmp_path / "pyproject.toml"
+    pyproject.write_text("[tool.ablation]\nworker_memory_mb = 256\n")
+    proc = run_here(["run", str(suite), "--baseline", f"{suite}:agent", "--candidate", f"{suite}:agent",
+                     "--no-store", "-q", "--no-progress"], cwd=tmp_path)  # fmt: skip
+    assert proc.returncode == 1
+    assert proc.stderr == (
+        f"ablation: error: invalid option: {pyproject} [tool.ablation] worker_memory_mb: limits "
+        "worker processes, so it needs isolation='process'\n"
     )
 
 
@@ -83,6 +97,5 @@ def test_one_line_keeps_field_errors_and_drops_pydantic_wording() -> None:
     with pytest.raises(ValidationError) as caught:
         CampaignConfig(worker_memory_mb=100)
     assert one_line(caught.value) == (
-        "invalid option: worker_memory_mb (--worker-memory-mb) limits worker processes: it needs "
-        "isolation='process' (--isolation process)"
+        "invalid option: worker_memory_mb: limits worker processes, so it needs isolation='process'"
     )
