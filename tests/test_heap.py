@@ -113,8 +113,11 @@ def test_the_command_hands_pyarrows_parse_blocks_back_after_a_large_read(tuned: 
     ~17 MiB after 1e5 rows); under the command's hooks the read has already handed them back, so
     a later release finds (almost) nothing. A library call (no hooks) leaves the pool alone."""
     pytest.importorskip("pyarrow")
+    # pyarrow's mimalloc purges freed pages on its own after a delay (10 ms), at a moment that
+    # depends on the machine's load: a long delay leaves only the explicit releases measured
+    env = {**os.environ, "MIMALLOC_PURGE_DELAY": "100000"}
     done = subprocess.run([sys.executable, "-c", _ARROW_POOL, "tuned" if tuned else "library"],
-                          capture_output=True, text=True, check=True)  # fmt: skip
+                          capture_output=True, text=True, check=True, env=env)  # fmt: skip
     rows, released_later = map(int, done.stdout.split())
     assert rows == 100_000
     if tuned:
