@@ -141,7 +141,8 @@ class Uplift(BaseModel):
     ``intervals`` holds every registered interval method that applies
     (:mod:`ablation.analysis.uplift_intervals`), each with its ``name``: with one run per task
     ``tango``, ``tango_sparse`` (Tango computed at a wider level below 30 discordant pairs) and
-    ``newcombe``; with repeated runs (the unit is the task's pass fraction) ``t`` and ``betting``
+    ``newcombe``; with repeated runs (the unit is the task's pass fraction) ``t``, marked
+    ``secondary`` (it loses its level when few tasks change: docs/STATISTICS.md), and ``betting``
     (fixed-n); always ``bootstrap``, seeded and marked ``secondary`` (it under-covers with few
     discordant pairs and is [0, 0] when there are none). With no paired task the list is
     ``tango`` and ``bootstrap``, both [-1, 1]. ``ci`` is the headline interval, the entry named

@@ -4,7 +4,9 @@ A pass of the significant-regression gate means only that the gate's one-sided t
 reach ``alpha``. The note names how large a regression that test could have detected (the
 report's minimum detectable effect, 80% power, at the observed discordance), and, when the
 headline interval lies entirely below 0 while the exact test did not reject, says so in the same
-line, so a PASS never stands silently beside an interval on the harmful side. The latency gate
+line; so does any other uplift interval the report lists (the paired t with repeated runs, the
+bootstrap, Newcombe's) that lies below 0, naming it: a PASS never stands silently beside an
+interval on the harmful side. The latency gate
 is read the same way: a pass beside a latency-ratio interval wholly above the limit (possible
 when ``--confidence`` is not ``1 - 2 alpha``) is said in the note.
 
@@ -79,6 +81,14 @@ def _regression_parts(report: AblationReport, gates: list[GateResult], alpha: fl
             f"the {100 * ci.confidence_level:g}% {ci.method} ({_points(ci.low)} to {_points(ci.high)}) "
             f"lies below 0, but the gate's one-sided test gives p = {gate.pvalue:.4g} >= alpha "
             f"{alpha:g}: too few discordant pairs for it to establish a regression"
+        )
+    below = [iv for iv in report.uplift.intervals if iv.name != report.uplift.headline and iv.high < 0]
+    if below and gate.pvalue is not None:
+        shown = ", ".join(f"{iv.method} ({_points(iv.low)} to {_points(iv.high)})" for iv in below)
+        parts.append(
+            f"{'these intervals lie' if len(below) > 1 else 'this interval lies'} below 0: {shown}; "
+            f"they are not the gate's test, whose one-sided p = {gate.pvalue:.4g} >= alpha "
+            f"{alpha:g}, and may not hold their level here (docs/STATISTICS.md)"
         )
     psi = (t.regressions + t.improvements) / report.n_paired if report.n_paired else 0.0
     mde = report.minimum_detectable_effect

@@ -155,7 +155,7 @@ def _bootstrap(x: UpliftInputs) -> Interval:
 register_interval_method("tango", _tango)
 register_interval_method("tango_sparse", _tango_sparse)
 register_interval_method("newcombe", _newcombe)
-register_interval_method("t", _paired_t)
+register_interval_method("t", _paired_t, secondary=True)  # loses its level when few tasks change
 register_interval_method("betting", _betting)
 register_interval_method("bootstrap", _bootstrap, secondary=True)
 
