@@ -3,10 +3,11 @@
 Dropping timed-out trials is informative censoring: a candidate that loops to the limit on its
 slowest tasks loses exactly those tasks from the comparison and looks as fast as the baseline,
 or faster, since each arm's mean is then over a different task set. Here a timed-out trial
-counts at the cap (the campaign's ``timeout_s``; without one, as for result files whose limit no
-setting names (:func:`time_limit_of_files`), the largest latency seen, a lower bound), so its task stays in the paired comparison with a latency that is a lower bound of the
-truth; a task's latency in an arm is the mean of its completed trials' latencies and the cap for
-each timed-out trial.
+counts at the cap (the campaign's ``timeout_s``, or the one an export's header names; without one,
+as for result files whose limit neither a setting nor the files name (:func:`time_limit_of_files`),
+the largest latency seen, a lower bound), so its task stays in the paired comparison with a
+latency that is a lower bound of the truth; a task's latency in an arm is the mean of its
+completed trials' latencies and the cap for each timed-out trial.
 
 Assumptions: ``PairedData.failures`` lists every failed trial with its status; a trial that
 failed otherwise (an error) has no latency and does not count.
@@ -15,6 +16,7 @@ failed otherwise (an error) has no latency and does not count.
 from __future__ import annotations
 
 from bisect import bisect_left
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -22,21 +24,54 @@ import numpy as np
 from ablation.analysis.metrics import compare_latency
 from ablation.analysis.pairing import PairedData
 from ablation.config import CampaignConfig
+from ablation.errors import InputError
 from ablation.report import LatencyComparison
 
 __all__ = ["CensoredLatency", "censored_latency", "latency_comparison", "time_limit_of_files"]
 
 
-def time_limit_of_files(config: CampaignConfig | None) -> CampaignConfig:
-    """``config`` for results read from files: the time limit is unknown (``timeout_s`` ``None``,
-    so a timed-out trial counts at the largest latency seen) unless ``config`` sets it.
+def time_limit_of_files(
+    config: CampaignConfig | None, files: Sequence[tuple[str, float | None, bool]] = ()
+) -> CampaignConfig:
+    """``config`` for results read from files, with the time limit their timeouts count at.
 
-    ``CampaignConfig``'s default ``timeout_s`` is the limit a campaign *runs* with; files carry
-    no limit of their own, and counting their timeouts at that default (300 s) when they ran
-    under another would invent a latency.
+    ``files``: ``(name, time limit the file names, whether it holds a timed-out trial)`` of each
+    file of the comparison; a file names its limit when it is an ``ablation`` export whose
+    campaign header holds ``timeout_s``. The limit is, in this order:
+
+    - ``config``'s ``timeout_s`` when ``config`` sets it (the user's word wins);
+    - the limit the files that hold a timed-out trial all name, when they name one and the
+      same: every timeout then ran exactly that long, so it counts there;
+    - else unknown (``None``: a timeout counts at the largest latency seen, a lower bound): a
+      file with a timeout that names no limit, or no file with a timeout at all.
+
+    Files with timeouts under different limits are refused: a timeout at 60 s and one at 300 s
+    are different events, and one cap would invent latency for the first arm (the larger limit)
+    or drop some for the second (the smaller), biasing the comparison either way; the user sets
+    ``timeout_s`` to choose. A file without a timeout has no say, whatever limit it names (the
+    cap is applied to timed-out trials only).
+
+    ``CampaignConfig``'s default ``timeout_s`` is the limit a campaign *runs* with; plain files
+    carry no limit of their own, and counting their timeouts at that default (300 s) when they
+    ran under another would invent a latency.
+
+    Raises:
+        InputError: files with timeouts name different limits, one line naming each.
     """
     config = config or CampaignConfig()
-    return config if "timeout_s" in config.model_fields_set else config.model_copy(update={"timeout_s": None})
+    if "timeout_s" in config.model_fields_set:
+        return config
+    timed = [(name, limit) for name, limit, timed_out in files if timed_out]
+    limits = {limit for _, limit in timed}
+    if len(limits) > 1 and None not in limits:
+        named = ", ".join(f"{name} under {limit:g} s" for name, limit in timed)
+        raise InputError(
+            f"trials timed out under different time limits ({named}): a timeout means a different "
+            "latency in each, so no one limit counts them all; set timeout_s (`timeout` in "
+            "[tool.ablation]) to count every timeout at one"
+        )
+    limit = limits.pop() if len(limits) == 1 else None
+    return config.model_copy(update={"timeout_s": limit})
 
 
 @dataclass(frozen=True)

@@ -52,6 +52,8 @@ VERDICT_ONLY = (
 #: Options with no effect on a pass/fail field.
 NUMERIC_ONLY = ("regression_delta",)
 
+#: The distinct verdict texts an unmatched ``--pass-values`` error names (:func:`_refuse_unmatched`).
+_SHOWN = 6
 #: Settings keys whose ``False`` is a value given (``--no-critical-gate``), not "not given".
 _FALSE_IS_GIVEN = frozenset(o.target for o in OPTIONS if o.kind == "off")
 
@@ -142,14 +144,15 @@ def cmd_compare(args: argparse.Namespace) -> int:
     check_output(s, _inputs(args))
     from ablation.analysis.latency_censoring import time_limit_of_files
 
-    config = time_limit_of_files(campaign_config(s))
+    given = campaign_config(s)  # its time limit, when unset, is the files' (_compare_verdicts)
+    config = time_limit_of_files(given)
     limit = getattr(args, "max_input_bytes", None)
     expected = load_expected_ids(args.expected_ids, max_bytes=limit) if args.expected_ids else None
     field = args.field or "passed"
     with rereadable([args.before, *args.after], getattr(args, "max_input_bytes", None)) as sources:
         reason = None
         try:
-            reports, rows = _compare_verdicts(args, config, expected, sources)
+            reports, rows = _compare_verdicts(args, given, expected, sources)
         except NumericVerdict as why:
             reason = str(why)
         if reason is not None:
@@ -183,37 +186,112 @@ def _compare_verdicts(
 ) -> tuple[list[Any], int]:
     """The reports of a pass/fail comparison and the most rows of a file.
 
+    ``config``: as the settings give it; each comparison counts its timeouts at the limit
+    :func:`~ablation.analysis.latency_censoring.time_limit_of_files` finds from it and the files.
+
     Raises:
         NumericVerdict: a file holds a number for the field (the comparison is numeric).
+        InputError: ``--pass-values`` that no verdict of either file matches
+            (:func:`_refuse_unmatched`), or timeouts under different limits.
     """
     from ablation.analysis.build import compare_columns
+    from ablation.analysis.latency_censoring import time_limit_of_files
     from ablation.cli.common_ids import require_common_ids
     from ablation.columns import share_ids
     from ablation.sources.readers.columnar import FileTrials
-    from ablation.sources.result_files import load_result_columns
 
     read = read_options(args)
     name = str(args.before)
-    before = load_result_columns(sources[name], arm="baseline", display=name,
-                                 **read_options(args, baseline=True))  # fmt: skip
+    before, before_notes = _noted_read(sources[name], arm="baseline", display=name,
+                                       **read_options(args, baseline=True))  # fmt: skip
     reports, rows = [], len(before.columns)
     for path in args.after:
         shown = str(path)
-        after = load_result_columns(sources[shown], arm="candidate", ids_like=before.columns.task_id,
-                                    display=shown, **read)  # fmt: skip
+        after, after_notes = _noted_read(sources[shown], arm="candidate", ids_like=before.columns.task_id,
+                                         display=shown, **read)  # fmt: skip
         rows = max(rows, len(after.columns))
         require_common_ids(before.columns, after.columns, (name, shown))
+        _refuse_unmatched(args, ((name, before, before_notes), (shown, after, after_notes)), sources)
+        limits = [(n, notes.get("timeout_s"), _timed_out(r))
+                  for n, r, notes in ((name, before, before_notes), (shown, after, after_notes))]  # fmt: skip
         after = dataclasses.replace(after, columns=share_ids(before.columns, after.columns))
         reports.append(
             compare_columns(
-                before.columns, after.columns, expected_ids=expected, config=config,
-                names=(name, shown),
+                before.columns, after.columns, expected_ids=expected,
+                config=time_limit_of_files(config, limits), names=(name, shown),
                 trial_lookup=FileTrials({"baseline": before, "candidate": after}),
             )
         )
     # The reports hold what they show: the files' columns are garbage once this returns, before
     # the output, whose serialisation (24 MB of JSON at 1e6 tasks) would otherwise stack on them.
     return reports, rows
+
+
+def _noted_read(source: str, **read: Any) -> tuple[Any, dict[str, Any]]:
+    """``(load_result_columns(source, **read), what the read noted)``: the verdict texts met
+    with ``--pass-values`` and an export's time limit
+    (:data:`~ablation.sources.readers.rows.READ_NOTES`)."""
+    from ablation.sources.readers.rows import READ_NOTES
+    from ablation.sources.result_files import load_result_columns
+
+    notes: dict[str, Any] = {}
+    token = READ_NOTES.set(notes)
+    try:
+        return load_result_columns(source, **read), notes
+    finally:
+        READ_NOTES.reset(token)
+
+
+def _timed_out(read: Any) -> bool:
+    """Whether a file's columns hold a timed-out trial."""
+    from ablation.columns import STATUS_CODES
+
+    return bool((read.columns.status == STATUS_CODES["timeout"]).any())
+
+
+def _refuse_unmatched(args: argparse.Namespace, files: Sequence[tuple[str, Any, dict[str, Any]]],
+                      sources: dict[str, str]) -> None:  # fmt: skip
+    """Refuse ``--pass-values`` when none of its values matches a verdict of either file.
+
+    Every completed trial of both files would then be a fail, and the comparison would say the
+    arms agree (exit 0): almost always a misspelt value (``True`` where JSON ``true`` reads as
+    the text ``true``). The check is over the comparison, not one file: a candidate that fails
+    every task is real data. A value that matches nothing while another matches is left alone
+    (``C,P`` for Inspect logs, where a run may hold no partial answer). Files with no completed
+    trial (no verdict read) are never refused. One line naming the values, both files, the field
+    and the distinct verdict texts seen (the first few, sorted).
+
+    ``files``: ``(name, read, notes)`` of BEFORE and an AFTER (:func:`_noted_read`); a file
+    with completed trials but no verdict texts noted was read as bare JSON-lines verdicts
+    (:mod:`~ablation.sources.readers.columnar`): booleans, read again without the values to
+    name them.
+    """
+    from ablation.columns import STATUS_CODES
+    from ablation.errors import InputError
+    from ablation.sources.result_files import load_result_columns
+    from ablation.sources.text import short_repr
+
+    if not args.pass_values or any(bool(read.columns.passed.any()) for _, read, _ in files):
+        return
+    seen: set[str] = set()
+    for name, read, notes in files:
+        if not bool((read.columns.status == STATUS_CODES["completed"]).any()):
+            continue
+        if "verdicts" not in notes:
+            plain = {**read_options(args, baseline=read.columns.arm == "baseline"), "pass_values": None}
+            raw = load_result_columns(sources[name], arm=read.columns.arm, display=name, **plain).columns.passed
+            notes["verdicts"] = {text for text, there in (("true", raw.any()), ("false", not raw.all())) if there}
+        seen |= notes["verdicts"]
+    if not seen:
+        return
+    values = sorted({v.strip() for v in args.pass_values.split(",")})
+    texts = [v if v.isprintable() and len(v) <= 40 else short_repr(v) for v in sorted(seen)[:_SHOWN]]
+    more = f", ... ({len(seen)} distinct)" if len(seen) > _SHOWN else ""
+    raise InputError(
+        f"--pass-values {','.join(values)}: no verdict of {files[0][0]} or {files[1][0]} is one of "
+        f"these, so every trial would count as a fail (their {args.field or 'passed'!r} values: "
+        f"{', '.join(texts)}{more})"
+    )
 
 
 def _compare_numeric(

@@ -19,17 +19,32 @@ The file holds both arms: each side of a comparison takes one with ``--where arm
 ``--baseline-where`` for BEFORE only); a file read without one that holds both arms is an error
 saying so, not a list of duplicate ids. A row's ``arm`` is checked before ``--where`` picks
 rows, so a row of no arm is an error, never a trial left out.
+
+The header's ``config.timeout_s`` (the limit the campaign's trials ran under) is noted for a
+caller that collects :data:`~ablation.sources.readers.rows.READ_NOTES` (``compare`` counts the
+file's timeouts there: :func:`~ablation.analysis.latency_censoring.time_limit_of_files`); the
+header is otherwise not read.
 """
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from typing import Any
 
 from ablation.errors import InputError, validation_line
 from ablation.schema import TaskResult
 from ablation.sources.readers.generic import COST_UNITS, _columns, number
-from ablation.sources.readers.rows import MISSING, ReadOptions, Row, _task_id, dotted, matches_where
+from ablation.sources.readers.rows import (
+    MISSING,
+    READ_NOTES,
+    ReadOptions,
+    Row,
+    _task_id,
+    dotted,
+    json_number,
+    matches_where,
+)
 from ablation.sources.text import file_error
 
 __all__ = ["detect", "rows"]
@@ -61,6 +76,7 @@ def rows(items: Iterable[tuple[int, Any]], display: str, options: ReadOptions) -
         if not isinstance(obj, Mapping):
             raise file_error(InputError, display, f"expected a JSON object, got {type(obj).__name__}", line=line)
         if detect(obj):
+            _note_time_limit(obj["campaign"])
             continue
         arm = obj.get("arm")
         _validated({"arm": arm}, _failure(line, obj, display, options))
@@ -76,6 +92,17 @@ def rows(items: Iterable[tuple[int, Any]], display: str, options: ReadOptions) -
                 "arm=baseline for BEFORE)", line=line,
             )  # fmt: skip
         yield _row(line, obj, display, options)
+
+
+def _note_time_limit(header: Mapping[str, Any]) -> None:
+    """Note the campaign's time limit (``config.timeout_s``) for a caller that collects notes
+    (:data:`~ablation.sources.readers.rows.READ_NOTES`): a positive finite number, else ``None``
+    (no limit named: a header of another shape, or a campaign run without one)."""
+    notes = READ_NOTES.get()
+    config = header.get("config")
+    limit = json_number(config.get("timeout_s")) if isinstance(config, Mapping) else None
+    if notes is not None and "timeout_s" not in notes:  # the first header of the file names it
+        notes["timeout_s"] = limit if limit is not None and 0 < limit < math.inf else None
 
 
 def _failure(line: int, obj: Mapping[str, Any], display: str, options: ReadOptions) -> Callable[[str], Exception]:

@@ -43,7 +43,7 @@ from ablation.sources.readers.columnar import ColumnRead
 from ablation.sources.readers.engine_table import OWN, read_table
 from ablation.sources.readers.engine_units import cost_units
 from ablation.sources.readers.generic import CSV_NUMBER, RESULT_NUMBERS
-from ablation.sources.readers.rows import ReadOptions
+from ablation.sources.readers.rows import READ_NOTES, ReadOptions
 
 __all__ = ["read_columns", "read_table"]
 
@@ -136,6 +136,14 @@ def _numeric(cells: _JsonCells | _CsvCells, field: str) -> NDArray[np.float64]:
     return value
 
 
+def _note_verdicts(true: NDArray[np.bool_], texts: tuple[str, str]) -> None:
+    """Note the texts (true's, false's) of the two-valued verdicts ``true`` holds, as the row
+    path notes each verdict read with ``pass_values`` (:data:`~ablation.sources.readers.rows.READ_NOTES`)."""
+    if (notes := READ_NOTES.get()) is not None:
+        seen = notes.setdefault("verdicts", set())
+        seen.update(text for text, there in zip(texts, (true.any(), not true.all()), strict=True) if there)
+
+
 def _check_unique(ids: NDArray[np.object_], runs: NDArray[np.int64] | None) -> None:
     if runs is None:
         if len(ids) > 1 and not bool(np.all(ids[1:] > ids[:-1])) and len(set(ids.tolist())) != len(ids):
@@ -203,6 +211,7 @@ class _JsonCells(_Cells):
             passed = values.to_numpy(zero_copy_only=False)
             if pass_values is None:
                 return passed
+            _note_verdicts(passed, ("true", "false"))
             return np.where(passed, "true" in pass_values, "false" in pass_values)
         if pa.types.is_integer(values.type) or (pa.types.is_floating(values.type) and pass_values is None):
             numbers = values.to_numpy(zero_copy_only=False)
@@ -210,6 +219,7 @@ class _JsonCells(_Cells):
                 raise _Refused  # the row path tells a numeric field from a verdict
             if pass_values is None:
                 return numbers == 1
+            _note_verdicts(numbers == 1, ("1", "0"))
             return np.where(numbers == 1, "1" in pass_values, "0" in pass_values)
         raise _Refused
 
@@ -280,6 +290,8 @@ class _CsvCells(_Cells):
     def verdicts(self, field: str, pass_values: frozenset[str] | None) -> NDArray[np.bool_]:
         values = self.stripped(field)
         if pass_values is not None:
+            if (notes := READ_NOTES.get()) is not None:  # the distinct texts, as the row path notes them
+                notes.setdefault("verdicts", set()).update(pc.unique(values).to_pylist())
             return pc.is_in(values, pa.array(sorted(pass_values))).to_numpy(zero_copy_only=False)
         return self._booleans(pc.utf8_lower(values))
 

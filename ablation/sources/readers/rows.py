@@ -11,6 +11,7 @@ from __future__ import annotations
 import math
 import re
 from collections.abc import Callable, Iterable, Iterator, Mapping
+from contextvars import ContextVar
 from dataclasses import dataclass
 from dataclasses import field as dc_field
 from typing import Any, TypeVar
@@ -23,21 +24,9 @@ from ablation.schema import COUNT_LIMIT, RUN_LIMIT, TaskResult, safe_text
 from ablation.sources.text import MAX_BYTES, MAX_JSON_DEPTH, file_error, nested_too_deep, short_repr
 
 __all__ = [
-    "MISSING",
-    "NUMBER_TEXT",
-    "NumericVerdict",
-    "ReadOptions",
-    "Row",
-    "checked_rows",
-    "dotted",
-    "json_number",
-    "json_numbers",
-    "matches_where",
-    "named_usage",
-    "parse_verdict",
-    "row_result",
-    "rows_to_results",
-    "text_number",
+    "MISSING", "NUMBER_TEXT", "READ_NOTES", "NumericVerdict", "ReadOptions", "Row", "checked_rows",
+    "dotted", "json_number", "json_numbers", "matches_where", "named_usage", "parse_verdict",
+    "row_result", "rows_to_results", "text_number",
 ]
 
 U = TypeVar("U")
@@ -49,6 +38,11 @@ NUMBER_TEXT = re.compile(r"[+-]?(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?")
 
 #: Returned by :func:`dotted` when a path does not resolve.
 MISSING: Any = object()
+
+#: Set by a caller to a dict to learn what one read meets beyond its rows: ``"verdicts"``, the
+#: texts (:func:`as_text`) of the verdicts read with ``pass_values``; ``"timeout_s"``, the time
+#: limit an ablation export's header names (:mod:`~ablation.sources.readers.ablation_export`).
+READ_NOTES: ContextVar[dict[str, Any] | None] = ContextVar("read_notes", default=None)
 
 _BOOL_WORDS: dict[str, bool] = {
     **dict.fromkeys(("true", "1", "1.0", "pass", "passed", "yes"), True),
@@ -223,6 +217,8 @@ def checked_rows(
     name = options.field or "passed"
     what = what or f"verdict {name!r}"
     first: dict[tuple[str, int], int] = {}
+    notes = READ_NOTES.get() if options.pass_values is not None else None
+    seen = None if notes is None else notes.setdefault("verdicts", set())
     for row in rows:
         line = row.line
         task_id = _task_id(row.task_id, display, line, options.key or "id")
@@ -239,7 +235,7 @@ def checked_rows(
                 row.quality = {**row.quality, name: _numeric(row, what, fail)}
             passed = False
         else:
-            passed = _verdict(row, options, mapping, what, fail)
+            passed = _verdict(row, options, mapping, what, fail, seen)
         if (task_id, run) in first:
             raise fail(
                 f"duplicate id {short_repr(task_id)} (run {run}): first on {unit} "
@@ -355,9 +351,11 @@ def _verdict(
     mapping: Callable[[Any], bool | None] | None,
     what: str,
     fail: Callable[[str], Exception],
+    seen: set[str] | None = None,
 ) -> bool:
     """The row's verdict; a number other than 1 or 0 (or a text spelling one, :func:`text_number`)
-    raises :class:`NumericVerdict`, anything else that is not a verdict is an error."""
+    raises :class:`NumericVerdict`, anything else that is not a verdict is an error. With
+    ``pass_values``, the verdict's text is added to ``seen`` (when given)."""
     if row.status != "completed":
         return False
     value = row.verdict
@@ -365,6 +363,8 @@ def _verdict(
         raise fail(f"no {what.removeprefix('verdict ')} value (the verdict)"
                    if not what.startswith("verdict ") else f"no {what[8:]} field (the verdict)")
     if options.pass_values is not None:
+        if seen is not None:
+            seen.add(as_text(value))
         return as_text(value) in options.pass_values
     passed = mapping(value) if mapping is not None else None
     if passed is None:
