@@ -44,7 +44,11 @@ def no_items() -> list[Any]:
 
 
 class ErrorGroup(BaseModel):
-    """Trials of one arm that ended in the same way: stage and error type, with their tasks."""
+    """Trials of one arm that ended in the same way: stage and error type, with their tasks.
+
+    A group of scorer errors (``ErrorSummary.scorer_groups``) has stage ``"scorer"`` and names
+    the quality scorer in ``scorer``; its trials completed (a scorer error leaves the verdict).
+    """
 
     model_config = _FROZEN
 
@@ -55,6 +59,7 @@ class ErrorGroup(BaseModel):
     n_tasks: int
     task_ids: list[str] = Field(default_factory=no_items)
     example: str | None = None
+    scorer: str | None = None
 
 
 class ErrorSummary(BaseModel):
@@ -62,6 +67,8 @@ class ErrorSummary(BaseModel):
 
     ``trials`` and ``completed`` count each arm's trials and those that completed (not error,
     not timeout); ``task_ids`` of a group hold its first 20 tasks, ``n_tasks`` the count.
+    ``scorer_groups``: the quality scorers that failed on a trial, by arm, scorer and error type
+    (those trials completed: they are not in ``groups`` nor short of ``completed``).
     """
 
     model_config = _FROZEN
@@ -69,6 +76,7 @@ class ErrorSummary(BaseModel):
     trials: dict[str, int] = Field(default_factory=dict)
     completed: dict[str, int] = Field(default_factory=dict)
     groups: list[ErrorGroup] = Field(default_factory=no_items)
+    scorer_groups: list[ErrorGroup] = Field(default_factory=no_items)
 
 
 class TrialView(BaseModel):

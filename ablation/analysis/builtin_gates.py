@@ -5,7 +5,8 @@ the list; its module docstring describes each gate. Every gate here is a statele
 ``name``, ``applies(policy, report)``, ``judge(policy, report, alpha) -> list[GateResult]``,
 ``fail_if_significant`` (a significance test that fails when significant: never Holm-adjusted
 against another gate) and ``holm_family`` (``None`` for all the built-in gates). The latency gate is in
-:mod:`ablation.analysis.latency_gate`, the sequential-mode forms of the non-inferiority and
+:mod:`ablation.analysis.latency_gate`, the metric gates' judgement in
+:mod:`ablation.analysis.metric_gate`, the sequential-mode forms of the non-inferiority and
 regression gates in :mod:`ablation.analysis.sequential_gates`.
 
 Assumptions: the report's counts, intervals and non-inferiority decision come from
@@ -18,8 +19,8 @@ from __future__ import annotations
 import math
 
 from ablation.analysis.completeness import GATE_COMPLETENESS, completeness_gate
-from ablation.analysis.gate_data import metric_section, too_few_pairs
 from ablation.analysis.gate_status import could_not_run, turned_off
+from ablation.analysis.metric_gate import GATE_METRIC, metric_gate
 from ablation.config import GatePolicy
 from ablation.report import AblationReport, GateResult, NonInferiority
 
@@ -48,7 +49,6 @@ GATE_CRITICAL = "critical tasks must not regress"
 GATE_NONINFERIORITY = "non-inferiority"
 GATE_REGRESSION = "no significant regression"
 GATE_LATENCY = "no significant latency regression"
-GATE_METRIC = "non-inferiority of {metric}"
 
 _MAX_LISTED = 20
 
@@ -185,39 +185,6 @@ def _ni_evidence(report: AblationReport, ni: NonInferiority, margin: float) -> s
     return (
         f"inconclusive: {why}; the data show neither non-inferiority nor a regression, and an "
         "inconclusive gate counts as a failure."
-    )
-
-
-def _metric_gate(report: AblationReport, metric: str, margin: float) -> GateResult:
-    """Non-inferiority of a numeric metric or quality score within ``margin`` (its units); too
-    few pairs for the test make the gate inconclusive, saying why."""
-    name = GATE_METRIC.format(metric=metric)
-    ni = report.metric_noninferiority.get(metric)
-    if ni is None:
-        why = too_few_pairs(report, metric)
-        if why is not None:
-            return could_not_run(name, f"the non-inferiority test against margin {short(margin)}", why)
-        section = metric_section(report, metric)
-        return GateResult(
-            name=name,
-            status="fail",
-            evidence=(
-                f"the report holds no non-inferiority test of {metric!r} for margin "
-                f"{short(margin)}, although {section.n_pairs if section else 0} pairs have it in "
-                "both arms: it was analysed without this margin; nothing was computed here, so "
-                "the gate cannot pass."
-            ),
-        )
-    status = {"non-inferior": "pass", "inconclusive": "inconclusive"}.get(ni.decision, "fail")
-    interval = (
-        f"{100 * ni.ci.confidence_level:g}% CI of candidate - baseline "
-        f"[{ni.ci.low:+.4g}, {ni.ci.high:+.4g}]"
-    )
-    return GateResult(
-        name=name,
-        status=status,  # type: ignore[arg-type]
-        evidence=f"{ni.decision}: {interval}; {ni.method}, p = {short(ni.pvalue)}, alpha {short(ni.alpha)}.",
-        pvalue=ni.pvalue,
     )
 
 
@@ -371,7 +338,7 @@ class MetricNonInferiorityGate(BuiltinGate):
         return bool(policy.metric_margins)
 
     def judge(self, policy: GatePolicy, report: AblationReport, alpha: float) -> list[GateResult]:
-        return [_metric_gate(report, m, v) for m, v in policy.metric_margins.items()]
+        return [metric_gate(report, m, v) for m, v in policy.metric_margins.items()]
 
 
 class RegressionGate(BuiltinGate):

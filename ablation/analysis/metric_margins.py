@@ -5,6 +5,14 @@ candidate - baseline, shifted by the margin) on the pairs where both arms have a
 (``latency_s``), cost and token counts are lower-is-better; quality scores and any other metric
 are higher-is-better. A name with fewer than two pairs of values gets no entry, and its gate is
 inconclusive, saying why (:func:`ablation.analysis.gate_data.too_few_pairs`).
+
+A quality score whose scorer failed on a trial (``TaskResult.quality_errors``) of either arm is
+tested on the pairs that were scored, but its decision is ``"inconclusive"`` whatever the test
+says, and ``method`` names the scorer, its failures per arm and the first error message
+(:func:`scorer_errors`): a score that could not be computed is missing from its pair, and a
+check that could not run is never a pass nor a failure. The failures counted are those of every
+trial of the data's tasks the arm summaries count (``ArmColumns.quality_errors``, shown beside
+the quality score in the report).
 """
 
 from __future__ import annotations
@@ -13,12 +21,13 @@ import numpy as np
 
 from ablation import stats
 from ablation.analysis.breakdowns import interval
+from ablation.analysis.failures import scorer_error_groups, scorer_failed
 from ablation.analysis.gate_data import LATENCY_NAMES
 from ablation.analysis.pairing import PairedData
 from ablation.config import CampaignConfig
 from ablation.report import NonInferiority
 
-__all__ = ["LOWER_IS_BETTER", "metric_columns", "metric_noninferiority"]
+__all__ = ["LOWER_IS_BETTER", "metric_columns", "metric_noninferiority", "scorer_errors"]
 
 LOWER_IS_BETTER = frozenset({*LATENCY_NAMES, "cost", "tokens"})
 
@@ -37,8 +46,23 @@ def metric_columns(data: PairedData, name: str) -> tuple[np.ndarray, np.ndarray]
     return None
 
 
+def scorer_errors(data: PairedData, name: str) -> str | None:
+    """Words saying that the scorer of quality score ``name`` failed on a trial of the data
+    (:func:`~ablation.analysis.failures.scorer_failed`, with the example of its first error
+    group), or ``None`` when it never failed or ``name`` is no quality score."""
+    arms = (("baseline", data.baseline), ("candidate", data.candidate))
+    counts = [(cols.quality_errors.get(name, 0), data.trials_seen.get(arm, 0)) for arm, cols in arms]
+    if name not in data.baseline.quality and name not in data.candidate.quality:
+        return None
+    if not any(n for n, _ in counts):
+        return None
+    examples = (g.example for g in scorer_error_groups(data) if g.scorer == name and g.example)
+    return scorer_failed(name, counts, next(examples, None))
+
+
 def metric_noninferiority(data: PairedData, config: CampaignConfig) -> dict[str, NonInferiority]:
-    """One non-inferiority test per configured metric margin that has two or more pairs."""
+    """One non-inferiority test per configured metric margin that has two or more pairs
+    (inconclusive when its scorer failed on a trial: see the module docstring)."""
     out: dict[str, NonInferiority] = {}
     alpha = config.alpha
     for name, margin in config.gates.metric_margins.items():
@@ -52,9 +76,13 @@ def metric_noninferiority(data: PairedData, config: CampaignConfig) -> dict[str,
             cols[0][keep], cols[1][keep], margin=margin, alpha=alpha,
             higher_is_better=name not in LOWER_IS_BETTER,
         )
+        failed = scorer_errors(data, name) if name not in LOWER_IS_BETTER else None
+        method = f"{ni.method}; {int(keep.sum())} pairs"
         out[name] = NonInferiority(
             margin=margin, alpha=alpha, statistic=float(ni.statistic), pvalue=float(ni.pvalue),
-            ci=interval(ni, 1 - 2 * alpha), decision=ni.decision,
-            method=f"{ni.method}; {int(keep.sum())} pairs",
-        )
+            ci=interval(ni, 1 - 2 * alpha), decision="inconclusive" if failed else ni.decision,
+            method=method if failed is None else (
+                f"{method} (the scored pairs only); inconclusive whatever the test says: {failed}"
+            ),
+        )  # fmt: skip
     return out

@@ -48,8 +48,7 @@ from ablation.schema import AblationTask, TaskResult
 
 __all__ = ["pair_columns"]
 
-_COMPLETED = STATUS_CODES["completed"]
-_ARMS = ("baseline", "candidate")
+_COMPLETED, _ARMS = STATUS_CODES["completed"], ("baseline", "candidate")
 
 
 @runtime_checkable
@@ -250,6 +249,7 @@ def pair_columns(
         tasks=task_map,
         has_families=bool(task_map) and len(set(families)) < len(families),  # else ids: distinct
         failures=failures,
+        scorer_failures={(arm, n): (c.task_id[f], c.run[f]) for arm, c in zip(_ARMS, arms, strict=True) for n, f in sorted(c.quality_errors.items()) if f.any()},
         trials_seen={arm: len(cols) for arm, cols in zip(_ARMS, arms, strict=True)},
         totals_of=functools.partial(column_totals, arms, codes, uniq, paired, exclude),
         cost_units={arm: cols.cost_units for arm, cols in zip(_ARMS, arms, strict=True)},

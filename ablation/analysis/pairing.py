@@ -73,6 +73,9 @@ class PairedData:
         has_families: True when some tasks share a family (clusters larger than one task).
         failures: Every failed trial seen (paired or not): task id, arm, run, status,
             ``"Type: message"``, stage, error type.
+        scorer_failures: ``(arm, scorer) -> (task ids, runs)`` of every trial seen (paired or
+            not) on which that quality scorer failed (the trials' columns record only that it
+            failed; the message is read through ``trials``).
         trials_seen: Trials seen per arm over every task.
         totals_of: Each arm's :class:`~ablation.analysis.arm_totals.ArmTotals` over the given
             task ids (trials, errors, retries, scorer errors, cost), counted from the trials of
@@ -98,6 +101,9 @@ class PairedData:
     tasks: Mapping[str, AblationTask] = field(default_factory=dict)
     has_families: bool = False
     failures: list[tuple[str, str, int, str, str, str, str]] = field(default_factory=list)
+    scorer_failures: Mapping[tuple[str, str], tuple[NDArray[np.object_], NDArray[np.int64]]] = field(
+        default_factory=dict
+    )
     trials_seen: dict[str, int] = field(default_factory=dict)
     totals_of: Callable[[Collection[str]], dict[str, ArmTotals]] | None = None
     cost_units: Mapping[str, CostUnits] = field(default_factory=dict)
@@ -211,6 +217,10 @@ def restrict_tasks(
     return _subset(
         data, idx, arms, excluded,
         failures=[f for f in data.failures if f[0] in keep],
+        scorer_failures={
+            key: (ids[kept], runs[kept]) for key, (ids, runs) in data.scorer_failures.items()
+            if (kept := np.fromiter((t in keep for t in ids.tolist()), bool, len(ids))).any()
+        },
         trials_seen={arm: t.seen for arm, t in totals.items()} if totals is not None else seen,
         totals_of=None,
     )  # fmt: skip

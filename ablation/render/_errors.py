@@ -2,7 +2,9 @@
 
 Shown by default (no ``--details``) whenever a trial errored or timed out, so "17 left out" never
 hides 17 connection errors; regressions caused by a candidate error are marked in the regressions
-table (:func:`regression_outcome`).
+table (:func:`regression_outcome`). A quality scorer that failed on a trial is listed too, after
+the trials' errors, one row per arm, scorer and error type, its stage written ``scorer NAME``
+(the trial completed: it is counted in the title apart from the errors and timeouts).
 """
 
 from __future__ import annotations
@@ -24,24 +26,33 @@ ERROR_HEADERS = ["arm", "stage", "error type", "trials", "tasks", "task ids", "e
 
 
 def has_errors(report: AblationReport) -> bool:
-    """True when at least one trial errored or timed out."""
-    return bool(report.errors and report.errors.groups)
+    """True when at least one trial errored or timed out, or a scorer failed on one."""
+    return bool(report.errors and (report.errors.groups or report.errors.scorer_groups))
 
 
 def error_title(report: AblationReport) -> str:
-    """``Errors and timeouts (N trials)``."""
+    """``Errors and timeouts (N trials)``, then ``; scorer errors (M trials)`` when a scorer
+    failed (``Scorer errors (M trials)`` alone when no trial errored or timed out)."""
     total = sum(g.count for g in report.errors.groups) if report.errors else 0
-    return f"Errors and timeouts ({fmt_noun(total, 'trial')})"
+    scored = sum(g.count for g in report.errors.scorer_groups) if report.errors else 0
+    title = f"Errors and timeouts ({fmt_noun(total, 'trial')})"
+    if not scored:
+        return title
+    scorer = f"corer errors ({fmt_noun(scored, 'trial')})"
+    return f"{title}; s{scorer}" if total else f"S{scorer}"
 
 
 def error_rows(report: AblationReport) -> list[tuple[str, ...]]:
-    """One row per (arm, stage, error type): counts, the first task ids and one message."""
+    """One row per (arm, stage, error type), then per (arm, scorer, error type): counts, the
+    first task ids and one message."""
     rows: list[tuple[str, ...]] = []
-    for g in report.errors.groups if report.errors else []:
+    e = report.errors
+    for g in [*e.groups, *e.scorer_groups] if e else []:
         more = g.n_tasks - len(g.task_ids)
         ids = ", ".join(g.task_ids) + (f" ... and {more} more" if more > 0 else "")
+        stage = g.stage if g.scorer is None else f"{g.stage} {g.scorer}"
         rows.append(
-            (g.arm, g.stage, g.error_type, str(g.count), str(g.n_tasks), ids, g.example or "")
+            (g.arm, stage, g.error_type, str(g.count), str(g.n_tasks), ids, g.example or "")
         )
     return rows
 

@@ -227,6 +227,8 @@ class Accumulated:
         self.first = KeptTrials()
         # per failed trial: task id, arm, run, status, "Type: message", stage, error type
         self.failed: list[tuple[str, str, int, str, str, str, str]] = []
+        # per (arm, scorer): the task ids and runs of the trials the scorer failed on
+        self.scorer_failed: dict[tuple[str, str], tuple[list[str], list[int]]] = {}
 
     def trials_seen(self) -> dict[str, int]:
         """Trials seen per arm, over every task (paired or not)."""
@@ -255,6 +257,10 @@ class Accumulated:
         masks[3] = masks[3] or bool(t.critical)
         if t.status != "completed":
             self.failed.append((tid, arm, t.run, t.status, *_failure(t)))
+        for name in t.quality_errors:
+            ids, runs = self.scorer_failed.setdefault((arm, name), ([], []))
+            ids.append(tid)
+            runs.append(t.run)
         if self.keep_trials:
             self.first.add(t)
 
@@ -320,6 +326,10 @@ def pair_results(
         tasks=task_map,
         has_families=len(set(families)) < len(families),
         failures=acc.failed,
+        scorer_failures={
+            key: (np.array(ids, dtype=object), np.array(runs, dtype=np.int64))
+            for key, (ids, runs) in sorted(acc.scorer_failed.items())
+        },
         trials_seen=acc.trials_seen(),
         totals_of=functools.partial(acc.totals_of, paired),
     )

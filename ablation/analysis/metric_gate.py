@@ -1,0 +1,96 @@
+"""The gate ``"non-inferiority of METRIC"`` (``GatePolicy.metric_margins``), one per metric.
+
+It judges the report's non-inferiority test of the metric
+(:func:`ablation.analysis.metric_margins.metric_noninferiority`): ``"non-inferior"`` passes,
+``"regression"`` fails, ``"inconclusive"`` is inconclusive. With fewer than two pairs holding
+the metric in both arms the test could not run, and the gate is inconclusive saying why
+(:func:`ablation.analysis.gate_data.too_few_pairs`); a report analysed without the margin fails.
+
+A quality score whose scorer failed on a trial of either arm (the report's quality section
+counts its failures, the errors section lists them) is inconclusive whatever the test on the
+scored pairs says: a score that could not be computed is missing, not a low score, and a check
+that could not run is neither a pass nor a failure. The evidence names the scorer, its failures
+per arm and the first error message the errors section shows.
+
+Assumptions: ``report.quality[metric].scorer_errors_*`` count the scorer's failures over the
+trials ``report.errors.trials`` counts (every trial seen of the report's tasks).
+"""
+
+from __future__ import annotations
+
+from ablation.analysis.failures import scorer_failed
+from ablation.analysis.gate_data import metric_section, too_few_pairs
+from ablation.analysis.gate_status import could_not_run
+from ablation.report import AblationReport, GateResult
+
+__all__ = ["GATE_METRIC", "metric_gate", "scorer_failures"]
+
+GATE_METRIC = "non-inferiority of {metric}"
+
+
+def _short(x: float) -> str:
+    return f"{x:.4g}"
+
+
+def scorer_failures(report: AblationReport, metric: str) -> str | None:
+    """Words saying that the scorer of quality score ``metric`` failed on a trial (counts per
+    arm, and the first example of its groups in the errors section), or ``None``."""
+    q = report.quality.get(metric)
+    if q is None or not (q.scorer_errors_baseline or q.scorer_errors_candidate):
+        return None
+    seen = report.errors.trials if report.errors is not None else {}
+    groups = report.errors.scorer_groups if report.errors is not None else []
+    example = next((g.example for g in groups if g.scorer == metric and g.example), None)
+    counts = [
+        (q.scorer_errors_baseline, seen.get("baseline", report.baseline.n_trials)),
+        (q.scorer_errors_candidate, seen.get("candidate", report.candidate.n_trials)),
+    ]
+    return scorer_failed(metric, counts, example)
+
+
+def metric_gate(report: AblationReport, metric: str, margin: float) -> GateResult:
+    """Non-inferiority of a numeric metric or quality score within ``margin`` (its units); see
+    the module docstring for when it is inconclusive."""
+    name = GATE_METRIC.format(metric=metric)
+    test = f"the non-inferiority test against margin {_short(margin)}"
+    ni = report.metric_noninferiority.get(metric)
+    failed = scorer_failures(report, metric)
+    if ni is None:
+        why = too_few_pairs(report, metric)
+        if why is not None:
+            return could_not_run(name, test, why if failed is None else f"{why}; {failed}")
+        section = metric_section(report, metric)
+        return GateResult(
+            name=name,
+            status="fail",
+            evidence=(
+                f"the report holds no non-inferiority test of {metric!r} for margin "
+                f"{_short(margin)}, although {section.n_pairs if section else 0} pairs have it in "
+                "both arms: it was analysed without this margin; nothing was computed here, so "
+                "the gate cannot pass."
+            ),
+        )
+    interval = (
+        f"{100 * ni.ci.confidence_level:g}% CI of candidate - baseline "
+        f"[{ni.ci.low:+.4g}, {ni.ci.high:+.4g}]"
+    )
+    scored = f"{interval}, p = {_short(ni.pvalue)}, alpha {_short(ni.alpha)}"
+    if failed is not None:
+        return GateResult(
+            name=name,
+            status="inconclusive",
+            evidence=(
+                f"inconclusive: {failed}. A score that could not be computed is missing, so "
+                f"the test on the scored pairs alone ({scored}) cannot decide; a check that "
+                "could not run is neither a pass nor a failure of the candidate, and the "
+                "verdict cannot pass on it."
+            ),
+            pvalue=ni.pvalue,
+        )
+    status = {"non-inferior": "pass", "inconclusive": "inconclusive"}.get(ni.decision, "fail")
+    return GateResult(
+        name=name,
+        status=status,  # type: ignore[arg-type]
+        evidence=f"{ni.decision}: {interval}; {ni.method}, p = {_short(ni.pvalue)}, alpha {_short(ni.alpha)}.",
+        pvalue=ni.pvalue,
+    )
