@@ -4,11 +4,18 @@ fixtures (``report_fixtures``) and helpers (``helpers``); the longest tests star
 import compileall
 import contextlib
 import os
+import signal
 import sys
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+
+# A test run started in the background by a shell without job control (``cmd &`` in a script)
+# inherits SIGINT ignored (POSIX), and Python then installs no KeyboardInterrupt handler: the tests
+# that send Ctrl-C to the run, or to a command they start, need the default of a terminal.
+if signal.getsignal(signal.SIGINT) is signal.SIG_IGN:
+    signal.signal(signal.SIGINT, signal.default_int_handler)
 
 ROOT = Path(__file__).resolve().parents[1]
 
