@@ -21,11 +21,24 @@ from ablation.agents.http import HttpAgent
 BODY = b'{"output": 7}'
 
 
+def _request(conn: socket.socket) -> None:
+    """Read the whole request (headers, then the body its Content-Length declares): a socket
+    closed with unread bytes sends a reset, which the client may see before the response."""
+    data = b""
+    while b"\r\n\r\n" not in data and (chunk := conn.recv(65536)):
+        data += chunk
+    head, _, body = data.partition(b"\r\n\r\n")
+    declared = [line.split(b":", 1)[1] for line in head.split(b"\r\n") if line.lower().startswith(b"content-length:")]
+    need = int(declared[0]) if declared else 0
+    while len(body) < need and (chunk := conn.recv(65536)):
+        body += chunk
+
+
 def _answer(conn: socket.socket, length: bytes) -> None:
     with conn:
         conn.settimeout(5)
         try:
-            conn.recv(65536)
+            _request(conn)
             conn.sendall(b"HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: "
                          + length + b"\r\nConnection: close\r\n\r\n" + BODY)  # fmt: skip
         except OSError:
