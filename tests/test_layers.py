@@ -125,6 +125,7 @@ ALLOWED: dict[str, set[str]] = {
     | {"stats", "analysis.builtin_gates", "analysis.completeness", "analysis.gate_status",
        "analysis.metric_margins"},
     "analysis.sequential_gates": MODELS | {"analysis.builtin_gates", "analysis.gate_status"},
+    "analysis.stop_settings": MODELS | {"analysis.sequential"},
     "analysis.sequential": MODELS
     | {
         "stats",

@@ -3,7 +3,7 @@
 The analysis reads light rows and asks :class:`StoredTrials` only for the few trials its
 drill-downs show, so a report over a million stored trials never loads them all. A campaign of a
 several-candidate run is reported as the run reported it (:func:`family_claims`), and a sequential
-campaign's report replays its stop with the settings that decided it (:func:`refuse_stop_changes`).
+campaign's report replays its stop with the settings that decided it (:func:`~ablation.analysis.stop_settings.refuse_stop_changes`).
 """
 
 from __future__ import annotations
@@ -15,7 +15,7 @@ from ablation.analysis.background import import_report_statistics
 from ablation.analysis.build import build_report
 from ablation.analysis.candidates import holm_claims, improvement_p
 from ablation.analysis.pair_arms import pair_columns
-from ablation.analysis.sequential import STOP_SETTINGS, stop_settings_changed
+from ablation.analysis.stop_settings import refuse_stop_changes
 from ablation.config import CampaignConfig, Provenance
 from ablation.errors import ConfigError
 from ablation.process_hooks import during_large_work
@@ -27,10 +27,8 @@ from ablation.store.run_store import CampaignRecord, RunStore
 __all__ = [
     "StoredTrials",
     "family_claims",
-    "refuse_stop_changes",
     "report_from_store",
     "report_stored_campaign",
-    "setting_words",
     "with_task_details",
 ]
 
@@ -158,7 +156,7 @@ def report_stored_campaign(
     (:func:`family_claims`, the other campaigns rebuilt with the same ``config_update``).
     A sequential campaign's stop was decided with the settings of
     :data:`~ablation.analysis.sequential.STOP_SETTINGS`, so an update that changes one of them
-    is refused (:func:`refuse_stop_changes`).
+    is refused (:func:`~ablation.analysis.stop_settings.refuse_stop_changes`).
 
     Args:
         store: The run store.
@@ -177,7 +175,7 @@ def report_stored_campaign(
     if record is None:
         raise ConfigError(f"{store.path}: the store holds no campaign")
     update = dict(config_update or {})
-    refuse_stop_changes(record, update, names)
+    refuse_stop_changes(record.campaign_id, record.config, update, names)
     report = _campaign_report(store, record, update)
     family = campaign_family(record)
     if family is not None:
@@ -210,50 +208,6 @@ def family_claims(
     known = len(given | {m.campaign_id for m in members})
     others += [1.0] * max(0, family.size - known)
     return holm_claims(reports, others)
-
-
-def refuse_stop_changes(
-    record: CampaignRecord, update: Mapping[str, Any], names: Mapping[str, str] | None = None
-) -> None:
-    """Refuse an update of a setting that decided a stored sequential campaign's stop.
-
-    The stop is a fact of the campaign (:mod:`ablation.analysis.sequential`): its report replays
-    it with the stored settings, so another seed, alpha, margin, critical rule or sequential
-    policy would report a stop the campaign never made. A fixed-n campaign takes any update.
-
-    Args:
-        record: The stored campaign.
-        update: The configuration fields to replace, as ``report_stored_campaign`` takes them.
-        names: How the caller names each setting, by field path (see ``report_stored_campaign``).
-
-    Raises:
-        ConfigError: one line naming each setting as given, its stored value, and what to drop.
-    """
-    found = stop_settings_changed(record.config, update)
-    if not found:
-        return
-    named = dict(names or {})
-    given = [
-        named[path] + ("" if isinstance(new, bool) else f" {new}")
-        if path in named else setting_words(STOP_SETTINGS[path], new)
-        for path, _, new in found
-    ]  # a switch (--no-critical-gate) says its value by being there
-    stored = [setting_words(STOP_SETTINGS[path], old) for path, old, _ in found]
-    dropped = [named.get(path, STOP_SETTINGS[path]) for path, _, _ in found]
-    raise ConfigError(
-        f"{', '.join(given)}: campaign {record.campaign_id} is sequential and its stop was decided "
-        f"with {', '.join(stored)}; its report replays that stop with the stored settings "
-        f"(drop {', '.join(dropped)})"
-    )
-
-
-def setting_words(name: str, value: Any) -> str:
-    """``margin 0.2``, ``no margin``, ``the critical gate on``."""
-    if value is None:
-        return f"no {name}"
-    if isinstance(value, bool):
-        return f"the {name} {'on' if value else 'off'}"
-    return f"{name} {value}"
 
 
 def _campaign_report(

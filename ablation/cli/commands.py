@@ -261,8 +261,7 @@ def resume_command(argv: Sequence[str], done: Sequence[str], store: Path, campai
 
 def _cmd_report(args: argparse.Namespace) -> int:
     from ablation.analysis.stored import report_stored_campaign
-    from ablation.cli.option_table import OPTIONS
-    from ablation.cli.options import where_set
+    from ablation.cli.options import setting_names
     from ablation.errors import ConfigError
     from ablation.store.run_store import DEFAULT_STORE_PATH, RunStore
 
@@ -278,10 +277,7 @@ def _cmd_report(args: argparse.Namespace) -> int:
         campaign = None if args.campaign == "latest" else args.campaign
         stored = store.latest_campaign() if campaign is None else store.get_campaign(campaign)
         changed, note = _report_update(stored, overrides, s)
-        flags: dict[str, str] = {}  # config field path -> flag, as a refusal names it
-        for option in (o for o in OPTIONS if o.config):
-            flags.setdefault(str(option.config), where_set(option.key or option.name, s))
-        report, record = report_stored_campaign(store, campaign, config_update=changed, names=flags)
+        report, record = report_stored_campaign(store, campaign, config_update=changed, names=setting_names(s))
         if note:
             print(note, file=sys.stderr)
         if args.export_jsonl:
@@ -309,7 +305,7 @@ def _report_update(
     ``record`` is ``None`` when the store holds no such campaign (the report then says so).
     """
     from ablation.analysis.sequential import STOP_SETTINGS, stop_settings_changed
-    from ablation.analysis.stored import setting_words
+    from ablation.analysis.stop_settings import setting_words
     from ablation.cli.option_table import OPTIONS
     from ablation.cli.options import FROM_FILE, where_set
 

@@ -33,6 +33,7 @@ from ablation.cli.options import (
     campaign_config,
     merged_settings,
     read_options,
+    setting_names,
     where_set,
 )
 from ablation.cli.output import Named, check_output, config_inputs, emit, write_output
@@ -152,7 +153,7 @@ def cmd_compare(args: argparse.Namespace) -> int:
     with rereadable([args.before, *args.after], getattr(args, "max_input_bytes", None)) as sources:
         reason = None
         try:
-            reports, rows = _compare_verdicts(args, given, expected, sources)
+            reports, rows = _compare_verdicts(args, (given, setting_names(s)), expected, sources)
         except NumericVerdict as why:
             reason = str(why)
         if reason is not None:
@@ -182,28 +183,35 @@ def _inputs(args: argparse.Namespace) -> list[Named]:
 
 
 def _compare_verdicts(
-    args: argparse.Namespace, config: Any, expected: list[str] | None, sources: dict[str, str]
+    args: argparse.Namespace, settings: tuple[Any, dict[str, str]], expected: list[str] | None,
+    sources: dict[str, str],
 ) -> tuple[list[Any], int]:
     """The reports of a pass/fail comparison and the most rows of a file.
 
-    ``config``: as the settings give it; each comparison counts its timeouts at the limit
-    :func:`~ablation.analysis.latency_censoring.time_limit_of_files` finds from it and the files.
+    ``settings``: the configuration as the settings give it, and how the user named each
+    configuration field (:func:`~ablation.cli.options.setting_names`). Each comparison counts its
+    timeouts at the limit :func:`~ablation.analysis.latency_censoring.time_limit_of_files` finds
+    from it and the files, and an export of a sequential campaign is replayed as the campaign
+    decided (:func:`~ablation.analysis.stop_settings.replay_of_export`).
 
     Raises:
         NumericVerdict: a file holds a number for the field (the comparison is numeric).
         InputError: ``--pass-values`` that no verdict of either file matches
-            (:func:`_refuse_unmatched`), or timeouts under different limits.
+            (:func:`_refuse_unmatched`), timeouts under different limits, or a comparison that
+            cannot replay a sequential export's stop.
+        ConfigError: a setting that decided a sequential export's stop, given another value.
     """
     from ablation.analysis.build import compare_columns
     from ablation.analysis.latency_censoring import time_limit_of_files
+    from ablation.analysis.stop_settings import replay_of_export
     from ablation.cli.common_ids import require_common_ids
     from ablation.columns import share_ids
     from ablation.sources.readers.columnar import FileTrials
 
-    read = read_options(args)
+    config, names = settings
+    read, read_before = read_options(args), read_options(args, baseline=True)
     name = str(args.before)
-    before, before_notes = _noted_read(sources[name], arm="baseline", display=name,
-                                       **read_options(args, baseline=True))  # fmt: skip
+    before, before_notes = _noted_read(sources[name], arm="baseline", display=name, **read_before)
     reports, rows = [], len(before.columns)
     for path in args.after:
         shown = str(path)
@@ -212,13 +220,17 @@ def _compare_verdicts(
         rows = max(rows, len(after.columns))
         require_common_ids(before.columns, after.columns, (name, shown))
         _refuse_unmatched(args, ((name, before, before_notes), (shown, after, after_notes)), sources)
-        limits = [(n, notes.get("timeout_s"), _timed_out(r))
-                  for n, r, notes in ((name, before, before_notes), (shown, after, after_notes))]  # fmt: skip
+        campaigns = [(name, _campaign(name, before_notes)), (shown, _campaign(shown, after_notes))]
+        replayed, expected_here = replay_of_export(
+            config, campaigns, expected_ids=expected, names=names,
+            filters={name: list(read_before["where"]), shown: list(read["where"])},
+        )  # fmt: skip
+        limits = [(n, c and c.time_limit, _timed_out(r)) for (n, c), r in zip(campaigns, (before, after), strict=True)]
         after = dataclasses.replace(after, columns=share_ids(before.columns, after.columns))
         reports.append(
             compare_columns(
-                before.columns, after.columns, expected_ids=expected,
-                config=time_limit_of_files(config, limits), names=(name, shown),
+                before.columns, after.columns, expected_ids=expected_here,
+                config=time_limit_of_files(replayed, limits), names=(name, shown),
                 trial_lookup=FileTrials({"baseline": before, "candidate": after}),
             )
         )
@@ -229,7 +241,7 @@ def _compare_verdicts(
 
 def _noted_read(source: str, **read: Any) -> tuple[Any, dict[str, Any]]:
     """``(load_result_columns(source, **read), what the read noted)``: the verdict texts met
-    with ``--pass-values`` and an export's time limit
+    with ``--pass-values`` and an export's campaign header
     (:data:`~ablation.sources.readers.rows.READ_NOTES`)."""
     from ablation.sources.readers.rows import READ_NOTES
     from ablation.sources.result_files import load_result_columns
@@ -240,6 +252,15 @@ def _noted_read(source: str, **read: Any) -> tuple[Any, dict[str, Any]]:
         return load_result_columns(source, **read), notes
     finally:
         READ_NOTES.reset(token)
+
+
+def _campaign(name: str, notes: dict[str, Any]) -> Any:
+    """The :class:`~ablation.analysis.stop_settings.ExportCampaign` of a file read as an export
+    (its header noted by the read), else ``None``."""
+    from ablation.analysis.stop_settings import export_campaign
+
+    header = notes.get("campaign")
+    return None if header is None else export_campaign(name, header)
 
 
 def _timed_out(read: Any) -> bool:
@@ -310,8 +331,6 @@ def _compare_numeric(
     from ablation.errors import InputError
     from ablation.render._ci_safe import no_workflow_commands
     from ablation.render.numeric_doc import NUMERIC_FORMATS, NumericSection, numeric_document
-    from ablation.sources.result_files import load_result_columns
-
     field, fmt = args.field or "passed", s.get("format") or "terminal"
     refuse_unused(VERDICT_ONLY, s, f"a numeric --field ({field})")
     if fmt not in ("terminal", "json", *NUMERIC_FORMATS):
@@ -319,10 +338,18 @@ def _compare_numeric(
 
     def numbers(path: Any, arm: str, **read: Any) -> Any:
         try:  # the columns alone: each file's task means and runs are all that is kept
-            cols = load_result_columns(sources[str(path)], arm=arm, numeric=True, display=str(path), **read).columns
+            read_cols, notes = _noted_read(sources[str(path)], arm=arm, numeric=True, display=str(path), **read)
         except InputError as exc:
             # the file with the number comes first: often one odd value in a file of verdicts
             raise type(exc)(f"{why}, so the field is compared as a number, but {exc}") from None
+        campaign = _campaign(str(path), notes)
+        if campaign is not None and campaign.sequential is not None:
+            raise InputError(
+                f"{path} is an export of sequential campaign {campaign.campaign_id or '(no id)'}: it holds "
+                "trials past the campaign's stop, and a numeric --field comparison does not replay a "
+                "stop; compare its verdicts (--field passed), which replays it"
+            )
+        cols = read_cols.columns
         return num.task_means(cols, field), num.arm_runs(cols, field)
 
     config, expected = given

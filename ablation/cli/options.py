@@ -101,6 +101,12 @@ def where_set(key: str, s: dict[str, Any]) -> str:
         return "--" + key.replace("_", "-")
 
 
+def setting_names(s: dict[str, Any]) -> dict[str, str]:
+    """How the user set each configuration field, by field path (``{"seed": "--seed"}``, or
+    ``FILE [tool.ablation] seed``), as a refusal names it (the first option feeding a field)."""
+    return {path: where_set(key, s) for path, key in _KEY_OF.items()}
+
+
 def _user_names(message: str, s: dict[str, Any]) -> str:
     """``message`` with internal config field paths replaced by where each value was set (a
     path into a value, ``labels.team``, keeps its tail: ``FILE [tool.ablation] labels.team``)."""

@@ -20,15 +20,15 @@ The file holds both arms: each side of a comparison takes one with ``--where arm
 saying so, not a list of duplicate ids. A row's ``arm`` is checked before ``--where`` picks
 rows, so a row of no arm is an error, never a trial left out.
 
-The header's ``config.timeout_s`` (the limit the campaign's trials ran under) is noted for a
-caller that collects :data:`~ablation.sources.readers.rows.READ_NOTES` (``compare`` counts the
-file's timeouts there: :func:`~ablation.analysis.latency_censoring.time_limit_of_files`); the
-header is otherwise not read.
+The header is not read here: it is noted, as ``campaign``, for a caller that collects
+:data:`~ablation.sources.readers.rows.READ_NOTES`. ``compare`` reads there the limit the trials
+ran under (:func:`~ablation.analysis.latency_censoring.time_limit_of_files`) and, for a
+sequential campaign, the settings and suite that decided its stop
+(:func:`~ablation.analysis.stop_settings.replay_of_export`).
 """
 
 from __future__ import annotations
 
-import math
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from typing import Any
 
@@ -42,7 +42,6 @@ from ablation.sources.readers.rows import (
     Row,
     _task_id,
     dotted,
-    json_number,
     matches_where,
 )
 from ablation.sources.text import file_error
@@ -76,7 +75,7 @@ def rows(items: Iterable[tuple[int, Any]], display: str, options: ReadOptions) -
         if not isinstance(obj, Mapping):
             raise file_error(InputError, display, f"expected a JSON object, got {type(obj).__name__}", line=line)
         if detect(obj):
-            _note_time_limit(obj["campaign"])
+            _note_header(obj["campaign"])
             continue
         arm = obj.get("arm")
         _validated({"arm": arm}, _failure(line, obj, display, options))
@@ -94,15 +93,12 @@ def rows(items: Iterable[tuple[int, Any]], display: str, options: ReadOptions) -
         yield _row(line, obj, display, options)
 
 
-def _note_time_limit(header: Mapping[str, Any]) -> None:
-    """Note the campaign's time limit (``config.timeout_s``) for a caller that collects notes
-    (:data:`~ablation.sources.readers.rows.READ_NOTES`): a positive finite number, else ``None``
-    (no limit named: a header of another shape, or a campaign run without one)."""
+def _note_header(header: Mapping[str, Any]) -> None:
+    """Note the campaign's header for a caller that collects notes
+    (:data:`~ablation.sources.readers.rows.READ_NOTES`); the first header of the file counts."""
     notes = READ_NOTES.get()
-    config = header.get("config")
-    limit = json_number(config.get("timeout_s")) if isinstance(config, Mapping) else None
-    if notes is not None and "timeout_s" not in notes:  # the first header of the file names it
-        notes["timeout_s"] = limit if limit is not None and 0 < limit < math.inf else None
+    if notes is not None and "campaign" not in notes:
+        notes["campaign"] = header
 
 
 def _failure(line: int, obj: Mapping[str, Any], display: str, options: ReadOptions) -> Callable[[str], Exception]:

@@ -1,0 +1,170 @@
+"""``ablation compare`` of a sequential campaign's export replays the campaign's stop.
+
+A sequential campaign stores every trial that finished, those of tasks still in flight when its
+monitor stopped included, and ``ablation report --export-jsonl`` writes them all. Read as plain
+results they were a fixed-n comparison of more pairs than the campaign decided on, over the tasks
+in the file rather than the suite: another verdict than the campaign's. ``compare`` of the export
+now takes the stop settings and the suite from the export's header
+(:func:`ablation.analysis.stop_settings.replay_of_export`), so it gives the campaign's report, and
+refuses what cannot replay the stop, one line each, exit 1.
+
+Suite (``helpers/margin_campaign.py``): 60 tasks both arms pass and 3 the candidate fails, run with
+``--sequential --margin 0.2``; a trial pair of a task the campaign never reached (in flight at
+the stop) is added to the export, a regression.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+from helpers import cli, margin_campaign
+
+_ARMS = ("--baseline-where", "arm=baseline", "--where", "arm=candidate")
+
+
+@pytest.fixture(scope="module")
+def campaign(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, dict[str, Any], Path]:
+    """The store, the run's JSON report, and its export with an in-flight regression added."""
+    store, run = margin_campaign.run_campaign(tmp_path_factory.mktemp("seq") / "c", "--sequential")
+    export = store.parent / "export.jsonl"
+    proc = cli.run_here(["report", "latest", "--store", str(store), "--export-jsonl", str(export), "-q"],
+                        cwd=store.parent)  # fmt: skip
+    assert proc.returncode in (0, 2), proc.stderr
+    lines = export.read_text(encoding="utf-8").splitlines()
+    trials = [json.loads(line) for line in lines[1:]]
+    ran = {t["task_id"] for t in trials}
+    late = next(f"reg{i}" for i in range(3) if f"reg{i}" not in ran)  # a task after the stop
+    for arm in ("baseline", "candidate"):
+        trial = next(t for t in trials if t["arm"] == arm and t["passed"])
+        lines.append(json.dumps({**trial, "task_id": late, "passed": arm == "baseline"}))
+    export.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    return store, run, export
+
+
+def _compare(export: Path, *flags: str, cwd: Path | None = None) -> Any:
+    return cli.run_here(["compare", str(export), str(export), *_ARMS, "--resamples", "200", *flags],
+                        cwd=cwd or export.parent)  # fmt: skip
+
+
+def _same(report: dict[str, Any]) -> dict[str, Any]:
+    """What the campaign decided: everything but names, times and the drill-downs' task inputs."""
+    kept = {k: v for k, v in report.items() if k not in ("provenance", "details", "baseline", "candidate")}
+    return cli.stable(kept)
+
+
+def test_the_campaign_stopped_before_the_late_task(campaign: tuple[Path, dict[str, Any], Path]) -> None:
+    _, run, _ = campaign
+    assert run["sequential"]["stopped_early"] and run["sequential"]["tasks_run"] < 63
+
+
+def test_compare_of_the_export_is_the_campaigns_report(campaign: tuple[Path, dict[str, Any], Path]) -> None:
+    _, run, export = campaign
+    proc = _compare(export, "--format", "json")
+    assert proc.returncode == (2 if run["verdict"] == "fail" else 0), proc.stderr
+    report = json.loads(proc.stdout)
+    assert _same(report) == _same(run)
+    assert report["sequential"]["pairs"] == run["sequential"]["pairs"]
+    assert report["n_tasks"] == 63 and report["regressions"] == run["regressions"]
+    for arm in ("baseline", "candidate"):
+        assert cli.stable(report[arm]) | {"agent": None} == cli.stable(run[arm]) | {"agent": None}
+
+
+@pytest.mark.parametrize("flags", [(), ("--sequential-replay",), ("--margin", "0.2", "--seed", "0", "--alpha", "0.05")])
+def test_the_campaigns_own_settings_give_the_same_report(
+    campaign: tuple[Path, dict[str, Any], Path], flags: tuple[str, ...]
+) -> None:
+    _, run, export = campaign
+    proc = _compare(export, "--format", "json", *flags)
+    assert proc.returncode in (0, 2), proc.stderr
+    assert _same(json.loads(proc.stdout)) == _same(run)
+
+
+@pytest.mark.parametrize(
+    ("flags", "named", "stored"),
+    [
+        (("--margin", "0.5"), "--margin 0.5", "margin 0.2"),
+        (("--seed", "1"), "--seed 1", "seed 0"),
+        (("--alpha", "0.1"), "--alpha 0.1", "alpha 0.05"),
+        (("--no-critical-gate",), "--no-critical-gate", "the critical gate on"),
+        (("--sequential-replay", "--stop-when-inconclusive-after", "5"), "--stop-when-inconclusive-after 5",
+         "no inconclusive stop after"),
+        (("--sequential-replay", "--suite-claim"), "--suite-claim", "the suite-only claim off"),
+    ],
+)
+def test_a_setting_that_changes_the_stop_is_refused(
+    campaign: tuple[Path, dict[str, Any], Path], flags: tuple[str, ...], named: str, stored: str
+) -> None:
+    _, _, export = campaign
+    proc = _compare(export, *flags)
+    assert proc.returncode == 1 and proc.stdout == ""
+    [line] = proc.stderr.splitlines()
+    assert line.startswith(f"ablation: error: {named}: campaign ")
+    assert f"its stop was decided with {stored}; a comparison of its export replays" in line
+    assert line.endswith(f"(drop {named.split()[0]})")
+
+
+def test_a_project_setting_that_changes_the_stop_is_refused_naming_the_file(
+    campaign: tuple[Path, dict[str, Any], Path], tmp_path: Path
+) -> None:
+    _, _, export = campaign
+    (tmp_path / "pyproject.toml").write_text("[tool.ablation]\nmargin = 0.5\n", encoding="utf-8")
+    proc = _compare(export, cwd=tmp_path)
+    assert proc.returncode == 1
+    [line] = proc.stderr.splitlines()
+    assert "pyproject.toml [tool.ablation] margin 0.5: campaign " in line and "margin 0.2" in line
+
+
+def test_a_filter_beyond_the_arm_is_refused(campaign: tuple[Path, dict[str, Any], Path]) -> None:
+    _, _, export = campaign
+    proc = _compare(export, "--where", "status=completed")
+    assert proc.returncode == 1
+    [line] = proc.stderr.splitlines()
+    assert f"{export} is an export of sequential campaign " in line
+    assert "--where status=... on " in line and line.endswith("so the stop cannot be replayed")
+
+
+def test_another_file_beside_the_export_is_refused(
+    campaign: tuple[Path, dict[str, Any], Path], tmp_path: Path
+) -> None:
+    _, _, export = campaign
+    plain = tmp_path / "before.jsonl"
+    rows = [{"task_id": f"ok{i:02d}", "arm": "baseline", "passed": True} for i in range(60)]
+    plain.write_text("".join(json.dumps(row) + "\n" for row in rows), encoding="utf-8")
+    proc = cli.run_here(["compare", str(plain), str(export), *_ARMS, "--key", "task_id"], cwd=tmp_path)
+    assert proc.returncode == 1
+    [line] = proc.stderr.splitlines()
+    assert f"{plain} is not an export, so the stop cannot be replayed" in line
+
+
+def test_other_expected_ids_are_refused(campaign: tuple[Path, dict[str, Any], Path], tmp_path: Path) -> None:
+    _, _, export = campaign
+    ids = tmp_path / "ids.txt"
+    ids.write_text("".join(f"ok{i:02d}\n" for i in range(60)), encoding="utf-8")
+    proc = _compare(export, "--expected-ids", str(ids))
+    assert proc.returncode == 1
+    [line] = proc.stderr.splitlines()
+    assert "the expected ids are not its suite (63 tasks in its header)" in line
+
+
+def test_a_numeric_field_of_the_export_is_refused(campaign: tuple[Path, dict[str, Any], Path]) -> None:
+    _, _, export = campaign
+    proc = cli.run_here(["compare", str(export), str(export), *_ARMS, "--field", "latency_s"], cwd=export.parent)
+    assert proc.returncode == 1
+    [line] = proc.stderr.splitlines()
+    assert "a numeric --field comparison does not replay a stop" in line
+
+
+def test_a_fixed_n_export_is_read_as_its_trials(tmp_path: Path) -> None:
+    """A campaign that ran every task: its export compares as plain trials, with any settings."""
+    store, run = margin_campaign.run_campaign(tmp_path / "c")
+    export = tmp_path / "export.jsonl"
+    cli.run_here(["report", "latest", "--store", str(store), "--export-jsonl", str(export), "-q"], cwd=tmp_path)
+    proc = _compare(export, "--format", "json", "--margin", "0.2")
+    assert proc.returncode in (0, 2), proc.stderr
+    assert _same(json.loads(proc.stdout)) == _same(run)
+    proc = _compare(export, "--format", "json", "--margin", "0.5", "--seed", "3", "--where", "status=completed")
+    assert proc.returncode in (0, 2), proc.stderr
+    assert json.loads(proc.stdout)["noninferiority"]["margin"] == 0.5
