@@ -126,6 +126,7 @@ ALLOWED: dict[str, set[str]] = {
        "analysis.metric_margins"},
     "analysis.sequential_gates": MODELS | {"analysis.builtin_gates", "analysis.gate_status"},
     "analysis.stop_settings": MODELS | {"analysis.sequential"},
+    "analysis.export_campaign": MODELS | {"analysis.stop_settings"},
     "analysis.sequential": MODELS
     | {
         "stats",

@@ -191,8 +191,8 @@ def _compare_verdicts(
     ``settings``: the configuration as the settings give it, and how the user named each
     configuration field (:func:`~ablation.cli.options.setting_names`). Each comparison counts its
     timeouts at the limit :func:`~ablation.analysis.latency_censoring.time_limit_of_files` finds
-    from it and the files, and an export of a sequential campaign is replayed as the campaign
-    decided (:func:`~ablation.analysis.stop_settings.replay_of_export`).
+    from it and the files, and the export of one campaign is judged as the campaign is
+    (:func:`~ablation.analysis.export_campaign.campaign_settings`).
 
     Raises:
         NumericVerdict: a file holds a number for the field (the comparison is numeric).
@@ -202,8 +202,9 @@ def _compare_verdicts(
         ConfigError: a setting that decided a sequential export's stop, given another value.
     """
     from ablation.analysis.build import compare_columns
+    from ablation.analysis.candidates import holm_claims
+    from ablation.analysis.export_campaign import campaign_settings
     from ablation.analysis.latency_censoring import time_limit_of_files
-    from ablation.analysis.stop_settings import replay_of_export
     from ablation.cli.common_ids import require_common_ids
     from ablation.columns import share_ids
     from ablation.sources.readers.columnar import FileTrials
@@ -221,7 +222,7 @@ def _compare_verdicts(
         require_common_ids(before.columns, after.columns, (name, shown))
         _refuse_unmatched(args, ((name, before, before_notes), (shown, after, after_notes)), sources)
         campaigns = [(name, _campaign(name, before_notes)), (shown, _campaign(shown, after_notes))]
-        replayed, expected_here = replay_of_export(
+        judged = campaign_settings(
             config, campaigns, expected_ids=expected, names=names,
             filters={name: list(read_before["where"]), shown: list(read["where"])},
         )  # fmt: skip
@@ -229,11 +230,13 @@ def _compare_verdicts(
         after = dataclasses.replace(after, columns=share_ids(before.columns, after.columns))
         reports.append(
             compare_columns(
-                before.columns, after.columns, expected_ids=expected_here,
-                config=time_limit_of_files(replayed, limits), names=(name, shown),
+                before.columns, after.columns, expected_ids=judged.expected_ids,
+                config=time_limit_of_files(judged.config, limits), names=(name, shown),
                 trial_lookup=FileTrials({"baseline": before, "candidate": after}),
             )
         )
+        if judged.family_size > 1:  # the run's other candidates are not in the files: p = 1 each
+            reports[-1:] = holm_claims(reports[-1:], [1.0] * (judged.family_size - 1))
     # The reports hold what they show: the files' columns are garbage once this returns, before
     # the output, whose serialisation (24 MB of JSON at 1e6 tasks) would otherwise stack on them.
     return reports, rows
@@ -255,9 +258,9 @@ def _noted_read(source: str, **read: Any) -> tuple[Any, dict[str, Any]]:
 
 
 def _campaign(name: str, notes: dict[str, Any]) -> Any:
-    """The :class:`~ablation.analysis.stop_settings.ExportCampaign` of a file read as an export
+    """The :class:`~ablation.analysis.export_campaign.ExportCampaign` of a file read as an export
     (its header noted by the read), else ``None``."""
-    from ablation.analysis.stop_settings import export_campaign
+    from ablation.analysis.export_campaign import export_campaign
 
     header = notes.get("campaign")
     return None if header is None else export_campaign(name, header)
@@ -343,7 +346,7 @@ def _compare_numeric(
             # the file with the number comes first: often one odd value in a file of verdicts
             raise type(exc)(f"{why}, so the field is compared as a number, but {exc}") from None
         campaign = _campaign(str(path), notes)
-        if campaign is not None and campaign.sequential is not None:
+        if campaign is not None and campaign.sequential:
             raise InputError(
                 f"{path} is an export of sequential campaign {campaign.campaign_id or '(no id)'}: it holds "
                 "trials past the campaign's stop, and a numeric --field comparison does not replay a "

@@ -5,7 +5,7 @@ monitor stopped included, and ``ablation report --export-jsonl`` writes them all
 results they were a fixed-n comparison of more pairs than the campaign decided on, over the tasks
 in the file rather than the suite: another verdict than the campaign's. ``compare`` of the export
 now takes the stop settings and the suite from the export's header
-(:func:`ablation.analysis.stop_settings.replay_of_export`), so it gives the campaign's report, and
+(:func:`ablation.analysis.export_campaign.campaign_settings`), so it gives the campaign's report, and
 refuses what cannot replay the stop, one line each, exit 1.
 
 Suite (``helpers/margin_campaign.py``): 60 tasks both arms pass and 3 the candidate fails, run with

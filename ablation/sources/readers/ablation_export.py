@@ -22,9 +22,9 @@ rows, so a row of no arm is an error, never a trial left out.
 
 The header is not read here: it is noted, as ``campaign``, for a caller that collects
 :data:`~ablation.sources.readers.rows.READ_NOTES`. ``compare`` reads there the limit the trials
-ran under (:func:`~ablation.analysis.latency_censoring.time_limit_of_files`) and, for a
-sequential campaign, the settings and suite that decided its stop
-(:func:`~ablation.analysis.stop_settings.replay_of_export`).
+ran under (:func:`~ablation.analysis.latency_censoring.time_limit_of_files`) and, when both
+sides are the one campaign's export, its settings, suite and family
+(:func:`~ablation.analysis.export_campaign.campaign_settings`).
 """
 
 from __future__ import annotations

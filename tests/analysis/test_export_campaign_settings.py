@@ -1,0 +1,135 @@
+"""``ablation compare`` of one campaign's export judges it as ``ablation report`` judges the campaign.
+
+The trials of an export do not say how they are judged: the header names the runs per task,
+``on_error``, alpha, the gate policy, the suite and the run's other candidates
+(:mod:`ablation.analysis.export_campaign`). Each case runs a real campaign through ``ablation run``
+(in this process), exports it, and compares the export arm against arm: the report must be the
+run's own, sentence, gates, figures and exit code (names, times and the drill-downs' task inputs
+aside). Suite: 30 tasks both arms pass, 4 the candidate fails, 3 on which it raises, 5 the
+baseline fails and every candidate passes.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+from helpers import cli
+
+SUITE = """
+from ablation import AblationTask
+tasks = [AblationTask(task_id=f"ok{i:02d}", input_data="ok", expected_output="yes") for i in range(30)]
+tasks += [AblationTask(task_id=f"reg{i}", input_data="reg", expected_output="yes") for i in range(4)]
+tasks += [AblationTask(task_id=f"err{i}", input_data="err", expected_output="yes") for i in range(3)]
+tasks += [AblationTask(task_id=f"imp{i}", input_data="imp", expected_output="yes") for i in range(5)]
+"""
+AGENTS = """
+def baseline(kind):
+    return "no" if kind == "imp" else "yes"
+
+def candidate(kind):
+    if kind == "err":
+        raise ValueError("boom")
+    return "no" if kind == "reg" else "yes"
+
+def other(kind):
+    return "yes"
+"""
+_ARMS = ("--baseline-where", "arm=baseline", "--where", "arm=candidate")
+
+
+def _run(folder: Path, *flags: str, candidates: tuple[str, ...] = ("candidate",)) -> tuple[Path, list[Path]]:
+    """Run the campaign in ``folder``; its store and one export per candidate's campaign."""
+    folder.mkdir()
+    (folder / "suite.py").write_text(SUITE, encoding="utf-8")
+    (folder / "agents.py").write_text(AGENTS, encoding="utf-8")
+    store = folder / "runs.db"
+    picks = [w for c in candidates for w in ("--candidate", f"agents.py:{c}")]
+    proc = cli.run_here(["run", "suite.py", "--baseline", "agents.py:baseline", *picks, "--store", str(store),
+                         "--no-progress", "--resamples", "200", "-q", *flags], cwd=folder)  # fmt: skip
+    assert proc.returncode in (0, 2), proc.stderr
+    listed = json.loads(cli.run_here(["list", str(store), "--format", "json"], cwd=folder).stdout)
+    exports = []
+    for campaign in reversed(listed):  # oldest first: the order of the candidates
+        export = folder / f"{campaign['campaign_id']}.jsonl"
+        done = cli.run_here(["report", campaign["campaign_id"], "--store", str(store), "--export-jsonl", str(export),
+                             "-q"], cwd=folder)  # fmt: skip
+        assert done.returncode in (0, 2), done.stderr
+        exports.append(export)
+    return store, exports
+
+
+def _report(store: Path, campaign: str) -> tuple[int, dict[str, Any]]:
+    proc = cli.run_here(["report", campaign, "--store", str(store), "--format", "json"], cwd=store.parent)
+    return proc.returncode, json.loads(proc.stdout)
+
+
+def _compare(export: Path, *flags: str) -> tuple[int, dict[str, Any]]:
+    proc = cli.run_here(["compare", str(export), str(export), *_ARMS, "--format", "json", *flags], cwd=export.parent)
+    assert proc.returncode in (0, 2), proc.stderr
+    return proc.returncode, json.loads(proc.stdout)
+
+
+def _same(report: dict[str, Any]) -> dict[str, Any]:
+    kept = {k: v for k, v in report.items() if k not in ("provenance", "details")}
+    kept |= {arm: {**report[arm], "agent": None} for arm in ("baseline", "candidate")}
+    return cli.stable(kept)
+
+
+@pytest.mark.parametrize(
+    "flags",
+    [
+        ("--alpha", "0.01"),
+        ("--on-error", "exclude", "--allow-incomplete"),
+        ("--allow-significant-regression", "--margin", "0.1", "--min-completed", "0.5"),
+        ("--runs", "3", "--seed", "7"),
+    ],
+    ids=["alpha", "on-error-exclude", "gate-policy", "runs"],
+)
+def test_compare_of_the_export_is_the_campaigns_report(tmp_path: Path, flags: tuple[str, ...]) -> None:
+    store, [export] = _run(tmp_path / "c", *flags)
+    code, report = _report(store, "latest")
+    compared_code, compared = _compare(export)
+    assert compared_code == code
+    assert _same(compared) == _same(report)
+
+
+def test_runs_missing_from_the_export_are_partly_run_tasks(tmp_path: Path) -> None:
+    """An interrupted ``--runs 3`` campaign: the header's runs make the missing runs visible, and
+    its suite the task that never ran (as the store's report lists them)."""
+    _, [export] = _run(tmp_path / "c", "--runs", "3")
+    header, *trials = export.read_text(encoding="utf-8").splitlines()
+    kept = [t for t in trials if json.loads(t)["run"] < 2 and json.loads(t)["task_id"] != "ok29"]
+    export.write_text("\n".join([header, *kept]) + "\n", encoding="utf-8")
+    code, report = _compare(export)
+    assert code == 2 and report["verdict"] == "fail"
+    reasons = {e["task_id"]: e["reason"] for e in report["excluded"]}
+    assert reasons["ok00"].startswith("partly run: baseline 2 of 3 runs, candidate 2 of 3 runs")
+    assert reasons["ok29"].startswith("missing")
+    assert report["n_tasks"] == 42 and report["n_paired"] == 0
+
+
+def test_a_flag_given_replaces_the_campaigns_setting(tmp_path: Path) -> None:
+    store, [export] = _run(tmp_path / "c", "--alpha", "0.01")
+    _, report = _report(store, "latest")
+    _, compared = _compare(export, "--alpha", "0.2")
+    assert report["provenance"]["alpha"] == 0.01 and compared["provenance"]["alpha"] == 0.2
+    proc = cli.run_here(["report", "latest", "--store", str(store), "--format", "json", "--alpha", "0.2"],
+                        cwd=store.parent)  # fmt: skip
+    assert _same(compared) == _same(json.loads(proc.stdout))
+
+
+def test_a_candidate_of_several_is_holm_adjusted_over_the_run(tmp_path: Path) -> None:
+    """Two candidates with 5 improvements each (one-sided p = 1/32): each is "better" alone, not
+    after Holm over both. Each export's claim is adjusted over both, the other at p = 1 (it is not
+    in the file), which here is what the run's own report says."""
+    store, exports = _run(tmp_path / "c", candidates=("other", "other"))
+    listed = json.loads(cli.run_here(["list", str(store), "--format", "json"], cwd=store.parent).stdout)
+    for export, campaign in zip(exports, reversed(listed), strict=True):
+        code, report = _report(store, campaign["campaign_id"])
+        compared_code, compared = _compare(export)
+        assert compared["improvement_holm_candidates"] == report["improvement_holm_candidates"] == 2
+        assert compared["summary"] == report["summary"] == "no significant difference"
+        assert compared["improvement_holm_pvalue"] == pytest.approx(2 / 32) and compared_code == code
