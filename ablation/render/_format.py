@@ -22,6 +22,7 @@ __all__ = [
     "cap_list",
     "category_of",
     "fmt_count",
+    "fmt_excluded",
     "fmt_float",
     "fmt_interval",
     "fmt_level",
@@ -272,6 +273,17 @@ def fmt_noun(n: int, noun: str) -> str:
     return f"{n} {noun}" if n == 1 else f"{n} {noun}s"
 
 
+def fmt_excluded(report: AblationReport) -> str:
+    """``"2 tasks excluded"``, ``"10 tasks and 10 runs excluded"``: the tasks left out of the pairs
+    and, apart, the runs left out of tasks (an entry of ``excluded`` with a ``run``: a failed trial
+    under ``on_error="exclude"``, a run the other arm lacks), so that the pairs and the tasks left
+    out add up to the tasks whatever the entries listed."""
+    tasks = len({e.task_id for e in report.excluded if e.run is None})
+    runs = sum(e.run is not None for e in report.excluded)
+    parts = [fmt_noun(tasks, "task")] * bool(tasks) + [fmt_noun(runs, "run")] * bool(runs)
+    return " and ".join(parts) + " excluded"
+
+
 def _test_words(report: AblationReport) -> str:
     """The headline interval and the one-sided test the sentence's claim (and the gate) rest on;
     with several candidates, a claim of improvement names its Holm-adjusted p beside its own."""
@@ -302,7 +314,7 @@ def summary_sentence(report: AblationReport) -> str:
     """What the data show, in one sentence (plain text); with no pair, that there was none."""
     t = report.table
     if report.n_paired == 0:
-        left = f", {len(report.excluded)} excluded" if report.excluded else ""
+        left = f", {fmt_excluded(report)}" if report.excluded else ""
         return f"No paired tasks: 0 pairs of {fmt_noun(report.n_tasks, 'task')}{left}; nothing to compare."
     critical = len(report.critical_regressions)
     summary = _summary_words(report)
@@ -377,20 +389,3 @@ def single_line(text: str) -> str:
     HTML block ends at a blank line) or start a line a CI runner reads (a workflow command).
     """
     return printable(text).replace("\n", "\\n")
-
-
-def regressions_title(report: AblationReport) -> str:
-    """``"Regressions (N)"``, with the critical count when there is one."""
-    n, crit = len(report.regressions), len(report.critical_regressions)
-    return f"Regressions ({n}" + (f", {crit} critical)" if crit else ")")
-
-
-def no_regression_text(report: AblationReport) -> str:
-    """What to say when nothing regressed: the pair count and the zero-failure upper bound."""
-    text = f"No task regressed in {report.n_paired} pairs."
-    if report.zero_regression_upper_bound is not None:
-        text += (
-            f" One-sided {fmt_level(report.provenance.confidence_level)} upper bound on the "
-            f"regression rate: {fmt_pct(report.zero_regression_upper_bound, 2)}."
-        )
-    return text

@@ -12,6 +12,7 @@ from collections.abc import Callable
 from ablation.render._format import (
     DASH,
     cap_list,
+    fmt_excluded,
     fmt_float,
     fmt_interval,
     fmt_level,
@@ -37,10 +38,12 @@ __all__ = [
     "metric_notes",
     "metric_rows",
     "more_line",
+    "no_regression_text",
     "noninferiority_text",
     "paired_note",
     "paired_rows",
     "provenance_lines",
+    "regressions_title",
     "test_rows",
     "trial_facts",
 ]
@@ -92,7 +95,7 @@ def paired_note(report: AblationReport) -> str:
     if report.runs > 1:
         note += f", {report.runs} runs per task"
     if report.excluded:
-        note += f"; {len(report.excluded)} excluded (listed below)"
+        note += f"; {fmt_excluded(report)} (listed below)"
     return note + "."
 
 
@@ -340,3 +343,20 @@ def trial_facts(trial: TrialView) -> str:
             f"{usage.get('model_requests', 0)} model requests"
         )
     return ", ".join(facts)
+
+
+def regressions_title(report: AblationReport) -> str:
+    """``"Regressions (N)"``, with the critical count when there is one."""
+    n, crit = len(report.regressions), len(report.critical_regressions)
+    return f"Regressions ({n}" + (f", {crit} critical)" if crit else ")")
+
+
+def no_regression_text(report: AblationReport) -> str:
+    """What to say when nothing regressed: the pair count and the zero-failure upper bound."""
+    text = f"No task regressed in {report.n_paired} pairs."
+    if report.zero_regression_upper_bound is not None:
+        text += (
+            f" One-sided {fmt_level(report.provenance.confidence_level)} upper bound on the "
+            f"regression rate: {fmt_pct(report.zero_regression_upper_bound, 2)}."
+        )
+    return text

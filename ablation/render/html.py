@@ -37,12 +37,10 @@ from ablation.render._format import (
     category_of,
     fmt_noun,
     fmt_p,
-    no_regression_text,
     ordered_details,
     ordered_regressions,
     output_text,
     printable,
-    regressions_title,
     single_line,
     summary_sentence,
     truncate,
@@ -129,9 +127,9 @@ def _more(total: int, what: str) -> str:
 def _regressions(report: AblationReport) -> str:
     ids = ordered_regressions(report)
     crit = set(report.critical_regressions)
-    title = regressions_title(report)
+    title = sections.regressions_title(report)
     if not ids:
-        return _section("regressions", title, _paragraph(no_regression_text(report)))
+        return _section("regressions", title, _paragraph(sections.no_regression_text(report)))
     cats = category_of(report)
     errs = set(report.errored_regressions)
     with_detail = {d.task_id for d in report.details if d.kind == "regression"}

@@ -44,12 +44,10 @@ from ablation.render._format import (
     category_of,
     fmt_noun,
     fmt_p,
-    no_regression_text,
     ordered_details,
     ordered_regressions,
     output_text,
     printable,
-    regressions_title,
     single_line,
     summary_sentence,
     truncate,
@@ -137,9 +135,9 @@ def _ids(ids: Sequence[str], cap: int) -> str:
 def _regressions(report: AblationReport) -> list[str]:
     ids = ordered_regressions(report)
     crit = set(report.critical_regressions)
-    head = f"### {regressions_title(report)}"
+    head = f"### {sections.regressions_title(report)}"
     if not ids:
-        return [head, no_regression_text(report)]
+        return [head, sections.no_regression_text(report)]
     cats = category_of(report)
     errs = set(report.errored_regressions)
     shown, more = cap_list(ids, REGRESSION_CAP)

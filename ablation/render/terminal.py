@@ -53,12 +53,10 @@ from ablation.render._format import (
     fmt_seconds,
     fmt_signed,
     fmt_signed_seconds,
-    no_regression_text,
     ordered_details,
     ordered_regressions,
     output_text,
     printable,
-    regressions_title,
     summary_sentence,
     truncate,
     verdict_line,
@@ -112,9 +110,9 @@ def _heading(report: AblationReport) -> Panel:
 def _regressions(report: AblationReport, details: bool) -> list[RenderableType]:
     ids = ordered_regressions(report)
     crit = set(report.critical_regressions)
-    out: list[RenderableType] = [_rule(regressions_title(report))]
+    out: list[RenderableType] = [_rule(sections.regressions_title(report))]
     if not ids:
-        return [*out, _text(no_regression_text(report), "green")]
+        return [*out, _text(sections.no_regression_text(report), "green")]
     cats = category_of(report)
     errs = set(report.errored_regressions)
     shown, more = cap_list(ids, 0 if details else REGRESSION_CAP)

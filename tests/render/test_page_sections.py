@@ -144,7 +144,7 @@ code/fizzbuzz-variant-001, code/json-schema-010, code/regex-email-006, code/sort
 | baseline fail | 13 (improvements) | 5 | 18 |
 | total | 51 | 9 | 60 |
 
-60 pairs of 62 tasks; 2 excluded (listed below).
+60 pairs of 62 tasks; 2 tasks excluded (listed below).
 
 """,
         "Arms": """\
@@ -624,7 +624,7 @@ Paired outcomes ─────────────────────�
 │ baseline fail │ 13 (improvements) │ 5               │ 18    │
 │ total         │ 51                │ 9               │ 60    │
 ╰───────────────┴───────────────────┴─────────────────┴───────╯
-60 pairs of 62 tasks; 2 excluded (listed below).
+60 pairs of 62 tasks; 2 tasks excluded (listed below).
 """,
         "Arms": """\
 Arms ───────────────────────────────────────────────────────────────────────────
