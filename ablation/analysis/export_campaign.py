@@ -48,7 +48,7 @@ class ExportCampaign(NamedTuple):
         campaign_id: The campaign's id (``""`` when the header names none).
         time_limit: The limit its trials ran under (``config.timeout_s``): a positive finite
             number, else ``None`` (no limit named).
-        config: The header's ``config`` object, as written (validated when it is used).
+        config: The header's ``config``, as written (validated when it is used; ``{}`` when absent).
         task_ids: The tasks of its suite, in the header's order (``task_digests``).
         family_size: The candidates of the run the campaign was one of (1 for a lone candidate).
     """
@@ -56,14 +56,14 @@ class ExportCampaign(NamedTuple):
     name: str
     campaign_id: str
     time_limit: float | None
-    config: Mapping[str, Any]
+    config: Any
     task_ids: tuple[str, ...]
     family_size: int
 
     @property
     def sequential(self) -> bool:
         """Whether the campaign was sequential (its configuration names a policy)."""
-        return self.config.get("sequential") is not None
+        return isinstance(self.config, Mapping) and self.config.get("sequential") is not None
 
 
 class CampaignSettings(NamedTuple):
@@ -82,9 +82,8 @@ class CampaignSettings(NamedTuple):
 
 def export_campaign(name: str, header: Mapping[str, Any]) -> ExportCampaign:
     """What a comparison reads from the export ``name``'s header (:class:`ExportCampaign`)."""
-    raw = header.get("config")
-    raw = raw if isinstance(raw, Mapping) else {}
-    given = raw.get("timeout_s")
+    raw = header.get("config", {})
+    given = raw.get("timeout_s") if isinstance(raw, Mapping) else None
     real = isinstance(given, int | float) and not isinstance(given, bool) and 0 < given < math.inf
     campaign_id = header.get("campaign_id")
     digests = header.get("task_digests")
@@ -143,7 +142,8 @@ def campaign_settings(
     try:
         stored = CampaignConfig.model_validate(first.config)
     except ValueError as exc:  # pydantic's ValidationError is a ValueError
-        raise InputError(f"{first.name}, line 1: the campaign header's config: {validation_line(exc)}") from None
+        line = validation_line(exc, CampaignConfig.model_fields)
+        raise InputError(f"{first.name}, line 1: the campaign header's config: {line}") from None
     given = config.gates.model_fields_set if "gates" in config.model_fields_set else set()
     gates = stored.gates.model_copy(update={k: getattr(config.gates, k) for k in given})
     update: dict[str, Any] = {k: getattr(config, k) for k in config.model_fields_set - _NOT_REPLACED}

@@ -133,3 +133,26 @@ def test_a_candidate_of_several_is_holm_adjusted_over_the_run(tmp_path: Path) ->
         assert compared["improvement_holm_candidates"] == report["improvement_holm_candidates"] == 2
         assert compared["summary"] == report["summary"] == "no significant difference"
         assert compared["improvement_holm_pvalue"] == pytest.approx(2 / 32) and compared_code == code
+
+
+@pytest.mark.parametrize(
+    ("config", "said"),
+    [
+        ({"alpha": "x"}, "field 'alpha': Input should be a valid number"),
+        ({"bogus": 1}, "unknown field 'bogus' (known fields: seed, "),
+        ("nope", "Input should be a valid dictionary"),
+    ],
+)
+def test_a_header_config_that_is_no_configuration_is_one_line(tmp_path: Path, config: Any, said: str) -> None:
+    """The header is read when both sides are the campaign's export: a config it cannot be
+    judged by is the file's error, never a comparison under other settings."""
+    _, [export] = _run(tmp_path / "c")
+    header, *trials = export.read_text(encoding="utf-8").splitlines()
+    campaign = json.loads(header)["campaign"]
+    campaign["config"] = {**campaign["config"], **config} if isinstance(config, dict) else config
+    export.write_text("\n".join([json.dumps({"campaign": campaign}), *trials]) + "\n", encoding="utf-8")
+    proc = cli.run_here(["compare", str(export), str(export), *_ARMS], cwd=export.parent)
+    assert proc.returncode == 1 and proc.stdout == ""
+    [line] = proc.stderr.splitlines()
+    assert line.startswith(f"ablation: error: {export}, line 1: the campaign header's config: ")
+    assert said in line
