@@ -8,7 +8,8 @@ Semantics (DESIGN.md section 5; one trial is run by :mod:`ablation.run.trial`, r
   worker, never the campaign. Otherwise async agents run on the event loop; sync agents run in daemon threads
   (:class:`~ablation.run.threads.DaemonExecutor`: a call that never returns cannot hold the
   process at exit; awaited through :class:`~ablation.run.threads.LoopCaller`), or in a
-  user-supplied :class:`concurrent.futures.Executor` (e.g. a Dask client's; ``run_in_executor``).
+  user-supplied :class:`concurrent.futures.Executor` (e.g. a Dask client's; awaited through
+  :func:`~ablation.run.threads.await_future`).
   At most ``config.concurrency`` trials are in flight; trials are generated lazily, so memory is
   bounded by the concurrency and the results kept, not by the suite size.
 - Every attempt gets a deep copy of the task input.
@@ -50,7 +51,7 @@ from ablation.run.limits import Clock, RateLimiter
 from ablation.run.plan import Trial, TrialKey, planned_count, trial_plan
 from ablation.run.progress import NullProgress, ProgressReporter
 from ablation.run.suite_source import TaskSource
-from ablation.run.threads import DaemonExecutor, LoopCaller, RefusingStop
+from ablation.run.threads import DaemonExecutor, LoopCaller, RefusingStop, await_future
 from ablation.run.trial import TrialRunner
 from ablation.run.watchdog import LoopStalled, LoopWatchdog
 from ablation.schema import ARMS, AblationTask, Arm, TaskResult, validate_suite
@@ -274,5 +275,5 @@ class AblationEngine:
             spans = self._trials.spans  # a sync agent's spans belong to the trial's trace
             call = agent.call_sync if spans is None else spans.bind(agent.call_sync)
             return await self._caller.call(call, input_copy)
-        loop = asyncio.get_running_loop()
-        return await loop.run_in_executor(self._pool, RefusingStop(agent.call_sync), input_copy)
+        assert self._pool is not None  # set for the length of run_async
+        return await await_future(self._pool.submit(RefusingStop(agent.call_sync), input_copy))

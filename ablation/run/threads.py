@@ -31,7 +31,9 @@ from typing import Any
 
 from ablation.forks import leave_if_forked
 
-__all__ = ["DaemonExecutor", "LoopCaller", "RefusingStop", "call_refusing_stop", "run_in_daemon_thread"]
+__all__ = [
+    "DaemonExecutor", "LoopCaller", "RefusingStop", "await_future", "call_refusing_stop", "run_in_daemon_thread",
+]
 
 #: What a worker runs: ``runner(target, fn, args)`` calls ``fn(*args)`` and hands the outcome to
 #: ``target`` (a concurrent future, or a loop future with its :class:`LoopCaller`).
@@ -179,10 +181,9 @@ _DEFAULT = DaemonExecutor("ablation-worker")
 def call_refusing_stop(fn: Callable[..., Any], /, *args: Any) -> Any:
     """``fn(*args)``, with a ``StopIteration`` it raises re-raised as a ``RuntimeError`` (its cause).
 
-    For calls whose outcome reaches an :class:`asyncio.Future` through a
-    :class:`concurrent.futures.Future` (``run_in_executor``, ``wrap_future``): asyncio refuses to
-    set ``StopIteration`` on a future, the copying callback fails, and the await would wait
-    forever. Python does the same conversion for coroutines (PEP 479).
+    For calls made in another thread or process: asyncio refuses to set ``StopIteration`` on a
+    future, and a coroutine that lets one out raises a bare ``RuntimeError`` (PEP 479); this
+    gives every path the same ``RuntimeError``, naming the call.
 
     A copy of the process that ``fn`` forked (without ``exec``) ends here instead of returning
     into ablation (:mod:`ablation.forks`).
@@ -216,4 +217,33 @@ async def run_in_daemon_thread(fn: Callable[..., Any], /, *args: Any) -> Any:
     Like ``asyncio.to_thread``, the call sees a copy of the caller's context variables.
     """
     context = contextvars.copy_context()
-    return await asyncio.wrap_future(_DEFAULT.submit(context.run, call_refusing_stop, fn, *args))
+    return await await_future(_DEFAULT.submit(context.run, call_refusing_stop, fn, *args))
+
+
+async def await_future(future: Future[Any]) -> Any:
+    """Await a :class:`concurrent.futures.Future`: its result, or its exception raised in this frame.
+
+    Unlike ``asyncio.wrap_future`` the exception never becomes an asyncio future's exception,
+    which the awaiting task would ``throw()`` into the coroutine chain: a thrown ``GeneratorExit``
+    closes that chain ("coroutine ignored GeneratorExit") instead of reaching the ``except`` that
+    records it as the trial's error. Cancelling the await cancels ``future`` (a call not yet
+    started does not start; one running is abandoned).
+    """
+    loop = asyncio.get_running_loop()
+    done = loop.create_future()
+
+    def settle(_: Any) -> None:  # on the loop
+        if not done.done():
+            done.set_result(None)
+
+    def notify(_: Future[Any]) -> None:  # in the thread that finished ``future``
+        with contextlib.suppress(RuntimeError):  # a closed loop: nobody awaits this call now
+            loop.call_soon_threadsafe(settle, None)
+
+    future.add_done_callback(notify)
+    try:
+        await done
+    except asyncio.CancelledError:
+        future.cancel()
+        raise
+    return future.result()
