@@ -48,7 +48,11 @@ Every gate is an object of one shape (:class:`Gate`): a ``name``, ``applies(poli
 :func:`register_gate` is judged like the built-in ones and reads its settings from
 ``GatePolicy.custom[gate.name]``. A ``GatePolicy.custom`` key that names no added gate is read
 by no gate (the built-in gates read none): like a margin of a metric the results do not hold, it
-is listed as an inconclusive gate of that name, naming the gates added. Results of a
+is listed as an inconclusive gate of that name, naming the gates added; so is a key whose added
+gate did not apply or returned no result (it was configured but judged nothing). An added gate
+whose ``applies`` or ``judge`` raised an :class:`Exception`, or whose ``judge`` returned anything
+but a list of :class:`~ablation.report.GateResult`, is an inconclusive gate naming the error: a
+check that could not run is neither a pass nor a fail. Results of a
 fail-if-significant gate that ran no test (turned off, or no data for the test) are listed after
 the tested ones. Gates sharing a ``holm_family``
 are gates that pass when their test is significant: their p-values are Holm-adjusted across the
@@ -175,6 +179,48 @@ def _unread_settings(policy: GatePolicy) -> list[Gate]:
     return [_UnreadSetting(key, added) for key in sorted(policy.custom) if key not in added]
 
 
+def _is_added(gate: Gate) -> bool:
+    """Whether ``gate`` was added with :func:`register_gate` (not built in, not an unread key)."""
+    return not isinstance(gate, _UnreadSetting) and not any(gate is b for b in _BUILTIN)
+
+
+def _judge_added(gate: Gate, policy: GatePolicy, report: AblationReport, alpha: float) -> list[GateResult]:
+    """An added gate's results; what it could not judge is one inconclusive result of its name.
+
+    Inconclusive: ``applies`` or ``judge`` raised an :class:`Exception` (named with its message),
+    ``judge`` returned anything but a list of :class:`GateResult`, or the gate's
+    ``GatePolicy.custom`` key is set and the gate did not apply or judged nothing (the setting
+    would otherwise be ignored). An added gate without a key that does not apply is not listed.
+    """
+    configured = gate.name in policy.custom
+    test = f"the gate {gate.name!r} added with register_gate"
+    try:
+        if not gate.applies(policy, report):
+            if not configured:
+                return []
+            return [could_not_run(
+                gate.name, test, "it is set in GatePolicy.custom but did not apply to this "
+                "policy and report (its applies() returned False), so it judged nothing",
+            )]  # fmt: skip
+        results = gate.judge(policy, report, alpha)
+    except Exception as exc:  # a user's gate: its error is an inconclusive gate, never pass/fail
+        return [could_not_run(gate.name, test, f"it raised {type(exc).__name__}: {exc}")]
+    if not isinstance(results, (list, tuple)) or not all(isinstance(r, GateResult) for r in results):
+        wrong = results if not isinstance(results, (list, tuple)) else next(
+            r for r in results if not isinstance(r, GateResult)
+        )
+        return [could_not_run(
+            gate.name, test, f"its judge() returned {type(wrong).__name__} where a list of "
+            "GateResult was expected",
+        )]  # fmt: skip
+    if not results and configured:
+        return [could_not_run(
+            gate.name, test, "it is set in GatePolicy.custom but its judge() returned no "
+            "result, so it judged nothing",
+        )]  # fmt: skip
+    return list(results)
+
+
 def register_gate(gate: Gate) -> Gate:
     """Add ``gate`` to :data:`GATES` (after the built-in gates) and return it.
 
@@ -252,8 +298,11 @@ def evaluate_gates(
     judged = [
         (gate, result)
         for gate in [*GATES, *_unread_settings(policy)]
-        if gate.applies(policy, report)
-        for result in gate.judge(policy, report, a)
+        for result in (
+            _judge_added(gate, policy, report, a)
+            if _is_added(gate)
+            else gate.judge(policy, report, a) if gate.applies(policy, report) else []
+        )
     ]
     judged = _holm(judged, a)
     untested = [g.fail_if_significant and (r.status == "off" or r.pvalue is None) for g, r in judged]
