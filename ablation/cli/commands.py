@@ -282,9 +282,10 @@ def _cmd_report(args: argparse.Namespace) -> int:
             print(note, file=sys.stderr)
         if args.export_jsonl:
             _export(store, record.campaign_id, args.export_jsonl)
-        if record.status != "complete":
+        status = store.status_now(record)  # as `ablation list` shows it: a killed run is interrupted
+        if status != "complete":
             print(
-                f"ablation: campaign {record.campaign_id} is {record.status}: "
+                f"ablation: campaign {record.campaign_id} is {status}: "
                 f"{record.n_trials} trial(s) stored; tasks without results are listed as missing",
                 file=sys.stderr,
             )

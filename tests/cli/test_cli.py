@@ -310,3 +310,27 @@ def test_report_keeps_stored_gates_and_names_missing_tasks(
                             "--alpha", "0.2"], capsys)
     again = json.loads(out)
     assert again["provenance"]["alpha"] == 0.2 and any("inferior" in g["name"] for g in again["gates"])
+
+
+def test_report_of_a_killed_campaign_says_interrupted_as_list_does(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # a killed run never marks its campaign: the store still says "running", but no process holds
+    # its run lock, so `list` shows it as interrupted, and `report` must say the same
+    from ablation import AblationTask, CampaignConfig, RunStore, TaskResult
+    from ablation.schema import suite_fingerprint, task_digests
+
+    monkeypatch.chdir(tmp_path)
+    tasks = [AblationTask(task_id=f"t{i}", input_data=i, expected_output=i) for i in range(3)]
+    with RunStore(tmp_path / "runs.db") as store:
+        cid = store.create_campaign(
+            config=CampaignConfig(n_resamples=200), suite_fingerprint=suite_fingerprint(tasks),
+            task_digests=task_digests(tasks), baseline_agent="b", candidate_agent="c",
+        )
+        store.append(cid, TaskResult(task_id="t0", arm="baseline", passed=True))
+        assert store.get_campaign(cid).status == "running"
+    code, out, _ = run_cli(["list", str(tmp_path / "runs.db")], capsys)
+    assert code == 0 and "interrupted" in out and "running" not in out
+    code, _, err = run_cli(["report", "--store", str(tmp_path / "runs.db")], capsys)
+    assert code == 2
+    assert f"campaign {cid} is interrupted: 1 trial(s) stored" in err and "running" not in err

@@ -34,7 +34,7 @@ def _trials(arm: str, outcomes: list[list[tuple[str, bool]]]) -> list[TaskResult
     st.integers(1, 3).flatmap(
         lambda runs: st.tuples(
             *[st.lists(st.lists(st.tuples(_STATUS, st.booleans()), min_size=runs, max_size=runs), min_size=1,
-                       max_size=8)] * 2  # fmt: skip
+                       max_size=8)] * 2
         )
     )
 )
