@@ -7,7 +7,7 @@ import argparse
 import importlib
 import json
 import sys
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any, TextIO
 
@@ -27,7 +27,7 @@ from ablation.cli.output import (
 from ablation.cli.parser import UsageError
 from ablation.cli.user_io import stdin_for_user_code, user_output_to_stderr
 
-__all__ = ["COMMANDS", "resume_command"]
+__all__ = ["COMMANDS"]
 
 
 def _cmd_run(args: argparse.Namespace) -> int:
@@ -80,7 +80,9 @@ def _run(args: argparse.Namespace, stream: TextIO) -> int:
                 reports.append(report)
                 names.append(spec)
     except BrokenArm as exc:
-        resume = _resume_hint(args, current, store, info, memory is not None)
+        from ablation.cli.resume_hint import resume_hint
+
+        resume = resume_hint(args, current, store, info, memory is not None)
         hint = (
             f"; the stored campaign is marked aborted; after fixing the agent, resume with: {resume}"
             if resume else ""
@@ -88,12 +90,9 @@ def _run(args: argparse.Namespace, stream: TextIO) -> int:
         print(f"ablation: error: {exc.summary}{hint}", file=sys.stderr)
         return EXIT_ERROR
     except KeyboardInterrupt:
-        resume = _resume_hint(args, current, store, info, memory is not None)
-        print(
-            "ablation: interrupted; finished trials are saved. Resume with: "
-            + (resume or "(no store: nothing to resume)"),
-            file=sys.stderr,
-        )
+        from ablation.cli.resume_hint import interrupted_line
+
+        print(interrupted_line(args, current, store, info, memory is not None), file=sys.stderr)
         return EXIT_ERROR
     finally:
         if memory is not None:
@@ -182,15 +181,6 @@ def _run_inputs(args: argparse.Namespace, s: dict[str, Any]) -> list[Named]:
     return [*named, *config_inputs()]
 
 
-def _resume_hint(
-    args: argparse.Namespace, current: int, store: Path, info: Any, no_store: bool
-) -> str | None:
-    """The command that resumes the interrupted campaign, or ``None`` when nothing is stored."""
-    if not info.campaign_id or no_store:
-        return None
-    return resume_command(sys.argv[1:], args.candidate[:current], store, info.campaign_id)
-
-
 def _fail_fast(s: dict[str, Any]) -> int:
     from ablation.run.failfast import DEFAULT_FAIL_FAST
 
@@ -200,6 +190,8 @@ def _fail_fast(s: dict[str, Any]) -> int:
     if isinstance(value, bool) or not isinstance(value, int) or value < 0:
         raise UsageError(f"--fail-fast needs a whole number >= 0 (0 disables), got {value!r}")
     return value
+
+
 def _stored_candidates(store: Path, resume: bool | str) -> int | None:
     """How many candidates a stored sequential campaign split alpha over (a resume keeps it).
 
@@ -216,47 +208,6 @@ def _stored_candidates(store: Path, resume: bool | str) -> int | None:
         )
     policy = record.config.sequential if record is not None else None
     return policy.candidates if policy is not None else None
-
-
-def resume_command(argv: Sequence[str], done: Sequence[str], store: Path, campaign_id: str) -> str:
-    """The shell command that resumes an interrupted ``run`` (``argv`` without the program name).
-
-    Candidates whose campaigns already completed (``done``) are left out, so the first candidate
-    of the command is the one whose campaign ``campaign_id`` was interrupted; ``--store``,
-    ``--resume`` and ``--reuse-baseline`` are replaced by the store and campaign to resume. The
-    flags are those of :data:`~ablation.cli.option_table.OPTIONS` (any alias is recognised, the
-    first is written).
-    """
-    from ablation.cli.option_table import flags_of
-
-    store_flags, resume_flags = flags_of("store"), flags_of("resume")
-    candidate_flags = flags_of("candidate")
-    with_value = {*store_flags, *flags_of("reuse_baseline")}
-    skip_candidates = list(done)
-    out: list[str] = []
-    items = list(argv)
-    i = 0
-    while i < len(items):
-        item = items[i]
-        name, eq, value = item.partition("=")
-        if name in candidate_flags and skip_candidates:
-            candidate = value if eq else (items[i + 1] if i + 1 < len(items) else "")
-            if candidate == skip_candidates[0]:
-                skip_candidates.pop(0)
-                i += 1 if eq else 2
-                continue
-        if name in with_value:
-            i += 1 if eq else 2
-            continue
-        if name in resume_flags:
-            has_value = not eq and i + 1 < len(items) and not items[i + 1].startswith("-")
-            i += 2 if has_value else 1  # argparse takes the next word as the campaign id
-            continue
-        out.append(item)
-        i += 1
-    import shlex
-
-    return shlex.join(["ablation", *out, store_flags[0], str(store), resume_flags[0], campaign_id])
 
 
 def _cmd_report(args: argparse.Namespace) -> int:

@@ -14,7 +14,7 @@ its help. Generated from :data:`OPTIONS`:
   ``pyproject.toml [tool.ablation] KEY`` (:func:`ablation.cli.options.where_set`);
 - the option-to-configuration mapping of :func:`ablation.cli.options.campaign_config`;
 - the flags other code writes or reads in a command line (:func:`flags_of`: the resume hint of
-  :func:`ablation.cli.commands.resume_command`, the GitHub Action's command).
+  :func:`ablation.cli.resume_hint.resume_command`, the GitHub Action's command).
 
 The key list documented in :mod:`ablation.cli.settings` is tested against this table. Adding an
 option is one entry here plus the code that uses its value.

@@ -267,7 +267,7 @@ def test_console_script_subprocess(tmp_path: Path) -> None:
 
 
 def test_resume_command_skips_finished_candidates_and_replaces_store() -> None:
-    from ablation.cli.commands import resume_command as _resume_command
+    from ablation.cli.resume_hint import resume_command as _resume_command
 
     argv = ["run", "tasks/x.py", "--baseline", "a.py:b", "--candidate", "a.py:c1",
             "--candidate=a.py:c2", "--store", "old.db", "--resume", "--seed", "3"]

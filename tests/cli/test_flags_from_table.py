@@ -1,6 +1,6 @@
 """Code that writes or reads a command line takes its flags from the option table.
 
-The resume hint (:func:`ablation.cli.commands.resume_command`) and the GitHub Action's command
+The resume hint (:func:`ablation.cli.resume_hint.resume_command`) and the GitHub Action's command
 (:mod:`ablation.cli.github_action`) build command lines; a flag renamed in
 :data:`ablation.cli.option_table.OPTIONS` must change there too. The tests rename flags in the table
 and check both follow, and check that neither module spells a flag as a string of its own.
@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pytest
 
-from ablation.cli import commands, github_action, option_table
+from ablation.cli import commands, github_action, option_table, resume_hint
 
 RENAMED = {
     "store": ("--run-store", "--store"),
@@ -44,7 +44,7 @@ def renamed(monkeypatch: pytest.MonkeyPatch) -> None:
 def test_the_resume_hint_writes_and_reads_the_tables_flags() -> None:
     argv = ["run", "suite.py", "--base", "a.py:b", "--cand", "a.py:c1", "--candidate=a.py:c2",
             "--store", "old.db", "--lend-baseline", "20260101-1", "--continue", "--seed", "3"]  # fmt: skip
-    command = commands.resume_command(argv, ["a.py:c1"], Path("runs.db"), "20261129-1")
+    command = resume_hint.resume_command(argv, ["a.py:c1"], Path("runs.db"), "20261129-1")
     assert command == (
         "ablation run suite.py --base a.py:b --candidate=a.py:c2 --seed 3 "
         "--run-store runs.db --continue 20261129-1"
@@ -71,7 +71,7 @@ def test_the_actions_command_writes_and_reads_the_tables_flags(
     assert "c-1" not in github_action._command(tmp_path)  # the user's own, by any spelling
 
 
-@pytest.mark.parametrize("module", [commands, github_action])
+@pytest.mark.parametrize("module", [commands, github_action, resume_hint])
 def test_no_flag_is_spelled_by_hand(module: object) -> None:
     flags = {f for o in option_table.OPTIONS for f in o.flags}
     tree = ast.parse(inspect.getsource(module))  # type: ignore[arg-type]
