@@ -25,10 +25,14 @@ export beside another file, or filtered, is refused, as nothing there can replay
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping, Sequence
+from collections.abc import Collection, Mapping, Sequence
 from typing import Any, NamedTuple
 
-from ablation.analysis.stop_settings import refuse_policy_changes, refuse_stop_changes
+from ablation.analysis.stop_settings import (
+    keep_stop_settings_from_file,
+    refuse_policy_changes,
+    refuse_stop_changes,
+)
 from ablation.config import CampaignConfig
 from ablation.errors import InputError, validation_line
 
@@ -73,11 +77,13 @@ class CampaignSettings(NamedTuple):
         config: The configuration the comparison is built with.
         expected_ids: The ids it expects (``None``: those of the files).
         family_size: The candidates its claim of improvement is Holm-adjusted over (1: none).
+        note: A line for stderr: settings of the settings file left unused (or ``None``).
     """
 
     config: CampaignConfig
     expected_ids: Sequence[str] | None
     family_size: int
+    note: str | None
 
 
 def export_campaign(name: str, header: Mapping[str, Any]) -> ExportCampaign:
@@ -105,8 +111,9 @@ def campaign_settings(
     files: Sequence[tuple[str, ExportCampaign | None]],
     *,
     expected_ids: Sequence[str] | None = None,
-    filters: Mapping[str, Sequence[str]] | None = None,
+    filters: Sequence[Sequence[str]] = (),
     names: Mapping[str, str] | None = None,
+    from_file: Collection[str] = (),
 ) -> CampaignSettings:
     """How a comparison of ``files`` is judged (module docstring).
 
@@ -117,8 +124,12 @@ def campaign_settings(
         files: ``(name, campaign of its header, or None for a file that is no export)`` of every
             file of the comparison.
         expected_ids: The ids the user expects.
-        filters: ``{name: the paths of its row filters}`` (``--where``).
+        filters: The paths of each file's row filters (``--where``), in the order of ``files``.
         names: How the caller names each setting, by field path, for a refusal.
+        from_file: The field paths whose value came from a settings file (``[tool.ablation]``):
+            one that would change a sequential campaign's stop is left unused, with a note, as
+            ``ablation report`` leaves it
+            (:func:`~ablation.analysis.stop_settings.keep_stop_settings_from_file`).
 
     Returns:
         ``config``, ``expected_ids`` and a family of 1 unless every file is the export of one
@@ -126,19 +137,19 @@ def campaign_settings(
 
     Raises:
         InputError: a sequential export beside another file, filtered beyond ``arm``, or with
-            expected ids other than its suite; a header whose ``config`` is no configuration.
+            expected ids other than its suite; a header whose ``config`` is no configuration;
+            two headers of one campaign id that differ.
         ConfigError: a setting that decided a sequential campaign's stop, given another value.
     """
     campaigns = [c for _, c in files]
     first = campaigns[0]
-    one = first is not None and all(c is not None and c.campaign_id == first.campaign_id and c.config == first.config
-                                    for c in campaigns)  # fmt: skip
+    one = first is not None and all(c is not None and _same_campaign(first, c) for c in campaigns)
     sequential = next((c for c in campaigns if c is not None and c.sequential), None)
-    filtered = next(((n, p) for n, paths in (filters or {}).items() for p in paths if p != "arm"), None)
+    filtered = next(((n, p) for (n, _), paths in zip(files, filters, strict=False) for p in paths if p != "arm"), None)
     if sequential is not None:
         _replayable(sequential, files, one, filtered, expected_ids)
     if not one or first is None:
-        return CampaignSettings(config, expected_ids, 1)
+        return CampaignSettings(config, expected_ids, 1, None)
     try:
         stored = CampaignConfig.model_validate(first.config)
     except ValueError as exc:  # pydantic's ValidationError is a ValueError
@@ -148,13 +159,31 @@ def campaign_settings(
     gates = stored.gates.model_copy(update={k: getattr(config.gates, k) for k in given})
     update: dict[str, Any] = {k: getattr(config, k) for k in config.model_fields_set - _NOT_REPLACED}
     update["gates"] = gates
+    note = None
     if stored.sequential is not None:
+        update, note = keep_stop_settings_from_file(first.campaign_id, stored, update, from_file, names or {}, _REPLAYED_BY)
         refuse_stop_changes(first.campaign_id, stored, update, names, replayed_by=_REPLAYED_BY)
         refuse_policy_changes(first.campaign_id, stored, config, names or {}, _REPLAYED_BY)
     elif config.sequential is not None:  # --sequential-replay of a fixed-n campaign: what it would have spent
         update["sequential"] = config.sequential
     suite = list(first.task_ids) if filtered is None and expected_ids is None and first.task_ids else expected_ids
-    return CampaignSettings(stored.model_copy(update=update), suite, first.family_size)
+    return CampaignSettings(stored.model_copy(update=update), suite, first.family_size, note)
+
+
+def _same_campaign(first: ExportCampaign, other: ExportCampaign) -> bool:
+    """Whether two headers are one campaign's: the same id (refused when the rest differs), or,
+    without an id, the same header."""
+    fields = ("config", "task_ids", "family_size")
+    if not first.campaign_id or first.campaign_id != other.campaign_id:
+        same = all(getattr(first, f) == getattr(other, f) for f in fields)
+        return not first.campaign_id and not other.campaign_id and same
+    differ = [f for f in fields if getattr(first, f) != getattr(other, f)]
+    if differ:
+        raise InputError(
+            f"{first.name} and {other.name} are exports of campaign {first.campaign_id} whose headers differ "
+            f"(in {', '.join(differ)}): one campaign's export has one header; compare the exports as written"
+        )
+    return True
 
 
 def _replayable(

@@ -10,14 +10,15 @@ differs from the campaign's (:func:`refuse_stop_changes`, :func:`refuse_policy_c
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+import json
+from collections.abc import Collection, Mapping
 from typing import Any
 
 from ablation.analysis.sequential import STOP_SETTINGS, stop_settings_changed
 from ablation.config import CampaignConfig
 from ablation.errors import ConfigError
 
-__all__ = ["refuse_policy_changes", "refuse_stop_changes", "setting_words"]
+__all__ = ["keep_stop_settings_from_file", "refuse_policy_changes", "refuse_stop_changes", "setting_words"]
 
 
 #: The sequential policy's fields a comparison may give (its flags), in words.
@@ -41,6 +42,47 @@ def refuse_policy_changes(
                 f"its stop was decided with {setting_words(_POLICY_WORDS[field], old)}; {replayed_by} "
                 f"replays that stop with the stored settings (drop {flag})"
             )
+
+
+def keep_stop_settings_from_file(
+    campaign_id: str,
+    stored: CampaignConfig,
+    update: Mapping[str, Any],
+    from_file: Collection[str],
+    names: Mapping[str, str],
+    replayed_by: str = "its report",
+) -> tuple[dict[str, Any], str | None]:
+    """``update`` with each stop setting that a settings file (``[tool.ablation]``) changes put
+    back to the campaign's value, and the note that says so (``None`` when there is none).
+
+    A value in a project's settings file was written for the project's new campaigns, not to
+    re-decide a stored one's stop: it is left unused, with one note, where the same value given
+    as a flag is refused (:func:`refuse_stop_changes`).
+
+    Args:
+        campaign_id: The campaign, as the note names it.
+        stored: The configuration the campaign ran with.
+        update: The configuration fields to replace (as :func:`refuse_stop_changes` takes them).
+        from_file: The configuration field paths whose value came from a settings file.
+        names: How each field was set, by path (``FILE [tool.ablation] margin``).
+        replayed_by: What replays the stop, for the note.
+    """
+    kept = dict(update)
+    unused: list[tuple[str, str]] = []  # (as given, the stored setting)
+    for path, old, new in stop_settings_changed(stored, update):
+        if path not in from_file:
+            continue
+        unused.append((f"{names.get(path, path)} = {json.dumps(new)}", setting_words(STOP_SETTINGS[path], old)))
+        top, _, leaf = path.partition(".")
+        kept[top] = kept[top].model_copy(update={leaf: old}) if leaf else old
+    if not unused:
+        return kept, None
+    what = "value is" if len(unused) == 1 else "values are"
+    return kept, (
+        f"ablation: note: {', '.join(g for g, _ in unused)}: campaign {campaign_id} is sequential and its "
+        f"stop was decided with {', '.join(w for _, w in unused)}; {replayed_by} replays that stop with "
+        f"the stored settings, so the file's {what} not used"
+    )
 
 
 def refuse_stop_changes(

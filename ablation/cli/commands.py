@@ -256,10 +256,8 @@ def _report_update(
     the stored value); such a value from ``[tool.ablation]`` is left unused, with the note.
     ``record`` is ``None`` when the store holds no such campaign (the report then says so).
     """
-    from ablation.analysis.sequential import STOP_SETTINGS, stop_settings_changed
-    from ablation.analysis.stop_settings import setting_words
-    from ablation.cli.option_table import OPTIONS
-    from ablation.cli.options import FROM_FILE, where_set
+    from ablation.analysis.stop_settings import keep_stop_settings_from_file
+    from ablation.cli.options import paths_from_file, setting_names
 
     changed = {k: getattr(overrides, k) for k in overrides.model_fields_set - {"labels", "sequential"}}
     if record is None:
@@ -270,22 +268,7 @@ def _report_update(
         changed["gates"] = stored.gates.model_copy(
             update={name: getattr(given, name) for name in given.model_fields_set}
         )
-    unused: list[tuple[str, str]] = []  # (as given, the stored setting)
-    for field_path, old, new in stop_settings_changed(stored, changed):
-        key = next(o.key or o.name for o in OPTIONS if o.config == field_path)
-        if key not in s.get(FROM_FILE, {}):
-            continue  # a flag: refused by report_stored_campaign
-        unused.append((f"{where_set(key, s)} = {json.dumps(new)}", setting_words(STOP_SETTINGS[field_path], old)))
-        top, _, leaf = field_path.partition(".")  # the report keeps the stored value
-        changed[top] = changed[top].model_copy(update={leaf: old}) if leaf else old
-    if not unused:
-        return changed, None
-    what = "value is" if len(unused) == 1 else "values are"
-    return changed, (
-        f"ablation: note: {', '.join(g for g, _ in unused)}: campaign {record.campaign_id} is "
-        f"sequential and its stop was decided with {', '.join(w for _, w in unused)}; its report "
-        f"replays that stop with the stored settings, so the file's {what} not used"
-    )
+    return keep_stop_settings_from_file(record.campaign_id, stored, changed, paths_from_file(s), setting_names(s))
 
 
 def _export(store: Any, campaign_id: str, path: Path) -> None:

@@ -32,6 +32,7 @@ from ablation.cli.options import (
     FROM_FILE,
     campaign_config,
     merged_settings,
+    paths_from_file,
     read_options,
     setting_names,
     where_set,
@@ -153,7 +154,7 @@ def cmd_compare(args: argparse.Namespace) -> int:
     with rereadable([args.before, *args.after], getattr(args, "max_input_bytes", None)) as sources:
         reason = None
         try:
-            reports, rows = _compare_verdicts(args, (given, setting_names(s)), expected, sources)
+            reports, rows = _compare_verdicts(args, (given, setting_names(s), paths_from_file(s)), expected, sources)
         except NumericVerdict as why:
             reason = str(why)
         if reason is not None:
@@ -183,13 +184,14 @@ def _inputs(args: argparse.Namespace) -> list[Named]:
 
 
 def _compare_verdicts(
-    args: argparse.Namespace, settings: tuple[Any, dict[str, str]], expected: list[str] | None,
+    args: argparse.Namespace, settings: tuple[Any, dict[str, str], set[str]], expected: list[str] | None,
     sources: dict[str, str],
 ) -> tuple[list[Any], int]:
     """The reports of a pass/fail comparison and the most rows of a file.
 
-    ``settings``: the configuration as the settings give it, and how the user named each
-    configuration field (:func:`~ablation.cli.options.setting_names`). Each comparison counts its
+    ``settings``: the configuration as the settings give it, how the user named each
+    configuration field (:func:`~ablation.cli.options.setting_names`) and the fields set in
+    ``[tool.ablation]`` (:func:`~ablation.cli.options.paths_from_file`). Each comparison counts its
     timeouts at the limit :func:`~ablation.analysis.latency_censoring.time_limit_of_files` finds
     from it and the files, and the export of one campaign is judged as the campaign is
     (:func:`~ablation.analysis.export_campaign.campaign_settings`).
@@ -209,7 +211,7 @@ def _compare_verdicts(
     from ablation.columns import share_ids
     from ablation.sources.readers.columnar import FileTrials
 
-    config, names = settings
+    config, names, from_file = settings
     read, read_before = read_options(args), read_options(args, baseline=True)
     name = str(args.before)
     before, before_notes = _noted_read(sources[name], arm="baseline", display=name, **read_before)
@@ -223,9 +225,11 @@ def _compare_verdicts(
         _refuse_unmatched(args, ((name, before, before_notes), (shown, after, after_notes)), sources)
         campaigns = [(name, _campaign(name, before_notes)), (shown, _campaign(shown, after_notes))]
         judged = campaign_settings(
-            config, campaigns, expected_ids=expected, names=names,
-            filters={name: list(read_before["where"]), shown: list(read["where"])},
+            config, campaigns, expected_ids=expected, names=names, from_file=from_file,
+            filters=[list(read_before["where"]), list(read["where"])],
         )  # fmt: skip
+        if judged.note:
+            print(judged.note, file=sys.stderr)
         limits = [(n, c and c.time_limit, _timed_out(r)) for (n, c), r in zip(campaigns, (before, after), strict=True)]
         after = dataclasses.replace(after, columns=share_ids(before.columns, after.columns))
         reports.append(
@@ -331,6 +335,7 @@ def _compare_numeric(
     for every AFTER file. ``given``: the configuration and the expected ids.
     """
     from ablation.analysis import numeric as num
+    from ablation.analysis.export_campaign import campaign_settings
     from ablation.errors import InputError
     from ablation.render._ci_safe import no_workflow_commands
     from ablation.render.numeric_doc import NUMERIC_FORMATS, NumericSection, numeric_document
@@ -353,17 +358,23 @@ def _compare_numeric(
                 "stop; compare its verdicts (--field passed), which replays it"
             )
         cols = read_cols.columns
-        return num.task_means(cols, field), num.arm_runs(cols, field)
+        return num.task_means(cols, field), num.arm_runs(cols, field), (str(path), campaign)
 
-    config, expected = given
-    base, base_runs = numbers(args.before, "baseline", **read_options(args, baseline=True))
+    given_config, expected = given
+    read_before = read_options(args, baseline=True)
+    base, base_runs, base_file = numbers(args.before, "baseline", **read_before)
     results, names = [], [str(p) for p in args.after]
     for path in args.after:
-        after, after_runs = numbers(path, "candidate", **read_options(args))
+        read = read_options(args)
+        after, after_runs, after_file = numbers(path, "candidate", **read)
+        judged = campaign_settings(given_config, [base_file, after_file], expected_ids=expected,
+                                   filters=[list(read_before["where"]), list(read["where"])], names=setting_names(s),
+                                   from_file=paths_from_file(s))  # fmt: skip
+        config = judged.config
         try:
             results.append(num.compare_numeric(
                 base, after, field=field, regression_delta=args.regression_delta or 0.0,
-                alpha=config.alpha, confidence_level=config.confidence_level, expected_ids=expected,
+                alpha=config.alpha, confidence_level=config.confidence_level, expected_ids=judged.expected_ids,
                 runs=(base_runs, after_runs), policy=config.gates,
             ))  # fmt: skip
         except ValueError as exc:  # too few paired values: say why the field was read as numbers

@@ -107,6 +107,12 @@ def setting_names(s: dict[str, Any]) -> dict[str, str]:
     return {path: where_set(key, s) for path, key in _KEY_OF.items()}
 
 
+def paths_from_file(s: dict[str, Any]) -> set[str]:
+    """The configuration field paths whose value came from ``[tool.ablation]``, not a flag."""
+    from_file = s.get(FROM_FILE, {})
+    return {path for path, key in _KEY_OF.items() if key in from_file}
+
+
 def _user_names(message: str, s: dict[str, Any]) -> str:
     """``message`` with internal config field paths replaced by where each value was set (a
     path into a value, ``labels.team``, keeps its tail: ``FILE [tool.ablation] labels.team``)."""

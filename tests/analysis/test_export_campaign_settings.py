@@ -36,6 +36,25 @@ def candidate(kind):
 
 def other(kind):
     return "yes"
+
+_calls = set()
+
+def flaky(kind):
+    # fails its first call on every input kind with a transient error (a retry passes)
+    if kind not in _calls:
+        _calls.add(kind)
+        raise ConnectionError("flaky")
+    return "yes"
+
+class Score:
+    name = "qual"
+
+    def __call__(self, output, task):
+        if task.task_id == "ok00":
+            raise ValueError("no score")
+        return 1.0
+
+score = Score()
 """
 _ARMS = ("--baseline-where", "arm=baseline", "--where", "arm=candidate")
 
@@ -156,3 +175,61 @@ def test_a_header_config_that_is_no_configuration_is_one_line(tmp_path: Path, co
     [line] = proc.stderr.splitlines()
     assert line.startswith(f"ablation: error: {export}, line 1: the campaign header's config: ")
     assert said in line
+
+
+def test_scorer_errors_and_retries_travel_with_the_export(tmp_path: Path) -> None:
+    """A scorer that failed on a trial leaves its metric gate inconclusive, and retried trials are
+    counted, in the re-read export as in the campaign's report."""
+    store, [export] = _run(tmp_path / "c", "--quality", "agents.py:score", "--metric-margin", "qual=0.5",
+                           "--max-attempts", "2", candidates=("flaky",))  # fmt: skip
+    code, report = _report(store, "latest")
+    gate = next(g for g in report["gates"] if g["name"] == "non-inferiority of qual")
+    assert gate["status"] == "inconclusive" and report["candidate"]["retried"] > 0
+    compared_code, compared = _compare(export)
+    assert compared_code == code == 2
+    assert compared["gates"] == report["gates"] and compared["errors"] == report["errors"]
+    assert compared["candidate"]["retried"] == report["candidate"]["retried"]
+
+
+def test_a_numeric_field_of_an_export_is_judged_with_its_header(tmp_path: Path) -> None:
+    """The header's alpha and suite hold for a numeric --field too: tasks cut from the export are
+    missing, as in the verdict comparison."""
+    _, [export] = _run(tmp_path / "c", "--alpha", "0.3")
+    header, *trials = export.read_text(encoding="utf-8").splitlines()
+    kept = [t for t in trials if json.loads(t)["task_id"] != "ok29"]
+    export.write_text("\n".join([header, *kept]) + "\n", encoding="utf-8")
+    proc = cli.run_here(["compare", str(export), str(export), *_ARMS, "--field", "latency_s", "--format", "json"],
+                        cwd=export.parent)  # fmt: skip
+    assert proc.returncode == 2, proc.stderr
+    result = json.loads(proc.stdout)
+    text = json.dumps(result)
+    assert '"alpha": 0.3' in text and "ok29" in text
+
+
+def test_two_headers_of_one_campaign_that_differ_are_refused(tmp_path: Path) -> None:
+    _, [export] = _run(tmp_path / "c", "--on-error", "exclude", "--allow-incomplete")
+    header, *trials = export.read_text(encoding="utf-8").splitlines()
+    campaign = json.loads(header)["campaign"]
+    campaign["config"]["labels"] = {"edited": "yes"}
+    other = export.with_name("other.jsonl")
+    other.write_text("\n".join([json.dumps({"campaign": campaign}), *trials]) + "\n", encoding="utf-8")
+    proc = cli.run_here(["compare", str(export), str(other), *_ARMS], cwd=export.parent)
+    assert proc.returncode == 1
+    [line] = proc.stderr.splitlines()
+    assert f"{export} and {other} are exports of campaign {campaign['campaign_id']} whose headers differ" in line
+    assert "(in config)" in line
+
+
+@pytest.mark.parametrize("edit", ["run-beyond-runs", "second-header"])
+def test_rows_the_header_cannot_hold_are_one_line(tmp_path: Path, edit: str) -> None:
+    _, [export] = _run(tmp_path / "c")
+    header, *trials = export.read_text(encoding="utf-8").splitlines()
+    extra = json.dumps({**json.loads(trials[0]), "run": 1}) if edit == "run-beyond-runs" else header
+    export.write_text("\n".join([header, *trials, extra]) + "\n", encoding="utf-8")
+    proc = cli.run_here(["compare", str(export), str(export), *_ARMS], cwd=export.parent)
+    assert proc.returncode == 1
+    [line] = proc.stderr.splitlines()
+    at = f"ablation: error: {export}:{len(trials) + 2}: "
+    said = "run 1, but the campaign ran 1 run(s) per task (its header, line 1)" if edit == "run-beyond-runs" \
+        else "a second campaign header (the first is on line 1): an export holds one campaign"
+    assert line.startswith(at + said)

@@ -15,6 +15,9 @@ then as :class:`~ablation.schema.TaskResult` validates it (types, ranges, ``arm`
 one line naming the file, the line and the task id, never a value read as another one (the text
 ``"false"`` is false, as in a plain row; ``{"a": 1}`` as a category is an error).
 
+One header, on the first line: a second one (two exports joined) is an error, and so is a
+trial whose ``run`` is outside the runs per task the header names (``config.runs``).
+
 The file holds both arms: each side of a comparison takes one with ``--where arm=NAME`` (or
 ``--baseline-where`` for BEFORE only); a file read without one that holds both arms is an error
 saying so, not a list of duplicate ids. A row's ``arm`` is checked before ``--where`` picks
@@ -71,14 +74,25 @@ def rows(items: Iterable[tuple[int, Any]], display: str, options: ReadOptions) -
     """One row per stored trial of the arm ``--where`` keeps."""
     arms: dict[str, int] = {}
     picks_arm = any(path == "arm" for path in options.where)
+    header: int | None = None  # the line of the campaign header
+    runs: int | None = None  # the runs per task the header names
     for line, obj in items:
         if not isinstance(obj, Mapping):
             raise file_error(InputError, display, f"expected a JSON object, got {type(obj).__name__}", line=line)
         if detect(obj):
+            if header is not None:
+                raise file_error(InputError, display, f"a second campaign header (the first is on line {header}): "
+                                 "an export holds one campaign", line=line)  # fmt: skip
+            header, runs = line, _runs_of(obj["campaign"])
             _note_header(obj["campaign"])
             continue
         arm = obj.get("arm")
         _validated({"arm": arm}, _failure(line, obj, display, options))
+        run = obj.get("run", 0)
+        if runs is not None and options.run_field is None and isinstance(run, int) and not 0 <= run < runs:
+            raise _failure(line, obj, display, options)(
+                f"run {run}, but the campaign ran {runs} run(s) per task (its header, line {header})"
+            )
         if options.where and not matches_where(obj, options.where):
             continue
         arms.setdefault(str(arm), line)
@@ -91,6 +105,13 @@ def rows(items: Iterable[tuple[int, Any]], display: str, options: ReadOptions) -
                 "arm=baseline for BEFORE)", line=line,
             )  # fmt: skip
         yield _row(line, obj, display, options)
+
+
+def _runs_of(header: Mapping[str, Any]) -> int | None:
+    """The runs per task a campaign header names (``config.runs``), or ``None``."""
+    config = header.get("config")
+    runs = config.get("runs") if isinstance(config, Mapping) else None
+    return runs if isinstance(runs, int) and not isinstance(runs, bool) and runs >= 1 else None
 
 
 def _note_header(header: Mapping[str, Any]) -> None:

@@ -205,6 +205,8 @@ class _Builder:
         self.quality: dict[str, list[tuple[int, float]]] = {}
         self.metrics: dict[str, list[tuple[int, float]]] = {}
         self.extras: dict[int, dict[str, Any]] = {}
+        self.attempts: dict[int, int] = {}  # rows of more than one attempt (retried)
+        self.scorer_failures: dict[str, list[int]] = {}  # scorer -> rows where it failed
         self.units: set[tuple[Any, Any]] = set()  # (currency, source) of the rows with a cost
 
     def add(self, row: Row, task_id: str, run: int, passed: bool) -> None:
@@ -233,6 +235,12 @@ class _Builder:
                 group.setdefault(name, []).append((i, value))
         if extra:
             self.extras[i] = dict(extra)
+            attempts, failed = extra.get("attempts"), extra.get("quality_errors")
+            if isinstance(attempts, int | float) and attempts > 1:
+                self.attempts[i] = int(attempts)
+            if isinstance(failed, Mapping):  # a stored trial's scorer errors (TaskResult.quality_errors)
+                for name in failed:
+                    self.scorer_failures.setdefault(str(name), []).append(i)
 
     def columns(self, arm: str, source: str) -> TrialColumns:
         c = self.lists
@@ -261,11 +269,20 @@ class _Builder:
             error_type=error_type,
             source=source,
             line=np.array(c["line"], dtype=np.int64),
-            attempts=np.ones(n, dtype=np.int64),
+            attempts=_filled(np.ones(n, dtype=np.int64), self.attempts),
             error=error,
             error_stage=error_stage,
             cost_units=frozenset(self.units),
+            quality_errors={name: _filled(np.zeros(n, dtype=bool), dict.fromkeys(rows, True))
+                            for name, rows in self.scorer_failures.items()},
         )
+
+
+def _filled(out: NDArray[Any], at: Mapping[int, Any]) -> NDArray[Any]:
+    """``out`` with the values of ``at`` (row index -> value) set."""
+    if at:
+        out[list(at)] = list(at.values())
+    return out
 
 
 def _spread(pairs: list[tuple[int, float]], n: int) -> NDArray[np.float64]:
