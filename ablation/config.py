@@ -220,7 +220,8 @@ class CampaignConfig(BaseModel):
         retry: Retry policy for agent calls.
         on_error: How errors and timeouts count: ``"fail"`` (a failed trial), ``"exclude"``
             (the pair is excluded and listed) or ``"abort"`` (stop the campaign).
-        alpha: Significance level for tests and gates.
+        alpha: Significance level for tests and gates, in (0, 0.5): every gate tests one side, and
+            the non-inferiority and equivalence tests use the 1 - 2 alpha interval.
         confidence_level: Level of every reported interval.
         n_resamples: Bootstrap resamples.
         rate_limit_per_s: Optional cap on agent calls per second per arm.
@@ -257,7 +258,7 @@ class CampaignConfig(BaseModel):
     runs: int = Field(default=1, ge=1)
     retry: RetryPolicy = Field(default_factory=RetryPolicy)
     on_error: Literal["fail", "exclude", "abort"] = "fail"
-    alpha: float = Field(default=0.05, gt=0, lt=1)
+    alpha: float = Field(default=0.05, gt=0, lt=0.5)
     confidence_level: float = Field(default=0.95, gt=0, lt=1)
     n_resamples: int = Field(default=10_000, ge=100)
     rate_limit_per_s: float | None = Field(default=None, gt=0)

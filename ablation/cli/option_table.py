@@ -251,7 +251,7 @@ OPTIONS: tuple[Option, ...] = (
     Option("export_jsonl", "path", ("report",), "also export the trials as JSONL", ("--export-jsonl",)),
     # analysis and release gates
     Option("alpha", "float", (*_RSC, "plan"), "significance level (default 0.05)", ("--alpha",), "alpha",
-           "alpha", bounds=_UNIT, default=0.05, group="gates"),
+           "alpha", bounds=Bounds(0, 0.5, False, False), default=0.05, group="gates"),
     Option("confidence", "float", _RSC, "confidence level of intervals (default 0.95)", ("--confidence",),
            "confidence", "confidence_level", bounds=_UNIT, default=0.95, group="gates"),
     Option("resamples", "int", _RSC, "bootstrap resamples (default 10000)", ("--resamples",), "resamples",
