@@ -85,10 +85,7 @@ def test_the_campaigns_own_settings_give_the_same_report(
 @pytest.mark.parametrize(
     ("flags", "named", "stored"),
     [
-        (("--margin", "0.5"), "--margin 0.5", "margin 0.2"),
-        (("--seed", "1"), "--seed 1", "seed 0"),
-        (("--alpha", "0.1"), "--alpha 0.1", "alpha 0.05"),
-        (("--no-critical-gate",), "--no-critical-gate", "the critical gate on"),
+        *margin_campaign.STOP_CHANGES,
         (("--sequential-replay", "--stop-when-inconclusive-after", "5"), "--stop-when-inconclusive-after 5",
          "no inconclusive stop after"),
         (("--sequential-replay", "--suite-claim"), "--suite-claim", "the suite-only claim off"),

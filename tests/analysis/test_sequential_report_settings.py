@@ -57,12 +57,7 @@ def test_plain_report_and_the_stored_values_give_the_runs_report(
 
 @pytest.mark.parametrize(
     ("flags", "named", "stored"),
-    [
-        (("--margin", "0.5"), "--margin 0.5", "margin 0.2"),
-        (("--seed", "1"), "--seed 1", "seed 0"),
-        (("--alpha", "0.1"), "--alpha 0.1", "alpha 0.05"),
-        (("--no-critical-gate",), "--no-critical-gate", "the critical gate on"),
-    ],
+    margin_campaign.STOP_CHANGES,
 )
 def test_a_flag_that_changes_the_stop_is_refused(
     sequential: tuple[Path, dict[str, Any]], flags: tuple[str, ...], named: str, stored: str

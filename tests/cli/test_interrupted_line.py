@@ -36,14 +36,7 @@ def test_ctrl_c_without_a_store_says_nothing_was_kept(tmp_path: Path) -> None:
             "--candidate", agent, "--no-store", "--concurrency", "2", "--no-progress"]  # fmt: skip
     proc = cli.start(args, cli.cli_env(SLOW_SUITE_TASKS="4"),
                      preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))  # fmt: skip
-    try:
-        cli.wait_until(lambda: len(processes_with_arg(tag.encode())) >= 2, timeout=60, proc=proc)
-        proc.send_signal(signal.SIGINT)
-        _, err = proc.communicate(timeout=30)
-    finally:
-        if proc.poll() is None:
-            proc.kill()
-            proc.communicate()
+    _, err = cli.interrupt(proc, when=lambda: len(processes_with_arg(tag.encode())) >= 2)
     assert proc.returncode == 1
     [line] = err.strip().splitlines()
     assert line == "ablation: interrupted; nothing was stored (--no-store), so the finished trials are lost"

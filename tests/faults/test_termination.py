@@ -17,7 +17,7 @@ import uuid
 from pathlib import Path
 
 import pytest
-from helpers.cli import campaigns, cli_env, run, start, wait_until
+from helpers.cli import campaigns, cli_env, interrupt, run, start, wait_until
 from helpers.procs import processes_with_arg
 
 TAG = "ABLATION_TERMINATION_TEST_TAG"
@@ -52,19 +52,6 @@ def _default_dispositions() -> None:
         signal.signal(sig, signal.SIG_DFL)
 
 
-def _stop(proc: object, sig: signal.Signals) -> tuple[str, str]:
-    import subprocess
-
-    assert isinstance(proc, subprocess.Popen)
-    try:
-        proc.send_signal(sig)
-        return proc.communicate(timeout=30)
-    finally:
-        if proc.poll() is None:
-            proc.kill()
-            proc.communicate()
-
-
 @pytest.mark.first
 @pytest.mark.slow
 @pytest.mark.parametrize("sig", [signal.SIGTERM, signal.SIGHUP, signal.SIGINT], ids=lambda s: s.name)
@@ -87,7 +74,7 @@ def test_termination_interrupts_kills_command_agents_and_resumes(
     # as from a terminal: under nohup (SIGHUP ignored, inherited) ablation rightly keeps ignoring it
     proc = start(args, env, preexec_fn=_default_dispositions)
     wait_until(lambda: len(processes_with_arg(tag.encode())) >= 4, timeout=60, proc=proc)
-    out, err = _stop(proc, sig)
+    out, err = interrupt(proc, sig)
 
     assert proc.returncode == 1, err
     assert out == ""
@@ -120,7 +107,7 @@ def test_sigterm_kills_process_isolation_workers(tmp_path: Path) -> None:
     ]  # fmt: skip
     proc = start(args, cli_env(SLOW_SUITE_TASKS="4", **{TAG: tag}))
     wait_until(lambda: len(_tagged_env(tag)) >= 2, timeout=60, proc=proc)  # the run and a worker
-    _, err = _stop(proc, signal.SIGTERM)
+    _, err = interrupt(proc, signal.SIGTERM)
     assert proc.returncode == 1, err
     assert len(err.strip().splitlines()) == 1, err
     assert "interrupted" in err
@@ -143,7 +130,7 @@ def test_sigterm_while_loading_the_suite_is_one_line(tmp_path: Path) -> None:
     ]  # fmt: skip
     proc = start(args, cli_env())
     wait_until(ready.exists, timeout=60, proc=proc)
-    _, err = _stop(proc, signal.SIGTERM)
+    _, err = interrupt(proc, signal.SIGTERM)
     assert proc.returncode == 1, err
     assert len(err.strip().splitlines()) == 1, err
     assert "interrupted" in err
@@ -165,7 +152,7 @@ def test_sigterm_when_sigint_is_ignored(tmp_path: Path) -> None:
         preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_IGN),
     )  # fmt: skip
     wait_until(lambda: stored_trials(store) >= 10, timeout=60, proc=proc)
-    _, err = _stop(proc, signal.SIGTERM)
+    _, err = interrupt(proc, signal.SIGTERM)
     assert proc.returncode == 1, err
     [line] = err.strip().splitlines()
     assert "interrupted" in line and "--resume" in line
@@ -211,7 +198,7 @@ def test_sigterm_inside_an_inline_verifier_stops_the_campaign(tmp_path: Path) ->
         preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_IGN),
     )  # fmt: skip
     wait_until(mark.exists, timeout=60, proc=proc)
-    _, err = _stop(proc, signal.SIGTERM)
+    _, err = interrupt(proc, signal.SIGTERM)
     assert proc.returncode == 1, err
     [line] = err.strip().splitlines()
     assert "interrupted" in line

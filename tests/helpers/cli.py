@@ -179,6 +179,22 @@ def wait_until(
         time.sleep(interval)
 
 
+def interrupt(
+    proc: subprocess.Popen[str], sig: signal.Signals = signal.SIGINT, *, when: Callable[[], bool] | None = None
+) -> tuple[str, str]:
+    """Send ``sig`` to ``proc`` (once ``when()`` holds, within 60 s) and return what it wrote; the
+    process is killed and reaped if anything fails or it outlives 30 s."""
+    try:
+        if when is not None:
+            wait_until(when, timeout=60, proc=proc)
+        proc.send_signal(sig)
+        return proc.communicate(timeout=30)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.communicate()
+
+
 def kill(proc: subprocess.Popen[str], sig: signal.Signals = signal.SIGKILL) -> None:
     """Send ``sig`` to ``proc`` (if still running) and reap it."""
     if proc.poll() is None:

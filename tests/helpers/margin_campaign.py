@@ -27,6 +27,16 @@ def candidate(task):
 """
 
 
+#: ``(flags, as the refusal names them, the stored setting in words)``: each would change the stop
+#: of the campaign when it runs with ``--sequential`` (seed 0, alpha 0.05, margin 0.2, critical gate on).
+STOP_CHANGES = [
+    (("--margin", "0.5"), "--margin 0.5", "margin 0.2"),
+    (("--seed", "1"), "--seed 1", "seed 0"),
+    (("--alpha", "0.1"), "--alpha 0.1", "alpha 0.05"),
+    (("--no-critical-gate",), "--no-critical-gate", "the critical gate on"),
+]
+
+
 def run_campaign(folder: Path, *extra: str) -> tuple[Path, dict[str, Any]]:
     """Run the campaign in a new ``folder``; its store and its JSON report."""
     folder.mkdir()
