@@ -93,7 +93,7 @@ def test_worker_memory_from_pyproject_names_the_file_and_key(tmp_path: Path) -> 
 def test_one_line_keeps_field_errors_and_drops_pydantic_wording() -> None:
     with pytest.raises(ValidationError) as caught:
         CampaignConfig(alpha=2, worker_memory_mb=100)  # a field error: the model check is not reached
-    assert one_line(caught.value) == "invalid option: alpha: Input should be less than 1"
+    assert one_line(caught.value) == "invalid option: alpha: Input should be less than 0.5"
     with pytest.raises(ValidationError) as caught:
         CampaignConfig(worker_memory_mb=100)
     assert one_line(caught.value) == (
