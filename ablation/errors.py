@@ -37,6 +37,8 @@ are exported by :mod:`ablation`. The tree, with when each is raised::
           SandboxUnavailable              evaluate.code_tests: the confinement cannot run here
       ScorerError                         evaluate.quality: a quality scorer failed
       SeccompUnavailable (OSError)        evaluate.seccomp: internal, libseccomp refused or missing
+      ReportError                         view.catalog: internal, a stored campaign whose report
+                                          cannot be built (the viewer's 422 page)
       _Overflow                           agents.command: internal, a stream passed its cap
       _TooLarge                           agents.http: internal, a body passed its cap
       _Failure                            run.trial: internal, one stage's error in transit

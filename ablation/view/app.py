@@ -3,7 +3,9 @@
 Pages are server-rendered HTML (:mod:`ablation.view.pages`, :mod:`ablation.view.task_page`,
 :mod:`ablation.view.suite_pages`); ``/static/`` serves one stylesheet, one script and the icon;
 the only JSON endpoint is a campaign's progress, which a running campaign's page polls; any other
-path is the viewer's own 404 page (the layout, a link back). Every response carries a
+path is the viewer's own 404 page (the layout, a link back), as is a page about a campaign the
+store cannot read; a page about a campaign whose report cannot be built (the analysis refuses its
+stored settings) is a 422 page naming the error. Every response carries a
 Content-Security-Policy that allows scripts, styles and fetches from the viewer itself
 only (no inline script, style or event handler, no plugin, no frame, no form to elsewhere), so an
 escape missed somewhere could still not run anything. Handlers are plain functions: Starlette
@@ -29,7 +31,7 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from ablation.errors import StoreError
 from ablation.view import markup
-from ablation.view.catalog import Catalog
+from ablation.view.catalog import Catalog, ReportError
 from ablation.view.pages import campaign_page, campaigns_page, progress, tasks_page
 from ablation.view.suite_pages import COMPARE_TASK, compare_page, compare_task_page, history_page
 from ablation.view.task_page import task_page
@@ -49,9 +51,11 @@ HEADERS = {
 STATIC = Path(__file__).resolve().parent / "static"
 
 
-def _not_found(catalog: Catalog, what: str) -> HTMLResponse:
+def _not_found(
+    catalog: Catalog, what: str, title: str = "Not found", status: int = 404
+) -> HTMLResponse:
     body = f'<p class="error">{markup.esc(what)}</p><p>{markup.link("/", "All campaigns")}</p>'
-    return HTMLResponse(markup.layout("Not found", body, store=str(catalog.path)), status_code=404)
+    return HTMLResponse(markup.layout(title, body, store=str(catalog.path)), status_code=status)
 
 
 def create_app(catalog: Catalog) -> Starlette:
@@ -63,6 +67,8 @@ def create_app(catalog: Catalog) -> Starlette:
                 return HTMLResponse(build(request))
             except StoreError as exc:
                 return _not_found(catalog, str(exc))
+            except ReportError as exc:  # the stored campaign reads, the analysis refuses it
+                return _not_found(catalog, str(exc), "Report failed", 422)
             except KeyError as exc:
                 return _not_found(catalog, f"no trial of task {exc.args[0]!r} in this campaign")
 

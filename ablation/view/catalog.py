@@ -25,20 +25,25 @@ from typing import Any, TypeVar
 from ablation.analysis.build import compare_columns
 from ablation.analysis.stored import StoredTrials, report_stored_campaign
 from ablation.columns import TrialColumns
-from ablation.errors import StoreError
+from ablation.errors import AblationError, StoreError
 from ablation.report import AblationReport
 from ablation.schema import AblationTask, TaskResult, task_digests
 from ablation.store import CampaignRecord, RunStore
 from ablation.store.campaigns import campaign_family
 from ablation.view.tasks import TaskTable, task_table
 
-__all__ = ["ARMS", "CACHED", "ArmRef", "Catalog"]
+__all__ = ["ARMS", "CACHED", "ArmRef", "Catalog", "ReportError"]
 
 #: Analyses kept in memory per kind (least recently used dropped first): reports are small (a
 #: suite's history page shows each campaign's figures), task tables and comparisons hold columns.
 CACHED = {"report": 64, "table": 8, "compare": 8, "compare-table": 8}
 ARMS = ("baseline", "candidate")
 _T = TypeVar("_T")
+
+
+class ReportError(AblationError):
+    """A stored campaign whose report cannot be built: its row reads, but the analysis refuses
+    its stored settings or trials. Its message names the campaign and the analysis's error."""
 
 
 @dataclasses.dataclass(frozen=True)
@@ -165,13 +170,25 @@ class Catalog:
         A campaign of a several-candidate run is Holm-adjusted across its family's campaigns, so
         its cached report is keyed by the state of each of them too: it is rebuilt (the others'
         reports with it) only when one of them changes.
+
+        Raises:
+            StoreError: as :meth:`record`, or when the campaign's trials cannot be read.
+            ReportError: when the analysis refuses the campaign (a :class:`ValueError` or an
+                :class:`~ablation.errors.AblationError` other than a store error); nothing is
+                cached.
         """
         record = self.record(campaign_id)
         family = campaign_family(record)
         members = () if family is None else self.store.family_campaigns(family.family_id)
 
         def build() -> AblationReport:
-            return report_stored_campaign(self.store, campaign_id)[0]
+            try:
+                return report_stored_campaign(self.store, campaign_id)[0]
+            except StoreError:
+                raise
+            except (AblationError, ValueError) as exc:
+                why = f"campaign {campaign_id!r}: its report cannot be built: {exc}"
+                raise ReportError(why) from exc
 
         key = ("report", *self._state(record), *(self._state(m) for m in members))
         return self._cached(key, build), record

@@ -22,7 +22,7 @@ from ablation.render._format import DASH, fmt_interval, fmt_pct, summary_sentenc
 from ablation.report import AblationReport
 from ablation.store import CampaignRecord
 from ablation.view import markup
-from ablation.view.catalog import ARMS, ArmRef, Catalog
+from ablation.view.catalog import ARMS, ArmRef, Catalog, ReportError
 from ablation.view.markup import LIST_CAP
 from ablation.view.task_page import inputs, page_body
 
@@ -145,7 +145,8 @@ def compare_task_page(catalog: Catalog, params: Mapping[str, str]) -> str:
     back = markup.link(markup.url("/compare", baseline=str(base), candidate=str(cand)),
                        "Back to the comparison", cls="back")  # fmt: skip
     source = inputs(catalog, catalog.report(cand.campaign_id)[0], cand.campaign_id, task_id)
-    return markup.layout(f"Task {task_id}", page_body(sides, row, source, back), store=str(catalog.path))
+    body = page_body(sides, row, source, back, (base.campaign_id, cand.campaign_id))
+    return markup.layout(f"Task {task_id}", body, store=str(catalog.path))
 
 
 def flips(catalog: Catalog, records: list[CampaignRecord]) -> list[tuple[str, int, str]]:
@@ -229,7 +230,8 @@ def _rates(report: AblationReport) -> tuple[str, str, str]:
 def history_page(catalog: Catalog, fingerprint: str) -> str:
     """Every campaign of one suite over time, and the tasks that flip most often; a campaign
     whose stored row does not decode (of any suite: its fingerprint may be what is damaged)
-    is an error line above them.
+    or whose report cannot be built (:class:`~ablation.view.catalog.ReportError`) is an error
+    line above them, left out of the table, the plot and the flips.
 
     Raises:
         StoreError: no readable campaign of the store ran that suite (the page is a 404).
@@ -240,10 +242,13 @@ def history_page(catalog: Catalog, fingerprint: str) -> str:
         unread = f" ({len(damaged)} stored campaign(s) could not be read)" if damaged else ""
         raise StoreError(f"no campaign of suite {fingerprint!r} in this store{unread}")
     points = []
+    failed: list[ReportError] = []
     for record in records:
         try:
             points.append((record, catalog.report(record.campaign_id)[0]))
-        except AblationError as exc:  # named above the table, never left out without a word
+        except ReportError as exc:  # named above the table, never left out without a word
+            failed.append(exc)
+        except AblationError as exc:
             damaged.append(StoreError(f"campaign {record.campaign_id!r}: {exc}"))
     rows = [
         [markup.link(markup.campaign_url(r.campaign_id), r.campaign_id), markup.esc(r.created_at[:19]),
@@ -263,7 +268,7 @@ def history_page(catalog: Catalog, fingerprint: str) -> str:
                 flip_rows, tid="flips")
         if flip_rows else '<p class="note" id="flips">No task changed outcome across campaigns.</p>'
     )
-    body = markup.damaged(damaged) + (
+    body = markup.damaged(damaged) + markup.damaged(failed) + (
         f'<p>Suite <code>{markup.esc(fingerprint)}</code>: {len(points)} campaign(s), oldest first. '
         "The candidate's pass rate with its interval:</p>"
         f"{_plot(points) if points else ''}{markup.table(headers, rows, tid='history')}"

@@ -17,6 +17,8 @@ campaign's; the page says which. The "Back to the tasks" link returns to the fil
 and paged table the user came from (the ``back`` parameter, accepted only as this campaign's
 task table path with the table's own parameters, and rebuilt from them). The page of a task in a
 comparison of two stored arms (:mod:`ablation.view.suite_pages`) is built by :func:`page_body` too.
+Each arm shows its first :data:`RUNS_SHOWN` runs in full (the first, which the diff and step lists
+compare, among them); a line under it counts the others and names the command that exports them all.
 """
 
 from __future__ import annotations
@@ -36,9 +38,12 @@ from ablation.view.catalog import Catalog
 from ablation.view.diff import word_diff
 from ablation.view.traces import side_by_side
 
-__all__ = ["back_url", "inputs", "page_body", "task_page"]
+__all__ = ["RUNS_SHOWN", "back_url", "inputs", "page_body", "task_page"]
 
 OUTPUT_LIMIT = 20_000
+#: Runs of each arm a task page shows in full, lowest run numbers first (each may hold tens of
+#: thousands of characters of output and JSON); the rest are counted under the arm's column.
+RUNS_SHOWN = 10
 #: Fields shown in a trial's table (anything else a trial carries is shown as JSON).
 _SHOWN = frozenset({
     "task_id", "arm", "run", "status", "passed", "output", "latency_s", "wall_s", "attempts",
@@ -188,22 +193,36 @@ def inputs(catalog: Catalog, report: AblationReport, campaign_id: str, task_id: 
     )
 
 
+def _runs(trials: list[TaskResult], campaign_id: str) -> str:
+    """The first :data:`RUNS_SHOWN` of one arm's ``trials`` (in run order) in full; under them,
+    how many were not shown and how to export every trial of ``campaign_id``."""
+    if not trials:
+        return '<p class="note">No trial stored.</p>'
+    shown = trials[:RUNS_SHOWN]
+    where = (
+        f" runs not shown ({len(trials)} in all): ablation report {campaign_id} "
+        "--export-jsonl FILE writes every trial"
+    )
+    return "".join(_trial(t) for t in shown) + markup.more(len(trials), len(shown), where)
+
+
 def page_body(
     sides: list[tuple[str, str, list[TaskResult]]], row: dict[str, Any] | None, inputs_html: str, back: str,
+    campaigns: tuple[str, str],
 ) -> str:
     """The page below its title: ``back`` (a link), the outcome and facts of ``row`` (a task
     table row's keys ``outcome``, ``flaky``, ``reason``, ``category``, ``critical``; the first
     trial's category and critical flag where it has none), ``inputs_html`` (:func:`inputs`),
-    the diff and step lists of the two sides' first runs, then the sides' trials in two columns.
+    the diff and step lists of the two sides' first runs, then the sides' trials in two columns
+    (:data:`RUNS_SHOWN` runs each at most).
 
-    ``sides``: ``(arm, heading, trials)`` of the baseline, then the candidate.
+    ``sides``: ``(arm, heading, trials)`` of the baseline, then the candidate, trials in run
+    order; ``campaigns``: the campaign each side's trials are stored under.
     """
     columns = "".join(
         f'<div class="arm" id="arm-{arm}"><h2>{markup.esc(heading)}</h2>'
-        + "".join(_trial(t) for t in trials)
-        + ("" if trials else '<p class="note">No trial stored.</p>')
-        + "</div>"
-        for arm, heading, trials in sides
+        f"{_runs(trials, campaign)}</div>"
+        for (arm, heading, trials), campaign in zip(sides, campaigns, strict=True)
     )
     (_, _, left), (_, _, right) = sides
     diff = ""
@@ -254,5 +273,6 @@ def task_page(catalog: Catalog, campaign_id: str, task_id: str, back: str = "") 
     body = page_body(
         sides, None if at is None else table.row(at), inputs(catalog, report, campaign_id, task_id),
         markup.link(back_url(campaign_id, back), "Back to the tasks", cls="back"),
+        (campaign_id, campaign_id),
     )
     return markup.layout(f"Task {task_id}", body, store=str(catalog.path))
