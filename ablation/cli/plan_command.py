@@ -12,9 +12,11 @@ __all__ = ["cmd_plan"]
 
 
 def cmd_plan(args: argparse.Namespace) -> int:
-    """``ablation plan``; a value the statistics refuse becomes one line naming the flags."""
+    """``ablation plan``; a value the statistics refuse becomes one line naming the flags, a
+    ``--results`` pair that cannot be read or pairs no task one line naming the files."""
+    observed = _observed(args.results) if args.results else None
     try:
-        return _plan_command(args)
+        return _plan_command(args, observed)
     except (ValueError, ZeroDivisionError, OverflowError) as exc:
         given = " ".join(
             f"--{name.replace('_', '-')} {getattr(args, name)}"
@@ -24,19 +26,41 @@ def cmd_plan(args: argparse.Namespace) -> int:
         raise UsageError(f"ablation plan: cannot plan for {given}: {exc}") from None
 
 
-def _plan_command(args: argparse.Namespace) -> int:
+def _observed(results: list[str]) -> tuple[int, float]:
+    """The paired tasks and the discordance of ``compare BEFORE AFTER``, printed with the tasks
+    the pairing left out (an id in one file only, ...: ``ablation compare`` lists them).
+
+    Raises:
+        UsageError: a file cannot be read, or no task is paired (nothing to plan from).
+    """
+    from ablation.analysis.build import compare_results
+    from ablation.errors import AblationError
+    from ablation.render._format import fmt_excluded
+
+    try:
+        report = compare_results(results[0], results[1])
+    except (AblationError, ValueError, OSError) as exc:
+        raise UsageError(f"ablation plan: --results: {exc}") from None
+    n, table = report.n_paired, report.table
+    left_out = f"; {fmt_excluded(report)}, listed by ablation compare" if report.excluded else ""
+    if n == 0:
+        raise UsageError(
+            f"ablation plan: --results {results[0]} {results[1]}: no task is paired{left_out}: "
+            "nothing to plan from"
+        )
+    psi = (table.regressions + table.improvements) / n
+    print(f"observed: {n} paired tasks{left_out}; discordance {psi:.4f} "
+          f"({table.regressions} regressions + {table.improvements} improvements)")
+    return n, psi
+
+
+def _plan_command(args: argparse.Namespace, observed: tuple[int, float] | None) -> int:
     from ablation import stats
 
     alternative = "one-sided" if args.one_sided else "two-sided"
     psi, n = args.discordance, args.tasks
-    if args.results:
-        from ablation.analysis.build import compare_results
-
-        report = compare_results(args.results[0], args.results[1])
-        n = report.n_paired
-        psi = (report.table.regressions + report.table.improvements) / n if n else 0.0
-        print(f"observed: {n} paired tasks, discordance {psi:.4f} "
-              f"({report.table.regressions} regressions + {report.table.improvements} improvements)")
+    if observed is not None:
+        n, psi = observed
     if psi is None:
         raise UsageError("ablation plan: give --discordance (or --results BEFORE AFTER)")
     if args.uplift is not None and not 1e-6 <= abs(args.uplift) <= psi:
