@@ -128,6 +128,7 @@ def arm_summary(
         latency_p90_s=float(stats.linear_quantiles(lat, _P90)[0]) if lat.size else None,
         cost_total=cols.cost_total,
         cost_mean=cols.cost_total / cols.cost_trials if cols.cost_total is not None else None,
+        cost_trials=cols.cost_trials if cols.cost_total is not None else None,
         quality_means={
             name: (float(np.nanmean(v)) if np.any(~np.isnan(v)) else None)
             for name, v in cols.quality.items()

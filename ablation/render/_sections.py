@@ -99,6 +99,14 @@ def paired_note(report: AblationReport) -> str:
     return note + "."
 
 
+def _priced(arm: ArmSummary) -> str:
+    """``", 8 of 12 trials priced"`` when some of the arm's trials stated no cost (its total and
+    mean count the others only); empty when every trial did."""
+    if arm.cost_trials is None or arm.cost_trials >= arm.n_trials:
+        return ""
+    return f", {arm.cost_trials} of {arm.n_trials} trials priced"
+
+
 def arm_rows(report: AblationReport) -> list[Row]:
     """Arm summaries transposed: one row per quantity, columns baseline and candidate."""
     b, c = report.baseline, report.candidate
@@ -137,6 +145,7 @@ def arm_rows(report: AblationReport) -> list[Row]:
                     lambda a: f"{fmt_money(a.cost_total)} ({fmt_money(a.cost_mean)})"
                     + (f" {a.cost_currency}" if a.cost_currency else "")
                     + (f" [{a.cost_source}]" if a.cost_source else "")
+                    + _priced(a)
                 ),
             )
         )
