@@ -207,13 +207,15 @@ def _compare_verdicts(
     from ablation.analysis.candidates import holm_claims
     from ablation.analysis.export_campaign import campaign_settings
     from ablation.analysis.latency_censoring import time_limit_of_files
-    from ablation.cli.common_ids import require_common_ids
+    from ablation.cli.common_ids import refuse_same_rows, require_common_ids
     from ablation.columns import share_ids
     from ablation.sources.readers.columnar import FileTrials
 
     config, names, from_file = settings
     read, read_before = read_options(args), read_options(args, baseline=True)
     name = str(args.before)
+    for path in args.after:
+        refuse_same_rows((sources[name], sources[str(path)]), (read_before, read), (name, str(path)))
     before, before_notes = _noted_read(sources[name], arm="baseline", display=name, **read_before)
     reports, rows = [], len(before.columns)
     for path in args.after:
