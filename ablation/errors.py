@@ -71,6 +71,7 @@ __all__ = [
     "StopCampaign",
     "StoreError",
     "UsageError",
+    "exception_message",
     "validation_line",
 ]
 
@@ -137,6 +138,15 @@ class NoWorkerLeft(AblationError, ConnectionError):
     :class:`ConnectionError` by default) and fail-fast treat it as a connection error. The
     message names why no worker will come.
     """
+
+
+def exception_message(exc: BaseException) -> str:
+    """``str(exc)``, or a note naming the exception when its own ``__str__`` raises (user code's
+    exceptions are recorded, never allowed to break the recording)."""
+    try:
+        return str(exc)
+    except Exception as inner:
+        return f"<str() of the {type(exc).__name__} raised {type(inner).__name__}>"
 
 
 def validation_line(exc: BaseException, known: Iterable[str] = ()) -> str:

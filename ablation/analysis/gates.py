@@ -97,8 +97,9 @@ from ablation.analysis.sequential_gates import (
     SequentialRegressionGate,
 )
 from ablation.config import GatePolicy
-from ablation.errors import ConfigError
+from ablation.errors import ConfigError, exception_message
 from ablation.report import AblationReport, GateResult
+from ablation.schema import safe_text
 
 __all__ = [
     "GATES",
@@ -184,6 +185,18 @@ def _is_added(gate: Gate) -> bool:
     return not isinstance(gate, _UnreadSetting) and not any(gate is b for b in _BUILTIN)
 
 
+#: Characters of an added gate's error message its inconclusive result keeps (a line of the
+#: gates table: the gate's own code is where the rest is).
+GATE_MESSAGE_LIMIT = 500
+
+
+def _cut(message: str) -> str:
+    """``message`` made encodable and cut to :data:`GATE_MESSAGE_LIMIT` characters, saying so."""
+    if len(message) > GATE_MESSAGE_LIMIT:
+        message = f"{message[:GATE_MESSAGE_LIMIT]}... [{len(message) - GATE_MESSAGE_LIMIT} more characters cut]"
+    return safe_text(message)
+
+
 def _judge_added(gate: Gate, policy: GatePolicy, report: AblationReport, alpha: float) -> list[GateResult]:
     """An added gate's results; what it could not judge is one inconclusive result of its name.
 
@@ -204,7 +217,7 @@ def _judge_added(gate: Gate, policy: GatePolicy, report: AblationReport, alpha: 
             )]  # fmt: skip
         results = gate.judge(policy, report, alpha)
     except Exception as exc:  # a user's gate: its error is an inconclusive gate, never pass/fail
-        return [could_not_run(gate.name, test, f"it raised {type(exc).__name__}: {exc}")]
+        return [could_not_run(gate.name, test, f"it raised {type(exc).__name__}: {_cut(exception_message(exc))}")]
     if not isinstance(results, (list, tuple)) or not all(isinstance(r, GateResult) for r in results):
         wrong = results if not isinstance(results, (list, tuple)) else next(
             r for r in results if not isinstance(r, GateResult)

@@ -23,7 +23,7 @@ import traceback
 from collections.abc import Mapping
 from typing import Any
 
-from ablation.errors import AblationError
+from ablation.errors import AblationError, exception_message
 from ablation.run.plain_output import plain_output
 from ablation.schema import safe_text
 
@@ -92,14 +92,6 @@ def bounded_text(text: str, limit: int = ERROR_TEXT_LIMIT) -> str:
     return safe_text(text[:limit]) + f"... [{len(text) - limit} more characters cut]"
 
 
-def _message(exc: BaseException) -> str:
-    """``str(exc)``, or a note when the exception's own ``__str__`` raises."""
-    try:
-        return str(exc)
-    except Exception as inner:
-        return f"<str() of the {type(exc).__name__} raised {type(inner).__name__}>"
-
-
 def exception_texts(exc: BaseException) -> tuple[str, str]:
     """``(message, traceback)`` of ``exc``, each at most about :data:`ERROR_TEXT_LIMIT` characters.
 
@@ -107,13 +99,13 @@ def exception_texts(exc: BaseException) -> tuple[str, str]:
     frames plus the cut message of ``exc`` (the chain is left out), so no text longer than the
     limit is ever formatted.
     """
-    message = _message(exc)
+    message = exception_message(exc)
     chain: list[BaseException] = []
     link: BaseException | None = exc
     while link is not None and link not in chain and len(chain) < 100:
         chain.append(link)
         link = link.__cause__ or link.__context__
-    if any(len(_message(e)) > ERROR_TEXT_LIMIT for e in chain):
+    if any(len(exception_message(e)) > ERROR_TEXT_LIMIT for e in chain):
         frames = "".join(traceback.format_tb(exc.__traceback__))
         text = f"Traceback (most recent call last):\n{frames}{type(exc).__qualname__}: "
         return bounded_text(message), text + bounded_text(message) + "\n"

@@ -135,3 +135,37 @@ def test_an_added_gate_that_could_not_judge_is_inconclusive_naming_the_error(
     for word in words:
         assert word in gate.evidence
     assert report.verdict == "fail"
+
+
+class _Unprintable(Exception):
+    def __str__(self) -> str:
+        raise RuntimeError("no text")
+
+
+def _raise(exc: Exception) -> Any:
+    def judge() -> Any:
+        raise exc
+
+    return judge
+
+
+@pytest.mark.parametrize(
+    ("exc", "said"),
+    [
+        (ValueError("x" * 1_000_000), "ValueError: " + "x" * 500 + "... [999500 more characters cut]"),
+        (_Unprintable(), "_Unprintable: <str() of the _Unprintable raised RuntimeError>"),
+        (ValueError("bad \ud800 text"), "ValueError: bad \\ud800 text"),
+    ],
+)
+def test_an_added_gate_error_is_bounded_printable_and_encodable(exc: Exception, said: str) -> None:
+    gate = _Toy("raises odd", True, _raise(exc))
+    register_gate(gate)
+    try:
+        report = _report({"raises odd": 1})
+    finally:
+        GATES.remove(gate)
+    result = _only(report, "raises odd")
+    assert result.status == "inconclusive" and report.verdict == "fail"
+    assert f"it raised {said}. " in result.evidence, result.evidence[-300:]
+    assert len(result.evidence) < 800
+    assert "raises odd" in report.model_dump_json()  # the report serialises (no lone surrogate)
