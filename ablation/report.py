@@ -107,11 +107,8 @@ class ArmSummary(BaseModel):
     latency_p90_s: float | None = None
     cost_total: float | None = None
     cost_mean: float | None = None
-    cost_trials: int | None = Field(
-        default=None,
-        description="trials whose cost cost_total and cost_mean count (None: none stated one); "
-        "fewer than n_trials when some trials stated no cost",
-    )
+    cost_trials: int | None = Field(default=None, description="trials cost_total and cost_mean count "
+                                     "(None: none stated a cost; below n_trials: some did not)")  # fmt: skip
     cost_currency: str | None = Field(
         default=None, description="ISO 4217 currency of the arm's costs (None: unstated)")
     cost_source: str | None = Field(

@@ -47,15 +47,18 @@ def require_common_ids(before: Any, after: Any, names: tuple[str, str]) -> None:
 def refuse_same_rows(
     paths: tuple[str, str], reads: tuple[Mapping[str, Any], Mapping[str, Any]], names: tuple[str, str]
 ) -> None:
-    """Raise :class:`InputError` when BEFORE and AFTER would read the same rows: one file (the
-    same path, or two names of one file) read with the same options (``--where`` and the rest).
+    """Raise :class:`InputError` when BEFORE and AFTER would read the same filtered rows: one
+    file (the same path, or two names of one file) read with the same options and the same
+    ``--where`` filters. A filter alike on both sides says the user meant to pick rows for each
+    and picked the same; a file named twice without a filter is the comparison typed (an A/A
+    check), left as it is.
 
     Args:
         paths: The files read for BEFORE and AFTER.
         reads: The read options of each (``read_options``; BEFORE's with ``--baseline-where``).
         names: How the two files are named in the message.
     """
-    if reads[0] != reads[1]:
+    if reads[0] != reads[1] or not reads[0].get("where"):
         return
     try:
         same = os.path.samefile(*paths)
@@ -63,7 +66,7 @@ def refuse_same_rows(
         return
     if same:
         raise InputError(
-            f"{names[0]} and {names[1]} are the same rows (one file, read alike): the comparison "
+            f"{names[0]} and {names[1]} are the same rows (one file, filtered alike): the comparison "
             "would pair each trial with itself; pick BEFORE's rows with --baseline-where (e.g. "
             "--baseline-where arm=baseline --where arm=candidate on an export)"
         )
