@@ -12,6 +12,12 @@ scored pairs says: a score that could not be computed is missing, not a low scor
 that could not run is neither a pass nor a failure. The evidence names the scorer, its failures
 per arm and the first error message the errors section shows.
 
+Cost and the other metrics (tokens, model requests, a result file's numbers) are inconclusive
+the same way when a pair lacks the value in one arm (a trial that stated no cost, or errored
+before it could): an unreported cost is unknown, not a low one, and an agent that reported its
+cost only where it was cheap would otherwise pass on the priced pairs. Latency (measured on every
+trial, a time-out counted at the limit) and quality scores (the rule above) are not.
+
 Assumptions: ``report.quality[metric].scorer_errors_*`` count the scorer's failures over the
 trials ``report.errors.trials`` counts (every trial seen of the report's tasks).
 """
@@ -19,7 +25,7 @@ trials ``report.errors.trials`` counts (every trial seen of the report's tasks).
 from __future__ import annotations
 
 from ablation.analysis.failures import scorer_failed
-from ablation.analysis.gate_data import metric_section, too_few_pairs
+from ablation.analysis.gate_data import LATENCY_NAMES, metric_section, too_few_pairs
 from ablation.analysis.gate_status import could_not_run
 from ablation.report import AblationReport, GateResult
 
@@ -48,6 +54,19 @@ def scorer_failures(report: AblationReport, metric: str) -> str | None:
     return scorer_failed(metric, counts, example)
 
 
+def unpaired_values(report: AblationReport, metric: str) -> str | None:
+    """Words saying that some pairs lack ``metric`` in one arm (cost, tokens, a file's metric),
+    or ``None`` when every pair has it, or for latency and quality scores (module docstring)."""
+    section = metric_section(report, metric)
+    if section is None or not section.n_left_out or metric in LATENCY_NAMES or metric in report.quality:
+        return None
+    reason = f" ({section.left_out_reason})" if section.left_out_reason else ""
+    return (
+        f"{section.n_left_out} of {section.n_pairs + section.n_left_out} pairs have no {metric} "
+        f"in one arm{reason}"
+    )
+
+
 def metric_gate(report: AblationReport, metric: str, margin: float) -> GateResult:
     """Non-inferiority of a numeric metric or quality score within ``margin`` (its units); see
     the module docstring for when it is inconclusive."""
@@ -55,6 +74,7 @@ def metric_gate(report: AblationReport, metric: str, margin: float) -> GateResul
     test = f"the non-inferiority test against margin {_short(margin)}"
     ni = report.metric_noninferiority.get(metric)
     failed = scorer_failures(report, metric)
+    missing = unpaired_values(report, metric)
     if ni is None:
         why = too_few_pairs(report, metric)
         if why is not None:
@@ -84,6 +104,18 @@ def metric_gate(report: AblationReport, metric: str, margin: float) -> GateResul
                 f"the test on the scored pairs alone ({scored}) cannot decide; a check that "
                 "could not run is neither a pass nor a failure of the candidate, and the "
                 "verdict cannot pass on it."
+            ),
+            pvalue=ni.pvalue,
+        )
+    if missing is not None:
+        return GateResult(
+            name=name,
+            status="inconclusive",
+            evidence=(
+                f"inconclusive: {missing}. A value that was not reported is unknown, not a good "
+                f"one, so the test on the pairs that have it in both arms ({scored}) cannot "
+                "decide; a check that could not run is neither a pass "
+                "nor a failure of the candidate, and the verdict cannot pass on it."
             ),
             pvalue=ni.pvalue,
         )
