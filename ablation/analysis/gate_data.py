@@ -78,7 +78,7 @@ def _lacking(report: AblationReport, name: str, section: ContinuousComparison) -
     """The arms known to carry no value of ``name`` (cost and quality scores say so per arm)."""
     arms = {"baseline": report.baseline, "candidate": report.candidate}
     if name == "cost":
-        return [arm for arm, s in arms.items() if s.cost_total is None]
+        return [arm for arm, s in arms.items() if s.cost_trials is None]
     if isinstance(section, QualityComparison) and name in report.quality:
         return [arm for arm, s in arms.items() if s.quality_means.get(name) is None]
     return []
@@ -126,11 +126,12 @@ def too_few_pairs(report: AblationReport, name: str) -> str | None:
     section = metric_section(report, name)
     idle = none_completed(report)
     b, c = report.baseline, report.candidate
-    if section is None and name == "cost" and (b.cost_total is not None or c.cost_total is not None):
+    if section is None and name == "cost" and (b.cost_trials is not None or c.cost_trials is not None):
+        units = (b.cost_currency or "unstated", c.cost_currency or "unstated")
+        how = "mix currencies" if any("+" in u for u in units) else "are in different currencies"
         return (  # the analysis drops a cost comparison across currencies
-            f"the arms' costs are in different currencies (baseline {b.cost_currency or 'unstated'}, "
-            f"candidate {c.cost_currency or 'unstated'}), and costs in different currencies are "
-            "never compared"
+            f"the arms' costs {how} (baseline {units[0]}, candidate {units[1]}), and costs in "
+            "different currencies are never compared"
         )
     if section is None:
         both = name in LATENCY_NAMES or name == "cost"  # sections of either arm's values

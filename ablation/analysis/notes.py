@@ -78,10 +78,14 @@ def _number(x: float) -> str:
 def cost_units(data: PairedData, arm: str) -> tuple[str | None, str | None]:
     """``(currency, source)`` of an arm's costs, from every trial with a cost (every task and
     run: :attr:`~ablation.analysis.pairing.PairedData.cost_units`); values that differ are
-    joined by ``+``, and an unstated one adds nothing. A currency is an ISO 4217 code, read in
-    upper case (``usd`` and ``USD`` are one currency)."""
+    joined by ``+``; an unstated currency beside a stated one is ``unstated`` among them (a
+    bare number is not known to be in the other trials' currency), and alone is ``None``. A
+    currency is an ISO 4217 code, read in upper case (``usd`` and ``USD`` are one currency)."""
     units = data.cost_units.get(arm, frozenset())
-    return _joined((c or "").strip().upper() for c, _ in units), _joined(s or "" for _, s in units)
+    currencies = {(c or "").strip().upper() for c, _ in units}
+    if "" in currencies and len(currencies) > 1:
+        currencies = (currencies - {""}) | {"unstated"}
+    return _joined(currencies), _joined(s or "" for _, s in units)
 
 
 def _joined(values: Iterable[str]) -> str | None:
@@ -94,27 +98,33 @@ def with_notes(report: AblationReport, data: PairedData, alpha: float) -> Ablati
 
     Costs in different currencies are not comparable: when the arms' stated currencies differ,
     or an arm mixes several, the paired cost comparison and the cost's non-inferiority test are
-    dropped (a cost gate then is inconclusive, having nothing to judge) and a note says why.
+    dropped (a cost gate then is inconclusive, having nothing to judge) and a note says why; an
+    arm that mixes currencies has no total or mean either (its ``cost_trials`` still counts them).
     """
     update: dict[str, object] = {}
-    currencies: list[str | None] = []
+    currencies: dict[str, str | None] = {}
     for arm in ("baseline", "candidate"):
         summary = getattr(report, arm)
         if summary.cost_total is not None:
             currency, source = cost_units(data, arm)
-            currencies.append(currency)
-            update[arm] = summary.model_copy(update={"cost_currency": currency, "cost_source": source})
-    mixed = len(currencies) == 2 and currencies[0] != currencies[1] and any(currencies)
-    mixed = mixed or any("+" in (c or "") for c in currencies)
+            currencies[arm] = currency
+            summed = {} if "+" not in (currency or "") else {"cost_total": None, "cost_mean": None}
+            update[arm] = summary.model_copy(update={"cost_currency": currency, "cost_source": source, **summed})
+    said = {arm: c or "unstated" for arm, c in currencies.items()}
+    mixing = [arm for arm, c in said.items() if "+" in c]
     notes: list[str] = []
-    if mixed:
+    if mixing or (len(said) == 2 and len(set(said.values())) == 2 and any(currencies.values())):
         ni = {k: v for k, v in report.metric_noninferiority.items() if k != "cost"}
         metrics = {k: v for k, v in report.metrics.items() if k != "cost"}
         report = report.model_copy(update={"cost": None, "metrics": metrics, "metric_noninferiority": ni})
-        said = [c or "unstated" for c in currencies]
-        notes.append(
-            f"costs are in different currencies (baseline {said[0]}, candidate {said[-1]}): not "
-            "compared, and a cost gate has nothing to judge"
-        )
+        if mixing:
+            each = " and ".join(f"the {arm}'s ({said[arm]})" for arm in mixing)
+            notes.append(f"costs mix currencies within an arm, {each}: not summed or compared, and a "
+                         "cost gate has nothing to judge")  # fmt: skip
+        else:
+            notes.append(
+                f"costs are in different currencies (baseline {said['baseline']}, candidate "
+                f"{said['candidate']}): not compared, and a cost gate has nothing to judge"
+            )
     update["notes"] = notes + change_notes(report, alpha)
     return report.model_copy(update=update)

@@ -137,12 +137,13 @@ def arm_rows(report: AblationReport) -> list[Row]:
                 ),
             )
         )
-    if any(a.cost_total is not None for a in (b, c)):
+    if any(a.cost_trials is not None for a in (b, c)):
         rows.append(
             (
                 "cost total (mean)",
                 *both(
-                    lambda a: f"{fmt_money(a.cost_total)} ({fmt_money(a.cost_mean)})"
+                    lambda a: (f"{fmt_money(a.cost_total)} ({fmt_money(a.cost_mean)})"
+                               if a.cost_total is not None or a.cost_trials is None else "not summed:")
                     + (f" {a.cost_currency}" if a.cost_currency else "")
                     + (f" [{a.cost_source}]" if a.cost_source else "")
                     + _priced(a)
