@@ -11,7 +11,14 @@ import math
 
 import pytest
 
-from ablation import AblationTask, AgentOutput, CampaignConfig, GatePolicy, TrialCost, run_ablation_campaign
+from ablation import (
+    AblationTask,
+    AgentOutput,
+    CampaignConfig,
+    GatePolicy,
+    TrialCost,
+    run_ablation_campaign,
+)
 from ablation.render import render
 from ablation.report import AblationReport
 
