@@ -273,10 +273,15 @@ class CampaignConfig(BaseModel):
     traces: Literal["auto", "on", "off"] = "auto"
 
     @model_validator(mode="after")
-    def _memory_cap_needs_workers(self) -> Self:
+    def _isolation_fits(self) -> Self:
         if self.worker_memory_mb is not None and self.isolation != "process":
             raise ValueError(
                 "worker_memory_mb: limits worker processes, so it needs isolation='process'"
+            )
+        if self.traces == "on" and self.isolation == "process":
+            raise ValueError(
+                "traces: 'on' requires spans from agents in this process, and isolation='process' "
+                "runs them in worker processes, where none is collected"
             )
         return self
 
