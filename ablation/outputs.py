@@ -149,8 +149,8 @@ class AgentOutput(BaseModel):
     @field_validator("cost")
     @classmethod
     def _finite_cost(cls, value: float | TrialCost | None) -> float | TrialCost | None:
-        if isinstance(value, float | int) and not usable_number(value):
-            raise ValueError(f"cost must be a finite number below {VALUE_LIMIT:g} in magnitude")
+        if isinstance(value, float | int) and not (usable_number(value) and value >= 0):
+            raise ValueError(f"cost must be a finite number, 0 or more, below {VALUE_LIMIT:g}")
         return value
 
     def cost_fields(self) -> dict[str, Any]:
