@@ -229,7 +229,7 @@ def build_report(
         repeated, flaky = (breakdowns.repeated(data, config) if data.runs > 1 and n else (None, []))
         prov = _provenance(provenance or Provenance(), data, config, mcnemar, uplift)
         parts = _parts(data, masks, config, (regressions, improvements))
-        lat = censored_latency(data, config.timeout_s)
+        lat = censored_latency(data, config.timeout_s, config.on_error)
         latency = latency_comparison(config, lat)
         mde, mde_method = mde_result()
     report = AblationReport(

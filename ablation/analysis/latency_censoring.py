@@ -95,8 +95,13 @@ class CensoredLatency:
     cap_known: bool
 
 
-def censored_latency(data: PairedData, timeout_s: float | None) -> CensoredLatency:
-    """The paired latency columns with every timed-out trial counted at the cap."""
+def censored_latency(data: PairedData, timeout_s: float | None, on_error: str = "fail") -> CensoredLatency:
+    """The paired latency columns with every timed-out trial counted at the cap.
+
+    ``on_error``: the campaign's; under ``"exclude"`` a task's counted runs (``ArmColumns.runs``)
+    already leave its failed trials out, so its completed trials are those runs, not those runs
+    less its failures.
+    """
     ids, n = data.task_ids, len(data.task_ids)
     fails = {"baseline": np.zeros(n), "candidate": np.zeros(n)}
     outs = {"baseline": np.zeros(n), "candidate": np.zeros(n)}
@@ -115,7 +120,8 @@ def censored_latency(data: PairedData, timeout_s: float | None) -> CensoredLaten
     cap = float(timeout_s) if timeout_s is not None else float(seen.max(initial=0.0))
     out = {}
     for arm, col in cols.items():
-        done = np.clip(col.runs - fails[arm], 0, None) * ~np.isnan(col.latency)
+        completed = col.runs if on_error == "exclude" else np.clip(col.runs - fails[arm], 0, None)
+        done = completed * ~np.isnan(col.latency)
         total = np.nan_to_num(col.latency) * done + cap * outs[arm]
         count = done + outs[arm]
         with np.errstate(invalid="ignore", divide="ignore"):
