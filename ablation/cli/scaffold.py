@@ -9,6 +9,7 @@ package as ``ablation/cli/action.yml``), and adds ``.ablation/`` (the run store)
 from __future__ import annotations
 
 import json
+import shlex
 from pathlib import Path
 
 from ablation.errors import ConfigError
@@ -146,29 +147,92 @@ def install_source() -> tuple[str, str | None]:
 IGNORED = ".ablation/"
 
 
-def _ignore_store(directory: Path) -> Path | None:
-    """Add ``.ablation/`` to ``directory/.gitignore``; the path when it changed, else ``None``."""
+def _ignore_store(directory: Path) -> str | None:
+    """``directory/.gitignore`` with ``.ablation/`` added; ``None`` when it already ignores it.
+
+    Raises:
+        ConfigError: if the file exists and is not UTF-8 text.
+    """
     path = directory / ".gitignore"
-    current = path.read_text(encoding="utf-8") if path.exists() else ""
+    current = _read(path) if path.exists() else ""
     if any(line.strip() in (IGNORED, IGNORED.rstrip("/"), "/" + IGNORED) for line in current.splitlines()):
         return None
     separator = "" if not current or current.endswith("\n") else "\n"
-    path.write_text(f"{current}{separator}# ablation's run store\n{IGNORED}\n", encoding="utf-8")
-    return path
+    return f"{current}{separator}# ablation's run store\n{IGNORED}\n"
+
+
+def _read(path: Path) -> str:
+    """The UTF-8 text of ``path``; a file that is not UTF-8 is a :class:`ConfigError`."""
+    try:
+        return path.read_text(encoding="utf-8")
+    except UnicodeDecodeError as exc:
+        raise ConfigError(f"{path}: not UTF-8 text (byte {exc.start}); nothing written") from None
+
+
+def _with_settings(pyproject: Path) -> str | None:
+    """``pyproject`` with ``[tool.ablation]`` defaults appended; ``None`` when it already sets them.
+
+    The file is read as TOML (``tomllib``, as ``ablation run`` reads it), not searched as text: a
+    ``tool.ablation`` in any form (a ``[tool.ablation]`` header, a key of ``[tool]``, a dotted key)
+    counts, a comment naming the section does not. Assumes that appending is only right when the
+    result parses and holds exactly the defaults in ``tool.ablation`` and everything else unchanged.
+
+    Raises:
+        ConfigError: if the file is not valid TOML (with tomllib's line and column), or ``tool``
+            is something the section cannot be added to (a value, an inline table, an array).
+    """
+    import tomllib
+
+    if not pyproject.exists():
+        return SETTINGS.lstrip("\n")
+    current = _read(pyproject)
+    try:
+        data = tomllib.loads(current)
+    except tomllib.TOMLDecodeError as exc:
+        raise ConfigError(f"{pyproject}: invalid TOML ({exc}); nothing written") from None
+    tool = data.get("tool")
+    if isinstance(tool, dict) and "ablation" in tool:
+        return None
+    text = current.rstrip("\n") + ("\n" if current.strip() else "") + SETTINGS.lstrip("\n")
+    try:
+        merged = tomllib.loads(text)
+    except tomllib.TOMLDecodeError:
+        merged = {}
+    added = merged.get("tool")
+    if isinstance(added, dict) and added.get("ablation") == tomllib.loads(SETTINGS)["tool"]["ablation"]:
+        rest = {**merged, "tool": {k: v for k, v in added.items() if k != "ablation"}}
+        if rest == {**data, "tool": tool or {}}:
+            return text
+    shape = "an inline table" if isinstance(tool, dict) else f"{type(tool).__name__} {tool!r:.40}"
+    raise ConfigError(
+        f"{pyproject}: [tool.ablation] cannot be added: tool is {shape}, which a [tool.ablation] "
+        "table cannot extend; add the section by hand; nothing written"
+    )
+
+
+def _shell_path(directory: Path) -> str:
+    """``directory`` as one shell word for ``cd`` (quoted; ``./`` before a leading ``-``)."""
+    shown = str(directory)
+    return shlex.quote(f"./{shown}" if shown.startswith("-") else shown)
 
 
 def scaffold(directory: Path, *, force: bool = False) -> tuple[list[Path], str]:
     """Write the example suite and agents, ``[tool.ablation]`` and CI files in ``directory``.
 
-    See the module docstring for the files; ``.gitignore`` is only ever appended to.
+    See the module docstring for the files; ``pyproject.toml`` and ``.gitignore`` are only ever
+    appended to. Every check runs before the first write, so a refusal leaves the directory as it
+    was. What happened to a file that existed is printed here, one line each (``appended to``,
+    ``overwrote``, ``left ... as it is``); the files created anew are returned for the caller to
+    list as created.
 
     Returns:
-        The files written or updated, and the command that runs the example campaign.
+        The files created, and the command that runs the example campaign (its ``cd`` quoted
+        for a POSIX shell).
 
     Raises:
-        ConfigError: if a file exists (without ``force``) or pyproject.toml already has the section.
+        ConfigError: if a file exists (without ``force``), or pyproject.toml or .gitignore cannot
+            be read or extended (see :func:`_with_settings`).
     """
-    directory.mkdir(parents=True, exist_ok=True)
     run_args = (
         "run tasks/example.py --baseline agents/example.py:baseline "
         "--candidate agents/example.py:candidate"
@@ -176,7 +240,7 @@ def scaffold(directory: Path, *, force: bool = False) -> tuple[list[Path], str]:
     action = (Path(__file__).with_name("action.yml")).read_text(encoding="utf-8")
     install, origin = install_source()
     install_note = "" if origin is None else UNSET_INSTALL.format(origin=origin)
-    files = {
+    files: dict[Path, str | None] = {
         directory / "tasks" / "example.py": SUITE,
         directory / "agents" / "example.py": AGENTS,
         directory / ".github" / "workflows" / "ablation.yml":
@@ -186,21 +250,24 @@ def scaffold(directory: Path, *, force: bool = False) -> tuple[list[Path], str]:
     existing = [p for p in files if p.exists()]
     if existing and not force:
         raise ConfigError(f"{existing[0]} exists (use --force to overwrite)")
+    pyproject = directory / "pyproject.toml"
+    files[pyproject] = _with_settings(pyproject)
+    files[directory / ".gitignore"] = _ignore_store(directory)
     created: list[Path] = []
     for path, text in files.items():
+        if text is None:
+            if path == pyproject:
+                print(f"left {path} as it is: it already sets tool.ablation")
+            continue
+        if not path.exists():
+            created.append(path)
+        elif path in (pyproject, directory / ".gitignore"):
+            print(f"appended to {path}")
+        else:
+            print(f"overwrote {path}")
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_text(text, encoding="utf-8")
-        created.append(path)
-    pyproject = directory / "pyproject.toml"
-    current = pyproject.read_text(encoding="utf-8") if pyproject.exists() else ""
-    if "[tool.ablation]" not in current:
-        pyproject.write_text(current.rstrip("\n") + ("\n" if current else "") + SETTINGS.lstrip("\n")
-                             if current else SETTINGS.lstrip("\n"), encoding="utf-8")
-        created.append(pyproject)
-    ignored = _ignore_store(directory)
-    if ignored is not None:
-        created.append(ignored)
     command = f"ablation {run_args}"
     if directory.resolve() != Path.cwd().resolve():
-        command = f"cd {directory} && {command}"
+        command = f"cd {_shell_path(directory)} && {command}"
     return created, command
