@@ -97,6 +97,8 @@ class ArmSummary(BaseModel):
     agent: str | None = None
     n_trials: int
     passes: int
+    counted_trials: int | None = Field(default=None, description="trials pass_rate counts (passes "
+                                       "of them): n_trials less those on_error='exclude' left out")  # fmt: skip
     pass_rate: float
     pass_rate_ci: Interval
     errors: int = 0
@@ -111,11 +113,8 @@ class ArmSummary(BaseModel):
                                      "(None: none stated a cost; below n_trials: some did not)")  # fmt: skip
     cost_currency: str | None = Field(
         default=None, description="ISO 4217 currency of the arm's costs (None: unstated)")
-    cost_source: str | None = Field(
-        default=None,
-        description="where the arm's costs come from: agent, price-db (genai-prices) or override "
-        "([tool.ablation.prices]); several joined by '+'",
-    )
+    cost_source: str | None = Field(default=None, description="where the arm's costs come from: agent, "
+                                    "price-db (genai-prices) or override ([tool.ablation.prices]); several joined by '+'")  # fmt: skip
     quality_means: dict[str, float | None] = Field(default_factory=dict)
 
 

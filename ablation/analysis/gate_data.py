@@ -78,7 +78,7 @@ def _lacking(report: AblationReport, name: str, section: ContinuousComparison) -
     """The arms known to carry no value of ``name`` (cost and quality scores say so per arm)."""
     arms = {"baseline": report.baseline, "candidate": report.candidate}
     if name == "cost":
-        return [arm for arm, s in arms.items() if s.cost_trials is None]
+        return [arm for arm, s in arms.items() if s.cost_total is None and s.cost_trials is None]
     if isinstance(section, QualityComparison) and name in report.quality:
         return [arm for arm, s in arms.items() if s.quality_means.get(name) is None]
     return []
@@ -126,7 +126,7 @@ def too_few_pairs(report: AblationReport, name: str) -> str | None:
     section = metric_section(report, name)
     idle = none_completed(report)
     b, c = report.baseline, report.candidate
-    if section is None and name == "cost" and (b.cost_trials is not None or c.cost_trials is not None):
+    if section is None and name == "cost" and any(a.cost_total is not None or a.cost_trials is not None for a in (b, c)):
         units = (b.cost_currency or "unstated", c.cost_currency or "unstated")
         how = "mix currencies" if any("+" in u for u in units) else "are in different currencies"
         return (  # the analysis drops a cost comparison across currencies

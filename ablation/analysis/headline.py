@@ -118,6 +118,7 @@ def arm_summary(
         agent=agent,
         n_trials=cols.n_trials,
         passes=passes,
+        counted_trials=trials,
         pass_rate=rate,
         pass_rate_ci=ci,
         errors=cols.errors,

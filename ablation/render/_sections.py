@@ -99,12 +99,17 @@ def paired_note(report: AblationReport) -> str:
     return note + "."
 
 
+def counted(arm: ArmSummary) -> int:
+    """The trials an arm's pass rate counts (its ``n_trials`` in a report that predates the field)."""
+    return arm.n_trials if arm.counted_trials is None else arm.counted_trials
+
+
 def _priced(arm: ArmSummary) -> str:
     """``", 8 of 12 trials priced"`` when some of the arm's trials stated no cost (its total and
     mean count the others only); empty when every trial did."""
-    if arm.cost_trials is None or arm.cost_trials >= arm.n_trials:
+    if arm.cost_trials is None or arm.cost_trials >= counted(arm):
         return ""
-    return f", {arm.cost_trials} of {arm.n_trials} trials priced"
+    return f", {arm.cost_trials} of {counted(arm)} trials priced"
 
 
 def arm_rows(report: AblationReport) -> list[Row]:
@@ -116,7 +121,7 @@ def arm_rows(report: AblationReport) -> list[Row]:
 
     rows: list[Row] = [
         ("agent", *both(lambda a: a.agent or DASH)),
-        ("pass rate", *both(lambda a: f"{fmt_pct(a.pass_rate)} ({a.passes}/{a.n_trials})")),
+        ("pass rate", *both(lambda a: f"{fmt_pct(a.pass_rate)} ({a.passes}/{counted(a)})")),
         (
             f"{fmt_level(b.pass_rate_ci.confidence_level)} CI ({b.pass_rate_ci.method})",
             *both(lambda a: fmt_interval(a.pass_rate_ci, "pct", with_level=False)),
@@ -137,7 +142,7 @@ def arm_rows(report: AblationReport) -> list[Row]:
                 ),
             )
         )
-    if any(a.cost_trials is not None for a in (b, c)):
+    if any(a.cost_total is not None or a.cost_trials is not None for a in (b, c)):
         rows.append(
             (
                 "cost total (mean)",

@@ -20,6 +20,7 @@ from pydantic import BaseModel, ConfigDict
 from ablation.analysis.candidates import holm_claims, improvement_p
 from ablation.render._ci_safe import no_workflow_commands
 from ablation.render._format import fmt_float, fmt_level, fmt_p, fmt_pct, fmt_pp
+from ablation.render._sections import counted
 from ablation.report import REPORT_SCHEMA_VERSION, AblationReport, Claim, Interval
 
 __all__ = [
@@ -140,7 +141,7 @@ def summary_data(reports: Sequence[AblationReport], names: Sequence[str]) -> dic
         f"{fmt_level(reports[0].provenance.confidence_level)}."
     ]
     for label, key in (
-        ("baseline pass counts", lambda r: (r.baseline.passes, r.baseline.n_trials)),
+        ("baseline pass counts", lambda r: (r.baseline.passes, counted(r.baseline))),
         ("baseline agents", lambda r: r.provenance.baseline_agent),
         ("suite fingerprints", lambda r: r.provenance.suite_fingerprint),
     ):

@@ -28,6 +28,7 @@ from ablation.render._format import (
     fmt_pp,
     fmt_ratio,
 )
+from ablation.render._sections import counted
 from ablation.render._sequential import SEQUENTIAL_TITLE, sequential_note, sequential_rows
 from ablation.render.html import esc
 from ablation.report import AblationReport, Interval
@@ -199,7 +200,7 @@ def headline(report: AblationReport) -> str:
         name = "Baseline" if arm is report.baseline else "Candidate"
         rows.append([f"{name} pass rate ({esc(arm.agent or '')})",
                      f"{figure(arm.pass_rate, arm.pass_rate_ci, 'pct')} "
-                     f"({arm.passes}/{arm.n_trials})"])  # fmt: skip
+                     f"({arm.passes}/{counted(arm)})"])  # fmt: skip
     if report.latency is not None and report.latency.geometric_mean_ratio is not None:
         lat = report.latency
         rows.append(["Latency ratio (geometric mean)",
