@@ -302,6 +302,8 @@ def _test_words(report: AblationReport) -> str:
 def _summary_words(report: AblationReport) -> str:
     """The sentence's claim; with several candidates, an improvement holds after Holm adjustment."""
     words, test, k = _SUMMARY_WORDS.get(report.summary, report.summary), report.uplift_test, report.improvement_holm_candidates
+    if report.summary == "no discordant pairs" and report.runs > 1:  # runs may differ one by one
+        words = "no discordant pairs (both arms pass each task equally often over its runs)"
     if report.improvement_holm_pvalue is None or test is None:
         return words
     if report.summary == "improvement":
