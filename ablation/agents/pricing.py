@@ -17,20 +17,66 @@ them cut to fit: reads first, then writes, so no part is negative. An override w
 ``cache_write_per_mtok`` prices cache writes at its input rate. The database prices every cache
 write at the model's cache-write price (Anthropic's five-minute one): the usage does not tell
 one-hour writes apart.
+
+A usage that sums several model calls (a pydantic-ai run, a trial's spans) carries each call as
+``calls`` (:class:`ItemizedUsage`; kept in memory for pricing, never stored): each call is
+priced at its own model and the costs summed, exactly, then rounded once. When any call cannot
+be priced (its tokens unknown, no model, a model neither an override nor the database knows),
+or the calls' prices are in different currencies, the trial has no cost: a partial sum is not
+its cost. A sum in which an override priced any call has source ``"override"``.
 """
 
 from __future__ import annotations
 
 import functools
 import re
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
+from decimal import Decimal
 from fractions import Fraction
 from typing import Any
+
+from pydantic import PrivateAttr
 
 from ablation.config import ModelPrice
 from ablation.outputs import AgentOutput, TrialUsage
 
-__all__ = ["database_price", "override_for", "override_price", "priced"]
+__all__ = ["ItemizedUsage", "database_price", "override_for", "override_price", "priced"]
+
+
+class ItemizedUsage(TrialUsage):
+    """A :class:`~ablation.outputs.TrialUsage` that sums model calls, with the calls beside it.
+
+    ``calls`` holds one usage per model call (its own ``model`` and tokens), or ``None`` for a
+    call that cannot be itemized (its tokens or model unknown, e.g. a delegated run's calls that
+    only the total counts). It lives in memory only, for :func:`priced`: it is not a field, so
+    it is neither stored nor compared, and an itemized usage equals (and serializes as) the plain
+    ``TrialUsage`` of the same fields. (:mod:`ablation.run.spans`, which may not import this
+    layer, has its own twin with the same ``calls``; :func:`priced` reads the attribute.)
+    """
+
+    _calls: tuple[TrialUsage | None, ...] = PrivateAttr(default=())
+
+    @classmethod
+    def of(cls, total: TrialUsage, calls: Iterable[TrialUsage | None]) -> ItemizedUsage:
+        """``total`` with its ``calls``."""
+        usage = cls(**dict(total))
+        usage._calls = tuple(calls)
+        return usage
+
+    @property
+    def calls(self) -> tuple[TrialUsage | None, ...]:
+        """The model calls this usage sums (``None``: a call that cannot be itemized)."""
+        return self._calls
+
+    def __eq__(self, other: object) -> bool:
+        if isinstance(other, TrialUsage):
+            return dict(self) == dict(other)
+        return NotImplemented
+
+    __hash__ = TrialUsage.__hash__
+
+    def __repr_name__(self) -> str:
+        return "TrialUsage"
 
 
 def _cache_parts(usage: TrialUsage) -> tuple[int, int]:
@@ -40,6 +86,11 @@ def _cache_parts(usage: TrialUsage) -> tuple[int, int]:
 
 
 def override_price(usage: TrialUsage, price: ModelPrice) -> float:
+    """The cost of ``usage`` at ``price``, rounded once to a float (:func:`_override_exact`)."""
+    return float(_override_exact(usage, price))
+
+
+def _override_exact(usage: TrialUsage, price: ModelPrice) -> Fraction:
     """The cost of ``usage`` at ``price`` (per million tokens; cache reads and cache writes at
     their own prices, each the input price when unset).
 
@@ -56,7 +107,7 @@ def override_price(usage: TrialUsage, price: ModelPrice) -> float:
         + written * _decimal(write_rate)
         + usage.output_tokens * _decimal(price.output_per_mtok)
     )
-    return float(total / 1_000_000)
+    return total / 1_000_000
 
 
 def _decimal(rate: float) -> Fraction:
@@ -92,6 +143,12 @@ def _calc_price() -> Any:
 def database_price(usage: TrialUsage) -> float | None:
     """The cost in US dollars of ``usage`` by ``genai-prices``, or ``None`` when the package is
     not installed, the usage names no model, or the database does not know it."""
+    found = _database_exact(usage)
+    return None if found is None else float(found)
+
+
+def _database_exact(usage: TrialUsage) -> Decimal | None:
+    """:func:`database_price` as the database's own ``Decimal``."""
     found = _calc_price()
     if found is None or not usage.model:
         return None
@@ -109,20 +166,33 @@ def database_price(usage: TrialUsage) -> float | None:
         )
     except LookupError:
         return None
-    return float(result.total_price)
+    return Decimal(result.total_price)
+
+
+def _call_price(call: TrialUsage | None, overrides: Mapping[str, ModelPrice]) -> tuple[Fraction, str, str] | None:
+    """``(exact cost, currency, source)`` of one model call, or ``None`` when it cannot be priced."""
+    if call is None or not call.model:
+        return None
+    override = override_for(overrides, call.model)
+    if override is not None:
+        return _override_exact(call, override), override.currency, "override"
+    amount = _database_exact(call)
+    return None if amount is None else (Fraction(amount), "USD", "price-db")
 
 
 def priced(out: AgentOutput, overrides: Mapping[str, ModelPrice]) -> dict[str, Any]:
-    """``cost``, ``cost_currency`` and ``cost_source`` of a trial from its agent output."""
+    """``cost``, ``cost_currency`` and ``cost_source`` of a trial from its agent output: the
+    agent's own cost, else its usage priced call by call (the usage itself is one call unless it
+    carries ``calls``), else none."""
     fields = out.cost_fields()
     usage = out.usage
-    if fields["cost"] is not None or usage is None or not usage.model:
+    if fields["cost"] is not None or usage is None:
         return fields
-    override = override_for(overrides, usage.model)
-    if override is not None:
-        amount = override_price(usage, override)
-        return {"cost": amount, "cost_currency": override.currency, "cost_source": "override"}
-    amount_or_none = database_price(usage)
-    if amount_or_none is None:
-        return fields
-    return {"cost": amount_or_none, "cost_currency": "USD", "cost_source": "price-db"}
+    calls: tuple[TrialUsage | None, ...] = getattr(usage, "calls", None) or (usage,)
+    prices = [_call_price(call, overrides) for call in calls]
+    known = [p for p in prices if p is not None]
+    if len(known) < len(prices) or len({currency for _, currency, _ in known}) != 1:
+        return fields  # a call that cannot be priced, or amounts in two currencies: no cost
+    source = "override" if any(s == "override" for _, _, s in known) else "price-db"
+    amount = float(sum((a for a, _, _ in known), Fraction(0)))
+    return {"cost": amount, "cost_currency": known[0][1], "cost_source": source}

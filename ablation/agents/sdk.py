@@ -6,6 +6,8 @@ pydantic-ai ``Agent`` is itself an agent: its ``run`` method is called with the 
 text (or the run's output) is the trial's output; token counts (cache reads and writes among
 the input tokens, each also counted apart), model requests, tool calls by tool name and the model
 id become its :class:`~ablation.outputs.TrialUsage`; pydantic-ai's messages become its trace.
+A result that states no token counts (an OpenAI-compatible server may leave ``usage`` out) has
+no usage: its tokens and cost are unknown, never zero.
 
 No SDK is imported here: an object is recognised only when its class comes from a package that
 is already loaded (``sys.modules``), so an agent that does not use an SDK costs one string test
@@ -19,6 +21,7 @@ import sys
 from collections.abc import Awaitable, Callable, Iterable
 from typing import Any
 
+from ablation.agents.pricing import ItemizedUsage
 from ablation.outputs import AgentOutput, TrialUsage
 from ablation.schema import to_jsonable
 
@@ -165,10 +168,59 @@ def _function_calls(result: Any, messages: list[Any]) -> list[str]:
     ]  # fmt: skip
 
 
+def _stated(usage: Any) -> bool:
+    """Whether a pydantic-ai usage states token counts: pydantic-ai records a response whose
+    provider left usage out as ``unmeasured_requests`` with zero counts (older versions: only
+    the zeros), and a model call that consumed no tokens at all has stated none."""
+    if getattr(usage, "unmeasured_requests", 0):
+        return False
+    return bool(getattr(usage, "input_tokens", 0) or getattr(usage, "output_tokens", 0))
+
+
+def _tokens(usage: Any, **more: Any) -> TrialUsage:
+    """The token counts of a pydantic-ai ``RunUsage`` or ``RequestUsage``."""
+    return TrialUsage(
+        input_tokens=int(getattr(usage, "input_tokens", 0) or 0),
+        output_tokens=int(getattr(usage, "output_tokens", 0) or 0),
+        cached_tokens=int(getattr(usage, "cache_read_tokens", 0) or 0),
+        cache_write_tokens=int(getattr(usage, "cache_write_tokens", 0) or 0),
+        **more,
+    )
+
+
+def _run_usage(result: Any, usage: Any, calls: list[str], models: list[str]) -> TrialUsage | None:
+    """A pydantic-ai run's usage, itemized by its responses for pricing; ``None`` when the run's
+    token counts are unknown (a response whose provider stated no usage: a total with an unknown
+    part is unknown, never a smaller number).
+
+    Each of the run's new responses (``ModelResponse.usage`` and ``model_name``) is one call.
+    When the responses do not add up to the run's ``RunUsage`` (a delegated agent run with
+    ``usage=ctx.usage`` adds its tokens, on its own model, to the parent's usage but not its
+    messages), a call is missing from the itemization, so the trial is not priced.
+    """
+    responses = [m for m in result.new_messages() if getattr(m, "kind", None) == "response"]
+    if not _stated(usage) or not all(_stated(getattr(m, "usage", None)) for m in responses):
+        return None
+    total = _tokens(
+        usage,
+        model_requests=int(getattr(usage, "requests", 0) or 0),
+        tool_calls=_count(calls),
+        model=models[-1] if models else None,
+    )
+    itemized: list[TrialUsage | None] = [
+        _tokens(m.usage, model_requests=1, model=getattr(m, "model_name", None)) for m in responses
+    ]
+    fields = ("input_tokens", "output_tokens", "cached_tokens", "cache_write_tokens")
+    if any(sum(getattr(c, f) for c in itemized if c) != getattr(total, f) for f in fields):
+        itemized.append(None)  # tokens of calls not among the responses: not priced
+    return ItemizedUsage.of(total, itemized)
+
+
 def _pydantic_ai_run(result: Any) -> AgentOutput:
-    """A pydantic-ai ``AgentRunResult``: its output, the run's usage, function-tool calls by name
-    from the messages (:func:`_function_calls`), the last response's model, and the messages as
-    the trace."""
+    """A pydantic-ai ``AgentRunResult``: its output, the run's usage (:func:`_run_usage`: each
+    response priced at its own model; none when a response stated no usage), function-tool calls
+    by name from the messages (:func:`_function_calls`), the last response's model, and the
+    messages as the trace."""
     messages = list(result.all_messages())
     usage = result.usage  # a property in newer pydantic-ai (calling it warns), a method before
     if callable(usage) and not hasattr(usage, "input_tokens"):
@@ -179,19 +231,7 @@ def _pydantic_ai_run(result: Any) -> AgentOutput:
         {"kind": getattr(m, "kind", "?"), "parts": [_trace_part(p) for p in getattr(m, "parts", ())]}
         for m in messages[:TRACE_MESSAGES]
     ]
-    return AgentOutput(
-        output=result.output,
-        usage=TrialUsage(
-            input_tokens=int(getattr(usage, "input_tokens", 0) or 0),
-            output_tokens=int(getattr(usage, "output_tokens", 0) or 0),
-            cached_tokens=int(getattr(usage, "cache_read_tokens", 0) or 0),
-            cache_write_tokens=int(getattr(usage, "cache_write_tokens", 0) or 0),
-            model_requests=int(getattr(usage, "requests", 0) or 0),
-            tool_calls=_count(calls),
-            model=models[-1] if models else None,
-        ),
-        trace=trace,
-    )
+    return AgentOutput(output=result.output, usage=_run_usage(result, usage, calls, models), trace=trace)
 
 
 #: (module in ``sys.modules``, class name, reader) of every recognised SDK result.

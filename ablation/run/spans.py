@@ -25,8 +25,14 @@ Assumptions and limits:
   spans of agents run in worker processes (``isolation="process"``) or in a user-supplied
   executor are not.
 - Per trial at most :data:`MAX_SPANS` spans and :data:`MAX_BYTES` bytes of encoded records are
-  kept; further spans are counted in ``TrialSpans.dropped``. Attribute values are cut to
-  :data:`MAX_VALUE_CHARS` characters and :data:`MAX_ATTRIBUTES` per span.
+  kept; further spans are counted in ``TrialSpans.dropped``. Attribute values, a span's name and
+  its error text are cut to :data:`MAX_VALUE_CHARS` characters; at most :data:`MAX_ATTRIBUTES`
+  attributes are kept per span.
+- Usage from spans (:func:`usage_from_spans`): token counts are known only when every counted
+  model call (as :func:`ablation.spans.summarize` counts them) states them in
+  ``gen_ai.usage.input_tokens`` / ``output_tokens`` (or the older ``prompt_tokens`` /
+  ``completion_tokens``); each call keeps its own model and tokens, so that a trial calling two
+  models is priced call by call.
 """
 
 from __future__ import annotations
@@ -38,15 +44,29 @@ import threading
 from collections.abc import Callable, Iterator
 from typing import Any
 
+from pydantic import Field, PrivateAttr
+
 from ablation.errors import ConfigError
 from ablation.outputs import TrialUsage
-from ablation.spans import SpanSummary, TrialSpans, summarize
+from ablation.spans import (  # as it counts them
+    _CACHE_WRITE,
+    _CACHED,
+    _INPUT,
+    _OUTPUT,
+    SpanSummary,
+    TrialSpans,
+    _attr,
+    _int,
+    _is_model_call,
+    summarize,
+)
 
 __all__ = [
     "MAX_ATTRIBUTES",
     "MAX_BYTES",
     "MAX_SPANS",
     "MAX_VALUE_CHARS",
+    "CaughtSummary",
     "SpanCollector",
     "TrialCatch",
     "open_collector",
@@ -87,15 +107,80 @@ def _value(value: Any) -> Any:
 
 
 def _error(span: Any) -> str | None:
-    """The status description, else the first recorded exception's ``type: message``."""
+    """The status description, else the first recorded exception's ``type: message``; cut as
+    an attribute value is (:data:`MAX_VALUE_CHARS`)."""
     description = getattr(span.status, "description", None)
     if description:
-        return str(description)
+        return str(_value(str(description)))
     for event in span.events or ():
         if event.name == "exception":
             attrs = event.attributes or {}
-            return f"{attrs.get('exception.type', '?')}: {attrs.get('exception.message', '')}"
+            text = f"{attrs.get('exception.type', '?')}: {attrs.get('exception.message', '')}"
+            return str(_value(text))
     return None
+
+
+class _SpanUsage(TrialUsage):
+    """A usage from spans with its model calls beside it, as ``calls`` (in memory only, for
+    pricing: equal to, and serialized as, the plain ``TrialUsage`` of its fields). The twin of
+    :class:`ablation.agents.pricing.ItemizedUsage`, which this layer may not import."""
+
+    _calls: tuple[TrialUsage, ...] = PrivateAttr(default=())
+
+    @property
+    def calls(self) -> tuple[TrialUsage, ...]:
+        """The model calls this usage sums, each with its own model and tokens."""
+        return self._calls
+
+    def __eq__(self, other: object) -> bool:
+        if isinstance(other, TrialUsage):
+            return dict(self) == dict(other)
+        return NotImplemented
+
+    __hash__ = TrialUsage.__hash__
+
+    def __repr_name__(self) -> str:
+        return "TrialUsage"
+
+
+class CaughtSummary(SpanSummary):
+    """The summary of a trial's kept spans with each counted model call's own usage.
+
+    Attributes:
+        calls: One usage per counted model call, in start order (its model and tokens;
+            ``None`` when the span states no token counts).
+    """
+
+    calls: list[TrialUsage | None] = Field(default_factory=list)
+
+
+def _model_calls(records: list[dict[str, Any]]) -> list[TrialUsage | None]:
+    """Each model call :func:`~ablation.spans.summarize` counts (the outermost ones), in start
+    order, as a usage with its own model and tokens; ``None`` for one stating no token count."""
+    ordered = sorted(records, key=lambda r: float(r.get("start_s") or 0.0))
+    by_id = {r.get("id"): r for r in ordered if r.get("id") is not None}
+    calls = {id(r) for r in ordered if _is_model_call(r.get("attributes") or {})}
+    found: list[TrialUsage | None] = []
+    for record in ordered:
+        if id(record) not in calls:
+            continue
+        parent, seen, outermost = record.get("parent"), 0, True
+        while outermost and parent is not None and parent in by_id and seen < len(by_id):
+            outermost = id(by_id[parent]) not in calls
+            parent, seen = by_id[parent].get("parent"), seen + 1
+        if not outermost:
+            continue
+        attrs = record.get("attributes") or {}
+        if _attr(attrs, _INPUT) is None and _attr(attrs, _OUTPUT) is None:
+            found.append(None)
+            continue
+        model = _attr(attrs, ("gen_ai.response.model", "gen_ai.request.model"))
+        found.append(TrialUsage(
+            input_tokens=_int(_attr(attrs, _INPUT)), output_tokens=_int(_attr(attrs, _OUTPUT)),
+            cached_tokens=_int(_attr(attrs, _CACHED)), cache_write_tokens=_int(_attr(attrs, _CACHE_WRITE)),
+            model_requests=1, model=None if model is None else str(model),
+        ))  # fmt: skip
+    return found
 
 
 class TrialCatch:
@@ -118,7 +203,7 @@ class TrialCatch:
         status = span.status.status_code.name.lower()
         attrs = dict(list((span.attributes or {}).items())[:MAX_ATTRIBUTES])
         record = {
-            "name": span.name,
+            "name": _value(str(span.name)),
             "id": format(span.context.span_id, "016x"),
             "parent": format(span.parent.span_id, "016x") if span.parent is not None else None,
             "start_s": round((span.start_time - self.start_ns) / 1e9, 6),
@@ -143,12 +228,14 @@ class TrialCatch:
                 return None
             return TrialSpans.pack(self.encoded, self.dropped)
 
-    def summary(self) -> SpanSummary:
+    def summary(self) -> CaughtSummary:
         """The kept spans' summary without its timeline (read from the records, not the packed
-        data), e.g. for :func:`usage_from_spans`."""
+        data), with each model call's usage, for :func:`usage_from_spans`."""
         with self.lock:
             records = list(self.records)
-        return summarize(records, self.dropped, timeline=False)
+        summary = summarize(records, self.dropped, timeline=False)
+        calls = _model_calls(records) if summary.model_calls else []
+        return CaughtSummary(**dict(summary), calls=calls)
 
 
 class SpanCollector:
@@ -263,14 +350,20 @@ def open_collector(mode: str) -> SpanCollector | None:
     return _install(mode == "on" or owns_process())
 
 
-def usage_from_spans(summary: SpanSummary) -> TrialUsage | None:
-    """The trial's usage as its spans report it (``None`` without model or tool calls)."""
-    if not summary.model_calls and not summary.tools:
+def usage_from_spans(summary: CaughtSummary) -> TrialUsage | None:
+    """The trial's usage as its spans report it: ``None`` unless every counted model call states
+    its token counts (a call without them makes the total unknown, never a smaller number; tool
+    spans alone state no tokens). The usage carries each call (``calls``) so that it is priced
+    call by call, each at its own model."""
+    if not summary.model_calls or len(summary.calls) != summary.model_calls:
+        return None
+    known = [call for call in summary.calls if call is not None]
+    if len(known) < len(summary.calls):
         return None
     counts: dict[str, int] = {}
     for tool in summary.tools:
         counts[tool] = counts.get(tool, 0) + 1
-    return TrialUsage(
+    usage = _SpanUsage(
         input_tokens=summary.input_tokens,
         output_tokens=summary.output_tokens,
         cached_tokens=summary.cached_tokens,
@@ -279,3 +372,5 @@ def usage_from_spans(summary: SpanSummary) -> TrialUsage | None:
         tool_calls=counts,
         model=summary.models[-1] if summary.models else None,
     )
+    usage._calls = tuple(known)
+    return usage
