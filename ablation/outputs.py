@@ -9,9 +9,10 @@ other metric.
 
 # No ``from __future__ import annotations``: pydantic reads the fields' types without parsing.
 
+from collections.abc import Iterable
 from typing import Annotated, Any, Literal
 
-from pydantic import AfterValidator, BaseModel, ConfigDict, Field, field_validator
+from pydantic import AfterValidator, BaseModel, ConfigDict, Field, PrivateAttr, field_validator
 
 __all__ = [
     "COST_SOURCES",
@@ -21,6 +22,7 @@ __all__ = [
     "VALUE_LIMIT",
     "AgentOutput",
     "CostSource",
+    "ItemizedUsage",
     "NamedNumbers",
     "TrialCost",
     "TrialUsage",
@@ -121,6 +123,43 @@ class TrialCost(BaseModel):
     amount: float = Field(ge=0, lt=VALUE_LIMIT, allow_inf_nan=False)
     currency: str = Field(default="USD", min_length=1, max_length=16)
     source: CostSource = "agent"
+
+
+class ItemizedUsage(TrialUsage):
+    """A :class:`~ablation.outputs.TrialUsage` that sums model calls, with the calls beside it.
+
+    ``calls`` holds one usage per model call (its own ``model`` and tokens), or ``None`` for a
+    call that cannot be itemized (its tokens or model unknown, e.g. a delegated run's calls that
+    only the total counts). It lives in memory only, for :func:`priced`: it is not a field, so
+    it is neither stored nor compared, and an itemized usage equals (and serializes as) the plain
+    ``TrialUsage`` of the same fields. Made by :mod:`ablation.agents.sdk` (a pydantic-ai run's
+    responses) and :mod:`ablation.run.spans` (a trial's model-call spans); read by
+    :func:`ablation.agents.pricing.priced`.
+    """
+
+    _calls: tuple[TrialUsage | None, ...] = PrivateAttr(default=())
+
+    @classmethod
+    def of(cls, total: TrialUsage, calls: Iterable[TrialUsage | None]) -> "ItemizedUsage":
+        """``total`` with its ``calls``."""
+        usage = cls(**dict(total))
+        usage._calls = tuple(calls)
+        return usage
+
+    @property
+    def calls(self) -> tuple[TrialUsage | None, ...]:
+        """The model calls this usage sums (``None``: a call that cannot be itemized)."""
+        return self._calls
+
+    def __eq__(self, other: object) -> bool:
+        if isinstance(other, TrialUsage):
+            return dict(self) == dict(other)
+        return NotImplemented
+
+    __hash__ = TrialUsage.__hash__
+
+    def __repr_name__(self) -> str:
+        return "TrialUsage"
 
 
 class AgentOutput(BaseModel):

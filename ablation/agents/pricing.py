@@ -19,7 +19,7 @@ write at the model's cache-write price (Anthropic's five-minute one): the usage 
 one-hour writes apart.
 
 A usage that sums several model calls (a pydantic-ai run, a trial's spans) carries each call as
-``calls`` (:class:`ItemizedUsage`; kept in memory for pricing, never stored): each call is
+``calls`` (:class:`~ablation.outputs.ItemizedUsage`; kept in memory for pricing, never stored): each call is
 priced at its own model and the costs summed, exactly, then rounded once. When any call cannot
 be priced (its tokens unknown, no model, a model neither an override nor the database knows),
 or the calls' prices are in different currencies, the trial has no cost: a partial sum is not
@@ -30,53 +30,15 @@ from __future__ import annotations
 
 import functools
 import re
-from collections.abc import Iterable, Mapping
+from collections.abc import Mapping
 from decimal import Decimal
 from fractions import Fraction
 from typing import Any
 
-from pydantic import PrivateAttr
-
 from ablation.config import ModelPrice
 from ablation.outputs import AgentOutput, TrialUsage
 
-__all__ = ["ItemizedUsage", "database_price", "override_for", "override_price", "priced"]
-
-
-class ItemizedUsage(TrialUsage):
-    """A :class:`~ablation.outputs.TrialUsage` that sums model calls, with the calls beside it.
-
-    ``calls`` holds one usage per model call (its own ``model`` and tokens), or ``None`` for a
-    call that cannot be itemized (its tokens or model unknown, e.g. a delegated run's calls that
-    only the total counts). It lives in memory only, for :func:`priced`: it is not a field, so
-    it is neither stored nor compared, and an itemized usage equals (and serializes as) the plain
-    ``TrialUsage`` of the same fields. (:mod:`ablation.run.spans`, which may not import this
-    layer, has its own twin with the same ``calls``; :func:`priced` reads the attribute.)
-    """
-
-    _calls: tuple[TrialUsage | None, ...] = PrivateAttr(default=())
-
-    @classmethod
-    def of(cls, total: TrialUsage, calls: Iterable[TrialUsage | None]) -> ItemizedUsage:
-        """``total`` with its ``calls``."""
-        usage = cls(**dict(total))
-        usage._calls = tuple(calls)
-        return usage
-
-    @property
-    def calls(self) -> tuple[TrialUsage | None, ...]:
-        """The model calls this usage sums (``None``: a call that cannot be itemized)."""
-        return self._calls
-
-    def __eq__(self, other: object) -> bool:
-        if isinstance(other, TrialUsage):
-            return dict(self) == dict(other)
-        return NotImplemented
-
-    __hash__ = TrialUsage.__hash__
-
-    def __repr_name__(self) -> str:
-        return "TrialUsage"
+__all__ = ["database_price", "override_for", "override_price", "priced"]
 
 
 def _cache_parts(usage: TrialUsage) -> tuple[int, int]:

@@ -21,8 +21,7 @@ import sys
 from collections.abc import Awaitable, Callable, Iterable
 from typing import Any
 
-from ablation.agents.pricing import ItemizedUsage
-from ablation.outputs import AgentOutput, TrialUsage
+from ablation.outputs import AgentOutput, ItemizedUsage, TrialUsage
 from ablation.schema import to_jsonable
 
 __all__ = ["TRACE_MESSAGES", "pydantic_ai_runner", "sdk_output"]

@@ -44,10 +44,10 @@ import threading
 from collections.abc import Callable, Iterator
 from typing import Any
 
-from pydantic import Field, PrivateAttr
+from pydantic import Field
 
 from ablation.errors import ConfigError
-from ablation.outputs import TrialUsage
+from ablation.outputs import ItemizedUsage, TrialUsage
 from ablation.spans import (  # as it counts them
     _CACHE_WRITE,
     _CACHED,
@@ -118,29 +118,6 @@ def _error(span: Any) -> str | None:
             text = f"{attrs.get('exception.type', '?')}: {attrs.get('exception.message', '')}"
             return str(_value(text))
     return None
-
-
-class _SpanUsage(TrialUsage):
-    """A usage from spans with its model calls beside it, as ``calls`` (in memory only, for
-    pricing: equal to, and serialized as, the plain ``TrialUsage`` of its fields). The twin of
-    :class:`ablation.agents.pricing.ItemizedUsage`, which this layer may not import."""
-
-    _calls: tuple[TrialUsage, ...] = PrivateAttr(default=())
-
-    @property
-    def calls(self) -> tuple[TrialUsage, ...]:
-        """The model calls this usage sums, each with its own model and tokens."""
-        return self._calls
-
-    def __eq__(self, other: object) -> bool:
-        if isinstance(other, TrialUsage):
-            return dict(self) == dict(other)
-        return NotImplemented
-
-    __hash__ = TrialUsage.__hash__
-
-    def __repr_name__(self) -> str:
-        return "TrialUsage"
 
 
 class CaughtSummary(SpanSummary):
@@ -363,7 +340,7 @@ def usage_from_spans(summary: CaughtSummary) -> TrialUsage | None:
     counts: dict[str, int] = {}
     for tool in summary.tools:
         counts[tool] = counts.get(tool, 0) + 1
-    usage = _SpanUsage(
+    total = TrialUsage(
         input_tokens=summary.input_tokens,
         output_tokens=summary.output_tokens,
         cached_tokens=summary.cached_tokens,
@@ -372,5 +349,4 @@ def usage_from_spans(summary: CaughtSummary) -> TrialUsage | None:
         tool_calls=counts,
         model=summary.models[-1] if summary.models else None,
     )
-    usage._calls = tuple(known)
-    return usage
+    return ItemizedUsage.of(total, known)

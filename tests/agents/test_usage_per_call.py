@@ -161,7 +161,7 @@ def test_a_delegated_run_keeps_its_total_and_has_no_partial_cost() -> None:
 
 
 def test_itemized_calls_sum_exactly_and_any_unpriceable_call_leaves_no_cost() -> None:
-    from ablation.agents.pricing import ItemizedUsage  # new with per-call pricing
+    from ablation.outputs import ItemizedUsage  # new with per-call pricing
 
     mini = TrialUsage(input_tokens=1234, output_tokens=56, cached_tokens=200, model_requests=1, model="gpt-4o-mini")
     big = TrialUsage(input_tokens=10**6, output_tokens=7, model_requests=1, model="gpt-4o")
