@@ -58,6 +58,7 @@ from ablation.spans import (  # as it counts them
     _attr,
     _int,
     _is_model_call,
+    _no_items,
     summarize,
 )
 
@@ -128,7 +129,7 @@ class CaughtSummary(SpanSummary):
             ``None`` when the span states no token counts).
     """
 
-    calls: list[TrialUsage | None] = Field(default_factory=list)
+    calls: list[TrialUsage | None] = Field(default_factory=_no_items)
 
 
 def _model_calls(records: list[dict[str, Any]]) -> list[TrialUsage | None]:
