@@ -29,7 +29,7 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
-__all__ = ["STEP_ATTRIBUTES", "SpanSummary", "TrialSpans", "summarize"]
+__all__ = ["STEP_ATTRIBUTES", "SpanSummary", "TrialSpans", "counted_calls", "summarize"]
 
 _FROZEN = ConfigDict(frozen=True, extra="forbid")
 
@@ -182,14 +182,13 @@ def _start(record: Mapping[str, Any]) -> float:
     return float(value) if isinstance(value, int | float) else 0.0
 
 
-def summarize(records: Sequence[Mapping[str, Any]], dropped: int = 0, timeline: bool = True) -> SpanSummary:
-    """The :class:`SpanSummary` of span records (any order; see the module docstring); without
-    its timeline when ``timeline`` is false (what a trial's usage needs, built faster).
+def counted_calls(ordered: Sequence[Mapping[str, Any]]) -> list[Mapping[str, Any]]:
+    """The model calls a summary counts among span records in start order: the outermost ones
+    (a model-call span inside another is the same call seen by two instrumentations).
 
     Assumption: a record's ``parent`` names a span of the same trial or none; a parent that was
     dropped counts as absent (the span is then outermost).
     """
-    ordered = sorted(records, key=_start)
     by_id = {r.get("id"): r for r in ordered if r.get("id") is not None}
     calls = {id(r) for r in ordered if _is_model_call(_attrs(r))}
 
@@ -202,7 +201,16 @@ def summarize(records: Sequence[Mapping[str, Any]], dropped: int = 0, timeline: 
             parent, seen = above.get("parent"), seen + 1
         return True
 
-    counted = [r for r in ordered if id(r) in calls and outermost(r)]
+    return [r for r in ordered if id(r) in calls and outermost(r)]
+
+
+def summarize(records: Sequence[Mapping[str, Any]], dropped: int = 0, timeline: bool = True) -> SpanSummary:
+    """The :class:`SpanSummary` of span records (any order; see the module docstring); without
+    its timeline when ``timeline`` is false (what a trial's usage needs, built faster). Its
+    model calls are :func:`counted_calls`.
+    """
+    ordered = sorted(records, key=_start)
+    counted = counted_calls(ordered)
     models: list[str] = []
     for r in counted:
         model = _attr(_attrs(r), ("gen_ai.response.model", "gen_ai.request.model"))

@@ -57,8 +57,8 @@ from ablation.spans import (  # as it counts them
     TrialSpans,
     _attr,
     _int,
-    _is_model_call,
     _no_items,
+    counted_calls,
     summarize,
 )
 
@@ -133,21 +133,10 @@ class CaughtSummary(SpanSummary):
 
 
 def _model_calls(records: list[dict[str, Any]]) -> list[TrialUsage | None]:
-    """Each model call :func:`~ablation.spans.summarize` counts (the outermost ones), in start
-    order, as a usage with its own model and tokens; ``None`` for one stating no token count."""
-    ordered = sorted(records, key=lambda r: float(r.get("start_s") or 0.0))
-    by_id = {r.get("id"): r for r in ordered if r.get("id") is not None}
-    calls = {id(r) for r in ordered if _is_model_call(r.get("attributes") or {})}
+    """Each model call :func:`~ablation.spans.summarize` counts (:func:`~ablation.spans.counted_calls`),
+    in start order, as a usage with its own model and tokens; ``None`` for one stating no token count."""
     found: list[TrialUsage | None] = []
-    for record in ordered:
-        if id(record) not in calls:
-            continue
-        parent, seen, outermost = record.get("parent"), 0, True
-        while outermost and parent is not None and parent in by_id and seen < len(by_id):
-            outermost = id(by_id[parent]) not in calls
-            parent, seen = by_id[parent].get("parent"), seen + 1
-        if not outermost:
-            continue
+    for record in counted_calls(sorted(records, key=lambda r: float(r.get("start_s") or 0.0))):
         attrs = record.get("attributes") or {}
         if _attr(attrs, _INPUT) is None and _attr(attrs, _OUTPUT) is None:
             found.append(None)
