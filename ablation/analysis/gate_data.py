@@ -106,19 +106,22 @@ def _unpaired(report: AblationReport, name: str, section: ContinuousComparison) 
     return f"{section.n_left_out} pair(s) left out{reason}{scorer}"
 
 
-def too_few_pairs(report: AblationReport, name: str) -> str | None:
-    """Why fewer than two pairs have metric ``name`` in both arms, as a clause.
+def too_few_pairs(report: AblationReport, name: str, needed: int = 2) -> str | None:
+    """Why fewer than ``needed`` pairs have metric ``name`` in both arms, as a clause.
 
     Args:
         report: The analysed report.
         name: The metric (``latency_s``/``latency``, ``cost``, ``tokens``, a quality score or
             any metric of the results).
+        needed: The pairs the caller's test needs: 2 for a ratio, and
+            :data:`ablation.stats.MEAN_DIFFERENCE_MIN_N` for a margin on a mean difference,
+            whose t test under-covers below it as the report's interval would.
 
     Returns:
         The most specific reason the report shows, e.g. ``"the results carry no cost at all: no
         trial of either arm records one"`` or ``"no pair has cost in both arms: the candidate's
-        results carry none"``; ``None`` when two or more pairs have it (a report analysed
-        without a test of it: nothing is missing from the data).
+        results carry none"``; ``None`` when ``needed`` or more pairs have it (a report
+        analysed without a test of it: nothing is missing from the data).
     """
     what = "latency" if name in LATENCY_NAMES else name
     if report.n_paired == 0:
@@ -142,12 +145,22 @@ def too_few_pairs(report: AblationReport, name: str) -> str | None:
         return f"the baseline's results carry no {what} (no baseline trial records one), so no pair has it"
     if section.n_pairs == 0:
         return f"no pair has {what} in both arms: {_unpaired(report, name, section)}"
-    if section.n_pairs == 1:
+    if section.n_pairs == 1 and needed <= 2:
         return f"only 1 pair has {what} in both arms, and the test needs at least 2"
     timeouts = b.timeouts + c.timeouts
-    if name in LATENCY_NAMES and timeouts:  # the section counts a timed-out trial at the time limit
-        return "fewer than 2 pairs have a measured latency in both arms: " + (
+    if name in LATENCY_NAMES and timeouts and (idle is not None or section.n_pairs >= needed):
+        # the section counts a timed-out trial at the time limit, the test does not
+        return f"fewer than {needed} pairs have a measured latency in both arms: " + (
             idle if idle is not None
             else f"{timeouts} trial(s) timed out, and a timed-out trial has no measured latency"
         )  # fmt: skip
+    if section.n_pairs < needed:
+        pairs = "1 pair has" if section.n_pairs == 1 else f"{section.n_pairs} pairs have"
+        ratio = "; the latency ratio gate (max_latency_ratio) holds at any n" if name in LATENCY_NAMES else ""
+        return (
+            f"only {pairs} {what} in both arms, and a margin on its mean difference needs "
+            f"{needed}: below, skewed per-task differences make the t test under-cover, and the "
+            "report shows no interval of the mean difference either (docs/STATISTICS.md "
+            f"section 4){ratio}"
+        )
     return None

@@ -2,8 +2,10 @@
 
 It judges the report's non-inferiority test of the metric
 (:func:`ablation.analysis.metric_margins.metric_noninferiority`): ``"non-inferior"`` passes,
-``"regression"`` fails, ``"inconclusive"`` is inconclusive. With fewer than two pairs holding
-the metric in both arms the test could not run, and the gate is inconclusive saying why
+``"regression"`` fails, ``"inconclusive"`` is inconclusive. With fewer than
+:data:`ablation.stats.MEAN_DIFFERENCE_MIN_N` pairs holding the metric in both arms the test is not
+run (its t test under-covers there, and the report shows no interval of the mean difference
+either), and the gate is inconclusive saying why
 (:func:`ablation.analysis.gate_data.too_few_pairs`); a report analysed without the margin fails.
 
 A quality score whose scorer failed on a trial of either arm (the report's quality section
@@ -28,6 +30,7 @@ from ablation.analysis.failures import scorer_failed
 from ablation.analysis.gate_data import LATENCY_NAMES, metric_section, too_few_pairs
 from ablation.analysis.gate_status import could_not_run
 from ablation.report import AblationReport, GateResult
+from ablation.stats import MEAN_DIFFERENCE_MIN_N
 
 __all__ = ["GATE_METRIC", "metric_gate", "scorer_failures"]
 
@@ -76,9 +79,9 @@ def metric_gate(report: AblationReport, metric: str, margin: float) -> GateResul
     failed = scorer_failures(report, metric)
     missing = unpaired_values(report, metric)
     if ni is None:
-        why = too_few_pairs(report, metric)
+        why = too_few_pairs(report, metric, MEAN_DIFFERENCE_MIN_N)
         if why is not None:
-            return could_not_run(name, test, why if failed is None else f"{why}; {failed}")
+            return could_not_run(name, test, "; ".join(w for w in (why, failed, missing) if w))
         section = metric_section(report, metric)
         return GateResult(
             name=name,

@@ -3,8 +3,11 @@
 Each named metric gets :func:`ablation.stats.metric_noninferiority` (one-sided paired t on
 candidate - baseline, shifted by the margin) on the pairs where both arms have a value. Latency
 (``latency_s``), cost and token counts are lower-is-better; quality scores and any other metric
-are higher-is-better. A name with fewer than two pairs of values gets no entry, and its gate is
-inconclusive, saying why (:func:`ablation.analysis.gate_data.too_few_pairs`).
+are higher-is-better. A name with fewer than :data:`ablation.stats.MEAN_DIFFERENCE_MIN_N` pairs
+of values gets no entry, and its gate is inconclusive, saying why
+(:func:`ablation.analysis.gate_data.too_few_pairs`): the t test under-covers below that n on
+skewed differences, and the report shows no interval of the mean difference there either, so a
+gate beside it would pass on a test the report refuses.
 
 A quality score whose scorer failed on a trial (``TaskResult.quality_errors``) of either arm is
 tested on the pairs that were scored, but its decision is ``"inconclusive"`` whatever the test
@@ -61,8 +64,9 @@ def scorer_errors(data: PairedData, name: str) -> str | None:
 
 
 def metric_noninferiority(data: PairedData, config: CampaignConfig) -> dict[str, NonInferiority]:
-    """One non-inferiority test per configured metric margin that has two or more pairs
-    (inconclusive when its scorer failed on a trial: see the module docstring)."""
+    """One non-inferiority test per configured metric margin that has
+    :data:`ablation.stats.MEAN_DIFFERENCE_MIN_N` or more pairs (inconclusive when its scorer
+    failed on a trial: see the module docstring)."""
     out: dict[str, NonInferiority] = {}
     alpha = config.alpha
     for name, margin in config.gates.metric_margins.items():
@@ -70,7 +74,7 @@ def metric_noninferiority(data: PairedData, config: CampaignConfig) -> dict[str,
         if cols is None:
             continue
         keep = ~(np.isnan(cols[0]) | np.isnan(cols[1]))
-        if int(keep.sum()) < 2:
+        if int(keep.sum()) < stats.MEAN_DIFFERENCE_MIN_N:
             continue
         ni = stats.metric_noninferiority(
             cols[0][keep], cols[1][keep], margin=margin, alpha=alpha,

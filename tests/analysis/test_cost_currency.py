@@ -9,10 +9,10 @@ from ablation import CampaignConfig, GatePolicy, TaskResult, compare_results
 def _arm(arm: str, amount: float, currency: str | None) -> list[TaskResult]:
     return [
         TaskResult(
-            task_id=f"t{i:02d}", arm=arm, passed=True, cost=amount + 0.01 * i,
+            task_id=f"t{i:03d}", arm=arm, passed=True, cost=amount + 0.01 * i,
             cost_currency=currency, cost_source="agent",
         )
-        for i in range(20)
+        for i in range(100)  # a cost margin needs MEAN_DIFFERENCE_MIN_N pairs
     ]
 
 

@@ -22,7 +22,7 @@ from ablation import (
 from ablation.render import render
 from ablation.report import AblationReport
 
-N = 12
+N = 100  # a cost margin needs MEAN_DIFFERENCE_MIN_N pairs
 TASKS = [AblationTask(task_id=f"t{i}", input_data=i, expected_output=i) for i in range(N)]
 CONFIG = CampaignConfig(n_resamples=200, gates=GatePolicy(metric_margins={"cost": 0.1}))
 

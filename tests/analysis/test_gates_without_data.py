@@ -39,10 +39,10 @@ IDS = [f"t{i}" for i in range(6)]
 FAST = {"n_resamples": 200, "seed": 1}
 
 
-def _arm(arm: str, runs: int = 1, **fields: Any) -> list[TaskResult]:
+def _arm(arm: str, runs: int = 1, ids: list[str] = IDS, **fields: Any) -> list[TaskResult]:
     """One trial per task and run; ``fields`` are set on every trial, a callable field per task."""
     out = []
-    for k, task in enumerate(IDS):
+    for k, task in enumerate(ids):
         for run in range(runs):
             values = {name: (v(k) if callable(v) else v) for name, v in fields.items()}
             out.append(TaskResult(task_id=task, arm=arm, run=run, passed=k % 2 == 0, **values))
@@ -154,9 +154,11 @@ def test_no_completed_trial_names_the_errors() -> None:
 
 
 def test_a_report_with_values_still_tests_them() -> None:
-    """The gates test what is there: values in both arms give a p-value and a pass or a fail."""
-    base = _arm("baseline", cost=lambda k: 1.0 + k / 10, latency_s=lambda k: 1.0 + k / 10)
-    cand = _arm("candidate", cost=lambda k: 1.0 + k / 9, latency_s=lambda k: 1.0 + k / 9)
+    """The gates test what is there: values in both arms (of 100 tasks, the pairs a margin on a
+    mean difference needs) give a p-value and a pass or a fail."""
+    ids = [f"t{i}" for i in range(100)]
+    base = _arm("baseline", ids=ids, cost=lambda k: 1.0 + k / 10, latency_s=lambda k: 1.0 + k / 10)
+    cand = _arm("candidate", ids=ids, cost=lambda k: 1.0 + k / 9, latency_s=lambda k: 1.0 + k / 9)
     config = CampaignConfig(
         gates=GatePolicy(max_latency_ratio=1.2, metric_margins={"cost": 0.5}), **FAST
     )

@@ -17,7 +17,7 @@ from helpers.cli import run_here
 from ablation import AblationTask, AgentOutput, CampaignConfig, GatePolicy, run_ablation_campaign
 from ablation.report import AblationReport, GateResult
 
-N = 12
+N = 200  # a margin needs MEAN_DIFFERENCE_MIN_N pairs: 100 here with half the costs unreported
 
 
 def _gate(report: AblationReport, name: str) -> GateResult:
@@ -40,7 +40,7 @@ def test_a_cost_reported_only_where_cheap_is_inconclusive() -> None:
     cheap_only = _campaign({x: 0.09 if x % 2 else None for x in range(N)})
     gate = _gate(cheap_only, "non-inferiority of cost")
     assert gate.status == "inconclusive" and cheap_only.verdict == "fail"
-    assert gate.evidence.startswith("inconclusive: 6 of 12 pairs have no cost in one arm (no cost reported in an arm)")
+    assert gate.evidence.startswith("inconclusive: 100 of 200 pairs have no cost in one arm (no cost reported in an arm)")
     assert gate.pvalue is not None  # the test on the priced pairs is shown, not trusted
     priced = _campaign(dict.fromkeys(range(N), 0.09))  # the reference: every cost reported
     assert _gate(priced, "non-inferiority of cost").status == "pass" and priced.verdict == "pass"
@@ -63,4 +63,4 @@ def test_a_metric_of_a_result_file_missing_in_one_arm_is_inconclusive(tmp_path: 
         assert gates["non-inferiority of tokens"]["status"] == status, gates["non-inferiority of tokens"]
         assert gates["non-inferiority of latency_s"]["status"] == "pass"  # measured on every pair
         assert done.returncode == (0 if status == "pass" else 2)
-    assert gates["non-inferiority of tokens"]["evidence"].startswith("inconclusive: 4 of 12 pairs have no tokens in one arm")
+    assert gates["non-inferiority of tokens"]["evidence"].startswith("inconclusive: 67 of 200 pairs have no tokens in one arm")

@@ -79,7 +79,7 @@ def test_a_report_with_metric_margins_round_trips_through_json(
 
 
 def test_equal_token_counts_write_an_infinite_statistic_that_reads_back() -> None:
-    n = 10
+    n = 100  # a margin needs MEAN_DIFFERENCE_MIN_N pairs
     base, cand = _results(n, [30] * n, 0, [0] * n, [(True, True)] * n)
     config = CampaignConfig(gates=GatePolicy(metric_margins={"tokens": 5}), n_resamples=200)
     report = compare_results(base, cand, config=config)
@@ -91,7 +91,7 @@ def test_equal_token_counts_write_an_infinite_statistic_that_reads_back() -> Non
 
 
 def test_a_constant_shift_past_the_margin_writes_plus_infinity() -> None:
-    n = 8
+    n = 100
     base, cand = _results(n, list(range(n)), -7, [0] * n, [(True, True)] * n)
     config = CampaignConfig(gates=GatePolicy(metric_margins={"tokens": 5}), n_resamples=200)
     report = compare_results(base, cand, config=config)

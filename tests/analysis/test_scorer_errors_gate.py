@@ -17,14 +17,15 @@ MARGIN = GatePolicy(metric_margins={"judge": 0.1})
 
 
 def _results(arm: str, errors: dict[str, str]) -> list[TaskResult]:
-    """Twelve completed, passing trials scored 0.8; the tasks in ``errors`` have the scorer's error."""
+    """104 completed, passing trials scored 0.8 (100 pairs scored in both arms after the errors
+    below: a margin needs MEAN_DIFFERENCE_MIN_N); the tasks in ``errors`` have the scorer's error."""
     return [
         TaskResult(
             task_id=f"t{i:02d}", arm=arm, passed=True, latency_s=1.0,  # type: ignore[arg-type]
             quality={} if f"t{i:02d}" in errors else {"judge": 0.8},
             quality_errors={"judge": errors[f"t{i:02d}"]} if f"t{i:02d}" in errors else {},
         )
-        for i in range(12)
+        for i in range(104)
     ]  # fmt: skip
 
 
@@ -54,17 +55,17 @@ def test_a_scorer_error_in_either_arm_makes_the_metric_gate_inconclusive() -> No
     gate = _gate(report)
     assert gate.status == "inconclusive"
     assert gate.evidence.startswith(
-        "inconclusive: quality scorer 'judge' failed on 1 of 12 baseline and 3 of 12 candidate "
+        "inconclusive: quality scorer 'judge' failed on 1 of 104 baseline and 3 of 104 candidate "
         "trial(s), first: RuntimeError: judge crashed."
     )
     ni = report.metric_noninferiority["judge"]
     assert ni.decision == "inconclusive"
-    assert "8 pairs (the scored pairs only)" in ni.method
-    assert "quality scorer 'judge' failed on 1 of 12 baseline and 3 of 12 candidate" in ni.method
+    assert "100 pairs (the scored pairs only)" in ni.method
+    assert "quality scorer 'judge' failed on 1 of 104 baseline and 3 of 104 candidate" in ni.method
     assert report.verdict == "fail" and report.exit_code == 2
     q = report.quality["judge"]
     assert (q.scorer_errors_baseline, q.scorer_errors_candidate) == (1, 3)
-    assert q.n_pairs == 8 and q.n_left_out == 4  # an errored score is a missing value
+    assert q.n_pairs == 100 and q.n_left_out == 4  # an errored score is a missing value
 
 
 def test_scorer_errors_are_grouped_by_arm_scorer_and_error_type() -> None:
@@ -74,7 +75,7 @@ def test_scorer_errors_are_grouped_by_arm_scorer_and_error_type() -> None:
     )
     assert report.errors is not None
     assert report.errors.groups == []  # every trial completed
-    assert report.errors.completed == {"baseline": 12, "candidate": 12}
+    assert report.errors.completed == {"baseline": 104, "candidate": 104}
     got = [
         (g.arm, g.stage, g.scorer, g.error_type, g.count, g.n_tasks, g.task_ids, g.example)
         for g in report.errors.scorer_groups

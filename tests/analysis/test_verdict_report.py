@@ -113,7 +113,7 @@ def test_default_policy_turns_on_regression_and_completeness() -> None:
 
 def test_metric_margin_gates_follow_the_metric_direction() -> None:
     rng = np.random.default_rng(1)
-    n = 60
+    n = 120  # a margin needs MEAN_DIFFERENCE_MIN_N pairs
     x = rng.normal(10, 1, n)
     y = x + 0.5 + rng.normal(0, 0.1, n)
     slower = _results(n, "quality_points", x, y)

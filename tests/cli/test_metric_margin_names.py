@@ -34,7 +34,7 @@ def _write(path: Path, rows: list[dict[str, Any]]) -> str:
 def files(tmp_path: Path) -> dict[str, str]:
     """``rich``: a score, a latency and an agent metric ``steps``; ``plain``: verdicts only."""
     rich = [{"id": f"t{i}", "passed": i % 2 == 0, "score": i / 10, "latency": 1 + i, "steps": 3 + i}
-            for i in range(4)]  # fmt: skip
+            for i in range(100)]  # fmt: skip  # a margin needs MEAN_DIFFERENCE_MIN_N pairs
     return {
         "rich": _write(tmp_path / "rich.jsonl", rich),
         "plain": _write(tmp_path / "plain.jsonl", [{"id": f"t{i}", "passed": True} for i in range(4)]),
