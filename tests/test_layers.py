@@ -104,7 +104,7 @@ ALLOWED: dict[str, set[str]] = {
     "analysis.failures": MODELS | {"analysis.pairing"},
     "analysis.metric_margins": MODELS
     | {"stats", "analysis.breakdowns", "analysis.pairing", "analysis.gate_data", "analysis.failures"},
-    "analysis.metric_gate": MODELS | {"analysis.failures", "analysis.gate_data", "analysis.gate_status"},
+    "analysis.metric_gate": MODELS | {"stats", "analysis.failures", "analysis.gate_data", "analysis.gate_status"},
     "analysis.pass_note": MODELS | {"analysis.builtin_gates"},
     "analysis.latency_censoring": MODELS | {"analysis.pairing", "analysis.metrics"},
     "analysis.builtin_gates": MODELS
