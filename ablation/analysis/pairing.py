@@ -293,6 +293,9 @@ def leave_out_partly_run(data: PairedData, runs: int) -> PairedData:
     columns and the arms' paired counts (trials, cost), and, like a task with results in one arm
     only, stays in the whole-arm counts (trials seen, errors, timeouts, failures).
 
+    The data's ``runs`` becomes at least ``runs``: the configured count, which the listing
+    names ("2 of 3 runs"), not the most an interrupted arm stored.
+
     Returns:
         ``data`` itself when no task is partly run.
     """
@@ -319,4 +322,4 @@ def leave_out_partly_run(data: PairedData, runs: int) -> PairedData:
         )
         for tid, (b, c) in short.items()
     ]
-    return _subset(data, idx, arms, excluded)
+    return _subset(data, idx, arms, excluded, runs=max(data.runs, runs))

@@ -241,3 +241,19 @@ def test_errored_trials_are_stored_runs_and_an_excluded_task_short_of_runs_is_pa
     assert report.n_paired == 2 and report.sequential is not None
     assert report.sequential.pairs == 1 and report.sequential.gate == "undecided"  # waits at ``short``
     assert report.errors is not None and report.errors.trials == {"baseline": 12, "candidate": 10}
+
+
+def test_every_task_partly_run_keeps_the_configured_run_count() -> None:
+    """Interrupted in every task's third run: the report's ``runs`` is the 3 configured, which
+    its listing names ("2 of 3 runs"), not the 2 the arms stored (it once said "2 runs per
+    task" beside "partly run: baseline 2 of 3 runs")."""
+    rows = [
+        TaskResult(task_id=f"t{i:02d}", arm=arm, run=run, passed=True)
+        for i in range(4) for arm in ("baseline", "candidate") for run in range(2)
+    ]  # fmt: skip
+    report = report_from_results(rows, config=CampaignConfig(runs=RUNS, n_resamples=200))
+    assert report.n_paired == 0 and report.runs == RUNS
+    assert {e.reason for e in report.excluded} == {
+        f"{PARTLY_RUN_PREFIX}: baseline 2 of {RUNS} runs, candidate 2 of {RUNS} runs"
+    }
+    assert report.provenance.runs == RUNS
