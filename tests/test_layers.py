@@ -146,7 +146,7 @@ ALLOWED: dict[str, set[str]] = {
     "analysis.headline": MODELS
     | {"stats", "analysis.breakdowns", "analysis.pairing", "analysis.seeding", "analysis.uplift_intervals"},
     "analysis.details": MODELS | {"analysis.pairing"},
-    "analysis.notes": MODELS | {"stats", "analysis.pairing"},
+    "analysis.notes": MODELS | {"stats", "analysis.pairing", "analysis.gate_data"},
     "analysis.build": MODELS | {"stats", "analysis", "sources.result_files", "sources.inputs"},
     "analysis.stored": MODELS | {"analysis", "store"},
     "analysis.candidates": MODELS | {"stats"},

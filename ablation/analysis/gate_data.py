@@ -26,7 +26,19 @@ from __future__ import annotations
 
 from ablation.report import AblationReport, ArmSummary, ContinuousComparison, QualityComparison
 
-__all__ = ["LATENCY_NAMES", "carried_metrics", "metric_section", "none_completed", "too_few_pairs"]
+__all__ = [
+    "LATENCY_NAMES", "UNITS_JOINED", "carried_metrics", "metric_section", "mixes_units",
+    "none_completed", "too_few_pairs",
+]
+
+UNITS_JOINED = "+"
+"""Joins the distinct currencies (or sources) of an arm's costs in ``ArmSummary.cost_currency``
+(``cost_source``): a value holding it names several (``"EUR+USD"``)."""
+
+
+def mixes_units(unit: str | None) -> bool:
+    """Whether an arm's ``cost_currency`` (or ``cost_source``) names several units."""
+    return UNITS_JOINED in (unit or "")
 
 #: The names of latency as a metric, the first the canonical one.
 LATENCY_NAMES = ("latency_s", "latency")
@@ -131,7 +143,7 @@ def too_few_pairs(report: AblationReport, name: str, needed: int = 2) -> str | N
     b, c = report.baseline, report.candidate
     if section is None and name == "cost" and any(a.cost_total is not None or a.cost_trials is not None for a in (b, c)):
         units = (b.cost_currency or "unstated", c.cost_currency or "unstated")
-        how = "mix currencies" if any("+" in u for u in units) else "are in different currencies"
+        how = "mix currencies" if any(mixes_units(u) for u in units) else "are in different currencies"
         return (  # the analysis drops a cost comparison across currencies
             f"the arms' costs {how} (baseline {units[0]}, candidate {units[1]}), and costs in "
             "different currencies are never compared"

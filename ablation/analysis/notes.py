@@ -12,6 +12,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 
 from ablation import stats
+from ablation.analysis.gate_data import UNITS_JOINED, mixes_units
 from ablation.analysis.pairing import PairedData
 from ablation.outputs import TOOL_CALLS_PREFIX, USAGE_METRICS
 from ablation.report import AblationReport, ContinuousComparison
@@ -78,7 +79,7 @@ def _number(x: float) -> str:
 def cost_units(data: PairedData, arm: str) -> tuple[str | None, str | None]:
     """``(currency, source)`` of an arm's costs, from every trial with a cost (every task and
     run: :attr:`~ablation.analysis.pairing.PairedData.cost_units`); values that differ are
-    joined by ``+``; an unstated currency beside a stated one is ``unstated`` among them (a
+    joined by :data:`~ablation.analysis.gate_data.UNITS_JOINED`; an unstated currency beside a stated one is ``unstated`` among them (a
     bare number is not known to be in the other trials' currency), and alone is ``None``. A
     currency is an ISO 4217 code, read in upper case (``usd`` and ``USD`` are one currency)."""
     units = data.cost_units.get(arm, frozenset())
@@ -90,7 +91,7 @@ def cost_units(data: PairedData, arm: str) -> tuple[str | None, str | None]:
 
 def _joined(values: Iterable[str]) -> str | None:
     kept = sorted({v for v in values if v})
-    return "+".join(kept) if kept else None
+    return UNITS_JOINED.join(kept) if kept else None
 
 
 def with_notes(report: AblationReport, data: PairedData, alpha: float) -> AblationReport:
@@ -108,10 +109,10 @@ def with_notes(report: AblationReport, data: PairedData, alpha: float) -> Ablati
         if summary.cost_total is not None:
             currency, source = cost_units(data, arm)
             currencies[arm] = currency
-            summed = {} if "+" not in (currency or "") else {"cost_total": None, "cost_mean": None}
+            summed = {"cost_total": None, "cost_mean": None} if mixes_units(currency) else {}
             update[arm] = summary.model_copy(update={"cost_currency": currency, "cost_source": source, **summed})
     said = {arm: c or "unstated" for arm, c in currencies.items()}
-    mixing = [arm for arm, c in said.items() if "+" in c]
+    mixing = [arm for arm, c in said.items() if mixes_units(c)]
     notes: list[str] = []
     if mixing or (len(said) == 2 and len(set(said.values())) == 2 and any(currencies.values())):
         ni = {k: v for k, v in report.metric_noninferiority.items() if k != "cost"}
