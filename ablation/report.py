@@ -382,8 +382,8 @@ class AblationReport(BaseModel):
     verdict_note: str | None = None
     notes: list[str] = Field(
         default_factory=no_items,
-        description="significant changes outside the gates: a quality score, tokens, cost, model "
-        "requests or a tool's calls per task that changed (Wilcoxon, Holm-adjusted across them)",
+        description="sentences outside the gates, each naming its kind: 'Also changed: ' a quality score, tokens, "
+        "cost, requests or a tool's calls per task (Wilcoxon, Holm across them); why costs were not compared",
     )
     details: list[PairDetail] = Field(default_factory=no_items)
     provenance: Provenance

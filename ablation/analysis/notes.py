@@ -17,7 +17,7 @@ from ablation.analysis.pairing import PairedData
 from ablation.outputs import TOOL_CALLS_PREFIX, USAGE_METRICS
 from ablation.report import AblationReport, ContinuousComparison
 
-__all__ = ["change_notes", "cost_units", "with_notes"]
+__all__ = ["CHANGED", "change_notes", "cost_units", "with_notes"]
 
 _USAGE = frozenset({*USAGE_METRICS, "tokens", "cost"})
 
@@ -44,8 +44,14 @@ def _noted(report: AblationReport) -> list[tuple[str, ContinuousComparison]]:
     return [(label, c) for label, c in found if c.wilcoxon_pvalue is not None]
 
 
+CHANGED = "Also changed: "
+"""The lead of a change note: the notes say what each is, so every renderer shows them as they are
+(a currency note is no change)."""
+
+
 def change_notes(report: AblationReport, alpha: float) -> list[str]:
-    """One sentence per quality score or usage metric whose change is significant after Holm.
+    """One sentence per quality score or usage metric whose change is significant after Holm,
+    led by :data:`CHANGED`.
 
     A tool call count that fell names the tool's use as dropped ("the candidate calls it less").
     """
@@ -62,7 +68,7 @@ def change_notes(report: AblationReport, alpha: float) -> list[str]:
         if label.startswith("tool "):
             use = f" (the candidate uses this tool {'less' if went == 'fell' else 'more'})"
         notes.append(
-            f"{label} {went}: {_number(c.baseline_mean)} -> {_number(c.candidate_mean)} "
+            f"{CHANGED}{label} {went}: {_number(c.baseline_mean)} -> {_number(c.candidate_mean)} "
             f"(Wilcoxon p = {c.wilcoxon_pvalue:.2g}, Holm-adjusted {float(p):.2g}, "
             f"{c.n_pairs} pairs){use}"
         )
@@ -120,11 +126,11 @@ def with_notes(report: AblationReport, data: PairedData, alpha: float) -> Ablati
         report = report.model_copy(update={"cost": None, "metrics": metrics, "metric_noninferiority": ni})
         if mixing:
             each = " and ".join(f"the {arm}'s ({said[arm]})" for arm in mixing)
-            notes.append(f"costs mix currencies within an arm, {each}: not summed or compared, and a "
+            notes.append(f"Costs mix currencies within an arm, {each}: not summed or compared, and a "
                          "cost gate has nothing to judge")  # fmt: skip
         else:
             notes.append(
-                f"costs are in different currencies (baseline {said['baseline']}, candidate "
+                f"Costs are in different currencies (baseline {said['baseline']}, candidate "
                 f"{said['candidate']}): not compared, and a cost gate has nothing to judge"
             )
     update["notes"] = notes + change_notes(report, alpha)

@@ -334,7 +334,7 @@ def render_html(report: AblationReport, *, details: bool = True) -> str:
     body = [
         f'<header class="verdict {verdict_class}"><h1>{esc(verdict_line(report))}</h1>'
         f"{_paragraph(summary_sentence(report))}"
-        + "".join(_paragraph(f"Also changed: {note}", "note") for note in report.notes)
+        + "".join(_paragraph(note, "note") for note in report.notes)
         + f"{_paragraph(agents, 'note')}</header>",
         plot_note,
         _regressions(report),

@@ -259,7 +259,7 @@ def render_markdown(report: AblationReport, *, details: bool = False) -> str:
         [
             f"## {mark} ablation: {md_cell(verdict_line(report))}",
             md_cell(summary_sentence(report)),
-            *(f"- Also changed: {md_cell(note)}" for note in report.notes),
+            *(f"- {md_cell(note)}" for note in report.notes),
         ],
         _regressions(report),
         [f"### Improvements ({len(report.improvements)})", improvements or "No task improved."],

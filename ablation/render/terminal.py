@@ -99,7 +99,7 @@ def _heading(report: AblationReport) -> Panel:
     body.append(verdict_line(report), style="bold green" if ok else "bold red")
     body.append("\n" + summary_sentence(report))
     for note in report.notes:
-        body.append("\nAlso changed: " + note, style="yellow")
+        body.append("\n" + note, style="yellow")
     title = _text(
         f"ablation: {report.provenance.candidate_agent or 'candidate'} vs "
         f"{report.provenance.baseline_agent or 'baseline'}"

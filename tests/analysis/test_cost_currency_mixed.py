@@ -61,3 +61,16 @@ def test_one_currency_per_arm_is_summed_and_compared() -> None:
     report = run_ablation_campaign(usd, usd, TASKS, config=CONFIG)
     assert report.candidate.cost_total == pytest.approx(N * 1.0) and report.cost is not None
     assert _gate_status(report) == "pass" and not report.notes
+
+
+@pytest.mark.parametrize("fmt", ["terminal", "markdown", "html"])
+def test_the_currency_note_is_not_shown_as_a_change(fmt: str) -> None:
+    """The note that costs were not compared is no change of the candidate: every format shows it
+    as it is, never led by "Also changed:" (all three once put that lead before every note)."""
+    import html
+
+    report = run_ablation_campaign(usd, eur_usd, TASKS, config=CONFIG)
+    (note,) = [n for n in report.notes if "currencies" in n]
+    text = " ".join(html.unescape(render(report, fmt)).replace("│", " ").split()).replace("\\", "")
+    assert " ".join(note.split()) in text
+    assert "Also changed" not in text

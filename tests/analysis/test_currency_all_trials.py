@@ -61,7 +61,7 @@ def assert_not_compared(report: dict[str, Any], source: str | None = "agent") ->
     assert (report["baseline"]["cost_currency"], report["baseline"]["cost_source"]) == ("USD", source)
     assert (report["candidate"]["cost_currency"], report["candidate"]["cost_source"]) == ("EUR+USD", source)
     assert report["cost"] is None and "cost" not in report["metrics"]
-    assert any("costs mix currencies within an arm, the candidate's (EUR+USD): not summed" in n for n in report["notes"])
+    assert any("Costs mix currencies within an arm, the candidate's (EUR+USD): not summed" in n for n in report["notes"])
     assert report["candidate"]["cost_total"] is None and report["candidate"]["cost_trials"] > 0  # no sum across
 
 

@@ -205,7 +205,7 @@ def _injected_report() -> AblationReport:
                 INJECTED_ID, *(t for t in base.critical_regressions if t != replaced)
             ],
             "improvements": ["- item", "1. first", INJECTED_ID, *base.improvements],
-            "notes": [f"quality {INJECTED_CATEGORY} rose"],
+            "notes": [f"Also changed: quality {INJECTED_CATEGORY} rose"],
             "provenance": base.provenance.model_copy(
                 update={"candidate_agent": INJECTED_ID, "labels": {INJECTED_CATEGORY: "---"}}
             ),
