@@ -126,7 +126,7 @@ ALLOWED: dict[str, set[str]] = {
        "analysis.metric_margins"},
     "analysis.sequential_gates": MODELS | {"analysis.builtin_gates", "analysis.gate_status"},
     "analysis.stop_settings": MODELS | {"analysis.sequential"},
-    "analysis.export_campaign": MODELS | {"analysis.stop_settings"},
+    "analysis.export_campaign": MODELS | {"analysis.stop_settings", "sources.readers"},
     "analysis.sequential": MODELS
     | {
         "stats",

@@ -35,6 +35,7 @@ from ablation.analysis.stop_settings import (
 )
 from ablation.config import CampaignConfig
 from ablation.errors import InputError, validation_line
+from ablation.sources.readers.ablation_export import sequential_header
 
 __all__ = ["CampaignSettings", "ExportCampaign", "campaign_settings", "export_campaign"]
 
@@ -67,7 +68,7 @@ class ExportCampaign(NamedTuple):
     @property
     def sequential(self) -> bool:
         """Whether the campaign was sequential (its configuration names a policy)."""
-        return isinstance(self.config, Mapping) and self.config.get("sequential") is not None
+        return sequential_header({"config": self.config})
 
 
 class CampaignSettings(NamedTuple):

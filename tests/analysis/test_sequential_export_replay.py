@@ -168,3 +168,27 @@ def test_a_fixed_n_export_is_read_as_its_trials(tmp_path: Path) -> None:
     proc = _compare(export, "--format", "json", "--margin", "0.5", "--seed", "3", "--where", "status=completed")
     assert proc.returncode in (0, 2), proc.stderr
     assert json.loads(proc.stdout)["noninferiority"]["margin"] == 0.5
+
+
+def test_the_library_refuses_to_load_a_sequential_export_as_plain_results(
+    campaign: tuple[Path, dict[str, Any], Path],
+) -> None:
+    """``load_results`` keeps no header, so the export's rows would be compared as a fixed-n sample
+    of every finished trial, the late regression included: another verdict than the campaign's
+    (it once loaded them silently). It refuses in one line naming the file and the command that
+    replays the stop; a fixed-n campaign's export still loads."""
+    from ablation import InputError, load_results
+
+    store, run, export = campaign
+    with pytest.raises(InputError) as caught:
+        load_results(export, where={"arm": "candidate"}, arm="candidate")
+    line = str(caught.value)
+    assert "\n" not in line and line.startswith(f"{export}:1:") and "sequential campaign" in line
+    assert "ablation compare" in line and "replays its stop" in line
+    fixed = store.parent / "fixed.jsonl"
+    header, *trials = export.read_text(encoding="utf-8").splitlines()
+    campaign_header = json.loads(header)
+    campaign_header["campaign"]["config"]["sequential"] = None
+    fixed.write_text("\n".join([json.dumps(campaign_header), *trials]) + "\n", encoding="utf-8")
+    loaded = load_results(fixed, where={"arm": "candidate"}, arm="candidate")
+    assert len(loaded) == sum(1 for t in trials if json.loads(t)["arm"] == "candidate")

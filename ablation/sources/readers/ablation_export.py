@@ -24,7 +24,11 @@ saying so, not a list of duplicate ids. A row's ``arm`` is checked before ``--wh
 rows, so a row of no arm is an error, never a trial left out.
 
 The header is not read here: it is noted, as ``campaign``, for a caller that collects
-:data:`~ablation.sources.readers.rows.READ_NOTES`. ``compare`` reads there the limit the trials
+:data:`~ablation.sources.readers.rows.READ_NOTES`. A read that collects no notes
+(:func:`~ablation.sources.result_files.load_results` and every library read) would drop it, so
+the export of a sequential campaign (:func:`sequential_header`) is refused there: its trials are
+every one that finished, more than the pairs its stop decided on, and read as plain results
+they are no fixed-n sample (docs/STATISTICS.md section 10). ``compare`` reads there the limit the trials
 ran under (:func:`~ablation.analysis.latency_censoring.time_limit_of_files`) and, when both
 sides are the one campaign's export, its settings, suite and family
 (:func:`~ablation.analysis.export_campaign.campaign_settings`).
@@ -49,7 +53,7 @@ from ablation.sources.readers.rows import (
 )
 from ablation.sources.text import file_error
 
-__all__ = ["detect", "rows"]
+__all__ = ["detect", "rows", "sequential_header"]
 
 #: The trial's fields a :class:`Row` holds apart; every other stored field goes to ``extra``.
 _OWN = frozenset(
@@ -84,7 +88,7 @@ def rows(items: Iterable[tuple[int, Any]], display: str, options: ReadOptions) -
                 raise file_error(InputError, display, f"a second campaign header (the first is on line {header}): "
                                  "an export holds one campaign", line=line)  # fmt: skip
             header, runs = line, _runs_of(obj["campaign"])
-            _note_header(obj["campaign"])
+            _note_header(obj["campaign"], display, line)
             continue
         arm = obj.get("arm")
         _validated({"arm": arm}, _failure(line, obj, display, options))
@@ -114,10 +118,29 @@ def _runs_of(header: Mapping[str, Any]) -> int | None:
     return runs if isinstance(runs, int) and not isinstance(runs, bool) and runs >= 1 else None
 
 
-def _note_header(header: Mapping[str, Any]) -> None:
+def sequential_header(header: Mapping[str, Any]) -> bool:
+    """Whether a campaign header is a sequential campaign's (its configuration names a policy)."""
+    config = header.get("config")
+    return isinstance(config, Mapping) and config.get("sequential") is not None
+
+
+def _note_header(header: Mapping[str, Any], display: str, line: int) -> None:
     """Note the campaign's header for a caller that collects notes
-    (:data:`~ablation.sources.readers.rows.READ_NOTES`); the first header of the file counts."""
+    (:data:`~ablation.sources.readers.rows.READ_NOTES`); the first header of the file counts.
+
+    Raises:
+        InputError: the header is a sequential campaign's and no caller collects it.
+    """
     notes = READ_NOTES.get()
+    if notes is None and sequential_header(header):
+        campaign = header.get("campaign_id") or "(no id)"
+        raise file_error(
+            InputError, display,
+            f"the export of sequential campaign {campaign}: its trials are every one that finished, "
+            "more than the pairs its stop decided on, so they are no fixed-n sample to load as plain "
+            "results (docs/STATISTICS.md section 10); judge it with `ablation compare FILE FILE "
+            "--where arm=candidate --baseline-where arm=baseline`, which replays its stop", line=line,
+        )  # fmt: skip
     if notes is not None and "campaign" not in notes:
         notes["campaign"] = header
 
