@@ -4,7 +4,8 @@ These models sit on the ground floor with :mod:`ablation.schema` (which re-expor
 :class:`AgentOutput`): they import nothing from the package. :func:`usage_metrics` turns a
 :class:`TrialUsage` into the named numbers the report's paired metric comparisons read, so
 token counts, model requests and per-tool call counts are analysed by the same code as any
-other metric.
+other metric. A usage's token counts may be unknown (``None``: some model call stated none)
+while its model requests and tool calls are known; unknown is never read as 0.
 """
 
 # No ``from __future__ import annotations``: pydantic reads the fields' types without parsing.
@@ -17,6 +18,8 @@ from pydantic import AfterValidator, BaseModel, ConfigDict, Field, PrivateAttr, 
 __all__ = [
     "COST_SOURCES",
     "COUNT_LIMIT",
+    "MODELS_SEPARATOR",
+    "TOKEN_FIELDS",
     "TOOL_CALLS_PREFIX",
     "USAGE_METRICS",
     "VALUE_LIMIT",
@@ -27,6 +30,7 @@ __all__ = [
     "TrialCost",
     "TrialUsage",
     "finite_values",
+    "joined_models",
     "usable_number",
     "usage_metrics",
 ]
@@ -43,6 +47,12 @@ _FROZEN = ConfigDict(frozen=True, extra="forbid")
 #: priced its usage, or a ``[tool.ablation.prices]`` entry did.
 CostSource = Literal["agent", "price-db", "override"]
 COST_SOURCES: tuple[str, ...] = ("agent", "price-db", "override")
+
+#: The token count fields of a :class:`TrialUsage` (each ``None`` when unknown).
+TOKEN_FIELDS: tuple[str, ...] = ("input_tokens", "output_tokens", "cached_tokens", "cache_write_tokens")
+#: Joins the models of a trial that called several (:func:`joined_models`), as mixed
+#: currencies are shown ``"EUR+USD"``.
+MODELS_SEPARATOR = "+"
 
 #: Metric names derived from a :class:`TrialUsage` (see :func:`usage_metrics`).
 USAGE_METRICS: tuple[str, ...] = ("input_tokens", "output_tokens", "cached_tokens", "model_requests")
@@ -70,9 +80,28 @@ def finite_values(values: dict[str, float]) -> dict[str, float]:
 
 #: Named numbers of a trial (scores, metrics), each checked by :func:`finite_values`.
 NamedNumbers = Annotated[dict[str, float], AfterValidator(finite_values)]
+#: A token count: below 2**52 (sums of two stay exact in the float columns a report reads), or
+#: ``None`` when unknown.
+_Tokens = Annotated[int, Field(ge=0, lt=COUNT_LIMIT)] | None
+
+
+def joined_models(models: Iterable[str | None]) -> str | None:
+    """The model of a trial from its calls' models: the one model when every call named the
+    same, the distinct ones in order of first use joined by :data:`MODELS_SEPARATOR` when they
+    differ (``"gpt-4o+gpt-4o-mini"``), ``None`` when no call named one (unnamed calls are
+    skipped)."""
+    distinct = list(dict.fromkeys(m for m in models if m))
+    return MODELS_SEPARATOR.join(distinct) if distinct else None
+
 
 class TrialUsage(BaseModel):
     """What one trial consumed of a model, as its SDK or the agent reports it.
+
+    The four token counts are ``None`` when unknown: a trial some of whose model calls stated
+    no usage (an OpenAI-compatible server that leaves it out) has no token total, never the
+    smaller sum of the calls that did; its ``model_requests``, ``tool_calls`` and ``model`` are
+    still known. A usage stored before unknown counts existed reads back unchanged (a missing
+    count reads as 0, as then), and a usage with every count known serializes as it did.
 
     Attributes:
         input_tokens: Prompt tokens over every model request of the trial (cached ones included,
@@ -86,16 +115,19 @@ class TrialUsage(BaseModel):
         model_requests: Model requests the trial made (a tool-using loop makes several).
         tool_calls: Calls per tool name; a tool that was not called may be absent (it counts 0
             for a trial with usage).
-        model: The model id as the provider names it (e.g. ``"gpt-4o-mini"``), when known.
+        model: The model id as the provider names it (e.g. ``"gpt-4o-mini"``), when known; for a
+            trial whose calls used several models, their ids joined by ``"+"`` in order of first
+            use (:func:`joined_models`), which no price matches: such a trial is priced call by
+            call (:class:`ItemizedUsage`) or not at all.
     """
 
     model_config = _FROZEN
 
     # counts below 2**52: sums of two stay exact in the float columns a report reads
-    input_tokens: int = Field(default=0, ge=0, lt=COUNT_LIMIT)
-    output_tokens: int = Field(default=0, ge=0, lt=COUNT_LIMIT)
-    cached_tokens: int = Field(default=0, ge=0, lt=COUNT_LIMIT)
-    cache_write_tokens: int = Field(default=0, ge=0, lt=COUNT_LIMIT)
+    input_tokens: _Tokens = 0
+    output_tokens: _Tokens = 0
+    cached_tokens: _Tokens = 0
+    cache_write_tokens: _Tokens = 0
     model_requests: int = Field(default=0, ge=0, lt=COUNT_LIMIT)
     tool_calls: dict[str, int] = Field(default_factory=dict)
     model: str | None = None
@@ -107,6 +139,18 @@ class TrialUsage(BaseModel):
         if bad:
             raise ValueError(f"tool call counts must be in [0, 2**52) under a non-empty name: {bad}")
         return value
+
+    @property
+    def tokens_known(self) -> bool:
+        """Whether all four token counts are known (what pricing needs)."""
+        return all(getattr(self, name) is not None for name in TOKEN_FIELDS)
+
+    @property
+    def total_tokens(self) -> int | None:
+        """Input + output tokens, or ``None`` when either is unknown."""
+        if self.input_tokens is None or self.output_tokens is None:
+            return None
+        return self.input_tokens + self.output_tokens
 
 
 class TrialCost(BaseModel):
@@ -169,7 +213,7 @@ class AgentOutput(BaseModel):
         output: The answer that the verifier checks.
         cost: Money spent on this call: a :class:`TrialCost`, or a bare number (its currency is
             then unstated and its source ``"agent"``).
-        tokens: Tokens used (derived as input + output tokens when ``usage`` is given).
+        tokens: Tokens used (derived as input + output tokens when ``usage`` states them).
         metrics: Any further numeric measurements, kept with the trial.
         usage: Token counts, model requests and tool calls (:class:`TrialUsage`).
         trace: What happened inside the call (e.g. the model messages), kept with the trial
@@ -205,11 +249,13 @@ class AgentOutput(BaseModel):
 def usage_metrics(usage: TrialUsage) -> dict[str, float]:
     """The named numbers of ``usage`` for the paired metric comparisons.
 
-    ``input_tokens``, ``output_tokens``, ``cached_tokens`` and ``model_requests`` always (so every
-    trial with usage has them and pairs are not lost to a missing key), and
-    ``tool_calls.<name>`` for each tool the trial called. The analysis counts a tool absent from
-    a trial with usage as 0 calls.
+    ``model_requests`` always, and ``input_tokens``, ``output_tokens``, ``cached_tokens`` whenever
+    known (so every trial with usage has them and pairs are not lost to a missing key; a count
+    that is unknown is missing, never 0), and ``tool_calls.<name>`` for each tool the trial
+    called. The analysis counts a tool absent from a trial with usage (``model_requests``) as 0
+    calls.
     """
-    out = {name: float(getattr(usage, name)) for name in USAGE_METRICS}
+    values = {name: getattr(usage, name) for name in USAGE_METRICS}
+    out = {name: float(value) for name, value in values.items() if value is not None}
     out.update({TOOL_CALLS_PREFIX + name: float(n) for name, n in sorted(usage.tool_calls.items())})
     return out

@@ -258,7 +258,7 @@ class TaskResult(BaseModel):
     :func:`~ablation.compare_results` from the side a result is given on.
 
     ``usage`` (:class:`TrialUsage`) is mirrored where the analysis reads numbers: ``tokens``
-    becomes input + output tokens when not given, and ``metrics`` gains the entries of
+    becomes input + output tokens when not given and known, and ``metrics`` gains the entries of
     :func:`~ablation.outputs.usage_metrics` (a metric the caller set keeps its value). ``cost``
     is an amount in ``cost_currency`` (``None``: unstated) from ``cost_source``. Every number is
     finite and below ``VALUE_LIMIT`` in magnitude. ``trace`` is the call's inside (model messages),
@@ -304,8 +304,8 @@ class TaskResult(BaseModel):
         if usage is None:
             return self
         given = self.__pydantic_fields_set__  # the columnar readers read the fields set
-        if self.tokens is None:
-            tokens = usage.input_tokens + usage.output_tokens
+        tokens = usage.total_tokens  # None when unknown: never read as 0
+        if self.tokens is None and tokens is not None:
             if tokens >= COUNT_LIMIT:
                 raise ValueError(f"tokens: input + output tokens ({tokens}) must be below {COUNT_LIMIT}")
             object.__setattr__(self, "tokens", tokens)

@@ -24,6 +24,11 @@ priced at its own model and the costs summed, exactly, then rounded once. When a
 be priced (its tokens unknown, no model, a model neither an override nor the database knows),
 or the calls' prices are in different currencies, the trial has no cost: a partial sum is not
 its cost. A sum in which an override priced any call has source ``"override"``.
+
+A usage whose token counts are unknown (``None``: a model call stated none) has no cost, as a
+trial without usage has none; neither has one whose ``model`` joins several models
+(:func:`~ablation.outputs.joined_models`) unless its calls are itemized: the database would
+match such an id by its first model's prefix and price every token at that model.
 """
 
 from __future__ import annotations
@@ -36,19 +41,31 @@ from fractions import Fraction
 from typing import Any
 
 from ablation.config import ModelPrice
-from ablation.outputs import AgentOutput, TrialUsage
+from ablation.outputs import MODELS_SEPARATOR, AgentOutput, TrialUsage
 
 __all__ = ["database_price", "override_for", "override_price", "priced"]
 
 
-def _cache_parts(usage: TrialUsage) -> tuple[int, int]:
-    """``(cache reads, cache writes)`` of ``usage``, cut so that they fit in its input tokens."""
-    cached = min(usage.cached_tokens, usage.input_tokens)
-    return cached, min(usage.cache_write_tokens, usage.input_tokens - cached)
+def _counts(usage: TrialUsage) -> tuple[int, int, int, int]:
+    """``(input, cache reads, cache writes, output)`` tokens of ``usage``, the cache counts cut
+    so that they fit in its input tokens.
+
+    Raises:
+        ValueError: A token count of ``usage`` is unknown (``None``): it has no price.
+    """
+    inputs, output = usage.input_tokens, usage.output_tokens
+    if inputs is None or output is None or usage.cached_tokens is None or usage.cache_write_tokens is None:
+        raise ValueError("a usage whose token counts are unknown has no price")
+    cached = min(usage.cached_tokens, inputs)
+    return inputs, cached, min(usage.cache_write_tokens, inputs - cached), output
 
 
 def override_price(usage: TrialUsage, price: ModelPrice) -> float:
-    """The cost of ``usage`` at ``price``, rounded once to a float (:func:`_override_exact`)."""
+    """The cost of ``usage`` at ``price``, rounded once to a float (:func:`_override_exact`).
+
+    Raises:
+        ValueError: A token count of ``usage`` is unknown.
+    """
     return float(_override_exact(usage, price))
 
 
@@ -60,14 +77,14 @@ def _override_exact(usage: TrialUsage, price: ModelPrice) -> Fraction:
     float nearest it), and rounded once to the nearest float, as genai-prices computes in
     ``Decimal``: the same prices give the same cost whichever of the two priced the trial.
     """
-    cached, written = _cache_parts(usage)
+    inputs, cached, written, output = _counts(usage)
     cached_rate = price.input_per_mtok if price.cached_input_per_mtok is None else price.cached_input_per_mtok
     write_rate = price.input_per_mtok if price.cache_write_per_mtok is None else price.cache_write_per_mtok
     total = (
-        (usage.input_tokens - cached - written) * _decimal(price.input_per_mtok)
+        (inputs - cached - written) * _decimal(price.input_per_mtok)
         + cached * _decimal(cached_rate)
         + written * _decimal(write_rate)
-        + usage.output_tokens * _decimal(price.output_per_mtok)
+        + output * _decimal(price.output_per_mtok)
     )
     return total / 1_000_000
 
@@ -104,7 +121,8 @@ def _calc_price() -> Any:
 
 def database_price(usage: TrialUsage) -> float | None:
     """The cost in US dollars of ``usage`` by ``genai-prices``, or ``None`` when the package is
-    not installed, the usage names no model, or the database does not know it."""
+    not installed, the usage names no model, the database does not know it, or a token count is
+    unknown."""
     found = _database_exact(usage)
     return None if found is None else float(found)
 
@@ -112,17 +130,17 @@ def database_price(usage: TrialUsage) -> float | None:
 def _database_exact(usage: TrialUsage) -> Decimal | None:
     """:func:`database_price` as the database's own ``Decimal``."""
     found = _calc_price()
-    if found is None or not usage.model:
+    if found is None or not usage.model or not usage.tokens_known:
         return None
     calc_price, usage_type = found
-    cached, written = _cache_parts(usage)
+    inputs, cached, written, output = _counts(usage)
     try:
         result = calc_price(
             usage_type(
-                input_tokens=usage.input_tokens,
+                input_tokens=inputs,
                 cache_read_tokens=cached,
                 cache_write_tokens=written,
-                output_tokens=usage.output_tokens,
+                output_tokens=output,
             ),
             model_ref=usage.model,
         )
@@ -132,8 +150,9 @@ def _database_exact(usage: TrialUsage) -> Decimal | None:
 
 
 def _call_price(call: TrialUsage | None, overrides: Mapping[str, ModelPrice]) -> tuple[Fraction, str, str] | None:
-    """``(exact cost, currency, source)`` of one model call, or ``None`` when it cannot be priced."""
-    if call is None or not call.model:
+    """``(exact cost, currency, source)`` of one model call, or ``None`` when it cannot be priced
+    (unknown, without a model, its tokens unknown, or its model several joined)."""
+    if call is None or not call.model or not call.tokens_known or MODELS_SEPARATOR in call.model:
         return None
     override = override_for(overrides, call.model)
     if override is not None:

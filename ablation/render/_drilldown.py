@@ -50,7 +50,9 @@ def _spans_line(arm: str, view: TrialView | None) -> str | None:
         return None
     models = f" ({', '.join(s.models)})" if s.models else ""
     parts = [f"{s.model_calls} model calls{models}", f"{len(s.tools)} tool calls"]
-    if s.input_tokens or s.output_tokens:
+    if s.model_calls and (s.input_tokens is None or s.output_tokens is None):
+        parts.append("tokens unknown")
+    elif s.input_tokens or s.output_tokens:
         parts.append(f"{s.input_tokens} in / {s.output_tokens} out tokens")
     if s.errors:
         parts.append(f"{len(s.errors)} errors ({'; '.join(s.errors[:3])})")

@@ -352,11 +352,11 @@ def trial_facts(trial: TrialView) -> str:
             "quality " + ", ".join(f"{k} {fmt_float(v)}" for k, v in sorted(trial.quality.items()))
         )
     usage = trial.usage or {}
-    if usage:
-        facts.append(
-            f"tokens {usage.get('input_tokens', 0)} in / {usage.get('output_tokens', 0)} out, "
-            f"{usage.get('model_requests', 0)} model requests"
-        )
+    if usage:  # a count left out is 0 (the dump leaves defaults out); None is unknown
+        tokens_in, tokens_out = usage.get("input_tokens", 0), usage.get("output_tokens", 0)
+        known = tokens_in is not None and tokens_out is not None
+        tokens = f"tokens {tokens_in} in / {tokens_out} out" if known else "tokens unknown"
+        facts.append(f"{tokens}, {usage.get('model_requests', 0)} model requests")
     return ", ".join(facts)
 
 

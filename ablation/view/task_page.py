@@ -28,7 +28,7 @@ from collections import Counter
 from typing import Any
 from urllib.parse import parse_qsl, urlsplit
 
-from ablation.outputs import usage_metrics
+from ablation.outputs import joined_models, usage_metrics
 from ablation.render._format import DASH, fmt_float, fmt_seconds, output_text, truncate
 from ablation.report import AblationReport
 from ablation.schema import TaskResult
@@ -86,17 +86,19 @@ def _dropped(t: TaskResult) -> int:
 
 def _usage_from_cut_trace(t: TaskResult) -> bool:
     """Whether ``t``'s usage was counted from a truncated trace: some spans were dropped and the
-    usage is what the kept spans record (an agent's own usage differs, and is not marked)."""
+    usage is what the kept spans record (an agent's own usage differs, and is not marked). Its
+    model is the spans' models joined (:func:`~ablation.outputs.joined_models`), or their last
+    one, as a trial stored before several models were joined names it."""
     if t.usage is None or t.spans is None or not t.spans.dropped:
         return False
     s = summarize(t.spans.records(), timeline=False)
     u = t.usage
-    return (
+    return u.model in (joined_models(s.models), s.models[-1] if s.models else None) and (
         u.input_tokens, u.output_tokens, u.cached_tokens, u.cache_write_tokens, u.model_requests,
-        u.tool_calls, u.model,
+        u.tool_calls,
     ) == (
         s.input_tokens, s.output_tokens, s.cached_tokens, s.cache_write_tokens, s.model_calls,
-        dict(Counter(s.tools)), s.models[-1] if s.models else None,
+        dict(Counter(s.tools)),
     )  # fmt: skip
 
 
@@ -125,7 +127,7 @@ def _trial(t: TaskResult) -> str:
         facts.append(["cost", markup.esc(fmt_float(t.cost))])
     if t.tokens is not None:
         usage = t.usage
-        from_usage = cut and usage is not None and t.tokens == usage.input_tokens + usage.output_tokens
+        from_usage = cut and usage is not None and t.tokens == usage.total_tokens
         facts.append(["tokens", str(t.tokens) + (mark if from_usage else "")])
     for name, value in sorted({**t.quality, **t.metrics}.items()):
         tag = mark if name in t.metrics and derived.get(name) == value else ""

@@ -59,7 +59,7 @@ def rows(items: Iterable[tuple[int, Any]], display: str, options: ReadOptions) -
             task_id,
             dotted(obj, options.field or "data.correct"),
             run=dotted(obj, options.run_field) if options.run_field else None,
-            tokens=None if usage is None else float(usage.input_tokens + usage.output_tokens),
+            tokens=None if usage is None or (total := usage.total_tokens) is None else float(total),
             metrics=usage_with_metrics(usage, {}),
             extra=detail_fields(
                 output=_present(dotted(obj, "data.sampled")), expected_output=_present(dotted(obj, "data.expected")),

@@ -114,7 +114,7 @@ def rows(doc: Mapping[str, Any], display: str, options: ReadOptions) -> Iterator
             **(_evaluator_error(crashed) if crashed else {}),
             latency_s=json_number(case.get("task_duration")),
             cost=metrics.get("cost"),
-            tokens=None if usage is None else float(usage.input_tokens + usage.output_tokens),
+            tokens=None if usage is None or (total := usage.total_tokens) is None else float(total),
             quality=_values(case.get("scores")),
             metrics=usage_with_metrics(usage, {k: v for k, v in metrics.items()
                                                if k != "cost" and (usage is None or k not in _MOVED)}),
