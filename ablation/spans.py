@@ -16,7 +16,9 @@ an agent or tool operation; a *tool call* is a span with ``gen_ai.tool.name`` (o
 cache writes ``gen_ai.usage.cache_creation.input_tokens``, which the conventions count within the
 input tokens) are summed over the outermost model calls only: when
 two instrumentations both record one request (pydantic-ai's model span around the OpenAI
-client's span) or an agent span repeats its run's totals, nothing is counted twice.
+client's span) or an agent span repeats its run's totals, nothing is counted twice. When one of
+those calls states neither an input nor an output count, the sums are unknown (``None``), never
+the smaller sum of the calls that stated theirs.
 """
 
 # No ``from __future__ import annotations``: pydantic reads the fields' types without parsing.
@@ -29,7 +31,7 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
-__all__ = ["STEP_ATTRIBUTES", "SpanSummary", "TrialSpans", "counted_calls", "summarize"]
+__all__ = ["STEP_ATTRIBUTES", "SpanSummary", "TrialSpans", "counted_calls", "stated", "summarize"]
 
 _FROZEN = ConfigDict(frozen=True, extra="forbid")
 
@@ -124,7 +126,8 @@ class SpanSummary(BaseModel):
         models: The models called, in order of first use (response model, else request model).
         tools: Tool calls in the order they started.
         errors: ``"span name: description"`` of each span whose status is an error.
-        input_tokens: Input tokens over the outermost model calls.
+        input_tokens: Input tokens over the outermost model calls; each of the four token
+            sums is ``None`` when one of those calls states no token count (:func:`stated`).
         output_tokens: Output tokens over the outermost model calls.
         cached_tokens: Cache-read input tokens over the outermost model calls.
         cache_write_tokens: Input tokens written to the cache over the outermost model calls.
@@ -139,10 +142,10 @@ class SpanSummary(BaseModel):
     models: list[str] = Field(default_factory=_no_items)
     tools: list[str] = Field(default_factory=_no_items)
     errors: list[str] = Field(default_factory=_no_items)
-    input_tokens: int = 0
-    output_tokens: int = 0
-    cached_tokens: int = 0
-    cache_write_tokens: int = 0
+    input_tokens: int | None = 0
+    output_tokens: int | None = 0
+    cached_tokens: int | None = 0
+    cache_write_tokens: int | None = 0
     timeline: list[SpanDuration] = Field(default_factory=_no_items)
 
 
@@ -162,6 +165,11 @@ def _attrs(record: Mapping[str, Any]) -> Mapping[str, Any]:
 def _is_model_call(attrs: Mapping[str, Any]) -> bool:
     model = _attr(attrs, ("gen_ai.request.model", "gen_ai.response.model"))
     return model is not None and attrs.get("gen_ai.operation.name") not in _NOT_MODEL_CALLS
+
+
+def stated(attrs: Mapping[str, Any]) -> bool:
+    """Whether a model call's attributes state its token counts (an input or an output count)."""
+    return _attr(attrs, _INPUT) is not None or _attr(attrs, _OUTPUT) is not None
 
 
 def _is_tool_call(attrs: Mapping[str, Any]) -> bool:
@@ -204,6 +212,16 @@ def counted_calls(ordered: Sequence[Mapping[str, Any]]) -> list[Mapping[str, Any
     return [r for r in ordered if id(r) in calls and outermost(r)]
 
 
+def _token_sums(counted: Sequence[Mapping[str, Any]]) -> dict[str, int | None]:
+    """The four token sums of a summary over ``counted`` calls, each ``None`` when a call states
+    no token count."""
+    names = {"input_tokens": _INPUT, "output_tokens": _OUTPUT, "cached_tokens": _CACHED,
+             "cache_write_tokens": _CACHE_WRITE}  # fmt: skip
+    if not all(stated(_attrs(r)) for r in counted):
+        return dict.fromkeys(names)
+    return {name: sum(_int(_attr(_attrs(r), keys)) for r in counted) for name, keys in names.items()}
+
+
 def summarize(records: Sequence[Mapping[str, Any]], dropped: int = 0, timeline: bool = True) -> SpanSummary:
     """The :class:`SpanSummary` of span records (any order; see the module docstring); without
     its timeline when ``timeline`` is false (what a trial's usage needs, built faster). Its
@@ -231,10 +249,7 @@ def summarize(records: Sequence[Mapping[str, Any]], dropped: int = 0, timeline: 
         models=models,
         tools=tools,
         errors=errors,
-        input_tokens=sum(_int(_attr(_attrs(r), _INPUT)) for r in counted),
-        output_tokens=sum(_int(_attr(_attrs(r), _OUTPUT)) for r in counted),
-        cached_tokens=sum(_int(_attr(_attrs(r), _CACHED)) for r in counted),
-        cache_write_tokens=sum(_int(_attr(_attrs(r), _CACHE_WRITE)) for r in counted),
+        **_token_sums(counted),
         timeline=[] if not timeline else [
             SpanDuration(
                 name=str(r.get("name")), start_s=_start(r),

@@ -7,7 +7,8 @@ text (or the run's output) is the trial's output; token counts (cache reads and 
 the input tokens, each also counted apart), model requests, tool calls by tool name and the model
 id become its :class:`~ablation.outputs.TrialUsage`; pydantic-ai's messages become its trace.
 A result that states no token counts (an OpenAI-compatible server may leave ``usage`` out) has
-no usage: its tokens and cost are unknown, never zero.
+no usage: its tokens and cost are unknown, never zero. A pydantic-ai run some of whose responses
+stated no usage keeps its model requests, tool calls and model, with its token counts unknown.
 
 No SDK is imported here: an object is recognised only when its class comes from a package that
 is already loaded (``sys.modules``), so an agent that does not use an SDK costs one string test
@@ -21,7 +22,7 @@ import sys
 from collections.abc import Awaitable, Callable, Iterable
 from typing import Any
 
-from ablation.outputs import AgentOutput, ItemizedUsage, TrialUsage
+from ablation.outputs import TOKEN_FIELDS, AgentOutput, ItemizedUsage, TrialUsage, joined_models
 from ablation.schema import to_jsonable
 
 __all__ = ["TRACE_MESSAGES", "pydantic_ai_runner", "sdk_output"]
@@ -187,50 +188,54 @@ def _tokens(usage: Any, **more: Any) -> TrialUsage:
     )
 
 
-def _run_usage(result: Any, usage: Any, calls: list[str], models: list[str]) -> TrialUsage | None:
-    """A pydantic-ai run's usage, itemized by its responses for pricing; ``None`` when the run's
-    token counts are unknown (a response whose provider stated no usage: a total with an unknown
-    part is unknown, never a smaller number).
+def _run_usage(result: Any, usage: Any, calls: list[str]) -> TrialUsage | None:
+    """A pydantic-ai run's usage, itemized by its responses for pricing; ``None`` for a run that
+    made no model request.
 
-    Each of the run's new responses (``ModelResponse.usage`` and ``model_name``) is one call.
-    When the responses do not add up to the run's ``RunUsage`` (a delegated agent run with
-    ``usage=ctx.usage`` adds its tokens, on its own model, to the parent's usage but not its
-    messages), a call is missing from the itemization, so the trial is not priced.
+    Each of the run's new responses (``ModelResponse.usage`` and ``model_name``) is one call;
+    the run's model is theirs (:func:`~ablation.outputs.joined_models`: several joined by
+    ``"+"``). When a response's provider stated no usage, the run's token counts are unknown
+    (``None``: a total with an unknown part is unknown, never a smaller number), while its
+    requests, tool calls and model stay; the trial is then not priced. When the responses do
+    not add up to the run's ``RunUsage`` (a delegated agent run with ``usage=ctx.usage`` adds
+    its tokens, on its own model, to the parent's usage but not its messages), a call is
+    missing from the itemization, so the trial is not priced either.
     """
     responses = [m for m in result.new_messages() if getattr(m, "kind", None) == "response"]
-    if not _stated(usage) or not all(_stated(getattr(m, "usage", None)) for m in responses):
+    requests = int(getattr(usage, "requests", 0) or 0)
+    if not responses and not requests:
         return None
-    total = _tokens(
-        usage,
-        model_requests=int(getattr(usage, "requests", 0) or 0),
-        tool_calls=_count(calls),
-        model=models[-1] if models else None,
-    )
+    more: dict[str, Any] = {
+        "model_requests": requests, "tool_calls": _count(calls),
+        "model": joined_models(getattr(m, "model_name", None) for m in responses),
+    }  # fmt: skip
+    if not _stated(usage) or not all(_stated(getattr(m, "usage", None)) for m in responses):
+        unknown = TrialUsage.model_validate({**dict.fromkeys(TOKEN_FIELDS), **more})
+        return ItemizedUsage.of(unknown, [None])
+    total = _tokens(usage, **more)
     itemized: list[TrialUsage | None] = [
         _tokens(m.usage, model_requests=1, model=getattr(m, "model_name", None)) for m in responses
     ]
-    fields = ("input_tokens", "output_tokens", "cached_tokens", "cache_write_tokens")
-    if any(sum(getattr(c, f) for c in itemized if c) != getattr(total, f) for f in fields):
+    if any(sum(getattr(c, f) for c in itemized if c) != getattr(total, f) for f in TOKEN_FIELDS):
         itemized.append(None)  # tokens of calls not among the responses: not priced
     return ItemizedUsage.of(total, itemized)
 
 
 def _pydantic_ai_run(result: Any) -> AgentOutput:
     """A pydantic-ai ``AgentRunResult``: its output, the run's usage (:func:`_run_usage`: each
-    response priced at its own model; none when a response stated no usage), function-tool calls
-    by name from the messages (:func:`_function_calls`), the last response's model, and the
-    messages as the trace."""
+    response priced at its own model; unknown tokens when a response stated no usage),
+    function-tool calls by name from the messages (:func:`_function_calls`), and the messages
+    as the trace."""
     messages = list(result.all_messages())
     usage = result.usage  # a property in newer pydantic-ai (calling it warns), a method before
     if callable(usage) and not hasattr(usage, "input_tokens"):
         usage = usage()
     calls = _function_calls(result, messages)
-    models = [m.model_name for m in messages if getattr(m, "model_name", None)]
     trace = [
         {"kind": getattr(m, "kind", "?"), "parts": [_trace_part(p) for p in getattr(m, "parts", ())]}
         for m in messages[:TRACE_MESSAGES]
     ]
-    return AgentOutput(output=result.output, usage=_run_usage(result, usage, calls, models), trace=trace)
+    return AgentOutput(output=result.output, usage=_run_usage(result, usage, calls), trace=trace)
 
 
 #: (module in ``sys.modules``, class name, reader) of every recognised SDK result.

@@ -28,11 +28,12 @@ Assumptions and limits:
   kept; further spans are counted in ``TrialSpans.dropped``. Attribute values, a span's name and
   its error text are cut to :data:`MAX_VALUE_CHARS` characters; at most :data:`MAX_ATTRIBUTES`
   attributes are kept per span.
-- Usage from spans (:func:`usage_from_spans`): token counts are known only when every counted
-  model call (as :func:`ablation.spans.summarize` counts them) states them in
-  ``gen_ai.usage.input_tokens`` / ``output_tokens`` (or the older ``prompt_tokens`` /
-  ``completion_tokens``); each call keeps its own model and tokens, so that a trial calling two
-  models is priced call by call.
+- Usage from spans (:func:`usage_from_spans`): a trial with a counted model call (as
+  :func:`ablation.spans.summarize` counts them) has usage: its model requests, tool calls and
+  model (several joined by ``"+"``); its token counts are known only when every counted call
+  states them in ``gen_ai.usage.input_tokens`` / ``output_tokens`` (or the older
+  ``prompt_tokens`` / ``completion_tokens``), else unknown (``None``); each call keeps its own
+  model and tokens, so that a trial calling two models is priced call by call.
 """
 
 from __future__ import annotations
@@ -47,7 +48,7 @@ from typing import Any
 from pydantic import Field
 
 from ablation.errors import ConfigError
-from ablation.outputs import ItemizedUsage, TrialUsage
+from ablation.outputs import ItemizedUsage, TrialUsage, joined_models
 from ablation.spans import (  # as it counts them
     _CACHE_WRITE,
     _CACHED,
@@ -59,6 +60,7 @@ from ablation.spans import (  # as it counts them
     _int,
     _no_items,
     counted_calls,
+    stated,
     summarize,
 )
 
@@ -138,7 +140,7 @@ def _model_calls(records: list[dict[str, Any]]) -> list[TrialUsage | None]:
     found: list[TrialUsage | None] = []
     for record in counted_calls(sorted(records, key=lambda r: float(r.get("start_s") or 0.0))):
         attrs = record.get("attributes") or {}
-        if _attr(attrs, _INPUT) is None and _attr(attrs, _OUTPUT) is None:
+        if not stated(attrs):
             found.append(None)
             continue
         model = _attr(attrs, ("gen_ai.response.model", "gen_ai.request.model"))
@@ -318,14 +320,12 @@ def open_collector(mode: str) -> SpanCollector | None:
 
 
 def usage_from_spans(summary: CaughtSummary) -> TrialUsage | None:
-    """The trial's usage as its spans report it: ``None`` unless every counted model call states
-    its token counts (a call without them makes the total unknown, never a smaller number; tool
-    spans alone state no tokens). The usage carries each call (``calls``) so that it is priced
-    call by call, each at its own model."""
-    if not summary.model_calls or len(summary.calls) != summary.model_calls:
-        return None
-    known = [call for call in summary.calls if call is not None]
-    if len(known) < len(summary.calls):
+    """The trial's usage as its spans report it: ``None`` when they count no model call (tool
+    spans alone state no usage); else its model requests, tool calls and model, with token
+    counts unknown (``None``) unless every counted model call states them (a call without them
+    makes the total unknown, never a smaller number). The usage carries each call (``calls``)
+    so that it is priced call by call, each at its own model."""
+    if not summary.model_calls:
         return None
     counts: dict[str, int] = {}
     for tool in summary.tools:
@@ -337,6 +337,7 @@ def usage_from_spans(summary: CaughtSummary) -> TrialUsage | None:
         cache_write_tokens=summary.cache_write_tokens,
         model_requests=summary.model_calls,
         tool_calls=counts,
-        model=summary.models[-1] if summary.models else None,
+        model=joined_models(summary.models),
     )
-    return ItemizedUsage.of(total, known)
+    itemized = len(summary.calls) == summary.model_calls and total.tokens_known
+    return ItemizedUsage.of(total, summary.calls if itemized else [None])

@@ -82,8 +82,10 @@ def test_a_reply_without_usage_has_unknown_tokens_and_no_cost() -> None:
     results = AblationEngine().run(_server_agent(STATED), _server_agent(None), _tasks())
     for r in results:
         assert r.status == "completed" and r.passed is True, r.error_message
-        if r.arm == "candidate":  # the server stated no usage: nothing is known, nothing priced
-            assert (r.usage, r.tokens, r.cost, r.cost_source) == (None, None, None, None)
+        if r.arm == "candidate":  # the server stated no usage: no tokens known, nothing priced
+            assert (r.tokens, r.cost, r.cost_source) == (None, None, None)
+            assert r.usage is not None and (r.usage.input_tokens, r.usage.output_tokens) == (None, None)
+            assert (r.usage.model_requests, r.usage.model) == (1, "gpt-4o-mini-2024-07-18")  # one request made
         else:  # the reference: what the server stated, at genai-prices' price
             assert r.usage is not None
             assert (r.usage.input_tokens, r.usage.output_tokens) == (1000, 10)

@@ -7,7 +7,8 @@ instrumented clients do with the GenAI semantic conventions.
 - A model-call span with no ``gen_ai.usage.*`` attribute (a server that stated no usage) gave 0
   tokens and a 0.0 "price-db" cost; spans of tools alone gave "0 tokens, 0 model requests".
   README: "A reply that reports no usage ... has none: its tokens and cost are unknown, never
-  zero." A trial whose calls state their tokens only in part has no total either.
+  zero." A trial whose calls state their tokens only in part has no token total either; its
+  model requests (the model-call spans the agent emitted) are still known. Tools alone: no usage.
 - Two model calls on two models were priced wholly at the last one. Reference:
   ``genai_prices.calc_price`` of each call's own tokens at its own model, summed.
 - A span's error text and name were not cut as its attribute values are (``MAX_VALUE_CHARS``):
@@ -90,10 +91,15 @@ def _run(agent: Any) -> TaskResult:
     return result
 
 
-@pytest.mark.parametrize("agent", [unstated, tools_only, partly_stated])
-def test_spans_that_state_no_tokens_give_no_usage_and_no_cost(agent: Any) -> None:
+@pytest.mark.parametrize(("agent", "requests"), [(unstated, 1), (tools_only, 0), (partly_stated, 2)])
+def test_spans_that_state_no_tokens_give_no_tokens_and_no_cost(agent: Any, requests: int) -> None:
     r = _run(agent)
-    assert (r.usage, r.tokens, r.cost, r.cost_source) == (None, None, None, None)
+    assert (r.tokens, r.cost, r.cost_source) == (None, None, None)
+    if not requests:
+        assert r.usage is None  # no model call: no usage at all
+    else:
+        assert r.usage is not None and r.usage.model_requests == requests
+        assert (r.usage.input_tokens, r.usage.output_tokens, r.usage.model) == (None, None, "gpt-4o-mini")
     assert r.spans is not None and r.spans.count >= 1  # the spans themselves are kept
 
 

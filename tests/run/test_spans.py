@@ -166,7 +166,7 @@ def test_usage_comes_from_spans_only_when_the_agent_reports_none() -> None:
         from_spans, reported = reported, from_spans
     assert from_spans.usage == TrialUsage(
         input_tokens=10 + 30, output_tokens=2 + 4, model_requests=2,
-        tool_calls={"lookup": 1, "refund": 1}, model="m-2",
+        tool_calls={"lookup": 1, "refund": 1}, model="m-1+m-2",
     )  # fmt: skip
     assert from_spans.tokens == 46 and from_spans.metrics["tool_calls.refund"] == 1.0
     assert reported.usage == TrialUsage(input_tokens=7, output_tokens=1, model_requests=1)

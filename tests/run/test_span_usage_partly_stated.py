@@ -1,0 +1,124 @@
+"""Usage from a trial's spans when only some model calls state tokens, and when two models ran.
+
+The agents emit spans through the OpenTelemetry API (an SDK provider, no network), as
+instrumented clients do with the GenAI semantic conventions; what each trial did (its model
+calls, its tool calls, the models and tokens of each call) is known from the agents themselves.
+
+- A trial whose second model-call span states no ``gen_ai.usage.*`` had no usage at all: its
+  model requests and tool calls (which its spans record) were lost, and the report's
+  ``model_requests`` and ``tool_calls.*`` metrics read it as missing. Reference: the agent's own
+  two model calls and one ``lookup`` call; its tokens are unknown (``None``), never the first
+  call's alone, and it has no cost. The drill-down's span line says the tokens are unknown.
+- A trial calling two models named only the last. Reference: the agent's models in order of
+  first use; the cost stays ``genai_prices.calc_price`` of each call at its own model, summed.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from decimal import Decimal
+from typing import Any
+
+import pytest
+from helpers.otel_provider import sdk_provider_for_one_test
+
+pytest.importorskip("opentelemetry.sdk.trace")
+
+from genai_prices import Usage, calc_price
+from opentelemetry import trace
+
+from ablation import AblationEngine, AblationTask, TaskResult, compare_results
+from ablation.render import render
+
+TRACER = trace.get_tracer("tests.span_usage_partly_stated")
+CALLS = (("gpt-4o", 1_000_000, 3), ("gpt-4o-mini", 10, 2))
+
+
+@pytest.fixture(autouse=True)
+def sdk_provider() -> Iterator[None]:
+    yield from sdk_provider_for_one_test()
+
+
+def _chat(model: str, tokens: tuple[int, int] | None) -> Any:
+    attributes: dict[str, Any] = {"gen_ai.operation.name": "chat", "gen_ai.request.model": model,
+                                  "gen_ai.response.model": model}  # fmt: skip
+    if tokens is not None:
+        attributes["gen_ai.usage.input_tokens"], attributes["gen_ai.usage.output_tokens"] = tokens
+    return TRACER.start_as_current_span(f"chat {model}", attributes=attributes)
+
+
+def _lookup() -> Any:
+    attributes = {"gen_ai.operation.name": "execute_tool", "gen_ai.tool.name": "lookup"}
+    return TRACER.start_as_current_span("execute_tool lookup", attributes=attributes)
+
+
+def _loop(task: str, second: tuple[int, int] | None) -> str:
+    """Two model calls with a tool call between them; the second states ``second`` as tokens."""
+    with _chat("gpt-4o-mini", (100, 5)):
+        pass
+    with _lookup():
+        pass
+    with _chat("gpt-4o-mini", second):
+        pass
+    return task
+
+
+def stated(task: str) -> str:
+    return _loop(task, (120, 7))
+
+
+def partly_stated(task: str) -> str:
+    return _loop(task, None)
+
+
+def two_models(task: str) -> str:
+    for model, tokens_in, tokens_out in CALLS:
+        with _chat(model, (tokens_in, tokens_out)):
+            pass
+    return task
+
+
+def _tasks(n: int) -> list[AblationTask]:
+    return [AblationTask(task_id=f"t{i}", input_data=f"t{i}", expected_output=f"t{i}") for i in range(n)]
+
+
+def _split(results: list[TaskResult]) -> tuple[list[TaskResult], list[TaskResult]]:
+    return [r for r in results if r.arm == "baseline"], [r for r in results if r.arm == "candidate"]
+
+
+def test_a_trial_with_an_unstated_call_keeps_its_requests_and_tool_calls() -> None:
+    base, cand = _split(AblationEngine().run(stated, partly_stated, _tasks(3)))
+    for r in cand:
+        assert r.status == "completed" and r.spans is not None
+        u = r.usage
+        assert u is not None and (u.model_requests, u.tool_calls, u.model) == (2, {"lookup": 1}, "gpt-4o-mini")
+        assert (u.input_tokens, u.output_tokens, u.cached_tokens, u.cache_write_tokens) == (None,) * 4
+        assert (r.tokens, r.cost, r.cost_source) == (None, None, None)
+        summary = r.spans.summary()
+        assert (summary.model_calls, summary.input_tokens, summary.output_tokens) == (2, None, None)
+    for r in base:
+        assert r.usage is not None and r.usage.input_tokens == 220 and r.tokens == 232
+        assert r.cost is not None
+    report = compare_results(base, cand)
+    assert report.metrics["model_requests"].n_pairs == 3
+    assert report.metrics["tool_calls.lookup"].n_pairs == 3
+    assert report.metrics["input_tokens"].n_pairs == 0  # unknown, never 0
+
+
+def test_the_drill_down_says_the_spans_tokens_are_unknown() -> None:
+    base, cand = _split(AblationEngine().run(stated, partly_stated, _tasks(1)))
+    report = compare_results(base, [r.model_copy(update={"passed": False}) for r in cand])
+    assert report.regressions == ["t0"]
+    text = render(report, "terminal", details=True, width=400)
+    assert "candidate spans: 2 model calls (gpt-4o-mini), 1 tool calls, tokens unknown" in text
+    assert "baseline spans: 2 model calls (gpt-4o-mini), 1 tool calls, 220 in / 12 out tokens" in text
+
+
+def test_two_models_are_both_named_and_priced_call_by_call() -> None:
+    [r] = AblationEngine().run(two_models, two_models, _tasks(1), arms=("baseline",))
+    reference = sum(
+        Decimal(calc_price(Usage(input_tokens=i, output_tokens=o), model_ref=m).total_price) for m, i, o in CALLS
+    )
+    assert r.usage is not None and r.usage.model == "+".join(m for m, _, _ in CALLS)
+    assert (r.usage.input_tokens, r.usage.model_requests) == (1_000_010, 2)
+    assert (r.cost, r.cost_currency, r.cost_source) == (float(reference), "USD", "price-db")
