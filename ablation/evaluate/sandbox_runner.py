@@ -5,7 +5,8 @@ is started by the test harness (:data:`ablation.evaluate.sandbox_harness.HARNESS
 framework itself, and it never sees the tests, the nonce or the harness's output file:
 
 1. It lowers its own resource limits (``RLIMIT_AS``, ``RLIMIT_CPU``, ``RLIMIT_FSIZE``,
-   ``RLIMIT_NPROC``, ``RLIMIT_CORE``). When it is the first process of a new PID namespace (pid 1),
+   ``RLIMIT_NPROC``, ``RLIMIT_CORE``, and ``RLIMIT_NOFILE`` to 1024, hard limit included: each
+   descriptor can hold kernel memory, a socket's buffers, outside the address space). When it is the first process of a new PID namespace (pid 1),
    it mounts a fresh ``/proc`` in a mount namespace of its own (so the host's processes are not
    even visible) and forks: pid 1 only reaps and reports how the worker ended; the worker (pid 2)
    does the rest, so kernel-generated signals such as ``SIGXCPU`` reach it normally.
@@ -42,7 +43,7 @@ def _limits(cfg):
     import resource
     for name, value in [('RLIMIT_AS', cfg['memory_bytes']), ('RLIMIT_CPU', cfg['cpu_s']),
                         ('RLIMIT_FSIZE', cfg['fsize_bytes']), ('RLIMIT_NPROC', cfg['nproc']),
-                        ('RLIMIT_CORE', 0)]:
+                        ('RLIMIT_CORE', 0), ('RLIMIT_NOFILE', 1024)]:
         which = getattr(resource, name, None)
         if which is None:
             continue

@@ -21,6 +21,14 @@ kernel keyrings, ``bpf``, ``perf_event_open``, ``userfaultfd``, module and kexec
 swap, accounting, quotas, the kernel log, file handles that bypass path checks
 (``open_by_handle_at``) and ``io_uring`` (whose queued operations no filter sees). Denied calls
 fail with ``EPERM`` (the program sees an ordinary error).
+
+It also denies what would hold memory or disk outside the limits the code is given: memory in
+no address space (``memfd_create`` files, each up to the file size limit and as many as there
+are descriptors; SysV shared memory segments, which outlive a detach, and message queues) and
+``fallocate``, whose ``FALLOC_FL_KEEP_SIZE`` reserves blocks of a file without growing it, so
+``RLIMIT_FSIZE`` does not see them: on the code's stdout and stderr, host files, that is the
+host's disk. ``fallocate`` answers ``EOPNOTSUPP`` (what a file system without it answers), so
+``posix_fallocate`` falls back to writing, within the file size limit and the scratch's size.
 """
 
 from __future__ import annotations
@@ -33,7 +41,7 @@ import os
 
 from ablation.errors import AblationError
 
-__all__ = ["DENIED_CALLS", "SeccompUnavailable", "sandbox_filter"]
+__all__ = ["DENIED_CALLS", "UNSUPPORTED_CALLS", "SeccompUnavailable", "sandbox_filter"]
 
 #: Calls the sandboxed code may not make (``EPERM``), by name; unknown names on this
 #: architecture are skipped.
@@ -47,7 +55,12 @@ DENIED_CALLS = (
     "open_by_handle_at", "name_to_handle_at", "lookup_dcookie", "vhangup", "personality",
     "iopl", "ioperm", "settimeofday", "clock_settime", "clock_adjtime", "adjtimex",
     "io_uring_setup", "io_uring_enter", "io_uring_register",
+    "memfd_create", "memfd_secret", "shmget", "msgget",
 )  # fmt: skip
+
+#: Calls answered ``EOPNOTSUPP``, as a file system without them answers: the C library then does
+#: the same with ordinary writes (``posix_fallocate``), which ``RLIMIT_FSIZE`` bounds.
+UNSUPPORTED_CALLS = ("fallocate",)
 
 #: ``clone`` flags that create namespaces; a ``clone`` with any of them is denied.
 _CLONE_NAMESPACE_FLAGS = (
@@ -133,6 +146,8 @@ def sandbox_filter() -> bytes:
         deny = _errno_action(errno.EPERM)
         for call in DENIED_CALLS:
             _add(lib, ctx, deny, call, [])
+        for call in UNSUPPORTED_CALLS:
+            _add(lib, ctx, _errno_action(errno.EOPNOTSUPP), call, [])
         for flag in _CLONE_NAMESPACE_FLAGS:
             _add(lib, ctx, deny, "clone", [_ArgCmp(0, _SCMP_CMP_MASKED_EQ, flag, flag)])
         _add(lib, ctx, _errno_action(errno.ENOSYS), "clone3", [])

@@ -1,0 +1,128 @@
+"""What the code can hold outside the limits it is given: host disk, memory, threads.
+
+Each test measures with the kernel's own numbers (a file's allocated blocks, the bytes a socket took,
+the sandbox's ``/proc``), never with what the sandbox says of itself: the host disk behind the
+code's stdout and stderr (``fallocate`` with ``FALLOC_FL_KEEP_SIZE`` allocates blocks that
+``RLIMIT_FSIZE`` does not see), memory that is in no address space (``memfd_create`` files, SysV
+shared memory segments left detached, socket buffers behind many descriptors).
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+
+import pytest
+
+from ablation.evaluate.sandbox import SandboxLimits, run_python_tests
+
+pytestmark = pytest.mark.skipif(
+    not sys.platform.startswith("linux"), reason="the sandbox's process checks read /proc"
+)
+
+
+def user_tasks(uid: int) -> int:
+    """Threads of every process of ``uid`` on this machine, read from ``/proc``."""
+    total = 0
+    for pid in (e for e in os.listdir("/proc") if e.isdigit()):
+        try:
+            with open(f"/proc/{pid}/status") as fh:
+                info = dict(line.split(":", 1) for line in fh if ":" in line)
+            if int(info["Uid"].split()[0]) == uid:
+                total += int(info["Threads"])
+        except (OSError, KeyError, ValueError):
+            pass
+    return total
+
+
+FALLOCATE = """
+import ctypes, os
+libc = ctypes.CDLL(None, use_errno=True)
+libc.fallocate.argtypes = (ctypes.c_int, ctypes.c_int, ctypes.c_long, ctypes.c_long)
+libc.fallocate({fd}, 1, 0, 1 << 30)  # FALLOC_FL_KEEP_SIZE: 1 GiB, the size left unchanged
+HELD = os.fstat({fd}).st_blocks * 512
+"""
+
+
+@pytest.mark.parametrize("fd", [1, 2])
+def test_the_code_cannot_reserve_host_disk_behind_its_output(fd: int) -> None:
+    # stdout and stderr are files on the host's disk: RLIMIT_FSIZE bounds their size, not the
+    # blocks that fallocate(FALLOC_FL_KEEP_SIZE) reserves past it.
+    limits = SandboxLimits(time_limit_s=10, max_output_mb=4)
+    result = run_python_tests(FALLOCATE.format(fd=fd), "assert HELD <= 4 << 20, HELD\n", limits)
+    assert (result.passed, result.kind) == (True, "passed"), result.reason
+
+
+def test_posix_fallocate_still_works_within_the_limits() -> None:
+    code = (
+        "import os\nfd = os.open('data.bin', os.O_CREAT | os.O_RDWR)\n"
+        "os.posix_fallocate(fd, 0, 1 << 20)\nSIZE = os.fstat(fd).st_size\n"
+    )
+    result = run_python_tests(code, "assert SIZE == 1 << 20\n", SandboxLimits(time_limit_s=10))
+    assert (result.passed, result.kind) == (True, "passed"), result.reason
+
+
+MEMFD = """
+import os
+HELD = 0
+try:
+    for i in range(12):
+        fd = os.memfd_create('held%d' % i)
+        for _ in range(15):
+            os.write(fd, b'x' * (1 << 20))
+        HELD += os.fstat(fd).st_blocks * 512
+except OSError:
+    pass
+"""
+
+SYSV = """
+import ctypes
+libc = ctypes.CDLL(None, use_errno=True)
+libc.shmget.argtypes = (ctypes.c_int, ctypes.c_size_t, ctypes.c_int)
+libc.shmat.restype = ctypes.c_void_p
+libc.shmat.argtypes = (ctypes.c_int, ctypes.c_void_p, ctypes.c_int)
+libc.shmdt.argtypes = (ctypes.c_void_p,)
+HELD = 0
+for _ in range(6):  # 32 MiB attached at a time, each segment left behind, detached
+    sid = libc.shmget(0, 32 << 20, 0o1000 | 0o600)
+    if sid < 0:
+        break
+    addr = libc.shmat(sid, None, 0)
+    if addr is None or addr == ctypes.c_void_p(-1).value:
+        break
+    ctypes.memset(addr, 1, 32 << 20)
+    libc.shmdt(ctypes.c_void_p(addr))
+    HELD += 32 << 20
+"""
+
+SOCKETS = """
+import resource, socket
+soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+resource.setrlimit(resource.RLIMIT_NOFILE, (hard, hard))
+HELD, pairs = 0, []
+try:
+    for _ in range(3000):
+        a, b = socket.socketpair()
+        a.setblocking(False)
+        try:
+            while True:
+                HELD += a.send(b'x' * 65536)
+        except BlockingIOError:
+            pass
+        pairs.append((a, b))
+except OSError:
+    pass
+"""
+
+
+@pytest.mark.parametrize(
+    ("attack", "bound_mb"),
+    [(MEMFD, 64), (SYSV, 64), (SOCKETS, 256)],
+    ids=["memfd", "sysv", "sockets"],
+)
+def test_memory_outside_the_address_space_is_bounded(attack: str, bound_mb: int) -> None:
+    # memory_mb bounds the address space; these hold memory in none: memfd files (each up to
+    # the file size limit), detached SysV segments, and socket buffers (as many as descriptors).
+    limits = SandboxLimits(time_limit_s=10, memory_mb=64)
+    result = run_python_tests(attack, f"assert HELD < {bound_mb} << 20, HELD\n", limits)
+    assert (result.passed, result.kind) == (True, "passed"), result.reason
