@@ -103,7 +103,8 @@ ALLOWED: dict[str, set[str]] = {
     "analysis.completeness": MODELS | {"analysis.gate_status"},
     "analysis.failures": MODELS | {"analysis.pairing"},
     "analysis.metric_margins": MODELS
-    | {"stats", "analysis.breakdowns", "analysis.pairing", "analysis.gate_data", "analysis.failures"},
+    | {"stats", "analysis.breakdowns", "analysis.pairing", "analysis.gate_data", "analysis.failures",
+       "analysis.latency_censoring"},
     "analysis.metric_gate": MODELS | {"stats", "analysis.failures", "analysis.gate_data", "analysis.gate_status"},
     "analysis.pass_note": MODELS | {"analysis.builtin_gates"},
     "analysis.latency_censoring": MODELS | {"analysis.pairing", "analysis.metrics"},

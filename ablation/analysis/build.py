@@ -254,7 +254,7 @@ def build_report(
         noninferiority=headline.noninferiority(data, table, config),
         minimum_detectable_effect=mde,
         minimum_detectable_effect_method=mde_method,
-        metric_noninferiority=metric_noninferiority(data, config),
+        metric_noninferiority=metric_noninferiority(data, config, lat),
         errors=error_summary(data),
         errored_regressions=errored_regressions(data, regressions),
         zero_regression_upper_bound=headline.zero_bound(table, n, level),
