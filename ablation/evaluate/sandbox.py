@@ -28,7 +28,9 @@ trial's error, never a verdict. The code's wall-time limit counts from the momen
 self-check arrived; the start-up before it has its own limit
 (:attr:`SandboxLimits.start_limit_s`), and a start-up that overruns it is a ``sandbox_start``
 error. The parent enforces both limits and counts the run's processes every 50 ms (a fork
-bomb is killed above ``max_processes``, also for root, whom ``RLIMIT_NPROC`` does not bind).
+bomb is killed above ``max_processes``, also for root, whom ``RLIMIT_NPROC`` does not bind),
+and their threads (killed above ``max_processes`` plus the threads the user already runs,
+``RLIMIT_NPROC``'s own headroom for other users).
 What holds where is in ``docs/SECURITY.md``. Linux only (the process checks read ``/proc``).
 """
 
@@ -63,6 +65,7 @@ from ablation.evaluate.sandbox_process import (
     make_scratch,
     remove_scratch,
     supervise,
+    user_tasks,
 )
 from ablation.evaluate.sandbox_runner import RUNNER
 
@@ -223,6 +226,8 @@ def _run_harness(
     """Run the harness on ``payload`` under ``limits`` and ``launch``; leave no process behind."""
     marker = ("ABLATION_SANDBOX_RUN", secrets.token_hex(8))
     env_marker = f"{marker[0]}={marker[1]}".encode()
+    # Threads over what the user already runs: RLIMIT_NPROC's headroom, counted here for root too.
+    max_tasks = limits.max_processes + user_tasks(os.getuid())
     read_fd, write_fd = os.pipe()
     started_r, started_w = os.pipe()  # the test process writes a byte when the code starts
     os.set_blocking(started_r, False)
@@ -245,7 +250,9 @@ def _run_harness(
             feeder = threading.Thread(target=feed, args=(write_fd, payload), daemon=True)
             feeder.start()
             start_by = start + limits.effective_start_limit_s
-            state = supervise(proc, start_by, limits.time_limit_s, limits.max_processes, started_r)
+            state = supervise(
+                proc, start_by, limits.time_limit_s, limits.max_processes, started_r, max_tasks
+            )
             duration = time.monotonic() - start
             leaked = len(_leftovers(proc.pid, env_marker)) if state == "exited" else 0
             kill_all(proc.pid, env_marker)

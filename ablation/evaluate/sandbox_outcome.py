@@ -50,7 +50,8 @@ class SandboxLimits:
         max_processes: Most processes the child's process group may hold; the parent counts
             them every 50 ms and kills the group above it (this works for root too). Also the
             ``RLIMIT_NPROC`` headroom (threads count) over what the user already runs, which the
-            kernel enforces for users other than root.
+            kernel enforces for users other than root and the parent counts for every user
+            (threads of the run above it: ``"process_limit"``).
         start_limit_s: Wall-clock limit of the sandbox's start-up, from the test process's start
             until the code process's self-check arrives; ``None`` means
             ``max(START_LIMIT_S, time_limit_s)``. A start-up that does not end in time is a

@@ -35,6 +35,7 @@ __all__ = [
     "remove_scratch",
     "remove_stale_scratch",
     "supervise",
+    "user_tasks",
 ]
 
 _log = logging.getLogger(__name__)
@@ -72,13 +73,14 @@ def live_processes(pgid: int | None, home_marker: bytes | None) -> list[int]:
     return found
 
 
-def descendants(root: int) -> list[int]:
-    """Pids of the live (non-zombie) descendants of ``root``, read from ``/proc``."""
+def _descendant_threads(root: int) -> dict[int, int]:
+    """Each live (non-zombie) descendant of ``root`` with its thread count, from ``/proc``."""
     try:
         entries = os.listdir("/proc")
     except OSError:
-        return []
+        return {}
     children: dict[int, list[int]] = {}
+    threads: dict[int, int] = {}
     for entry in entries:
         if not entry.isdigit():
             continue
@@ -88,14 +90,47 @@ def descendants(root: int) -> list[int]:
             fields = stat[stat.rfind(b")") + 2 :].split()
             if fields[0] not in (b"Z", b"X"):
                 children.setdefault(int(fields[1]), []).append(int(entry))
+                threads[int(entry)] = int(fields[17])  # num_threads
         except (OSError, IndexError, ValueError):
             continue
-    found, todo = [], [root]
+    found, todo = {}, [root]
     while todo:
         for pid in children.get(todo.pop(), ()):
-            found.append(pid)
+            found[pid] = threads[pid]
             todo.append(pid)
     return found
+
+
+def descendants(root: int) -> list[int]:
+    """Pids of the live (non-zombie) descendants of ``root``, read from ``/proc``."""
+    return list(_descendant_threads(root))
+
+
+def user_tasks(uid: int) -> int:
+    """Threads of every process of ``uid`` on this machine (what ``RLIMIT_NPROC`` counts)."""
+    total = 0
+    for entry in (e for e in _listdir("/proc") if e.isdigit()):
+        try:
+            with open(f"/proc/{entry}/status") as fh:
+                info = dict(line.split(":", 1) for line in fh if ":" in line)
+            if int(info["Uid"].split()[0]) == uid:
+                total += int(info.get("Threads", "1"))
+        except (OSError, KeyError, ValueError, IndexError):
+            continue
+    return total
+
+
+def _listdir(path: str) -> list[str]:
+    try:
+        return os.listdir(path)
+    except OSError:
+        return []
+
+
+def _over(root: int, max_processes: int, max_tasks: int | None) -> bool:
+    """More than ``max_processes`` descendants of ``root``, or more than ``max_tasks`` threads."""
+    found = _descendant_threads(root)
+    return len(found) > max_processes or (max_tasks is not None and sum(found.values()) > max_tasks)
 
 
 def _kill(pids: list[int]) -> None:
@@ -142,6 +177,7 @@ def supervise(
     time_limit_s: float,
     max_processes: int,
     started: int,
+    max_tasks: int | None = None,
 ) -> str:
     """Wait until the child exits without reaping it (its pid keeps the group id reserved).
 
@@ -165,11 +201,14 @@ def supervise(
         time_limit_s: The code's wall-time limit, in seconds.
         max_processes: Most descendants the child may hold.
         started: The read end of the start-up pipe, non-blocking.
+        max_tasks: Most threads, of every process, the child's descendants may hold together
+            (``None``: not counted). Root needs this: ``RLIMIT_NPROC`` does not bind uid 0, and
+            threads take pids from the host as processes do.
 
     Returns:
         ``"exited"``, ``"start_timeout"``, ``"start_process_limit"``, ``"timeout"`` or
-        ``"process_limit"`` (more than ``max_processes`` descendants at a count, or at least
-        ``max_processes`` at the deadline).
+        ``"process_limit"`` (more than ``max_processes`` descendants or ``max_tasks`` threads at
+        a count, or at least ``max_processes`` descendants at the deadline).
     """
     delay, next_count = 0.001, time.monotonic() + COUNT_EVERY_S
     deadline, running = start_by, False
@@ -189,7 +228,7 @@ def supervise(
             return "process_limit" if len(descendants(proc.pid)) >= max_processes else "timeout"
         if now >= next_count:
             next_count = now + COUNT_EVERY_S
-            if len(descendants(proc.pid)) > max_processes:
+            if _over(proc.pid, max_processes, max_tasks):
                 if running or _started(started):
                     return "process_limit"
                 return "start_process_limit"

@@ -6,10 +6,11 @@ framework itself, and it never sees the tests, the nonce or the harness's output
 
 1. It lowers its own resource limits (``RLIMIT_AS``, ``RLIMIT_CPU``, ``RLIMIT_FSIZE``,
    ``RLIMIT_NPROC``, ``RLIMIT_CORE``, and ``RLIMIT_NOFILE`` to 1024, hard limit included: each
-   descriptor can hold kernel memory, a socket's buffers, outside the address space). When it is the first process of a new PID namespace (pid 1),
-   it mounts a fresh ``/proc`` in a mount namespace of its own (so the host's processes are not
-   even visible) and forks: pid 1 only reaps and reports how the worker ended; the worker (pid 2)
-   does the rest, so kernel-generated signals such as ``SIGXCPU`` reach it normally.
+   descriptor can hold kernel memory, a socket's buffers, outside the address space). When it
+   is the first process of a new PID namespace (pid 1), it mounts a fresh ``/proc`` in a mount
+   namespace of its own (so the host's processes are not even visible) and forks: pid 1 only
+   reaps and reports how the worker ended; the worker (pid 2) does the rest, so
+   kernel-generated signals such as ``SIGXCPU`` reach it normally.
 2. It reads the code from its request pipe, executes it as module ``solution`` and sends one
    ``ready`` message describing the module's names (none starting with ``__``): plain data by
    value, functions, classes and other objects as numbered handles, exception classes with

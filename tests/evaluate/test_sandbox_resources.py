@@ -1,10 +1,11 @@
 """What the code can hold outside the limits it is given: host disk, memory, threads.
 
-Each test measures with the kernel's own numbers (a file's allocated blocks, the bytes a socket took,
-the sandbox's ``/proc``), never with what the sandbox says of itself: the host disk behind the
-code's stdout and stderr (``fallocate`` with ``FALLOC_FL_KEEP_SIZE`` allocates blocks that
-``RLIMIT_FSIZE`` does not see), memory that is in no address space (``memfd_create`` files, SysV
-shared memory segments left detached, socket buffers behind many descriptors).
+Each test measures with the kernel's own numbers (a file's allocated blocks, the bytes a
+socket took, the sandbox's ``/proc``), never with what the sandbox says of itself: the host disk
+behind the code's stdout and stderr (``fallocate`` with ``FALLOC_FL_KEEP_SIZE`` allocates blocks
+that ``RLIMIT_FSIZE`` does not see), memory that is in no address space (``memfd_create`` files,
+SysV shared memory segments left detached, socket buffers behind many descriptors), and threads,
+which ``RLIMIT_NPROC`` does not count for root (the CI setting).
 """
 
 from __future__ import annotations
@@ -125,4 +126,31 @@ def test_memory_outside_the_address_space_is_bounded(attack: str, bound_mb: int)
     # the file size limit), detached SysV segments, and socket buffers (as many as descriptors).
     limits = SandboxLimits(time_limit_s=10, memory_mb=64)
     result = run_python_tests(attack, f"assert HELD < {bound_mb} << 20, HELD\n", limits)
+    assert (result.passed, result.kind) == (True, "passed"), result.reason
+
+
+@pytest.mark.skipif(os.geteuid() != 0, reason="RLIMIT_NPROC bounds threads for other users")
+def test_a_thread_bomb_is_stopped_for_root_too() -> None:
+    # As root RLIMIT_NPROC counts nothing (the kernel exempts uid 0, also mapped from a user
+    # namespace), and the process count sees processes, not threads: the code could take the
+    # host's pids (kernel.pid_max) one thread at a time.
+    many = 8 + user_tasks(os.getuid()) + 200
+    code = (
+        "import threading, time\nthreading.stack_size(65536)\nstop = threading.Event()\n"
+        f"for _ in range({many}):\n    threading.Thread(target=stop.wait, daemon=True).start()\n"
+        "time.sleep(5)\n"
+    )
+    limits = SandboxLimits(time_limit_s=10, max_processes=8)
+    result = run_python_tests(code, "assert True\n", limits)
+    assert (result.passed, result.kind) == (False, "process_limit"), result.reason
+    assert result.duration_s < 5
+
+
+def test_a_thread_pool_within_the_limit_still_passes() -> None:
+    code = (
+        "from concurrent.futures import ThreadPoolExecutor\n"
+        "with ThreadPoolExecutor(8) as pool:\n"
+        "    SQUARES = list(pool.map(lambda x: x * x, range(100)))\n"
+    )
+    result = run_python_tests(code, "assert SQUARES[9] == 81\n", SandboxLimits(time_limit_s=10))
     assert (result.passed, result.kind) == (True, "passed"), result.reason
