@@ -179,7 +179,7 @@ def test_the_library_refuses_to_load_a_sequential_export_as_plain_results(
     replays the stop; a fixed-n campaign's export still loads."""
     from ablation import InputError, load_results
 
-    store, run, export = campaign
+    store, _run, export = campaign
     with pytest.raises(InputError) as caught:
         load_results(export, where={"arm": "candidate"}, arm="candidate")
     line = str(caught.value)
