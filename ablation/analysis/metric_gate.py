@@ -14,11 +14,13 @@ scored pairs says: a score that could not be computed is missing, not a low scor
 that could not run is neither a pass nor a failure. The evidence names the scorer, its failures
 per arm and the first error message the errors section shows.
 
-Cost and the other metrics (tokens, model requests, a result file's numbers) are inconclusive
-the same way when a pair lacks the value in one arm (a trial that stated no cost, or errored
-before it could): an unreported cost is unknown, not a low one, and an agent that reported its
-cost only where it was cheap would otherwise pass on the priced pairs. Latency (measured on every
-trial, a time-out counted at the limit) and quality scores (the rule above) are not.
+Quality scores, cost and the other metrics (tokens, model requests, a result file's numbers) are
+inconclusive the same way when a pair lacks the value in one arm (a trial that errored or timed
+out before it gave an output to score, or stated no cost): an unreported value is unknown, not a
+good one, and an agent that reported its cost only where it was cheap, or gave an output only
+where it was easy, would otherwise pass on the pairs that have one. Latency is not: it is
+measured on every trial, a time-out counted at the limit (the margin's own rule for that bound:
+:mod:`ablation.analysis.metric_margins`).
 
 Assumptions: ``report.quality[metric].scorer_errors_*`` count the scorer's failures over the
 trials ``report.errors.trials`` counts (every trial seen of the report's tasks).
@@ -58,10 +60,10 @@ def scorer_failures(report: AblationReport, metric: str) -> str | None:
 
 
 def unpaired_values(report: AblationReport, metric: str) -> str | None:
-    """Words saying that some pairs lack ``metric`` in one arm (cost, tokens, a file's metric),
-    or ``None`` when every pair has it, or for latency and quality scores (module docstring)."""
+    """Words saying that some pairs lack ``metric`` in one arm (a quality score, cost, tokens, a
+    file's metric), or ``None`` when every pair has it, or for latency (module docstring)."""
     section = metric_section(report, metric)
-    if section is None or not section.n_left_out or metric in LATENCY_NAMES or metric in report.quality:
+    if section is None or not section.n_left_out or metric in LATENCY_NAMES:
         return None
     reason = f" ({section.left_out_reason})" if section.left_out_reason else ""
     return (

@@ -1,4 +1,4 @@
-"""A metric gate on cost (or tokens, or a result file's metric) is inconclusive when some pairs
+"""A metric gate on cost (or tokens, a quality score, a result file's metric) is inconclusive when some pairs
 lack the value in one arm: an unreported cost is unknown, not a low one. Before, the gate judged
 the priced pairs alone, so a candidate that reported its cost only where it was cheap passed a
 cost margin it breaks.
@@ -64,3 +64,27 @@ def test_a_metric_of_a_result_file_missing_in_one_arm_is_inconclusive(tmp_path: 
         assert gates["non-inferiority of latency_s"]["status"] == "pass"  # measured on every pair
         assert done.returncode == (0 if status == "pass" else 2)
     assert gates["non-inferiority of tokens"]["evidence"].startswith("inconclusive: 67 of 200 pairs have no tokens in one arm")
+
+
+def test_a_quality_score_missing_where_the_candidate_timed_out_is_inconclusive() -> None:
+    """A candidate that times out on its hard tasks has no output to score there: its quality is
+    unknown on them, not good, and the scored pairs are the easy ones. The gate once passed a
+    0.05 margin on those alone."""
+    from ablation import TaskResult, compare_results
+
+    def arm(name: str, timeouts: bool) -> list[TaskResult]:
+        return [
+            TaskResult(task_id=f"t{i}", arm=name, passed=False, status="timeout", error_type="TimeoutError")
+            if timeouts and i % 10 == 0
+            else TaskResult(task_id=f"t{i}", arm=name, passed=True, quality={"judge": 0.8 + 0.001 * (i % 7)})
+            for i in range(N)
+        ]  # fmt: skip
+
+    config = CampaignConfig(n_resamples=200, gates=GatePolicy(metric_margins={"judge": 0.05}))
+    late = compare_results(arm("baseline", False), arm("candidate", True), config=config)
+    gate = _gate(late, "non-inferiority of judge")
+    assert gate.status == "inconclusive", gate
+    assert gate.evidence.startswith("inconclusive: 20 of 200 pairs have no judge in one arm")
+    assert late.metric_noninferiority["judge"].decision == "non-inferior"  # the scored pairs alone
+    every = compare_results(arm("baseline", False), arm("candidate", False), config=config)
+    assert _gate(every, "non-inferiority of judge").status == "pass"  # the reference: all scored
