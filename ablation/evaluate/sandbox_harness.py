@@ -5,7 +5,9 @@ started by :func:`ablation.evaluate.sandbox.run_python_tests` in a new session. 
 
 1. reads code, tests and the run's nonce from a pipe (nothing of them on disk, in ``argv`` or in
    the environment);
-2. becomes a child subreaper (``PR_SET_CHILD_SUBREAPER``), so every process the code starts stays
+2. makes itself not dumpable (``PR_SET_DUMPABLE`` 0: code of the same user cannot ptrace it or
+   open its ``/proc/<pid>/mem``, ``environ`` or ``fd/``, where the nonce and the result file are),
+   becomes a child subreaper (``PR_SET_CHILD_SUBREAPER``), so every process the code starts stays
    its descendant even after ``setsid`` and a double fork, and confines what it starts where the
    platform allows: new PID, network and mount namespaces (a user namespace too when not root),
    the whole file system re-mounted read-only except the scratch directory. What held is reported
@@ -92,6 +94,7 @@ def _guard(cfg):
     held = []
     libc = ctypes.CDLL(None, use_errno=True)
     libc.prctl(1, signal.SIGKILL, 0, 0, 0)  # PR_SET_PDEATHSIG
+    libc.prctl(4, 0, 0, 0, 0)  # PR_SET_DUMPABLE 0: no ptrace, /proc/<pid>/mem or fd/ for the user
     if os.getppid() != cfg['parent']:
         os._exit(1)
     if libc.prctl(36, 1, 0, 0, 0) == 0:  # PR_SET_CHILD_SUBREAPER

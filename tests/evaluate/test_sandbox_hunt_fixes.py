@@ -277,3 +277,25 @@ def test_io_uring_setup_is_denied_inside_bubblewrap() -> None:
     )
     result = run_python_tests(code, "assert (ret, err) == (-1, 1)\n", confinement="bubblewrap")
     assert (result.passed, result.kind) == (True, "passed"), result.reason
+
+
+# ------------------------------------------------------- the test process, seen from the code
+
+
+def test_the_process_sandbox_cannot_read_or_trace_the_test_process(private_tmp: str) -> None:
+    # Same user, no namespaces: without PR_SET_DUMPABLE 0 the code could read the test
+    # process's memory (the nonce), reopen its result file (/proc/<pid>/fd/1) or ptrace it.
+    code = (
+        "import os\nOPENED = []\n"
+        "for name in ('mem', 'environ', 'fd/1'):\n"
+        "    try:\n"
+        "        open('/proc/%d/%s' % (os.getppid(), name), 'rb').close()\n"
+        "        OPENED.append(name)\n"
+        "    except OSError:\n"
+        "        pass\n"
+    )
+    limits = SandboxLimits(time_limit_s=10)
+    done = unprivileged(
+        lambda: run_process(code, "assert OPENED == [], OPENED\n", private_tmp, limits)
+    )
+    assert (done["passed"], done["kind"]) == (True, "passed"), done["reason"]
