@@ -25,6 +25,11 @@ be priced (its tokens unknown, no model, a model neither an override nor the dat
 or the calls' prices are in different currencies, the trial has no cost: a partial sum is not
 its cost. A sum in which an override priced any call has source ``"override"``.
 
+A call whose model and tokens are known but which neither an override nor the database prices
+is logged once per model and process (logger ``ablation.agents.pricing``, warning level, which
+the ``ablation`` command shows on stderr), naming the model and the ``[tool.ablation.prices]``
+entry that would price it: the report itself only counts the trials without a cost.
+
 A usage whose token counts are unknown (``None``: a model call stated none) has no cost, as a
 trial without usage has none; neither has one whose ``model`` joins several models
 (:func:`~ablation.outputs.joined_models`) unless its calls are itemized: the database would
@@ -34,6 +39,8 @@ match such an id by its first model's prefix and price every token at that model
 from __future__ import annotations
 
 import functools
+import json
+import logging
 import re
 from collections.abc import Mapping
 from decimal import Decimal
@@ -161,6 +168,23 @@ def _call_price(call: TrialUsage | None, overrides: Mapping[str, ModelPrice]) ->
     return None if amount is None else (Fraction(amount), "USD", "price-db")
 
 
+_log = logging.getLogger(__name__)
+
+
+@functools.cache
+def _unpriced(model: str) -> None:
+    """Say once per process that ``model`` has no price (module docstring)."""
+    database = "genai-prices does not know it" if _calc_price() is not None else (
+        "genai-prices is not installed (pip install 'ablation[llm]')"
+    )
+    _log.warning(
+        "no price for model %r (%s, and [tool.ablation.prices] has no entry for it): its trials "
+        "have no cost; to price them, add under [tool.ablation.prices] in pyproject.toml the line "
+        "%s = { input_per_mtok = ..., output_per_mtok = ... }",
+        model, database, json.dumps(model),
+    )
+
+
 def priced(out: AgentOutput, overrides: Mapping[str, ModelPrice]) -> dict[str, Any]:
     """``cost``, ``cost_currency`` and ``cost_source`` of a trial from its agent output: the
     agent's own cost, else its usage priced call by call (the usage itself is one call unless it
@@ -171,6 +195,9 @@ def priced(out: AgentOutput, overrides: Mapping[str, ModelPrice]) -> dict[str, A
         return fields
     calls: tuple[TrialUsage | None, ...] = getattr(usage, "calls", None) or (usage,)
     prices = [_call_price(call, overrides) for call in calls]
+    for call, price in zip(calls, prices, strict=True):
+        if price is None and call is not None and call.model and call.tokens_known and MODELS_SEPARATOR not in call.model:
+            _unpriced(call.model)
     known = [p for p in prices if p is not None]
     if len(known) < len(prices) or len({currency for _, currency, _ in known}) != 1:
         return fields  # a call that cannot be priced, or amounts in two currencies: no cost

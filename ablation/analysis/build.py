@@ -169,7 +169,7 @@ def _cost(data: PairedData, config: CampaignConfig) -> ContinuousComparison | No
         return None
     return compare_continuous(
         "cost", data.baseline.cost, data.candidate.cost, config=config,
-        left_out_reason="no cost reported in an arm",
+        left_out_reason="no cost in an arm: none stated, or a model without a price",
     )
 
 

@@ -40,7 +40,7 @@ def test_a_cost_reported_only_where_cheap_is_inconclusive() -> None:
     cheap_only = _campaign({x: 0.09 if x % 2 else None for x in range(N)})
     gate = _gate(cheap_only, "non-inferiority of cost")
     assert gate.status == "inconclusive" and cheap_only.verdict == "fail"
-    assert gate.evidence.startswith("inconclusive: 100 of 200 pairs have no cost in one arm (no cost reported in an arm)")
+    assert gate.evidence.startswith("inconclusive: 100 of 200 pairs have no cost in one arm (no cost in an arm: none stated, or a model without a price)")
     assert gate.pvalue is not None  # the test on the priced pairs is shown, not trusted
     priced = _campaign(dict.fromkeys(range(N), 0.09))  # the reference: every cost reported
     assert _gate(priced, "non-inferiority of cost").status == "pass" and priced.verdict == "pass"
