@@ -324,8 +324,11 @@ def usage_from_spans(summary: CaughtSummary) -> TrialUsage | None:
     spans alone state no usage); else its model requests, tool calls and model, with token
     counts unknown (``None``) unless every counted model call states them (a call without them
     makes the total unknown, never a smaller number). The usage carries each call (``calls``)
-    so that it is priced call by call, each at its own model."""
-    if not summary.model_calls:
+    so that it is priced call by call, each at its own model.
+
+    ``None`` too when spans were dropped over the per-trial caps (``summary.dropped``): a dropped
+    span may be a model or tool call, so every count would be a lower bound given as the count."""
+    if not summary.model_calls or summary.dropped:
         return None
     counts: dict[str, int] = {}
     for tool in summary.tools:

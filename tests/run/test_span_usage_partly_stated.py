@@ -122,3 +122,23 @@ def test_two_models_are_both_named_and_priced_call_by_call() -> None:
     assert r.usage is not None and r.usage.model == "+".join(m for m, _, _ in CALLS)
     assert (r.usage.input_tokens, r.usage.model_requests) == (1_000_010, 2)
     assert (r.cost, r.cost_currency, r.cost_source) == (float(reference), "USD", "price-db")
+
+
+def many_calls(task: str) -> str:
+    """More model-call spans than a trial keeps (:data:`ablation.run.spans.MAX_SPANS`)."""
+    from ablation.run.spans import MAX_SPANS
+
+    for _ in range(MAX_SPANS + 50):
+        with _chat("gpt-4o-mini", (10, 1)):
+            pass
+    return task
+
+
+def test_spans_dropped_over_the_cap_give_no_usage_rather_than_an_undercount() -> None:
+    """Every call states its tokens, but 50 spans were not kept: the kept ones once gave 2000
+    model requests and 20000 input tokens as the trial's usage, and its cost from them."""
+    from ablation.run.spans import MAX_SPANS
+
+    [r] = AblationEngine().run(many_calls, many_calls, _tasks(1), arms=("baseline",))
+    assert r.spans is not None and r.spans.count == MAX_SPANS and r.spans.dropped == 50
+    assert (r.usage, r.tokens, r.cost) == (None, None, None)
