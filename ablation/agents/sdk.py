@@ -7,7 +7,7 @@ text (or the run's output) is the trial's output; token counts (cache reads and 
 the input tokens, each also counted apart), model requests, tool calls by tool name and the model
 id become its :class:`~ablation.outputs.TrialUsage`; pydantic-ai's messages become its trace.
 A result that states no token counts (an OpenAI-compatible server may leave ``usage`` out) has
-no usage: its tokens and cost are unknown, never zero. A pydantic-ai run some of whose responses
+its request, tool calls and model, with its tokens and cost unknown, never zero. A pydantic-ai run some of whose responses
 stated no usage keeps its model requests, tool calls and model, with its token counts unknown.
 
 No SDK is imported here: an object is recognised only when its class comes from a package that
@@ -59,17 +59,24 @@ def _count(names: Iterable[str]) -> dict[str, int]:
     return counts
 
 
+def _unstated(output: Any, names: Iterable[str], model: Any) -> AgentOutput:
+    """One model request whose reply stated no usage: its tool calls and model, tokens unknown
+    (never zero, so no cost is made up; the trial's spans may state them)."""
+    more = {"model_requests": 1, "tool_calls": _count(names), "model": None if model is None else str(model)}
+    return AgentOutput(output=output, usage=TrialUsage.model_validate({**dict.fromkeys(TOKEN_FIELDS), **more}))
+
+
 def _chat_completion(resp: Any) -> AgentOutput:
     """An OpenAI ``ChatCompletion``: the first choice's text, usage and tool calls (a ``function``
     call under its function's name, a ``custom`` one under its custom tool's). A completion without
-    ``usage`` (OpenAI-compatible servers may leave it out) reports no usage at all, so the trial's
-    spans may give it, and no cost is made up from zero counts."""
+    ``usage`` (OpenAI-compatible servers may leave it out) has its request, tool calls and model
+    with token counts unknown (:func:`_unstated`)."""
     message = resp.choices[0].message if resp.choices else None
     calls = (_get(message, "tool_calls") or []) if message is not None else []
     names = [_get(c, "custom" if _get(c, "type") == "custom" else "function", "name") for c in calls]
     usage = resp.usage
     if usage is None:  # an OpenAI-compatible server that reports none: unknown, never zero
-        return AgentOutput(output=_get(message, "content"))
+        return _unstated(_get(message, "content"), (str(name) for name in names), resp.model)
     return AgentOutput(
         output=_get(message, "content"),
         usage=TrialUsage(
@@ -93,7 +100,7 @@ def _response(resp: Any) -> AgentOutput:
     usage = resp.usage
     calls = [item for item in resp.output or () if getattr(item, "type", None) in _RESPONSE_CALLS]
     if usage is None:  # unknown, never zero
-        return AgentOutput(output=resp.output_text)
+        return _unstated(resp.output_text, (str(c.name) for c in calls), resp.model)
     return AgentOutput(
         output=resp.output_text,
         usage=TrialUsage(

@@ -275,17 +275,21 @@ class TrialRunner:
     async def _traced(
         self, trial: Trial, agent: Agent, fields: dict[str, Any], collector: SpanCollector
     ) -> tuple[bool, Any]:
-        """:meth:`_guarded` under the trial's own trace; its spans (and, when the agent reported
-        no usage, the usage they record, priced when the agent reported no cost) into ``fields``."""
+        """:meth:`_guarded` under the trial's own trace; its spans into ``fields``, and the usage
+        they record (priced when the agent reported no cost) when the agent reported none, or
+        one whose tokens are unknown while the spans state them."""
         with collector.trial(trial.task.task_id, trial.arm, trial.run) as catch:
             outcome = await self._guarded(trial, agent, fields)
         spans = catch.spans()
         if spans is not None:
             fields["spans"] = spans
-            if fields.get("usage") is None:
-                fields["usage"] = usage = usage_from_spans(catch.summary())
-                if usage is not None and fields.get("cost") is None:  # priced as an agent's usage
-                    fields.update(priced(AgentOutput(usage=usage), self.config.prices))
+            reported = fields.get("usage")
+            if reported is None or not reported.tokens_known:
+                usage = usage_from_spans(catch.summary())
+                if usage is not None and (reported is None or usage.tokens_known):
+                    fields["usage"] = usage
+                    if fields.get("cost") is None:  # priced as an agent's usage
+                        fields.update(priced(AgentOutput(usage=usage), self.config.prices))
         return outcome
 
     async def run(self, trial: Trial, agent: Agent) -> TaskResult:

@@ -5,7 +5,8 @@
   came from the price database without a word, so two arms could be priced by different sources.
 - An override's cost is the decimal arithmetic of its prices rounded once (as genai-prices
   computes in ``Decimal``), not a sum of binary floats.
-- A completion without ``usage`` has no usage (unknown), not zero tokens and a zero cost.
+- A completion without ``usage`` has unknown tokens (its one request, tool calls and model kept),
+  not zero tokens and a zero cost.
 """
 
 from __future__ import annotations
@@ -73,9 +74,11 @@ def test_the_float_sum_that_was_off_is_exact_now() -> None:
     assert override_price(usage, price) == 0.982632975
 
 
-def test_a_completion_without_usage_has_no_usage_and_no_cost() -> None:
+def test_a_completion_without_usage_has_unknown_tokens_and_no_cost() -> None:
     out = sdk_output(_chat("gpt-4o-mini", None))
-    assert (out.output, out.usage, out.cost) == ("4", None, None)
+    assert (out.output, out.cost) == ("4", None) and out.usage is not None
+    assert (out.usage.input_tokens, out.usage.output_tokens, out.usage.cached_tokens) == (None, None, None)
+    assert (out.usage.model_requests, out.usage.model, out.usage.tool_calls) == (1, "gpt-4o-mini", {})
     tasks = [AblationTask(task_id=f"t{i}", input_data=i, expected_output="4") for i in range(3)]
     report = run_ablation_campaign(lambda _: _chat("gpt-4o-mini", USAGE), lambda _: _chat("gpt-4o-mini", None), tasks)
     assert report.candidate.cost_total is None

@@ -142,3 +142,39 @@ def test_spans_dropped_over_the_cap_give_no_usage_rather_than_an_undercount() ->
     [r] = AblationEngine().run(many_calls, many_calls, _tasks(1), arms=("baseline",))
     assert r.spans is not None and r.spans.count == MAX_SPANS and r.spans.dropped == 50
     assert (r.usage, r.tokens, r.cost) == (None, None, None)
+
+
+def _completion(model: str) -> Any:
+    """An OpenAI ``ChatCompletion`` as an OpenAI-compatible server that states no usage sends it."""
+    import openai
+
+    return openai.types.chat.ChatCompletion.model_validate({
+        "id": "c1", "object": "chat.completion", "created": 0, "model": model,
+        "choices": [{"index": 0, "finish_reason": "stop", "message": {"role": "assistant", "content": "ok"}}],
+    })  # fmt: skip
+
+
+def reply_without_usage(task: str) -> Any:
+    return _completion("gpt-4o-mini")
+
+
+def reply_without_usage_under_a_span(task: str) -> Any:
+    """The agent's own instrumentation states the call's tokens; the reply does not."""
+    with _chat("gpt-4o-mini", (100, 5)):
+        return _completion("gpt-4o-mini")
+
+
+def test_a_reply_without_usage_keeps_its_request_and_its_span_s_tokens_win() -> None:
+    """The reply once gave no usage at all (its one request lost). Now it has unknown tokens and
+    its request; when the trial's span states the call's tokens, the span's usage is the
+    trial's, priced (reference: genai-prices' price of those tokens)."""
+    pytest.importorskip("openai")
+    [bare] = AblationEngine().run(reply_without_usage, reply_without_usage, _tasks(1), arms=("baseline",))
+    assert bare.usage is not None and (bare.usage.model_requests, bare.usage.model) == (1, "gpt-4o-mini")
+    assert (bare.usage.input_tokens, bare.tokens, bare.cost) == (None, None, None)
+    [spanned] = AblationEngine().run(
+        reply_without_usage_under_a_span, reply_without_usage_under_a_span, _tasks(1), arms=("baseline",)
+    )
+    assert spanned.usage is not None and (spanned.usage.input_tokens, spanned.usage.output_tokens) == (100, 5)
+    reference = calc_price(Usage(input_tokens=100, output_tokens=5), model_ref="gpt-4o-mini").total_price
+    assert (spanned.cost, spanned.cost_source) == (float(Decimal(reference)), "price-db")
