@@ -14,13 +14,15 @@ scored pairs says: a score that could not be computed is missing, not a low scor
 that could not run is neither a pass nor a failure. The evidence names the scorer, its failures
 per arm and the first error message the errors section shows.
 
-Quality scores, cost and the other metrics (tokens, model requests, a result file's numbers) are
-inconclusive the same way when a pair lacks the value in one arm (a trial that errored or timed
-out before it gave an output to score, or stated no cost): an unreported value is unknown, not a
-good one, and an agent that reported its cost only where it was cheap, or gave an output only
-where it was easy, would otherwise pass on the pairs that have one. Latency is not: it is
-measured on every trial, a time-out counted at the limit (the margin's own rule for that bound:
-:mod:`ablation.analysis.metric_margins`).
+Quality scores, cost, latency and the other metrics (tokens, model requests, a result file's
+numbers) are inconclusive the same way when a pair lacks the value in one arm (a trial that
+errored, or timed out before it gave an output to score, or stated no cost or latency): an
+unreported value is unknown, not a good one, and an agent that reported its cost only where it
+was cheap, gave an output only where it was easy, or crashed on its slow tasks, would otherwise
+pass on the pairs that have one. A timed-out trial keeps its latency pair, counted at the time
+limit (the margin's own rule for that bound: :mod:`ablation.analysis.metric_margins`); an errored
+one has no latency (:mod:`ablation.analysis.latency_censoring`), and its pair is left out of the
+latency section.
 
 Assumptions: ``report.quality[metric].scorer_errors_*`` count the scorer's failures over the
 trials ``report.errors.trials`` counts (every trial seen of the report's tasks).
@@ -29,7 +31,7 @@ trials ``report.errors.trials`` counts (every trial seen of the report's tasks).
 from __future__ import annotations
 
 from ablation.analysis.failures import scorer_failed
-from ablation.analysis.gate_data import LATENCY_NAMES, metric_section, too_few_pairs
+from ablation.analysis.gate_data import metric_section, too_few_pairs
 from ablation.analysis.gate_status import could_not_run
 from ablation.report import AblationReport, GateResult
 from ablation.stats import MEAN_DIFFERENCE_MIN_N
@@ -60,10 +62,10 @@ def scorer_failures(report: AblationReport, metric: str) -> str | None:
 
 
 def unpaired_values(report: AblationReport, metric: str) -> str | None:
-    """Words saying that some pairs lack ``metric`` in one arm (a quality score, cost, tokens, a
-    file's metric), or ``None`` when every pair has it, or for latency (module docstring)."""
+    """Words saying that some pairs lack ``metric`` in one arm (a quality score, cost, latency,
+    tokens, a file's metric), or ``None`` when every pair has it (module docstring)."""
     section = metric_section(report, metric)
-    if section is None or not section.n_left_out or metric in LATENCY_NAMES:
+    if section is None or not section.n_left_out:
         return None
     reason = f" ({section.left_out_reason})" if section.left_out_reason else ""
     return (
