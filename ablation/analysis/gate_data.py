@@ -17,9 +17,12 @@ Assumptions: ``report.latency`` and ``report.cost`` are present when either arm 
 (latency counting a timed-out trial at the time limit, so a latency section may hold pairs whose
 values were never measured; cost dropped when the arms' currencies differ), ``report.quality``
 when either arm has the scorer, ``report.metrics`` when the baseline has the metric (so of any
-other name only the baseline's absence is known); an
-arm summary's ``errors`` and ``timeouts`` are disjoint counts of its ``n_trials`` on the paired
-tasks.
+other name only the baseline's absence is known); an arm summary's ``errors`` and ``timeouts``
+are disjoint counts over every task of the report, paired or not
+(:mod:`ablation.analysis.arm_totals`), while its ``n_trials`` and ``passes`` count the paired
+tasks' trials: so ``n_trials - errors - timeouts`` is a lower bound of the paired trials that
+completed, and a pass, or a pair under ``on_error="exclude"`` (which pairs completed trials
+only), shows one completed (:func:`_some_completed`).
 """
 
 from __future__ import annotations
@@ -66,8 +69,12 @@ def carried_metrics(report: AblationReport) -> set[str]:
     return names
 
 
-def _completed(arm: ArmSummary) -> int:
-    return arm.n_trials - arm.errors - arm.timeouts
+def _some_completed(report: AblationReport, arm: ArmSummary) -> bool:
+    """Whether some paired trial of ``arm`` completed (module docstring: the errors and timeouts
+    of tasks left out of the pairs do not count against the paired trials)."""
+    if arm.passes > 0 or (report.provenance.on_error == "exclude" and report.n_paired > 0):
+        return True
+    return arm.n_trials - arm.errors - arm.timeouts > 0
 
 
 def _failures(arm: ArmSummary) -> str:
@@ -79,7 +86,7 @@ def _failures(arm: ArmSummary) -> str:
 def none_completed(report: AblationReport) -> str | None:
     """Words saying that no trial of either arm completed, or ``None`` when one did."""
     b, c = report.baseline, report.candidate
-    if not (b.n_trials and c.n_trials) or _completed(b) > 0 or _completed(c) > 0:
+    if not (b.n_trials and c.n_trials) or _some_completed(report, b) or _some_completed(report, c):
         return None
     if not (b.errors or c.errors):
         return f"every trial of both arms timed out ({b.timeouts} baseline, {c.timeouts} candidate)"
@@ -112,7 +119,7 @@ def _unpaired(report: AblationReport, name: str, section: ContinuousComparison) 
     if lacking:
         return f"neither arm's results carry a value of it{scorer}"
     for arm, s in zip(_ARMS, (report.baseline, report.candidate), strict=True):
-        if s.n_trials and _completed(s) <= 0:
+        if s.n_trials and not _some_completed(report, s):
             return f"no trial of the {arm} completed ({_failures(s)})"
     reason = f": {section.left_out_reason}" if section.left_out_reason else ""
     return f"{section.n_left_out} pair(s) left out{reason}{scorer}"
