@@ -11,9 +11,10 @@ are judged here instead of by their fixed-n forms in :mod:`ablation.analysis.bui
   are not descriptive and its summary sentence states the fixed-n one-sided test; the gate then
   also fails when that test rejects at ``alpha``, so a PASS never stands beside "candidate is
   worse". This adds false failures (at most ``alpha`` more under "no regression"), never false
-  passes. A campaign left undecided before every task ran (interrupted) reached neither look:
-  the gate fails when the e-process rejected and is otherwise inconclusive (resume it), so it
-  never passes beside a descriptive fixed-n "candidate is worse".
+  passes. A campaign left undecided before every task ran (interrupted), or stopped at its
+  futility limit (``SequentialPolicy.futility_after``, "stop as inconclusive") before every task
+  ran, reached neither look: the gate fails when the e-process rejected and is otherwise
+  inconclusive, so it never passes beside a descriptive fixed-n "candidate is worse".
 - ``"non-inferiority"``: passes when the confidence sequence's lower bound cleared ``-margin``
   (``non_inferior``), fails when its upper bound fell below (``inferior``), and is inconclusive
   (counted as a failure) when the campaign stopped for another reason first.
@@ -125,13 +126,19 @@ class SequentialRegressionGate(BuiltinGate):
         s = report.sequential
         assert s is not None
         gate = sequential_regression_gate(s, GATE_REGRESSION)
-        if gate.status != "fail" and s.gate == "undecided":  # neither look was reached
+        futile = s.gate == "futility" and s.fixed_n_descriptive
+        if gate.status != "fail" and (s.gate == "undecided" or futile):  # neither look was reached
+            how = (
+                f"at its futility limit ({s.futility_after} pairs, stop as inconclusive)"
+                if futile else "undecided"
+            )  # fmt: skip
             return [could_not_run(
                 GATE_REGRESSION, "the sequential decision",
-                f"the campaign stopped undecided before every task ran ({s.tasks_run} of "
+                f"the campaign stopped {how} before every task ran ({s.tasks_run} of "
                 f"{s.n_tasks} tasks): the e-process had not reached 1/alpha (e = "
                 f"{s.e_value:.4g} < {1 / s.alpha_per_candidate:.4g}) {_where(s)}, and the fixed-n "
-                "look planned at the end of the suite was not reached (resume the campaign)",
+                "look planned at the end of the suite was not reached"
+                + ("" if futile else " (resume the campaign)"),
             )]  # fmt: skip
         if gate.status == "fail" or s.fixed_n_descriptive:
             return [gate]
