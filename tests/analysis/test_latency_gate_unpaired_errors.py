@@ -59,11 +59,11 @@ def test_errors_of_tasks_left_out_do_not_make_the_latency_gate_inconclusive() ->
 
 
 def test_when_every_paired_trial_timed_out_the_gate_stays_inconclusive() -> None:
-    rows = {
-        arm: [TaskResult(task_id=f"t{i}", arm=arm, status="timeout", error_stage="timeout",  # type: ignore[arg-type]
-                         error_type="TimeoutError", latency_s=2.0) for i in range(PAIRED)]  # fmt: skip
-        for arm in ("baseline", "candidate")
-    }
+    def timeouts(arm: str) -> list[TaskResult]:
+        return [TaskResult(task_id=f"t{i}", arm=arm, status="timeout", error_stage="timeout",  # type: ignore[arg-type]
+                           error_type="TimeoutError", latency_s=2.0) for i in range(PAIRED)]  # fmt: skip
+
+    rows = {arm: timeouts(arm) for arm in ("baseline", "candidate")}
     config = CampaignConfig(n_resamples=200, timeout_s=2.0, gates=GatePolicy(max_latency_ratio=LIMIT))
     report = compare_results(rows["baseline"], rows["candidate"], config=config)
     gate = next(g for g in report.gates if g.name == GATE)
