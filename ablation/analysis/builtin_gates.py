@@ -105,7 +105,7 @@ def _critical_gate(report: AblationReport) -> GateResult:
         )
     in_all = f"({report.table.regressions} regression(s) in all)."
     if not left:
-        what = f"none of the {n} critical task(s) regressed" if n else "no task is marked critical"
+        what = f"none of the {n} critical task(s) regressed" if n else "no paired task is marked critical"
         return GateResult(name=GATE_CRITICAL, status="pass", evidence=f"{what} {in_all}{flaky}")
     gate = could_not_run(
         GATE_CRITICAL, f"the check of {len(left)} critical task(s) left out of the pairing",

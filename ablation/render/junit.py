@@ -33,9 +33,9 @@ from typing import Any, Literal, NamedTuple
 
 from ablation.render._ci_safe import no_workflow_commands
 from ablation.render._errors import error_rows
-from ablation.report import AblationReport
+from ablation.report import AblationReport, GateResult
 
-__all__ = ["junit_document", "render_junit", "render_junit_candidates"]
+__all__ = ["gate_case", "junit_document", "render_junit", "render_junit_candidates"]
 
 _Outcome = Literal["passed", "failure", "skipped", "error"]
 
@@ -57,16 +57,22 @@ class _Case(NamedTuple):
     detail: str = ""
 
 
+def gate_case(g: GateResult) -> tuple[str, str, _Outcome, str]:
+    """``(name, classname, outcome, message)`` of one gate's test case: passed; skipped when
+    off (its message what the gate would have said); else a failure whose message leads with
+    the status, once (an evidence that already starts with it is not led twice)."""
+    name = f"gate: {g.name}"
+    if g.status == "pass":
+        return (name, "ablation.gates", "passed", "")
+    if g.status == "off":
+        return (name, "ablation.gates", "skipped", f"off: {g.evidence}")
+    lead = f"{g.status}: "
+    return (name, "ablation.gates", "failure", g.evidence if g.evidence.startswith(lead) else lead + g.evidence)
+
+
 def _cases(report: AblationReport) -> list[tuple[str, str, _Outcome, str]]:
     """``(name, classname, outcome, message)`` of every test case of ``report``."""
-    cases: list[tuple[str, str, _Outcome, str]] = []
-    for g in report.gates:
-        if g.status == "pass":
-            cases.append((f"gate: {g.name}", "ablation.gates", "passed", ""))
-        elif g.status == "off":
-            cases.append((f"gate: {g.name}", "ablation.gates", "skipped", f"off: {g.evidence}"))
-        else:
-            cases.append((f"gate: {g.name}", "ablation.gates", "failure", f"{g.status}: {g.evidence}"))
+    cases: list[tuple[str, str, _Outcome, str]] = [gate_case(g) for g in report.gates]
     failing = {t for g in report.gates if not g.holds for t in g.tasks}
     for task in report.critical_regressions:
         if task in failing:

@@ -19,7 +19,7 @@ from typing import NamedTuple
 from ablation.render._ci_safe import no_workflow_commands
 from ablation.render._format import fmt_p
 from ablation.render.html import esc, html_page
-from ablation.render.junit import junit_document
+from ablation.render.junit import gate_case, junit_document
 from ablation.render.markdown import md_cell, md_table
 from ablation.report import GateResult
 
@@ -88,11 +88,7 @@ def _html(sections: Sequence[NumericSection], summary: Sequence[str]) -> str:
 def _junit(sections: Sequence[NumericSection]) -> str:
     suites = []
     for s in sections:
-        cases = []
-        for g in s.gates:
-            outcome = {"pass": "passed", "off": "skipped"}.get(g.status, "failure")
-            message = "" if g.status == "pass" else f"{g.status}: {g.evidence}"
-            cases.append((f"gate: {g.name}", "ablation.gates", outcome, message))
+        cases = [gate_case(g) for g in s.gates]
         suites.append((s.name if len(sections) == 1 else f"ablation: {s.name}", cases))
     if len(sections) == 1:
         suites = [("ablation", suites[0][1])]
