@@ -116,7 +116,7 @@ def compare_latency(
         baseline,
         candidate,
         config=config,
-        left_out_reason="error, timeout or no latency in an arm",
+        left_out_reason="an error or no latency in an arm (a timeout counts at the time limit)",
     )
     keep = _usable(baseline, candidate) & (baseline > 0) & (candidate > 0)
     x, y = _kept(baseline, candidate, keep)

@@ -86,7 +86,9 @@ def _dropped(t: TaskResult) -> int:
 
 def _usage_from_cut_trace(t: TaskResult) -> bool:
     """Whether ``t``'s usage was counted from a truncated trace: some spans were dropped and the
-    usage is what the kept spans record (an agent's own usage differs, and is not marked). Its
+    usage is what the kept spans record (an agent's own usage differs, and is not marked). A
+    trial stored now gets no usage from a cut trace (:func:`ablation.run.spans.usage_from_spans`);
+    one stored before holds the kept spans' counts, marked here. Its
     model is the spans' models joined (:func:`~ablation.outputs.joined_models`), or their last
     one, as a trial stored before several models were joined names it."""
     if t.usage is None or t.spans is None or not t.spans.dropped:

@@ -72,3 +72,16 @@ def test_without_timeouts_the_gate_is_the_t_test() -> None:
     report, gate = _report(base, list(slower), 0.05)
     assert gate.status == "fail"
     assert report.metric_noninferiority["latency_s"].pvalue == pytest.approx(_reference(base, list(slower), 0.05), rel=1e-9)
+
+
+def test_the_left_out_reason_names_errors_not_timeouts() -> None:
+    """A timed-out trial counts at the limit, so only an error (or no latency) leaves a pair out;
+    the reason once named timeouts as a cause."""
+    base = [1.0] * N
+    rows_b = [_trial(i, "baseline", x) for i, x in enumerate(base)]
+    rows_c = [_trial(i, "candidate", None if i == 0 else 1.0) for i in range(N)]
+    rows_c[1] = TaskResult(task_id="t001", arm="candidate", passed=False, status="error", error_type="RuntimeError")
+    report = compare_results(rows_b, rows_c, config=CampaignConfig(timeout_s=LIMIT, n_resamples=200))
+    assert report.latency is not None and report.latency.n_left_out == 1  # the error, not the timeout
+    reason = report.latency.left_out_reason or ""
+    assert "error" in reason and "timeout counts at the time limit" in reason
