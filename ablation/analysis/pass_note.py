@@ -8,7 +8,10 @@ line; so does any other uplift interval the report lists (the paired t with repe
 bootstrap, Newcombe's) that lies below 0, naming it: a PASS never stands silently beside an
 interval on the harmful side. The latency gate
 is read the same way: a pass beside a latency-ratio interval wholly above the limit (possible
-when ``--confidence`` is not ``1 - 2 alpha``) is said in the note.
+when ``--confidence`` is not ``1 - 2 alpha``) is said in the note. So is a category that got
+significantly worse by the categories section's own test (two-sided McNemar, Benjamini-Hochberg
+across the categories, below ``alpha``, more regressions than improvements): categories are
+exploratory slices no gate judges, but a pass does not stand silently beside one.
 
 Assumptions: the report's ``minimum_detectable_effect`` is that of the gate's test (one-sided,
 H1 "candidate worse"); a sequential report that stopped early is judged by anytime-valid
@@ -48,7 +51,7 @@ def pass_note(
         pass as a test of fixed n, and no passing latency gate stands beside an interval above
         its limit).
     """
-    parts = _regression_parts(report, gates, alpha)
+    parts = _regression_parts(report, gates, alpha) + _category_parts(report, alpha)
     latency = next((g for g in gates if g.name == GATE_LATENCY), None)
     ratio = report.latency.ratio_ci if report.latency is not None else None
     if (
@@ -105,3 +108,24 @@ def _regression_parts(report: AblationReport, gates: list[GateResult], alpha: fl
             f"{_points(report.zero_regression_upper_bound)} (one-sided upper bound)"
         )
     return parts
+
+
+def _category_parts(report: AblationReport, alpha: float) -> list[str]:
+    """The note's clause on categories significantly worse by the section's own adjusted test."""
+    worse = [
+        c for c in report.categories
+        if c.adjusted_pvalue is not None and c.adjusted_pvalue < alpha
+        and c.table.regressions > c.table.improvements
+    ]  # fmt: skip
+    if not worse:
+        return []
+    shown = ", ".join(
+        f"{c.category!r} ({c.table.regressions} regressions, {c.table.improvements} improvements, "
+        f"adjusted p = {short(c.adjusted_pvalue or 0.0)})"
+        for c in worse
+    )
+    return [
+        f"{'categories' if len(worse) > 1 else 'category'} significantly worse (two-sided McNemar, "
+        f"Benjamini-Hochberg across the categories, at alpha {alpha:g}): {shown}; categories are "
+        "exploratory slices that no gate judges"
+    ]
