@@ -47,6 +47,15 @@ def _untestable(report: AblationReport) -> str | None:
     return None
 
 
+def _left_out(lat: LatencyComparison) -> str:
+    """The pairs without a latency in an arm (an error), named beside the tested ones: the gate
+    tests the pairs that have one, and a reader sees how many it could not."""
+    if not lat.n_left_out:
+        return ""
+    reason = f": {lat.left_out_reason}" if lat.left_out_reason else ""
+    return f", {lat.n_left_out} left out{reason}"
+
+
 def _latency_test(lat: LatencyComparison, limit: float) -> tuple[float, str]:
     """One-sided p-value for "geometric-mean latency ratio > limit" (the report's ratio and its
     interval are positive and finite: :func:`_untestable` is ``None``)."""
@@ -54,7 +63,8 @@ def _latency_test(lat: LatencyComparison, limit: float) -> tuple[float, str]:
     gmr, ci = lat.geometric_mean_ratio, lat.ratio_ci
     desc = (
         f"geometric-mean latency ratio {short(gmr)}x ({100 * ci.confidence_level:g}% CI "
-        f"[{short(ci.low)}x, {short(ci.high)}x], {ci.method}; {lat.n_pairs} pairs) vs limit {short(limit)}x"
+        f"[{short(ci.low)}x, {short(ci.high)}x], {ci.method}; {lat.n_pairs} pairs{_left_out(lat)}) vs "
+        f"limit {short(limit)}x"
     )
     if lat.ratio_limit == limit and lat.ratio_limit_pvalue is not None:
         return lat.ratio_limit_pvalue, f"{desc}; {lat.ratio_limit_method}"

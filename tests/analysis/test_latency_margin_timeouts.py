@@ -85,3 +85,19 @@ def test_the_left_out_reason_names_errors_not_timeouts() -> None:
     assert report.latency is not None and report.latency.n_left_out == 1  # the error, not the timeout
     reason = report.latency.left_out_reason or ""
     assert "error" in reason and "timeout counts at the time limit" in reason
+
+
+def test_the_latency_gate_names_the_pairs_an_error_left_out() -> None:
+    """The ratio gate tests the pairs with a latency in both arms; an errored trial has none,
+    and the gate's evidence once said "192 pairs" without the 8 it could not test."""
+    rows_b = [_trial(i, "baseline", 1.0 + 0.01 * (i % 7)) for i in range(N)]
+    rows_c = [
+        TaskResult(task_id=f"t{i:03d}", arm="candidate", passed=False, status="error", error_type="RuntimeError")
+        if i % 25 == 0 else _trial(i, "candidate", 1.0 + 0.01 * (i % 5))
+        for i in range(N)
+    ]  # fmt: skip
+    config = CampaignConfig(timeout_s=LIMIT, n_resamples=200, gates=GatePolicy(max_latency_ratio=1.5))
+    report = compare_results(rows_b, rows_c, config=config)
+    gate = next(g for g in report.gates if g.name == "no significant latency regression")
+    assert report.latency is not None and (report.latency.n_pairs, report.latency.n_left_out) == (192, 8)
+    assert "192 pairs, 8 left out: an error or no latency in an arm" in gate.evidence
