@@ -220,7 +220,7 @@ CI: Tango score interval; p: McNemar, adjusted across categories.
 | complete comparison | FAIL | 2 of 62 expected pair(s) missing (1 no baseline result (missing observation); 1 no candidate result (missing observation)), first: retrieval/wiki-019, code/lint-fix-031. | — | — |
 | non-inferiority | PASS | non-inferior: Tango/Nam score test gives p = 0.002468 &lt;= alpha 0.05 (H0: uplift &lt;= -0.05); the 90% Tango score interval \\[+0.0397, +0.2628\\] lies above -0.05. | 0.00247 | — |
 | no significant regression | PASS | one-sided exact McNemar (H1: candidate worse), regressions b = 4, improvements c = 13; p = 0.9936 (each fail-if-significant gate at alpha on its own, not adjusted) &gt;= alpha 0.05: not significant: passes. | 0.994 | — |
-| no significant latency regression | PASS | geometric-mean latency ratio 0.873x (95% CI \\[0.812x, 0.939x\\], paired t on log ratio; 57 pairs) vs limit 1.5x; one-sided, normal approximation on the log scale from the interval; p = 1 (each fail-if-significant gate at alpha on its own, not adjusted) &gt;= alpha 0.05: not significant: passes. | 1 | — |
+| no significant latency regression | PASS | geometric-mean latency ratio 0.873x (95% CI \\[0.812x, 0.939x\\], paired t on log ratio; 57 pairs, 3 left out: one arm did not complete (error or timeout)) vs limit 1.5x; one-sided, normal approximation on the log scale from the interval; p = 1 (each fail-if-significant gate at alpha on its own, not adjusted) &gt;= alpha 0.05: not significant: passes. | 1 | — |
 
 **Verdict: FAIL (2 of 5 gates not passed: critical tasks must not regress, complete comparison)**
 
@@ -759,8 +759,10 @@ Release gates ──────────────────────
 │                                  │        │ significant: passes.             │
 │ no significant latency           │ PASS   │ geometric-mean latency ratio     │
 │ regression                       │        │ 0.873x (95% CI [0.812x, 0.939x], │
-│                                  │        │ paired t on log ratio; 57 pairs) │
-│                                  │        │ vs limit 1.5x; one-sided, normal │
+│                                  │        │ paired t on log ratio; 57 pairs, │
+│                                  │        │ 3 left out: one arm did not      │
+│                                  │        │ complete (error or timeout)) vs  │
+│                                  │        │ limit 1.5x; one-sided, normal    │
 │                                  │        │ approximation on the log scale   │
 │                                  │        │ from the interval; p = 1 (each   │
 │                                  │        │ fail-if-significant gate at      │
