@@ -36,6 +36,7 @@ from ablation.agents.pricing import priced
 from ablation.agents.sdk import sdk_output
 from ablation.outputs import AgentOutput, usage_metrics
 from ablation.render import render
+from tests.agents.test_usage_per_call import _fallback, _rate_limited_first
 
 
 def _agent(second: RequestUsage) -> Agent[None, str]:
@@ -101,19 +102,6 @@ def test_the_report_pairs_the_trial_on_requests_and_tool_calls_but_not_on_tokens
     # stored and read back (the JSON a store row or an export keeps) unchanged
     again = TaskResult.model_validate_json(cand[0].model_dump_json())
     assert again == cand[0] and again.usage is not None and again.usage.input_tokens is None
-
-
-def _rate_limited_first(messages: list[ModelMessage], info: AgentInfo) -> ModelResponse:
-    if any(isinstance(p, ToolReturnPart) for m in messages for p in m.parts):
-        from pydantic_ai.exceptions import ModelHTTPError
-
-        raise ModelHTTPError(429, "gpt-4o", "rate limited")
-    return ModelResponse(parts=[ToolCallPart("lookup", {"q": "x"})],
-                         usage=RequestUsage(input_tokens=1_000_000, output_tokens=20))  # fmt: skip
-
-
-def _fallback(messages: list[ModelMessage], info: AgentInfo) -> ModelResponse:
-    return ModelResponse(parts=[TextPart("ok")], usage=RequestUsage(input_tokens=1000, output_tokens=10))
 
 
 def test_a_run_on_two_models_names_both_and_is_priced_call_by_call() -> None:

@@ -30,3 +30,13 @@ def sdk_provider_for_one_test() -> Iterator[None]:
         if before is None:
             trace._TRACER_PROVIDER = None
             trace._TRACER_PROVIDER_SET_ONCE = Once()
+
+
+def chat_span(tracer: Any, model: str, tokens: tuple[int, int] | None) -> Any:
+    """A GenAI ``chat`` span of ``model`` (as an instrumented client starts one) stating ``tokens``
+    (input, output) as ``gen_ai.usage.*``, or no usage when ``None``."""
+    attributes: dict[str, Any] = {"gen_ai.operation.name": "chat", "gen_ai.request.model": model,
+                                  "gen_ai.response.model": model}  # fmt: skip
+    if tokens is not None:
+        attributes["gen_ai.usage.input_tokens"], attributes["gen_ai.usage.output_tokens"] = tokens
+    return tracer.start_as_current_span(f"chat {model}", attributes=attributes)

@@ -24,7 +24,7 @@ from decimal import Decimal
 from typing import Any
 
 import pytest
-from helpers.otel_provider import sdk_provider_for_one_test
+from helpers.otel_provider import chat_span, sdk_provider_for_one_test
 
 pytest.importorskip("opentelemetry.sdk.trace")
 
@@ -44,11 +44,7 @@ def sdk_provider() -> Iterator[None]:
 
 
 def _chat(model: str, tokens: tuple[int, int] | None) -> Any:
-    attributes: dict[str, Any] = {"gen_ai.operation.name": "chat", "gen_ai.request.model": model,
-                                  "gen_ai.response.model": model}  # fmt: skip
-    if tokens is not None:
-        attributes["gen_ai.usage.input_tokens"], attributes["gen_ai.usage.output_tokens"] = tokens
-    return TRACER.start_as_current_span(f"chat {model}", attributes=attributes)
+    return chat_span(TRACER, model, tokens)
 
 
 def stated(task: str) -> str:
