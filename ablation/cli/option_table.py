@@ -277,7 +277,8 @@ OPTIONS: tuple[Option, ...] = (
            "arms; listed as off)", ("--allow-incomplete",), "allow_incomplete", "gates.require_complete",
            copied=False, group="gates"),
     Option("metric_margin", "list", _RSC, "non-inferiority gate on a numeric metric or quality score, margin "
-           "in its units (latency_s, cost, tokens: lower is better; repeatable)", ("--metric-margin",),
+           "in its units (latency_s, cost, tokens: lower is better; repeatable; tested from 100 pairs "
+           "with the value in both arms, else inconclusive)", ("--metric-margin",),
            "metric_margins", "gates.metric_margins", copied=False, metavar="NAME=VALUE", group="gates",
            file_kind="margins"),
     Option("max_latency_ratio", "float", _RSC, "fail when latency grows beyond this ratio",
