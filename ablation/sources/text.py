@@ -5,9 +5,10 @@ Owns what every loader in :mod:`ablation.sources` shares: reading a UTF-8 file s
 array with their line numbers (:func:`starts_json_array`, :func:`json_array_items`), the lines of an
 open binary file one at a time (:func:`bounded_lines`), and building an error that is one line,
 ``FILE[:LINE]: problem[ (task id 'X')]`` (:func:`file_error`, :func:`one_line`, :func:`short_repr`,
-:func:`exc_text`). Line numbers count from 1; a byte-order mark is allowed. Every read is bounded
-(:data:`MAX_BYTES` unless raised) and proceeds a chunk at a time, so neither a large limit nor an
-endless source (``/dev/zero``) can take more memory than the limit.
+:func:`exc_text`), and what no loader takes as a task id (:func:`blank_id`). Line numbers count
+from 1; a byte-order mark is allowed. Every read is bounded (:data:`MAX_BYTES` unless raised) and
+proceeds a chunk at a time, so neither a large limit nor an endless source (``/dev/zero``) can
+take more memory than the limit.
 """
 
 from __future__ import annotations
@@ -28,6 +29,7 @@ __all__ = [
     "MAX_BYTES",
     "MAX_JSON_DEPTH",
     "ErrorType",
+    "blank_id",
     "bounded_lines",
     "decode_text",
     "exc_text",
@@ -76,6 +78,12 @@ def file_error(
     where = f"{file}:{line}:" if line is not None else f"{file}:"
     suffix = f" (task id {short_repr(task_id)})" if task_id is not None else ""
     return cls(one_line(f"{where} {problem}{suffix}"))
+
+
+def blank_id(raw: Any) -> bool:
+    """True for an id that is text holding nothing but whitespace (``str.strip``'s, Unicode
+    spaces included): it names no task, as a blank CSV cell names none."""
+    return isinstance(raw, str) and raw != "" and not raw.strip()
 
 
 def one_line(text: str) -> str:

@@ -4,7 +4,7 @@
 CSV cells all as text, so that ``"007"`` stays an id and a number is recognised as the row path
 recognises it) and gives the :class:`~ablation.sources.readers.columnar.ColumnRead` that
 :func:`~ablation.sources.readers.rows.checked_rows` would build, column by column, and ``None`` as
-soon as one cell is something the row path would refuse or read otherwise (a missing or empty id,
+soon as one cell is something the row path would refuse or read otherwise (a missing, empty or blank id,
 a verdict that is not an unambiguous boolean, a number not finite or past ``VALUE_LIMIT``, both
 ``latency`` and ``latency_s`` in a row, negative latency, fractional tokens, a count or run past
 ``TaskResult``'s bounds, a duplicate ``(id, run)``...): the caller then reads row by row.
@@ -197,8 +197,11 @@ class _JsonCells(_Cells):
         values = self.take(key)
         if values.null_count or not (pa.types.is_string(values.type) or pa.types.is_int64(values.type)):
             raise _Refused
-        if pa.types.is_string(values.type) and bool(pc.any(pc.equal(values, "")).as_py()):
-            raise _Refused
+        if pa.types.is_string(values.type):  # an empty id, or one of only whitespace (str.strip's)
+            lead = pc.utf8_slice_codeunits(values, 0, 1)
+            suspect = pc.filter(values, pc.invert(pc.match_substring_regex(lead, "^[!-~]")))
+            if any(not v.strip() for v in suspect.to_pylist()):
+                raise _Refused
         return arrow_ids(values, self.ids_like)
 
     def verdicts(self, field: str, pass_values: frozenset[str] | None) -> NDArray[np.bool_]:

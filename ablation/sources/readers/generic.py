@@ -7,12 +7,14 @@ columns: ``score`` → ``quality["score"]``, ``cost``, ``latency``/``latency_s``
 ``cost_source`` (``agent``, ``price-db`` or ``override``), as a :class:`~ablation.schema.TaskResult`
 names them; any other numeric column → ``metrics[name]`` (in CSV, a cell is numeric when it reads
 as a decimal number); other columns are ignored. Empty CSV cells and JSON ``null`` mean "absent".
+A task id of only whitespace is refused (as a blank CSV cell is), and so is a NUL character in CSV.
 """
 
 from __future__ import annotations
 
 import csv
 import io
+import re
 from collections import Counter
 from collections.abc import Callable, Iterator
 from typing import Any, get_args
@@ -42,6 +44,8 @@ RESULT_NUMBERS = ("score", "cost", "latency", "latency_s", "tokens")
 COST_UNITS = ("cost_currency", "cost_source")
 #: The values of ``cost_source``.
 COST_SOURCES: tuple[str, ...] = get_args(CostSource)
+#: A line break as :class:`io.StringIO` with ``newline=""`` (the CSV reader's lines) ends a line.
+_LINE_BREAK = re.compile(r"\r\n?|\n")
 
 
 def generic_rows(
@@ -141,7 +145,16 @@ def number(value: Any, name: str, fail: Callable[[str], Exception]) -> float:
 
 
 def csv_items(text: str, display: str, required: tuple[str, ...]) -> Iterator[tuple[int, dict[str, Any]]]:
-    """``(line, {column: cell})`` of a CSV text with a header naming every ``required`` column."""
+    """``(line, {column: cell})`` of a CSV text with a header naming every ``required`` column.
+
+    A NUL character is refused, naming its line: the :mod:`csv` module reads it as part of a cell
+    (an id ``"ta\\x00sk"`` that pairs with nothing), but in a text file it is damage (a block of
+    a file a crash left unwritten) or a binary file, and JSON refuses it too.
+    """
+    nul = text.find("\0")
+    if nul >= 0:
+        raise file_error(InputError, display, "holds a NUL character: a damaged or binary file, not CSV text",
+                         line=len(_LINE_BREAK.findall(text, 0, nul)) + 1)  # fmt: skip
     reader = csv.reader(io.StringIO(text, newline=""), strict=True)
     header: list[str] | None = None
     header_line = 0

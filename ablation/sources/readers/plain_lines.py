@@ -8,8 +8,8 @@ objects (``json.loads`` builds one ``dict`` per row, and the cyclic garbage coll
 
 A line is accepted only if it is exactly ``PREFIX + ID + SUFFIX`` where ``PREFIX`` is the first
 line's text up to the id's opening quote and ``SUFFIX`` the first line's text after the id's
-closing quote, with the verdict ``true`` or ``false`` in it; and the id is a non-empty JSON string
-written without escapes (no ``"``, no ``\\``, no control character anywhere in the file). Such a line
+closing quote, with the verdict ``true`` or ``false`` in it; and the id is a JSON string holding more
+than whitespace (``str.strip``'s), written without escapes (no ``"``, no ``\\``, no control character anywhere in the file). Such a line
 is a JSON object with exactly the two members, and the id's bytes are the decoded string, so the
 result equals what :func:`json.loads` gives for each line. Anything else (a blank line, CRLF line
 ends, another spacing, another key order, an integer id, an escape, a third member...) returns
@@ -87,7 +87,11 @@ def verdict_lines(text: str, key: str, field: str) -> tuple[NDArray[np.object_],
     last = ends - np.where(passed, len(when_true), len(when_false))
     if int((last - first).min()) < 1:
         return None  # an empty id, or a line too short to hold both the prefix and the suffix
-    return _ids(data, buf, first, last), passed
+    ids = _ids(data, buf, first, last)
+    lead = buf[first]  # an id of only whitespace starts with a space or a non-ASCII character
+    if any(not ids[i].strip() for i in np.flatnonzero((lead == 32) | (lead >= 128)).tolist()):
+        return None  # an id of only whitespace: refused by the row path, naming its line
+    return ids, passed
 
 
 def _ids(data: bytes, buf: NDArray[np.uint8], first: NDArray[np.int64], last: NDArray[np.int64]) -> NDArray[np.object_]:

@@ -324,8 +324,10 @@ def _where_note(options: ReadOptions) -> str:
 
 
 def _task_id(raw: Any, display: str, line: int, key: str) -> str:
-    if raw is MISSING or raw is None or raw == "":
-        raise file_error(InputError, display, f"no {key!r} field (the task id)", line=line)
+    if raw is MISSING or raw is None or (isinstance(raw, str) and not raw.strip()):  # text.blank_id
+        blank = isinstance(raw, str) and raw != ""
+        problem = f"{key!r} (the task id) is only whitespace: {short_repr(raw)}" if blank else f"no {key!r} field (the task id)"
+        raise file_error(InputError, display, problem, line=line)
     if isinstance(raw, bool) or not isinstance(raw, str | int):
         raise file_error(
             InputError, display, f"{key!r} must be a string or an integer, got {short_repr(raw)}", line=line

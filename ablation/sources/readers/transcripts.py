@@ -31,7 +31,7 @@ from ablation.errors import InputError
 from ablation.outputs import TrialUsage, usage_metrics
 from ablation.schema import safe_text
 from ablation.sources.readers.rows import MISSING, dotted
-from ablation.sources.text import file_error, short_repr
+from ablation.sources.text import blank_id, file_error, short_repr
 
 __all__ = [
     "MAX_MESSAGES",
@@ -181,11 +181,13 @@ def entry_object(entry: Any, display: str, where: str) -> Mapping[str, Any]:
 
 def entry_id(entry: Mapping[str, Any], path: str, display: str, where: str) -> str | int:
     """The task id at dotted ``path`` of ``entry`` (the tool's id field, or ``--key``): a
-    non-empty string or an integer. Absent, null, empty or of another type, it is refused
+    non-empty string or an integer. Absent, null, empty, only whitespace or of another type, it is refused
     naming ``path`` (:func:`entry_error`)."""
     raw = dotted(entry, path)
     if raw is MISSING or raw is None or raw == "":
         raise entry_error(display, where, f"no {path!r} field (the task id)")
+    if blank_id(raw):
+        raise entry_error(display, where, f"{path!r} (the task id) is only whitespace: {short_repr(raw)}")
     if isinstance(raw, bool) or not isinstance(raw, str | int):
         raise entry_error(display, where, f"{path!r} must be a string or an integer, got {short_repr(raw)}")
     return raw
