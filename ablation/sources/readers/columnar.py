@@ -34,7 +34,7 @@ from numpy.typing import NDArray
 
 from ablation.columns import STATUS_CODES, TrialColumns
 from ablation.errors import InputError
-from ablation.schema import TaskResult
+from ablation.schema import RUN_LIMIT, TaskResult
 from ablation.sources.readers import RowRead, read_rows
 from ablation.sources.readers.generic import COST_UNITS
 from ablation.sources.readers.plain_lines import verdict_lines
@@ -183,11 +183,12 @@ def _plain_ids(ids: list[Any]) -> list[str] | None:
 
 
 def _plain_runs(runs: list[Any]) -> list[int] | None:
-    """The runs when each is a non-negative integer or absent (run 0), else ``None``."""
+    """The runs when each is an integer from 0 to ``RUN_LIMIT - 1`` (``TaskResult``'s bounds) or
+    absent (run 0), else ``None``."""
     if not set(map(type, runs)) <= {int, type(None)}:
         return None
     out = [0 if r is None else r for r in runs]
-    return out if min(out) >= 0 else None
+    return out if min(out) >= 0 and max(out) < RUN_LIMIT else None
 
 
 class _Builder:
