@@ -15,9 +15,10 @@ repeat the first line's layout (no run) are cut into ids and verdicts without a 
 (:mod:`~ablation.sources.readers.plain_lines`); otherwise the whole text is decoded by one
 ``json.loads`` of the lines joined into an array, and the columns are filled with list
 comprehensions. Whenever the fast path cannot vouch for a file (a blank line, two objects on
-one line, another column, a verdict spelled as text, a duplicate id, malformed JSON...), the file is
-read row by row by :func:`~ablation.sources.readers.rows.checked_rows`, which raises the error
-the object path raises, at the same line.
+one line, another column, a verdict spelled as text, a duplicate id, a surrogate escape such as
+``\\ud800`` in an id, malformed JSON...), the file is read row by row by
+:func:`~ablation.sources.readers.rows.checked_rows`, which raises the error the object path
+raises, at the same line.
 """
 
 from __future__ import annotations
@@ -45,6 +46,8 @@ __all__ = ["ColumnRead", "FileTrials", "read_columns"]
 
 # Two objects on one line ("}, {"): the joined-array parse could not map items to lines.
 _TWO_OBJECTS = re.compile(r"\}[ \t\r]*,[ \t\r]*\{")
+# A surrogate escape ("\ud800"): a lone one decodes to a text the row path escapes (safe_text).
+_SURROGATE = re.compile(r"\\u[dD][89a-fA-F]")
 _NAN = float("nan")
 
 
@@ -140,8 +143,8 @@ def _json_lines(
 ) -> tuple[NDArray[np.object_], NDArray[np.bool_], list[int] | None] | None:
     """``(ids, verdicts, runs)`` of plain rows decoded by one ``json.loads``, or ``None``."""
     body = text[:-1] if text.endswith("\n") else text
-    if _TWO_OBJECTS.search(body):
-        return None
+    if _TWO_OBJECTS.search(body) or ("\\u" in body and _SURROGATE.search(body)):
+        return None  # lines not mapped to items, or an id the row path would escape
     try:  # a blank line makes ",," here: malformed, so it is read row by row
         objs = json.loads("[" + body.replace("\n", ",") + "]")
     except (ValueError, RecursionError):  # malformed, blank line, too deep, huge integer
