@@ -40,7 +40,7 @@ from ablation.sources.readers import RowRead, read_rows
 from ablation.sources.readers.generic import COST_UNITS
 from ablation.sources.readers.plain_lines import verdict_lines
 from ablation.sources.readers.rows import ReadOptions, Row, checked_rows, row_result
-from ablation.sources.text import blank_id, file_error, short_repr
+from ablation.sources.text import file_error, short_repr
 
 __all__ = ["ColumnRead", "FileTrials", "read_columns"]
 
@@ -180,7 +180,10 @@ def _plain_ids(ids: list[Any]) -> list[str] | None:
     """The ids as text when each is a string holding more than whitespace or an integer, else
     ``None`` (:func:`~ablation.sources.text.blank_id`)."""
     kinds = set(map(type, ids))
-    if not kinds <= {str, int} or "" in ids or any(map(blank_id, ids)):
+    if not kinds <= {str, int}:
+        return None
+    texts = ids if kinds == {str} else [v for v in ids if type(v) is str]
+    if not all(map(str.strip, texts)):  # an empty id, or a blank one (what blank_id refuses)
         return None
     return ids if kinds == {str} else [v if type(v) is str else str(v) for v in ids]
 
