@@ -29,6 +29,12 @@ or an integer, whose ``epoch`` is not an integer from 1, whose ``scores`` is not
 is refused with one line naming the file, the sample (``samples[3]``, from 0), the field and,
 once known, the task id.
 
+A log whose ``status`` is not ``"success"`` (``"started"``: a run still going, or killed; an
+``.eval`` archive without its header reads so; ``"error"``, ``"cancelled"``) is read as it
+stands, and the reader says so once on the ``ablation.sources.readers`` logger (a warning the
+``ablation`` command prints): the samples it never ran are missing pairs, which the report lists
+and the completeness gate counts.
+
 Verdict mapping (Inspect's ``CORRECT``/``INCORRECT``/``PARTIAL``/``NOANSWER``): ``C`` passes;
 ``I``, ``N`` and ``P`` fail (a partial answer is not a pass; ``--pass-values C,P`` counts it).
 ``.eval`` files are zip archives whose entries may be zstd-compressed, which the standard library
@@ -46,6 +52,7 @@ from __future__ import annotations
 
 import contextlib
 import io
+import logging
 import os
 import tempfile
 import zipfile
@@ -197,8 +204,18 @@ def read_eval_archive(path: str, display: str, data: bytes | None = None) -> dic
 
 
 
+_log = logging.getLogger("ablation.sources.readers")
+
+
 def rows(doc: Mapping[str, Any], display: str, options: ReadOptions) -> Iterator[Row]:
-    """One row per sample and epoch (``line`` is the sample number, from 1)."""
+    """One row per sample and epoch (``line`` is the sample number, from 1); an unfinished log
+    said on the log (module docstring)."""
+    status = doc.get("status")
+    if status not in (None, "success"):
+        _log.warning(
+            "%s: the Inspect log's status is %s, not 'success': the run did not finish, so the "
+            "samples it never ran are missing pairs", display, short_repr(status),
+        )  # fmt: skip
     samples = doc.get("samples")
     if not isinstance(samples, list):
         raise file_error(InputError, display, "the Inspect log has no samples (was it logged with samples?)")
