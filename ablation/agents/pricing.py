@@ -156,10 +156,16 @@ def _database_exact(usage: TrialUsage) -> Decimal | None:
     return Decimal(result.total_price)
 
 
+def _priceable(call: TrialUsage) -> bool:
+    """Whether a call names one model and states its tokens: all a price needs besides the
+    model's rates."""
+    return bool(call.model) and call.tokens_known and MODELS_SEPARATOR not in str(call.model)
+
+
 def _call_price(call: TrialUsage | None, overrides: Mapping[str, ModelPrice]) -> tuple[Fraction, str, str] | None:
     """``(exact cost, currency, source)`` of one model call, or ``None`` when it cannot be priced
     (unknown, without a model, its tokens unknown, or its model several joined)."""
-    if call is None or not call.model or not call.tokens_known or MODELS_SEPARATOR in call.model:
+    if call is None or call.model is None or not _priceable(call):
         return None
     override = override_for(overrides, call.model)
     if override is not None:
@@ -196,8 +202,8 @@ def priced(out: AgentOutput, overrides: Mapping[str, ModelPrice]) -> dict[str, A
     calls: tuple[TrialUsage | None, ...] = getattr(usage, "calls", None) or (usage,)
     prices = [_call_price(call, overrides) for call in calls]
     for call, price in zip(calls, prices, strict=True):
-        if price is None and call is not None and call.model and call.tokens_known and MODELS_SEPARATOR not in call.model:
-            _unpriced(call.model)
+        if price is None and call is not None and _priceable(call):
+            _unpriced(str(call.model))  # a model and its tokens known, yet no price
     known = [p for p in prices if p is not None]
     if len(known) < len(prices) or len({currency for _, currency, _ in known}) != 1:
         return fields  # a call that cannot be priced, or amounts in two currencies: no cost
