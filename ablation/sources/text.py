@@ -2,7 +2,8 @@
 
 Owns what every loader in :mod:`ablation.sources` shares: reading a UTF-8 file strictly
 (:func:`read_text`), walking its non-blank lines (:func:`nonblank_lines`) or the items of a JSON
-array with their line numbers (:func:`starts_json_array`, :func:`json_array_items`), the lines of an
+array with their line numbers (:func:`starts_json_array`, :func:`json_array_items`), decoding JSON
+that names no member twice in one object (:func:`decode_json`, :func:`load_json`), the lines of an
 open binary file one at a time (:func:`bounded_lines`), and building an error that is one line,
 ``FILE[:LINE]: problem[ (task id 'X')]`` (:func:`file_error`, :func:`one_line`, :func:`short_repr`,
 :func:`exc_text`), and what no loader takes as a task id (:func:`blank_id`). Line numbers count
@@ -29,8 +30,10 @@ __all__ = [
     "MAX_BYTES",
     "MAX_JSON_DEPTH",
     "ErrorType",
+    "RepeatedMember",
     "blank_id",
     "bounded_lines",
+    "decode_json",
     "decode_text",
     "exc_text",
     "file_error",
@@ -248,15 +251,47 @@ def _check_growth(produced: int, consumed: int, display: str, cls: ErrorType, ma
         )  # fmt: skip
 
 
-def load_json(raw: str, display: str, line: int | None = None, cls: ErrorType = InputError) -> Any:
-    """``json.loads(raw)`` with one-line errors naming the file and line.
+class RepeatedMember(ValueError):
+    """An object of the JSON text names one member twice (raised by :func:`decode_json`)."""
 
-    Besides malformed JSON, two limits of the standard decoder become clear errors instead of a
-    crash: nesting deeper than the interpreter's recursion limit, and integers of more than
-    ``sys.get_int_max_str_digits()`` (4300 by default) digits.
+    def __init__(self, name: str) -> None:
+        super().__init__(name)
+        self.name = name
+
+    def problem(self) -> str:
+        """The one-line reason, for an error that names the file and line."""
+        return (
+            f"malformed JSON (member {short_repr(self.name)} given twice in one object: refused, "
+            "since JSON readers differ on which value they keep)"
+        )
+
+
+def _members(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    found = dict(pairs)
+    if len(found) != len(pairs):
+        seen: set[str] = set()
+        raise RepeatedMember(next(k for k, _ in pairs if k in seen or seen.add(k)))  # type: ignore[func-returns-value]
+    return found
+
+
+_DECODER = json.JSONDecoder(object_pairs_hook=_members)
+#: ``json.loads`` for one JSON text, refusing an object that names a member twice
+#: (:class:`RepeatedMember`). RFC 8259 section 4 leaves such objects' meaning to each reader (Python's
+#: keeps the last value, others the first or refuse), so no reader here picks one without a word.
+decode_json = _DECODER.decode
+
+
+def load_json(raw: str, display: str, line: int | None = None, cls: ErrorType = InputError) -> Any:
+    """:func:`decode_json` of ``raw`` with one-line errors naming the file and line.
+
+    Besides malformed JSON and a member named twice in one object, two limits of the standard
+    decoder become clear errors instead of a crash: nesting deeper than the interpreter's recursion
+    limit, and integers of more than ``sys.get_int_max_str_digits()`` (4300 by default) digits.
     """
     try:
-        return json.loads(raw)
+        return decode_json(raw)
+    except RepeatedMember as exc:
+        raise file_error(cls, display, exc.problem(), line=line) from None
     except json.JSONDecodeError as exc:
         where = exc.lineno - 1 + (line or 1)
         raise file_error(
@@ -305,7 +340,7 @@ def nonblank_lines(text: str) -> Iterator[tuple[int, str]]:
 
 def json_array_items(text: str, display: str) -> Iterator[tuple[int, Any]]:
     """Yield ``(line, item)`` for each item of a JSON array document, with its starting line."""
-    decoder = json.JSONDecoder()
+    decoder = _DECODER
     line, counted = 1, 0
 
     def line_at(pos: int) -> int:
@@ -327,6 +362,8 @@ def json_array_items(text: str, display: str) -> Iterator[tuple[int, Any]]:
                 value, end = decoder.raw_decode(text, pos)
             except json.JSONDecodeError as exc:
                 raise malformed(exc.pos, f"{exc.msg} at column {exc.colno}") from None
+            except RepeatedMember as exc:
+                raise file_error(InputError, display, exc.problem(), line=line_at(pos)) from None
             except RecursionError:
                 raise malformed(pos, "nested too deeply to read") from None
             except ValueError as exc:

@@ -47,6 +47,7 @@ from ablation.sources.readers.registry import (
 )
 from ablation.sources.readers.rows import ReadOptions, Row, rows_to_results
 from ablation.sources.text import (
+    decode_json,
     decode_text,
     file_error,
     json_array_items,
@@ -211,7 +212,7 @@ def _parse(text: str, display: str, forced: str | None) -> tuple[str, Any]:
     lines = _nonblank_lazily(text)
     first_line, first_raw = next(lines)
     try:
-        first = json.loads(first_raw)
+        first = decode_json(first_raw)
     except json.JSONDecodeError:
         doc = load_json(text, display)  # one document over several lines (errors name its line)
         return _document_kind(doc, display, reader), doc

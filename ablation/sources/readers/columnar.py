@@ -14,11 +14,11 @@ a string or integer id, a boolean verdict and no ``--where``) take a fast path. 
 repeat the first line's layout (no run) are cut into ids and verdicts without a JSON decoder
 (:mod:`~ablation.sources.readers.plain_lines`); otherwise the whole text is decoded by one
 ``json.loads`` of the lines joined into an array, and the columns are filled with list
-comprehensions. Whenever the fast path cannot vouch for a file (a blank line, two objects on
-one line, another column, a verdict spelled as text, a duplicate id, a surrogate escape such as
-``\\ud800`` in an id, malformed JSON...), the file is read row by row by
-:func:`~ablation.sources.readers.rows.checked_rows`, which raises the error the object path
-raises, at the same line.
+comprehensions. Whenever the fast path cannot vouch for a file (a blank line,
+two objects on one line, another column, a verdict spelled as text, a duplicate id, a member
+named twice in one object, a surrogate escape such as ``\\ud800`` in an id, malformed JSON...),
+the file is read row by row by :func:`~ablation.sources.readers.rows.checked_rows`, which
+raises the error the object path raises, at the same line.
 """
 
 from __future__ import annotations
@@ -40,7 +40,7 @@ from ablation.sources.readers import RowRead, read_rows
 from ablation.sources.readers.generic import COST_UNITS
 from ablation.sources.readers.plain_lines import verdict_lines
 from ablation.sources.readers.rows import ReadOptions, Row, checked_rows, row_result
-from ablation.sources.text import file_error, short_repr
+from ablation.sources.text import decode_json, file_error, short_repr
 
 __all__ = ["ColumnRead", "FileTrials", "read_columns"]
 
@@ -145,15 +145,21 @@ def _json_lines(
     body = text[:-1] if text.endswith("\n") else text
     if _TWO_OBJECTS.search(body) or ("\\u" in body and _SURROGATE.search(body)):
         return None  # lines not mapped to items, or an id the row path would escape
+    joined = "[" + body.replace("\n", ",") + "]"
     try:  # a blank line makes ",," here: malformed, so it is read row by row
-        objs = json.loads("[" + body.replace("\n", ",") + "]")
+        objs = json.loads(joined)
     except (ValueError, RecursionError):  # malformed, blank line, too deep, huge integer
         return None
     # every object holds exactly the id, the verdict and (when given) the run: their number of
     # keys is that many, and each of them is looked up below (a KeyError means another key)
+    width = len({key, verdict, run or key})
     if len(objs) != body.count("\n") + 1 or set(map(type, objs)) != {dict}:
         return None
-    if set(map(len, objs)) != {len({key, verdict, run or key})}:
+    if set(map(len, objs)) != {width}:
+        return None
+    # each member written has a colon outside strings: with no more colons than members kept,
+    # none was written twice (json.loads keeps a repeated member's last value without a word)
+    if body.count(":") != len(objs) * width and not _no_member_twice(joined):
         return None
     try:
         ids, verdicts = [o[key] for o in objs], [o[verdict] for o in objs]
@@ -166,6 +172,16 @@ def _json_lines(
     if not set(map(type, verdicts)) <= {bool}:
         return None
     return np.array(task_ids, dtype=object), np.array(verdicts, dtype=bool), runs
+
+
+def _no_member_twice(text: str) -> bool:
+    """Whether :func:`decode_json` accepts ``text`` (a colon in an id makes the count above
+    inconclusive)."""
+    try:
+        decode_json(text)
+    except ValueError:
+        return False
+    return True
 
 
 def _unique(ids: NDArray[np.object_], runs: list[int] | None) -> bool:
