@@ -12,20 +12,18 @@ kept only for rows that have them.
 Plain verdict rows in JSON lines (every object holds only the id, the verdict and the run, with
 a string or integer id, a boolean verdict and no ``--where``) take a fast path. Lines that all
 repeat the first line's layout (no run) are cut into ids and verdicts without a JSON decoder
-(:mod:`~ablation.sources.readers.plain_lines`); otherwise the whole text is decoded by one
-``json.loads`` of the lines joined into an array, and the columns are filled with list
-comprehensions. Whenever the fast path cannot vouch for a file (a blank line,
-two objects on one line, another column, a verdict spelled as text, a duplicate id, a member
-named twice in one object, a surrogate escape such as ``\\ud800`` in an id, malformed JSON...),
-the file is read row by row by :func:`~ablation.sources.readers.rows.checked_rows`, which
-raises the error the object path raises, at the same line.
+(:func:`~ablation.sources.readers.plain_lines.verdict_lines`); otherwise the whole text is
+decoded at once (:func:`~ablation.sources.readers.plain_lines.json_verdict_lines`). Whenever the
+fast path cannot vouch for a file (a blank line, two objects on one line, another column, a
+verdict spelled as text, a duplicate id, a member named twice in one object, a surrogate escape
+such as ``\\ud800`` in an id, malformed JSON...), the file is read row by row by
+:func:`~ablation.sources.readers.rows.checked_rows`, which raises the error the object path
+raises, at the same line.
 """
 
 from __future__ import annotations
 
 import bisect
-import json
-import re
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -35,19 +33,15 @@ from numpy.typing import NDArray
 
 from ablation.columns import STATUS_CODES, TrialColumns
 from ablation.errors import InputError
-from ablation.schema import RUN_LIMIT, TaskResult
+from ablation.schema import TaskResult
 from ablation.sources.readers import RowRead, read_rows
 from ablation.sources.readers.generic import COST_UNITS
-from ablation.sources.readers.plain_lines import verdict_lines
+from ablation.sources.readers.plain_lines import json_verdict_lines, verdict_lines
 from ablation.sources.readers.rows import ReadOptions, Row, checked_rows, row_result
-from ablation.sources.text import decode_json, file_error, short_repr
+from ablation.sources.text import file_error, short_repr
 
 __all__ = ["ColumnRead", "FileTrials", "read_columns"]
 
-# Two objects on one line ("}, {"): the joined-array parse could not map items to lines.
-_TWO_OBJECTS = re.compile(r"\}[ \t\r]*,[ \t\r]*\{")
-# A surrogate escape ("\ud800"): a lone one decodes to a text the row path escapes (safe_text).
-_SURROGATE = re.compile(r"\\u[dD][89a-fA-F]")
 _NAN = float("nan")
 
 
@@ -122,7 +116,7 @@ def _plain_lines(text: str, display: str, options: ReadOptions) -> ColumnRead | 
     """Columns of plain verdict JSON lines, or ``None`` when a row needs the full checks."""
     key, verdict, run = options.key or "id", options.field or "passed", options.run_field
     layout = None if run else verdict_lines(text, key, verdict)  # one layout repeated: no JSON decoding
-    decoded = (*layout, None) if layout is not None else _json_lines(text, key, verdict, run)
+    decoded = (*layout, None) if layout is not None else json_verdict_lines(text, key, verdict, run)
     if decoded is None:
         return None
     ids_column, passed, runs = decoded
@@ -138,79 +132,12 @@ def _plain_lines(text: str, display: str, options: ReadOptions) -> ColumnRead | 
     return ColumnRead(columns)
 
 
-def _json_lines(
-    text: str, key: str, verdict: str, run: str | None
-) -> tuple[NDArray[np.object_], NDArray[np.bool_], list[int] | None] | None:
-    """``(ids, verdicts, runs)`` of plain rows decoded by one ``json.loads``, or ``None``."""
-    body = text[:-1] if text.endswith("\n") else text
-    if _TWO_OBJECTS.search(body) or ("\\u" in body and _SURROGATE.search(body)):
-        return None  # lines not mapped to items, or an id the row path would escape
-    joined = "[" + body.replace("\n", ",") + "]"
-    try:  # a blank line makes ",," here: malformed, so it is read row by row
-        objs = json.loads(joined)
-    except (ValueError, RecursionError):  # malformed, blank line, too deep, huge integer
-        return None
-    # every object holds exactly the id, the verdict and (when given) the run: their number of
-    # keys is that many, and each of them is looked up below (a KeyError means another key)
-    width = len({key, verdict, run or key})
-    if len(objs) != body.count("\n") + 1 or set(map(type, objs)) != {dict}:
-        return None
-    if set(map(len, objs)) != {width}:
-        return None
-    # each member written has a colon outside strings: with no more colons than members kept,
-    # none was written twice (json.loads keeps a repeated member's last value without a word)
-    if body.count(":") != len(objs) * width and not _no_member_twice(joined):
-        return None
-    try:
-        ids, verdicts = [o[key] for o in objs], [o[verdict] for o in objs]
-        runs = _plain_runs([o[run] for o in objs]) if run else None
-    except KeyError:
-        return None
-    task_ids = _plain_ids(ids)
-    if task_ids is None or (run and runs is None):
-        return None
-    if not set(map(type, verdicts)) <= {bool}:
-        return None
-    return np.array(task_ids, dtype=object), np.array(verdicts, dtype=bool), runs
-
-
-def _no_member_twice(text: str) -> bool:
-    """Whether :func:`decode_json` accepts ``text`` (a colon in an id makes the count above
-    inconclusive)."""
-    try:
-        decode_json(text)
-    except ValueError:
-        return False
-    return True
-
-
 def _unique(ids: NDArray[np.object_], runs: list[int] | None) -> bool:
     """True when no ``(id, run)`` repeats (sorted ids of one run need no hashing)."""
     if runs is None and (len(ids) < 2 or bool(np.all(ids[1:] > ids[:-1]))):
         return True
     pairs = zip(ids.tolist(), runs, strict=True) if runs is not None else ids.tolist()
     return len(set(pairs)) == len(ids)
-
-
-def _plain_ids(ids: list[Any]) -> list[str] | None:
-    """The ids as text when each is a string holding more than whitespace or an integer, else
-    ``None`` (:func:`~ablation.sources.text.blank_id`)."""
-    kinds = set(map(type, ids))
-    if not kinds <= {str, int}:
-        return None
-    texts = ids if kinds == {str} else [v for v in ids if type(v) is str]
-    if not all(map(str.strip, texts)):  # an empty id, or a blank one (what blank_id refuses)
-        return None
-    return ids if kinds == {str} else [v if type(v) is str else str(v) for v in ids]
-
-
-def _plain_runs(runs: list[Any]) -> list[int] | None:
-    """The runs when each is an integer from 0 to ``RUN_LIMIT - 1`` (``TaskResult``'s bounds) or
-    absent (run 0), else ``None``."""
-    if not set(map(type, runs)) <= {int, type(None)}:
-        return None
-    out = [0 if r is None else r for r in runs]
-    return out if min(out) >= 0 and max(out) < RUN_LIMIT else None
 
 
 class _Builder:

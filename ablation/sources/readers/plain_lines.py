@@ -1,4 +1,4 @@
-"""Plain verdict JSON lines decoded with numpy: no Python object per row but the id itself.
+"""Plain verdict JSON lines read without a ``TaskResult`` per row: by layout, or by one decode.
 
 A result file written by a script is usually one layout repeated: every line is
 ``{"id": "task-0001", "passed": true}`` with the same spacing, only the id and the verdict
@@ -16,17 +16,33 @@ ends, another spacing, another key order, an integer id, an escape, a third memb
 ``None``, and the caller falls back to a path that decodes each value (and names the line of an
 error).
 
+Plain rows in other layouts (a run member, an integer id, other spacing) are decoded by
+:func:`json_verdict_lines`: one ``json.loads`` of the lines joined into an array, when the first
+line names exactly the id, the verdict and the run; a member written twice in one object is
+caught by counting colons (each member written has one outside strings), or, when an id holds a
+colon, by decoding again with :func:`~ablation.sources.text.decode_json`.
+
 Assumption: ``text`` is the decoded file (valid Unicode; a byte-order mark already removed).
 """
 
 from __future__ import annotations
 
+import json
 import re
+from typing import Any
 
 import numpy as np
 from numpy.typing import NDArray
 
-__all__ = ["verdict_lines"]
+from ablation.schema import RUN_LIMIT
+from ablation.sources.text import decode_json
+
+__all__ = ["json_verdict_lines", "verdict_lines"]
+
+# Two objects on one line ("}, {"): the joined-array parse could not map items to lines.
+_TWO_OBJECTS = re.compile(r"\}[ \t\r]*,[ \t\r]*\{")
+# A surrogate escape ("\ud800"): a lone one decodes to a text the row path escapes (safe_text).
+_SURROGATE = re.compile(r"\\u[dD][89a-fA-F]")
 
 _BLANK = r" *"
 _ID = r'([^"\\\x00-\x1f]+)'
@@ -122,3 +138,82 @@ def _ids(data: bytes, buf: NDArray[np.uint8], first: NDArray[np.int64], last: ND
     ids = joined.decode("utf-8").split("\n")
     ids.pop()  # after the last newline
     return np.array(ids, dtype=object)
+
+
+def json_verdict_lines(
+    text: str, key: str, verdict: str, run: str | None
+) -> tuple[NDArray[np.object_], NDArray[np.bool_], list[int] | None] | None:
+    """``(ids, verdicts, runs)`` of plain rows decoded by one ``json.loads``, or ``None``."""
+    body = text[:-1] if text.endswith("\n") else text
+    if _TWO_OBJECTS.search(body) or ("\\u" in body and _SURROGATE.search(body)):
+        return None  # lines not mapped to items, or an id the row path would escape
+    end = body.find("\n")
+    if not _plain_row(body if end < 0 else body[:end], {key, verdict, run or key}):
+        return None  # the first line alone shows another member: no need to decode them all
+    joined = "[" + body.replace("\n", ",") + "]"
+    try:  # a blank line makes ",," here: malformed, so it is read row by row
+        objs = json.loads(joined)
+    except (ValueError, RecursionError):  # malformed, blank line, too deep, huge integer
+        return None
+    # every object holds exactly the id, the verdict and (when given) the run: their number of
+    # keys is that many, and each of them is looked up below (a KeyError means another key)
+    width = len({key, verdict, run or key})
+    if len(objs) != body.count("\n") + 1 or set(map(type, objs)) != {dict}:
+        return None
+    if set(map(len, objs)) != {width}:
+        return None
+    # each member written has a colon outside strings: with no more colons than members kept,
+    # none was written twice (json.loads keeps a repeated member's last value without a word)
+    if body.count(":") != len(objs) * width and not _no_member_twice(joined):
+        return None
+    try:
+        ids, verdicts = [o[key] for o in objs], [o[verdict] for o in objs]
+        runs = _plain_runs([o[run] for o in objs]) if run else None
+    except KeyError:
+        return None
+    task_ids = _plain_ids(ids)
+    if task_ids is None or (run and runs is None):
+        return None
+    if not set(map(type, verdicts)) <= {bool}:
+        return None
+    return np.array(task_ids, dtype=object), np.array(verdicts, dtype=bool), runs
+
+
+def _plain_row(line: str, members: set[str]) -> bool:
+    """Whether ``line`` may be a plain row: one JSON object naming exactly ``members``."""
+    try:
+        first = json.loads(line)
+    except (ValueError, RecursionError):
+        return False
+    return type(first) is dict and first.keys() == members
+
+
+def _no_member_twice(text: str) -> bool:
+    """Whether :func:`decode_json` accepts ``text`` (a colon in an id makes the count above
+    inconclusive)."""
+    try:
+        decode_json(text)
+    except ValueError:
+        return False
+    return True
+
+
+def _plain_ids(ids: list[Any]) -> list[str] | None:
+    """The ids as text when each is a string holding more than whitespace or an integer, else
+    ``None`` (:func:`~ablation.sources.text.blank_id`)."""
+    kinds = set(map(type, ids))
+    if not kinds <= {str, int}:
+        return None
+    texts = ids if kinds == {str} else [v for v in ids if type(v) is str]
+    if not all(map(str.strip, texts)):  # an empty id, or a blank one (what blank_id refuses)
+        return None
+    return ids if kinds == {str} else [v if type(v) is str else str(v) for v in ids]
+
+
+def _plain_runs(runs: list[Any]) -> list[int] | None:
+    """The runs when each is an integer from 0 to ``RUN_LIMIT - 1`` (``TaskResult``'s bounds) or
+    absent (run 0), else ``None``."""
+    if not set(map(type, runs)) <= {int, type(None)}:
+        return None
+    out = [0 if r is None else r for r in runs]
+    return out if min(out) >= 0 and max(out) < RUN_LIMIT else None
