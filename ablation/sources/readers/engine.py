@@ -133,7 +133,9 @@ def _kind(path: Path, format: str | None, display: str, options: ReadOptions) ->
 
 def _plain_json_lines(text: str, options: ReadOptions) -> bool:
     """True when the first two lines are objects the registry reads as plain ``jsonl`` rows,
-    with a field beyond the id, verdict and run (any fields in numeric mode).
+    with a field beyond the id, verdict and run (any fields in numeric mode), and, read as
+    verdicts, no number other than 0 or 1 for the first verdict (the row path reads such a file:
+    usually a numeric ``--field``, which ``compare`` then reads again as numbers).
 
     Verdict rows of only those fields are left to :mod:`~ablation.sources.readers.columnar`, whose
     byte-layout path reads them faster than pyarrow (benchmarks/README.md); it has no numeric mode.
@@ -149,6 +151,9 @@ def _plain_json_lines(text: str, options: ReadOptions) -> bool:
         return False
     reader = next((r for r in readers_for(("lines",)) if r.detect(first)), None)
     bare = {options.key or "id", options.field or "passed", options.run_field}
+    verdict = first.get(options.field or "passed")
+    if not options.numeric and type(verdict) in (int, float) and verdict not in (0, 1):
+        return False  # a number for a verdict: the column is refused whatever it holds after
     return reader is find_reader("jsonl") and (options.numeric or not set(first) <= bare)
 
 
