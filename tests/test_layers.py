@@ -153,6 +153,7 @@ ALLOWED: dict[str, set[str]] = {
     "analysis.candidates": MODELS | {"stats"},
     "render": MODELS | {"stats", "render"},
     "render._summary": MODELS | {"stats", "render", "analysis.candidates"},
+    "render.numeric_doc": MODELS | {"stats", "render", "analysis.numeric"},
     "run.campaign": MODELS | {"agents", "evaluate", "store", "analysis", "run"},
     "verifiers": {"evaluate.verifiers", "evaluate.code_tests", "evaluate.equality"},
     "quality": {"evaluate.quality", "evaluate.judges"},

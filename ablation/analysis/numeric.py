@@ -33,7 +33,9 @@ paired, and the others are counted and named, never dropped silently.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+import itertools
+import operator
+from collections.abc import Collection, Iterable, Sequence
 from typing import Any
 
 import numpy as np
@@ -46,14 +48,11 @@ from ablation.analysis.gate_status import turned_off, verdict_of
 from ablation.analysis.metric_margins import LOWER_IS_BETTER
 from ablation.columns import TrialColumns, filled, results_to_columns
 from ablation.config import GatePolicy
-from ablation.report import REPORT_SCHEMA_VERSION, GateResult
+from ablation.report import GateResult
 from ablation.schema import ARMS, TaskResult
 from ablation.stats import MEAN_DIFFERENCE_MIN_N, paired_t_test, sign_test, wilcoxon_signed_rank
 
-__all__ = [
-    "GATE_NAMES", "NumericComparison", "arm_runs", "compare_numeric", "gate_line", "holm_lines",
-    "numeric_holm", "numeric_lines", "numeric_output", "render_numeric", "task_means",
-]  # fmt: skip
+__all__ = ["GATE_NAMES", "NumericComparison", "arm_runs", "compare_numeric", "numeric_holm", "task_means"]
 
 #: The two gates' names, those of the pass-rate report's gates.
 GATE_NAMES = (GATE_COMPLETENESS, GATE_REGRESSION)
@@ -188,14 +187,14 @@ def compare_numeric(
         ValueError: fewer than 2 paired tasks.
     """
     policy = policy or GatePolicy()
-    seen = list(dict.fromkeys([*(runs[0] if runs else ()), *baseline, *(runs[1] if runs else ()), *candidate]))
+    seen = _in_order(runs[0] if runs else {}, baseline, runs[1] if runs else {}, candidate)
     universe = list(dict.fromkeys(str(i) for i in expected_ids)) if expected_ids is not None else seen
-    inside = set(universe)
-    ids = [t for t in baseline if t in candidate and t in inside]
+    inside = set(universe) if expected_ids is not None else None
+    ids = [t for t in baseline if t in candidate and (inside is None or t in inside)]
     if len(ids) < 2:
         raise ValueError(f"a numeric comparison needs at least 2 paired tasks, got {len(ids)}")
-    x = np.array([baseline[t] for t in ids])
-    y = np.array([candidate[t] for t in ids])
+    x = np.fromiter(map(baseline.__getitem__, ids), np.float64, len(ids))
+    y = np.fromiter(map(candidate.__getitem__, ids), np.float64, len(ids))
     t = paired_t_test(x, y, confidence_level=confidence_level)
     lower = field.rsplit(".", 1)[-1] in LOWER_IS_BETTER
     gate = paired_t_test(x, y - regression_delta, alternative="greater") if lower else paired_t_test(
@@ -213,18 +212,37 @@ def compare_numeric(
         ci_high=float(t.confidence_interval.high) if shown else None, confidence_level=confidence_level,
         ci_note=note, t_pvalue=t.pvalue, wilcoxon_pvalue=wilcoxon_signed_rank(x, y).pvalue,
         sign_pvalue=sign_test(x, y).pvalue, regression_delta=regression_delta, lower_is_better=lower,
-        regressions=[i for i, v in zip(ids, d, strict=True) if v < -regression_delta],
-        improvements=[i for i, v in zip(ids, d, strict=True) if v > regression_delta],
-        only_baseline=[i for i in baseline if i not in candidate],
-        only_candidate=[i for i in candidate if i not in baseline],
+        regressions=_where(ids, d < -regression_delta), improvements=_where(ids, d > regression_delta),
+        only_baseline=_outside(baseline, candidate), only_candidate=_outside(candidate, baseline),
         gate_pvalue=gate.pvalue, verdict="pass", n_expected=len(universe),
-        missing_baseline=[i for i in universe if i not in baseline],
-        missing_candidate=[i for i in universe if i not in candidate],
-        unknown=[i for i in seen if i not in inside],
+        missing_baseline=_outside(universe, baseline), missing_candidate=_outside(universe, candidate),
+        unknown=[] if inside is None else _outside(seen, inside),
         trials=_trials(universe, (baseline, candidate), runs), alpha=alpha,
     )  # fmt: skip
     gates = [_completeness_gate(c, policy), _regression_gate(c, policy)]
     return c.model_copy(update={"gates": gates, "verdict": verdict_of(gates)})
+
+
+def _in_order(*groups: dict[str, Any]) -> list[str]:
+    """The distinct keys of ``groups`` in order of first appearance (a group whose keys were all
+    seen before adds nothing: one set comparison instead of a pass)."""
+    found: dict[str, None] = {}
+    for group in groups:
+        if not group.keys() <= found.keys():
+            found.update(dict.fromkeys(group))
+    return list(found)
+
+
+def _where(ids: list[str], mask: NDArray[np.bool_]) -> list[str]:
+    """The ids where ``mask`` holds, in order."""
+    return [ids[i] for i in np.flatnonzero(mask).tolist()]
+
+
+def _outside(ids: Iterable[str], other: Collection[str]) -> list[str]:
+    """The ids of ``ids`` not in ``other``, in order (none, in the common case, by one C pass)."""
+    if all(map(other.__contains__, ids)):
+        return []
+    return list(itertools.filterfalse(other.__contains__, ids))
 
 
 def _trials(
@@ -233,14 +251,16 @@ def _trials(
     """Per arm ``[trials with a value, expected trials]``: for every expected task, the runs seen
     in either arm (at least one; the same total for both arms)."""
     if runs is None:
-        return {arm: [sum(t in v for t in universe), len(universe)] for arm, v in zip(ARMS, values, strict=True)}
+        return {arm: [sum(map(v.__contains__, universe)), len(universe)] for arm, v in zip(ARMS, values, strict=True)}
     empty: tuple[frozenset[int], frozenset[int]] = (frozenset(), frozenset())
-    done, total = [0, 0], 0
-    for task in universe:
-        (seen_b, done_b), (seen_c, done_c) = runs[0].get(task, empty), runs[1].get(task, empty)
-        total += max(1, len(seen_b) if seen_b == seen_c else len(seen_b | seen_c))
-        done[0] += len(done_b)
-        done[1] += len(done_c)
+    base, cand = (list(map(r.get, universe, itertools.repeat(empty))) for r in runs)
+    seen_b, done_b = zip(*base, strict=True) if base else ((), ())
+    seen_c, done_c = zip(*cand, strict=True) if cand else ((), ())
+    same = list(map(operator.eq, seen_b, seen_c))
+    sizes = list(map(len, itertools.compress(seen_b, same)))  # the common case: the same runs
+    total = sum(sizes) + sizes.count(0)  # a task with no run seen counts one expected trial
+    total += sum(len(b | c) for b, c, eq in zip(seen_b, seen_c, same, strict=True) if not eq)
+    done = [sum(map(len, done_b)), sum(map(len, done_c))]
     return {arm: [n, total] for arm, n in zip(ARMS, done, strict=True)}
 
 
@@ -310,44 +330,6 @@ def _regression_gate(c: NumericComparison, policy: GatePolicy) -> GateResult:
     )  # fmt: skip
 
 
-def numeric_lines(c: NumericComparison) -> list[str]:
-    """The plain-text lines of a comparison before its gates (user text unescaped: a renderer
-    escapes it for its format)."""
-    ci = (
-        f"{100 * c.confidence_level:g}% CI [{c.ci_low:.4g}, {c.ci_high:.4g}]"
-        if c.ci_low is not None and c.ci_high is not None
-        else str(c.ci_note)
-    )
-    worse, better = ("rise", "drop") if c.lower_is_better else ("drop", "rise")
-    lines = [
-        f"numeric field {c.field!r}{' (lower is better)' if c.lower_is_better else ''}: {c.n_pairs} paired tasks of {c.n_expected or c.n_pairs} expected",
-        f"mean baseline {c.baseline_mean:.4g}, candidate {c.candidate_mean:.4g}, difference "
-        f"{c.mean_difference:+.4g} ({ci}, "
-        f"paired t p = {c.t_pvalue:.3g}; Wilcoxon p = {c.wilcoxon_pvalue:.3g}; sign test p = "
-        f"{c.sign_pvalue:.3g})",
-        f"regressions ({worse} > {c.regression_delta:g}): {', '.join(c.regressions) or 'none'}",
-        f"improvements ({better} > {c.regression_delta:g}): {', '.join(c.improvements) or 'none'}",
-    ]
-    if c.only_baseline or c.only_candidate:
-        lines.append(f"unpaired: baseline only {c.only_baseline}, candidate only {c.only_candidate}")
-    neither = [t for t in c.missing_baseline if t in set(c.missing_candidate)]
-    if neither:
-        lines.append(f"no value in either arm: {_first(neither)}")
-    if c.unknown:
-        lines.append(f"not in --expected-ids (not paired): {_first(c.unknown)}")
-    return lines
-
-
-def gate_line(g: GateResult) -> str:
-    """One gate as a line of text."""
-    return f"gate {g.name}: {g.status.upper()}: {g.evidence}"
-
-
-def render_numeric(c: NumericComparison) -> str:
-    """A short plain-text report of a numeric comparison: its lines, gates and verdict."""
-    return "\n".join([*numeric_lines(c), *map(gate_line, c.gates), f"verdict: {c.verdict.upper()}"])
-
-
 def numeric_holm(results: list[NumericComparison], names: list[str]) -> dict[str, Any]:
     """Holm across several candidates' claims of improvement (one-sided paired t, H1 better).
 
@@ -365,30 +347,3 @@ def numeric_holm(results: list[NumericComparison], names: list[str]) -> dict[str
         "H1 candidate better):",
         "rows": [{"name": n, "pvalue": float(p), "holm_pvalue": h} for n, p, h in zip(names, better, holm, strict=True)],
     }  # fmt: skip
-
-
-def holm_lines(summary: dict[str, Any]) -> list[str]:
-    """The lines of :func:`numeric_holm`'s summary."""
-    return [summary["note"]] + [f"  {row['name']}: p = {row['pvalue']:.3g}, Holm p = {row['holm_pvalue']:.3g}"
-                                for row in summary["rows"]]  # fmt: skip
-
-
-def numeric_output(results: list[NumericComparison], names: list[str], as_json: bool) -> str:
-    """What ``compare --field`` prints as text or JSON: each comparison, and with several AFTER
-    files the Holm summary (one JSON document with ``as_json``, its ``document`` naming its kind)."""
-    import json
-
-    summary = numeric_holm(results, names) if len(results) > 1 else None
-    if as_json:
-        docs = [r.model_dump() for r in results]
-        doc = {**docs[0], "document": "numeric", "schema_version": REPORT_SCHEMA_VERSION} if summary is None else {
-            "document": "numeric candidates", "schema_version": REPORT_SCHEMA_VERSION,
-            "candidates": dict(zip(names, docs, strict=True)), "summary": summary,
-            "verdict": "pass" if all(r.verdict == "pass" for r in results) else "fail",
-        }  # fmt: skip
-        return json.dumps(doc, indent=2)
-    parts = [(f"candidate: {name}\n" if summary is not None else "") + render_numeric(r)
-             for r, name in zip(results, names, strict=True)]  # fmt: skip
-    if summary is not None:
-        parts.append("\n".join(holm_lines(summary)))
-    return "\n\n".join(parts)

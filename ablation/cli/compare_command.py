@@ -339,11 +339,11 @@ def _compare_numeric(
     from ablation.analysis import numeric as num
     from ablation.analysis.export_campaign import campaign_settings
     from ablation.errors import InputError
+    from ablation.render import numeric_doc as doc
     from ablation.render._ci_safe import no_workflow_commands
-    from ablation.render.numeric_doc import NUMERIC_FORMATS, NumericSection, numeric_document
     field, fmt = args.field or "passed", s.get("format") or "terminal"
     refuse_unused(VERDICT_ONLY, s, f"a numeric --field ({field})")
-    if fmt not in ("terminal", "json", *NUMERIC_FORMATS):
+    if fmt not in ("terminal", "json", *doc.NUMERIC_FORMATS):
         raise UsageError(f"argument --format: {fmt} cannot show a numeric --field ({field})")
 
     def numbers(path: Any, arm: str, **read: Any) -> Any:
@@ -382,12 +382,12 @@ def _compare_numeric(
         except ValueError as exc:  # too few paired values: say why the field was read as numbers
             raise InputError(f"{why}, so the field is compared as a number, but {exc}") from None
     if fmt in ("terminal", "json"):  # JSON escapes its own strings
-        text = num.numeric_output(results, names, fmt == "json")
+        text = doc.numeric_output(results, names, fmt == "json")
         text = text if fmt == "json" else no_workflow_commands(text, markup=False)
     else:
-        summary = num.holm_lines(num.numeric_holm(results, names)) if len(results) > 1 else []
-        sections = [NumericSection(n, num.numeric_lines(r), r.gates, r.verdict) for r, n in zip(results, names, strict=True)]
-        text = numeric_document(fmt, sections, summary)
+        summary = doc.holm_lines(num.numeric_holm(results, names)) if len(results) > 1 else []
+        sections = [doc.NumericSection(n, doc.numeric_lines(r), r.gates, r.verdict) for r, n in zip(results, names, strict=True)]
+        text = doc.numeric_document(fmt, sections, summary)
     if s.get("output") is not None:
         write_output(Path(s["output"]), text + "\n")
         print(f"report written to {s['output']}", file=sys.stderr)

@@ -1,9 +1,12 @@
-"""Markdown, HTML and JUnit documents of ``ablation compare`` on a numeric ``--field``.
+"""What ``ablation compare`` on a numeric ``--field`` writes, in every format.
 
-The numeric comparison (:mod:`ablation.analysis.numeric`) gives its plain-text lines and its
-gates (:class:`~ablation.report.GateResult`); this module writes them as one document, however
-many AFTER files were compared: a section (JUnit: a ``<testsuite>``) per candidate, then the
-Holm summary lines. User text (task ids, field and file names) is escaped with the report
+A numeric comparison (:mod:`ablation.analysis.numeric`) becomes plain-text lines
+(:func:`numeric_lines`: a long list of ids shows its first :data:`~ablation.render._sections.TABLE_CAP`
+and counts the rest, as the pass-rate report's lists do; the JSON holds every one) and its gates
+(:class:`~ablation.report.GateResult`). :func:`numeric_output` writes the terminal text or the
+JSON; :func:`numeric_document` writes one Markdown, HTML or JUnit document, however many AFTER
+files were compared: a section (JUnit: a ``<testsuite>``) per candidate, then the Holm summary
+lines. User text (task ids, field and file names) is escaped with the report
 renderers' helpers: :func:`ablation.render.markdown.md_cell` / ``md_table``,
 :func:`ablation.render.html.esc` inside :func:`~ablation.render.html.html_page`, and the JUnit
 writer of :mod:`ablation.render.junit` (one ``<testcase>`` per gate: a failed or inconclusive gate
@@ -13,20 +16,26 @@ verdict is ``"fail"`` and the command exits 2).
 
 from __future__ import annotations
 
+import json
 from collections.abc import Sequence
-from typing import NamedTuple
+from typing import Any, NamedTuple
 
+from ablation.analysis.numeric import NumericComparison, numeric_holm
 from ablation.render._ci_safe import no_workflow_commands
-from ablation.render._format import fmt_p
+from ablation.render._format import cap_list, fmt_p
+from ablation.render._sections import TABLE_CAP, more_line
 from ablation.render.html import esc, html_page
 from ablation.render.junit import gate_case, junit_document
 from ablation.render.markdown import md_cell, md_table
-from ablation.report import GateResult
+from ablation.report import REPORT_SCHEMA_VERSION, GateResult
 
-__all__ = ["NUMERIC_FORMATS", "NumericSection", "numeric_document"]
+__all__ = [
+    "NUMERIC_FORMATS", "NumericSection", "gate_line", "holm_lines", "numeric_document", "numeric_lines",
+    "numeric_output", "render_numeric",
+]  # fmt: skip
 
-#: The ``--format`` values a numeric comparison writes here (``json`` and ``terminal`` are text
-#: of :mod:`ablation.analysis.numeric`).
+#: The ``--format`` values :func:`numeric_document` writes (``json`` and ``terminal``:
+#: :func:`numeric_output`).
 NUMERIC_FORMATS = ("markdown", "html", "junit")
 
 _HEADERS = ["gate", "status", "evidence", "p"]
@@ -109,3 +118,75 @@ def numeric_document(fmt: str, sections: Sequence[NumericSection], summary: Sequ
     if fmt == "junit":
         return _junit(sections)
     raise ValueError(f"no numeric document in format {fmt!r} (known: {', '.join(NUMERIC_FORMATS)})")
+
+
+def _listed(ids: Sequence[str], what: str, cap: int) -> str:
+    """``ids`` joined, the first ``cap`` of them and a count of the rest; ``none`` when empty."""
+    shown, more = cap_list(ids, cap)
+    return (", ".join(shown) + (f" {more_line(more, len(ids), what)}" if more else "")) or "none"
+
+
+def numeric_lines(c: NumericComparison, cap: int = TABLE_CAP) -> list[str]:
+    """The plain-text lines of a comparison before its gates (user text unescaped: a renderer
+    escapes it for its format); each list of ids shows its first ``cap``."""
+    ci = (
+        f"{100 * c.confidence_level:g}% CI [{c.ci_low:.4g}, {c.ci_high:.4g}]"
+        if c.ci_low is not None and c.ci_high is not None
+        else str(c.ci_note)
+    )
+    worse, better = ("rise", "drop") if c.lower_is_better else ("drop", "rise")
+    lines = [
+        f"numeric field {c.field!r}{' (lower is better)' if c.lower_is_better else ''}: {c.n_pairs} paired tasks of {c.n_expected or c.n_pairs} expected",
+        f"mean baseline {c.baseline_mean:.4g}, candidate {c.candidate_mean:.4g}, difference "
+        f"{c.mean_difference:+.4g} ({ci}, "
+        f"paired t p = {c.t_pvalue:.3g}; Wilcoxon p = {c.wilcoxon_pvalue:.3g}; sign test p = "
+        f"{c.sign_pvalue:.3g})",
+        f"regressions ({worse} > {c.regression_delta:g}): {_listed(c.regressions, 'regressions', cap)}",
+        f"improvements ({better} > {c.regression_delta:g}): {_listed(c.improvements, 'improvements', cap)}",
+    ]
+    if c.only_baseline or c.only_candidate:
+        lines.append(f"unpaired: baseline only {_listed(c.only_baseline, 'ids', cap)}; "
+                     f"candidate only {_listed(c.only_candidate, 'ids', cap)}")  # fmt: skip
+    lacking = set(c.missing_candidate)
+    neither = [t for t in c.missing_baseline if t in lacking]
+    if neither:
+        lines.append(f"no value in either arm: {_listed(neither, 'ids', cap)}")
+    if c.unknown:
+        lines.append(f"not in --expected-ids (not paired): {_listed(c.unknown, 'ids', cap)}")
+    return lines
+
+
+def gate_line(g: GateResult) -> str:
+    """One gate as a line of text."""
+    return f"gate {g.name}: {g.status.upper()}: {g.evidence}"
+
+
+def render_numeric(c: NumericComparison) -> str:
+    """A short plain-text report of a numeric comparison: its lines, gates and verdict."""
+    return "\n".join([*numeric_lines(c), *map(gate_line, c.gates), f"verdict: {c.verdict.upper()}"])
+
+
+def holm_lines(summary: dict[str, Any]) -> list[str]:
+    """The lines of :func:`~ablation.analysis.numeric.numeric_holm`'s summary."""
+    return [summary["note"]] + [f"  {row['name']}: p = {row['pvalue']:.3g}, Holm p = {row['holm_pvalue']:.3g}"
+                                for row in summary["rows"]]  # fmt: skip
+
+
+def numeric_output(results: list[NumericComparison], names: list[str], as_json: bool) -> str:
+    """What ``compare --field`` prints as text or JSON: each comparison, and with several AFTER
+    files the Holm summary (one JSON document with ``as_json``, its ``document`` naming its kind,
+    every id listed)."""
+    summary = numeric_holm(results, names) if len(results) > 1 else None
+    if as_json:
+        docs = [r.model_dump() for r in results]
+        doc = {**docs[0], "document": "numeric", "schema_version": REPORT_SCHEMA_VERSION} if summary is None else {
+            "document": "numeric candidates", "schema_version": REPORT_SCHEMA_VERSION,
+            "candidates": dict(zip(names, docs, strict=True)), "summary": summary,
+            "verdict": "pass" if all(r.verdict == "pass" for r in results) else "fail",
+        }  # fmt: skip
+        return json.dumps(doc, indent=2)
+    parts = [(f"candidate: {name}\n" if summary is not None else "") + render_numeric(r)
+             for r, name in zip(results, names, strict=True)]  # fmt: skip
+    if summary is not None:
+        parts.append("\n".join(holm_lines(summary)))
+    return "\n\n".join(parts)

@@ -29,8 +29,9 @@ from helpers.cli import run_here
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from ablation.analysis.numeric import arm_runs, compare_numeric, numeric_output, task_means
+from ablation.analysis.numeric import arm_runs, compare_numeric, task_means
 from ablation.columns import results_to_columns
+from ablation.render.numeric_doc import numeric_output
 from ablation.schema import TaskResult
 from ablation.sources.readers import engine
 from ablation.sources.result_files import load_expected_ids, load_results
