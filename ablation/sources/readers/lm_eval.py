@@ -68,6 +68,7 @@ def rows(items: Iterable[tuple[int, Any]], display: str, options: ReadOptions) -
             run=dotted(obj, options.run_field) if options.run_field else None,
             quality=json_numbers((n, obj.get(n)) for n in names if n != field),
             extra=_details(obj),
+            names=(options.key or "doc_id", field),
         )
 
 

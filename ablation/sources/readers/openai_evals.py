@@ -65,6 +65,7 @@ def rows(items: Iterable[tuple[int, Any]], display: str, options: ReadOptions) -
                 output=_present(dotted(obj, "data.sampled")), expected_output=_present(dotted(obj, "data.expected")),
                 input=events[0].get("prompt") if events else None, usage=usage, trace=_trace(events),
             ),
+            names=(options.key or "sample_id", options.field or "data.correct"),
         )
 
 

@@ -103,6 +103,9 @@ class Row:
     quality: dict[str, float] = dc_field(default_factory=dict)
     metrics: dict[str, float] = dc_field(default_factory=dict)
     extra: dict[str, Any] = dc_field(default_factory=dict)
+    #: The id's and the verdict's fields as the reader read them, for messages (``None``: the
+    #: ``--key`` and ``--field`` paths, else ``id`` and ``passed``).
+    names: tuple[str, str] | None = None
 
     def __post_init__(self) -> None:
         if isinstance(self.error_type, str):
@@ -174,9 +177,7 @@ def named_usage(build: Callable[[], U], display: str, line: int, task_id: Any) -
 
 def as_text(value: Any) -> str:
     """A value as the text ``--where`` and ``--pass-values`` compare with (JSON spelling of booleans)."""
-    if isinstance(value, bool):
-        return "true" if value else "false"
-    return str(value).strip()
+    return ("true" if value else "false") if isinstance(value, bool) else str(value).strip()
 
 
 def matches_where(obj: Any, where: Mapping[str, str]) -> bool:
@@ -220,8 +221,8 @@ def checked_rows(
     notes = READ_NOTES.get() if options.pass_values is not None else None
     seen = None if notes is None else notes.setdefault("verdicts", set())
     for row in rows:
-        line = row.line
-        task_id = _task_id(row.task_id, display, line, options.key or "id")
+        id_name, said = (options.key or "id", what) if row.names is None else (row.names[0], f"verdict {row.names[1]!r}")
+        line, task_id = row.line, _task_id(row.task_id, display, row.line, id_name)
 
         def fail(problem: str, task_id: str | None = task_id, line: int = line) -> Exception:
             return file_error(InputError, display, problem, line=line, task_id=task_id)
@@ -232,10 +233,10 @@ def checked_rows(
         run = _run(row.run, fail)
         if options.numeric:
             if row.status == "completed":  # a failed trial has no value (never a guessed one)
-                row.quality = {**row.quality, name: _numeric(row, what, fail)}
+                row.quality = {**row.quality, name: _numeric(row, said, fail)}
             passed = False
         else:
-            passed = _verdict(row, options, mapping, what, fail, seen)
+            passed = _verdict(row, options, mapping, said, fail, seen)
         if (task_id, run) in first:
             raise fail(
                 f"duplicate id {short_repr(task_id)} (run {run}): first on {unit} "
@@ -318,9 +319,7 @@ def row_result(row: Row, task_id: str, run: int, passed: bool, arm: str) -> Task
 
 
 def _where_note(options: ReadOptions) -> str:
-    if not options.where:
-        return ""
-    return " match --where " + ", ".join(f"{k}={v}" for k, v in options.where.items())
+    return " match --where " + ", ".join(f"{k}={v}" for k, v in options.where.items()) if options.where else ""
 
 
 def _task_id(raw: Any, display: str, line: int, key: str) -> str:
