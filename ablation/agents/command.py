@@ -21,6 +21,7 @@ from ablation.agents.forms import (
     DEFAULT_MAX_OUTPUT_BYTES,
     AgentProcessError,
     AgentTimeoutError,
+    _decoder_limit,
     _excerpt,
     _tail,
     interpret_agent_json,
@@ -380,6 +381,12 @@ class CommandAgent:
             raise AgentProcessError(
                 f"{self.name} printed invalid JSON on stdout ({exc.msg} at line {exc.lineno} "
                 f"column {exc.colno}){cut}: {_excerpt(stdout)}",
+                returncode=returncode,
+                stderr=tail,
+            ) from None
+        except (RecursionError, ValueError) as exc:
+            raise AgentProcessError(
+                f"{self.name} printed {_decoder_limit(exc)} on stdout{cut}: {_excerpt(stdout)}",
                 returncode=returncode,
                 stderr=tail,
             ) from None

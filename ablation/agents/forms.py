@@ -20,6 +20,7 @@ This module holds what both share (the error types and the JSON reply protocol);
 
 from __future__ import annotations
 
+import sys
 from typing import Any
 
 from ablation.errors import AblationError, validation_line
@@ -107,6 +108,19 @@ def _tail(data: bytes, limit: int = _STDERR_TAIL_CHARS) -> str:
     """The last ``limit`` characters of a byte stream, decoded leniently and stripped."""
     text = data[-4 * limit :].decode("utf-8", errors="replace").strip()
     return text if len(text) <= limit and len(data) <= 4 * limit else "..." + text[-limit:]
+
+
+def _decoder_limit(exc: RecursionError | ValueError) -> str:
+    """Why :func:`json.loads` refused a reply it would otherwise read, for an error message.
+
+    The standard decoder raises a bare :class:`RecursionError` for nesting deeper than the
+    interpreter's recursion limit and a plain :class:`ValueError` for an integer of more than
+    ``sys.get_int_max_str_digits()`` digits (4300 by default); callers catch
+    :class:`json.JSONDecodeError` and :class:`UnicodeDecodeError` (both ``ValueError`` s) first.
+    """
+    if isinstance(exc, RecursionError):
+        return "JSON nested too deeply to decode"
+    return f"a JSON number too large to decode (an integer over {sys.get_int_max_str_digits()} digits)"
 
 
 def interpret_agent_json(value: Any, source: str) -> Any:

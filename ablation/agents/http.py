@@ -18,6 +18,7 @@ from ablation.agents.forms import (
     AgentConnectionError,
     AgentHttpError,
     AgentTimeoutError,
+    _decoder_limit,
     _excerpt,
     interpret_agent_json,
 )
@@ -239,8 +240,12 @@ class HttpAgent:
             ) from None
         try:
             value = json.loads(raw.decode(charset))
-        except (UnicodeDecodeError, LookupError, json.JSONDecodeError) as exc:
-            reason = exc.msg if isinstance(exc, json.JSONDecodeError) else str(exc)
+        except (UnicodeDecodeError, LookupError, json.JSONDecodeError, RecursionError, ValueError) as exc:
+            reason = (
+                exc.msg if isinstance(exc, json.JSONDecodeError)
+                else str(exc) if isinstance(exc, UnicodeDecodeError | LookupError)
+                else _decoder_limit(exc)
+            )  # fmt: skip
             raise AgentHttpError(
                 f"{self.name}: HTTP {status} response is not JSON ({reason}): {_excerpt(raw)}",
                 status=status,
@@ -252,6 +257,7 @@ class HttpAgent:
 
         Raises:
             _TooLarge: the body (declared or read) is longer than the cap.
+            http.client.IncompleteRead: the connection closed before the declared Content-Length.
             TimeoutError: ``deadline`` passed before the body ended.
             AgentHttpError: the response declares a Content-Length that is not a length.
         """
@@ -269,6 +275,12 @@ class HttpAgent:
                 raise _TooLarge
             if time.monotonic() > deadline:
                 raise TimeoutError
+        # read1 ends quietly when the connection closes before the declared Content-Length;
+        # http.client's ``length`` still counts the bytes that never came. The start of a body is
+        # no answer (``12`` of ``12345`` is even valid JSON).
+        missing = getattr(response, "length", None)
+        if missing:
+            raise http.client.IncompleteRead(bytes(data), missing)
         return bytes(data)
 
     def _timeout(self) -> AgentTimeoutError:
