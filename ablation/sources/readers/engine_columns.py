@@ -47,8 +47,8 @@ from ablation.sources.readers.rows import READ_NOTES, ReadOptions
 
 __all__ = ["read_columns", "read_table"]
 
-#: The row path's :data:`~ablation.sources.readers.generic.CSV_NUMBER` for RE2, ASCII digits only.
-_NUMBER = "^(?:" + CSV_NUMBER.pattern.replace(r"\d", "[0-9]") + ")$"
+#: The row path's :data:`~ablation.sources.readers.generic.CSV_NUMBER`, anchored for RE2.
+_NUMBER = "^(?:" + CSV_NUMBER.pattern + ")$"
 _TRUE = ("true", "1", "1.0", "pass", "passed", "yes")
 _FALSE = ("false", "0", "0.0", "fail", "failed", "no")
 _SLICE = 1 << 16  # ids converted or compared at a time (:func:`arrow_ids`)

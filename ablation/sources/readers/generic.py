@@ -132,15 +132,20 @@ def _unit(name: str, value: Any, fail: Callable[[str], Exception], csv_cells: bo
 
 
 def number(value: Any, name: str, fail: Callable[[str], Exception]) -> float:
-    """A finite float from a JSON number or a numeric string; anything else fails."""
+    """A finite float from a JSON number or a text in :data:`CSV_NUMBER`'s syntax; anything else
+    fails, naming the value: a text that only Python's ``float`` reads (``1_000``, digits of
+    another script) is refused rather than read by one tool's rules."""
     if isinstance(value, bool) or not isinstance(value, int | float | str):
         raise fail(f"{name!r} is not a number: {short_repr(value)}")
+    text = value.strip() if isinstance(value, str) else None
     try:
-        result = float(value.strip() if isinstance(value, str) else value)
+        result = float(value if text is None else text)
     except (ValueError, OverflowError):
         raise fail(f"{name!r} is not a number: {short_repr(value)}") from None
     if not usable_number(result):
         raise fail(f"{name!r} is not a finite number below {VALUE_LIMIT:g} in magnitude: {short_repr(value)}")
+    if text is not None and CSV_NUMBER.fullmatch(text) is None:
+        raise fail(f"{name!r} is not a number in the files' syntax (digits, a point, an exponent): {short_repr(value)}")
     return result
 
 

@@ -34,7 +34,7 @@ _UNUSABLE = f"is not a finite number below {VALUE_LIMIT:g} in magnitude"
 
 #: A text (stripped) that spells a number: a CSV verdict cell that is one makes the field numeric,
 #: and any other CSV cell that is one is a metric (``generic.CSV_NUMBER`` is this pattern).
-NUMBER_TEXT = re.compile(r"[+-]?(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?")
+NUMBER_TEXT = re.compile(r"[+-]?(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][+-]?[0-9]+)?")  # ASCII digits only
 
 #: Returned by :func:`dotted` when a path does not resolve.
 MISSING: Any = object()
@@ -155,8 +155,8 @@ def text_number(value: Any) -> float | None:
     """The number a text spells in CSV's number syntax, as a float; ``None`` for anything else.
 
     The text, stripped, must match :data:`NUMBER_TEXT`: ``0.4``, ``-3``, ``1e-3``, ``.5``; not
-    ``nan``, ``inf``, ``1_000`` or an empty text. A number past the float range reads as an
-    infinity, which the callers refuse as they refuse a JSON one.
+    ``nan``, ``inf``, ``1_000``, digits of another script or an empty text. A number past the
+    float range reads as an infinity, which the callers refuse as they refuse a JSON one.
     """
     if not isinstance(value, str) or NUMBER_TEXT.fullmatch(text := value.strip()) is None:
         return None
