@@ -37,8 +37,8 @@ class _TooLarge(AblationError):
 
 
 def _content_length(declared: str, name: str, status: int) -> int:
-    """A Content-Length header's length: ASCII digits, or a list of one such value repeated
-    (RFC 9110 section 8.6); anything else (``"²"``, a digit to :meth:`str.isdigit` that
+    """A Content-Length header's length: ASCII digits, or a list of one such value repeated, in one
+    field line or several (RFC 9110 section 8.6); anything else (``"²"``, a digit to :meth:`str.isdigit` that
     :class:`int` refuses, too) frames the response wrongly and is the call's error.
 
     Raises:
@@ -262,7 +262,10 @@ class HttpAgent:
             AgentHttpError: the response declares a Content-Length that is not a length.
         """
         cap = self.max_output_bytes
-        declared = response.headers.get("Content-Length")
+        # Repeated field lines are one comma-separated list (RFC 9110 section 5.3); http.client
+        # would frame the body by the first alone.
+        lines = response.headers.get_all("Content-Length")
+        declared = None if lines is None else ",".join(lines)
         if declared is not None and response.headers.get("Transfer-Encoding") is None:
             length = _content_length(declared, self.name, int(response.status))
             if length > cap:

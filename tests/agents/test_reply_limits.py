@@ -7,7 +7,8 @@ digits. A command or HTTP agent replying so must fail with the agent's own error
 
 An HTTP response whose connection closes before its declared ``Content-Length`` is a dropped
 response (:class:`AgentConnectionError`, retried by default), never an answer: the first bytes of
-``12345`` are the valid JSON ``12``. The replies come from real processes and a real socket server.
+``12345`` are the valid JSON ``12``. Nor is a body framed by the first of two Content-Length lines
+that disagree. The replies come from real processes and a real socket server.
 """
 
 from __future__ import annotations
@@ -148,3 +149,52 @@ def test_the_engine_records_a_cut_body_as_the_trials_error(serve: Callable[[int,
     for r in results:
         assert r.status == "error" and r.passed is False and r.output is None
         assert r.error is not None and r.error.startswith("AgentConnectionError: svc: ")
+
+
+def _answer_raw(conn: socket.socket, response: bytes) -> None:
+    with conn:
+        conn.settimeout(5)
+        try:
+            _request(conn)
+            conn.sendall(response)
+            conn.shutdown(socket.SHUT_WR)
+            conn.recv(1)
+        except OSError:
+            return
+
+
+@pytest.fixture
+def serve_raw(monkeypatch: pytest.MonkeyPatch) -> Iterator[Callable[[bytes], str]]:
+    """``serve_raw(response)``: the URL of a server answering every request with ``response``."""
+    for var in ("no_proxy", "NO_PROXY"):
+        monkeypatch.setenv(var, "*")
+    listener = socket.create_server(("127.0.0.1", 0))
+
+    def start(response: bytes) -> str:
+        def accept() -> None:
+            while True:
+                try:
+                    conn, _ = listener.accept()
+                except OSError:
+                    return
+                threading.Thread(target=_answer_raw, args=(conn, response), daemon=True).start()
+
+        threading.Thread(target=accept, daemon=True).start()
+        return f"http://127.0.0.1:{listener.getsockname()[1]}/"
+
+    yield start
+    listener.close()
+
+
+def test_content_length_lines_that_disagree_are_the_calls_error(serve_raw: Callable[[bytes], str]) -> None:
+    """Two Content-Length lines are one list (RFC 9110 sections 5.3, 8.6): 2 and 5 frame no body;
+    by the first line alone the body was ``12`` of ``12345``."""
+    response = b"HTTP/1.1 200 OK\r\nContent-Length: 2\r\nContent-Length: 5\r\n\r\n12345"
+    with pytest.raises(AgentHttpError, match="bad Content-Length") as caught:
+        HttpAgent(serve_raw(response), name="svc").run(1)
+    assert caught.value.status == 200
+
+
+def test_content_length_lines_that_agree_are_that_length(serve_raw: Callable[[bytes], str]) -> None:
+    response = b"HTTP/1.1 200 OK\r\nContent-Length: 5\r\nContent-Length: 5\r\n\r\n12345"
+    assert HttpAgent(serve_raw(response)).run(1) == 12345
