@@ -240,10 +240,11 @@ class HttpAgent:
             ) from None
         try:
             value = json.loads(raw.decode(charset))
-        except (UnicodeDecodeError, LookupError, json.JSONDecodeError, RecursionError, ValueError) as exc:
+        # UnicodeError: a bad byte, or a codec that fails as such ("undefined", "punycode").
+        except (UnicodeError, LookupError, json.JSONDecodeError, RecursionError, ValueError) as exc:
             reason = (
                 exc.msg if isinstance(exc, json.JSONDecodeError)
-                else str(exc) if isinstance(exc, UnicodeDecodeError | LookupError)
+                else str(exc) if isinstance(exc, UnicodeError | LookupError)
                 else _decoder_limit(exc)
             )  # fmt: skip
             raise AgentHttpError(

@@ -198,3 +198,16 @@ def test_content_length_lines_that_disagree_are_the_calls_error(serve_raw: Calla
 def test_content_length_lines_that_agree_are_that_length(serve_raw: Callable[[bytes], str]) -> None:
     response = b"HTTP/1.1 200 OK\r\nContent-Length: 5\r\nContent-Length: 5\r\n\r\n12345"
     assert HttpAgent(serve_raw(response)).run(1) == 12345
+
+
+@pytest.mark.parametrize("charset", ["undefined", "punycode"])
+def test_a_charset_whose_codec_fails_is_not_json(serve_raw: Callable[[bytes], str], charset: str) -> None:
+    """These codecs raise a bare UnicodeError (no UnicodeDecodeError) for any body."""
+    with pytest.raises(UnicodeError) as reference:
+        b'"ok"'.decode(charset)
+    assert not isinstance(reference.value, UnicodeDecodeError)
+    response = (b"HTTP/1.1 200 OK\r\nContent-Type: application/json; charset=" + charset.encode()
+                + b'\r\nContent-Length: 4\r\n\r\n"ok"')  # fmt: skip
+    with pytest.raises(AgentHttpError, match=f"not JSON .*'{charset}' codec") as caught:
+        HttpAgent(serve_raw(response), name="svc").run(1)
+    assert caught.value.status == 200
