@@ -101,6 +101,8 @@ class _DeadlineConnection:
     sock: Any
     timeout: Any
     _deadline: float
+    #: The server stopped reading the request; the rest of it is not sent.
+    _cut_off: bool = False
 
     def connect(self) -> None:
         remaining = self._deadline - time.monotonic()
@@ -110,6 +112,18 @@ class _DeadlineConnection:
         super().connect()  # type: ignore[misc]
         # sendall's timeout bounds the whole send (Python >= 3.5).
         self.sock.settimeout(max(self._deadline - time.monotonic(), 0.001))
+
+    def send(self, data: Any) -> None:
+        """Send, unless the server stopped reading the request: a server that refuses a large
+        input answers (413, say) and closes before reading it all, and that answer, still to be
+        read, is the call's outcome. A server that closed without one fails the read that follows.
+        """
+        if self._cut_off:
+            return
+        try:
+            super().send(data)  # type: ignore[misc]
+        except (BrokenPipeError, ConnectionResetError):
+            self._cut_off = True
 
 
 class _DeadlineHandler(urllib.request.AbstractHTTPHandler):
@@ -151,6 +165,9 @@ class HttpAgent:
     body for the message. The whole call (connection, request, status line, headers and body)
     ends within ``timeout_s``: every read waits at most until that deadline, so a download the
     engine abandoned after its own timeout (a server trickling bytes, even header lines) stops.
+    A server that answers before reading the whole request (a 413 for a large input) and closes
+    gets the rest of it unsent, and its answer is the call's outcome; a body cut before its
+    ``Content-Length`` is a dropped response (:class:`AgentConnectionError`).
 
     Args:
         url: An ``http://`` or ``https://`` URL.
