@@ -251,8 +251,9 @@ def _check_growth(produced: int, consumed: int, display: str, cls: ErrorType, ma
         )  # fmt: skip
 
 
-class RepeatedMember(ValueError):
-    """An object of the JSON text names one member twice (raised by :func:`decode_json`)."""
+class RepeatedMember(InputError):
+    """An object of the JSON text names one member twice (raised by :func:`decode_json`; the
+    loaders raise it again as a one-line error naming the file and line)."""
 
     def __init__(self, name: str) -> None:
         super().__init__(name)
