@@ -24,6 +24,7 @@ from ablation.store.format import (
     DDL,
     MIGRATIONS,
     NEWEST_FIRST,
+    REDEFINED_TRIGGERS,
     SCHEMA_VERSION,
     check_text,
     damaged,
@@ -108,7 +109,7 @@ class StoreConnection:
             conn.execute("PRAGMA synchronous=NORMAL")
             conn.execute("PRAGMA foreign_keys=ON")
             conn.executescript(
-                f"BEGIN IMMEDIATE;{_migrations(version)}{DDL}INSERT OR IGNORE INTO meta (key, value)"
+                f"BEGIN IMMEDIATE;{_migrations(version)}{_redefined(conn)}{DDL}INSERT OR IGNORE INTO meta (key, value)"
                 f" VALUES ('schema_version', '{SCHEMA_VERSION}'); COMMIT;"
             )
         except (OSError, sqlite3.Error, StoreError) as exc:
@@ -305,6 +306,19 @@ class StoreConnection:
     def _require(self, conn: sqlite3.Connection, campaign_id: str) -> None:
         if not self._exists(conn, campaign_id):
             raise self._unknown(conn, campaign_id)
+
+
+def _redefined(conn: sqlite3.Connection) -> str:
+    """The SQL that drops the triggers of :data:`~ablation.store.format.REDEFINED_TRIGGERS`
+    stored with an older definition, for :data:`~ablation.store.format.DDL` to create anew
+    (``IF EXISTS``: another process may have replaced one meanwhile)."""
+    sql = "SELECT name, sql FROM sqlite_master WHERE type = 'trigger' AND tbl_name = 'trials'"
+    stored = dict(conn.execute(sql).fetchall())
+    return "".join(
+        f"DROP TRIGGER IF EXISTS {name};"
+        for name, fragment in REDEFINED_TRIGGERS.items()
+        if name in stored and fragment not in str(stored[name])
+    )
 
 
 def _migrations(version: int | None) -> str:

@@ -87,7 +87,8 @@ CREATE TRIGGER IF NOT EXISTS trials_inserted AFTER INSERT ON trials BEGIN
     DO UPDATE SET n = n + 1, rowid_sum = rowid_sum + excluded.rowid_sum; END;
 CREATE TRIGGER IF NOT EXISTS trials_deleted AFTER DELETE ON trials BEGIN
     UPDATE trial_counts SET n = n - 1, rowid_sum = rowid_sum - OLD.rowid
-    WHERE campaign_id = OLD.campaign_id AND arm = OLD.arm; END;
+    WHERE campaign_id = OLD.campaign_id AND arm = OLD.arm;
+    DELETE FROM arm_snapshots WHERE campaign_id = OLD.campaign_id; END;
 CREATE TRIGGER IF NOT EXISTS trials_updated AFTER UPDATE ON trials BEGIN
     UPDATE trial_counts SET n = n - 1, rowid_sum = rowid_sum - OLD.rowid
     WHERE campaign_id = OLD.campaign_id AND arm = OLD.arm;
@@ -100,6 +101,11 @@ CREATE TABLE IF NOT EXISTS task_details (
     task_id TEXT NOT NULL, input_json TEXT NOT NULL, expected_json TEXT NOT NULL,
     PRIMARY KEY (campaign_id, task_id));
 """
+#: Triggers that stores of schema 5 were first written with and :data:`DDL` now defines anew:
+#: ``name -> a fragment of the current definition``; a writable open drops one whose stored SQL
+#: lacks it, and :data:`DDL` creates it again (``trials_deleted`` once kept the counts only, so
+#: a row deleted and inserted again under its ``rowid`` left the snapshot in use).
+REDEFINED_TRIGGERS: dict[str, str] = {"trials_deleted": "arm_snapshots"}
 INSERT_TRIAL = (
     "INSERT INTO trials (campaign_id, task_id, arm, run, status, passed, latency_s, wall_s,"
     " attempts, cost, category, critical, error_type, result_json, tokens)"

@@ -28,9 +28,10 @@ Rows are in ``(task_id, run)`` order, the rows' primary key order. A snapshot is
 the rows when a campaign ends ``complete`` and by a columnar read of a writable store that finds
 none current (see :class:`~ablation.store.columns.ColumnReader`), together with the rows'
 fingerprint at that moment: their count and the sum of their ``rowid``, as the ``trial_counts``
-triggers keep them. It is used only while the fingerprint is the same (any insert or delete
-changes it), and an ``UPDATE`` of a trial row deletes its campaign's snapshots (a trigger); a
-missing or stale snapshot is never read.
+triggers keep them. It is used only while the fingerprint is the same (any insert changes it),
+and a ``DELETE`` or ``UPDATE`` of a trial row deletes its campaign's snapshots (triggers: a row
+deleted and inserted again under its ``rowid`` keeps the fingerprint); a missing or stale
+snapshot is never read.
 """
 
 from __future__ import annotations
