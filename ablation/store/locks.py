@@ -51,7 +51,13 @@ _FLOCK: tuple[str, int] | None = (
 
 
 def lock_path(store_path: Path, campaign_id: str) -> Path:
-    """The lock file of a campaign: ``<store>.<campaign_id>.lock`` beside the store."""
+    """The lock file of a campaign: ``<store>.<campaign_id>.lock`` beside the store.
+
+    Raises:
+        ValueError: for an id that cannot name a file (a NUL character, a ``/``).
+    """
+    if "\x00" in campaign_id:  # the OS refuses it in every call, os.path.realpath included
+        raise ValueError(f"a file name cannot hold a NUL character: {campaign_id!r}")
     return store_path.with_name(f"{store_path.name}.{campaign_id}.lock")
 
 
@@ -108,7 +114,13 @@ class CampaignLock:
     """
 
     def __init__(self, store_path: Path, campaign_id: str) -> None:
-        self.path = lock_path(store_path, campaign_id)
+        try:
+            self.path = lock_path(store_path, campaign_id)
+        except ValueError:
+            raise StoreError(
+                f"campaign {campaign_id!r} in {store_path} cannot be run: its id cannot name a "
+                "lock file"
+            ) from None
         self._fd: int | None = None
         with _GUARD:
             self._take(store_path, campaign_id)
