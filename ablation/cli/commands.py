@@ -51,7 +51,7 @@ def _run(args: argparse.Namespace, stream: TextIO) -> int:
     config = campaign_config(s)
     tasks = open_suite(args.suite)  # a JSONL suite is streamed, pass by pass
     # Agents are named by their spec, so a resume from the same command line matches.
-    baseline, *candidates = user_code.load_agents([args.baseline, *args.candidate], s)
+    baseline, *candidates = user_code.load_agents([args.baseline, *args.candidate], s, config.timeout_s)
     scorers = user_code.scorers(s.get("quality") or [], s)
     if s.get("no_store") and (args.resume or args.reuse_baseline):
         raise UsageError("--resume and --reuse-baseline need a store (drop --no-store)")

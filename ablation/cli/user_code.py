@@ -67,10 +67,11 @@ def agent_name(spec: str) -> str:
     return spec
 
 
-def load_agents(specs: list[str], s: dict[str, Any]) -> list[Any]:
+def load_agents(specs: list[str], s: dict[str, Any], timeout_s: float | None = None) -> list[Any]:
     """Each spec as an agent named by its spec (a resume from the same command line matches).
 
-    ``cmd:`` agents get the ``--max-output-bytes`` cap, and inherit only the variables of
+    A URL's agent waits up to ``timeout_s`` (the campaign's ``--timeout``) per call, not its own
+    default. ``cmd:`` agents get the ``--max-output-bytes`` cap, and inherit only the variables of
     :data:`~ablation.agents.command.SAFE_ENV` plus those named by ``--agent-env`` (patterns;
     ``--agent-env '*'`` inherits everything): an API key or a CI token reaches a command only
     when named.
@@ -82,6 +83,6 @@ def load_agents(specs: list[str], s: dict[str, Any]) -> list[Any]:
     cap = s.get("max_output_bytes")
     allowed = (*SAFE_ENV, *(s.get("agent_env") or ()))
     return [
-        as_agent(load_agent(spec, max_output_bytes=cap, inherit_env=allowed), name=agent_name(spec))
+        as_agent(load_agent(spec, max_output_bytes=cap, inherit_env=allowed, timeout_s=timeout_s), name=agent_name(spec))
         for spec in specs
     ]

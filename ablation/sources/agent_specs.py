@@ -30,7 +30,8 @@ __all__ = ["load_agent"]
 
 
 def load_agent(
-    spec: str, *, max_output_bytes: int | None = None, inherit_env: Sequence[str] | None = None
+    spec: str, *, max_output_bytes: int | None = None, inherit_env: Sequence[str] | None = None,
+    timeout_s: float | None = None,
 ) -> Any:
     """Resolve an agent spec to the object it names (wrap it with :func:`~ablation.agents.as_agent`).
 
@@ -42,6 +43,9 @@ def load_agent(
         max_output_bytes: For ``cmd:``, the cap on its stdout (default: the agent's own).
         inherit_env: For ``cmd:``, the environment variables (shell-style patterns) the command
             inherits; ``None`` inherits the whole environment.
+        timeout_s: For a URL, the agent's own time limit per call (``ablation run`` gives its
+            ``--timeout``, so that the call is not cut before the trial's limit); ``None``: the
+            agent's default.
 
     Returns:
         The named object, a :class:`CommandAgent` or an :class:`HttpAgent`.
@@ -66,9 +70,8 @@ def load_agent(
             options["max_output_bytes"] = max_output_bytes
         return CommandAgent(argv, **options)
     if text.lower().startswith(("http://", "https://")):
-        if max_output_bytes is None:
-            return HttpAgent(text)
-        return HttpAgent(text, max_output_bytes=max_output_bytes)
+        given: dict[str, Any] = {"max_output_bytes": max_output_bytes, "timeout_s": timeout_s}
+        return HttpAgent(text, **{name: value for name, value in given.items() if value is not None})
     py_attr = split_py_attr(text)
     if py_attr is not None or text.endswith(".py"):
         file, attr = py_attr if py_attr is not None else (text, "")
