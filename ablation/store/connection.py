@@ -74,7 +74,8 @@ class StoreConnection:
 
     Raises:
         StoreError: if the path is a directory, the file cannot be opened, is not a SQLite
-            database, was written by a newer ``ablation`` (its schema version is above
+            database (or, opened to write, one with tables but no ablation schema version), was
+            written by a newer ``ablation`` (its schema version is above
             :data:`SCHEMA_VERSION`), or (read only) stays locked by another process for longer
             than :data:`READ_ONLY_LOCK_WAIT_S`.
     """
@@ -103,6 +104,11 @@ class StoreConnection:
                 str(path), timeout=30.0, isolation_level=None, check_same_thread=False
             )
             version = self._check_version(conn)
+            if version is None and conn.execute("SELECT 1 FROM sqlite_master").fetchone():
+                raise StoreError(  # tables and no schema version: not a store ablation wrote
+                    f"{self.path} is a SQLite database of another program, not a run store: "
+                    "pass another --store"
+                )
             if str(path) == ":memory:":  # in memory only: no temporary file for big sorts either
                 conn.execute("PRAGMA temp_store=MEMORY")
             conn.execute("PRAGMA journal_mode=WAL")
