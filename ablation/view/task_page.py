@@ -1,7 +1,8 @@
 """The page of one task of one campaign: every trial of both arms side by side, and a word diff.
 
-A trial shows its status, verdict, latency, attempts, cost, tokens, quality and metrics, its
-error and traceback, the verifier's note and its output (text as it is, anything else as
+A trial shows its status, verdict, latency, attempts, cost (with its currency), tokens, quality
+and metrics (a trial with a usage says ``unknown`` for a cost, token total or token count it does
+not know: never 0, never a missing row beside an arm that has it), its error and traceback, the verifier's note and its output (text as it is, anything else as
 indented JSON); any other field a trial carries (usage, traces) is shown as JSON under its own
 name, and list-valued ones that both arms' first runs carry (traces) side by side, the first
 divergent step marked (:mod:`ablation.view.traces`). A trial whose spans went beyond the per-trial
@@ -28,7 +29,7 @@ from collections import Counter
 from typing import Any
 from urllib.parse import parse_qsl, urlsplit
 
-from ablation.outputs import joined_models, usage_metrics
+from ablation.outputs import USAGE_METRICS, joined_models, usage_metrics
 from ablation.render._format import DASH, fmt_float, fmt_seconds, output_text, truncate
 from ablation.report import AblationReport
 from ablation.schema import TaskResult
@@ -115,24 +116,62 @@ def _heading(t: TaskResult, name: str, cut: bool) -> str:
     return name
 
 
+#: What a trial's unknown cost or token count is shown as (the report's wording for a cost).
+UNKNOWN_COST = "unknown (none stated, or a model without a price)"
+UNKNOWN_TOKENS = "unknown (the usage states no count)"
+#: The mark of a figure counted from a truncated trace.
+CUT_MARK = " (truncated trace)"
+
+
+def _unknown(what: str) -> str:
+    return f'<span class="unknown">{markup.esc(what)}</span>'
+
+
+def _usage_facts(t: TaskResult, cut: bool) -> list[list[str]]:
+    """The trial's cost (with its currency) and tokens; a trial with a usage whose cost or
+    token total is not known says ``unknown`` (the report's "tokens unknown"), never leaving the
+    row out beside an arm that has it, nor writing 0. A trial without usage or cost (an agent
+    that reports neither) has neither row."""
+    facts = []
+    if t.cost is not None:
+        currency = f" {t.cost_currency}" if t.cost_currency else ""
+        facts.append(["cost", markup.esc(fmt_float(t.cost) + currency)])
+    elif t.usage is not None:
+        facts.append(["cost", _unknown(UNKNOWN_COST)])
+    if t.tokens is not None:
+        usage = t.usage
+        from_usage = cut and usage is not None and t.tokens == usage.total_tokens
+        facts.append(["tokens", str(t.tokens) + (CUT_MARK if from_usage else "")])
+    elif t.usage is not None:
+        facts.append(["tokens", _unknown(UNKNOWN_TOKENS)])
+    return facts
+
+
+def _unknown_counts(t: TaskResult) -> dict[str, None]:
+    """The usage metrics (:data:`~ablation.outputs.USAGE_METRICS`) the trial's usage leaves
+    unknown (``None``), each shown as ``unknown``: :func:`~ablation.outputs.usage_metrics` leaves
+    such a count out of the metrics rather than write 0, and the row would vanish."""
+    if t.usage is None:
+        return {}
+    return {name: None for name in USAGE_METRICS if getattr(t.usage, name) is None and name not in t.metrics}
+
+
 def _trial(t: TaskResult) -> str:
     extra = _extra(t)
     cut = _usage_from_cut_trace(t)
     derived = usage_metrics(t.usage) if cut and t.usage is not None else {}
-    mark = " (truncated trace)"
     facts = [
         ["verdict", _verdict(t)],
         ["latency", markup.esc(fmt_seconds(t.latency_s))],
         ["attempts", str(t.attempts)],
     ]
-    if t.cost is not None:
-        facts.append(["cost", markup.esc(fmt_float(t.cost))])
-    if t.tokens is not None:
-        usage = t.usage
-        from_usage = cut and usage is not None and t.tokens == usage.total_tokens
-        facts.append(["tokens", str(t.tokens) + (mark if from_usage else "")])
-    for name, value in sorted({**t.quality, **t.metrics}.items()):
-        tag = mark if name in t.metrics and derived.get(name) == value else ""
+    facts.extend(_usage_facts(t, cut))
+    named = {**_unknown_counts(t), **t.quality, **t.metrics}
+    for name, value in sorted(named.items()):
+        if value is None:
+            facts.append([markup.esc(name), _unknown(UNKNOWN_TOKENS)])
+            continue
+        tag = CUT_MARK if name in t.metrics and derived.get(name) == value else ""
         facts.append([markup.esc(name), markup.esc(fmt_float(value) + tag)])
     parts = [markup.table(["", ""], facts, cls="facts")]
     if t.error is not None:
