@@ -3,7 +3,9 @@
 Each function takes the :class:`~ablation.view.catalog.Catalog` and the request's parameters and
 returns a whole page (:func:`~ablation.view.markup.layout`). The figures come from the campaign's
 report, the same :class:`~ablation.report.AblationReport` ``ablation report --format json``
-prints, with the method names beside them.
+prints, with the method names beside them. The verdict of a campaign that did not complete says
+how many trials it is of (the report's count), since a running campaign's status line, polled,
+goes on counting while the figures stay those of the page's build.
 """
 
 from __future__ import annotations
@@ -132,8 +134,7 @@ def campaign_page(catalog: Catalog, campaign_id: str) -> str:
     ], cls="meta")  # fmt: skip
     body = (
         f'{state}<div class="verdict {markup.esc(report.verdict)}" id="verdict">'
-        f"{'Verdict' if record.status == 'complete' else 'Verdict of the trials so far (the campaign did not complete)'} "
-        f"{markup.verdict_badge(report.verdict)} {markup.esc(summary_sentence(report))}</div>"
+        f"{_verdict_title(report, record)} {markup.verdict_badge(report.verdict)} {markup.esc(summary_sentence(report))}</div>"
         f'<p class="shortcuts">{shortcuts}</p>{meta}<h2>Gates</h2>{markup.gates(report)}'
         f"{markup.sequential(report)}<h2>Headline</h2>{markup.headline(report)}"
         f"{_categories(report, tasks)}{_errors(report)}"
@@ -142,6 +143,22 @@ def campaign_page(catalog: Catalog, campaign_id: str) -> str:
     refresh = markup.campaign_url(campaign_id).replace("/campaign/", "/api/campaign/", 1) + "/progress"
     return markup.layout(
         f"Campaign {campaign_id}", body, store=str(catalog.path), refresh=refresh if running else ""
+    )
+
+
+def _verdict_title(report: AblationReport, record: CampaignRecord) -> str:
+    """``Verdict``; for a campaign that did not complete, also how many trials the verdict is of
+    (the report's), which a running campaign's status line, polled, soon outgrows."""
+    if record.status == "complete":
+        return "Verdict"
+    counted = report.baseline.n_trials + report.candidate.n_trials
+    later = (
+        ": it is running, reload the page for a newer verdict (it reloads itself when the run ends)"
+        if record.status == "running" else ""
+    )  # fmt: skip
+    return (
+        "Verdict of the trials so far (the campaign did not complete; of the "
+        f'<span id="verdict-trials">{counted}</span> trials stored when this page was built{later})'
     )
 
 
