@@ -28,13 +28,13 @@ from ablation.render._format import (
     fmt_pp,
     fmt_ratio,
 )
-from ablation.render._sections import counted
+from ablation.render._sections import METRIC_HEADERS, arm_rows, counted, metric_notes, metric_rows
 from ablation.render._sequential import SEQUENTIAL_TITLE, sequential_note, sequential_rows
 from ablation.render.html import esc
 from ablation.report import AblationReport, Interval
 
 __all__ = [
-    "LIST_CAP", "LONG_WORD", "damaged", "distinct", "esc", "figure", "interval", "layout", "link",
+    "LIST_CAP", "LONG_WORD", "arms_and_metrics", "damaged", "distinct", "esc", "figure", "interval", "layout", "link",
     "long_word", "more", "number", "pct", "sequential", "table", "text", "url", "verdict_badge",
 ]  # fmt: skip
 
@@ -240,6 +240,22 @@ def gates(report: AblationReport) -> str:
         for g in report.gates
     ]  # fmt: skip
     return table(["gate", "status", "evidence", "p", "adjusted p"], rows, tid="gates")
+
+
+def arms_and_metrics(report: AblationReport) -> str:
+    """The report's arm summaries (errors, latency, cost: a cost some trials did not state is
+    said to be, never summed as 0) and paired metrics (latency, cost, token usage, quality), with
+    their notes: the renderers' own rows (``ablation report``'s Arms and Paired metrics)."""
+    rows = [[esc(cell) for cell in row] for row in arm_rows(report)]
+    out = "<h2>Arms</h2>" + table(["", "baseline", "candidate"], rows, tid="arms")
+    metrics = [[esc(cell) for cell in row] for row in metric_rows(report)]
+    if metrics:
+        notes = "".join(f'<p class="note">{esc(n)}</p>' for n in metric_notes(report))
+        out += (
+            "<h2>Paired metrics (pairs where both trials completed)</h2>"
+            + table(list(METRIC_HEADERS), metrics, tid="metrics") + notes
+        )
+    return out
 
 
 def damaged(errors: Iterable[Exception]) -> str:

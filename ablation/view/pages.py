@@ -17,7 +17,6 @@ from collections.abc import Mapping
 from ablation.errors import StoreError
 from ablation.render._breakdowns import CATEGORY_RULE, shown_categories
 from ablation.render._format import fmt_p, fmt_pp, fmt_seconds, summary_sentence, truncate
-from ablation.render._sections import METRIC_HEADERS, arm_rows, metric_notes, metric_rows
 from ablation.report import AblationReport
 from ablation.store import CampaignRecord
 from ablation.view import markup
@@ -139,7 +138,7 @@ def campaign_page(catalog: Catalog, campaign_id: str) -> str:
         f"{_verdict_title(report, record)} {markup.verdict_badge(report.verdict)} {markup.esc(summary_sentence(report))}</div>"
         f'<p class="shortcuts">{shortcuts}</p>{meta}<h2>Gates</h2>{markup.gates(report)}'
         f"{markup.sequential(report)}<h2>Headline</h2>{markup.headline(report)}"
-        f"{_arms_and_metrics(report)}{_categories(report, tasks)}{_errors(report)}"
+        f"{markup.arms_and_metrics(report)}{_categories(report, tasks)}{_errors(report)}"
         f"{_excluded(report, markup.campaign_url(campaign_id, 'task'))}"
     )
     refresh = markup.campaign_url(campaign_id).replace("/campaign/", "/api/campaign/", 1) + "/progress"
@@ -162,22 +161,6 @@ def _verdict_title(report: AblationReport, record: CampaignRecord) -> str:
         "Verdict of the trials so far (the campaign did not complete; of the "
         f'<span id="verdict-trials">{counted}</span> trials stored when this page was built{later})'
     )
-
-
-def _arms_and_metrics(report: AblationReport) -> str:
-    """The report's arm summaries (errors, latency, cost: a cost some trials did not state is
-    said to be, never summed as 0) and paired metrics (latency, cost, token usage, quality), with
-    their notes: the renderers' own rows (``ablation report``'s Arms and Paired metrics)."""
-    rows = [[markup.esc(cell) for cell in row] for row in arm_rows(report)]
-    out = "<h2>Arms</h2>" + markup.table(["", "baseline", "candidate"], rows, tid="arms")
-    metrics = [[markup.esc(cell) for cell in row] for row in metric_rows(report)]
-    if metrics:
-        notes = "".join(f'<p class="note">{markup.esc(n)}</p>' for n in metric_notes(report))
-        out += (
-            "<h2>Paired metrics (pairs where both trials completed)</h2>"
-            + markup.table(list(METRIC_HEADERS), metrics, tid="metrics") + notes
-        )
-    return out
 
 
 def _categories(report: AblationReport, tasks: str) -> str:

@@ -3,7 +3,8 @@
 The compare page pairs any two stored arms (``CAMPAIGN:baseline`` or ``CAMPAIGN:candidate``) of
 campaigns of one suite (the same suite fingerprint) through
 :meth:`~ablation.view.catalog.Catalog.compare`, the code path of ``ablation compare``: no agent
-runs again. The history page shows, for every campaign of a suite in creation order, each arm's
+runs again; the comparison shows its gates, headline, arm summaries and paired metrics as a
+campaign page does. The history page shows, for every campaign of a suite in creation order, each arm's
 pass rate with the Wilson interval of its report, and the tasks whose candidate outcome changed
 most often from one campaign to the next (a task passes in a campaign when every run passed,
 fails when none did, and is ``mixed`` otherwise; each change between consecutive campaigns that
@@ -105,7 +106,7 @@ def _comparison(catalog: Catalog, base_text: str, cand_text: str) -> str:
         f'<div class="verdict {markup.esc(report.verdict)}" id="verdict">Verdict '
         f"{markup.verdict_badge(report.verdict)} {markup.esc(summary_sentence(report))}</div>"
         f"<h2>Gates</h2>{markup.gates(report)}<h2>Headline</h2>{markup.headline(report)}"
-        f"<h2>Regressions ({len(report.regressions)})</h2>"
+        f"{markup.arms_and_metrics(report)}<h2>Regressions ({len(report.regressions)})</h2>"
         f"{_ids(report.regressions, 'regressions', base, cand)}"
         f"<h2>Improvements ({len(report.improvements)})</h2>"
         f"{_ids(report.improvements, 'improvements', base, cand)}"

@@ -1,11 +1,13 @@
-"""A campaign page shows the report's arm summaries and paired metrics (latency, cost, token
-usage), each figure the one ``ablation report --format json`` gives: a metric no pair has is
+"""A campaign page, and the compare page of its two arms, show the report's arm summaries and
+paired metrics (latency, cost, token usage), each figure the one ``ablation report --format json``
+gives: a metric no pair has is
 shown unknown, never 0, and a cost some trials did not state says how many were priced.
 
 The campaign is a real run (:func:`run_ablation_campaign`): the baseline states its usage and a
 cost on every task; the candidate's usage leaves its input tokens unknown and it states a cost on
 even tasks only. The reference is the real command's JSON (``ablation report --store S --format
-json``, in a subprocess); the page is read over HTTP (Starlette's test client).
+json``, in a subprocess; a campaign's two arms compared give its report's figures, DESIGN.md); the
+pages are read over HTTP (Starlette's test client).
 """
 
 from __future__ import annotations
@@ -49,8 +51,8 @@ def _rows(page: str, tid: str) -> dict[str, list[str]]:
     return {row[0]: row for row in text}
 
 
-@pytest.fixture(scope="module")
-def shown(tmp_path_factory: pytest.TempPathFactory) -> tuple[str, dict[str, Any]]:
+@pytest.fixture(scope="module", params=["campaign", "compare"])
+def shown(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory) -> tuple[str, dict[str, Any]]:
     path = tmp_path_factory.mktemp("metrics") / "runs.db"
     report = run_ablation_campaign(baseline, candidate, TASKS, config=CampaignConfig(n_resamples=100), store=path)
     cid = report.provenance.campaign_id
@@ -61,7 +63,10 @@ def shown(tmp_path_factory: pytest.TempPathFactory) -> tuple[str, dict[str, Any]
     )  # fmt: skip
     assert done.stdout, done.stderr
     with TestClient(create_app(Catalog(path))) as client:
-        page = client.get(f"/campaign/{cid}")
+        if request.param == "campaign":
+            page = client.get(f"/campaign/{cid}")
+        else:
+            page = client.get("/compare", params={"baseline": f"{cid}:baseline", "candidate": f"{cid}:candidate"})
     assert page.status_code == 200
     return page.text, json.loads(done.stdout)
 
