@@ -125,13 +125,9 @@ def compare_task_page(catalog: Catalog, params: Mapping[str, str]) -> str:
     compare page pairs arms of one suite only).
 
     Raises:
-        StoreError: when the store holds no campaign of one of the arms (the page is a 404, as
-            any page about a campaign the store does not hold).
         KeyError: when neither arm holds a trial of the task and the comparison has no row of it.
     """
     task_id = params.get("id", "")
-    for text in (params.get("baseline", ""), params.get("candidate", "")):
-        catalog.record(text.rpartition(":")[0] or text)  # as ArmRef.parse reads the campaign
     paired = _paired(catalog, params.get("baseline", ""), params.get("candidate", ""))
     if isinstance(paired, str):
         return markup.layout(f"Task {task_id}", paired, store=str(catalog.path))
