@@ -26,7 +26,7 @@ from ablation.sources import agent_specs
 
 
 class _Slow(BaseHTTPRequestHandler):
-    def do_POST(self) -> None:  # noqa: N802 (the handler's API)
+    def do_POST(self) -> None:
         task = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
         time.sleep(0.8)
         body = json.dumps(task.get("input")).encode()
