@@ -63,7 +63,8 @@ class RetryPolicy(BaseModel):
     type: connection and time-out errors and 408, 429 and 5xx responses of openai, anthropic,
     httpx, requests, aiohttp and the standard library (the rule: :mod:`ablation.run.transient`).
     Anything else fails the trial at once. Waits grow exponentially from ``initial_wait_s`` up to
-    ``max_wait_s`` plus up to ``jitter_s`` of random jitter.
+    ``max_wait_s`` plus up to ``jitter_s`` of random jitter, or last as long as the failed
+    response's ``Retry-After`` asks (a 429 or 503), at most ``max_wait_s``.
     """
 
     model_config = _FROZEN_ANY

@@ -21,6 +21,7 @@ This module holds what both share (the error types and the JSON reply protocol);
 from __future__ import annotations
 
 import sys
+from collections.abc import Mapping
 from typing import Any
 
 from ablation.errors import AblationError, validation_line
@@ -70,11 +71,14 @@ class AgentHttpError(AgentProcessError):
 
     Attributes:
         status: The HTTP status code, when there was a response.
+        headers: The response's headers, names in lower case (``retry-after`` asks the retry
+            to wait: :func:`ablation.run.transient.retry_after`).
     """
 
-    def __init__(self, message: str, *, status: int | None = None) -> None:
+    def __init__(self, message: str, *, status: int | None = None, headers: Mapping[str, str] | None = None) -> None:
         super().__init__(message)
         self.status = status
+        self.headers = _lower(headers)
 
 
 class AgentConnectionError(AblationError, ConnectionError):
@@ -84,11 +88,21 @@ class AgentConnectionError(AblationError, ConnectionError):
 
     Attributes:
         status: The HTTP status code for a 5xx response, ``None`` for a network failure.
+        headers: The 5xx response's headers, names in lower case (as :class:`AgentHttpError`'s).
     """
 
-    def __init__(self, message: str, *, status: int | None = None) -> None:
+    def __init__(self, message: str, *, status: int | None = None, headers: Mapping[str, str] | None = None) -> None:
         super().__init__(message)
         self.status = status
+        self.headers = _lower(headers)
+
+
+def _lower(headers: Mapping[str, str] | None) -> dict[str, str]:
+    """``headers`` as a plain dict with lower-case names."""
+    out: dict[str, str] = {}
+    for name, value in (headers or {}).items():
+        out.setdefault(str(name).lower(), str(value))
+    return out
 
 
 class AgentTimeoutError(AblationError, TimeoutError):

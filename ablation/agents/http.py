@@ -318,5 +318,5 @@ class HttpAgent:
             f": {_excerpt(detail)}" if detail.strip() else ""
         )
         if exc.code >= 500:
-            return AgentConnectionError(text, status=exc.code)
-        return AgentHttpError(text, status=exc.code)
+            return AgentConnectionError(text, status=exc.code, headers=dict(exc.headers.items()))
+        return AgentHttpError(text, status=exc.code, headers=dict(exc.headers.items()))

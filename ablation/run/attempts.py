@@ -15,6 +15,7 @@ from typing import Any
 
 from tenacity import (
     AsyncRetrying,
+    RetryCallState,
     retry_if_exception,
     stop_after_attempt,
     wait_exponential,
@@ -24,7 +25,7 @@ from tenacity import (
 from ablation.config import RetryPolicy
 from ablation.run.limits import Clock
 from ablation.run.output_caps import exception_texts
-from ablation.run.transient import is_transient
+from ablation.run.transient import is_transient, retry_after
 
 __all__ = ["call_with_retries"]
 
@@ -64,12 +65,28 @@ async def call_with_retries(
         return await once()
     retrying = AsyncRetrying(
         stop=stop_after_attempt(policy.max_attempts),
-        wait=wait_exponential(multiplier=policy.initial_wait_s, max=policy.max_wait_s)
-        + wait_random(0, policy.jitter_s),
+        wait=_wait(policy),
         retry=retry_if_exception(lambda exc: _retryable(exc, policy)),
         reraise=True,
     )
     return await retrying(once)
+
+
+def _wait(policy: RetryPolicy) -> Callable[[RetryCallState], float]:
+    """The wait before the next attempt: the exponential backoff with its jitter, or longer when
+    the failed attempt's response asked for more with ``Retry-After``
+    (:func:`~ablation.run.transient.retry_after`), at most ``policy.max_wait_s`` (the trial's
+    time limit bounds every wait as it does the calls)."""
+    backoff = wait_exponential(multiplier=policy.initial_wait_s, max=policy.max_wait_s) + wait_random(
+        0, policy.jitter_s)  # fmt: skip
+
+    def wait(state: RetryCallState) -> float:
+        own = float(backoff(state))
+        failed = state.outcome.exception() if state.outcome is not None else None
+        asked = retry_after(failed) if failed is not None else None
+        return own if asked is None else max(own, min(asked, policy.max_wait_s))
+
+    return wait
 
 
 def _retryable(exc: BaseException, policy: RetryPolicy) -> bool:

@@ -28,6 +28,10 @@ caught and remembers, for this process, the class names the rule recognised
 
 from __future__ import annotations
 
+import email.utils
+import math
+import time
+
 __all__ = [
     "CONNECTION_CLASS_NAMES",
     "TRANSIENT_STATUSES",
@@ -35,6 +39,7 @@ __all__ = [
     "is_transient",
     "note_error",
     "recognised_name",
+    "retry_after",
 ]
 
 #: Class names (anywhere in an exception's MRO) that mean a connection failed or timed out.
@@ -72,6 +77,49 @@ def http_status(exc: BaseException) -> int | None:
             if isinstance(value, int) and not isinstance(value, bool) and 100 <= value <= 599:
                 return value
     return None
+
+
+def retry_after(exc: BaseException) -> float | None:
+    """The seconds the response of ``exc`` asks a client to wait before another attempt, or
+    ``None`` when it asks nothing (RFC 9110 section 10.2.3).
+
+    Read from the headers on the exception or on its ``response`` (``urllib.error.HTTPError``,
+    ``aiohttp.ClientResponseError``, ablation's own agents' errors; ``httpx`` and ``requests``
+    responses, which the openai and anthropic errors carry): ``retry-after-ms`` (openai's), else
+    ``Retry-After`` as delay-seconds or an HTTP-date. A value that is neither, negative or not
+    finite asks nothing.
+    """
+    for holder in (exc, _attribute(exc, "response")):
+        headers = None if holder is None else _attribute(holder, "headers")
+        get = _attribute(headers, "get") if headers is not None else None
+        if not callable(get):
+            continue
+        for name, scale in (("retry-after-ms", 1e-3), ("retry-after", 1.0)):
+            try:
+                raw = get(name)
+            except Exception:
+                raw = None
+            seconds = _delay(raw, scale) if isinstance(raw, str) else None
+            if seconds is not None:
+                return seconds
+    return None
+
+
+def _delay(raw: str, scale: float) -> float | None:
+    """Seconds from a delay (times ``scale``) or, for ``Retry-After``, an HTTP-date."""
+    text = raw.strip()
+    try:
+        seconds = float(text) * scale
+    except ValueError:
+        if scale != 1.0:
+            return None
+        try:
+            when = email.utils.parsedate_to_datetime(text)
+        except (TypeError, ValueError, IndexError):
+            return None
+        seconds = when.timestamp() - time.time() if when.tzinfo is not None else math.nan
+        seconds = max(seconds, 0.0) if math.isfinite(seconds) else math.nan
+    return seconds if math.isfinite(seconds) and seconds >= 0 else None
 
 
 def _attribute(obj: object, name: str) -> object:
