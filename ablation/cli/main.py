@@ -103,13 +103,16 @@ def _closed_stdout(args: Any) -> None:
 
 
 def _describe(exc: BaseException) -> str:
+    """The error in one line, with what failed after it (its notes: a campaign that could not
+    be marked interrupted on the full disk that stopped it)."""
     from ablation.errors import AblationError
 
+    after = "".join(f"; {' '.join(str(note).split())}" for note in getattr(exc, "__notes__", ()))
     if isinstance(exc, UsageError | AblationError):
-        return " ".join(str(exc).split()) or type(exc).__name__
+        return (" ".join(str(exc).split()) or type(exc).__name__) + after
     if isinstance(exc, OSError) and exc.filename:
-        return f"{exc.filename}: {exc.strerror or exc}"
-    return f"{type(exc).__name__}: {one_line(exc)}"
+        return f"{exc.filename}: {exc.strerror or exc}{after}"
+    return f"{type(exc).__name__}: {one_line(exc)}{after}"
 
 
 def main_entry() -> None:

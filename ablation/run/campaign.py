@@ -248,12 +248,13 @@ async def _run(
             sink.close()
     except BaseException as exc:
         if run_store is not None and plan.campaign_id is not None:
-            try:
-                if sink is not None:
-                    sink.close()
-            finally:
-                status = "aborted" if isinstance(exc, CampaignAborted) else "interrupted"
-                run_store.set_status(plan.campaign_id, status)
+            status = "aborted" if isinstance(exc, CampaignAborted) else "interrupted"
+            for step in (sink.close, lambda: run_store.set_status(plan.campaign_id, status)):
+                try:  # a store that failed the run (a full disk) fails these too: the first error is raised
+                    step()
+                except Exception as later:
+                    if str(later) != str(exc):  # (a flush failing again as the run's write did)
+                        exc.add_note(f"then {type(later).__name__}: {later}")
         raise
     return new, engine.finished
 
