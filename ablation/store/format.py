@@ -96,6 +96,8 @@ CREATE TRIGGER IF NOT EXISTS trials_updated AFTER UPDATE ON trials BEGIN
     VALUES (NEW.campaign_id, NEW.arm, 1, NEW.rowid) ON CONFLICT (campaign_id, arm)
     DO UPDATE SET n = n + 1, rowid_sum = rowid_sum + excluded.rowid_sum;
     DELETE FROM arm_snapshots WHERE campaign_id IN (OLD.campaign_id, NEW.campaign_id); END;
+CREATE TRIGGER IF NOT EXISTS campaign_tasks_updated AFTER UPDATE OF task_digests_json ON campaigns BEGIN
+    DELETE FROM arm_snapshots WHERE campaign_id = NEW.id; END;
 CREATE TABLE IF NOT EXISTS task_details (
     campaign_id TEXT NOT NULL REFERENCES campaigns(id) ON DELETE CASCADE,
     task_id TEXT NOT NULL, input_json TEXT NOT NULL, expected_json TEXT NOT NULL,

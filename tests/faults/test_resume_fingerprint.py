@@ -160,6 +160,7 @@ def test_a_store_without_fingerprints_resumes_with_a_warning(tmp_path: Path) -> 
     store = tmp_path / "old.db"
     run_ablation_campaign(_plain, _plain, _tasks(), store=store)
     with sqlite3.connect(store) as conn:  # make it a schema-2 store, as written before
+        conn.execute("DROP TRIGGER campaign_tasks_updated")  # (it names the snapshots table)
         conn.execute("ALTER TABLE campaigns DROP COLUMN agent_fingerprints_json")
         for trigger in ("inserted", "deleted", "updated"):  # nor did schema 5's snapshots
             conn.execute(f"DROP TRIGGER trials_{trigger}")
