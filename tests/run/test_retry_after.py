@@ -18,7 +18,7 @@ import urllib.error
 from collections.abc import Iterator
 from email.message import Message
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
-from typing import Any
+from typing import Any, ClassVar
 
 import httpx
 import openai
@@ -82,9 +82,9 @@ def test_the_wait_is_the_longer_of_backoff_and_retry_after_within_max_wait() -> 
 
 
 class _RateLimited(BaseHTTPRequestHandler):
-    seen: list[float] = []
+    seen: ClassVar[list[float]] = []
 
-    def do_POST(self) -> None:  # noqa: N802
+    def do_POST(self) -> None:
         self.rfile.read(int(self.headers["Content-Length"]))
         type(self).seen.append(time.monotonic())
         first = len(type(self).seen) == 1
@@ -103,7 +103,7 @@ class _RateLimited(BaseHTTPRequestHandler):
 
 @pytest.fixture
 def rate_limited() -> Iterator[tuple[str, list[float]]]:
-    seen: list[float] = []
+    seen: ClassVar[list[float]] = []
     handler = type("Handler", (_RateLimited,), {"seen": seen})
     server = ThreadingHTTPServer(("127.0.0.1", 0), handler)
     threading.Thread(target=server.serve_forever, daemon=True).start()
