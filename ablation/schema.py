@@ -220,7 +220,7 @@ class AblationTask(BaseModel):
 
     model_config = _SUITE
 
-    task_id: str = Field(min_length=1)
+    task_id: SafeStr = Field(min_length=1)
     name: SafeStr = ""
     description: SafeStr = ""
     category: SafeStr = "default"
@@ -267,7 +267,7 @@ class TaskResult(BaseModel):
 
     model_config = _FROZEN
 
-    task_id: str
+    task_id: SafeStr
     arm: Arm = "baseline"
     run: int = Field(default=0, ge=0, lt=RUN_LIMIT)
     status: TrialStatus = "completed"
