@@ -186,6 +186,7 @@ def _downgrade_to_v4(path: Path) -> None:
     conn = sqlite3.connect(path)
     conn.executescript(
         "DROP TRIGGER trials_inserted; DROP TRIGGER trials_deleted; DROP TRIGGER trials_updated;"
+        " DROP TRIGGER campaign_tasks_updated;"
         " DROP TABLE arm_snapshots; DROP TABLE trial_counts;"
         " CREATE TABLE trial_blocks (campaign_id TEXT NOT NULL, arm TEXT NOT NULL,"
         " level INTEGER NOT NULL, n INTEGER NOT NULL, task_ids TEXT NOT NULL,"
