@@ -11,44 +11,28 @@ trials complete; with ``--timeout 0.5`` they time out, at the campaign's limit.
 from __future__ import annotations
 
 import json
-import threading
 import time
 from collections.abc import Iterator
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
 
 import pytest
 from helpers.cli import run_here
+from helpers.json_server import json_server
 
 from ablation.agents import http as http_agent
 from ablation.sources import agent_specs
 
 
-class _Slow(BaseHTTPRequestHandler):
-    def do_POST(self) -> None:
-        task = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
-        time.sleep(0.8)
-        body = json.dumps(task.get("input")).encode()
-        self.send_response(200)
-        self.send_header("Content-Type", "application/json")
-        self.send_header("Content-Length", str(len(body)))
-        self.end_headers()
-        self.wfile.write(body)
-
-    def log_message(self, *args: Any) -> None:
-        pass
+def _slowly(task: dict[str, Any]) -> Any:
+    time.sleep(0.8)
+    return task.get("input")
 
 
 @pytest.fixture
 def slow_url() -> Iterator[str]:
-    server = ThreadingHTTPServer(("127.0.0.1", 0), _Slow)
-    threading.Thread(target=server.serve_forever, daemon=True).start()
-    try:
-        yield f"http://127.0.0.1:{server.server_address[1]}/"
-    finally:
-        server.shutdown()
-        server.server_close()
+    with json_server(_slowly) as url:
+        yield url + "/"
 
 
 @pytest.fixture

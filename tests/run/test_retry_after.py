@@ -12,17 +12,16 @@ from __future__ import annotations
 
 import asyncio
 import email.utils
-import threading
 import time
 import urllib.error
 from collections.abc import Iterator
 from email.message import Message
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
-from typing import Any, ClassVar
+from typing import Any
 
 import httpx
 import openai
 import pytest
+from helpers.json_server import Reply, json_server
 from tenacity import RetryCallState
 
 from ablation.agents.http import HttpAgent
@@ -81,37 +80,18 @@ def test_the_wait_is_the_longer_of_backoff_and_retry_after_within_max_wait() -> 
     assert wait(_state(_httpx({"Retry-After": "100000"}), 1)) == 30.0  # at most max_wait_s
 
 
-class _RateLimited(BaseHTTPRequestHandler):
-    seen: ClassVar[list[float]] = []
-
-    def do_POST(self) -> None:
-        self.rfile.read(int(self.headers["Content-Length"]))
-        type(self).seen.append(time.monotonic())
-        first = len(type(self).seen) == 1
-        body = b'{"error": "slow down"}' if first else b'"ok"'
-        self.send_response(429 if first else 200)
-        if first:
-            self.send_header("Retry-After", "1")
-        self.send_header("Content-Type", "application/json")
-        self.send_header("Content-Length", str(len(body)))
-        self.end_headers()
-        self.wfile.write(body)
-
-    def log_message(self, *args: Any) -> None:
-        pass
-
-
 @pytest.fixture
 def rate_limited() -> Iterator[tuple[str, list[float]]]:
-    seen: ClassVar[list[float]] = []
-    handler = type("Handler", (_RateLimited,), {"seen": seen})
-    server = ThreadingHTTPServer(("127.0.0.1", 0), handler)
-    threading.Thread(target=server.serve_forever, daemon=True).start()
-    try:
-        yield f"http://127.0.0.1:{server.server_address[1]}/", seen
-    finally:
-        server.shutdown()
-        server.server_close()
+    """A server answering its first request 429 with ``Retry-After: 1``, then ``"ok"``; and the
+    times the requests came."""
+    seen: list[float] = []
+
+    def answer(body: Any) -> Any:
+        seen.append(time.monotonic())
+        return Reply(429, {"error": "slow down"}, (("Retry-After", "1"),)) if len(seen) == 1 else "ok"
+
+    with json_server(answer) as url:
+        yield url + "/", seen
 
 
 def test_an_http_agent_waits_for_the_servers_retry_after(rate_limited: tuple[str, list[float]]) -> None:
