@@ -9,10 +9,11 @@ list of one length repeated is that length. A real local socket server sends the
 from __future__ import annotations
 
 import socket
-import threading
 from collections.abc import Callable, Iterator
+from functools import partial
 
 import pytest
+from helpers.raw_server import raw_servers, read_request
 
 from ablation import AblationEngine, AblationTask, CampaignConfig
 from ablation.agents.forms import AgentHttpError
@@ -21,24 +22,11 @@ from ablation.agents.http import HttpAgent
 BODY = b'{"output": 7}'
 
 
-def _request(conn: socket.socket) -> None:
-    """Read the whole request (headers, then the body its Content-Length declares): a socket
-    closed with unread bytes sends a reset, which the client may see before the response."""
-    data = b""
-    while b"\r\n\r\n" not in data and (chunk := conn.recv(65536)):
-        data += chunk
-    head, _, body = data.partition(b"\r\n\r\n")
-    declared = [line.split(b":", 1)[1] for line in head.split(b"\r\n") if line.lower().startswith(b"content-length:")]
-    need = int(declared[0]) if declared else 0
-    while len(body) < need and (chunk := conn.recv(65536)):
-        body += chunk
-
-
 def _answer(conn: socket.socket, length: bytes) -> None:
     with conn:
         conn.settimeout(5)
         try:
-            _request(conn)
+            read_request(conn)
             conn.sendall(b"HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: "
                          + length + b"\r\nConnection: close\r\n\r\n" + BODY)  # fmt: skip
         except OSError:
@@ -49,28 +37,8 @@ def _answer(conn: socket.socket, length: bytes) -> None:
 def serve(monkeypatch: pytest.MonkeyPatch) -> Iterator[Callable[[bytes], str]]:
     """A factory: ``serve(length)`` is the URL of a server declaring Content-Length ``length``
     (raw bytes, read by http.client as Latin-1: ``b"\\xb2"`` is ``"²"``)."""
-    for var in ("no_proxy", "NO_PROXY"):
-        monkeypatch.setenv(var, "*")
-    listeners: list[socket.socket] = []
-
-    def start(length: bytes) -> str:
-        listener = socket.create_server(("127.0.0.1", 0))
-        listeners.append(listener)
-
-        def accept() -> None:
-            while True:
-                try:
-                    conn, _ = listener.accept()
-                except OSError:
-                    return
-                threading.Thread(target=_answer, args=(conn, length), daemon=True).start()
-
-        threading.Thread(target=accept, daemon=True).start()
-        return f"http://127.0.0.1:{listener.getsockname()[1]}/"
-
-    yield start
-    for listener in listeners:
-        listener.close()
+    with raw_servers(monkeypatch) as start:
+        yield lambda length: start(partial(_answer, length=length))
 
 
 @pytest.mark.parametrize("length", [b"\xb2", b"\xb9\xb3", b"1\xb2", b"-13", b"", b"13, 14", b"0x0d"])

@@ -11,10 +11,11 @@ local socket server reads the request's headers only.
 from __future__ import annotations
 
 import socket
-import threading
 from collections.abc import Callable, Iterator
+from functools import partial
 
 import pytest
+from helpers.raw_server import raw_servers, read_request
 
 from ablation.agents import AgentConnectionError, AgentHttpError, HttpAgent
 from ablation.run.transient import is_transient
@@ -26,10 +27,8 @@ LARGE = "x" * (16 << 20)
 def _headers_only(conn: socket.socket, answer: bytes) -> None:
     with conn:
         conn.settimeout(5)
-        data = b""
         try:
-            while b"\r\n\r\n" not in data and (chunk := conn.recv(65536)):
-                data += chunk
+            read_request(conn, body=False)
             conn.sendall(answer)
         except OSError:
             return
@@ -38,24 +37,8 @@ def _headers_only(conn: socket.socket, answer: bytes) -> None:
 @pytest.fixture
 def serve(monkeypatch: pytest.MonkeyPatch) -> Iterator[Callable[[bytes], str]]:
     """``serve(answer)``: the URL of a server that reads the headers, sends ``answer`` and closes."""
-    for var in ("no_proxy", "NO_PROXY"):
-        monkeypatch.setenv(var, "*")
-    listener = socket.create_server(("127.0.0.1", 0))
-
-    def start(answer: bytes) -> str:
-        def accept() -> None:
-            while True:
-                try:
-                    conn, _ = listener.accept()
-                except OSError:
-                    return
-                threading.Thread(target=_headers_only, args=(conn, answer), daemon=True).start()
-
-        threading.Thread(target=accept, daemon=True).start()
-        return f"http://127.0.0.1:{listener.getsockname()[1]}/"
-
-    yield start
-    listener.close()
+    with raw_servers(monkeypatch) as start:
+        yield lambda answer: start(partial(_headers_only, answer=answer))
 
 
 REFUSAL = b"HTTP/1.1 413 Payload Too Large\r\nContent-Length: 8\r\nConnection: close\r\n\r\ntoo big!"

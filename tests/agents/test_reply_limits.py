@@ -17,11 +17,12 @@ import asyncio
 import json
 import socket
 import sys
-import threading
 from collections.abc import Callable, Iterator
+from functools import partial
 from pathlib import Path
 
 import pytest
+from helpers.raw_server import raw_servers, read_request
 
 from ablation import AblationEngine, AblationTask, CampaignConfig
 from ablation.agents import (
@@ -65,24 +66,12 @@ def test_a_command_reply_past_the_decoders_limits_is_the_agents_error(
     assert str(caught.value).startswith("printer printed ") and caught.value.returncode == 0
 
 
-def _request(conn: socket.socket) -> None:
-    """Read the request's headers and the body its Content-Length declares."""
-    data = b""
-    while b"\r\n\r\n" not in data and (chunk := conn.recv(65536)):
-        data += chunk
-    head, _, body = data.partition(b"\r\n\r\n")
-    declared = [line.split(b":", 1)[1] for line in head.split(b"\r\n") if line.lower().startswith(b"content-length:")]
-    need = int(declared[0]) if declared else 0
-    while len(body) < need and (chunk := conn.recv(65536)):
-        body += chunk
-
-
 def _answer(conn: socket.socket, length: int, body: bytes) -> None:
     """Declare ``length`` bytes, send ``body``, close."""
     with conn:
         conn.settimeout(5)
         try:
-            _request(conn)
+            read_request(conn)
             conn.sendall(b"HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: "
                          + str(length).encode() + b"\r\n\r\n" + body)  # fmt: skip
             conn.shutdown(socket.SHUT_WR)
@@ -94,28 +83,8 @@ def _answer(conn: socket.socket, length: int, body: bytes) -> None:
 @pytest.fixture
 def serve(monkeypatch: pytest.MonkeyPatch) -> Iterator[Callable[[int, bytes], str]]:
     """``serve(length, body)``: the URL of a server declaring ``length`` and sending ``body``."""
-    for var in ("no_proxy", "NO_PROXY"):
-        monkeypatch.setenv(var, "*")
-    listeners: list[socket.socket] = []
-
-    def start(length: int, body: bytes) -> str:
-        listener = socket.create_server(("127.0.0.1", 0))
-        listeners.append(listener)
-
-        def accept() -> None:
-            while True:
-                try:
-                    conn, _ = listener.accept()
-                except OSError:
-                    return
-                threading.Thread(target=_answer, args=(conn, length, body), daemon=True).start()
-
-        threading.Thread(target=accept, daemon=True).start()
-        return f"http://127.0.0.1:{listener.getsockname()[1]}/"
-
-    yield start
-    for listener in listeners:
-        listener.close()
+    with raw_servers(monkeypatch) as start:
+        yield lambda length, body: start(partial(_answer, length=length, body=body))
 
 
 @pytest.mark.parametrize(("reply", "phrase"), LIMITS)
@@ -155,7 +124,7 @@ def _answer_raw(conn: socket.socket, response: bytes) -> None:
     with conn:
         conn.settimeout(5)
         try:
-            _request(conn)
+            read_request(conn)
             conn.sendall(response)
             conn.shutdown(socket.SHUT_WR)
             conn.recv(1)
@@ -166,24 +135,8 @@ def _answer_raw(conn: socket.socket, response: bytes) -> None:
 @pytest.fixture
 def serve_raw(monkeypatch: pytest.MonkeyPatch) -> Iterator[Callable[[bytes], str]]:
     """``serve_raw(response)``: the URL of a server answering every request with ``response``."""
-    for var in ("no_proxy", "NO_PROXY"):
-        monkeypatch.setenv(var, "*")
-    listener = socket.create_server(("127.0.0.1", 0))
-
-    def start(response: bytes) -> str:
-        def accept() -> None:
-            while True:
-                try:
-                    conn, _ = listener.accept()
-                except OSError:
-                    return
-                threading.Thread(target=_answer_raw, args=(conn, response), daemon=True).start()
-
-        threading.Thread(target=accept, daemon=True).start()
-        return f"http://127.0.0.1:{listener.getsockname()[1]}/"
-
-    yield start
-    listener.close()
+    with raw_servers(monkeypatch) as start:
+        yield lambda response: start(partial(_answer_raw, response=response))
 
 
 def test_content_length_lines_that_disagree_are_the_calls_error(serve_raw: Callable[[bytes], str]) -> None:
