@@ -369,7 +369,7 @@ class CommandAgent:
                 stderr=tail,
             )
         try:
-            value = json.loads(stdout.decode("utf-8"))
+            value = json.loads(stdout.decode("utf-8-sig"))  # a byte-order mark is ignored (RFC 8259 §8.1)
         except UnicodeDecodeError as exc:
             raise AgentProcessError(
                 f"{self.name} printed invalid UTF-8 on stdout ({exc.reason} at byte {exc.start}){cut}: "

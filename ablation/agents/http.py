@@ -256,7 +256,8 @@ class HttpAgent:
                 f"{self.name}: connection failed: {type(exc).__name__}: {exc}"
             ) from None
         try:
-            value = json.loads(raw.decode(charset))
+            # a UTF-8 byte-order mark is ignored, as RFC 8259 section 8.1 allows a parser to
+            value = json.loads(raw.decode("utf-8-sig" if charset.lower().replace("_", "-") in ("utf-8", "utf8") else charset))
         # UnicodeError: a bad byte, or a codec that fails as such ("undefined", "punycode").
         except (UnicodeError, LookupError, json.JSONDecodeError, RecursionError, ValueError) as exc:
             reason = (
