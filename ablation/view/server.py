@@ -76,8 +76,12 @@ def bind(host: str, port: int) -> socket.socket:
 
 
 def view_url(sock: socket.socket) -> str:
-    """``http://HOST:PORT/`` of a bound socket."""
+    """``http://HOST:PORT/`` of a bound socket; for a wildcard address (``0.0.0.0``, ``::``),
+    which no browser opens, its loopback address, which reaches the same socket (the warning
+    of :func:`serve` says the viewer listens beyond this machine)."""
     host, port = sock.getsockname()[:2]
+    if ipaddress.ip_address(host.split("%")[0]).is_unspecified:
+        host = "::1" if ":" in host else "127.0.0.1"
     return f"http://[{host}]:{port}/" if ":" in host else f"http://{host}:{port}/"
 
 

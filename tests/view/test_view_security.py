@@ -88,7 +88,7 @@ def test_non_loopback_host_is_announced(tmp_path: Path, store: Path) -> None:
     )  # fmt: skip
     try:
         assert proc.stdout is not None and proc.stderr is not None
-        assert "http://0.0.0.0:" in proc.stdout.readline()
+        assert "http://127.0.0.1:" in proc.stdout.readline()  # a URL a browser opens: the loopback
         warning = proc.stderr.readline()
     finally:
         proc.terminate()
