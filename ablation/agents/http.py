@@ -315,9 +315,10 @@ class HttpAgent:
             detail = b""
         finally:
             exc.close()
+        moved = exc.headers.get("Location") if 300 <= exc.code < 400 else None
         text = f"{self.name}: HTTP {exc.code} {exc.reason}" + (
-            f": {_excerpt(detail)}" if detail.strip() else ""
-        )
+            f" to {_excerpt(moved)} (redirects are not followed: a POST would lose its input)" if moved else ""
+        ) + (f": {_excerpt(detail)}" if detail.strip() else "")
         if exc.code >= 500:
             return AgentConnectionError(text, status=exc.code, headers=dict(exc.headers.items()))
         return AgentHttpError(text, status=exc.code, headers=dict(exc.headers.items()))
