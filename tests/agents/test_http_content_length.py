@@ -8,12 +8,10 @@ list of one length repeated is that length. A real local socket server sends the
 
 from __future__ import annotations
 
-import socket
 from collections.abc import Callable, Iterator
-from functools import partial
 
 import pytest
-from helpers.raw_server import raw_servers, read_request
+from helpers.raw_server import raw_servers, replying
 
 from ablation import AblationEngine, AblationTask, CampaignConfig
 from ablation.agents.forms import AgentHttpError
@@ -22,15 +20,9 @@ from ablation.agents.http import HttpAgent
 BODY = b'{"output": 7}'
 
 
-def _answer(conn: socket.socket, length: bytes) -> None:
-    with conn:
-        conn.settimeout(5)
-        try:
-            read_request(conn)
-            conn.sendall(b"HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: "
-                         + length + b"\r\nConnection: close\r\n\r\n" + BODY)  # fmt: skip
-        except OSError:
-            return
+def _answer(length: bytes) -> bytes:
+    return (b"HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: "
+            + length + b"\r\nConnection: close\r\n\r\n" + BODY)  # fmt: skip
 
 
 @pytest.fixture
@@ -38,7 +30,7 @@ def serve(monkeypatch: pytest.MonkeyPatch) -> Iterator[Callable[[bytes], str]]:
     """A factory: ``serve(length)`` is the URL of a server declaring Content-Length ``length``
     (raw bytes, read by http.client as Latin-1: ``b"\\xb2"`` is ``"²"``)."""
     with raw_servers(monkeypatch) as start:
-        yield lambda length: start(partial(_answer, length=length))
+        yield lambda length: start(replying(_answer(length)))
 
 
 @pytest.mark.parametrize("length", [b"\xb2", b"\xb9\xb3", b"1\xb2", b"-13", b"", b"13, 14", b"0x0d"])

@@ -8,31 +8,23 @@ followed. A real socket server answers.
 
 from __future__ import annotations
 
-import socket
 from collections.abc import Callable, Iterator
-from functools import partial
 
 import pytest
-from helpers.raw_server import raw_servers, read_request
+from helpers.raw_server import raw_servers, replying
 
 from ablation.agents import AgentHttpError, HttpAgent
 
 
-def _moved(conn: socket.socket, status: bytes) -> None:
-    with conn:
-        conn.settimeout(5)
-        try:
-            read_request(conn)
-            conn.sendall(b"HTTP/1.1 " + status + b"\r\nLocation: https://new.example/agent\r\n"
-                         b"Content-Length: 0\r\nConnection: close\r\n\r\n")  # fmt: skip
-        except OSError:
-            return
+def _moved(status: bytes) -> bytes:
+    return (b"HTTP/1.1 " + status + b"\r\nLocation: https://new.example/agent\r\n"
+            b"Content-Length: 0\r\nConnection: close\r\n\r\n")  # fmt: skip
 
 
 @pytest.fixture
 def serve(monkeypatch: pytest.MonkeyPatch) -> Iterator[Callable[[bytes], str]]:
     with raw_servers(monkeypatch) as start:
-        yield lambda status: start(partial(_moved, status=status))
+        yield lambda status: start(replying(_moved(status)))
 
 
 @pytest.mark.parametrize("status", [b"301 Moved Permanently", b"307 Temporary Redirect", b"308 Permanent Redirect"])

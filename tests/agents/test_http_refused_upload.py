@@ -10,12 +10,10 @@ local socket server reads the request's headers only.
 
 from __future__ import annotations
 
-import socket
 from collections.abc import Callable, Iterator
-from functools import partial
 
 import pytest
-from helpers.raw_server import raw_servers, read_request
+from helpers.raw_server import raw_servers, replying
 
 from ablation.agents import AgentConnectionError, AgentHttpError, HttpAgent
 from ablation.run.transient import is_transient
@@ -24,21 +22,11 @@ from ablation.run.transient import is_transient
 LARGE = "x" * (16 << 20)
 
 
-def _headers_only(conn: socket.socket, answer: bytes) -> None:
-    with conn:
-        conn.settimeout(5)
-        try:
-            read_request(conn, body=False)
-            conn.sendall(answer)
-        except OSError:
-            return
-
-
 @pytest.fixture
 def serve(monkeypatch: pytest.MonkeyPatch) -> Iterator[Callable[[bytes], str]]:
     """``serve(answer)``: the URL of a server that reads the headers, sends ``answer`` and closes."""
     with raw_servers(monkeypatch) as start:
-        yield lambda answer: start(partial(_headers_only, answer=answer))
+        yield lambda answer: start(replying(answer, body=False))
 
 
 REFUSAL = b"HTTP/1.1 413 Payload Too Large\r\nContent-Length: 8\r\nConnection: close\r\n\r\ntoo big!"

@@ -9,13 +9,11 @@ while ablation's own readers accept the mark. The reference is Python's ``utf-8-
 from __future__ import annotations
 
 import asyncio
-import socket
 import sys
 from collections.abc import Callable, Iterator
-from functools import partial
 
 import pytest
-from helpers.raw_server import raw_servers, read_request
+from helpers.raw_server import raw_servers, replying
 
 from ablation.agents import CommandAgent, HttpAgent
 
@@ -32,22 +30,16 @@ def test_a_command_reply() -> None:
     assert asyncio.run(CommandAgent([sys.executable, "-c", code]).run("task")) == "ok"
 
 
-def _answer(conn: socket.socket, content_type: bytes) -> None:
-    with conn:
-        conn.settimeout(5)
-        try:
-            read_request(conn)
-            body = BOM + REPLY
-            conn.sendall(b"HTTP/1.1 200 OK\r\nContent-Type: " + content_type + b"\r\nContent-Length: "
-                         + str(len(body)).encode() + b"\r\nConnection: close\r\n\r\n" + body)  # fmt: skip
-        except OSError:
-            return
+def _answer(content_type: bytes) -> bytes:
+    body = BOM + REPLY
+    return (b"HTTP/1.1 200 OK\r\nContent-Type: " + content_type + b"\r\nContent-Length: "
+            + str(len(body)).encode() + b"\r\nConnection: close\r\n\r\n" + body)  # fmt: skip
 
 
 @pytest.fixture
 def serve(monkeypatch: pytest.MonkeyPatch) -> Iterator[Callable[[bytes], str]]:
     with raw_servers(monkeypatch) as start:
-        yield lambda content_type: start(partial(_answer, content_type=content_type))
+        yield lambda content_type: start(replying(_answer(content_type)))
 
 
 @pytest.mark.parametrize("content_type", [b"application/json", b"application/json; charset=utf-8",

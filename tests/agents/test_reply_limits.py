@@ -15,14 +15,12 @@ from __future__ import annotations
 
 import asyncio
 import json
-import socket
 import sys
 from collections.abc import Callable, Iterator
-from functools import partial
 from pathlib import Path
 
 import pytest
-from helpers.raw_server import raw_servers, read_request
+from helpers.raw_server import raw_servers, replying
 
 from ablation import AblationEngine, AblationTask, CampaignConfig
 from ablation.agents import (
@@ -66,25 +64,17 @@ def test_a_command_reply_past_the_decoders_limits_is_the_agents_error(
     assert str(caught.value).startswith("printer printed ") and caught.value.returncode == 0
 
 
-def _answer(conn: socket.socket, length: int, body: bytes) -> None:
-    """Declare ``length`` bytes, send ``body``, close."""
-    with conn:
-        conn.settimeout(5)
-        try:
-            read_request(conn)
-            conn.sendall(b"HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: "
-                         + str(length).encode() + b"\r\n\r\n" + body)  # fmt: skip
-            conn.shutdown(socket.SHUT_WR)
-            conn.recv(1)  # until the client closes its end
-        except OSError:
-            return
+def _answer(length: int, body: bytes) -> bytes:
+    """Declare ``length`` bytes and send ``body``."""
+    return (b"HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: "
+            + str(length).encode() + b"\r\n\r\n" + body)  # fmt: skip
 
 
 @pytest.fixture
 def serve(monkeypatch: pytest.MonkeyPatch) -> Iterator[Callable[[int, bytes], str]]:
     """``serve(length, body)``: the URL of a server declaring ``length`` and sending ``body``."""
     with raw_servers(monkeypatch) as start:
-        yield lambda length, body: start(partial(_answer, length=length, body=body))
+        yield lambda length, body: start(replying(_answer(length, body), linger=True))
 
 
 @pytest.mark.parametrize(("reply", "phrase"), LIMITS)
@@ -120,23 +110,11 @@ def test_the_engine_records_a_cut_body_as_the_trials_error(serve: Callable[[int,
         assert r.error is not None and r.error.startswith("AgentConnectionError: svc: ")
 
 
-def _answer_raw(conn: socket.socket, response: bytes) -> None:
-    with conn:
-        conn.settimeout(5)
-        try:
-            read_request(conn)
-            conn.sendall(response)
-            conn.shutdown(socket.SHUT_WR)
-            conn.recv(1)
-        except OSError:
-            return
-
-
 @pytest.fixture
 def serve_raw(monkeypatch: pytest.MonkeyPatch) -> Iterator[Callable[[bytes], str]]:
     """``serve_raw(response)``: the URL of a server answering every request with ``response``."""
     with raw_servers(monkeypatch) as start:
-        yield lambda response: start(partial(_answer_raw, response=response))
+        yield lambda response: start(replying(response, linger=True))
 
 
 def test_content_length_lines_that_disagree_are_the_calls_error(serve_raw: Callable[[bytes], str]) -> None:

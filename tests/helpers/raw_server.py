@@ -55,3 +55,23 @@ def read_request(conn: socket.socket, *, body: bool = True) -> None:
     need = int(declared[0]) if declared and body else 0
     while len(rest) < need and (chunk := conn.recv(65536)):
         rest += chunk
+
+
+def replying(response: bytes, *, body: bool = True, linger: bool = False) -> Callable[[socket.socket], None]:
+    """A handler for :func:`raw_server`: read the request (its headers only without ``body``),
+    send ``response`` and close; with ``linger``, half-close first and wait for the client to
+    close its end (the client reads every byte sent before it sees the end)."""
+
+    def handle(conn: socket.socket) -> None:
+        with conn:
+            conn.settimeout(5)
+            try:
+                read_request(conn, body=body)
+                conn.sendall(response)
+                if linger:
+                    conn.shutdown(socket.SHUT_WR)
+                    conn.recv(1)
+            except OSError:
+                return
+
+    return handle
