@@ -28,6 +28,7 @@ caught and remembers, for this process, the class names the rule recognised
 
 from __future__ import annotations
 
+import datetime
 import email.utils
 import math
 import time
@@ -117,8 +118,8 @@ def _delay(raw: str, scale: float) -> float | None:
             when = email.utils.parsedate_to_datetime(text)
         except (TypeError, ValueError, IndexError):
             return None
-        seconds = when.timestamp() - time.time() if when.tzinfo is not None else math.nan
-        seconds = max(seconds, 0.0) if math.isfinite(seconds) else math.nan
+        when = when if when.tzinfo is not None else when.replace(tzinfo=datetime.UTC)  # HTTP-dates are GMT
+        seconds = max(when.timestamp() - time.time(), 0.0)
     return seconds if math.isfinite(seconds) and seconds >= 0 else None
 
 
