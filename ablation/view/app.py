@@ -3,9 +3,12 @@
 Pages are server-rendered HTML (:mod:`ablation.view.pages`, :mod:`ablation.view.task_page`,
 :mod:`ablation.view.suite_pages`); ``/static/`` serves one stylesheet, one script and the icon;
 the only JSON endpoint is a campaign's progress, which a running campaign's page polls; any other
-path is the viewer's own 404 page (the layout, a link back), as is a page about a campaign the
-store cannot read; a page about a campaign whose report cannot be built (the analysis refuses its
-stored settings) is a 422 page naming the error. Every response carries a
+path is the viewer's own 404 page (the layout, a link back), as is every page about a campaign,
+arm or task the store does not hold or cannot read (the compare pages keep their form and error
+line, with that status); a page about a campaign whose report cannot be built (the analysis
+refuses its stored settings), or about two arms that cannot be paired, is a 422 page naming the
+error. The store raises one :class:`~ablation.errors.StoreError` for an unknown campaign and for
+a damaged row alike, and both are a 404 naming it. Every response carries a
 Content-Security-Policy that allows scripts, styles and fetches from the viewer itself
 only (no inline script, style or event handler, no plugin, no frame, no form to elsewhere), so an
 escape missed somewhere could still not run anything. Handlers are plain functions: Starlette
@@ -61,10 +64,13 @@ def _not_found(
 def create_app(catalog: Catalog) -> Starlette:
     """The viewer of ``catalog``'s store as an ASGI app."""
 
-    def page(build: Callable[[Request], str]) -> Callable[[Request], Response]:
+    def page(build: Callable[[Request], str | markup.Answer]) -> Callable[[Request], Response]:
         def handler(request: Request) -> Response:
             try:
-                return HTMLResponse(build(request))
+                built = build(request)
+                if isinstance(built, markup.Answer):
+                    return HTMLResponse(built.html, status_code=built.status)
+                return HTMLResponse(built)
             except StoreError as exc:
                 return _not_found(catalog, str(exc))
             except ReportError as exc:  # the stored campaign reads, the analysis refuses it

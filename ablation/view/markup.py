@@ -12,6 +12,7 @@ writes every two different numbers among them differently.
 
 from __future__ import annotations
 
+import dataclasses
 import html
 import math
 import re
@@ -34,7 +35,7 @@ from ablation.render.html import esc
 from ablation.report import AblationReport, Interval
 
 __all__ = [
-    "LIST_CAP", "LONG_WORD", "arms_and_metrics", "damaged", "distinct", "esc", "figure", "interval", "layout", "link",
+    "LIST_CAP", "LONG_WORD", "Answer", "arms_and_metrics", "damaged", "distinct", "esc", "figure", "interval", "layout", "link",
     "long_word", "more", "number", "pct", "sequential", "table", "text", "url", "verdict_badge",
 ]  # fmt: skip
 
@@ -57,6 +58,15 @@ _MORE_DIGITS = 4
 #: break a line anyway.
 LONG_WORD = 12
 _WORD_END = re.compile(r"[\s-]+")
+
+
+@dataclasses.dataclass(frozen=True)
+class Answer:
+    """A whole page and its HTTP status, for a page whose status is not 200 although it is the
+    page itself (a form with an error line under it)."""
+
+    html: str
+    status: int = 200
 
 
 def long_word(text: str) -> bool:

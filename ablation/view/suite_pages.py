@@ -24,7 +24,7 @@ from ablation.report import AblationReport
 from ablation.store import CampaignRecord
 from ablation.view import markup
 from ablation.view.catalog import ARMS, ArmRef, Catalog, ReportError
-from ablation.view.markup import LIST_CAP
+from ablation.view.markup import LIST_CAP, Answer
 from ablation.view.task_page import inputs, page_body
 
 __all__ = [
@@ -63,9 +63,11 @@ def compare_task_url(base: ArmRef, cand: ArmRef, task_id: str) -> str:
     return markup.url(COMPARE_TASK, baseline=str(base), candidate=str(cand), id=task_id)
 
 
-def compare_page(catalog: Catalog, params: Mapping[str, str]) -> str:
+def compare_page(catalog: Catalog, params: Mapping[str, str]) -> Answer:
     """Pick a baseline and a candidate arm; with both picked, their paired report. A campaign
-    whose stored row does not decode is an error line above the form, not a choice."""
+    whose stored row does not decode is an error line above the form, not a choice; a picked
+    arm that cannot be compared is an error line under the form, the page's status that of
+    :func:`_paired`."""
     damaged: list[StoreError] = []
     records = catalog.campaigns(damaged)
     base_text, cand_text = params.get("baseline", ""), params.get("candidate", "")
@@ -76,33 +78,47 @@ def compare_page(catalog: Catalog, params: Mapping[str, str]) -> str:
         f"{_arm_options(records, cand_text)}</select></label> "
         '<button type="submit">Compare</button></form>'
     )
-    body = markup.damaged(damaged) + form
+    body, status = markup.damaged(damaged) + form, 200
     if base_text and cand_text:
-        body += _comparison(catalog, base_text, cand_text)
-    return markup.layout("Compare two campaigns", body, store=str(catalog.path))
+        shown = _comparison(catalog, base_text, cand_text)
+        body, status = body + shown.html, shown.status
+    return Answer(markup.layout("Compare two campaigns", body, store=str(catalog.path)), status)
 
 
-def _paired(catalog: Catalog, base_text: str, cand_text: str) -> tuple[ArmRef, ArmRef, AblationReport] | str:
-    """The two arms and their paired report, or the error line that says why there is none."""
+def _paired(catalog: Catalog, base_text: str, cand_text: str) -> tuple[ArmRef, ArmRef, AblationReport] | Answer:
+    """The two arms and their paired report, or the error line that says why there is none with
+    its status: 404 for an arm or campaign the store does not hold (or whose row does not read,
+    as a campaign's own page), 422 for two arms that cannot be paired (different suites) or a
+    comparison the analysis refuses (:class:`~ablation.view.catalog.ReportError`)."""
     try:
         base, cand = ArmRef.parse(base_text), ArmRef.parse(cand_text)
+    except ValueError as exc:
+        return Answer(_error(exc), 404)
+    try:
         b_rec, c_rec = catalog.record(base.campaign_id), catalog.record(cand.campaign_id)
         if b_rec.suite_fingerprint != c_rec.suite_fingerprint:
-            return (
-                '<p class="error" id="compare-error">These campaigns ran different suites (their '
-                "fingerprints differ): their tasks cannot be paired.</p>"
-            )
+            return Answer(_error(
+                "These campaigns ran different suites (their fingerprints differ): their tasks cannot be paired."
+            ), 422)  # fmt: skip
         return base, cand, catalog.compare(base, cand)
-    except (ValueError, AblationError) as exc:
-        return f'<p class="error" id="compare-error">{markup.esc(exc)}</p>'
+    except ReportError as exc:
+        return Answer(_error(exc), 422)
+    except StoreError as exc:
+        return Answer(_error(exc), 404)
+    except (ValueError, AblationError) as exc:  # the analysis refuses the pair
+        return Answer(_error(exc), 422)
 
 
-def _comparison(catalog: Catalog, base_text: str, cand_text: str) -> str:
+def _error(what: object) -> str:
+    return f'<p class="error" id="compare-error">{markup.esc(what)}</p>'
+
+
+def _comparison(catalog: Catalog, base_text: str, cand_text: str) -> Answer:
     paired = _paired(catalog, base_text, cand_text)
-    if isinstance(paired, str):
+    if isinstance(paired, Answer):
         return paired
     base, cand, report = paired
-    return (
+    return Answer(
         f'<div class="verdict {markup.esc(report.verdict)}" id="verdict">Verdict '
         f"{markup.verdict_badge(report.verdict)} {markup.esc(summary_sentence(report))}</div>"
         f"<h2>Gates</h2>{markup.gates(report)}<h2>Headline</h2>{markup.headline(report)}"
@@ -113,7 +129,7 @@ def _comparison(catalog: Catalog, base_text: str, cand_text: str) -> str:
     )
 
 
-def compare_task_page(catalog: Catalog, params: Mapping[str, str]) -> str:
+def compare_task_page(catalog: Catalog, params: Mapping[str, str]) -> str | Answer:
     """Every trial of task ``params["id"]`` in the two stored arms ``params["baseline"]`` and
     ``params["candidate"]`` (``CAMPAIGN:arm``, as the compare page picks them) side by side, with
     the diff and step lists of the task page (:func:`~ablation.view.task_page.page_body`), and
@@ -124,13 +140,15 @@ def compare_task_page(catalog: Catalog, params: Mapping[str, str]) -> str:
     Its input and expected output are read as the candidate campaign's task page reads them (the
     compare page pairs arms of one suite only).
 
+    Two arms that cannot be compared (:func:`_paired`) are the error line with its status.
+
     Raises:
         KeyError: when neither arm holds a trial of the task and the comparison has no row of it.
     """
     task_id = params.get("id", "")
     paired = _paired(catalog, params.get("baseline", ""), params.get("candidate", ""))
-    if isinstance(paired, str):
-        return markup.layout(f"Task {task_id}", paired, store=str(catalog.path))
+    if isinstance(paired, Answer):
+        return Answer(markup.layout(f"Task {task_id}", paired.html, store=str(catalog.path)), paired.status)
     base, cand, _ = paired
     sides = []
     for ref, side in ((base, "baseline"), (cand, "candidate")):

@@ -115,4 +115,4 @@ def test_a_task_of_neither_list_and_an_unknown_task(tmp_path: Path) -> None:
         assert "first_baseline" in _column(page, "baseline") and "first_candidate" in _column(page, "candidate")
         assert client.get("/compare/task", params={**params, "id": "nope"}).status_code == 404
         bad = client.get("/compare/task", params={**params, "baseline": f"{cid}:third", "id": "t01"})
-        assert bad.status_code == 200 and 'id="compare-error"' in bad.text
+        assert bad.status_code == 404 and 'id="compare-error"' in bad.text
