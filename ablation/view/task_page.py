@@ -37,6 +37,7 @@ from ablation.spans import summarize
 from ablation.view import markup
 from ablation.view.catalog import Catalog
 from ablation.view.diff import word_diff
+from ablation.view.tasks import DEFAULT_CATEGORY
 from ablation.view.traces import side_by_side
 
 __all__ = ["RUNS_SHOWN", "back_url", "inputs", "page_body", "task_page"]
@@ -255,7 +256,7 @@ def page_body(
 ) -> str:
     """The page below its title: ``back`` (a link), the outcome and facts of ``row`` (a task
     table row's keys ``outcome``, ``flaky``, ``reason``, ``category``, ``critical``; the first
-    trial's category and critical flag where it has none), ``inputs_html`` (:func:`inputs`),
+    trial's category and critical flag where it has none, else ``default`` as the report), ``inputs_html`` (:func:`inputs`),
     the diff and step lists of the two sides' first runs, then the sides' trials in two columns
     (:data:`RUNS_SHOWN` runs each at most).
 
@@ -278,7 +279,7 @@ def page_body(
         )
     first = next(iter(left + right), None)
     facts = markup.table(["", ""], [
-        ["category", markup.esc((row and row["category"]) or (first and first.category) or DASH)],
+        ["category", markup.esc((row and row["category"]) or (first and first.category) or DEFAULT_CATEGORY)],
         ["critical", "yes" if (row and row["critical"]) or (first and first.critical) else "no"],
     ], cls="meta")  # fmt: skip
     outcome = DASH if row is None else row["outcome"]

@@ -29,12 +29,15 @@ from ablation.analysis.sequential import apply_sequential
 from ablation.columns import TrialColumns
 from ablation.config import CampaignConfig
 
-__all__ = ["EXCLUDED", "FILTERS", "OUTCOMES", "SORTS", "Page", "TaskTable", "task_table"]
+__all__ = ["DEFAULT_CATEGORY", "EXCLUDED", "FILTERS", "OUTCOMES", "SORTS", "Page", "TaskTable", "task_table"]
 
 #: Outcome labels, by code: the report's classification of a paired task, or left out.
 OUTCOMES = ("regression", "improvement", "both pass", "both fail", "excluded")
 #: The outcome code of a task the pairing left out.
 EXCLUDED = 4
+#: The category of a task no trial gives one: the report's name for it (the pairing's
+#: ``c or "default"``, :func:`ablation.analysis.pair_arms.pair_columns`), for left-out tasks too.
+DEFAULT_CATEGORY = "default"
 #: The ``show`` filter values.
 FILTERS = ("all", "paired", "regressions", "improvements", "errors", "excluded", "flaky", "critical")
 #: Sortable columns: ``sort`` value -> attribute of :class:`TaskTable`.
@@ -228,13 +231,14 @@ def _left_out(
     (bp, br, bl), (cp, cr, cl) = _stored(baseline, ids), _stored(candidate, ids)
     category = np.full(len(ids), "", dtype=object)
     critical = np.zeros(len(ids), bool)
-    for cols in (candidate, baseline):
+    for cols in (baseline, candidate):  # the first label given, the baseline's first, as the pairing
         rows, where = _positions(cols, ids)
         if cols.critical is not None:
             np.logical_or.at(critical, where, cols.critical[rows])
         if cols.category is not None:
             for r, w in zip(rows.tolist(), where.tolist(), strict=True):
                 category[w] = category[w] or cols.category[r] or ""
+    category[category == ""] = DEFAULT_CATEGORY
     return {
         "ids": ids, "category": category, "critical": critical, "base_passes": bp,
         "base_runs": br, "cand_passes": cp, "cand_runs": cr, "base_latency": bl,
