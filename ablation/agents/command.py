@@ -21,12 +21,13 @@ from ablation.agents.forms import (
     DEFAULT_MAX_OUTPUT_BYTES,
     AgentProcessError,
     AgentTimeoutError,
-    _decoder_limit,
     _excerpt,
     _tail,
+    decode_reply,
     interpret_agent_json,
 )
 from ablation.errors import AblationError, AgentSpecError, ConfigError
+from ablation.outputs import json_decoder_limit
 from ablation.schema import to_jsonable
 
 __all__ = ["DEFAULT_MAX_OUTPUT_BYTES", "SAFE_ENV", "CommandAgent", "filtered_environment"]
@@ -369,28 +370,20 @@ class CommandAgent:
                 stderr=tail,
             )
         try:
-            value = json.loads(stdout.decode("utf-8-sig"))  # a byte-order mark is ignored (RFC 8259 §8.1)
+            value = decode_reply(stdout.decode("utf-8-sig"))  # a byte-order mark is ignored (RFC 8259 §8.1)
         except UnicodeDecodeError as exc:
-            raise AgentProcessError(
-                f"{self.name} printed invalid UTF-8 on stdout ({exc.reason} at byte {exc.start}){cut}: "
-                f"{_excerpt(stdout)}",
-                returncode=returncode,
-                stderr=tail,
-            ) from None
+            what = f"invalid UTF-8 on stdout ({exc.reason} at byte {exc.start})"
         except json.JSONDecodeError as exc:
-            raise AgentProcessError(
-                f"{self.name} printed invalid JSON on stdout ({exc.msg} at line {exc.lineno} "
-                f"column {exc.colno}){cut}: {_excerpt(stdout)}",
-                returncode=returncode,
-                stderr=tail,
-            ) from None
+            what = f"invalid JSON on stdout ({exc.msg} at line {exc.lineno} column {exc.colno})"
+        except AgentProcessError as exc:
+            what = f"a number JSON has no value for on stdout ({exc})"
         except (RecursionError, ValueError) as exc:
-            raise AgentProcessError(
-                f"{self.name} printed {_decoder_limit(exc)} on stdout{cut}: {_excerpt(stdout)}",
-                returncode=returncode,
-                stderr=tail,
-            ) from None
-        return interpret_agent_json(value, self.name)
+            what = f"{json_decoder_limit(exc)} on stdout"
+        else:
+            return interpret_agent_json(value, self.name)
+        raise AgentProcessError(
+            f"{self.name} printed {what}{cut}: {_excerpt(stdout)}", returncode=returncode, stderr=tail
+        )
 
 
 def _signal_name(number: int) -> str:

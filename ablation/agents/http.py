@@ -17,12 +17,14 @@ from ablation.agents.forms import (
     DEFAULT_MAX_OUTPUT_BYTES,
     AgentConnectionError,
     AgentHttpError,
+    AgentProcessError,
     AgentTimeoutError,
-    _decoder_limit,
     _excerpt,
+    decode_reply,
     interpret_agent_json,
 )
 from ablation.errors import AblationError, AgentSpecError, ConfigError
+from ablation.outputs import json_decoder_limit
 from ablation.schema import to_jsonable
 
 __all__ = ["HttpAgent"]
@@ -257,13 +259,14 @@ class HttpAgent:
             ) from None
         try:
             # a UTF-8 byte-order mark is ignored, as RFC 8259 section 8.1 allows a parser to
-            value = json.loads(raw.decode("utf-8-sig" if charset.lower().replace("_", "-") in ("utf-8", "utf8") else charset))
-        # UnicodeError: a bad byte, or a codec that fails as such ("undefined", "punycode").
-        except (UnicodeError, LookupError, json.JSONDecodeError, RecursionError, ValueError) as exc:
+            value = decode_reply(raw.decode("utf-8-sig" if charset.lower().replace("_", "-") in ("utf-8", "utf8") else charset))
+        # UnicodeError: a bad byte, or a codec that fails as such ("undefined", "punycode");
+        # AgentProcessError: a number JSON has no value for (decode_reply).
+        except (UnicodeError, LookupError, AgentProcessError, json.JSONDecodeError, RecursionError, ValueError) as exc:
             reason = (
                 exc.msg if isinstance(exc, json.JSONDecodeError)
-                else str(exc) if isinstance(exc, UnicodeError | LookupError)
-                else _decoder_limit(exc)
+                else str(exc) if isinstance(exc, UnicodeError | LookupError | AgentProcessError)
+                else json_decoder_limit(exc)
             )  # fmt: skip
             raise AgentHttpError(
                 f"{self.name}: HTTP {status} response is not JSON ({reason}): {_excerpt(raw)}",

@@ -25,6 +25,7 @@ from pathlib import Path
 from typing import Any, BinaryIO
 
 from ablation.errors import InputError
+from ablation.outputs import json_decoder_limit
 
 __all__ = [
     "MAX_BYTES",
@@ -285,9 +286,9 @@ decode_json = _DECODER.decode
 def load_json(raw: str, display: str, line: int | None = None, cls: ErrorType = InputError) -> Any:
     """:func:`decode_json` of ``raw`` with one-line errors naming the file and line.
 
-    Besides malformed JSON and a member named twice in one object, two limits of the standard
-    decoder become clear errors instead of a crash: nesting deeper than the interpreter's recursion
-    limit, and integers of more than ``sys.get_int_max_str_digits()`` (4300 by default) digits.
+    Besides malformed JSON and a member named twice in one object, the limits of the standard
+    decoder (:func:`~ablation.outputs.json_decoder_limit`: nesting, integer digits) become clear
+    errors instead of a crash.
     """
     try:
         return decode_json(raw)
@@ -298,12 +299,8 @@ def load_json(raw: str, display: str, line: int | None = None, cls: ErrorType = 
         raise file_error(
             cls, display, f"malformed JSON ({exc.msg} at column {exc.colno})", line=where
         ) from None
-    except RecursionError:
-        raise file_error(cls, display, "JSON nested too deeply to read", line=line) from None
-    except ValueError:  # the interpreter's integer digit limit
-        limit = sys.get_int_max_str_digits()
-        raise file_error(cls, display, f"JSON number too large (an integer over {limit} digits)",
-                         line=line) from None
+    except (RecursionError, ValueError) as exc:  # the decoder's limits
+        raise file_error(cls, display, json_decoder_limit(exc), line=line) from None
 
 
 def nested_too_deep(value: Any, limit: int = MAX_JSON_DEPTH) -> bool:
@@ -365,10 +362,8 @@ def json_array_items(text: str, display: str) -> Iterator[tuple[int, Any]]:
                 raise malformed(exc.pos, f"{exc.msg} at column {exc.colno}") from None
             except RepeatedMember as exc:
                 raise file_error(InputError, display, exc.problem(), line=line_at(pos)) from None
-            except RecursionError:
-                raise malformed(pos, "nested too deeply to read") from None
-            except ValueError as exc:
-                raise malformed(pos, f"number too large: {exc}") from None
+            except (RecursionError, ValueError) as exc:  # the decoder's limits
+                raise file_error(InputError, display, json_decoder_limit(exc), line=line_at(pos)) from None
             yield line_at(pos), value
             pos = _skip_ws(text, end)
             if text.startswith(",", pos):
