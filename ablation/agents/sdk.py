@@ -22,7 +22,15 @@ import sys
 from collections.abc import Awaitable, Callable, Iterable
 from typing import Any
 
-from ablation.outputs import TOKEN_FIELDS, AgentOutput, ItemizedUsage, TrialUsage, joined_models
+from ablation.agents.forms import AgentProcessError
+from ablation.outputs import (
+    COUNT_LIMIT,
+    TOKEN_FIELDS,
+    AgentOutput,
+    ItemizedUsage,
+    TrialUsage,
+    joined_models,
+)
 from ablation.schema import to_jsonable
 
 __all__ = ["TRACE_MESSAGES", "pydantic_ai_runner", "sdk_output"]
@@ -50,6 +58,31 @@ def _get(obj: Any, *names: str) -> Any:
         if obj is None:
             return None
     return obj
+
+
+def _whole(obj: Any, *names: str) -> int:
+    """The count at ``obj.a.b...`` (``_get``), 0 when missing or ``None``.
+
+    SDK objects are built from the provider's JSON without validation, and Python's JSON reader
+    gives ``NaN``, ``Infinity`` and fractions where a count should be: such a value is refused,
+    naming the field, rather than cut to a whole number (``int(2.5)`` is 2) or left to fail
+    unnamed (``int(nan)``).
+
+    Raises:
+        AgentProcessError: The value is not a whole number in ``[0, 2**52)`` (an ``int`` or an
+            integral ``float``; ``bool`` and text are not counts).
+    """
+    value = _get(obj, *names)
+    if value is None:
+        return 0
+    if isinstance(value, float) and value.is_integer():  # not NaN nor an infinity
+        value = int(value)
+    if isinstance(value, int) and not isinstance(value, bool) and 0 <= value < COUNT_LIMIT:
+        return value
+    raise AgentProcessError(
+        f"the SDK result's usage {'.'.join(names)} is {value!r:.60}, not a token or request count "
+        "(a whole number, 0 or more, below 2**52): the provider's reply is not usable"
+    )
 
 
 def _count(names: Iterable[str]) -> dict[str, int]:
@@ -80,10 +113,10 @@ def _chat_completion(resp: Any) -> AgentOutput:
     return AgentOutput(
         output=_get(message, "content"),
         usage=TrialUsage(
-            input_tokens=int(_get(usage, "prompt_tokens") or 0),
-            output_tokens=int(_get(usage, "completion_tokens") or 0),
-            cached_tokens=int(_get(usage, "prompt_tokens_details", "cached_tokens") or 0),
-            cache_write_tokens=int(_get(usage, "prompt_tokens_details", "cache_write_tokens") or 0),
+            input_tokens=_whole(usage, "prompt_tokens"),
+            output_tokens=_whole(usage, "completion_tokens"),
+            cached_tokens=_whole(usage, "prompt_tokens_details", "cached_tokens"),
+            cache_write_tokens=_whole(usage, "prompt_tokens_details", "cache_write_tokens"),
             model_requests=1,
             tool_calls=_count(str(name) for name in names),
             model=resp.model,
@@ -104,10 +137,10 @@ def _response(resp: Any) -> AgentOutput:
     return AgentOutput(
         output=resp.output_text,
         usage=TrialUsage(
-            input_tokens=int(_get(usage, "input_tokens") or 0),
-            output_tokens=int(_get(usage, "output_tokens") or 0),
-            cached_tokens=int(_get(usage, "input_tokens_details", "cached_tokens") or 0),
-            cache_write_tokens=int(_get(usage, "input_tokens_details", "cache_write_tokens") or 0),
+            input_tokens=_whole(usage, "input_tokens"),
+            output_tokens=_whole(usage, "output_tokens"),
+            cached_tokens=_whole(usage, "input_tokens_details", "cached_tokens"),
+            cache_write_tokens=_whole(usage, "input_tokens_details", "cache_write_tokens"),
             model_requests=1,
             tool_calls=_count(str(c.name) for c in calls),
             model=resp.model,
@@ -124,13 +157,13 @@ def _anthropic_message(msg: Any) -> AgentOutput:
     """
     blocks = msg.content or ()
     usage = msg.usage
-    cached = int(_get(usage, "cache_read_input_tokens") or 0)
-    written = int(_get(usage, "cache_creation_input_tokens") or 0)
+    cached = _whole(usage, "cache_read_input_tokens")
+    written = _whole(usage, "cache_creation_input_tokens")
     return AgentOutput(
         output="".join(b.text for b in blocks if getattr(b, "type", None) == "text"),
         usage=TrialUsage(
-            input_tokens=int(_get(usage, "input_tokens") or 0) + cached + written,
-            output_tokens=int(_get(usage, "output_tokens") or 0),
+            input_tokens=_whole(usage, "input_tokens") + cached + written,
+            output_tokens=_whole(usage, "output_tokens"),
             cached_tokens=cached,
             cache_write_tokens=written,
             model_requests=1,
@@ -187,10 +220,10 @@ def _stated(usage: Any) -> bool:
 def _tokens(usage: Any, **more: Any) -> TrialUsage:
     """The token counts of a pydantic-ai ``RunUsage`` or ``RequestUsage``."""
     return TrialUsage(
-        input_tokens=int(getattr(usage, "input_tokens", 0) or 0),
-        output_tokens=int(getattr(usage, "output_tokens", 0) or 0),
-        cached_tokens=int(getattr(usage, "cache_read_tokens", 0) or 0),
-        cache_write_tokens=int(getattr(usage, "cache_write_tokens", 0) or 0),
+        input_tokens=_whole(usage, "input_tokens"),
+        output_tokens=_whole(usage, "output_tokens"),
+        cached_tokens=_whole(usage, "cache_read_tokens"),
+        cache_write_tokens=_whole(usage, "cache_write_tokens"),
         **more,
     )
 
@@ -209,7 +242,7 @@ def _run_usage(result: Any, usage: Any, calls: list[str]) -> TrialUsage | None:
     missing from the itemization, so the trial is not priced either.
     """
     responses = [m for m in result.new_messages() if getattr(m, "kind", None) == "response"]
-    requests = int(getattr(usage, "requests", 0) or 0)
+    requests = _whole(usage, "requests")
     if not responses and not requests:
         return None
     more: dict[str, Any] = {
