@@ -123,14 +123,34 @@ class CampaignStore(StoreConnection):
             "task_digests": task_digests, "baseline_agent": baseline_agent,
             "candidate_agent": candidate_agent, "provenance": provenance or {},
         }  # fmt: skip
-        with self._op("create a campaign", transaction=True) as conn:
-            new_id = self._insert_campaign(conn, campaign_id, fields)
-            if agent_fingerprints is not None:
-                conn.execute(
-                    "UPDATE campaigns SET agent_fingerprints_json = ? WHERE id = ?",
-                    (json.dumps(dict(agent_fingerprints), sort_keys=True), new_id),
-                )
-            return new_id
+        try:
+            with self._op("create a campaign", transaction=True) as conn:
+                new_id = self._insert_campaign(conn, campaign_id, fields)
+                if agent_fingerprints is not None:
+                    conn.execute(
+                        "UPDATE campaigns SET agent_fingerprints_json = ? WHERE id = ?",
+                        (json.dumps(dict(agent_fingerprints), sort_keys=True), new_id),
+                    )
+                return new_id
+        except BaseException:
+            if isinstance(campaign_id, str) and str(self.path) != ":memory:":
+                self._release_unborn(campaign_id)
+            raise
+
+    def _release_unborn(self, campaign_id: str) -> None:
+        """After a failed creation (a full disk): the run lock this process took on
+        ``campaign_id`` before writing its row (``ablation run`` locks a new id first,
+        :mod:`ablation.store.locks`) guards no campaign, so it is released and its file removed;
+        it is kept when a row holds the id (the id was taken) or the store cannot say."""
+        try:
+            with self._op(f"read campaign {campaign_id!r}") as conn:
+                if self._exists(conn, campaign_id):
+                    return
+        except StoreError:
+            return
+        from ablation.store.locks import release_unborn  # POSIX only: not for other writes
+
+        release_unborn(self.path, campaign_id)
 
     def _insert_campaign(
         self, conn: sqlite3.Connection, campaign_id: str | None, f: Mapping[str, Any]

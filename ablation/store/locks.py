@@ -5,7 +5,10 @@ trials and both run them; the second then dies on "duplicate trial". :class:`Cam
 exclusive POSIX record lock (``fcntl.lockf``) on ``<store>.<campaign_id>.lock`` (created next to
 the store) and writes the holder's pid into it; a second process fails at once with
 :class:`~ablation.errors.StoreError` naming that pid. The kernel drops the lock when the holder
-exits, even on ``kill -9``, so a stale file never blocks a later resume.
+exits, even on ``kill -9``, so a stale file never blocks a later resume. A lock that cannot be
+taken or written (a full disk) is one :class:`~ablation.errors.StoreError` naming the store and
+leaves no file; so does a new campaign whose row could not be written after its lock was taken
+(:func:`release_unborn`, called by the store).
 
 A record lock belongs to the process, not to the open file: a copy of the process forked by an
 agent does not hold it (an ``flock`` would be shared with the copy, which could outlive a killed
@@ -37,10 +40,10 @@ from pathlib import Path
 
 from ablation.errors import StoreError
 
-__all__ = ["CampaignLock", "campaign_running"]
+__all__ = ["CampaignLock", "campaign_running", "release_unborn"]
 
 
-_HELD: set[str] = set()  # lock files this process holds
+_HELD: dict[str, CampaignLock] = {}  # lock files this process holds, by real path
 _GUARD = threading.Lock()  # held while this process opens, locks or closes a lock file
 #: ``struct flock`` as ``F_GETLK`` reads and writes it, and the index of ``l_type`` in it.
 _FLOCK: tuple[str, int] | None = (
@@ -132,23 +135,38 @@ class CampaignLock:
                 f"campaign {campaign_id} in {store_path} is being run by this process "
                 f"(pid {os.getpid()}); wait for it to finish before resuming"
             )
-        fd = os.open(self.path, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o644)
+        try:
+            fd = os.open(self.path, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o644)
+        except OSError as exc:
+            raise self._failed(store_path, campaign_id, exc) from exc
         try:
             fcntl.lockf(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
         except OSError as exc:
             if exc.errno not in (errno.EACCES, errno.EAGAIN):  # not "held by another process"
                 os.close(fd)
-                raise
+                raise self._failed(store_path, campaign_id, exc) from exc
             holder = os.pread(fd, 64, 0).decode("ascii", "replace").strip() or "unknown"
             os.close(fd)
             raise StoreError(
                 f"campaign {campaign_id} in {store_path} is being run by another process "
                 f"(pid {holder}); wait for it to finish or stop it before resuming"
             ) from None
+        try:
+            os.ftruncate(fd, 0)
+            os.pwrite(fd, f"{os.getpid()}\n".encode("ascii"), 0)
+        except OSError as exc:  # a full disk: the pid does not fit
+            with contextlib.suppress(OSError):
+                self.path.unlink()
+            os.close(fd)
+            raise self._failed(store_path, campaign_id, exc) from exc
         self._fd, self._key = fd, key
-        _HELD.add(key)
-        os.ftruncate(fd, 0)
-        os.pwrite(fd, f"{os.getpid()}\n".encode("ascii"), 0)
+        _HELD[key] = self
+
+    def _failed(self, store_path: Path, campaign_id: str, exc: OSError) -> StoreError:
+        return StoreError(
+            f"run store {store_path}: cannot take the run lock of campaign {campaign_id} "
+            f"({self.path.name}): {exc.strerror or exc}"
+        )
 
     def release(self) -> None:
         """Drop the lock and remove the file (idempotent)."""
@@ -159,4 +177,17 @@ class CampaignLock:
                 self.path.unlink()
             os.close(self._fd)
             self._fd = None
-            _HELD.discard(self._key)
+            _HELD.pop(self._key, None)
+
+
+def release_unborn(store_path: Path, campaign_id: str) -> None:
+    """Release the run lock this process holds on a campaign whose row was never written (its
+    creation failed), removing its file; nothing when this process holds none."""
+    try:
+        key = os.path.realpath(lock_path(store_path, campaign_id))
+    except ValueError:
+        return
+    with _GUARD:
+        held = _HELD.get(key)
+    if held is not None:
+        held.release()
