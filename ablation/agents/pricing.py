@@ -30,6 +30,10 @@ is logged once per model and process (logger ``ablation.agents.pricing``, warnin
 the ``ablation`` command shows on stderr), naming the model and the ``[tool.ablation.prices]``
 entry that would price it: the report itself only counts the trials without a cost.
 
+A cost of :data:`~ablation.outputs.VALUE_LIMIT` (1e100) or more, which no result holds (an
+override's prices are finite but unbounded), is no cost either, logged once per model; a
+database price that is not a finite number, 0 or more, is no price.
+
 A usage whose token counts are unknown (``None``: a model call stated none) has no cost, as a
 trial without usage has none; neither has one whose ``model`` joins several models
 (:func:`~ablation.outputs.joined_models`) unless its calls are itemized: the database would
@@ -48,7 +52,7 @@ from fractions import Fraction
 from typing import Any
 
 from ablation.config import ModelPrice
-from ablation.outputs import MODELS_SEPARATOR, AgentOutput, TrialUsage
+from ablation.outputs import MODELS_SEPARATOR, VALUE_LIMIT, AgentOutput, TrialUsage
 
 __all__ = ["database_price", "override_for", "override_price", "priced"]
 
@@ -153,7 +157,8 @@ def _database_exact(usage: TrialUsage) -> Decimal | None:
         )
     except LookupError:
         return None
-    return Decimal(result.total_price)
+    amount = Decimal(result.total_price)
+    return amount if amount.is_finite() and amount >= 0 else None  # no price, never NaN
 
 
 def _priceable(call: TrialUsage) -> bool:
@@ -208,5 +213,18 @@ def priced(out: AgentOutput, overrides: Mapping[str, ModelPrice]) -> dict[str, A
     if len(known) < len(prices) or len({currency for _, currency, _ in known}) != 1:
         return fields  # a call that cannot be priced, or amounts in two currencies: no cost
     source = "override" if any(s == "override" for _, _, s in known) else "price-db"
-    amount = float(sum((a for a, _, _ in known), Fraction(0)))
-    return {"cost": amount, "cost_currency": known[0][1], "cost_source": source}
+    total = sum((a for a, _, _ in known), Fraction(0))
+    if not total < VALUE_LIMIT:  # exact: a float would overflow past 1.8e308
+        _too_costly(str(usage.model))
+        return fields
+    return {"cost": float(total), "cost_currency": known[0][1], "cost_source": source}
+
+
+@functools.cache
+def _too_costly(model: str) -> None:
+    """Say once per process that ``model``'s price gives a cost no trial can hold."""
+    _log.warning(
+        "the price of model %r gives a trial a cost of %s or more, which no result holds: its "
+        "trials over that have no cost; check its [tool.ablation.prices] entry",
+        model, f"{VALUE_LIMIT:g}",
+    )
