@@ -36,6 +36,7 @@ from ablation.errors import StoreError
 from ablation.view import markup
 from ablation.view.catalog import Catalog, ReportError
 from ablation.view.pages import campaign_page, campaigns_page, progress, tasks_page
+from ablation.view.steps import steps_page
 from ablation.view.suite_pages import COMPARE_TASK, compare_page, compare_task_page, history_page
 from ablation.view.task_page import task_page
 
@@ -99,7 +100,9 @@ def create_app(catalog: Catalog) -> Starlette:
               page(lambda r: tasks_page(catalog, campaign_id(r), params(r)))),
         Route("/campaign/{campaign_id}/task",
               page(lambda r: task_page(catalog, campaign_id(r), params(r).get("id", ""),
-                                       params(r).get("back", "")))),
+                                       params(r).get("back", ""), _row(params(r))))),
+        Route("/campaign/{campaign_id}/steps",
+              page(lambda r: steps_page(catalog, campaign_id(r), params(r)))),
         Route("/compare", page(lambda r: compare_page(catalog, params(r)))),
         Route(COMPARE_TASK, page(lambda r: compare_task_page(catalog, params(r)))),
         Route("/suite/{fingerprint}",
@@ -188,3 +191,9 @@ class TrustedHosts:
 
 def _pick(params: dict[str, str], *names: str) -> dict[str, Any]:
     return {k: params.get(k, "") for k in names}
+
+
+def _row(params: dict[str, str]) -> int | None:
+    """The ``from`` parameter: the first row of a task page's step lists, else ``None``."""
+    text = params.get("from", "")
+    return int(text) if text.isdigit() and len(text) < 10 else None

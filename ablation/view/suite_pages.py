@@ -164,7 +164,12 @@ def compare_task_page(catalog: Catalog, params: Mapping[str, str]) -> str | Answ
     back = markup.link(markup.url("/compare", baseline=str(base), candidate=str(cand)),
                        "Back to the comparison", cls="back")  # fmt: skip
     source = inputs(catalog, catalog.report(cand.campaign_id)[0], cand.campaign_id, task_id)
-    body = page_body(sides, row, source, back, (base.campaign_id, cand.campaign_id))
+    start = params.get("from", "")
+    body = page_body(
+        sides, row, source, back, (base.campaign_id, cand.campaign_id),
+        int(start) if start.isdigit() and len(start) < 10 else None,
+        lambda first: markup.url(COMPARE_TASK, baseline=str(base), candidate=str(cand), id=task_id, **{"from": first}),
+    )  # fmt: skip
     return markup.layout(f"Task {task_id}", body, store=str(catalog.path))
 
 

@@ -20,12 +20,16 @@ task table path with the table's own parameters, and rebuilt from them). The pag
 comparison of two stored arms (:mod:`ablation.view.suite_pages`) is built by :func:`page_body` too.
 Each arm shows its first :data:`RUNS_SHOWN` runs in full (the first, which the diff and step lists
 compare, among them); a line under it counts the others and names the command that exports them all.
+A trial's step lists (trace, spans) show their first steps and link to the page of all of them
+(:mod:`ablation.view.steps`); the lists side by side show one window of rows with links to the
+rows before and after.
 """
 
 from __future__ import annotations
 
 import json
 from collections import Counter
+from collections.abc import Callable
 from typing import Any
 from urllib.parse import parse_qsl, urlsplit
 
@@ -37,6 +41,7 @@ from ablation.spans import summarize
 from ablation.view import markup
 from ablation.view.catalog import Catalog
 from ablation.view.diff import word_diff
+from ablation.view.steps import FIELDS, preview, step_list
 from ablation.view.tasks import DEFAULT_CATEGORY
 from ablation.view.traces import side_by_side
 
@@ -74,10 +79,14 @@ def _verdict(t: TaskResult) -> str:
 def _extra(t: TaskResult) -> dict[str, Any]:
     """The fields of ``t`` the trial table does not name (usage, traces), when set; its
     OpenTelemetry spans as their steps (name, status, error), not their packed data (an empty
-    list when every span was dropped)."""
-    out = {k: v for k, v in t.model_dump(mode="json", exclude={"spans"}).items() if k not in _SHOWN and v}
-    if t.spans is not None and (t.spans.count or t.spans.dropped):
-        out["spans"] = t.spans.steps()
+    list when every span was dropped). The step lists (:data:`~ablation.view.steps.FIELDS`) are
+    the trial's own, not copies: a trace of 10^4 steps is held once."""
+    dumped = t.model_dump(mode="json", exclude={*_SHOWN, *FIELDS})
+    out = {k: v for k, v in dumped.items() if v}
+    for name in FIELDS:
+        steps = step_list(t, name)
+        if steps is not None and (steps or name == "spans"):
+            out[name] = steps
     return out
 
 
@@ -157,7 +166,7 @@ def _unknown_counts(t: TaskResult) -> dict[str, None]:
     return {name: None for name in USAGE_METRICS if getattr(t.usage, name) is None and name not in t.metrics}
 
 
-def _trial(t: TaskResult) -> str:
+def _trial(t: TaskResult, campaign_id: str) -> str:
     extra = _extra(t)
     cut = _usage_from_cut_trace(t)
     derived = usage_metrics(t.usage) if cut and t.usage is not None else {}
@@ -188,7 +197,8 @@ def _trial(t: TaskResult) -> str:
         parts.append(f"<h4>Scorer errors</h4>{_pre(_json(t.quality_errors), 'error')}")
     parts.append(f'<h4>Output</h4>{_pre(output_text(t.output), "output")}')
     for name, value in sorted(extra.items()):
-        parts.append(f"<h4>{markup.esc(_heading(t, name, cut))}</h4>{_pre(_json(value), 'extra')}")
+        shown = preview(campaign_id, t, name, value) if name in FIELDS else _pre(_json(value), "extra")
+        parts.append(f"<h4>{markup.esc(_heading(t, name, cut))}</h4>{shown}")
     return (
         f'<div class="trial {markup.esc(t.arm)}" data-arm="{markup.esc(t.arm)}" data-run="{t.run}">'
         f"<h3>{markup.esc(t.arm)}, run {t.run}</h3>{''.join(parts)}</div>"
@@ -247,12 +257,12 @@ def _runs(trials: list[TaskResult], campaign_id: str) -> str:
         f" runs not shown ({len(trials)} in all): ablation report {campaign_id} "
         "--export-jsonl FILE writes every trial"
     )
-    return "".join(_trial(t) for t in shown) + markup.more(len(trials), len(shown), where)
+    return "".join(_trial(t, campaign_id) for t in shown) + markup.more(len(trials), len(shown), where)
 
 
 def page_body(
     sides: list[tuple[str, str, list[TaskResult]]], row: dict[str, Any] | None, inputs_html: str, back: str,
-    campaigns: tuple[str, str],
+    campaigns: tuple[str, str], start: int | None = None, rows_url: Callable[[int], str] | None = None,
 ) -> str:
     """The page below its title: ``back`` (a link), the outcome and facts of ``row`` (a task
     table row's keys ``outcome``, ``flaky``, ``reason``, ``category``, ``critical``; the first
@@ -261,7 +271,9 @@ def page_body(
     (:data:`RUNS_SHOWN` runs each at most).
 
     ``sides``: ``(arm, heading, trials)`` of the baseline, then the candidate, trials in run
-    order; ``campaigns``: the campaign each side's trials are stored under.
+    order; ``campaigns``: the campaign each side's trials are stored under; ``start``,
+    ``rows_url``: the step lists' first row and the page from a row on
+    (:func:`~ablation.view.traces.side_by_side`).
     """
     columns = "".join(
         f'<div class="arm" id="arm-{arm}"><h2>{markup.esc(heading)}</h2>'
@@ -275,7 +287,8 @@ def page_body(
             '<h2>Output diff (first run: <del>baseline only</del> <ins>candidate only</ins>)</h2>'
             f'<div id="diff">{word_diff(left[0].output, right[0].output)}</div>'
         ) + side_by_side(
-            _extra(left[0]), _extra(right[0]), dropped={"spans": (_dropped(left[0]), _dropped(right[0]))}
+            _extra(left[0]), _extra(right[0]), dropped={"spans": (_dropped(left[0]), _dropped(right[0]))},
+            start=start, rows_url=rows_url,
         )
     first = next(iter(left + right), None)
     facts = markup.table(["", ""], [
@@ -296,10 +309,14 @@ def page_body(
     )
 
 
-def task_page(catalog: Catalog, campaign_id: str, task_id: str, back: str = "") -> str:
+def task_page(
+    catalog: Catalog, campaign_id: str, task_id: str, back: str = "", start: int | None = None
+) -> str:
     """Every trial of ``task_id`` in ``campaign_id``, the arms side by side, and the diff.
 
-    ``back``: the task table URL the user came from (see :func:`back_url`).
+    ``back``: the task table URL the user came from (see :func:`back_url`); ``start``: the
+    first row of the step lists side by side (the ``from`` parameter; else the window that
+    holds the divergence).
 
     Raises:
         KeyError: when the campaign holds no trial of the task and its task table no row.
@@ -317,6 +334,7 @@ def task_page(catalog: Catalog, campaign_id: str, task_id: str, back: str = "") 
     body = page_body(
         sides, None if at is None else table.row(at), inputs(catalog, report, campaign_id, task_id),
         markup.link(back_url(campaign_id, back), "Back to the tasks", cls="back"),
-        (campaign_id, campaign_id),
+        (campaign_id, campaign_id), start,
+        lambda row: markup.url(markup.campaign_url(campaign_id, "task"), id=task_id, back=back or None, **{"from": row}),
     )
     return markup.layout(f"Task {task_id}", body, store=str(catalog.path))

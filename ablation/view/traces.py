@@ -19,31 +19,37 @@ shifts the kept ones, so a divergence found in a cut list may be that gap.
 Assumptions: steps are JSON-safe values (a stored trial's fields are JSON). A list of more than
 :data:`MAX_STEPS` steps is shown as a window of that many rows that holds the first divergence,
 with up to :data:`CONTEXT` equal steps before it (from step 0 when the divergence comes early
-enough, or when there is none), and a note says which steps of how many are shown; each step's
-text is cut at :data:`STEP_LIMIT` characters, saying so.
+enough, or when there is none), and a note says which steps of how many are shown, with links to
+the rows before and after (the task page from another row on); each step's text is cut at
+:data:`STEP_LIMIT` characters, naming its full length. Only the rows shown are kept as text: the
+search for the divergence turns one pair of steps into text at a time.
 """
 
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from ablation.render._drilldown import first_divergence as shared_divergence
 from ablation.render._format import truncate
-from ablation.view.markup import esc
+from ablation.view.markup import esc, link
 
-__all__ = ["CONTEXT", "MAX_STEPS", "STEP_LIMIT", "first_divergence", "side_by_side", "window"]
+__all__ = ["CONTEXT", "MAX_STEPS", "STEP_LIMIT", "first_divergence", "side_by_side", "step_text", "window"]
 
-MAX_STEPS = 500
+#: Rows of a step list shown side by side on one task page (each two steps of up to
+#: :data:`STEP_LIMIT` characters); the others are a link away.
+MAX_STEPS = 100
 #: Equal steps shown before a divergence that lies beyond :data:`MAX_STEPS` rows.
 CONTEXT = 20
 #: Characters of one step's text shown.
 STEP_LIMIT = 2_000
 
 
-def _text(step: Any) -> str:
+def step_text(step: Any) -> str:
+    """One step as the indented JSON text a page shows (keys sorted)."""
     return json.dumps(step, indent=2, ensure_ascii=False, sort_keys=True, default=repr)
+
 
 
 def first_divergence(
@@ -55,14 +61,18 @@ def first_divergence(
     ``left_dropped``, ``right_dropped``: steps each list was cut of (kept no more); a list cut
     of any ends the search at its end, where a missing step is not known to differ.
     """
-    return shared_divergence(left, right, left_dropped, right_dropped, key=_text)
+    return shared_divergence(left, right, left_dropped, right_dropped, key=step_text)
 
 
-def window(total: int, split: int | None) -> range:
-    """The rows shown of ``total``: all of them up to :data:`MAX_STEPS`; else the first
+def window(total: int, split: int | None, start: int | None = None) -> range:
+    """The rows shown of ``total``: from row ``start`` when given, :data:`MAX_STEPS` of them at
+    most; else all of them up to :data:`MAX_STEPS`; else the first
     :data:`MAX_STEPS` when they hold ``split`` and :data:`CONTEXT` rows after it, or else
     :data:`MAX_STEPS` rows starting :data:`CONTEXT` rows before ``split`` (earlier when the
     list ends sooner)."""
+    if start is not None:
+        first = max(0, min(start, total - 1))
+        return range(first, min(total, first + MAX_STEPS))
     if total <= MAX_STEPS or split is None or split + CONTEXT < MAX_STEPS:
         return range(min(total, MAX_STEPS))
     start = max(0, min(split - CONTEXT, total - MAX_STEPS))
@@ -71,7 +81,7 @@ def window(total: int, split: int | None) -> range:
 
 def _cell(side: Sequence[Any], i: int, dropped: int) -> str:
     if i < len(side):
-        return f"<td><pre>{esc(truncate(_text(side[i]), STEP_LIMIT))}</pre></td>"
+        return f"<td><pre>{esc(truncate(step_text(side[i]), STEP_LIMIT))}</pre></td>"
     return '<td class="not-kept">(not kept)</td>' if dropped else "<td></td>"
 
 
@@ -82,12 +92,25 @@ def _dropped_words(left_dropped: int, right_dropped: int) -> str:
     )
 
 
-def _cut_note(shown: range, left: Sequence[Any], right: Sequence[Any], anchor: str | None) -> str:
-    """Which steps are shown of how many, and a link to the divergence's row ``anchor``."""
-    to = f' <a href="#{anchor}">Go to the first divergence</a>.' if anchor else ""
+def _cut_note(
+    shown: range, left: Sequence[Any], right: Sequence[Any], href: str | None,
+    rows_url: Callable[[int], str] | None = None,
+) -> str:
+    """Which steps are shown of how many, a link to the divergence's row (``href``), and links
+    to the rows before and after (``rows_url``: the page from a row on)."""
+    to = f" {link(href, 'Go to the first divergence')}." if href else ""
+    total = max(len(left), len(right))
+    nav = ""
+    if rows_url is not None:
+        links = []
+        if shown.start > 0:
+            links.append(link(rows_url(max(0, shown.start - MAX_STEPS)), "← earlier steps", cls="prev-steps"))
+        if shown.stop < total:
+            links.append(link(rows_url(shown.stop), "later steps →", cls="next-steps"))
+        nav = " " + " ".join(links)
     return (
         f'<p class="note trace-cut">Steps {shown.start} to {shown.stop - 1} shown, of '
-        f"{max(len(left), len(right))} (baseline {len(left)}, candidate {len(right)}).{to}</p>"
+        f"{total} (baseline {len(left)}, candidate {len(right)}).{to}{nav}</p>"
     )
 
 
@@ -107,11 +130,15 @@ def side_by_side(
     baseline: Mapping[str, Any],
     candidate: Mapping[str, Any],
     dropped: Mapping[str, tuple[int, int]] | None = None,
+    start: int | None = None,
+    rows_url: Callable[[int], str] | None = None,
 ) -> str:
     """Markup of every list field both trials carry (their extra fields), step by step.
 
     ``dropped``: field name -> steps the baseline's and the candidate's list were cut of (a
-    field not named was not cut).
+    field not named was not cut). ``start``: the first row shown of every field (else the
+    window that holds the divergence, :func:`window`); ``rows_url``: the page that shows the
+    rows from a given one on, linked from a cut list's note.
     """
     out = []
     anchors = 0
@@ -122,7 +149,7 @@ def side_by_side(
         left_dropped, right_dropped = (dropped or {}).get(name, (0, 0))
         split = first_divergence(left, right, left_dropped, right_dropped)
         total = max(len(left), len(right))
-        shown = window(total, split)
+        shown = window(total, split, start)
         anchor = "first-divergence" if anchors == 0 else f"first-divergence-{anchors + 1}"
         anchors += split is not None
         rows = []
@@ -136,7 +163,12 @@ def side_by_side(
             where = f"first divergence at step {split}" + (f"; {lost}" if lost else "")
         else:
             where = f"agree as far as both were kept; {lost}" if lost else "identical"
-        cut = "" if len(shown) == total else _cut_note(shown, left, right, None if split is None else anchor)
+        to: str | None = None  # the divergence's row, on this page or on the one that shows it
+        if split is not None and split in shown:
+            to = f"#{anchor}"
+        elif split is not None and rows_url is not None:
+            to = f"{rows_url(max(0, split - CONTEXT))}#{anchor}"
+        cut = "" if len(shown) == total else _cut_note(shown, left, right, to, rows_url)
         if lost:
             cut = _drop_note(left, right, left_dropped, right_dropped) + cut
         out.append(

@@ -36,7 +36,7 @@ def test_regressions_past_the_cap_are_counted_not_listed(tmp_path: Path) -> None
         store.set_status(cid, "complete")
     catalog = Catalog(path)
     try:
-        page = compare_page(catalog, {"baseline": "c-cap:baseline", "candidate": "c-cap:candidate"})
+        page = compare_page(catalog, {"baseline": "c-cap:baseline", "candidate": "c-cap:candidate"}).html
     finally:
         catalog.close()
     regressions = page[page.index('id="regressions"'):page.index("<h2>Improvements")]

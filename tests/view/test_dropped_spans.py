@@ -159,7 +159,7 @@ def test_the_task_page_says_spans_were_dropped_and_keeps_their_end_out_of_the_di
         cache_write_tokens=kept.cache_write_tokens, model_requests=kept.model_calls,
         tool_calls=dict(Counter(kept.tools)), model=joined_models(kept.models),
     )  # fmt: skip
-    old = html.unescape(_trial(trials["baseline"].model_copy(update={"usage": counted})))
+    old = html.unescape(_trial(trials["baseline"].model_copy(update={"usage": counted}), "c"))
     assert f"usage (from a truncated trace: {base.dropped} spans dropped, not counted)" in old
 
 

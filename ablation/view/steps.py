@@ -1,0 +1,110 @@
+"""One trial's step list (a trace, its spans' steps) a page at a time, and its preview on a task page.
+
+A trial may carry a step list of any length (an agent's trace of 10^4 tool calls, say): a task
+page shows the first :data:`PREVIEW` steps of each trial's list and links to this page, which
+shows :data:`PAGE_STEPS` steps at a time with links to the pages before and after. Every step is
+its indented JSON text cut at :data:`~ablation.view.traces.STEP_LIMIT` characters, the cut naming
+the full length (``ablation report CAMPAIGN --export-jsonl FILE`` writes every step in full).
+Only the steps shown are turned into text: a page costs the decoding of the task's trials (one
+store read), not a text of the whole list.
+
+Assumptions: a trial is named by its campaign, task, stored arm and run; the list-valued fields a
+page shows are ``trace`` (the trial's own list) and ``spans`` (its kept spans' steps,
+:meth:`~ablation.spans.TrialSpans.steps`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from ablation.render._format import truncate
+from ablation.schema import TaskResult
+from ablation.view import markup
+from ablation.view.catalog import Catalog
+from ablation.view.traces import STEP_LIMIT, step_text
+
+__all__ = ["FIELDS", "PAGE_STEPS", "PREVIEW", "preview", "step_list", "steps_page", "steps_url"]
+
+#: Steps of one trial's list a task page shows; the rest are on :func:`steps_page`.
+PREVIEW = 20
+#: Steps one page of :func:`steps_page` shows.
+PAGE_STEPS = 200
+#: The list-valued fields of a trial this page shows.
+FIELDS = ("trace", "spans")
+
+
+def step_list(t: TaskResult, field: str) -> list[Any] | None:
+    """The trial's list ``field`` as stored (not copied), or ``None`` when it has none."""
+    if field == "trace":
+        return t.trace
+    if field == "spans" and t.spans is not None and (t.spans.count or t.spans.dropped):
+        return t.spans.steps()
+    return None
+
+
+def steps_url(campaign_id: str, t: TaskResult, field: str, page: int = 1) -> str:
+    """The path of page ``page`` of the trial ``t``'s list ``field``."""
+    return markup.url(
+        markup.campaign_url(campaign_id, "steps"), id=t.task_id, arm=t.arm, run=t.run, field=field,
+        page=page if page > 1 else None,
+    )  # fmt: skip
+
+
+def _rows(steps: Sequence[Any], first: int) -> str:
+    return "".join(
+        f'<tr class="step"><td>{first + k}</td><td><pre>{markup.esc(truncate(step_text(s), STEP_LIMIT))}</pre></td></tr>'
+        for k, s in enumerate(steps)
+    )
+
+
+def preview(campaign_id: str, t: TaskResult, field: str, steps: Sequence[Any]) -> str:
+    """The first :data:`PREVIEW` steps of ``steps`` (the trial's list ``field``), how many are
+    not shown, and the link to them all."""
+    shown = steps[:PREVIEW]
+    table = f'<table class="steps"><tbody>{_rows(shown, 0)}</tbody></table>' if shown else ""
+    rest = len(steps) - len(shown)
+    link = markup.link(steps_url(campaign_id, t, field), f"All {len(steps)} steps, page by page", cls="all-steps")
+    note = f"{len(shown)} of {len(steps)} steps shown" + (f", {rest} not shown" if rest else "")
+    return f'{table}<p class="note steps-count">{markup.esc(note)}. {link}</p>'
+
+
+def _int(text: str | None) -> int:
+    try:
+        return max(1, int(text or 1))
+    except ValueError:
+        return 1
+
+
+def steps_page(catalog: Catalog, campaign_id: str, params: Mapping[str, str]) -> str:
+    """One page (``page``, from 1) of the list ``field`` of the trial ``id``, ``arm``, ``run``.
+
+    Raises:
+        StoreError: for an unknown campaign (the page is a 404).
+        KeyError: when the campaign holds no such trial, or the trial no such list.
+    """
+    task_id, arm, field = params.get("id", ""), params.get("arm", ""), params.get("field", "")
+    catalog.record(campaign_id)
+    trial = next(
+        (t for t in catalog.trials(campaign_id, task_id) if t.arm == arm and str(t.run) == params.get("run")),
+        None,
+    )  # fmt: skip
+    steps = None if trial is None or field not in FIELDS else step_list(trial, field)
+    if trial is None or steps is None:
+        raise KeyError(task_id)
+    pages = max(1, -(-len(steps) // PAGE_STEPS))
+    page = min(_int(params.get("page")), pages)
+    first = (page - 1) * PAGE_STEPS
+    shown = steps[first : first + PAGE_STEPS]
+    nav = [markup.link(steps_url(campaign_id, trial, field, page - 1), "← previous", cls="prev")] if page > 1 else []
+    if page < pages:
+        nav.append(markup.link(steps_url(campaign_id, trial, field, page + 1), "next →", cls="next"))
+    back = markup.link(markup.url(markup.campaign_url(campaign_id, "task"), id=task_id), "Back to the task", cls="back")
+    count = f"Steps {first} to {first + len(shown) - 1} of {len(steps)} (page {page} of {pages})" if shown else "No step."
+    body = (
+        f'<p>{back}</p><p class="count" id="count">{markup.esc(count)}</p>'
+        f'<table class="steps" id="steps"><thead><tr><th>step</th><th>{markup.esc(field)}</th></tr></thead>'
+        f'<tbody>{_rows(shown, first)}</tbody></table><p class="pager">{" ".join(nav)}</p>'
+    )
+    title = f"{field} of task {task_id}, {arm} run {trial.run}"
+    return markup.layout(title, body, store=str(catalog.path))
