@@ -1,4 +1,4 @@
-"""``ablation list [STORE]``: the campaigns of a run store, newest first.
+"""``ablation list [STORE] [--store STORE] [--limit N]``: the campaigns of a run store, newest first.
 
 One row per campaign: its id, when it was created (UTC), its status (``interrupted`` for one
 stored as ``running`` that no live process runs: killed, it is resumable), the suite (the first 12
@@ -8,6 +8,16 @@ verdict its report gave when it completed (``-`` while it is running or after an
 abort, and for campaigns stored before verdicts were kept: ``CampaignRecord.verdict``) and the
 number of stored trials. ``--format json`` prints the same rows as a JSON array of objects. A
 reader that closes the output early (``| head``) ends it quietly, the exit code unchanged.
+
+The table shows the newest :data:`TABLE_LIMIT` campaigns unless ``--limit N`` says otherwise (0:
+all), and ends with a line saying how many older ones it leaves out and how to see them. The
+JSON array, read by programs, holds every campaign unless ``--limit`` is given: an explicit limit
+is the caller's own cut, so it holds exactly the newest N, with nothing else in the document. Only
+the campaigns shown are read (:meth:`~ablation.store.summaries.CampaignSummaries.campaign_summaries`:
+their task counts in SQL, not their digests); a damaged one among them is an error line.
+
+The store is ``STORE`` or ``--store STORE`` (the spelling of ``report`` and ``run``); both given
+naming different files is a usage error.
 """
 
 from __future__ import annotations
@@ -21,7 +31,10 @@ from typing import TYPE_CHECKING, Any
 if TYPE_CHECKING:
     from ablation.errors import StoreError
 
-__all__ = ["campaign_rows", "cmd_list"]
+__all__ = ["TABLE_LIMIT", "campaign_rows", "cmd_list", "listed_campaigns"]
+
+#: Campaigns the table shows by default: a screenful.
+TABLE_LIMIT = 20
 
 _COLUMNS = ("campaign", "created", "status", "suite", "baseline", "candidate", "verdict", "trials")
 
@@ -33,28 +46,33 @@ def campaign_rows(path: Path, damaged: list[StoreError] | None = None) -> list[d
     Raises:
         ConfigError: when there is no store at ``path``.
     """
-    from ablation.errors import ConfigError, StoreError
+    return listed_campaigns(path, None, damaged)[0]
+
+
+def listed_campaigns(
+    path: Path, limit: int | None, damaged: list[StoreError] | None = None
+) -> tuple[list[dict[str, Any]], int]:
+    """The newest ``limit`` campaigns of ``path`` (every one when ``None``) as plain rows, and
+    how many campaigns the store holds; ``damaged`` as in :func:`campaign_rows`.
+
+    Raises:
+        ConfigError: when there is no store at ``path``.
+    """
+    from ablation.errors import ConfigError
     from ablation.store.run_store import RunStore
 
     if not path.exists():
         raise ConfigError(f"{path}: no run store here (run a campaign first, or pass STORE)")
-    rows = []
     with RunStore(path, read_only=True) as store:
-        for r in store.list_campaigns(damaged):
-            try:
-                n_tasks = len(r.task_digests)  # decoded here: they may be what is damaged
-            except StoreError as exc:
-                if damaged is None:
-                    raise
-                damaged.append(exc)
-                continue
-            rows.append({
-                "campaign_id": r.campaign_id, "created_at": r.created_at,
-                "status": store.status_now(r), "suite_fingerprint": r.suite_fingerprint,
-                "n_tasks": n_tasks, "baseline_agent": r.baseline_agent,
-                "candidate_agent": r.candidate_agent, "verdict": r.verdict, "n_trials": r.n_trials,
-            })  # fmt: skip
-    return rows
+        found = store.campaign_summaries(limit=limit, damaged=damaged)
+        total = store.count_campaigns() if limit is not None else len(found) + len(damaged or ())
+        rows = [{
+            "campaign_id": r.campaign_id, "created_at": r.created_at,
+            "status": r.status, "suite_fingerprint": r.suite_fingerprint,
+            "n_tasks": r.n_tasks, "baseline_agent": r.baseline_agent,
+            "candidate_agent": r.candidate_agent, "verdict": r.verdict, "n_trials": r.n_trials,
+        } for r in found]  # fmt: skip
+    return rows, total
 
 
 def _cells(r: dict[str, Any]) -> tuple[str, ...]:
@@ -74,21 +92,44 @@ def _table(rows: list[dict[str, Any]]) -> str:
     )
 
 
-def cmd_list(args: argparse.Namespace) -> int:
-    """Print the campaigns of the store (``STORE``, ``[tool.ablation] store`` or the default);
-    a campaign that does not decode is an error line on stderr and exit 1, the others listed."""
+def _store_path(args: argparse.Namespace) -> Path:
+    """``STORE`` or ``--store`` (the same file when both are given), else ``[tool.ablation]
+    store``, else the default.
+
+    Raises:
+        UsageError: ``STORE`` and ``--store`` name different files.
+    """
     from ablation.cli.options import merged_settings
+    from ablation.errors import UsageError
     from ablation.store.run_store import DEFAULT_STORE_PATH
 
+    given, flag = args.store_arg, args.store
+    if given is not None and flag is not None and given.resolve() != flag.resolve():
+        raise UsageError(
+            f"ablation list: STORE {str(given)!r} and --store {str(flag)!r} name different run "
+            "stores: give one"
+        )
     s = merged_settings(args)
-    path = Path(s.get("store") or DEFAULT_STORE_PATH)
+    return Path(given or s.get("store") or DEFAULT_STORE_PATH)
+
+
+def cmd_list(args: argparse.Namespace) -> int:
+    """Print the campaigns of the store (``STORE`` or ``--store``, ``[tool.ablation] store`` or
+    the default), the newest ``--limit`` of them; a campaign that does not decode is an error line
+    on stderr and exit 1, the others listed."""
+    path = _store_path(args)
+    limit = args.limit if args.limit is not None else None if args.format == "json" else TABLE_LIMIT
     damaged: list[StoreError] = []
-    rows = campaign_rows(path, damaged)
+    rows, total = listed_campaigns(path, limit or None, damaged)
     out = sys.stdout  # a closed pipe ends it quietly (cli.main)
     if args.format == "json":
         out.write(json.dumps(rows, indent=2) + "\n")
     elif rows:
         out.write(_table(rows) + "\n")
+        left = total - len(rows) - len(damaged)
+        if left > 0:
+            out.write(f"... {left} older campaign{'s' * (left != 1)} not shown "
+                      f"(--limit 0 lists all {total})\n")  # fmt: skip
     elif not damaged:
         out.write(f"no campaigns in {path}\n")
     out.flush()

@@ -180,7 +180,8 @@ OPTIONS: tuple[Option, ...] = (
            bounds=Bounds(0, 10**9), default=10, metavar="K"),
     Option("quality", "list", ("run",), "quality scorer: code_quality, rubric, or file.py:attr (repeatable)",
            ("--quality",), "quality", metavar="SCORER"),
-    Option("store", "path", ("run", "report"), "run store (default .ablation/runs.db)", ("--store",), "store"),
+    Option("store", "path", ("run", "report", "list"), "run store (default .ablation/runs.db)", ("--store",), "store",
+           help_in=(("list", "run store, as STORE (default [tool.ablation] store, else .ablation/runs.db)"),)),
     Option("no_store", "switch", ("run",), "keep results in memory only", ("--no-store",)),
     Option("resume", "optional", ("run",), "run only the missing trials of the newest (or given) campaign",
            ("--resume",), metavar="CAMPAIGN", default=False),
@@ -322,6 +323,8 @@ OPTIONS: tuple[Option, ...] = (
     Option("force", "switch", ("init",), "overwrite existing files", ("--force",)),
     Option("list_format", "choice", ("list",), "a text table (default) or a JSON array", ("--format",),
            choices=("terminal", "json"), default="terminal", dest="format"),
+    Option("limit", "int", ("list",), "list the newest N campaigns (default 20 in the table, all in JSON; "
+           "0: all)", ("--limit",), bounds=Bounds(0, 10**9), metavar="N"),
     Option("host", "str", ("view",), "address to bind (default 127.0.0.1)", ("--host",), default="127.0.0.1"),
     Option("port", "int", ("view",), "port (default: a free one)", ("--port",), bounds=Bounds(0, 65535),
            default=0),

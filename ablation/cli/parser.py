@@ -157,10 +157,10 @@ def _list_parser(sub: Any) -> None:
     lst = sub.add_parser(
         "list", help="list the campaigns of a run store",
         description="List the campaigns of a run store, newest first: id, time, status, suite, "
-        "agents, verdict and stored trials.",
-        epilog="example: ablation list .ablation/runs.db --format json",
+        "agents, verdict and stored trials. The table shows the newest 20 (--limit).",
+        epilog="example: ablation list --store .ablation/runs.db --limit 0 --format json",
     )
-    lst.add_argument("store", nargs="?", type=Path,
+    lst.add_argument("store_arg", nargs="?", type=Path, metavar="STORE",
                      help="run store (default [tool.ablation] store, else .ablation/runs.db)")
     _add_options(lst, "list")
 

@@ -29,6 +29,7 @@ from ablation.store.format import (
     SCHEMA_VERSION,
     SELECT_CAMPAIGN,
     SELECT_CAMPAIGN_ROWS,
+    TASK_COUNT,
     CampaignRecord,
     TaskDigests,
     check_status,
@@ -189,20 +190,30 @@ class CampaignStore(StoreConnection):
         return SELECT_CAMPAIGN if self.schema_version >= SCHEMA_VERSION else SELECT_CAMPAIGN_ROWS
 
     def _campaign_rows(
-        self, conn: sqlite3.Connection, tail: str, params: Sequence[Any] = ()
+        self, conn: sqlite3.Connection, tail: str, params: Sequence[Any] = (), *,
+        counted: bool = False,
     ) -> list[tuple[Any, ...]]:
         """Campaign rows (:meth:`_select_campaign` then ``tail``) with their trial counts, kept
         by the ``trial_counts`` triggers; when that table cannot be read (a damaged file), counted
         from the trial rows, the store's source of truth, so that the campaigns are still listed
-        (each one's own reads then say what is damaged)."""
+        (each one's own reads then say what is damaged). ``counted``: the task digests' column
+        holds their count instead (:data:`~ablation.store.format.TASK_COUNT`)."""
+        selects = [self._select_campaign, SELECT_CAMPAIGN_ROWS]
+        if counted:
+            selects = [q.replace("c.task_digests_json", TASK_COUNT, 1) for q in selects]
         try:
-            return self._rows(conn, f"{self._select_campaign}{tail}", params)
+            return self._rows(conn, f"{selects[0]}{tail}", params)
         except sqlite3.DatabaseError:
-            if self._select_campaign == SELECT_CAMPAIGN_ROWS:
+            if selects[0] == selects[1]:
                 raise
-            return self._rows(conn, f"{SELECT_CAMPAIGN_ROWS}{tail}", params)
+            return self._rows(conn, f"{selects[1]}{tail}", params)
 
-    def _record(self, row: tuple[Any, ...]) -> CampaignRecord:
+    def _checked(self, row: tuple[Any, ...]) -> tuple[CampaignConfig, dict[str, Any]]:
+        """A campaign row's config and provenance, its other values checked (not its digests).
+
+        Raises:
+            StoreError: a value that does not decode, naming the store and campaign.
+        """
         where = f"run store {self.path}: campaign {row[0]!r}"
         check_text(row, CAMPAIGN_FIELDS, where)  # read by ``_rows``: text that is not UTF-8
         try:
@@ -219,6 +230,11 @@ class CampaignStore(StoreConnection):
             provenance = json.loads(row[7])
             if not isinstance(provenance, dict):
                 raise TypeError(f"its provenance is not a JSON object: {row[7]!r:.40}")
+        return config, provenance
+
+    def _record(self, row: tuple[Any, ...]) -> CampaignRecord:
+        config, provenance = self._checked(row)
+        where = f"run store {self.path}: campaign {row[0]!r}"
         return CampaignRecord(
             campaign_id=row[0], status=row[1], config=config, suite_fingerprint=row[3],
             task_digests=TaskDigests(row[4], where), baseline_agent=row[5], candidate_agent=row[6],
@@ -283,11 +299,14 @@ class CampaignStore(StoreConnection):
         that a ``running`` campaign no live process runs (its run lock free,
         :func:`~ablation.store.locks.campaign_running`: the run was killed or its machine went
         down) is ``interrupted``, which a resume continues as it does a stopped one."""
-        if record.status != "running" or str(self.path) == ":memory:":
-            return record.status
+        return self._status_now(record.status, record.campaign_id)
+
+    def _status_now(self, status: str, campaign_id: str) -> str:
+        if status != "running" or str(self.path) == ":memory:":
+            return status
         from ablation.store.locks import campaign_running  # POSIX only: not for other reads
 
-        return "running" if campaign_running(self.path, record.campaign_id) else "interrupted"
+        return "running" if campaign_running(self.path, campaign_id) else "interrupted"
 
     def set_status(self, campaign_id: str, status: str) -> None:
         """Set a campaign's status (``running``, ``complete``, ``interrupted`` or ``aborted``).

@@ -129,6 +129,16 @@ SELECT_CAMPAIGN_ROWS = (
     " FROM campaigns c"
 )
 NEWEST_FIRST = " ORDER BY c.created_at DESC, c.rowid DESC"
+#: A campaign's task count from its stored digests, in SQL (the text stays in SQLite); ``NULL``
+#: unless it is JSON text of an object, one byte a character (what ablation writes: ``json.dumps``
+#: escapes the rest; SQLite's ``length`` counts a character of several bytes, or stops at a NUL,
+#: short), for Python to decode and judge (:class:`TaskDigests`).
+TASK_COUNT = (
+    "CASE WHEN typeof(c.task_digests_json) <> 'text' OR length(c.task_digests_json)"
+    " <> length(CAST(c.task_digests_json AS BLOB)) THEN NULL"
+    " WHEN json_valid(c.task_digests_json) THEN CASE json_type(c.task_digests_json)"
+    " WHEN 'object' THEN (SELECT COUNT(*) FROM json_each(c.task_digests_json)) END END"
+)
 ROW_COLUMNS = (
     "status, passed, latency_s, wall_s, cost, attempts, error_type,"
     " json_extract(result_json, '$.quality'), json_extract(result_json, '$.quality_errors'),"
@@ -269,8 +279,13 @@ class CampaignRecord:
         provenance), as ``ablation list`` and the viewer's campaign list show it; ``None`` for a
         campaign that did not complete (running, interrupted or aborted: its trials so far are
         no verdict) and for one stored before verdicts were kept."""
-        verdict = self.provenance.get("verdict") if self.status == "complete" else None
-        return verdict if isinstance(verdict, str) else None
+        return recorded_verdict(self.status, self.provenance)
+
+
+def recorded_verdict(status: str, provenance: Mapping[str, Any]) -> str | None:
+    """The verdict a campaign's provenance keeps (:attr:`CampaignRecord.verdict`)."""
+    verdict = provenance.get("verdict") if status == "complete" else None
+    return verdict if isinstance(verdict, str) else None
 
 
 class TrialRow(NamedTuple):

@@ -20,7 +20,8 @@ its life (a lock serialises operations). Several processes may open one file; SQ
 a busy timeout arbitrate. SQLite's JSON functions are built in (SQLite >= 3.38).
 
 :class:`RunStore` is composed from one part per responsibility, each in its own module sharing the
-connection of :mod:`ablation.store.connection`: campaign records (:mod:`ablation.store.campaigns`),
+connection of :mod:`ablation.store.connection`: campaign records (:mod:`ablation.store.campaigns`;
+their listing without the task digests, :mod:`ablation.store.summaries`),
 trial writes (:mod:`ablation.store.trials`), trial reads (:mod:`ablation.store.reads`; columnar
 ones, through the snapshots, in :mod:`ablation.store.columns`), the resume
 check (:mod:`ablation.store.resume`), JSONL export/import (:mod:`ablation.store.transfer`) and
@@ -45,6 +46,7 @@ from ablation.store.format import (
 from ablation.store.reads import _PAGE as _PAGE
 from ablation.store.reads import TrialReader
 from ablation.store.resume import ResumeGuard
+from ablation.store.summaries import CampaignSummaries
 from ablation.store.task_details import TaskDetailStore
 from ablation.store.transfer import JsonlTransfer
 from ablation.store.trials import TrialWriter
@@ -61,10 +63,11 @@ __all__ = [
 
 
 # JsonlTransfer builds on CampaignStore and TrialReader, so it is listed before them (and
-# CampaignStore before TrialReader, as in JsonlTransfer): any other order is a TypeError at import.
+# CampaignStore before TrialReader, as in JsonlTransfer), and CampaignSummaries before
+# CampaignStore, which it builds on: any other order is a TypeError at import.
 class RunStore(
-    JsonlTransfer, CampaignStore, TrialWriter, TrialReader, ResumeGuard, ColumnReader,
-    TaskDetailStore,
+    JsonlTransfer, CampaignSummaries, CampaignStore, TrialWriter, TrialReader, ResumeGuard,
+    ColumnReader, TaskDetailStore,
 ):
     """A SQLite file holding campaigns and their trials.
 
