@@ -13,7 +13,8 @@ are exported by :mod:`ablation`. The tree, with when each is raised::
       UsageError                          the command line was misused (exit 1, one line)
       InputError (ValueError)             a result or suite file cannot be read (file, line, id)
         NumericVerdict                    sources.readers.rows: internal, the verdict is a number
-        RepeatedMember                    sources.text: internal, a JSON object names a member twice
+      RepeatedMember (ValueError)         strict_json: internal, a JSON object names a member twice
+      NotFiniteNumber (ValueError)        strict_json: internal, JSON text holds NaN or an infinity
       AgentSpecError (TypeError)          something given as an agent is not an agent
       StoreError                          the run store cannot be opened, read or written
         ResumeMismatchError (ValueError)  a resume met a different suite or agent

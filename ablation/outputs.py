@@ -6,14 +6,10 @@ These models sit on the ground floor with :mod:`ablation.schema` (which re-expor
 token counts, model requests and per-tool call counts are analysed by the same code as any
 other metric. A usage's token counts may be unknown (``None``: some model call stated none)
 while its model requests and tool calls are known; unknown is never read as 0.
-
-:func:`json_decoder_limit` words, for the agents' replies and the sources' files alike, what the
-standard JSON decoder refuses beyond malformed text (its limits are the interpreter's).
 """
 
 # No ``from __future__ import annotations``: pydantic reads the fields' types without parsing.
 
-import sys
 from collections.abc import Iterable
 from typing import Annotated, Any, Literal
 
@@ -35,7 +31,6 @@ __all__ = [
     "TrialUsage",
     "finite_values",
     "joined_models",
-    "json_decoder_limit",
     "usable_number",
     "usage_metrics",
 ]
@@ -80,20 +75,6 @@ def finite_values(values: dict[str, float]) -> dict[str, float]:
             "magnitude: record it as an error instead"
         )
     return values
-
-
-def json_decoder_limit(exc: RecursionError | ValueError) -> str:
-    """Why the standard JSON decoder refused a text it would otherwise read, in a few words.
-
-    :func:`json.loads` raises a bare :class:`RecursionError` for nesting deeper than the
-    interpreter's recursion limit (``sys.getrecursionlimit()``) and a plain :class:`ValueError`
-    for an integer of more than ``sys.get_int_max_str_digits()`` digits. Assumes the caller
-    caught :class:`json.JSONDecodeError` (and :class:`UnicodeDecodeError`), both ``ValueError`` s,
-    first: any other ``ValueError`` is taken for the digit limit.
-    """
-    if isinstance(exc, RecursionError):
-        return "JSON nested too deeply to read"
-    return f"JSON number too large (an integer over {sys.get_int_max_str_digits()} digits)"
 
 
 #: Named numbers of a trial (scores, metrics), each checked by :func:`finite_values`.

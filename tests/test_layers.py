@@ -18,7 +18,7 @@ import pytest
 
 PACKAGE = Path(__file__).resolve().parents[1] / "ablation"
 
-GROUND = {"errors", "schema", "outputs", "config", "columns", "digests", "process_hooks", "eventloop", "forks", "spans"}
+GROUND = {"errors", "strict_json", "schema", "outputs", "config", "columns", "digests", "process_hooks", "eventloop", "forks", "spans"}
 MODELS = GROUND | {"report", "report_items"}
 EVALUATE = GROUND | {"evaluate", "stats"}
 
@@ -31,6 +31,7 @@ ALLOWED: dict[str, set[str]] = {
     "eventloop": {"errors"},
     "forks": set(),
     "outputs": set(),
+    "strict_json": {"errors"},
     "spans": set(),
     "schema": {"errors", "digests", "outputs", "spans"},
     "config": set(),

@@ -23,12 +23,11 @@ from ablation.agents.forms import (
     AgentTimeoutError,
     _excerpt,
     _tail,
-    decode_reply,
     interpret_agent_json,
 )
 from ablation.errors import AblationError, AgentSpecError, ConfigError
-from ablation.outputs import json_decoder_limit
 from ablation.schema import to_jsonable
+from ablation.strict_json import NotFiniteNumber, RepeatedMember, decode_finite, json_decoder_limit
 
 __all__ = ["DEFAULT_MAX_OUTPUT_BYTES", "SAFE_ENV", "CommandAgent", "filtered_environment"]
 
@@ -370,13 +369,15 @@ class CommandAgent:
                 stderr=tail,
             )
         try:
-            value = decode_reply(stdout.decode("utf-8-sig"))  # a byte-order mark is ignored (RFC 8259 §8.1)
+            value = decode_finite(stdout.decode("utf-8-sig"))  # a byte-order mark is ignored (RFC 8259 §8.1)
         except UnicodeDecodeError as exc:
             what = f"invalid UTF-8 on stdout ({exc.reason} at byte {exc.start})"
         except json.JSONDecodeError as exc:
             what = f"invalid JSON on stdout ({exc.msg} at line {exc.lineno} column {exc.colno})"
-        except AgentProcessError as exc:
+        except NotFiniteNumber as exc:
             what = f"a number JSON has no value for on stdout ({exc})"
+        except RepeatedMember as exc:
+            what = f"{exc.problem()} on stdout"
         except (RecursionError, ValueError) as exc:
             what = f"{json_decoder_limit(exc)} on stdout"
         else:

@@ -20,8 +20,6 @@ This module holds what both share (the error types and the JSON reply protocol);
 
 from __future__ import annotations
 
-import json
-import math
 from collections.abc import Mapping
 from typing import Any
 
@@ -34,7 +32,6 @@ __all__ = [
     "AgentHttpError",
     "AgentProcessError",
     "AgentTimeoutError",
-    "decode_reply",
     "interpret_agent_json",
 ]
 
@@ -124,78 +121,6 @@ def _tail(data: bytes, limit: int = _STDERR_TAIL_CHARS) -> str:
     """The last ``limit`` characters of a byte stream, decoded leniently and stripped."""
     text = data[-4 * limit :].decode("utf-8", errors="replace").strip()
     return text if len(text) <= limit and len(data) <= 4 * limit else "..." + text[-limit:]
-
-
-class _NotFinite:
-    """Internal: stands, in a reply being decoded, for a number JSON has no value for."""
-
-    __slots__ = ("text",)
-
-    def __init__(self, text: str) -> None:
-        self.text = text
-
-
-def decode_reply(text: str) -> Any:
-    """An agent's reply decoded as strict JSON (RFC 8259): :func:`json.loads`, numbers checked.
-
-    Python's decoder reads ``NaN``, ``Infinity`` and ``-Infinity``, which JSON does not have
-    (RFC 8259 section 6), and a number past a float's range (``1e400``) as an infinity. A reply
-    holding either is refused, naming the number and the member it stands at (``cost``,
-    ``usage.input_tokens``, ``output[2]``), so that no such value is stored as a number (nor as
-    the text ``"nan"``). Integers are read exactly, as by :func:`json.loads`.
-
-    Raises:
-        AgentProcessError: The reply holds such a number (its message names it and where; the
-            caller adds the agent's name).
-        json.JSONDecodeError, RecursionError, ValueError: As :func:`json.loads` (the last two:
-            :func:`~ablation.outputs.json_decoder_limit`).
-    """
-    found: list[_NotFinite] = []
-
-    def constant(literal: str) -> _NotFinite:
-        found.append(_NotFinite(literal))
-        return found[-1]
-
-    def number(literal: str) -> float | _NotFinite:
-        value = float(literal)
-        return value if math.isfinite(value) else constant(literal)
-
-    value = json.loads(text, parse_constant=constant, parse_float=number)
-    if not found:
-        return value
-    first = found[0]
-    path = _member(value, first)
-    noun = "item" if path and path[0] == "[" and path[:2] != '["' else "member"
-    where = "in the reply" if path is None else f"at {noun} {path}" if path else "as the whole reply"
-    if first.text.lstrip("-") in ("NaN", "Infinity"):
-        raise AgentProcessError(f"{first.text} {where}: JSON (RFC 8259) has no NaN or infinity")
-    literal = first.text if len(first.text) <= 40 else first.text[:37] + "..."
-    raise AgentProcessError(
-        f"{literal} {where}: past a float's range, it would read as infinity, which JSON has no number for"
-    )
-
-
-def _member(value: Any, target: object) -> str | None:
-    """Where ``target`` stands in ``value``: ``""`` for ``value`` itself, else names and indices
-    (``usage.input_tokens``, ``output[2]``, ``output["a b"]``), cut to 120 characters; ``None``
-    when it is not in it (a member given twice, whose last value is kept). Walks without
-    recursing."""
-    stack: list[tuple[Any, tuple[str | int, ...]]] = [(value, ())]
-    while stack:
-        item, keys = stack.pop()
-        if item is target:
-            text = "".join(
-                f"[{k}]" if isinstance(k, int)
-                else ("." if i else "") + k if k.isidentifier()
-                else f"[{json.dumps(k, ensure_ascii=False)}]"
-                for i, k in enumerate(keys)
-            )  # fmt: skip
-            return text if len(text) <= 120 else text[:117] + "..."
-        if isinstance(item, dict):
-            stack.extend((child, (*keys, key)) for key, child in item.items())
-        elif isinstance(item, list):
-            stack.extend((child, (*keys, index)) for index, child in enumerate(item))
-    return None
 
 
 def interpret_agent_json(value: Any, source: str) -> Any:

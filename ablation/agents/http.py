@@ -17,15 +17,13 @@ from ablation.agents.forms import (
     DEFAULT_MAX_OUTPUT_BYTES,
     AgentConnectionError,
     AgentHttpError,
-    AgentProcessError,
     AgentTimeoutError,
     _excerpt,
-    decode_reply,
     interpret_agent_json,
 )
 from ablation.errors import AblationError, AgentSpecError, ConfigError
-from ablation.outputs import json_decoder_limit
 from ablation.schema import to_jsonable
+from ablation.strict_json import NotFiniteNumber, RepeatedMember, decode_finite, json_decoder_limit
 
 __all__ = ["HttpAgent"]
 
@@ -259,13 +257,14 @@ class HttpAgent:
             ) from None
         try:
             # a UTF-8 byte-order mark is ignored, as RFC 8259 section 8.1 allows a parser to
-            value = decode_reply(raw.decode("utf-8-sig" if charset.lower().replace("_", "-") in ("utf-8", "utf8") else charset))
+            value = decode_finite(raw.decode("utf-8-sig" if charset.lower().replace("_", "-") in ("utf-8", "utf8") else charset))
         # UnicodeError: a bad byte, or a codec that fails as such ("undefined", "punycode");
-        # AgentProcessError: a number JSON has no value for (decode_reply).
-        except (UnicodeError, LookupError, AgentProcessError, json.JSONDecodeError, RecursionError, ValueError) as exc:
+        # NotFiniteNumber, RepeatedMember: JSON that RFC 8259 does not define (decode_finite).
+        except (UnicodeError, LookupError, json.JSONDecodeError, RecursionError, ValueError) as exc:
             reason = (
                 exc.msg if isinstance(exc, json.JSONDecodeError)
-                else str(exc) if isinstance(exc, UnicodeError | LookupError | AgentProcessError)
+                else exc.problem() if isinstance(exc, RepeatedMember)
+                else str(exc) if isinstance(exc, UnicodeError | LookupError | NotFiniteNumber)
                 else json_decoder_limit(exc)
             )  # fmt: skip
             raise AgentHttpError(

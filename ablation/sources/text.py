@@ -3,7 +3,8 @@
 Owns what every loader in :mod:`ablation.sources` shares: reading a UTF-8 file strictly
 (:func:`read_text`), walking its non-blank lines (:func:`nonblank_lines`) or the items of a JSON
 array with their line numbers (:func:`starts_json_array`, :func:`json_array_items`), decoding JSON
-that names no member twice in one object (:func:`decode_json`, :func:`load_json`), the lines of an
+that names no member twice in one object (:func:`load_json`, by
+:func:`ablation.strict_json.decode_json`), the lines of an
 open binary file one at a time (:func:`bounded_lines`), and building an error that is one line,
 ``FILE[:LINE]: problem[ (task id 'X')]`` (:func:`file_error`, :func:`one_line`, :func:`short_repr`,
 :func:`exc_text`), and what no loader takes as a task id (:func:`blank_id`). Line numbers count
@@ -25,16 +26,14 @@ from pathlib import Path
 from typing import Any, BinaryIO
 
 from ablation.errors import InputError
-from ablation.outputs import json_decoder_limit
+from ablation.strict_json import RepeatedMember, decode_json, json_decoder_limit, raw_decode
 
 __all__ = [
     "MAX_BYTES",
     "MAX_JSON_DEPTH",
     "ErrorType",
-    "RepeatedMember",
     "blank_id",
     "bounded_lines",
-    "decode_json",
     "decode_text",
     "exc_text",
     "file_error",
@@ -252,42 +251,11 @@ def _check_growth(produced: int, consumed: int, display: str, cls: ErrorType, ma
         )  # fmt: skip
 
 
-class RepeatedMember(InputError):
-    """An object of the JSON text names one member twice (raised by :func:`decode_json`; the
-    loaders raise it again as a one-line error naming the file and line)."""
-
-    def __init__(self, name: str) -> None:
-        super().__init__(name)
-        self.name = name
-
-    def problem(self) -> str:
-        """The one-line reason, for an error that names the file and line."""
-        return (
-            f"malformed JSON (member {short_repr(self.name)} given twice in one object: refused, "
-            "since JSON readers differ on which value they keep)"
-        )
-
-
-def _members(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
-    found = dict(pairs)
-    if len(found) != len(pairs):
-        seen: set[str] = set()
-        raise RepeatedMember(next(k for k, _ in pairs if k in seen or seen.add(k)))  # type: ignore[func-returns-value]
-    return found
-
-
-_DECODER = json.JSONDecoder(object_pairs_hook=_members)
-#: ``json.loads`` for one JSON text, refusing an object that names a member twice
-#: (:class:`RepeatedMember`). RFC 8259 section 4 leaves such objects' meaning to each reader (Python's
-#: keeps the last value, others the first or refuse), so no reader here picks one without a word.
-decode_json = _DECODER.decode
-
-
 def load_json(raw: str, display: str, line: int | None = None, cls: ErrorType = InputError) -> Any:
     """:func:`decode_json` of ``raw`` with one-line errors naming the file and line.
 
     Besides malformed JSON and a member named twice in one object, the limits of the standard
-    decoder (:func:`~ablation.outputs.json_decoder_limit`: nesting, integer digits) become clear
+    decoder (:func:`~ablation.strict_json.json_decoder_limit`: nesting, integer digits) become clear
     errors instead of a crash.
     """
     try:
@@ -338,7 +306,6 @@ def nonblank_lines(text: str) -> Iterator[tuple[int, str]]:
 
 def json_array_items(text: str, display: str) -> Iterator[tuple[int, Any]]:
     """Yield ``(line, item)`` for each item of a JSON array document, with its starting line."""
-    decoder = _DECODER
     line, counted = 1, 0
 
     def line_at(pos: int) -> int:
@@ -357,7 +324,7 @@ def json_array_items(text: str, display: str) -> Iterator[tuple[int, Any]]:
     else:
         while True:
             try:
-                value, end = decoder.raw_decode(text, pos)
+                value, end = raw_decode(text, pos)
             except json.JSONDecodeError as exc:
                 raise malformed(exc.pos, f"{exc.msg} at column {exc.colno}") from None
             except RepeatedMember as exc:

@@ -3,7 +3,7 @@
 The standard decoder refuses a text nested past the recursion limit (a bare
 :class:`RecursionError`) and an integer of more than ``sys.get_int_max_str_digits()`` digits (a
 plain :class:`ValueError`). A command agent, an HTTP agent and a suite file holding such a text
-must name the limit in the same words, which :func:`ablation.outputs.json_decoder_limit` gives,
+must name the limit in the same words, which :func:`ablation.strict_json.json_decoder_limit` gives,
 and the digit limit must be read in one place of the package. The reference for each limit is the
 exception the standard decoder itself raises.
 """
@@ -57,7 +57,7 @@ def serve(monkeypatch: pytest.MonkeyPatch) -> Iterator[Callable[[bytes], str]]:
 
 @pytest.mark.parametrize("text", TEXTS, ids=["nesting", "digits"])
 def test_agents_and_sources_say_the_same(tmp_path: Path, serve: Callable[[bytes], str], text: bytes) -> None:
-    from ablation.outputs import json_decoder_limit
+    from ablation.strict_json import json_decoder_limit
 
     wording = json_decoder_limit(_decoder_refuses(text))
     assert _source_problem(text) == wording
@@ -79,4 +79,4 @@ def test_the_digit_limit_is_read_in_one_place() -> None:
         for path in PACKAGE.rglob("*.py")
         if re.search(r"get_int_max_str_digits|\b4300\b", path.read_text(encoding="utf-8"))
     )
-    assert readers == ["outputs.py"]
+    assert readers == ["strict_json.py"]

@@ -27,7 +27,7 @@ from ablation.agents import AgentHttpError, AgentProcessError, CommandAgent, Htt
 
 #: (reply, the number as written, where it stands as the error names it)
 REPLIES = [
-    (b"NaN", "NaN", "as the whole reply"),
+    (b"NaN", "NaN", "as the whole text"),
     (b'{"output": 1, "cost": NaN}', "NaN", "at member cost"),
     (b'{"output": 1, "cost": 1e400}', "1e400", "at member cost"),
     (b'{"output": 1, "cost": {"amount": Infinity, "currency": "USD"}}', "Infinity", "at member cost.amount"),

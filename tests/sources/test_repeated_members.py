@@ -23,7 +23,7 @@ from ablation.errors import InputError
 from ablation.sources.readers import engine
 from ablation.sources.result_files import load_result_columns, load_results
 from ablation.sources.suites import load_suite
-from ablation.sources.text import RepeatedMember, decode_json
+from ablation.strict_json import RepeatedMember, decode_json
 
 REPEATED = '{"id": "a", "passed": true, "passed": false}'
 

@@ -47,7 +47,6 @@ from ablation.sources.readers.registry import (
 )
 from ablation.sources.readers.rows import ReadOptions, Row, rows_to_results
 from ablation.sources.text import (
-    decode_json,
     decode_text,
     file_error,
     json_array_items,
@@ -56,6 +55,7 @@ from ablation.sources.text import (
     read_source,
     starts_json_array,
 )
+from ablation.strict_json import decode_json
 
 __all__ = [
     "FORMATS", "ReadOptions", "ResultReader", "Row", "RowRead", "detect_format", "read_results", "read_rows",

@@ -20,7 +20,7 @@ Plain rows in other layouts (a run member, an integer id, other spacing) are dec
 :func:`json_verdict_lines`: one ``json.loads`` of the lines joined into an array, when the first
 line names exactly the id, the verdict and the run; a member written twice in one object is
 caught by counting colons (each member written has one outside strings), or, when an id holds a
-colon, by decoding again with :func:`~ablation.sources.text.decode_json`.
+colon, by decoding again with :func:`~ablation.strict_json.decode_json`.
 
 Assumption: ``text`` is the decoded file (valid Unicode; a byte-order mark already removed).
 """
@@ -35,7 +35,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from ablation.schema import RUN_LIMIT
-from ablation.sources.text import decode_json
+from ablation.strict_json import decode_json
 
 __all__ = ["json_verdict_lines", "verdict_lines"]
 
