@@ -187,19 +187,22 @@ def _plan(
     else:
         baseline = as_agent(baseline_agent)
         plan = _Plan(baseline, baseline.name, candidate, started=_now(), allow_changed_agent=allow_changed_agent)
-    if run_store is not None and resume:
-        _resumed(run_store, resume, suite, config, plan)
-    elif run_store is not None:
-        chosen = new_campaign_id()  # locked before its row exists: no reader sees it unheld
-        plan.lock = _lock(run_store, chosen)
-        plan.campaign_id = run_store.create_campaign(
-            campaign_id=chosen, config=config, suite_fingerprint=suite.fingerprint, task_digests=suite.digests,
-            baseline_agent=plan.baseline_name, candidate_agent=candidate.name,
-            provenance={"started_at": plan.started, **plan.provenance_extra},
-            agent_fingerprints=plan.fingerprints(),
-        )
-        if plan.prior:
-            run_store.append_many(plan.campaign_id, plan.prior)
+    try:
+        if run_store is not None and resume:
+            _resumed(run_store, resume, suite, config, plan)
+        elif run_store is not None:
+            chosen = new_campaign_id()  # locked before its row exists: no reader sees it unheld
+            plan.lock = _lock(run_store, chosen)
+            plan.campaign_id = run_store.create_campaign(  # with a reused baseline, all or nothing
+                campaign_id=chosen, config=config, suite_fingerprint=suite.fingerprint, task_digests=suite.digests,
+                baseline_agent=plan.baseline_name, candidate_agent=candidate.name,
+                provenance={"started_at": plan.started, **plan.provenance_extra},
+                agent_fingerprints=plan.fingerprints(), trials=plan.prior,
+            )
+    except BaseException:  # a full disk, a refused resume: the lock taken here guards nothing
+        if plan.lock is not None:
+            plan.lock.release()
+        raise
     return plan
 
 

@@ -9,10 +9,11 @@ and the updates a campaign receives over its life (its status, its provenance an
 
 from __future__ import annotations
 
+import itertools
 import json
 import secrets
 import sqlite3
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from datetime import UTC, datetime
 from typing import Any
 
@@ -20,11 +21,13 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from ablation.config import CampaignConfig
 from ablation.errors import ConfigError, StoreError
-from ablation.schema import to_jsonable
+from ablation.schema import TaskResult, to_jsonable
 from ablation.store.connection import StoreConnection
 from ablation.store.format import (
     CAMPAIGN_FIELDS,
     CAMPAIGN_STATUSES,
+    CHUNK,
+    INSERT_TRIAL,
     NEWEST_FIRST,
     SCHEMA_VERSION,
     SELECT_CAMPAIGN,
@@ -36,6 +39,7 @@ from ablation.store.format import (
     check_text,
     damaged,
     now,
+    trial_params,
 )
 
 __all__ = ["FAMILY_KEY", "CampaignFamily", "CampaignStore", "campaign_family", "new_campaign_id"]
@@ -101,6 +105,7 @@ class CampaignStore(StoreConnection):
         provenance: Mapping[str, Any] | None = None,
         campaign_id: str | None = None,
         agent_fingerprints: Mapping[str, str] | None = None,
+        trials: Iterable[TaskResult] = (),
     ) -> str:
         """Record a new campaign with status ``"running"`` and return its id.
 
@@ -114,6 +119,9 @@ class CampaignStore(StoreConnection):
             campaign_id: Explicit id; by default a time-sortable ``YYYYmmdd-HHMMSS-xxxxxx`` (UTC).
             agent_fingerprints: ``arm -> fingerprint`` of each agent's code
                 (:func:`ablation.agents.fingerprint.agent_fingerprint`), checked on resume.
+            trials: Trials the campaign starts with (a reused baseline), written in the same
+                transaction: a campaign is never stored without them. Consumed while the store
+                is locked: it must not use this store.
 
         Raises:
             StoreError: if ``campaign_id`` is already taken.
@@ -124,34 +132,17 @@ class CampaignStore(StoreConnection):
             "task_digests": task_digests, "baseline_agent": baseline_agent,
             "candidate_agent": candidate_agent, "provenance": provenance or {},
         }  # fmt: skip
-        try:
-            with self._op("create a campaign", transaction=True) as conn:
-                new_id = self._insert_campaign(conn, campaign_id, fields)
-                if agent_fingerprints is not None:
-                    conn.execute(
-                        "UPDATE campaigns SET agent_fingerprints_json = ? WHERE id = ?",
-                        (json.dumps(dict(agent_fingerprints), sort_keys=True), new_id),
-                    )
-                return new_id
-        except BaseException:
-            if isinstance(campaign_id, str) and str(self.path) != ":memory:":
-                self._release_unborn(campaign_id)
-            raise
-
-    def _release_unborn(self, campaign_id: str) -> None:
-        """After a failed creation (a full disk): the run lock this process took on
-        ``campaign_id`` before writing its row (``ablation run`` locks a new id first,
-        :mod:`ablation.store.locks`) guards no campaign, so it is released and its file removed;
-        it is kept when a row holds the id (the id was taken) or the store cannot say."""
-        try:
-            with self._op(f"read campaign {campaign_id!r}") as conn:
-                if self._exists(conn, campaign_id):
-                    return
-        except StoreError:
-            return
-        from ablation.store.locks import release_unborn  # POSIX only: not for other writes
-
-        release_unborn(self.path, campaign_id)
+        with self._op("create a campaign", transaction=True) as conn:
+            new_id = self._insert_campaign(conn, campaign_id, fields)
+            if agent_fingerprints is not None:
+                conn.execute(
+                    "UPDATE campaigns SET agent_fingerprints_json = ? WHERE id = ?",
+                    (json.dumps(dict(agent_fingerprints), sort_keys=True), new_id),
+                )
+            rows = iter(trials)
+            while chunk := list(itertools.islice(rows, CHUNK)):  # bounded memory
+                conn.executemany(INSERT_TRIAL, [trial_params(new_id, r) for r in chunk])
+            return new_id
 
     def _insert_campaign(
         self, conn: sqlite3.Connection, campaign_id: str | None, f: Mapping[str, Any]

@@ -7,8 +7,8 @@ the store) and writes the holder's pid into it; a second process fails at once w
 :class:`~ablation.errors.StoreError` naming that pid. The kernel drops the lock when the holder
 exits, even on ``kill -9``, so a stale file never blocks a later resume. A lock that cannot be
 taken or written (a full disk) is one :class:`~ablation.errors.StoreError` naming the store and
-leaves no file; so does a new campaign whose row could not be written after its lock was taken
-(:func:`release_unborn`, called by the store).
+leaves no file; a new campaign whose row could not be written after its lock was taken releases
+it (:func:`ablation.run.campaign.run_ablation_campaign_async`: whoever takes a lock releases it).
 
 A record lock belongs to the process, not to the open file: a copy of the process forked by an
 agent does not hold it (an ``flock`` would be shared with the copy, which could outlive a killed
@@ -40,10 +40,10 @@ from pathlib import Path
 
 from ablation.errors import StoreError
 
-__all__ = ["CampaignLock", "campaign_running", "release_unborn"]
+__all__ = ["CampaignLock", "campaign_running"]
 
 
-_HELD: dict[str, CampaignLock] = {}  # lock files this process holds, by real path
+_HELD: set[str] = set()  # lock files this process holds
 _GUARD = threading.Lock()  # held while this process opens, locks or closes a lock file
 #: ``struct flock`` as ``F_GETLK`` reads and writes it, and the index of ``l_type`` in it.
 _FLOCK: tuple[str, int] | None = (
@@ -160,7 +160,7 @@ class CampaignLock:
             os.close(fd)
             raise self._failed(store_path, campaign_id, exc) from exc
         self._fd, self._key = fd, key
-        _HELD[key] = self
+        _HELD.add(key)
 
     def _failed(self, store_path: Path, campaign_id: str, exc: OSError) -> StoreError:
         return StoreError(
@@ -177,17 +177,5 @@ class CampaignLock:
                 self.path.unlink()
             os.close(self._fd)
             self._fd = None
-            _HELD.pop(self._key, None)
+            _HELD.discard(self._key)
 
-
-def release_unborn(store_path: Path, campaign_id: str) -> None:
-    """Release the run lock this process holds on a campaign whose row was never written (its
-    creation failed), removing its file; nothing when this process holds none."""
-    try:
-        key = os.path.realpath(lock_path(store_path, campaign_id))
-    except ValueError:
-        return
-    with _GUARD:
-        held = _HELD.get(key)
-    if held is not None:
-        held.release()

@@ -5,7 +5,8 @@ the lock file's pid does not fit, or the row does not: both used to leave the lo
 store (the first as a bare ``OSError`` naming nothing), and within one process the lock stayed
 held. The disk is made full three ways: a real ``RLIMIT_FSIZE`` on a real ``ablation run``
 process (SQLite gets ``EFBIG`` writing the row's ~240 kB of task digests), and, in process, the
-lock's write and the row's insert failing as the system and SQLite fail them.
+lock's write and the row's (or a reused baseline's) insert failing as the system and SQLite fail
+them.
 """
 
 from __future__ import annotations
@@ -23,6 +24,7 @@ from typing import Any
 
 import pytest
 
+from ablation import AblationTask, CampaignRun, run_ablation_campaign
 from ablation.config import CampaignConfig
 from ablation.errors import StoreError
 from ablation.store.locks import CampaignLock, campaign_running
@@ -97,23 +99,52 @@ def _create(store: RunStore, campaign_id: str) -> str:
     )  # fmt: skip
 
 
-def test_a_row_that_does_not_fit_releases_the_lock_taken_for_it(
+def _full(*args: Any, **kwargs: Any) -> Any:
+    raise sqlite3.OperationalError("database or disk is full")
+
+
+def _tasks() -> list[AblationTask]:
+    return [AblationTask(task_id=f"t{i}", input_data=i, expected_output=i) for i in range(4)]
+
+
+def _echo(x: int) -> int:
+    return x
+
+
+def test_a_row_that_does_not_fit_releases_the_lock_the_run_took_for_it(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    def full(*args: Any, **kwargs: Any) -> str:
-        raise sqlite3.OperationalError("database or disk is full")
+    store = tmp_path / "s.db"
+    with monkeypatch.context() as patched:
+        patched.setattr(RunStore, "_insert_campaign", _full)
+        with pytest.raises(StoreError, match="cannot create a campaign: database or disk is full"):
+            run_ablation_campaign(_echo, _echo, _tasks(), store=store)
+    assert _locks(tmp_path) == []
+    report = run_ablation_campaign(_echo, _echo, _tasks(), store=store)  # room again: a whole run
+    assert report.n_tasks == 4 and _locks(tmp_path) == []
 
-    with RunStore(tmp_path / "s.db") as store:
-        lock = CampaignLock(store.path, "c1")  # as ablation run takes it, before the row
-        with monkeypatch.context() as patched:
-            patched.setattr(RunStore, "_insert_campaign", full)
-            with pytest.raises(StoreError, match="cannot create a campaign: database or disk is full"):
-                _create(store, "c1")
-        assert _locks(tmp_path) == [] and not campaign_running(store.path, "c1")
-        lock.release()  # the caller's own release stays harmless
-        again = CampaignLock(store.path, "c1")
-        assert _create(store, "c1") == "c1"
-        again.release()
+
+def test_a_reused_baseline_that_does_not_fit_leaves_no_campaign_without_it(tmp_path: Path) -> None:
+    """The campaign and the baseline trials it reuses are written together or not at all: a
+    campaign stored without them would, resumed, run only its candidate. SQLite itself refuses
+    the trials (a trigger aborting every trial insert once a second campaign is in the store)."""
+    store = tmp_path / "s.db"
+    first = CampaignRun()
+    run_ablation_campaign(_echo, _echo, _tasks(), store=store, run_info=first)
+    with sqlite3.connect(store) as conn:
+        conn.execute(
+            "CREATE TRIGGER full BEFORE INSERT ON trials WHEN (SELECT COUNT(*) FROM campaigns) > 1 "
+            "BEGIN SELECT RAISE(ABORT, 'database or disk is full'); END"
+        )
+    with pytest.raises(StoreError):
+        run_ablation_campaign(None, _echo, _tasks(), store=store, reuse_baseline=first.campaign_id)
+    with RunStore(store, read_only=True) as s:
+        assert [r.campaign_id for r in s.list_campaigns()] == [first.campaign_id]
+    assert _locks(tmp_path) == []
+    with sqlite3.connect(store) as conn:
+        conn.execute("DROP TRIGGER full")
+    reused = run_ablation_campaign(None, _echo, _tasks(), store=store, reuse_baseline=first.campaign_id)
+    assert reused.n_tasks == 4 and _locks(tmp_path) == []
 
 
 def test_an_id_already_taken_keeps_the_lock_of_the_campaign_running_under_it(tmp_path: Path) -> None:
