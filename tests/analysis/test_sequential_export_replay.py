@@ -22,6 +22,8 @@ from typing import Any
 import pytest
 from helpers import cli, margin_campaign
 
+pytestmark = pytest.mark.xdist_group("sequential-export-replay")  # one worker runs the campaign once
+
 _ARMS = ("--baseline-where", "arm=baseline", "--where", "arm=candidate")
 
 

@@ -18,6 +18,8 @@ from typing import Any
 import pytest
 from helpers import cli, margin_campaign
 
+pytestmark = pytest.mark.xdist_group("sequential-report-settings")  # one worker runs the campaign once
+
 _campaign = margin_campaign.run_campaign
 
 

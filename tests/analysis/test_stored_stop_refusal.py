@@ -22,6 +22,8 @@ from ablation.analysis.stored import report_stored_campaign
 from ablation.errors import ConfigError
 from ablation.store import RunStore
 
+pytestmark = pytest.mark.xdist_group("stored-stop-refusal")  # one worker runs the campaign once
+
 
 def _campaign(folder: Path, *extra: str) -> Path:
     """Run the campaign through ``ablation run``; its store."""

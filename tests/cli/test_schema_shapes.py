@@ -32,6 +32,8 @@ def cand(x):
     return x % 4 != 0
 """
 
+pytestmark = [pytest.mark.xdist_group("schema-shapes"), pytest.mark.first]  # one worker builds the documents
+
 SUITE = """\
 from ablation import AblationTask
 

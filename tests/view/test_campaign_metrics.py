@@ -27,6 +27,8 @@ from ablation.outputs import TrialUsage
 from ablation.view.app import create_app
 from ablation.view.catalog import Catalog
 
+pytestmark = pytest.mark.xdist_group("campaign-metrics")  # one worker builds each arm store once
+
 TASKS = [AblationTask(task_id=f"t{i:02d}", input_data={"n": i}, expected_output=2 * i) for i in range(12)]
 
 
