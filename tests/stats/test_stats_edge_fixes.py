@@ -204,23 +204,22 @@ def test_exact_decimal_inputs_match_scipy_on_the_true_differences(
 ALPHAS = [2.0**-j for j in range(1, 11)] + [3 / 8, 3 / 64]
 
 
-def _brute_power(n: int, pi_b: float, alpha: float, alternative: str) -> float:
-    """Σ_b P(b)·[mcnemar(b, n − b).pvalue ≤ α] with ψ = 1 (every pair discordant)."""
-    return math.fsum(
-        ss.binom.pmf(b, n, pi_b)
-        for b in range(n + 1)
-        if stats.mcnemar(b, n - b, alternative=alternative).pvalue <= alpha
-    )
+def _brute_power(n: int, pi_b: float, pvalues: list[float], alpha: float) -> float:
+    """Σ_b P(b)·[mcnemar(b, n − b).pvalue ≤ α] with ψ = 1 (every pair discordant); ``pvalues``
+    holds ``stats.mcnemar(b, n - b).pvalue`` for b = 0..n, P(b) is scipy's binomial pmf."""
+    pmf = ss.binom.pmf(np.arange(n + 1), n, pi_b).tolist()
+    return math.fsum(p for p, pv in zip(pmf, pvalues, strict=True) if pv <= alpha)
 
 
 @pytest.mark.parametrize("alternative", ["two-sided", "less", "greater"])
 def test_exact_power_rejects_where_mcnemar_does(alternative: str) -> None:
     for n in range(1, 60):
+        pvalues = [stats.mcnemar(b, n - b, alternative=alternative).pvalue for b in range(n + 1)]
         for alpha in ALPHAS:
             for delta in (0.3, -0.5):
                 pi_b = (1.0 - delta) / 2.0
                 ours = stats.exact_mcnemar_power(n, 1.0, delta, alpha=alpha, alternative=alternative)
-                ref = _brute_power(n, pi_b, alpha, alternative)
+                ref = _brute_power(n, pi_b, pvalues, alpha)
                 assert ours == pytest.approx(ref, rel=1e-9, abs=1e-15), (n, alpha, delta)
 
 
