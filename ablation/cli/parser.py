@@ -170,9 +170,10 @@ def _view_parser(sub: Any) -> None:
     view = sub.add_parser(
         "view", help="browse campaigns, tasks and history in the browser",
         description="Serve a local web app over a run store (read-only; needs ablation[view]).",
-        epilog="example: ablation view .ablation/runs.db --no-browser",
+        epilog="example: ablation view --store .ablation/runs.db --no-browser",
     )
-    view.add_argument("store", nargs="?", type=Path, help="run store (default .ablation/runs.db)")
+    view.add_argument("store_arg", nargs="?", type=Path, metavar="STORE",
+                      help="run store (default .ablation/runs.db)")
     _add_options(view, "view")
 
 

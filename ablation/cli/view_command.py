@@ -1,4 +1,9 @@
-"""``ablation view [STORE]``: browse a run store in the browser (the ``view`` extra)."""
+"""``ablation view [STORE] [--store STORE]``: browse a run store in the browser (the ``view`` extra).
+
+The store is ``STORE`` or ``--store STORE`` (the spelling of ``report``, ``run`` and ``list``), else
+the default; both given naming different files is a usage error. ``[tool.ablation]`` is not read:
+the viewer shows each campaign as stored.
+"""
 
 from __future__ import annotations
 
@@ -7,16 +12,14 @@ import errno
 import socket
 from pathlib import Path
 
-from ablation.errors import ConfigError
+from ablation.errors import ConfigError, UsageError
 
 __all__ = ["run_view"]
 
 
 def run_view(args: argparse.Namespace) -> int:
     """Open the store read-only and serve the viewer until Ctrl-C (exit 0)."""
-    from ablation.store.run_store import DEFAULT_STORE_PATH
-
-    path = Path(args.store or DEFAULT_STORE_PATH)
+    path = _store_path(args)
     if not path.exists():
         raise ConfigError(f"{path}: no run store here (run a campaign first, or name the store)")
     try:
@@ -41,6 +44,23 @@ def run_view(args: argparse.Namespace) -> int:
     finally:
         catalog.close()
     return 0
+
+
+def _store_path(args: argparse.Namespace) -> Path:
+    """``STORE`` or ``--store`` (the same file when both are given), else the default.
+
+    Raises:
+        UsageError: ``STORE`` and ``--store`` name different files.
+    """
+    from ablation.store.run_store import DEFAULT_STORE_PATH
+
+    given, flag = args.store_arg, args.store
+    if given is not None and flag is not None and given.resolve() != flag.resolve():
+        raise UsageError(
+            f"ablation view: STORE {str(given)!r} and --store {str(flag)!r} name different run "
+            "stores: give one"
+        )
+    return Path(given or flag or DEFAULT_STORE_PATH)
 
 
 def _bound(host: str, port: int) -> socket.socket:
