@@ -94,7 +94,7 @@ def create_app(catalog: Catalog) -> Starlette:
             return JSONResponse({"error": str(exc)}, status_code=404)
 
     routes = [
-        Route("/", page(lambda r: campaigns_page(catalog, **_pick(params(r), "suite", "agent")))),
+        Route("/", page(lambda r: campaigns_page(catalog, **_pick(params(r), "suite", "agent", "page")))),
         Route("/campaign/{campaign_id}", page(lambda r: campaign_page(catalog, campaign_id(r)))),
         Route("/campaign/{campaign_id}/tasks",
               page(lambda r: tasks_page(catalog, campaign_id(r), params(r)))),
@@ -106,7 +106,8 @@ def create_app(catalog: Catalog) -> Starlette:
         Route("/compare", page(lambda r: compare_page(catalog, params(r)))),
         Route(COMPARE_TASK, page(lambda r: compare_task_page(catalog, params(r)))),
         Route("/suite/{fingerprint}",
-              page(lambda r: history_page(catalog, str(r.path_params["fingerprint"])))),
+              page(lambda r: history_page(catalog, str(r.path_params["fingerprint"]),
+                                          params(r).get("limit", "")))),
         Route("/api/campaign/{campaign_id}/progress", progress_json),
         Mount("/static", app=StaticFiles(directory=STATIC), name="static"),
     ]  # fmt: skip

@@ -9,8 +9,12 @@ Every report is the one ``ablation report`` builds (:func:`report_stored_campaig
 comparison of two stored arms the one ``ablation compare`` builds (:func:`compare_columns`): the
 viewer computes no statistic of its own.
 
-Assumptions: the store's campaigns are few enough to list at once (hundreds, not millions); the
-cache keeps the last :data:`CACHED` analyses of each kind.
+Pages that list campaigns read their summaries
+(:meth:`~ablation.store.summaries.CampaignSummaries.campaign_summaries`: task counts and filters in
+SQL, no campaign's task digests decoded), a page of them at a time, so a store of 10^4 campaigns
+of 10^3 tasks lists as fast as one of ten; only a campaign a page is about is read in full.
+
+Assumptions: the cache keeps the last :data:`CACHED` analyses of each kind.
 """
 
 from __future__ import annotations
@@ -30,6 +34,7 @@ from ablation.report import AblationReport
 from ablation.schema import AblationTask, TaskResult, task_digests
 from ablation.store import CampaignRecord, RunStore
 from ablation.store.campaigns import campaign_family
+from ablation.store.summaries import CampaignSummary
 from ablation.view.tasks import TaskTable, task_table
 
 __all__ = ["ARMS", "CACHED", "ArmRef", "Catalog", "ReportError"]
@@ -103,21 +108,28 @@ class Catalog:
         """Close the store."""
         self.store.close()
 
-    def campaigns(self, damaged: list[StoreError]) -> list[CampaignRecord]:
-        """Every readable campaign, newest first, each with its status as it stands
-        (:meth:`_now`); ``damaged`` receives one error per campaign whose row does not decode
-        (``RunStore.find_campaigns``) or whose task digests do not (they are decoded here, not
-        when a page first counts them), and those are left out, so one damaged row never takes
-        down a page that lists or compares campaigns."""
-        readable = []
-        for record in self.store.list_campaigns(damaged):
-            try:
-                len(record.task_digests)
-            except StoreError as exc:
-                damaged.append(exc)
-                continue
-            readable.append(self._now(record))
-        return readable
+    def campaigns(
+        self, damaged: list[StoreError], *, limit: int | None = None, offset: int = 0,
+        suite: str | None = None, agent: str | None = None,
+    ) -> list[CampaignSummary]:
+        """The newest ``limit`` readable campaigns after the newest ``offset`` (every one when
+        ``limit`` is ``None``), newest first, of suite fingerprint ``suite`` and with ``agent``
+        as an arm when given (filtered in SQL), each with its status as it stands; ``damaged``
+        receives one error per campaign among them whose row or task digests do not decode
+        (:meth:`~ablation.store.summaries.CampaignSummaries.campaign_summaries`), and those are
+        left out, so one damaged row never takes down a page that lists or compares campaigns."""
+        return self.store.campaign_summaries(
+            limit=limit, offset=offset, suite=suite, agent=agent, damaged=damaged
+        )
+
+    def count(self, *, suite: str | None = None, agent: str | None = None) -> int:
+        """How many campaigns the store holds, of ``suite`` and with ``agent`` when given (the
+        damaged ones counted: a page names those it reads)."""
+        return self.store.count_campaigns(suite=suite, agent=agent)
+
+    def choices(self) -> tuple[list[str], list[str]]:
+        """The stored campaigns' distinct suite fingerprints and agent names, sorted."""
+        return self.store.campaign_choices()
 
     def _now(self, record: CampaignRecord) -> CampaignRecord:
         """The record with its status as it stands (``RunStore.status_now``): a campaign stored

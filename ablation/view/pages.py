@@ -24,9 +24,11 @@ from ablation.view.catalog import Catalog
 from ablation.view.markup import LIST_CAP
 from ablation.view.tasks import FILTERS, SORTS, TaskTable
 
-__all__ = ["campaign_page", "campaigns_page", "planned_trials", "progress", "tasks_page"]
+__all__ = ["CAMPAIGNS_SHOWN", "campaign_page", "campaigns_page", "planned_trials", "progress", "tasks_page"]
 
 PAGE_SIZE = 50
+#: Campaigns a page of the campaign list shows.
+CAMPAIGNS_SHOWN = 50
 
 
 def _more(total: int, shown: int) -> str:
@@ -71,41 +73,66 @@ def _status_line(catalog: Catalog, record: CampaignRecord) -> str:
     )
 
 
-def campaigns_page(catalog: Catalog, suite: str = "", agent: str = "") -> str:
-    """Every campaign, newest first, filtered by suite fingerprint and agent name; a campaign
+def campaigns_page(catalog: Catalog, suite: str = "", agent: str = "", page: str = "") -> str:
+    """The campaigns, newest first, :data:`CAMPAIGNS_SHOWN` a page (``page``, from 1), filtered
+    by suite fingerprint and agent name in SQL (every stored campaign is seen, none of their task
+    digests decoded: :meth:`~ablation.view.catalog.Catalog.campaigns`); a campaign of the page
     whose stored row or task digests do not decode is an error line above the table."""
     damaged: list[StoreError] = []
-    records = catalog.campaigns(damaged)
-    suites = sorted({r.suite_fingerprint for r in records})
-    agents = sorted({a for r in records for a in (r.baseline_agent, r.candidate_agent)})
-    shown = [
-        r for r in records
-        if (not suite or r.suite_fingerprint == suite)
-        and (not agent or agent in (r.baseline_agent, r.candidate_agent))
-    ]  # fmt: skip
+    suites, agents = catalog.choices()
+    wanted = {"suite": suite or None, "agent": agent or None}
+    total = catalog.count(**wanted)
+    pages = max(1, -(-total // CAMPAIGNS_SHOWN))
+    number = min(max(_int(page, 1), 1), pages)
+    records = catalog.campaigns(
+        damaged, limit=CAMPAIGNS_SHOWN, offset=(number - 1) * CAMPAIGNS_SHOWN, **wanted
+    )
     rows = []
-    for r in shown:
+    for r in records:
         rows.append([
             markup.link(markup.campaign_url(r.campaign_id), r.campaign_id, cls="campaign"),
             markup.link(markup.suite_url(r.suite_fingerprint), r.suite_fingerprint[:12], cls="suite"),
             markup.esc(r.baseline_agent), markup.esc(r.candidate_agent), markup.esc(r.created_at[:19]),
             markup.verdict_badge(r.verdict),  # recorded when it completed, as `ablation list`
-            f'{r.n_trials}/{planned_trials(r)}', f'<span class="status">{markup.esc(r.status)}</span>',
+            f'{r.n_trials}/{r.planned_trials}', f'<span class="status">{markup.esc(r.status)}</span>',
         ])  # fmt: skip
     form = (
         '<form class="filters" method="get" action="/">'
-        f'<label>Suite <select name="suite" class="autosubmit"><option value="">all</option>'
-        f"{markup.options(((s, s[:12]) for s in suites), suite)}</select></label> "
-        f'<label>Agent <select name="agent" class="autosubmit"><option value="">all</option>'
-        f"{markup.options(((a, a) for a in agents), agent)}</select></label> "
+        f"{_choice('Suite', 'suite', suites, suite, 12)}{_choice('Agent', 'agent', agents, agent)}"
         '<button type="submit">Filter</button></form>'
     )
-    body = markup.damaged(damaged) + form + (
+    first = (number - 1) * CAMPAIGNS_SHOWN
+    count = (
+        f'<p class="count" id="count">Campaigns {first + 1} to {first + len(records) + len(damaged)} '
+        f"of {total}, newest first (page {number} of {pages}); {total - len(records) - len(damaged)} "
+        "not shown.</p>"
+        if total else ""
+    )
+    state = {"suite": suite, "agent": agent}
+    body = markup.damaged(damaged) + form + count + (
         markup.table(["campaign", "suite", "baseline", "candidate", "created (UTC)", "verdict",
                  "trials", "status"], rows, tid="campaigns")
         if rows else '<p class="note">No campaign matches.</p>'
-    )
+    ) + _pager("/", state, number, pages)
     return markup.layout("Campaigns", body, store=str(catalog.path))
+
+
+def _choice(label: str, name: str, values: list[str], selected: str, width: int = 0) -> str:
+    """A filter of the campaign list: a list of ``values`` (each cut to ``width`` characters when
+    given), up to :data:`LIST_CAP` of them; past that a text field (any value, typed) offering
+    the first :data:`LIST_CAP`, saying how many there are."""
+    if len(values) <= LIST_CAP:
+        shown = markup.options(((v, v[:width] if width else v) for v in values), selected)
+        return (
+            f'<label>{label} <select name="{name}" class="autosubmit"><option value="">all</option>'
+            f"{shown}</select></label> "
+        )
+    offered = markup.options(((v, v) for v in values[:LIST_CAP]), "")
+    return (
+        f'<label>{label} <input type="search" name="{name}" list="{name}-list" '
+        f'value="{markup.esc(selected)}" placeholder="any of {len(values)}">'
+        f'<datalist id="{name}-list">{offered}</datalist></label> '
+    )
 
 
 def campaign_page(catalog: Catalog, campaign_id: str) -> str:

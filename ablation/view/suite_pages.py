@@ -21,29 +21,58 @@ from collections.abc import Mapping
 from ablation.errors import AblationError, StoreError
 from ablation.render._format import DASH, fmt_interval, fmt_pct, summary_sentence
 from ablation.report import AblationReport
-from ablation.store import CampaignRecord
+from ablation.store.summaries import CampaignSummary
 from ablation.view import markup
 from ablation.view.catalog import ARMS, ArmRef, Catalog, ReportError
 from ablation.view.markup import LIST_CAP, Answer
 from ablation.view.task_page import inputs, page_body
 
 __all__ = [
-    "COMPARE_TASK", "FLIPS_SHOWN", "compare_page", "compare_task_page", "compare_task_url", "flips", "history_page",
+    "COMPARE_CAMPAIGNS", "COMPARE_TASK", "FLIPS_SHOWN", "HISTORY_SHOWN", "compare_page", "compare_task_page", "compare_task_url", "flips", "history_page",
 ]
 
 #: Tasks listed as flipping most often.
 FLIPS_SHOWN = 20
 #: The path of a task's page in a comparison of two stored arms.
 COMPARE_TASK = "/compare/task"
+#: Campaigns whose arms the compare form offers (two options each), newest first.
+COMPARE_CAMPAIGNS = LIST_CAP // 2
+#: Campaigns a suite's history shows by default, newest (its ``limit`` parameter: more, 0 all).
+HISTORY_SHOWN = 50
 
 
-def _arm_options(records: list[CampaignRecord], selected: str) -> str:
+def _arm_options(records: list[CampaignSummary], selected: str) -> str:
     values = [
         (f"{r.campaign_id}:{arm}",
          f"{r.campaign_id} {arm} ({r.baseline_agent if arm == 'baseline' else r.candidate_agent})")
         for r in records for arm in ARMS
     ]  # fmt: skip
     return markup.options(values, selected)
+
+
+def _arm_fields(catalog: Catalog, damaged: list[StoreError], base_text: str, cand_text: str) -> str:
+    """The compare form's two arm fields: lists of the arms of the newest
+    :data:`COMPARE_CAMPAIGNS` campaigns; when the store holds more, text fields (``CAMPAIGN:arm``,
+    typed) offering those, with a line saying how many campaigns are not offered."""
+    records = catalog.campaigns(damaged, limit=COMPARE_CAMPAIGNS)
+    total = catalog.count()
+    if total <= COMPARE_CAMPAIGNS:
+        return (
+            f'<label>Baseline <select name="baseline">{_arm_options(records, base_text)}</select>'
+            f'</label> <label>Candidate <select name="candidate">'
+            f"{_arm_options(records, cand_text)}</select></label> "
+        )
+    fields = "".join(
+        f'<label>{name.capitalize()} <input type="search" name="{name}" list="arms" '
+        f'value="{markup.esc(text)}" placeholder="CAMPAIGN:arm"></label> '
+        for name, text in (("baseline", base_text), ("candidate", cand_text))
+    )
+    note = (
+        f'<p class="note" id="arms-note">The arms of the newest {COMPARE_CAMPAIGNS} of {total} campaigns '
+        f"are offered; {total - COMPARE_CAMPAIGNS} older ones are not: type CAMPAIGN:baseline or "
+        f"CAMPAIGN:candidate (the {markup.link('/', 'campaign list')} pages through them all).</p>"
+    )
+    return f'{fields}<datalist id="arms">{_arm_options(records, "")}</datalist>{note}'
 
 
 def _ids(ids: list[str], tid: str, base: ArmRef, cand: ArmRef) -> str:
@@ -69,13 +98,10 @@ def compare_page(catalog: Catalog, params: Mapping[str, str]) -> Answer:
     arm that cannot be compared is an error line under the form, the page's status that of
     :func:`_paired`."""
     damaged: list[StoreError] = []
-    records = catalog.campaigns(damaged)
     base_text, cand_text = params.get("baseline", ""), params.get("candidate", "")
     form = (
         '<form class="filters" id="compare-form" method="get" action="/compare">'
-        f'<label>Baseline <select name="baseline">{_arm_options(records, base_text)}</select>'
-        f'</label> <label>Candidate <select name="candidate">'
-        f"{_arm_options(records, cand_text)}</select></label> "
+        f"{_arm_fields(catalog, damaged, base_text, cand_text)}"
         '<button type="submit">Compare</button></form>'
     )
     body, status = markup.damaged(damaged) + form, 200
@@ -173,7 +199,7 @@ def compare_task_page(catalog: Catalog, params: Mapping[str, str]) -> str | Answ
     return markup.layout(f"Task {task_id}", body, store=str(catalog.path))
 
 
-def flips(catalog: Catalog, records: list[CampaignRecord]) -> list[tuple[str, int, str]]:
+def flips(catalog: Catalog, records: list[CampaignSummary]) -> list[tuple[str, int, str]]:
     """``(task id, flips, outcomes in order)`` of the tasks that flipped, most flips first.
 
     ``records`` are in creation order; outcomes are written ``P`` (every run passed), ``F`` (none
@@ -205,7 +231,7 @@ def _no_data(report: AblationReport) -> bool:
     return report.n_paired == 0 or report.candidate.n_trials == 0
 
 
-def _plot(points: list[tuple[CampaignRecord, AblationReport]]) -> str:
+def _plot(points: list[tuple[CampaignSummary, AblationReport]]) -> str:
     """An inline SVG: the candidate's pass rate (dot) and interval (line) per campaign; a
     campaign without data (:func:`_no_data`) keeps its place, marked ``no data``, not a dot."""
     width, height, pad = 640, 240, 30
@@ -251,20 +277,30 @@ def _rates(report: AblationReport) -> tuple[str, str, str]:
             markup.pct(report.baseline.pass_rate))  # fmt: skip
 
 
-def history_page(catalog: Catalog, fingerprint: str) -> str:
-    """Every campaign of one suite over time, and the tasks that flip most often; a campaign
-    whose stored row does not decode (of any suite: its fingerprint may be what is damaged)
-    or whose report cannot be built (:class:`~ablation.view.catalog.ReportError`) is an error
-    line above them, left out of the table, the plot and the flips.
+def history_page(catalog: Catalog, fingerprint: str, limit: str = "") -> str:
+    """The newest ``limit`` campaigns of one suite (:data:`HISTORY_SHOWN` unless given, ``0``:
+    all; read by suite in SQL) over time, and the tasks that flip most often among them; a
+    campaign among them whose stored row does not decode or whose report cannot be built
+    (:class:`~ablation.view.catalog.ReportError`) is an error line above them, left out of the
+    table, the plot and the flips; the older campaigns are counted, with a link showing them.
 
     Raises:
         StoreError: no readable campaign of the store ran that suite (the page is a 404).
     """
     damaged: list[StoreError] = []
-    records = [r for r in catalog.campaigns(damaged) if r.suite_fingerprint == fingerprint][::-1]
+    wanted = int(limit) if limit.isdigit() and len(limit) < 10 else HISTORY_SHOWN
+    records = catalog.campaigns(damaged, suite=fingerprint, limit=wanted or None)[::-1]
     if not records:
         unread = f" ({len(damaged)} stored campaign(s) could not be read)" if damaged else ""
         raise StoreError(f"no campaign of suite {fingerprint!r} in this store{unread}")
+    total = catalog.count(suite=fingerprint)
+    left = total - len(records) - len(damaged)
+    older = (
+        f'<p class="note" id="older">The newest {len(records) + len(damaged)} of {total} campaigns of this '
+        f"suite; {left} older ones are not shown: "
+        f"{markup.link(markup.url(markup.suite_url(fingerprint), limit=0), 'show all', cls='show-all')}.</p>"
+        if left > 0 else ""
+    )
     points = []
     failed: list[ReportError] = []
     for record in records:
@@ -292,7 +328,7 @@ def history_page(catalog: Catalog, fingerprint: str) -> str:
                 flip_rows, tid="flips")
         if flip_rows else '<p class="note" id="flips">No task changed outcome across campaigns.</p>'
     )
-    body = markup.damaged(damaged) + markup.damaged(failed) + (
+    body = markup.damaged(damaged) + markup.damaged(failed) + older + (
         f'<p>Suite <code>{markup.esc(fingerprint)}</code>: {len(points)} campaign(s), oldest first. '
         "The candidate's pass rate with its interval:</p>"
         f"{_plot(points) if points else ''}{markup.table(headers, rows, tid='history')}"
