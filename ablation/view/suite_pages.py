@@ -4,7 +4,10 @@ The compare page pairs any two stored arms (``CAMPAIGN:baseline`` or ``CAMPAIGN:
 campaigns of one suite (the same suite fingerprint) through
 :meth:`~ablation.view.catalog.Catalog.compare`, the code path of ``ablation compare``: no agent
 runs again; the comparison shows its gates, headline, arm summaries and paired metrics as a
-campaign page does. The history page shows, for every campaign of a suite in creation order, each arm's
+campaign page does; its form offers the arms of the newest :data:`COMPARE_CAMPAIGNS` campaigns
+(read as summaries, :meth:`~ablation.view.catalog.Catalog.campaigns`), an older one typed. The
+history page shows, for the newest :data:`HISTORY_SHOWN` campaigns of a suite (its ``limit``
+parameter: more, ``0`` all; each is a report to build) in creation order, each arm's
 pass rate with the Wilson interval of its report, and the tasks whose candidate outcome changed
 most often from one campaign to the next (a task passes in a campaign when every run passed,
 fails when none did, and is ``mixed`` otherwise; each change between consecutive campaigns that
