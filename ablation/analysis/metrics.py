@@ -69,7 +69,7 @@ def compare_continuous(
     if n == 0:
         return common
     level = config.confidence_level
-    wilcoxon = stats.wilcoxon_signed_rank(x, y)
+    wilcoxon, pseudo_median = stats.signed_rank_and_estimate(x, y)
     ttest = stats.paired_t_test(x, y, confidence_level=level)
     ci: Interval | None = None
     note: str | None = None
@@ -98,7 +98,7 @@ def compare_continuous(
             wilcoxon_pvalue=float(wilcoxon.pvalue),
             wilcoxon_method=wilcoxon.method,
             t_pvalue=float(ttest.pvalue),
-            hodges_lehmann=float(stats.hodges_lehmann(x, y)),
+            hodges_lehmann=float(pseudo_median),
         )
     )
 

@@ -51,6 +51,7 @@ if TYPE_CHECKING:
         mean_difference_interval,
         paired_t_test,
         sign_test,
+        signed_rank_and_estimate,
         wilcoxon_signed_rank,
     )
     from ablation.stats.equivalence import metric_noninferiority, tost_paired
@@ -117,7 +118,8 @@ _EXPORTS: dict[str, tuple[str, ...]] = {
     "bootstrap": ("binary_uplift_bootstrap", "paired_bootstrap"),
     "continuous": (
         "MEAN_DIFFERENCE_MIN_N", "hodges_lehmann", "log_ratio_interval",
-        "mean_difference_interval", "paired_t_test", "sign_test", "wilcoxon_signed_rank",
+        "mean_difference_interval", "paired_t_test", "sign_test", "signed_rank_and_estimate",
+        "wilcoxon_signed_rank",
     ),
     "equivalence": ("metric_noninferiority", "tost_paired"),
     "headline_interval": ("headline_difference_interval",),
@@ -193,6 +195,7 @@ __all__ = [
     "sample_size_paired",
     "sign_flip_test",
     "sign_test",
+    "signed_rank_and_estimate",
     "tango_score_statistic",
     "tost_paired",
     "variance_components",

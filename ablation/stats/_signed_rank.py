@@ -22,18 +22,21 @@ comparison paid for one Wilcoxon test. This module computes what ``scipy.stats.w
   n = 13 per test, and a report makes one for latency, cost and each quality score.
 
 Other permutation tests (more than 13 differences with ``method="permutation"``) are left to
-``scipy.stats``.
+``scipy.stats``. :func:`signed_rank_test` picks the method as scipy does and returns the test.
 """
 
 from __future__ import annotations
 
 import math
 from functools import lru_cache
+from typing import Any
 
 import numpy as np
 from numpy.typing import NDArray
 
 from ablation.stats._dist import ndtr
+from ablation.stats._lazy import LazyModule
+from ablation.stats._results import TestResult
 
 __all__ = [
     "PERMUTATION_MAX",
@@ -41,7 +44,10 @@ __all__ = [
     "signed_rank_exact",
     "signed_rank_permutation",
     "signed_rank_sums",
+    "signed_rank_test",
 ]
+
+_st: Any = LazyModule("scipy.stats")
 
 
 def _rank_sums(
@@ -241,3 +247,71 @@ def signed_rank_permutation(d: NDArray[np.float64], alternative: str) -> tuple[f
     p = {"less": lower, "greater": upper}.get(alternative, min(lower, upper) * 2)
     r_plus, r_minus = observed / 2.0, (sum(ranks) - observed) / 2.0
     return (min(r_plus, r_minus) if alternative == "two-sided" else r_plus), min(max(p, 0.0), 1.0)
+
+
+def signed_rank_test(d: NDArray[np.float64], zero_method: str, method: str, alternative: str) -> TestResult:
+    """:func:`ablation.stats.wilcoxon_signed_rank` of the differences ``d`` (arguments checked
+    there; ``d`` is read, never written), the method resolved by scipy 1.17's rule (that
+    function's docstring)."""
+    zero = d == 0.0
+    nonzero = d[~zero] if zero.any() else d  # no copy of differences that are all non-zero
+    del zero
+    used = nonzero if zero_method == "wilcox" else d
+    if nonzero.size == 0:
+        return TestResult(
+            0.0,
+            1.0,
+            f"Wilcoxon signed-rank ({zero_method}; no non-zero differences)",
+            int(used.size),
+        )
+    resolved, stat, p = _signed_rank_test(used, nonzero, zero_method, method, alternative, d.size)
+    label = {
+        "exact": "exact",
+        "permutation": "exact by exhaustive permutation" if used.size <= 13 else "permutation",
+        "asymptotic": "normal approximation",
+    }[resolved]
+    return TestResult(
+        stat if math.isfinite(stat) else 0.0,
+        min(1.0, max(0.0, p)) if math.isfinite(p) else 1.0,
+        f"Wilcoxon signed-rank ({label}, zero_method={zero_method}, {alternative})",
+        int(used.size),
+    )
+
+
+def _signed_rank_test(
+    used: NDArray[np.float64],
+    nonzero: NDArray[np.float64],
+    zero_method: str,
+    method: str,
+    alternative: str,
+    total: int,
+) -> tuple[str, float, float]:
+    """``(resolved method, statistic, p)`` of :func:`signed_rank_test`."""
+
+    def untied() -> bool:  # a sort: only asked where the exact method is in question
+        if used.size != nonzero.size:
+            return False
+        magnitudes = np.sort(np.abs(nonzero))  # finite; a sort, not np.unique (imports numpy.ma)
+        return not bool((magnitudes[1:] == magnitudes[:-1]).any())
+
+    resolved = method
+    if method == "auto":  # scipy's rule: the sizes count every difference, zeros included
+        if total <= 50 and nonzero.size == total and untied():
+            resolved = "exact"
+        else:
+            resolved = "permutation" if total <= 13 else "asymptotic"
+    if resolved == "asymptotic":
+        return resolved, *signed_rank_asymptotic(used, zero_method, alternative)
+    if resolved == "exact" and untied():
+        return resolved, *signed_rank_exact(used, alternative)
+    if resolved == "permutation" and used.size <= PERMUTATION_MAX:
+        return resolved, *signed_rank_permutation(used, alternative)
+    # a sampled permutation test, or "exact" asked for tied data: scipy's own handling
+    scipy_method: str | Any = resolved
+    if resolved == "permutation":
+        scipy_method = _st.PermutationMethod(n_resamples=2**13, rng=0)
+    res = _st.wilcoxon(
+        used, zero_method=zero_method, correction=False, alternative=alternative,
+        method=scipy_method,
+    )  # fmt: skip
+    return resolved, float(res.statistic), float(res.pvalue)

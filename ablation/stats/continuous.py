@@ -24,12 +24,7 @@ from ablation.stats._results import (
     TestResult,
     TTestResult,
 )
-from ablation.stats._signed_rank import (
-    PERMUTATION_MAX,
-    signed_rank_asymptotic,
-    signed_rank_exact,
-    signed_rank_permutation,
-)
+from ablation.stats._signed_rank import signed_rank_test
 from ablation.stats._t import t_cdf as _t_cdf
 from ablation.stats._t import t_isf as _t_isf
 from ablation.stats._t import t_sf as _t_sf
@@ -47,6 +42,7 @@ __all__ = [
     "mean_difference_interval",
     "paired_t_test",
     "sign_test",
+    "signed_rank_and_estimate",
     "wilcoxon_signed_rank",
 ]
 
@@ -235,69 +231,22 @@ def wilcoxon_signed_rank(
             f"method must be 'auto', 'exact', 'asymptotic' or 'permutation', got {method!r}"
         )
     check_alternative(alternative)
+    return signed_rank_test(tied_differences(x, y), zero_method, method, alternative)
+
+
+def signed_rank_and_estimate(x: ArrayLike, y: ArrayLike) -> tuple[TestResult, float]:
+    """:func:`wilcoxon_signed_rank` (its defaults) and :func:`hodges_lehmann` of the same pairs,
+    their differences (:func:`~ablation.stats._ties.tied_differences`) computed once: what a
+    report shows of each continuous metric.
+
+    Raises:
+        ValueError: ``"no pairs"`` for empty input (the estimate is undefined).
+    """
     d = tied_differences(x, y)
-    zero = d == 0.0
-    nonzero = d[~zero] if zero.any() else d  # no copy of differences that are all non-zero
-    del zero
-    used = nonzero if zero_method == "wilcox" else d
-    if nonzero.size == 0:
-        return TestResult(
-            0.0,
-            1.0,
-            f"Wilcoxon signed-rank ({zero_method}; no non-zero differences)",
-            int(used.size),
-        )
-    resolved, stat, p = _signed_rank_test(used, nonzero, zero_method, method, alternative, d.size)
-    label = {
-        "exact": "exact",
-        "permutation": "exact by exhaustive permutation" if used.size <= 13 else "permutation",
-        "asymptotic": "normal approximation",
-    }[resolved]
-    return TestResult(
-        stat if math.isfinite(stat) else 0.0,
-        min(1.0, max(0.0, p)) if math.isfinite(p) else 1.0,
-        f"Wilcoxon signed-rank ({label}, zero_method={zero_method}, {alternative})",
-        int(used.size),
-    )
-
-
-def _signed_rank_test(
-    used: NDArray[np.float64],
-    nonzero: NDArray[np.float64],
-    zero_method: str,
-    method: str,
-    alternative: str,
-    total: int,
-) -> tuple[str, float, float]:
-    """``(resolved method, statistic, p)`` of :func:`wilcoxon_signed_rank` (its docstring)."""
-
-    def untied() -> bool:  # a sort: only asked where the exact method is in question
-        if used.size != nonzero.size:
-            return False
-        magnitudes = np.sort(np.abs(nonzero))  # finite; a sort, not np.unique (imports numpy.ma)
-        return not bool((magnitudes[1:] == magnitudes[:-1]).any())
-
-    resolved = method
-    if method == "auto":  # scipy's rule: the sizes count every difference, zeros included
-        if total <= 50 and nonzero.size == total and untied():
-            resolved = "exact"
-        else:
-            resolved = "permutation" if total <= 13 else "asymptotic"
-    if resolved == "asymptotic":
-        return resolved, *signed_rank_asymptotic(used, zero_method, alternative)
-    if resolved == "exact" and untied():
-        return resolved, *signed_rank_exact(used, alternative)
-    if resolved == "permutation" and used.size <= PERMUTATION_MAX:
-        return resolved, *signed_rank_permutation(used, alternative)
-    # a sampled permutation test, or "exact" asked for tied data: scipy's own handling
-    scipy_method: str | Any = resolved
-    if resolved == "permutation":
-        scipy_method = _st.PermutationMethod(n_resamples=2**13, rng=0)
-    res = _st.wilcoxon(
-        used, zero_method=zero_method, correction=False, alternative=alternative,
-        method=scipy_method,
-    )  # fmt: skip
-    return resolved, float(res.statistic), float(res.pvalue)
+    if d.size == 0:
+        raise ValueError("no pairs")
+    test = signed_rank_test(d, "wilcox", "auto", "two-sided")  # reads d only
+    return test, walsh_median(d, overwrite=True)
 
 
 def sign_test(x: ArrayLike, y: ArrayLike, *, alternative: str = "two-sided") -> TestResult:

@@ -45,13 +45,13 @@ def test_the_comparisons_leave_their_inputs_unchanged(n: int, missing: bool) -> 
 
 def test_complete_columns_reach_the_statistics_uncopied(monkeypatch: pytest.MonkeyPatch) -> None:
     seen: list[tuple[np.ndarray, np.ndarray]] = []
-    real = stats.hodges_lehmann
+    real = stats.signed_rank_and_estimate
 
-    def spy(x: np.ndarray, y: np.ndarray) -> float:
+    def spy(x: np.ndarray, y: np.ndarray) -> tuple[stats.TestResult, float]:
         seen.append((x, y))
         return real(x, y)
 
-    monkeypatch.setattr(stats, "hodges_lehmann", spy)
+    monkeypatch.setattr(stats, "signed_rank_and_estimate", spy)
     x, y = _columns(1, 500, missing=False)
     metrics.compare_continuous("cost", x, y, config=CONFIG, left_out_reason="none")
     assert seen[0][0] is x and seen[0][1] is y
