@@ -92,32 +92,13 @@ def _table(rows: list[dict[str, Any]]) -> str:
     )
 
 
-def _store_path(args: argparse.Namespace) -> Path:
-    """``STORE`` or ``--store`` (the same file when both are given), else ``[tool.ablation]
-    store``, else the default.
-
-    Raises:
-        UsageError: ``STORE`` and ``--store`` name different files.
-    """
-    from ablation.cli.options import merged_settings
-    from ablation.errors import UsageError
-    from ablation.store.run_store import DEFAULT_STORE_PATH
-
-    given, flag = args.store_arg, args.store
-    if given is not None and flag is not None and given.resolve() != flag.resolve():
-        raise UsageError(
-            f"ablation list: STORE {str(given)!r} and --store {str(flag)!r} name different run "
-            "stores: give one"
-        )
-    s = merged_settings(args)
-    return Path(given or s.get("store") or DEFAULT_STORE_PATH)
-
-
 def cmd_list(args: argparse.Namespace) -> int:
     """Print the campaigns of the store (``STORE`` or ``--store``, ``[tool.ablation] store`` or
     the default), the newest ``--limit`` of them; a campaign that does not decode is an error line
     on stderr and exit 1, the others listed."""
-    path = _store_path(args)
+    from ablation.cli.options import store_path
+
+    path = store_path(args, "list", settings=True)
     limit = args.limit if args.limit is not None else None if args.format == "json" else TABLE_LIMIT
     damaged: list[StoreError] = []
     rows, total = listed_campaigns(path, limit or None, damaged)

@@ -8,11 +8,12 @@ turn a gate off, ``NAME=VALUE`` lists, the sequential policy) are written out he
 from __future__ import annotations
 
 import argparse
+from pathlib import Path
 from typing import Any
 
 from ablation.cli.option_table import OPTIONS, option_of
 
-__all__ = ["FROM_FILE", "campaign_config", "merged_settings", "one_line", "read_options", "where_set"]
+__all__ = ["FROM_FILE", "campaign_config", "merged_settings", "one_line", "read_options", "store_path", "where_set"]
 
 #: Settings key holding ``{key: pyproject path}`` for the values read from ``[tool.ablation]``.
 FROM_FILE = "_from_file"
@@ -209,3 +210,24 @@ def one_line(exc: BaseException) -> str:
             parts.append(f"{loc}: {msg}" if loc else msg)
         return "invalid option: " + "; ".join(parts)
     return " ".join(str(exc).split())
+
+
+def store_path(args: argparse.Namespace, command: str, *, settings: bool) -> Path:
+    """The run store a command that takes ``STORE`` or ``--store`` reads: either one (the same
+    file when both are given), else ``[tool.ablation] store`` when the command reads
+    ``settings``, else the default.
+
+    Raises:
+        UsageError: ``STORE`` and ``--store`` name different files.
+    """
+    from ablation.errors import UsageError
+    from ablation.store.run_store import DEFAULT_STORE_PATH
+
+    given, flag = args.store_arg, args.store
+    if given is not None and flag is not None and given.resolve() != flag.resolve():
+        raise UsageError(
+            f"ablation {command}: STORE {str(given)!r} and --store {str(flag)!r} name different "
+            "run stores: give one"
+        )
+    chosen = merged_settings(args).get("store") if settings else flag
+    return Path(given or chosen or DEFAULT_STORE_PATH)

@@ -10,16 +10,16 @@ from __future__ import annotations
 import argparse
 import errno
 import socket
-from pathlib import Path
 
-from ablation.errors import ConfigError, UsageError
+from ablation.cli.options import store_path
+from ablation.errors import ConfigError
 
 __all__ = ["run_view"]
 
 
 def run_view(args: argparse.Namespace) -> int:
     """Open the store read-only and serve the viewer until Ctrl-C (exit 0)."""
-    path = _store_path(args)
+    path = store_path(args, "view", settings=False)
     if not path.exists():
         raise ConfigError(f"{path}: no run store here (run a campaign first, or name the store)")
     try:
@@ -44,23 +44,6 @@ def run_view(args: argparse.Namespace) -> int:
     finally:
         catalog.close()
     return 0
-
-
-def _store_path(args: argparse.Namespace) -> Path:
-    """``STORE`` or ``--store`` (the same file when both are given), else the default.
-
-    Raises:
-        UsageError: ``STORE`` and ``--store`` name different files.
-    """
-    from ablation.store.run_store import DEFAULT_STORE_PATH
-
-    given, flag = args.store_arg, args.store
-    if given is not None and flag is not None and given.resolve() != flag.resolve():
-        raise UsageError(
-            f"ablation view: STORE {str(given)!r} and --store {str(flag)!r} name different run "
-            "stores: give one"
-        )
-    return Path(given or flag or DEFAULT_STORE_PATH)
 
 
 def _bound(host: str, port: int) -> socket.socket:
