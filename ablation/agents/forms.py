@@ -47,7 +47,8 @@ class AgentProcessError(AblationError, RuntimeError):
     """An external agent ran but did not produce a usable answer (not retried by default).
 
     Raised for a command that exits with a non-zero code, cannot be started, or prints something
-    other than one JSON document on stdout.
+    other than one JSON document on stdout (:mod:`ablation.strict_json`), and for an SDK result
+    whose usage count is no whole number from 0 (:mod:`ablation.agents.sdk`).
 
     Attributes:
         returncode: The exit code (negative: killed by that signal), or ``None`` when the process
