@@ -28,8 +28,8 @@ are exported by :mod:`ablation`. The tree, with when each is raised::
       RemoteTraceback                     run.isolation: internal, a worker's traceback as cause
       OutputTooLarge                      run.output_caps: an output passed max_output_bytes
       UnrepresentableOutput (TypeError)   run.plain_output: an output has no JSON form
-      AgentProcessError (RuntimeError)    agents.forms: a command agent gave no usable answer, or an
-                                          SDK result a usage count that is no whole number
+      AgentProcessError (RuntimeError)    agents.forms: a command agent gave no usable answer,
+                                          or an SDK result a usage count that is no whole number
         AgentHttpError                    agents.forms: an HTTP agent answered 4xx or non-JSON
       AgentConnectionError (ConnectionError)  agents.forms: an HTTP agent unreachable, or 5xx
       AgentTimeoutError (TimeoutError)    agents.forms: a command agent passed its own timeout
