@@ -14,6 +14,7 @@ from pathlib import Path
 
 import pytest
 from helpers.cli import run_here
+from helpers.store_rows import copy_first_campaign
 
 from ablation.cli.listing import campaign_rows
 from ablation.config import CampaignConfig
@@ -130,14 +131,7 @@ def test_listing_does_not_hold_the_task_digests(tmp_path: Path) -> None:
     listing held, decoded, before: ~80 bytes a task for every campaign)."""
     path = tmp_path / "runs.db"
     _store(path, 1, n_tasks=2000)
-    with sqlite3.connect(path) as conn:  # 60 copies of that campaign under new ids
-        cols = [r[1] for r in conn.execute("PRAGMA table_info(campaigns)") if r[1] != "id"]
-        for k in range(60):
-            conn.execute(
-                f"INSERT INTO campaigns (id, {', '.join(cols)}) SELECT ?, {', '.join(cols)}"
-                " FROM campaigns WHERE rowid = 1", (f"copy-{k:03d}",),
-            )  # fmt: skip
-        text_bytes = conn.execute("SELECT SUM(length(task_digests_json)) FROM campaigns").fetchone()[0]
+    text_bytes = copy_first_campaign(path, 60)  # 60 copies of that campaign under new ids
     assert text_bytes > 10_000_000
     tracemalloc.start()
     try:

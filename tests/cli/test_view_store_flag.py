@@ -7,17 +7,12 @@ The served store is checked over HTTP: the page names the file the server opened
 from __future__ import annotations
 
 import html
-import os
-import re
-import subprocess
-import sys
 import urllib.request
-from collections.abc import Iterator
-from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
 from helpers.cli import run_here
+from helpers.view_server import served
 
 from ablation.config import CampaignConfig
 from ablation.store.run_store import RunStore
@@ -33,37 +28,13 @@ def _store(path: Path) -> str:
         )  # fmt: skip
 
 
-@contextmanager
-def _served(*args: str) -> Iterator[str]:
-    """``ablation view ARGS`` on a free port; yields its URL."""
-    env = {**os.environ, "PYTHONUNBUFFERED": "1"}
-    proc = subprocess.Popen(
-        [sys.executable, "-c", "from ablation.cli import main_entry; main_entry()", "view", *args,
-         "--no-browser", "--port", "0"],
-        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env,
-    )  # fmt: skip
-    try:
-        assert proc.stdout is not None
-        line = proc.stdout.readline()
-        found = re.search(r"http://\S+/", line)
-        assert found is not None, (line, proc.stderr.read() if proc.stderr else "")
-        yield found.group(0).rstrip("/")
-    finally:
-        proc.terminate()
-        try:
-            proc.wait(timeout=10)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-            proc.wait()
-
-
 @pytest.mark.parametrize("how", ["flag", "positional", "both"])
 def test_the_store_is_given_as_a_flag_or_positionally(tmp_path: Path, how: str) -> None:
     path = tmp_path / "runs.db"
     cid = _store(path)
     args = {"flag": ["--store", str(path)], "positional": [str(path)],
             "both": [str(path), "--store", str(tmp_path / "." / "runs.db")]}[how]  # fmt: skip
-    with _served(*args) as url, urllib.request.urlopen(url + "/") as reply:
+    with served(*args) as url, urllib.request.urlopen(url + "/") as reply:
         page = html.unescape(reply.read().decode())
     assert str(path) in page and f'href="/campaign/{cid}"' in page
 

@@ -16,6 +16,7 @@ import tracemalloc
 from pathlib import Path
 
 import pytest
+from helpers.store_rows import copy_first_campaign
 
 from ablation.config import CampaignConfig
 from ablation.errors import StoreError
@@ -157,15 +158,7 @@ def test_listing_pages_do_not_hold_the_task_digests(tmp_path: Path) -> None:
     below the digests' text alone (what those pages held, decoded, before)."""
     path = tmp_path / "runs.db"
     _store(path, 1, n_tasks=3000)
-    with sqlite3.connect(path) as conn:  # 60 copies of that campaign under new ids
-        cols = [r[1] for r in conn.execute("PRAGMA table_info(campaigns)") if r[1] != "id"]
-        for k in range(60):
-            conn.execute(
-                f"INSERT INTO campaigns (id, {', '.join(cols)}) SELECT ?, {', '.join(cols)}"
-                " FROM campaigns WHERE rowid = 1", (f"copy-{k:03d}",),
-            )  # fmt: skip
-        text_bytes = conn.execute("SELECT SUM(length(task_digests_json)) FROM campaigns").fetchone()[0]
-    conn.close()
+    text_bytes = copy_first_campaign(path, 60)  # 60 copies of that campaign under new ids
     assert text_bytes > 10_000_000
     catalog = Catalog(path)
     tracemalloc.start()

@@ -7,14 +7,12 @@ Playwright (never a downloaded one), one per test module.
 
 from __future__ import annotations
 
-import os
-import re
-import subprocess
-import sys
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
+
+from helpers import view_server
 
 CHROMIUM = "/usr/bin/chromium"
 FLAGS = [
@@ -26,27 +24,8 @@ FLAGS = [
 @contextmanager
 def served(store: Path, *extra: str) -> Iterator[str]:
     """Run ``ablation view STORE`` on 127.0.0.1 and a free port; yield its URL."""
-    env = {**os.environ, "PYTHONUNBUFFERED": "1"}
-    proc = subprocess.Popen(
-        [sys.executable, "-c", "from ablation.cli import main_entry; main_entry()", "view",
-         str(store), "--no-browser", "--port", "0", *extra],
-        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env,
-    )  # fmt: skip
-    try:
-        assert proc.stdout is not None
-        line = proc.stdout.readline()
-        found = re.search(r"http://\S+/", line)
-        if found is None:
-            proc.kill()
-            raise AssertionError(f"no URL from ablation view: {line!r} {proc.stderr.read()!r}")  # type: ignore[union-attr]
-        yield found.group(0).rstrip("/")
-    finally:
-        proc.terminate()
-        try:
-            proc.wait(timeout=10)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-            proc.wait()
+    with view_server.served(str(store), *extra) as url:
+        yield url
 
 
 @contextmanager
