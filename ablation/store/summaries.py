@@ -28,7 +28,7 @@ from ablation.errors import StoreError
 from ablation.store.campaigns import CampaignStore
 from ablation.store.format import NEWEST_FIRST, TaskDigests, recorded_verdict
 
-__all__ = ["CampaignSummaries", "CampaignSummary"]
+__all__ = ["CampaignSummaries", "CampaignSummary", "planned_trials"]
 
 
 @dataclasses.dataclass(frozen=True)
@@ -62,8 +62,13 @@ class CampaignSummary:
 
     @property
     def planned_trials(self) -> int:
-        """Trials the campaign plans: tasks x runs x 2 arms."""
-        return self.n_tasks * self.runs * 2
+        """Trials the campaign plans (:func:`planned_trials`)."""
+        return planned_trials(self.n_tasks, self.runs)
+
+
+def planned_trials(n_tasks: int, runs: int) -> int:
+    """Trials a campaign plans: tasks x runs x 2 arms."""
+    return n_tasks * runs * 2
 
 
 class CampaignSummaries(CampaignStore):

@@ -18,7 +18,7 @@ from ablation.errors import StoreError
 from ablation.render._breakdowns import CATEGORY_RULE, shown_categories
 from ablation.render._format import fmt_p, fmt_pp, fmt_seconds, summary_sentence, truncate
 from ablation.report import AblationReport
-from ablation.store import CampaignRecord
+from ablation.store import CampaignRecord, summaries
 from ablation.view import markup
 from ablation.view.catalog import Catalog
 from ablation.view.markup import LIST_CAP
@@ -38,8 +38,8 @@ def _more(total: int, shown: int) -> str:
 
 
 def planned_trials(record: CampaignRecord) -> int:
-    """Trials the campaign plans: tasks x runs x 2 arms."""
-    return len(record.task_digests) * record.config.runs * 2
+    """Trials the campaign plans (:func:`ablation.store.summaries.planned_trials`)."""
+    return summaries.planned_trials(len(record.task_digests), record.config.runs)
 
 
 def progress(record: CampaignRecord) -> dict[str, object]:
