@@ -10,13 +10,11 @@ so that ``y − x`` round-off cannot split ties (scipy's own warning for ``wilco
 from __future__ import annotations
 
 import math
-from typing import Any
 
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
 from ablation.stats._common import check_alternative, check_level, exp_or_inf, paired_arrays
-from ablation.stats._lazy import LazyModule
 from ablation.stats._results import (
     ConfidenceInterval,
     DifferenceResult,
@@ -30,10 +28,8 @@ from ablation.stats._t import t_isf as _t_isf
 from ablation.stats._t import t_sf as _t_sf
 from ablation.stats._ties import tied_differences
 from ablation.stats._walsh import walsh_median
+from ablation.stats.binary import mcnemar
 from ablation.stats.quantiles import median
-
-_st: Any = LazyModule("scipy.stats")
-
 
 __all__ = [
     "MEAN_DIFFERENCE_MIN_N",
@@ -272,7 +268,10 @@ def sign_test(x: ArrayLike, y: ArrayLike, *, alternative: str = "two-sided") -> 
     name = f"sign test (exact binomial, {alternative})"
     if nz == 0:
         return TestResult(0.0, 1.0, f"{name}; no non-zero differences", 0)
-    p = float(_st.binomtest(pos, nz, 0.5, alternative=alternative).pvalue)
+    # P(X >= pos) for "greater", P(X <= pos) for "less", X ~ Bin(nz, 1/2): McNemar's exact tails
+    # with the positives as its b, without importing scipy.stats (scipy's binomtest, the same p)
+    flipped = {"greater": "less", "less": "greater"}.get(alternative, alternative)
+    p = mcnemar(pos, nz - pos, alternative=flipped).pvalue
     return TestResult(float(pos), min(1.0, p), name, nz)
 
 
