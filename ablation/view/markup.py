@@ -35,7 +35,7 @@ from ablation.render.html import esc
 from ablation.report import AblationReport, Interval
 
 __all__ = [
-    "LIST_CAP", "LONG_WORD", "Answer", "arms_and_metrics", "damaged", "distinct", "esc", "figure", "interval", "layout", "link",
+    "LIST_CAP", "LONG_WORD", "Answer", "arms_and_metrics", "count", "damaged", "distinct", "esc", "figure", "interval", "layout", "link",
     "long_word", "more", "number", "pct", "sequential", "table", "text", "url", "verdict_badge",
 ]  # fmt: skip
 
@@ -279,6 +279,13 @@ def more(total: int, shown: int, where: str = "") -> str:
     left out."""
     left = total - shown
     return f'<p class="note">and {left} more{esc(where)}</p>' if left > 0 else ""
+
+
+def count(text: str) -> int | None:
+    """A count written in a query string: 1 to 9 ASCII digits, else ``None`` (the page's
+    default). ``str.isdigit`` alone also holds for characters :class:`int` does not read
+    (``"\u00b2"``), which would fail the page."""
+    return int(text) if text.isascii() and text.isdigit() and len(text) < 10 else None
 
 
 def finite(x: float | None) -> bool:

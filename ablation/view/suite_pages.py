@@ -193,10 +193,9 @@ def compare_task_page(catalog: Catalog, params: Mapping[str, str]) -> str | Answ
     back = markup.link(markup.url("/compare", baseline=str(base), candidate=str(cand)),
                        "Back to the comparison", cls="back")  # fmt: skip
     source = inputs(catalog, catalog.report(cand.campaign_id)[0], cand.campaign_id, task_id)
-    start = params.get("from", "")
     body = page_body(
         sides, row, source, back, (base.campaign_id, cand.campaign_id),
-        int(start) if start.isdigit() and len(start) < 10 else None,
+        markup.count(params.get("from", "")),
         lambda first: markup.url(COMPARE_TASK, baseline=str(base), candidate=str(cand), id=task_id, **{"from": first}),
     )  # fmt: skip
     return markup.layout(f"Task {task_id}", body, store=str(catalog.path))
@@ -287,17 +286,23 @@ def history_page(catalog: Catalog, fingerprint: str, limit: str = "") -> str:
     (:class:`~ablation.view.catalog.ReportError`) is an error line above them, left out of the
     table, the plot and the flips; the older campaigns are counted, with a link showing them.
 
+    When every campaign read is damaged but older ones were not read, the page names the damage
+    and links to them.
+
     Raises:
-        StoreError: no readable campaign of the store ran that suite (the page is a 404).
+        StoreError: the store holds no campaign of that suite, or every one is damaged (the page
+            is a 404).
     """
     damaged: list[StoreError] = []
-    wanted = int(limit) if limit.isdigit() and len(limit) < 10 else HISTORY_SHOWN
-    records = catalog.campaigns(damaged, suite=fingerprint, limit=wanted or None)[::-1]
-    if not records:
-        unread = f" ({len(damaged)} stored campaign(s) could not be read)" if damaged else ""
-        raise StoreError(f"no campaign of suite {fingerprint!r} in this store{unread}")
+    wanted = markup.count(limit)
+    records = catalog.campaigns(
+        damaged, suite=fingerprint, limit=HISTORY_SHOWN if wanted is None else wanted or None
+    )[::-1]
     total = catalog.count(suite=fingerprint)
     left = total - len(records) - len(damaged)
+    if not records and left <= 0:  # older campaigns, not read yet, may still be readable
+        unread = f" ({len(damaged)} stored campaign(s) could not be read)" if damaged else ""
+        raise StoreError(f"no campaign of suite {fingerprint!r} in this store{unread}")
     older = (
         f'<p class="note" id="older">The newest {len(records) + len(damaged)} of {total} campaigns of this '
         f"suite; {left} older ones are not shown: "
