@@ -219,13 +219,18 @@ def test_an_openai_evals_usage_count_past_the_bound_and_an_odd_run_id(
 
 @pytest.mark.parametrize("engine_path", [False, True], ids=["rows", "pyarrow"])
 @pytest.mark.parametrize("suffix", [".jsonl", ".csv"])
-@pytest.mark.parametrize(("column", "value"), [("latency_s", "1e300"), ("cost", "-2e100"), ("steps", "1e100"), ("score", "1e308")])
+@pytest.mark.parametrize(
+    ("column", "value"),
+    [("latency_s", "1e300"), ("cost", "-2e100"), ("steps", "1e100"), ("score", "1e308"), ("latency_s", "9" * 400)],
+    ids=["latency_s", "cost", "steps", "score", "integer-past-float"],
+)
 def test_a_number_past_the_limit_names_its_line(
     tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch,
     engine_path: bool, suffix: str, column: str, value: str,
 ) -> None:  # fmt: skip
     """A number the statistics cannot square and sum (past VALUE_LIMIT) is refused where it is, on
-    either read path, in either format: before, its variance overflowed to a p-value of 1."""
+    either read path, in either format: before, its variance overflowed to a p-value of 1. An
+    integer past a float's range is such a number too (a JSON one was said to be "not a number")."""
     if engine_path:
         pytest.importorskip("pyarrow")
         monkeypatch.setattr(engine, "MIN_BYTES", 0)

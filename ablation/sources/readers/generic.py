@@ -14,16 +14,18 @@ from __future__ import annotations
 
 import csv
 import io
+import math
 import re
 from collections import Counter
 from collections.abc import Callable, Iterator
 from typing import Any, get_args
 
 from ablation.errors import InputError
-from ablation.outputs import VALUE_LIMIT, CostSource, usable_number
+from ablation.outputs import CostSource, usable_number
 from ablation.schema import safe_text
 from ablation.sources.readers.rows import (
     NUMBER_TEXT,
+    UNUSABLE,
     ReadOptions,
     Row,
     dotted,
@@ -140,10 +142,12 @@ def number(value: Any, name: str, fail: Callable[[str], Exception]) -> float:
     text = value.strip() if isinstance(value, str) else None
     try:
         result = float(value if text is None else text)
-    except (ValueError, OverflowError):
+    except ValueError:
         raise fail(f"{name!r} is not a number: {short_repr(value)}") from None
+    except OverflowError:  # a JSON integer past a float's range
+        result = math.inf
     if not usable_number(result):
-        raise fail(f"{name!r} is not a finite number below {VALUE_LIMIT:g} in magnitude: {short_repr(value)}")
+        raise fail(f"{name!r} {UNUSABLE}: {short_repr(value)}")
     if text is not None and CSV_NUMBER.fullmatch(text) is None:
         raise fail(f"{name!r} is not a number in the files' syntax (digits, a point, an exponent): {short_repr(value)}")
     return result

@@ -24,13 +24,14 @@ from ablation.schema import COUNT_LIMIT, RUN_LIMIT, TaskResult, safe_text
 from ablation.sources.text import MAX_BYTES, MAX_JSON_DEPTH, file_error, nested_too_deep, short_repr
 
 __all__ = [
-    "MISSING", "NUMBER_TEXT", "READ_NOTES", "NumericVerdict", "ReadOptions", "Row", "checked_rows",
+    "MISSING", "NUMBER_TEXT", "READ_NOTES", "UNUSABLE", "NumericVerdict", "ReadOptions", "Row", "checked_rows",
     "dotted", "json_number", "json_numbers", "matches_where", "named_usage", "parse_verdict",
     "row_result", "rows_to_results", "text_number",
 ]
 
 U = TypeVar("U")
-_UNUSABLE = f"is not a finite number below {VALUE_LIMIT:g} in magnitude"
+#: Why a number no report can hold is refused (NaN, an infinity, a magnitude of VALUE_LIMIT or more).
+UNUSABLE = f"is not a finite number below {VALUE_LIMIT:g} in magnitude"
 
 #: A text (stripped) that spells a number: a CSV verdict cell that is one makes the field numeric,
 #: and any other CSV cell that is one is a metric (``generic.CSV_NUMBER`` is this pattern).
@@ -262,11 +263,11 @@ def _not_finite(row: Row) -> str | None:
     and JSON, take finite numbers only)."""
     for name, value in (("latency", row.latency_s), ("cost", row.cost), ("tokens", row.tokens)):
         if value is not None and not usable_number(value):
-            return f"{name!r} {_UNUSABLE}: {value!r}"
+            return f"{name!r} {UNUSABLE}: {value!r}"
     for group, values in (("quality score", row.quality), ("metric", row.metrics)):
         if values and not all(map(usable_number, values.values())):
             name = next(k for k, v in values.items() if not usable_number(v))
-            return f"{group} {name!r} {_UNUSABLE}: {values[name]!r}"
+            return f"{group} {name!r} {UNUSABLE}: {values[name]!r}"
     return None
 
 
