@@ -78,6 +78,12 @@ class _Plan:
     provenance_extra: dict[str, Any] = field(default_factory=dict)
     allow_changed_agent: bool = False
 
+    def record_in(self, info: CampaignRun) -> None:
+        """Fill ``info`` with the campaign's id and the trials this plan takes from the store."""
+        info.campaign_id = self.campaign_id
+        for arm in [r.arm for r in self.prior] + [arm for _, arm, _ in self.skip]:
+            info.reused[arm] += 1
+
     def fingerprints(self) -> dict[str, str]:
         """``arm -> fingerprint`` of the agents this call runs (:mod:`ablation.agents.fingerprint`)."""
         agents = {"baseline": self.baseline, "candidate": self.candidate}
@@ -204,6 +210,15 @@ def _plan(
             plan.lock.release()
         raise
     return plan
+
+
+def _check_store_use(store: object, resume: bool | str, reuse_baseline: str | None) -> None:
+    """Before step 1: a resume or a reused baseline needs a store, and not both at once (else
+    :class:`~ablation.errors.ConfigError`)."""
+    if (resume or reuse_baseline) and store is None:
+        raise ConfigError("resume and baseline reuse need a store")
+    if resume and reuse_baseline:
+        raise ConfigError("resume and reuse_baseline cannot be combined")
 
 
 def _lock(run_store: RunStore, campaign_id: str) -> CampaignLock | None:
@@ -346,25 +361,17 @@ async def run_ablation_campaign_async(
     """
     config = config or CampaignConfig()
     info = run_info if run_info is not None else CampaignRun()
-    if (resume or reuse_baseline) and store is None:
-        raise ConfigError("resume and baseline reuse need a store")
-    if resume and reuse_baseline:
-        raise ConfigError("resume and reuse_baseline cannot be combined")
+    _check_store_use(store, resume, reuse_baseline)
     suite = _validate(tasks, quality_scorers)
     run_store, owned = _open_store(store)
     plan: _Plan | None = None
     try:
         plan = _plan(baseline_agent, candidate_agent, suite, config, run_store, resume, reuse_baseline, allow_changed_agent)
-        info.campaign_id = plan.campaign_id
+        plan.record_in(info)
         suite.digests = {}  # only the plan's checks read them: free ~100 B a task for the run
-        for r in plan.prior:
-            info.reused[r.arm] += 1
-        for _, arm, _ in plan.skip:
-            info.reused[arm] += 1
         engine_args = {  # a Dask client's executor charges a dead worker to its own trial only
-            "config": config, "quality_scorers": quality_scorers,
+            "config": config, "quality_scorers": quality_scorers, "progress": progress,
             "executor": executor if executor is None else cluster_executor(executor),
-            "progress": progress,
         }
         preload(REPORT_STATISTICS)  # the report's imports, while the agents wait
         new, finished = await _run(engine_args, plan, suite, run_store, fail_fast)
