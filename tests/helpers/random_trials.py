@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import random
+from pathlib import Path
 
 import numpy as np
 
@@ -57,3 +58,21 @@ def columns_equal(a: TrialColumns, b: TrialColumns) -> None:
         assert x.keys() == y.keys(), group
         for key in x:
             np.testing.assert_array_equal(x[key], y[key], err_msg=f"{group}.{key}")
+
+
+def stored_campaign(path: Path, seed: int, n_tasks: int) -> tuple[str, list[TaskResult], list[TaskResult]]:
+    """A complete campaign of :func:`campaign`'s trials written to the run store at ``path``: its
+    id, and the baseline's and the candidate's trials."""
+    from ablation.config import CampaignConfig
+    from ablation.store.run_store import RunStore
+
+    baseline, candidate = campaign(seed, n_tasks)
+    with RunStore(path) as store:
+        cid = store.create_campaign(
+            config=CampaignConfig(n_resamples=200), suite_fingerprint="f",
+            task_digests={r.task_id: "d" for r in baseline + candidate},
+            baseline_agent="b", candidate_agent="c",
+        )  # fmt: skip
+        store.append_many(cid, baseline + candidate)
+        store.set_status(cid, "complete")
+    return cid, baseline, candidate

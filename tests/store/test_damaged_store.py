@@ -15,24 +15,14 @@ import sqlite3
 from pathlib import Path
 
 import pytest
-from helpers.random_trials import campaign
+from helpers.random_trials import stored_campaign
 
 from ablation.cli.main import main
-from ablation.config import CampaignConfig
-from ablation.store.run_store import RunStore
 
 
 def _store(path: Path) -> tuple[str, str]:
     """A complete campaign of random trials; its id and one task id of the baseline."""
-    baseline, candidate = campaign(7, 40)
-    with RunStore(path) as store:
-        cid = store.create_campaign(
-            config=CampaignConfig(n_resamples=200), suite_fingerprint="f",
-            task_digests={r.task_id: "d" for r in baseline + candidate},
-            baseline_agent="b", candidate_agent="c",
-        )  # fmt: skip
-        store.append_many(cid, baseline + candidate)
-        store.set_status(cid, "complete")
+    cid, baseline, _ = stored_campaign(path, 7, 40)
     return cid, min(r.task_id for r in baseline)
 
 

@@ -13,10 +13,9 @@ import sqlite3
 from pathlib import Path
 
 import pytest
-from helpers.random_trials import campaign
+from helpers.random_trials import stored_campaign
 
 from ablation.cli.main import main
-from ablation.config import CampaignConfig
 from ablation.store.run_store import RunStore
 
 #: The ``trials_deleted`` trigger as stores of schema 5 were first written (it kept the counts
@@ -30,15 +29,7 @@ CREATE TRIGGER trials_deleted AFTER DELETE ON trials BEGIN
 
 def _complete_store(path: Path) -> str:
     """A complete campaign of random trials, its snapshots written; its id."""
-    baseline, candidate = campaign(11, 60)
-    with RunStore(path) as store:
-        cid = store.create_campaign(
-            config=CampaignConfig(n_resamples=200), suite_fingerprint="f",
-            task_digests={r.task_id: "d" for r in baseline + candidate},
-            baseline_agent="b", candidate_agent="c",
-        )  # fmt: skip
-        store.append_many(cid, baseline + candidate)
-        store.set_status(cid, "complete")
+    cid, _, _ = stored_campaign(path, 11, 60)
     with sqlite3.connect(path) as conn:
         assert conn.execute("SELECT COUNT(*) FROM arm_snapshots").fetchone()[0] == 2
     return cid
