@@ -17,8 +17,9 @@ cache writes ``gen_ai.usage.cache_creation.input_tokens``, which the conventions
 input tokens) are summed over the outermost model calls only: when
 two instrumentations both record one request (pydantic-ai's model span around the OpenAI
 client's span) or an agent span repeats its run's totals, nothing is counted twice. When one of
-those calls states neither an input nor an output count, the sums are unknown (``None``), never
-the smaller sum of the calls that stated theirs.
+those calls states neither an input nor an output count, or gives a count that is no whole number
+from 0 below 2**52 (``inf``, ``-5``, ``2.5``, text), the sums are unknown (``None``), never the
+smaller sum of the calls that stated theirs nor a count cut to fit; so is a sum of 2**52 or more.
 """
 
 # No ``from __future__ import annotations``: pydantic reads the fields' types without parsing.
@@ -153,8 +154,25 @@ def _attr(attrs: Mapping[str, Any], names: Sequence[str]) -> Any:
     return next((attrs[n] for n in names if attrs.get(n) is not None), None)
 
 
+#: The bound of a count a result holds (``ablation.outputs.COUNT_LIMIT``; this module imports
+#: nothing from the package).
+_COUNT_LIMIT = 1 << 52
+
+
+def _count(value: Any) -> int | None:
+    """``value`` as a token count: a whole number from 0 below 2**52 (an ``int``, or an integral
+    ``float``, as an attribute may carry one); ``None`` for anything else (``NaN``, an infinity, a
+    negative or fractional number, text, a ``bool``, a number no result holds)."""
+    if isinstance(value, float) and value.is_integer():  # not NaN nor an infinity
+        value = int(value)
+    if isinstance(value, int) and not isinstance(value, bool) and 0 <= value < _COUNT_LIMIT:
+        return value
+    return None
+
+
 def _int(value: Any) -> int:
-    return int(value) if isinstance(value, int | float) and not isinstance(value, bool) and value > 0 else 0
+    """A stated call's token count (:func:`stated`): 0 when the attribute is absent."""
+    return _count(value) or 0
 
 
 def _attrs(record: Mapping[str, Any]) -> Mapping[str, Any]:
@@ -168,8 +186,14 @@ def _is_model_call(attrs: Mapping[str, Any]) -> bool:
 
 
 def stated(attrs: Mapping[str, Any]) -> bool:
-    """Whether a model call's attributes state its token counts (an input or an output count)."""
-    return _attr(attrs, _INPUT) is not None or _attr(attrs, _OUTPUT) is not None
+    """Whether a model call's attributes state its token counts: an input or an output count,
+    and every token count it gives a usable one (:func:`_count`). A count that is no whole number
+    from 0 (``inf``, ``-5``, ``2.5``, ``"100"``) states nothing: the call's tokens are unknown,
+    never that count cut to a whole number or taken as 0."""
+    given = [_attr(attrs, names) for names in (_INPUT, _OUTPUT, _CACHED, _CACHE_WRITE)]
+    if given[0] is None and given[1] is None:
+        return False
+    return all(value is None or _count(value) is not None for value in given)
 
 
 def _is_tool_call(attrs: Mapping[str, Any]) -> bool:
@@ -219,7 +243,8 @@ def _token_sums(counted: Sequence[Mapping[str, Any]]) -> dict[str, int | None]:
              "cache_write_tokens": _CACHE_WRITE}  # fmt: skip
     if not all(stated(_attrs(r)) for r in counted):
         return dict.fromkeys(names)
-    return {name: sum(_int(_attr(_attrs(r), keys)) for r in counted) for name, keys in names.items()}
+    sums = {name: sum(_int(_attr(_attrs(r), keys)) for r in counted) for name, keys in names.items()}
+    return {name: total if total < _COUNT_LIMIT else None for name, total in sums.items()}  # no result holds more
 
 
 def summarize(records: Sequence[Mapping[str, Any]], dropped: int = 0, timeline: bool = True) -> SpanSummary:
