@@ -7,7 +7,9 @@ and counts the rest, as the pass-rate report's lists do; the JSON holds every on
 JSON; :func:`numeric_document` writes one Markdown, HTML or JUnit document, however many AFTER
 files were compared: a section (JUnit: a ``<testsuite>``) per candidate, then the Holm summary
 lines. User text (task ids, field and file names) is escaped with the report
-renderers' helpers: :func:`ablation.render.markdown.md_cell` / ``md_table``,
+renderers' helpers: :func:`ablation.render._format.single_line` for the terminal text (control
+and bidi characters shown as escapes, a line per line),
+:func:`ablation.render.markdown.md_cell` / ``md_table``,
 :func:`ablation.render.html.esc` inside :func:`~ablation.render.html.html_page`, and the JUnit
 writer of :mod:`ablation.render.junit` (one ``<testcase>`` per gate: a failed or inconclusive gate
 a ``<failure>``, a gate turned off a ``<skipped>``, so ``failures`` is non-zero exactly when the
@@ -22,7 +24,7 @@ from typing import Any, NamedTuple
 
 from ablation.analysis.numeric import NumericComparison, numeric_holm
 from ablation.render._ci_safe import no_workflow_commands
-from ablation.render._format import cap_list, fmt_p
+from ablation.render._format import cap_list, fmt_p, single_line
 from ablation.render._sections import TABLE_CAP, more_line
 from ablation.render.html import esc, html_page
 from ablation.render.junit import gate_case, junit_document
@@ -162,8 +164,11 @@ def gate_line(g: GateResult) -> str:
 
 
 def render_numeric(c: NumericComparison) -> str:
-    """A short plain-text report of a numeric comparison: its lines, gates and verdict."""
-    return "\n".join([*numeric_lines(c), *map(gate_line, c.gates), f"verdict: {c.verdict.upper()}"])
+    """A short plain-text report of a numeric comparison: its lines, gates and verdict, each line
+    :func:`~ablation.render._format.single_line` (the text goes to a terminal as it is: an id's
+    escape sequence, carriage return or newline is shown, never acted on)."""
+    lines = [*numeric_lines(c), *map(gate_line, c.gates), f"verdict: {c.verdict.upper()}"]
+    return "\n".join(map(single_line, lines))
 
 
 def holm_lines(summary: dict[str, Any]) -> list[str]:
@@ -185,8 +190,8 @@ def numeric_output(results: list[NumericComparison], names: list[str], as_json: 
             "verdict": "pass" if all(r.verdict == "pass" for r in results) else "fail",
         }  # fmt: skip
         return json.dumps(doc, indent=2)
-    parts = [(f"candidate: {name}\n" if summary is not None else "") + render_numeric(r)
+    parts = [(f"candidate: {single_line(name)}\n" if summary is not None else "") + render_numeric(r)
              for r, name in zip(results, names, strict=True)]  # fmt: skip
     if summary is not None:
-        parts.append("\n".join(holm_lines(summary)))
+        parts.append("\n".join(map(single_line, holm_lines(summary))))
     return "\n\n".join(parts)
