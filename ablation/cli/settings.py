@@ -42,7 +42,8 @@ def find_pyproject(start: Path | None = None) -> Path | None:
 
 
 def load_tool_settings(path: Path | None = None) -> dict[str, Any]:
-    """Read ``[tool.ablation]``; unknown keys are an error naming the file and the key.
+    """Read ``[tool.ablation]``; unknown keys are an error naming the file and the key, and so
+    is a file that is not UTF-8 text or not TOML.
 
     Returns:
         Settings keyed by option name with underscores (empty when there is no section).
@@ -54,6 +55,8 @@ def load_tool_settings(path: Path | None = None) -> dict[str, Any]:
 
     try:
         data = tomllib.loads(path.read_text(encoding="utf-8"))
+    except UnicodeDecodeError as exc:  # TOML is UTF-8 text; a file saved in another encoding
+        raise ConfigError(f"{path}: not UTF-8 text ({exc.reason} at byte {exc.start}), as TOML must be") from None
     except tomllib.TOMLDecodeError as exc:
         raise ConfigError(f"{path}: invalid TOML ({exc})") from None
     tool = data.get("tool", {})
