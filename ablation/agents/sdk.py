@@ -6,8 +6,10 @@ pydantic-ai ``Agent`` is itself an agent: its ``run`` method is called with the 
 text (or the run's output) is the trial's output; token counts (cache reads and writes among
 the input tokens, each also counted apart), model requests, tool calls by tool name and the model
 id become its :class:`~ablation.outputs.TrialUsage`; pydantic-ai's messages become its trace.
-A result that states no token counts (an OpenAI-compatible server may leave ``usage`` out) has
-its request, tool calls and model, with its tokens and cost unknown, never zero. A pydantic-ai run some of whose responses
+A result that states no token counts (an OpenAI-compatible server may leave ``usage`` out, or
+send it without them) has its request, tool calls and model, with its tokens and cost unknown,
+never zero; so has one that states its input or its output tokens alone (the other unknown). The
+cache counts are details: a reply without them read none from the cache. A pydantic-ai run some of whose responses
 stated no usage keeps its model requests, tool calls and model, with its token counts unknown.
 
 No SDK is imported here: an object is recognised only when its class comes from a package that
@@ -85,6 +87,13 @@ def _whole(obj: Any, *names: str) -> int:
     )
 
 
+def _given(obj: Any, *names: str) -> int | None:
+    """A count a usage must state (its input or output tokens): :func:`_whole`, or ``None`` when
+    the reply leaves it out or gives ``null`` (unknown, never 0: an OpenAI-compatible server may
+    send ``"usage": {}``)."""
+    return None if _get(obj, *names) is None else _whole(obj, *names)
+
+
 def _count(names: Iterable[str]) -> dict[str, int]:
     counts: dict[str, int] = {}
     for name in names:
@@ -103,7 +112,8 @@ def _chat_completion(resp: Any) -> AgentOutput:
     """An OpenAI ``ChatCompletion``: the first choice's text, usage and tool calls (a ``function``
     call under its function's name, a ``custom`` one under its custom tool's). A completion without
     ``usage`` (OpenAI-compatible servers may leave it out) has its request, tool calls and model
-    with token counts unknown (:func:`_unstated`)."""
+    with token counts unknown (:func:`_unstated`), and one whose ``usage`` leaves a count out has
+    that count unknown (:func:`_given`)."""
     message = resp.choices[0].message if resp.choices else None
     calls = (_get(message, "tool_calls") or []) if message is not None else []
     names = [_get(c, "custom" if _get(c, "type") == "custom" else "function", "name") for c in calls]
@@ -113,8 +123,8 @@ def _chat_completion(resp: Any) -> AgentOutput:
     return AgentOutput(
         output=_get(message, "content"),
         usage=TrialUsage(
-            input_tokens=_whole(usage, "prompt_tokens"),
-            output_tokens=_whole(usage, "completion_tokens"),
+            input_tokens=_given(usage, "prompt_tokens"),
+            output_tokens=_given(usage, "completion_tokens"),
             cached_tokens=_whole(usage, "prompt_tokens_details", "cached_tokens"),
             cache_write_tokens=_whole(usage, "prompt_tokens_details", "cache_write_tokens"),
             model_requests=1,
@@ -137,8 +147,8 @@ def _response(resp: Any) -> AgentOutput:
     return AgentOutput(
         output=resp.output_text,
         usage=TrialUsage(
-            input_tokens=_whole(usage, "input_tokens"),
-            output_tokens=_whole(usage, "output_tokens"),
+            input_tokens=_given(usage, "input_tokens"),
+            output_tokens=_given(usage, "output_tokens"),
             cached_tokens=_whole(usage, "input_tokens_details", "cached_tokens"),
             cache_write_tokens=_whole(usage, "input_tokens_details", "cache_write_tokens"),
             model_requests=1,
@@ -159,11 +169,12 @@ def _anthropic_message(msg: Any) -> AgentOutput:
     usage = msg.usage
     cached = _whole(usage, "cache_read_input_tokens")
     written = _whole(usage, "cache_creation_input_tokens")
+    uncached = _given(usage, "input_tokens")
     return AgentOutput(
         output="".join(b.text for b in blocks if getattr(b, "type", None) == "text"),
         usage=TrialUsage(
-            input_tokens=_whole(usage, "input_tokens") + cached + written,
-            output_tokens=_whole(usage, "output_tokens"),
+            input_tokens=None if uncached is None else uncached + cached + written,
+            output_tokens=_given(usage, "output_tokens"),
             cached_tokens=cached,
             cache_write_tokens=written,
             model_requests=1,
