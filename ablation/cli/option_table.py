@@ -50,6 +50,8 @@ SETTINGS_COMMANDS = frozenset({"run", "compare", "report"})
 GROUPS = {"gates": "analysis and release gates", "output": "output"}
 
 _RSC = ("run", "compare", "report")
+#: The commands that read result files (``plan`` with ``--results``), with ``compare``'s flags.
+_READS = ("compare", "plan")
 
 
 @dataclass(frozen=True, slots=True)
@@ -226,25 +228,25 @@ OPTIONS: tuple[Option, ...] = (
            metavar="ADDRESS"),
     Option("dask_local", "int", ("run",), "start a local Dask cluster of N workers", ("--dask-local",),
            bounds=Bounds(1, 4096), metavar="N"),
-    # compare: reading result files
-    Option("key", "str", ("compare",), "dotted path of the id (default id, or the tool's own id)", ("--key",)),
-    Option("field", "str", ("compare",), "dotted path of the verdict, or the scorer/evaluator/metric of a "
+    # compare and plan --results: reading result files
+    Option("key", "str", _READS, "dotted path of the id (default id, or the tool's own id)", ("--key",)),
+    Option("field", "str", _READS, "dotted path of the verdict, or the scorer/evaluator/metric of a "
            "tool format (default passed, or the tool's default)", ("--field",)),
-    Option("run_field", "str", ("compare",), "dotted path of the run index (repeated runs)", ("--run-field",)),
-    Option("from_format", "choice", ("compare",), "read the files as this format instead of detecting it",
+    Option("run_field", "str", _READS, "dotted path of the run index (repeated runs)", ("--run-field",)),
+    Option("from_format", "choice", _READS, "read the files as this format instead of detecting it",
            ("--from",), choices=_RESULT_FORMATS, metavar="FORMAT"),
-    Option("where", "list", ("compare",), "keep only rows whose dotted PATH reads VALUE (repeatable), e.g. "
+    Option("where", "list", _READS, "keep only rows whose dotted PATH reads VALUE (repeatable), e.g. "
            "filter=strict-match or promptIdx=1", ("--where",), metavar="PATH=VALUE"),
-    Option("baseline_where", "list", ("compare",), "filters for BEFORE only, replacing --where there (e.g. "
+    Option("baseline_where", "list", _READS, "filters for BEFORE only, replacing --where there (e.g. "
            "promptIdx=0 to compare two prompts of one promptfoo file)", ("--baseline-where",),
            metavar="PATH=VALUE"),
     Option("regression_delta", "float", ("compare",), "numeric --field: a task regressed when its value fell "
            "by more than D, and the gate fails on a significant mean drop beyond D (default 0)",
            ("--regression-delta",), bounds=Bounds(0, None, True, False), default=0.0, metavar="D"),
-    Option("pass_values", "str", ("compare",), "verdict values that count as a pass, e.g. C,P for Inspect",
+    Option("pass_values", "str", _READS, "verdict values that count as a pass, e.g. C,P for Inspect",
            ("--pass-values",), metavar="V1,V2"),
     Option("expected_ids", "path", ("compare",), "file of ids that must all be present", ("--expected-ids",)),
-    Option("max_input_bytes", "int", ("compare",), "largest result file read, after gzip decompression "
+    Option("max_input_bytes", "int", _READS, "largest result file read, after gzip decompression "
            "(default 256 MiB)", ("--max-input-bytes",), bounds=Bounds(1, 2**40), default=256 * 2**20,
            metavar="N"),
     Option("sequential_replay", "switch", ("compare",), "replay the pairs in seeded order: what a "

@@ -8,13 +8,18 @@ import math
 from ablation.cli.output import EXIT_OK
 from ablation.cli.parser import UsageError
 
-__all__ = ["cmd_plan"]
+__all__ = ["READING", "cmd_plan"]
+
+
+#: The options that say how ``--results`` files are read, as ``compare`` reads them.
+READING = ("key", "field", "run_field", "from_format", "where", "baseline_where", "pass_values")
 
 
 def cmd_plan(args: argparse.Namespace) -> int:
     """``ablation plan``; a value the statistics refuse becomes one line naming the flags, a
     ``--results`` pair that cannot be read or pairs no task one line naming the files."""
-    observed = _observed(args.results) if args.results else None
+    _refuse_conflicts(args)
+    observed = _observed(args) if args.results else None
     try:
         return _plan_command(args, observed)
     except (ValueError, ZeroDivisionError, OverflowError) as exc:
@@ -26,28 +31,57 @@ def cmd_plan(args: argparse.Namespace) -> int:
         raise UsageError(f"ablation plan: cannot plan for {given}: {exc}") from None
 
 
-def _observed(results: list[str]) -> tuple[int, float]:
+def _refuse_conflicts(args: argparse.Namespace) -> None:
+    """A reading flag (``--key``, ``--where``, ...) with no ``--results`` files is a usage error."""
+    from ablation.cli.option_table import flags_of
+
+    if args.results:
+        return
+    for name in READING:
+        if getattr(args, name, None) not in (None, []):
+            raise UsageError(f"ablation plan: {flags_of(name)[0]} says how --results files are read: "
+                             "give --results BEFORE AFTER")  # fmt: skip
+
+
+def _observed(args: argparse.Namespace) -> tuple[int, float]:
     """The paired tasks and the discordance of ``compare BEFORE AFTER``, printed with the tasks
     the pairing left out (an id in one file only, ...: ``ablation compare`` lists them).
 
+    The files are read as ``compare`` reads them, with its reading flags (``--key``, ``--field``,
+    ``--run-field``, ``--from``, ``--where``, ``--baseline-where``, ``--pass-values``,
+    ``--max-input-bytes``), which a reader's error may name.
+
     Raises:
-        UsageError: a file cannot be read, or no task is paired (nothing to plan from).
+        UsageError: a file cannot be read, holds numbers or repeated runs (the plan is of the
+            exact McNemar test of one pass/fail verdict per task), or no task is paired (nothing
+            to plan from).
     """
     from ablation.analysis.build import compare_results
+    from ablation.cli.options import read_options
     from ablation.errors import AblationError
     from ablation.render._format import fmt_excluded
+    from ablation.sources.readers.rows import NumericVerdict
+    from ablation.sources.result_files import load_results
 
+    results = args.results
     try:
-        report = compare_results(results[0], results[1])
+        before = load_results(results[0], arm="baseline", **read_options(args, baseline=True))
+        after = load_results(results[1], arm="candidate", **read_options(args))
+        report = compare_results(before, after)
+    except NumericVerdict as exc:
+        raise UsageError(f"ablation plan: --results: {exc}: plan sizes a suite for pass/fail verdicts "
+                         "(the exact McNemar test), not a numeric field") from None  # fmt: skip
     except (AblationError, ValueError, OSError) as exc:
         raise UsageError(f"ablation plan: --results: {exc}") from None
     n, table = report.n_paired, report.table
+    files = f"ablation plan: --results {results[0]} {results[1]}"
+    if report.runs > 1:
+        keep = f"--where {args.run_field}=0" if args.run_field else "--where"
+        raise UsageError(f"{files}: {report.runs} runs per task: plan sizes a suite for the exact McNemar "
+                         f"test of one run per task ({keep} keeps one run)")  # fmt: skip
     left_out = f"; {fmt_excluded(report)}, listed by ablation compare" if report.excluded else ""
     if n == 0:
-        raise UsageError(
-            f"ablation plan: --results {results[0]} {results[1]}: no task is paired{left_out}: "
-            "nothing to plan from"
-        )
+        raise UsageError(f"{files}: no task is paired{left_out}: nothing to plan from")
     psi = (table.regressions + table.improvements) / n
     print(f"observed: {n} paired tasks{left_out}; discordance {psi:.4f} "
           f"({table.regressions} regressions + {table.improvements} improvements)")
