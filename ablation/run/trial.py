@@ -2,9 +2,11 @@
 
 Everything a trial's user code raises becomes data on its :class:`~ablation.schema.TaskResult`
 (``status``, ``error_stage``, ``error_type``, message and traceback); ``timeout_s`` bounds the
-whole trial (every attempt and the verifier) and a timed-out trial has ``status="timeout"``.
+whole trial (set-up, every attempt and the verifier) and a timed-out trial has ``status="timeout"``.
 Each quality scorer call then has ``timeout_s`` of its own: one that overruns it is that scorer's
-error (in ``quality_errors``), abandoned like a timed-out verifier, and the verdict stands.
+error (in ``quality_errors``), abandoned like a timed-out verifier, and the verdict stands. The
+tear-down hook has ``timeout_s`` of its own too; one that overruns it makes the trial a timeout.
+Sync hooks run in daemon threads, as sync verifiers and scorers do, never on the event loop.
 """
 
 from __future__ import annotations
@@ -88,6 +90,16 @@ async def _maybe_await(value: Any) -> Any:
     if asyncio.iscoroutine(value) or isinstance(value, asyncio.Future):
         return await value
     return value
+
+
+async def _hook(hook: Callable[[AblationTask], Any], task: AblationTask) -> None:
+    """Run a set-up or tear-down hook: an async one on the loop, a sync one in a daemon thread,
+    as a sync verifier runs, so a hook that blocks (a container to start, a sleep) holds neither
+    the event loop nor the other trials in flight, and its trial's deadline can end the wait."""
+    if is_async_callable(hook):
+        await hook(task)
+    else:
+        await _maybe_await(await run_in_daemon_thread(hook, task))
 
 
 def offload(fn: Any) -> Any:
@@ -190,6 +202,29 @@ class TrialRunner:
             raise
         return None if overran or scope.expired() else value
 
+    async def _teardown(self, task: AblationTask, fields: dict[str, Any], *, completed: bool) -> None:
+        """Run the task's tear-down hook, its call bounded as a scorer's (:meth:`_bounded`); one
+        that raises or overruns ``timeout_s`` makes a completed trial an error or a timeout at
+        that stage (a trial that already failed keeps its own error)."""
+
+        async def call() -> float:
+            await _hook(task.teardown, task)  # type: ignore[arg-type]
+            return 0.0
+
+        try:
+            ended = await self._bounded(call())
+        except BaseException as exc:
+            if is_cancellation(exc):
+                raise
+            if completed:
+                fields.update(status="error", passed=False, **error_fields(exc, "teardown"))
+            return
+        if ended is None and completed:
+            fields.update(
+                status="timeout", passed=False, error_stage="timeout", error_type="Timeout",
+                error_message=f"trial exceeded timeout_s={self.config.timeout_s} during teardown",
+            )  # fmt: skip
+
     async def _verify(self, output: Any, task: AblationTask, fields: dict[str, Any]) -> None:
         verifier = task.verifier or default_verifier
         notes = collect_notes()
@@ -205,7 +240,7 @@ class TrialRunner:
         """Set-up, agent, verifier; ``fields["_stage"]`` tracks where a failure happened."""
         task = trial.task
         if task.setup is not None:
-            await _maybe_await(task.setup(task))
+            await _hook(task.setup, task)
         fields["_stage"] = "agent"
         raw = await call_with_retries(
             lambda: self.call_agent(agent, task, trial.arm), self.config.retry, self.clock, fields
@@ -308,13 +343,7 @@ class TrialRunner:
         if completed and self.quality_scorers:
             fields["quality"], fields["quality_errors"] = await self._score(output, task)
         if task.teardown is not None:
-            try:
-                await _maybe_await(task.teardown(task))
-            except BaseException as exc:
-                if is_cancellation(exc):
-                    raise
-                if completed:
-                    fields.update(status="error", passed=False, **error_fields(exc, "teardown"))
+            await self._teardown(task, fields, completed=completed)
         fields["wall_s"] = self.clock() - wall_start
         del fields["_stage"]
         try:
