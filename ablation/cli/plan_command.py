@@ -53,8 +53,8 @@ def _observed(args: argparse.Namespace) -> tuple[int, float]:
 
     Raises:
         UsageError: a file cannot be read, holds numbers or repeated runs (the plan is of the
-            exact McNemar test of one pass/fail verdict per task), or no task is paired (nothing
-            to plan from).
+            exact McNemar test of one pass/fail verdict per task), or no task is paired or none
+            flipped (nothing to plan from).
     """
     from ablation.analysis.build import compare_results
     from ablation.cli.options import read_options
@@ -83,6 +83,11 @@ def _observed(args: argparse.Namespace) -> tuple[int, float]:
     if n == 0:
         raise UsageError(f"{files}: no task is paired{left_out}: nothing to plan from")
     psi = (table.regressions + table.improvements) / n
+    if psi == 0:
+        raise UsageError(
+            f"{files}: no task flipped in {n} paired tasks{left_out} (discordance 0): nothing to plan "
+            "from; give --discordance P, the share of tasks you expect to flip"
+        )
     print(f"observed: {n} paired tasks{left_out}; discordance {psi:.4f} "
           f"({table.regressions} regressions + {table.improvements} improvements)")
     return n, psi
