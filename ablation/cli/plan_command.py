@@ -32,10 +32,16 @@ def cmd_plan(args: argparse.Namespace) -> int:
 
 
 def _refuse_conflicts(args: argparse.Namespace) -> None:
-    """A reading flag (``--key``, ``--where``, ...) with no ``--results`` files is a usage error."""
+    """A reading flag (``--key``, ``--where``, ...) with no ``--results`` files is a usage error,
+    and so is ``--tasks`` or ``--discordance`` with them (the files give both: the flag would be
+    left unused)."""
     from ablation.cli.option_table import flags_of
 
     if args.results:
+        for name in ("tasks", "discordance"):
+            if getattr(args, name) is not None:
+                raise UsageError(f"ablation plan: {flags_of(name)[0]} and --results: the files give the "
+                                 "tasks and the discordance; give one or the other")  # fmt: skip
         return
     for name in READING:
         if getattr(args, name, None) not in (None, []):
