@@ -6,7 +6,8 @@ write SQLite refuses ("string or blob too big"), which fails the batch and every
 So, before anything is stored:
 
 - an output larger than the campaign's ``max_output_bytes`` is the trial's error,
-  :class:`OutputTooLarge`. Its size is counted before it is converted (and again after, for
+  :class:`OutputTooLarge`, and so is a trace (or the metrics and usage names) of an
+  :class:`~ablation.schema.AgentOutput` larger than that. Its size is counted before it is converted (and again after, for
   objects that convert to more): the characters of its strings, the bytes of its ``bytes`` and
   arrays (``nbytes``), 8 per other value, stopping as soon as the cap is passed;
 - an error message, traceback or attempt error is cut to :data:`ERROR_TEXT_LIMIT` characters,
@@ -25,9 +26,11 @@ from typing import Any
 
 from ablation.errors import AblationError, exception_message
 from ablation.run.plain_output import plain_output
-from ablation.schema import safe_text
+from ablation.schema import AgentOutput, safe_text
 
-__all__ = ["ERROR_TEXT_LIMIT", "OutputTooLarge", "bounded_text", "exception_texts", "jsonable_output"]
+__all__ = [
+    "ERROR_TEXT_LIMIT", "OutputTooLarge", "bounded_text", "exception_texts", "jsonable_extras", "jsonable_output",
+]
 
 #: Most characters kept of an error message or traceback.
 ERROR_TEXT_LIMIT = 64 * 1024
@@ -65,24 +68,49 @@ def _size_over(value: Any, cap: int) -> int | None:
     return None
 
 
-def jsonable_output(value: Any, cap: int) -> Any:
+def jsonable_output(value: Any, cap: int, what: str = "output") -> Any:
     """``plain_output(value)`` (its JSON form), refused when either form is larger than ``cap``
     bytes.
+
+    Args:
+        value: What the agent returned.
+        cap: ``max_output_bytes``.
+        what: What ``value`` is, for the error (``"output"``, ``"trace"``).
 
     Raises:
         OutputTooLarge: naming the cap (the trial's error).
         UnrepresentableOutput: a value with no JSON form (:mod:`ablation.run.plain_output`).
+        RecursionError: a value nested too deep to convert (the trial's error too).
     """
     for form in ("before", "after"):
         size = _size_over(value, cap)
         if size is not None:
             raise OutputTooLarge(
-                f"the agent's output is larger than max_output_bytes={cap} (more than {size} "
+                f"the agent's {what} is larger than max_output_bytes={cap} (more than {size} "
                 "counted); raise --max-output-bytes to keep it"
             )
         if form == "before":
             value = plain_output(value)
     return value
+
+
+def jsonable_extras(out: AgentOutput, cap: int) -> Any:
+    """The plain form of what an :class:`AgentOutput` carries beside its output, bounded as the
+    output is: its ``trace`` (:func:`jsonable_output`), returned; its ``metrics`` and its usage's
+    tool names and model, counted against ``cap`` together.
+
+    Raises:
+        OutputTooLarge: the trace, or the metrics and usage, are larger than ``cap``.
+        UnrepresentableOutput, RecursionError: a trace with no JSON form, or nested too deep.
+    """
+    usage = out.usage
+    named = (out.metrics, usage.tool_calls, usage.model) if usage is not None else out.metrics
+    if (size := _size_over(named, cap)) is not None:
+        raise OutputTooLarge(
+            f"the agent's metrics and usage are larger than max_output_bytes={cap} (more than "
+            f"{size} counted)"
+        )
+    return None if out.trace is None else jsonable_output(out.trace, cap, "trace")
 
 
 def bounded_text(text: str, limit: int = ERROR_TEXT_LIMIT) -> str:

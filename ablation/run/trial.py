@@ -29,7 +29,7 @@ from ablation.evaluate.verifiers import check_verdict, collect_notes, default_ve
 from ablation.run.attempts import call_with_retries
 from ablation.run.deadlines import Deadlines
 from ablation.run.limits import Clock
-from ablation.run.output_caps import exception_texts, jsonable_output
+from ablation.run.output_caps import exception_texts, jsonable_extras, jsonable_output
 from ablation.run.plan import Trial
 from ablation.run.spans import SpanCollector, open_collector, usage_from_spans
 from ablation.run.threads import run_in_daemon_thread
@@ -250,7 +250,8 @@ class TrialRunner:
         if isinstance(raw, AgentOutput):
             output = raw.output
             fields.update(
-                tokens=raw.tokens, metrics=dict(raw.metrics), usage=raw.usage, trace=raw.trace,
+                tokens=raw.tokens, metrics=dict(raw.metrics), usage=raw.usage,
+                trace=jsonable_extras(raw, self.config.max_output_bytes),  # bounded as the output
                 **priced(raw, self.config.prices),
             )
         else:
