@@ -29,6 +29,7 @@ __all__ = [
     "NamedNumbers",
     "TrialCost",
     "TrialUsage",
+    "as_count",
     "finite_values",
     "joined_models",
     "usable_number",
@@ -58,6 +59,18 @@ MODELS_SEPARATOR = "+"
 USAGE_METRICS: tuple[str, ...] = ("input_tokens", "output_tokens", "cached_tokens", "model_requests")
 #: Prefix of the per-tool call count metrics: ``tool_calls.<tool name>``.
 TOOL_CALLS_PREFIX = "tool_calls."
+
+
+def as_count(value: Any) -> int | None:
+    """``value`` as a count a trial holds (tokens, requests): a whole number from 0 below
+    :data:`COUNT_LIMIT`, given as an ``int`` or an integral ``float`` (a JSON reply or a span
+    attribute may carry ``12.0``); ``None`` for anything else (NaN, an infinity, a negative or
+    fractional number, a ``bool``, text), never a number cut to fit."""
+    if isinstance(value, float) and value.is_integer():  # not NaN nor an infinity
+        value = int(value)
+    if isinstance(value, int) and not isinstance(value, bool) and 0 <= value < COUNT_LIMIT:
+        return value
+    return None
 
 
 def usable_number(value: float) -> bool:

@@ -4,8 +4,9 @@
 packs them here as :class:`TrialSpans`: one plain record per span (name, ids, start offset and
 duration in seconds, status, attributes), JSON-encoded, zlib-compressed and base64-encoded so
 that it travels inside the trial's JSON (store row, JSONL export, worker pipe) unchanged. This
-module imports nothing from the package and no OpenTelemetry package: a stored campaign's spans
-read back and summarise where the SDK is not installed.
+module imports no OpenTelemetry package (and of the package only the ground rule of a count,
+:func:`ablation.outputs.as_count`): a stored campaign's spans read back and summarise where the
+SDK is not installed.
 
 :func:`summarize` reads the GenAI semantic conventions
 (https://opentelemetry.io/docs/specs/semconv/gen-ai/): a *model call* is a span with
@@ -31,6 +32,8 @@ from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
+
+from ablation.outputs import COUNT_LIMIT, as_count
 
 __all__ = ["STEP_ATTRIBUTES", "SpanSummary", "TrialSpans", "counted_calls", "stated", "summarize"]
 
@@ -154,25 +157,9 @@ def _attr(attrs: Mapping[str, Any], names: Sequence[str]) -> Any:
     return next((attrs[n] for n in names if attrs.get(n) is not None), None)
 
 
-#: The bound of a count a result holds (``ablation.outputs.COUNT_LIMIT``; this module imports
-#: nothing from the package).
-_COUNT_LIMIT = 1 << 52
-
-
-def _count(value: Any) -> int | None:
-    """``value`` as a token count: a whole number from 0 below 2**52 (an ``int``, or an integral
-    ``float``, as an attribute may carry one); ``None`` for anything else (``NaN``, an infinity, a
-    negative or fractional number, text, a ``bool``, a number no result holds)."""
-    if isinstance(value, float) and value.is_integer():  # not NaN nor an infinity
-        value = int(value)
-    if isinstance(value, int) and not isinstance(value, bool) and 0 <= value < _COUNT_LIMIT:
-        return value
-    return None
-
-
 def _int(value: Any) -> int:
     """A stated call's token count (:func:`stated`): 0 when the attribute is absent."""
-    return _count(value) or 0
+    return as_count(value) or 0
 
 
 def _attrs(record: Mapping[str, Any]) -> Mapping[str, Any]:
@@ -187,13 +174,13 @@ def _is_model_call(attrs: Mapping[str, Any]) -> bool:
 
 def stated(attrs: Mapping[str, Any]) -> bool:
     """Whether a model call's attributes state its token counts: an input or an output count,
-    and every token count it gives a usable one (:func:`_count`). A count that is no whole number
-    from 0 (``inf``, ``-5``, ``2.5``, ``"100"``) states nothing: the call's tokens are unknown,
-    never that count cut to a whole number or taken as 0."""
+    and every token count it gives a usable one (:func:`~ablation.outputs.as_count`). A count
+    that is no whole number from 0 (``inf``, ``-5``, ``2.5``, ``"100"``) states nothing: the
+    call's tokens are unknown, never that count cut to a whole number or taken as 0."""
     given = [_attr(attrs, names) for names in (_INPUT, _OUTPUT, _CACHED, _CACHE_WRITE)]
     if given[0] is None and given[1] is None:
         return False
-    return all(value is None or _count(value) is not None for value in given)
+    return all(value is None or as_count(value) is not None for value in given)
 
 
 def _is_tool_call(attrs: Mapping[str, Any]) -> bool:
@@ -244,7 +231,7 @@ def _token_sums(counted: Sequence[Mapping[str, Any]]) -> dict[str, int | None]:
     if not all(stated(_attrs(r)) for r in counted):
         return dict.fromkeys(names)
     sums = {name: sum(_int(_attr(_attrs(r), keys)) for r in counted) for name, keys in names.items()}
-    return {name: total if total < _COUNT_LIMIT else None for name, total in sums.items()}  # no result holds more
+    return {name: total if total < COUNT_LIMIT else None for name, total in sums.items()}  # no result holds more
 
 
 def summarize(records: Sequence[Mapping[str, Any]], dropped: int = 0, timeline: bool = True) -> SpanSummary:

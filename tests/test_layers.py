@@ -32,7 +32,7 @@ ALLOWED: dict[str, set[str]] = {
     "forks": set(),
     "outputs": set(),
     "strict_json": {"errors"},
-    "spans": set(),
+    "spans": {"outputs"},
     "schema": {"errors", "digests", "outputs", "spans"},
     "config": set(),
     "columns": set(),

@@ -26,11 +26,11 @@ from typing import Any
 
 from ablation.agents.forms import AgentProcessError
 from ablation.outputs import (
-    COUNT_LIMIT,
     TOKEN_FIELDS,
     AgentOutput,
     ItemizedUsage,
     TrialUsage,
+    as_count,
     joined_models,
 )
 from ablation.schema import to_jsonable
@@ -77,10 +77,9 @@ def _whole(obj: Any, *names: str) -> int:
     value = _get(obj, *names)
     if value is None:
         return 0
-    if isinstance(value, float) and value.is_integer():  # not NaN nor an infinity
-        value = int(value)
-    if isinstance(value, int) and not isinstance(value, bool) and 0 <= value < COUNT_LIMIT:
-        return value
+    count = as_count(value)
+    if count is not None:
+        return count
     raise AgentProcessError(
         f"the SDK result's usage {'.'.join(names)} is {value!r:.60}, not a token or request count "
         "(a whole number, 0 or more, below 2**52): the provider's reply is not usable"
