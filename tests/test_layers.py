@@ -44,7 +44,7 @@ ALLOWED: dict[str, set[str]] = {
     "evaluate.sandbox_process": GROUND,
     "evaluate.sandbox_wire": GROUND,
     "evaluate.seccomp": {"errors"},
-    "evaluate.sandbox_confinement": {"evaluate.seccomp"},
+    "evaluate.sandbox_confinement": {"evaluate.seccomp", "evaluate.sandbox_outcome"},
     "evaluate.sandbox_harness": GROUND | {"evaluate.sandbox_wire"},
     "evaluate.sandbox_runner": GROUND,
     "evaluate.sandbox_outcome": set(),

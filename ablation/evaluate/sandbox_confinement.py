@@ -34,12 +34,15 @@ from __future__ import annotations
 import functools
 import os
 import shutil
+import signal
 import subprocess
 import sys
+import threading
 from contextvars import ContextVar
 from dataclasses import dataclass, field
 from typing import Protocol
 
+from ablation.evaluate.sandbox_outcome import START_LIMIT_S
 from ablation.evaluate.seccomp import SeccompUnavailable, sandbox_filter
 
 __all__ = [
@@ -241,9 +244,23 @@ def hidden_paths(bound: tuple[str, ...]) -> tuple[str, ...]:
     return tuple(dict.fromkeys(found))
 
 
-@functools.cache
+#: How long the availability probe may take: a sandbox's own start-up limit by default.
+PROBE_LIMIT_S = START_LIMIT_S
+#: One availability probe at a time: trials that start together wait for the first one's
+#: answer (cached per path) instead of each launching a probe of its own.
+_PROBING = threading.Lock()
+
+
 def _bubblewrap_problem(bwrap: str | None) -> str | None:
-    """Why bubblewrap at ``bwrap`` cannot confine code here (cached per path), or ``None``."""
+    """Why bubblewrap at ``bwrap`` cannot confine code here (probed once per path), or ``None``."""
+    with _PROBING:
+        return _probe_bubblewrap(bwrap)
+
+
+@functools.cache
+def _probe_bubblewrap(bwrap: str | None) -> str | None:
+    """:func:`_bubblewrap_problem` without the lock: one run of ``bwrap`` that must exit 0 within
+    the sandbox's start-up limit (:data:`PROBE_LIMIT_S`)."""
     fix = (
         "install bubblewrap (apt-get/dnf install bubblewrap) where user namespaces are allowed, "
         "or use the weaker --sandbox process"
@@ -258,13 +275,23 @@ def _bubblewrap_problem(bwrap: str | None) -> str | None:
              "--gid", str(SANDBOX_UID), "--die-with-parent", "--as-pid-1", *_system_dirs(),
              "--proc", "/proc", "--", "/bin/sh", "-c", "exit 0"]  # fmt: skip
     try:
-        done = subprocess.run(probe, capture_output=True, timeout=30, stdin=subprocess.DEVNULL)
+        done = subprocess.run(probe, capture_output=True, timeout=PROBE_LIMIT_S, stdin=subprocess.DEVNULL)
     except (OSError, subprocess.TimeoutExpired) as exc:
         return f"bubblewrap ({bwrap}) could not start: {type(exc).__name__}: {exc}; {fix}"
     if done.returncode != 0:
         said = " ".join(done.stderr.decode("utf-8", "replace").split())[:300]
+        if not said:  # nothing on stderr: say how it ended
+            code = done.returncode
+            said = f"killed by {_signal_name(-code)}" if code < 0 else f"exit status {code}, nothing on stderr"
         return f"bubblewrap ({bwrap}) cannot create its namespaces here ({said}); {fix}"
     return None
+
+
+def _signal_name(number: int) -> str:
+    try:
+        return signal.Signals(number).name
+    except ValueError:
+        return f"signal {number}"
 
 
 class ProcessOnly:
