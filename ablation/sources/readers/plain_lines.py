@@ -145,11 +145,11 @@ def json_verdict_lines(
 ) -> tuple[NDArray[np.object_], NDArray[np.bool_], list[int] | None] | None:
     """``(ids, verdicts, runs)`` of plain rows decoded by one ``json.loads``, or ``None``."""
     body = text[:-1] if text.endswith("\n") else text
-    if _TWO_OBJECTS.search(body) or ("\\u" in body and _SURROGATE.search(body)):
-        return None  # lines not mapped to items, or an id the row path would escape
     end = body.find("\n")
     if not _plain_row(body if end < 0 else body[:end], {key, verdict, run or key}):
-        return None  # the first line alone shows another member: no need to decode them all
+        return None  # the first line alone shows another member: no need to look further
+    if _TWO_OBJECTS.search(body) or ("\\u" in body and _SURROGATE.search(body)):
+        return None  # lines not mapped to items, or an id the row path would escape
     joined = "[" + body.replace("\n", ",") + "]"
     try:  # a blank line makes ",," here: malformed, so it is read row by row
         objs = json.loads(joined)
