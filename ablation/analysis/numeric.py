@@ -34,8 +34,8 @@ paired, and the others are counted and named, never dropped silently.
 from __future__ import annotations
 
 import itertools
-import operator
 from collections.abc import Collection, Iterable, Sequence
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
@@ -52,15 +52,11 @@ from ablation.report import GateResult
 from ablation.schema import ARMS, TaskResult
 from ablation.stats import MEAN_DIFFERENCE_MIN_N, paired_t_test, sign_test, wilcoxon_signed_rank
 
-__all__ = ["GATE_NAMES", "NumericComparison", "arm_runs", "compare_numeric", "numeric_holm", "task_means"]
+__all__ = ["GATE_NAMES", "ArmRuns", "NumericComparison", "arm_runs", "compare_numeric", "numeric_holm", "task_means"]
 
 #: The two gates' names, those of the pass-rate report's gates.
 GATE_NAMES = (GATE_COMPLETENESS, GATE_REGRESSION)
 _SHOWN = 10
-
-#: ``task -> (runs seen, runs with a value)`` of one arm (:func:`arm_runs`).
-Runs = dict[str, tuple[frozenset[int], frozenset[int]]]
-
 
 def _short(x: float) -> str:
     return f"{x:.4g}"
@@ -135,23 +131,30 @@ def task_means(trials: TrialColumns | Iterable[TaskResult], field: str) -> dict[
     return dict(zip(tasks, values.tolist(), strict=True))
 
 
-def arm_runs(trials: TrialColumns | Iterable[TaskResult], field: str) -> Runs:
-    """Per task of one arm (as :func:`task_means` takes it), in the order of its first row, the
-    runs seen (any status) and the runs with a value of ``field``."""
+@dataclass(frozen=True)
+class ArmRuns:
+    """One arm's trials as the completed share of :func:`compare_numeric` counts them.
+
+    Attributes:
+        tasks: The arm's distinct task ids, in the order of their first row.
+        code: Per row, the index of its task in ``tasks``.
+        run: Per row, its run.
+        valued: Per row, whether it has a value of the field.
+    """
+
+    tasks: list[str]
+    code: NDArray[np.int64]
+    run: NDArray[np.int64]
+    valued: NDArray[np.bool_]
+
+
+def arm_runs(trials: TrialColumns | Iterable[TaskResult], field: str) -> ArmRuns:
+    """One arm's trials (as :func:`task_means` takes them): per row its task, its run (any
+    status) and whether it has a value of ``field``."""
     cols = _as_columns(trials)
     valued = ~np.isnan(cols.quality.get(field, filled(np.nan, np.float64, len(cols))))
     tasks, code = _codes(cols.task_id)
-    if len(tasks) == len(cols):  # one row a task: one shared set per run
-        one, none = {r: frozenset((r,)) for r in np.unique(cols.run).tolist()}, frozenset[int]()
-        return {t: (one[r], one[r] if v else none)
-                for t, r, v in zip(tasks, cols.run.tolist(), valued.tolist(), strict=True)}  # fmt: skip
-    order = np.argsort(code, kind="stable")
-    runs, kept, out, start = cols.run[order].tolist(), valued[order].tolist(), {}, 0
-    for task, end in zip(tasks, np.cumsum(np.bincount(code)).tolist(), strict=True):
-        seen = runs[start:end]
-        out[task] = (frozenset(seen), frozenset(r for r, v in zip(seen, kept[start:end], strict=True) if v))
-        start = end
-    return out
+    return ArmRuns(tasks, code, cols.run.astype(np.int64, copy=False), valued)
 
 
 def _as_columns(trials: TrialColumns | Iterable[TaskResult]) -> TrialColumns:
@@ -171,14 +174,14 @@ def _codes(ids: NDArray[np.object_]) -> tuple[list[str], NDArray[np.int64]]:
 def compare_numeric(
     baseline: dict[str, float], candidate: dict[str, float], *, field: str, regression_delta: float = 0.0,
     alpha: float = 0.05, confidence_level: float = 0.95, expected_ids: Sequence[str] | None = None,
-    runs: tuple[Runs, Runs] | None = None, policy: GatePolicy | None = None,
+    runs: tuple[ArmRuns, ArmRuns] | None = None, policy: GatePolicy | None = None,
 ) -> NumericComparison:
     """Compare per-task values of the two arms and judge the gates (see the module docstring).
 
     Args:
         baseline: Task -> value (:func:`task_means`) of the baseline; ``candidate`` likewise.
         expected_ids: Ids that must all be present in both arms (``--expected-ids``).
-        runs: Each arm's :func:`arm_runs`, for the completed share of trials (without it each
+        runs: Each arm's :class:`ArmRuns` (:func:`arm_runs`), for the completed share of trials (without it each
             task with a value is one completed trial of one expected).
         policy: The gates' settings (``require_complete``, ``min_completed``,
             ``no_significant_regression``); default :class:`~ablation.config.GatePolicy`.
@@ -187,7 +190,7 @@ def compare_numeric(
         ValueError: fewer than 2 paired tasks.
     """
     policy = policy or GatePolicy()
-    seen = _in_order(runs[0] if runs else {}, baseline, runs[1] if runs else {}, candidate)
+    seen = _in_order(runs[0].tasks if runs else [], baseline, runs[1].tasks if runs else [], candidate)
     universe = list(dict.fromkeys(str(i) for i in expected_ids)) if expected_ids is not None else seen
     inside = set(universe) if expected_ids is not None else None
     ids = [t for t in baseline if t in candidate and (inside is None or t in inside)]
@@ -223,13 +226,17 @@ def compare_numeric(
     return c.model_copy(update={"gates": gates, "verdict": verdict_of(gates)})
 
 
-def _in_order(*groups: dict[str, Any]) -> list[str]:
-    """The distinct keys of ``groups`` in order of first appearance (a group whose keys were all
-    seen before adds nothing: one set comparison instead of a pass)."""
+def _in_order(*groups: Iterable[str]) -> list[str]:
+    """The distinct ids of ``groups`` in order of first appearance. A group known to add nothing
+    costs no pass: a dict whose keys were all seen (one set comparison), a list equal to the ids
+    found so far (the candidate's tasks when they are the baseline's)."""
     found: dict[str, None] = {}
     for group in groups:
-        if not group.keys() <= found.keys():
-            found.update(dict.fromkeys(group))
+        if isinstance(group, dict) and group.keys() <= found.keys():
+            continue
+        if isinstance(group, list) and len(group) == len(found) and group == list(found):
+            continue
+        found.update(dict.fromkeys(group))
     return list(found)
 
 
@@ -246,22 +253,47 @@ def _outside(ids: Iterable[str], other: Collection[str]) -> list[str]:
 
 
 def _trials(
-    universe: list[str], values: tuple[dict[str, float], dict[str, float]], runs: tuple[Runs, Runs] | None
+    universe: list[str], values: tuple[dict[str, float], dict[str, float]], runs: tuple[ArmRuns, ArmRuns] | None
 ) -> dict[str, list[int]]:
     """Per arm ``[trials with a value, expected trials]``: for every expected task, the runs seen
-    in either arm (at least one; the same total for both arms)."""
+    in either arm (at least one; the same total for both arms).
+
+    Each arm's rows of expected tasks become the integers ``task * width + run code`` (the runs
+    of both arms numbered together), so the distinct (task, run) trials are one ``np.unique``.
+    """
     if runs is None:
         return {arm: [sum(map(v.__contains__, universe)), len(universe)] for arm, v in zip(ARMS, values, strict=True)}
-    empty: tuple[frozenset[int], frozenset[int]] = (frozenset(), frozenset())
-    base, cand = (list(map(r.get, universe, itertools.repeat(empty))) for r in runs)
-    seen_b, done_b = zip(*base, strict=True) if base else ((), ())
-    seen_c, done_c = zip(*cand, strict=True) if cand else ((), ())
-    same = list(map(operator.eq, seen_b, seen_c))
-    sizes = list(map(len, itertools.compress(seen_b, same)))  # the common case: the same runs
-    total = sum(sizes) + sizes.count(0)  # a task with no run seen counts one expected trial
-    total += sum(len(b | c) for b, c, eq in zip(seen_b, seen_c, same, strict=True) if not eq)
-    done = [sum(map(len, done_b)), sum(map(len, done_c))]
+    places: dict[str, int] = {}
+    run_codes = np.unique(np.concatenate([r.run for r in runs]), return_inverse=True)[1]
+    width = int(run_codes.max(initial=0)) + 1
+    trials, done, start = [], [], 0
+    for r in runs:
+        at = _positions(universe, r.tasks, places)[r.code]
+        keys = at * width + run_codes[start : start + len(r.run)]
+        start += len(r.run)
+        expected = at >= 0
+        trials.append(keys[expected])
+        done.append(_distinct(keys[expected & r.valued]).size)
+    seen = _distinct(np.concatenate(trials))
+    total = seen.size + len(universe) - _distinct(seen // width).size  # no run seen: one trial
     return {arm: [n, total] for arm, n in zip(ARMS, done, strict=True)}
+
+
+def _positions(universe: list[str], tasks: list[str], places: dict[str, int]) -> NDArray[np.int64]:
+    """Each of ``tasks``' index in ``universe`` (-1 outside it); ``places``: ``universe``'s
+    index, built on first use. Tasks that begin the universe in its order (an arm's own tasks
+    when the universe is the ids seen) need no lookup."""
+    if len(tasks) <= len(universe) and universe[: len(tasks)] == tasks:
+        return np.arange(len(tasks), dtype=np.int64)
+    if not places:
+        places.update(zip(universe, range(len(universe)), strict=True))
+    return np.fromiter(map(places.get, tasks, itertools.repeat(-1)), np.int64, len(tasks))
+
+
+def _distinct(keys: NDArray[np.int64]) -> NDArray[np.int64]:
+    """The distinct ``keys``, sorted (by a sort: ``np.unique``'s hashing is slower on integers)."""
+    keys = np.sort(keys)
+    return keys[np.concatenate(([True], keys[1:] != keys[:-1]))] if keys.size else keys
 
 
 def _completeness_gate(c: NumericComparison, policy: GatePolicy) -> GateResult:

@@ -8,9 +8,10 @@ from pathlib import Path
 import numpy as np
 import pytest
 from helpers.cli import cli_env, run, run_here
+from helpers.numeric_oracle import as_arm_runs
 from scipy import stats
 
-from ablation.analysis.numeric import compare_numeric, task_means
+from ablation.analysis.numeric import ArmRuns, compare_numeric, task_means
 from ablation.sources.result_files import load_results
 
 
@@ -81,8 +82,8 @@ def test_gate_names_are_the_reports() -> None:
     assert GATE_NAMES == (GATE_COMPLETENESS, GATE_REGRESSION)
 
 
-def _runs(done: dict[str, set[int]], seen: int = 3) -> dict[str, tuple[frozenset[int], frozenset[int]]]:
-    return {t: (frozenset(range(seen)), frozenset(r)) for t, r in done.items()}
+def _runs(done: dict[str, set[int]], seen: int = 3) -> ArmRuns:
+    return as_arm_runs({t: (frozenset(range(seen)), frozenset(r)) for t, r in done.items()})
 
 
 def test_min_completed_is_the_share_of_expected_trials_with_a_value() -> None:

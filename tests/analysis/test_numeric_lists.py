@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from helpers.numeric_oracle import numeric_lists
+from helpers.numeric_oracle import as_arm_runs, numeric_lists
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -52,9 +52,10 @@ def arms(draw: Any) -> dict[str, Any]:
 @settings(max_examples=300, deadline=None)
 @given(arms())
 def test_lists_and_counts_are_the_oracles(case: dict[str, Any]) -> None:
+    runs = case["runs"] and (as_arm_runs(case["runs"][0]), as_arm_runs(case["runs"][1]))
     got = compare_numeric(
         case["base"], case["cand"], field=case["field"], regression_delta=case["delta"],
-        expected_ids=case["expected"], runs=case["runs"],
+        expected_ids=case["expected"], runs=runs,
     )  # fmt: skip
     want = numeric_lists(
         case["base"], case["cand"], lower=case["field"] == "cost", delta=case["delta"],

@@ -26,6 +26,7 @@ from typing import Any
 import numpy as np
 import pytest
 from helpers.cli import run_here
+from helpers.numeric_oracle import as_arm_runs, by_task
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -133,7 +134,7 @@ def _oracle(folder: Path, names: tuple[str, str], expected: list[str] | None) ->
             for n, a in zip(names, ("baseline", "candidate"), strict=True))  # fmt: skip
     result = compare_numeric(
         oracle_means(b, "score"), oracle_means(c, "score"), field="score", expected_ids=expected,
-        runs=(oracle_runs(b, "score"), oracle_runs(c, "score")),
+        runs=(as_arm_runs(oracle_runs(b, "score")), as_arm_runs(oracle_runs(c, "score"))),
     )  # fmt: skip
     return numeric_output([result], [names[1]], True) + "\n"
 
@@ -221,5 +222,5 @@ def test_column_means_and_runs_are_the_per_result_ones(groups: list[list[float]]
     means = task_means(cols, "s")
     assert list(means.items()) == list(oracle_means(results, "s").items())
     assert [str(v) for v in means.values()] == [str(v) for v in oracle_means(results, "s").values()]  # -0.0
-    assert list(arm_runs(cols, "s").items()) == list(oracle_runs(results, "s").items())
+    assert list(by_task(arm_runs(cols, "s")).items()) == list(oracle_runs(results, "s").items())
     assert task_means(results, "s") == means and task_means(cols, "other") == {}

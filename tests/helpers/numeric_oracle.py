@@ -11,7 +11,31 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
+import numpy as np
+
+from ablation.analysis.numeric import ArmRuns
+
+#: ``task -> (runs seen, runs with a value)`` of one arm, the oracle's form of an arm's trials.
 Runs = dict[str, tuple[frozenset[int], frozenset[int]]]
+
+
+def as_arm_runs(runs: Runs) -> ArmRuns:
+    """The :class:`ArmRuns` of ``runs``: one row per task and run seen, tasks in the dict's order
+    (a task with no run seen is listed and has no row)."""
+    rows = [(i, run, run in valued) for i, (seen, valued) in enumerate(runs.values()) for run in sorted(seen)]
+    code, run, given = zip(*rows, strict=True) if rows else ((), (), ())
+    return ArmRuns(list(runs), np.array(code, np.int64), np.array(run, np.int64), np.array(given, bool))
+
+
+def by_task(runs: ArmRuns) -> Runs:
+    """``runs`` task by task: the oracle's form (:data:`Runs`)."""
+    seen: dict[str, set[int]] = {t: set() for t in runs.tasks}
+    valued: dict[str, set[int]] = {t: set() for t in runs.tasks}
+    for code, run, given in zip(runs.code.tolist(), runs.run.tolist(), runs.valued.tolist(), strict=True):
+        seen[runs.tasks[code]].add(run)
+        if given:
+            valued[runs.tasks[code]].add(run)
+    return {t: (frozenset(seen[t]), frozenset(valued[t])) for t in runs.tasks}
 
 
 def numeric_lists(
