@@ -13,11 +13,19 @@ A store is written the way ``bench_scale.py`` writes one (``append_many`` of see
 Target: cold < 1 s at 10^5 tasks. Each figure is a wall time in this process around one HTTP
 request; the server is a separate process. Usage:
 ``python benchmarks/bench_view.py [--tasks 100000] [--keep DIR]``.
+
+``--long-trace``: the server's peak memory (``VmHWM`` of ``/proc/PID/status``, Linux) for one task
+page and one page of its steps, each in a fresh server, of a task whose trace is
+:data:`TRACE_STEPS` steps of :data:`STEP_BYTES` characters in every run of both arms (about 50 MB
+of JSON a trial), with 1 and 3 runs an arm, the task unchanged (both arms pass: the report's
+drill-downs do not read it) or a regression (the drill-downs read every run of it). The task page
+builds the campaign's report first, as a fresh server does.
 """
 
 from __future__ import annotations
 
 import argparse
+import contextlib
 import random
 import re
 import statistics
@@ -26,9 +34,12 @@ import sys
 import tempfile
 import time
 import urllib.request
+from collections.abc import Iterator
 from pathlib import Path
 
 TARGET_S = 1.0
+#: The long trace of ``--long-trace``: its steps and each step's characters.
+TRACE_STEPS, STEP_BYTES = 10_000, 5_000
 
 
 def write_store(path: Path, n: int) -> str:
@@ -68,11 +79,91 @@ def fetch(url: str) -> tuple[float, str]:
     return time.perf_counter() - start, body
 
 
+@contextlib.contextmanager
+def serve(path: Path) -> Iterator[tuple[str, int]]:
+    """``ablation view PATH`` in its own process: its root URL and process id."""
+    proc = subprocess.Popen(
+        [sys.executable, "-c", "from ablation.cli import main_entry; main_entry()", "view",
+         str(path), "--no-browser", "--port", "0"], stdout=subprocess.PIPE, text=True,
+    )  # fmt: skip
+    try:
+        assert proc.stdout is not None
+        base = re.search(r"http://\S+/", proc.stdout.readline())
+        assert base is not None, "ablation view printed no URL"
+        yield base.group(0).rstrip("/"), proc.pid
+    finally:
+        proc.terminate()
+        try:
+            proc.wait(timeout=10)
+        except subprocess.TimeoutExpired:  # a request still being served
+            proc.kill()
+            proc.wait()
+
+
+def peak_mib(pid: int) -> float:
+    """The process's peak resident set so far (``VmHWM``), in MiB."""
+    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+        if line.startswith("VmHWM:"):
+            return int(line.split()[1]) / 1024
+    raise RuntimeError("no VmHWM in /proc/PID/status (Linux only)")
+
+
+def write_long_trace(path: Path, runs: int, regression: bool) -> str:
+    """A store of one complete campaign: task ``big`` whose every trial has a trace of
+    :data:`TRACE_STEPS` steps (the arms' traces differ from the middle on), and 20 small tasks."""
+    from ablation.config import CampaignConfig
+    from ablation.schema import TaskResult
+    from ablation.store.run_store import RunStore
+
+    half = TRACE_STEPS // 2
+    ids = ["big", *(f"small-{i}" for i in range(20))]
+    with RunStore(path) as store:
+        cid = store.create_campaign(
+            config=CampaignConfig(n_resamples=200, seed=1), suite_fingerprint="long-trace",
+            task_digests=dict.fromkeys(ids, "d"), baseline_agent="m:b", candidate_agent="m:c",
+        )  # fmt: skip
+        for arm in ("baseline", "candidate"):
+            for run in range(runs):
+                trace = [{"step": k, "text": (f"{arm if k >= half else 'same'}{run}-{k} " * STEP_BYTES)[:STEP_BYTES]}
+                         for k in range(TRACE_STEPS)]  # fmt: skip
+                passed = arm == "baseline" or not regression
+                store.append_many(cid, [TaskResult(task_id="big", arm=arm, run=run, passed=passed, trace=trace)])
+                del trace
+                store.append_many(cid, [TaskResult(task_id=t, arm=arm, run=run, passed=True) for t in ids[1:]])
+        store.set_status(cid, "complete")
+    return cid
+
+
+def long_trace(directory: Path) -> None:
+    """Print the server's peak memory for the task page and a steps page of the long trace."""
+    print(f"task 'big': {TRACE_STEPS} steps of {STEP_BYTES} characters in every trial")
+    for regression in (False, True):
+        for runs in (1, 3):
+            path = directory / f"long-{runs}-{int(regression)}.db"
+            path.unlink(missing_ok=True)
+            cid = write_long_trace(path, runs, regression)
+            figures = []
+            for name, page in (("task page", f"/campaign/{cid}/task?id=big"),
+                               ("steps page", f"/campaign/{cid}/steps?id=big&arm=candidate&run=0&field=trace&page=30")):  # fmt: skip
+                with serve(path) as (root, pid):
+                    start = peak_mib(pid)
+                    wall, body = fetch(root + page)
+                    figures.append(f"{name} {peak_mib(pid):.0f} MiB ({len(body) / 1e3:.0f} kB, {wall:.2f} s)")
+            kind = "regression" if regression else "unchanged"
+            print(f"{runs} run(s) an arm, {kind}: server at start {start:.0f} MiB; peak with " + ", ".join(figures))
+            path.unlink()
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--tasks", type=int, default=100_000)
     parser.add_argument("--keep", type=Path, help="write the store here and keep it")
+    parser.add_argument("--long-trace", action="store_true", help="peak memory of a long trace's task page")
     args = parser.parse_args()
+    if args.long_trace:
+        with tempfile.TemporaryDirectory() as tmp:
+            long_trace(args.keep or Path(tmp))
+        return 0
     with tempfile.TemporaryDirectory() as tmp:
         path = (args.keep or Path(tmp)) / f"view{args.tasks}.db"
         path.parent.mkdir(parents=True, exist_ok=True)
@@ -80,15 +171,7 @@ def main() -> int:
         start = time.perf_counter()
         cid = write_store(path, args.tasks)
         print(f"store: {args.tasks} tasks x 2 arms written in {time.perf_counter() - start:.1f} s")
-        proc = subprocess.Popen(
-            [sys.executable, "-c", "from ablation.cli import main_entry; main_entry()", "view",
-             str(path), "--no-browser", "--port", "0"], stdout=subprocess.PIPE, text=True,
-        )  # fmt: skip
-        try:
-            assert proc.stdout is not None
-            base = re.search(r"http://\S+/", proc.stdout.readline())
-            assert base is not None, "ablation view printed no URL"
-            root = base.group(0).rstrip("/")
+        with serve(path) as (root, _):
             tasks = f"{root}/campaign/{cid}/tasks"
             cold, body = fetch(tasks)
             assert f"of {args.tasks} tasks" in body, body[:500]
@@ -96,9 +179,6 @@ def main() -> int:
             filtered = fetch(f"{tasks}?show=regressions&sort=candidate&dir=desc")[0]
             tenth = fetch(f"{tasks}?page=10&sort=latency_c")[0]
             campaign = fetch(f"{root}/campaign/{cid}")[0]
-        finally:
-            proc.terminate()
-            proc.wait(timeout=10)
     verdict = "PASS" if cold < TARGET_S else "MISS"
     print(f"{verdict} task table first page, cold (columns read, paired, table built): {cold:.3f} s "
           f"(target < {TARGET_S:.0f} s)")  # fmt: skip

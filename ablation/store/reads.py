@@ -3,6 +3,10 @@
 :class:`TrialReader` owns every read of the ``trials`` table. Streams go through
 :meth:`TrialReader._pages`, keyset pagination on the primary key taking :data:`_PAGE` rows per
 lock hold, so memory stays bounded and the consumer may append to the store while it iterates.
+A trial's JSON may be large (an agent's trace of 10^4 long steps is tens of megabytes), so the
+reads of one task's trials decode one trial per call (:meth:`TrialReader.task_runs`,
+:meth:`TrialReader.trial`), and :meth:`TrialReader.trace_steps` reads a range of a trace with
+SQLite's JSON functions: the rest of the trial never reaches Python.
 """
 
 from __future__ import annotations
@@ -12,7 +16,9 @@ import sqlite3
 from collections.abc import Callable, Collection, Iterator, Sequence
 from typing import Any
 
-from ablation.schema import TaskResult
+import pydantic_core
+
+from ablation.schema import TaskResult, to_jsonable
 from ablation.store.connection import StoreConnection
 from ablation.store.format import ROW_COLUMNS, TrialRow, load_trial
 
@@ -22,6 +28,11 @@ _PAGE = 2000  # rows per lock hold when streaming
 #: Task ids bound per query by :meth:`TrialReader.results` (SQLite before 3.32 allows 999
 #: parameters per statement; three more are bound beside them).
 _IDS_PER_QUERY = 900
+#: Steps :meth:`TrialReader.trace_steps` reads per ``json_extract`` call (one path argument each:
+#: SQLite allows 127 arguments to a function unless built otherwise).
+_PATHS_PER_CALL = 100
+#: One trial of one campaign, by its primary key.
+_ONE_TRIAL = "FROM trials WHERE campaign_id = ? AND task_id = ? AND arm = ? AND run = ?"
 
 
 def _bindable(task_id: str) -> bool:
@@ -119,7 +130,103 @@ class TrialReader(StoreConnection):
                 )
                 params = (campaign_id, arm, arm, *chunk)
                 rows.extend(self._rows(conn, sql, params, where))
-        return [load_trial(campaign_id, r[-1], where(r)) for r in rows]
+        rows.reverse()
+        found = []
+        while rows:  # each row's text is dropped once decoded: not every text beside every trial
+            row = rows.pop()
+            found.append(load_trial(campaign_id, row[-1], where(row)))
+        return found
+
+    def task_runs(self, campaign_id: str, task_id: str) -> list[tuple[str, int]]:
+        """``(arm, run)`` of every stored trial of one task, in that order; no trial is decoded.
+
+        Raises:
+            StoreError: for an unknown campaign.
+        """
+        with self._op(f"read the trials of campaign {campaign_id!r}") as conn:
+            self._require(conn, campaign_id)
+            if not _bindable(task_id):
+                return []
+            sql = "SELECT task_id, arm, run FROM trials WHERE campaign_id = ? AND task_id = ? ORDER BY arm, run"
+            rows = self._rows(conn, sql, (campaign_id, task_id), self._trial_where(campaign_id))
+        return [(r[1], r[2]) for r in rows]
+
+    def trial(self, campaign_id: str, task_id: str, arm: str, run: int) -> TaskResult | None:
+        """One stored trial, decoded (``None`` when the campaign holds none of that task, arm and
+        run). Only its row is read, so a caller that reads a task's trials one at a time, keeping
+        what it shows of each, holds one whole trial at a time.
+
+        Raises:
+            StoreError: for an unknown campaign, or a trial that cannot be read (naming it).
+        """
+        with self._op(f"read the trials of campaign {campaign_id!r}") as conn:
+            self._require(conn, campaign_id)
+            if not (_bindable(task_id) and _bindable(arm)):
+                return None
+            sql = f"SELECT task_id, arm, run, result_json {_ONE_TRIAL}"
+            rows = self._rows(conn, sql, (campaign_id, task_id, arm, run), self._trial_where(campaign_id))
+        if not rows:
+            return None
+        row = rows.pop()
+        return load_trial(campaign_id, row[-1], self._trial_named(campaign_id, *row[:3]))
+
+    def _one_value(
+        self, conn: sqlite3.Connection, expression: str, params: Sequence[Any], key: tuple[str, str, str, int]
+    ) -> tuple[Any] | None:
+        """``SELECT expression`` (taking ``params``) of the trial ``key`` (campaign, task, arm,
+        run), or ``None`` without that trial; a text SQLite's JSON functions refuse is the
+        error naming the trial."""
+        try:
+            return conn.execute(f"SELECT {expression} {_ONE_TRIAL}", (*params, *key)).fetchone()  # type: ignore[no-any-return]
+        except sqlite3.OperationalError as exc:
+            self._name_not_json(conn, exc, key[0], key[2])
+            raise
+
+    def trace_length(self, campaign_id: str, task_id: str, arm: str, run: int) -> int | None:
+        """Steps of one trial's trace, counted by SQLite (``json_array_length``: the trial is not
+        decoded); ``None`` when the campaign holds no such trial or its trace is not a list.
+
+        Raises:
+            StoreError: for an unknown campaign, or a trial whose stored text is not JSON.
+        """
+        key = (campaign_id, task_id, arm, run)
+        with self._op(f"read the trials of campaign {campaign_id!r}") as conn:
+            self._require(conn, campaign_id)
+            if not (_bindable(task_id) and _bindable(arm)):
+                return None
+            # one JSON function a statement: SQLite copies the text for each one that parses it
+            row = self._one_value(conn, "json_array_length(result_json, '$.trace')", (), key)
+            if row is None or row[0] is None or row[0] > 0:
+                return None if row is None or row[0] is None else int(row[0])
+            row = self._one_value(conn, "json_type(result_json, '$.trace')", (), key)  # [] or null
+            return 0 if row is not None and row[0] == "array" else None
+
+    def trace_steps(self, campaign_id: str, task_id: str, arm: str, run: int, start: int, stop: int) -> list[Any]:
+        """Steps ``start`` to ``stop - 1`` of one trial's trace, read by SQLite (``json_extract``
+        of each step's path: the rest of the trial never reaches Python), each decoded as
+        :class:`~ablation.schema.TaskResult` decodes its trace (pydantic's JSON parser, then
+        :func:`~ablation.schema.to_jsonable`). Assumes ``stop`` is at most the trace's length
+        (:meth:`trace_length`; a step past the end reads as ``None``); empty when the campaign
+        holds no such trial.
+
+        Raises:
+            StoreError: for an unknown campaign, or a trial whose stored text is not JSON.
+        """
+        key = (campaign_id, task_id, arm, run)
+        steps: list[Any] = []
+        with self._op(f"read the trials of campaign {campaign_id!r}") as conn:
+            self._require(conn, campaign_id)
+            if not (_bindable(task_id) and _bindable(arm)):
+                return steps
+            for first in range(max(0, start), stop, _PATHS_PER_CALL):
+                indices = range(first, min(stop, first + _PATHS_PER_CALL))
+                # two paths at least: json_extract gives one path's value as SQL, not as JSON
+                paths = [f"$.trace[{i}]" for i in indices] * (1 + (len(indices) == 1))
+                row = self._one_value(conn, f"json_extract(result_json{', ?' * len(paths)})", paths, key)
+                if row is None:
+                    return []
+                steps += to_jsonable(pydantic_core.from_json(row[0]))[: len(indices)]
+        return steps
 
     def trial_rows(self, campaign_id: str) -> Iterator[TrialRow]:
         """Stream light :class:`TrialRow` tuples in ``(task_id, arm, run)`` order.

@@ -12,7 +12,9 @@ viewer computes no statistic of its own.
 Pages that list campaigns read their summaries
 (:meth:`~ablation.store.summaries.CampaignSummaries.campaign_summaries`: task counts and filters in
 SQL, no campaign's task digests decoded), a page of them at a time, so a store of 10^4 campaigns
-of 10^3 tasks lists as fast as one of ten; only a campaign a page is about is read in full.
+of 10^3 tasks lists as fast as one of ten; only a campaign a page is about is read in full. A
+task's trials are read one at a time (:meth:`Catalog.trial`), a trace's rows by range
+(:meth:`Catalog.trace_steps`), never a task's every trial at once.
 
 Assumptions: the cache keeps the last :data:`CACHED` analyses of each kind.
 """
@@ -218,9 +220,23 @@ class Catalog:
 
         return self._cached(("table", *self._state(record)), build), record
 
-    def trials(self, campaign_id: str, task_id: str) -> list[TaskResult]:
-        """Every stored trial of one task, both arms, in ``(arm, run)`` order."""
-        return self.store.results(campaign_id, task_ids=[task_id])
+    def task_runs(self, campaign_id: str, task_id: str) -> list[tuple[str, int]]:
+        """``(arm, run)`` of every stored trial of one task, in that order (none decoded)."""
+        return self.store.task_runs(campaign_id, task_id)
+
+    def trial(self, campaign_id: str, task_id: str, arm: str, run: int) -> TaskResult | None:
+        """One stored trial, decoded (``None``: no such trial). A page reads a task's trials
+        one at a time and keeps only what it shows of each (:mod:`ablation.view.shown`)."""
+        return self.store.trial(campaign_id, task_id, arm, run)
+
+    def trace_length(self, campaign_id: str, task_id: str, arm: str, run: int) -> int | None:
+        """Steps of one trial's trace, counted by SQLite (``None``: no such trial or list)."""
+        return self.store.trace_length(campaign_id, task_id, arm, run)
+
+    def trace_steps(self, campaign_id: str, task_id: str, arm: str, run: int, start: int, stop: int) -> list[Any]:
+        """Steps ``start`` to ``stop - 1`` of one trial's trace, read by SQLite (the rest of the
+        trial is not decoded); ``stop`` at most the trace's length."""
+        return self.store.trace_steps(campaign_id, task_id, arm, run, start, stop)
 
     def task(self, campaign_id: str, task_id: str) -> AblationTask | None:
         """The given suite's task ``task_id`` when it is the one the campaign ran, else ``None``."""

@@ -5,8 +5,10 @@ page shows the first :data:`PREVIEW` steps of each trial's list and links to thi
 shows :data:`PAGE_STEPS` steps at a time with links to the pages before and after. Every step is
 its indented JSON text cut at :data:`~ablation.view.traces.STEP_LIMIT` characters, the cut naming
 the full length (``ablation report CAMPAIGN --export-jsonl FILE`` writes every step in full).
-Only the steps shown are turned into text: a page costs the decoding of the task's trials (one
-store read), not a text of the whole list.
+Only the steps shown are turned into text, and only the trial shown is read: a page of a trace
+reads its length and its steps in range from the store (SQLite's JSON functions,
+:meth:`~ablation.view.catalog.Catalog.trace_steps`), the trial without them; a page of spans
+decodes the one trial (its spans are capped per trial).
 
 Assumptions: a trial is named by its campaign, task, stored arm and run; the list-valued fields a
 page shows are ``trace`` (the trial's own list) and ``spans`` (its kept spans' steps,
@@ -45,8 +47,12 @@ def step_list(t: TaskResult, field: str) -> list[Any] | None:
 
 def steps_url(campaign_id: str, t: TaskResult, field: str, page: int = 1) -> str:
     """The path of page ``page`` of the trial ``t``'s list ``field``."""
+    return _url(campaign_id, t.task_id, t.arm, t.run, field, page)
+
+
+def _url(campaign_id: str, task_id: str, arm: str, run: int, field: str, page: int = 1) -> str:
     return markup.url(
-        markup.campaign_url(campaign_id, "steps"), id=t.task_id, arm=t.arm, run=t.run, field=field,
+        markup.campaign_url(campaign_id, "steps"), id=task_id, arm=arm, run=run, field=field,
         page=page if page > 1 else None,
     )  # fmt: skip
 
@@ -58,14 +64,15 @@ def _rows(steps: Sequence[Any], first: int) -> str:
     )
 
 
-def preview(campaign_id: str, t: TaskResult, field: str, steps: Sequence[Any]) -> str:
-    """The first :data:`PREVIEW` steps of ``steps`` (the trial's list ``field``), how many are
-    not shown, and the link to them all."""
+def preview(campaign_id: str, t: TaskResult, field: str, steps: Sequence[Any], total: int | None = None) -> str:
+    """The first :data:`PREVIEW` steps of ``steps`` (the trial's list ``field``, or its first
+    steps of ``total``), how many are not shown, and the link to them all."""
     shown = steps[:PREVIEW]
     table = f'<table class="steps"><tbody>{_rows(shown, 0)}</tbody></table>' if shown else ""
-    rest = len(steps) - len(shown)
-    link = markup.link(steps_url(campaign_id, t, field), f"All {len(steps)} steps, page by page", cls="all-steps")
-    note = f"{len(shown)} of {len(steps)} steps shown" + (f", {rest} not shown" if rest else "")
+    count = len(steps) if total is None else total
+    rest = count - len(shown)
+    link = markup.link(steps_url(campaign_id, t, field), f"All {count} steps, page by page", cls="all-steps")
+    note = f"{len(shown)} of {count} steps shown" + (f", {rest} not shown" if rest else "")
     return f'{table}<p class="note steps-count">{markup.esc(note)}. {link}</p>'
 
 
@@ -74,6 +81,29 @@ def _int(text: str | None) -> int:
         return max(1, int(text or 1))
     except ValueError:
         return 1
+
+
+def _read(catalog: Catalog, key: tuple[str, str, str, int], field: str, page: int) -> tuple[int, int, list[Any]]:
+    """The number of steps of the trial ``key``'s list ``field``, the first step of page
+    ``page`` (from 1, at most the last) and its steps: a trace's read by range, spans' from the
+    decoded trial.
+
+    Raises:
+        KeyError: when the campaign holds no such trial, or the trial no such list.
+    """
+    total: int | None
+    if field == "trace":
+        total = catalog.trace_length(*key)
+        steps: list[Any] | None = None
+    else:
+        trial = catalog.trial(*key)
+        steps = None if trial is None else step_list(trial, field)
+        total = None if steps is None else len(steps)
+    if total is None:
+        raise KeyError(key[1])
+    first = (min(page, max(1, -(-total // PAGE_STEPS))) - 1) * PAGE_STEPS
+    stop = min(total, first + PAGE_STEPS)
+    return total, first, catalog.trace_steps(*key, first, stop) if steps is None else steps[first:stop]
 
 
 def steps_page(catalog: Catalog, campaign_id: str, params: Mapping[str, str]) -> str:
@@ -85,26 +115,22 @@ def steps_page(catalog: Catalog, campaign_id: str, params: Mapping[str, str]) ->
     """
     task_id, arm, field = params.get("id", ""), params.get("arm", ""), params.get("field", "")
     catalog.record(campaign_id)
-    trial = next(
-        (t for t in catalog.trials(campaign_id, task_id) if t.arm == arm and str(t.run) == params.get("run")),
-        None,
-    )  # fmt: skip
-    steps = None if trial is None or field not in FIELDS else step_list(trial, field)
-    if trial is None or steps is None:
+    text = params.get("run", "")
+    run = int(text) if text.isascii() and text.isdigit() and len(text) < 19 else None
+    if run is None or str(run) != text or field not in FIELDS:  # a run as the trial names it
         raise KeyError(task_id)
-    pages = max(1, -(-len(steps) // PAGE_STEPS))
-    page = min(_int(params.get("page")), pages)
-    first = (page - 1) * PAGE_STEPS
-    shown = steps[first : first + PAGE_STEPS]
-    nav = [markup.link(steps_url(campaign_id, trial, field, page - 1), "← previous", cls="prev")] if page > 1 else []
+    total, first, shown = _read(catalog, (campaign_id, task_id, arm, run), field, _int(params.get("page")))
+    pages = max(1, -(-total // PAGE_STEPS))
+    page = first // PAGE_STEPS + 1
+    nav = [markup.link(_url(campaign_id, task_id, arm, run, field, page - 1), "← previous", cls="prev")] if page > 1 else []
     if page < pages:
-        nav.append(markup.link(steps_url(campaign_id, trial, field, page + 1), "next →", cls="next"))
+        nav.append(markup.link(_url(campaign_id, task_id, arm, run, field, page + 1), "next →", cls="next"))
     back = markup.link(markup.url(markup.campaign_url(campaign_id, "task"), id=task_id), "Back to the task", cls="back")
-    count = f"Steps {first} to {first + len(shown) - 1} of {len(steps)} (page {page} of {pages})" if shown else "No step."
+    count = f"Steps {first} to {first + len(shown) - 1} of {total} (page {page} of {pages})" if shown else "No step."
     body = (
         f'<p>{back}</p><p class="count" id="count">{markup.esc(count)}</p>'
         f'<table class="steps" id="steps"><thead><tr><th>step</th><th>{markup.esc(field)}</th></tr></thead>'
         f'<tbody>{_rows(shown, first)}</tbody></table><p class="pager">{" ".join(nav)}</p>'
     )
-    title = f"{field} of task {task_id}, {arm} run {trial.run}"
+    title = f"{field} of task {task_id}, {arm} run {run}"
     return markup.layout(title, body, store=str(catalog.path))

@@ -28,7 +28,8 @@ from ablation.store.summaries import CampaignSummary
 from ablation.view import markup
 from ablation.view.catalog import ARMS, ArmRef, Catalog, ReportError
 from ablation.view.markup import LIST_CAP, Answer
-from ablation.view.task_page import inputs, page_body
+from ablation.view.shown import shown_trials
+from ablation.view.task_page import RUNS_SHOWN, Side, inputs, page_body
 
 __all__ = [
     "COMPARE_CAMPAIGNS", "COMPARE_TASK", "FLIPS_SHOWN", "HISTORY_SHOWN", "compare_page", "compare_task_page", "compare_task_url", "flips", "history_page",
@@ -179,15 +180,15 @@ def compare_task_page(catalog: Catalog, params: Mapping[str, str]) -> str | Answ
     if isinstance(paired, Answer):
         return Answer(markup.layout(f"Task {task_id}", paired.html, store=str(catalog.path)), paired.status)
     base, cand, _ = paired
-    sides = []
+    sides: list[Side] = []
     for ref, side in ((base, "baseline"), (cand, "candidate")):
         record = catalog.record(ref.campaign_id)
         agent = record.baseline_agent if ref.arm == "baseline" else record.candidate_agent
-        trials = [t for t in catalog.trials(ref.campaign_id, task_id) if t.arm == ref.arm]
-        sides.append((side, f"{side.capitalize()}: {ref} ({agent})", trials))
+        shown = shown_trials(catalog, ref.campaign_id, task_id, ref.arm, RUNS_SHOWN)
+        sides.append((side, f"{side.capitalize()}: {ref} ({agent})", *shown))
     table = catalog.compare_table(base, cand)
     found = table.find(task_id)
-    if found is None and not sides[0][2] and not sides[1][2]:
+    if found is None and not sides[0][3] and not sides[1][3]:
         raise KeyError(task_id)
     row = None if found is None else table.row(found)
     back = markup.link(markup.url("/compare", baseline=str(base), candidate=str(cand)),

@@ -22,7 +22,9 @@ Each arm shows its first :data:`RUNS_SHOWN` runs in full (the first, which the d
 compare, among them); a line under it counts the others and names the command that exports them all.
 A trial's step lists (trace, spans) show their first steps and link to the page of all of them
 (:mod:`ablation.view.steps`); the lists side by side show one window of rows with links to the
-rows before and after.
+rows before and after. The trials are read one at a time, each cut to what the page shows
+(:mod:`ablation.view.shown`), so a trace of 10^4 long steps in every run is never held whole
+beside another.
 """
 
 from __future__ import annotations
@@ -41,11 +43,12 @@ from ablation.spans import summarize
 from ablation.view import markup
 from ablation.view.catalog import Catalog
 from ablation.view.diff import word_diff
+from ablation.view.shown import ShownTrial, shown_trials
 from ablation.view.steps import FIELDS, preview, step_list
 from ablation.view.tasks import DEFAULT_CATEGORY
 from ablation.view.traces import side_by_side
 
-__all__ = ["RUNS_SHOWN", "back_url", "inputs", "page_body", "task_page"]
+__all__ = ["RUNS_SHOWN", "Side", "back_url", "inputs", "page_body", "task_page"]
 
 OUTPUT_LIMIT = 20_000
 #: Runs of each arm a task page shows in full, lowest run numbers first (each may hold tens of
@@ -166,7 +169,8 @@ def _unknown_counts(t: TaskResult) -> dict[str, None]:
     return {name: None for name in USAGE_METRICS if getattr(t.usage, name) is None and name not in t.metrics}
 
 
-def _trial(t: TaskResult, campaign_id: str) -> str:
+def _trial(t: TaskResult, campaign_id: str, trace_total: int | None = None) -> str:
+    """One trial's column; ``trace_total``: its whole trace's steps when ``t`` holds its first."""
     extra = _extra(t)
     cut = _usage_from_cut_trace(t)
     derived = usage_metrics(t.usage) if cut and t.usage is not None else {}
@@ -197,8 +201,9 @@ def _trial(t: TaskResult, campaign_id: str) -> str:
         parts.append(f"<h4>Scorer errors</h4>{_pre(_json(t.quality_errors), 'error')}")
     parts.append(f'<h4>Output</h4>{_pre(output_text(t.output), "output")}')
     for name, value in sorted(extra.items()):
-        shown = preview(campaign_id, t, name, value) if name in FIELDS else _pre(_json(value), "extra")
-        parts.append(f"<h4>{markup.esc(_heading(t, name, cut))}</h4>{shown}")
+        total = trace_total if name == "trace" else None
+        html = preview(campaign_id, t, name, value, total) if name in FIELDS else _pre(_json(value), "extra")
+        parts.append(f"<h4>{markup.esc(_heading(t, name, cut))}</h4>{html}")
     return (
         f'<div class="trial {markup.esc(t.arm)}" data-arm="{markup.esc(t.arm)}" data-run="{t.run}">'
         f"<h3>{markup.esc(t.arm)}, run {t.run}</h3>{''.join(parts)}</div>"
@@ -247,21 +252,34 @@ def inputs(catalog: Catalog, report: AblationReport, campaign_id: str, task_id: 
     )
 
 
-def _runs(trials: list[TaskResult], campaign_id: str) -> str:
-    """The first :data:`RUNS_SHOWN` of one arm's ``trials`` (in run order) in full; under them,
-    how many were not shown and how to export every trial of ``campaign_id``."""
-    if not trials:
+#: One arm's column of a task page: its arm, heading, first :data:`RUNS_SHOWN` trials (in run
+#: order, :func:`~ablation.view.shown.shown_trials`) and how many trials it stores.
+Side = tuple[str, str, list[ShownTrial], int]
+
+
+def _runs(shown: list[ShownTrial], stored: int, campaign_id: str) -> str:
+    """One arm's ``shown`` trials in full; under them, how many of its ``stored`` trials were
+    not shown and how to export every trial of ``campaign_id``."""
+    if not shown:
         return '<p class="note">No trial stored.</p>'
-    shown = trials[:RUNS_SHOWN]
     where = (
-        f" runs not shown ({len(trials)} in all): ablation report {campaign_id} "
+        f" runs not shown ({stored} in all): ablation report {campaign_id} "
         "--export-jsonl FILE writes every trial"
     )
-    return "".join(_trial(t, campaign_id) for t in shown) + markup.more(len(trials), len(shown), where)
+    return "".join(_trial(s.trial, campaign_id, s.trace_total) for s in shown) + markup.more(stored, len(shown), where)
+
+
+def _compared(shown: ShownTrial) -> dict[str, Any]:
+    """The extra fields of an arm's first run as the lists side by side compare them: its
+    whole trace as keys and rows read by range, not its cut one."""
+    extra = _extra(shown.trial)
+    if "trace" in extra and shown.trace is not None:
+        extra["trace"] = shown.trace
+    return extra
 
 
 def page_body(
-    sides: list[tuple[str, str, list[TaskResult]]], row: dict[str, Any] | None, inputs_html: str, back: str,
+    sides: list[Side], row: dict[str, Any] | None, inputs_html: str, back: str,
     campaigns: tuple[str, str], start: int | None = None, rows_url: Callable[[int], str] | None = None,
 ) -> str:
     """The page below its title: ``back`` (a link), the outcome and facts of ``row`` (a task
@@ -270,27 +288,28 @@ def page_body(
     the diff and step lists of the two sides' first runs, then the sides' trials in two columns
     (:data:`RUNS_SHOWN` runs each at most).
 
-    ``sides``: ``(arm, heading, trials)`` of the baseline, then the candidate, trials in run
-    order; ``campaigns``: the campaign each side's trials are stored under; ``start``,
+    ``sides``: :data:`Side` of the baseline, then the candidate; ``campaigns``: the campaign
+    each side's trials are stored under; ``start``,
     ``rows_url``: the step lists' first row and the page from a row on
     (:func:`~ablation.view.traces.side_by_side`).
     """
     columns = "".join(
         f'<div class="arm" id="arm-{arm}"><h2>{markup.esc(heading)}</h2>'
-        f"{_runs(trials, campaign)}</div>"
-        for (arm, heading, trials), campaign in zip(sides, campaigns, strict=True)
+        f"{_runs(trials, stored, campaign)}</div>"
+        for (arm, heading, trials, stored), campaign in zip(sides, campaigns, strict=True)
     )
-    (_, _, left), (_, _, right) = sides
+    (_, _, left, _), (_, _, right, _) = sides
     diff = ""
     if left and right:
+        base, cand = left[0].trial, right[0].trial
         diff = (
             '<h2>Output diff (first run: <del>baseline only</del> <ins>candidate only</ins>)</h2>'
-            f'<div id="diff">{word_diff(left[0].output, right[0].output)}</div>'
+            f'<div id="diff">{word_diff(base.output, cand.output)}</div>'
         ) + side_by_side(
-            _extra(left[0]), _extra(right[0]), dropped={"spans": (_dropped(left[0]), _dropped(right[0]))},
+            _compared(left[0]), _compared(right[0]), dropped={"spans": (_dropped(base), _dropped(cand))},
             start=start, rows_url=rows_url,
         )
-    first = next(iter(left + right), None)
+    first = next((s.trial for s in left + right), None)
     facts = markup.table(["", ""], [
         ["category", markup.esc((row and row["category"]) or (first and first.category) or DEFAULT_CATEGORY)],
         ["critical", "yes" if (row and row["critical"]) or (first and first.critical) else "no"],
@@ -323,14 +342,13 @@ def task_page(
     """
     report, record = catalog.report(campaign_id)
     table, _ = catalog.table(campaign_id)
-    trials = catalog.trials(campaign_id, task_id)
     at = table.find(task_id)
-    if not trials and at is None:
-        raise KeyError(task_id)
-    sides = [
-        (arm, f"{arm.capitalize()}: {name}", [t for t in trials if t.arm == arm])
+    sides: list[Side] = [
+        (arm, f"{arm.capitalize()}: {name}", *shown_trials(catalog, campaign_id, task_id, arm, RUNS_SHOWN))
         for arm, name in (("baseline", record.baseline_agent), ("candidate", record.candidate_agent))
     ]
+    if not sides[0][3] and not sides[1][3] and at is None:
+        raise KeyError(task_id)
     body = page_body(
         sides, None if at is None else table.row(at), inputs(catalog, report, campaign_id, task_id),
         markup.link(back_url(campaign_id, back), "Back to the tasks", cls="back"),

@@ -22,20 +22,28 @@ with up to :data:`CONTEXT` equal steps before it (from step 0 when the divergenc
 enough, or when there is none), and a note says which steps of how many are shown, with links to
 the rows before and after (the task page from another row on); each step's text is cut at
 :data:`STEP_LIMIT` characters, naming its full length. Only the rows shown are kept as text: the
-search for the divergence turns one pair of steps into text at a time.
+search for the divergence turns one pair of steps into text at a time. A list need not be held
+whole: a :class:`StepList` gives its length, one key per step (:func:`step_key`, a digest of the
+step's text) and a read of the rows shown, so a task page compares two traces of 10^4 long steps
+from their keys and reads only the rows it shows.
 """
 
 from __future__ import annotations
 
+import dataclasses
+import hashlib
 import json
 from collections.abc import Callable, Mapping, Sequence
-from typing import Any
+from typing import Any, overload
 
 from ablation.render._drilldown import first_divergence as shared_divergence
 from ablation.render._format import truncate
 from ablation.view.markup import esc, link
 
-__all__ = ["CONTEXT", "MAX_STEPS", "STEP_LIMIT", "first_divergence", "side_by_side", "step_text", "window"]
+__all__ = [
+    "CONTEXT", "MAX_STEPS", "STEP_LIMIT", "StepList", "first_divergence", "side_by_side", "step_key", "step_text",
+    "window",
+]
 
 #: Rows of a step list shown side by side on one task page (each two steps of up to
 #: :data:`STEP_LIMIT` characters); the others are a link away.
@@ -50,6 +58,53 @@ def step_text(step: Any) -> str:
     """One step as the indented JSON text a page shows (keys sorted)."""
     return json.dumps(step, indent=2, ensure_ascii=False, sort_keys=True, default=repr)
 
+
+def step_key(step: Any) -> bytes:
+    """What two steps are compared by: a 128-bit BLAKE2b digest of the step's compact JSON text
+    with :func:`step_text`'s other settings, which two steps share exactly when they share
+    :func:`step_text` (the indentation is a function of the compact text); two different texts
+    share a digest with odds of about 2^-128. Compact, the text is written by the C encoder."""
+    text = json.dumps(step, ensure_ascii=False, sort_keys=True, default=repr, separators=(",", ":"))
+    return hashlib.blake2b(text.encode("utf-8", "surrogatepass"), digest_size=16).digest()
+
+
+class _Keys(Sequence[bytes]):
+    """The keys of a list's steps, each computed when read (a divergence search stops early)."""
+
+    def __init__(self, steps: Sequence[Any]) -> None:
+        self._steps = steps
+
+    def __len__(self) -> int:
+        return len(self._steps)
+
+    @overload
+    def __getitem__(self, i: int) -> bytes: ...
+    @overload
+    def __getitem__(self, i: slice) -> Sequence[bytes]: ...
+    def __getitem__(self, i: int | slice) -> bytes | Sequence[bytes]:
+        if isinstance(i, slice):
+            return [step_key(s) for s in self._steps[i]]
+        return step_key(self._steps[i])
+
+
+@dataclasses.dataclass(frozen=True)
+class StepList:
+    """A step list as :func:`side_by_side` compares and shows it, which need not hold its steps.
+
+    Attributes:
+        total: Its number of steps.
+        keys: One :func:`step_key` per step, ``total`` of them.
+        rows: ``rows(a, b)``: steps ``a`` to ``b - 1``, for ``0 <= a <= b <= total``.
+    """
+
+    total: int
+    keys: Sequence[bytes]
+    rows: Callable[[int, int], Sequence[Any]]
+
+    @classmethod
+    def of(cls, steps: Sequence[Any]) -> StepList:
+        """A list held in memory (its keys computed as the search reads them)."""
+        return cls(len(steps), _Keys(steps), lambda a, b: steps[a:b])
 
 
 def first_divergence(
@@ -79,10 +134,20 @@ def window(total: int, split: int | None, start: int | None = None) -> range:
     return range(start, start + MAX_STEPS)
 
 
-def _cell(side: Sequence[Any], i: int, dropped: int) -> str:
-    if i < len(side):
-        return f"<td><pre>{esc(truncate(step_text(side[i]), STEP_LIMIT))}</pre></td>"
-    return '<td class="not-kept">(not kept)</td>' if dropped else "<td></td>"
+def _step_list(value: Any) -> StepList | None:
+    """``value`` as a :class:`StepList` when it is a list (or one), else ``None``."""
+    if isinstance(value, StepList):
+        return value
+    return StepList.of(value) if isinstance(value, list) else None
+
+
+def _cells(side: StepList, shown: range, dropped: int) -> list[str]:
+    """The cells of rows ``shown`` of one list: its steps there (read once, each cut), then
+    empty cells past its end (``(not kept)`` when the list was cut of ``dropped`` steps)."""
+    held = side.rows(shown.start, min(shown.stop, side.total)) if shown.start < side.total else []
+    past = '<td class="not-kept">(not kept)</td>' if dropped else "<td></td>"
+    cells = [f"<td><pre>{esc(truncate(step_text(s), STEP_LIMIT))}</pre></td>" for s in held]
+    return cells + [past] * (len(shown) - len(cells))
 
 
 def _dropped_words(left_dropped: int, right_dropped: int) -> str:
@@ -93,13 +158,13 @@ def _dropped_words(left_dropped: int, right_dropped: int) -> str:
 
 
 def _cut_note(
-    shown: range, left: Sequence[Any], right: Sequence[Any], href: str | None,
+    shown: range, left: StepList, right: StepList, href: str | None,
     rows_url: Callable[[int], str] | None = None,
 ) -> str:
     """Which steps are shown of how many, a link to the divergence's row (``href``), and links
     to the rows before and after (``rows_url``: the page from a row on)."""
     to = f" {link(href, 'Go to the first divergence')}." if href else ""
-    total = max(len(left), len(right))
+    total = max(left.total, right.total)
     nav = ""
     if rows_url is not None:
         links = []
@@ -110,14 +175,14 @@ def _cut_note(
         nav = " " + " ".join(links)
     return (
         f'<p class="note trace-cut">Steps {shown.start} to {shown.stop - 1} shown, of '
-        f"{total} (baseline {len(left)}, candidate {len(right)}).{to}{nav}</p>"
+        f"{total} (baseline {left.total}, candidate {right.total}).{to}{nav}</p>"
     )
 
 
-def _drop_note(left: Sequence[Any], right: Sequence[Any], left_dropped: int, right_dropped: int) -> str:
+def _drop_note(left: StepList, right: StepList, left_dropped: int, right_dropped: int) -> str:
     """Each cut list's kept and dropped steps, and that its end is not a divergence."""
     sides = [
-        f"{arm}: {len(kept)} kept, {n} dropped (over the per-trial cap)"
+        f"{arm}: {kept.total} kept, {n} dropped (over the per-trial cap)"
         for arm, kept, n in (("baseline", left, left_dropped), ("candidate", right, right_dropped)) if n
     ]  # fmt: skip
     return (
@@ -133,7 +198,8 @@ def side_by_side(
     start: int | None = None,
     rows_url: Callable[[int], str] | None = None,
 ) -> str:
-    """Markup of every list field both trials carry (their extra fields), step by step.
+    """Markup of every list field both trials carry (their extra fields: a list, or a
+    :class:`StepList` of one not held whole), step by step.
 
     ``dropped``: field name -> steps the baseline's and the candidate's list were cut of (a
     field not named was not cut). ``start``: the first row shown of every field (else the
@@ -143,21 +209,20 @@ def side_by_side(
     out = []
     anchors = 0
     for name in sorted(set(baseline) & set(candidate)):
-        left, right = baseline[name], candidate[name]
-        if not isinstance(left, list) or not isinstance(right, list):
+        left, right = _step_list(baseline[name]), _step_list(candidate[name])
+        if left is None or right is None:
             continue
         left_dropped, right_dropped = (dropped or {}).get(name, (0, 0))
-        split = first_divergence(left, right, left_dropped, right_dropped)
-        total = max(len(left), len(right))
+        split = shared_divergence(left.keys, right.keys, left_dropped, right_dropped)
+        total = max(left.total, right.total)
         shown = window(total, split, start)
         anchor = "first-divergence" if anchors == 0 else f"first-divergence-{anchors + 1}"
         anchors += split is not None
+        cells = [_cells(side, shown, n) for side, n in ((left, left_dropped), (right, right_dropped))]
         rows = []
-        for i in shown:
+        for k, i in enumerate(shown):
             mark = f' class="diverge" id="{anchor}"' if i == split else ""
-            rows.append(
-                f"<tr{mark}><td>{i}</td>{_cell(left, i, left_dropped)}{_cell(right, i, right_dropped)}</tr>"
-            )
+            rows.append(f"<tr{mark}><td>{i}</td>{cells[0][k]}{cells[1][k]}</tr>")
         lost = _dropped_words(left_dropped, right_dropped)
         if split is not None:
             where = f"first divergence at step {split}" + (f"; {lost}" if lost else "")
