@@ -6,7 +6,8 @@ and counts the rest, as the pass-rate report's lists do; the JSON holds every on
 (:class:`~ablation.report.GateResult`). :func:`numeric_output` writes the terminal text or the
 JSON; :func:`numeric_document` writes one Markdown, HTML or JUnit document, however many AFTER
 files were compared: a section (JUnit: a ``<testsuite>``) per candidate, then the Holm summary
-lines. User text (task ids, field and file names) is escaped with the report
+lines (:func:`numeric_sections`); :func:`numeric_json_document` writes the same document from the
+JSON, so that what renders it later (the GitHub Action) cannot disagree with it. User text (task ids, field and file names) is escaped with the report
 renderers' helpers: :func:`ablation.render._format.single_line` for the terminal text (control
 and bidi characters shown as escapes, a line per line),
 :func:`ablation.render.markdown.md_cell` / ``md_table``,
@@ -32,8 +33,8 @@ from ablation.render.markdown import md_cell, md_table
 from ablation.report import REPORT_SCHEMA_VERSION, GateResult
 
 __all__ = [
-    "NUMERIC_FORMATS", "NumericSection", "gate_line", "holm_lines", "numeric_document", "numeric_lines",
-    "numeric_output", "render_numeric",
+    "NUMERIC_FORMATS", "NumericSection", "gate_line", "holm_lines", "numeric_document", "numeric_json_document",
+    "numeric_lines", "numeric_output", "numeric_sections", "render_numeric",
 ]  # fmt: skip
 
 #: The ``--format`` values :func:`numeric_document` writes (``json`` and ``terminal``:
@@ -120,6 +121,34 @@ def numeric_document(fmt: str, sections: Sequence[NumericSection], summary: Sequ
     if fmt == "junit":
         return _junit(sections)
     raise ValueError(f"no numeric document in format {fmt!r} (known: {', '.join(NUMERIC_FORMATS)})")
+
+
+def numeric_sections(results: Sequence[NumericComparison], names: Sequence[str]) -> tuple[list[NumericSection], list[str]]:
+    """Each comparison's section, named by its AFTER file in ``names``, and the Holm summary lines
+    (empty for one comparison): what :func:`numeric_document` is given."""
+    summary = holm_lines(numeric_holm(list(results), list(names))) if len(results) > 1 else []
+    sections = [NumericSection(n, numeric_lines(r), r.gates, r.verdict) for r, n in zip(results, names, strict=True)]
+    return sections, summary
+
+
+def numeric_json_document(fmt: str, payload: dict[str, Any], names: Sequence[str]) -> str:
+    """The ``fmt`` document (:func:`numeric_document`) of the comparisons in ``payload``, the JSON
+    :func:`numeric_output` wrote for the AFTER files ``names`` (in their order: the JSON of one
+    comparison holds no file name, and that of several keys them by name).
+
+    Raises:
+        ValueError: ``payload`` is not such a JSON document (or not of ``names``), or ``fmt`` is
+            not in :data:`NUMERIC_FORMATS`.
+    """
+    kind, candidates = payload.get("document"), payload.get("candidates")
+    if kind == "numeric" and len(names) == 1:
+        docs = [{k: v for k, v in payload.items() if k not in ("document", "schema_version")}]
+    elif kind == "numeric candidates" and len(names) > 1 and isinstance(candidates, dict) and set(names) == set(candidates):
+        docs = [candidates[name] for name in names]
+    else:
+        raise ValueError(f"not the numeric comparison JSON of {len(names)} AFTER file(s)")
+    results = [NumericComparison.model_validate(doc) for doc in docs]  # a ValidationError is a ValueError
+    return numeric_document(fmt, *numeric_sections(results, names))
 
 
 def _listed(ids: Sequence[str], what: str, cap: int) -> str:
