@@ -5,17 +5,22 @@ it does can be run and tested without a runner. Assumes the variables a GitHub A
 (``GITHUB_OUTPUT``, ``GITHUB_STEP_SUMMARY``, ``GITHUB_EVENT_PATH``, ``GITHUB_REPOSITORY``,
 ``GITHUB_API_URL``); each step reads its inputs from ``ABLATION_*`` variables.
 
-- ``run``: runs ``ablation`` with ``ABLATION_COMMAND`` (``run ...`` or ``compare ...``) once, as
-  JSON, then writes ``ablation-report.md``, ``ablation-report.json`` and ``ablation-junit.xml`` in
-  ``ABLATION_OUTPUT_DIR`` (default ``.``) and the outputs ``exit-code``, ``verdict`` (``pass``,
-  ``fail`` or ``error``), ``report``, ``json`` and ``junit``. ``ablation`` writes the Markdown
-  report to the job summary itself; this step adds the JUnit counts, or the error line when there
-  is no report. For ``run``, the store is ``ABLATION_STORE``; with ``ABLATION_REUSE_BASELINE=true``
-  the newest complete campaign of the same baseline agent in that store lends its baseline trials
-  (a campaign on another suite is refused by ``ablation``, and the step then runs the baseline).
-  Files of an earlier run are removed first; a command that writes no gated report (``compare``
-  of a numeric ``--field``) counts as an error. The step itself exits 0, so the report is
-  published whatever the verdict.
+- ``run``: runs ``ablation`` with ``ABLATION_COMMAND`` (``run ...`` or ``compare ...``, a
+  ``compare`` of pass/fail verdicts or of a numeric ``--field``, of one AFTER file or several)
+  once, as JSON, then writes ``ablation-report.md``, ``ablation-report.json`` and
+  ``ablation-junit.xml`` in ``ABLATION_OUTPUT_DIR`` (default ``.``) and the outputs ``exit-code``,
+  ``verdict`` (``pass``, ``fail`` or ``error``), ``report``, ``json`` and ``junit``. The Markdown
+  and JUnit files are rendered from that JSON by the renderers of ``--format markdown`` and
+  ``junit`` (the same documents ``ablation`` writes in those formats); ``verdict`` is the JSON's
+  (every candidate's), ``exit-code`` ablation's, and a verdict that disagrees with the exit code
+  (``pass`` with 0, ``fail`` with 2) is an error. ``ablation`` writes a pass/fail report to the
+  job summary itself, and not a numeric comparison, whose Markdown this step writes there; it
+  then adds the JUnit counts, or the error line when there is no report. For ``run``, the store
+  is ``ABLATION_STORE``; with ``ABLATION_REUSE_BASELINE=true`` the newest complete campaign of the
+  same baseline agent in that store lends its baseline trials (a campaign on another suite is
+  refused by ``ablation``, and the step then runs the baseline). Files of an earlier run are
+  removed first; an exit code 0 or 2 with no readable JSON report counts as an error. The step
+  itself exits 0, so the report is published whatever the verdict.
 - ``comment``: creates, or updates in place, one pull-request comment marked
   :data:`MARKER` with the Markdown report (or the error). It skips, exiting 0 with a notice,
   outside a pull request, on a pull request from a fork (whose token is read-only), without a
@@ -34,7 +39,7 @@ import sys
 import xml.etree.ElementTree as ET
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 from ablation.cli.option_table import flags_of
 
@@ -44,6 +49,9 @@ __all__ = ["MARKER", "main", "step_comment", "step_finish", "step_run"]
 MARKER = "<!-- ablation-report -->"
 _COMMENT_LIMIT = 65_000  # GitHub refuses comment bodies above 65,536 characters
 _LAUNCH = "from ablation.cli import main_entry; main_entry()"
+_JUNIT_COUNTS = ("tests", "failures", "errors", "skipped")
+#: The exit code of each verdict: a report whose verdict disagrees with ablation's code is an error.
+_VERDICT_CODES = {"pass": 0, "fail": 2}
 
 
 def _env(name: str, default: str = "") -> str:
@@ -119,39 +127,63 @@ def _ablation(args: list[str]) -> tuple[int, str]:
     return done.returncode, lines[-1] if lines else ""
 
 
-def _reports(path: Path) -> list[Any] | None:
-    """The report(s) of ``ablation-report.json`` (one, or one per candidate); ``None`` when the
-    file is missing or holds no gated report."""
+class _Written(NamedTuple):
+    """What the ``run`` step writes from ablation's JSON: the Markdown report, the JUnit document,
+    the verdict, and whether ablation wrote no job summary of its own (a numeric comparison)."""
+
+    markdown: str
+    junit: str
+    verdict: str
+    numeric: bool
+
+
+def _after_files(args: list[str]) -> list[str]:
+    """The AFTER files of a ``compare`` command, as ablation's own parser reads them."""
+    from ablation.cli.parser import build_parser
+
+    return [str(p) for p in build_parser("compare").parse_args(args).after]
+
+
+def _written(path: Path, args: list[str]) -> _Written | None:
+    """The documents of ``ablation-report.json`` (a report, one per candidate, or a numeric
+    comparison of one or several AFTER files), rendered by the renderers of ``--format markdown``
+    and ``junit``; ``None`` when the file is missing or holds none of these."""
+    from ablation.errors import UsageError
+    from ablation.render import render
+    from ablation.render.numeric_doc import numeric_json_document
     from ablation.report import AblationReport
 
     try:
         payload = json.loads(path.read_text(encoding="utf-8"))
+        if payload.get("document") in ("numeric", "numeric candidates"):
+            names = _after_files(args)
+            return _Written(numeric_json_document("markdown", payload, names),
+                            numeric_json_document("junit", payload, names), str(payload["verdict"]), True)  # fmt: skip
         if "candidates" in payload:
-            return [AblationReport.model_validate(c["report"]) for c in payload["candidates"]]
-        return [AblationReport.model_validate(payload)]
-    except (OSError, ValueError, KeyError, TypeError):
+            reports = [AblationReport.model_validate(c["report"]) for c in payload["candidates"]]
+        else:
+            reports = [AblationReport.model_validate(payload)]
+    except (OSError, ValueError, KeyError, TypeError, AttributeError, UsageError):
         return None
+    verdict = "pass" if all(r.verdict == "pass" for r in reports) else "fail"
+    return _Written("\n\n".join(render(r, "markdown") for r in reports), _junit(reports), verdict, False)
 
 
-def _junit(reports: list[Any]) -> tuple[str, dict[str, int]]:
-    """One JUnit document holding each report's test suite, and its counts."""
+def _junit(reports: list[Any]) -> str:
+    """One JUnit document holding each report's test suite."""
     from ablation.render import render
 
     root = ET.Element("testsuites", name="ablation")
     for report in reports:
         root.extend(ET.fromstring(render(report, "junit")).findall("testsuite"))
-    keys = ("tests", "failures", "errors", "skipped")
-    counts = {key: sum(int(s.get(key, "0")) for s in root) for key in keys}
-    for key, value in counts.items():
-        root.set(key, str(value))
+    for key in _JUNIT_COUNTS:
+        root.set(key, str(sum(int(s.get(key, "0")) for s in root)))
     ET.indent(root)
-    return '<?xml version="1.0" encoding="UTF-8"?>\n' + ET.tostring(root, encoding="unicode"), counts
+    return '<?xml version="1.0" encoding="UTF-8"?>\n' + ET.tostring(root, encoding="unicode")
 
 
 def step_run() -> int:
     """The ``run`` step (module docstring); returns 0."""
-    from ablation.render import render
-
     out = Path(_env("ABLATION_OUTPUT_DIR", "."))
     out.mkdir(parents=True, exist_ok=True)
     paths = {"report": out / "ablation-report.md", "json": out / "ablation-report.json",
@@ -167,16 +199,19 @@ def step_run() -> int:
     if code == 1 and "cannot reuse the baseline" in last and _flag("reuse_baseline") in args:
         at = args.index(_flag("reuse_baseline"))
         code, last = _ablation(args[:at] + args[at + 2:])  # another suite: run the baseline too
-    reports = _reports(paths["json"]) if code in (0, 2) else None
-    if code in (0, 2) and reports is None:
-        last = "the command wrote no gated report (a numeric --field comparison is not supported here)"
-    if reports is not None:
-        paths["report"].write_text("\n\n".join(render(r, "markdown") for r in reports) + "\n", encoding="utf-8")
-        document, counts = _junit(reports)
-        paths["junit"].write_text(document + "\n", encoding="utf-8")
-        _append("GITHUB_STEP_SUMMARY", f"JUnit ({paths['junit'].name}): {counts['tests']} test(s), "
+    written = _written(paths["json"], args) if code in (0, 2) else None
+    if code in (0, 2) and written is None:
+        last = f"the command exited {code} but {paths['json'].name} holds no report the action can read"
+    elif written is not None and _VERDICT_CODES.get(written.verdict) != code:
+        last, written = f"the report's verdict {written.verdict!r} disagrees with ablation's exit code {code}", None
+    if written is not None:
+        paths["report"].write_text(written.markdown + "\n", encoding="utf-8")
+        paths["junit"].write_text(written.junit + "\n", encoding="utf-8")
+        counts = {key: ET.fromstring(written.junit).get(key, "0") for key in _JUNIT_COUNTS}
+        summary = written.markdown + "\n\n" if written.numeric else ""  # a report: ablation wrote it there
+        _append("GITHUB_STEP_SUMMARY", f"{summary}JUnit ({paths['junit'].name}): {counts['tests']} test(s), "
                 f"{counts['failures']} failure(s), {counts['errors']} error(s), {counts['skipped']} skipped.\n")  # fmt: skip
-        verdict = "pass" if code == 0 else "fail"
+        verdict = written.verdict
     else:
         code, verdict = 1, "error"
         text = f"ablation could not produce a report (exit 1): {last or 'no message'}\n"
