@@ -134,14 +134,19 @@ def fmt_p(p: float | None) -> str:
 
 
 def fmt_seconds(s: float | None) -> str:
-    """A duration: ``0.85 -> "850 ms"``, ``4.2 -> "4.20 s"``, ``3e7 -> "30000000 s"``."""
+    """A duration: ``0.85 -> "850 ms"``, ``4.2 -> "4.20 s"``, ``3e7 -> "30000000 s"``, ``1e10 -> "1.00e+10 s"``; one that
+    rounds to no whole millisecond with significant digits (``0.0003 -> "0.3 ms"``), so that a
+    difference that is not zero never reads ``0 ms`` or ``-0 ms``; zero is ``0 ms``."""
     if _bad(s):
         return DASH if s is None else fmt_float(s)
     assert s is not None
     if abs(s) < 1:
-        return f"{1000 * s:.0f} ms"
+        whole = f"{1000 * s:.0f}"
+        return f"{fmt_float(1000 * s, 1)} ms" if whole in ("0", "-0") else f"{whole} ms"
     if abs(s) < 100:
         return f"{s:.2f} s"
+    if abs(s) >= 1e9:  # past 30 years: 3 significant digits, not 10 or more written out
+        return f"{s:.2e} s"
     return f"{fmt_float(s)} s"
 
 

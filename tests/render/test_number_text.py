@@ -27,10 +27,14 @@ def test_a_duration_is_short_and_reads_back(s: float) -> None:
     text = fmt_seconds(s)
     assert len(text) <= 12, text
     value = _value(text)
-    if abs(s) >= 1:  # below 1 s: whole milliseconds, by design
+    if abs(s) >= 1:  # below 1 s: whole milliseconds, by design (one digit below half of one)
         assert math.isclose(value, s, rel_tol=0.01), (s, text)
     else:
         assert abs(value - s) <= 0.0005 + 1e-12, (s, text)
+    # a duration that is not zero never reads as zero (a latency difference of -0.3 ms read
+    # "-0 ms"), and its sign is the value's
+    assert (value == 0) == (s == 0), (s, text)
+    assert (value < 0) == (s < 0), (s, text)
 
 
 @given(_FINITE)
