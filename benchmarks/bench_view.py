@@ -20,6 +20,10 @@ page and one page of its steps, each in a fresh server, of a task whose trace is
 of JSON a trial), with 1 and 3 runs an arm, the task unchanged (both arms pass: the report's
 drill-downs do not read it) or a regression (the drill-downs read every run of it). The task page
 builds the campaign's report first, as a fresh server does.
+
+``--history N``: a suite's history of every campaign (``/suite/FP?limit=0``) in a fresh server, of
+``N`` complete campaigns of :data:`HISTORY_TASKS` tasks (one written by the store, the others
+copies of its rows by SQL): wall time and the server's peak memory.
 """
 
 from __future__ import annotations
@@ -40,6 +44,8 @@ from pathlib import Path
 TARGET_S = 1.0
 #: The long trace of ``--long-trace``: its steps and each step's characters.
 TRACE_STEPS, STEP_BYTES = 10_000, 5_000
+#: Tasks of each campaign of ``--history``.
+HISTORY_TASKS = 200
 
 
 def write_store(path: Path, n: int) -> str:
@@ -72,9 +78,9 @@ def write_store(path: Path, n: int) -> str:
     return cid
 
 
-def fetch(url: str) -> tuple[float, str]:
+def fetch(url: str, timeout: float = 120) -> tuple[float, str]:
     start = time.perf_counter()
-    with urllib.request.urlopen(url, timeout=120) as response:
+    with urllib.request.urlopen(url, timeout=timeout) as response:
         body = response.read().decode()
     return time.perf_counter() - start, body
 
@@ -154,12 +160,64 @@ def long_trace(directory: Path) -> None:
             path.unlink()
 
 
+def write_history(path: Path, n: int) -> str:
+    """``n`` complete campaigns of one suite (the first written by the store, the others copies
+    of its campaign and trial rows by SQL); the suite's fingerprint."""
+    import sqlite3
+
+    from ablation.config import CampaignConfig
+    from ablation.schema import TaskResult
+    from ablation.store.run_store import RunStore
+
+    suite, rng = "h" * 64, random.Random(3)
+    ids = [f"task-{i:05d}" for i in range(HISTORY_TASKS)]
+    with RunStore(path) as store:
+        first = store.create_campaign(
+            config=CampaignConfig(n_resamples=1000), suite_fingerprint=suite, task_digests=dict.fromkeys(ids, "d"),
+            baseline_agent="b", candidate_agent="c", campaign_id="c-00000",
+        )  # fmt: skip
+        store.append_many(first, [TaskResult(task_id=t, arm=arm, passed=rng.random() < 0.6, latency_s=rng.random())
+                                  for t in ids for arm in ("baseline", "candidate")])  # fmt: skip
+        store.set_status(first, "complete")
+        store.update_provenance(first, verdict="pass")
+    with sqlite3.connect(path) as conn:
+        cols = [r[1] for r in conn.execute("PRAGMA table_info(campaigns)") if r[1] != "id"]
+        tcols = [r[1] for r in conn.execute("PRAGMA table_info(trials)") if r[1] != "campaign_id"]
+        for k in range(1, n):
+            conn.execute(f"INSERT INTO campaigns (id, {', '.join(cols)}) SELECT ?, {', '.join(cols)} "
+                         "FROM campaigns WHERE id = ?", (f"c-{k:05d}", first))  # fmt: skip
+            conn.execute(f"INSERT INTO trials (campaign_id, {', '.join(tcols)}) SELECT ?, {', '.join(tcols)} "
+                         "FROM trials WHERE campaign_id = ?", (f"c-{k:05d}", first))  # fmt: skip
+    conn.close()
+    return suite
+
+
+def history(directory: Path, n: int) -> None:
+    """Print the wall time and the server's peak memory of a suite history of ``n`` campaigns."""
+    path = directory / f"history{n}.db"
+    path.unlink(missing_ok=True)
+    start = time.perf_counter()
+    suite = write_history(path, n)
+    print(f"store: {n} campaigns of {HISTORY_TASKS} tasks written in {time.perf_counter() - start:.1f} s")
+    with serve(path) as (root, pid):
+        wall, body = fetch(f"{root}/suite/{suite}?limit=0", timeout=900)
+        rows = body.count("<tr><td><a href=")
+        print(f"suite history, every campaign: {wall:.2f} s, peak {peak_mib(pid):.0f} MiB, "
+              f"{len(body) / 1e6:.1f} MB, {rows} campaigns listed")  # fmt: skip
+    path.unlink()
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--tasks", type=int, default=100_000)
     parser.add_argument("--keep", type=Path, help="write the store here and keep it")
     parser.add_argument("--long-trace", action="store_true", help="peak memory of a long trace's task page")
+    parser.add_argument("--history", type=int, metavar="N", help="a suite history of N campaigns")
     args = parser.parse_args()
+    if args.history:
+        with tempfile.TemporaryDirectory() as tmp:
+            history(args.keep or Path(tmp), args.history)
+        return 0
     if args.long_trace:
         with tempfile.TemporaryDirectory() as tmp:
             long_trace(args.keep or Path(tmp))

@@ -6,14 +6,17 @@ campaigns of one suite (the same suite fingerprint) through
 runs again; the comparison shows its gates, headline, arm summaries and paired metrics as a
 campaign page does; its form offers the arms of the newest :data:`COMPARE_CAMPAIGNS` campaigns
 (read as summaries, :meth:`~ablation.view.catalog.Catalog.campaigns`), an older one typed. The
-history page shows, for the newest :data:`HISTORY_SHOWN` campaigns of a suite (its ``limit``
-parameter: more, ``0`` all; each is a report to build) in creation order, each arm's
-pass rate with the Wilson interval of its report, and the tasks whose candidate outcome changed
-most often from one campaign to the next (a task passes in a campaign when every run passed,
-fails when none did, and is ``mixed`` otherwise; each change between consecutive campaigns that
-ran the task is one flip). Each regression and improvement of a comparison links to the task's
-page in that comparison (``/compare/task``): the two compared arms' trials side by side, with the
-task page's diff and step lists, and the task's outcome in the comparison's report.
+history page lists the newest :data:`HISTORY_SHOWN` campaigns of a suite (its ``limit``
+parameter: more, ``0`` all) in creation order from their summaries (agents, creation time, the
+verdict recorded at completion); for the newest :data:`HISTORY_REPORTS` of them, each a report
+to build, it shows each arm's pass rate with the interval of its report, plots them, and lists
+the tasks whose candidate outcome changed most often from one campaign to the next (a task
+passes in a campaign when every run passed, fails when none did, and is ``mixed`` otherwise;
+each change between consecutive campaigns that ran the task is one flip); older ones listed say
+their figures were not computed, and the page says so. Each regression and improvement of a
+comparison links to the task's page in that comparison (``/compare/task``): the two compared
+arms' trials side by side, with the task page's diff and step lists, and the task's outcome in
+the comparison's report.
 """
 
 from __future__ import annotations
@@ -32,7 +35,7 @@ from ablation.view.shown import shown_trials
 from ablation.view.task_page import RUNS_SHOWN, Side, inputs, page_body
 
 __all__ = [
-    "COMPARE_CAMPAIGNS", "COMPARE_TASK", "FLIPS_SHOWN", "HISTORY_SHOWN", "compare_page", "compare_task_page", "compare_task_url", "flips", "history_page",
+    "COMPARE_CAMPAIGNS", "COMPARE_TASK", "FLIPS_SHOWN", "HISTORY_REPORTS", "HISTORY_SHOWN", "compare_page", "compare_task_page", "compare_task_url", "flips", "history_page",
 ]
 
 #: Tasks listed as flipping most often.
@@ -43,6 +46,9 @@ COMPARE_TASK = "/compare/task"
 COMPARE_CAMPAIGNS = LIST_CAP // 2
 #: Campaigns a suite's history shows by default, newest (its ``limit`` parameter: more, 0 all).
 HISTORY_SHOWN = 50
+#: Campaigns of a suite's history whose reports and task tables are built (pass rates, intervals,
+#: plot, flips), the newest listed: the others are listed from their summaries alone.
+HISTORY_REPORTS = 50
 
 
 def _arm_options(records: list[CampaignSummary], selected: str) -> str:
@@ -280,10 +286,24 @@ def _rates(report: AblationReport) -> tuple[str, str, str]:
             markup.pct(report.baseline.pass_rate))  # fmt: skip
 
 
+def _not_computed(older: int) -> str:
+    """The note over a history listing ``older`` campaigns whose reports were not built."""
+    if not older:
+        return ""
+    return (
+        f'<p class="note" id="not-computed">Pass rates, intervals, the plot and the flips are of the '
+        f"newest {HISTORY_REPORTS} campaigns listed: each is a report to build. The {older} older ones "
+        "listed show their agents and the verdict recorded when they completed; a campaign's page "
+        "shows its report.</p>"
+    )
+
+
 def history_page(catalog: Catalog, fingerprint: str, limit: str = "") -> str:
     """The newest ``limit`` campaigns of one suite (:data:`HISTORY_SHOWN` unless given, ``0``:
-    all; read by suite in SQL) over time, and the tasks that flip most often among them; a
-    campaign among them whose stored row does not decode or whose report cannot be built
+    all; read by suite in SQL, as summaries) over time, and the tasks that flip most often among
+    the newest :data:`HISTORY_REPORTS` of them, whose reports give the pass rates, intervals and
+    plot (the older ones listed say theirs were not computed); a campaign among those whose stored
+    row does not decode or whose report cannot be built
     (:class:`~ablation.view.catalog.ReportError`) is an error line above them, left out of the
     table, the plot and the flips; the older campaigns are counted, with a link showing them.
 
@@ -312,19 +332,21 @@ def history_page(catalog: Catalog, fingerprint: str, limit: str = "") -> str:
     )
     points = []
     failed: list[ReportError] = []
-    for record in records:
+    unreported = records[: max(0, len(records) - HISTORY_REPORTS)]
+    for record in records[len(unreported) :]:
         try:
             points.append((record, catalog.report(record.campaign_id)[0]))
         except ReportError as exc:  # named above the table, never left out without a word
             failed.append(exc)
         except AblationError as exc:
             damaged.append(StoreError(f"campaign {record.campaign_id!r}: {exc}"))
+    none = '<span class="not-computed">not computed</span>'
     rows = [
         [markup.link(markup.campaign_url(r.campaign_id), r.campaign_id), markup.esc(r.created_at[:19]),
          markup.esc(r.candidate_agent), cand, iv, markup.esc(r.baseline_agent), base,
          markup.verdict_badge(r.verdict)]  # recorded at completion
-        for r, rep in points
-        for cand, iv, base in [_rates(rep)]
+        for r, rates in [*((r, (none, DASH, none)) for r in unreported), *((r, _rates(rep)) for r, rep in points)]
+        for cand, iv, base in [rates]
     ]  # fmt: skip
     headers = ["campaign", "created (UTC)", "candidate", "pass rate", "interval", "baseline",
                "pass rate", "verdict"]  # fmt: skip
@@ -337,8 +359,8 @@ def history_page(catalog: Catalog, fingerprint: str, limit: str = "") -> str:
                 flip_rows, tid="flips")
         if flip_rows else '<p class="note" id="flips">No task changed outcome across campaigns.</p>'
     )
-    body = markup.damaged(damaged) + markup.damaged(failed) + older + (
-        f'<p>Suite <code>{markup.esc(fingerprint)}</code>: {len(points)} campaign(s), oldest first. '
+    body = markup.damaged(damaged) + markup.damaged(failed) + older + _not_computed(len(unreported)) + (
+        f'<p>Suite <code>{markup.esc(fingerprint)}</code>: {len(unreported) + len(points)} campaign(s), oldest first. '
         "The candidate's pass rate with its interval:</p>"
         f"{_plot(points) if points else ''}{markup.table(headers, rows, tid='history')}"
         f"<h2>Tasks that flip most often</h2>{flip_html}"
