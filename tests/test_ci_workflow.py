@@ -210,9 +210,9 @@ def test_an_error_is_exit_1_and_reported(tmp_path: Path, github: tuple[str, type
     assert "ablation could not produce a report" in Path(runner["GITHUB_STEP_SUMMARY"]).read_text()
     assert "tasks/missing.py" in server.comments[-1]["body"]
     (tmp_path / "before.jsonl").write_text('{"id": "a", "score": 0.5}\n{"id": "b", "score": 0.7}\n')
-    inputs["command"] = "compare before.jsonl before.jsonl --field score"  # numbers: no gated report
+    inputs["command"] = "compare before.jsonl missing.jsonl --field score"  # a file it cannot read
     outputs, code = _run_action(tmp_path, inputs, runner)
-    assert (outputs["exit-code"], code) == ("1", 1) and "no gated report" in server.comments[-1]["body"]
+    assert (outputs["exit-code"], code) == ("1", 1) and "missing.jsonl" in server.comments[-1]["body"]
     assert not (tmp_path / "ablation-junit.xml").exists()
     inputs["command"] = "report latest"  # not a command the action runs: an error, reported
     outputs, code = _run_action(tmp_path, inputs, runner)

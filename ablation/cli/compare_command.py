@@ -385,9 +385,7 @@ def _compare_numeric(
         text = doc.numeric_output(results, names, fmt == "json")
         text = text if fmt == "json" else no_workflow_commands(text, markup=False)
     else:
-        summary = doc.holm_lines(num.numeric_holm(results, names)) if len(results) > 1 else []
-        sections = [doc.NumericSection(n, doc.numeric_lines(r), r.gates, r.verdict) for r, n in zip(results, names, strict=True)]
-        text = doc.numeric_document(fmt, sections, summary)
+        text = doc.numeric_document(fmt, *doc.numeric_sections(results, names))
     if s.get("output") is not None:
         write_output(Path(s["output"]), text + "\n")
         print(f"report written to {s['output']}", file=sys.stderr)

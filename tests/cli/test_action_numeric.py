@@ -19,7 +19,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from helpers.cli import run_here
+import yaml
+from helpers.cli import REPO, run_here
 from test_ci_workflow import _action_inputs, _FakeGitHub, _run_action, _runner
 
 pytestmark = pytest.mark.slow
@@ -82,6 +83,9 @@ def test_a_numeric_pass_is_reported_as_a_pass(tmp_path: Path, github: tuple[str,
     assert (tmp_path / outputs["report"]).read_text().strip() in summary
     assert f"JUnit (ablation-junit.xml): {2} test(s), 0 failure(s)" in summary
     assert server.calls == []  # a push: no comment
+    # every output the step writes is one action.yml declares, so a workflow can read it
+    declared = set(yaml.safe_load((REPO / "action.yml").read_text())["outputs"])
+    assert set(outputs) == declared
 
 
 def test_a_numeric_fail_fails_the_job_and_comments(tmp_path: Path, github: tuple[str, type[_FakeGitHub]]) -> None:
