@@ -101,6 +101,24 @@ def test_task_result_refuses_a_negative_duration(field: str) -> None:
 
 
 @pytest.mark.parametrize("engine_path", [False, True], ids=["rows", "pyarrow"])
+def test_a_token_count_past_a_floats_integers_is_not_quoted_as_another_number(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch, engine_path: bool
+) -> None:
+    """2**53 + 1 reads as the float 2**53: the error names the range, never a number that is not
+    the file's."""
+    if engine_path:
+        monkeypatch.setattr(engine, "MIN_BYTES", 0)
+    rows = [f'{{"id": "t{i}", "passed": true, "tokens": {9007199254740993 if i == 2 else 5}}}' for i in range(6)]
+    before, after = tmp_path / "before.jsonl", tmp_path / "after.jsonl"
+    before.write_text("\n".join(r.replace("9007199254740993", "5") for r in rows) + "\n")
+    after.write_text("\n".join(rows) + "\n")
+    assert main(["compare", str(before), str(after), "--quiet"]) == 1
+    err = capsys.readouterr().err
+    assert f"{after}:3: 'tokens' must be an integer from 0 to 2**52 - 1, got a number of 2**52 or more" in err, err
+    assert "9007199254740992" not in err and err.endswith("(task id 't2')\n"), err
+
+
+@pytest.mark.parametrize("engine_path", [False, True], ids=["rows", "pyarrow"])
 @pytest.mark.parametrize(
     ("cell", "flags", "problem"),
     [
