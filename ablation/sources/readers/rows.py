@@ -249,8 +249,7 @@ def checked_rows(
             raise fail(problem)
         tokens = row.tokens
         if tokens is not None and not (0 <= tokens < COUNT_LIMIT and tokens == int(tokens)):
-            # past 2**52 the float read may not be the file's integer: name the range, not it
-            got = "a number of 2**52 or more" if tokens >= COUNT_LIMIT else repr(tokens)
+            got = "a number of 2**52 or more" if tokens >= COUNT_LIMIT else repr(tokens)  # not the float read
             raise fail(f"'tokens' must be an integer from 0 to 2**52 - 1, got {got}")
         if row.latency_s is not None and row.latency_s < 0:
             raise fail(f"latency must not be negative, got {row.latency_s!r}")
