@@ -8,6 +8,10 @@ runs it puts side by side, a word-level diff of their outputs (as :func:`diff_te
 The runs side by side are the ones that explain the pair's kind: for a regression the baseline's
 first passing run and the candidate's first failing run (for an improvement the reverse); a run
 that does not exist falls back to the arm's first run.
+
+The trials are read one at a time where the lookup allows it (a stored campaign's), and each is
+cut to what its drill-down shows (:class:`_Shown`) before the next is read: the trace and spans
+records of a trial (an agent's trace may be tens of megabytes) are never held beside another's.
 """
 
 from __future__ import annotations
@@ -15,7 +19,8 @@ from __future__ import annotations
 import difflib
 import json
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
@@ -48,12 +53,10 @@ def _tools(result: TaskResult) -> list[str]:
     ]
 
 
-def _view(result: TaskResult | None) -> TrialView | None:
+def _view(result: TaskResult) -> TrialView:
     """The trial as the drill-down shows it; its tool sequence comes from its spans when they
     record tool calls, else from its trace (spans recording model calls but no tool, as an
     instrumented model client's under an uninstrumented agent, do not hide the trace's tools)."""
-    if result is None:
-        return None
     spans = result.spans.summary() if result.spans is not None else None
     return TrialView(
         status=result.status,
@@ -154,60 +157,95 @@ def word_diff(before: Any, after: Any) -> list[DiffSegment]:
     return out
 
 
-def _first(results: Sequence[TaskResult], passed: bool) -> TaskResult | None:
+@dataclass(frozen=True, slots=True)
+class _Shown:
+    """What a drill-down shows of one trial: its view, its verdict (for :func:`_first`) and the
+    input and expected output it recorded (for :func:`_recorded`); never its trace or spans."""
+
+    view: TrialView
+    passed: bool
+    input: Any
+    expected_output: Any
+
+
+def _shown(result: TaskResult) -> _Shown:
+    return _Shown(_view(result), bool(result.completed and result.passed), result.input, result.expected_output)
+
+
+def _first(results: Sequence[_Shown], passed: bool) -> _Shown | None:
     """The first run whose verdict is ``passed`` (a failed run may be an error), else the first."""
     for r in results:
-        if bool(r.completed and r.passed) == passed:
+        if r.passed == passed:
             return r
     return results[0] if results else None
 
 
-def _trials(data: PairedData, keys: list[Key]) -> dict[Key, list[TaskResult]]:
-    """Every run of ``keys`` where the lookup offers ``all_runs`` (with repeated runs), else the
-    first run; in one read where it offers ``many`` (a stored campaign's ``StoredTrials``)."""
+def _stream(data: PairedData, keys: list[Key]) -> Iterator[tuple[Key, TaskResult]]:
+    """The trials of ``keys``, each key's by run: every run when the tasks ran more than once,
+    else the first. One at a time where the lookup offers ``iter_runs`` (a stored campaign's
+    ``StoredTrials``: each trial is decoded when asked for) or only ``get``; from one read of
+    ``all_runs`` or ``many`` otherwise (in-memory lookups: their trials are objects already)."""
     trials: Mapping[Key, TaskResult] = data.trials
     if not trials:
-        return {}
+        return
+    every_run = data.runs > 1
+    iter_runs = getattr(trials, "iter_runs", None)
     all_runs = getattr(trials, "all_runs", None)
-    if data.runs > 1 and callable(all_runs):
-        found: dict[Key, list[TaskResult]] = all_runs(keys)
-        return found
     many = getattr(trials, "many", None)
-    if callable(many):
+    if callable(iter_runs):
+        yield from iter_runs(keys, every_run=every_run)
+    elif every_run and callable(all_runs):
+        found: Mapping[Key, list[TaskResult]] = all_runs(keys)
+        yield from ((key, r) for key, runs in found.items() for r in runs)
+    elif callable(many):
         first: Mapping[Key, TaskResult] = many(keys)
+        yield from first.items()
     else:
-        first = {key: value for key in keys if (value := trials.get(key)) is not None}
-    return {key: [value] for key, value in first.items()}
+        for key in keys:
+            value = trials.get(key)
+            if value is not None:
+                yield key, value
+            del value  # not alive while the next is read
 
 
-def _recorded(base_runs: Sequence[TaskResult], cand_runs: Sequence[TaskResult], name: str) -> Any:
+def _trials(data: PairedData, keys: list[Key]) -> dict[Key, list[_Shown]]:
+    """What the drill-downs show of each trial of ``keys`` (:func:`_stream`), each trial cut to
+    it before the next is read, so a long trace is held one trial at a time."""
+    shown: dict[Key, list[_Shown]] = {}
+    for key, result in _stream(data, keys):
+        shown.setdefault(key, []).append(_shown(result))
+        del result  # the next trial is decoded without this one alive
+    return shown
+
+
+def _recorded(base_runs: Sequence[_Shown], cand_runs: Sequence[_Shown], name: str) -> Any:
     """The first ``input`` or ``expected_output`` a trial recorded (a result file of another
     tool keeps them with each sample), baseline first; ``None`` when none did."""
     return next((value for r in (*base_runs, *cand_runs) if (value := getattr(r, name)) is not None), None)
 
 
-def _detail(data: PairedData, kind: str, i: int, runs: Mapping[Key, list[TaskResult]]) -> PairDetail:
+def _detail(data: PairedData, kind: str, i: int, runs: Mapping[Key, list[_Shown]]) -> PairDetail:
     tid = data.task_ids[i]
     base_runs, cand_runs = runs.get((tid, "baseline"), []), runs.get((tid, "candidate"), [])
     regression = kind == "regression"
     base, cand = _first(base_runs, regression), _first(cand_runs, not regression)
     task = data.tasks.get(tid)
-    same_run = base is not None and cand is not None and base.run == cand.run
+    same_run = base is not None and cand is not None and base.view.run == cand.view.run
     return PairDetail(
         task_id=tid,
         kind=kind,  # type: ignore[arg-type]
         category=data.categories[i],
         critical=bool(data.critical[i]),
-        run=base.run if same_run and base is not None else None,
+        run=base.view.run if same_run and base is not None else None,
         expected_output=to_jsonable(task.expected_output) if task is not None else _recorded(
             base_runs, cand_runs, "expected_output"),
         input=to_jsonable(getattr(task, "input_data", None)) if task is not None else _recorded(
             base_runs, cand_runs, "input"),
-        baseline=_view(base),
-        candidate=_view(cand),
-        baseline_runs=[v for r in base_runs if (v := _view(r)) is not None] if len(base_runs) > 1 else [],
-        candidate_runs=[v for r in cand_runs if (v := _view(r)) is not None] if len(cand_runs) > 1 else [],
-        diff=word_diff(base.output, cand.output) if base is not None and cand is not None else [],
+        baseline=base.view if base is not None else None,
+        candidate=cand.view if cand is not None else None,
+        baseline_runs=[r.view for r in base_runs] if len(base_runs) > 1 else [],
+        candidate_runs=[r.view for r in cand_runs] if len(cand_runs) > 1 else [],
+        diff=word_diff(base.view.output, cand.view.output) if base is not None and cand is not None else [],
     )
 
 

@@ -1,12 +1,13 @@
 """Trial reads of the run store: streaming pages, results, light rows, keys and counts.
 
-:class:`TrialReader` owns every read of the ``trials`` table. Streams go through
+:class:`TrialReader` owns every read of the ``trials`` table. A campaign's streams go through
 :meth:`TrialReader._pages`, keyset pagination on the primary key taking :data:`_PAGE` rows per
 lock hold, so memory stays bounded and the consumer may append to the store while it iterates.
 A trial's JSON may be large (an agent's trace of 10^4 long steps is tens of megabytes), so the
 reads of one task's trials decode one trial per call (:meth:`TrialReader.task_runs`,
-:meth:`TrialReader.trial`), and :meth:`TrialReader.trace_steps` reads a range of a trace with
-SQLite's JSON functions: the rest of the trial never reaches Python.
+:meth:`TrialReader.trial`), as does the stream of the drill-downs' tasks
+(:meth:`TrialReader.iter_task_trials`), and :meth:`TrialReader.trace_steps` reads a range of a
+trace with SQLite's JSON functions: the rest of the trial never reaches Python.
 """
 
 from __future__ import annotations
@@ -136,6 +137,39 @@ class TrialReader(StoreConnection):
             row = rows.pop()
             found.append(load_trial(campaign_id, row[-1], where(row)))
         return found
+
+    def iter_task_trials(
+        self, campaign_id: str, task_ids: Collection[str], *, keep: Callable[[str, str, int], bool] | None = None
+    ) -> Iterator[TaskResult]:
+        """Stream the trials of ``task_ids`` in ``(task_id, arm, run)`` order, one row per read.
+
+        The trials' keys are listed first (no trial is decoded), then each trial ``keep`` accepts
+        (called once per stored trial, in that order; all without it) is read by its key and
+        decoded on its own, so a consumer that keeps only
+        what it needs of each holds one whole trial at a time, however long its trace. No lock
+        is held between trials: the consumer may use the store meanwhile. A trial removed
+        between the listing and its read is skipped.
+
+        Raises:
+            StoreError: for an unknown campaign, or a trial that cannot be read (naming it).
+        """
+        ids = sorted(i for i in set(task_ids) if _bindable(i))  # as in :meth:`results`
+        keys: list[tuple[str, str, int]] = []
+        with self._op(f"read the trials of campaign {campaign_id!r}") as conn:
+            self._require(conn, campaign_id)
+            for start in range(0, len(ids), _IDS_PER_QUERY):
+                chunk = ids[start : start + _IDS_PER_QUERY]
+                sql = (
+                    "SELECT task_id, arm, run FROM trials WHERE campaign_id = ?"
+                    f" AND task_id IN ({', '.join('?' * len(chunk))}) ORDER BY task_id, arm, run"
+                )
+                rows = self._rows(conn, sql, (campaign_id, *chunk), self._trial_where(campaign_id))
+                keys += [(r[0], r[1], r[2]) for r in rows if keep is None or keep(r[0], r[1], r[2])]
+        for task_id, arm, run in keys:
+            found = self.trial(campaign_id, task_id, arm, run)
+            if found is not None:
+                yield found
+            del found  # not alive while the next trial is decoded
 
     def task_runs(self, campaign_id: str, task_id: str) -> list[tuple[str, int]]:
         """``(arm, run)`` of every stored trial of one task, in that order; no trial is decoded.
