@@ -110,33 +110,43 @@ class TrialReader(StoreConnection):
         """
         if task_ids is None:
             return list(self.iter_results(campaign_id, arm=arm))
-        # Ids are bound as parameters, :data:`_IDS_PER_QUERY` at a time: SQLite's json_each
-        # would cut an id at U+0000. Ids go in sorted order, and Python orders str by code point
-        # as SQLite's BINARY collation orders their UTF-8, so the chunks' rows, each chunk in
-        # (task_id, arm, run) order, are in that order together. An id with a lone surrogate
-        # cannot be bound (nor stored: the store escapes them), so it matches nothing.
-        ids = [i for i in ({task_ids} if isinstance(task_ids, str) else set(task_ids))
-               if _bindable(i)]  # fmt: skip
-        ids.sort()
-        rows: list[tuple[Any, ...]] = []
         where = self._trial_where(campaign_id)
-        with self._op(f"read the trials of campaign {campaign_id!r}") as conn:
-            self._require(conn, campaign_id)
-            for start in range(0, len(ids), _IDS_PER_QUERY):
-                chunk = ids[start : start + _IDS_PER_QUERY]
-                sql = (
-                    "SELECT task_id, arm, run, result_json FROM trials WHERE campaign_id = ?"
-                    " AND (? IS NULL OR arm = ?)"
-                    f" AND task_id IN ({', '.join('?' * len(chunk))}) ORDER BY task_id, arm, run"
-                )
-                params = (campaign_id, arm, arm, *chunk)
-                rows.extend(self._rows(conn, sql, params, where))
+        rows = self._rows_of_tasks(campaign_id, task_ids, "result_json", arm)
         rows.reverse()
         found = []
         while rows:  # each row's text is dropped once decoded: not every text beside every trial
             row = rows.pop()
             found.append(load_trial(campaign_id, row[-1], where(row)))
         return found
+
+    def _rows_of_tasks(
+        self, campaign_id: str, task_ids: Collection[str], column: str | None = None, arm: str | None = None
+    ) -> list[tuple[Any, ...]]:
+        """``(task_id, arm, run[, column])`` of the trials of ``task_ids`` (of ``arm`` when given),
+        in ``(task_id, arm, run)`` order; ``task_ids`` given as one string means that single id.
+
+        Ids are bound as parameters, :data:`_IDS_PER_QUERY` at a time: SQLite's json_each would
+        cut an id at U+0000. Ids go in sorted order, and Python orders str by code point as
+        SQLite's BINARY collation orders their UTF-8, so the chunks' rows, each chunk in
+        (task_id, arm, run) order, are in that order together. An id with a lone surrogate cannot
+        be bound (nor stored: the store escapes them), so it matches nothing.
+
+        Raises:
+            StoreError: for an unknown campaign.
+        """
+        ids = sorted(i for i in ({task_ids} if isinstance(task_ids, str) else set(task_ids)) if _bindable(i))
+        rows: list[tuple[Any, ...]] = []
+        selected = "task_id, arm, run" + (f", {column}" if column else "")
+        with self._op(f"read the trials of campaign {campaign_id!r}") as conn:
+            self._require(conn, campaign_id)
+            for start in range(0, len(ids), _IDS_PER_QUERY):
+                chunk = ids[start : start + _IDS_PER_QUERY]
+                sql = (
+                    f"SELECT {selected} FROM trials WHERE campaign_id = ? AND (? IS NULL OR arm = ?)"
+                    f" AND task_id IN ({', '.join('?' * len(chunk))}) ORDER BY task_id, arm, run"
+                )
+                rows.extend(self._rows(conn, sql, (campaign_id, arm, arm, *chunk), self._trial_where(campaign_id)))
+        return rows
 
     def iter_task_trials(
         self, campaign_id: str, task_ids: Collection[str], *, keep: Callable[[str, str, int], bool] | None = None
@@ -153,18 +163,9 @@ class TrialReader(StoreConnection):
         Raises:
             StoreError: for an unknown campaign, or a trial that cannot be read (naming it).
         """
-        ids = sorted(i for i in set(task_ids) if _bindable(i))  # as in :meth:`results`
-        keys: list[tuple[str, str, int]] = []
-        with self._op(f"read the trials of campaign {campaign_id!r}") as conn:
-            self._require(conn, campaign_id)
-            for start in range(0, len(ids), _IDS_PER_QUERY):
-                chunk = ids[start : start + _IDS_PER_QUERY]
-                sql = (
-                    "SELECT task_id, arm, run FROM trials WHERE campaign_id = ?"
-                    f" AND task_id IN ({', '.join('?' * len(chunk))}) ORDER BY task_id, arm, run"
-                )
-                rows = self._rows(conn, sql, (campaign_id, *chunk), self._trial_where(campaign_id))
-                keys += [(r[0], r[1], r[2]) for r in rows if keep is None or keep(r[0], r[1], r[2])]
+        rows = self._rows_of_tasks(campaign_id, task_ids)
+        keys = [(r[0], r[1], r[2]) for r in rows if keep is None or keep(r[0], r[1], r[2])]
+        del rows
         for task_id, arm, run in keys:
             found = self.trial(campaign_id, task_id, arm, run)
             if found is not None:
