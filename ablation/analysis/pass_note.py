@@ -16,7 +16,9 @@ exploratory slices no gate judges, but a pass does not stand silently beside one
 Assumptions: the report's ``minimum_detectable_effect`` is that of the gate's test (one-sided,
 H1 "candidate worse"); a sequential report that stopped early is judged by anytime-valid
 decisions and gets no regression note (its fixed-n figures are descriptive); one that ran every
-task gets the note as a fixed-n report does.
+task gets the note as a fixed-n report does. A sequential campaign that stopped early and passed
+stopped "non-inferior"; when its anytime-valid interval (or the descriptive headline interval)
+lies below 0 the note says that the pass is non-inferiority within the margin, not "no worse".
 """
 
 from __future__ import annotations
@@ -51,7 +53,11 @@ def pass_note(
         pass as a test of fixed n, and no passing latency gate stands beside an interval above
         its limit).
     """
-    parts = _regression_parts(report, gates, alpha) + _category_parts(report, alpha)
+    parts = (
+        _regression_parts(report, gates, alpha)
+        + _sequential_parts(report, gates)
+        + _category_parts(report, alpha)
+    )
     latency = next((g for g in gates if g.name == GATE_LATENCY), None)
     ratio = report.latency.ratio_ci if report.latency is not None else None
     if (
@@ -108,6 +114,33 @@ def _regression_parts(report: AblationReport, gates: list[GateResult], alpha: fl
             f"{_points(report.zero_regression_upper_bound)} (one-sided upper bound)"
         )
     return parts
+
+
+def _sequential_parts(report: AblationReport, gates: list[GateResult]) -> list[str]:
+    """The note's clause for a sequential campaign that stopped early and passed (its stop is
+    "non-inferior"), when its anytime-valid interval or the descriptive headline interval lies
+    below 0: the pass is non-inferiority within the margin, not the absence of a regression."""
+    seq = report.sequential
+    gate = next((g for g in gates if g.name == GATE_REGRESSION), None)
+    if seq is None or not seq.fixed_n_descriptive or gate is None or gate.status != "pass":
+        return []
+    av, ci = seq.interval, report.uplift.ci
+    below = [
+        f"the anytime-valid {100 * av.confidence_level:g}% interval ({_points(av.low)} to "
+        f"{_points(av.high)})" if av.high < 0 else "",
+        f"the descriptive {100 * ci.confidence_level:g}% {ci.method} ({_points(ci.low)} to "
+        f"{_points(ci.high)})" if ci.high < 0 else "",
+    ]  # fmt: skip
+    shown = " and ".join(b for b in below if b)
+    if not shown:
+        return []
+    margin = f" {short(seq.margin)}" if seq.margin is not None else ""
+    return [
+        f"{shown} {'lie' if all(below) else 'lies'} below 0: the candidate passed as non-inferior "
+        f"within the margin{margin} when the sequential campaign stopped, not as no worse than "
+        f"the baseline; the regression gate's e-process did not reach 1/alpha (e = "
+        f"{short(seq.e_value)} < {short(1 / seq.alpha_per_candidate)})"
+    ]
 
 
 def _category_parts(report: AblationReport, alpha: float) -> list[str]:
