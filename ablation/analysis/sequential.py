@@ -162,7 +162,9 @@ def replay_monitor(
                 alpha=2.0 * start.alpha_per_candidate,
                 population_size=settings["population_size"],
             ),
-            critical_regressions=int(np.sum(crit[:before] & (d[:before] < 0))),
+            critical_regressions=int(
+                np.sum(crit[:before] & (d[:before] <= stats.sequential.CRITICAL_REGRESSION))
+            ),
             critical_seen=int(np.sum(crit[:before])),
         )
     for i in range(before, d.size):  # one pair when decided (more only if the two paths differ)

@@ -81,6 +81,11 @@ def _check_eprocess_alternative(alternative: str) -> str:
     return alternative
 
 
+#: The outcome of a critical regression: the baseline passed every run of the task and the
+#: candidate failed every run (the critical gate's rule); a lower pass fraction above it is not one.
+CRITICAL_REGRESSION = -1.0
+
+
 def as_difference(value: object) -> float:
     """A per-task difference as a float in ``[-1, 1]`` (bools and non-finite values refused)."""
     if isinstance(value, bool | np.bool_) or not isinstance(value, numbers.Real):

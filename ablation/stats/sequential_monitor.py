@@ -2,7 +2,10 @@
 
 :class:`SequentialMonitor` combines, per candidate, with ``α_c = alpha / n_candidates``:
 
-1. *critical regression*: the first regression on a task marked critical decides at once;
+1. *critical regression*: the first regression on a task marked critical decides at once (an
+   outcome of -1: with repeated runs, the baseline passed every run and the candidate failed every
+   run, the critical gate's own rule; a lower pass fraction that is flaky in an arm is no critical
+   regression there, and so does not stop the campaign);
 2. *significant regression*: the e-process of :func:`regression_eprocess` reaches ``1/α_c``
    (error ≤ α_c under H0: P(regression | discordant) ≤ 1/2, by Ville's inequality);
 3. *inferior* / *non-inferior* (when a margin M is set): the anytime-valid confidence sequence for
@@ -30,7 +33,7 @@ from typing import Any
 from ablation.stats._betting import DEFAULT_GRID_SIZE
 from ablation.stats._common import as_count, check_level
 from ablation.stats._results import ConfidenceInterval
-from ablation.stats.sequential import SequentialRegressionTest, as_difference
+from ablation.stats.sequential import CRITICAL_REGRESSION, SequentialRegressionTest, as_difference
 from ablation.stats.sequential_cs import UpliftConfidenceSequence
 
 __all__ = ["GATES", "MonitorState", "SequentialMonitor"]
@@ -198,7 +201,7 @@ class SequentialMonitor:
         d = as_difference(outcome)
         assert self.regression is not None and self.uplift is not None
         reg, cs = self.regression.update(d), self.uplift.update(d)
-        hit = bool(critical) and d < 0.0
+        hit = bool(critical) and d <= CRITICAL_REGRESSION
         seen = self.critical_seen + bool(critical)
         gate, at, reason = self.gate, self.decided_at, self.reason
         if gate is None:

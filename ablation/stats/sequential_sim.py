@@ -27,7 +27,7 @@ from ablation.stats._betting import (
 )
 from ablation.stats._common import as_count
 from ablation.stats.bootstrap import RngLike, resolve_rng
-from ablation.stats.sequential import log_e_values
+from ablation.stats.sequential import CRITICAL_REGRESSION, log_e_values
 from ablation.stats.sequential_monitor import GATES, SequentialMonitor
 
 __all__ = [
@@ -133,7 +133,8 @@ def sequential_decisions(
         n_candidates: Number of candidates (Bonferroni split).
         population_size: Suite size for sampling without replacement (and the end of suite).
         futility_after: Futility stop, or ``None``.
-        critical: Boolean mask, same shape as ``diffs``, of tasks marked critical.
+        critical: Boolean mask, same shape as ``diffs``, of tasks marked critical (an outcome of
+            -1 there decides: ``CRITICAL_REGRESSION``).
         prior: Beta prior of the regression e-process.
         grid_size: Grid of the confidence sequence.
         critical_total: Critical tasks in the suite: a non-inferior stop waits until that many
@@ -156,7 +157,7 @@ def sequential_decisions(
     b, k = np.cumsum(d < 0, axis=1), np.cumsum(d != 0, axis=1)
     times = np.full((6, d.shape[0]), np.inf)
     if critical is not None:
-        times[0] = _first(np.asarray(critical, dtype=bool) & (d < 0))
+        times[0] = _first(np.asarray(critical, dtype=bool) & (d <= CRITICAL_REGRESSION))
     times[1] = _first(b >= _regression_boundary(steps, proto.prior, a)[k])
     if margin is not None:
         times[2], times[3] = _ni_times(d, float(margin), 2.0 * a, population_size, grid_size)
