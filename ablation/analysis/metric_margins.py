@@ -21,7 +21,10 @@ A quality score whose scorer failed on a trial (``TaskResult.quality_errors``) o
 tested on the pairs that were scored, but its decision is ``"inconclusive"`` whatever the test
 says, and ``method`` names the scorer, its failures per arm and the first error message
 (:func:`scorer_errors`): a score that could not be computed is missing from its pair, and a
-check that could not run is never a pass nor a failure. The failures counted are those of every
+check that could not run is never a pass nor a failure. So is any metric some pairs lack in one
+arm (a trial that errored or timed out before giving an output to score, a cost not stated):
+the decision is the gate's (:mod:`ablation.analysis.metric_gate`), never a "non-inferior" or
+"regression" of the pairs that have the value beside an inconclusive gate. The failures counted are those of every
 trial of the data's tasks the arm summaries count (``ArmColumns.quality_errors``, shown beside
 the quality score in the report).
 """
@@ -121,6 +124,8 @@ def metric_noninferiority(
             higher_is_better=name not in LOWER_IS_BETTER,
         )
         failed = scorer_errors(data, name) if name not in LOWER_IS_BETTER else None
+        if failed is None and not keep.all():  # as the gate (metric_gate.unpaired_values)
+            failed = f"{int((~keep).sum())} of {keep.size} pairs have no {name} in one arm"
         if failed is None and name in LATENCY_NAMES:
             failed = _bounded(ni.decision, keep, latency)
         method = f"{ni.method}; {int(keep.sum())} pairs"
@@ -128,8 +133,7 @@ def metric_noninferiority(
             margin=margin, alpha=alpha, statistic=float(ni.statistic), pvalue=float(ni.pvalue),
             ci=interval(ni, 1 - 2 * alpha), decision="inconclusive" if failed else ni.decision,
             method=method if failed is None else (
-                f"{method}; inconclusive: {failed}" if name in LATENCY_NAMES
-                else f"{method} (the scored pairs only); inconclusive whatever the test says: {failed}"
+                f"{method} (the pairs with a value in both arms); inconclusive whatever the test says: {failed}"
             ),
         )  # fmt: skip
     return out

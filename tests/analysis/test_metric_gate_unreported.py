@@ -85,6 +85,6 @@ def test_a_quality_score_missing_where_the_candidate_timed_out_is_inconclusive()
     gate = _gate(late, "non-inferiority of judge")
     assert gate.status == "inconclusive", gate
     assert gate.evidence.startswith("inconclusive: 20 of 200 pairs have no judge in one arm")
-    assert late.metric_noninferiority["judge"].decision == "non-inferior"  # the scored pairs alone
+    assert late.metric_noninferiority["judge"].decision == "inconclusive"  # as the gate, not the scored pairs alone
     every = compare_results(arm("baseline", False), arm("candidate", False), config=config)
     assert _gate(every, "non-inferiority of judge").status == "pass"  # the reference: all scored

@@ -60,7 +60,7 @@ def test_a_scorer_error_in_either_arm_makes_the_metric_gate_inconclusive() -> No
     )
     ni = report.metric_noninferiority["judge"]
     assert ni.decision == "inconclusive"
-    assert "100 pairs (the scored pairs only)" in ni.method
+    assert "100 pairs (the pairs with a value in both arms)" in ni.method
     assert "quality scorer 'judge' failed on 1 of 104 baseline and 3 of 104 candidate" in ni.method
     assert report.verdict == "fail" and report.exit_code == 2
     q = report.quality["judge"]
