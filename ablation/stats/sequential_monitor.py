@@ -36,7 +36,7 @@ from ablation.stats._results import ConfidenceInterval
 from ablation.stats.sequential import CRITICAL_REGRESSION, SequentialRegressionTest, as_difference
 from ablation.stats.sequential_cs import UpliftConfidenceSequence
 
-__all__ = ["GATES", "MonitorState", "SequentialMonitor"]
+__all__ = ["GATES", "MonitorState", "SequentialMonitor", "apart"]
 
 GATES = (
     "critical_regression",
@@ -46,6 +46,18 @@ GATES = (
     "futility",
     "end_of_suite",
 )
+
+
+def apart(x: float, y: float) -> tuple[str, str]:
+    """``x`` and ``y`` signed with four decimals, or with as many more as tell two different
+    numbers apart (a bound of ``-0.19999999999999996`` beside ``-margin = -0.2`` is not written
+    ``-0.2000`` twice); equal numbers stay at four (a zero is ``+0.0000``, of either sign)."""
+    x, y = x + 0.0, y + 0.0  # -0.0 + 0.0 is 0.0
+    for places in range(4, 18):
+        a, b = f"{x:+.{places}f}", f"{y:+.{places}f}"
+        if a != b or x == y:
+            return a, b
+    return f"{x:+}", f"{y:+}"
 
 
 @dataclass(frozen=True, slots=True)
@@ -247,19 +259,20 @@ class SequentialMonitor:
         if self.margin is not None:
             verdict, ci = cs.decision(self.margin), cs.interval
             if verdict == "inferior":
+                high, bound = apart(ci.high, -self.margin)
                 return GATES[2], (
                     f"Inferior: the upper bound of the anytime-valid interval for the uplift, "
-                    f"{ci.high:+.4f}, fell below -margin = {-self.margin:+.4f} after {n} pairs."
+                    f"{high}, fell below -margin = {bound} after {n} pairs."
                 )
             if verdict == "non-inferior" and critical_seen >= self.critical_total:
                 waited = (
                     f" (a pass waits for all {self.critical_total} critical tasks, run by then)"
                     if self.critical_total else ""
                 )
+                low, bound = apart(ci.low, -self.margin)
                 return GATES[3], (
                     f"Non-inferior: the lower bound of the anytime-valid interval for the uplift, "
-                    f"{ci.low:+.4f}, is above -margin = {-self.margin:+.4f} after {n} pairs"
-                    f"{waited}."
+                    f"{low}, is above -margin = {bound} after {n} pairs{waited}."
                 )
         if self.futility_after is not None and n >= self.futility_after:
             return GATES[4], f"Futility: no gate decided within {self.futility_after} pairs."
