@@ -35,6 +35,9 @@ __all__ = [
 #: Most characters kept of an error message or traceback.
 ERROR_TEXT_LIMIT = 64 * 1024
 _SCALAR = 8
+#: Outputs counted as one scalar, whose plain form is themselves unless it is text (a NaN's
+#: ``"nan"``, a huge int's ``hex``): no walk over them.
+_SCALARS = frozenset({int, float, bool, type(None)})
 
 
 class OutputTooLarge(AblationError):
@@ -82,6 +85,10 @@ def jsonable_output(value: Any, cap: int, what: str = "output") -> Any:
         UnrepresentableOutput: a value with no JSON form (:mod:`ablation.run.plain_output`).
         RecursionError: a value nested too deep to convert (the trial's error too).
     """
+    if type(value) in _SCALARS and cap >= _SCALAR:
+        plain = plain_output(value)
+        if type(plain) is type(value):  # the same scalar: 8 counted before and after
+            return plain
     for form in ("before", "after"):
         size = _size_over(value, cap)
         if size is not None:
