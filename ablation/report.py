@@ -55,8 +55,6 @@ __all__ = [
     "UpliftTest",
 ]
 
-_FROZEN = FROZEN
-
 #: A float the statistics can make infinite, in the JSON schema a number or one of those strings.
 MaybeInfinite = Annotated[
     float, WithJsonSchema({"anyOf": [{"type": "number"}, {"enum": ["Infinity", "-Infinity", "NaN"]}]})
@@ -66,7 +64,7 @@ MaybeInfinite = Annotated[
 class PairTable(BaseModel):
     """The paired 2x2 table: rows baseline (pass, fail), columns candidate (pass, fail)."""
 
-    model_config = _FROZEN
+    model_config = FROZEN
 
     both_pass: int = 0
     regressions: int = 0
@@ -82,7 +80,7 @@ class PairTable(BaseModel):
 class ExcludedItem(BaseModel):
     """A task (or one run of it) left out of the paired analysis, and why."""
 
-    model_config = _FROZEN
+    model_config = FROZEN
 
     task_id: str
     reason: str
@@ -92,7 +90,7 @@ class ExcludedItem(BaseModel):
 class ArmSummary(BaseModel):
     """What one arm did, on the pairs that entered the analysis."""
 
-    model_config = _FROZEN
+    model_config = FROZEN
 
     agent: str | None = None
     n_trials: int
@@ -121,7 +119,7 @@ class ArmSummary(BaseModel):
 class McNemarSummary(BaseModel):
     """McNemar's test on the discordant pairs (b regressions, c improvements)."""
 
-    model_config = _FROZEN
+    model_config = FROZEN
 
     b: int
     c: int
@@ -150,9 +148,9 @@ class Uplift(BaseModel):
     ``headline``, chosen by :func:`~ablation.analysis.uplift_intervals.choose_headline`:
     ``tango_sparse`` with one run per task, ``betting`` with repeated runs, ``bootstrap`` when
     tasks share families. ``tango_ci``, ``newcombe_ci``, ``t_ci`` and ``bootstrap_ci`` read the
-    list by name (``None`` when absent)."""
+    list by name (``None`` when absent); :meth:`others` gives the rest of it, each figure once."""
 
-    model_config = _FROZEN
+    model_config = FROZEN
 
     estimate: float
     relative: float | None = None
@@ -167,6 +165,10 @@ class Uplift(BaseModel):
     def interval(self, name: str) -> Interval | None:
         """The listed interval produced by method ``name``, or ``None``."""
         return next((iv for iv in self.intervals if iv.name == name), None)
+
+    def others(self) -> list[NamedInterval]:
+        """The listed intervals but the headline, each figure once (:attr:`Interval.figure`)."""
+        return [iv for iv in self.intervals if iv.figure != self.ci.figure]  # the headline's too
 
     @property
     def tango_ci(self) -> Interval | None:
@@ -192,7 +194,7 @@ class Uplift(BaseModel):
 class ContinuousComparison(BaseModel):
     """A paired comparison of a continuous metric (cost, a quality score, latency in seconds)."""
 
-    model_config = _FROZEN
+    model_config = FROZEN
 
     metric: str
     n_pairs: int
@@ -244,7 +246,7 @@ class CategoryBreakdown(BaseModel):
     ``ci`` is the uplift's interval with its method named in it: the Tango score interval with one
     run per task, ``None`` with repeated runs."""
 
-    model_config = _FROZEN
+    model_config = FROZEN
 
     category: str
     n: int
@@ -262,7 +264,7 @@ class CategoryBreakdown(BaseModel):
 class FlakyTask(BaseModel):
     """A task whose outcome differs between runs inside at least one arm."""
 
-    model_config = _FROZEN
+    model_config = FROZEN
 
     task_id: str
     baseline_passes: int
@@ -277,7 +279,7 @@ class FlakyTask(BaseModel):
 class RepeatedRuns(BaseModel):
     """Summary of a campaign with ``runs > 1``: the task is the unit of analysis."""
 
-    model_config = _FROZEN
+    model_config = FROZEN
 
     runs: int
     n_tasks: int
@@ -301,7 +303,7 @@ class NonInferiority(BaseModel):
     """Tango/Nam score test of H0: uplift <= -margin (of a metric: the one-sided paired t test,
     whose ``statistic`` is infinite when the differences have zero variance off the margin)."""
 
-    model_config = _FROZEN
+    model_config = FROZEN
 
     margin: float
     alpha: float
@@ -332,7 +334,7 @@ class AblationReport(BaseModel):
     ``verdict`` is the release-gate verdict, never adjusted for the number of candidates.
     """
 
-    model_config = _FROZEN
+    model_config = FROZEN
 
     n_tasks: int
     n_paired: int
@@ -346,10 +348,9 @@ class AblationReport(BaseModel):
     critical_flaky: list[str] = Field(default_factory=no_items)
     critical_excluded: list[str] = Field(
         default_factory=no_items,
-        description="sorted ids of the critical tasks left out of the pairing as a whole (an "
-        "excluded entry without a run: missing, in one arm only, no completed trial in an arm); "
-        "the critical gate cannot check them and is inconclusive, unless a paired critical "
-        "regression fails it. n_critical counts the paired critical tasks only",
+        description="sorted ids of the critical tasks left out of the pairing as a whole (an excluded entry "
+        "without a run: missing, in one arm only, no completed trial in an arm); the critical gate cannot check "
+        "them and is inconclusive, unless a paired critical regression fails it. n_critical counts the paired critical tasks only",
     )
     baseline: ArmSummary
     candidate: ArmSummary

@@ -176,6 +176,13 @@ class Interval(BaseModel):
     confidence_level: float
     method: str
 
+    @property
+    def figure(self) -> tuple[str, float, float, float]:
+        """What a reader sees of the interval: its method, level and bounds. Two intervals with
+        the same figure (Tango's and the headline's when the sparse-table rule did not widen it)
+        are shown once."""
+        return (self.method, self.confidence_level, self.low, self.high)
+
 
 class NamedInterval(Interval):
     """An interval of the uplift, with the name of the registered method that produced it.

@@ -174,8 +174,7 @@ def test_rows(report: AblationReport) -> list[tuple[str, str, str, str]]:
         ("McNemar mid-p", fmt_p(m.midp_pvalue), "", m.midp_method),
         ("uplift", fmt_pp(u.estimate), fmt_interval(u.ci, "pp"), u.ci.method),
     ]
-    others = [iv for iv in u.intervals if iv.name != u.headline]
-    for extra in sorted(others, key=lambda iv: iv.secondary):  # the secondary figures last
+    for extra in sorted(u.others(), key=lambda iv: iv.secondary):  # the secondary figures last
         label = "uplift (secondary)" if extra.secondary else "uplift"
         rows.append((label, "", fmt_interval(extra, "pp"), extra.method))
     if u.relative is not None:

@@ -88,7 +88,7 @@ def _forest_rows(report: AblationReport) -> list[tuple[str, list[tuple[str, floa
     u = report.uplift
     uplift = [
         (f"uplift: {iv.method}", 100 * u.estimate, iv)
-        for iv in (u.ci, *(x for x in u.intervals if not x.secondary and x.name != u.headline))
+        for iv in (u.ci, *(x for x in u.others() if not x.secondary))
     ]
     panels: list[tuple[str, list[tuple[str, float, Interval]]]] = [("uplift (pp)", uplift)]
     lat = report.latency
