@@ -23,6 +23,9 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from pydantic import ValidationError
+from pydantic_core import ValidationError as CoreValidationError
+
 from ablation.errors import AblationError, validation_line
 from ablation.schema import AgentOutput
 
@@ -127,6 +130,10 @@ def _tail(data: bytes, limit: int = _STDERR_TAIL_CHARS) -> str:
 def interpret_agent_json(value: Any, source: str) -> Any:
     """Apply the ``"output"`` object convention to a decoded JSON value.
 
+    The fields are read strictly: a number given as JSON text (``"cost": "0.5"``) or as a boolean
+    (``"tokens": true``) is refused as any other wrong type is, never converted. JSON has one
+    number type, so a whole number written with a fraction (``"tokens": 12.0``) is the count 12.
+
     Args:
         value: The decoded JSON document an external agent produced.
         source: The agent's name, used in error messages.
@@ -138,13 +145,32 @@ def interpret_agent_json(value: Any, source: str) -> Any:
 
     Raises:
         AgentProcessError: if the object follows the convention but a field has the wrong type
-            (e.g. ``"cost": "cheap"``).
+            (e.g. ``"cost": "cheap"`` or ``"cost": "0.5"``), naming the field and the value.
     """
-    if isinstance(value, dict) and "output" in value and value.keys() <= _OUTPUT_KEYS:
-        try:
-            return AgentOutput(**value)
-        except ValueError as exc:  # pydantic's ValidationError is a ValueError
-            raise AgentProcessError(
-                f"{source} returned an 'output' object with invalid fields: {validation_line(exc)}"
-            ) from None
-    return value
+    if not (isinstance(value, dict) and "output" in value and value.keys() <= _OUTPUT_KEYS):
+        return value
+    try:
+        return AgentOutput.model_validate(value, strict=True)
+    except ValidationError as exc:
+        refused = [_details(e) for e in exc.errors() if not _whole_float(e)]
+        if refused:
+            raise _invalid(source, CoreValidationError.from_exception_data(exc.title, refused)) from None
+    try:  # only whole numbers written as floats were refused: read them as the counts they are
+        return AgentOutput.model_validate(value)
+    except ValidationError as exc:
+        raise _invalid(source, exc) from None
+
+
+def _whole_float(error: Any) -> bool:
+    """Whether a strict validation error is only an integer field given a whole ``float``."""
+    given = error.get("input")
+    return error["type"] == "int_type" and type(given) is float and given.is_integer()
+
+
+def _details(error: Any) -> Any:
+    """A validation error's entry as :meth:`ValidationError.from_exception_data` takes it."""
+    return {k: error[k] for k in ("type", "loc", "input", "ctx") if k in error}
+
+
+def _invalid(source: str, exc: BaseException) -> AgentProcessError:
+    return AgentProcessError(f"{source} returned an 'output' object with invalid fields: {validation_line(exc)}")
