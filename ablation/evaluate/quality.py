@@ -19,8 +19,9 @@ import json
 import math
 import numbers
 import re
+import types
 from collections.abc import Awaitable, Mapping
-from typing import Any, Protocol, runtime_checkable
+from typing import Any, Protocol, TypeGuard, runtime_checkable
 
 from ablation.errors import AblationError
 from ablation.outputs import VALUE_LIMIT, usable_number
@@ -73,40 +74,90 @@ def scorer_is_async(scorer: Any) -> bool:
     return is_async_callable(scorer)
 
 
-def _excerpt(value: Any, limit: int = 200) -> str:
-    text = value if isinstance(value, str) else repr(value)
+def _type_name(value: Any) -> str:
+    """The name of ``value``'s type (never its ``__class__``, which the value may fake)."""
+    try:
+        return str.__str__(type(value).__name__)
+    except Exception:  # a metaclass's __name__ that raises or is no str
+        return "<unnamed type>"
+
+
+def _bounded(text: str, limit: int) -> str:
     return text if len(text) <= limit else text[: limit - 3] + "..."
+
+
+def _excerpt(value: Any, limit: int = 200) -> str:
+    """The start of a text, or of any other value's ``repr``; never raises: a ``repr`` that raises
+    (an ``int`` past the digit limit's does) or is no plain ``str`` is described instead."""
+    if type(value) is int and value.bit_length() > 3 * limit:  # more digits than are shown
+        return f"<{'negative ' if value < 0 else ''}int of {value.bit_length()} bits>"
+    try:
+        return _bounded(str.__str__(value if issubclass(type(value), str) else repr(value)), limit)
+    except Exception as exc:
+        return f"<{_type_name(value)} whose repr raised {_raised(exc)}>"
+
+
+def _raised(exc: BaseException) -> str:
+    """``Type: message`` of an exception, bounded; only the type when its ``str()`` raises."""
+    try:
+        text = _bounded(str.__str__(str(exc)), 120)
+    except Exception:
+        text = ""
+    return _type_name(exc) + (f": {text}" if text else "")
+
+
+def _refused(name: str, value: Any, why: str) -> ScorerError:
+    """The scorer's error for ``value``, built without raising (a text is quoted)."""
+    shown = _excerpt(str.__repr__(value) if type(value) is str else value)
+    return ScorerError(f"scorer {name!r} returned {_type_name(value)} {shown}{why}")
 
 
 async def run_scorer(scorer: Any, output: Any, task: AblationTask) -> float:
     """Call a sync or async scorer and return its score as a ``float``.
 
     Sync scorers are called directly on the calling thread (an awaitable they return is awaited).
+    Only the result's own type is trusted: its ``__class__``, ``repr`` and ``float()`` may raise,
+    and each such failure is the :class:`ScorerError`, whose message never raises.
 
     Raises:
-        ScorerError: if the result is not a finite real number (``bool``, ``str``, ``None``, NaN
-            and infinities are all rejected), naming the scorer, the type and the value.
+        ScorerError: if the result is not a finite real number below ``VALUE_LIMIT`` in magnitude
+            (``bool``, ``str``, ``None``, NaN, infinities, a ``float()`` that raises are all
+            rejected), naming the scorer, the type and the value.
         Exception: whatever the scorer raises, unchanged.
     """
     value = scorer(output, task)
-    if inspect.isawaitable(value):
+    if _awaitable(value):
         value = await value
-    name = scorer_name(scorer)
-    if isinstance(value, bool) or not isinstance(value, numbers.Real):
-        raise ScorerError(
-            f"scorer {name!r} returned {type(value).__name__} {_excerpt(value)}; "
-            "a score must be a finite real number"
-        )
     try:
-        result = float(value)
+        name = str.__str__(scorer_name(scorer))
+    except Exception:
+        name = f"<{_type_name(scorer)}>"
+    real = "; a score must be a finite real number"
+    try:
+        if type(value) is bool or not issubclass(type(value), numbers.Real):
+            raise _refused(name, value, real)
+        result = float(value)  # an exact float, whatever __float__ returned
     except OverflowError:  # an int or a Fraction past the float range
         result = math.inf
+    except ScorerError:
+        raise
+    except Exception as exc:  # float(), or the ABC's subclass check, raised
+        raise _refused(name, value, f", whose float() raised {_raised(exc)}{real}") from None
     if not usable_number(result):
-        raise ScorerError(
-            f"scorer {name!r} returned {_excerpt(value)}; a score must be finite and below "
-            f"{VALUE_LIMIT:g} in magnitude"
-        )
+        raise _refused(name, value, f"; a score must be finite and below {VALUE_LIMIT:g} in magnitude")
     return result
+
+
+def _awaitable(value: Any) -> TypeGuard[Awaitable[Any]]:
+    """:func:`inspect.isawaitable` read from the value's type alone (``isinstance`` asks the
+    value's ``__class__``, which may raise); a type whose check raises is no awaitable."""
+    kind = type(value)
+    try:
+        if kind is types.GeneratorType:  # a generator-based coroutine (types.coroutine)
+            return bool(value.gi_code.co_flags & inspect.CO_ITERABLE_COROUTINE)
+        return issubclass(kind, Awaitable)
+    except Exception:
+        return False
 
 
 def _output_text(output: Any) -> str:

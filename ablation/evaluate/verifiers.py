@@ -25,9 +25,10 @@ import inspect
 import json
 import math
 import re
-from collections.abc import Callable
+import types
+from collections.abc import Awaitable, Callable
 from contextvars import ContextVar
-from typing import Any
+from typing import Any, TypeGuard
 
 from ablation.errors import AblationError
 from ablation.evaluate.equality import close, plain, values_equal
@@ -60,8 +61,8 @@ class VerifierError(AblationError):
 
 def _short(value: Any, limit: int = 120) -> str:
     try:
-        text = repr(value)
-    except Exception:  # a hostile __repr__ must not hide the real problem
+        text = str.__str__(repr(value))  # a repr that is a str subclass is read as plain text
+    except Exception:  # a hostile __repr__ (or an int past the digit limit) must not hide the real problem
         text = f"<{type(value).__name__} with a failing repr>"
     return text if len(text) <= limit else text[: limit - 3] + "..."
 
@@ -76,9 +77,9 @@ def check_verdict(value: Any, verifier_name: str) -> bool:
     Raises:
         VerifierError: for anything else, naming the type and value returned.
     """
-    if isinstance(value, bool):
+    kind = type(value)  # not isinstance: that asks the value's __class__, which may raise
+    if kind is bool:
         return value
-    kind = type(value)
     if kind.__module__ == "numpy" and kind.__name__ in ("bool_", "bool"):
         return bool(value)
     raise VerifierError(
@@ -132,9 +133,21 @@ async def run_verifier(verifier: Verifier | None, output: Any, task: AblationTas
     """
     fn = default_verifier if verifier is None else verifier
     result = fn(output, task)
-    if inspect.isawaitable(result):
+    if _awaitable(result):
         result = await result
     return check_verdict(result, callable_name(fn))
+
+
+def _awaitable(value: Any) -> TypeGuard[Awaitable[Any]]:
+    """:func:`inspect.isawaitable` read from the value's type alone (``isinstance`` asks the
+    value's ``__class__``, which may raise); a type whose check raises is no awaitable."""
+    kind = type(value)
+    try:
+        if kind is types.GeneratorType:  # a generator-based coroutine (types.coroutine)
+            return bool(value.gi_code.co_flags & inspect.CO_ITERABLE_COROUTINE)
+        return issubclass(kind, Awaitable)
+    except Exception:
+        return False
 
 
 class BuiltinVerifier:
