@@ -176,17 +176,23 @@ def campaign_page(catalog: Catalog, campaign_id: str) -> str:
 
 def _verdict_title(report: AblationReport, record: CampaignRecord) -> str:
     """``Verdict``; for a campaign that did not complete, also how many trials the verdict is of
-    (the report's), which a running campaign's status line, polled, soon outgrows."""
+    (the report's: those of the tasks its pairing kept) and how many were stored when the page
+    was built (the status line's count then, which a running campaign's status line, polled,
+    soon outgrows). The two differ when a task has trials in one arm only, which the pairing
+    leaves out (a run stopped between a task's two arms): the verdict is then of fewer trials
+    than were stored."""
     if record.status == "complete":
         return "Verdict"
     counted = report.baseline.n_trials + report.candidate.n_trials
+    stored = max(record.n_trials, counted)  # the report is read after the record
     later = (
         ": it is running, reload the page for a newer verdict (it reloads itself when the run ends)"
         if record.status == "running" else ""
     )  # fmt: skip
     return (
         "Verdict of the trials so far (the campaign did not complete; of the "
-        f'<span id="verdict-trials">{counted}</span> trials stored when this page was built{later})'
+        f'<span id="verdict-trials">{counted}</span> trials of the tasks it pairs, of '
+        f'<span id="verdict-stored">{stored}</span> trials stored when this page was built{later})'
     )
 
 
