@@ -10,7 +10,10 @@ caps says how many were dropped (the figure of ``ablation report --details``), i
 compared only as far as it was kept, and the usage counted from such a cut trace (the trial's
 usage equals what its kept spans record) is marked as from a truncated trace. The diff compares the first run's outputs of
 the two arms (:mod:`ablation.view.diff`: as JSON when their texts are equal but the values are
-not, as ``14`` and ``"14"``, with a note naming both types). The task's outcome is its row of the
+not, as ``14`` and ``"14"``, with a note naming both types); a first run that did not complete
+is named above it, and one that ended without an output (an error or a timeout before the agent
+answered) gives no diff, which would show the other arm's whole output as removed or added, and
+its column says it has none. The task's outcome is its row of the
 task table (:mod:`ablation.view.tasks`: the report's classification, or ``excluded`` with the
 report's reasons). Its input and expected output are the ones the store keeps for the report's
 drill-downs (regressed and improved tasks), else the given suite's when the task's digest is the
@@ -199,7 +202,10 @@ def _trial(t: TaskResult, campaign_id: str, trace_total: int | None = None) -> s
         parts.append(f"<h4>Verifier note</h4>{_pre(t.verifier_note)}")
     if t.quality_errors:
         parts.append(f"<h4>Scorer errors</h4>{_pre(_json(t.quality_errors), 'error')}")
-    parts.append(f'<h4>Output</h4>{_pre(output_text(t.output), "output")}')
+    shown = _pre(output_text(t.output), "output") if not _no_output(t) else (
+        f'<p class="note no-output">None: the trial ended in {"a timeout" if t.status == "timeout" else "an error"}.</p>'
+    )
+    parts.append(f"<h4>Output</h4>{shown}")
     for name, value in sorted(extra.items()):
         total = trace_total if name == "trace" else None
         html = preview(campaign_id, t, name, value, total) if name in FIELDS else _pre(_json(value), "extra")
@@ -208,6 +214,25 @@ def _trial(t: TaskResult, campaign_id: str, trace_total: int | None = None) -> s
         f'<div class="trial {markup.esc(t.arm)}" data-arm="{markup.esc(t.arm)}" data-run="{t.run}">'
         f"<h3>{markup.esc(t.arm)}, run {t.run}</h3>{''.join(parts)}</div>"
     )
+
+
+def _no_output(t: TaskResult) -> bool:
+    """Whether ``t`` ended without an output: an error or a timeout before the agent answered."""
+    return t.status != "completed" and t.output is None
+
+
+def _output_diff(base: TaskResult, cand: TaskResult) -> str:
+    """The word diff of the first runs' outputs, a run that did not complete named above it.
+    When one has no output (:func:`_no_output`) there is no diff: the other arm's whole output
+    shown as removed or added would read as an answer that was empty."""
+    notes = [
+        f"The {t.arm}'s run {t.run} did not complete ({t.status}"
+        + (f": {t.error_type}" if t.error_type and t.error_type.lower() != t.status else "")
+        + ("): it has no output to compare; its error is under its column." if _no_output(t) else ").")
+        for t in (base, cand) if t.status != "completed"
+    ]  # fmt: skip
+    lines = "".join(f'<p class="note ended">{markup.esc(n)}</p>' for n in notes)
+    return lines + ("" if _no_output(base) or _no_output(cand) else word_diff(base.output, cand.output))
 
 
 #: The task table's parameters a "Back to the tasks" link carries.
@@ -304,7 +329,7 @@ def page_body(
         base, cand = left[0].trial, right[0].trial
         diff = (
             '<h2>Output diff (first run: <del>baseline only</del> <ins>candidate only</ins>)</h2>'
-            f'<div id="diff">{word_diff(base.output, cand.output)}</div>'
+            f'<div id="diff">{_output_diff(base, cand)}</div>'
         ) + side_by_side(
             _compared(left[0]), _compared(right[0]), dropped={"spans": (_dropped(base), _dropped(cand))},
             start=start, rows_url=rows_url,
