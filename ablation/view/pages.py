@@ -189,10 +189,12 @@ def _verdict_title(report: AblationReport, record: CampaignRecord) -> str:
         ": it is running, reload the page for a newer verdict (it reloads itself when the run ends)"
         if record.status == "running" else ""
     )  # fmt: skip
+    paired = "" if stored == counted else " of the tasks it pairs, of the "
     return (
         "Verdict of the trials so far (the campaign did not complete; of the "
-        f'<span id="verdict-trials">{counted}</span> trials of the tasks it pairs, of '
-        f'<span id="verdict-stored">{stored}</span> trials stored when this page was built{later})'
+        f'<span id="verdict-trials">{counted}</span> trials{paired}'
+        + (f'<span id="verdict-stored">{stored}</span> trials' if paired else "")
+        + f" stored when this page was built{later})"
     )
 
 
