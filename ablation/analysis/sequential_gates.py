@@ -5,22 +5,35 @@ sequential mode (``report.sequential`` set) two gates of :data:`~ablation.analys
 are judged here instead of by their fixed-n forms in :mod:`ablation.analysis.builtin_gates`:
 
 - ``"no significant regression"``: fails when the regression e-process reached
-  ``1/alpha_per_candidate`` (the monitor's ``regression`` decision); error ≤ alpha per candidate
-  under "no regression" at any stopping time (Ville's inequality). When every task ran and no
-  rule stopped the campaign early (``fixed_n_descriptive`` false), the report's fixed-n figures
-  are not descriptive and its summary sentence states the fixed-n one-sided test; the gate then
-  also fails when that test rejects at ``alpha``, so a PASS never stands beside "candidate is
-  worse". This adds false failures (at most ``alpha`` more under "no regression"), never false
-  passes. A campaign left undecided before every task ran (interrupted), or stopped at its
-  futility limit (``SequentialPolicy.futility_after``, "stop as inconclusive") before every task
-  ran, reached neither look: the gate fails when the e-process rejected and is otherwise
-  inconclusive, so it never passes beside a descriptive fixed-n "candidate is worse".
+  ``1/alpha_per_candidate`` by the stop: the monitor's ``regression`` decision, or the e-value at
+  the pair where another rule (a critical regression, say) stopped the campaign first; error ≤
+  alpha per candidate under "no regression" at any stopping time (Ville's inequality). Otherwise:
+
+  - every task ran (``fixed_n_descriptive`` false: the end of the suite, or a decision at its
+    last task): the report's fixed-n figures are not descriptive and its summary sentence states
+    the fixed-n one-sided test; the gate also fails when that test rejects at ``alpha``, so a
+    PASS never stands beside "candidate is worse". This adds false failures (at most ``alpha``
+    more under "no regression"), never false passes;
+  - the campaign stopped "non-inferior" before every task ran: the gate passes. That stop is
+    the one decision that can pass, and its pass is non-inferiority within the margin, not "no
+    worse": the evidence says so, and so does the verdict line when an interval or the summary
+    sentence is on the harmful side (:mod:`ablation.analysis.pass_note`);
+  - any other stop before every task ran (a critical regression, "inferior", the futility
+    limit, or undecided at a gap: interrupted): neither the e-process nor the fixed-n look
+    planned at the end of the suite was reached, so the gate is inconclusive (it could not
+    run). It once passed after a critical or "inferior" stop, beside a descriptive "candidate is
+    worse" and an anytime-valid interval below 0. A stop that is no decision of this gate is
+    never its pass.
 - ``"non-inferiority"``: passes when the confidence sequence's lower bound cleared ``-margin``
-  (``non_inferior``), fails when its upper bound fell below (``inferior``), and is inconclusive
-  (counted as a failure) when the campaign stopped for another reason first.
+  (``non_inferior``), fails when its upper bound fell below (``inferior``, or an upper bound
+  below ``-margin`` at a stop another rule decided first: the sequence is valid at any stop),
+  and is otherwise inconclusive (counted as a failure): the campaign stopped for another reason
+  first, with the interval across ``-margin`` or, above it, before every critical task ran.
 """
 
 from __future__ import annotations
+
+import math
 
 from ablation.analysis.builtin_gates import (
     GATE_NONINFERIORITY,
@@ -41,6 +54,14 @@ __all__ = [
     "sequential_regression_gate",
 ]
 
+#: The stops that are no decision of the regression gate and leave it inconclusive before every
+#: task ran, in words (the non-inferior stop, the one that can pass, is not among them).
+_STOPS = {
+    "critical_regression": "on a regression of a critical task (the critical gate's decision)",
+    "inferior": "inferior (the non-inferiority gate's decision)",
+    "undecided": "undecided",
+}
+
 
 def _where(s: SequentialSummary) -> str:
     ci = s.interval
@@ -51,8 +72,29 @@ def _where(s: SequentialSummary) -> str:
     )
 
 
+def _stop_words(s: SequentialSummary) -> str:
+    if s.gate == "futility":
+        return f"at its futility limit ({s.futility_after} pairs, stop as inconclusive)"
+    return _STOPS.get(s.gate, s.gate.replace("_", " "))
+
+
+def _rejected(s: SequentialSummary) -> bool:
+    """Whether the regression e-process reached ``1/alpha_per_candidate`` by the stop.
+
+    A rejection ends the campaign with the ``regression`` decision, so at a stop by another rule
+    the e-value can have reached the threshold only at the stopping pair (the critical rule is
+    checked first): the stored e-value, the one at the stop, then decides, compared in logs as
+    :meth:`~ablation.stats.SequentialRegressionTest.rejected` compares them.
+    """
+    if s.gate == "regression":
+        return True
+    return s.e_value > 0 and math.log(s.e_value) >= -math.log(s.alpha_per_candidate)
+
+
 def sequential_regression_gate(s: SequentialSummary, name: str) -> GateResult:
-    """The regression gate from the e-process (sequential mode)."""
+    """The regression gate from the e-process (sequential mode): a fail when it reached 1/alpha
+    by the stop, else a pass on the e-process alone (:class:`SequentialRegressionGate` adds the
+    rules of the other stops)."""
     threshold = 1 / s.alpha_per_candidate
     test = (
         f"mixture e-process on discordant pairs, e-value {short(s.e_value)} vs 1/alpha = "
@@ -60,11 +102,15 @@ def sequential_regression_gate(s: SequentialSummary, name: str) -> GateResult:
         + (f" split over {s.candidates} candidates" if s.candidates > 1 else "")
         + ")"
     )
-    if s.gate == "regression":
+    if _rejected(s):
+        first = "" if s.gate == "regression" else (
+            f" The e-process reached 1/alpha at the pair where the campaign stopped "
+            f"{_stop_words(s)}; the rejection is valid at any stopping time."
+        )  # fmt: skip
         return GateResult(
             name=name,
             status="fail",
-            evidence=f"significant regression (sequential): {test} {_where(s)}. {s.reason}",
+            evidence=f"significant regression (sequential): {test} {_where(s)}. {s.reason}{first}",
         )
     return GateResult(
         name=name,
@@ -76,27 +122,52 @@ def sequential_regression_gate(s: SequentialSummary, name: str) -> GateResult:
     )
 
 
+def _non_inferior_pass(s: SequentialSummary, gate: GateResult) -> GateResult:
+    """The pass of the regression gate at a non-inferior stop, said as what it is."""
+    margin = f" {short(s.margin)}" if s.margin is not None else ""
+    return gate.model_copy(update={"evidence": (
+        f"not significant (sequential): the e-process did not reach 1/alpha (e = "
+        f"{short(s.e_value)} < {short(1 / s.alpha_per_candidate)}) {_where(s)}; the "
+        f"campaign stopped non-inferior within the margin{margin} before every task ran ("
+        f"{s.tasks_run} of {s.n_tasks} tasks), so this pass is that decision's: it does not show "
+        "that the candidate is no worse than the baseline."
+    )})  # fmt: skip
+
+
 def sequential_noninferiority_gate(s: SequentialSummary, name: str) -> GateResult:
     """The non-inferiority gate from the confidence sequence (sequential mode)."""
     margin = s.margin if s.margin is not None else 0.0
+    ci = s.interval
     if s.gate == "non_inferior":
         return GateResult(
             name=name,
             status="pass",
-            evidence=f"non-inferior (sequential): lower bound above -{short(margin)} {_where(s)}.",
+            evidence=(
+                f"non-inferior (sequential): lower bound above -{short(margin)} {_where(s)}. "
+                f"{s.reason}"
+            ),
         )
-    if s.gate == "inferior":
+    if s.gate == "inferior" or ci.high < -margin:
+        first = f". {s.reason}" if s.gate == "inferior" else (
+            f" when the campaign stopped {_stop_words(s)} (the sequence is valid at any stop)."
+        )  # fmt: skip
         return GateResult(
             name=name,
             status="fail",
-            evidence=f"inferior (sequential): upper bound below -{short(margin)} {_where(s)}.",
+            evidence=f"inferior (sequential): upper bound below -{short(margin)} {_where(s)}{first}",
         )
+    where = (
+        f"the lower bound is above -{short(margin)} {_where(s)}, but the non-inferior stop waits "
+        "until every critical task has run"
+        if ci.low > -margin
+        else f"the interval still crosses -{short(margin)} {_where(s)}"
+    )
     return GateResult(
         name=name,
         status="inconclusive",
         evidence=(
-            f"inconclusive (sequential): the interval still crosses -{short(margin)} {_where(s)} "
-            f"when the campaign stopped ({s.gate}); an inconclusive gate counts as a failure."
+            f"inconclusive (sequential): {where} when the campaign stopped {_stop_words(s)}; an "
+            "inconclusive gate counts as a failure."
         ),
     )
 
@@ -126,22 +197,19 @@ class SequentialRegressionGate(BuiltinGate):
         s = report.sequential
         assert s is not None
         gate = sequential_regression_gate(s, GATE_REGRESSION)
-        futile = s.gate == "futility" and s.fixed_n_descriptive
-        if gate.status != "fail" and (s.gate == "undecided" or futile):  # neither look was reached
-            how = (
-                f"at its futility limit ({s.futility_after} pairs, stop as inconclusive)"
-                if futile else "undecided"
-            )  # fmt: skip
+        if gate.status == "fail":
+            return [gate]
+        if s.fixed_n_descriptive and s.gate == "non_inferior":
+            return [_non_inferior_pass(s, gate)]
+        if s.fixed_n_descriptive:  # a stop that is no decision of this gate: neither look reached
             return [could_not_run(
                 GATE_REGRESSION, "the sequential decision",
-                f"the campaign stopped {how} before every task ran ({s.tasks_run} of "
+                f"the campaign stopped {_stop_words(s)} before every task ran ({s.tasks_run} of "
                 f"{s.n_tasks} tasks): the e-process had not reached 1/alpha (e = "
                 f"{s.e_value:.4g} < {1 / s.alpha_per_candidate:.4g}) {_where(s)}, and the fixed-n "
                 "look planned at the end of the suite was not reached"
-                + ("" if futile else " (resume the campaign)"),
+                + (" (resume the campaign)" if s.gate == "undecided" else ""),
             )]  # fmt: skip
-        if gate.status == "fail" or s.fixed_n_descriptive:
-            return [gate]
         p, desc = regression_test(report)
         fixed = judge_significance(GATE_REGRESSION, p, desc, list(report.regressions), alpha)
         if fixed.status == "fail":

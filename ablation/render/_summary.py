@@ -5,7 +5,10 @@ rule is applied; re-exported here): each candidate's claim of improvement Holm-a
 candidates, the adjusted p written into its report (``improvement_holm_pvalue``), so every
 renderer, the summary rows and the JSON state the same claim. The reports are assumed to share a
 baseline and a task suite; when their baseline pass counts, baseline agents or suite fingerprints
-differ, a note says so instead of silently comparing unlike things.
+differ, a note says so instead of silently comparing unlike things. A passing row beside a figure
+on the harmful side (its interval below 0, its sentence "candidate is worse", or a sequential
+campaign's anytime-valid interval below 0) gets its report's verdict note below the table, so the
+table's PASS never stands silently beside it.
 """
 
 from __future__ import annotations
@@ -149,13 +152,25 @@ def summary_data(reports: Sequence[AblationReport], names: Sequence[str]) -> dic
             notes.append(
                 f"Warning: the reports differ in {label}; they may not share one baseline."
             )
-    stops = [f"{n}: {r.sequential.gate} after {r.sequential.pairs} pairs"
-             for n, r in zip(names, reports, strict=True) if r.sequential is not None]
+    stops = [
+        f"{n}: {r.sequential.gate.replace('_', ' ')} after {r.sequential.pairs} pairs, "
+        f"{r.sequential.tasks_run} of {r.sequential.n_tasks} tasks run"
+        + (" (p, Holm p and interval descriptive)" if r.sequential.fixed_n_descriptive else "")
+        for n, r in zip(names, reports, strict=True) if r.sequential is not None
+    ]  # fmt: skip
+    for n, r in zip(names, reports, strict=True):
+        if r.gates and r.verdict == "pass" and _harmful_side(r):
+            notes.append(
+                f"{n}: PASS beside a figure on the harmful side: "
+                f"{r.verdict_note or 'see its report'}."
+            )
     if stops:
         notes.append(
             "Sequential campaigns (each stops on its own, so their baselines cover different "
-            "tasks; p and Holm p are descriptive, the verdicts use the anytime-valid decisions "
-            "with alpha split across candidates): " + "; ".join(stops) + "."
+            "tasks; after a stop before every task ran the fixed-n figures are descriptive; the "
+            "regression e-process and the anytime-valid intervals use alpha split across "
+            "candidates, and a campaign that ran every task is also judged by the fixed-n "
+            "one-sided test at alpha): " + "; ".join(stops) + "."
         )
     return {"rows": rows, "notes": notes}
 
@@ -177,6 +192,17 @@ def candidates_document(reports: Sequence[AblationReport], names: Sequence[str])
         ],
         "summary": summary_data(reports, names),
     }
+
+
+def _harmful_side(r: AblationReport) -> bool:
+    """Whether the row's interval, the report's sentence or its anytime-valid interval says the
+    candidate is worse (a passing row then gets its verdict note beside the table)."""
+    seq = r.sequential
+    return (
+        r.uplift.ci.high < 0
+        or r.summary == "regression"
+        or (seq is not None and seq.interval.high < 0)
+    )
 
 
 def _methods(reports: Sequence[AblationReport]) -> str:
