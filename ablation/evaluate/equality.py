@@ -54,13 +54,20 @@ def _is_number(value: Any) -> bool:
 
 
 def close(a: float, b: float, rel_tol: float, abs_tol: float) -> bool:
+    """Whether ``|a - b| <= max(rel_tol * max(|a|, |b|), abs_tol)``; NaN is close to NaN only.
+
+    Assumes ``a`` and ``b`` are ``int`` or ``float`` and the tolerances are 0 or more. An ``int``
+    past the float range is compared exactly (fractions); it is close to no infinity and no NaN.
+    """
     if a == b:
         return True
+    if any(isinstance(x, float) and not math.isfinite(x) for x in (a, b)):
+        return isinstance(a, float) and isinstance(b, float) and math.isnan(a) and math.isnan(b)
     try:
-        if not (math.isfinite(a) and math.isfinite(b)):
-            return isinstance(a, float) and isinstance(b, float) and math.isnan(a) and math.isnan(b)
         return abs(a - b) <= max(rel_tol * max(abs(a), abs(b)), abs_tol)
     except OverflowError:  # an int beyond float range: compare exactly with fractions
+        if math.isinf(rel_tol) or math.isinf(abs_tol):
+            return True  # two finite numbers are within an infinite tolerance
         fa, fb = Fraction(a), Fraction(b)
         return abs(fa - fb) <= max(Fraction(rel_tol) * max(abs(fa), abs(fb)), Fraction(abs_tol))
 

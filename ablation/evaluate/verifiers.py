@@ -213,8 +213,8 @@ def _parse_number(value: Any) -> float | int | None:
 
 class _Numeric(BuiltinVerifier):
     def __init__(self, rel_tol: float, abs_tol: float) -> None:
-        if rel_tol < 0 or abs_tol < 0:
-            raise ValueError("numeric(): tolerances must be >= 0")
+        if not (rel_tol >= 0 and abs_tol >= 0):  # NaN too: no difference would be within it
+            raise ValueError(f"numeric(): tolerances must be >= 0, got rel_tol={rel_tol!r}, abs_tol={abs_tol!r}")
         self.rel_tol, self.abs_tol = rel_tol, abs_tol
         self.name = f"numeric(rel_tol={rel_tol!r}, abs_tol={abs_tol!r})"
 
