@@ -41,7 +41,8 @@ def sequential_rows(report: AblationReport) -> list[tuple[str, str]]:
 
 
 def sequential_note(report: AblationReport) -> str:
-    """The warning under the section: fixed-n figures are descriptive after a data-dependent stop."""
+    """The warning under the section: fixed-n figures are descriptive after a data-dependent stop,
+    and, when the regression gate is inconclusive (a stop that was no decision of it), why."""
     s = report.sequential
     if s is None:
         return ""
@@ -50,10 +51,16 @@ def sequential_note(report: AblationReport) -> str:
             "The campaign stopped undecided before every task ran (interrupted, or tasks without "
             "a result)" if s.gate == "undecided" else "The campaign stopped on the data"
         )
+        regression = next((g for g in report.gates if g.name == "no significant regression"), None)
+        undecided = (
+            ", and the regression gate, which this stop did not decide, is inconclusive: neither "
+            "its e-process nor the fixed-n look planned at the end of the suite was reached"
+            if regression is not None and regression.status == "inconclusive" else ""
+        )  # fmt: skip
         return (
             f"{stop}, so the fixed-n p-values and intervals in this "
-            "report are descriptive only; the gates use the anytime-valid decisions above "
-            "(STATISTICS.md section 10)."
+            "report are descriptive only; the gates use the anytime-valid decisions above"
+            f"{undecided} (STATISTICS.md section 10)."
         )
     return (
         "The campaign ran the whole suite; the gates use the anytime-valid decisions above, which "

@@ -99,6 +99,7 @@ def test_a_critical_stop_leaves_the_regression_gate_inconclusive_in_text_json_an
     assert "Candidate is worse" in flat
     assert re.search(r"no significant regression │ INCONCLUSIVE", flat), flat
     assert not re.search(r"no significant regression │ PASS", flat)
+    assert "the regression gate, which this stop did not decide, is inconclusive" in flat
 
 
 def test_a_critical_stop_where_the_e_process_reached_1_over_alpha_fails_the_gate(
