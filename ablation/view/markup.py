@@ -28,6 +28,7 @@ from ablation.render._format import (
     fmt_pct,
     fmt_pp,
     fmt_ratio,
+    verdict_line,
 )
 from ablation.render._sections import METRIC_HEADERS, arm_rows, counted, metric_notes, metric_rows
 from ablation.render._sequential import SEQUENTIAL_TITLE, sequential_note, sequential_rows
@@ -36,7 +37,7 @@ from ablation.report import AblationReport, Interval
 
 __all__ = [
     "LIST_CAP", "LONG_WORD", "Answer", "arms_and_metrics", "count", "damaged", "distinct", "esc", "figure", "interval", "layout", "link",
-    "long_word", "more", "number", "pct", "sequential", "table", "text", "url", "verdict_badge",
+    "long_word", "more", "number", "pct", "sequential", "table", "text", "url", "verdict_badge", "verdict_notes",
 ]  # fmt: skip
 
 #: Rows a long table or list of a page shows (what the pairing left out, the categories, a
@@ -221,10 +222,27 @@ def headline(report: AblationReport) -> str:
         rows.append(["Minimum detectable effect", f"{number(mde, fmt_pp(mde))} "
                      f'<span class="method">{esc(report.minimum_detectable_effect_method or "")}'
                      "</span>"])  # fmt: skip
+    bound = report.zero_regression_upper_bound
+    if bound is not None:
+        rows.append(["Regression rate bound", f"{number(bound, fmt_pct(bound, 2))} "
+                     '<span class="method">one-sided upper bound, Clopper-Pearson, 0 regressions</span>'])  # fmt: skip
     seq = report.sequential
     caveat = sequential_note(report) if seq is not None and seq.fixed_n_descriptive else ""
     note = f'<p class="note" id="descriptive">{esc(caveat)}</p>' if caveat else ""
     return note + table(["figure", "value"], rows, cls="figures", tid="headline")
+
+
+def verdict_notes(report: AblationReport) -> str:
+    """What ``ablation report`` writes with its verdict beside the summary the verdict box
+    shows: the gates' line (how many passed, which did not, and the verdict's note: the smallest
+    regression the gate could detect, or the bound on the regression rate when nothing
+    regressed) and the report's notes (costs in different currencies, a tool whose use changed
+    significantly), each escaped."""
+    head = f"Verdict: {report.verdict.upper()}"
+    line = verdict_line(report).removeprefix(head).strip().removeprefix("(").removesuffix(")")
+    gates = f'<p class="note" id="verdict-gates">Gates: {esc(line)}.</p>' if line else ""
+    notes = "".join(f"<li>{esc(n)}</li>" for n in report.notes)
+    return gates + (f'<ul class="report-notes" id="notes">{notes}</ul>' if notes else "")
 
 
 def sequential(report: AblationReport) -> str:

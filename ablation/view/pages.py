@@ -162,7 +162,8 @@ def campaign_page(catalog: Catalog, campaign_id: str) -> str:
     ], cls="meta")  # fmt: skip
     body = (
         f'{state}<div class="verdict {markup.esc(report.verdict)}" id="verdict">'
-        f"{_verdict_title(report, record)} {markup.verdict_badge(report.verdict)} {markup.esc(summary_sentence(report))}</div>"
+        f"{_verdict_title(report, record)} {markup.verdict_badge(report.verdict)} {markup.esc(summary_sentence(report))}"
+        f"{markup.verdict_notes(report)}</div>"
         f'<p class="shortcuts">{shortcuts}</p>{meta}<h2>Gates</h2>{markup.gates(report)}'
         f"{markup.sequential(report)}<h2>Headline</h2>{markup.headline(report)}"
         f"{markup.arms_and_metrics(report)}{_categories(report, tasks)}{_errors(report)}"
