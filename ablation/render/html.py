@@ -22,6 +22,7 @@ from ablation.render._breakdowns import (
     category_rows,
     flaky_rows,
     repeated_rows,
+    show_categories,
 )
 from ablation.render._ci_safe import no_workflow_commands
 from ablation.render._drilldown import diff_markup, pair_type_note, run_lines, tool_lines
@@ -133,6 +134,7 @@ def _regressions(report: AblationReport) -> str:
     cats = category_of(report)
     errs = set(report.errored_regressions)
     with_detail = {d.task_id for d in report.details if d.kind == "regression"}
+    cat = show_categories(report)  # no column of "default" when tasks have no categories
     rows = []
     for i, tid in enumerate(ids[: sections.TABLE_CAP], 1):
         name = f'<a href="#pair-{i}-r">{esc(tid)}</a>' if tid in with_detail else esc(tid)
@@ -144,10 +146,10 @@ def _regressions(report: AblationReport) -> str:
         err = f"<td>{esc(regression_outcome(errs, tid))}</td>" if errs else ""
         rows.append(
             f'<tr><td class="num">{i}</td><td>{name}</td>'
-            f"<td>{esc(cats.get(tid, DASH))}</td>{mark}{err}</tr>"
+            + (f"<td>{esc(cats.get(tid, DASH))}</td>" if cat else "") + f"{mark}{err}</tr>"
         )
     head = (
-        "<th>#</th><th>task</th><th>category</th>"
+        "<th>#</th><th>task</th>" + ("<th>category</th>" if cat else "")
         + ("<th></th>" if crit else "")
         + ("<th>candidate</th>" if errs else "")
     )

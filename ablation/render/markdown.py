@@ -141,15 +141,17 @@ def _regressions(report: AblationReport) -> list[str]:
     cats = category_of(report)
     errs = set(report.errored_regressions)
     shown, more = cap_list(ids, REGRESSION_CAP)
+    cat = show_categories(report)  # no column of "default" when tasks have no categories
     rows = [
         (
-            i, tid, cats.get(tid, DASH),
+            i, tid, *([cats.get(tid, DASH)] if cat else []),
             *(["**CRITICAL**" if tid in crit else ""] if crit else []),
             *([regression_outcome(errs, tid)] if errs else []),
         )
         for i, tid in enumerate(shown, 1)
     ]
-    headers = ["#", "task", "category", *(["critical"] if crit else []), *(["candidate"] if errs else [])]
+    headers = ["#", "task", *(["category"] if cat else []), *(["critical"] if crit else []),
+               *(["candidate"] if errs else [])]
     table = md_table(headers, rows)
     # md_table escapes cells; restore the bold marker we put there ourselves.
     table = table.replace("\\*\\*CRITICAL\\*\\*", "**CRITICAL**")

@@ -116,11 +116,14 @@ def _regressions(report: AblationReport, details: bool) -> list[RenderableType]:
     cats = category_of(report)
     errs = set(report.errored_regressions)
     shown, more = cap_list(ids, 0 if details else REGRESSION_CAP)
-    table = _table("#", "task", "category", *([""] if crit else []), *(["candidate"] if errs else []))
+    cat = show_categories(report)  # no column of "default" when tasks have no categories
+    table = _table("#", "task", *(["category"] if cat else []), *([""] if crit else []),
+                   *(["candidate"] if errs else []))
     for i, tid in enumerate(shown, 1):
         mark = [_text("CRITICAL", "bold red") if tid in crit else _text("")] if crit else []
         err = [_text(regression_outcome(errs, tid), "bold yellow")] if errs else []
-        table.add_row(_text(i), _text(tid, "red"), _text(cats.get(tid, DASH)), *mark, *err)
+        where = [_text(cats.get(tid, DASH))] if cat else []
+        table.add_row(_text(i), _text(tid, "red"), *where, *mark, *err)
     out.append(table)
     if more:
         out.append(_text(f"... and {more} more regressions ({len(ids)} in all)", "red"))
