@@ -21,9 +21,7 @@ are judged here instead of by their fixed-n forms in :mod:`ablation.analysis.bui
   - any other stop before every task ran (a critical regression, "inferior", the futility
     limit, or undecided at a gap: interrupted): neither the e-process nor the fixed-n look
     planned at the end of the suite was reached, so the gate is inconclusive (it could not
-    run). It once passed after a critical or "inferior" stop, beside a descriptive "candidate is
-    worse" and an anytime-valid interval below 0. A stop that is no decision of this gate is
-    never its pass.
+    run). A stop that is no decision of this gate is never its pass.
 - ``"non-inferiority"``: passes when the confidence sequence's lower bound cleared ``-margin``
   (``non_inferior``), fails when its upper bound fell below (``inferior``, or an upper bound
   below ``-margin`` at a stop another rule decided first: the sequence is valid at any stop),
