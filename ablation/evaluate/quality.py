@@ -115,8 +115,8 @@ def _refused(name: str, value: Any, why: str) -> ScorerError:
 async def run_scorer(scorer: Any, output: Any, task: AblationTask) -> float:
     """Call a sync or async scorer and return its score as a ``float``.
 
-    Sync scorers are called directly on the calling thread (an awaitable they return is awaited).
-    Only the result's own type is trusted: its ``__class__``, ``repr`` and ``float()`` may raise,
+    Sync scorers are called directly on the calling thread (an awaitable they return is awaited,
+    as is one a sync scorer returns when the engine runs it in a thread). Only the result's own type is trusted: its ``__class__``, ``repr`` and ``float()`` may raise,
     and each such failure is the :class:`ScorerError`, whose message never raises.
 
     Raises:
@@ -126,8 +126,9 @@ async def run_scorer(scorer: Any, output: Any, task: AblationTask) -> float:
         Exception: whatever the scorer raises, unchanged.
     """
     value = scorer(output, task)
-    if _awaitable(value):
-        value = await value
+    for _ in range(2):  # its awaitable, then one a sync scorer run in a thread returned there
+        if _awaitable(value):
+            value = await value
     try:
         name = str.__str__(scorer_name(scorer))
     except Exception:

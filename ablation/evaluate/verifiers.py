@@ -118,9 +118,8 @@ def collect_notes() -> list[str]:
 async def run_verifier(verifier: Verifier | None, output: Any, task: AblationTask) -> bool:
     """Call a sync or async verifier and return its checked verdict.
 
-    Sync verifiers are called directly on the calling thread; the engine may instead run them via
-    ``asyncio.to_thread`` and then apply :func:`check_verdict` itself. An awaitable returned by a
-    sync callable is awaited.
+    Sync verifiers are called directly on the calling thread, or by the engine in a daemon thread
+    (``run.trial.offload``). An awaitable returned by a sync callable is awaited, in both cases.
 
     Args:
         verifier: The verifier; ``None`` means :data:`default_verifier`.
@@ -133,8 +132,9 @@ async def run_verifier(verifier: Verifier | None, output: Any, task: AblationTas
     """
     fn = default_verifier if verifier is None else verifier
     result = fn(output, task)
-    if _awaitable(result):
-        result = await result
+    for _ in range(2):  # its awaitable, then one a sync verifier run in a thread returned there
+        if _awaitable(result):
+            result = await result
     return check_verdict(result, callable_name(fn))
 
 
