@@ -36,7 +36,7 @@ from ablation.render.html import esc
 from ablation.report import AblationReport, Interval
 
 __all__ = [
-    "LIST_CAP", "LONG_WORD", "Answer", "arms_and_metrics", "count", "damaged", "distinct", "esc", "figure", "interval", "layout", "link",
+    "LIST_CAP", "LONG_WORD", "Answer", "arms_and_metrics", "count", "damaged", "distinct", "errored_mark", "esc", "figure", "interval", "layout", "link",
     "long_word", "more", "number", "pct", "sequential", "table", "text", "url", "verdict_badge", "verdict_notes",
 ]  # fmt: skip
 
@@ -230,6 +230,19 @@ def headline(report: AblationReport) -> str:
     caveat = sequential_note(report) if seq is not None and seq.fixed_n_descriptive else ""
     note = f'<p class="note" id="descriptive">{esc(caveat)}</p>' if caveat else ""
     return note + table(["figure", "value"], rows, cls="figures", tid="headline")
+
+
+#: The mark of a regression whose candidate trial failed (the report's ``errored_regressions``).
+ERRORED = "candidate error or timeout"
+
+
+def errored_mark(row: Mapping[str, object]) -> str:
+    """`` <span class="errored">...</span>`` for a task table row (:meth:`~ablation.view.tasks.TaskTable.row`)
+    that is a regression whose candidate failed a trial (an error or a timeout, not a wrong
+    answer: the report's ``errored_regressions``); ``""`` for any other row."""
+    if row["outcome"] == "regression" and row["candidate_errors"]:
+        return f' <span class="errored">{ERRORED}</span>'
+    return ""
 
 
 def verdict_notes(report: AblationReport) -> str:

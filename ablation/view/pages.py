@@ -166,7 +166,7 @@ def campaign_page(catalog: Catalog, campaign_id: str) -> str:
         f"{markup.verdict_notes(report)}</div>"
         f'<p class="shortcuts">{shortcuts}</p>{meta}<h2>Gates</h2>{markup.gates(report)}'
         f"{markup.sequential(report)}<h2>Headline</h2>{markup.headline(report)}"
-        f"{markup.arms_and_metrics(report)}{_categories(report, tasks)}{_errors(report)}"
+        f"{markup.arms_and_metrics(report)}{_categories(report, tasks)}{_errors(report, tasks)}"
         f"{_excluded(report, markup.campaign_url(campaign_id, 'task'))}"
     )
     refresh = markup.campaign_url(campaign_id).replace("/campaign/", "/api/campaign/", 1) + "/progress"
@@ -243,15 +243,24 @@ def _excluded(report: AblationReport, task_base: str) -> str:
     )
 
 
-def _errors(report: AblationReport) -> str:
+def _errors(report: AblationReport, tasks: str) -> str:
+    """The report's error groups and how many regressions are candidate errors or timeouts
+    (the report's ``errored_regressions``), linked to the regressions on the task list."""
     if report.errors is None or not report.errors.groups:
         return ""
+    n = len(report.errored_regressions)
+    note = (
+        f'<p class="note" id="errored-regressions">{n} of {len(report.regressions)} regressions are '
+        "candidate errors or timeouts, not wrong answers: "
+        f'{markup.link(markup.url(tasks, show="regressions"), "marked on the task list")}.</p>'
+        if n else ""
+    )  # fmt: skip
     rows = [
         [markup.esc(g.arm), markup.esc(g.stage), markup.esc(g.error_type), str(g.count), str(g.n_tasks),
          f"<pre>{markup.esc(truncate(g.example or '', 400))}</pre>"]
         for g in report.errors.groups
     ]  # fmt: skip
-    return "<h2>Errors</h2>" + markup.table(
+    return "<h2>Errors</h2>" + note + markup.table(
         ["arm", "stage", "type", "trials", "tasks", "example"], rows, tid="errors"
     )
 
@@ -266,7 +275,7 @@ def _task_rows(table: TaskTable, rows: object, task_base: str, back: str) -> lis
             markup.link(markup.url(task_base, id=r["task_id"], back=back), r["task_id"], cls="task"),
             markup.text(r["category"]) + (' <span class="critical">critical</span>' if r["critical"] else ""),
             f'<span class="outcome {markup.esc(r["outcome"].replace(" ", "-"))}">{markup.esc(r["outcome"])}</span>'
-            + (' <span class="flaky">flaky</span>' if r["flaky"] else "")
+            + markup.errored_mark(r) + (' <span class="flaky">flaky</span>' if r["flaky"] else "")
             + (f'<br><span class="reason note">{markup.esc(reason)}</span>' if reason else ""),
             "{}/{}".format(*r["baseline"]), "{}/{}".format(*r["candidate"]), str(r["errors"]),
             markup.esc(fmt_seconds(lat[0])), markup.esc(fmt_seconds(lat[1])),

@@ -340,7 +340,7 @@ def page_body(
         ["critical", "yes" if (row and row["critical"]) or (first and first.critical) else "no"],
     ], cls="meta")  # fmt: skip
     outcome = DASH if row is None else row["outcome"]
-    flaky = ' <span class="flaky">flaky</span>' if row and row["flaky"] else ""
+    flaky = (markup.errored_mark(row) if row else "") + (' <span class="flaky">flaky</span>' if row and row["flaky"] else "")
     reason = (
         f'<p class="note" id="excluded-reason">Left out of the pairing: {markup.esc(row["reason"])}</p>'
         if row and row["reason"] else ""

@@ -1,6 +1,8 @@
 """The task table of one campaign: one row per task, filtered, searched, sorted and paged.
 
-A row counts each arm's passes, runs and failed trials (errors and timeouts) of the task; its
+A row counts each arm's passes, runs and failed trials (errors and timeouts) of the task, the
+candidate's apart too (a regression whose candidate trial failed is the report's
+``errored_regressions``: an error, not a wrong answer); its
 outcome comes from the report's own pairing and classification, without the report's statistics
 (which cost a second at 10^5 tasks): a task is a regression or an improvement exactly when the
 report lists it as one, and flaky when the report's flaky list names it. A task the pairing leaves
@@ -72,6 +74,7 @@ class TaskTable:
     cand_passes: np.ndarray
     cand_runs: np.ndarray
     errors: np.ndarray
+    cand_errors: np.ndarray
     base_latency: np.ndarray
     cand_latency: np.ndarray
     outcome: np.ndarray
@@ -158,7 +161,8 @@ class TaskTable:
             "critical": bool(self.critical[i]), "outcome": OUTCOMES[int(self.outcome[i])],
             "baseline": (int(self.base_passes[i]), int(self.base_runs[i])),
             "candidate": (int(self.cand_passes[i]), int(self.cand_runs[i])),
-            "errors": int(self.errors[i]), "flaky": bool(self.flaky[i]),
+            "errors": int(self.errors[i]), "candidate_errors": int(self.cand_errors[i]),
+            "flaky": bool(self.flaky[i]),
             "latency": (_number(self.base_latency[i]), _number(self.cand_latency[i])),
             "reason": str(self.reasons[i]),
         }  # fmt: skip
@@ -290,6 +294,7 @@ def task_table(
         order = np.argsort(joined["ids"], kind="stable")
         columns = {k: v[order] for k, v in joined.items()}
     ids = columns["ids"]
-    errors = _failed(baseline, ids) + _failed(candidate, ids)
+    cand_errors = _failed(candidate, ids)
+    errors = _failed(baseline, ids) + cand_errors
     categories = tuple(sorted({c for c in columns["category"].tolist() if c}))
-    return TaskTable(**columns, errors=errors, categories=categories)
+    return TaskTable(**columns, errors=errors, cand_errors=cand_errors, categories=categories)
