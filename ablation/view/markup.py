@@ -30,14 +30,21 @@ from ablation.render._format import (
     fmt_ratio,
     verdict_line,
 )
-from ablation.render._sections import METRIC_HEADERS, arm_rows, counted, metric_notes, metric_rows
+from ablation.render._sections import (
+    METRIC_HEADERS,
+    arm_rows,
+    counted,
+    metric_notes,
+    metric_rows,
+    provenance_lines,
+)
 from ablation.render._sequential import SEQUENTIAL_TITLE, sequential_note, sequential_rows
 from ablation.render.html import esc
 from ablation.report import AblationReport, Interval
 
 __all__ = [
     "LIST_CAP", "LONG_WORD", "Answer", "arms_and_metrics", "count", "damaged", "distinct", "errored_mark", "esc", "figure", "interval", "layout", "link",
-    "long_word", "more", "number", "pct", "sequential", "table", "text", "url", "verdict_badge", "verdict_notes",
+    "long_word", "more", "number", "pct", "provenance", "sequential", "table", "text", "url", "verdict_badge", "verdict_notes",
 ]  # fmt: skip
 
 #: Rows a long table or list of a page shows (what the pairing left out, the categories, a
@@ -297,6 +304,13 @@ def arms_and_metrics(report: AblationReport) -> str:
             + table(list(METRIC_HEADERS), metrics, tid="metrics") + notes
         )
     return out
+
+
+def provenance(report: AblationReport) -> str:
+    """The report's provenance, as every renderer ends with it: seed, resamples, confidence,
+    alpha, runs, error policy, agents, times, versions, a reused baseline, labels."""
+    lines = "<br>".join(esc(line) for line in provenance_lines(report))
+    return f'<h2>Provenance</h2><p class="note" id="provenance">{lines}</p>'
 
 
 def damaged(errors: Iterable[Exception]) -> str:

@@ -162,7 +162,7 @@ def _comparison(catalog: Catalog, base_text: str, cand_text: str) -> Answer:
         f"{markup.arms_and_metrics(report)}<h2>Regressions ({len(report.regressions)})</h2>"
         f"{_ids(report.regressions, 'regressions', base, cand)}"
         f"<h2>Improvements ({len(report.improvements)})</h2>"
-        f"{_ids(report.improvements, 'improvements', base, cand)}"
+        f"{_ids(report.improvements, 'improvements', base, cand)}{markup.provenance(report)}"
     )
 
 
