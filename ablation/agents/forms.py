@@ -27,7 +27,7 @@ from pydantic import ValidationError
 from pydantic_core import ValidationError as CoreValidationError
 
 from ablation.errors import AblationError, validation_line
-from ablation.schema import AgentOutput
+from ablation.schema import AgentOutput, safe_text
 
 __all__ = [
     "DEFAULT_MAX_OUTPUT_BYTES",
@@ -149,6 +149,7 @@ def interpret_agent_json(value: Any, source: str) -> Any:
     """
     if not (isinstance(value, dict) and "output" in value and value.keys() <= _OUTPUT_KEYS):
         return value
+    value = {k: v if k == "output" else _safe_texts(v) for k, v in value.items()}
     try:
         return AgentOutput.model_validate(value, strict=True)
     except ValidationError as exc:
@@ -159,6 +160,19 @@ def interpret_agent_json(value: Any, source: str) -> Any:
         return AgentOutput.model_validate(value)
     except ValidationError as exc:
         raise _invalid(source, exc) from None
+
+
+def _safe_texts(value: Any) -> Any:
+    """``value`` with every text in it (keys too) made encodable (:func:`~ablation.schema.safe_text`:
+    a lone surrogate, which JSON's ``\\ud800`` escape gives, becomes the visible escape); a model
+    name or metric name holding one could not be stored. Assumes decoded JSON (no cycles)."""
+    if isinstance(value, str):
+        return safe_text(value)
+    if isinstance(value, dict):
+        return {safe_text(k): _safe_texts(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_safe_texts(v) for v in value]
+    return value
 
 
 def _whole_float(error: Any) -> bool:
