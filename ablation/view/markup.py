@@ -19,6 +19,7 @@ import re
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from urllib.parse import quote, urlencode
 
+from ablation.render._breakdowns import repeated_rows
 from ablation.render._format import (
     DASH,
     fmt_float,
@@ -36,6 +37,8 @@ from ablation.render._sections import (
     counted,
     metric_notes,
     metric_rows,
+    paired_note,
+    paired_rows,
     provenance_lines,
 )
 from ablation.render._sequential import SEQUENTIAL_TITLE, sequential_note, sequential_rows
@@ -44,7 +47,7 @@ from ablation.report import AblationReport, Interval
 
 __all__ = [
     "LIST_CAP", "LONG_WORD", "Answer", "arms_and_metrics", "count", "damaged", "distinct", "errored_mark", "esc", "figure", "interval", "layout", "link",
-    "long_word", "more", "number", "pct", "provenance", "sequential", "table", "text", "url", "verdict_badge", "verdict_notes",
+    "long_word", "more", "number", "outcomes", "pct", "provenance", "sequential", "table", "text", "url", "verdict_badge", "verdict_notes",
 ]  # fmt: skip
 
 #: Rows a long table or list of a page shows (what the pairing left out, the categories, a
@@ -212,7 +215,8 @@ def headline(report: AblationReport) -> str:
         ["mid-p", f"{number(m.midp_pvalue, fmt_p(m.midp_pvalue))}"
          f' <span class="method">{esc(m.midp_method)}</span>'],
         ["Uplift", f'<span id="uplift">{figure(u.estimate, u.ci, "pp")}</span>'],
-        ["Bootstrap (secondary)", interval(u.bootstrap_ci, "pp")],
+        *([f"Uplift{' (secondary)' if iv.secondary else ''}", interval(iv, "pp")]
+          for iv in sorted(u.others(), key=lambda iv: iv.secondary)),  # the report's order
     ]
     for arm in (report.baseline, report.candidate):
         name = "Baseline" if arm is report.baseline else "Candidate"
@@ -304,6 +308,25 @@ def arms_and_metrics(report: AblationReport) -> str:
             + table(list(METRIC_HEADERS), metrics, tid="metrics") + notes
         )
     return out
+
+
+def outcomes(report: AblationReport) -> str:
+    """The report's paired outcomes (its 2x2 table and note) and, for several runs per task, its
+    repeated-runs block (the renderers' rows; the stable regressions and improvements the first
+    :data:`LIST_CAP` of each, the rest counted)."""
+    rows = [[esc(c) for c in row] for row in paired_rows(report)]
+    out = (
+        "<h2>Paired outcomes</h2>" + table(["", "candidate pass", "candidate fail", "total"], rows, tid="outcomes")
+        + f'<p class="note">{esc(paired_note(report))}</p>'
+    )  # fmt: skip
+    rep = report.repeated
+    if rep is None:
+        return out
+    rows = [[esc(k), esc(v)] for k, v in repeated_rows(report) if not k.startswith("stable ")]
+    for name, ids in (("stable regressions", rep.stable_regressions), ("stable improvements", rep.stable_improvements)):
+        more = f" and {len(ids) - LIST_CAP} more" if len(ids) > LIST_CAP else ""
+        rows.append([name, esc((", ".join(ids[:LIST_CAP]) or DASH) + more)])
+    return out + "<h2>Repeated runs (the task is the unit)</h2>" + table(["", "value"], rows, tid="repeated")
 
 
 def provenance(report: AblationReport) -> str:

@@ -166,7 +166,7 @@ def campaign_page(catalog: Catalog, campaign_id: str) -> str:
         f"{markup.verdict_notes(report)}</div>"
         f'<p class="shortcuts">{shortcuts}</p>{meta}<h2>Gates</h2>{markup.gates(report)}'
         f"{markup.sequential(report)}<h2>Headline</h2>{markup.headline(report)}"
-        f"{markup.arms_and_metrics(report)}{_categories(report, tasks)}{_errors(report, tasks)}"
+        f"{markup.outcomes(report)}{markup.arms_and_metrics(report)}{_categories(report, tasks)}{_errors(report, tasks)}"
         f"{_excluded(report, markup.campaign_url(campaign_id, 'task'))}{markup.provenance(report)}"
     )
     refresh = markup.campaign_url(campaign_id).replace("/campaign/", "/api/campaign/", 1) + "/progress"

@@ -159,7 +159,7 @@ def _comparison(catalog: Catalog, base_text: str, cand_text: str) -> Answer:
         f"{markup.verdict_badge(report.verdict)} {markup.esc(summary_sentence(report))}"
         f"{markup.verdict_notes(report)}</div>"
         f"<h2>Gates</h2>{markup.gates(report)}<h2>Headline</h2>{markup.headline(report)}"
-        f"{markup.arms_and_metrics(report)}<h2>Regressions ({len(report.regressions)})</h2>"
+        f"{markup.outcomes(report)}{markup.arms_and_metrics(report)}<h2>Regressions ({len(report.regressions)})</h2>"
         f"{_ids(report.regressions, 'regressions', base, cand)}"
         f"<h2>Improvements ({len(report.improvements)})</h2>"
         f"{_ids(report.improvements, 'improvements', base, cand)}{markup.provenance(report)}"
