@@ -22,7 +22,8 @@ Two release gates (:class:`~ablation.report.GateResult`, named and worded as the
   ``unknown``: neither paired nor missing.
 - ``"no significant regression"`` (``GatePolicy.no_significant_regression``): the one-sided
   paired t test of ``d + regression_delta < 0`` (lower-is-better: ``d - regression_delta > 0``)
-  at ``alpha``, on its own (not adjusted).
+  at ``alpha``, on its own (not adjusted); ``"inconclusive"`` when all ``d`` are equal: their
+  t is undefined (``0/0``, or ``±inf`` and p = 0 at 2 tasks), its p-values ``None``, ``t_note`` why.
 
 A gate turned off is ``"off"``, naming the ``GatePolicy`` field that turned it off and what it would
 have said; the verdict is ``"fail"`` when a gate is neither ``"pass"`` nor ``"off"`` (``verdict_of``).
@@ -44,13 +45,15 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from ablation.analysis.builtin_gates import GATE_REGRESSION
 from ablation.analysis.completeness import GATE_COMPLETENESS
-from ablation.analysis.gate_status import turned_off, verdict_of
+from ablation.analysis.gate_status import could_not_run, turned_off, verdict_of
 from ablation.analysis.metric_margins import LOWER_IS_BETTER
 from ablation.columns import TrialColumns, filled, results_to_columns
 from ablation.config import GatePolicy
 from ablation.report import GateResult
 from ablation.schema import ARMS, TaskResult
 from ablation.stats import MEAN_DIFFERENCE_MIN_N, paired_t_test, sign_test, wilcoxon_signed_rank
+from ablation.stats._ties import tied_differences
+from ablation.stats.continuous import _in_float_range
 
 __all__ = ["GATE_NAMES", "ArmRuns", "NumericComparison", "arm_runs", "compare_numeric", "numeric_holm", "task_means"]
 
@@ -86,7 +89,7 @@ class NumericComparison(BaseModel):
     ci_high: float | None
     confidence_level: float
     ci_note: str | None = None
-    t_pvalue: float
+    t_pvalue: float | None
     wilcoxon_pvalue: float
     sign_pvalue: float
     regression_delta: float
@@ -95,7 +98,7 @@ class NumericComparison(BaseModel):
     improvements: list[str]
     only_baseline: list[str]
     only_candidate: list[str]
-    gate_pvalue: float
+    gate_pvalue: float | None
     verdict: str
     n_expected: int = 0
     missing_baseline: list[str] = Field(default_factory=list)
@@ -104,6 +107,7 @@ class NumericComparison(BaseModel):
     trials: dict[str, list[int]] = Field(default_factory=dict)
     alpha: float = 0.05
     gates: list[GateResult] = Field(default_factory=list)
+    t_note: str | None = None
 
     @property
     def exit_code(self) -> int:
@@ -203,27 +207,36 @@ def compare_numeric(
     gate = paired_t_test(x, y - regression_delta, alternative="greater") if lower else paired_t_test(
         x, y + regression_delta, alternative="less")  # fmt: skip
     d = -(y - x) if lower else y - x  # > 0: better
-    shown = len(ids) >= MEAN_DIFFERENCE_MIN_N
-    note = None if shown else (
+    shown = (flat := _no_variance(x, y)) is None and len(ids) >= MEAN_DIFFERENCE_MIN_N
+    note = None if shown else "no interval for the mean difference: zero variance" if flat else (
         f"no interval for the mean difference below {MEAN_DIFFERENCE_MIN_N} pairs ({len(ids)} "
         "here): skewed per-task differences make the t interval under-cover; see the Wilcoxon "
         "and sign tests"
-    )
+    )  # fmt: skip
     c = NumericComparison(
         field=field, n_pairs=len(ids), baseline_mean=float(x.mean()), candidate_mean=float(y.mean()),
-        mean_difference=float((y - x).mean()), ci_low=float(t.confidence_interval.low) if shown else None,
+        mean_difference=t.estimate, ci_low=float(t.confidence_interval.low) if shown else None,
         ci_high=float(t.confidence_interval.high) if shown else None, confidence_level=confidence_level,
-        ci_note=note, t_pvalue=t.pvalue, wilcoxon_pvalue=wilcoxon_signed_rank(x, y).pvalue,
+        ci_note=note, t_pvalue=None if flat else t.pvalue, t_note=flat, wilcoxon_pvalue=wilcoxon_signed_rank(x, y).pvalue,
         sign_pvalue=sign_test(x, y).pvalue, regression_delta=regression_delta, lower_is_better=lower,
         regressions=_where(ids, d < -regression_delta), improvements=_where(ids, d > regression_delta),
         only_baseline=_outside(baseline, candidate), only_candidate=_outside(candidate, baseline),
-        gate_pvalue=gate.pvalue, verdict="pass", n_expected=len(universe),
+        gate_pvalue=None if flat else gate.pvalue, verdict="pass", n_expected=len(universe),
         missing_baseline=_outside(universe, baseline), missing_candidate=_outside(universe, candidate),
         unknown=[] if inside is None else _outside(seen, inside),
         trials=_trials(universe, (baseline, candidate), runs), alpha=alpha,
     )  # fmt: skip
     gates = [_completeness_gate(c, policy), _regression_gate(c, policy)]
     return c.model_copy(update={"gates": gates, "verdict": verdict_of(gates)})
+
+
+def _no_variance(x: NDArray[np.float64], y: NDArray[np.float64]) -> str | None:
+    """Why the t test of ``y − x`` is undefined (all differences equal up to round-off), or None."""
+    xs, ys, scale = _in_float_range(x, y)  # no difference past the float range
+    d = tied_differences(xs, ys)
+    return None if np.any(d != d[0]) else (f"all {d.size} per-task differences are equal ({d[0] * scale:+.4g}, "
+        "up to the round-off of the values), so their variance is 0 and the t statistic is undefined "
+        "(0/0, or an infinite t with p = 0 at any number of tasks)")  # fmt: skip
 
 
 def _in_order(*groups: Iterable[str]) -> list[str]:
@@ -340,12 +353,17 @@ def _regression_gate(c: NumericComparison, policy: GatePolicy) -> GateResult:
     """``"no significant regression"``: one-sided paired t of ``d + delta < 0`` at ``alpha``, on
     its own (worded as :func:`ablation.analysis.builtin_gates.judge_significance`)."""
     p, a = c.gate_pvalue, c.alpha
-    failed = p < a
     desc = (
         f"one-sided paired t on per-task {c.field} (H1: candidate worse"
         f"{' (higher: lower is better)' if c.lower_is_better else ''} by more than "
         f"{c.regression_delta:g}), mean difference {c.mean_difference:+.4g} over {c.n_pairs} pairs"
     )
+    if p is None:  # the t test is undefined: it judged nothing
+        if policy.no_significant_regression:
+            return could_not_run(GATE_NAMES[1], f"the {desc}", str(c.t_note))
+        off = turned_off("no_significant_regression")
+        return GateResult(name=GATE_NAMES[1], status="off", evidence=f"{off}; {desc}; could not have run: {c.t_note}.")
+    failed = p < a
     if not policy.no_significant_regression:
         would = "would have failed" if failed else "would have passed"
         return GateResult(
@@ -371,11 +389,12 @@ def numeric_holm(results: list[NumericComparison], names: list[str]) -> dict[str
     """
     from ablation.stats import adjust_pvalues
 
-    better = [c.t_pvalue / 2 if (c.mean_difference < 0 if c.lower_is_better else c.mean_difference > 0)
-              else 1 - c.t_pvalue / 2 for c in results]  # fmt: skip
-    holm = [float(x) for x in adjust_pvalues(better, method="holm")]
+    better = [1.0 if c.t_pvalue is None else c.t_pvalue / 2 if (
+        c.mean_difference < 0 if c.lower_is_better else c.mean_difference > 0) else 1 - c.t_pvalue / 2
+        for c in results]  # fmt: skip
+    holm, flat = [float(x) for x in adjust_pvalues(better, method="holm")], sum(c.t_pvalue is None for c in results)
     return {
         "note": f"Holm across {len(results)} candidates (claims of improvement: one-sided paired t, "
-        "H1 candidate better):",
+        f"H1 candidate better{f'; {flat} with an undefined t (zero variance) at p = 1, no claim' if flat else ''}):",
         "rows": [{"name": n, "pvalue": float(p), "holm_pvalue": h} for n, p, h in zip(names, better, holm, strict=True)],
     }  # fmt: skip

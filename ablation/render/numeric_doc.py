@@ -170,7 +170,8 @@ def numeric_lines(c: NumericComparison, cap: int = TABLE_CAP) -> list[str]:
         f"numeric field {c.field!r}{' (lower is better)' if c.lower_is_better else ''}: {c.n_pairs} paired tasks of {c.n_expected or c.n_pairs} expected",
         f"mean baseline {c.baseline_mean:.4g}, candidate {c.candidate_mean:.4g}, difference "
         f"{c.mean_difference:+.4g} ({ci}, "
-        f"paired t p = {c.t_pvalue:.3g}; Wilcoxon p = {c.wilcoxon_pvalue:.3g}; sign test p = "
+        f"paired t {'undefined (zero variance)' if c.t_pvalue is None else f'p = {c.t_pvalue:.3g}'}; "
+        f"Wilcoxon p = {c.wilcoxon_pvalue:.3g}; sign test p = "
         f"{c.sign_pvalue:.3g})",
         f"regressions ({worse} > {c.regression_delta:g}): {_listed(c.regressions, 'regressions', cap)}",
         f"improvements ({better} > {c.regression_delta:g}): {_listed(c.improvements, 'improvements', cap)}",

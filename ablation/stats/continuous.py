@@ -55,32 +55,78 @@ geometric-mean ratio (:func:`log_ratio_interval`), which covers 95% at any n in 
 """
 
 
+_T_RANGE = (2.0**-400, 2.0**400)
+"""Magnitudes of differences the t test takes as they are: outside, squares (and sums of them)
+could overflow or underflow, so the differences are first scaled by a power of two (exact)."""
+
+
+def _scaled_differences(
+    xa: NDArray[np.float64], ya: NDArray[np.float64]
+) -> tuple[NDArray[np.float64], float]:
+    """``(y − x) / s`` and ``s``: ``s`` is 1 unless a difference passes the float range
+    (``1e308 − (−1e308)``), then the power of two above every operand, the differences formed
+    from the scaled operands (finite, exact up to the round-off of one subtraction)."""
+    with np.errstate(over="ignore"):
+        d = ya - xa
+    top = float(np.max(np.abs(d))) if d.size else 0.0
+    if math.isinf(top):
+        s = math.ldexp(1.0, math.frexp(float(max(np.max(np.abs(xa)), np.max(np.abs(ya)))))[1] - 1)
+        return ya / s - xa / s, s  # each operand below 2 in magnitude
+    return d, 1.0
+
+
+def _in_float_range(x: ArrayLike, y: ArrayLike) -> tuple[NDArray[np.float64], NDArray[np.float64], float]:
+    """``x / s``, ``y / s`` and ``s``: a power of two (1 unless a value passes 2¹⁰²⁰) after
+    which no difference nor the sum of two differences (a Walsh average's) overflows. Ranks,
+    signs and ties (relative to the operands) are the same at every power-of-two scale.
+    """
+    xa, ya = paired_arrays(x, y)
+    top = float(max(np.max(np.abs(xa)), np.max(np.abs(ya)))) if xa.size else 0.0
+    if top <= 2.0**1020:
+        return xa, ya, 1.0
+    s = math.ldexp(1.0, math.frexp(top)[1] - 1)
+    return xa / s, ya / s, s
+
+
 def _t_from_differences(
-    d: NDArray[np.float64], level: float, alternative: str, label: str, shift: float = 0.0
+    d: NDArray[np.float64],
+    level: float,
+    alternative: str,
+    label: str,
+    shift: float = 0.0,
+    scale: float = 1.0,
 ) -> TTestResult:
-    """The one-sample t test of ``mean(d) − shift`` against 0.
+    """The one-sample t test of ``mean(d)·scale − shift`` against 0 (``d`` in units of ``scale``).
 
     The standard deviation is that of ``d`` itself: that of ``d − shift`` would lose the digits
     the shift has in common with ``d`` (at ``d`` ~1e-5 and a shift of 1, five of sixteen).
+    Differences of magnitude outside :data:`_T_RANGE` are scaled by a power of two first (exact),
+    so that their squares neither overflow (differences of 1e300 gave a variance of ``inf`` and
+    t = 0) nor underflow (differences of 1e-170 gave a variance of 0 and t = ±inf); the
+    estimate, standard error and interval are given back in the units of the data (``±inf``
+    past the float range, as an interval wider than any float).
     """
     n = d.size
     if n == 0:
         raise ValueError("no pairs")
+    top = float(np.max(np.abs(d)))
+    if top > 0.0 and not _T_RANGE[0] <= top <= _T_RANGE[1]:
+        k = math.frexp(top)[1] - 1  # |d| / 2**k in [1, 2)
+        d, scale = np.ldexp(d, -k), math.ldexp(scale, k)
+    shift /= scale  # a power of two: exact unless past the float range
     constant = not np.any(d != d[0])  # then d[0] exactly: a mean can round off the common value
     est = (float(d[0]) if constant else float(np.mean(d))) - shift
+
+    def back(*values: float) -> list[float]:  # the units of the data
+        with np.errstate(over="ignore"):
+            return [float(v) for v in np.array(values) * scale]
+
     if n < 2:
-        return TTestResult(
-            0.0,
-            1.0,
-            0,
-            est,
-            0.0,
-            ConfidenceInterval(est, est),
-            f"{label} (n = 1: no variance estimate; p = 1 and a zero-width interval at the estimate)",
-        )
+        (e,) = back(est)
+        why = "n = 1: no variance estimate; p = 1 and a zero-width interval at the estimate"
+        return TTestResult(0.0, 1.0, 0, e, 0.0, ConfidenceInterval(e, e), f"{label} ({why})")
     df = n - 1
-    sd = float(np.std(d, ddof=1))
-    se = sd / math.sqrt(n)
+    se = float(np.std(d, ddof=1)) / math.sqrt(n)
     if se == 0.0 or constant:
         # constant differences: no sampling variability in the data
         if est == 0.0:
@@ -93,27 +139,22 @@ def _t_from_differences(
                 p = 0.0 if est > 0 else 1.0
             else:
                 p = 0.0 if est < 0 else 1.0
-        return TTestResult(
-            stat,
-            p,
-            df,
-            est,
-            0.0,
-            ConfidenceInterval(est, est),
-            f"{label} (zero variance: all differences equal {est:g})",
-        )
+        (e,) = back(est)
+        why = f"zero variance: all differences equal {e:g}"
+        return TTestResult(stat, p, df, e, 0.0, ConfidenceInterval(e, e), f"{label} ({why})")
     t = est / se
     if alternative == "two-sided":
         p = float(2.0 * _t_sf(abs(t), df))
         q = float(_t_isf((1.0 - level) / 2.0, df))
-        ci = ConfidenceInterval(est - q * se, est + q * se)
+        low, high = est - q * se, est + q * se
     elif alternative == "greater":
         p = float(_t_sf(t, df))
-        ci = ConfidenceInterval(est - float(_t_isf(1.0 - level, df)) * se, math.inf)
+        low, high = est - float(_t_isf(1.0 - level, df)) * se, math.inf
     else:
         p = float(_t_cdf(t, df))
-        ci = ConfidenceInterval(-math.inf, est + float(_t_isf(1.0 - level, df)) * se)
-    return TTestResult(float(t), min(1.0, p), df, est, se, ci, label)
+        low, high = -math.inf, est + float(_t_isf(1.0 - level, df)) * se
+    e, s, low, high = back(est, se, low, high)
+    return TTestResult(float(t), min(1.0, p), df, e, s, ConfidenceInterval(low, high), label)
 
 
 def paired_t_test(
@@ -133,7 +174,9 @@ def paired_t_test(
     standard error 0 and a zero-width interval at the estimate, with ``method`` saying so; constant
     differences give a zero-width interval at the estimate, which is then their common value
     exactly (not a mean that rounds off it), and either p = 1 (all zero) or statistic ±inf with
-    p = 0 in the direction of the differences.
+    p = 0 in the direction of the differences. Differences of any size, ``y − x`` past the float
+    range included, are scaled by a power of two (exact) before they are squared, so that the
+    variance neither overflows nor underflows; an interval limit past the float range is ``±inf``.
 
     Args:
         x: Baseline values.
@@ -150,7 +193,8 @@ def paired_t_test(
     xa, ya = paired_arrays(x, y)
     level = check_level(confidence_level)
     check_alternative(alternative)
-    return _t_from_differences(ya - xa, level, alternative, f"paired t test ({alternative})")
+    d, s = _scaled_differences(xa, ya)
+    return _t_from_differences(d, level, alternative, f"paired t test ({alternative})", scale=s)
 
 
 def mean_difference_interval(
@@ -179,7 +223,8 @@ def mean_difference_interval(
     """
     xa, ya = paired_arrays(x, y)
     level = check_level(confidence_level)
-    t = _t_from_differences(ya - xa, level, "two-sided", "mean difference, paired t interval")
+    d, s = _scaled_differences(xa, ya)
+    t = _t_from_differences(d, level, "two-sided", "mean difference, paired t interval", scale=s)
     return DifferenceResult(t.estimate, t.confidence_interval, t.method)
 
 
@@ -227,7 +272,8 @@ def wilcoxon_signed_rank(
             f"method must be 'auto', 'exact', 'asymptotic' or 'permutation', got {method!r}"
         )
     check_alternative(alternative)
-    return signed_rank_test(tied_differences(x, y), zero_method, method, alternative)
+    xa, ya, _ = _in_float_range(x, y)
+    return signed_rank_test(tied_differences(xa, ya), zero_method, method, alternative)
 
 
 def signed_rank_and_estimate(x: ArrayLike, y: ArrayLike) -> tuple[TestResult, float]:
@@ -238,11 +284,12 @@ def signed_rank_and_estimate(x: ArrayLike, y: ArrayLike) -> tuple[TestResult, fl
     Raises:
         ValueError: ``"no pairs"`` for empty input (the estimate is undefined).
     """
-    d = tied_differences(x, y)
+    xa, ya, s = _in_float_range(x, y)
+    d = tied_differences(xa, ya)
     if d.size == 0:
         raise ValueError("no pairs")
     test = signed_rank_test(d, "wilcox", "auto", "two-sided")  # reads d only
-    return test, walsh_median(d, overwrite=True)
+    return test, walsh_median(d, overwrite=True) * s
 
 
 def sign_test(x: ArrayLike, y: ArrayLike, *, alternative: str = "two-sided") -> TestResult:
@@ -296,10 +343,11 @@ def hodges_lehmann(x: ArrayLike, y: ArrayLike) -> float:
     Raises:
         ValueError: ``"no pairs"`` for empty input (the estimate is undefined).
     """
-    d = tied_differences(x, y)
+    xa, ya, s = _in_float_range(x, y)
+    d = tied_differences(xa, ya)
     if d.size == 0:
         raise ValueError("no pairs")
-    return walsh_median(d, overwrite=True)
+    return walsh_median(d, overwrite=True) * s
 
 
 def log_ratio_interval(
