@@ -317,7 +317,10 @@ OPTIONS: tuple[Option, ...] = (
            ("--results",), metavar=("BEFORE", "AFTER")),
     Option("power", "float", ("plan",), "power to detect the uplift (default 0.8)", ("--power",),
            bounds=_UNIT, default=0.8),
-    Option("one_sided", "switch", ("plan",), "a one-sided test", ("--one-sided",)),
+    Option("one_sided", "switch", ("plan",), "the regression gate's test: one-sided, H1 candidate worse (the "
+           "default, accepted for explicitness)", ("--one-sided",)),
+    Option("two_sided", "switch", ("plan",), "a two-sided test instead of the gate's one-sided one",
+           ("--two-sided",)),
     Option("plan_sequential", "switch", ("plan",), "also simulate a sequential campaign: expected agent "
            "calls (mean, 90th percentile)", ("--sequential",), dest="sequential"),
     Option("simulations", "int", ("plan",), "with --sequential: simulated campaigns (default 2000)",

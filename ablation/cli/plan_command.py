@@ -100,9 +100,16 @@ def _observed(args: argparse.Namespace) -> tuple[int, float]:
 
 
 def _plan_command(args: argparse.Namespace, observed: tuple[int, float] | None) -> int:
+    """Plan for the report's regression gate by default: its one-sided exact McNemar test (H1
+    candidate worse) at ``--alpha`` unadjusted, whose MDE at 80% power the report prints as the
+    smallest regression the gate could detect (:func:`ablation.analysis.headline.minimum_detectable`,
+    the same :func:`ablation.stats.exact_minimum_detectable_effect`); ``--two-sided`` plans for a
+    two-sided test."""
     from ablation import stats
 
-    alternative = "one-sided" if args.one_sided else "two-sided"
+    if args.one_sided and args.two_sided:
+        raise UsageError("ablation plan: --one-sided and --two-sided: give one (the default is one-sided)")
+    alternative = "two-sided" if args.two_sided else "one-sided"
     psi, n = args.discordance, args.tasks
     if observed is not None:
         n, psi = observed
@@ -133,7 +140,8 @@ def _plan_command(args: argparse.Namespace, observed: tuple[int, float] | None) 
         n, psi, alpha=args.alpha, power=args.power, alternative=_exact_alternative(alternative)
     ) if psi > 0 else float("inf")
     tasks = f"{n} task{'s' if n != 1 else ''}"
-    design = f"discordance {psi:.4f}, alpha {args.alpha} {alternative}, power {args.power}"
+    gate = " (H1 candidate worse, the regression gate's test)" if alternative == "one-sided" else ""
+    design = f"discordance {psi:.4f}, alpha {args.alpha} {alternative}{gate}, power {args.power}"
     if math.isinf(mde) and math.isinf(exact):
         print(f"no uplift is detectable with {tasks}: even an uplift as large as the discordance "
               f"(every discordant task an improvement) has less than {args.power:.0%} power, by "
@@ -143,7 +151,7 @@ def _plan_command(args: argparse.Namespace, observed: tuple[int, float] | None) 
         print(f"minimum detectable uplift with {tasks}: {_effect(mde, psi, args.power)}; "
               f"Connor 1987, {design})")
         print(f"with the exact McNemar test the report runs: {_effect(exact, psi, args.power)}; "
-              "exact power by enumeration)")
+              f"exact power by enumeration{_as_report(alternative, args.power)})")
     if args.sequential:
         if args.uplift is None:
             raise UsageError("ablation plan --sequential: give --uplift (the true uplift to simulate)")
@@ -157,6 +165,13 @@ def _effect(mde: float, psi: float, power: float) -> str:
     if math.isinf(mde):
         return f"none (even an uplift equal to the discordance {psi:.4g} has less than {power:.0%} power"
     return f"{mde:.4f} ({mde * 100:.2f} points"
+
+
+def _as_report(alternative: str, power: float) -> str:
+    """What the report calls the one-sided exact MDE at 80% power (it prints no other)."""
+    if alternative == "one-sided" and power == 0.8:
+        return "; the report's 'smallest regression the gate could detect at 80% power'"
+    return ""
 
 
 def _exact_alternative(alternative: str) -> str:
