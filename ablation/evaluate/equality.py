@@ -9,10 +9,12 @@ from collections.abc import Callable, Mapping
 from fractions import Fraction
 from typing import Any
 
-__all__ = ["FLOAT_ABS_TOL", "FLOAT_REL_TOL", "close", "plain", "values_equal"]
+__all__ = ["FLOAT_ABS_TOL", "FLOAT_REL_TOL", "MAX_DEPTH", "close", "plain", "values_equal"]
 
 FLOAT_REL_TOL = 1e-9
 FLOAT_ABS_TOL = 1e-12
+#: Levels of nested containers :func:`values_equal` follows.
+MAX_DEPTH = 100
 
 #: Types whose equal values (``==``, same exact type) pass every rule below: the common verdict
 #: is decided without the rules' conversions and checks.
@@ -84,9 +86,13 @@ def values_equal(a: Any, b: Any, *, strip_strings: bool = True, _depth: int = 0)
     ``__eq__`` always says yes (``unittest.mock.ANY``, a buggy agent's sentinel) never equals a
     value of another type. A subclass of a builtin is compared by the builtin value it holds
     (:func:`plain`), whatever its own ``__eq__`` says.
+
+    Raises:
+        RecursionError: containers nested more than :data:`MAX_DEPTH` levels deep (a list that
+            holds itself is): they are not compared, and no verdict is given.
     """
-    if _depth > 100:
-        return False
+    if _depth > MAX_DEPTH:
+        raise RecursionError(f"the values are nested more than {MAX_DEPTH} levels deep (or hold themselves)")
     kind = type(a)
     if kind is type(b) and kind in _PLAIN_SCALARS and a == b:
         return True

@@ -174,7 +174,15 @@ class _Equals(BuiltinVerifier):
     name = "equals"
 
     def __call__(self, output: Any, task: AblationTask) -> bool:
-        return values_equal(output, task.expected_output)
+        return _compared(output, task.expected_output, task, strip_strings=True)
+
+
+def _compared(output: Any, expected: Any, task: AblationTask, *, strip_strings: bool) -> bool:
+    """:func:`values_equal`, with values too deeply nested to compare the task's :class:`VerifierError`."""
+    try:
+        return values_equal(output, expected, strip_strings=strip_strings)
+    except RecursionError as exc:
+        raise VerifierError(f"task {task.task_id!r}: the output cannot be compared: {exc}") from None
 
 
 equals: BuiltinVerifier = _Equals()
@@ -334,7 +342,7 @@ class _JsonEqual(BuiltinVerifier):
         if expected is _NOT_JSON:
             raise VerifierError(f"task {task.task_id!r}: expected_output is not valid JSON")
         got = _parse_json(output)
-        return got is not _NOT_JSON and values_equal(got, expected, strip_strings=False)
+        return got is not _NOT_JSON and _compared(got, expected, task, strip_strings=False)
 
 
 def json_equal() -> BuiltinVerifier:
