@@ -221,15 +221,16 @@ def _no_output(t: TaskResult) -> bool:
     return t.status != "completed" and t.output is None
 
 
-def _output_diff(base: TaskResult, cand: TaskResult) -> str:
-    """The word diff of the first runs' outputs, a run that did not complete named above it.
+def _output_diff(base: TaskResult, cand: TaskResult, sides: tuple[str, str]) -> str:
+    """The word diff of the first runs' outputs, a run that did not complete named above it by
+    its side (``sides``: the page's, as a comparison of two stored candidate arms names them).
     When one has no output (:func:`_no_output`) there is no diff: the other arm's whole output
     shown as removed or added would read as an answer that was empty."""
     notes = [
-        f"The {t.arm}'s run {t.run} did not complete ({t.status}"
+        f"The {side}'s run {t.run} did not complete ({t.status}"
         + (f": {t.error_type}" if t.error_type and t.error_type.lower() != t.status else "")
         + ("): it has no output to compare; its error is under its column." if _no_output(t) else ").")
-        for t in (base, cand) if t.status != "completed"
+        for side, t in zip(sides, (base, cand), strict=True) if t.status != "completed"
     ]  # fmt: skip
     lines = "".join(f'<p class="note ended">{markup.esc(n)}</p>' for n in notes)
     return lines + ("" if _no_output(base) or _no_output(cand) else word_diff(base.output, cand.output))
@@ -323,13 +324,13 @@ def page_body(
         f"{_runs(trials, stored, campaign)}</div>"
         for (arm, heading, trials, stored), campaign in zip(sides, campaigns, strict=True)
     )
-    (_, _, left, _), (_, _, right, _) = sides
+    (left_side, _, left, _), (right_side, _, right, _) = sides
     diff = ""
     if left and right:
         base, cand = left[0].trial, right[0].trial
         diff = (
             '<h2>Output diff (first run: <del>baseline only</del> <ins>candidate only</ins>)</h2>'
-            f'<div id="diff">{_output_diff(base, cand)}</div>'
+            f'<div id="diff">{_output_diff(base, cand, (left_side, right_side))}</div>'
         ) + side_by_side(
             _compared(left[0]), _compared(right[0]), dropped={"spans": (_dropped(base), _dropped(cand))},
             start=start, rows_url=rows_url,

@@ -66,3 +66,15 @@ def test_no_diff_against_a_run_that_never_answered(tmp_path: Path) -> None:
     diff = _diff(late)  # the verifier raised after the agent answered: its output is compared
     assert "<del>12</del>" in diff and "<ins>13</ins>" in diff, diff
     assert "candidate's run 0 did not complete" in html.unescape(diff)
+
+
+def test_a_comparison_names_the_run_by_its_side(tmp_path: Path) -> None:
+    """Comparing the stored candidate arm (as the baseline) with the stored baseline arm: the
+    run that did not complete is the comparison's baseline, whatever arm it was stored under."""
+    cid, _ = _store(tmp_path / "runs.db")
+    params = {"baseline": f"{cid}:candidate", "candidate": f"{cid}:baseline", "id": "early"}
+    with TestClient(create_app(Catalog(tmp_path / "runs.db"))) as client:
+        page = client.get("/compare/task", params=params).text
+    diff = html.unescape(_diff(page))
+    assert "baseline's run 0 did not complete" in diff and "candidate's run" not in diff, diff
+    assert "<del>" not in diff and "<ins>" not in diff, diff
