@@ -215,7 +215,7 @@ def headline(report: AblationReport) -> str:
         ["mid-p", f"{number(m.midp_pvalue, fmt_p(m.midp_pvalue))}"
          f' <span class="method">{esc(m.midp_method)}</span>'],
         ["Uplift", f'<span id="uplift">{figure(u.estimate, u.ci, "pp")}</span>'],
-        *([f"Uplift{' (secondary)' if iv.secondary else ''}", interval(iv, "pp")]
+        *([f"Uplift ({'secondary' if iv.secondary else 'another interval'})", interval(iv, "pp")]
           for iv in sorted(u.others(), key=lambda iv: iv.secondary)),  # the report's order
     ]
     for arm in (report.baseline, report.candidate):
