@@ -2,7 +2,9 @@
 
 A trial may carry a step list of any length (an agent's trace of 10^4 tool calls, say): a task
 page shows the first :data:`PREVIEW` steps of each trial's list and links to this page, which
-shows :data:`PAGE_STEPS` steps at a time with links to the pages before and after. Every step is
+shows :data:`PAGE_STEPS` steps at a time with links to the pages before and after, and back to
+the task page it was opened from (a campaign's, with its way back to the filtered task list, or
+a comparison's: the ``back`` parameter, :func:`back_to_task`). Every step is
 its indented JSON text cut at :data:`~ablation.view.traces.STEP_LIMIT` characters, the cut naming
 the full length (``ablation report CAMPAIGN --export-jsonl FILE`` writes every step in full).
 Only the steps shown are turned into text, and only the trial shown is read: a page of a trace
@@ -19,6 +21,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from typing import Any
+from urllib.parse import parse_qsl, urlsplit
 
 from ablation.render._format import truncate
 from ablation.schema import TaskResult
@@ -26,7 +29,7 @@ from ablation.view import markup
 from ablation.view.catalog import Catalog
 from ablation.view.traces import STEP_LIMIT, step_text
 
-__all__ = ["FIELDS", "PAGE_STEPS", "PREVIEW", "preview", "step_list", "steps_page", "steps_url"]
+__all__ = ["FIELDS", "PAGE_STEPS", "PREVIEW", "back_to_task", "preview", "step_list", "steps_page", "steps_url"]
 
 #: Steps of one trial's list a task page shows; the rest are on :func:`steps_page`.
 PREVIEW = 20
@@ -45,16 +48,36 @@ def step_list(t: TaskResult, field: str) -> list[Any] | None:
     return None
 
 
-def steps_url(campaign_id: str, t: TaskResult, field: str, page: int = 1) -> str:
-    """The path of page ``page`` of the trial ``t``'s list ``field``."""
-    return _url(campaign_id, t.task_id, t.arm, t.run, field, page)
+def steps_url(campaign_id: str, t: TaskResult, field: str, page: int = 1, back: str = "") -> str:
+    """The path of page ``page`` of the trial ``t``'s list ``field``; ``back``: the task page it
+    links back to (:func:`back_to_task`)."""
+    return _url(campaign_id, t.task_id, t.arm, t.run, field, page, back)
 
 
-def _url(campaign_id: str, task_id: str, arm: str, run: int, field: str, page: int = 1) -> str:
+def _url(campaign_id: str, task_id: str, arm: str, run: int, field: str, page: int = 1, back: str = "") -> str:
     return markup.url(
         markup.campaign_url(campaign_id, "steps"), id=task_id, arm=arm, run=run, field=field,
-        page=page if page > 1 else None,
+        page=page if page > 1 else None, back=back or None,
     )  # fmt: skip
+
+
+#: The task pages a steps page links back to, by path, and the parameters each keeps: the
+#: campaign's task page (``/campaign/ID/task``) and a comparison's (``/compare/task``,
+#: :data:`ablation.view.suite_pages.COMPARE_TASK`).
+_BACK_PARAMS = {"task": ("id", "back", "from"), "/compare/task": ("baseline", "candidate", "id", "from")}
+
+
+def back_to_task(campaign_id: str, task_id: str, back: str) -> str:
+    """The task page a steps page links back to: ``back`` when it is a relative URL of this
+    campaign's task page or of a comparison's task page (no scheme, host or fragment), rebuilt
+    from that page's own parameters only; else the task's page in the campaign."""
+    page = markup.campaign_url(campaign_id, "task")
+    parts = urlsplit(back)
+    keep = _BACK_PARAMS.get("task" if parts.path == page else parts.path)
+    if parts.scheme or parts.netloc or parts.fragment or keep is None:
+        return markup.url(page, id=task_id)
+    params = dict(parse_qsl(parts.query))
+    return markup.url(parts.path, **{k: params[k] for k in keep if k in params})
 
 
 def _rows(steps: Sequence[Any], first: int) -> str:
@@ -64,14 +87,17 @@ def _rows(steps: Sequence[Any], first: int) -> str:
     )
 
 
-def preview(campaign_id: str, t: TaskResult, field: str, steps: Sequence[Any], total: int | None = None) -> str:
+def preview(
+    campaign_id: str, t: TaskResult, field: str, steps: Sequence[Any], total: int | None = None, back: str = ""
+) -> str:
     """The first :data:`PREVIEW` steps of ``steps`` (the trial's list ``field``, or its first
-    steps of ``total``), how many are not shown, and the link to them all."""
+    steps of ``total``), how many are not shown, and the link to them all (which links back to
+    ``back``, the page shown)."""
     shown = steps[:PREVIEW]
     table = f'<table class="steps"><tbody>{_rows(shown, 0)}</tbody></table>' if shown else ""
     count = len(steps) if total is None else total
     rest = count - len(shown)
-    link = markup.link(steps_url(campaign_id, t, field), f"All {count} steps, page by page", cls="all-steps")
+    link = markup.link(steps_url(campaign_id, t, field, back=back), f"All {count} steps, page by page", cls="all-steps")
     note = f"{len(shown)} of {count} steps shown" + (f", {rest} not shown" if rest else "")
     return f'{table}<p class="note steps-count">{markup.esc(note)}. {link}</p>'
 
@@ -122,10 +148,12 @@ def steps_page(catalog: Catalog, campaign_id: str, params: Mapping[str, str]) ->
     total, first, shown = _read(catalog, (campaign_id, task_id, arm, run), field, _int(params.get("page")))
     pages = max(1, -(-total // PAGE_STEPS))
     page = first // PAGE_STEPS + 1
-    nav = [markup.link(_url(campaign_id, task_id, arm, run, field, page - 1), "← previous", cls="prev")] if page > 1 else []
+    to = back_to_task(campaign_id, task_id, params.get("back", ""))
+    kept = "" if to == markup.url(markup.campaign_url(campaign_id, "task"), id=task_id) else to
+    nav = [markup.link(_url(campaign_id, task_id, arm, run, field, page - 1, kept), "← previous", cls="prev")] if page > 1 else []
     if page < pages:
-        nav.append(markup.link(_url(campaign_id, task_id, arm, run, field, page + 1), "next →", cls="next"))
-    back = markup.link(markup.url(markup.campaign_url(campaign_id, "task"), id=task_id), "Back to the task", cls="back")
+        nav.append(markup.link(_url(campaign_id, task_id, arm, run, field, page + 1, kept), "next →", cls="next"))
+    back = markup.link(to, "Back to the task", cls="back")
     count = f"Steps {first} to {first + len(shown) - 1} of {total} (page {page} of {pages})" if shown else "No step."
     body = (
         f'<p>{back}</p><p class="count" id="count">{markup.esc(count)}</p>'

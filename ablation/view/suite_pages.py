@@ -205,6 +205,7 @@ def compare_task_page(catalog: Catalog, params: Mapping[str, str]) -> str | Answ
         sides, row, source, back, (base.campaign_id, cand.campaign_id),
         markup.count(params.get("from", "")),
         lambda first: markup.url(COMPARE_TASK, baseline=str(base), candidate=str(cand), id=task_id, **{"from": first}),
+        markup.url(COMPARE_TASK, baseline=str(base), candidate=str(cand), id=task_id, **{"from": markup.count(params.get("from", ""))}),
     )  # fmt: skip
     return markup.layout(f"Task {task_id}", body, store=str(catalog.path))
 

@@ -172,8 +172,9 @@ def _unknown_counts(t: TaskResult) -> dict[str, None]:
     return {name: None for name in USAGE_METRICS if getattr(t.usage, name) is None and name not in t.metrics}
 
 
-def _trial(t: TaskResult, campaign_id: str, trace_total: int | None = None) -> str:
-    """One trial's column; ``trace_total``: its whole trace's steps when ``t`` holds its first."""
+def _trial(t: TaskResult, campaign_id: str, trace_total: int | None = None, here: str = "") -> str:
+    """One trial's column; ``trace_total``: its whole trace's steps when ``t`` holds its first;
+    ``here``: the page's URL, which its steps pages link back to."""
     extra = _extra(t)
     cut = _usage_from_cut_trace(t)
     derived = usage_metrics(t.usage) if cut and t.usage is not None else {}
@@ -208,7 +209,7 @@ def _trial(t: TaskResult, campaign_id: str, trace_total: int | None = None) -> s
     parts.append(f"<h4>Output</h4>{shown}")
     for name, value in sorted(extra.items()):
         total = trace_total if name == "trace" else None
-        html = preview(campaign_id, t, name, value, total) if name in FIELDS else _pre(_json(value), "extra")
+        html = preview(campaign_id, t, name, value, total, here) if name in FIELDS else _pre(_json(value), "extra")
         parts.append(f"<h4>{markup.esc(_heading(t, name, cut))}</h4>{html}")
     return (
         f'<div class="trial {markup.esc(t.arm)}" data-arm="{markup.esc(t.arm)}" data-run="{t.run}">'
@@ -283,7 +284,7 @@ def inputs(catalog: Catalog, report: AblationReport, campaign_id: str, task_id: 
 Side = tuple[str, str, list[ShownTrial], int]
 
 
-def _runs(shown: list[ShownTrial], stored: int, campaign_id: str) -> str:
+def _runs(shown: list[ShownTrial], stored: int, campaign_id: str, here: str = "") -> str:
     """One arm's ``shown`` trials in full; under them, how many of its ``stored`` trials were
     not shown and how to export every trial of ``campaign_id``."""
     if not shown:
@@ -292,7 +293,8 @@ def _runs(shown: list[ShownTrial], stored: int, campaign_id: str) -> str:
         f" runs not shown ({stored} in all): ablation report {campaign_id} "
         "--export-jsonl FILE writes every trial"
     )
-    return "".join(_trial(s.trial, campaign_id, s.trace_total) for s in shown) + markup.more(stored, len(shown), where)
+    columns = "".join(_trial(s.trial, campaign_id, s.trace_total, here) for s in shown)
+    return columns + markup.more(stored, len(shown), where)
 
 
 def _compared(shown: ShownTrial) -> dict[str, Any]:
@@ -307,6 +309,7 @@ def _compared(shown: ShownTrial) -> dict[str, Any]:
 def page_body(
     sides: list[Side], row: dict[str, Any] | None, inputs_html: str, back: str,
     campaigns: tuple[str, str], start: int | None = None, rows_url: Callable[[int], str] | None = None,
+    here: str = "",
 ) -> str:
     """The page below its title: ``back`` (a link), the outcome and facts of ``row`` (a task
     table row's keys ``outcome``, ``flaky``, ``reason``, ``category``, ``critical``; the first
@@ -316,12 +319,13 @@ def page_body(
 
     ``sides``: :data:`Side` of the baseline, then the candidate; ``campaigns``: the campaign
     each side's trials are stored under; ``start``,
-    ``rows_url``: the step lists' first row and the page from a row on
+    ``rows_url``: the step lists' first row and the page from a row on; ``here``: this page's
+    URL, which a trial's steps pages link back to
     (:func:`~ablation.view.traces.side_by_side`).
     """
     columns = "".join(
         f'<div class="arm" id="arm-{arm}"><h2>{markup.esc(heading)}</h2>'
-        f"{_runs(trials, stored, campaign)}</div>"
+        f"{_runs(trials, stored, campaign, here)}</div>"
         for (arm, heading, trials, stored), campaign in zip(sides, campaigns, strict=True)
     )
     (left_side, _, left, _), (right_side, _, right, _) = sides
@@ -380,5 +384,6 @@ def task_page(
         markup.link(back_url(campaign_id, back), "Back to the tasks", cls="back"),
         (campaign_id, campaign_id), start,
         lambda row: markup.url(markup.campaign_url(campaign_id, "task"), id=task_id, back=back or None, **{"from": row}),
+        markup.url(markup.campaign_url(campaign_id, "task"), id=task_id, back=back or None, **{"from": start}),
     )
     return markup.layout(f"Task {task_id}", body, store=str(catalog.path))
