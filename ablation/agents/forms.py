@@ -149,7 +149,7 @@ def interpret_agent_json(value: Any, source: str) -> Any:
     """
     if not (isinstance(value, dict) and "output" in value and value.keys() <= _OUTPUT_KEYS):
         return value
-    value = {k: v if k == "output" else _safe_texts(v) for k, v in value.items()}
+    value = _safe_texts(value)
     try:
         return AgentOutput.model_validate(value, strict=True)
     except ValidationError as exc:
@@ -162,17 +162,23 @@ def interpret_agent_json(value: Any, source: str) -> Any:
         raise _invalid(source, exc) from None
 
 
-def _safe_texts(value: Any) -> Any:
-    """``value`` with every text in it (keys too) made encodable (:func:`~ablation.schema.safe_text`:
-    a lone surrogate, which JSON's ``\\ud800`` escape gives, becomes the visible escape); a model
-    name or metric name holding one could not be stored. Assumes decoded JSON (no cycles)."""
-    if isinstance(value, str):
-        return safe_text(value)
-    if isinstance(value, dict):
-        return {safe_text(k): _safe_texts(v) for k, v in value.items()}
-    if isinstance(value, list):
-        return [_safe_texts(v) for v in value]
-    return value
+def _safe_texts(reply: dict[str, Any]) -> dict[str, Any]:
+    """``reply`` with the texts of its fields (a model, currency, metric or tool name, and the
+    keys beside them) made encodable (:func:`~ablation.schema.safe_text`: a lone surrogate, which
+    JSON's ``\\ud800`` escape gives, becomes the visible escape), which could not be stored.
+    Only the places that hold text are read: anything nested deeper is no valid field anyway."""
+    out = dict(reply)
+    for key in ("cost", "usage", "metrics"):
+        if isinstance(reply.get(key), dict):
+            out[key] = _safe_items(reply[key])
+    usage = out.get("usage")
+    if isinstance(usage, dict) and isinstance(usage.get("tool_calls"), dict):
+        usage["tool_calls"] = _safe_items(usage["tool_calls"])
+    return out
+
+
+def _safe_items(fields: dict[str, Any]) -> dict[str, Any]:
+    return {safe_text(k): safe_text(v) if isinstance(v, str) else v for k, v in fields.items()}
 
 
 def _whole_float(error: Any) -> bool:

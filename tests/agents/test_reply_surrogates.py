@@ -19,7 +19,7 @@ import pytest
 from helpers.raw_server import raw_servers, replying
 
 from ablation import AblationTask, CampaignConfig, CampaignRun, RunStore, run_ablation_campaign
-from ablation.agents import CommandAgent, HttpAgent
+from ablation.agents import AgentProcessError, CommandAgent, HttpAgent
 
 REPLY = (
     b'{"output": "\\udc00a", "cost": {"amount": 0.5, "currency": "\\ud800"},'
@@ -78,3 +78,17 @@ def test_a_stored_campaign_runs_to_its_end(tmp_path: Path, url: str, kind: str) 
     for r in stored:
         assert r.status == "completed" and r.usage is not None
         assert r.usage.model == _escaped(json.loads(REPLY)["usage"]["model"])
+
+
+@pytest.mark.parametrize("levels", [500, 900])
+def test_a_deeply_nested_field_is_still_the_agents_error(tmp_path: Path, levels: int) -> None:
+    """The texts are escaped where a field holds text only: a field nested as deep as the JSON
+    decoder allows (its limit is the interpreter's recursion limit) is refused as before, not a
+    RecursionError of the escaping."""
+    reply = b'{"output": 1, "metrics": ' + b"[" * levels + b"]" * levels + b"}"
+    json.loads(reply)  # the premise: the decoder reads it
+    path = tmp_path / "reply.json"
+    path.write_bytes(reply)
+    agent = CommandAgent(["sh", "-c", 'cat >/dev/null; cat "$0"', str(path)], name="printer", timeout_s=20)
+    with pytest.raises(AgentProcessError, match="invalid fields: field 'metrics': Input should be a valid dictionary"):
+        asyncio.run(agent.run(1))
