@@ -22,8 +22,11 @@ Two release gates (:class:`~ablation.report.GateResult`, named and worded as the
   ``unknown``: neither paired nor missing.
 - ``"no significant regression"`` (``GatePolicy.no_significant_regression``): the one-sided
   paired t test of ``d + regression_delta < 0`` (lower-is-better: ``d - regression_delta > 0``)
-  at ``alpha``, on its own (not adjusted); ``"inconclusive"`` when all ``d`` are equal: their
-  t is undefined (``0/0``, or ``±inf`` and p = 0 at 2 tasks), its p-values ``None``, ``t_note`` why.
+  at ``alpha``, on its own (not adjusted). When all ``d`` are equal their t is undefined (``0/0``,
+  or ``±inf`` and p = 0 at 2 tasks), its p-values ``None`` and ``t_note`` says why; the gate then
+  passes when no task is worse by more than ``regression_delta`` (a candidate equal to its
+  baseline, or better by the same amount on every task) and is ``"inconclusive"`` when every task
+  is worse by the same amount (no test can weigh one constant against noise it never saw).
 
 A gate turned off is ``"off"``, naming the ``GatePolicy`` field that turned it off and what it would
 have said; the verdict is ``"fail"`` when a gate is neither ``"pass"`` nor ``"off"`` (``verdict_of``).
@@ -358,8 +361,15 @@ def _regression_gate(c: NumericComparison, policy: GatePolicy) -> GateResult:
         f"{' (higher: lower is better)' if c.lower_is_better else ''} by more than "
         f"{c.regression_delta:g}), mean difference {c.mean_difference:+.4g} over {c.n_pairs} pairs"
     )
-    if p is None:  # the t test is undefined: it judged nothing
-        if policy.no_significant_regression:
+    if p is None:  # every difference is the same: the t is undefined, the direction is not
+        shift = c.mean_difference - c.regression_delta if c.lower_is_better else -(c.mean_difference + c.regression_delta)
+        if shift <= 0:  # no task is worse by more than the delta: nothing regressed
+            said = f"{desc}; {c.t_note}; no task is worse by more than {c.regression_delta:g}"
+            if policy.no_significant_regression:
+                return GateResult(name=GATE_NAMES[1], status="pass", evidence=f"{said}: passes.")
+            off = turned_off("no_significant_regression")
+            return GateResult(name=GATE_NAMES[1], status="off", evidence=f"{off}; {said}: would have passed.")
+        if policy.no_significant_regression:  # every task is worse by the same amount: not a test
             return could_not_run(GATE_NAMES[1], f"the {desc}", str(c.t_note))
         off = turned_off("no_significant_regression")
         return GateResult(name=GATE_NAMES[1], status="off", evidence=f"{off}; {desc}; could not have run: {c.t_note}.")

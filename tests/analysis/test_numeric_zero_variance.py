@@ -3,9 +3,11 @@
 When every per-task difference is the same, the variance is 0: ``scipy.stats.ttest_rel`` gives
 t = ±inf with p = 0 (a "significant" regression from 2 tasks), or NaN when all are 0, and with
 differences equal in decimal but not in binary (0.4 − 0.3 and 0.8 − 0.7) a t of 3.6e15 made of
-round-off. None of these is evidence: the gate is inconclusive (the verdict cannot pass), the
-t p-values are ``None`` and the text says why. Elsewhere the gate's p is scipy's, at any scale
-and with an outlier.
+round-off. None of these is evidence of a test: the t p-values are ``None`` and the text says
+why. The gate then reads the one difference there is: when every task is worse by the same amount
+(beyond ``regression_delta``) it is inconclusive, so the verdict cannot pass; when no task is worse
+(a candidate equal to its baseline, or better by the same amount everywhere) nothing regressed and
+it passes. Elsewhere the gate's p is scipy's, at any scale and with an outlier.
 """
 
 from __future__ import annotations
@@ -24,30 +26,41 @@ from ablation.render.numeric_doc import numeric_json_document, numeric_output, r
 pytestmark = pytest.mark.filterwarnings("ignore::RuntimeWarning")  # scipy's 0/0 and overflow
 
 
-def _compare(x: list[float] | np.ndarray, y: list[float] | np.ndarray, **kw: object):  # type: ignore[no-untyped-def]
+def _compare(x: list[float] | np.ndarray, y: list[float] | np.ndarray, field: str = "score", **kw: object):  # type: ignore[no-untyped-def]
     ids = [f"t{i}" for i in range(len(x))]
     return compare_numeric(dict(zip(ids, map(float, x), strict=True)), dict(zip(ids, map(float, y), strict=True)),
-                           field="score", **kw)  # type: ignore[arg-type]  # fmt: skip
+                           field=field, **kw)  # type: ignore[arg-type]  # fmt: skip
 
 
-FLAT = {
-    "two tasks, one shift": ([0.5, 0.75], [0.25, 0.5]),  # d = -0.25 exactly
-    "decimal shift": ([0.3, 0.7], [0.2, 0.6]),  # d equal up to round-off
-    "decimal rise": ([0.3, 0.7, 0.1], [0.4, 0.8, 0.2]),
-    "all zero": ([0.5, 0.9, 0.1], [0.5, 0.9, 0.1]),
-    "many tasks": (np.linspace(0.2, 0.8, 150), np.linspace(0.2, 0.8, 150) - 0.125),
+FLAT = {  # (baseline, candidate, delta, lower is better, the gate)
+    "two tasks, one drop": ([0.5, 0.75], [0.25, 0.5], 0.0, False, "inconclusive"),  # d = -0.25
+    "decimal drop": ([0.3, 0.7], [0.2, 0.6], 0.0, False, "inconclusive"),  # equal up to round-off
+    "many tasks": (np.linspace(0.2, 0.8, 150), np.linspace(0.2, 0.8, 150) - 0.125, 0.0, False, "inconclusive"),
+    "a cost that rose": ([0.5, 0.75], [0.75, 1.0], 0.0, True, "inconclusive"),
+    "decimal rise": ([0.3, 0.7, 0.1], [0.4, 0.8, 0.2], 0.0, False, "pass"),
+    "all zero": ([0.5, 0.9, 0.1], [0.5, 0.9, 0.1], 0.0, False, "pass"),
+    "a drop within the delta": ([0.5, 0.75], [0.25, 0.5], 0.3, False, "pass"),
+    "a cost that fell": ([0.75, 1.0], [0.5, 0.75], 0.0, True, "pass"),
 }
 
 
 @pytest.mark.parametrize("case", list(FLAT))
-def test_equal_differences_make_the_gate_inconclusive(case: str) -> None:
-    x, y = (np.asarray(v, dtype=float) for v in FLAT[case])
+def test_equal_differences_judge_their_one_difference(case: str) -> None:
+    bx, by, delta, lower, status = FLAT[case]
+    x, y = np.asarray(bx, dtype=float), np.asarray(by, dtype=float)
     ref = stats.ttest_rel(y, x, alternative="less")
     # scipy's answer is no evidence: not finite, or a t of round-off (|t| > 1e12)
     assert not math.isfinite(ref.statistic) or abs(ref.statistic) > 1e12
-    c = _compare(x, y)
+    # the premise, in exact decimal arithmetic on the values as written: one common difference
+    common = {round(b - a, 9) for a, b in zip(bx, by, strict=True)}
+    assert len(common) == 1
+    worse = (common.pop() - delta > 0) if lower else (common.pop() + delta < 0)
+    assert (status == "inconclusive") == worse
+    c = _compare(x, y, field="cost" if lower else "score", regression_delta=delta)
+    assert c.lower_is_better == lower
     gate = c.gates[1]
-    assert gate.status == "inconclusive" and gate.pvalue is None and c.verdict == "fail" and c.exit_code == 2
+    assert gate.status == status and gate.pvalue is None
+    assert (c.verdict, c.exit_code) == (("fail", 2) if worse else ("pass", 0))
     assert c.t_pvalue is None and c.gate_pvalue is None and c.ci_low is None and c.ci_high is None
     assert "variance is 0" in gate.evidence and "t statistic is undefined" in gate.evidence
     assert c.t_note is not None and f"all {x.size} per-task differences are equal" in c.t_note

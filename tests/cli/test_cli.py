@@ -165,14 +165,14 @@ def test_noninferiority_inconclusive_fails(tmp_path: Path, capsys: pytest.Captur
 
 def test_plan_prints_connor_sample_size(capsys: pytest.CaptureFixture[str]) -> None:
     code, out, _ = run_cli(
-        ["plan", "--discordance", "0.10", "--uplift", "0.03", "--alpha", "0.05", "--power", "0.8"], capsys
+        ["plan", "--discordance", "0.10", "--uplift", "0.03", "--alpha", "0.05", "--power", "0.8", "--two-sided"], capsys
     )
     # Connor (1987): n = (z_{1-a/2} sqrt(psi) + z_{1-b} sqrt(psi - delta^2))^2 / delta^2
     za, zb = norm.ppf(0.975), norm.ppf(0.8)
     n = (za * math.sqrt(0.10) + zb * math.sqrt(0.10 - 0.03**2)) ** 2 / 0.03**2
     assert code == 0
     assert f"tasks needed: {math.ceil(n)}" in out and math.ceil(n) == 870
-    code, out, _ = run_cli(["plan", "--discordance", "0.10", "--tasks", "500"], capsys)
+    code, out, _ = run_cli(["plan", "--discordance", "0.10", "--tasks", "500", "--two-sided"], capsys)
     assert code == 0 and "0.0395" in out
 
 

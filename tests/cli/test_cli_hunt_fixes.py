@@ -222,5 +222,5 @@ def test_plan_says_in_words_that_one_task_detects_no_uplift() -> None:
     assert done.stdout.startswith("no uplift is detectable with 1 task: ")
     mde = stats.minimum_detectable_effect(500, psi=0.1)
     assert f"minimum detectable uplift with 500 tasks: {mde:.4f}" in run_here(
-        ["plan", "--discordance", "0.1", "--tasks", "500"]
+        ["plan", "--discordance", "0.1", "--tasks", "500", "--two-sided"]
     ).stdout

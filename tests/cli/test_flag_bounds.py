@@ -85,7 +85,7 @@ def test_a_plan_past_the_exact_power_limit_gives_connors_n_and_says_why_no_more(
     plan once failed with an internal limit's message)."""
     from scipy.stats import norm
 
-    code = main(["plan", "--discordance", "1", "--uplift", "0.000001"])
+    code = main(["plan", "--discordance", "1", "--uplift", "0.000001", "--two-sided"])
     out = capsys.readouterr().out
     # Connor (1987): n = (z_a/2 sqrt(psi) + z_b sqrt(psi - delta^2))^2 / delta^2
     n = (norm.ppf(0.975) + norm.ppf(0.8) * math.sqrt(1 - 1e-12)) ** 2 / 1e-12

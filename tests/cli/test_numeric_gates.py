@@ -25,12 +25,12 @@ def _write(path: Path, values: dict[str, float]) -> str:
 
 @pytest.fixture
 def files(tmp_path: Path) -> dict[str, str]:
-    """``base``: 10 tasks at 0.9; ``short``: 3 of them; ``drop``: all 10 at 0.8; ``same``: 10 at 0.9."""
+    """``base``: 10 tasks at 0.9; ``short``: 3 of them; ``drop``: all 10 at 0.8 to 0.82; ``same``: 10 at 0.9."""
     ten = [f"t{i}" for i in range(10)]
     return {
         "base": _write(tmp_path / "nb.jsonl", dict.fromkeys(ten, 0.9)),
         "short": _write(tmp_path / "na.jsonl", {"t0": 0.5, "t1": 0.9, "t2": 0.95}),
-        "drop": _write(tmp_path / "drop.jsonl", dict.fromkeys(ten, 0.8)),
+        "drop": _write(tmp_path / "drop.jsonl", {t: 0.8 + 0.01 * (i % 3) for i, t in enumerate(ten)}),
         "same": _write(tmp_path / "same.jsonl", {t: 0.9 + (0.01 if i % 2 else -0.01) for i, t in enumerate(ten)}),
     }
 

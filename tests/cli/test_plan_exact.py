@@ -48,7 +48,7 @@ def test_brute_force_matches_binomtest_on_small_tables() -> None:
 
 @pytest.mark.slow
 def test_plan_prints_connor_n_exact_power_and_exact_n(capsys: pytest.CaptureFixture[str]) -> None:
-    assert main(["plan", "--discordance", "0.10", "--uplift", "0.03"]) == 0
+    assert main(["plan", "--discordance", "0.10", "--uplift", "0.03", "--two-sided"]) == 0
     out = capsys.readouterr().out
     assert re.search(r"tasks needed: 870 \(Connor 1987", out), out
     power = re.search(r"at 870 tasks: power ([\d.]+)%", out)
