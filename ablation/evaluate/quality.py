@@ -200,9 +200,12 @@ _CAPWORDS = re.compile(r"^_?[A-Z][A-Za-z0-9]*$")
 
 
 def _branches(node: ast.AST) -> int:
-    """Decision points in ``node``'s own body (nested functions and classes excluded)."""
+    """Decision points in ``node``'s own body (nested functions and classes excluded); read
+    without recursion, so an expression nested as deep as the parser allows is counted too."""
     count = 0
-    for child in ast.iter_child_nodes(node):
+    stack = list(ast.iter_child_nodes(node))
+    while stack:
+        child = stack.pop()
         if isinstance(child, (*_FUNCS, ast.ClassDef, ast.Lambda)):
             continue
         if isinstance(child, _DECISIONS):
@@ -211,14 +214,15 @@ def _branches(node: ast.AST) -> int:
             count += len(child.values) - 1
         elif isinstance(child, ast.comprehension):
             count += 1 + len(child.ifs)
-        count += _branches(child)
+        stack.extend(ast.iter_child_nodes(child))
     return count
 
 
 class CodeQualityScorer:
     """Deterministic AST-based code quality score, 0-100.
 
-    Code that does not parse, or is empty, scores 0 overall. Otherwise the score is
+    Code that does not parse (nor compiles: nested deeper than the parser builds), or is empty,
+    scores 0 overall. Otherwise the score is
     ``sum(weight * component)`` over these components, each in ``[0, 1]``
     (weights in :data:`CODE_QUALITY_WEIGHTS`, summing to 100):
 
@@ -268,7 +272,7 @@ class CodeQualityScorer:
         code = match.group("body") if match else code
         try:
             tree = ast.parse(code)
-        except (SyntaxError, ValueError):
+        except (SyntaxError, ValueError, RecursionError):  # RecursionError: nested past what compiles
             tree = None
         if tree is None or not tree.body:
             return {"parses": 0.0, **dict.fromkeys(CODE_QUALITY_WEIGHTS, 0.0), "total": 0.0}
