@@ -24,6 +24,7 @@ from ablation.config import CampaignConfig
 from ablation.report import CategoryBreakdown, FlakyTask, Interval, PairTable, RepeatedRuns
 
 __all__ = [
+    "betting_interval",
     "categories",
     "classify",
     "ids",
@@ -102,6 +103,16 @@ def with_ids(model: Model, **lists: list[str]) -> Model:
     return model.model_copy(update=lists)
 
 
+def betting_interval(d: np.ndarray, level: float, seed: int) -> Interval:
+    """The fixed-n betting interval for the mean per-task difference (valid with deterministic
+    tasks): the headline with repeated runs, and each category's interval there."""
+    ci = stats.bounded_mean_interval(d, confidence_level=level, rng=stream(seed, "uplift-betting"))
+    return Interval(
+        low=ci.low, high=ci.high, confidence_level=level,
+        method="fixed-n betting interval for the mean per-task difference (task = unit)",
+    )
+
+
 def _category_codes(labels: list[str] | np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """``np.unique(labels, return_inverse=True)`` without sorting a million strings."""
     one = constant_value(labels)[0] if isinstance(labels, np.ndarray) else len(set(labels)) == 1
@@ -138,10 +149,13 @@ def categories(
             regressions = picked(overall[0], listed[0] == code)
             improvements = picked(overall[1], listed[1] == code)
         n = tab.n
-        tango = None
-        if data.runs == 1:
+        if data.runs > 1:  # the headline's interval with repeated runs, on the category's tasks
+            level = config.confidence_level
+            d = candidate_fractions[select] - baseline_fractions[select]
+            ci = betting_interval(d, level, config.seed) if n else None
+        else:
             # the headline's rule: Tango, at a wider level below 30 discordant pairs
-            tango = interval(
+            ci = interval(
                 stats.headline_difference_interval(
                     tab.both_pass,
                     tab.regressions,
@@ -160,7 +174,7 @@ def categories(
             baseline_pass_rate=float(np.mean(baseline_fractions[select])),
             candidate_pass_rate=float(np.mean(candidate_fractions[select])),
             uplift=float(np.mean(candidate_fractions[select] - baseline_fractions[select])),
-            ci=tango,
+            ci=ci,
             mcnemar_pvalue=float(stats.mcnemar(tab.regressions, tab.improvements).pvalue),
         )
         out.append(with_ids(breakdown, regressions=regressions, improvements=improvements))

@@ -19,7 +19,6 @@ from ablation.analysis.pairing import PairedData
 from ablation.analysis.seeding import stream
 from ablation.analysis.uplift_intervals import (
     UpliftInputs,
-    betting_interval,
     choose_headline,
     uplift_intervals,
 )
@@ -263,7 +262,7 @@ def noninferiority(data: PairedData, table: PairTable, config: CampaignConfig) -
     test = stats.bounded_mean_noninferiority(
         d, margin=margin, alpha=alpha, rng=stream(config.seed, "uplift-betting")
     )
-    ci = betting_interval(d, level, config.seed)
+    ci = breakdowns.betting_interval(d, level, config.seed)
     decision: Literal["non-inferior", "regression", "inconclusive"] = (
         "non-inferior" if test.pvalue <= alpha else ("regression" if ci.high < 0 else "inconclusive")
     )

@@ -113,19 +113,10 @@ def _paired_t(x: UpliftInputs) -> Interval | None:
     return breakdowns.interval(t, x.level)
 
 
-def betting_interval(d: np.ndarray, level: float, seed: int) -> Interval:
-    """The fixed-n betting interval for the mean per-task difference (valid with deterministic tasks)."""
-    ci = stats.bounded_mean_interval(d, confidence_level=level, rng=stream(seed, "uplift-betting"))
-    return Interval(
-        low=ci.low, high=ci.high, confidence_level=level,
-        method="fixed-n betting interval for the mean per-task difference (task = unit)",
-    )
-
-
 def _betting(x: UpliftInputs) -> Interval | None:
     if x.data.runs == 1 or x.data.has_families:  # it assumes independent tasks
         return None
-    return betting_interval(x.candidate_fractions - x.baseline_fractions, x.level, x.config.seed)
+    return breakdowns.betting_interval(x.candidate_fractions - x.baseline_fractions, x.level, x.config.seed)
 
 
 def _bootstrap(x: UpliftInputs) -> Interval:
