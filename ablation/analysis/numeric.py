@@ -55,8 +55,7 @@ from ablation.config import GatePolicy
 from ablation.report import GateResult
 from ablation.schema import ARMS, TaskResult
 from ablation.stats import MEAN_DIFFERENCE_MIN_N, paired_t_test, sign_test, wilcoxon_signed_rank
-from ablation.stats._ties import tied_differences
-from ablation.stats.continuous import _in_float_range
+from ablation.stats._ties import common_difference
 
 __all__ = ["GATE_NAMES", "ArmRuns", "NumericComparison", "arm_runs", "compare_numeric", "numeric_holm", "task_means"]
 
@@ -210,7 +209,9 @@ def compare_numeric(
     gate = paired_t_test(x, y - regression_delta, alternative="greater") if lower else paired_t_test(
         x, y + regression_delta, alternative="less")  # fmt: skip
     d = -(y - x) if lower else y - x  # > 0: better
-    shown = (flat := _no_variance(x, y)) is None and len(ids) >= MEAN_DIFFERENCE_MIN_N
+    same = common_difference(x, y)  # a t of zero variance is undefined
+    flat = None if same is None else f"all {len(ids)} per-task differences are equal ({same:+.4g}, up to the round-off of the values), so their variance is 0 and the t statistic is undefined (0/0, or an infinite t with p = 0 at any number of tasks)"
+    shown = flat is None and len(ids) >= MEAN_DIFFERENCE_MIN_N
     note = None if shown else "no interval for the mean difference: zero variance" if flat else (
         f"no interval for the mean difference below {MEAN_DIFFERENCE_MIN_N} pairs ({len(ids)} "
         "here): skewed per-task differences make the t interval under-cover; see the Wilcoxon "
@@ -231,15 +232,6 @@ def compare_numeric(
     )  # fmt: skip
     gates = [_completeness_gate(c, policy), _regression_gate(c, policy)]
     return c.model_copy(update={"gates": gates, "verdict": verdict_of(gates)})
-
-
-def _no_variance(x: NDArray[np.float64], y: NDArray[np.float64]) -> str | None:
-    """Why the t test of ``y − x`` is undefined (all differences equal up to round-off), or None."""
-    xs, ys, scale = _in_float_range(x, y)  # no difference past the float range
-    d = tied_differences(xs, ys)
-    return None if np.any(d != d[0]) else (f"all {d.size} per-task differences are equal ({d[0] * scale:+.4g}, "
-        "up to the round-off of the values), so their variance is 0 and the t statistic is undefined "
-        "(0/0, or an infinite t with p = 0 at any number of tasks)")  # fmt: skip
 
 
 def _in_order(*groups: Iterable[str]) -> list[str]:
@@ -363,15 +355,13 @@ def _regression_gate(c: NumericComparison, policy: GatePolicy) -> GateResult:
     )
     if p is None:  # every difference is the same: the t is undefined, the direction is not
         shift = c.mean_difference - c.regression_delta if c.lower_is_better else -(c.mean_difference + c.regression_delta)
+        on, off = policy.no_significant_regression, turned_off("no_significant_regression")
         if shift <= 0:  # no task is worse by more than the delta: nothing regressed
             said = f"{desc}; {c.t_note}; no task is worse by more than {c.regression_delta:g}"
-            if policy.no_significant_regression:
-                return GateResult(name=GATE_NAMES[1], status="pass", evidence=f"{said}: passes.")
-            off = turned_off("no_significant_regression")
-            return GateResult(name=GATE_NAMES[1], status="off", evidence=f"{off}; {said}: would have passed.")
-        if policy.no_significant_regression:  # every task is worse by the same amount: not a test
+            return GateResult(name=GATE_NAMES[1], status="pass" if on else "off",
+                              evidence=f"{said}: passes." if on else f"{off}; {said}: would have passed.")  # fmt: skip
+        if on:  # every task is worse by the same amount: not a test
             return could_not_run(GATE_NAMES[1], f"the {desc}", str(c.t_note))
-        off = turned_off("no_significant_regression")
         return GateResult(name=GATE_NAMES[1], status="off", evidence=f"{off}; {desc}; could not have run: {c.t_note}.")
     failed = p < a
     if not policy.no_significant_regression:

@@ -19,6 +19,8 @@ they are; distinct differences farther apart than a few ulps of their operands a
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
@@ -70,3 +72,25 @@ def tied_differences(x: ArrayLike, y: ArrayLike) -> NDArray[np.float64]:
     out: NDArray[np.float64] = np.copysign(mag, d)
     out[d == 0.0] = 0.0
     return out
+
+
+def in_float_range(x: ArrayLike, y: ArrayLike) -> tuple[NDArray[np.float64], NDArray[np.float64], float]:
+    """``x / s``, ``y / s`` and ``s``: a power of two (1 unless a value passes 2¹⁰²⁰) after
+    which no difference nor the sum of two differences (a Walsh average's) overflows. Ranks,
+    signs and ties (relative to the operands) are the same at every power-of-two scale.
+    """
+    xa, ya = paired_arrays(x, y)
+    top = float(max(np.max(np.abs(xa)), np.max(np.abs(ya)))) if xa.size else 0.0
+    if top <= 2.0**1020:
+        return xa, ya, 1.0
+    s = math.ldexp(1.0, math.frexp(top)[1] - 1)
+    return xa / s, ya / s, s
+
+
+def common_difference(x: ArrayLike, y: ArrayLike) -> float | None:
+    """The difference ``y − x`` every pair shares, equal up to the round-off of the values (as
+    :func:`tied_differences` ties them; computed at a power-of-two scale, so no difference
+    overflows), or ``None`` when two pairs differ. Their variance is then 0 and a t undefined."""
+    xs, ys, scale = in_float_range(x, y)
+    d = tied_differences(xs, ys)
+    return None if d.size == 0 or np.any(d != d[0]) else float(d[0]) * scale

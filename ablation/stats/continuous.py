@@ -26,7 +26,7 @@ from ablation.stats._signed_rank import signed_rank_test
 from ablation.stats._t import t_cdf as _t_cdf
 from ablation.stats._t import t_isf as _t_isf
 from ablation.stats._t import t_sf as _t_sf
-from ablation.stats._ties import tied_differences
+from ablation.stats._ties import in_float_range, tied_differences
 from ablation.stats._walsh import walsh_median
 from ablation.stats.binary import mcnemar
 from ablation.stats.quantiles import median
@@ -73,19 +73,6 @@ def _scaled_differences(
         s = math.ldexp(1.0, math.frexp(float(max(np.max(np.abs(xa)), np.max(np.abs(ya)))))[1] - 1)
         return ya / s - xa / s, s  # each operand below 2 in magnitude
     return d, 1.0
-
-
-def _in_float_range(x: ArrayLike, y: ArrayLike) -> tuple[NDArray[np.float64], NDArray[np.float64], float]:
-    """``x / s``, ``y / s`` and ``s``: a power of two (1 unless a value passes 2¹⁰²⁰) after
-    which no difference nor the sum of two differences (a Walsh average's) overflows. Ranks,
-    signs and ties (relative to the operands) are the same at every power-of-two scale.
-    """
-    xa, ya = paired_arrays(x, y)
-    top = float(max(np.max(np.abs(xa)), np.max(np.abs(ya)))) if xa.size else 0.0
-    if top <= 2.0**1020:
-        return xa, ya, 1.0
-    s = math.ldexp(1.0, math.frexp(top)[1] - 1)
-    return xa / s, ya / s, s
 
 
 def _t_from_differences(
@@ -272,7 +259,7 @@ def wilcoxon_signed_rank(
             f"method must be 'auto', 'exact', 'asymptotic' or 'permutation', got {method!r}"
         )
     check_alternative(alternative)
-    xa, ya, _ = _in_float_range(x, y)
+    xa, ya, _ = in_float_range(x, y)
     return signed_rank_test(tied_differences(xa, ya), zero_method, method, alternative)
 
 
@@ -284,7 +271,7 @@ def signed_rank_and_estimate(x: ArrayLike, y: ArrayLike) -> tuple[TestResult, fl
     Raises:
         ValueError: ``"no pairs"`` for empty input (the estimate is undefined).
     """
-    xa, ya, s = _in_float_range(x, y)
+    xa, ya, s = in_float_range(x, y)
     d = tied_differences(xa, ya)
     if d.size == 0:
         raise ValueError("no pairs")
@@ -343,7 +330,7 @@ def hodges_lehmann(x: ArrayLike, y: ArrayLike) -> float:
     Raises:
         ValueError: ``"no pairs"`` for empty input (the estimate is undefined).
     """
-    xa, ya, s = _in_float_range(x, y)
+    xa, ya, s = in_float_range(x, y)
     d = tied_differences(xa, ya)
     if d.size == 0:
         raise ValueError("no pairs")
