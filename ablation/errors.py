@@ -154,7 +154,7 @@ def exception_message(exc: BaseException) -> str:
 
 def validation_line(exc: BaseException, known: Iterable[str] = ()) -> str:
     """One line for a pydantic ``ValidationError``: each unknown field (with the closest of the
-    ``known`` field names, or all of them), missing field, and field with its message and the
+    ``known`` field names, or all of them; nothing more when none are given), missing field, and field with its message and the
     value given, in pydantic's order. Any other exception: its text on one line.
     """
     errors = getattr(exc, "errors", None)
@@ -167,7 +167,7 @@ def validation_line(exc: BaseException, known: Iterable[str] = ()) -> str:
         if error["type"] == "extra_forbidden":
             close = difflib.get_close_matches(loc, known, n=1)
             hint = f"did you mean {close[0]!r}?" if close else "known fields: " + ", ".join(known)
-            parts.append(f"unknown field {loc!r} ({hint})")
+            parts.append(f"unknown field {loc!r}" + (f" ({hint})" if known else ""))
         elif error["type"] == "missing":
             parts.append(f"missing field {loc!r}")
         else:
