@@ -24,6 +24,7 @@ __all__ = [
     "SequentialSummary",
     "TrialView",
     "UpliftTest",
+    "stop_words",
 ]
 
 #: The config of every report model. A non-finite float goes to JSON as the string "Infinity",
@@ -280,3 +281,26 @@ class SequentialSummary(BaseModel):
     fixed_n_descriptive: bool
     order: str
     trajectory: list[SequentialPoint] = Field(default_factory=no_items)
+
+
+#: Each stop of a sequential campaign (``SequentialSummary.gate``) in the words that follow "the
+#: campaign stopped", one table for the summary sentence, the sequential section and the gates'
+#: evidence (:func:`stop_words`).
+SEQUENTIAL_STOPS = {
+    "regression": "on a significant regression",
+    "critical_regression": "on a regression of a critical task",
+    "inferior": "inferior",
+    "non_inferior": "non-inferior",
+    "futility": "at its futility limit, as inconclusive",
+    "end_of_suite": "at the end of the suite",
+    "undecided": "undecided",
+}
+
+
+def stop_words(s: SequentialSummary) -> str:
+    """How the campaign stopped, in the words after "the campaign stopped": the entry of
+    :data:`SEQUENTIAL_STOPS`, with the futility limit's pair count; a stop the table lacks (a
+    rule added later) is its name with spaces."""
+    if s.gate == "futility" and s.futility_after is not None:
+        return f"at its futility limit of {s.futility_after} pairs, as inconclusive"
+    return SEQUENTIAL_STOPS.get(s.gate, s.gate.replace("_", " "))

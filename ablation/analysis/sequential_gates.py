@@ -44,6 +44,7 @@ from ablation.analysis.builtin_gates import (
 from ablation.analysis.gate_status import could_not_run
 from ablation.config import GatePolicy
 from ablation.report import AblationReport, GateResult, SequentialSummary
+from ablation.report_items import stop_words
 
 __all__ = [
     "SequentialNonInferiorityGate",
@@ -52,15 +53,6 @@ __all__ = [
     "sequential_regression_gate",
 ]
 
-#: The stops that are no decision of the regression gate and leave it inconclusive before every
-#: task ran, in words (the non-inferior stop, the one that can pass, is not among them).
-_STOPS = {
-    "critical_regression": "on a regression of a critical task (the critical gate's decision)",
-    "inferior": "inferior (the non-inferiority gate's decision)",
-    "undecided": "undecided",
-}
-
-
 def _where(s: SequentialSummary) -> str:
     ci = s.interval
     return (
@@ -68,12 +60,6 @@ def _where(s: SequentialSummary) -> str:
         f"anytime-valid {100 * ci.confidence_level:g}% interval for the uplift "
         f"[{ci.low:+.4f}, {ci.high:+.4f}])"
     )
-
-
-def _stop_words(s: SequentialSummary) -> str:
-    if s.gate == "futility":
-        return f"at its futility limit ({s.futility_after} pairs, stop as inconclusive)"
-    return _STOPS.get(s.gate, s.gate.replace("_", " "))
 
 
 def _rejected(s: SequentialSummary) -> bool:
@@ -103,7 +89,7 @@ def sequential_regression_gate(s: SequentialSummary, name: str) -> GateResult:
     if _rejected(s):
         first = "" if s.gate == "regression" else (
             f" The e-process reached 1/alpha at the pair where the campaign stopped "
-            f"{_stop_words(s)}; the rejection is valid at any stopping time."
+            f"{stop_words(s)}; the rejection is valid at any stopping time."
         )  # fmt: skip
         return GateResult(
             name=name,
@@ -147,7 +133,7 @@ def sequential_noninferiority_gate(s: SequentialSummary, name: str) -> GateResul
         )
     if s.gate == "inferior" or ci.high < -margin:
         first = f". {s.reason}" if s.gate == "inferior" else (
-            f" when the campaign stopped {_stop_words(s)} (the sequence is valid at any stop)."
+            f" when the campaign stopped {stop_words(s)} (the sequence is valid at any stop)."
         )  # fmt: skip
         return GateResult(
             name=name,
@@ -164,7 +150,7 @@ def sequential_noninferiority_gate(s: SequentialSummary, name: str) -> GateResul
         name=name,
         status="inconclusive",
         evidence=(
-            f"inconclusive (sequential): {where} when the campaign stopped {_stop_words(s)}; an "
+            f"inconclusive (sequential): {where} when the campaign stopped {stop_words(s)}; an "
             "inconclusive gate counts as a failure."
         ),
     )
@@ -202,8 +188,9 @@ class SequentialRegressionGate(BuiltinGate):
         if s.fixed_n_descriptive:  # a stop that is no decision of this gate: neither look reached
             return [could_not_run(
                 GATE_REGRESSION, "the sequential decision",
-                f"the campaign stopped {_stop_words(s)} before every task ran ({s.tasks_run} of "
-                f"{s.n_tasks} tasks): the e-process had not reached 1/alpha (e = "
+                f"the campaign stopped {stop_words(s)} before every task ran ({s.tasks_run} of "
+                f"{s.n_tasks} tasks), a stop that is no decision of this gate: the e-process had "
+                f"not reached 1/alpha (e = "
                 f"{s.e_value:.4g} < {1 / s.alpha_per_candidate:.4g}) {_where(s)}, and the fixed-n "
                 "look planned at the end of the suite was not reached"
                 + (" (resume the campaign)" if s.gate == "undecided" else ""),

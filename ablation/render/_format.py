@@ -16,6 +16,7 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from ablation.report import AblationReport, Interval, PairDetail
+from ablation.report_items import stop_words
 
 __all__ = [
     "DASH",
@@ -332,24 +333,24 @@ def summary_sentence(report: AblationReport) -> str:
     )
     stats = f"uplift {fmt_pp(report.uplift.estimate)}, " + _test_words(report)
     seq = report.sequential
-    if seq is not None and seq.fixed_n_descriptive:
-        how = "undecided, not every task ran" if seq.gate == "undecided" else (
-            f"decided by {seq.gate.replace('_', ' ')}")
-        stats += f" (descriptive: the sequential campaign stopped after {seq.pairs} pairs, {how})"
+    if seq is not None and seq.fixed_n_descriptive:  # the stop in the sequential section's words
+        how = stop_words(seq) + (", not every task ran" if seq.gate == "undecided" else "")
+        stats += f" (descriptive: the sequential campaign stopped after {seq.pairs} pairs {how})"
     return f"{summary[:1].upper()}{summary[1:]}: {counts}; {stats}."
 
 
 def verdict_line(report: AblationReport) -> str:
-    """``Verdict: PASS (all 3 gates passed)`` or which gates did not pass."""
+    """``Verdict: PASS (all 3 gates passed)`` or which gates did not pass: ``failed: ...`` and,
+    apart, ``inconclusive: ...`` (could not be judged), never one list read as failures."""
     head = f"Verdict: {report.verdict.upper()}"
     if not report.gates:
         return f"{head} (no gates evaluated)"
-    bad = [g.name for g in report.gates if not g.holds]
-    off = [g.name for g in report.gates if g.status == "off"]
-    judged = len(report.gates) - len(off)
-    turned_off = f"; turned off: {', '.join(off)}" if off else ""
-    if bad:
-        return f"{head} ({len(bad)} of {judged} gates not passed: {', '.join(bad)}{turned_off})"
+    named = {s: [g.name for g in report.gates if g.status == s] for s in ("fail", "inconclusive", "off")}
+    judged, bad = len(report.gates) - len(named["off"]), len(named["fail"]) + len(named["inconclusive"])
+    turned_off = f"; turned off: {', '.join(named['off'])}" if named["off"] else ""
+    if bad:  # a gate that could not be judged is named apart from one that failed
+        said = [f"{w}: {', '.join(named[s])}" for s, w in (("fail", "failed"), ("inconclusive", "inconclusive")) if named[s]]
+        return f"{head} ({bad} of {judged} gates not passed; {'; '.join(said)}{turned_off})"
     note = f"; {report.verdict_note}" if report.verdict_note else ""
     return f"{head} (all {judged} gates passed{turned_off}{note})"
 

@@ -28,6 +28,7 @@ from ablation.render._format import (
     left_out_text,
 )
 from ablation.report import AblationReport, ArmSummary, ContinuousComparison, TrialView
+from ablation.report_items import stop_words
 
 __all__ = [
     "METRIC_HEADERS",
@@ -39,6 +40,7 @@ __all__ = [
     "metric_rows",
     "more_line",
     "no_regression_text",
+    "noninferiority_decision",
     "noninferiority_text",
     "paired_note",
     "paired_rows",
@@ -326,17 +328,37 @@ def excluded_rows(report: AblationReport, cap: int) -> list[Row]:
     return rows
 
 
+_SEQUENTIAL_NI = {"pass": "non-inferior", "fail": "inferior", "inconclusive": "inconclusive", "off": "off"}
+
+
+def noninferiority_decision(report: AblationReport) -> str | None:
+    """The decision the non-inferiority section leads with: in sequential mode the gate's, by the
+    anytime-valid confidence sequence (``"not judged"`` before the gates ran), else the fixed-n
+    test's; ``None`` when not tested."""
+    if report.noninferiority is None or report.sequential is None:
+        return None if report.noninferiority is None else report.noninferiority.decision
+    gate = next((g for g in report.gates if g.name == "non-inferiority"), None)
+    return "not judged" if gate is None else _SEQUENTIAL_NI[gate.status]
+
+
 def noninferiority_text(report: AblationReport) -> str | None:
-    """The non-inferiority result in one sentence (``None`` when not tested)."""
-    ni = report.noninferiority
+    """The non-inferiority result (``None`` when not tested). In sequential mode the gate's
+    decision by the anytime-valid confidence sequence comes first and the fixed-n test follows
+    as descriptive, never read as the decision beside an inconclusive gate."""
+    ni, s = report.noninferiority, report.sequential
     if ni is None:
         return None
     interval = fmt_interval(ni.ci, "pp")
     if ni.ci.method != ni.method:
         interval += f" ({ni.ci.method})"
+    fixed = f"{ni.decision.upper()}: {interval}; {ni.method}: z = {fmt_float(ni.statistic)}, p = {fmt_p(ni.pvalue)}, alpha {fmt_float(ni.alpha)}"
+    if s is None:
+        return f"margin {fmt_pp(-ni.margin)}: {fixed}"
     return (
-        f"margin {fmt_pp(-ni.margin)}: {ni.decision.upper()}: {interval}; {ni.method}: "
-        f"z = {fmt_float(ni.statistic)}, p = {fmt_p(ni.pvalue)}, alpha {fmt_float(ni.alpha)}"
+        f"margin {fmt_pp(-ni.margin)}: the gate is judged by the anytime-valid confidence sequence: "
+        f"{(noninferiority_decision(report) or '').upper()}: anytime-valid "
+        f"{fmt_interval(s.interval, 'pp')}, the campaign stopped {stop_words(s)} after {s.pairs} "
+        f"pairs. Fixed-n test (descriptive, not the gate's): {fixed}"
     )
 
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from ablation.render._format import fmt_float, fmt_interval, fmt_pp
 from ablation.report import AblationReport
+from ablation.report_items import stop_words
 
 __all__ = ["SEQUENTIAL_TITLE", "sequential_note", "sequential_rows"]
 
@@ -19,7 +20,7 @@ def sequential_rows(report: AblationReport) -> list[tuple[str, str]]:
     split = f" ({fmt_float(s.alpha)} / {s.candidates} candidates)" if s.candidates > 1 else ""
     rows = [
         ("stopped early", "yes" if s.stopped_early else "no"),
-        ("decided by", s.gate.replace("_", " ")),
+        ("stopped", stop_words(s)),
         ("why", s.reason),
         ("pairs seen", f"{s.pairs} ({s.regressions} regressions, {s.improvements} improvements)"),
         ("tasks run", f"{s.tasks_run} of {s.n_tasks}"),

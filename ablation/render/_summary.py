@@ -25,6 +25,7 @@ from ablation.render._ci_safe import no_workflow_commands
 from ablation.render._format import fmt_float, fmt_level, fmt_p, fmt_pct, fmt_pp
 from ablation.render._sections import counted
 from ablation.report import REPORT_SCHEMA_VERSION, AblationReport, Claim, Interval
+from ablation.report_items import stop_words
 
 __all__ = [
     "SUMMARY_HEADERS",
@@ -153,7 +154,7 @@ def summary_data(reports: Sequence[AblationReport], names: Sequence[str]) -> dic
                 f"Warning: the reports differ in {label}; they may not share one baseline."
             )
     stops = [
-        f"{n}: {r.sequential.gate.replace('_', ' ')} after {r.sequential.pairs} pairs, "
+        f"{n}: stopped after {r.sequential.pairs} pairs {stop_words(r.sequential)}, "
         f"{r.sequential.tasks_run} of {r.sequential.n_tasks} tasks run"
         + (" (p, Holm p and interval descriptive)" if r.sequential.fixed_n_descriptive else "")
         for n, r in zip(names, reports, strict=True) if r.sequential is not None

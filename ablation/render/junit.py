@@ -7,7 +7,11 @@ critical task; several candidates against one baseline are one document with a
 failing gate names the task (the critical gate does whenever it is on) and is skipped otherwise.
 So the ``failures`` count is non-zero exactly when the report's verdict is ``"fail"``, i.e. when
 the command exits 2: a consumer that fails the build on a JUnit failure agrees with the exit code
-(with several candidates: when any candidate's verdict is ``"fail"``, as the exit code).
+(with several candidates: when any candidate's verdict is ``"fail"``, as the exit code). A pass
+is not silent: the gates' suite carries the verdict, the verdict line and the verdict note (what a
+pass does not show, :mod:`ablation.analysis.pass_note`) as ``<properties>`` and the headline as
+its ``<system-out>``; a passing gate's case has its evidence as ``<system-out>``, the regression
+gate's with the verdict note.
 
 Trials that errored or timed out (the errors section of every format) follow in a
 ``<testsuite name="trial errors">`` (``trial errors: <candidate>`` with several): one
@@ -33,6 +37,7 @@ from typing import Any, Literal, NamedTuple
 
 from ablation.render._ci_safe import no_workflow_commands
 from ablation.render._errors import error_rows
+from ablation.render._format import headline, verdict_line
 from ablation.report import AblationReport, GateResult
 
 __all__ = ["gate_case", "junit_document", "render_junit", "render_junit_candidates"]
@@ -70,18 +75,24 @@ def gate_case(g: GateResult) -> tuple[str, str, _Outcome, str]:
     return (name, "ablation.gates", "failure", g.evidence if g.evidence.startswith(lead) else lead + g.evidence)
 
 
-def _cases(report: AblationReport) -> list[tuple[str, str, _Outcome, str]]:
-    """``(name, classname, outcome, message)`` of every test case of ``report``."""
-    cases: list[tuple[str, str, _Outcome, str]] = [gate_case(g) for g in report.gates]
+def _cases(report: AblationReport) -> list[_Case]:
+    """Every test case of ``report``: a passing gate's ``<system-out>`` is its evidence, and the
+    regression gate's adds the verdict note (what its pass does not show)."""
+    note = f"\nverdict note: {report.verdict_note}" if report.verdict_note else ""
+    cases = [
+        _Case(*gate_case(g), detail=g.evidence + (note if g.name == "no significant regression" else ""))
+        if g.status == "pass" else _Case(*gate_case(g))
+        for g in report.gates
+    ]  # fmt: skip
     failing = {t for g in report.gates if not g.holds for t in g.tasks}
     for task in report.critical_regressions:
         if task in failing:
-            cases.append((f"critical task: {task}", "ablation.critical", "failure",
-                          "a critical task regressed"))
+            cases.append(_Case(f"critical task: {task}", "ablation.critical", "failure",
+                               "a critical task regressed"))
         else:
-            cases.append((f"critical task: {task}", "ablation.critical", "skipped",
-                          "a critical task regressed, but no gate that is on fails on it "
-                          "(the critical gate is off: --no-critical-gate)"))
+            cases.append(_Case(f"critical task: {task}", "ablation.critical", "skipped",
+                               "a critical task regressed, but no gate that is on fails on it "
+                               "(the critical gate is off: --no-critical-gate)"))
     return cases
 
 
@@ -96,10 +107,15 @@ def _error_cases(report: AblationReport) -> list[_Case]:
     return cases
 
 
-def _report_suites(report: AblationReport, name: str, errors_name: str) -> list[tuple[str, list[Any]]]:
-    """The gates' suite of ``report`` and, when a trial errored or timed out, its errors' suite."""
+def _report_suites(report: AblationReport, name: str, errors_name: str) -> list[tuple[Any, ...]]:
+    """The gates' suite of ``report`` (its ``<properties>`` the verdict, the verdict line and the
+    verdict note; its ``<system-out>`` the headline) and, when a trial errored or timed out, its
+    errors' suite."""
     errors = _error_cases(report)
-    return [(name, list(_cases(report)))] + ([(errors_name, list(errors))] if errors else [])
+    props = [("verdict", report.verdict), ("verdict line", verdict_line(report))] + (
+        [("verdict note", report.verdict_note)] if report.verdict_note else [])  # fmt: skip
+    gates = (name, _cases(report), props, headline(report) if report.gates else "")
+    return [gates] + ([(errors_name, list(errors))] if errors else [])
 
 
 def render_junit(report: AblationReport) -> str:
@@ -132,24 +148,30 @@ def _counts(name: str, cases: Sequence[_Case]) -> dict[str, str]:
     }
 
 
-def junit_document(suites: Sequence[tuple[str, Sequence[tuple[Any, ...]]]]) -> str:
-    """``<testsuites>`` of one ``<testsuite>`` per ``(name, cases)``; no line of it is a CI
+def junit_document(suites: Sequence[tuple[Any, ...]]) -> str:
+    """``<testsuites>`` of one ``<testsuite>`` per ``(name, cases)``, optionally followed by the
+    suite's ``(name, value)`` properties and its ``<system-out>`` text; no line of it is a CI
     workflow command (:mod:`ablation.render._ci_safe`: attributes hold no raw newline, and a
     message's text may).
 
     A case is ``(name, classname, outcome, message)``, optionally followed by the ``type`` of
-    its failure or error and the element's text (:class:`_Case`)."""
-    read = [(name, [_Case(*case) for case in cases]) for name, cases in suites]
-    root = ET.Element("testsuites", _counts("ablation", [case for _, cases in read for case in cases]))
-    for suite_name, cases in read:
-        _suite(root, suite_name, cases)
+    its failure or error and the element's text, for a passed case its ``<system-out>``
+    (:class:`_Case`)."""
+    read = [(s[0], [_Case(*case) for case in s[1]], *s[2:]) for s in suites]
+    root = ET.Element("testsuites", _counts("ablation", [case for s in read for case in s[1]]))
+    for suite_name, cases, *extra in read:
+        _suite(root, suite_name, cases, *extra)
     ET.indent(root)
     text = '<?xml version="1.0" encoding="UTF-8"?>\n' + ET.tostring(root, encoding="unicode")
     return no_workflow_commands(text, markup=True)
 
 
-def _suite(root: ET.Element, name: str, cases: Sequence[_Case]) -> None:
+def _suite(root: ET.Element, name: str, cases: Sequence[_Case], props: Sequence[tuple[str, str]] = (), out: str = "") -> None:
     suite = ET.SubElement(root, "testsuite", _counts(_legal(name), cases))
+    if props:
+        listed = ET.SubElement(suite, "properties")
+        for key, value in props:
+            ET.SubElement(listed, "property", name=_legal(key), value=_legal(value))
     for c in cases:
         case = ET.SubElement(suite, "testcase", name=_legal(c.name), classname=_legal(c.classname))
         message, text = _legal(c.message), _legal(c.detail or c.message)
@@ -157,6 +179,10 @@ def _suite(root: ET.Element, name: str, cases: Sequence[_Case]) -> None:
             ET.SubElement(case, c.outcome, message=message, type=_legal(c.kind)).text = text
         elif c.outcome == "skipped":
             ET.SubElement(case, "skipped", message=message).text = text
+        elif c.detail:
+            ET.SubElement(case, "system-out").text = text
+    if out:
+        ET.SubElement(suite, "system-out").text = _legal(out)
 
 
 #: A character XML 1.0 does not allow, even as a reference (controls, U+FFFE/U+FFFF, surrogates).

@@ -227,7 +227,7 @@ def _noninferiority(report: AblationReport) -> list[RenderableType]:
     ni, text = report.noninferiority, sections.noninferiority_text(report)
     if ni is None or text is None:
         return []
-    style = {"non-inferior": "green", "regression": "red"}.get(ni.decision, "yellow")
+    style = {"non-inferior": "green", "regression": "red", "inferior": "red"}.get(sections.noninferiority_decision(report) or "", "yellow")
     return [_rule("Non-inferiority (H0: uplift <= -margin)"), _text(text, style)]
 
 

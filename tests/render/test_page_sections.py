@@ -117,7 +117,7 @@ def test_terminal_section(name: str) -> None:
 MARKDOWN = snapshot(
     {
         "headline": """\
-## ❌ ablation: Verdict: FAIL (2 of 5 gates not passed: critical tasks must not regress, complete comparison)
+## ❌ ablation: Verdict: FAIL (2 of 5 gates not passed; failed: critical tasks must not regress, complete comparison)
 Candidate is better: 4 regressions (2 critical), 13 improvements in 60 pairs; uplift +15.0 pp, 95% CI +1.7 pp to +28.3 pp, McNemar p = 0.049 at alpha 0.05.
 
 """,
@@ -222,7 +222,7 @@ CI: Tango score interval; p: McNemar, adjusted across categories.
 | no significant regression | PASS | one-sided exact McNemar (H1: candidate worse), regressions b = 4, improvements c = 13; p = 0.9936 (each fail-if-significant gate at alpha on its own, not adjusted) &gt;= alpha 0.05: not significant: passes. | 0.994 | — |
 | no significant latency regression | PASS | geometric-mean latency ratio 0.873x (95% CI \\[0.812x, 0.939x\\], paired t on log ratio; 57 pairs, 3 left out: one arm did not complete (error or timeout)) vs limit 1.5x; one-sided, normal approximation on the log scale from the interval; p = 1 (each fail-if-significant gate at alpha on its own, not adjusted) &gt;= alpha 0.05: not significant: passes. | 1 | — |
 
-**Verdict: FAIL (2 of 5 gates not passed: critical tasks must not regress, complete comparison)**
+**Verdict: FAIL (2 of 5 gates not passed; failed: critical tasks must not regress, complete comparison)**
 
 """,
         "Provenance": """\
@@ -589,8 +589,8 @@ TERMINAL = snapshot(
     {
         "headline": """\
 ╭─ ablation: agents/support.py:v2 vs agents/support.py:v1 ─────────────────────╮
-│ Verdict: FAIL (2 of 5 gates not passed: critical tasks must not regress,     │
-│ complete comparison)                                                         │
+│ Verdict: FAIL (2 of 5 gates not passed; failed: critical tasks must not      │
+│ regress, complete comparison)                                                │
 │ Candidate is better: 4 regressions (2 critical), 13 improvements in 60       │
 │ pairs; uplift +15.0 pp, 95% CI +1.7 pp to +28.3 pp, McNemar p = 0.049 at     │
 │ alpha 0.05.                                                                  │
@@ -770,7 +770,7 @@ Release gates ──────────────────────
 │                                  │        │ >= alpha 0.05: not significant:  │
 │                                  │        │ passes.                          │
 ╰──────────────────────────────────┴────────┴──────────────────────────────────╯
-Verdict: FAIL (2 of 5 gates not passed: critical tasks must not regress,
+Verdict: FAIL (2 of 5 gates not passed; failed: critical tasks must not regress,
 complete comparison)
 """,
         "Provenance": """\
