@@ -22,12 +22,12 @@ from tests.helpers.betting_oracle import grid_interval, log_capitals
 @st.composite
 def differences(draw: st.DrawFn) -> np.ndarray:
     runs = draw(st.sampled_from([1, 2, 3, 5]))
-    n = draw(st.integers(1, 400))
+    n = draw(st.integers(1, 250))
     steps = draw(st.lists(st.integers(-runs, runs), min_size=n, max_size=n))
     return np.asarray(steps, dtype=np.float64) / runs
 
 
-@settings(max_examples=60, deadline=None)
+@settings(max_examples=25, deadline=None)
 @given(d=differences(), level=st.sampled_from([0.8, 0.9, 0.95, 0.99]), seed=st.integers(0, 3))
 def test_bisection_equals_the_whole_grid(d: np.ndarray, level: float, seed: int) -> None:
     ci = bounded_mean_interval(d, confidence_level=level, rng=seed)
@@ -48,7 +48,7 @@ def test_a_skewed_suite_of_thousands_of_tasks() -> None:
     assert ci.low < float(d.mean()) < ci.high
 
 
-@settings(max_examples=30, deadline=None)
+@settings(max_examples=15, deadline=None)
 @given(d=differences(), margin=st.sampled_from([0.02, 0.05, 0.1, 0.3]), seed=st.integers(0, 3))
 def test_noninferiority_reads_the_same_capital(d: np.ndarray, margin: float, seed: int) -> None:
     res = bounded_mean_noninferiority(d, margin=margin, alpha=0.05, rng=seed)
