@@ -49,11 +49,12 @@ GATES = (
 
 
 def apart(x: float, y: float) -> tuple[str, str]:
-    """``x`` and ``y`` signed with four decimals, or with as many more as tell two different
-    numbers apart (a bound of ``-0.19999999999999996`` beside ``-margin = -0.2`` is not written
-    ``-0.2000`` twice); equal numbers stay at four (a zero is ``+0.0000``, of either sign)."""
+    """``x`` and ``y`` signed with four decimals, or with up to eight as tell two different
+    numbers apart, else each in its shortest exact form (a bound of ``-0.19999999999999996``
+    beside ``-margin = -0.2`` is not written ``-0.2000`` twice, nor the margin
+    ``-0.20000000000000001``); equal numbers stay at four (a zero is ``+0.0000``, of either sign)."""
     x, y = x + 0.0, y + 0.0  # -0.0 + 0.0 is 0.0
-    for places in range(4, 18):
+    for places in range(4, 9):
         a, b = f"{x:+.{places}f}", f"{y:+.{places}f}"
         if a != b or x == y:
             return a, b

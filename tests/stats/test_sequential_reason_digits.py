@@ -19,6 +19,14 @@ def test_a_bound_next_to_the_margin_is_written_apart_from_it() -> None:
     assert apart(-0.0, 0.0) == ("+0.0000", "+0.0000")
 
 
+def test_numbers_apart_only_past_eight_places_keep_their_shortest_form() -> None:
+    """The margin the user gave (0.1) is written as given, not as 17 digits of its binary value."""
+    low, bound = apart(-0.09999999999999998, -0.1)
+    assert (low, bound) == (repr(-0.09999999999999998), "-0.1")
+    assert float(low) == -0.09999999999999998 and float(bound) == -0.1
+    assert apart(0.123456789, 0.1234567891) == ("+0.123456789", "+0.1234567891")
+
+
 @given(st.floats(-1, 1), st.floats(-1, 1))
 def test_the_texts_keep_the_order_of_the_numbers(x: float, y: float) -> None:
     a, b = apart(x, y)
