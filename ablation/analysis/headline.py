@@ -49,8 +49,8 @@ _P90 = np.array([0.9])  # the quantile level of an arm's latency p90 (stats.line
 
 
 #: Up to this many tasks the per-arm pass rate with repeated runs gets the fixed-n betting interval
-#: (valid at any n, cost linear in tasks x its grid); above it, the design-effect Wilson interval,
-#: whose normal approximation holds there (docs/STATISTICS.md, per-arm pass rate).
+#: (valid at any n, and conservative); above it, the design-effect Wilson interval, whose normal
+#: approximation holds there and which is the narrower (docs/STATISTICS.md, per-arm pass rate).
 BETTING_MAX_TASKS = 2000
 
 
