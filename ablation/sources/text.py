@@ -34,6 +34,7 @@ __all__ = [
     "ErrorType",
     "blank_id",
     "bounded_lines",
+    "compressed_kind",
     "decode_text",
     "exc_text",
     "file_error",
@@ -184,7 +185,9 @@ def read_source(
     as a file does. A gzip stream (recognised by its magic bytes, whatever the file is called)
     is decompressed as a stream, a megabyte at a time (:func:`gunzip`). More than ``max_bytes``
     (default :data:`MAX_BYTES`; after decompression) is an error, not a hang, found before more
-    is read.
+    is read. Data of another compressed format (:func:`compressed_kind`: bzip2, xz, zstd, or gzip
+    again inside the gzip) is an error naming that format, not a text decoded and refused as
+    "not UTF-8".
     """
     if str(path) == "-":
         data = _read_upto(sys.stdin.buffer, max_bytes + 1)
@@ -195,7 +198,31 @@ def read_source(
         data = gunzip(data, display, cls, max_bytes)
     if len(data) > max_bytes:
         raise file_error(cls, display, _too_large(max_bytes))
+    if (kind := compressed_kind(data)) is not None:
+        problem = (f"holds {kind}-compressed data inside its gzip data: one layer is decompressed"
+                   if compressed else f"holds {kind}-compressed data: only gzip is decompressed")  # fmt: skip
+        raise file_error(cls, display, f"{problem}; decompress it first (or pipe it to '-')")
     return compressed, data
+
+
+#: The magic bytes of the compressed formats :func:`read_source` names instead of decoding them
+#: as text. None of them starts a UTF-8 text (bzip2's ``BZh`` is followed by a block size and
+#: the block magic ``1AY&SY``, the digits of pi in BCD, or the end-of-stream magic of an empty one).
+_COMPRESSED = (
+    (b"\x1f\x8b", "gzip"),
+    (b"\xfd7zXZ\x00", "xz"),
+    (b"\x28\xb5\x2f\xfd", "zstd"),
+)
+_BZIP2 = re.compile(rb"BZh[1-9](?:1AY&SY|\x17rE8P\x90)")
+
+
+def compressed_kind(data: bytes) -> str | None:
+    """The compressed format ``data`` starts with (``gzip``, ``bzip2``, ``xz`` or ``zstd``),
+    or ``None``: bytes the readers would otherwise decode as text and refuse as "not UTF-8" at
+    line 1, which names neither the cause nor the remedy."""
+    if _BZIP2.match(data, 0, 10):
+        return "bzip2"
+    return next((name for magic, name in _COMPRESSED if data.startswith(magic)), None)
 
 
 def _too_large(max_bytes: int) -> str:
