@@ -16,6 +16,7 @@ import csv
 import io
 import math
 import re
+import threading
 from collections import Counter
 from collections.abc import Callable, Iterator
 from typing import Any, get_args
@@ -164,17 +165,9 @@ def csv_items(text: str, display: str, required: tuple[str, ...]) -> Iterator[tu
     if nul >= 0:
         raise file_error(InputError, display, "holds a NUL character: a damaged or binary file, not CSV text",
                          line=len(_LINE_BREAK.findall(text, 0, nul)) + 1)  # fmt: skip
-    reader = csv.reader(io.StringIO(text, newline=""), strict=True)
     header: list[str] | None = None
     header_line = 0
-    while True:
-        start = reader.line_num + 1
-        try:
-            row = next(reader)
-        except StopIteration:
-            return
-        except csv.Error as exc:
-            raise file_error(InputError, display, f"malformed CSV ({exc})", line=start) from None
+    for start, row in _csv_rows(text, display):
         if not row or not any(cell.strip() for cell in row):
             continue
         if header is None:
@@ -192,6 +185,49 @@ def csv_items(text: str, display: str, required: tuple[str, ...]) -> Iterator[tu
                 task_id=task_id or None,
             )
         yield start, dict(zip(header, row, strict=True))
+
+
+def _csv_rows(text: str, display: str) -> Iterator[tuple[int, list[str]]]:
+    """``(first line, cells)`` of each row of a CSV text, whatever the length of its cells.
+
+    The :mod:`csv` module refuses a cell of more than :func:`csv.field_size_limit` characters
+    (131072 unless raised) as an error, where a JSON string of any length is read and pyarrow
+    reads the same CSV file: a model's output or a transcript in a cell is data, not damage. The
+    limit is process-wide, so it is raised to the text's length (the text is already bounded by
+    ``max_bytes``, so no cell is longer) only while :data:`_CSV_BATCH` rows are parsed, and put
+    back before they are handed on, under a lock that keeps two threads reading CSV here from
+    restoring each other's limit. A malformed row is an error naming its line, after the rows
+    before it.
+    """
+    reader = csv.reader(io.StringIO(text, newline=""), strict=True)
+    ended = False
+    while not ended:
+        batch: list[tuple[int, list[str]]] = []
+        failure: csv.Error | None = None
+        start = reader.line_num + 1
+        with _FIELD_LIMIT_LOCK:
+            before = csv.field_size_limit()
+            csv.field_size_limit(max(before, len(text)))
+            try:
+                while len(batch) < _CSV_BATCH:
+                    start = reader.line_num + 1
+                    row = next(reader, None)
+                    if row is None:
+                        ended = True
+                        break
+                    batch.append((start, row))
+            except csv.Error as exc:
+                failure = exc
+            finally:
+                csv.field_size_limit(before)
+        yield from batch
+        if failure is not None:
+            raise file_error(InputError, display, f"malformed CSV ({failure})", line=start) from None
+
+
+#: Rows parsed at a time under the raised cell-length limit (:func:`_csv_rows`).
+_CSV_BATCH = 1024
+_FIELD_LIMIT_LOCK = threading.Lock()
 
 
 def _check_header(header: list[str], display: str, line: int, required: tuple[str, ...]) -> None:
