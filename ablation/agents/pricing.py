@@ -14,9 +14,18 @@ Input tokens are priced in three parts: those read from the prompt cache
 input rate) and the rest. Both cache counts are part of ``input_tokens``; a usage whose cache
 counts add up to more than its input (a source that counted input without them) is priced with
 them cut to fit: reads first, then writes, so no part is negative. An override without
-``cache_write_per_mtok`` prices cache writes at its input rate. The database prices every cache
-write at the model's cache-write price (Anthropic's five-minute one): the usage does not tell
-one-hour writes apart.
+``cache_write_per_mtok`` prices cache writes at its input rate.
+
+A model call read from an SDK's result (:mod:`ablation.agents.sdk`) is a :class:`CallUsage`: it
+also carries, in memory, what the database prices beyond those four counts and what picks the
+price, as the SDK's own accounting has them (pydantic-ai's ``ModelResponse.cost()``, genai-prices'
+``extract_usage`` of a reply): one-hour cache writes (Anthropic bills them above five-minute
+ones), web searches, audio and reasoning tokens, the provider that served the call (its API URL,
+else its name; a name the database does not know leaves the model id alone to pick it, as for
+a call naming no provider) and the price context (OpenAI's ``service_tier``: flex and priority
+are priced apart). An override prices the four token counts only (a one-hour write at its
+cache-write rate, web searches not at all). A trial's spans state none of these: a trial priced
+from its spans has every cache write at the five-minute rate.
 
 A usage that sums several model calls (a pydantic-ai run, a trial's spans) carries each call as
 ``calls`` (:class:`~ablation.outputs.ItemizedUsage`; kept in memory for pricing, never stored): each call is
@@ -47,14 +56,65 @@ import json
 import logging
 import re
 from collections.abc import Mapping
+from datetime import datetime
 from decimal import Decimal
 from fractions import Fraction
 from typing import Any
 
+from pydantic import PrivateAttr
+
 from ablation.config import ModelPrice
 from ablation.outputs import MODELS_SEPARATOR, VALUE_LIMIT, AgentOutput, TrialUsage
 
-__all__ = ["database_price", "override_for", "override_price", "priced"]
+__all__ = ["CallUsage", "database_price", "override_for", "override_price", "priced"]
+
+#: genai-prices usage keys a :class:`CallUsage` may carry beyond the four token counts, each with
+#: the count it is part of (cut to fit it, as the cache counts are): ``None`` for one part of none.
+UNITS: dict[str, str | None] = {
+    "cache_write_5m_tokens": "cache_write_tokens", "cache_write_1h_tokens": "cache_write_tokens",
+    "input_audio_tokens": "input_tokens", "cache_audio_read_tokens": "cached_tokens",
+    "output_audio_tokens": "output_tokens", "output_reasoning_tokens": "output_tokens",
+    "web_searches": None,
+}  # fmt: skip
+
+
+class CallUsage(TrialUsage):
+    """One model call's usage with what the price database needs beyond its four token counts.
+
+    Held in memory only, as an :class:`~ablation.outputs.ItemizedUsage`'s call (never stored nor
+    compared: it equals the plain ``TrialUsage`` of the same fields). Made by
+    :mod:`ablation.agents.sdk` from an SDK's own accounting; read by :func:`database_price`.
+    """
+
+    _units: dict[str, int] = PrivateAttr(default_factory=dict)
+    _provider: tuple[str | None, str | None] = PrivateAttr(default=(None, None))
+    _context: dict[str, Any] = PrivateAttr(default_factory=dict)
+    _timestamp: datetime | None = PrivateAttr(default=None)
+
+    @classmethod
+    def of(
+        cls, usage: TrialUsage, units: Mapping[str, int], *, provider_url: str | None = None,
+        provider: str | None = None, context: Mapping[str, Any] | None = None, timestamp: datetime | None = None,
+    ) -> CallUsage:  # fmt: skip
+        """``usage`` with the further counts ``units`` (keys of :data:`UNITS`; zeros dropped), the
+        provider that served the call (API URL and name), the price ``context`` (e.g.
+        ``{"service_tier": "flex"}``) and the time of the call (``None``: now)."""
+        call = cls(**dict(usage))
+        call._units = {k: v for k, v in units.items() if k in UNITS and v}
+        call._provider = (provider_url, provider)
+        call._context = dict(context or {})
+        call._timestamp = timestamp
+        return call
+
+    def __eq__(self, other: object) -> bool:
+        if isinstance(other, TrialUsage):
+            return dict(self) == dict(other)
+        return NotImplemented
+
+    __hash__ = TrialUsage.__hash__
+
+    def __repr_name__(self) -> str:
+        return "TrialUsage"
 
 
 def _counts(usage: TrialUsage) -> tuple[int, int, int, int]:
@@ -139,26 +199,53 @@ def database_price(usage: TrialUsage) -> float | None:
 
 
 def _database_exact(usage: TrialUsage) -> Decimal | None:
-    """:func:`database_price` as the database's own ``Decimal``."""
+    """:func:`database_price` as the database's own ``Decimal``: a :class:`CallUsage` with its
+    further counts, at the provider that served it (:func:`_providers`), in its price context."""
     found = _calc_price()
     if found is None or not usage.model or not usage.tokens_known:
         return None
     calc_price, usage_type = found
     inputs, cached, written, output = _counts(usage)
-    try:
-        result = calc_price(
-            usage_type(
-                input_tokens=inputs,
-                cache_read_tokens=cached,
-                cache_write_tokens=written,
-                output_tokens=output,
-            ),
-            model_ref=usage.model,
-        )
-    except LookupError:
+    fitted = {"input_tokens": inputs, "cached_tokens": cached, "cache_write_tokens": written, "output_tokens": output}
+    units = getattr(usage, "_units", None) or {}
+    more = {k: v if UNITS[k] is None else min(v, fitted[str(UNITS[k])]) for k, v in units.items()}
+    counts = usage_type(input_tokens=inputs, cache_read_tokens=cached, cache_write_tokens=written,
+                        output_tokens=output, **more)  # fmt: skip
+    options = {"price_context": getattr(usage, "_context", None) or None,
+               "genai_request_timestamp": getattr(usage, "_timestamp", None)}  # fmt: skip
+    for provider in _providers(getattr(usage, "_provider", (None, None))):
+        try:
+            result = calc_price(counts, model_ref=usage.model, **provider, **options)
+            break
+        except LookupError:
+            continue
+    else:
         return None
     amount = Decimal(result.total_price)
     return amount if amount.is_finite() and amount >= 0 else None  # no price, never NaN
+
+
+def _providers(provider: tuple[str | None, str | None]) -> list[dict[str, str]]:
+    """How the database is asked for a call's provider, in turn, as pydantic-ai prices a
+    response: by its API URL, then by its name; a name the database does not know (a local
+    server, a test model) leaves the model id alone to pick the provider, as a call naming none."""
+    url, name = provider
+    ways = [{"provider_api_url": url}] if url else []
+    if name and _known_provider(name):
+        return [*ways, {"provider_id": name}]
+    return [*ways, {}]
+
+
+@functools.cache
+def _known_provider(name: str) -> bool:
+    """Whether the price database has a provider of this name (or alias)."""
+    from genai_prices.data_snapshot import get_snapshot
+
+    try:
+        get_snapshot().find_provider(None, name, None)
+    except LookupError:
+        return False
+    return True
 
 
 def _priceable(call: TrialUsage) -> bool:

@@ -25,6 +25,7 @@ from collections.abc import Awaitable, Callable, Iterable
 from typing import Any
 
 from ablation.agents.forms import AgentProcessError
+from ablation.agents.pricing import UNITS, CallUsage
 from ablation.outputs import (
     TOKEN_FIELDS,
     AgentOutput,
@@ -119,18 +120,32 @@ def _chat_completion(resp: Any) -> AgentOutput:
     usage = resp.usage
     if usage is None:  # an OpenAI-compatible server that reports none: unknown, never zero
         return _unstated(_get(message, "content"), (str(name) for name in names), resp.model)
-    return AgentOutput(
-        output=_get(message, "content"),
-        usage=TrialUsage(
-            input_tokens=_given(usage, "prompt_tokens"),
-            output_tokens=_given(usage, "completion_tokens"),
-            cached_tokens=_whole(usage, "prompt_tokens_details", "cached_tokens"),
-            cache_write_tokens=_whole(usage, "prompt_tokens_details", "cache_write_tokens"),
-            model_requests=1,
-            tool_calls=_count(str(name) for name in names),
-            model=resp.model,
-        ),
+    total = TrialUsage(
+        input_tokens=_given(usage, "prompt_tokens"),
+        output_tokens=_given(usage, "completion_tokens"),
+        cached_tokens=_whole(usage, "prompt_tokens_details", "cached_tokens"),
+        cache_write_tokens=_whole(usage, "prompt_tokens_details", "cache_write_tokens"),
+        model_requests=1,
+        tool_calls=_count(str(name) for name in names),
+        model=resp.model,
     )
+    units = {"input_audio_tokens": _whole(usage, "prompt_tokens_details", "audio_tokens"),
+             "output_audio_tokens": _whole(usage, "completion_tokens_details", "audio_tokens"),
+             "output_reasoning_tokens": _whole(usage, "completion_tokens_details", "reasoning_tokens")}  # fmt: skip
+    return AgentOutput(output=_get(message, "content"), usage=_one_call(total, units, _tier(resp)))
+
+
+def _tier(resp: Any) -> dict[str, str]:
+    """The price context of an OpenAI reply: its ``service_tier`` (flex and priority are priced
+    apart), when it states one."""
+    tier = getattr(resp, "service_tier", None)
+    return {"service_tier": tier} if isinstance(tier, str) else {}
+
+
+def _one_call(total: TrialUsage, units: dict[str, int], context: dict[str, str]) -> ItemizedUsage:
+    """The usage of a reply that is one model call, carrying that call with what the price
+    database needs beyond its token counts (:class:`~ablation.agents.pricing.CallUsage`)."""
+    return ItemizedUsage.of(total, [CallUsage.of(total, units, context=context)])
 
 
 _RESPONSE_CALLS = frozenset({"function_call", "custom_tool_call"})
@@ -143,18 +158,17 @@ def _response(resp: Any) -> AgentOutput:
     calls = [item for item in resp.output or () if getattr(item, "type", None) in _RESPONSE_CALLS]
     if usage is None:  # unknown, never zero
         return _unstated(resp.output_text, (str(c.name) for c in calls), resp.model)
-    return AgentOutput(
-        output=resp.output_text,
-        usage=TrialUsage(
-            input_tokens=_given(usage, "input_tokens"),
-            output_tokens=_given(usage, "output_tokens"),
-            cached_tokens=_whole(usage, "input_tokens_details", "cached_tokens"),
-            cache_write_tokens=_whole(usage, "input_tokens_details", "cache_write_tokens"),
-            model_requests=1,
-            tool_calls=_count(str(c.name) for c in calls),
-            model=resp.model,
-        ),
+    total = TrialUsage(
+        input_tokens=_given(usage, "input_tokens"),
+        output_tokens=_given(usage, "output_tokens"),
+        cached_tokens=_whole(usage, "input_tokens_details", "cached_tokens"),
+        cache_write_tokens=_whole(usage, "input_tokens_details", "cache_write_tokens"),
+        model_requests=1,
+        tool_calls=_count(str(c.name) for c in calls),
+        model=resp.model,
     )
+    units = {"output_reasoning_tokens": _whole(usage, "output_tokens_details", "reasoning_tokens")}
+    return AgentOutput(output=resp.output_text, usage=_one_call(total, units, _tier(resp)))
 
 
 def _anthropic_message(msg: Any) -> AgentOutput:
@@ -169,17 +183,22 @@ def _anthropic_message(msg: Any) -> AgentOutput:
     cached = _whole(usage, "cache_read_input_tokens")
     written = _whole(usage, "cache_creation_input_tokens")
     uncached = _given(usage, "input_tokens")
+    total = TrialUsage(
+        input_tokens=None if uncached is None else uncached + cached + written,
+        output_tokens=_given(usage, "output_tokens"),
+        cached_tokens=cached,
+        cache_write_tokens=written,
+        model_requests=1,
+        tool_calls=_count(str(b.name) for b in blocks if getattr(b, "type", None) == "tool_use"),
+        model=msg.model,
+    )
+    units = {"cache_write_5m_tokens": _whole(usage, "cache_creation", "ephemeral_5m_input_tokens"),
+             "cache_write_1h_tokens": _whole(usage, "cache_creation", "ephemeral_1h_input_tokens"),
+             "web_searches": _whole(usage, "server_tool_use", "web_search_requests"),
+             "output_reasoning_tokens": _whole(usage, "output_tokens_details", "thinking_tokens")}  # fmt: skip
     return AgentOutput(
         output="".join(b.text for b in blocks if getattr(b, "type", None) == "text"),
-        usage=TrialUsage(
-            input_tokens=None if uncached is None else uncached + cached + written,
-            output_tokens=_given(usage, "output_tokens"),
-            cached_tokens=cached,
-            cache_write_tokens=written,
-            model_requests=1,
-            tool_calls=_count(str(b.name) for b in blocks if getattr(b, "type", None) == "tool_use"),
-            model=msg.model,
-        ),
+        usage=_one_call(total, units, {}),
     )
 
 
@@ -238,6 +257,21 @@ def _tokens(usage: Any, **more: Any) -> TrialUsage:
     )
 
 
+def _response_call(response: Any) -> CallUsage:
+    """One pydantic-ai ``ModelResponse`` as a call priced as its ``cost()`` prices it: its
+    ``RequestUsage`` (one-hour cache writes, web searches, audio and reasoning tokens too), the
+    provider that served it (``provider_url``, ``provider_name``), its ``provider_details`` as the
+    price context (OpenAI's ``service_tier``) and its ``timestamp``."""
+    usage = response.usage
+    tokens = _tokens(usage, model_requests=1, model=getattr(response, "model_name", None))
+    details = getattr(response, "provider_details", None)
+    return CallUsage.of(
+        tokens, {key: _whole(usage, key) for key in UNITS},
+        provider_url=getattr(response, "provider_url", None), provider=getattr(response, "provider_name", None),
+        context=details if isinstance(details, dict) else None, timestamp=getattr(response, "timestamp", None),
+    )  # fmt: skip
+
+
 def _run_usage(result: Any, usage: Any, calls: list[str]) -> TrialUsage | None:
     """A pydantic-ai run's usage, itemized by its responses for pricing; ``None`` for a run that
     made no model request.
@@ -263,9 +297,7 @@ def _run_usage(result: Any, usage: Any, calls: list[str]) -> TrialUsage | None:
         unknown = TrialUsage.model_validate({**dict.fromkeys(TOKEN_FIELDS), **more})
         return ItemizedUsage.of(unknown, [None])
     total = _tokens(usage, **more)
-    itemized: list[TrialUsage | None] = [
-        _tokens(m.usage, model_requests=1, model=getattr(m, "model_name", None)) for m in responses
-    ]
+    itemized: list[TrialUsage | None] = [_response_call(m) for m in responses]
     if any(sum(getattr(c, f) for c in itemized if c) != getattr(total, f) for f in TOKEN_FIELDS):
         itemized.append(None)  # tokens of calls not among the responses: not priced
     return ItemizedUsage.of(total, itemized)
