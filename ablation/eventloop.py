@@ -20,12 +20,13 @@ from __future__ import annotations
 import asyncio
 import functools
 import inspect
+import types
 from collections.abc import Awaitable, Callable, Coroutine
-from typing import Any, ParamSpec, TypeVar
+from typing import Any, ParamSpec, TypeGuard, TypeVar
 
 from ablation.errors import ConfigError
 
-__all__ = ["blocking_twin", "call_to_completion", "run_coroutine"]
+__all__ = ["blocking_twin", "call_to_completion", "is_awaitable", "run_coroutine"]
 
 T = TypeVar("T")
 P = ParamSpec("P")
@@ -78,3 +79,16 @@ def blocking_twin(fn: Callable[P, Coroutine[Any, Any, T]]) -> Callable[P, T]:
         )
 
     return run
+
+
+def is_awaitable(value: Any) -> TypeGuard[Awaitable[Any]]:
+    """:func:`inspect.isawaitable` read from the value's type alone (``isinstance`` asks the
+    value's ``__class__``, which user code may make raise); a type whose check raises is no
+    awaitable. For what a user's verifier or scorer returned."""
+    kind = type(value)
+    try:
+        if kind is types.GeneratorType:  # a generator-based coroutine (types.coroutine)
+            return bool(value.gi_code.co_flags & inspect.CO_ITERABLE_COROUTINE)
+        return issubclass(kind, Awaitable)
+    except Exception:
+        return False

@@ -14,16 +14,15 @@ exclude prompt injection.
 from __future__ import annotations
 
 import ast
-import inspect
 import json
 import math
 import numbers
 import re
-import types
 from collections.abc import Awaitable, Mapping
-from typing import Any, Protocol, TypeGuard, runtime_checkable
+from typing import Any, Protocol, runtime_checkable
 
 from ablation.errors import AblationError
+from ablation.eventloop import is_awaitable
 from ablation.outputs import VALUE_LIMIT, usable_number
 from ablation.schema import (
     AblationTask,
@@ -127,7 +126,7 @@ async def run_scorer(scorer: Any, output: Any, task: AblationTask) -> float:
     """
     value = scorer(output, task)
     for _ in range(2):  # its awaitable, then one a sync scorer run in a thread returned there
-        if _awaitable(value):
+        if is_awaitable(value):
             value = await value
     try:
         name = str.__str__(scorer_name(scorer))
@@ -147,18 +146,6 @@ async def run_scorer(scorer: Any, output: Any, task: AblationTask) -> float:
     if not usable_number(result):
         raise _refused(name, value, f"; a score must be finite and below {VALUE_LIMIT:g} in magnitude")
     return result
-
-
-def _awaitable(value: Any) -> TypeGuard[Awaitable[Any]]:
-    """:func:`inspect.isawaitable` read from the value's type alone (``isinstance`` asks the
-    value's ``__class__``, which may raise); a type whose check raises is no awaitable."""
-    kind = type(value)
-    try:
-        if kind is types.GeneratorType:  # a generator-based coroutine (types.coroutine)
-            return bool(value.gi_code.co_flags & inspect.CO_ITERABLE_COROUTINE)
-        return issubclass(kind, Awaitable)
-    except Exception:
-        return False
 
 
 def _output_text(output: Any) -> str:

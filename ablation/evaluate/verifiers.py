@@ -21,17 +21,16 @@ lives in :mod:`ablation.evaluate.code_tests`.
 
 from __future__ import annotations
 
-import inspect
 import json
 import math
 import re
-import types
-from collections.abc import Awaitable, Callable
+from collections.abc import Callable
 from contextvars import ContextVar
-from typing import Any, TypeGuard
+from typing import Any
 
 from ablation.errors import AblationError
 from ablation.evaluate.equality import close, plain, values_equal
+from ablation.eventloop import is_awaitable
 from ablation.schema import AblationTask, callable_name, is_async_callable
 
 __all__ = [
@@ -133,21 +132,9 @@ async def run_verifier(verifier: Verifier | None, output: Any, task: AblationTas
     fn = default_verifier if verifier is None else verifier
     result = fn(output, task)
     for _ in range(2):  # its awaitable, then one a sync verifier run in a thread returned there
-        if _awaitable(result):
+        if is_awaitable(result):
             result = await result
     return check_verdict(result, callable_name(fn))
-
-
-def _awaitable(value: Any) -> TypeGuard[Awaitable[Any]]:
-    """:func:`inspect.isawaitable` read from the value's type alone (``isinstance`` asks the
-    value's ``__class__``, which may raise); a type whose check raises is no awaitable."""
-    kind = type(value)
-    try:
-        if kind is types.GeneratorType:  # a generator-based coroutine (types.coroutine)
-            return bool(value.gi_code.co_flags & inspect.CO_ITERABLE_COROUTINE)
-        return issubclass(kind, Awaitable)
-    except Exception:
-        return False
 
 
 class BuiltinVerifier:
