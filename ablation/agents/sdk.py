@@ -2,7 +2,9 @@
 
 A Python agent may return what its SDK gave it: an OpenAI ``ChatCompletion`` or ``Response``, an
 Anthropic ``Message``, or a pydantic-ai ``AgentRunResult`` (what ``Agent.run`` returns, so a
-pydantic-ai ``Agent`` is itself an agent: its ``run`` method is called with the task input). The
+pydantic-ai ``Agent`` is itself an agent: its ``run`` method is called with the task input), or
+the finished ``StreamedRunResult`` of ``Agent.run_stream`` or ``AgentRun`` of ``Agent.iter``
+(read as the ``AgentRunResult`` each settles into; one not finished is the trial's error). The
 text (or the run's output) is the trial's output; token counts (cache reads and writes among
 the input tokens, each also counted apart), model requests, tool calls by tool name and the model
 id become its :class:`~ablation.outputs.TrialUsage`; pydantic-ai's messages become its trace.
@@ -258,7 +260,8 @@ def _tokens(usage: Any, **more: Any) -> TrialUsage:
 
 
 def _response_call(response: Any) -> CallUsage:
-    """One pydantic-ai ``ModelResponse`` as a call priced as its ``cost()`` prices it: its
+    """One pydantic-ai ``ModelResponse`` (or a ``FallbackModel``'s failed attempt:
+    ``ModelRequestAttempt``) as a call priced as its ``cost()`` prices it: its
     ``RequestUsage`` (one-hour cache writes, web searches, audio and reasoning tokens too), the
     provider that served it (``provider_url``, ``provider_name``), its ``provider_details`` as the
     price context (OpenAI's ``service_tier``) and its ``timestamp``."""
@@ -276,11 +279,14 @@ def _run_usage(result: Any, usage: Any, calls: list[str]) -> TrialUsage | None:
     """A pydantic-ai run's usage, itemized by its responses for pricing; ``None`` for a run that
     made no model request.
 
-    Each of the run's new responses (``ModelResponse.usage`` and ``model_name``) is one call;
-    the run's model is theirs (:func:`~ablation.outputs.joined_models`: several joined by
-    ``"+"``). When a response's provider stated no usage, the run's token counts are unknown
+    Each of the run's new responses (``ModelResponse.usage`` and ``model_name``) is one call, and
+    so is each attempt a ``FallbackModel`` moved on from that reported usage (a response its
+    ``fallback_on`` handler rejected: listed in the next response's ``failed_attempts``, billed
+    and counted in the ``RunUsage``, though not a request of the run); the run's model is theirs
+    (:func:`~ablation.outputs.joined_models`: several joined by ``"+"``). When a call's provider
+    stated no usage, the run's token counts are unknown
     (``None``: a total with an unknown part is unknown, never a smaller number), while its
-    requests, tool calls and model stay; the trial is then not priced. When the responses do
+    requests, tool calls and model stay; the trial is then not priced. When the calls do
     not add up to the run's ``RunUsage`` (a delegated agent run with ``usage=ctx.usage`` adds
     its tokens, on its own model, to the parent's usage but not its messages), a call is
     missing from the itemization, so the trial is not priced either.
@@ -289,15 +295,19 @@ def _run_usage(result: Any, usage: Any, calls: list[str]) -> TrialUsage | None:
     requests = _whole(usage, "requests")
     if not responses and not requests:
         return None
+    billed = [
+        call for m in responses
+        for call in [*(a for a in getattr(m, "failed_attempts", None) or () if getattr(a, "usage", None)), m]
+    ]  # fmt: skip
     more: dict[str, Any] = {
         "model_requests": requests, "tool_calls": _count(calls),
-        "model": joined_models(getattr(m, "model_name", None) for m in responses),
+        "model": joined_models(getattr(m, "model_name", None) for m in billed),
     }  # fmt: skip
-    if not _stated(usage) or not all(_stated(getattr(m, "usage", None)) for m in responses):
+    if not _stated(usage) or not all(_stated(getattr(m, "usage", None)) for m in billed):
         unknown = TrialUsage.model_validate({**dict.fromkeys(TOKEN_FIELDS), **more})
         return ItemizedUsage.of(unknown, [None])
     total = _tokens(usage, **more)
-    itemized: list[TrialUsage | None] = [_response_call(m) for m in responses]
+    itemized: list[TrialUsage | None] = [_response_call(m) for m in billed]
     if any(sum(getattr(c, f) for c in itemized if c) != getattr(total, f) for f in TOKEN_FIELDS):
         itemized.append(None)  # tokens of calls not among the responses: not priced
     return ItemizedUsage.of(total, itemized)
@@ -320,6 +330,23 @@ def _pydantic_ai_run(result: Any) -> AgentOutput:
     return AgentOutput(output=result.output, usage=_run_usage(result, usage, calls), trace=trace)
 
 
+def _settled(run: Any) -> AgentOutput:
+    """A pydantic-ai streamed run (``StreamedRunResult``) or iterated one (``AgentRun``) as the
+    ``AgentRunResult`` it settled into (its ``result``).
+
+    Raises:
+        AgentProcessError: The run had not finished (its stream not consumed, its nodes not all
+            iterated): its output and usage are not known yet.
+    """
+    try:
+        result = run.result
+    except Exception as exc:  # pydantic-ai's UserError: the stream has not finished
+        raise AgentProcessError(f"the pydantic-ai run returned had not finished: {exc}") from exc
+    if result is None:
+        raise AgentProcessError("the pydantic-ai run returned had not finished (iterate it to its end)")
+    return _pydantic_ai_run(result)
+
+
 #: (module in ``sys.modules``, class name, reader) of every recognised SDK result.
 _FORMS: tuple[tuple[str, str, Callable[[Any], AgentOutput]], ...] = (
     ("openai.types.chat", "ChatCompletion", _chat_completion),
@@ -327,6 +354,8 @@ _FORMS: tuple[tuple[str, str, Callable[[Any], AgentOutput]], ...] = (
     ("anthropic.types", "Message", _anthropic_message),
     ("pydantic_ai.run", "AgentRunResult", _pydantic_ai_run),
     ("pydantic_ai.agent", "AgentRunResult", _pydantic_ai_run),
+    ("pydantic_ai.result", "StreamedRunResult", _settled),
+    ("pydantic_ai.run", "AgentRun", _settled),
 )
 _PACKAGES = frozenset(module.split(".")[0] for module, _, _ in _FORMS)
 
