@@ -23,7 +23,10 @@ builds the campaign's report first, as a fresh server does.
 
 ``--history N``: a suite's history of every campaign (``/suite/FP?limit=0``) in a fresh server, of
 ``N`` complete campaigns of :data:`HISTORY_TASKS` tasks (one written by the store, the others
-copies of its rows by SQL): wall time and the server's peak memory.
+copies of its rows by SQL): wall time and the server's peak memory. ``--history-tasks T``: ``T``
+tasks a campaign; ``--by-store``: every campaign written by the store (its own trials, seeded
+by its number, and its own arm snapshots, as a campaign that ran has; SQL copies have none, so
+their columns are read from the rows), then the page is fetched cold and once more.
 """
 
 from __future__ import annotations
@@ -160,9 +163,10 @@ def long_trace(directory: Path) -> None:
             path.unlink()
 
 
-def write_history(path: Path, n: int) -> str:
-    """``n`` complete campaigns of one suite (the first written by the store, the others copies
-    of its campaign and trial rows by SQL); the suite's fingerprint."""
+def write_history(path: Path, n: int, tasks: int = HISTORY_TASKS, by_store: bool = False) -> str:
+    """``n`` complete campaigns of one suite of ``tasks`` tasks (the first written by the store,
+    the others copies of its campaign and trial rows by SQL, or each written by the store with
+    ``by_store``); the suite's fingerprint."""
     import sqlite3
 
     from ablation.config import CampaignConfig
@@ -170,7 +174,24 @@ def write_history(path: Path, n: int) -> str:
     from ablation.store.run_store import RunStore
 
     suite, rng = "h" * 64, random.Random(3)
-    ids = [f"task-{i:05d}" for i in range(HISTORY_TASKS)]
+    ids = [f"task-{i:05d}" for i in range(tasks)]
+    if by_store:
+        with RunStore(path) as store:
+            for k in range(n):
+                rng = random.Random(k)
+                cid = store.create_campaign(
+                    config=CampaignConfig(n_resamples=1000), suite_fingerprint=suite,
+                    task_digests=dict.fromkeys(ids, "d"), baseline_agent="b", candidate_agent="c",
+                    campaign_id=f"c-{k:05d}",
+                )  # fmt: skip
+                store.append_many(cid, [
+                    TaskResult(task_id=t, arm=arm, passed=rng.random() < (0.6 if arm == "baseline" else 0.62),
+                               latency_s=rng.random())
+                    for t in ids for arm in ("baseline", "candidate")
+                ])  # fmt: skip
+                store.set_status(cid, "complete")
+                store.update_provenance(cid, verdict="pass")
+        return suite
     with RunStore(path) as store:
         first = store.create_campaign(
             config=CampaignConfig(n_resamples=1000), suite_fingerprint=suite, task_digests=dict.fromkeys(ids, "d"),
@@ -192,19 +213,25 @@ def write_history(path: Path, n: int) -> str:
     return suite
 
 
-def history(directory: Path, n: int) -> None:
-    """Print the wall time and the server's peak memory of a suite history of ``n`` campaigns."""
-    path = directory / f"history{n}.db"
-    path.unlink(missing_ok=True)
-    start = time.perf_counter()
-    suite = write_history(path, n)
-    print(f"store: {n} campaigns of {HISTORY_TASKS} tasks written in {time.perf_counter() - start:.1f} s")
+def history(directory: Path, n: int, tasks: int = HISTORY_TASKS, by_store: bool = False) -> None:
+    """Print the wall time and the server's peak memory of a suite history of ``n`` campaigns
+    of ``tasks`` tasks (with ``by_store``, a second request's wall time too)."""
+    path = directory / f"history{n}-{tasks}{'-store' if by_store else ''}.db"
+    if not (by_store and path.exists()):  # a store written by the store is kept and reused
+        path.unlink(missing_ok=True)
+        start = time.perf_counter()
+        write_history(path, n, tasks, by_store)
+        print(f"store: {n} campaigns of {tasks} tasks written in {time.perf_counter() - start:.1f} s")
+    suite = "h" * 64
     with serve(path) as (root, pid):
         wall, body = fetch(f"{root}/suite/{suite}?limit=0", timeout=900)
         rows = body.count("<tr><td><a href=")
         print(f"suite history, every campaign: {wall:.2f} s, peak {peak_mib(pid):.0f} MiB, "
               f"{len(body) / 1e6:.1f} MB, {rows} campaigns listed")  # fmt: skip
-    path.unlink()
+        if by_store:
+            print(f"the same page again: {fetch(f'{root}/suite/{suite}?limit=0', timeout=900)[0]:.2f} s")
+    if not by_store:
+        path.unlink()
 
 
 def main() -> int:
@@ -213,10 +240,12 @@ def main() -> int:
     parser.add_argument("--keep", type=Path, help="write the store here and keep it")
     parser.add_argument("--long-trace", action="store_true", help="peak memory of a long trace's task page")
     parser.add_argument("--history", type=int, metavar="N", help="a suite history of N campaigns")
+    parser.add_argument("--history-tasks", type=int, default=HISTORY_TASKS, metavar="T", help="tasks a campaign")
+    parser.add_argument("--by-store", action="store_true", help="every campaign written by the store")
     args = parser.parse_args()
     if args.history:
         with tempfile.TemporaryDirectory() as tmp:
-            history(args.keep or Path(tmp), args.history)
+            history(args.keep or Path(tmp), args.history, args.history_tasks, args.by_store)
         return 0
     if args.long_trace:
         with tempfile.TemporaryDirectory() as tmp:

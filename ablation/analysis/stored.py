@@ -8,25 +8,31 @@ campaign's report replays its stop with the settings that decided it (:func:`~ab
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from typing import Any
 
+from ablation.analysis import breakdowns, headline
 from ablation.analysis.background import import_report_statistics
 from ablation.analysis.build import build_report
 from ablation.analysis.candidates import holm_claims, improvement_p
 from ablation.analysis.pair_arms import pair_columns
+from ablation.analysis.pairing import leave_out_partly_run
 from ablation.analysis.stop_settings import refuse_stop_changes
+from ablation.columns import TrialColumns
 from ablation.config import CampaignConfig, Provenance
 from ablation.errors import ConfigError
 from ablation.process_hooks import during_large_work
-from ablation.report import AblationReport
+from ablation.report import AblationReport, ArmSummary, Uplift
 from ablation.schema import AblationTask, TaskResult
 from ablation.store.campaigns import CampaignFamily, campaign_family
 from ablation.store.run_store import CampaignRecord, RunStore
 
 __all__ = [
+    "HeadlineFigures",
     "StoredTrials",
     "family_claims",
+    "headline_figures",
     "report_from_store",
     "report_stored_campaign",
     "with_task_details",
@@ -237,4 +243,57 @@ def _campaign_report(
     return report_from_store(
         store, record.campaign_id, config=config, provenance=provenance,
         expected_ids=store.expected_ids(record.campaign_id),
+    )
+
+
+@dataclasses.dataclass(frozen=True)
+class HeadlineFigures:
+    """The headline figures of a campaign's report, named as the report names them:
+    ``n_paired``, each arm's summary (``baseline``, ``candidate``: pass rate and its interval)
+    and ``uplift`` (its estimate and headline interval)."""
+
+    n_paired: int
+    baseline: ArmSummary
+    candidate: ArmSummary
+    uplift: Uplift
+
+
+def headline_figures(
+    baseline: TrialColumns,
+    candidate: TrialColumns,
+    *,
+    config: CampaignConfig,
+    expected_ids: Iterable[str] | None = None,
+    agents: tuple[str | None, str | None] = (None, None),
+) -> HeadlineFigures:
+    """A stored campaign's :class:`HeadlineFigures`, without the rest of its report.
+
+    The arms go through the report's own steps (:func:`report_from_store` then
+    :func:`~ablation.analysis.build.build_report`): the pairing (:func:`pair_columns`, no trial
+    read), the partly-run tasks left out, the sequential replay, the classification and its
+    table, then :func:`~ablation.analysis.headline.arm_summary` and
+    :func:`~ablation.analysis.headline.uplift`, so each figure is the report's, by the same
+    function. Nothing else of the report is computed (no drill-downs, latency, categories,
+    gates), which is most of a report's time (benchmarks/README.md).
+
+    Args:
+        baseline: The baseline arm's columns (``RunStore.campaign_columns``).
+        candidate: The candidate arm's columns.
+        config: The campaign's stored configuration.
+        expected_ids: The ids the report expects (``RunStore.expected_ids``).
+        agents: The arms' agent names, as the report's summaries carry them.
+    """
+    data = pair_columns(baseline, candidate, expected_ids=expected_ids, on_error=config.on_error)
+    data = leave_out_partly_run(data, config.runs)
+    if config.sequential is not None:
+        from ablation.analysis.sequential import apply_sequential
+
+        data, _ = apply_sequential(data, config)
+    table = breakdowns.table(breakdowns.classify(data))
+    level = config.confidence_level
+    return HeadlineFigures(
+        n_paired=len(data.task_ids),
+        baseline=headline.arm_summary(data, "baseline", agents[0], level),
+        candidate=headline.arm_summary(data, "candidate", agents[1], level),
+        uplift=headline.uplift(data, table, config),
     )

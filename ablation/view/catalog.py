@@ -5,7 +5,9 @@ report`` uses, so a campaign may write to the file meanwhile) and caches each ca
 and task table under a key that changes whenever the campaign does (its trial count, status and
 last update; for a report, those of every campaign of its several-candidate run too): a
 finished campaign is analysed once, a running one again when it has new trials.
-Every report is the one ``ablation report`` builds (:func:`report_stored_campaign`) and every
+Every report is the one ``ablation report`` builds (:func:`report_stored_campaign`), every figure a
+suite's history shows of a campaign its report's, by the report's own steps
+(:func:`~ablation.analysis.stored.headline_figures`), and every
 comparison of two stored arms the one ``ablation compare`` builds (:func:`compare_columns`): the
 viewer computes no statistic of its own.
 
@@ -22,6 +24,7 @@ Assumptions: the cache keeps the last :data:`CACHED` analyses of each kind.
 from __future__ import annotations
 
 import dataclasses
+import functools
 import threading
 from collections import OrderedDict
 from collections.abc import Callable, Mapping
@@ -29,7 +32,12 @@ from pathlib import Path
 from typing import Any, TypeVar
 
 from ablation.analysis.build import compare_columns
-from ablation.analysis.stored import StoredTrials, report_stored_campaign
+from ablation.analysis.stored import (
+    HeadlineFigures,
+    StoredTrials,
+    headline_figures,
+    report_stored_campaign,
+)
 from ablation.columns import TrialColumns
 from ablation.errors import AblationError, StoreError
 from ablation.report import AblationReport
@@ -43,7 +51,7 @@ __all__ = ["ARMS", "CACHED", "ArmRef", "Catalog", "ReportError"]
 
 #: Analyses kept in memory per kind (least recently used dropped first): reports are small (a
 #: suite's history page shows each campaign's figures), task tables and comparisons hold columns.
-CACHED = {"report": 64, "table": 8, "compare": 8, "compare-table": 8}
+CACHED = {"report": 64, "figures": 64, "table": 8, "compare": 8, "compare-table": 8}
 ARMS = ("baseline", "candidate")
 _T = TypeVar("_T")
 
@@ -201,8 +209,7 @@ class Catalog:
             except StoreError:
                 raise
             except (AblationError, ValueError) as exc:
-                why = f"campaign {campaign_id!r}: its report cannot be built: {exc}"
-                raise ReportError(why) from exc
+                raise _refused(campaign_id, exc) from exc
 
         key = ("report", *self._state(record), *(self._state(m) for m in members))
         return self._cached(key, build), record
@@ -212,13 +219,45 @@ class Catalog:
         record = self.record(campaign_id)
 
         def build() -> TaskTable:
-            baseline, candidate = self.store.campaign_columns(campaign_id)
-            return task_table(
-                baseline, candidate, config=record.config,
-                expected_ids=list(record.task_digests) or None,
-            )  # fmt: skip
+            return self._table(record, self.store.campaign_columns(campaign_id))
 
         return self._cached(("table", *self._state(record)), build), record
+
+    @staticmethod
+    def _table(record: CampaignRecord, columns: tuple[TrialColumns, TrialColumns]) -> TaskTable:
+        return task_table(*columns, config=record.config, expected_ids=list(record.task_digests) or None)
+
+    def history(self, campaign_id: str) -> tuple[HeadlineFigures | AblationReport, TaskTable, CampaignRecord]:
+        """What a suite's history shows of a campaign: its report's headline figures (pass
+        rates, intervals, uplift: :func:`~ablation.analysis.stored.headline_figures`, the
+        report's own steps without the rest of the report; the report itself when
+        :meth:`report` has it cached for this state), its task table (:meth:`table`) and its
+        record. The arms' columns are read once for both; each is cached per campaign state.
+
+        Raises:
+            StoreError: as :meth:`report`.
+            ReportError: when the analysis refuses the campaign (as :meth:`report`).
+        """
+        record = self.record(campaign_id)
+        columns = functools.cache(lambda: self.store.campaign_columns(campaign_id))
+        key = ("report", *self._state(record))
+        with self._lock:
+            full = next((v for k, v in self._cache.items() if k[: len(key)] == key), None)
+
+        def build() -> HeadlineFigures:
+            try:
+                return headline_figures(
+                    *columns(), config=record.config, expected_ids=self.store.expected_ids(campaign_id),
+                    agents=(record.baseline_agent, record.candidate_agent),
+                )  # fmt: skip
+            except StoreError:
+                raise
+            except (AblationError, ValueError) as exc:
+                raise _refused(campaign_id, exc) from exc
+
+        figures = full if full is not None else self._cached(("figures", *self._state(record)), build)
+        table = self._cached(("table", *self._state(record)), lambda: self._table(record, columns()))
+        return figures, table, record
 
     def task_runs(self, campaign_id: str, task_id: str) -> list[tuple[str, int]]:
         """``(arm, run)`` of every stored trial of one task, in that order (none decoded)."""
@@ -292,6 +331,11 @@ class Catalog:
 
         key = ("compare-table", *self._state(base_rec), baseline.arm, *self._state(cand_rec), candidate.arm)
         return self._cached(key, build)
+
+
+def _refused(campaign_id: str, exc: Exception) -> ReportError:
+    """The error of a campaign whose report (or its figures) the analysis refuses with ``exc``."""
+    return ReportError(f"campaign {campaign_id!r}: its report cannot be built: {exc}")
 
 
 class _ArmLookup(Mapping[tuple[str, str], TaskResult]):

@@ -8,8 +8,10 @@ campaign page does; its form offers the arms of the newest :data:`COMPARE_CAMPAI
 (read as summaries, :meth:`~ablation.view.catalog.Catalog.campaigns`), an older one typed. The
 history page lists the newest :data:`HISTORY_SHOWN` campaigns of a suite (its ``limit``
 parameter: more, ``0`` all) in creation order from their summaries (agents, creation time, the
-verdict recorded at completion); for the newest :data:`HISTORY_REPORTS` of them, each a report
-to build, it shows each arm's pass rate with the interval of its report, plots them, and lists
+verdict recorded at completion); for the newest :data:`HISTORY_REPORTS` of them it shows each
+arm's pass rate and the uplift, each with its interval, as their reports give them (the report's
+own steps without the rest of the report: :meth:`~ablation.view.catalog.Catalog.history`, the
+exact values kept in the markup), plots the candidate's, and lists
 the tasks whose candidate outcome changed most often from one campaign to the next (a task
 passes in a campaign when every run passed, fails when none did, and is ``mixed`` otherwise;
 each change between consecutive campaigns that ran the task is one flip); older ones listed say
@@ -24,15 +26,17 @@ from __future__ import annotations
 import itertools
 from collections.abc import Mapping
 
+from ablation.analysis.stored import HeadlineFigures
 from ablation.errors import AblationError, StoreError
-from ablation.render._format import DASH, fmt_interval, fmt_pct, summary_sentence
-from ablation.report import AblationReport
+from ablation.render._format import DASH, fmt_interval, fmt_pct, fmt_pp, summary_sentence
+from ablation.report import AblationReport, Interval
 from ablation.store.summaries import CampaignSummary
 from ablation.view import markup
 from ablation.view.catalog import ARMS, ArmRef, Catalog, ReportError
 from ablation.view.markup import LIST_CAP, Answer
 from ablation.view.shown import shown_trials
 from ablation.view.task_page import RUNS_SHOWN, Side, inputs, page_body
+from ablation.view.tasks import TaskTable
 
 __all__ = [
     "COMPARE_CAMPAIGNS", "COMPARE_TASK", "FLIPS_SHOWN", "HISTORY_REPORTS", "HISTORY_SHOWN", "compare_page", "compare_task_page", "compare_task_url", "flips", "history_page",
@@ -46,8 +50,8 @@ COMPARE_TASK = "/compare/task"
 COMPARE_CAMPAIGNS = LIST_CAP // 2
 #: Campaigns a suite's history shows by default, newest (its ``limit`` parameter: more, 0 all).
 HISTORY_SHOWN = 50
-#: Campaigns of a suite's history whose reports and task tables are built (pass rates, intervals,
-#: plot, flips), the newest listed: the others are listed from their summaries alone.
+#: Campaigns of a suite's history whose report figures and task tables are computed (pass rates,
+#: uplift, intervals, plot, flips), the newest listed: the others are listed from their summaries.
 HISTORY_REPORTS = 50
 
 
@@ -210,21 +214,20 @@ def compare_task_page(catalog: Catalog, params: Mapping[str, str]) -> str | Answ
     return markup.layout(f"Task {task_id}", body, store=str(catalog.path))
 
 
-def flips(catalog: Catalog, records: list[CampaignSummary]) -> list[tuple[str, int, str]]:
+def flips(tables: list[TaskTable]) -> list[tuple[str, int, str]]:
     """``(task id, flips, outcomes in order)`` of the tasks that flipped, most flips first.
 
-    ``records`` are in creation order; outcomes are written ``P`` (every run passed), ``F`` (none
-    did), ``M`` (mixed) and ``-`` (not run in that campaign).
+    ``tables`` are the campaigns' task tables in creation order; outcomes are written ``P``
+    (every run passed), ``F`` (none did), ``M`` (mixed) and ``-`` (not run in that campaign).
     """
     seen: dict[str, list[str]] = {}
-    for k, record in enumerate(records):
-        table = catalog.table(record.campaign_id)[0]
+    for k, table in enumerate(tables):
         for tid, passes, runs in zip(
             table.ids.tolist(), table.cand_passes.tolist(), table.cand_runs.tolist(), strict=True
         ):
             if runs == 0:
                 continue
-            marks = seen.setdefault(tid, ["-"] * len(records))
+            marks = seen.setdefault(tid, ["-"] * len(tables))
             marks[k] = "P" if passes == runs else "F" if passes == 0 else "M"
     out = []
     for tid, marks in seen.items():
@@ -236,13 +239,18 @@ def flips(catalog: Catalog, records: list[CampaignSummary]) -> list[tuple[str, i
     return out
 
 
-def _no_data(report: AblationReport) -> bool:
+#: What a history row shows of a campaign: its report's figures (``n_paired``, ``baseline``,
+#: ``candidate``, ``uplift``), from :meth:`~ablation.view.catalog.Catalog.history`.
+Figures = HeadlineFigures | AblationReport
+
+
+def _no_data(report: Figures) -> bool:
     """Whether the report has no pass rate to show: no paired task, or no candidate trial
     (its rate is then written 0 over an interval of [0, 1], which is no measurement)."""
     return report.n_paired == 0 or report.candidate.n_trials == 0
 
 
-def _plot(points: list[tuple[CampaignSummary, AblationReport]]) -> str:
+def _plot(points: list[tuple[CampaignSummary, Figures]]) -> str:
     """An inline SVG: the candidate's pass rate (dot) and interval (line) per campaign; a
     campaign without data (:func:`_no_data`) keeps its place, marked ``no data``, not a dot."""
     width, height, pad = 640, 240, 30
@@ -278,23 +286,35 @@ def _plot(points: list[tuple[CampaignSummary, AblationReport]]) -> str:
     )
 
 
-def _rates(report: AblationReport) -> tuple[str, str, str]:
-    """The history table's candidate pass rate, its interval and the baseline's pass rate;
-    ``no data`` for the rates of a report without data (:func:`_no_data`)."""
+def _interval(iv: Interval, kind: str) -> str:
+    """An interval as :func:`~ablation.view.markup.interval` writes it, its exact bounds kept
+    (``data-low``, ``data-high``) as :func:`~ablation.view.markup.number` keeps a value."""
+    return (f'<span class="interval" data-low="{markup.esc(repr(float(iv.low)))}" '
+            f'data-high="{markup.esc(repr(float(iv.high)))}">{markup.interval(iv, kind)}</span>')  # fmt: skip
+
+
+def _rates(report: Figures) -> list[str]:
+    """The history table's figures of a campaign: the candidate's pass rate and its interval, the
+    baseline's, and the uplift with its headline interval; ``no data`` for the rates of a report
+    without data (:func:`_no_data`), whose uplift is then none."""
     if _no_data(report):
         none = '<span class="no-data">no data</span>'
-        return none, DASH, none
-    return (markup.pct(report.candidate.pass_rate), markup.interval(report.candidate.pass_rate_ci),
-            markup.pct(report.baseline.pass_rate))  # fmt: skip
+        return [none, DASH, none, DASH, DASH, DASH]
+    cand, base, uplift = report.candidate, report.baseline, report.uplift
+    return [
+        markup.pct(cand.pass_rate), _interval(cand.pass_rate_ci, "pct"),
+        markup.pct(base.pass_rate), _interval(base.pass_rate_ci, "pct"),
+        markup.number(uplift.estimate, fmt_pp(uplift.estimate)), _interval(uplift.ci, "pp"),
+    ]  # fmt: skip
 
 
 def _not_computed(older: int) -> str:
-    """The note over a history listing ``older`` campaigns whose reports were not built."""
+    """The note over a history listing ``older`` campaigns whose figures were not computed."""
     if not older:
         return ""
     return (
-        f'<p class="note" id="not-computed">Pass rates, intervals, the plot and the flips are of the '
-        f"newest {HISTORY_REPORTS} campaigns listed: each is a report to build. The {older} older ones "
+        f'<p class="note" id="not-computed">Pass rates, uplift, intervals, the plot and the flips are '
+        f"of the newest {HISTORY_REPORTS} campaigns listed: each is computed from its trials. The {older} older ones "
         "listed show their agents and the verdict recorded when they completed; a campaign's page "
         "shows its report.</p>"
     )
@@ -303,9 +323,10 @@ def _not_computed(older: int) -> str:
 def history_page(catalog: Catalog, fingerprint: str, limit: str = "") -> str:
     """The newest ``limit`` campaigns of one suite (:data:`HISTORY_SHOWN` unless given, ``0``:
     all; read by suite in SQL, as summaries) over time, and the tasks that flip most often among
-    the newest :data:`HISTORY_REPORTS` of them, whose reports give the pass rates, intervals and
+    the newest :data:`HISTORY_REPORTS` of them, whose reports' figures
+    (:meth:`~ablation.view.catalog.Catalog.history`) give the pass rates, uplift, intervals and
     plot (the older ones listed say theirs were not computed); a campaign among those whose stored
-    row does not decode or whose report cannot be built
+    row does not decode or whose figures the analysis refuses
     (:class:`~ablation.view.catalog.ReportError`) is an error line above them, left out of the
     table, the plot and the flips; the older campaigns are counted, with a link showing them.
 
@@ -332,12 +353,15 @@ def history_page(catalog: Catalog, fingerprint: str, limit: str = "") -> str:
         f"{markup.link(markup.url(markup.suite_url(fingerprint), limit=0), 'show all', cls='show-all')}.</p>"
         if left > 0 else ""
     )
-    points = []
+    points: list[tuple[CampaignSummary, Figures]] = []
+    tables: list[TaskTable] = []
     failed: list[ReportError] = []
     unreported = records[: max(0, len(records) - HISTORY_REPORTS)]
     for record in records[len(unreported) :]:
         try:
-            points.append((record, catalog.report(record.campaign_id)[0]))
+            figures, table, _ = catalog.history(record.campaign_id)
+            points.append((record, figures))
+            tables.append(table)
         except ReportError as exc:  # named above the table, never left out without a word
             failed.append(exc)
         except AblationError as exc:
@@ -345,14 +369,14 @@ def history_page(catalog: Catalog, fingerprint: str, limit: str = "") -> str:
     none = '<span class="not-computed">not computed</span>'
     rows = [
         [markup.link(markup.campaign_url(r.campaign_id), r.campaign_id), markup.esc(r.created_at[:19]),
-         markup.esc(r.candidate_agent), cand, iv, markup.esc(r.baseline_agent), base,
+         markup.esc(r.candidate_agent), *rates[:2], markup.esc(r.baseline_agent), *rates[2:],
          markup.verdict_badge(r.verdict)]  # recorded at completion
-        for r, rates in [*((r, (none, DASH, none)) for r in unreported), *((r, _rates(rep)) for r, rep in points)]
-        for cand, iv, base in [rates]
+        for r, rates in [*((r, [none, DASH, none, DASH, DASH, DASH]) for r in unreported),
+                         *((r, _rates(rep)) for r, rep in points)]
     ]  # fmt: skip
     headers = ["campaign", "created (UTC)", "candidate", "pass rate", "interval", "baseline",
-               "pass rate", "verdict"]  # fmt: skip
-    flipped = flips(catalog, [r for r, _ in points])
+               "pass rate", "interval", "uplift", "interval", "verdict"]  # fmt: skip
+    flipped = flips(tables)
     flip_rows = [
         [markup.esc(tid), str(n), f'<code>{markup.esc(marks)}</code>'] for tid, n, marks in flipped[:FLIPS_SHOWN]
     ]
