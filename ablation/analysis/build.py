@@ -33,7 +33,8 @@ from ablation.analysis.latency_censoring import censored_latency, latency_compar
 from ablation.analysis.metric_margins import metric_noninferiority
 from ablation.analysis.metrics import compare_continuous
 from ablation.analysis.notes import with_notes
-from ablation.analysis.pairing import PairedData, leave_out_partly_run
+from ablation.analysis.pairing import PairedData
+from ablation.analysis.sequential import counted_pairs
 from ablation.analysis.versions import package_versions
 from ablation.config import CampaignConfig, Provenance
 from ablation.outputs import TOOL_CALLS_PREFIX
@@ -210,11 +211,7 @@ def build_report(
         The gated report, with its change notes.
     """
     config = config or CampaignConfig()
-    sequential, data = None, leave_out_partly_run(data, config.runs)
-    if config.sequential is not None:
-        from ablation.analysis.sequential import apply_sequential
-
-        data, sequential = apply_sequential(data, config)
+    data, sequential = counted_pairs(data, config)
     level = config.confidence_level
     masks = breakdowns.classify(data)
     table = breakdowns.table(masks)

@@ -56,6 +56,7 @@ __all__ = [
     "STOPPED_EARLY",
     "STOP_SETTINGS",
     "apply_sequential",
+    "counted_pairs",
     "keep_tasks",
     "monitor_settings",
     "replay_monitor",
@@ -252,6 +253,16 @@ def _undecided(data: PairedData, pairs: int, n: int, runs: int, gap: bool) -> tu
         "(interrupted?), so the fixed-n figures are descriptive."
     )
     return ran, calls, 0, reason
+
+
+def counted_pairs(data: PairedData, config: CampaignConfig) -> tuple[PairedData, SequentialSummary | None]:
+    """The pairs every figure of a report counts, and the sequential summary (``None`` at fixed
+    n): the partly-run tasks left out (:func:`~ablation.analysis.pairing.leave_out_partly_run`)
+    and, in sequential mode, the tasks after the monitor's decision (:func:`apply_sequential`).
+    The report, the viewer's task table and a suite history's figures take their pairs here."""
+    if config.sequential is None:
+        return leave_out_partly_run(data, config.runs), None
+    return apply_sequential(data, config)
 
 
 def apply_sequential(

@@ -17,7 +17,7 @@ from ablation.analysis.background import import_report_statistics
 from ablation.analysis.build import build_report
 from ablation.analysis.candidates import holm_claims, improvement_p
 from ablation.analysis.pair_arms import pair_columns
-from ablation.analysis.pairing import leave_out_partly_run
+from ablation.analysis.sequential import counted_pairs
 from ablation.analysis.stop_settings import refuse_stop_changes
 from ablation.columns import TrialColumns
 from ablation.config import CampaignConfig, Provenance
@@ -284,11 +284,7 @@ def headline_figures(
         agents: The arms' agent names, as the report's summaries carry them.
     """
     data = pair_columns(baseline, candidate, expected_ids=expected_ids, on_error=config.on_error)
-    data = leave_out_partly_run(data, config.runs)
-    if config.sequential is not None:
-        from ablation.analysis.sequential import apply_sequential
-
-        data, _ = apply_sequential(data, config)
+    data, _ = counted_pairs(data, config)
     table = breakdowns.table(breakdowns.classify(data))
     level = config.confidence_level
     return HeadlineFigures(

@@ -26,8 +26,8 @@ import numpy as np
 
 from ablation.analysis.breakdowns import classify
 from ablation.analysis.pair_arms import pair_columns
-from ablation.analysis.pairing import PairedData, leave_out_partly_run
-from ablation.analysis.sequential import apply_sequential
+from ablation.analysis.pairing import PairedData
+from ablation.analysis.sequential import counted_pairs
 from ablation.columns import TrialColumns
 from ablation.config import CampaignConfig
 
@@ -269,9 +269,7 @@ def task_table(
     reasons, so the errors filter and the search find them too.
     """
     data = pair_columns(baseline, candidate, expected_ids=expected_ids, on_error=config.on_error)
-    data = leave_out_partly_run(data, config.runs)  # as the report does
-    if config.sequential is not None:
-        data, _ = apply_sequential(data, config)
+    data, _ = counted_pairs(data, config)  # as the report does
     both_pass, regression, improvement, _ = classify(data)
     n = len(data.task_ids)
     outcome = np.full(n, 3, np.int8)

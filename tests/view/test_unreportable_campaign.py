@@ -97,6 +97,18 @@ def test_a_campaign_the_analysis_refuses_is_an_error_on_its_pages(
         return real(run_store, campaign_id, *args, **kwargs)
 
     monkeypatch.setattr(catalog_module, "report_stored_campaign", report)
+    real_history, real_figures = Catalog.history, catalog_module.headline_figures
+
+    def history(self: Catalog, campaign_id: str) -> Any:  # the history's figures: the report's steps
+        def figures(*args: Any, **kwargs: Any) -> Any:
+            if campaign_id == bad:
+                raise error(REFUSED)
+            return real_figures(*args, **kwargs)
+
+        monkeypatch.setattr(catalog_module, "headline_figures", figures)
+        return real_history(self, campaign_id)
+
+    monkeypatch.setattr(Catalog, "history", history)
     with TestClient(create_app(Catalog(store)), raise_server_exceptions=False) as client:
         for path, params in _pages(bad, good[0]):
             response = client.get(path, params=params)
