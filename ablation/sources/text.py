@@ -15,10 +15,13 @@ take more memory than the limit.
 
 from __future__ import annotations
 
+import contextlib
 import io
 import itertools
 import json
+import os
 import re
+import stat
 import sys
 import zlib
 from collections.abc import Iterator
@@ -65,6 +68,7 @@ _RATIO_AFTER = 32 << 20
 #: interpreter's recursion limit (1000 frames) however deep the call stack is by then.
 MAX_JSON_DEPTH = 100
 _STEP = 1 << 20
+_GZIP = b"\x1f\x8b"
 #: Bytes asked of a file, a pipe or standard input at a time: a limit reserves no memory itself.
 _CHUNK = 8 << 20
 
@@ -110,32 +114,41 @@ def exc_text(exc: BaseException) -> str:
 
 def read_text(path: Path, display: str, cls: ErrorType = InputError, max_bytes: int = MAX_BYTES) -> str:
     """Read a UTF-8 text file of at most ``max_bytes`` bytes, turning every failure (a larger file
-    or an endless one, such as ``/dev/zero``, included) into ``cls`` naming the file."""
-    data = _read_bytes(path, display, cls, max_bytes)
-    if len(data) > max_bytes:
+    or an endless one, such as ``/dev/zero``, included) into ``cls`` naming the file. A regular
+    file whose size says it is larger is refused before a byte is read."""
+    with _opened(path, display, cls) as fh:
+        large = _size(fh) > max_bytes  # refused unread
+        data = b"" if large else _read_upto(fh, max_bytes + 1)
+    if large or len(data) > max_bytes:
         raise file_error(cls, display, f"larger than {max_bytes} bytes: not read")
     return decode_text(data, display, cls)
 
 
-def _read_bytes(path: Path, display: str, cls: ErrorType, max_bytes: int) -> bytes:
-    """At most ``max_bytes + 1`` bytes of ``path`` (one more than allowed says it is too large)."""
+@contextlib.contextmanager
+def _opened(path: Path, display: str, cls: ErrorType) -> Iterator[BinaryIO]:
+    """``path`` open for reading, a failure to open or read it raised as ``cls`` naming it."""
     try:
         with path.open("rb") as fh:
-            return _read_upto(fh, max_bytes + 1)
-    except FileNotFoundError:
-        raise file_error(cls, display, "no such file") from None
-    except IsADirectoryError:
-        raise file_error(cls, display, "is a directory, not a file") from None
+            yield fh
     except OSError as exc:
-        raise file_error(cls, display, f"cannot read the file: {exc.strerror or exc}") from None
+        known = {FileNotFoundError: "no such file", IsADirectoryError: "is a directory, not a file"}
+        raise file_error(cls, display, known.get(type(exc), f"cannot read the file: {exc.strerror or exc}")) from None
 
 
-def _read_upto(fh: BinaryIO, limit: int) -> bytes:
-    """The first ``limit`` bytes of ``fh`` (all of it when shorter), asked for :data:`_CHUNK` bytes
-    at a time, so memory follows what was read, never ``limit``. Assumes CPython's ``BytesIO``,
-    whose ``getvalue`` hands over its buffer without a copy (so the peak is about the bytes read)."""
+def _size(fh: BinaryIO) -> int:
+    """The size of an open regular file, ``-1`` for a pipe or a device (only reading tells)."""
+    info = os.fstat(fh.fileno())
+    return info.st_size if stat.S_ISREG(info.st_mode) else -1
+
+
+def _read_upto(fh: BinaryIO, limit: int, head: bytes = b"") -> bytes:
+    """``head`` and then the bytes of ``fh``, ``limit`` in all (fewer when ``fh`` ends), asked for
+    :data:`_CHUNK` bytes at a time, so memory follows what was read, never ``limit``. Assumes
+    CPython's ``BytesIO``, whose ``getvalue`` hands over its buffer without a copy (so the peak is
+    about the bytes read) and whose growth reallocates in place (``mremap``) at these sizes."""
     out = io.BytesIO()
-    total = 0
+    out.write(head)
+    total = len(head)
     while total < limit:
         chunk = fh.read(min(_CHUNK, limit - total))
         if not chunk:
@@ -181,21 +194,19 @@ def read_source(
 ) -> tuple[bool, bytes]:
     """``(was gzip, bytes)`` of a result source: a file, ``-`` (standard input), gzip decompressed.
 
-    The source is opened and read once, so a pipe (``<(gunzip -c a.gz)``, a named FIFO) reads
-    as a file does. A gzip stream (recognised by its magic bytes, whatever the file is called)
-    is decompressed as a stream, a megabyte at a time (:func:`gunzip`). More than ``max_bytes``
-    (default :data:`MAX_BYTES`; after decompression) is an error, not a hang, found before more
-    is read. Data of another compressed format (:func:`compressed_kind`: bzip2, xz, zstd, or gzip
-    again inside the gzip) is an error naming that format, not a text decoded and refused as
-    "not UTF-8".
+    Read once, so a pipe (``<(gunzip -c a.gz)``, a FIFO) reads as a file does; gzip (known by its
+    magic bytes) is decompressed as it is read (:func:`_inflate`). More than ``max_bytes`` is an
+    error, not a hang, found before more is read (a regular file that is not gzip: by its size,
+    unread). Another compressed format (:func:`compressed_kind`: bzip2, xz, zstd, or gzip inside
+    the gzip) is an error naming it, not a text refused as "not UTF-8".
     """
-    if str(path) == "-":
-        data = _read_upto(sys.stdin.buffer, max_bytes + 1)
-    else:
-        data = _read_bytes(Path(path), display, cls, max_bytes)
-    compressed = data[:2] == b"\x1f\x8b"
-    if compressed:
-        data = gunzip(data, display, cls, max_bytes)
+    stdin = str(path) == "-"
+    with contextlib.nullcontext(sys.stdin.buffer) if stdin else _opened(Path(path), display, cls) as fh:
+        head = _read_upto(fh, 2)
+        if not stdin and head != _GZIP and _size(fh) > max_bytes:  # refused unread
+            raise file_error(cls, display, _too_large(max_bytes))
+        compressed = head == _GZIP
+        data = _inflate(fh, head, display, cls, max_bytes) if compressed else _read_upto(fh, max_bytes + 1, head)
     if len(data) > max_bytes:
         raise file_error(cls, display, _too_large(max_bytes))
     if (kind := compressed_kind(data)) is not None:
@@ -208,11 +219,7 @@ def read_source(
 #: The magic bytes of the compressed formats :func:`read_source` names instead of decoding them
 #: as text. None of them starts a UTF-8 text (bzip2's ``BZh`` is followed by a block size and
 #: the block magic ``1AY&SY``, the digits of pi in BCD, or the end-of-stream magic of an empty one).
-_COMPRESSED = (
-    (b"\x1f\x8b", "gzip"),
-    (b"\xfd7zXZ\x00", "xz"),
-    (b"\x28\xb5\x2f\xfd", "zstd"),
-)
+_COMPRESSED = ((b"\x1f\x8b", "gzip"), (b"\xfd7zXZ\x00", "xz"), (b"\x28\xb5\x2f\xfd", "zstd"))
 _BZIP2 = re.compile(rb"BZh[1-9](?:1AY&SY|\x17rE8P\x90)")
 
 
@@ -230,52 +237,61 @@ def _too_large(max_bytes: int) -> str:
 
 
 def gunzip(data: bytes, display: str, cls: ErrorType = InputError, max_bytes: int = MAX_BYTES) -> bytes:
-    """Decompress gzip ``data`` (members one after another) to at most ``max_bytes``.
+    """Decompress gzip ``data`` (members one after another) to at most ``max_bytes`` (:func:`_inflate`)."""
+    return _inflate(io.BytesIO(data), b"", display, cls, max_bytes)
 
-    Raises:
-        cls: past ``max_bytes``, a ratio over :data:`MAX_RATIO` past 32 MiB of output (a bomb),
-            corrupt data, a stream that ends early ("truncated gzip data"), or bytes after the
-            last member that are neither another member nor zero padding.
-    """
-    out = bytearray()
-    rest = data
-    while rest:
-        member = zlib.decompressobj(wbits=31)
-        pending = rest
+
+def _inflate(fh: BinaryIO, head: bytes, display: str, cls: ErrorType, max_bytes: int) -> bytes:
+    """The gzip members of ``head`` and the rest of ``fh``, read and decompressed :data:`_STEP`
+    bytes at a time into one buffer (the peak: the output and two steps). Refused (``cls``): past
+    ``max_bytes`` of output or of gzip data, a ratio over :data:`MAX_RATIO` past 32 MiB of output
+    (a bomb), corrupt or truncated data, bytes after the last member that are not zero padding."""
+    out, taken = io.BytesIO(), len(head)
+
+    def more() -> bytes:
+        nonlocal taken
+        chunk = fh.read(min(_STEP, max_bytes + 1 - taken))
+        taken += len(chunk)
+        if taken > max_bytes:
+            raise file_error(cls, display, _too_large(max_bytes) + " (its gzip data alone)")
+        return chunk
+
+    rest, first = head, True
+    while True:  # one gzip member at a time
+        rest += more() if len(rest) < 2 else b""
+        if not first and rest[:2] != _GZIP:
+            break
+        member, feed, first = zlib.decompressobj(wbits=31), rest, False
         try:
             while not member.eof:
-                chunk = member.decompress(pending, _STEP)
-                pending = member.unconsumed_tail
-                if not chunk and not pending:
+                chunk = member.decompress(feed, _STEP)
+                feed = member.unconsumed_tail
+                if chunk:
+                    out.write(chunk)
+                    _check_growth(out.tell(), taken - len(feed) - len(member.unused_data), display, cls, max_bytes)
+                elif not feed and not (feed := more()):
                     break  # the input ended inside the stream
-                out += chunk
-                consumed = len(data) - len(pending) - len(member.unused_data)
-                _check_growth(len(out), consumed, display, cls, max_bytes)
         except zlib.error as exc:
             raise file_error(cls, display, f"corrupt gzip data ({exc})") from None
         if not member.eof:
             raise file_error(cls, display, "truncated gzip data (the compressed stream ends early)")
         rest = member.unused_data
-        if rest[:2] != b"\x1f\x8b":
-            if rest.strip(b"\0"):
-                raise file_error(
-                    cls, display,
-                    f"{len(rest)} bytes after the gzip data are neither gzip data nor zero padding: "
-                    "refused, not dropped (gzip -d ignores them as trailing garbage)",
-                )  # fmt: skip
-            break  # trailing zero padding is allowed, as by gzip itself
-    return bytes(out)
+    trailing, garbage = 0, False
+    while rest:  # trailing zero padding is allowed, as by gzip itself
+        trailing, garbage = trailing + len(rest), garbage or bool(rest.strip(b"\0"))
+        rest = more()
+    if garbage:
+        raise file_error(cls, display, f"{trailing} bytes after the gzip data are neither gzip data nor zero "
+                         "padding: refused, not dropped (gzip -d ignores them as trailing garbage)")  # fmt: skip
+    return out.getvalue()
 
 
 def _check_growth(produced: int, consumed: int, display: str, cls: ErrorType, max_bytes: int) -> None:
     if produced > max_bytes:
         raise file_error(cls, display, _too_large(max_bytes) + " after gzip decompression")
     if produced > _RATIO_AFTER and produced > MAX_RATIO * max(consumed, 1):
-        raise file_error(
-            cls, display,
-            f"gzip data expands more than {MAX_RATIO} times ({consumed} bytes gave {produced}): "
-            "refused as a decompression bomb",
-        )  # fmt: skip
+        raise file_error(cls, display, f"gzip data expands more than {MAX_RATIO} times ({consumed} bytes "
+                         f"gave {produced}): refused as a decompression bomb")  # fmt: skip
 
 
 def load_json(raw: str, display: str, line: int | None = None, cls: ErrorType = InputError) -> Any:
