@@ -17,7 +17,9 @@ an agent or tool operation; a *tool call* is a span with ``gen_ai.tool.name`` (o
 cache writes ``gen_ai.usage.cache_creation.input_tokens``, which the conventions count within the
 input tokens) are summed over the outermost model calls only: when
 two instrumentations both record one request (pydantic-ai's model span around the OpenAI
-client's span) or an agent span repeats its run's totals, nothing is counted twice. When one of
+client's span) or an agent span repeats its run's totals, nothing is counted twice. A response
+pydantic-ai's ``FallbackModel`` rejected is billed: its attempt span, inside the ``chat`` span of
+the request another model answered, states its usage and is a model call of its own. When one of
 those calls states neither an input nor an output count, or gives a count that is no whole number
 from 0 below 2**52 (``inf``, ``-5``, ``2.5``, text), the sums are unknown (``None``), never the
 smaller sum of the calls that stated theirs nor a count cut to fit; so is a sum of 2**52 or more.
@@ -51,6 +53,8 @@ _INPUT = ("gen_ai.usage.input_tokens", "gen_ai.usage.prompt_tokens")
 _OUTPUT = ("gen_ai.usage.output_tokens", "gen_ai.usage.completion_tokens")
 _CACHED = ("gen_ai.usage.cache_read.input_tokens", "gen_ai.usage.cache_read_tokens")
 _CACHE_WRITE = ("gen_ai.usage.cache_creation.input_tokens",)
+#: The attribute pydantic-ai sets on the span of an earlier attempt at a model request.
+_ATTEMPT = "pydantic_ai.model_request.attempt"
 #: Spans whose durations a summary lists (the first ones, by start).
 SUMMARY_SPANS = 50
 #: The GenAI semantic conventions' attributes that say what a span did, kept in its step: an
@@ -126,7 +130,7 @@ class SpanSummary(BaseModel):
     Attributes:
         spans: Spans kept.
         dropped: Spans not kept (over the per-trial caps).
-        model_calls: Outermost model-call spans (see the module docstring).
+        model_calls: Outermost model-call spans and billed attempts (see the module docstring).
         models: The models called, in order of first use (response model, else request model).
         tools: Tool calls in the order they started.
         errors: ``"span name: description"`` of each span whose status is an error.
@@ -201,15 +205,25 @@ def _start(record: Mapping[str, Any]) -> float:
     return float(value) if isinstance(value, int | float) else 0.0
 
 
+def _billed_attempt(attrs: Mapping[str, Any]) -> bool:
+    """Whether a span is an earlier attempt at a model request that returned a response its
+    stated usage bills (pydantic-ai's ``FallbackModel``: a response its ``fallback_on`` handler
+    rejected, recorded as a child of the request's ``chat`` span with :data:`_ATTEMPT`)."""
+    return attrs.get(_ATTEMPT) is not None and _is_model_call(attrs) and stated(attrs)
+
+
 def counted_calls(ordered: Sequence[Mapping[str, Any]]) -> list[Mapping[str, Any]]:
     """The model calls a summary counts among span records in start order: the outermost ones
-    (a model-call span inside another is the same call seen by two instrumentations).
+    (a model-call span inside another is the same call seen by two instrumentations), and each
+    billed attempt (:func:`_billed_attempt`: another call, to another model, inside the request
+    whose ``chat`` span holds it; an attempt that raised states no usage and is not counted).
 
     Assumption: a record's ``parent`` names a span of the same trial or none; a parent that was
     dropped counts as absent (the span is then outermost).
     """
     by_id = {r.get("id"): r for r in ordered if r.get("id") is not None}
     calls = {id(r) for r in ordered if _is_model_call(_attrs(r))}
+    attempts = {id(r) for r in ordered if id(r) in calls and _billed_attempt(_attrs(r))}
 
     def outermost(record: Mapping[str, Any]) -> bool:
         parent, seen = record.get("parent"), 0
@@ -220,7 +234,7 @@ def counted_calls(ordered: Sequence[Mapping[str, Any]]) -> list[Mapping[str, Any
             parent, seen = above.get("parent"), seen + 1
         return True
 
-    return [r for r in ordered if id(r) in calls and outermost(r)]
+    return [r for r in ordered if id(r) in attempts or (id(r) in calls and outermost(r))]
 
 
 def _token_sums(counted: Sequence[Mapping[str, Any]]) -> dict[str, int | None]:
