@@ -65,6 +65,7 @@ Arm = Literal["baseline", "candidate"]
 ARMS: tuple[Arm, Arm] = ("baseline", "candidate")
 TrialStatus = Literal["completed", "error", "timeout"]
 RUN_LIMIT = 1 << 31  #: TaskResult.run and .attempts are below it (columnar readers' bound)
+TASK_ID_LIMIT = 1 << 20  #: Most characters in a task id: a suite's task's, a result file's row's
 ErrorStage = Literal["agent", "verifier", "timeout", "setup", "teardown"]
 
 _FROZEN = ConfigDict(frozen=True, extra="forbid")
@@ -220,7 +221,7 @@ class AblationTask(BaseModel):
 
     model_config = _SUITE
 
-    task_id: SafeStr = Field(min_length=1)
+    task_id: SafeStr = Field(min_length=1, max_length=TASK_ID_LIMIT)
     name: SafeStr = ""
     description: SafeStr = ""
     category: SafeStr = "default"

@@ -93,8 +93,9 @@ def load_results(
         The results in file order.
 
     Raises:
-        InputError: missing, empty or malformed file, a row without the id or verdict, a verdict
-            that is not a boolean, a bad number, or a duplicate ``(id, run)`` (naming both lines).
+        InputError: missing, empty or malformed file, a row without the id or verdict (or an
+            empty id, or one longer than :data:`~ablation.schema.TASK_ID_LIMIT` characters), a
+            verdict that is not a boolean, a bad number, or a duplicate ``(id, run)`` (naming both lines).
         ConfigError: ``arm`` is not an arm, or ``key`` equals ``field``.
     """
     from ablation.sources.readers import read_results

@@ -4,7 +4,7 @@
 CSV cells all as text, so that ``"007"`` stays an id and a number is recognised as the row path
 recognises it) and gives the :class:`~ablation.sources.readers.columnar.ColumnRead` that
 :func:`~ablation.sources.readers.rows.checked_rows` would build, column by column, and ``None`` as
-soon as one cell is something the row path would refuse or read otherwise (a missing, empty or blank id,
+soon as one cell is something the row path would refuse or read otherwise (a missing, empty, blank or too long id,
 a verdict that is not an unambiguous boolean, a number not finite or past ``VALUE_LIMIT``, both
 ``latency`` and ``latency_s`` in a row, negative latency, fractional tokens, a count or run past
 ``TaskResult``'s bounds, a duplicate ``(id, run)``...): the caller then reads row by row.
@@ -38,7 +38,7 @@ from ablation.columns import TrialColumns, constant_column, filled
 from ablation.errors import AblationError
 from ablation.outputs import VALUE_LIMIT
 from ablation.process_hooks import large_read_finished
-from ablation.schema import COUNT_LIMIT, RUN_LIMIT
+from ablation.schema import COUNT_LIMIT, RUN_LIMIT, TASK_ID_LIMIT
 from ablation.sources.readers.columnar import ColumnRead
 from ablation.sources.readers.engine_table import OWN, read_table
 from ablation.sources.readers.engine_units import cost_units
@@ -202,6 +202,7 @@ class _JsonCells(_Cells):
             suspect = pc.filter(values, pc.invert(pc.match_substring_regex(lead, "^[!-~]")))
             if any(not v.strip() for v in suspect.to_pylist()):
                 raise _Refused
+            _refuse_long(values)
         return arrow_ids(values, self.ids_like)
 
     def verdicts(self, field: str, pass_values: frozenset[str] | None) -> NDArray[np.bool_]:
@@ -288,6 +289,7 @@ class _CsvCells(_Cells):
         values = self.stripped(key)
         if bool(pc.any(pc.equal(values, "")).as_py()):
             raise _Refused
+        _refuse_long(values)
         return arrow_ids(values, self.ids_like)
 
     def verdicts(self, field: str, pass_values: frozenset[str] | None) -> NDArray[np.bool_]:
@@ -342,6 +344,13 @@ class _CsvCells(_Cells):
         raw = self.take("output")
         blank = pc.match_substring_regex(raw, r"^[ \t]*$").to_numpy(zero_copy_only=False)
         return {i: {"output": v} for i, v in enumerate(raw.to_pylist()) if not blank[i]}
+
+
+def _refuse_long(ids: pa.Array) -> None:
+    """Leave to the row path a column holding an id of more than ``TASK_ID_LIMIT`` bytes (it may
+    be more characters than the limit allows: the row path counts them, and names the line)."""
+    if (pc.max(pc.binary_length(ids)).as_py() or 0) > TASK_ID_LIMIT:
+        raise _Refused
 
 
 def arrow_ids(values: Any, like: NDArray[np.object_] | None = None) -> Any:

@@ -34,7 +34,7 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
-from ablation.schema import RUN_LIMIT
+from ablation.schema import RUN_LIMIT, TASK_ID_LIMIT
 from ablation.strict_json import decode_json
 
 __all__ = ["json_verdict_lines", "verdict_lines"]
@@ -101,8 +101,9 @@ def verdict_lines(text: str, key: str, field: str) -> tuple[NDArray[np.object_],
     passed = buf[ends - (len(when_true) - when_true.rindex(b"true"))] == ord("t")
     first = np.concatenate(([0], ends[:-1] + 1)) + len(prefix)
     last = ends - np.where(passed, len(when_true), len(when_false))
-    if int((last - first).min()) < 1:
-        return None  # an empty id, or a line too short to hold both the prefix and the suffix
+    if int((last - first).min()) < 1 or int((last - first).max()) > TASK_ID_LIMIT:
+        return None  # an empty id, a line too short to hold both the prefix and the suffix, or an id
+        # that may be too long (its bytes over the limit on characters): the row path judges them
     ids = _ids(data, buf, first, last)
     lead = buf[first]  # an id of only whitespace starts with a space or a non-ASCII character
     if any(not ids[i].strip() for i in np.flatnonzero((lead == 32) | (lead >= 128)).tolist()):
@@ -205,7 +206,8 @@ def _plain_ids(ids: list[Any]) -> list[str] | None:
     if not kinds <= {str, int}:
         return None
     texts = ids if kinds == {str} else [v for v in ids if type(v) is str]
-    if not all(map(str.strip, texts)):  # an empty id, or a blank one (what blank_id refuses)
+    if not all(map(str.strip, texts)) or max(map(len, texts), default=0) > TASK_ID_LIMIT:  # an empty id,
+        # a blank one (what blank_id refuses), or one too long: refused by the row path, naming its line
         return None
     return ids if kinds == {str} else [v if type(v) is str else str(v) for v in ids]
 

@@ -20,7 +20,7 @@ from pydantic import ValidationError
 
 from ablation.errors import InputError, validation_line
 from ablation.outputs import VALUE_LIMIT, usable_number
-from ablation.schema import COUNT_LIMIT, RUN_LIMIT, TaskResult, safe_text
+from ablation.schema import COUNT_LIMIT, RUN_LIMIT, TASK_ID_LIMIT, TaskResult, safe_text
 from ablation.sources.text import MAX_BYTES, MAX_JSON_DEPTH, file_error, nested_too_deep, short_repr
 
 __all__ = [
@@ -325,14 +325,14 @@ def _where_note(options: ReadOptions) -> str:
 
 
 def _task_id(raw: Any, display: str, line: int, key: str) -> str:
+    what = f"{key!r} (the task id)"
     if raw is MISSING or raw is None or (isinstance(raw, str) and not raw.strip()):  # text.blank_id
-        blank = isinstance(raw, str) and raw != ""
-        problem = f"{key!r} (the task id) is only whitespace: {short_repr(raw)}" if blank else f"no {key!r} field (the task id)"
-        raise file_error(InputError, display, problem, line=line)
+        problem = f"{what} is only whitespace: {short_repr(raw)}" if isinstance(raw, str) and raw else f"{what} is empty"
+        raise file_error(InputError, display, problem if isinstance(raw, str) else f"no {key!r} field (the task id)", line=line)
     if isinstance(raw, bool) or not isinstance(raw, str | int):
-        raise file_error(
-            InputError, display, f"{key!r} must be a string or an integer, got {short_repr(raw)}", line=line
-        )
+        raise file_error(InputError, display, f"{key!r} must be a string or an integer, got {short_repr(raw)}", line=line)
+    if isinstance(raw, str) and len(raw) > TASK_ID_LIMIT:  # (one bound for suites and results)
+        raise file_error(InputError, display, f"{what} is longer than {TASK_ID_LIMIT} characters ({len(raw)}), starting {short_repr(raw[:80])}", line=line)
     return safe_text(str(raw))
 
 
