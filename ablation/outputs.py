@@ -10,10 +10,20 @@ while its model requests and tool calls are known; unknown is never read as 0.
 
 # No ``from __future__ import annotations``: pydantic reads the fields' types without parsing.
 
+import numbers
 from collections.abc import Iterable
 from typing import Annotated, Any, Literal
 
-from pydantic import AfterValidator, BaseModel, ConfigDict, Field, PrivateAttr, field_validator
+from pydantic import (
+    AfterValidator,
+    BaseModel,
+    BeforeValidator,
+    ConfigDict,
+    Field,
+    PrivateAttr,
+    Strict,
+    field_validator,
+)
 
 __all__ = [
     "COST_SOURCES",
@@ -90,11 +100,32 @@ def finite_values(values: dict[str, float]) -> dict[str, float]:
     return values
 
 
+def _whole(value: Any) -> Any:
+    """A whole number given as a ``float`` (``12.0``: a JSON reply, a span attribute) or as
+    another integral type (``numpy.int64``) as the ``int`` it is, as :func:`as_count` reads it;
+    anything else unchanged, for the strict check to refuse (a ``bool``, text, ``12.5``)."""
+    kind = type(value)
+    if kind is bool or kind is int:
+        return value
+    if isinstance(value, float) and value.is_integer():
+        return int(value)
+    if isinstance(value, numbers.Integral) and not isinstance(value, bool):
+        return int(value)
+    return value
+
+
+#: A number of a trial (a cost, a metric), read strictly: an ``int`` is taken, a ``bool`` or a
+#: text (``"0.5"``) is refused, never converted; the same rule for a Python agent's
+#: :class:`AgentOutput` and a command or HTTP agent's JSON reply (``agents/forms.py``).
+_Number = Annotated[float, Strict()]
+#: A count (tokens, requests, tool calls): a whole number from 0 below 2**52 (sums of two stay
+#: exact in the float columns a report reads), given as an ``int`` or a whole ``float``
+#: (:func:`_whole`); a ``bool`` or a text is refused.
+_Count = Annotated[int, BeforeValidator(_whole), Strict(), Field(ge=0, lt=COUNT_LIMIT)]
 #: Named numbers of a trial (scores, metrics), each checked by :func:`finite_values`.
-NamedNumbers = Annotated[dict[str, float], AfterValidator(finite_values)]
-#: A token count: below 2**52 (sums of two stay exact in the float columns a report reads), or
-#: ``None`` when unknown.
-_Tokens = Annotated[int, Field(ge=0, lt=COUNT_LIMIT)] | None
+NamedNumbers = Annotated[dict[str, _Number], AfterValidator(finite_values)]
+#: A token count, or ``None`` when unknown.
+_Tokens = _Count | None
 
 
 def joined_models(models: Iterable[str | None]) -> str | None:
@@ -140,8 +171,8 @@ class TrialUsage(BaseModel):
     output_tokens: _Tokens = 0
     cached_tokens: _Tokens = 0
     cache_write_tokens: _Tokens = 0
-    model_requests: int = Field(default=0, ge=0, lt=COUNT_LIMIT)
-    tool_calls: dict[str, int] = Field(default_factory=dict)
+    model_requests: _Count = 0
+    tool_calls: dict[str, _Count] = Field(default_factory=dict)
     model: str | None = None
 
     @field_validator("tool_calls")
@@ -176,7 +207,7 @@ class TrialCost(BaseModel):
 
     model_config = _FROZEN
 
-    amount: float = Field(ge=0, lt=VALUE_LIMIT, allow_inf_nan=False)
+    amount: _Number = Field(ge=0, lt=VALUE_LIMIT, allow_inf_nan=False)
     currency: str = Field(default="USD", min_length=1, max_length=16)
     source: CostSource = "agent"
 
@@ -235,8 +266,8 @@ class AgentOutput(BaseModel):
     model_config = ConfigDict(frozen=True, extra="forbid", arbitrary_types_allowed=True)
 
     output: Any = None
-    cost: float | TrialCost | None = None
-    tokens: int | None = Field(default=None, ge=0, lt=COUNT_LIMIT)
+    cost: _Number | TrialCost | None = None
+    tokens: _Count | None = None
     metrics: NamedNumbers = Field(default_factory=dict)
     usage: TrialUsage | None = None
     trace: list[Any] | None = None

@@ -24,7 +24,6 @@ from collections.abc import Mapping
 from typing import Any
 
 from pydantic import ValidationError
-from pydantic_core import ValidationError as CoreValidationError
 
 from ablation.errors import AblationError, validation_line
 from ablation.schema import AgentOutput, safe_text
@@ -130,9 +129,10 @@ def _tail(data: bytes, limit: int = _STDERR_TAIL_CHARS) -> str:
 def interpret_agent_json(value: Any, source: str) -> Any:
     """Apply the ``"output"`` object convention to a decoded JSON value.
 
-    The fields are read strictly: a number given as JSON text (``"cost": "0.5"``) or as a boolean
-    (``"tokens": true``) is refused as any other wrong type is, never converted. JSON has one
-    number type, so a whole number written with a fraction (``"tokens": 12.0``) is the count 12.
+    The fields are read as :class:`AgentOutput` reads a Python agent's (one rule, in
+    :mod:`ablation.outputs`): a number given as JSON text (``"cost": "0.5"``) or as a boolean
+    (``"tokens": true``) is refused as any other wrong type is, never converted; a whole number
+    written with a fraction (``"tokens": 12.0``) is the count 12.
 
     Args:
         value: The decoded JSON document an external agent produced.
@@ -149,15 +149,8 @@ def interpret_agent_json(value: Any, source: str) -> Any:
     """
     if not (isinstance(value, dict) and "output" in value and value.keys() <= _OUTPUT_KEYS):
         return value
-    value = _safe_texts(value)
     try:
-        return AgentOutput.model_validate(value, strict=True)
-    except ValidationError as exc:
-        refused = [_details(e) for e in exc.errors() if not _whole_float(e)]
-        if refused:
-            raise _invalid(source, CoreValidationError.from_exception_data(exc.title, refused)) from None
-    try:  # only whole numbers written as floats were refused: read them as the counts they are
-        return AgentOutput.model_validate(value)
+        return AgentOutput.model_validate(_safe_texts(value))
     except ValidationError as exc:
         raise _invalid(source, exc) from None
 
@@ -179,17 +172,6 @@ def _safe_texts(reply: dict[str, Any]) -> dict[str, Any]:
 
 def _safe_items(fields: dict[str, Any]) -> dict[str, Any]:
     return {safe_text(k): safe_text(v) if isinstance(v, str) else v for k, v in fields.items()}
-
-
-def _whole_float(error: Any) -> bool:
-    """Whether a strict validation error is only an integer field given a whole ``float``."""
-    given = error.get("input")
-    return error["type"] == "int_type" and type(given) is float and given.is_integer()
-
-
-def _details(error: Any) -> Any:
-    """A validation error's entry as :meth:`ValidationError.from_exception_data` takes it."""
-    return {k: error[k] for k in ("type", "loc", "input", "ctx") if k in error}
 
 
 def _invalid(source: str, exc: BaseException) -> AgentProcessError:
