@@ -11,6 +11,19 @@ report (a 10⁶-task campaign, or drill-downs holding large outputs) costs secon
 leaves the task through a list and the task itself returns ``None``; an exception propagates as
 before.
 
+A coroutine that swallows its cancellation (``except BaseException: pass`` around an ``await``)
+never ends when cancelled. ``asyncio.run`` cancels every task left when its coroutine returns and
+waits for them all, so one such user call (an async agent, verifier, scorer or hook the engine
+stopped waiting for) would hold the campaign's return, its report and the process exit forever.
+:func:`run_coroutine` runs the coroutine with :class:`asyncio.Runner` (its SIGINT handling,
+which ``cli/signals.py`` relies on, is kept) but closes the loop itself: the tasks left are
+cancelled and get :data:`CLOSE_GRACE_S` to end (those already abandoned by
+:func:`await_or_abandon` get no wait), and any still pending is left pending for good, its
+reference count raised so that it is never freed: freeing it would close its coroutine, and one
+that swallows ``GeneratorExit`` too can loop forever inside the garbage collector or at
+interpreter exit. Such a task holds its memory until the process ends. CPython only, as the
+watchdog (``run/watchdog.py``).
+
 References: CPython 3.11-3.13 ``asyncio/runners.py`` (``Runner.run``), ``signal.py``
 (``getsignal``, ``_int_to_enum``) and ``enum.py`` (``EnumType.__call__``).
 """
@@ -18,6 +31,8 @@ References: CPython 3.11-3.13 ``asyncio/runners.py`` (``Runner.run``), ``signal.
 from __future__ import annotations
 
 import asyncio
+import contextlib
+import ctypes
 import functools
 import inspect
 import types
@@ -26,25 +41,134 @@ from typing import Any, ParamSpec, TypeGuard, TypeVar
 
 from ablation.errors import ConfigError
 
-__all__ = ["blocking_twin", "call_to_completion", "is_awaitable", "run_coroutine"]
+__all__ = [
+    "CANCEL_GRACE_S", "CLOSE_GRACE_S", "await_or_abandon", "blocking_twin", "call_to_completion",
+    "is_awaitable", "resolved", "run_coroutine",
+]
 
 T = TypeVar("T")
 P = ParamSpec("P")
 
+#: Seconds a cancelled call gets to end (its clean-up: a ``cmd:`` agent's group killed and
+#: reaped) before :func:`await_or_abandon` stops waiting for it.
+CANCEL_GRACE_S = 0.5
+#: Seconds the tasks left when :func:`run_coroutine`'s coroutine returns get to end once cancelled.
+CLOSE_GRACE_S = 5.0
+
+#: Calls :func:`await_or_abandon` stopped waiting for, while they are pending.
+_abandoned: set[asyncio.Future[Any]] = set()
+
 
 def run_coroutine(awaitable: Awaitable[T]) -> T:
-    """``asyncio.run(awaitable)``'s result, on a new event loop (module docstring).
+    """``asyncio.run(awaitable)``'s result, on a new event loop (module docstring): the same
+    SIGINT handling, but tasks that do not end when cancelled are left behind, not waited for.
 
     Raises:
         RuntimeError: when called from a running event loop, as ``asyncio.run``.
     """
+    try:
+        asyncio.get_running_loop()
+    except RuntimeError:  # no loop runs in this thread: start one
+        pass
+    else:
+        raise RuntimeError("run_coroutine() cannot be called from a running event loop")
     box: list[T] = []
 
     async def main() -> None:
         box.append(await awaitable)
 
-    asyncio.run(main())
+    runner = asyncio.Runner()
+    try:
+        runner.run(main())
+    finally:
+        _close(runner.get_loop())
     return box[0]
+
+
+async def await_or_abandon(
+    awaitable: Awaitable[T], on_abandon: Callable[[], None] | None = None, grace_s: float = CANCEL_GRACE_S
+) -> T:
+    """``await awaitable``, run as a task of its own, which a cancellation cannot hold.
+
+    When the awaiting task is cancelled (a deadline, a stop), the call is cancelled too and gets
+    ``grace_s`` to end; one still running then (it swallowed its cancellation) is abandoned: it
+    may keep running on the loop, ``on_abandon`` is called, and the cancellation goes on at once.
+    A plain ``await`` would wait for such a call forever. The call runs in a copy of the
+    caller's context (``asyncio.Task``): context variables it sets are not seen by the caller.
+
+    Raises:
+        asyncio.CancelledError: when the caller was cancelled, or the call ended cancelled.
+        BaseException: whatever the call raised, unchanged.
+    """
+    call = asyncio.ensure_future(_boxed(awaitable))
+    try:
+        done, value = await asyncio.shield(call)
+    except asyncio.CancelledError:
+        if not call.done():  # the caller was cancelled, not the call
+            call.cancel()
+            with contextlib.suppress(asyncio.CancelledError):  # cancelled again: wait no more
+                await asyncio.wait((call,), timeout=grace_s)
+            if not call.done():
+                _abandoned.add(call)
+                call.add_done_callback(_abandoned.discard)
+                if on_abandon is not None:
+                    on_abandon()
+        raise
+    if not done:
+        raise value
+    return value
+
+
+async def _boxed(awaitable: Awaitable[T]) -> tuple[bool, Any]:
+    """``(True, result)``, or ``(False, exc)`` for what it raised (its own cancellation aside),
+    for the awaiting code to raise: a task re-raises a ``SystemExit`` or ``KeyboardInterrupt``
+    out of the event loop, and an exception a task ends with is thrown into its awaiter's
+    coroutine chain, which a ``GeneratorExit`` closes ("coroutine ignored GeneratorExit")."""
+    try:
+        return True, await awaitable
+    except asyncio.CancelledError:
+        raise
+    except BaseException as exc:
+        return False, exc
+
+
+def _close(loop: asyncio.AbstractEventLoop) -> None:
+    """Close ``loop`` as ``asyncio.Runner.close`` does, without waiting on tasks for ever."""
+    try:
+        loop.run_until_complete(_settle(loop))
+        loop.run_until_complete(_within(loop.shutdown_asyncgens(), CLOSE_GRACE_S))
+        loop.run_until_complete(_within(loop.shutdown_default_executor(), CLOSE_GRACE_S))
+    finally:
+        for task in asyncio.all_tasks(loop):  # still pending: never freed (module docstring)
+            ctypes.pythonapi.Py_IncRef(ctypes.py_object(task))
+        asyncio.set_event_loop(None)
+        loop.close()
+
+
+async def _settle(loop: asyncio.AbstractEventLoop) -> None:
+    """Cancel every other task; wait up to :data:`CLOSE_GRACE_S` for those not yet abandoned.
+    Exceptions they end with are reported as ``asyncio.run`` reports them."""
+    tasks = [t for t in asyncio.all_tasks(loop) if t is not asyncio.current_task()]
+    for task in tasks:
+        task.cancel()
+    waited = [t for t in tasks if t not in _abandoned]
+    if waited:
+        await asyncio.wait(waited, timeout=CLOSE_GRACE_S)
+    await asyncio.sleep(0)  # one turn for the abandoned ones
+    for task in tasks:
+        if task.done() and not task.cancelled() and task.exception() is not None:
+            loop.call_exception_handler({
+                "message": "unhandled exception during asyncio.run() shutdown",
+                "exception": task.exception(), "task": task,
+            })  # fmt: skip
+
+
+async def _within(awaitable: Awaitable[Any], limit_s: float) -> None:
+    """Await ``awaitable`` for at most ``limit_s`` seconds, then leave it."""
+    task = asyncio.ensure_future(awaitable)
+    await asyncio.wait((task,), timeout=limit_s)
+    if not task.done():
+        task.cancel()
 
 
 def call_to_completion(fn: Callable[[Any], Any], argument: Any) -> Any:
@@ -92,3 +216,12 @@ def is_awaitable(value: Any) -> TypeGuard[Awaitable[Any]]:
         return issubclass(kind, Awaitable)
     except Exception:
         return False
+
+
+async def resolved(value: Any) -> Any:
+    """``value`` awaited while it is awaitable (:func:`is_awaitable`), at most twice: what a sync
+    verifier or scorer returned, as ``run_verifier`` and ``run_scorer`` take it."""
+    for _ in range(2):
+        if is_awaitable(value):
+            value = await value
+    return value

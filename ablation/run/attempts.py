@@ -53,7 +53,7 @@ async def call_with_retries(
         try:
             raw = await call()
         except BaseException as exc:
-            if isinstance(exc, asyncio.CancelledError):
+            if issubclass(type(exc), asyncio.CancelledError):  # type(): a user __class__ may raise
                 raise
             errors.append(f"{type(exc).__name__}: {exception_texts(exc)[0]}")
             record["attempt_errors"] = tuple(errors)
@@ -91,4 +91,4 @@ def _wait(policy: RetryPolicy) -> Callable[[RetryCallState], float]:
 
 def _retryable(exc: BaseException, policy: RetryPolicy) -> bool:
     """True when ``policy`` retries ``exc``: a listed type, or transient (module docstring)."""
-    return isinstance(exc, policy.retry_on) or (policy.retry_transient and is_transient(exc))
+    return issubclass(type(exc), policy.retry_on) or (policy.retry_transient and is_transient(exc))

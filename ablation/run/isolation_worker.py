@@ -139,7 +139,10 @@ def _raised(exc: BaseException) -> tuple[Any, ...]:
         frames = "".join(traceback.format_tb(exc.__traceback__))
         text = f"Traceback (most recent call last):\n{frames}{type(exc).__qualname__}: {cut}\n"
         return ("raised_text", type(exc).__name__, cut, text)
-    text = "".join(traceback.format_exception(exc))
+    try:  # traceback tests the exception's truth and reads attributes user code may make raise
+        text = "".join(traceback.format_exception(exc))
+    except BaseException as failed:
+        text = f"<the traceback could not be formatted: {type(failed).__name__}>"
     exc.__traceback__ = None
     exc.__context__ = exc.__cause__ = None
     try:

@@ -40,6 +40,13 @@ _SCALAR = 8
 _SCALARS = frozenset({int, float, bool, type(None)})
 
 
+#: :class:`BaseException`'s own ``__cause__``, ``__context__`` and ``__traceback__`` readers,
+#: which a subclass's property of the same name does not replace.
+_CAUSE = BaseException.__dict__["__cause__"].__get__
+_CONTEXT = BaseException.__dict__["__context__"].__get__
+_TRACEBACK = BaseException.__dict__["__traceback__"].__get__
+
+
 class OutputTooLarge(AblationError):
     """An agent's output is larger than ``max_output_bytes`` (the trial's error)."""
 
@@ -132,16 +139,31 @@ def exception_texts(exc: BaseException) -> tuple[str, str]:
 
     When a message in the exception's chain is longer than the limit, the traceback is its
     frames plus the cut message of ``exc`` (the chain is left out), so no text longer than the
-    limit is ever formatted.
+    limit is ever formatted. User code's exceptions may define ``__eq__``, ``__bool__``,
+    ``__class__``, ``__notes__`` or even ``__cause__`` to raise: the chain is walked by identity
+    and ``is None`` tests, through :class:`BaseException`'s own attributes, and when :mod:`traceback` (which tests an exception's truth and reads those
+    attributes) raises, the traceback is the frames and the message, saying why.
     """
     message = exception_message(exc)
-    chain: list[BaseException] = []
+    seen: set[int] = set()
+    messages: list[str] = []
     link: BaseException | None = exc
-    while link is not None and link not in chain and len(chain) < 100:
-        chain.append(link)
-        link = link.__cause__ or link.__context__
-    if any(len(exception_message(e)) > ERROR_TEXT_LIMIT for e in chain):
-        frames = "".join(traceback.format_tb(exc.__traceback__))
-        text = f"Traceback (most recent call last):\n{frames}{type(exc).__qualname__}: "
-        return bounded_text(message), text + bounded_text(message) + "\n"
-    return bounded_text(message), bounded_text("".join(traceback.format_exception(exc)))
+    while link is not None and id(link) not in seen and len(seen) < 100:
+        seen.add(id(link))
+        messages.append(message if link is exc else exception_message(link))
+        cause = _CAUSE(link)
+        link = cause if cause is not None else _CONTEXT(link)
+    if any(len(text) > ERROR_TEXT_LIMIT for text in messages):
+        return bounded_text(message), _frames(exc) + bounded_text(message) + "\n"
+    try:
+        trace = "".join(traceback.format_exception(exc))
+    except Exception as failed:
+        why = f"[the exception chain could not be formatted: {type(failed).__name__}]"
+        return bounded_text(message), _frames(exc) + bounded_text(message) + f"\n{why}\n"
+    return bounded_text(message), bounded_text(trace)
+
+
+def _frames(exc: BaseException) -> str:
+    """``exc``'s traceback frames, then its class name and a colon (its message goes after)."""
+    frames = "".join(traceback.format_tb(_TRACEBACK(exc)))
+    return f"Traceback (most recent call last):\n{frames}{type(exc).__qualname__}: "

@@ -246,4 +246,7 @@ async def await_future(future: Future[Any]) -> Any:
     except asyncio.CancelledError:
         future.cancel()
         raise
+    error = future.exception()  # not ``result()``: it tests the exception's truth (``__bool__``)
+    if error is not None:
+        raise error
     return future.result()

@@ -136,7 +136,7 @@ def is_transient(exc: BaseException) -> bool:
     status = http_status(exc)
     if status is not None:
         return status in TRANSIENT_STATUSES
-    if isinstance(exc, ConnectionError | TimeoutError):
+    if issubclass(type(exc), ConnectionError | TimeoutError):  # type(): __class__ may raise
         return True
     return any(klass.__name__ in CONNECTION_CLASS_NAMES for klass in type(exc).__mro__)
 

@@ -7,6 +7,8 @@ Each quality scorer call then has ``timeout_s`` of its own: one that overruns it
 error (in ``quality_errors``), abandoned like a timed-out verifier, and the verdict stands. The
 tear-down hook has ``timeout_s`` of its own too; one that overruns it makes the trial a timeout.
 Sync hooks run in daemon threads, as sync verifiers and scorers do, never on the event loop.
+User code's awaitables are awaited through :func:`~ablation.eventloop.await_or_abandon`: one that
+swallows its cancellation is abandoned, named in the trial's error, never waited for forever.
 """
 
 from __future__ import annotations
@@ -26,6 +28,7 @@ from ablation.errors import AblationError, EventLoopBlocked, validation_line
 from ablation.evaluate.quality import run_scorer, scorer_name
 from ablation.evaluate.sandbox_confinement import use_confinement
 from ablation.evaluate.verifiers import check_verdict, collect_notes, default_verifier, run_verifier
+from ablation.eventloop import await_or_abandon, is_awaitable, resolved
 from ablation.run.attempts import call_with_retries
 from ablation.run.deadlines import Deadlines
 from ablation.run.limits import Clock
@@ -78,28 +81,35 @@ def is_cancellation(exc: BaseException) -> bool:
     error: only a real signal to the ablation process interrupts a campaign (``asyncio.run`` turns
     SIGINT into a cancellation of the main task, never into an exception inside a trial).
     """
-    if isinstance(exc, LoopStalled | Terminated):
+    kind = type(exc)  # not isinstance: that asks a user exception's __class__, which may raise
+    if issubclass(kind, LoopStalled | Terminated):
         return True
-    if not isinstance(exc, asyncio.CancelledError):
+    if not issubclass(kind, asyncio.CancelledError):
         return False
     task = asyncio.current_task()
     return task is not None and task.cancelling() > 0
 
 
-async def _maybe_await(value: Any) -> Any:
-    if asyncio.iscoroutine(value) or isinstance(value, asyncio.Future):
-        return await value
-    return value
+def _abandoned(fields: dict[str, Any], what: Callable[[], str]) -> Callable[[], None]:
+    """Notes in ``fields["_abandoned"]`` the call ``what()`` names, when it is abandoned."""
+    return lambda: fields.setdefault("_abandoned", []).append(what())
 
 
-async def _hook(hook: Callable[[AblationTask], Any], task: AblationTask) -> None:
+def _abandoned_note(fields: dict[str, Any]) -> str:
+    """What an error says of the calls abandoned (:func:`_abandoned`; empty when none)."""
+    end = "did not end when cancelled and was abandoned (it may run on until the process exits)"
+    return "".join(f"; {what} {end}" for what in fields.get("_abandoned", ()))
+
+
+async def _hook(hook: Callable[[AblationTask], Any], task: AblationTask, on_abandon: Callable[[], None]) -> None:
     """Run a set-up or tear-down hook: an async one on the loop, a sync one in a daemon thread,
     as a sync verifier runs, so a hook that blocks (a container to start, a sleep) holds neither
-    the event loop nor the other trials in flight, and its trial's deadline can end the wait."""
+    the event loop nor the other trials in flight, and its trial's deadline can end the wait
+    (``on_abandon``: see :func:`~ablation.eventloop.await_or_abandon`)."""
     if is_async_callable(hook):
-        await hook(task)
-    else:
-        await _maybe_await(await run_in_daemon_thread(hook, task))
+        await await_or_abandon(hook(task), on_abandon)
+    else:  # an awaitable it returned is awaited on the loop
+        await await_or_abandon(resolved(await run_in_daemon_thread(hook, task)), on_abandon)
 
 
 def offload(fn: Any) -> Any:
@@ -155,15 +165,17 @@ class TrialRunner:
         errors: dict[str, str] = {}
         for scorer in self.quality_scorers:
             name = scorer_name(scorer)
+            left: dict[str, Any] = {}
+            call = await_or_abandon(run_scorer(offload(scorer), output, task), _abandoned(left, lambda: "it"))
             try:
-                value = await self._bounded(run_scorer(offload(scorer), output, task))
+                value = await self._bounded(call)
             except BaseException as exc:
                 if is_cancellation(exc):
                     raise
                 errors[name] = f"{type(exc).__name__}: {exception_texts(exc)[0]}"
                 continue
             if value is None:
-                errors[name] = f"Timeout: scorer {name!r} exceeded timeout_s={self.config.timeout_s}"
+                errors[name] = f"Timeout: scorer {name!r} exceeded timeout_s={self.config.timeout_s}" + _abandoned_note(left)
             else:
                 scores[name] = value
         return scores, errors
@@ -208,7 +220,7 @@ class TrialRunner:
         that stage (a trial that already failed keeps its own error)."""
 
         async def call() -> float:
-            await _hook(task.teardown, task)  # type: ignore[arg-type]
+            await _hook(task.teardown, task, _abandoned(fields, lambda: "the teardown hook"))  # type: ignore[arg-type]
             return 0.0
 
         try:
@@ -222,17 +234,22 @@ class TrialRunner:
         if ended is None and completed:
             fields.update(
                 status="timeout", passed=False, error_stage="timeout", error_type="Timeout",
-                error_message=f"trial exceeded timeout_s={self.config.timeout_s} during teardown",
+                error_message=f"trial exceeded timeout_s={self.config.timeout_s} during teardown"
+                + _abandoned_note(fields),
             )  # fmt: skip
 
     async def _verify(self, output: Any, task: AblationTask, fields: dict[str, Any]) -> None:
         verifier = task.verifier or default_verifier
         notes = collect_notes()
         use_confinement(self.config.sandbox)
-        if getattr(verifier, "inline", False):  # cheap and sync: no coroutine needed
-            verdict = check_verdict(verifier(output, task), callable_name(verifier))
+        left = _abandoned(fields, lambda: f"the verifier {callable_name(verifier)!r}")
+        if getattr(verifier, "inline", False):  # cheap and sync: called here, no task needed
+            result = verifier(output, task)
+            if is_awaitable(result):  # awaited, as run_verifier awaits what a sync verifier returns
+                result = await await_or_abandon(resolved(result), left)
+            verdict = check_verdict(result, callable_name(verifier))
         else:
-            verdict = await run_verifier(offload(verifier), output, task)
+            verdict = await await_or_abandon(run_verifier(offload(verifier), output, task), left)
         fields["passed"] = verdict
         fields["verifier_note"] = "; ".join(notes) or None
 
@@ -240,11 +257,15 @@ class TrialRunner:
         """Set-up, agent, verifier; ``fields["_stage"]`` tracks where a failure happened."""
         task = trial.task
         if task.setup is not None:
-            await _hook(task.setup, task)
+            await _hook(task.setup, task, _abandoned(fields, lambda: "the setup hook"))
         fields["_stage"] = "agent"
-        raw = await call_with_retries(
-            lambda: self.call_agent(agent, task, trial.arm), self.config.retry, self.clock, fields
-        )
+        left = _abandoned(fields, lambda: f"the agent {agent.name!r}")
+
+        def call() -> Awaitable[Any]:  # a sync agent's future ends at once when cancelled
+            made = self.call_agent(agent, task, trial.arm)
+            return await_or_abandon(made, left) if agent.is_async else made
+
+        raw = await call_with_retries(call, self.config.retry, self.clock, fields)
         if not isinstance(raw, AgentOutput):
             raw = sdk_output(raw)  # an SDK's response object, when its package is loaded
         if isinstance(raw, AgentOutput):
@@ -302,6 +323,7 @@ class TrialRunner:
                 status="timeout", passed=False, error_stage="timeout", error_type="Timeout",
                 error_message=(
                     f"trial exceeded timeout_s={self.config.timeout_s} during {fields['_stage']}"
+                    + _abandoned_note(fields)
                 ),
             )
         except _Failure as failure:
@@ -347,6 +369,7 @@ class TrialRunner:
             await self._teardown(task, fields, completed=completed)
         fields["wall_s"] = self.clock() - wall_start
         del fields["_stage"]
+        fields.pop("_abandoned", None)
         try:
             return TaskResult.model_validate(fields)  # validated like TaskResult(**fields), faster
         except ValidationError as exc:
