@@ -48,7 +48,7 @@ def test_usage_is_kept_on_the_trial_and_mirrored_in_tokens_and_metrics() -> None
     assert result.metrics["input_tokens"] == 5.0  # the caller's value wins
     assert result.metrics["tool_calls.lookup"] == 2.0 and result.metrics["model_requests"] == 3.0
     assert TaskResult.model_validate_json(result.model_dump_json()) == result
-    with pytest.raises(ValueError, match="tool call counts"):
+    with pytest.raises(ValueError, match="tool_calls"):
         TrialUsage(tool_calls={"lookup": -1})
 
 
