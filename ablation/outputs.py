@@ -37,6 +37,7 @@ __all__ = [
     "CostSource",
     "ItemizedUsage",
     "NamedNumbers",
+    "PlainUsage",
     "TrialCost",
     "TrialUsage",
     "as_count",
@@ -212,7 +213,22 @@ class TrialCost(BaseModel):
     source: CostSource = "agent"
 
 
-class ItemizedUsage(TrialUsage):
+class PlainUsage(TrialUsage):
+    """A :class:`TrialUsage` holding more in memory (private attributes) that compares, hashes and
+    prints as the plain ``TrialUsage`` of its fields: what it carries besides is never stored."""
+
+    def __eq__(self, other: object) -> bool:
+        if isinstance(other, TrialUsage):
+            return dict(self) == dict(other)
+        return NotImplemented
+
+    __hash__ = TrialUsage.__hash__
+
+    def __repr_name__(self) -> str:
+        return "TrialUsage"
+
+
+class ItemizedUsage(PlainUsage):
     """A :class:`~ablation.outputs.TrialUsage` that sums model calls, with the calls beside it.
 
     ``calls`` holds one usage per model call (its own ``model`` and tokens), or ``None`` for a
@@ -237,16 +253,6 @@ class ItemizedUsage(TrialUsage):
     def calls(self) -> tuple[TrialUsage | None, ...]:
         """The model calls this usage sums (``None``: a call that cannot be itemized)."""
         return self._calls
-
-    def __eq__(self, other: object) -> bool:
-        if isinstance(other, TrialUsage):
-            return dict(self) == dict(other)
-        return NotImplemented
-
-    __hash__ = TrialUsage.__hash__
-
-    def __repr_name__(self) -> str:
-        return "TrialUsage"
 
 
 class AgentOutput(BaseModel):

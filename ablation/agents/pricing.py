@@ -64,7 +64,7 @@ from typing import Any
 from pydantic import PrivateAttr
 
 from ablation.config import ModelPrice
-from ablation.outputs import MODELS_SEPARATOR, VALUE_LIMIT, AgentOutput, TrialUsage
+from ablation.outputs import MODELS_SEPARATOR, VALUE_LIMIT, AgentOutput, PlainUsage, TrialUsage
 
 __all__ = ["CallUsage", "database_price", "override_for", "override_price", "priced"]
 
@@ -78,7 +78,7 @@ UNITS: dict[str, str | None] = {
 }  # fmt: skip
 
 
-class CallUsage(TrialUsage):
+class CallUsage(PlainUsage):
     """One model call's usage with what the price database needs beyond its four token counts.
 
     Held in memory only, as an :class:`~ablation.outputs.ItemizedUsage`'s call (never stored nor
@@ -105,16 +105,6 @@ class CallUsage(TrialUsage):
         call._context = dict(context or {})
         call._timestamp = timestamp
         return call
-
-    def __eq__(self, other: object) -> bool:
-        if isinstance(other, TrialUsage):
-            return dict(self) == dict(other)
-        return NotImplemented
-
-    __hash__ = TrialUsage.__hash__
-
-    def __repr_name__(self) -> str:
-        return "TrialUsage"
 
 
 def _counts(usage: TrialUsage) -> tuple[int, int, int, int]:
