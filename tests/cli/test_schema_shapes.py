@@ -1,6 +1,7 @@
 """``ablation schema`` validates every document ``--format json`` writes.
 
-Four documents, each produced here by the ``ablation`` command in a process of its own and
+Four documents, each produced here by the ``ablation`` command (run in this process by
+``helpers.cli.run_here``: what is checked is the document printed, not the process) and
 validated with the ``jsonschema`` package against the schema the command prints: one report
 (``compare``), several candidates (``compare BEFORE A B`` and ``run --candidate A --candidate
 B``), a numeric ``--field`` comparison with one and with several AFTER files. Each names its
@@ -13,13 +14,12 @@ from __future__ import annotations
 
 import json
 import subprocess
-import sys
 from pathlib import Path
 from typing import Any
 
 import jsonschema
 import pytest
-from helpers.cli import LAUNCH, cli_env
+from helpers.cli import run_here
 
 from ablation.report import REPORT_SCHEMA_VERSION
 
@@ -42,10 +42,7 @@ tasks = [AblationTask(task_id=f"t{i}", input_data=i, expected_output=True) for i
 
 
 def _ablation(cwd: Path, *args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-c", LAUNCH, *args], cwd=cwd, env=cli_env(), capture_output=True,
-        text=True, timeout=120, check=False,
-    )  # fmt: skip
+    return run_here(args, cwd=cwd)
 
 
 def _json(cwd: Path, *args: str) -> Any:
@@ -89,13 +86,20 @@ KINDS = {
 }
 
 
+def test_the_printed_schema_is_a_draft_2020_12_schema(documents: dict[str, Any]) -> None:
+    """Checked once here (~1 s a check): the tests below validate with the schema's own
+    validator class, as ``jsonschema.validate`` does after this same check."""
+    schema = documents["schema"]
+    assert jsonschema.validators.validator_for(schema) is jsonschema.Draft202012Validator
+    jsonschema.Draft202012Validator.check_schema(schema)
+
+
 @pytest.mark.parametrize("source", list(KINDS))
 def test_every_json_document_validates_against_the_schema(
     documents: dict[str, Any], source: str
 ) -> None:
     schema, doc = documents["schema"], documents[source]
-    jsonschema.Draft202012Validator.check_schema(schema)
-    jsonschema.validate(doc, schema)
+    jsonschema.Draft202012Validator(schema).validate(doc)
     assert doc["document"] == KINDS[source]
     assert doc["schema_version"] == REPORT_SCHEMA_VERSION
     branches = [b["$ref"] for b in schema["oneOf"]]
@@ -119,7 +123,7 @@ def test_older_reports_validate_and_kinds_cannot_be_swapped(documents: dict[str,
     schema = documents["schema"]
     older = {k: v for k, v in documents["report"].items()
              if k not in ("document", "improvement_holm_pvalue", "improvement_holm_candidates")}  # fmt: skip
-    jsonschema.validate(older, schema)
+    jsonschema.Draft202012Validator(schema).validate(older)
     posing = {**documents["numeric candidates"], "document": "candidates"}
     assert not jsonschema.Draft202012Validator(schema).is_valid(posing)
     unknown = {**documents["compare candidates"], "extra": 1}
