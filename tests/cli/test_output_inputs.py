@@ -13,12 +13,16 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import subprocess
 import sys
 from pathlib import Path
 
 import pytest
 from helpers.cli import LAUNCH, cli_env, run_here
+
+#: one worker builds the module's campaign (``project_template``) once
+pytestmark = pytest.mark.xdist_group("output-inputs")
 
 SUITE = """\
 from ablation import AblationTask
@@ -155,16 +159,26 @@ def test_a_report_that_cannot_be_written_names_the_flag_and_path(tmp_path: Path,
 # ------------------------------------------------------------------------------- report and run
 
 
-@pytest.fixture
-def project(tmp_path: Path) -> Path:
-    """A folder with a suite, agents that count their calls, and a store of one campaign."""
-    (tmp_path / "suite.py").write_text(SUITE)
-    (tmp_path / "agents.py").write_text(AGENTS)
-    (tmp_path / "st").mkdir()
-    done = run_here(_run_args("st/runs.db"), {"CALLS_FILE": str(tmp_path / "calls.txt")}, cwd=tmp_path)
+@pytest.fixture(scope="module")
+def project_template(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A folder with a suite, agents that count their calls, and a store of one campaign (built
+    once a module; each test works on a copy of it)."""
+    folder = tmp_path_factory.mktemp("project")
+    (folder / "suite.py").write_text(SUITE)
+    (folder / "agents.py").write_text(AGENTS)
+    (folder / "st").mkdir()
+    done = run_here(_run_args("st/runs.db"), {"CALLS_FILE": str(folder / "calls.txt")}, cwd=folder)
     assert done.returncode == 0, done.stderr
-    (tmp_path / "calls.txt").unlink()
-    return tmp_path
+    (folder / "calls.txt").unlink()
+    return folder
+
+
+@pytest.fixture
+def project(tmp_path: Path, project_template: Path) -> Path:
+    """A copy of :func:`project_template` of this test's own (the store file included)."""
+    folder = tmp_path / "project"
+    shutil.copytree(project_template, folder)
+    return folder
 
 
 def _run_args(store: str, *extra: str) -> list[str]:
