@@ -80,10 +80,10 @@ def test_interpreter_crash_by_signal() -> None:
 
 def test_infinite_loop_hits_the_wall_time_limit() -> None:
     start = time.monotonic()
-    result = run("import time\ntime.sleep(100)\n", limits=SandboxLimits(time_limit_s=2))
+    result = run("import time\ntime.sleep(100)\n", limits=SandboxLimits(time_limit_s=1))
     elapsed = time.monotonic() - start
     assert (result.passed, result.kind) == (False, "timeout")
-    assert 1.9 <= elapsed < 5
+    assert 0.9 <= elapsed < 5
     assert_group_gone(result)
 
 
