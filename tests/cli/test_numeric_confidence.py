@@ -4,8 +4,6 @@ from ``MEAN_DIFFERENCE_MIN_N`` pairs only, as in the report."""
 from __future__ import annotations
 
 import json
-import subprocess
-import sys
 from pathlib import Path
 
 import numpy as np
@@ -24,7 +22,6 @@ def _compare(tmp_path: Path, n: int, *extra: str) -> tuple[dict, np.ndarray, np.
         (tmp_path / name).write_text(
             "".join(json.dumps({"id": f"t{i}", "score": float(s)}) + "\n" for i, s in enumerate(v))
         )
-    # in this process; the several-files compare below is the real process of this file
     proc = run_here(["compare", "before.jsonl", "after.jsonl", "--field", "score", "--format", "json",
                      *extra], cwd=tmp_path)  # fmt: skip
     assert proc.returncode in (0, 2), proc.stderr
@@ -59,11 +56,8 @@ def test_several_after_files_get_a_holm_summary(tmp_path: Path) -> None:
         (tmp_path / name).write_text(
             "".join(json.dumps({"id": f"t{i}", "score": float(s)}) + "\n" for i, s in enumerate(v))
         )
-    proc = subprocess.run(
-        [sys.executable, "-c", "from ablation.cli import main_entry; main_entry()", "compare",
-         "before.jsonl", "a.jsonl", "b.jsonl", "--field", "score", "--format", "json"],
-        cwd=tmp_path, capture_output=True, text=True, check=False,
-    )  # fmt: skip
+    proc = run_here(["compare", "before.jsonl", "a.jsonl", "b.jsonl", "--field", "score", "--format", "json"],
+                    cwd=tmp_path)  # fmt: skip
     out = json.loads(proc.stdout)  # one JSON document
     better = [sps.ttest_rel(v, x, alternative="greater").pvalue for v in afters.values()]
     expected = multipletests(better, method="holm")[1]

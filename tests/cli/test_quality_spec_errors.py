@@ -4,10 +4,10 @@
 from __future__ import annotations
 
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
+from helpers.cli import run_here
 
 ROOT = Path(__file__).resolve().parents[2]
 AGENT = f"{ROOT / 'agents' / 'arithmetic.py'}:baseline"
@@ -20,11 +20,8 @@ NO_FILE = "cannot load the quality scorer 'nosuch.py:x': nosuch.py: no such file
 
 
 def _run(cwd: Path, *extra: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-c", "from ablation.cli import main_entry; main_entry()",
-         "run", SUITE, "--baseline", AGENT, "--candidate", AGENT, "--no-store", *extra],
-        cwd=cwd, capture_output=True, text=True, timeout=120, check=False,
-    )  # fmt: skip
+    """``ablation run`` from ``cwd`` (its pyproject.toml is the one read), in this process."""
+    return run_here(["run", SUITE, "--baseline", AGENT, "--candidate", AGENT, "--no-store", *extra], cwd=cwd)
 
 
 @pytest.mark.parametrize(("spec", "problem"), [("bogus", NOT_A_SPEC), ("nosuch.py:x", NO_FILE)])
