@@ -3,16 +3,19 @@
 Python strings may hold lone surrogates (``"\\ud800"`` in a suite file, or decoded from a JSONL
 line); UTF-8, SQLite and JSON cannot. Such text is stored and shown as the visible escape
 ``\\ud800``, as agent outputs are: a Python suite, a JSONL suite and ``compare`` are run end to end
-with ``--format json`` and a store.
+with ``--format json`` and a store. The commands run in this process (:func:`_run`); what they
+print must encode as strict UTF-8, which a lone surrogate would not (a process's stdout may
+write one through ``surrogateescape``).
 """
 
 from __future__ import annotations
 
 import json
 import sqlite3
+import subprocess
 from pathlib import Path
 
-from helpers.cli import cli_env, run
+from helpers.cli import run_here
 from hypothesis import given
 from hypothesis import strategies as st
 
@@ -35,6 +38,14 @@ tasks = [AblationTask(task_id=f"t{i}", input_data={"k": i}, expected_output="a",
 '''
 
 
+def _run(args: list[str]) -> subprocess.CompletedProcess[str]:
+    """``ablation ARGS`` in this process; its output is text a UTF-8 stream takes as it is."""
+    proc = run_here(args)
+    proc.stdout.encode("utf-8")  # strict: raises on a lone surrogate that was not escaped
+    proc.stderr.encode("utf-8")
+    return proc
+
+
 def _json_suite(path: Path) -> None:
     with path.open("w", encoding="utf-8") as fh:
         for i in range(4):
@@ -49,7 +60,7 @@ def _check_run(tmp_path: Path, suite: Path) -> None:
     store = tmp_path / "runs.db"
     args = ["run", str(suite), "--baseline", f"{agents}:baseline", "--candidate",
             f"{agents}:candidate", "--store", str(store), "--no-progress", "--format", "json"]  # fmt: skip
-    proc = run(args, cli_env())
+    proc = _run(args)
     assert proc.returncode in (0, 2), proc.stderr
     report = json.loads(proc.stdout)
     assert report["n_paired"] == 4
@@ -59,7 +70,7 @@ def _check_run(tmp_path: Path, suite: Path) -> None:
         cats = {c for (c,) in db.execute("select result_json from trials")}
     assert n == 8
     assert any('"c\\\\ud800"' in c for c in cats)
-    again = run(["report", "--store", str(store), "--format", "json"], cli_env())
+    again = _run(["report", "--store", str(store), "--format", "json"])
     assert again.returncode in (0, 2), again.stderr
     assert json.loads(again.stdout)["n_paired"] == 4
 
@@ -83,20 +94,13 @@ def test_compare_with_surrogates_in_ids_and_categories(tmp_path: Path) -> None:
                 row = {"id": f"t{i}\ud801", "passed": i != wrong, "error_type": "E\udc00",
                        "category": "c\ud800" if i % 2 else "ok"}  # fmt: skip
                 fh.write(json.dumps(row) + "\n")
-    proc = run(
-        ["compare", str(tmp_path / "before.jsonl"), str(tmp_path / "after.jsonl"), "--format",
-         "json"],
-        cli_env(),
-    )  # fmt: skip
+    proc = _run(["compare", str(tmp_path / "before.jsonl"), str(tmp_path / "after.jsonl"), "--format", "json"])
     assert proc.returncode in (0, 2), proc.stderr
     report = json.loads(proc.stdout)
     assert report["regressions"] == ["t1\\ud801"]
     assert {c["category"] for c in report["categories"]} == {"ok", "c\\ud800"}
-    proc = run(
-        ["compare", str(tmp_path / "before.jsonl"), str(tmp_path / "after.jsonl"), "--format",
-         "markdown", "--details"],
-        cli_env(),
-    )  # fmt: skip
+    proc = _run(["compare", str(tmp_path / "before.jsonl"), str(tmp_path / "after.jsonl"), "--format", "markdown",
+                 "--details"])  # fmt: skip
     assert proc.returncode in (0, 2), proc.stderr
     assert "ud801" in proc.stdout
 
