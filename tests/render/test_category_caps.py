@@ -11,13 +11,18 @@ from __future__ import annotations
 
 import json
 import re
+import sys
 from functools import cache
+
+import pytest
 
 from ablation import CampaignConfig, compare_results
 from ablation.render import render
 from ablation.render._breakdowns import CATEGORY_CAP
 from ablation.report import AblationReport
 from ablation.schema import TaskResult
+
+pytestmark = pytest.mark.xdist_group("category-caps")  # one worker builds the report once
 
 SINGLES = 2000
 #: Larger categories: name -> tasks.
@@ -134,7 +139,10 @@ def test_markdown_and_terminal_category_tables_are_capped() -> None:
     assert len(terminal.splitlines()) < 1000
 
 
-def test_few_categories_are_all_shown_without_a_note() -> None:
+def test_few_categories_are_all_shown_without_a_note(monkeypatch: pytest.MonkeyPatch) -> None:
+    # The tables are checked; the HTML page's plots (glyph paths, no text) are left out, as
+    # without matplotlib (the category plot's cap: test_category_plot_is_capped).
+    monkeypatch.setitem(sys.modules, "matplotlib", None)
     report = many_categories()
     few = report.model_copy(update={"categories": report.categories[:CATEGORY_CAP]})
     every = [c.category for c in few.categories]
