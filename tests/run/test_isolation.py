@@ -1,10 +1,14 @@
 """Process isolation (issue 11): an agent that kills its process costs one trial, not the campaign.
 
-End to end through the real command line (``tests/helpers/cli.py``) on a small ``slow_suite.py``
+End to end through the command line (``tests/helpers/cli.py``) on a small ``slow_suite.py``
 where the candidate of ``tests/helpers/isolation_agents.py`` misbehaves on task ``t001`` only, plus
-Python API tests of the engine. Every command line started here carries a unique environment tag,
-which its worker processes inherit: after each campaign, ``/proc`` is scanned for processes with
-that tag, so a worker left behind (or re-parented to init) is found.
+Python API tests of the engine. The command runs in this process (``run_here``: the faults happen
+in the workers it starts, not in the run's own process) except where the run's process is the
+subject: an ``os._exit`` under thread isolation, Ctrl-C, ``kill -9``, and the agents that hang (a
+hang must fail the test, not hold it), which get a command-line process of their own. Every
+campaign carries a unique environment tag, which its worker processes inherit: after each
+campaign, ``/proc`` is scanned for processes with that tag, so a worker left behind (or
+re-parented to init) is found.
 
 On the code before process isolation, ``--isolation`` is an unknown flag (exit 1, no report) and
 ``CampaignConfig(isolation=...)`` is an unknown field; under thread isolation ``os._exit`` or a
@@ -63,12 +67,20 @@ def _args(store: Path, candidate: str, *extra: str, baseline: str = "ok") -> lis
     ]
 
 
-def _campaign(tmp_path: Path, candidate: str, *extra: str, baseline: str = "ok", tasks: int = 4):
-    """Run one campaign; return the process, the tag of its processes and the seconds it took."""
+def _campaign(
+    tmp_path: Path, candidate: str, *extra: str, baseline: str = "ok", tasks: int = 4, here: bool = True
+):  # fmt: skip
+    """Run one campaign; return the finished command, the tag of its processes and the seconds it
+    took. ``here``: in this process (the workers inherit the tag and the ``PYTHONPATH`` that lets
+    them import ``helpers``), else in a command-line process that is killed past 120 s."""
     tag = uuid.uuid4().hex
-    env = cli_env(SLOW_SUITE_TASKS=str(tasks), **{TAG: tag})
+    args = _args(tmp_path / "runs.db", candidate, *extra, baseline=baseline)
     began = time.monotonic()
-    proc = run(_args(tmp_path / "runs.db", candidate, *extra, baseline=baseline), env, timeout=120)
+    if here:
+        env = {"SLOW_SUITE_TASKS": str(tasks), TAG: tag, "PYTHONPATH": cli_env()["PYTHONPATH"]}
+        proc = run_here(args, env)
+    else:
+        proc = run(args, cli_env(SLOW_SUITE_TASKS=str(tasks), **{TAG: tag}), timeout=120)
     return proc, tag, time.monotonic() - began
 
 
@@ -110,8 +122,9 @@ def test_os_exit_costs_one_trial_and_the_worker_is_replaced(tmp_path: Path) -> N
 
 @pytest.mark.slow
 def test_os_exit_under_thread_isolation_ends_the_run(tmp_path: Path) -> None:
-    """The contrast: without process isolation the agent's ``os._exit`` is the run's exit."""
-    proc, _, _ = _campaign(tmp_path, "hard_exit", "--concurrency", "1")
+    """The contrast: without process isolation the agent's ``os._exit`` is the run's exit (so the
+    run has a process of its own)."""
+    proc, _, _ = _campaign(tmp_path, "hard_exit", "--concurrency", "1", here=False)
     assert proc.returncode == 3
     assert proc.stdout == ""
 
@@ -149,8 +162,11 @@ def test_memory_cap_turns_a_huge_allocation_into_the_trials_error(tmp_path: Path
 @pytest.mark.slow
 @pytest.mark.parametrize("agent", ["hang", "busy"])
 def test_a_trial_past_its_timeout_kills_its_worker(tmp_path: Path, agent: str) -> None:
-    """A sync call sleeping in C, or an async agent that never awaits: a timeout, no hang."""
-    proc, tag, seconds = _campaign(tmp_path, agent, "--isolation", "process", "--timeout", "2")
+    """A sync call sleeping in C, or an async agent that never awaits: a timeout, no hang (the run
+    has a process of its own, so that a hang fails the test instead of holding it)."""
+    proc, tag, seconds = _campaign(
+        tmp_path, agent, "--isolation", "process", "--timeout", "2", here=False
+    )
     assert proc.returncode in (0, 2), proc.stderr
     status, error_type, _ = _one_fault(tmp_path, _trials(tmp_path / "runs.db"))
     assert (status, error_type) == ("timeout", "Timeout")
