@@ -17,8 +17,8 @@ waits for them all, so one such user call (an async agent, verifier, scorer or h
 stopped waiting for) would hold the campaign's return, its report and the process exit forever.
 :func:`run_coroutine` runs the coroutine with :class:`asyncio.Runner` (its SIGINT handling,
 which ``cli/signals.py`` relies on, is kept) but closes the loop itself: the tasks left are
-cancelled and get :data:`CLOSE_GRACE_S` to end (those already abandoned by
-:func:`await_or_abandon` get no wait), and any still pending is left pending for good, its
+cancelled and get :data:`CLOSE_GRACE_S` to end (the rest of a call :func:`await_or_abandon`
+abandoned gets no wait), and any still pending is left pending for good, its
 reference count raised so that it is never freed: freeing it would close its coroutine, and one
 that swallows ``GeneratorExit`` too can loop forever inside the garbage collector or at
 interpreter exit. Such a task holds its memory until the process ends. CPython only, as the
@@ -32,11 +32,12 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import contextvars
 import ctypes
 import functools
 import inspect
 import types
-from collections.abc import Awaitable, Callable, Coroutine
+from collections.abc import Awaitable, Callable, Coroutine, Generator
 from typing import Any, ParamSpec, TypeGuard, TypeVar
 
 from ablation.errors import ConfigError
@@ -88,48 +89,164 @@ def run_coroutine(awaitable: Awaitable[T]) -> T:
 async def await_or_abandon(
     awaitable: Awaitable[T], on_abandon: Callable[[], None] | None = None, grace_s: float = CANCEL_GRACE_S
 ) -> T:
-    """``await awaitable``, run as a task of its own, which a cancellation cannot hold.
+    """``await awaitable``, which a cancellation the call swallows cannot hold.
 
-    When the awaiting task is cancelled (a deadline, a stop), the call is cancelled too and gets
-    ``grace_s`` to end; one still running then (it swallowed its cancellation) is abandoned: it
+    The call's steps run in the awaiting task, as a plain ``await`` runs them (no task of its own,
+    so no extra turn of the loop per call), in a copy of the caller's context taken when the
+    await starts (as a task's): context variables it sets are not seen by the caller. Every
+    exception thrown into the awaiting task is passed on to the call, as a plain ``await`` does.
+    When the awaiting task is cancelled (a deadline, a stop) and the call goes on running instead
+    of ending (it swallowed the cancellation: the task's cancellation count is still above what
+    it was when the await started, see ``asyncio.Task.cancelling``), the call gets ``grace_s``
+    to end; one still running then is abandoned: the rest of it runs in a task of its own, which
     may keep running on the loop, ``on_abandon`` is called, and the cancellation goes on at once.
-    A plain ``await`` would wait for such a call forever. The call runs in a copy of the
-    caller's context (``asyncio.Task``): context variables it sets are not seen by the caller.
+    A plain ``await`` would wait for such a call forever.
+
+    Assumes the call yields what asyncio's coroutines yield to a task: futures (with
+    ``add_done_callback``) or ``None``.
 
     Raises:
         asyncio.CancelledError: when the caller was cancelled, or the call ended cancelled.
         BaseException: whatever the call raised, unchanged.
     """
-    call = asyncio.ensure_future(_boxed(awaitable))
-    try:
-        done, value = await asyncio.shield(call)
-    except asyncio.CancelledError:
-        if not call.done():  # the caller was cancelled, not the call
-            call.cancel()
-            with contextlib.suppress(asyncio.CancelledError):  # cancelled again: wait no more
-                await asyncio.wait((call,), timeout=grace_s)
-            if not call.done():
-                _abandoned.add(call)
-                call.add_done_callback(_abandoned.discard)
-                if on_abandon is not None:
-                    on_abandon()
-        raise
-    if not done:
-        raise value
-    return value
+    return await _Abandonable(awaitable, on_abandon, grace_s)
 
 
-async def _boxed(awaitable: Awaitable[T]) -> tuple[bool, Any]:
-    """``(True, result)``, or ``(False, exc)`` for what it raised (its own cancellation aside),
-    for the awaiting code to raise: a task re-raises a ``SystemExit`` or ``KeyboardInterrupt``
-    out of the event loop, and an exception a task ends with is thrown into its awaiter's
-    coroutine chain, which a ``GeneratorExit`` closes ("coroutine ignored GeneratorExit")."""
-    try:
-        return True, await awaitable
-    except asyncio.CancelledError:
-        raise
-    except BaseException as exc:
-        return False, exc
+#: What runs a call step by step: a coroutine, or the generator an awaitable's ``__await__`` returns.
+_Steps = Coroutine[Any, Any, Any] | Generator[Any, Any, Any]
+
+
+class _Abandonable:
+    """The awaitable of :func:`await_or_abandon`: drives the call step by step (PEP 492 ``send``
+    and ``throw``), in the awaiting task."""
+
+    __slots__ = ("awaitable", "grace_s", "on_abandon")
+
+    def __init__(self, awaitable: Awaitable[Any], on_abandon: Callable[[], None] | None, grace_s: float) -> None:
+        self.awaitable = awaitable
+        self.on_abandon = on_abandon
+        self.grace_s = grace_s
+
+    def __await__(self) -> Generator[Any, Any, Any]:
+        steps = _steps(self.awaitable)
+        context = contextvars.copy_context()
+        task = asyncio.current_task()
+        base = task.cancelling() if task is not None else 0
+        value: Any = None
+        error: BaseException | None = None
+        while True:
+            try:
+                yielded = context.run(steps.send, value) if error is None else context.run(steps.throw, error)
+            except StopIteration as stop:
+                return stop.value
+            if error is not None and task is not None and task.cancelling() > base and _is_cancel(error):
+                # the call went on after the task's cancellation: a grace, then abandoned
+                yield from self._grace(steps, context, yielded, error)
+            try:
+                value, error = (yield yielded), None
+            except GeneratorExit:
+                steps.close()
+                raise
+            except BaseException as exc:  # thrown into the task: passed on to the call
+                value, error = None, exc
+
+    def _grace(
+        self, steps: _Steps, context: contextvars.Context, yielded: Any, cancel: BaseException
+    ) -> Generator[Any, Any, None]:
+        """Drive the call for up to ``grace_s`` more; then raise ``cancel``, the call abandoned
+        (:func:`_abandon`) when it has not ended. Never returns."""
+        loop = asyncio.get_running_loop()
+        end = loop.time() + self.grace_s
+        while True:
+            waiter = loop.create_future()
+            wake = functools.partial(_wake, waiter)
+            timer = loop.call_at(end, wake, None)
+            watched = callable(getattr(yielded, "add_done_callback", None))
+            if watched:
+                yielded.add_done_callback(wake)
+            else:  # a bare ``yield``: the call asked for one turn of the loop
+                loop.call_soon(wake, None)
+            waiter._asyncio_future_blocking = True  # type: ignore[attr-defined]  # as Future.__await__
+            try:
+                yield waiter
+            except BaseException:  # cancelled again (or closed): wait no more
+                timer.cancel()
+                self._abandon(steps, context, yielded, watched, wake)
+                raise
+            timer.cancel()
+            if watched and not yielded.done():  # the grace ended first
+                self._abandon(steps, context, yielded, watched, wake)
+                raise cancel
+            if watched:
+                yielded.remove_done_callback(wake)
+            elif loop.time() >= end:
+                self._abandon(steps, context, yielded, watched, wake)
+                raise cancel
+            try:
+                yielded = context.run(steps.send, None)
+            except BaseException:  # it ended: the cancellation goes on
+                raise cancel from None
+
+    def _abandon(
+        self, steps: _Steps, context: contextvars.Context, yielded: Any, watched: bool,
+        wake: Callable[[Any], None],
+    ) -> None:
+        """Run the rest of the call in a task of its own, left pending (module docstring)."""
+        if watched:
+            yielded.remove_done_callback(wake)
+        rest = asyncio.ensure_future(_resume(_Resumed(steps, context, yielded)))
+        _abandoned.add(rest)
+        rest.add_done_callback(_abandoned.discard)
+        if self.on_abandon is not None:
+            self.on_abandon()
+
+
+class _Resumed:
+    """The rest of an abandoned call: it first waits for what it last yielded."""
+
+    __slots__ = ("context", "steps", "yielded")
+
+    def __init__(self, steps: _Steps, context: contextvars.Context, yielded: Any) -> None:
+        self.steps, self.context, self.yielded = steps, context, yielded
+
+    def __await__(self) -> Generator[Any, Any, Any]:
+        steps, context, yielded = self.steps, self.context, self.yielded
+        while True:
+            try:
+                value, error = (yield yielded), None
+            except GeneratorExit:
+                steps.close()
+                raise
+            except BaseException as exc:
+                value, error = None, exc
+            try:
+                yielded = context.run(steps.send, value) if error is None else context.run(steps.throw, error)
+            except StopIteration as stop:
+                return stop.value
+
+
+async def _resume(rest: _Resumed) -> None:
+    """Await ``rest``, what it ends with dropped (``asyncio.run``'s shutdown would report it)."""
+    with contextlib.suppress(BaseException):
+        await rest
+
+
+def _steps(awaitable: Awaitable[Any]) -> _Steps:
+    """The iterator that runs ``awaitable`` (a coroutine is its own)."""
+    if isinstance(awaitable, types.CoroutineType | types.GeneratorType):
+        return awaitable
+    return awaitable.__await__()  # type: ignore[return-value]  # a generator, by PEP 492
+
+
+def _is_cancel(error: BaseException) -> bool:
+    """Whether ``error`` is a cancellation (its type alone; a user class may lie in ``__class__``)."""
+    return issubclass(type(error), asyncio.CancelledError)
+
+
+def _wake(waiter: asyncio.Future[None], _: Any) -> None:
+    """End ``waiter`` unless it has ended."""
+    if not waiter.done():
+        waiter.set_result(None)
 
 
 def _close(loop: asyncio.AbstractEventLoop) -> None:
