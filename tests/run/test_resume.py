@@ -3,7 +3,9 @@
 The end-to-end tests drive the real command line in a subprocess on ``tests/helpers/slow_suite.py``
 (200 tasks x 2 arms, 20-50 ms agents): they kill it with SIGKILL or interrupt it with SIGINT
 while trials are being committed, resume it with ``--resume``, and compare the final report with
-an uninterrupted run of the same seed. The store is inspected with plain ``sqlite3``.
+an uninterrupted run of the same seed. The resumes and the uninterrupted run are the same command
+in this process (``run_here``; no signal reaches them) with instant agents (the compared reports
+hold no latency). The store is inspected with plain ``sqlite3``.
 """
 
 from __future__ import annotations
@@ -30,6 +32,9 @@ from ablation import (
 )
 
 N_TRIALS = 2 * slow_suite.DEFAULT_TASKS
+#: The environment of a command run in this process: the whole suite, instant agents.
+HERE = {"SLOW_AGENTS_SCALE": "0", "SLOW_SUITE_TASKS": None, "SLOW_SUITE_CHANGE": None,
+        "SLOW_AGENTS_COUNTER_DIR": None}  # fmt: skip
 EXIT_GATE = 2
 FAST = CampaignConfig(n_resamples=200, concurrency=1, on_error="abort", seed=3)
 
@@ -38,7 +43,7 @@ FAST = CampaignConfig(n_resamples=200, concurrency=1, on_error="abort", seed=3)
 def reference(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
     """The JSON report of an uninterrupted command-line run (seed 5)."""
     store = tmp_path_factory.mktemp("reference") / "runs.db"
-    proc = cli.run(cli.run_args(store), cli.cli_env())
+    proc = cli.run_here(cli.run_args(store), HERE)
     # 20 regressions against 10 improvements: one-sided exact McNemar p = 0.049, so the default
     # "no significant regression" gate fails (exit 2); resumed runs must reproduce that too.
     assert proc.returncode == EXIT_GATE, proc.stderr
@@ -97,8 +102,8 @@ def test_kill_9_mid_campaign_then_resume_gives_the_uninterrupted_report(
     assert _agent_calls(first) >= done
     _assert_whole_trials(store)
 
-    resumed = cli.run(
-        cli.run_args(store, extra=["--resume"]), cli.cli_env(SLOW_AGENTS_COUNTER_DIR=second)
+    resumed = cli.run_here(
+        cli.run_args(store, extra=["--resume"]), {**HERE, "SLOW_AGENTS_COUNTER_DIR": second}
     )
     assert resumed.returncode == EXIT_GATE, resumed.stderr
 
@@ -147,7 +152,7 @@ def test_ctrl_c_marks_the_campaign_interrupted_and_its_hint_resumes_it(
     # The printed command resumes the campaign as it is.
     hint = shlex.split(lines[0].split("Resume with:", 1)[1])
     assert hint[:2] == ["ablation", "run"]
-    resumed = cli.run(hint[1:], cli.cli_env(SLOW_AGENTS_COUNTER_DIR=calls))
+    resumed = cli.run_here(hint[1:], {**HERE, "SLOW_AGENTS_COUNTER_DIR": calls})
     assert resumed.returncode == EXIT_GATE, resumed.stderr
     assert _agent_calls(calls) == N_TRIALS - done
     assert cli.campaigns(store) == [(campaign_id, "complete", N_TRIALS)]
@@ -158,8 +163,8 @@ def test_ctrl_c_marks_the_campaign_interrupted_and_its_hint_resumes_it(
 @pytest.mark.slow
 def test_cli_refuses_to_resume_after_the_suite_changed(tmp_path: Path) -> None:
     store = tmp_path / "runs.db"
-    env = cli.cli_env(SLOW_AGENTS_SCALE="0", SLOW_SUITE_TASKS="40")
-    first = cli.run(cli.run_args(store), env)
+    env = {**HERE, "SLOW_SUITE_TASKS": "40"}
+    first = cli.run_here(cli.run_args(store), env)
     assert first.returncode == 0, first.stderr
     before = cli.campaigns(store)
 
