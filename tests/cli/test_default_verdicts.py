@@ -15,7 +15,7 @@ from contextlib import closing
 from pathlib import Path
 
 import pytest
-from helpers.cli import REPO, campaigns, cli_env, run, run_here
+from helpers.cli import REPO, campaigns, cli_env, fresh_json, run, run_here
 
 from ablation.config import CampaignConfig
 from ablation.schema import TaskResult
@@ -178,7 +178,7 @@ def test_an_unreachable_http_agent_stops_within_seconds(tmp_path: Path) -> None:
             "SELECT COUNT(*) FROM trials WHERE arm = 'candidate' AND status = 'error'"
         ).fetchone()[0]
     assert failed == 0  # the broken arm's trials are not kept: the resume runs them again
-    resumed = run([*args, "--resume", cid, "--fail-fast", "0"], cli_env(), timeout=120)
+    resumed = run_here([*args, "--resume", cid, "--fail-fast", "0"])  # the stop above was the process's
     assert resumed.returncode == 2  # runs to the end once fail-fast is off; the gates fail
     with closing(sqlite3.connect(store)) as conn:
         failed = conn.execute(
@@ -188,19 +188,42 @@ def test_an_unreachable_http_agent_stops_within_seconds(tmp_path: Path) -> None:
     assert campaigns(store)[0][1] == "complete"
 
 
-@pytest.mark.first
-@pytest.mark.parametrize("fmt", ["json", "markdown", "html"])
-def test_same_inputs_give_the_same_bytes(fmt: str, tmp_path: Path) -> None:
-    args = ["compare", GPT5, GPT5_MINI, "--format", fmt, "--seed", "3"]
-    first = run(args, cli_env())
-    second = run_here(args)  # another interpreter (another hash seed) than the first
-    assert first.returncode == second.returncode == 2
-    assert first.stdout == second.stdout
-    assert "finished_at" not in first.stdout or '"finished_at": null' in first.stdout
-    store = tmp_path / "runs.db"
+FORMATS = ("json", "markdown", "html")
+
+
+def _same_bytes_commands(store: Path, fmt: str) -> dict[str, list[str]]:
+    return {"compare": ["compare", GPT5, GPT5_MINI, "--format", fmt, "--seed", "3"],
+            "report": ["report", "latest", "--store", str(store), "--format", fmt]}  # fmt: skip
+
+
+@pytest.fixture(scope="module")
+def other_interpreter(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, dict[str, list]]:
+    """A stored campaign, and ``(exit code, stdout)`` of the compare and the report of every
+    format run by one other interpreter (another hash seed than this one), keyed ``fmt/command``."""
+    store = tmp_path_factory.mktemp("same-bytes") / "runs.db"
     _interrupted_store(store, n_tasks=30, n_done=30)
-    rep = ["report", "latest", "--store", str(store), "--format", fmt]
-    assert run(rep, cli_env()).stdout == run_here(rep).stdout
+    commands = {f"{fmt}/{name}": args for fmt in FORMATS for name, args in _same_bytes_commands(store, fmt).items()}
+    code = (
+        "import json; from helpers.cli import run_here\n"
+        f"commands = {commands!r}\n"
+        "done = {k: run_here(a) for k, a in commands.items()}\n"
+        "print(json.dumps({k: [p.returncode, p.stdout] for k, p in done.items()}))"
+    )
+    return store, fresh_json(code)
+
+
+@pytest.mark.first
+@pytest.mark.xdist_group("default-verdicts-same-bytes")  # one worker starts the other interpreter
+@pytest.mark.parametrize("fmt", FORMATS)
+def test_same_inputs_give_the_same_bytes(fmt: str, other_interpreter: tuple[Path, dict[str, list]]) -> None:
+    store, there = other_interpreter
+    commands = _same_bytes_commands(store, fmt)
+    first = there[f"{fmt}/compare"]
+    second = run_here(commands["compare"])
+    assert first[0] == second.returncode == 2
+    assert first[1] == second.stdout
+    assert "finished_at" not in first[1] or '"finished_at": null' in first[1]
+    assert there[f"{fmt}/report"][1] == run_here(commands["report"]).stdout
 
 
 def test_timestamps_only_when_asked(tmp_path: Path) -> None:
