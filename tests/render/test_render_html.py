@@ -15,6 +15,7 @@ import shutil
 import signal
 import subprocess
 import sys
+from functools import cache
 from pathlib import Path
 
 import pytest
@@ -26,16 +27,36 @@ from ablation.render.html import CSP, page_title
 from ablation.render.plots import clean_svg
 from ablation.report import AblationReport
 
+#: One worker renders each page once (with its plots, ~1 s a page); the tests only read them.
+pytestmark = pytest.mark.xdist_group("render-html")
+
 CHROMIUM = "/usr/bin/chromium"
 ESCAPED = html.escape(XSS, quote=True)
 
 
+@cache
 def _hostile() -> AblationReport:
     return evaluate_gates(hostile_report(), SNAPSHOT_POLICY)
 
 
+@cache
+def _snapshot() -> AblationReport:
+    return evaluate_gates(make_report(), SNAPSHOT_POLICY)
+
+
 def _page(report: AblationReport | None = None) -> str:
-    return render(report or _hostile(), "html")
+    """The HTML page of ``report`` (default: the hostile report's, rendered once a process)."""
+    return render(report, "html") if report is not None else _hostile_page()
+
+
+@cache
+def _hostile_page() -> str:
+    return render(_hostile(), "html")
+
+
+@cache
+def _snapshot_page() -> str:
+    return render(_snapshot(), "html")
 
 
 def test_untrusted_text_is_escaped_everywhere() -> None:
@@ -96,7 +117,7 @@ def test_clean_svg_strips_prolog_comments_and_prefixes_ids() -> None:
 
 
 def test_page_sections_and_drilldown() -> None:
-    page = _page(evaluate_gates(make_report(), SNAPSHOT_POLICY))
+    page = _snapshot_page()
     order = [
         'id="regressions"',
         'id="improvements"',
@@ -126,21 +147,14 @@ def test_repeated_report_page() -> None:
 
 
 def test_rendering_is_deterministic() -> None:
-    report = evaluate_gates(make_report(), SNAPSHOT_POLICY)
-    assert render(report, "html") == render(report, "html")
+    assert render(_snapshot(), "html") == _snapshot_page()
 
 
-def test_without_matplotlib_the_page_says_how_to_get_plots() -> None:
-    code = (
-        f"import sys; sys.modules['matplotlib'] = None; sys.path.insert(0, {str(Path(__file__).parents[1])!r});"
-        "from report_fixtures import make_report; from ablation.render import render;"
-        "page = render(make_report(), 'html');"
-        "assert '<svg' not in page, 'svg without matplotlib';"
-        "assert 'pip install ablation[html]' in page, 'no hint';"
-        "print('ok')"
-    )
-    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
-    assert proc.returncode == 0 and "ok" in proc.stdout, proc.stderr[-2000:]
+def test_without_matplotlib_the_page_says_how_to_get_plots(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setitem(sys.modules, "matplotlib", None)  # ``import matplotlib`` fails as if absent
+    page = render(make_report(), "html")
+    assert "<svg" not in page, "svg without matplotlib"
+    assert "pip install ablation[html]" in page, "no hint"
 
 
 # --------------------------------------------------------------------------- headless Chromium
@@ -210,7 +224,7 @@ def test_chromium_runs_no_script_and_keeps_the_escaped_text(tmp_path: Path) -> N
     assert _title(_dump_dom(tmp_path, control)) == "pwned"
 
     report = _hostile()
-    text = render(report, "html")
+    text = _page()
     # test the escaping on its own: take the page's script-blocking policy out
     policy = f'<meta http-equiv="Content-Security-Policy" content="{CSP}">'
     assert policy in text
@@ -243,7 +257,7 @@ def test_chromium_page_policy_blocks_scripts_as_a_second_defence(tmp_path: Path)
 @pytest.mark.slow
 def test_chromium_screenshot_of_the_report(tmp_path: Path) -> None:
     page = tmp_path / "report.html"
-    page.write_text(_page(evaluate_gates(make_report(), SNAPSHOT_POLICY)), encoding="utf-8")
+    page.write_text(_snapshot_page(), encoding="utf-8")
     shot = tmp_path / "report.png"
     _browser(tmp_path, page.as_uri(), "--window-size=1280,2400", "--hide-scrollbars",
              f"--screenshot={shot}")  # fmt: skip
