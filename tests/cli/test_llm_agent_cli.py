@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from helpers.cli import REPO, cli_env, run, run_here
+from helpers.cli import REPO, run_here
 
 pytest.importorskip("pydantic_ai")
 sys.path.insert(0, str(REPO / "examples"))
@@ -37,8 +37,9 @@ def _wrong_guesses() -> list[str]:
     )
 
 
-def test_run_reports_usage_per_arm_names_the_dropped_tool_and_drills_down() -> None:
-    done = run([*ARGS, "--format", "json"], cli_env())
+def test_run_reports_usage_per_arm_names_the_dropped_tool_and_drills_down(tmp_path: Path) -> None:
+    store = str(tmp_path / "runs.db")
+    done = run_here([*ARGS, "--format", "json", "--store", store])
     assert done.returncode == 2, done.stderr
     report = json.loads(done.stdout)
     assert report["regressions"] == _wrong_guesses()
@@ -65,7 +66,8 @@ def test_run_reports_usage_per_arm_names_the_dropped_tool_and_drills_down() -> N
     inserted = "".join(s["text"] for s in detail["diff"] if s["op"] == "insert")
     assert "shipped" in inserted
 
-    text = run_here([*ARGS, "--details"]).stdout  # the same run, in this process
+    # the same campaign's drill-downs in the terminal, rendered again from its store
+    text = run_here(["report", "--store", store, "--details", "--resamples", "200"]).stdout
     assert "baseline tools: >> lookup_order -> refund_policy" in text
     assert "candidate tools: >> (none)" in text
     assert "first divergence at tool call 1" in text
