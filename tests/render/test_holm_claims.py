@@ -5,7 +5,8 @@ of the files the test writes: with one run per task the claim "candidate better"
 one-sided exact McNemar test, ``P(X <= b)`` for ``X ~ Bin(b + c, 1/2)``. Each candidate's
 sentence (terminal, Markdown, HTML), its JSON report and the summary row must state the same
 claim; a claim of regression and the gates stay unadjusted. Everything runs through the
-``ablation`` command in a process of its own.
+``ablation`` command line (in this process: ``helpers.cli.run_here``; no process behaviour is
+checked here).
 """
 
 from __future__ import annotations
@@ -13,20 +14,16 @@ from __future__ import annotations
 import json
 import math
 import subprocess
-import sys
 from pathlib import Path
 
-from helpers.cli import LAUNCH, cli_env
+from helpers.cli import run_here
 
 ALPHA = 0.05
 N = 60
 
 
 def _ablation(cwd: Path, *args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-c", LAUNCH, *args], cwd=cwd, env=cli_env(), capture_output=True,
-        text=True, timeout=120, check=False,
-    )  # fmt: skip
+    return run_here(args, cwd=cwd)
 
 
 def _write(path: Path, passed: list[bool]) -> None:
