@@ -1,7 +1,8 @@
 """Results of LLM SDKs returned by a Python agent, read as an answer with its usage.
 
 A Python agent may return what its SDK gave it: an OpenAI ``ChatCompletion`` or ``Response``, an
-Anthropic ``Message``, or a pydantic-ai ``AgentRunResult`` (what ``Agent.run`` returns, so a
+Anthropic ``Message`` (or ``BetaMessage``, from ``client.beta.messages.create``), or a pydantic-ai
+``AgentRunResult`` (what ``Agent.run`` returns, so a
 pydantic-ai ``Agent`` is itself an agent: its ``run`` method is called with the task input), or
 the finished ``StreamedRunResult`` of ``Agent.run_stream`` or ``AgentRun`` of ``Agent.iter``
 (read as the ``AgentRunResult`` each settles into; one not finished is the trial's error). The
@@ -352,6 +353,7 @@ _FORMS: tuple[tuple[str, str, Callable[[Any], AgentOutput]], ...] = (
     ("openai.types.chat", "ChatCompletion", _chat_completion),
     ("openai.types.responses", "Response", _response),
     ("anthropic.types", "Message", _anthropic_message),
+    ("anthropic.types.beta", "BetaMessage", _anthropic_message),  # client.beta.messages.create
     ("pydantic_ai.run", "AgentRunResult", _pydantic_ai_run),
     ("pydantic_ai.agent", "AgentRunResult", _pydantic_ai_run),
     ("pydantic_ai.result", "StreamedRunResult", _settled),
