@@ -1,4 +1,5 @@
-"""``--sequential`` end to end through the real command line (subprocess, SQLite store).
+"""``--sequential`` end to end through the command line (SQLite store; the campaign that is
+killed runs in a subprocess, the others in this process).
 
 Suite: ``tests/helpers/slow_suite.py`` (200 tasks); ``candidate_c`` regresses 20 tasks and fixes
 none, so a sequential campaign stops early on "significant regression".
@@ -42,9 +43,9 @@ def _reference_stop(seed: int, candidates: int = 1) -> SequentialMonitor:
 def uninterrupted(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
     store = tmp_path_factory.mktemp("seq") / "runs.db"
     calls = tmp_path_factory.mktemp("calls")
-    proc = cli.run(
+    proc = cli.run_here(
         cli.run_args(store, candidates=["candidate_c"], extra=SEQ),
-        cli.cli_env(SLOW_AGENTS_COUNTER_DIR=calls),
+        {"SLOW_AGENTS_COUNTER_DIR": calls, "SLOW_SUITE_CHANGE": None},
     )
     assert proc.returncode == 2, proc.stderr
     report = json.loads(proc.stdout)
@@ -82,8 +83,8 @@ def test_kill_9_then_resume_stops_at_the_same_pair(
     assert proc.returncode == -signal.SIGKILL
     done = cli.stored_trials(store)
     assert done < 2 * uninterrupted["sequential"]["tasks_run"], "the kill must land before the stop"
-    resumed = cli.run(
-        cli.run_args(store, candidates=["candidate_c"], extra=[*SEQ, "--resume"]), cli.cli_env()
+    resumed = cli.run_here(  # the kill was the process's; the resume reads what it left
+        cli.run_args(store, candidates=["candidate_c"], extra=[*SEQ, "--resume"]), {"SLOW_SUITE_CHANGE": None}
     )
     assert resumed.returncode == 2, resumed.stderr
     report = json.loads(resumed.stdout)
