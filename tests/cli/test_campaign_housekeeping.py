@@ -10,7 +10,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from helpers.cli import REPO, cli_env, run, run_here
+from helpers.cli import REPO, run_here
 
 SUITE = "tests/helpers/slow_suite.py"
 AGENTS = "tests/helpers/slow_agents.py"
@@ -31,7 +31,7 @@ def _run(store: Path, candidate: str, *extra: str, env: dict[str, str] | None = 
 def test_list_shows_each_stored_campaign_with_its_verdict(tmp_path: Path) -> None:
     store = tmp_path / "runs.db"
     codes = [_run(store, f"{AGENTS}:candidate_b"), _run(store, f"{AGENTS}:candidate_c")]
-    done = run(["list", str(store), "--format", "json"], cli_env())
+    done = run_here(["list", str(store), "--format", "json"])
     assert done.returncode == 0, done.stderr
     rows = json.loads(done.stdout)
     with sqlite3.connect(store) as conn:  # the store itself, read independently
@@ -68,7 +68,8 @@ def test_cmd_agents_inherit_only_safe_and_named_variables(
     out = tmp_path / "env.json"
     agent = "cmd:" + shlex.join([sys.executable, str(REPO / "tests/helpers/env_agent.py"), str(out)])
     secrets = {"OPENAI_API_KEY": "sk-test", "GITHUB_TOKEN": "ghs-test", "LC_ALL": "C.UTF-8", "HOME": str(tmp_path)}
-    _run(tmp_path / "runs.db", agent, "--concurrency", "1", *flags, env=secrets)
+    # two tasks: each call of a cmd: agent starts an interpreter, and one shows the environment
+    _run(tmp_path / "runs.db", agent, "--concurrency", "1", *flags, env={**secrets, "SLOW_SUITE_TASKS": "2"})
     names = set(json.loads(out.read_text()))
     assert visible <= names
     hidden = {"OPENAI_API_KEY", "GITHUB_TOKEN"} - visible
