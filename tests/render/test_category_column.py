@@ -9,7 +9,7 @@ from __future__ import annotations
 import pytest
 
 from ablation import CampaignConfig, TaskResult, compare_results
-from ablation.render import render
+from ablation.render import plots, render
 
 
 def _report(categories: list[str]):  # type: ignore[no-untyped-def]
@@ -20,6 +20,13 @@ def _report(categories: list[str]):  # type: ignore[no-untyped-def]
         before.append(TaskResult(task_id=f"t{i}", arm="baseline", passed=x, category=cat))
         after.append(TaskResult(task_id=f"t{i}", arm="candidate", passed=y, category=cat))
     return compare_results(before, after, config=CampaignConfig(n_resamples=200))
+
+
+@pytest.fixture(autouse=True)
+def _no_plots(monkeypatch: pytest.MonkeyPatch) -> None:
+    """HTML pages without their plots: no test here reads them (their labels are glyph paths, not
+    text), and drawing them is most of a page's time."""
+    monkeypatch.setattr(plots, "report_plots", lambda report: [])
 
 
 def _regressions_part(text: str) -> str:

@@ -16,10 +16,17 @@ import pytest
 
 from ablation import AblationTask, AgentOutput, CampaignConfig, run_ablation_campaign
 from ablation.analysis.build import compare_results
-from ablation.render import render
+from ablation.render import plots, render
 from ablation.report import AblationReport
 
 N = 12
+
+
+@pytest.fixture(autouse=True)
+def _no_plots(monkeypatch: pytest.MonkeyPatch) -> None:
+    """HTML pages without their plots: no test here reads them (their labels are glyph paths, not
+    text), and drawing them is most of a page's time."""
+    monkeypatch.setattr(plots, "report_plots", lambda report: [])
 
 
 def _base(x: int) -> AgentOutput:

@@ -15,8 +15,15 @@ import pytest
 from ablation import TaskResult, compare_results
 from ablation.config import CampaignConfig
 from ablation.render import markdown as md
-from ablation.render import render
+from ablation.render import plots, render
 from ablation.render._sections import TABLE_CAP
+
+
+@pytest.fixture(autouse=True)
+def _no_plots(monkeypatch: pytest.MonkeyPatch) -> None:
+    """HTML pages without their plots: no test here reads them (their labels are glyph paths, not
+    text), and drawing them is most of a page's time."""
+    monkeypatch.setattr(plots, "report_plots", lambda report: [])
 
 
 @pytest.fixture(scope="module")

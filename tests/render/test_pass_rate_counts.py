@@ -17,7 +17,14 @@ from fractions import Fraction
 import pytest
 
 from ablation import AblationTask, CampaignConfig, run_ablation_campaign
-from ablation.render import render
+from ablation.render import plots, render
+
+
+@pytest.fixture(autouse=True)
+def _no_plots(monkeypatch: pytest.MonkeyPatch) -> None:
+    """HTML pages without their plots: no test here reads them (their labels are glyph paths, not
+    text), and drawing them is most of a page's time."""
+    monkeypatch.setattr(plots, "report_plots", lambda report: [])
 
 
 def _candidate_factory() -> Callable[[int], int]:
