@@ -45,6 +45,9 @@ AGENTS = (
 #: The decision word each status of the sequential non-inferiority gate stands for.
 WORD = {"pass": "NON-INFERIOR", "fail": "INFERIOR", "inconclusive": "INCONCLUSIVE"}
 
+#: One worker builds each module fixture (a command-line campaign, a sequential comparison) once.
+pytestmark = pytest.mark.xdist_group("sequential-render-words")
+
 
 def _kinds(n: int, b: int, c: int) -> list[str]:
     """``b`` regressions and ``c`` improvements spread evenly over ``n`` tasks."""
