@@ -1,10 +1,10 @@
 """``compare`` reads compressed inputs with bounded memory and names damaged archives.
 
 End to end through the command line, with the peak RSS of the ``ablation`` process
-(``helpers/rss.py``): a gzip bomb is refused by its ratio after 32 MiB of output, a large file by
-the size cap (``--max-input-bytes`` raises it), an ``.eval`` archive by the sizes its entries
-declare before inspect-ai reads them; a truncated ``.eval`` and a gzipped ``.eval.gz`` are named
-as what they are.
+(``helpers/rss.py``): a gzip bomb is refused by its ratio after 32 MiB of output, an ``.eval``
+archive by the sizes its entries declare before inspect-ai reads them. In process (no memory
+measured): a large file is refused by the size cap (``--max-input-bytes`` raises it); a truncated
+``.eval`` and a gzipped ``.eval.gz`` are named as what they are.
 """
 
 from __future__ import annotations
@@ -24,6 +24,9 @@ from helpers.rss import run_measured
 
 from ablation.errors import InputError
 
+#: One worker runs the module, so the small comparison of ``small`` is measured once.
+pytestmark = pytest.mark.xdist_group("faults-input-bombs")
+
 TOOLS = REPO / "tests" / "data" / "tools"
 MIB = 1024 * 1024
 
@@ -38,14 +41,26 @@ def _rows(n: int, seed: int = 1) -> bytes:
 
 
 def _bomb(path: Path, size: int) -> None:
-    """One JSONL row whose ``pad`` string is ``size`` bytes of ``a``, gzip-compressed."""
-    packer = zlib.compressobj(9, zlib.DEFLATED, 31)
+    """One JSONL row whose ``pad`` string is ``size`` bytes of ``a``, gzip-compressed (one member).
+
+    Each MiB of ``a`` is deflated once and its bytes repeated: every piece ends with a full flush
+    (no reference to earlier data, byte-aligned), so each MiB deflates to the same bytes, and
+    the stream is the one a compressor flushing every MiB writes (seconds of compression saved).
+    """
+    start, block, end = b'{"id": "t0", "passed": true, "pad": "', b"a" * MIB, b'"}\n'
+    packer = zlib.compressobj(9, zlib.DEFLATED, -15)  # raw deflate: the gzip frame is ours
+    head = packer.compress(start) + packer.flush(zlib.Z_FULL_FLUSH)
+    piece, again = (packer.compress(block) + packer.flush(zlib.Z_FULL_FLUSH) for _ in range(2))
+    assert again == piece, "a full flush did not make the pieces the same"
+    tail = packer.compress(end) + packer.flush()
+    crc = zlib.crc32(start)
+    for _ in range(size // MIB):
+        crc = zlib.crc32(block, crc)
+    crc, total = zlib.crc32(end, crc), len(start) + size // MIB * MIB + len(end)
     with path.open("wb") as fh:
-        fh.write(packer.compress(b'{"id": "t0", "passed": true, "pad": "'))
-        block = b"a" * MIB
-        for _ in range(size // MIB):
-            fh.write(packer.compress(block))
-        fh.write(packer.compress(b'"}\n') + packer.flush())
+        fh.write(b"\x1f\x8b\x08\x00\x00\x00\x00\x00\x02\xff" + head)  # gzip header, no name
+        fh.write(piece * (size // MIB))
+        fh.write(tail + struct.pack("<II", crc, total & 0xFFFFFFFF))
 
 
 def _compare(before: Path, after: Path, *extra: str):
@@ -85,20 +100,23 @@ def test_the_size_cap_names_its_flag_and_the_flag_raises_it(
     data = _rows(20_000)  # about 1.4 MiB that compresses about 3 times: no bomb
     path = tmp_path / "large.jsonl.gz"
     path.write_bytes(gzip.compress(data))
-    capped = _compare(small[0], path, "--max-input-bytes", str(len(data) // 2))
+    args = ["compare", str(small[0]), str(path), "--format", "json", "--max-input-bytes"]
+    capped = run_here([*args, str(len(data) // 2)])
     assert capped.returncode == 1
     [line] = capped.stderr.strip().splitlines()
     assert "large.jsonl.gz" in line and "--max-input-bytes" in line
-    raised = _compare(small[0], path, "--max-input-bytes", str(2 * len(data)))
+    raised = run_here([*args, str(2 * len(data))])
     assert raised.returncode in (0, 2), raised.stderr
     assert json.loads(raised.stdout)["n_paired"] == 50
 
 
-def _eval_with(entry: str, body: bytes, declared: int | None = None, crc: int | None = None) -> bytes:
-    """The fixture ``.eval`` with one more entry; ``declared`` patches its stated size (and
-    ``crc`` its checksum)."""
+def _eval_with(
+    entry: str, body: bytes, declared: int | None = None, crc: int | None = None, level: int = 6
+) -> bytes:
+    """The fixture ``.eval`` with one more entry, deflated at ``level``; ``declared`` patches its
+    stated size (and ``crc`` its checksum)."""
     out = io.BytesIO((TOOLS / "inspect_candidate.eval").read_bytes())  # a copy of a real archive
-    with zipfile.ZipFile(out, "a", zipfile.ZIP_DEFLATED) as archive:
+    with zipfile.ZipFile(out, "a", zipfile.ZIP_DEFLATED, compresslevel=level) as archive:
         archive.writestr(entry, body)
     data = bytearray(out.getvalue())
     if declared is not None:  # the local header (size at +22) and the central record (+24)
@@ -137,13 +155,17 @@ def test_eval_entries_are_checked_before_inspect_reads_them(
 def test_an_eval_entry_holding_more_than_it_declares_is_refused_unread(
     tmp_path: Path, small: tuple[Path, float]
 ) -> None:
-    """A 512 MiB entry (about 0.5 MB compressed) that declares its 2-byte head, checksum and all:
-    a reader asked for the whole entry (inspect-ai's json.load) inflated all of it (about 2 GiB
-    of peak memory per MB of file) before the zip reader cut it to the declared size."""
+    """A 128 MiB entry (about 0.5 MB compressed, at deflate's fastest level) that declares its
+    2-byte head, checksum and all: a reader asked for the whole entry (inspect-ai's json.load)
+    inflated all of it (at least its 128 MiB of peak memory, three times the bound below; about
+    2 GiB per MB of file at deflate's best level) before the zip reader cut it to the declared
+    size."""
     head = b"{}"
     path = tmp_path / "liar.eval"
-    body = head + b" " * (512 * MIB)
-    path.write_bytes(_eval_with("samples/liar_epoch_1.json", body, declared=len(head), crc=zlib.crc32(head)))
+    body = head + b" " * (128 * MIB)
+    path.write_bytes(_eval_with(
+        "samples/liar_epoch_1.json", body, declared=len(head), crc=zlib.crc32(head), level=1
+    ))  # fmt: skip
     measured = _compare(small[0], path)
     assert measured.returncode == 1
     [line] = measured.stderr.strip().splitlines()

@@ -18,6 +18,9 @@ from helpers.rss import run_measured
 
 from ablation.sources.text import MAX_BYTES, gunzip
 
+#: One worker runs the module, so the small comparison of ``small`` is measured once.
+pytestmark = pytest.mark.xdist_group("faults-input-size-bounds")
+
 MIB = 1024 * 1024
 
 
