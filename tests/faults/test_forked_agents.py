@@ -31,6 +31,12 @@ import asyncio, os, subprocess, sys, time
 
 OUT = os.environ["FORK_OUT"]
 TAG = os.environ["FORK_TAG"]
+HOLD = os.path.join(OUT, "hold")  # while it exists, the tasks after task 0 wait
+
+
+def _held():
+    while os.path.exists(HOLD):
+        time.sleep(0.01)
 
 
 def _note(kind):
@@ -43,11 +49,11 @@ def ok(x):
 
 
 def forks(x):
-    """Task 0 forks; parent and copy both return (the copy into ablation). Later tasks are slow."""
+    """Task 0 forks; parent and copy both return (the copy into ablation). Later tasks wait."""
     if x["n"] == 0 and os.fork() == 0:
         _note("copy")
     elif x["n"] > 0:
-        time.sleep(0.3)
+        _held()
     return 3 * x["n"]
 
 
@@ -55,17 +61,19 @@ async def forks_async(x):
     if x["n"] == 0 and os.fork() == 0:
         _note("copy")
     elif x["n"] > 0:
-        await asyncio.sleep(0.3)
+        while os.path.exists(HOLD):
+            await asyncio.sleep(0.01)
     return 3 * x["n"]
 
 
 def forks_and_sleeps(x):
-    """Task 0 forks a copy that sleeps inside the agent; every task is a little slow."""
+    """Task 0 forks a copy that sleeps inside the agent; later tasks wait."""
     if x["n"] == 0 and os.fork() == 0:
         _note("sleeper")
         time.sleep(600)
         os._exit(0)
-    time.sleep(0.05)
+    if x["n"] > 0:
+        _held()
     return 3 * x["n"]
 
 
@@ -94,11 +102,15 @@ def _pids(folder: Path, kind: str) -> list[int]:
     return [int(p.name.split("-")[1]) for p in folder.glob(f"{kind}-*")]
 
 
-def _setup(tmp_path: Path, tasks: int) -> tuple[Path, dict[str, str], str]:
+def _setup(tmp_path: Path, tasks: int, *, held: bool = False) -> tuple[Path, dict[str, str], str]:
+    """The agents, their environment and tag; ``held``: the tasks after task 0 wait until the
+    file ``out/hold`` is removed (the campaign runs until the test lets it end)."""
     agents = tmp_path / "agents.py"
     agents.write_text(_AGENTS)
     out = tmp_path / "out"
     out.mkdir()
+    if held:
+        (out / "hold").write_text("")
     tag = uuid.uuid4().hex
     env = cli_env(SLOW_SUITE_TASKS=str(tasks), FORK_OUT=out, FORK_TAG=tag)
     return agents, env, tag
@@ -114,7 +126,7 @@ def _args(agents: Path, candidate: str, store: Path, *extra: str) -> list[str]:
 @pytest.mark.slow
 @pytest.mark.parametrize("candidate", ["forks", "forks_async"])
 def test_a_forked_copy_ends_when_it_returns_into_ablation(tmp_path: Path, candidate: str) -> None:
-    agents, env, _ = _setup(tmp_path, tasks=12)
+    agents, env, _ = _setup(tmp_path, tasks=4, held=True)
     store = tmp_path / "runs.db"
     proc = start(_args(agents, candidate, store), env)
     try:
@@ -122,35 +134,39 @@ def test_a_forked_copy_ends_when_it_returns_into_ablation(tmp_path: Path, candid
         [copy] = _pids(tmp_path / "out", "copy")
         wait_until(lambda: not alive(copy), timeout=5)
         assert proc.poll() is None  # the copy ended on its own, before the campaign did
+        (tmp_path / "out" / "hold").unlink()  # the campaign may end now
         out, err = proc.communicate(timeout=60)
     finally:
         if proc.poll() is None:
             kill(proc)
     assert proc.returncode == 0, err
-    assert json.loads(out)["n_paired"] == 12
+    assert json.loads(out)["n_paired"] == 4
     with sqlite3.connect(store) as db:
         [(n, distinct)] = db.execute(
             "select count(*), count(distinct task_id || arm) from trials"
         ).fetchall()
-    assert n == distinct == 24  # the copy stored nothing
+    assert n == distinct == 8  # the copy stored nothing
 
 
 @pytest.mark.first
 @pytest.mark.slow
 def test_a_forked_copy_does_not_hold_the_lock_after_kill_9(tmp_path: Path) -> None:
-    agents, env, _ = _setup(tmp_path, tasks=60)
+    agents, env, _ = _setup(tmp_path, tasks=8, held=True)
     store = tmp_path / "runs.db"
     first = start(_args(agents, "forks_and_sleeps", store), env)
     sleepers: list[int] = []
     try:
-        wait_until(lambda: stored_trials(store) >= 6, timeout=60, proc=first)
+        # task 0's pair is stored; the candidate's task 1 waits (or its baseline runs first)
+        wait_until(lambda: stored_trials(store) >= 2, timeout=60, proc=first)
         sleepers = _pids(tmp_path / "out", "sleeper")
         assert sleepers and all(alive(p) for p in sleepers)
         first.kill()  # SIGKILL: no clean-up runs; the sleeping copy lives on (holding the pipes)
         first.wait(timeout=30)
+        assert 2 <= stored_trials(store) < 16  # stopped half-way
+        (tmp_path / "out" / "hold").unlink()  # the resumed tasks answer at once
         resumed = run(_args(agents, "forks_and_sleeps", store, "--resume"), env, timeout=120)
         assert resumed.returncode == 0, resumed.stderr
-        assert json.loads(resumed.stdout)["n_paired"] == 60
+        assert json.loads(resumed.stdout)["n_paired"] == 8
     finally:
         for pid in sleepers:
             with contextlib.suppress(ProcessLookupError):
