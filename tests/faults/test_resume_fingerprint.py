@@ -20,21 +20,24 @@ from ablation.agents import CommandAgent, HttpAgent
 from ablation.agents.fingerprint import agent_fingerprint
 from ablation.errors import ConfigError, ResumeMismatchError
 
+#: Each call sleeps ``FINGERPRINT_AGENT_SLEEP`` seconds: 0.03 in the campaign that is interrupted
+#: (so that it is stopped half-way), none in the resumes (the same source: the same fingerprint).
 AGENTS = '''
+import os
 import time
 
 
 def baseline(task):
-    time.sleep(0.03)
+    time.sleep(float(os.environ.get("FINGERPRINT_AGENT_SLEEP", "0")))
     return 3 * task["n"]
 
 
 def candidate(task):
-    time.sleep(0.03)
+    time.sleep(float(os.environ.get("FINGERPRINT_AGENT_SLEEP", "0")))
     return task["n"] * 3
 '''
 #: The environment of the in-process runs (:func:`helpers.cli.run_here`), as ``cli_env`` gives.
-HERE = {"SLOW_SUITE_TASKS": "80", "SLOW_SUITE_CHANGE": None}
+HERE = {"SLOW_SUITE_TASKS": "80", "SLOW_SUITE_CHANGE": None, "FINGERPRINT_AGENT_SLEEP": None}
 EDITED = AGENTS.replace('    return task["n"] * 3\n', '    return task["n"] * 3 + 1\n')
 
 
@@ -44,7 +47,7 @@ def _interrupted(tmp_path: Path) -> tuple[Path, list[str], int]:
     agents.write_text(AGENTS, encoding="utf-8")
     store = tmp_path / "runs.db"
     args = cli.run_args(store, agents=str(agents), extra=["--concurrency", "2"])
-    env = cli.cli_env(SLOW_SUITE_TASKS="80")
+    env = cli.cli_env(SLOW_SUITE_TASKS="80", FINGERPRINT_AGENT_SLEEP="0.03")
     proc = cli.start(args, env)
     try:
         cli.wait_until(lambda: cli.stored_trials(store) >= 6, timeout=60, proc=proc)
@@ -61,7 +64,7 @@ def _interrupted(tmp_path: Path) -> tuple[Path, list[str], int]:
 @pytest.mark.slow
 def test_resume_refuses_an_edited_agent_and_resumes_an_unchanged_one(tmp_path: Path) -> None:
     store, args, done = _interrupted(tmp_path)
-    env = cli.cli_env(SLOW_SUITE_TASKS="80")
+    env = cli.cli_env(SLOW_SUITE_TASKS="80", FINGERPRINT_AGENT_SLEEP=None)
     agents = tmp_path / "agents.py"
     agents.write_text(EDITED, encoding="utf-8")
 
