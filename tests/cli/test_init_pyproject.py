@@ -3,7 +3,9 @@
 References: ``tomllib`` (the standard library's TOML parser, which ``ablation run`` reads
 ``[tool.ablation]`` with) decides whether a pyproject.toml holds ``tool.ablation`` and whether the
 file still parses after ``init``, and supplies the line/column of a file that does not; ``bash``
-runs the printed next command as a user pastes it; ``shlex`` is not used to check its own output.
+runs the printed next command as a user pastes it (an ``ablation`` on ``PATH`` records the folder
+and the arguments bash gave it, and the command line runs them there, in this process); ``shlex``
+is not used to check its own output.
 """
 
 from __future__ import annotations
@@ -11,7 +13,6 @@ from __future__ import annotations
 import json
 import os
 import subprocess
-import sys
 import tomllib
 from pathlib import Path
 
@@ -156,19 +157,31 @@ def test_a_new_project_says_created_for_every_file(tmp_path: Path) -> None:
     assert not any(line.startswith(("appended", "left", "overwrote")) for line in result.stdout.splitlines())
 
 
+#: An ``ablation`` that writes the folder it was started in and its arguments, NUL-separated.
+RECORDER = """#!/bin/sh
+printf '%s\\0' "$(pwd)" "$@" > "$ABLATION_ARGV"
+"""
+
+
 @pytest.mark.parametrize("name", ["my evals", "it's $HOME; `x` & y", "-dash it"])
 def test_the_printed_command_runs_in_bash_from_the_parent_directory(tmp_path: Path, name: str) -> None:
     result = run_here(["init", "--", name], cwd=tmp_path)
     assert result.returncode == 0, result.stderr
     command = result.stdout.strip().splitlines()[-1].strip()
-    bin_dir = Path(sys.executable).parent
-    assert (bin_dir / "ablation").exists(), "the ablation console script is not installed (pip install -e .)"
-    env = {**os.environ, "PATH": f"{bin_dir}{os.pathsep}{os.environ.get('PATH', '')}"}
+    bin_dir, argv = tmp_path / "bin", tmp_path / "argv"
+    bin_dir.mkdir()
+    (bin_dir / "ablation").write_text(RECORDER)
+    (bin_dir / "ablation").chmod(0o755)
+    env = {**os.environ, "PATH": f"{bin_dir}{os.pathsep}{os.environ.get('PATH', '')}", "ABLATION_ARGV": str(argv)}
     proc = subprocess.run(
         ["bash", "-c", f"{command} --format json --no-progress"], cwd=tmp_path, env=env,
         capture_output=True, text=True, timeout=120, check=False,
     )  # fmt: skip
     assert proc.returncode == 0, proc.stderr
-    report = json.loads(proc.stdout)
+    folder, *args = argv.read_text().split("\0")[:-1]
+    assert Path(folder) == tmp_path / name  # bash started it in the project
+    done = run_here(args, cwd=Path(folder))
+    assert done.returncode == 0, done.stderr
+    report = json.loads(done.stdout)
     assert report["regressions"] and report["n_paired"] == 10
     assert (tmp_path / name / ".ablation").is_dir()  # the run happened inside the project
