@@ -26,6 +26,9 @@ from helpers.rss import run_measured
 
 from ablation.agents import AgentHttpError, AgentTimeoutError, HttpAgent
 
+#: One worker runs the module: the small campaign of ``small_peak`` is measured once.
+pytestmark = pytest.mark.xdist_group("faults-output-caps")
+
 MIB = 1024 * 1024
 BIG = 64 * MIB
 _BLOCK = b"z" * (64 * 1024)

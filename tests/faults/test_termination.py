@@ -17,7 +17,7 @@ import uuid
 from pathlib import Path
 
 import pytest
-from helpers.cli import campaigns, cli_env, interrupt, run, start, wait_until
+from helpers.cli import campaigns, cli_env, interrupt, run_here, start, wait_until
 from helpers.procs import processes_with_arg
 
 TAG = "ABLATION_TERMINATION_TEST_TAG"
@@ -90,7 +90,7 @@ def test_termination_interrupts_kills_command_agents_and_resumes(
     gate.unlink()  # the agents now answer at once
     hint = shlex.split(lines[0].split("Resume with:", 1)[1])
     assert hint[:2] == ["ablation", "run"]
-    resumed = run(hint[1:], env)
+    resumed = run_here(hint[1:], {"SLOW_SUITE_TASKS": "8", "SLOW_SUITE_CHANGE": None})  # no signal
     assert resumed.returncode == 0, resumed.stderr
     assert json.loads(resumed.stdout)["n_paired"] == 8
     assert campaigns(store) == [(campaign_id, "complete", 16)]
