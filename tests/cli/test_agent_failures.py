@@ -16,7 +16,7 @@ import socket
 from pathlib import Path
 
 import pytest
-from helpers.cli import cli_env, run, run_here
+from helpers.cli import run_here
 
 from ablation.cli import main
 
@@ -35,22 +35,16 @@ def _suite(tmp: Path) -> str:
     return str(path)
 
 
-def _run(
-    tmp: Path, candidate: str, *extra: str, baseline: str = "answer", fresh: bool = False
-) -> tuple[int, str, str]:
-    """``ablation run`` of the candidate against the baseline, in this process or, with
-    ``fresh``, in a new one (one case per test does so, the others skip the interpreter start)."""
+def _run(tmp: Path, candidate: str, *extra: str, baseline: str = "answer") -> tuple[int, str, str]:
+    """``ablation run`` of the candidate against the baseline, in this process (each run imports
+    the agents' file afresh, so an agent's module state starts empty every time)."""
     # A port bound but not listening refuses every connection, and no other process can take it
     # while the socket is held (a port merely closed again could be reused by a parallel test).
     with socket.socket() as closed:
         closed.bind(("127.0.0.1", 0))
         args = ["run", _suite(tmp), "--baseline", f"{AGENTS}:{baseline}", "--candidate",
                 f"{AGENTS}:{candidate}", "--no-store", "--no-progress", "--format", "json", *extra]
-        port = str(closed.getsockname()[1])
-        if fresh:
-            done = run(args, cli_env(CLOSED_PORT=port), timeout=120)
-        else:
-            done = run_here(args, {"CLOSED_PORT": port})
+        done = run_here(args, {"CLOSED_PORT": str(closed.getsockname()[1])})
     return done.returncode, done.stdout, done.stderr
 
 
@@ -89,7 +83,7 @@ def test_an_output_without_a_json_form_is_the_trials_error(tmp_path: Path, agent
     "urllib_down", "aiohttp_down",
 ])  # fmt: skip
 def test_a_down_service_is_a_broken_arm_one_line_exit_1(tmp_path: Path, agent: str) -> None:
-    code, out, err = _run(tmp_path, agent, fresh=agent == "httpx_down")
+    code, out, err = _run(tmp_path, agent)
     assert (code, out) == (1, ""), err
     lines = err.strip().splitlines()
     assert len(lines) == 1 and "candidate agent" in lines[0] and "is broken" in lines[0], err
@@ -104,7 +98,7 @@ def test_a_permanent_status_is_not_a_broken_arm(tmp_path: Path) -> None:
 
 @pytest.mark.slow
 def test_the_default_retries_retry_an_sdk_connection_error(tmp_path: Path) -> None:
-    code, out, err = _run(tmp_path, "flaky_connection", "--max-attempts", "2", fresh=True)
+    code, out, err = _run(tmp_path, "flaky_connection", "--max-attempts", "2")
     assert code == 0, err
     report = json.loads(out)
     assert report["candidate"]["passes"] == N_TASKS and report["candidate"]["errors"] == 0
