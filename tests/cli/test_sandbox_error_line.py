@@ -13,7 +13,7 @@ import shutil
 from pathlib import Path
 
 import pytest
-from helpers.cli import cli_env, run
+from helpers.cli import run_here
 
 SUITE = """
 from ablation import AblationTask
@@ -61,10 +61,10 @@ def test_a_sandbox_error_gets_one_line_with_its_cause_and_fix(
     (tmp_path / "suite.py").write_text(SUITE)
     (tmp_path / "agents.py").write_text("def right(task_input):\n    return 'x = 1\\n'\n")
     agent = f"{tmp_path / 'agents.py'}:right"
-    env = {**cli_env(), "PATH": os.pathsep.join([str(tools), os.environ.get("PATH", "")])}
     args = ["run", str(tmp_path / "suite.py"), "--baseline", agent, "--candidate", agent,
             "--no-progress", "--no-store", "--format", "json"]  # fmt: skip
-    proc = run(args, env, timeout=120)
+    # in this process: bwrap is looked up on PATH at each sandbox start, its probe cached by path
+    proc = run_here(args, {"PATH": os.pathsep.join([str(tools), os.environ.get("PATH", "")])})
     assert proc.returncode == 2, proc.stderr
     report = json.loads(proc.stdout)
     groups = report["errors"]["groups"]
