@@ -1,6 +1,6 @@
 """Fixtures shared by the viewer's browser tests: one demo store and one ``ablation view`` server
-per test worker (the modules share the ``view`` xdist group, so one worker builds them once), and
-one headless Chromium per module.
+per test worker (the modules share the ``view`` xdist group, so one worker builds them once), the
+same for the hunt store (tests/view/hunt_store.py), and one headless Chromium per module.
 
 The browser is closed at the end of each module: while Playwright's sync API is open, its event
 loop is the thread's running loop, and every later test of the worker that calls ``asyncio.run``
@@ -13,6 +13,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+import hunt_store
 import pytest
 import view_browser
 import view_demo
@@ -40,6 +41,20 @@ def campaigns(store: Path) -> dict[str, str]:
 def url(store: Path) -> Iterator[str]:
     """The URL of ``ablation view STORE``."""
     with view_browser.served(store) as address:
+        yield address
+
+
+@pytest.fixture(scope="session")
+def hunt_built(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
+    """The hunt store (hunt_store.py): ``path``, and ``ids`` (campaign ids by name)."""
+    path = tmp_path_factory.mktemp("hunt") / "runs.db"
+    return {"path": path, "ids": hunt_store.build(path)}
+
+
+@pytest.fixture(scope="session")
+def hunt_url(hunt_built: dict[str, Any]) -> Iterator[str]:
+    """The URL of ``ablation view`` on the hunt store."""
+    with view_browser.served(hunt_built["path"]) as address:
         yield address
 
 

@@ -12,14 +12,12 @@ import html
 import re
 import urllib.error
 import urllib.request
-from collections.abc import Iterator
 from html.parser import HTMLParser
 from typing import Any
 from urllib.parse import quote
 
 import hunt_store
 import pytest
-import view_browser
 
 from ablation.analysis.stored import report_stored_campaign
 from ablation.render._format import output_text
@@ -35,9 +33,9 @@ CSP = (
 
 
 @pytest.fixture(scope="module")
-def hunt(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
-    path = tmp_path_factory.mktemp("hunt") / "runs.db"
-    ids = hunt_store.build(path)
+def hunt(hunt_built: dict[str, Any]) -> dict[str, Any]:
+    """The worker's hunt store (tests/view/conftest.py), its reports and its trials."""
+    path, ids = hunt_built["path"], hunt_built["ids"]
     with RunStore(path, read_only=True) as store:
         reports = {name: report_stored_campaign(store, ids[name])[0]
                    for name in ("exclude", "sequential", "latency")}  # fmt: skip
@@ -46,9 +44,9 @@ def hunt(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
 
 
 @pytest.fixture(scope="module")
-def base(hunt: dict[str, Any]) -> Iterator[str]:
-    with view_browser.served(hunt["path"]) as address:
-        yield address
+def base(hunt_url: str) -> str:
+    """Its server (shared with test_viewer_layout_browser.py)."""
+    return hunt_url
 
 
 def get(url: str) -> tuple[int, dict[str, str], str]:

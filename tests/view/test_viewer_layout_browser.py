@@ -45,15 +45,15 @@ BROKEN_WORDS = """(short) => {
 
 
 @pytest.fixture(scope="module")
-def hunt(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
-    path = tmp_path_factory.mktemp("layout") / "runs.db"
-    return {"path": path, "ids": hunt_store.build(path)}
+def hunt(hunt_built: dict[str, Any]) -> dict[str, Any]:
+    """The hunt store of the worker (tests/view/conftest.py)."""
+    return hunt_built
 
 
 @pytest.fixture(scope="module")
-def base(hunt: dict[str, Any]) -> Iterator[str]:
-    with view_browser.served(hunt["path"]) as address:
-        yield address
+def base(hunt_url: str) -> str:
+    """Its server (shared with test_viewer_hunt_fixes.py)."""
+    return hunt_url
 
 
 @pytest.fixture(scope="module")
@@ -128,9 +128,13 @@ def test_a_first_load_asks_for_nothing_missing(
     load event: reported on the console, not as a page response)."""
     page = context.new_page()
     errors: list[str] = []
+    ended: list[str] = []  # the URLs of the page's requests that finished or failed
     page.on("console", lambda m: errors.append(m.text) if m.type == "error" else None)
     page.on("response", lambda r: errors.append(f"{r.status} {r.url}") if r.status >= 400 else None)
+    page.on("requestfinished", lambda r: ended.append(r.url))
+    page.on("requestfailed", lambda r: ended.append(r.url))
     for path in ("/", f"/campaign/{hunt['ids']['exclude']}"):
+        ended.clear()
         page.goto(base + path, wait_until="networkidle")
         icons = page.locator("link[rel~=icon]")
         assert icons.count() == 1
@@ -138,5 +142,10 @@ def test_a_first_load_asks_for_nothing_missing(
         assert href.startswith("/") and not href.startswith("//")
         icon = page.request.get(base + href)
         assert icon.status == 200 and icon.headers["content-type"].startswith("image/")
-        page.wait_for_timeout(1000)  # the icon request follows the load event
+        # The page's own icon request follows the load event: wait until it (or a request for
+        # the undeclared /favicon.ico) has ended, up to the second the check used to wait.
+        for _ in range(20):
+            if any(u == base + href or u.endswith("/favicon.ico") for u in ended):
+                break
+            page.wait_for_timeout(50)
     assert errors == []
