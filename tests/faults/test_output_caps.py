@@ -216,6 +216,7 @@ def test_an_endless_download_stops_at_the_cap_and_closes(server: str) -> None:
 
 
 def test_a_trickling_server_cannot_hold_the_call_past_its_timeout(server: str) -> None:
-    exc, took = _call(HttpAgent(f"{server}/trickle", timeout_s=1.0))
+    # a byte every 0.2 s: each read is quick, only a deadline on the whole call can end it
+    exc, took = _call(HttpAgent(f"{server}/trickle", timeout_s=0.5))
     assert isinstance(exc, AgentTimeoutError), exc
     assert took < 3.0

@@ -10,18 +10,19 @@ import sys
 from pathlib import Path
 
 import pytest
-from helpers.cli import LAUNCH, REPO, cli_env, run
+from helpers.cli import LAUNCH, REPO, cli_env, run_here
 
 AGENTS = "tests/helpers/hostile_agents.py"
 
 
 def _campaign(store: Path) -> None:
+    """A finished 4-task campaign in ``store``, run in this process."""
     args = [
         "run", "tests/helpers/slow_suite.py", "--baseline", f"{AGENTS}:ok",
         "--candidate", f"{AGENTS}:exit3", "--format", "json", "--no-progress",
         "--store", str(store),
     ]
-    proc = run(args, cli_env(SLOW_SUITE_TASKS="4", SLOW_AGENTS_SCALE="0"))
+    proc = run_here(args, {"SLOW_SUITE_TASKS": "4", "SLOW_AGENTS_SCALE": "0"})
     assert proc.returncode in (0, 2), proc.stderr
 
 
@@ -65,7 +66,8 @@ def test_one_resumer_at_a_time(tmp_path: Path) -> None:
     resumer = start(run_args(store, extra=["--concurrency", "1", "--resume"]), env)
     try:
         wait_until(lambda: stored_trials(store) >= 10, timeout=60)
-        second = run(run_args(store, extra=["--resume"]), env)
+        # in this process: the refusal is the lock's (the resumer holds it), not a signal's
+        second = run_here(run_args(store, extra=["--resume"]), {"SLOW_SUITE_TASKS": "200"})
         assert second.returncode == 1
         assert f"pid {resumer.pid}" in second.stderr, second.stderr
         assert len(second.stderr.strip().splitlines()) == 1
