@@ -14,15 +14,17 @@
 
 from __future__ import annotations
 
+import io
 import json
 import math
+import os
 import subprocess
 import sys
 from datetime import UTC, datetime
 from pathlib import Path
 
 import pytest
-from helpers.cli import LAUNCH, REPO, cli_env, run_here
+from helpers.cli import run_here
 
 from ablation import stats
 
@@ -43,11 +45,17 @@ def mixed(tmp_path: Path) -> tuple[Path, Path]:
 
 
 def _with_stdin(args: list[str], stdin: Path) -> subprocess.CompletedProcess[str]:
-    """``ablation ARGS < stdin`` in a subprocess."""
-    with stdin.open("rb") as fh:
-        done = subprocess.run([sys.executable, "-c", LAUNCH, *args], cwd=REPO, env=cli_env(), stdin=fh,
-                              capture_output=True, timeout=60, check=False)  # fmt: skip
-    return subprocess.CompletedProcess(done.args, done.returncode, done.stdout.decode(), done.stderr.decode())
+    """``cat stdin | ablation ARGS``, in this process: ``sys.stdin`` is a pipe holding the bytes of
+    ``stdin`` (which cannot be read twice, as a file could), restored afterwards."""
+    read, write = os.pipe()
+    os.write(write, stdin.read_bytes())  # a few lines: within the pipe's buffer
+    os.close(write)
+    saved = sys.stdin
+    with open(read, "rb") as raw, io.TextIOWrapper(raw) as sys.stdin:
+        try:
+            return run_here(args)
+        finally:
+            sys.stdin = saved
 
 
 def _last_line(done: subprocess.CompletedProcess[str]) -> str:
