@@ -1,9 +1,12 @@
 """Running at scale: sync agents on a Dask cluster, and progress reporting that costs nothing.
 
-The Dask tests start a real ``distributed.LocalCluster`` with two worker processes. The workers
-import the agents by name (``helpers.slow_agents``), so the ``tests`` directory is put on their
-``PYTHONPATH``; each agent call records its process id, which shows that the calls ran on the
-workers and not in the test process.
+The Dask tests run on a real ``distributed.LocalCluster`` with two worker processes: the command
+line's own (``--dask-local 2``), or, for the Python API tests, one cluster of
+:func:`dask_executor` shared by the module (each of those tests only runs campaigns on it, none
+stops a worker; a test that does has a cluster of its own, ``test_dask_worker_death.py``). The
+workers import the agents by name (``helpers.slow_agents``), so the ``tests`` directory is put on
+their ``PYTHONPATH``; each agent call records its process id, which shows that the calls ran on
+the workers and not in the test process.
 """
 
 from __future__ import annotations
@@ -15,6 +18,8 @@ import re
 import signal
 import subprocess
 import sys
+from collections.abc import Iterator
+from concurrent.futures import Executor
 from pathlib import Path
 from typing import Any
 
@@ -35,15 +40,52 @@ FAST = CampaignConfig(n_resamples=200, seed=7, timeout_s=60)
 ANSI = re.compile(r"\x1b\[[0-9;?]*[A-Za-z]")
 
 
-@pytest.fixture
-def worker_env(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> Path:
+def _set_worker_env(monkeypatch: pytest.MonkeyPatch, counter: Path) -> None:
     """Environment inherited by Dask workers: importable helpers, short sleeps, a call counter."""
     monkeypatch.setenv("PYTHONPATH", cli.cli_env()["PYTHONPATH"])
     monkeypatch.setenv("SLOW_AGENTS_SCALE", "0.2")
+    monkeypatch.setenv("SLOW_AGENTS_COUNTER_DIR", str(counter))
+
+
+@pytest.fixture
+def worker_env(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> Path:
+    """The workers' environment (:func:`_set_worker_env`) with this test's own call counter."""
     counter = tmp_path / "calls"
     counter.mkdir()
-    monkeypatch.setenv("SLOW_AGENTS_COUNTER_DIR", str(counter))
+    _set_worker_env(monkeypatch, counter)
     return counter
+
+
+@pytest.fixture(scope="module")
+def shared_cluster(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[Executor, Path]]:
+    """The executor of one ``dask_executor(local_workers=2)`` and the call counter of its workers.
+
+    The workers take their environment when they start, so it is set while the cluster starts
+    (and only then: the other tests of the module see their own).
+    """
+    from ablation.run.scaleout import dask_executor
+
+    counter = tmp_path_factory.mktemp("calls")
+    with pytest.MonkeyPatch.context() as monkeypatch:
+        _set_worker_env(monkeypatch, counter)
+        cluster = dask_executor(local_workers=2)
+        executor = cluster.__enter__()
+    try:
+        yield executor, counter
+    finally:
+        cluster.__exit__(None, None, None)
+
+
+@pytest.fixture
+def on_cluster(
+    shared_cluster: tuple[Executor, Path], monkeypatch: pytest.MonkeyPatch
+) -> tuple[Executor, Path]:
+    """The shared cluster with its call counter emptied; this process counts its calls there too."""
+    executor, counter = shared_cluster
+    for path in counter.iterdir():
+        path.unlink()
+    _set_worker_env(monkeypatch, counter)
+    return executor, counter
 
 
 def _stable(report: Any) -> Any:
@@ -54,9 +96,11 @@ def _stable(report: Any) -> Any:
 
 
 @pytest.mark.slow
-def test_dask_executor_gives_the_local_report(worker_env: Path, tmp_path: Path) -> None:
-    from ablation.run.scaleout import dask_executor
-
+@pytest.mark.xdist_group("run-scaleout-cluster")  # one worker starts the shared cluster
+def test_dask_executor_gives_the_local_report(
+    on_cluster: tuple[Executor, Path], tmp_path: Path
+) -> None:
+    executor, worker_env = on_cluster
     tasks = slow_suite.make_tasks(40)
     local = run_ablation_campaign(slow_agents.baseline, slow_agents.candidate, tasks, config=FAST)
     assert slow_agents.callers(worker_env, "baseline") == {os.getpid()}
@@ -64,11 +108,10 @@ def test_dask_executor_gives_the_local_report(worker_env: Path, tmp_path: Path) 
     (worker_env / "candidate.calls").unlink()
 
     info = CampaignRun()
-    with dask_executor(local_workers=2) as executor:
-        remote = run_ablation_campaign(
-            slow_agents.baseline, slow_agents.candidate, tasks, config=FAST,
-            store=tmp_path / "runs.db", executor=executor, run_info=info,
-        )  # fmt: skip
+    remote = run_ablation_campaign(
+        slow_agents.baseline, slow_agents.candidate, tasks, config=FAST,
+        store=tmp_path / "runs.db", executor=executor, run_info=info,
+    )  # fmt: skip
     assert _stable(remote) == _stable(local)
     assert remote.table.regressions == 4 and remote.table.improvements == 2
     assert remote.baseline.errors == remote.candidate.errors == 0
@@ -83,12 +126,19 @@ def test_dask_executor_gives_the_local_report(worker_env: Path, tmp_path: Path) 
 
 
 @pytest.mark.slow
-def test_dask_executor_ships_agents_loaded_by_path_after_it_opened(worker_env: Path) -> None:
+@pytest.mark.xdist_group("run-scaleout-cluster")
+def test_dask_executor_ships_agents_loaded_by_path_after_it_opened(
+    on_cluster: tuple[Executor, Path],
+) -> None:
+    """An agent loaded from a file after the executor opened reaches the workers. The executor is
+    :func:`dask_executor`'s for a scheduler address (``--dask-scheduler``): a client of its own on
+    the shared cluster, shut down through the Executor protocol."""
     from ablation.run.scaleout import dask_executor
     from ablation.sources.agent_specs import load_agent
 
+    shared, worker_env = on_cluster
     tasks = slow_suite.make_tasks(6)
-    with dask_executor(local_workers=1) as executor:
+    with dask_executor(scheduler=shared._client.scheduler.address) as executor:  # type: ignore[attr-defined]
         # Loaded while the cluster is up: the module is new to the executor.
         baseline = load_agent(f"{cli.REPO}/{cli.AGENTS}:baseline")
         candidate = load_agent(f"{cli.REPO}/{cli.AGENTS}:candidate")
@@ -102,40 +152,23 @@ def test_dask_executor_ships_agents_loaded_by_path_after_it_opened(worker_env: P
 @pytest.mark.first
 @pytest.mark.slow
 def test_cli_dask_local_end_to_end(worker_env: Path, tmp_path: Path) -> None:
+    """``--dask-local 2`` runs both arms on the two workers and gives the report of the same command
+    without Dask. The baseline is named by module (the workers import it); the candidate is a
+    ``file.py:name`` agent, whose module only the client has: it must reach the workers."""
     store = tmp_path / "runs.db"
-    args = cli.run_args(
-        store, agents="helpers.slow_agents", extra=["--dask-local", "2", "--seed", "7"]
-    )
-    env = cli.cli_env(SLOW_SUITE_TASKS="40")
-    proc = cli.start(args, env)
-    out, err = proc.communicate(timeout=120)
-    assert proc.returncode == 0, err
-    report = json.loads(out)
-    assert (report["table"]["regressions"], report["table"]["improvements"]) == (4, 2)
-    assert report["baseline"]["errors"] == report["candidate"]["errors"] == 0
-    workers = slow_agents.callers(worker_env, "baseline") | slow_agents.callers(
-        worker_env, "candidate"
-    )
-    assert proc.pid not in workers
-    assert len(workers) == 2
-    assert cli.campaigns(store)[0][1:] == ("complete", 80)
 
-    # the same campaign without Dask, in this process (the Dask run above is the real process)
-    local = cli.run_here(cli.run_args(tmp_path / "local.db", agents="helpers.slow_agents",
-                                      extra=["--seed", "7"]), {"SLOW_SUITE_TASKS": "40"})  # fmt: skip
-    assert local.returncode == 0, local.stderr
-    assert cli.stable(json.loads(local.stdout)) == cli.stable(report)
+    def args(store: Path, *extra: str) -> list[str]:
+        return [
+            "run", cli.SUITE, "--baseline", "helpers.slow_agents:baseline", "--candidate",
+            f"{cli.AGENTS}:candidate", "--store", str(store), "--concurrency", "8", "--no-progress",
+            "--format", "json", "--seed", "7", *extra,
+        ]  # fmt: skip
 
-
-@pytest.mark.slow
-def test_cli_dask_local_with_agents_given_by_path(worker_env: Path, tmp_path: Path) -> None:
-    """``file.py:name`` agents live in a module only the client has: they must reach the workers."""
-    env = cli.cli_env(SLOW_SUITE_TASKS="40")
     log = tmp_path / "stderr.txt"
-    args = cli.run_args(tmp_path / "runs.db", extra=["--dask-local", "2", "--seed", "7"])
     with log.open("w") as err_file:
         proc = subprocess.Popen(
-            [sys.executable, "-c", cli.LAUNCH, *args], cwd=cli.REPO, env=env,
+            [sys.executable, "-c", cli.LAUNCH, *args(store, "--dask-local", "2")], cwd=cli.REPO,
+            env=cli.cli_env(SLOW_SUITE_TASKS="40"),
             stdout=subprocess.PIPE, stderr=err_file, text=True, start_new_session=True,
         )  # fmt: skip
         try:
@@ -153,11 +186,17 @@ def test_cli_dask_local_with_agents_given_by_path(worker_env: Path, tmp_path: Pa
     report = json.loads(out)
     assert (report["table"]["regressions"], report["table"]["improvements"]) == (4, 2)
     assert report["baseline"]["errors"] == report["candidate"]["errors"] == 0
-    workers = slow_agents.callers(worker_env, "baseline") | slow_agents.callers(
-        worker_env, "candidate"
-    )
-    assert proc.pid not in workers
-    assert len(workers) == 2
+    by_module = slow_agents.callers(worker_env, "baseline")
+    by_path = slow_agents.callers(worker_env, "candidate")
+    assert proc.pid not in by_module | by_path
+    assert by_module and by_path  # each arm ran on the workers
+    assert len(by_module | by_path) == 2
+    assert cli.campaigns(store)[0][1:] == ("complete", 80)
+
+    # the same campaign without Dask, in this process (the Dask run above is the real process)
+    local = cli.run_here(args(tmp_path / "local.db"), {"SLOW_SUITE_TASKS": "40"})
+    assert local.returncode == 0, local.stderr
+    assert cli.stable(json.loads(local.stdout)) == cli.stable(report)
 
 
 # --------------------------------------------------------------------------- progress
