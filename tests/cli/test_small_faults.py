@@ -13,7 +13,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from helpers.cli import LAUNCH, REPO, cli_env, run, run_here
+from helpers.cli import LAUNCH, REPO, cli_env, run_here
 
 _SUITE = '''
 from ablation import AblationTask
@@ -40,7 +40,7 @@ def _suite(tmp_path: Path) -> list[str]:
 
 def test_report_keeps_the_expected_output_of_the_drilldowns(tmp_path: Path) -> None:
     store = tmp_path / "runs.db"
-    ran = run([*_suite(tmp_path), "--store", str(store), "--format", "json", "--details"], cli_env())
+    ran = run_here([*_suite(tmp_path), "--store", str(store), "--format", "json", "--details"])
     assert ran.returncode in (0, 2), ran.stderr
     again = run_here(["report", "--store", str(store), "--format", "json", "--details"])
     assert again.returncode == ran.returncode, again.stderr
