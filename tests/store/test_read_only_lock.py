@@ -6,6 +6,8 @@ and a Ctrl-C during the wait ends it at once. It never falls back to ``immutable
 
 from __future__ import annotations
 
+import contextlib
+import os
 import signal
 import subprocess
 import sys
@@ -17,7 +19,7 @@ from pathlib import Path
 from types import FrameType
 
 import pytest
-from helpers.cli import REPO, cli_env
+from helpers.cli import REPO, cli_env, run_here, wait_until
 
 from ablation.config import CampaignConfig
 from ablation.errors import StoreError
@@ -71,7 +73,7 @@ def _locked(path: Path, seconds: float) -> Iterator[subprocess.Popen[str]]:
 def test_a_lock_released_within_the_wait_reads_the_committed_data(tmp_path: Path) -> None:
     path = tmp_path / "runs.db"
     cid = _store(path)
-    with _locked(path, 1.0):
+    with _locked(path, 0.6):
         start = time.monotonic()
         with RunStore(path, read_only=True) as store:
             waited = time.monotonic() - start
@@ -92,17 +94,16 @@ def test_a_lock_held_past_the_wait_is_one_store_error(
         assert time.monotonic() - start < 3
 
 
-def test_the_cli_exits_1_with_one_line_on_a_lock_held_past_the_wait(tmp_path: Path) -> None:
+def test_the_cli_exits_1_with_one_line_on_a_lock_held_past_the_wait(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The command's answer, in this process (the lock is another process's)."""
     path = tmp_path / "runs.db"
     _store(path)
-    launch = ("import sys; from ablation.store import connection as c; "
-              "c.READ_ONLY_LOCK_WAIT_S = 0.5; from ablation.cli import main_entry; main_entry()")
+    monkeypatch.setattr(connection, "READ_ONLY_LOCK_WAIT_S", 0.5, raising=False)
     with _locked(path, 8.0):
         start = time.monotonic()
-        proc = subprocess.run(
-            [sys.executable, "-c", launch, "list", str(path)], cwd=REPO, env=cli_env(),
-            capture_output=True, text=True, timeout=60, check=False,
-        )  # fmt: skip
+        proc = run_here(["list", str(path)])
         assert time.monotonic() - start < 5
     assert proc.returncode == 1
     assert proc.stdout == ""
@@ -132,6 +133,17 @@ def test_a_keyboard_interrupt_ends_the_wait_at_once(tmp_path: Path) -> None:
         signal.signal(signal.SIGALRM, previous)
 
 
+def _has_open(pid: int, path: Path) -> bool:
+    """Whether process ``pid`` has ``path`` open (its ``/proc`` file descriptors)."""
+    folder, target = Path(f"/proc/{pid}/fd"), str(path.resolve())
+    with contextlib.suppress(OSError):
+        for fd in os.listdir(folder):
+            with contextlib.suppress(OSError):  # closed since the listing
+                if os.readlink(folder / fd) == target:
+                    return True
+    return False
+
+
 def test_ctrl_c_ends_ablation_list_waiting_for_a_lock(tmp_path: Path) -> None:
     path = tmp_path / "runs.db"
     _store(path)
@@ -144,7 +156,9 @@ def test_ctrl_c_ends_ablation_list_waiting_for_a_lock(tmp_path: Path) -> None:
             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
         )  # fmt: skip
         try:
-            time.sleep(2.5)  # started, and waiting for the lock
+            # started, and waiting for the lock: the store is open (one try), then a few tries
+            wait_until(lambda: _has_open(proc.pid, path), timeout=60, proc=proc)
+            time.sleep(0.3)
             assert proc.poll() is None
             proc.send_signal(signal.SIGINT)
             sent = time.monotonic()
