@@ -9,39 +9,28 @@ digests by SQL (``CAST(x'..' AS TEXT)``), and one trial's category of a third ca
 fourth stays whole. DESIGN.md section 9: ``ablation list`` and the viewer's campaign list, compare
 and suite history pages show the readable campaigns beside one line per damaged one, ``list``
 exiting 1, and the damaged campaign's own pages are a 404 naming it (and, for a trial, its arm
-and task).
+and task). The pages are read over HTTP from the viewer's app (Starlette's test client).
 """
 
 from __future__ import annotations
 
 import html
 import sqlite3
-import urllib.error
-import urllib.request
 from contextlib import closing
 from pathlib import Path
 from urllib.parse import quote
 
-import pytest
-import view_browser
+from starlette.testclient import TestClient
 
 from ablation import CampaignConfig
 from ablation.schema import TaskResult
 from ablation.store import RunStore
+from ablation.view.app import create_app
+from ablation.view.catalog import Catalog
 from tests.helpers.cli import run_here
-
-pytestmark = [pytest.mark.slow, pytest.mark.xdist_group("view")]
 
 SUITE = "a" * 64
 TASKS = [f"t{i}" for i in range(6)]
-
-
-def get(address: str) -> tuple[int, str]:
-    try:
-        with urllib.request.urlopen(address, timeout=30) as r:
-            return r.status, html.unescape(r.read().decode())
-    except urllib.error.HTTPError as exc:
-        return exc.code, html.unescape(exc.read().decode())
 
 
 def build(path: Path) -> dict[str, str]:
@@ -93,30 +82,35 @@ def test_text_that_is_not_utf8_is_one_line_naming_its_campaign(tmp_path: Path) -
         assert done.stderr.count(f"campaign {cid!r} cannot be read") == 1, done.stderr
         assert f"its {column} is not UTF-8 text" in done.stderr
 
-    with view_browser.served(store) as url:
+    with TestClient(create_app(Catalog(store)), raise_server_exceptions=False) as client:
+
+        def get(path: str) -> tuple[int, str]:
+            answer = client.get(path)
+            return answer.status_code, html.unescape(answer.text)
+
         for path in ("/", "/compare", f"/suite/{SUITE}"):
-            status, body = get(url + path)
+            status, body = get(path)
             assert status == 200, (path, body)
             for cid, column in broken.items():
                 assert body.count(f"run store {store}: campaign {cid!r} cannot be read") == 1, path
                 assert f"its {column} is not UTF-8 text" in body, path
                 assert f'href="/campaign/{quote(cid)}"' not in body, path
-        body = get(url + "/")[1]
+        body = get("/")[1]
         assert all(f'href="/campaign/{quote(cid)}"' in body for cid in listed)
-        assert f'href="/campaign/{quote(ids["whole"])}"' in get(f"{url}/suite/{SUITE}")[1]
-        status, body = get(f"{url}/compare")
+        assert f'href="/campaign/{quote(ids["whole"])}"' in get(f"/suite/{SUITE}")[1]
+        status, body = get("/compare")
         assert all(f'value="{cid}:candidate"' in body for cid in listed)
 
         for cid, column in broken.items():  # the damaged campaigns' own pages: a 404 naming them
             for path in (f"/campaign/{quote(cid)}", f"/campaign/{quote(cid)}/tasks",
                          f"/api/campaign/{quote(cid)}/progress"):  # fmt: skip
-                status, body = get(url + path)
+                status, body = get(path)
                 assert status == 404, (path, status)
                 assert f"campaign {cid!r}" in body.replace('\\"', '"'), path
                 assert f"its {column} is not UTF-8 text" in body, path
         cid = ids["trial"]  # a damaged trial: its campaign's pages name the campaign, arm and task
         for path in (f"/campaign/{quote(cid)}", f"/campaign/{quote(cid)}/task?id=t3"):
-            status, body = get(url + path)
+            status, body = get(path)
             assert status == 404, (path, status)
             assert f"campaign {cid!r}: the candidate trial of task 't3'" in body, path
             assert "its category is not UTF-8 text: 'k\\xff'" in body, path

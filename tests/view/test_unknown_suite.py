@@ -1,25 +1,23 @@
 """The viewer answers a suite no campaign ran with a 404, and ``ablation view`` names the flag of an
 address it cannot listen on.
 
-The store comes from a real ``ablation run``; the server is the real ``ablation view`` command
-(tests/view/view_browser.py), asked over HTTP.
+The store comes from a real ``ablation run``; the pages are asked over HTTP from the viewer's app
+(Starlette's test client), the addresses from the ``ablation view`` command line.
 """
 
 from __future__ import annotations
 
 import socket
-import urllib.error
-import urllib.request
 from pathlib import Path
 from urllib.parse import quote
 
 import pytest
-import view_browser
 from helpers.cli import run_here
+from starlette.testclient import TestClient
 
 from ablation.store import RunStore
-
-pytestmark = pytest.mark.slow
+from ablation.view.app import create_app
+from ablation.view.catalog import Catalog
 
 SUITE = """\
 from ablation import AblationTask
@@ -27,6 +25,8 @@ from ablation import AblationTask
 tasks = [AblationTask(task_id=f"t{i}", input_data={"n": i}, expected_output=2 * i) for i in range(4)]
 """
 AGENTS = "def doubles(task):\n    return 2 * task['n']\n"
+
+pytestmark = pytest.mark.xdist_group("unknown-suite")  # one worker runs the campaign once
 
 
 @pytest.fixture(scope="module")
@@ -43,23 +43,15 @@ def store(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return path
 
 
-def _get(url: str) -> tuple[int, str]:
-    try:
-        with urllib.request.urlopen(url, timeout=10) as response:
-            return response.status, response.read().decode()
-    except urllib.error.HTTPError as exc:
-        return exc.code, exc.read().decode()
-
-
 def test_an_unknown_suite_is_a_404_and_a_known_one_is_shown(store: Path) -> None:
     with RunStore(store, read_only=True) as s:
         [record] = s.list_campaigns()
-    with view_browser.served(store) as url:
-        status, body = _get(f"{url}/suite/zzz")
-        assert status == 404
-        assert "no campaign of suite &#x27;zzz&#x27; in this store" in body
-        status, body = _get(f"{url}/suite/{quote(record.suite_fingerprint)}")
-        assert status == 200 and record.campaign_id in body
+    with TestClient(create_app(Catalog(store))) as client:
+        answer = client.get("/suite/zzz")
+        assert answer.status_code == 404
+        assert "no campaign of suite &#x27;zzz&#x27; in this store" in answer.text
+        answer = client.get(f"/suite/{quote(record.suite_fingerprint)}")
+        assert answer.status_code == 200 and record.campaign_id in answer.text
 
 
 def _refused(store: Path, *flags: str) -> str:

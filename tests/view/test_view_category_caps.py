@@ -1,5 +1,5 @@
 """The viewer with many categories, and a category holding a task the pairing left out, over
-real HTTP against ``ablation view`` on a real store.
+HTTP against the viewer's app (Starlette's test client) on a real store.
 
 One campaign (``on_error="exclude"``): 1,000 one-task categories and a category ``multi`` of five
 tasks, one of which (``multi-err``) errors in the baseline, so the pairing leaves it out and the
@@ -12,21 +12,22 @@ from __future__ import annotations
 
 import html
 import re
-import urllib.request
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
-import view_browser
+from starlette.testclient import TestClient
 
 from ablation import CampaignConfig
 from ablation.analysis.stored import report_stored_campaign
 from ablation.schema import TaskResult
 from ablation.store import RunStore
+from ablation.view.app import create_app
+from ablation.view.catalog import Catalog
 from ablation.view.pages import LIST_CAP
 
-pytestmark = [pytest.mark.slow, pytest.mark.xdist_group("view")]
+pytestmark = pytest.mark.xdist_group("view-category-caps")  # one worker builds the store once
 
 SINGLES = 1000
 MULTI = [f"multi-{i}" for i in range(4)] + ["multi-err"]
@@ -68,14 +69,15 @@ def campaign(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
 
 
 @pytest.fixture(scope="module")
-def base(campaign: dict[str, Any]) -> Iterator[str]:
-    with view_browser.served(campaign["path"]) as address:
-        yield address
+def client(campaign: dict[str, Any]) -> Iterator[TestClient]:
+    with TestClient(create_app(Catalog(campaign["path"]))) as test_client:
+        yield test_client
 
 
-def get(url: str) -> str:
-    with urllib.request.urlopen(url) as r:
-        return r.read().decode()
+def get(client: TestClient, url: str) -> str:
+    answer = client.get(url)
+    assert answer.status_code == 200, (url, answer.status_code)
+    return answer.text
 
 
 def category_rows(page: str) -> list[tuple[str, str, int]]:
@@ -94,11 +96,11 @@ def count_line(page: str) -> str:
     return html.unescape(found.group(1))
 
 
-def test_campaign_page_caps_the_categories(base: str, campaign: dict[str, Any]) -> None:
+def test_campaign_page_caps_the_categories(client: TestClient, campaign: dict[str, Any]) -> None:
     report = campaign["report"]
     total = len(report.categories)
     assert total == SINGLES + 1  # the report keeps them all
-    page = get(f"{base}/campaign/{campaign['id']}")
+    page = get(client, f"/campaign/{campaign['id']}")
     rows = category_rows(page)
     assert len(rows) == LIST_CAP
     assert ("multi", 4) in [(name, n) for name, _, n in rows]  # the most tasks: shown
@@ -108,31 +110,31 @@ def test_campaign_page_caps_the_categories(base: str, campaign: dict[str, Any]) 
 
 
 def test_task_filter_is_bounded_and_takes_any_category(
-    base: str, campaign: dict[str, Any]
+    client: TestClient, campaign: dict[str, Any]
 ) -> None:
-    tasks = f"{base}/campaign/{campaign['id']}/tasks"
-    page = get(tasks)
+    tasks = f"/campaign/{campaign['id']}/tasks"
+    page = get(client, tasks)
     form = page[page.index('<form class="filters" id="task-filters"') :]
     form = form[: form.index("</form>")]
     assert form.count("<option") <= LIST_CAP + 10  # the show filter's options and the offered
     assert 'value="multi"' in form  # the category with the most tasks is offered
     last = f"c-{SINGLES - 1:04d}"  # not offered, still a filter
-    page = get(f"{tasks}?category={last}")
+    page = get(client, f"{tasks}?category={last}")
     assert count_line(page).startswith(f"1 of {SINGLES + len(MULTI)} tasks")
     assert f">t{SINGLES - 1:04d}</a>" in page
     assert f'name="category" list="category-list" value="{last}"' in page
 
 
-def test_category_count_agrees_with_its_task_list(base: str, campaign: dict[str, Any]) -> None:
-    page = get(f"{base}/campaign/{campaign['id']}")
+def test_category_count_agrees_with_its_task_list(client: TestClient, campaign: dict[str, Any]) -> None:
+    page = get(client, f"/campaign/{campaign['id']}")
     rows = {name: (href, n) for name, href, n in category_rows(page)}
     href, n = rows["multi"]
     assert n == 4 == next(c.n for c in campaign["report"].categories if c.category == "multi")
-    listed = get(base + href)
+    listed = get(client, href)
     assert count_line(listed).startswith(f"{n} of ")  # the link lists the row's tasks
     assert "multi-err" not in listed
     assert "Paired tasks: the tasks of the category the report pairs" in page
-    every = get(f"{base}/campaign/{campaign['id']}/tasks?category=multi")
+    every = get(client, f"/campaign/{campaign['id']}/tasks?category=multi")
     assert count_line(every).startswith(f"{len(MULTI)} of {SINGLES + len(MULTI)} tasks: "
                                         f"4 paired, 1 left out of the pairing")  # fmt: skip
     assert ">multi-err</a>" in every

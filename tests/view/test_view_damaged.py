@@ -4,22 +4,23 @@ campaign itself is a 404 naming the damage (docs/DESIGN.md: "the viewer's campai
 the readable campaigns beside that line").
 
 The store is a copy of the demo store (tests/view/view_demo.py: real campaigns), whose oldest
-campaign is then damaged by hand with SQL, and ``ablation view`` serves it over HTTP.
+campaign is then damaged by hand with SQL, and the viewer's app serves it over HTTP (Starlette's
+test client, in this process).
 """
 
 from __future__ import annotations
 
 import html
 import sqlite3
-import urllib.error
-import urllib.request
 from pathlib import Path
 from urllib.parse import quote
 
 import pytest
-import view_browser
+from starlette.testclient import TestClient
 
 from ablation.store import RunStore
+from ablation.view.app import create_app
+from ablation.view.catalog import Catalog
 
 pytestmark = [pytest.mark.slow, pytest.mark.xdist_group("view")]
 
@@ -29,12 +30,6 @@ DAMAGE = {
 }
 
 
-def get(address: str) -> tuple[int, str]:
-    try:
-        with urllib.request.urlopen(address) as r:
-            return r.status, r.read().decode()
-    except urllib.error.HTTPError as exc:
-        return exc.code, exc.read().decode()
 
 
 def damaged_copy(store: Path, target: Path, sql: str) -> tuple[str, list[str], list[str], str]:
@@ -61,21 +56,25 @@ def test_a_damaged_campaign_is_one_line_beside_the_others(
     tmp_path: Path, store: Path, damage: str
 ) -> None:
     bad, good, same_suite, suite = damaged_copy(store, tmp_path / "runs.db", DAMAGE[damage])
-    with view_browser.served(tmp_path / "runs.db") as url:
+    with TestClient(create_app(Catalog(tmp_path / "runs.db")), raise_server_exceptions=False) as client:
+
+        def get(path: str) -> tuple[int, str]:
+            answer = client.get(path)
+            return answer.status_code, answer.text
         for path in ("/", "/compare", f"/suite/{suite}",
                      f"/compare?baseline={quote(good[-1])}:baseline&candidate={quote(good[-1])}"):
-            status, body = get(url + path)
+            status, body = get(path)
             assert status == 200, (path, body)
             text = html.unescape(body)
             assert text.count(f"campaign {bad!r}") == 1, path  # named once, on its error line
             assert "cannot be read" in text
-        status, body = get(url + "/")
+        status, body = get("/")
         for cid in good:
             assert f'href="/campaign/{quote(cid)}"' in body
         assert f'href="/campaign/{quote(bad)}"' not in body
-        status, body = get(f"{url}/compare")
+        status, body = get("/compare")
         assert f'value="{good[-1]}:candidate"' in body and f'value="{bad}:' not in body
-        status, body = get(f"{url}/suite/{suite}")
+        status, body = get(f"/suite/{suite}")
         assert body.count('class="point"') == len(same_suite)
         for cid in same_suite:
             assert f'href="/campaign/{quote(cid)}"' in body
@@ -84,10 +83,10 @@ def test_a_damaged_campaign_is_one_line_beside_the_others(
         for path in (f"/campaign/{quote(bad)}", f"/campaign/{quote(bad)}/tasks",
                      f"/campaign/{quote(bad)}/task?id=t01",
                      f"/api/campaign/{quote(bad)}/progress"):  # fmt: skip
-            status, body = get(url + path)
+            status, body = get(path)
             assert 400 <= status < 500, (path, status)
             assert f"campaign {bad!r}" in html.unescape(body).replace('\\"', '"'), path
             assert "cannot be read" in body, path
         # comparing with the damaged campaign names the damage under the form, a 404 as its pages
-        status, body = get(f"{url}/compare?baseline={quote(bad)}:baseline&candidate={quote(good[-1])}")
+        status, body = get(f"/compare?baseline={quote(bad)}:baseline&candidate={quote(good[-1])}")
         assert status == 404 and 'id="compare-error"' in body and "cannot be read" in body
