@@ -1,8 +1,9 @@
 """Campaigns with a run store: retries kept as data, and a stored baseline reused by candidates.
 
 Through the Python API (:func:`ablation.run_ablation_campaign` with ``store=``) and through the
-command line (``--candidate A --candidate B``, ``--reuse-baseline``). Agent calls are counted
-in-process by closures, and across processes by the file counter of ``helpers.slow_agents``.
+command line (``--candidate A --candidate B``, ``--reuse-baseline``; run in this process, no
+process behaviour is checked). Agent calls are counted by closures, and for the command line by the
+file counter of ``helpers.slow_agents``.
 """
 
 from __future__ import annotations
@@ -222,12 +223,12 @@ def test_reusing_a_baseline_from_another_suite_is_refused(tmp_path: Path) -> Non
         assert len(s.list_campaigns()) == 1  # a refused reuse leaves nothing behind
 
 
-@pytest.mark.slow
 def test_cli_several_candidates_share_one_baseline_run(tmp_path: Path) -> None:
     store, counter = tmp_path / "runs.db", tmp_path / "calls"
     counter.mkdir()
-    env = cli.cli_env(SLOW_AGENTS_SCALE="0", SLOW_SUITE_TASKS="40", SLOW_AGENTS_COUNTER_DIR=counter)
-    proc = cli.run(cli.run_args(store, candidates=("candidate", "candidate_b")), env)
+    here = {"SLOW_AGENTS_SCALE": "0", "SLOW_SUITE_TASKS": "40", "SLOW_AGENTS_COUNTER_DIR": counter,
+            "SLOW_SUITE_CHANGE": None}  # every run below: the command in this process
+    proc = cli.run_here(cli.run_args(store, candidates=("candidate", "candidate_b")), here)
     assert proc.returncode == 0, proc.stderr
     assert {a: slow_agents.calls(counter, a) for a in ("baseline", "candidate", "candidate_b")} == {
         "baseline": 40, "candidate": 40, "candidate_b": 40,
@@ -250,8 +251,6 @@ def test_cli_several_candidates_share_one_baseline_run(tmp_path: Path) -> None:
     assert [status for _, status, _ in cli.campaigns(store)] == ["complete", "complete"]
 
     # A later run reuses the stored baseline by id: the baseline agent is not called again.
-    here = {"SLOW_AGENTS_SCALE": "0", "SLOW_SUITE_TASKS": "40", "SLOW_AGENTS_COUNTER_DIR": counter,
-            "SLOW_SUITE_CHANGE": None}  # the runs below: the same command in this process
     again = cli.run_here(
         cli.run_args(store, candidates=("candidate_c",), extra=["--reuse-baseline", first_id]), here
     )
