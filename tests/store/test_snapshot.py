@@ -169,7 +169,7 @@ def test_ids_keep_python_order_with_unicode_and_trailing_nul(tmp_path: Path) -> 
 
 
 def test_imported_campaigns_read_back(tmp_path: Path) -> None:
-    baseline, candidate = campaign(11, 1200)
+    baseline, candidate = campaign(11, 300)
     with RunStore(tmp_path / "a.db") as store:
         cid = _new(store)
         store.append_many(cid, baseline + candidate)
@@ -207,7 +207,7 @@ def _report_json(store: RunStore, cid: str | None = None) -> dict[str, Any]:
 
 def test_a_schema_4_store_is_read_from_rows_then_migrated(tmp_path: Path) -> None:
     path = tmp_path / "runs.db"
-    baseline, candidate = campaign(21, 300)
+    baseline, candidate = campaign(21, 120)
     with RunStore(path) as store:
         cid = _new(store)
         store.append_many(cid, baseline + candidate)
@@ -230,7 +230,7 @@ def test_a_schema_4_store_is_read_from_rows_then_migrated(tmp_path: Path) -> Non
 
 @pytest.mark.parametrize("seed", [0, 1, 2])
 def test_a_report_from_snapshots_equals_the_object_path(tmp_path: Path, seed: int) -> None:
-    baseline, candidate = campaign(seed, 1000)
+    baseline, candidate = campaign(seed, 400)  # ~1250 trials: 13 batches
     trials: list[TaskResult] = baseline + candidate
     random.Random(seed).shuffle(trials)
     config = CampaignConfig(n_resamples=300, seed=seed)
