@@ -6,8 +6,8 @@ shown unknown, never 0, and a cost some trials did not state says how many were 
 The campaign is a real run (:func:`run_ablation_campaign`): the baseline states its usage and a
 cost on every task; the candidate's usage leaves its input tokens unknown and it states a cost on
 even tasks only. The reference is the real command's JSON (``ablation report --store S --format
-json``, in a subprocess; a campaign's two arms compared give its report's figures, DESIGN.md); the
-pages are read over HTTP (Starlette's test client).
+json``, the command line run in this process; a campaign's two arms compared give its report's
+figures, DESIGN.md); the pages are read over HTTP (Starlette's test client).
 """
 
 from __future__ import annotations
@@ -15,11 +15,11 @@ from __future__ import annotations
 import html
 import json
 import re
-import subprocess
-import sys
+from pathlib import Path
 from typing import Any
 
 import pytest
+from helpers.cli import run_here
 from starlette.testclient import TestClient
 
 from ablation import AblationTask, AgentOutput, CampaignConfig, run_ablation_campaign
@@ -27,7 +27,7 @@ from ablation.outputs import TrialUsage
 from ablation.view.app import create_app
 from ablation.view.catalog import Catalog
 
-pytestmark = pytest.mark.xdist_group("campaign-metrics")  # one worker builds each arm store once
+pytestmark = pytest.mark.xdist_group("campaign-metrics")  # one worker builds the store once
 
 TASKS = [AblationTask(task_id=f"t{i:02d}", input_data={"n": i}, expected_output=2 * i) for i in range(12)]
 
@@ -53,24 +53,27 @@ def _rows(page: str, tid: str) -> dict[str, list[str]]:
     return {row[0]: row for row in text}
 
 
-@pytest.fixture(scope="module", params=["campaign", "compare"])
-def shown(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory) -> tuple[str, dict[str, Any]]:
+@pytest.fixture(scope="module")
+def stored(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, str, dict[str, Any]]:
+    """The store of the campaign, its id and ``ablation report --format json`` of it."""
     path = tmp_path_factory.mktemp("metrics") / "runs.db"
     report = run_ablation_campaign(baseline, candidate, TASKS, config=CampaignConfig(n_resamples=100), store=path)
-    cid = report.provenance.campaign_id
-    done = subprocess.run(
-        [sys.executable, "-c", "from ablation.cli import main_entry; main_entry()", "report", str(cid),
-         "--store", str(path), "--format", "json"],
-        capture_output=True, text=True, check=False,
-    )  # fmt: skip
+    cid = str(report.provenance.campaign_id)
+    done = run_here(["report", cid, "--store", str(path), "--format", "json"])
     assert done.stdout, done.stderr
+    return path, cid, json.loads(done.stdout)
+
+
+@pytest.fixture(scope="module", params=["campaign", "compare"])
+def shown(request: pytest.FixtureRequest, stored: tuple[Path, str, dict[str, Any]]) -> tuple[str, dict[str, Any]]:
+    path, cid, report = stored
     with TestClient(create_app(Catalog(path))) as client:
         if request.param == "campaign":
             page = client.get(f"/campaign/{cid}")
         else:
             page = client.get("/compare", params={"baseline": f"{cid}:baseline", "candidate": f"{cid}:candidate"})
     assert page.status_code == 200
-    return page.text, json.loads(done.stdout)
+    return page.text, report
 
 
 def test_paired_metrics_are_the_reports(shown: tuple[str, dict[str, Any]]) -> None:

@@ -1,7 +1,8 @@
 """Every page that names a campaign, an arm or a task the store does not hold is a 404 with the
 viewer's readable page (the compare pages keep their form and error line), on a real store read
 through the ASGI app; and a task left out of the pairing without a category is in the category
-the report (``ablation report --format json``, run as a process) gives its paired tasks.
+the report (``ablation report --format json``, the command line run in this process) gives its
+paired tasks.
 """
 
 from __future__ import annotations
@@ -9,12 +10,11 @@ from __future__ import annotations
 import html
 import json
 import re
-import subprocess
-import sys
 from pathlib import Path
 from urllib.parse import quote
 
 import pytest
+from helpers.cli import run_here
 from starlette.testclient import TestClient
 
 from ablation import CampaignConfig
@@ -106,12 +106,9 @@ def test_known_pages_stay_200_and_arms_of_two_suites_are_a_422(stored: tuple[Pat
 
 
 def _report_categories(path: Path, cid: str) -> set[str]:
-    """The category names of ``ablation report --format json``, run as a process."""
-    done = subprocess.run(
-        [sys.executable, "-c", "from ablation.cli import main_entry; main_entry()", "report", cid,
-         "--store", str(path), "--format", "json"],
-        capture_output=True, text=True, check=False,
-    )  # fmt: skip
+    """The category names of ``ablation report --format json`` (the command line, in this
+    process)."""
+    done = run_here(["report", cid, "--store", str(path), "--format", "json"])
     assert done.returncode in (0, 2), done.stderr
     report = json.loads(done.stdout)
     assert [e["task_id"] for e in report["excluded"]] == [SOLO]

@@ -9,8 +9,6 @@ from __future__ import annotations
 
 import html
 import json
-import subprocess
-import sys
 import urllib.request
 from collections.abc import Iterator
 from pathlib import Path
@@ -19,6 +17,7 @@ from typing import Any
 import pytest
 import view_browser
 import view_demo
+from helpers.cli import run_here
 
 from ablation.store import RunStore
 
@@ -37,10 +36,8 @@ def page(browser: Any) -> Iterator[Any]:
 
 
 def cli_json(*args: str) -> dict[str, Any]:
-    proc = subprocess.run(
-        [sys.executable, "-c", "from ablation.cli import main_entry; main_entry()", *args,
-         "--format", "json"], capture_output=True, text=True, check=False,
-    )  # fmt: skip
+    """What ``ablation ARGS --format json`` prints (the command line, run in this process)."""
+    proc = run_here([*args, "--format", "json"])
     assert proc.returncode in (0, 2), proc.stderr
     return json.loads(proc.stdout)  # type: ignore[no-any-return]
 

@@ -19,6 +19,7 @@ from urllib.parse import quote
 
 import pytest
 import view_demo
+from helpers.cli import run_here
 
 pytestmark = [pytest.mark.slow, pytest.mark.xdist_group("view")]
 
@@ -97,10 +98,7 @@ def test_non_loopback_host_is_announced(tmp_path: Path, store: Path) -> None:
 
 
 def test_missing_store_is_one_line(tmp_path: Path) -> None:
-    proc = subprocess.run(
-        [sys.executable, "-c", "from ablation.cli import main_entry; main_entry()", "view",
-         str(tmp_path / "none.db"), "--no-browser"], capture_output=True, text=True, check=False,
-    )  # fmt: skip
+    proc = run_here(["view", str(tmp_path / "none.db"), "--no-browser"])
     assert proc.returncode == 1
     assert proc.stderr.strip().splitlines() == [
         f"ablation: error: {tmp_path / 'none.db'}: no run store here (run a campaign first, or "
