@@ -13,9 +13,9 @@ from __future__ import annotations
 
 import json
 import sqlite3
-import subprocess
-import sys
 from pathlib import Path
+
+from helpers.cli import run_here
 
 from ablation import run_ablation_campaign
 from ablation.schema import AblationTask
@@ -34,11 +34,7 @@ def test_a_task_added_to_the_digests_is_missing_in_the_report(tmp_path: Path) ->
         assert conn.execute("SELECT COUNT(*) FROM arm_snapshots WHERE tasks_match = 1").fetchone() == (2,)
         digests = {**json.loads(raw), "t9": "0123456789abcdef"}
         conn.execute("UPDATE campaigns SET task_digests_json = ? WHERE id = ?", (json.dumps(digests), cid))
-    done = subprocess.run(
-        [sys.executable, "-c", "from ablation.cli import main_entry; main_entry()", "report", cid,
-         "--store", str(store), "--format", "json"],
-        capture_output=True, text=True, check=False,
-    )  # fmt: skip
+    done = run_here(["report", cid, "--store", str(store), "--format", "json"])
     report = json.loads(done.stdout)
     gate = next(g for g in report["gates"] if g["name"] == "complete comparison")
     assert gate["status"] == "fail" and "t9" in gate["tasks"], gate

@@ -4,9 +4,10 @@
 the lock file's pid does not fit, or the row does not: both used to leave the lock file beside the
 store (the first as a bare ``OSError`` naming nothing), and within one process the lock stayed
 held. The disk is made full three ways: a real ``RLIMIT_FSIZE`` on a real ``ablation run``
-process (SQLite gets ``EFBIG`` writing the row's ~240 kB of task digests), and, in process, the
-lock's write and the row's (or a reused baseline's) insert failing as the system and SQLite fail
-them.
+process (SQLite gets ``EFBIG`` writing the row's task digests: 1000 tasks whose ids are 100
+characters long, so that the run that follows with room again is 2000 trials), and, in process,
+the lock's write and the row's (or a reused baseline's) insert failing as the system and SQLite
+fail them.
 """
 
 from __future__ import annotations
@@ -23,6 +24,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from helpers.cli import run_here
 
 from ablation import AblationTask, CampaignRun, run_ablation_campaign
 from ablation.config import CampaignConfig
@@ -37,7 +39,8 @@ ARGS = ["run", "suite.jsonl", "--baseline", "agents.py:baseline", "--candidate",
 
 def _project(tmp_path: Path) -> None:
     (tmp_path / "suite.jsonl").write_text("".join(
-        json.dumps({"task_id": f"t{i}", "input_data": i, "expected_output": i}) + "\n" for i in range(3000)
+        json.dumps({"task_id": f"t{i:04d}-{'x' * 95}", "input_data": i, "expected_output": i}) + "\n"
+        for i in range(1000)
     ))  # fmt: skip
     (tmp_path / "agents.py").write_text("def baseline(x):\n    return x\n\n\ndef candidate(x):\n    return x\n")
     RunStore(tmp_path / "s.db").close()
@@ -48,11 +51,11 @@ def _capped() -> None:
     resource.setrlimit(resource.RLIMIT_FSIZE, (LIMIT, LIMIT))
 
 
-def _ablation(tmp_path: Path, capped: bool) -> subprocess.CompletedProcess[str]:
+def _capped_ablation(tmp_path: Path) -> subprocess.CompletedProcess[str]:
+    """``ablation ARGS`` in a process whose files may not grow past :data:`LIMIT`."""
     return subprocess.run(
         [sys.executable, "-c", "from ablation.cli import main_entry; main_entry()", *ARGS],
-        capture_output=True, text=True, cwd=tmp_path, preexec_fn=_capped if capped else None,
-        timeout=120, check=False,
+        capture_output=True, text=True, cwd=tmp_path, preexec_fn=_capped, timeout=120, check=False,
     )  # fmt: skip
 
 
@@ -62,14 +65,14 @@ def _locks(tmp_path: Path) -> list[str]:
 
 def test_a_real_file_size_limit_at_creation_leaves_no_lock_and_no_campaign(tmp_path: Path) -> None:
     _project(tmp_path)
-    done = _ablation(tmp_path, capped=True)
+    done = _capped_ablation(tmp_path)
     assert done.returncode == 1, done.stderr
     [line] = done.stderr.strip().splitlines()
     assert line.startswith(f"ablation: error: run store {tmp_path / 's.db'}: cannot create a campaign: "), line
     assert _locks(tmp_path) == []
     with sqlite3.connect(tmp_path / "s.db") as conn:
         assert conn.execute("SELECT COUNT(*) FROM campaigns").fetchone() == (0,)
-    again = _ablation(tmp_path, capped=False)  # the disk has room again: the next run is whole
+    again = run_here(ARGS, cwd=tmp_path)  # the disk has room again: the next run is whole
     assert again.returncode == 0, again.stderr
     assert _locks(tmp_path) == []
 
