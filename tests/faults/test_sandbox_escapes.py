@@ -20,7 +20,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from helpers.cli import LAUNCH, REPO, TESTS, cli_env, kill, run, start, wait_until
+from helpers.cli import LAUNCH, REPO, TESTS, cli_env, kill, run, run_here, start, wait_until
 from helpers.matrix_agents import HONEST_CODE, HOSTILE_CODE, escape_code, escape_sleep_arg
 from helpers.procs import alive, processes_with_arg
 
@@ -169,10 +169,10 @@ def test_without_bubblewrap_every_trial_is_an_error_and_the_run_fails(tmp_path: 
     (tmp_path / "suite.py").write_text(CODE_SUITE)
     (tmp_path / "agents.py").write_text("def right(task_input):\n    return 'x = 1\\n'\n")
     agent = f"{tmp_path / 'agents.py'}:right"
-    env = {**cli_env(), "PATH": str(tmp_path / "no-tools")}
+    env = {"PATH": str(tmp_path / "no-tools")}  # in this process: no signal or exit is checked
     args = ["run", str(tmp_path / "suite.py"), "--baseline", agent, "--candidate", agent,
             "--no-progress", "--no-store", "--format", "json"]  # fmt: skip
-    proc = run(args, env, timeout=120)
+    proc = run_here(args, env)
     assert proc.returncode == 2, proc.stderr
     report = json.loads(proc.stdout)
     assert report["verdict"] == "fail"
@@ -185,7 +185,7 @@ def test_without_bubblewrap_every_trial_is_an_error_and_the_run_fails(tmp_path: 
     lines = [line for line in proc.stderr.splitlines() if line.startswith("ablation: error:")]
     assert len(lines) == 1 and "install bubblewrap" in lines[0] and "--sandbox process" in lines[0]
     # The weaker confinement, opted into, runs the code and says so in the provenance.
-    proc = run([*args, "--sandbox", "process"], env, timeout=120)
+    proc = run_here([*args, "--sandbox", "process"], env)
     assert proc.returncode == 0, proc.stderr
     report = json.loads(proc.stdout)
     assert report["provenance"]["sandbox"] == "process"
@@ -194,7 +194,8 @@ def test_without_bubblewrap_every_trial_is_an_error_and_the_run_fails(tmp_path: 
 
 @pytest.mark.slow
 def test_a_codegen_campaign_in_a_fresh_virtualenv_under_tmp(tmp_path: Path) -> None:
-    """A virtualenv under /tmp, as users install: the same table as this interpreter."""
+    """A virtualenv under /tmp, as users install: the reference passes every task there, and the
+    candidate's table is the one this interpreter gives against the same reference trials."""
     venv.create(tmp_path / "venv", with_pip=False)
     python = str(tmp_path / "venv" / "bin" / "python")
     # The venv sees this environment's packages and the repository through PYTHONPATH only.
@@ -202,22 +203,25 @@ def test_a_codegen_campaign_in_a_fresh_virtualenv_under_tmp(tmp_path: Path) -> N
     env = {**cli_env(), "PYTHONPATH": os.pathsep.join([str(TESTS), str(REPO), *paths])}
     agents = "agents/codegen.py"
 
-    def campaign(interpreter: str, baseline: str, candidate: str) -> dict[str, Any]:
-        proc = subprocess.run(
-            [interpreter, "-c", LAUNCH, "run", "tasks/codegen.py", "--baseline",
-             f"{agents}:{baseline}", "--candidate", f"{agents}:{candidate}", "--no-store",
-             "--no-progress", "--format", "json"],
-            cwd=REPO, env=env, capture_output=True, text=True, timeout=300, check=False,
-        )  # fmt: skip
+    store = tmp_path / "runs.db"
+    args = ["run", "tasks/codegen.py", "--baseline", f"{agents}:reference", "--candidate",
+            f"{agents}:candidate", "--store", str(store), "--no-progress", "--format", "json"]  # fmt: skip
+
+    def report(proc: subprocess.CompletedProcess[str]) -> dict[str, Any]:
         assert proc.returncode in (0, 2), proc.stderr
         return dict(json.loads(proc.stdout))
 
     # The reference solutions pass every task in the venv; the candidate's table there is the
-    # table this interpreter gives (two campaigns: each sandbox run costs an interpreter start).
-    in_venv = campaign(python, "reference", "candidate")
+    # table this interpreter gives against the same reference trials (reused from the store:
+    # each sandbox run costs an interpreter start, and the reference passing every task in this
+    # interpreter is tests/test_suites.py's check).
+    in_venv = report(subprocess.run(
+        [python, "-c", LAUNCH, *args], cwd=REPO, env=env, capture_output=True, text=True,
+        timeout=300, check=False,
+    ))  # fmt: skip
     assert in_venv["baseline"]["passes"] == 32
     assert in_venv["errors"]["groups"] == []
-    here = campaign(sys.executable, "reference", "candidate")
+    here = report(run_here([*args, "--reuse-baseline", in_venv["provenance"]["campaign_id"]]))
     assert in_venv["table"] == here["table"]
     assert in_venv["regressions"] == here["regressions"] != []
     assert in_venv["candidate"]["passes"] == here["candidate"]["passes"]
