@@ -1,8 +1,12 @@
 """The viewer in a real headless Chromium: list -> campaign -> regressions -> task -> diff,
-search, compare (against ``ablation report`` and ``ablation compare``) and history.
+search, compare (against ``ablation report`` and ``ablation compare``) and history; the filter
+lists with a real keyboard.
 
 One demo store (tests/view/view_demo.py: four real campaigns), one ``ablation view`` server and
-one browser (tests/view/conftest.py).
+one browser (tests/view/conftest.py) for the whole module.
+
+Keyboard: arrow keys move through a filter list without reloading the page (focus stays on the
+list), Enter applies the choice, and a choice made with the pointer still applies at once.
 """
 
 from __future__ import annotations
@@ -13,6 +17,7 @@ import urllib.request
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
+from urllib.parse import parse_qs, urlsplit
 
 import pytest
 import view_browser
@@ -20,6 +25,7 @@ import view_demo
 from helpers.cli import run_here
 
 from ablation.store import RunStore
+from ablation.view.tasks import FILTERS
 
 pytestmark = [pytest.mark.slow, pytest.mark.xdist_group("view")]
 
@@ -159,3 +165,68 @@ def test_compare_refuses_two_suites(page: Any, url: str, store: Path, campaigns:
     page.goto(f"{url}/compare?baseline={campaigns['other']}:candidate&candidate={campaigns['candidate_a']}:candidate")
     assert "ran different suites" in page.locator("#compare-error").inner_text()
     assert page.locator("#headline").count() == 0
+
+
+# --------------------------------------------------------------------------- keyboard
+@pytest.fixture
+def counted_page(browser: Any) -> Iterator[Any]:
+    """A page that counts its loads."""
+    context = browser.new_context()
+    p = context.new_page()
+    p.loads = 0
+    p.on("load", lambda _: setattr(p, "loads", p.loads + 1))
+    yield p
+    context.close()
+
+
+def _focused(page: Any) -> str:
+    return str(page.evaluate("() => document.activeElement.tagName + ':' + (document.activeElement.name || '')"))
+
+
+def _query(page: Any) -> dict[str, list[str]]:
+    return parse_qs(urlsplit(page.url).query)
+
+
+def test_arrow_keys_move_through_the_list_and_enter_applies(counted_page: Any, url: str,
+                                                            campaigns: dict[str, str]) -> None:  # fmt: skip
+    page = counted_page
+    tasks = f"{url}/campaign/{campaigns['candidate_a']}/tasks"
+    page.goto(tasks)
+    assert page.loads == 1
+    page.focus("select[name=show]")
+    for k in (1, 2):
+        page.keyboard.press("ArrowDown")
+        page.wait_for_timeout(400)  # a reload, had one started, would have begun by now
+        assert page.loads == 1 and page.url == tasks
+        assert _focused(page) == "SELECT:show"
+        assert page.eval_on_selector("select[name=show]", "s => s.value") == FILTERS[k]
+    with page.expect_navigation():
+        page.keyboard.press("Enter")
+    assert _query(page)["show"] == [FILTERS[2]]
+    assert page.eval_on_selector("select[name=show]", "s => s.value") == FILTERS[2]
+
+    page.focus("select[name=show]")  # typing a letter moves too, and waits as well
+    page.keyboard.press("i")
+    page.wait_for_timeout(400)
+    assert page.loads == 2 and _query(page)["show"] == [FILTERS[2]]
+    assert page.eval_on_selector("select[name=show]", "s => s.value") == "improvements"
+
+
+def test_a_pointer_choice_applies_at_once_even_after_keys(counted_page: Any, url: str,
+                                                          campaigns: dict[str, str]) -> None:  # fmt: skip
+    page = counted_page
+    page.goto(f"{url}/campaign/{campaigns['candidate_a']}/tasks")
+    page.focus("select[name=show]")
+    page.keyboard.press("ArrowDown")
+    page.wait_for_timeout(300)
+    assert page.loads == 1
+    page.click("select[name=show]")  # the pointer opens the list
+    with page.expect_navigation():
+        page.select_option("select[name=show]", "errors")
+    assert _query(page)["show"] == ["errors"]
+
+    page.goto(f"{url}/")  # the campaign list's filters too
+    with page.expect_navigation():
+        page.select_option("select[name=suite]", index=1)
+    assert "suite" in _query(page)
+
