@@ -40,6 +40,7 @@ import types
 from collections.abc import Awaitable, Callable, Coroutine, Generator
 from typing import Any, ParamSpec, TypeGuard, TypeVar
 
+from ablation.daemon_pool import DaemonExecutor, LoopExecutor
 from ablation.errors import ConfigError
 
 __all__ = [
@@ -56,13 +57,19 @@ CANCEL_GRACE_S = 0.5
 #: Seconds the tasks left when :func:`run_coroutine`'s coroutine returns get to end once cancelled.
 CLOSE_GRACE_S = 5.0
 
+#: The default executor of every loop :func:`run_coroutine` starts (``loop.run_in_executor(None,
+#: fn)`` in an async agent): daemon workers, so a call that never returns holds neither the loop's
+#: close nor the process's exit (:mod:`ablation.daemon_pool`).
+_LOOP_EXECUTOR = LoopExecutor(DaemonExecutor("ablation-loop"))
+
 #: Calls :func:`await_or_abandon` stopped waiting for, while they are pending.
 _abandoned: set[asyncio.Future[Any]] = set()
 
 
 def run_coroutine(awaitable: Awaitable[T]) -> T:
     """``asyncio.run(awaitable)``'s result, on a new event loop (module docstring): the same
-    SIGINT handling, but tasks that do not end when cancelled are left behind, not waited for.
+    SIGINT handling, but tasks that do not end when cancelled are left behind, not waited for,
+    and so are calls in the loop's default executor (:data:`_LOOP_EXECUTOR`) that never return.
 
     Raises:
         RuntimeError: when called from a running event loop, as ``asyncio.run``.
@@ -80,6 +87,7 @@ def run_coroutine(awaitable: Awaitable[T]) -> T:
 
     runner = asyncio.Runner()
     try:
+        runner.get_loop().set_default_executor(_LOOP_EXECUTOR)
         runner.run(main())
     finally:
         _close(runner.get_loop())

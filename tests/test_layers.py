@@ -10,6 +10,7 @@ map says so: within ``run`` and ``analysis`` the order matters too.
 from __future__ import annotations
 
 import ast
+import functools
 import subprocess
 import sys
 from pathlib import Path
@@ -18,7 +19,7 @@ import pytest
 
 PACKAGE = Path(__file__).resolve().parents[1] / "ablation"
 
-GROUND = {"errors", "strict_json", "schema", "outputs", "config", "columns", "digests", "process_hooks", "eventloop", "forks", "spans"}
+GROUND = {"errors", "strict_json", "schema", "outputs", "config", "columns", "digests", "process_hooks", "eventloop", "forks", "spans", "daemon_pool"}
 MODELS = GROUND | {"report", "report_items"}
 EVALUATE = GROUND | {"evaluate", "stats"}
 
@@ -28,7 +29,8 @@ ALLOWED: dict[str, set[str]] = {
     "stats": {"stats"},
     "digests": set(),
     "process_hooks": set(),
-    "eventloop": {"errors"},
+    "eventloop": {"errors", "daemon_pool"},
+    "daemon_pool": set(),
     "forks": set(),
     "outputs": set(),
     "strict_json": {"errors"},
@@ -70,7 +72,7 @@ ALLOWED: dict[str, set[str]] = {
     "run.output_caps": GROUND | {"run.plain_output"},
     "run.transient": set(),
     "run.spans": GROUND,
-    "run.threads": {"forks"},
+    "run.threads": {"forks", "daemon_pool"},
     "run.deadlines": set(),
     "run.watchdog": GROUND,
     "run.attempts": GROUND | {"run.limits", "run.transient", "run.output_caps"},
@@ -196,7 +198,8 @@ def _covers(prefixes: set[str], target: str) -> bool:
     return "*" in prefixes or any(target == p or target.startswith(p + ".") for p in prefixes)
 
 
-def project_imports(path: Path) -> set[str]:
+@functools.cache  # read once per worker: by each module's layer test and by the cycle search
+def project_imports(path: Path) -> frozenset[str]:
     """Dotted names below ``ablation`` that ``path`` imports (``from ablation.x import y`` -> ``x.y``
     when ``y`` is a submodule, else ``x``)."""
     tree = ast.parse(path.read_text(encoding="utf-8"))
@@ -215,7 +218,7 @@ def project_imports(path: Path) -> set[str]:
                 found.add(node.module)
         elif isinstance(node, ast.ImportFrom) and node.level:
             raise AssertionError(f"{path}: relative import; use the absolute ablation.* name")
-    return found
+    return frozenset(found)
 
 
 MODULES = sorted(p for p in PACKAGE.rglob("*.py") if p != PACKAGE / "__init__.py")

@@ -1,14 +1,10 @@
 """Daemon worker threads for sync agents, verifiers and scorers.
 
-Why not :class:`concurrent.futures.ThreadPoolExecutor`: its workers are joined at interpreter exit
-(``concurrent.futures.thread._python_exit``) and ``asyncio.run`` joins the loop's default executor,
-so one sync call that never returns (``time.sleep(10**9)``, a socket that trickles one byte every
-few seconds) keeps the process alive forever after the report was printed. Python threads cannot
-be killed; what can be done is to not wait for them. :class:`DaemonExecutor` runs every call in a
-daemon thread, so a timed-out call is abandoned (its result discarded) and never holds the exit.
-
-Assumption: the abandoned call does no harm by running on; use ``isolation="process"`` (see
-:mod:`ablation.run.isolation`) when it might (memory, files, ``os._exit``).
+They run in :class:`~ablation.daemon_pool.DaemonExecutor` workers (its docstring says why not
+:class:`concurrent.futures.ThreadPoolExecutor`): a timed-out call is abandoned, its result
+discarded, and never holds the exit. Assumption: the abandoned call does no harm by running on;
+use ``isolation="process"`` (see :mod:`ablation.run.isolation`) when it might (memory, files,
+``os._exit``).
 
 :class:`LoopCaller` is the engine's way into the pool from an event loop: a call's outcome goes
 straight to an :class:`asyncio.Future`, without the :class:`concurrent.futures.Future` and the
@@ -22,97 +18,18 @@ import asyncio
 import contextlib
 import contextvars
 import os
-import queue
 import threading
 from collections.abc import Callable
-from concurrent.futures import Executor, Future
+from concurrent.futures import Future
 from dataclasses import dataclass
 from typing import Any
 
+from ablation.daemon_pool import DaemonExecutor
 from ablation.forks import leave_if_forked
 
 __all__ = [
     "DaemonExecutor", "LoopCaller", "RefusingStop", "await_future", "call_refusing_stop", "run_in_daemon_thread",
 ]
-
-#: What a worker runs: ``runner(target, fn, args)`` calls ``fn(*args)`` and hands the outcome to
-#: ``target`` (a concurrent future, or a loop future with its :class:`LoopCaller`).
-_Job = tuple[Callable[[Any, Callable[..., Any], tuple[Any, ...]], None], Any, Callable[..., Any], tuple[Any, ...]]
-
-
-def _run(future: Future[Any], fn: Callable[..., Any], args: tuple[Any, ...]) -> None:
-    if not future.set_running_or_notify_cancel():
-        return
-    try:
-        result = fn(*args)
-    except BaseException as exc:
-        future.set_exception(exc)
-    else:
-        future.set_result(result)
-
-
-class DaemonExecutor(Executor):
-    """An executor whose worker threads are daemons (never joined at exit) and reused.
-
-    A call goes to an idle worker when there is one, else to a new daemon thread, so a call
-    that overran (and was abandoned by a timeout) only keeps its own thread busy: it never
-    delays another call. Reusing threads matters at scale: starting a thread per call costs
-    most of a no-op trial's time and lets the process's memory creep with every thread's
-    allocator arena. A worker idle for ``idle_s`` seconds ends.
-
-    Concurrency is bounded by the caller (the engine runs at most ``concurrency`` trials), so
-    the pool holds at most that many threads plus the ones still running abandoned calls.
-
-    Args:
-        name: Prefix of the threads' names (visible in ``py-spy`` and tracebacks).
-        idle_s: How long an idle worker waits for a call before it ends.
-    """
-
-    def __init__(self, name: str = "ablation-agent", idle_s: float = 5.0) -> None:
-        self.name = name
-        self.idle_s = idle_s
-        self._count = 0
-        self._lock = threading.Lock()
-        # Invariant: _idle == workers waiting on the queue - calls queued and not yet taken.
-        self._idle = 0
-        self._queue: queue.SimpleQueue[_Job] = queue.SimpleQueue()
-
-    def submit(self, fn: Callable[..., Any], /, *args: Any, **kwargs: Any) -> Future[Any]:
-        """Run ``fn(*args, **kwargs)`` in an idle daemon worker (or a new one); return its future."""
-        future: Future[Any] = Future()
-        call = (lambda *a: fn(*a, **kwargs)) if kwargs else fn
-        self._dispatch((_run, future, call, args))
-        return future
-
-    def _dispatch(self, job: _Job) -> None:
-        """Queue ``job`` for an idle worker, or start a new worker when none is idle."""
-        with self._lock:
-            spawn = self._idle == 0
-            if spawn:
-                self._count += 1
-                label = f"{self.name}-{self._count}"
-            else:
-                self._idle -= 1
-        self._queue.put(job)
-        if spawn:
-            threading.Thread(target=self._work, name=label, daemon=True).start()
-
-    def _work(self) -> None:
-        get = self._queue.get
-        while True:
-            try:
-                runner, target, call, args = get(timeout=self.idle_s)
-            except queue.Empty:
-                with self._lock:
-                    if self._idle > 0:  # more waiting workers than queued calls: this one ends
-                        self._idle -= 1
-                        return
-                continue
-            runner(target, call, args)
-            del runner, target, call, args  # hold no result while idle
-            with self._lock:
-                self._idle += 1
-
 
 class LoopCaller:
     """Awaitable calls into a :class:`DaemonExecutor` from one event loop.
