@@ -21,19 +21,26 @@ PSI, DELTA, ALPHA = 0.10, 0.03, 0.05
 
 
 def _rejection_by_d(max_n: int) -> np.ndarray:
-    """``R[d] = P(reject | d discordant pairs)`` for d = 0..max_n, by summing over every b."""
+    """``R[d] = P(reject | d discordant pairs)`` for d = 0..max_n, by summing over every b (one
+    row of a ``(d, b)`` table per d; the cells with ``b > d`` are not tables and count 0)."""
     pi_b = (PSI - DELTA) / 2 / PSI
-    out = np.zeros(max_n + 1)
-    for d in range(1, max_n + 1):
-        b = np.arange(d + 1)
-        p_two = np.minimum(1.0, 2.0 * sps.binom.cdf(np.minimum(b, d - b), d, 0.5))
-        out[d] = float(np.sum(sps.binom.pmf(b, d, pi_b) * (p_two <= ALPHA)))
-    return out
+    d = np.arange(max_n + 1)[:, None]
+    b = np.arange(max_n + 1)[None, :]
+    p_two = np.minimum(1.0, 2.0 * sps.binom.cdf(np.minimum(b, d - b), d, 0.5))
+    return np.where((b <= d) & (p_two <= ALPHA), sps.binom.pmf(b, d, pi_b), 0.0).sum(axis=1)
 
 
 def _brute_power(n: int, r: np.ndarray) -> float:
     d = np.arange(n + 1)
     return float(np.sum(sps.binom.pmf(d, n, PSI) * r[: n + 1]))
+
+
+def _brute_powers(max_n: int, r: np.ndarray) -> np.ndarray:
+    """:func:`_brute_power` of n = 0..max_n, one row of an ``(n, d)`` table each (``pmf`` is 0
+    where ``d > n``)."""
+    n = np.arange(max_n + 1)[:, None]
+    d = np.arange(max_n + 1)[None, :]
+    return (sps.binom.pmf(d, n, PSI) * r[: max_n + 1]).sum(axis=1)
 
 
 def test_brute_force_matches_binomtest_on_small_tables() -> None:
@@ -58,5 +65,7 @@ def test_plan_prints_connor_n_exact_power_and_exact_n(capsys: pytest.CaptureFixt
     r = _rejection_by_d(n_exact + 50)
     assert float(power.group(1)) == pytest.approx(100 * _brute_power(870, r), abs=0.05)
     assert _brute_power(870, r) < 0.8  # Connor's n over-promises for the exact test
-    first = next(n for n in range(1, n_exact + 51) if _brute_power(n, r) >= 0.8)
+    powers = _brute_powers(n_exact + 50, r)
+    assert powers[870] == pytest.approx(_brute_power(870, r), abs=1e-12)
+    first = next(n for n in range(1, n_exact + 51) if powers[n] >= 0.8)
     assert n_exact == first
