@@ -37,6 +37,7 @@ import ctypes
 import functools
 import inspect
 import types
+import weakref
 from collections.abc import Awaitable, Callable, Coroutine, Generator
 from typing import Any, ParamSpec, TypeGuard, TypeVar
 
@@ -61,6 +62,9 @@ CLOSE_GRACE_S = 5.0
 #: fn)`` in an async agent): daemon workers, so a call that never returns holds neither the loop's
 #: close nor the process's exit (:mod:`ablation.daemon_pool`).
 _LOOP_EXECUTOR = LoopExecutor(DaemonExecutor("ablation-loop"))
+
+#: The loops :func:`run_coroutine` started (and has not closed).
+_OWN_LOOPS: weakref.WeakSet[asyncio.AbstractEventLoop] = weakref.WeakSet()
 
 #: Calls :func:`await_or_abandon` stopped waiting for, while they are pending.
 _abandoned: set[asyncio.Future[Any]] = set()
@@ -88,6 +92,7 @@ def run_coroutine(awaitable: Awaitable[T]) -> T:
     runner = asyncio.Runner()
     try:
         runner.get_loop().set_default_executor(_LOOP_EXECUTOR)
+        _OWN_LOOPS.add(runner.get_loop())
         runner.run(main())
     finally:
         _close(runner.get_loop())
@@ -106,8 +111,9 @@ async def await_or_abandon(
     When the awaiting task is cancelled (a deadline, a stop) and the call goes on running instead
     of ending (it swallowed the cancellation: the task's cancellation count is still above what
     it was when the await started, see ``asyncio.Task.cancelling``), the call gets ``grace_s``
-    to end; one still running then is abandoned: the rest of it runs in a task of its own, which
-    may keep running on the loop, ``on_abandon`` is called, and the cancellation goes on at once.
+    to end; one still running then is abandoned (:meth:`_Abandonable._abandon`: on a loop
+    :func:`run_coroutine` started it runs on in a task of its own, on another loop it is left
+    suspended), ``on_abandon`` is called, and the cancellation goes on at once.
     A plain ``await`` would wait for such a call forever.
 
     Assumes the call yields what asyncio's coroutines yield to a task: futures (with
@@ -199,12 +205,19 @@ class _Abandonable:
         self, steps: _Steps, context: contextvars.Context, yielded: Any, watched: bool,
         wake: Callable[[Any], None],
     ) -> None:
-        """Run the rest of the call in a task of its own, left pending (module docstring)."""
+        """Leave the rest of the call: on a loop :func:`run_coroutine` started, it runs on in a
+        task of its own, which that loop's close does not wait for (module docstring). On any
+        other loop (a caller's own ``asyncio.run``, which waits for every task it cancels when
+        it ends) it is never resumed, and never freed: freeing it would close it, and a call that
+        swallows ``GeneratorExit`` too can loop forever in the garbage collector or at exit."""
         if watched:
             yielded.remove_done_callback(wake)
-        rest = asyncio.ensure_future(_resume(_Resumed(steps, context, yielded)))
-        _abandoned.add(rest)
-        rest.add_done_callback(_abandoned.discard)
+        if asyncio.get_running_loop() in _OWN_LOOPS:
+            rest = asyncio.ensure_future(_resume(_Resumed(steps, context, yielded)))
+            _abandoned.add(rest)
+            rest.add_done_callback(_abandoned.discard)
+        else:
+            ctypes.pythonapi.Py_IncRef(ctypes.py_object(steps))
         if self.on_abandon is not None:
             self.on_abandon()
 
@@ -267,6 +280,7 @@ def _close(loop: asyncio.AbstractEventLoop) -> None:
         for task in asyncio.all_tasks(loop):  # still pending: never freed (module docstring)
             ctypes.pythonapi.Py_IncRef(ctypes.py_object(task))
         asyncio.set_event_loop(None)
+        _OWN_LOOPS.discard(loop)
         loop.close()
 
 

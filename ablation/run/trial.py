@@ -97,7 +97,10 @@ def _abandoned(fields: dict[str, Any], what: Callable[[], str]) -> Callable[[], 
 
 def _abandoned_note(fields: dict[str, Any]) -> str:
     """What an error says of the calls abandoned (:func:`_abandoned`; empty when none)."""
-    end = "did not end when cancelled and was abandoned (it may run on until the process exits)"
+    end = (
+        "did not end when cancelled and was abandoned (it may run on, or stay suspended, until "
+        "the process exits)"
+    )
     return "".join(f"; {what} {end}" for what in fields.get("_abandoned", ()))
 
 

@@ -11,9 +11,12 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import contextvars
+import subprocess
+import sys
 from typing import Any
 
 import pytest
+from helpers.cli import cli_env
 
 from ablation.eventloop import await_or_abandon, run_coroutine
 
@@ -211,3 +214,44 @@ def test_a_bare_yield_call_that_swallows_is_abandoned_too() -> None:
 
     assert run_coroutine(main()) == "cancelled"
     assert abandoned == ["x"]
+
+
+USER_LOOP = '''
+import asyncio, contextlib
+from ablation import AblationTask, CampaignConfig, run_ablation_campaign_async
+
+
+async def swallow(x):
+    while True:
+        with contextlib.suppress(BaseException):
+            await asyncio.sleep(0.05)
+
+
+async def ok(x):
+    return x
+
+
+async def main():
+    tasks = [AblationTask(task_id=f"t{i}", input_data=i, expected_output=i) for i in range(3)]
+    config = CampaignConfig(timeout_s=0.3, n_resamples=100)
+    report = await run_ablation_campaign_async(ok, swallow, tasks, config=config)
+    print(report.table.regressions, [(g.error_type, g.count) for g in report.errors.groups])
+
+
+asyncio.run(main())
+print("the loop closed")
+'''
+
+
+def test_a_call_abandoned_on_the_callers_own_loop_does_not_hold_its_close() -> None:
+    """``run_ablation_campaign_async`` awaited in the user's own ``asyncio.run``: the calls
+    abandoned there are left suspended, not run on as tasks, which that ``asyncio.run`` would
+    cancel and wait for, for ever, when it ends (a subprocess with a bound: a hang fails)."""
+    try:
+        proc = subprocess.run(
+            [sys.executable, "-c", USER_LOOP], capture_output=True, text=True, timeout=60, env=cli_env()
+        )
+    except subprocess.TimeoutExpired as exc:
+        raise AssertionError(f"the user's loop did not close within 60 s: {exc.stdout!r}") from None
+    assert proc.stdout.splitlines()[-1] == "the loop closed", proc.stderr
+    assert proc.stdout.splitlines()[0] == "3 [('Timeout', 3)]", proc.stderr
