@@ -32,6 +32,7 @@ from ablation import (
     RunStore,
     run_ablation_campaign,
 )
+from ablation.config import SequentialPolicy
 from ablation.run.progress import RichProgress
 
 pytest.importorskip("distributed")
@@ -147,6 +148,25 @@ def test_dask_executor_ships_agents_loaded_by_path_after_it_opened(
     assert report.baseline.errors == report.candidate.errors == 0, report.details
     assert report.regressions == [] and report.improvements == []
     assert os.getpid() not in slow_agents.callers(worker_env, "candidate")
+
+
+@pytest.mark.slow
+@pytest.mark.xdist_group("run-scaleout-cluster")
+def test_dask_executor_stops_a_sequential_campaign_at_the_same_pair(
+    on_cluster: tuple[Executor, Path], tmp_path: Path
+) -> None:
+    """Trials end out of order on the workers; the campaign stops at the pair it stops at locally."""
+    executor, _ = on_cluster
+    tasks = slow_suite.make_tasks(120)
+    config = CampaignConfig(n_resamples=200, concurrency=4, seed=5, sequential=SequentialPolicy())
+    local = run_ablation_campaign(slow_agents.baseline, slow_agents.candidate_c, tasks, config=config)
+    remote = run_ablation_campaign(
+        slow_agents.baseline, slow_agents.candidate_c, tasks, config=config,
+        store=tmp_path / "runs.db", executor=executor,
+    )  # fmt: skip
+    assert local.sequential is not None and local.sequential.stopped_early
+    assert remote.sequential == local.sequential
+    assert remote.table == local.table
 
 
 @pytest.mark.first

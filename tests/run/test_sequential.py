@@ -1,4 +1,5 @@
-"""Sequential campaigns through the Python API: order, stopping point, resume, runs, candidates.
+"""Sequential campaigns through the Python API: order, stopping point, resume, runs, candidates
+(on a Dask cluster: ``test_scaleout.py``).
 
 The expected stopping pair is always recomputed here from the agents' failure rules with the
 statistics module's own :meth:`SequentialMonitor.replay` over the outcomes in run order, never
@@ -234,28 +235,6 @@ def test_sequential_replay_of_result_files_matches_the_monitor() -> None:
 def test_unrelated_suite_size_does_not_change_the_tasks() -> None:
     tasks: list[AblationTask] = list(TASKS)
     assert {t.task_id for t in sequential_tasks(tasks, 1)} == {t.task_id for t in tasks}
-
-
-@pytest.mark.slow
-def test_dask_executor_stops_at_the_same_pair(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
-    pytest.importorskip("distributed")
-    from helpers import cli, slow_agents
-
-    from ablation.run.scaleout import dask_executor
-
-    monkeypatch.setenv("PYTHONPATH", cli.cli_env()["PYTHONPATH"])
-    monkeypatch.setenv("SLOW_AGENTS_SCALE", "0.2")
-    tasks = slow_suite.make_tasks(N)
-    config = _config(seed=5)
-    local = run_ablation_campaign(slow_agents.baseline, slow_agents.candidate_c, tasks, config=config)
-    with dask_executor(local_workers=2) as executor:
-        remote = run_ablation_campaign(
-            slow_agents.baseline, slow_agents.candidate_c, tasks, config=config,
-            store=tmp_path / "runs.db", executor=executor,
-        )
-    assert local.sequential is not None and local.sequential.stopped_early
-    assert remote.sequential == local.sequential
-    assert remote.table == local.table
 
 
 def test_interrupted_campaign_is_undecided_and_waits_at_the_first_gap() -> None:
