@@ -8,6 +8,14 @@ import pytest
 from helpers.verdict_files import write_verdicts
 
 from ablation.cli.main import main
+from ablation.render import plots
+
+
+@pytest.fixture(autouse=True)
+def _no_plots(monkeypatch: pytest.MonkeyPatch) -> None:
+    """HTML pages without their plots: no test here reads them (their labels are glyph paths, not
+    text), and drawing them is most of a page's time."""
+    monkeypatch.setattr(plots, "report_plots", lambda report: [])
 
 
 @pytest.mark.parametrize("improved", [1, 2])

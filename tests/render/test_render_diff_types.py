@@ -10,9 +10,11 @@ import json
 import re
 from typing import Any
 
+import pytest
+
 from ablation import AblationTask, CampaignConfig, TaskResult
 from ablation.analysis.build import report_from_results
-from ablation.render import render
+from ablation.render import plots, render
 from ablation.report import AblationReport
 
 #: (baseline output, candidate output): different values whose plain texts read the same.
@@ -25,6 +27,13 @@ LOOKALIKES: list[tuple[Any, Any]] = [
     ("2.5", 2.5),
 ]
 ALIKE = {"k": [1, "x"]}
+
+
+@pytest.fixture(autouse=True)
+def _no_plots(monkeypatch: pytest.MonkeyPatch) -> None:
+    """HTML pages without their plots: no test here reads them (their labels are glyph paths, not
+    text), and drawing them is most of a page's time."""
+    monkeypatch.setattr(plots, "report_plots", lambda report: [])
 
 
 def _name(value: Any) -> str:

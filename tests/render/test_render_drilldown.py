@@ -2,11 +2,20 @@
 
 from __future__ import annotations
 
+import pytest
+
 from ablation import AblationTask, CampaignConfig, TaskResult
 from ablation.analysis.build import report_from_results
-from ablation.render import render
+from ablation.render import plots, render
 
 EVIL = "<script>alert('x')</script>"
+
+
+@pytest.fixture(autouse=True)
+def _no_plots(monkeypatch: pytest.MonkeyPatch) -> None:
+    """HTML pages without their plots: no test here reads them (their labels are glyph paths, not
+    text), and drawing them is most of a page's time."""
+    monkeypatch.setattr(plots, "report_plots", lambda report: [])
 
 
 def _report():

@@ -8,8 +8,15 @@ import pytest
 
 from ablation.analysis.build import report_from_results
 from ablation.config import CampaignConfig
-from ablation.render import render
+from ablation.render import plots, render
 from ablation.schema import TaskResult
+
+
+@pytest.fixture(autouse=True)
+def _no_plots(monkeypatch: pytest.MonkeyPatch) -> None:
+    """HTML pages without their plots: no test here reads them (their labels are glyph paths, not
+    text), and drawing them is most of a page's time."""
+    monkeypatch.setattr(plots, "report_plots", lambda report: [])
 
 
 def _report():
