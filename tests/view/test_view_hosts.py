@@ -9,11 +9,12 @@ from __future__ import annotations
 
 import http.client
 import socket
+import subprocess
+import sys
 from pathlib import Path
 from urllib.parse import quote, urlsplit
 
 import pytest
-import view_browser
 
 pytestmark = [pytest.mark.slow, pytest.mark.xdist_group("view")]
 
@@ -54,12 +55,29 @@ def test_a_foreign_host_header_is_a_400(url: str, campaigns: dict[str, str]) -> 
 
 
 def test_a_non_loopback_bind_accepts_its_addresses_not_foreign_names(store: Path) -> None:
-    with view_browser.served(store, "--host", "0.0.0.0") as url:
+    """Bound to 0.0.0.0, ``ablation view`` prints a URL a browser opens (the loopback address)
+    and warns on stderr that it listens beyond this machine; it answers its own addresses and
+    names, never a foreign name."""
+    proc = subprocess.Popen(
+        [sys.executable, "-c", "from ablation.cli import main_entry; main_entry()", "view",
+         str(store), "--no-browser", "--host", "0.0.0.0", "--port", "0"],
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+    )  # fmt: skip
+    try:
+        assert proc.stdout is not None and proc.stderr is not None
+        line = proc.stdout.readline()
+        assert "http://127.0.0.1:" in line, line  # a URL a browser opens: the loopback
+        warning = proc.stderr.readline()
+        assert "WARNING: listening on 0.0.0.0, not on this machine only" in warning, warning
+        url = line.split()[2].rstrip("/")
         port = urlsplit(url).port
         for host in ("127.0.0.1", "localhost", "192.0.2.7", "[2001:db8::1]", socket.gethostname()):
             assert request(url, "/", f"{host}:{port}")[0] == 200, host
         for host in FOREIGN:
             assert request(url, "/", f"{host}:{port}" if host else host)[0] == 400, host
+    finally:
+        proc.terminate()
+        proc.wait(timeout=10)
 
 
 def test_allowed_hosts() -> None:

@@ -1,7 +1,7 @@
 """Stored text stays text in the viewer: outputs, errors, task ids and categories that are
 markup, ``javascript:`` links, ``</script>`` and ANSI escapes create no element, run nothing and
-open no dialog; every response carries the Content-Security-Policy; ``ablation view`` warns when
-bound beyond this machine.
+open no dialog; every response carries the Content-Security-Policy (that ``ablation view`` warns
+when bound beyond this machine: test_view_hosts.py, with the addresses it then answers).
 
 The store holds real campaigns (tests/view/view_demo.py); the pages are opened in the system
 Chromium, which would run an ``onerror`` or ``onload`` handler if one reached the DOM.
@@ -79,22 +79,6 @@ def test_hostile_id_and_category(browser: Any, url: str, campaigns: dict[str, st
     with urllib.request.urlopen(f"{url}/campaign/{cid}/task?id={quote(view_demo.HOSTILE_ID)}") as r:
         body = r.read().decode()
     assert "<svg" not in body and "&lt;svg onload=alert(4)&gt;" in body
-
-
-def test_non_loopback_host_is_announced(tmp_path: Path, store: Path) -> None:
-    proc = subprocess.Popen(
-        [sys.executable, "-c", "from ablation.cli import main_entry; main_entry()", "view",
-         str(store), "--no-browser", "--host", "0.0.0.0", "--port", "0"],
-        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-    )  # fmt: skip
-    try:
-        assert proc.stdout is not None and proc.stderr is not None
-        assert "http://127.0.0.1:" in proc.stdout.readline()  # a URL a browser opens: the loopback
-        warning = proc.stderr.readline()
-    finally:
-        proc.terminate()
-        proc.wait(timeout=10)
-    assert "WARNING: listening on 0.0.0.0, not on this machine only" in warning
 
 
 def test_missing_store_is_one_line(tmp_path: Path) -> None:
