@@ -1,7 +1,9 @@
 """Stored text stays text in the viewer: outputs, errors, task ids and categories that are
 markup, ``javascript:`` links, ``</script>`` and ANSI escapes create no element, run nothing and
-open no dialog; every response carries the Content-Security-Policy (that ``ablation view`` warns
-when bound beyond this machine: test_view_hosts.py, with the addresses it then answers).
+open no dialog; every response carries the Content-Security-Policy; a missing store or view
+extra is one line. (That ``ablation view`` warns when bound beyond this machine:
+test_view_hosts.py, with the addresses it then answers; that Ctrl-C stops it with exit 0:
+test_view_readonly.py, at the end of its session.)
 
 The store holds real campaigns (tests/view/view_demo.py); the pages are opened in the system
 Chromium, which would run an ``onerror`` or ``onload`` handler if one reached the DOM.
@@ -9,7 +11,6 @@ Chromium, which would run an ``onerror`` or ``onload`` handler if one reached th
 
 from __future__ import annotations
 
-import signal
 import subprocess
 import sys
 import urllib.request
@@ -102,17 +103,3 @@ def test_missing_extra_is_one_line(store: Path) -> None:
         "ablation: error: ablation view needs the view extra (starlette is missing): "
         "pip install 'ablation[view]'"
     ]
-
-
-def test_ctrl_c_stops_the_viewer_with_exit_0(store: Path) -> None:
-    proc = subprocess.Popen(
-        [sys.executable, "-c", "from ablation.cli import main_entry; main_entry()", "view",
-         str(store), "--no-browser", "--port", "0"],
-        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-    )  # fmt: skip
-    assert proc.stdout is not None
-    address = proc.stdout.readline().split()[2]
-    with urllib.request.urlopen(address) as r:
-        assert r.status == 200
-    proc.send_signal(signal.SIGINT)
-    assert proc.wait(timeout=15) == 0
