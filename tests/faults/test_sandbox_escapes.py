@@ -61,8 +61,9 @@ def _scratch_dirs(tmp: Path) -> set[str]:
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("candidate", ["kill_parent", "escape", "frame_forge", "always_equal"])
-def test_hostile_code_cannot_kill_escape_or_forge(tmp_path: Path, candidate: str) -> None:
+def test_hostile_code_cannot_kill_escape_or_forge(tmp_path: Path) -> None:
+    """The four hostile candidates share one run and its honest baseline (one campaign each, the
+    baseline's trials reused): the baseline's sandbox runs and the interpreter start once."""
     (tmp_path / "suite.py").write_text(SUITE)
     # Leftover processes are looked for machine-wide, by an argument no other test uses.
     sleep_arg = escape_sleep_arg()
@@ -72,19 +73,23 @@ def test_hostile_code_cannot_kill_escape_or_forge(tmp_path: Path, candidate: str
     tmp = tmp_path / "tmp"
     tmp.mkdir()
     env = {**cli_env(), "TMPDIR": str(tmp)}
+    hostile = ["kill_parent", "escape", "frame_forge", "always_equal"]
     args = [
         "run", str(tmp_path / "suite.py"), "--baseline", f"{tmp_path / 'agents.py'}:honest",
-        "--candidate", f"{tmp_path / 'agents.py'}:{candidate}", "--format", "json",
-        "--no-progress", "--store", str(store),
-    ]
+        *(arg for name in hostile for arg in ("--candidate", f"{tmp_path / 'agents.py'}:{name}")),
+        "--format", "json", "--no-progress", "--store", str(store),
+    ]  # fmt: skip
     proc = run(args, env, timeout=120)
     assert proc.returncode in (0, 2), proc.stderr
-    report = json.loads(proc.stdout)
-    assert report["baseline"]["passes"] == 3
-    assert report["candidate"]["passes"] == (3 if candidate == "kill_parent" else 0)
+    reports = {c["name"].rsplit(":", 1)[1]: c["report"] for c in json.loads(proc.stdout)["candidates"]}
+    assert list(reports) == hostile
+    for candidate, report in reports.items():
+        assert report["baseline"]["passes"] == 3, candidate
+        assert report["candidate"]["passes"] == (3 if candidate == "kill_parent" else 0), candidate
     with sqlite3.connect(store) as db:
-        assert db.execute("select count(*) from trials").fetchone() == (6,)
-        assert db.execute("select status from campaigns").fetchone() == ("complete",)
+        rows = db.execute("select c.status, count(t.rowid) from campaigns c"
+                          " join trials t on t.campaign_id = c.id group by c.id").fetchall()  # fmt: skip
+    assert rows == [("complete", 6)] * len(hostile)
     assert processes_with_arg(sleep_arg.encode()) == []
     assert _scratch_dirs(tmp) == set()
 
