@@ -44,7 +44,7 @@ def test_ids_holding_nul_find_their_own_trials(tmp_path: Path) -> None:
 
 
 def test_long_id_lists_keep_the_order(tmp_path: Path) -> None:
-    ids = [f"t{i:05d}" for i in range(4007)]  # several queries' worth (900 ids each) + ["é", "z\x00", "Ω", "😀"]
+    ids = [f"t{i:05d}" for i in range(2007)]  # 1004 wanted: two queries' worth (900 ids each)
     store, cid = store_of(tmp_path / "runs.db", ids, runs=2)
     wanted = set(ids[::2]) | {"absent"}
     found = store.results(cid, task_ids=wanted)
