@@ -9,12 +9,10 @@ failed with "tasks.jsonl: cannot read the file", and a report went to the wrong 
 from __future__ import annotations
 
 import json
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
-from helpers.cli import LAUNCH, cli_env
+from helpers.cli import run_here
 
 AGENTS = """\
 import os
@@ -42,10 +40,8 @@ def test_an_agent_changing_the_cwd_moves_neither_suite_nor_store_nor_report(tmp_
     args = ["run", "tasks.jsonl", "--baseline", "agents.py:still",
             "--candidate", "agents.py:wanderer", "--candidate", "agents.py:still",
             "--store", "runs.db", "--format", "json", "-o", "report.json", "--no-progress"]  # fmt: skip
-    done = subprocess.run(
-        [sys.executable, "-c", LAUNCH, *args], cwd=work, env=cli_env(WANDER_TO=str(elsewhere)),
-        capture_output=True, text=True, timeout=120, check=False,
-    )  # fmt: skip
+    # in this process, whose working directory the agent's thread changes (run_here restores it)
+    done = run_here(args, {"WANDER_TO": str(elsewhere)}, cwd=work)
     assert done.returncode == 0, done.stderr
     report = json.loads((work / "report.json").read_text(encoding="utf-8"))
     assert [c["report"]["n_paired"] for c in report["candidates"]] == [3, 3]
