@@ -11,6 +11,7 @@ line naming ``--output`` and the path.
 
 from __future__ import annotations
 
+import io
 import json
 import os
 import shutil
@@ -123,16 +124,20 @@ def test_compare_refuses_an_html_page_or_step_summary_that_is_an_input(tmp_path:
 
 
 def test_standard_streams_are_no_clash(tmp_path: Path) -> None:
-    """``-`` as BEFORE (standard input) and as ``--output`` is accepted (a subprocess)."""
+    """``-`` as BEFORE (standard input: here a pipe holding the file, in this process) and as
+    ``--output`` is accepted."""
     before = _results(tmp_path / "before.jsonl", [True, False, True, True])
     after = _results(tmp_path / "after.jsonl", [True, True, True, False])
     kept = before.read_bytes()
-    with before.open("rb") as stdin:
-        done = subprocess.run(
-            [sys.executable, "-c", LAUNCH, "compare", "-", after.name, "--output", "-", "--quiet"],
-            cwd=tmp_path, env=cli_env(), stdin=stdin, capture_output=True, text=True, timeout=60,
-            check=False,
-        )  # fmt: skip
+    read, write = os.pipe()
+    os.write(write, kept)  # four lines: within the pipe's buffer
+    os.close(write)
+    saved = sys.stdin
+    with open(read, "rb") as raw, io.TextIOWrapper(raw) as sys.stdin:
+        try:
+            done = run_here(["compare", "-", after.name, "--output", "-", "--quiet"], cwd=tmp_path)
+        finally:
+            sys.stdin = saved
     assert done.returncode == 0, done.stderr
     assert (tmp_path / "-").stat().st_size > 0 and before.read_bytes() == kept
 
