@@ -17,10 +17,12 @@ AGENTS = "tests/helpers/slow_agents.py"
 FAST = {"SLOW_SUITE_TASKS": "12", "SLOW_AGENTS_SCALE": "0"}
 
 
-def _run(store: Path, candidate: str, *extra: str, env: dict[str, str] | None = None) -> int:
+def _run(store: Path | None, candidate: str, *extra: str, env: dict[str, str] | None = None) -> int:
+    """``ablation run`` in this process, into ``store`` (``None``: ``--no-store``)."""
+    kept = ["--store", str(store)] if store is not None else ["--no-store"]
     done = run_here(
         ["run", SUITE, "--baseline", f"{AGENTS}:baseline", "--candidate", candidate,
-         "--store", str(store), "--no-progress", "--quiet", *extra],
+         *kept, "--no-progress", "--quiet", *extra],
         {**FAST, **(env or {}), "SLOW_SUITE_CHANGE": None},
     )  # fmt: skip
     assert done.returncode in (0, 2), done.stderr
@@ -69,7 +71,7 @@ def test_cmd_agents_inherit_only_safe_and_named_variables(
     agent = "cmd:" + shlex.join([sys.executable, str(REPO / "tests/helpers/env_agent.py"), str(out)])
     secrets = {"OPENAI_API_KEY": "sk-test", "GITHUB_TOKEN": "ghs-test", "LC_ALL": "C.UTF-8", "HOME": str(tmp_path)}
     # two tasks: each call of a cmd: agent starts an interpreter, and one shows the environment
-    _run(tmp_path / "runs.db", agent, "--concurrency", "1", *flags, env={**secrets, "SLOW_SUITE_TASKS": "2"})
+    _run(None, agent, "--concurrency", "1", *flags, env={**secrets, "SLOW_SUITE_TASKS": "2"})
     names = set(json.loads(out.read_text()))
     assert visible <= names
     hidden = {"OPENAI_API_KEY", "GITHUB_TOKEN"} - visible
