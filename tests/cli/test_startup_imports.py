@@ -1,57 +1,23 @@
-"""What ``ablation compare`` imports at start-up (issue 13: a 500-line compare in under 0.5 s).
+"""What the command line imports and builds at start-up (issue 13: a 500-line compare in under
+0.5 s).
 
-Each module below costs milliseconds of every run and is not needed by a binary compare: the
-sequential, repeated-runs, planning and equivalence statistics (``ablation.stats`` loads names on
-first use) and the ``[tool.ablation]`` type model when there is no such table. The import list
-comes from ``PYTHONPROFILEIMPORTTIME=1`` as in ``test_compare_no_scipy.py``. The settings and the
-thread pool that only large reports use are checked in a fresh interpreter, so that nothing
-imported by other tests hides a module-level import.
+The ``[tool.ablation]`` type model is not imported when there is no such table, the thread pool
+that only large reports use is imported only when one runs, and the report's models are built
+without parsing a builtin's text signature; each is checked in a fresh interpreter, so that nothing imported by other tests hides a module-level import. What a binary
+compare leaves alone (the sequential, repeated-runs, planning and equivalence statistics, and the
+type model) is checked on its import list in ``test_compare_no_scipy.py``, beside scipy.
 """
 
 from __future__ import annotations
 
 import json
-import random
 from pathlib import Path
 
 import pytest
 
 from ablation.cli.settings import load_tool_settings
 from ablation.errors import ConfigError
-from tests.cli.test_compare_no_scipy import _imported
-from tests.helpers.cli import cli_env, fresh_python, run
-
-NOT_IMPORTED = {
-    "ablation.stats.sequential",
-    "ablation.stats.sequential_cs",
-    "ablation.stats.sequential_monitor",
-    "ablation.stats.sequential_sim",
-    "ablation.stats.repeated",
-    "ablation.stats.planning",
-    "ablation.stats.equivalence",
-    "ablation.cli.tool_settings",
-}
-
-
-def _write(path: Path, rate: float, seed: int) -> None:
-    rng = random.Random(seed)
-    rows = (json.dumps({"id": f"t{i:03d}", "passed": rng.random() < rate}) for i in range(200))
-    path.write_text("\n".join(rows) + "\n", encoding="utf-8")
-
-
-def test_binary_compare_leaves_unused_modules_alone(tmp_path: Path) -> None:
-    base, cand, out = tmp_path / "b.jsonl", tmp_path / "c.jsonl", tmp_path / "r.json"
-    _write(base, 0.6, 3)
-    _write(cand, 0.65, 4)
-    proc = run(
-        ["compare", str(base), str(cand), "--format", "json", "-o", str(out)],
-        cli_env(PYTHONPROFILEIMPORTTIME="1"),
-    )
-    assert proc.returncode in (0, 1, 2), proc.stderr[-2000:]
-    imported = _imported(proc.stderr)
-    assert {"ablation.stats.binary", "ablation.stats.power"} <= imported  # the list was captured
-    assert not NOT_IMPORTED & imported
-    assert json.loads(out.read_text(encoding="utf-8"))["n_paired"] == 200
+from tests.helpers.cli import fresh_python
 
 
 def _settings_in_fresh_interpreter(cwd: Path) -> tuple[dict[str, object], list[str]]:
