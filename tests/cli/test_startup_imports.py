@@ -3,9 +3,10 @@
 
 The ``[tool.ablation]`` type model is not imported when there is no such table, the thread pool
 that only large reports use is imported only when one runs, and the report's models are built
-without parsing a builtin's text signature; each is checked in a fresh interpreter, so that nothing imported by other tests hides a module-level import. What a binary
-compare leaves alone (the sequential, repeated-runs, planning and equivalence statistics, and the
-type model) is checked on its import list in ``test_compare_no_scipy.py``, beside scipy.
+without parsing a builtin's text signature; each is checked in a fresh interpreter, so that
+nothing imported by other tests hides a module-level import. What a binary compare leaves alone
+(the sequential, repeated-runs, planning and equivalence statistics, and the type model) is
+checked on its import list in ``test_compare_no_scipy.py``, beside scipy.
 """
 
 from __future__ import annotations
