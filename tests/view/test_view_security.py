@@ -1,8 +1,8 @@
 """Stored text stays text in the viewer: outputs, errors, task ids and categories that are
 markup, ``javascript:`` links, ``</script>`` and ANSI escapes create no element, run nothing and
-open no dialog; every response carries the Content-Security-Policy; a missing store or view
-extra is one line. (That ``ablation view`` warns when bound beyond this machine:
-test_view_hosts.py, with the addresses it then answers; that Ctrl-C stops it with exit 0:
+open no dialog; every response carries the Content-Security-Policy; ``ablation view`` warns when
+bound beyond this machine, and then answers its own addresses and names, never a foreign name;
+a missing store or view extra is one line. (That Ctrl-C stops the viewer with exit 0:
 test_view_readonly.py, at the end of its session.)
 
 The store holds real campaigns (tests/view/view_demo.py); the pages are opened in the system
@@ -11,16 +11,18 @@ Chromium, which would run an ``onerror`` or ``onload`` handler if one reached th
 
 from __future__ import annotations
 
+import socket
 import subprocess
 import sys
 import urllib.request
 from pathlib import Path
 from typing import Any
-from urllib.parse import quote
+from urllib.parse import quote, urlsplit
 
 import pytest
 import view_demo
 from helpers.cli import run_here
+from helpers.viewrender_hosts import FOREIGN, request
 
 pytestmark = [pytest.mark.slow, pytest.mark.xdist_group("view")]
 
@@ -80,6 +82,30 @@ def test_hostile_id_and_category(browser: Any, url: str, campaigns: dict[str, st
     with urllib.request.urlopen(f"{url}/campaign/{cid}/task?id={quote(view_demo.HOSTILE_ID)}") as r:
         body = r.read().decode()
     assert "<svg" not in body and "&lt;svg onload=alert(4)&gt;" in body
+
+
+def test_non_loopback_host_is_announced(tmp_path: Path, store: Path) -> None:
+    proc = subprocess.Popen(
+        [sys.executable, "-c", "from ablation.cli import main_entry; main_entry()", "view",
+         str(store), "--no-browser", "--host", "0.0.0.0", "--port", "0"],
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+    )  # fmt: skip
+    try:
+        assert proc.stdout is not None and proc.stderr is not None
+        line = proc.stdout.readline()
+        assert "http://127.0.0.1:" in line, line  # a URL a browser opens: the loopback
+        warning = proc.stderr.readline()
+        assert "WARNING: listening on 0.0.0.0, not on this machine only" in warning, warning
+        # bound beyond this machine, it answers its addresses and names, never a foreign name
+        url = line.split()[2].rstrip("/")
+        port = urlsplit(url).port
+        for host in ("127.0.0.1", "localhost", "192.0.2.7", "[2001:db8::1]", socket.gethostname()):
+            assert request(url, "/", f"{host}:{port}")[0] == 200, host
+        for host in FOREIGN:
+            assert request(url, "/", f"{host}:{port}" if host else host)[0] == 400, host
+    finally:
+        proc.terminate()
+        proc.wait(timeout=10)
 
 
 def test_missing_store_is_one_line(tmp_path: Path) -> None:
