@@ -16,11 +16,9 @@ exploratory slices no gate judges, but a pass does not stand silently beside one
 Assumptions: the report's ``minimum_detectable_effect`` is that of the gate's test (one-sided,
 H1 "candidate worse"); a sequential report that stopped early is judged by anytime-valid
 decisions and gets no regression note (its fixed-n figures are descriptive); one that ran every
-task gets the note as a fixed-n report does, and a clause when its anytime-valid interval lies
-below 0. A sequential campaign that stopped early and passed stopped "non-inferior"; when its
-anytime-valid interval or the descriptive headline interval lies below 0, or its summary
-sentence says "candidate is worse" (the descriptive fixed-n test), the note says so and that the
-pass is non-inferiority within the margin, not "no worse".
+task gets the note as a fixed-n report does. A sequential regression gate never passes beside an
+anytime-valid interval below 0, nor, at a "non-inferior" stop, beside a descriptive figure on the
+harmful side (:mod:`ablation.analysis.sequential_gates`), so no clause is needed for them.
 """
 
 from __future__ import annotations
@@ -57,7 +55,6 @@ def pass_note(
     """
     parts = (
         _regression_parts(report, gates, alpha)
-        + _sequential_parts(report, gates)
         + _category_parts(report, alpha)
     )
     latency = next((g for g in gates if g.name == GATE_LATENCY), None)
@@ -116,51 +113,6 @@ def _regression_parts(report: AblationReport, gates: list[GateResult], alpha: fl
             f"{_points(report.zero_regression_upper_bound)} (one-sided upper bound)"
         )
     return parts
-
-
-def _sequential_parts(report: AblationReport, gates: list[GateResult]) -> list[str]:
-    """The note's clause for a passing sequential campaign whose anytime-valid interval lies
-    below 0 or, after an early stop (it stopped "non-inferior", the one stop that can pass),
-    whose descriptive headline interval lies below 0 or whose summary sentence says "candidate
-    is worse" (its descriptive fixed-n one-sided test): the pass is non-inferiority within the
-    margin, not the absence of a regression. A campaign that ran every task and passed was also
-    judged by the fixed-n test its sentence states (:func:`_regression_parts` covers its
-    fixed-n intervals), so only its anytime-valid interval can add a clause."""
-    seq = report.sequential
-    gate = next((g for g in gates if g.name == GATE_REGRESSION), None)
-    if seq is None or gate is None or gate.status != "pass":
-        return []
-    av, ci, test = seq.interval, report.uplift.ci, report.uplift_test
-    early = seq.fixed_n_descriptive
-    below = [
-        f"the anytime-valid {100 * av.confidence_level:g}% interval ({_points(av.low)} to "
-        f"{_points(av.high)})" if av.high < 0 else "",
-        f"the descriptive {100 * ci.confidence_level:g}% {ci.method} ({_points(ci.low)} to "
-        f"{_points(ci.high)})" if early and ci.high < 0 else "",
-    ]  # fmt: skip
-    shown = " and ".join(b for b in below if b)
-    worse = early and report.summary == "regression" and test is not None
-    if not shown and not worse:
-        return []
-    e = f"e = {short(seq.e_value)} < {short(1 / seq.alpha_per_candidate)}"
-    if not early:
-        return [
-            f"{shown} lies below 0, but neither the regression gate's e-process ({e}) nor its "
-            "fixed-n one-sided test at the end of the suite established a regression: the pass "
-            "is no evidence that the candidate is no worse than the baseline"
-        ]
-    said = [f"{shown} {'lie' if sum(map(bool, below)) > 1 else 'lies'} below 0"] if shown else []
-    if worse and test is not None:
-        said.append(
-            f"the summary sentence's descriptive one-sided test gives p = {test.pvalue_worse:.4g} < "
-            f"alpha {test.alpha:g} (candidate worse)"
-        )
-    margin = f" {short(seq.margin)}" if seq.margin is not None else ""
-    return [
-        f"{' and '.join(said)}: the candidate passed as non-inferior within the margin{margin} "
-        "when the sequential campaign stopped, not as no worse than the baseline; the regression "
-        f"gate's e-process did not reach 1/alpha ({e})"
-    ]
 
 
 def _category_parts(report: AblationReport, alpha: float) -> list[str]:

@@ -7,17 +7,22 @@ are judged here instead of by their fixed-n forms in :mod:`ablation.analysis.bui
 - ``"no significant regression"``: fails when the regression e-process reached
   ``1/alpha_per_candidate`` by the stop: the monitor's ``regression`` decision, or the e-value at
   the pair where another rule (a critical regression, say) stopped the campaign first; error ≤
-  alpha per candidate under "no regression" at any stopping time (Ville's inequality). Otherwise:
+  alpha per candidate under "no regression" at any stopping time (Ville's inequality). It also
+  fails when the anytime-valid interval lies below 0 at the stop (the confidence sequence is a
+  test of its own, valid at any stopping time; the two together can fail falsely up to twice
+  alpha, never pass falsely more). Otherwise:
 
   - every task ran (``fixed_n_descriptive`` false: the end of the suite, or a decision at its
     last task): the report's fixed-n figures are not descriptive and its summary sentence states
     the fixed-n one-sided test; the gate also fails when that test rejects at ``alpha``, so a
     PASS never stands beside "candidate is worse". This adds false failures (at most ``alpha``
     more under "no regression"), never false passes;
-  - the campaign stopped "non-inferior" before every task ran: the gate passes. That stop is
-    the one decision that can pass, and its pass is non-inferiority within the margin, not "no
-    worse": the evidence says so, and so does the verdict line when an interval or the summary
-    sentence is on the harmful side (:mod:`ablation.analysis.pass_note`);
+  - the campaign stopped "non-inferior" before every task ran: the gate passes when none of the
+    report's fixed-n figures (descriptive after the stop) says "worse": the one-sided test its
+    summary sentence states, and every uplift interval it lists. That stop is the one decision
+    that can pass, and its pass is non-inferiority within the margin, not "no worse": the
+    evidence says so. When one of those figures says "worse", the gate is inconclusive: it
+    cannot pass beside them, and the planned fixed-n look was not reached;
   - any other stop before every task ran (a critical regression, "inferior", the futility
     limit, or undecided at a gap: interrupted): neither the e-process nor the fixed-n look
     planned at the end of the suite was reached, so the gate is inconclusive (it could not
@@ -106,6 +111,34 @@ def sequential_regression_gate(s: SequentialSummary, name: str) -> GateResult:
     )
 
 
+def _interval_fail(s: SequentialSummary, gate: GateResult) -> GateResult:
+    """The regression gate's failure when the anytime-valid interval lies below 0 at the stop."""
+    return gate.model_copy(update={"status": "fail", "evidence": (
+        f"significant regression (sequential): the anytime-valid interval lies below 0 {_where(s)} "
+        f"when the campaign stopped {stop_words(s)}; the confidence sequence is valid at any "
+        f"stopping time, so the candidate is worse, although the e-process did not reach 1/alpha "
+        f"(e = {short(s.e_value)} < {short(1 / s.alpha_per_candidate)})."
+    )})  # fmt: skip
+
+
+def _descriptive_worse(report: AblationReport, alpha: float) -> str:
+    """What of the report's fixed-n figures says the candidate is worse ("" when none does): the
+    one-sided test its summary sentence states, the headline interval or another uplift
+    interval lying below 0."""
+    said = []
+    p, _ = regression_test(report)
+    if p < alpha or report.summary == "regression":
+        level = report.uplift_test.alpha if report.uplift_test is not None and p >= alpha else alpha
+        said.append(f"the summary sentence's one-sided test gives p = {short(p)} < alpha {short(level)}")
+    below = [iv for iv in (report.uplift.ci, *report.uplift.others()) if iv.high < 0]
+    if below:
+        said.append(
+            ", ".join(f"the {100 * iv.confidence_level:g}% {iv.method} [{iv.low:+.4f}, {iv.high:+.4f}]" for iv in below)
+            + (" lie" if len(below) > 1 else " lies") + " below 0"
+        )
+    return " and ".join(said)
+
+
 def _non_inferior_pass(s: SequentialSummary, gate: GateResult) -> GateResult:
     """The pass of the regression gate at a non-inferior stop, said as what it is."""
     margin = f" {short(s.margin)}" if s.margin is not None else ""
@@ -183,7 +216,20 @@ class SequentialRegressionGate(BuiltinGate):
         gate = sequential_regression_gate(s, GATE_REGRESSION)
         if gate.status == "fail":
             return [gate]
+        if s.interval.high < 0:  # the confidence sequence is a test of its own, valid at any stop
+            return [_interval_fail(s, gate)]
         if s.fixed_n_descriptive and s.gate == "non_inferior":
+            harmful = _descriptive_worse(report, alpha)
+            if harmful:
+                return [could_not_run(
+                    GATE_REGRESSION, "the sequential decision",
+                    f"the campaign stopped non-inferior before every task ran ({s.tasks_run} of "
+                    f"{s.n_tasks} tasks) with the e-process short of 1/alpha (e = "
+                    f"{short(s.e_value)} < {short(1 / s.alpha_per_candidate)}) {_where(s)}, while "
+                    f"{harmful}, descriptive after this stop: the gate cannot pass beside them, and "
+                    "the fixed-n look planned at the end of the suite was not reached (run every "
+                    "task: without --sequential, or with a smaller margin)",
+                )]  # fmt: skip
             return [_non_inferior_pass(s, gate)]
         if s.fixed_n_descriptive:  # a stop that is no decision of this gate: neither look reached
             return [could_not_run(

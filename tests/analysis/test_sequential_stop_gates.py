@@ -3,12 +3,12 @@
 A stop that is no decision of the regression gate (a critical regression, "inferior") before
 every task ran used to leave the gate PASS, "the e-process never reached 1/alpha", beside the
 summary sentence "Candidate is worse ... (descriptive ...)": it is now inconclusive, as after
-a futility stop. At a critical stop where the e-value reached 1/alpha on the critical pair the
-gate said "never reached" beside e = 31.88 vs 20: it now fails. At a critical stop whose
-anytime-valid upper bound is already below -margin the non-inferiority gate said "the interval
-still crosses": it now fails. A "non-inferior" stop still passes (the one stop that can pass),
-and its note now also names a descriptive sentence "candidate is worse" when both intervals
-cross 0; so does the several-candidates summary under its table.
+a futility stop, and a failure when the anytime-valid interval lies below 0 (the confidence
+sequence is valid at any stop). At a critical stop where the e-value reached 1/alpha on the
+critical pair the gate said "never reached" beside e = 31.88 vs 20: it now fails. At a critical
+stop whose anytime-valid upper bound is already below -margin the non-inferiority gate said "the
+interval still crosses": it now fails. A "non-inferior" stop passed the regression gate beside a
+descriptive sentence "candidate is worse", with a note: that gate is now inconclusive there.
 
 References: scipy's one-sided binomial test of the discordant counts (the sentence's exact
 McNemar test) and the e-value's closed form under the uniform prior (STATISTICS.md section 10),
@@ -28,8 +28,8 @@ from helpers import cli
 from scipy import stats as sps
 
 from ablation import CampaignConfig, GatePolicy, SequentialPolicy, TaskResult, compare_results
-from ablation.analysis.pass_note import pass_note
 from ablation.analysis.sequential import sequential_order
+from ablation.analysis.sequential_gates import SequentialRegressionGate
 from ablation.render import plots, render, render_summary
 from ablation.render._format import summary_sentence
 from ablation.report import AblationReport, Interval
@@ -154,14 +154,17 @@ def non_inferior() -> AblationReport:
     return _seq(_arms(200, 10, 3), 7, 0.1)
 
 
-def test_an_inferior_stop_leaves_the_regression_gate_inconclusive(inferior: AblationReport) -> None:
+def test_an_inferior_stop_fails_the_regression_gate_by_its_anytime_valid_interval(
+    inferior: AblationReport,
+) -> None:
     report = inferior
     s = report.sequential
     assert s is not None and s.gate == "inferior" and s.fixed_n_descriptive
     b, c = report.table.regressions, report.table.improvements
     assert _p_worse(b, c) < ALPHA and summary_sentence(report).startswith("Candidate is worse")
-    assert _e_value(b, c) < 1 / ALPHA
-    assert _gate(report, GATE)["status"] == "inconclusive"
+    assert _e_value(b, c) < 1 / ALPHA and s.interval.high < 0
+    gate = _gate(report, GATE)
+    assert gate["status"] == "fail" and "the anytime-valid interval lies below 0" in gate["evidence"]
     assert _gate(report, NI)["status"] == "fail" and report.verdict == "fail"
 
 
@@ -175,48 +178,42 @@ def test_a_critical_stop_below_minus_margin_fails_non_inferiority(inferior: Abla
     assert s is not None and s.gate == "critical_regression" and s.interval.high < -0.01
     ni = _gate(report, NI)
     assert ni["status"] == "fail" and "still crosses" not in ni["evidence"]
-    assert _gate(report, GATE)["status"] == "inconclusive"
+    assert _gate(report, GATE)["status"] == "fail"  # its interval lies below 0
 
 
-def test_a_non_inferior_pass_beside_a_descriptive_worse_says_so_everywhere(
+def test_a_non_inferior_stop_beside_a_descriptive_worse_is_no_pass_everywhere(
     non_inferior: AblationReport, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr(plots, "report_plots", lambda report: [])  # the note, not the figures
+    monkeypatch.setattr(plots, "report_plots", lambda report: [])  # the verdict, not the figures
     report = non_inferior
     s = report.sequential
     assert s is not None and s.gate == "non_inferior" and s.fixed_n_descriptive
     b, c = report.table.regressions, report.table.improvements
     p = _p_worse(b, c)
     assert p < ALPHA and s.interval.high >= 0 and report.uplift.ci.high >= 0
-    assert report.verdict == "pass"  # the non-inferior stop passes (a design decision)
     assert summary_sentence(report).startswith("Candidate is worse")
-    note = report.verdict_note or ""
-    assert f"p = {p:.4g} < alpha 0.05 (candidate worse)" in note
-    assert "not as no worse than the baseline" in note
     gate = _gate(report, GATE)
-    assert gate["status"] == "pass" and not gate["evidence"].startswith("no significant regression")
+    assert gate["status"] == "inconclusive" and report.verdict == "fail"
+    assert f"p = {p:.4g} < alpha 0.05" in gate["evidence"] and "cannot pass beside" in gate["evidence"]
+    assert _gate(report, NI)["status"] == "pass"  # the stop's own decision stands
     for fmt in ("terminal", "markdown", "html", "json"):
         flat = " ".join(render(report, fmt).split())
-        assert "not as no worse than" in flat, fmt
+        assert "cannot pass beside" in flat, fmt
 
 
-def test_the_candidates_summary_lists_the_note_of_a_pass_on_the_harmful_side(
+def test_the_candidates_summary_does_not_pass_a_non_inferior_stop_beside_a_worse_sentence(
     non_inferior: AblationReport,
 ) -> None:
-    report, note = non_inferior, non_inferior.verdict_note
-    assert report.verdict == "pass" and summary_sentence(report).startswith("Candidate is worse")
+    report = non_inferior
     other = compare_results(*_arms(200, 3, 10), config=CampaignConfig(n_resamples=100))
     assert other.verdict == "pass" and other.uplift.ci.high >= 0 and other.summary != "regression"
     summary = json.loads(render_summary([report, other], ["worse", "other"], "json"))
-    flagged = [n for n in summary["notes"] if "PASS beside a figure on the harmful side" in n]
-    assert flagged == [f"worse: PASS beside a figure on the harmful side: {note}."]
-    for fmt in ("terminal", "markdown", "html"):
-        assert "not as no worse than" in " ".join(
-            render_summary([report, other], ["w", "o"], fmt).split()
-        )
+    verdicts = {row["name"]: row["verdict"] for row in summary["rows"]}
+    assert verdicts == {"worse": "fail", "other": "pass"}
+    assert not [n for n in summary["notes"] if "PASS beside a figure on the harmful side" in n]
 
 
-def test_a_full_suite_pass_beside_an_anytime_valid_interval_below_0_says_so() -> None:
+def test_a_full_suite_run_with_its_anytime_valid_interval_below_0_fails_the_gate() -> None:
     base = [TaskResult(task_id=f"t{i}", passed=i % 5 != 0) for i in range(60)]
     cand = [TaskResult(task_id=f"t{i}", passed=i % 5 != 1) for i in range(60)]
     report = compare_results(
@@ -224,11 +221,9 @@ def test_a_full_suite_pass_beside_an_anytime_valid_interval_below_0_says_so() ->
     )
     s = report.sequential
     assert s is not None and not s.fixed_n_descriptive and report.verdict == "pass"
-    assert "anytime-valid" not in (pass_note(report, report.gates, ALPHA) or "")
     # the same report with its anytime-valid interval moved below 0 (rare in data: the sequence
-    # is wider than the fixed-n interval, whose own note is tested elsewhere)
+    # is wider than the fixed-n interval) and the gate judged again
     below = Interval(low=-0.3, high=-0.01, confidence_level=0.9, method=s.interval.method)
     moved = report.model_copy(update={"sequential": s.model_copy(update={"interval": below})})
-    note = pass_note(moved, moved.gates, ALPHA) or ""
-    assert "the anytime-valid 90% interval (-30.0 pp to -1.0 pp) lies below 0" in note
-    assert "no evidence that the candidate is no worse" in note
+    [gate] = SequentialRegressionGate().judge(GatePolicy(), moved, ALPHA)
+    assert gate.status == "fail" and "the anytime-valid interval lies below 0" in gate.evidence
