@@ -48,7 +48,8 @@ def big_both(x):
 
 
 class _Server(BaseHTTPRequestHandler):
-    """``/ok`` answers ``3 * n``; for ``n == 1`` the other paths misbehave with 64 MiB."""
+    """``/ok`` answers ``3 * n``; for ``n == 1`` the other paths misbehave with 64 MiB, and
+    ``/each`` misbehaves as ``/declared`` for ``n == 1``, ``/chunked`` for 2 and ``/error`` for 3."""
 
     closed_at: ClassVar[list[float]] = []
 
@@ -57,27 +58,30 @@ class _Server(BaseHTTPRequestHandler):
 
     def do_POST(self) -> None:
         n = json.loads(self.rfile.read(int(self.headers["Content-Length"])))["input"]["n"]
-        if self.path == "/ok" or n != 1:
+        path = self.path if n == 1 else "/ok"
+        if self.path == "/each":
+            path = {1: "/declared", 2: "/chunked", 3: "/error"}.get(n, "/ok")
+        if path == "/ok":
             body = json.dumps(3 * n).encode()
             self.send_response(200)
             self.send_header("Content-Length", str(len(body)))
             self.end_headers()
             self.wfile.write(body)
             return
-        if self.path == "/trickle":
+        if path == "/trickle":
             self.send_response(200)
             self.send_header("Content-Length", "1000")
             self.end_headers()
             self._send_slowly(b"1", 0.2, 1000)
             return
-        chunked = self.path in ("/chunked", "/endless")
-        self.send_response(500 if self.path == "/error" else 200)
+        chunked = path in ("/chunked", "/endless")
+        self.send_response(500 if path == "/error" else 200)
         if chunked:
             self.send_header("Transfer-Encoding", "chunked")
         else:
             self.send_header("Content-Length", str(BIG))
         self.end_headers()
-        if self.path == "/endless":
+        if path == "/endless":
             self._send_slowly(b"%x\r\n%s\r\n" % (len(_BLOCK), _BLOCK), 0.005, 10**9)
             return
         for _ in range(BIG // len(_BLOCK)):
@@ -164,20 +168,22 @@ def test_python_agent_output_and_error_are_capped(
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("path", ["/declared", "/chunked", "/error"])
-def test_http_bodies_are_read_up_to_the_cap(
-    tmp_path: Path, server: str, small_peak: float, path: str
-) -> None:
-    measured, trials = _campaign(tmp_path, f"{server}/ok", f"{server}{path}", path.strip("/"))
-    trial = trials["t001", "candidate"]
-    assert trial["status"] == "error"
-    if path == "/error":
-        assert trial["error_type"] == "AgentConnectionError"
-        assert "HTTP 500" in trial["error_message"]
-    else:
-        assert trial["error_type"] == "AgentHttpError"
-        assert "max_output_bytes=8388608" in trial["error_message"]
-    assert len(trial["error_message"]) < 1000
+def test_http_bodies_are_read_up_to_the_cap(tmp_path: Path, server: str, small_peak: float) -> None:
+    """One campaign, one call at a time: task 1's body declares 64 MiB, task 2's is 64 MiB
+    chunked, task 3's is the 64 MiB body of a 500."""
+    measured, trials = _campaign(
+        tmp_path, f"{server}/ok", f"{server}/each", "each", "--concurrency", "1"
+    )
+    for task, path in (("t001", "/declared"), ("t002", "/chunked"), ("t003", "/error")):
+        trial = trials[task, "candidate"]
+        assert trial["status"] == "error", path
+        if path == "/error":
+            assert trial["error_type"] == "AgentConnectionError"
+            assert "HTTP 500" in trial["error_message"]
+        else:
+            assert trial["error_type"] == "AgentHttpError", path
+            assert "max_output_bytes=8388608" in trial["error_message"], path
+        assert len(trial["error_message"]) < 1000, path
     # Nothing near the 64 MiB body is held (the old code read it whole, and decoded it).
     assert measured.peak_mib < small_peak + 32, (measured.peak_mib, small_peak)
 
