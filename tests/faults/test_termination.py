@@ -70,7 +70,7 @@ def test_termination_interrupts_kills_command_agents_and_resumes(
         "--candidate", agent, "--store", str(store), "--concurrency", "4", "--no-progress",
         "--format", "json",
     ]  # fmt: skip
-    env = cli_env(SLOW_SUITE_TASKS="8")
+    env = cli_env(SLOW_SUITE_TASKS="4")  # four candidate trials: all in flight, all waiting
     # as from a terminal: under nohup (SIGHUP ignored, inherited) ablation rightly keeps ignoring it
     proc = start(args, env, preexec_fn=_default_dispositions)
     wait_until(lambda: len(processes_with_arg(tag.encode())) >= 4, timeout=60, proc=proc)
@@ -84,16 +84,16 @@ def test_termination_interrupts_kills_command_agents_and_resumes(
     [(campaign_id, status, done)] = campaigns(store)
     assert status == "interrupted"
     assert campaign_id in lines[0]
-    assert done < 16
+    assert done < 8
     wait_until(lambda: processes_with_arg(tag.encode()) == [], timeout=10)
 
     gate.unlink()  # the agents now answer at once
     hint = shlex.split(lines[0].split("Resume with:", 1)[1])
     assert hint[:2] == ["ablation", "run"]
-    resumed = run_here(hint[1:], {"SLOW_SUITE_TASKS": "8", "SLOW_SUITE_CHANGE": None})  # no signal
+    resumed = run_here(hint[1:], {"SLOW_SUITE_TASKS": "4", "SLOW_SUITE_CHANGE": None})  # no signal
     assert resumed.returncode == 0, resumed.stderr
-    assert json.loads(resumed.stdout)["n_paired"] == 8
-    assert campaigns(store) == [(campaign_id, "complete", 16)]
+    assert json.loads(resumed.stdout)["n_paired"] == 4
+    assert campaigns(store) == [(campaign_id, "complete", 8)]
 
 
 @pytest.mark.slow
