@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import os
 import shlex
+import sqlite3
 import subprocess
 import sys
 from pathlib import Path
@@ -55,17 +56,26 @@ def test_report_on_a_read_only_store(tmp_path: Path) -> None:
 
 @pytest.mark.slow
 def test_one_resumer_at_a_time(tmp_path: Path) -> None:
-    """Item 13: while one ``--resume`` runs, a second exits 1 naming the holder's pid."""
+    """Item 13: while one ``--resume`` runs, a second exits 1 naming the holder's pid.
+
+    The campaign to resume is what a ``kill -9`` leaves, made in this process: a run (agents
+    without their sleeps), then its status set back to ``running`` and all but 10 of its trials
+    deleted. The resumer is a process of its own (agents sleeping 20-50 ms, one at a time), so
+    it holds the campaign's lock while the second one starts."""
     from helpers.cli import kill, run_args, start, stored_trials, wait_until
 
     store = tmp_path / "runs.db"
-    env = cli_env(SLOW_SUITE_TASKS="200")
-    first = start(run_args(store, extra=["--concurrency", "1"]), env)
-    wait_until(lambda: stored_trials(store) >= 5, timeout=60)
-    kill(first)  # leaves the campaign "running" with missing trials
-    resumer = start(run_args(store, extra=["--concurrency", "1", "--resume"]), env)
+    args = run_args(store, extra=["--concurrency", "1"])
+    done = run_here(args, {"SLOW_SUITE_TASKS": "200", "SLOW_AGENTS_SCALE": "0"})
+    assert done.returncode in (0, 2), done.stderr
+    with sqlite3.connect(store) as db:
+        db.execute("DELETE FROM trials WHERE task_id >= 't005'")
+        db.execute("UPDATE campaigns SET status = 'running'")
+    db.close()
+    assert stored_trials(store) == 10
+    resumer = start([*args, "--resume"], cli_env(SLOW_SUITE_TASKS="200"))
     try:
-        wait_until(lambda: stored_trials(store) >= 10, timeout=60)
+        wait_until(lambda: stored_trials(store) > 10, timeout=60, proc=resumer)
         # in this process: the refusal is the lock's (the resumer holds it), not a signal's
         second = run_here(run_args(store, extra=["--resume"]), {"SLOW_SUITE_TASKS": "200"})
         assert second.returncode == 1
