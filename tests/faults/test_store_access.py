@@ -58,9 +58,9 @@ def test_report_on_a_read_only_store(tmp_path: Path) -> None:
 def test_one_resumer_at_a_time(tmp_path: Path) -> None:
     """Item 13: while one ``--resume`` runs, a second exits 1 naming the holder's pid.
 
-    The campaign to resume is what a ``kill -9`` leaves, made in this process: a run (agents
-    without their sleeps), then its status set back to ``running`` and all but 10 of its trials
-    deleted. The resumer is a process of its own (agents sleeping 20-50 ms, one at a time), so
+    The campaign to resume holds the rows a ``kill -9`` leaves (not its stale lock file), made in
+    this process: a run (agents without their sleeps), then its status set back to ``running``
+    and all but 10 of its trials deleted. The resumer is a process of its own (agents sleeping 20-50 ms, one at a time), so
     it holds the campaign's lock while the second one starts."""
     from helpers.cli import kill, run_args, start, stored_trials, wait_until
 
