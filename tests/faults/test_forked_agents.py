@@ -23,7 +23,7 @@ import uuid
 from pathlib import Path
 
 import pytest
-from helpers.cli import cli_env, kill, run, start, stored_trials, wait_until
+from helpers.cli import cli_env, kill, run, run_here, start, stored_trials, wait_until
 from helpers.procs import alive, processes_with_arg
 
 _AGENTS = '''
@@ -190,7 +190,8 @@ def test_children_left_by_an_agent_are_killed_at_the_end(tmp_path: Path) -> None
 @pytest.mark.slow
 def test_a_forked_copy_of_a_process_worker_never_answers(tmp_path: Path) -> None:
     agents, env, _ = _setup(tmp_path, tasks=4)
-    proc = run(_args(agents, "forks_wrong", tmp_path / "runs.db", "--isolation", "process"), env)
+    # in this process: the fork happens in the isolation worker, a process either way
+    proc = run_here(_args(agents, "forks_wrong", tmp_path / "runs.db", "--isolation", "process"), env)
     assert proc.returncode in (0, 2), proc.stderr
     report = json.loads(proc.stdout)
     # every answer recorded is the worker's own (-1): four regressions, whatever the copy said
