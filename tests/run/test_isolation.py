@@ -60,10 +60,12 @@ def _tagged(tag: str) -> list[int]:
 
 
 def _args(store: Path, candidate: str, *extra: str, baseline: str = "ok") -> list[str]:
+    """``ablation run`` on the slow suite; two trials at once (under process isolation, two
+    workers, each an interpreter start, not eight) unless ``extra`` sets ``--concurrency``."""
     return [
         "run", "tests/helpers/slow_suite.py", "--baseline", f"{AGENTS}:{baseline}",
         "--candidate", f"{AGENTS}:{candidate}", "--format", "json", "--no-progress",
-        "--store", str(store), "--seed", "3", *extra,
+        "--store", str(store), "--seed", "3", "--concurrency", "2", *extra,
     ]
 
 
@@ -309,7 +311,7 @@ def test_python_api_runs_agents_in_workers_and_kills_them_at_the_end() -> None:
 
 
 def test_an_agents_exception_keeps_its_type_and_the_workers_traceback() -> None:
-    engine = AblationEngine(CampaignConfig(isolation="process", timeout_s=60))
+    engine = AblationEngine(CampaignConfig(isolation="process", timeout_s=60, concurrency=2))
     results = engine.run(isolation_agents.ok, isolation_agents.raises, _tasks(2))
     failed = next(r for r in results if r.arm == "candidate" and r.task_id == "t001")
     assert (failed.status, failed.error_type, failed.error_message) == (
