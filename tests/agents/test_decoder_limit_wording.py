@@ -65,7 +65,7 @@ def test_agents_and_sources_say_the_same(tmp_path: Path, serve: Callable[[bytes]
     (tmp_path / "reply.json").write_bytes(text)
     code = f"import sys; sys.stdin.read(); sys.stdout.buffer.write(open({str(tmp_path / 'reply.json')!r}, 'rb').read())"
     with pytest.raises(AgentProcessError) as by_command:
-        asyncio.run(CommandAgent([sys.executable, "-c", code], name="printer", timeout_s=20).run(1))
+        asyncio.run(CommandAgent([sys.executable, "-S", "-c", code], name="printer", timeout_s=20).run(1))
     assert str(by_command.value).startswith(f"printer printed {wording} on stdout: ")
 
     with pytest.raises(AgentHttpError) as by_http:

@@ -27,7 +27,7 @@ def test_the_reference_codec_drops_the_mark() -> None:
 
 def test_a_command_reply() -> None:
     code = f"import sys; sys.stdin.read(); sys.stdout.buffer.write({BOM + REPLY!r})"
-    assert asyncio.run(CommandAgent([sys.executable, "-c", code]).run("task")) == "ok"
+    assert asyncio.run(CommandAgent([sys.executable, "-S", "-c", code]).run("task")) == "ok"
 
 
 def _answer(content_type: bytes) -> bytes:

@@ -48,10 +48,11 @@ def _decoder_refuses(reply: bytes) -> type[BaseException]:
 
 
 def _printer(tmp_path: Path, reply: bytes) -> CommandAgent:
-    """A real process that reads its input and prints ``reply`` on stdout."""
+    """A real process that reads its input and prints ``reply`` on stdout (``-S``: the bare
+    interpreter, no site-packages set up for a printer)."""
     (tmp_path / "reply.json").write_bytes(reply)
     code = f"import sys; sys.stdin.read(); sys.stdout.buffer.write(open({str(tmp_path / 'reply.json')!r}, 'rb').read())"
-    return CommandAgent([sys.executable, "-c", code], name="printer", timeout_s=20)
+    return CommandAgent([sys.executable, "-S", "-c", code], name="printer", timeout_s=20)
 
 
 @pytest.mark.parametrize(("reply", "phrase"), LIMITS)

@@ -51,10 +51,11 @@ def test_the_references_refuse_the_number(reply: bytes, literal: str, where: str
 
 
 def _printer(tmp_path: Path, reply: bytes) -> CommandAgent:
-    """A real process that reads its input and prints ``reply`` on stdout."""
+    """A real process that reads its input and prints ``reply`` on stdout (``-S``: the bare
+    interpreter, no site-packages set up for a printer)."""
     (tmp_path / "reply.json").write_bytes(reply)
     code = f"import sys; sys.stdin.read(); sys.stdout.buffer.write(open({str(tmp_path / 'reply.json')!r}, 'rb').read())"
-    return CommandAgent([sys.executable, "-c", code], name="printer", timeout_s=20)
+    return CommandAgent([sys.executable, "-S", "-c", code], name="printer", timeout_s=20)
 
 
 @pytest.mark.parametrize(("reply", "literal", "where"), REPLIES)

@@ -49,7 +49,7 @@ def test_the_reference_sees_the_member_twice(reply: bytes, name: str) -> None:
 def _printer(tmp_path: Path, reply: bytes) -> CommandAgent:
     (tmp_path / "reply.json").write_bytes(reply)
     code = f"import sys; sys.stdin.read(); sys.stdout.buffer.write(open({str(tmp_path / 'reply.json')!r}, 'rb').read())"
-    return CommandAgent([sys.executable, "-c", code], name="printer", timeout_s=20)
+    return CommandAgent([sys.executable, "-S", "-c", code], name="printer", timeout_s=20)
 
 
 @pytest.fixture
