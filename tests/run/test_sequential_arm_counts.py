@@ -5,7 +5,9 @@ tasks are not part of the analysis. Every figure of an arm's summary (trials, er
 retried trials, cost) must leave them out as the errors section does, or it varies from run to
 run with timing. End to end through the command line: a candidate that fails every task after a
 short sleep (some by raising, some after a retried connection error, some by timing out), 16 trials in flight, so
-many finish after the stop; the summaries are recounted by hand from the stored trials.
+many finish after the stop; the summaries are recounted by hand from the stored trials. Two
+campaigns run side by side, one a command-line process, the other the same command in this
+process (``run_here``), and their counts must agree.
 """
 
 from __future__ import annotations
@@ -15,7 +17,7 @@ import subprocess
 from pathlib import Path
 
 import pytest
-from helpers.cli import cli_env, kill, start
+from helpers.cli import cli_env, kill, run_here, start
 
 from ablation import RunStore
 
@@ -46,22 +48,18 @@ def broken(x):
 _COUNTS = ("n_trials", "errors", "timeouts", "retried", "cost_total")
 
 
-def _start(tmp_path: Path, name: str, agents: Path) -> subprocess.Popen[str]:
-    """Start the campaign into its own store ``NAME.db`` (a command-line process)."""
-    return start(
-        ["run", "tests/helpers/slow_suite.py", "--baseline", f"{agents}:ok", "--candidate",
-         f"{agents}:broken", "--sequential", "--concurrency", "16", "--timeout", "3",
-         "--max-attempts", "2", "--fail-fast", "0", "--store", str(tmp_path / f"{name}.db"),
-         "--no-progress", "--format", "json", "--seed", "1"],
-        cli_env(SLOW_SUITE_TASKS="120"),
-    )  # fmt: skip
+def _args(tmp_path: Path, name: str, agents: Path) -> list[str]:
+    """The campaign, into its own store ``NAME.db``."""
+    return ["run", "tests/helpers/slow_suite.py", "--baseline", f"{agents}:ok", "--candidate",
+            f"{agents}:broken", "--sequential", "--concurrency", "16", "--timeout", "3",
+            "--max-attempts", "2", "--fail-fast", "0", "--store", str(tmp_path / f"{name}.db"),
+            "--no-progress", "--format", "json", "--seed", "1"]  # fmt: skip
 
 
-def _finish(tmp_path: Path, name: str, proc: subprocess.Popen[str]) -> tuple[dict, dict[str, dict]]:
-    """The report of a campaign started by :func:`_start`, and each arm's counts recounted."""
-    out, err = proc.communicate(timeout=120)
-    assert proc.returncode == 2, err
-    report = json.loads(out)
+def _finish(tmp_path: Path, name: str, done: subprocess.CompletedProcess[str]) -> tuple[dict, dict[str, dict]]:
+    """The report of a finished campaign of :func:`_args`, and each arm's counts recounted."""
+    assert done.returncode == 2, done.stderr
+    report = json.loads(done.stdout)
     not_run = {e["task_id"] for e in report["excluded"] if e["reason"].startswith("not run")}
     with RunStore(tmp_path / f"{name}.db") as db:
         campaign = db.latest_campaign()
@@ -89,13 +87,14 @@ def test_arm_counts_are_a_recount_over_the_kept_tasks(tmp_path: Path) -> None:
     agents.write_text(_AGENTS)
     # the two campaigns run side by side (each mostly waits for its time-outs): their timings
     # differ from each other as two runs one after the other would, and the counts must not
-    procs = {name: _start(tmp_path, name, agents) for name in ("first", "second")}
+    proc = start(_args(tmp_path, "first", agents), cli_env(SLOW_SUITE_TASKS="120"))
     try:
-        first, recount = _finish(tmp_path, "first", procs["first"])
-        second, _ = _finish(tmp_path, "second", procs["second"])
+        here = run_here(_args(tmp_path, "second", agents), {"SLOW_SUITE_TASKS": "120"})
+        out, err = proc.communicate(timeout=120)
     finally:
-        for proc in procs.values():
-            kill(proc)
+        kill(proc)
+    first, recount = _finish(tmp_path, "first", subprocess.CompletedProcess(proc.args, proc.returncode, out, err))
+    second, _ = _finish(tmp_path, "second", here)
     assert first["sequential"]["stopped_early"]
     groups = first["errors"]["groups"]
     for arm in ("baseline", "candidate"):
