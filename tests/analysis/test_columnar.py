@@ -7,6 +7,7 @@ The reference is the per-trial path (``pair_results`` + ``build_report``:
 
 from __future__ import annotations
 
+import functools
 import random
 from typing import Any
 
@@ -34,13 +35,14 @@ def _json(report: Any) -> dict[str, Any]:
     return data
 
 
-@pytest.mark.first
 @pytest.mark.slow
 @pytest.mark.parametrize(("seed", "on_error", "listed", "n"),
-                         [(0, "fail", True, 10_000), (1, "exclude", True, 3000), (2, "fail", False, 3000)])
+                         [(0, "fail", True, 3000), (1, "exclude", True, 1000), (2, "fail", False, 1000)])
 def test_compare_results_equals_the_object_path_on_random_tasks(
     seed: int, on_error: str, listed: bool, n: int
 ) -> None:
+    # 3,000 tasks: about 4,700 rows per arm, past a 4,096-row chunk of the column reads (the
+    # other cases vary the pairing's settings, whose code does not depend on the chunks)
     baseline, candidate = campaign(seed, n)
     # the time limit named, so that compare_results counts timeouts at it as the object path does
     config = CampaignConfig(on_error=on_error, n_resamples=200, seed=seed, timeout_s=300.0)
@@ -57,7 +59,7 @@ def test_compare_results_equals_the_object_path_on_random_tasks(
         assert fast.cost is not None and fast.latency.hodges_lehmann is not None
 
 
-@pytest.mark.parametrize("seed", [3, 4])
+@pytest.mark.parametrize("seed", [3])
 def test_dict_records_give_the_report_of_their_task_results(seed: int) -> None:
     baseline, candidate = campaign(seed, 600)
     keys = ("task_id", "run", "status", "passed", "latency_s", "cost", "category", "critical")
@@ -78,10 +80,10 @@ def test_a_bad_dict_record_is_named_by_number_and_id() -> None:
         records_to_columns(rows, "baseline", source="baseline")
 
 
-@pytest.mark.parametrize("seed", [5, 6])
-@pytest.mark.parametrize("on_error", ["fail", "exclude"])
+@pytest.mark.parametrize(("seed", "on_error"), [(5, "fail"), (6, "exclude")])
 def test_stored_report_equals_the_streamed_row_path(tmp_path: Any, seed: int, on_error: str) -> None:
-    baseline, candidate = campaign(seed, 1_500)
+    # 700 tasks: about 2,200 trials, past a 2,000-row page of the rows the per-trial path streams
+    baseline, candidate = campaign(seed, 700)
     config = CampaignConfig(on_error=on_error, n_resamples=200, timeout_s=300.0)
     store = RunStore(tmp_path / "runs.db")
     ids = sorted({r.task_id for r in baseline + candidate})
@@ -263,8 +265,9 @@ def test_sides_in_task_and_run_order_equal_the_object_path(seed: int, on_error: 
     assert same_runs or any(e.reason.startswith("unmatched run") for e in fast.excluded)
 
 
-@pytest.mark.parametrize("seed", [5, 6])
-@pytest.mark.parametrize("listing", ["suite", "expected", "suite-one-unknown", "expected-one-unknown"])
+@pytest.mark.parametrize(("seed", "listing"), [
+    (5, "suite"), (6, "expected"), (6, "suite-one-unknown"), (5, "expected-one-unknown"),
+])  # fmt: skip
 def test_a_listing_equal_to_the_arms_ids_gives_the_object_paths_report(seed: int, listing: str) -> None:
     """A suite (or expected ids) holding exactly the arms' ids takes the inventory shortcut; one
     id swapped for an unknown one (same count) must not: both equal the per-trial path."""
@@ -412,6 +415,15 @@ def test_tasks_without_categories_share_one_label_and_no_list() -> None:
     assert {d.category for d in report.details} == {"default"}
 
 
+_SHARED_IDS = tuple(f"t{i:05d}" for i in range(8_200))  # two full chunks of 4,096 and a short one
+
+
+@functools.cache
+def _verdicts(passed: bool) -> tuple[TaskResult, ...]:
+    """One trial per id of :data:`_SHARED_IDS` (built once: 8,200 validated models per arm)."""
+    return tuple(TaskResult(task_id=t, passed=passed) for t in _SHARED_IDS)
+
+
 @pytest.mark.parametrize("records", [False, True])
 @pytest.mark.parametrize("change", [None, 0, 4096, 8199])
 def test_an_arm_with_the_same_ids_in_order_shares_the_other_arms_column(records: bool, change: int | None) -> None:
@@ -420,20 +432,21 @@ def test_an_arm_with_the_same_ids_in_order_shares_the_other_arms_column(records:
     renames one id, at a chunk's first or last row among others."""
     from ablation.analysis.in_memory import side_columns
 
-    ids = [f"t{i:05d}" for i in range(8_200)]  # two full chunks of 4,096 and a short one
+    ids = list(_SHARED_IDS)
     other = list(ids)
     if change is not None:
         other[change] = "renamed"
-    first = side_columns([TaskResult(task_id=t, passed=True) for t in ids], "baseline", {"task_id", "passed"})[1]
+    passing = list(_verdicts(True))
+    first = side_columns(passing, "baseline", {"task_id", "passed"})[1]
     rows: list[Any] = [{"task_id": t, "passed": False} for t in other]
     if not records:
-        rows = [TaskResult(task_id=t, passed=False) for t in other]
+        rows = list(_verdicts(False))
+        if change is not None:
+            rows[change] = TaskResult(task_id="renamed", passed=False)
     second = side_columns(rows, "candidate", None if records else {"task_id", "passed"}, first.task_id)[1]
     assert (second.task_id is first.task_id) == (change is None)
     assert second.task_id.tolist() == other and first.task_id.tolist() == ids
-    report = compare_results(
-        [TaskResult(task_id=t, passed=True) for t in ids], rows, config=CampaignConfig(n_resamples=100)
-    )
+    report = compare_results(passing, rows, config=CampaignConfig(n_resamples=100))
     assert report.n_paired == (8_200 if change is None else 8_199)
 
 
