@@ -24,7 +24,7 @@ from typing import Any
 
 import numpy as np
 import pytest
-from helpers import cli
+from helpers import analysis_shared, cli
 
 from ablation.analysis.build import report_from_results
 from ablation.analysis.completeness import GATE_COMPLETENESS
@@ -199,7 +199,7 @@ def test_a_resume_runs_the_missing_runs_and_reports_every_pair(
     (folder / "block").unlink()
     store = folder / "runs.db"
     before = set(cli.trial_keys(store))
-    proc = cli.run_here(_args("--resume"), cwd=folder)
+    proc = analysis_shared.run_here(_args("--resume"), cwd=folder)
     added = {k[1:4] for k in set(cli.trial_keys(store)) - before}
     had = {k[1:4] for k in before}  # which run of a task came first is the scheduler's choice
     short = [(IN_STEP, "baseline"), (IN_STEP, "candidate"), (UNEVEN, "candidate")]

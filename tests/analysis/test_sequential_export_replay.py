@@ -20,7 +20,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from helpers import cli, margin_campaign
+from helpers import analysis_shared, cli, margin_campaign
 
 pytestmark = pytest.mark.xdist_group("sequential-export-replay")  # one worker runs the campaign once
 
@@ -30,7 +30,7 @@ _ARMS = ("--baseline-where", "arm=baseline", "--where", "arm=candidate")
 @pytest.fixture(scope="module")
 def campaign(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, dict[str, Any], Path]:
     """The store, the run's JSON report, and its export with an in-flight regression added."""
-    store, run = margin_campaign.run_campaign(tmp_path_factory.mktemp("seq") / "c", "--sequential")
+    store, run = analysis_shared.margin_run(tmp_path_factory.mktemp("seq") / "c", "--sequential")
     export = store.parent / "export.jsonl"
     proc = cli.run_here(["report", "latest", "--store", str(store), "--export-jsonl", str(export), "-q"],
                         cwd=store.parent)  # fmt: skip
@@ -161,7 +161,7 @@ def test_a_numeric_field_of_the_export_is_refused(campaign: tuple[Path, dict[str
 
 def test_a_fixed_n_export_is_read_as_its_trials(tmp_path: Path) -> None:
     """A campaign that ran every task: its export compares as plain trials, with any settings."""
-    store, run = margin_campaign.run_campaign(tmp_path / "c")
+    store, run = analysis_shared.margin_run(tmp_path / "c")
     export = tmp_path / "export.jsonl"
     cli.run_here(["report", "latest", "--store", str(store), "--export-jsonl", str(export), "-q"], cwd=tmp_path)
     proc = _compare(export, "--format", "json", "--margin", "0.2")

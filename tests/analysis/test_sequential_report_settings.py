@@ -16,11 +16,11 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from helpers import cli, margin_campaign
+from helpers import analysis_shared, cli, margin_campaign
 
 pytestmark = pytest.mark.xdist_group("sequential-report-settings")  # one worker runs the campaign once
 
-_campaign = margin_campaign.run_campaign
+_campaign = analysis_shared.margin_run
 
 
 def _report(store: Path, *flags: str, cwd: Path | None = None) -> Any:

@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from helpers import cli, margin_campaign
+from helpers import analysis_shared, cli
 
 from ablation.analysis.stored import report_stored_campaign
 from ablation.errors import ConfigError
@@ -27,7 +27,7 @@ pytestmark = pytest.mark.xdist_group("stored-stop-refusal")  # one worker runs t
 
 def _campaign(folder: Path, *extra: str) -> Path:
     """Run the campaign through ``ablation run``; its store."""
-    return margin_campaign.run_campaign(folder, *extra)[0]
+    return analysis_shared.margin_run(folder, *extra)[0]
 
 
 @pytest.fixture(scope="module")
