@@ -23,7 +23,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from helpers import cli
+from helpers import analysis_shared, cli
 from statsmodels.stats.multitest import multipletests
 
 SUITE = """
@@ -50,6 +50,8 @@ def flaky(i):
 """
 BROKEN = "ABLATION_TEST_BROKEN"
 
+pytestmark = pytest.mark.xdist_group("stored-family-holm")  # one worker runs the two-candidate run once
+
 
 def _folder(tmp_path: Path) -> Path:
     (tmp_path / "suite.py").write_text(SUITE, encoding="utf-8")
@@ -65,7 +67,7 @@ def _run(folder: Path, *candidates: str, env: dict[str, str | None] | None = Non
     args += ["--store", str(folder / "runs.db"), "--no-progress", "--format", "json", *extra]
     with pytest.MonkeyPatch.context() as patch:  # the resume hint is written from sys.argv
         patch.setattr(sys, "argv", ["ablation", *args])
-        return cli.run_here(args, env={BROKEN: None, **(env or {})}, cwd=folder)
+        return analysis_shared.run_here(args, env={BROKEN: None, **(env or {})}, cwd=folder)
 
 
 def _report(folder: Path, campaign_id: str, *flags: str) -> dict[str, Any]:
@@ -88,11 +90,17 @@ def _holm(pvalues: list[float]) -> list[float]:
     return [float(x) for x in multipletests(pvalues, alpha=0.05, method="holm")[1]]
 
 
-def test_report_of_each_campaign_is_the_runs_report(tmp_path: Path) -> None:
-    folder = _folder(tmp_path)
+@pytest.fixture(scope="module")
+def two_candidates(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, dict[str, Any]]:
+    """The folder of a run of ``v2`` and ``v3`` (read, never written, by the tests) and its JSON."""
+    folder = _folder(tmp_path_factory.mktemp("two"))
     proc = _run(folder, "v2", "v3")
     assert proc.returncode == 0, proc.stderr
-    document = json.loads(proc.stdout)
+    return folder, json.loads(proc.stdout)
+
+
+def test_report_of_each_campaign_is_the_runs_report(two_candidates: tuple[Path, dict[str, Any]]) -> None:
+    folder, document = two_candidates
     ran = {c["name"].rpartition(":")[2]: c["report"] for c in document["candidates"]}
     own = [ran[n]["uplift_test"]["pvalue_better"] for n in ("v2", "v3")]
     assert own[0] < 0.05 and own[1] < 0.05  # each an improvement on its own
@@ -115,13 +123,11 @@ def test_report_of_each_campaign_is_the_runs_report(tmp_path: Path) -> None:
         assert "Candidate is better" not in text
 
 
-def test_the_viewer_shows_the_adjusted_claim(tmp_path: Path) -> None:
+def test_the_viewer_shows_the_adjusted_claim(two_candidates: tuple[Path, dict[str, Any]]) -> None:
     from ablation.view.catalog import Catalog
 
-    folder = _folder(tmp_path)
-    proc = _run(folder, "v2", "v3")
-    ran = {c["report"]["provenance"]["campaign_id"]: c["report"]
-           for c in json.loads(proc.stdout)["candidates"]}  # fmt: skip
+    folder, document = two_candidates
+    ran = {c["report"]["provenance"]["campaign_id"]: c["report"] for c in document["candidates"]}
     catalog = Catalog(folder / "runs.db")
     try:
         for campaign_id, run in ran.items():
@@ -165,15 +171,15 @@ def test_an_interrupted_family_counts_a_candidate_never_run_and_resumes_as_one(
     resume = proc.stderr.split("resume with: ", 1)[1].splitlines()[0]
     words = shlex.split(resume)
     assert words[:2] == ["ablation", "run"] and words.count("--candidate") == 2
-    resumed = cli.run_here(words[1:], env={BROKEN: None}, cwd=folder)
+    resumed = analysis_shared.run_here(words[1:], env={BROKEN: None}, cwd=folder)
     assert resumed.returncode == 0, resumed.stderr
     ran = {c["name"].rpartition(":")[2]: c["report"] for c in json.loads(resumed.stdout)["candidates"]}
     ids = _ids(folder)
     assert sorted(ids) == ["flaky", "v2", "v3"]
-    raw = {name: _report(folder, cid)["uplift_test"]["pvalue_better"] for name, cid in ids.items()}
+    reports = {name: _report(folder, cid) for name, cid in ids.items()}
+    raw = {name: report["uplift_test"]["pvalue_better"] for name, report in reports.items()}
     family = dict(zip(raw, _holm(list(raw.values())), strict=True))
-    for name, campaign_id in ids.items():
-        stored = _report(folder, campaign_id)
+    for name, stored in reports.items():
         assert stored["improvement_holm_candidates"] == 3
         assert stored["improvement_holm_pvalue"] == pytest.approx(family[name], rel=1e-12)
         if name in ran:  # the resumed run's output says the same
