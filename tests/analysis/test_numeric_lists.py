@@ -19,19 +19,25 @@ from ablation.analysis.numeric import compare_numeric
 
 IDS = [f"t{i}" for i in range(12)]
 runs_of = st.frozensets(st.integers(0, 3), max_size=3)
+# built once: a strategy made inside the composite is built and validated again at every draw
+tasks_of = st.lists(st.sampled_from(IDS), unique=True, max_size=len(IDS))
+flags = st.booleans()
+values_of = st.floats(-5, 5, allow_nan=False).map(lambda v: round(v, 1))
+expected_of = st.none() | st.lists(st.sampled_from([*IDS, "x1", "x2"]), unique=True).map(lambda e: [*IDS[:2], *e])
+fields, deltas = st.sampled_from(["score", "cost"]), st.sampled_from([0.0, 0.5])
 
 
 @st.composite
 def arms(draw: Any) -> dict[str, Any]:
     def arm() -> tuple[dict[str, float], dict[str, tuple[frozenset[int], frozenset[int]]]]:
-        tasks = draw(st.lists(st.sampled_from(IDS), unique=True, max_size=len(IDS)))
+        tasks = draw(tasks_of)
         runs, values = {}, {}
         for task in tasks:
             seen = draw(runs_of)
-            valued = frozenset(r for r in seen if draw(st.booleans()))
+            valued = frozenset(r for r in seen if draw(flags))
             runs[task] = (seen, valued)
             if valued:
-                values[task] = draw(st.floats(-5, 5, allow_nan=False).map(lambda v: round(v, 1)))
+                values[task] = draw(values_of)
         return values, runs
 
     (base, runs_b), (cand, runs_c) = arm(), arm()
@@ -41,11 +47,10 @@ def arms(draw: Any) -> dict[str, Any]:
             base[task], cand[task] = 1.0, 0.5
             runs_b.setdefault(task, (frozenset({0}), frozenset({0})))
             runs_c.setdefault(task, (frozenset({0}), frozenset({0})))
-    expected = draw(st.none() | st.lists(st.sampled_from([*IDS, "x1", "x2"]), unique=True).map(lambda e: [*IDS[:2], *e]))
+    expected = draw(expected_of)
     return {
         "base": base, "cand": cand, "runs": draw(st.sampled_from([None, (runs_b, runs_c)])),
-        "expected": expected, "field": draw(st.sampled_from(["score", "cost"])),
-        "delta": draw(st.sampled_from([0.0, 0.5])),
+        "expected": expected, "field": draw(fields), "delta": draw(deltas),
     }
 
 
