@@ -7,9 +7,9 @@ missing runs (present in the other arm only) count against ``--min-completed``.
 from __future__ import annotations
 
 import json
-import subprocess
-import sys
 from pathlib import Path
+
+from helpers import cli
 
 from ablation import CampaignConfig, GatePolicy, compare_results
 
@@ -63,11 +63,8 @@ def test_cli_compare_with_run_field_fails_the_incomplete_arm(tmp_path: Path) -> 
                 for r in rows
             )
         )
-    proc = subprocess.run(
-        [sys.executable, "-c", "from ablation.cli import main_entry; main_entry()", "compare",
-         "before.jsonl", "after.jsonl", "--run-field", "run", "--format", "json"],
-        cwd=tmp_path, capture_output=True, text=True, check=False,
-    )  # fmt: skip
+    proc = cli.run_here(["compare", "before.jsonl", "after.jsonl", "--run-field", "run", "--format", "json"],
+                        cwd=tmp_path)  # in this process: the verdict's exit code is main's return
     assert proc.returncode == 2, proc.stderr
     report = json.loads(proc.stdout)
     gate = next(g for g in report["gates"] if g["name"] == GATE)

@@ -8,12 +8,11 @@ the gate used to disagree, and the sparse table whose PASS stood beside an inter
 from __future__ import annotations
 
 import json
-import subprocess
-import sys
 from pathlib import Path
 
 import numpy as np
 import pytest
+from helpers import cli
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from scipy import stats as sps
@@ -160,11 +159,8 @@ def test_cli_compare_prints_the_reason_beside_the_pass(tmp_path: Path) -> None:
         (tmp_path / name).write_text(
             "".join(json.dumps({"id": r["task_id"], "passed": r["passed"]}) + "\n" for r in rows)
         )
-    proc = subprocess.run(
-        [sys.executable, "-c", "from ablation.cli import main_entry; main_entry()", "compare",
-         "before.jsonl", "after.jsonl", "--format", "markdown", "--confidence", "0.9"],
-        cwd=tmp_path, capture_output=True, text=True, check=False,
-    )  # fmt: skip
+    proc = cli.run_here(["compare", "before.jsonl", "after.jsonl", "--format", "markdown", "--confidence", "0.9"],
+                        cwd=tmp_path)  # in this process: the verdict line is what main prints
     assert proc.returncode == 0, proc.stderr
     verdict = next(line for line in proc.stdout.splitlines() if "Verdict: PASS" in line)
     assert "lies below 0" in verdict and "underpowered" in verdict
