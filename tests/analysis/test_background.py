@@ -36,7 +36,7 @@ def test_the_call_runs_on_another_thread_and_its_error_reaches_the_getter() -> N
         result()
 
 
-@pytest.mark.parametrize("seed", [0, 1])
+@pytest.mark.parametrize("seed", [0])
 def test_report_is_the_same_with_and_without_the_second_thread(
     seed: int, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -77,27 +77,27 @@ print(json.dumps([[m for m in REPORT_STATISTICS if m in sys.modules], seen]))
 def test_report_statistics_name_every_module_a_first_report_imports() -> None:
     """The list cannot fall behind the report: what a first report (latencies, costs,
     categories, repeated runs) imports from ``ablation.stats`` and ``numpy.random`` is all
-    imported by loading :data:`~ablation.analysis.background.REPORT_STATISTICS`."""
-    report = fresh_json("""
+    imported by loading :data:`~ablation.analysis.background.REPORT_STATISTICS`: in one fresh
+    interpreter, the list is loaded and the first report then imports none of them."""
+    preloaded, report = fresh_json("""
 import json, sys
 from ablation import TaskResult, compare_results
+from ablation.analysis.background import REPORT_STATISTICS, preload
 rows = [TaskResult(task_id=f"t{i % 40}", arm="baseline", run=i // 40, passed=i % 3 > 0,
                    latency_s=1 + i / 7, cost=0.01 * (i % 5), category=f"c{i % 3}") for i in range(120)]
 other = [r.model_copy(update={"passed": r.run != 1, "latency_s": 2 + r.latency_s % 1}) for r in rows]
 before = set(sys.modules)
-compare_results(rows, other)
-print(json.dumps(sorted(set(sys.modules) - before)))
-""")
-    preloaded = fresh_json("""
-import json, sys
-from ablation import TaskResult, compare_results
-from ablation.analysis.background import REPORT_STATISTICS, preload
-before = set(sys.modules)
 preload(REPORT_STATISTICS).join()
-print(json.dumps(sorted(set(sys.modules) - before)))
+loaded = set(sys.modules)
+assert compare_results(rows, other).n_paired == 40
+print(json.dumps([sorted(loaded - before), sorted(set(sys.modules) - loaded)]))
 """)
-    wanted = {m for m in report if m.startswith(("ablation.stats.", "numpy.random"))}
-    assert wanted and wanted <= set(preloaded), sorted(wanted - set(preloaded))
+
+    def statistics(names: list[str]) -> list[str]:
+        return [m for m in names if m.startswith(("ablation.stats.", "numpy.random"))]
+
+    assert statistics(preloaded)  # left unloaded by the package's import: the check below says something
+    assert statistics(report) == []
 
 
 def test_preload_starts_nothing_when_every_module_is_loaded() -> None:
