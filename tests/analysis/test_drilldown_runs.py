@@ -11,6 +11,7 @@ import itertools
 from pathlib import Path
 from typing import Any
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -24,7 +25,7 @@ from ablation import (
 )
 from ablation.analysis.details import MAX_DIFF_WORDS, word_diff
 from ablation.analysis.stored import report_stored_campaign
-from ablation.render import render
+from ablation.render import plots, render
 
 TASKS = [
     AblationTask(task_id=f"t{i}", input_data={"q": f"say {i}"}, expected_output=f"the answer is {i}")
@@ -73,7 +74,8 @@ def test_every_run_input_expected_and_diff_survive_the_store(tmp_path: Path) -> 
     assert again.details == report.details  # `ablation report` keeps input, expected and runs
 
 
-def test_renderers_show_runs_input_and_an_escaped_diff() -> None:
+def test_renderers_show_runs_input_and_an_escaped_diff(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(plots, "report_plots", lambda report: [])  # the drill-downs, not the figures
     report = run_ablation_campaign(
         _base, _flaky_candidate(), TASKS, config=CampaignConfig(runs=3, concurrency=1, n_resamples=200)
     )

@@ -10,7 +10,7 @@ import pytest
 
 from ablation import AblationTask, TaskResult, compare_results, run_ablation_campaign
 from ablation.config import CampaignConfig, GatePolicy
-from ablation.render import render
+from ablation.render import plots, render
 
 GATE = "non-inferiority of judge"
 MARGIN = GatePolicy(metric_margins={"judge": 0.1})
@@ -87,7 +87,8 @@ def test_scorer_errors_are_grouped_by_arm_scorer_and_error_type() -> None:
     ]
 
 
-def test_every_format_shows_the_scorer_errors() -> None:
+def test_every_format_shows_the_scorer_errors(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(plots, "report_plots", lambda report: [])  # the errors section, not the figures
     report = _compare({"t03": "RuntimeError: judge crashed"}, {"t01": "ValueError: bad output"})
     terminal = render(report, "terminal", width=200)
     assert "Scorer errors (2 trials)" in terminal
