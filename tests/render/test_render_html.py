@@ -1,28 +1,28 @@
 """HTML renderer: one self-contained page, escaped user text, inline SVG plots, no scripts.
 
 The tests marked ``slow`` load the page in headless Chromium (Debian's ``/usr/bin/chromium``,
-installed by CI). A missing browser is a failure, not a skip: the promise "no script runs" is
-only shown by a browser. A control page with an inline script proves that scripts do run in this
-browser set-up, so an unchanged title on the report page means something.
+installed by CI; one browser for the module, driven by Playwright, a fresh context a page). A
+missing browser is a failure, not a skip: the promise "no script runs" is only shown by a browser.
+A control page with an inline script proves that scripts do run in this browser set-up, so an
+unchanged title on the report page means something.
 """
 
 from __future__ import annotations
 
 import html
-import os
 import re
 import shutil
-import signal
-import subprocess
 import sys
+from collections.abc import Iterator
 from functools import cache
 from pathlib import Path
+from typing import Any
 
 import pytest
 from report_fixtures import SNAPSHOT_POLICY, XSS, hostile_report, make_report, repeated_report
 
 from ablation.analysis.gates import evaluate_gates
-from ablation.render import render
+from ablation.render import plots, render
 from ablation.render.html import CSP, page_title
 from ablation.render.plots import clean_svg
 from ablation.report import AblationReport
@@ -141,7 +141,8 @@ def test_page_sections_and_drilldown() -> None:
     assert 'href="#pair-1-r"' in page and 'id="pair-1-r"' in page
 
 
-def test_repeated_report_page() -> None:
+def test_repeated_report_page(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(plots, "report_plots", lambda report: [])  # the sections are checked
     page = _page(repeated_report())
     assert 'id="repeated"' in page and 'id="flaky"' in page
 
@@ -170,40 +171,49 @@ def _chromium() -> str:
     return CHROMIUM
 
 
-def _browser(tmp_path: Path, url: str, *extra: str) -> subprocess.CompletedProcess[str]:
-    profile = tmp_path / f"profile-{len(list(tmp_path.iterdir()))}"
-    args = [
-        _chromium(),
-        "--headless",
-        "--no-sandbox",
-        "--disable-gpu",
-        "--disable-quic",
-        "--no-first-run",
-        "--disable-background-networking",
-        "--disable-component-update",
-        "--disable-sync",
-        f"--user-data-dir={profile}",
-        *extra,
-        url,
-    ]
-    # its own process group, so a hung browser is stopped with all its helper processes
-    child = subprocess.Popen(
-        args, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True
-    )
+#: Chromium's flags for these pages (as the command line they were once opened with).
+FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+         "--disable-background-networking", "--disable-component-update", "--disable-sync"]  # fmt: skip
+
+
+@pytest.fixture(scope="module")
+def chromium() -> Iterator[Any]:
+    """One headless system Chromium for the module (Playwright's sync API): each page opens in a
+    context of its own, as fresh as a new browser profile."""
+    from playwright.sync_api import sync_playwright
+
+    path = _chromium()
+    with sync_playwright() as pw:
+        browser = pw.chromium.launch(executable_path=path, args=FLAGS, headless=True)
+        try:
+            yield browser
+        finally:
+            browser.close()
+
+
+def _open(chromium: Any, page: Path, **context: Any) -> tuple[Any, Any, list[str]]:
+    """``page`` loaded in a fresh context whose timers then run 3 s (of the page's own clock, as
+    Chromium's ``--virtual-time-budget=3000``): the context, the tab and the dialogs it opened."""
+    ctx = chromium.new_context(**context)
+    ctx.clock.install()
+    tab = ctx.new_page()
+    dialogs: list[str] = []
+    tab.on("dialog", lambda d: (dialogs.append(d.message), d.dismiss()))
+    tab.goto(page.as_uri(), wait_until="load")
+    tab.clock.run_for(3000)
+    return ctx, tab, dialogs
+
+
+def _dump_dom(chromium: Any, page: Path) -> str:
+    """The DOM of ``page`` once loaded, serialised (as ``chromium --dump-dom``); no dialog opened."""
+    ctx, tab, dialogs = _open(chromium, page)
     try:
-        out, err = child.communicate(timeout=45)
-    except subprocess.TimeoutExpired:
-        os.killpg(child.pid, signal.SIGKILL)
-        child.communicate()
-        pytest.fail(f"chromium hung on {url}: did a script on the page open a dialog (alert)?")
-    assert child.returncode == 0, err[-3000:]
-    return subprocess.CompletedProcess(args, child.returncode, out, err)
-
-
-def _dump_dom(tmp_path: Path, page: Path) -> str:
-    proc = _browser(tmp_path, page.as_uri(), "--virtual-time-budget=3000", "--dump-dom")
-    assert "<html" in proc.stdout, proc.stderr[-2000:]
-    return proc.stdout
+        dom = str(tab.content())
+    finally:
+        ctx.close()
+    assert dialogs == [], f"a script on {page.name} opened a dialog: {dialogs}"
+    assert "<html" in dom, dom[:500]
+    return dom
 
 
 def _title(dom: str) -> str:
@@ -213,7 +223,7 @@ def _title(dom: str) -> str:
 
 
 @pytest.mark.slow
-def test_chromium_runs_no_script_and_keeps_the_escaped_text(tmp_path: Path) -> None:
+def test_chromium_runs_no_script_and_keeps_the_escaped_text(tmp_path: Path, chromium: Any) -> None:
     # control: in this very set-up an inline script does run and does change the title
     control = tmp_path / "control.html"
     control.write_text(
@@ -221,7 +231,7 @@ def test_chromium_runs_no_script_and_keeps_the_escaped_text(tmp_path: Path) -> N
         "<body><script>document.title='pwned'</script></body></html>",
         encoding="utf-8",
     )
-    assert _title(_dump_dom(tmp_path, control)) == "pwned"
+    assert _title(_dump_dom(chromium, control)) == "pwned"
 
     report = _hostile()
     text = _page()
@@ -230,7 +240,7 @@ def test_chromium_runs_no_script_and_keeps_the_escaped_text(tmp_path: Path) -> N
     assert policy in text
     page = tmp_path / "report.html"
     page.write_text(text.replace(policy, ""), encoding="utf-8")
-    dom = _dump_dom(tmp_path, page)
+    dom = _dump_dom(chromium, page)
     assert _title(dom) == page_title(report)  # the payload's script did not run
     assert _title(dom) != "pwned"
     lowered = dom.lower()
@@ -242,7 +252,7 @@ def test_chromium_runs_no_script_and_keeps_the_escaped_text(tmp_path: Path) -> N
 
 
 @pytest.mark.slow
-def test_chromium_page_policy_blocks_scripts_as_a_second_defence(tmp_path: Path) -> None:
+def test_chromium_page_policy_blocks_scripts_as_a_second_defence(tmp_path: Path, chromium: Any) -> None:
     page = tmp_path / "csp.html"
     page.write_text(
         "<!DOCTYPE html><html><head>"
@@ -251,16 +261,20 @@ def test_chromium_page_policy_blocks_scripts_as_a_second_defence(tmp_path: Path)
         "</body></html>",
         encoding="utf-8",
     )
-    assert _title(_dump_dom(tmp_path, page)) == "original"
+    assert _title(_dump_dom(chromium, page)) == "original"
 
 
 @pytest.mark.slow
-def test_chromium_screenshot_of_the_report(tmp_path: Path) -> None:
+def test_chromium_screenshot_of_the_report(tmp_path: Path, chromium: Any) -> None:
     page = tmp_path / "report.html"
     page.write_text(_snapshot_page(), encoding="utf-8")
     shot = tmp_path / "report.png"
-    _browser(tmp_path, page.as_uri(), "--window-size=1280,2400", "--hide-scrollbars",
-             f"--screenshot={shot}")  # fmt: skip
+    ctx, tab, dialogs = _open(chromium, page, viewport={"width": 1280, "height": 2400})
+    try:
+        tab.screenshot(path=str(shot))
+    finally:
+        ctx.close()
+    assert dialogs == []
     assert shot.exists(), "no screenshot written"
     data = shot.read_bytes()
     assert data[:8] == b"\x89PNG\r\n\x1a\n" and len(data) > 10_000
