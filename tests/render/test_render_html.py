@@ -27,7 +27,7 @@ from ablation.render.html import CSP, page_title
 from ablation.render.plots import clean_svg
 from ablation.report import AblationReport
 
-#: One worker renders each page once (with its plots, ~1 s a page); the tests only read them.
+#: One worker renders the hostile report's page once (with its plots, ~1 s); the tests read it.
 pytestmark = pytest.mark.xdist_group("render-html")
 
 CHROMIUM = "/usr/bin/chromium"
@@ -39,11 +39,6 @@ def _hostile() -> AblationReport:
     return evaluate_gates(hostile_report(), SNAPSHOT_POLICY)
 
 
-@cache
-def _snapshot() -> AblationReport:
-    return evaluate_gates(make_report(), SNAPSHOT_POLICY)
-
-
 def _page(report: AblationReport | None = None) -> str:
     """The HTML page of ``report`` (default: the hostile report's, rendered once a process)."""
     return render(report, "html") if report is not None else _hostile_page()
@@ -52,11 +47,6 @@ def _page(report: AblationReport | None = None) -> str:
 @cache
 def _hostile_page() -> str:
     return render(_hostile(), "html")
-
-
-@cache
-def _snapshot_page() -> str:
-    return render(_snapshot(), "html")
 
 
 def test_untrusted_text_is_escaped_everywhere() -> None:
@@ -117,7 +107,7 @@ def test_clean_svg_strips_prolog_comments_and_prefixes_ids() -> None:
 
 
 def test_page_sections_and_drilldown() -> None:
-    page = _snapshot_page()
+    page = _page()  # the snapshot report's sections, its text made hostile
     order = [
         'id="regressions"',
         'id="improvements"',
@@ -148,7 +138,7 @@ def test_repeated_report_page(monkeypatch: pytest.MonkeyPatch) -> None:
 
 
 def test_rendering_is_deterministic() -> None:
-    assert render(_snapshot(), "html") == _snapshot_page()
+    assert render(_hostile(), "html") == _page()
 
 
 def test_without_matplotlib_the_page_says_how_to_get_plots(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -267,7 +257,7 @@ def test_chromium_page_policy_blocks_scripts_as_a_second_defence(tmp_path: Path,
 @pytest.mark.slow
 def test_chromium_screenshot_of_the_report(tmp_path: Path, chromium: Any) -> None:
     page = tmp_path / "report.html"
-    page.write_text(_snapshot_page(), encoding="utf-8")
+    page.write_text(_page(), encoding="utf-8")
     shot = tmp_path / "report.png"
     ctx, tab, dialogs = _open(chromium, page, viewport={"width": 1280, "height": 2400})
     try:
