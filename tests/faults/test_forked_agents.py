@@ -164,7 +164,8 @@ def test_a_forked_copy_does_not_hold_the_lock_after_kill_9(tmp_path: Path) -> No
         first.wait(timeout=30)
         assert 2 <= stored_trials(store) < 16  # stopped half-way
         (tmp_path / "out" / "hold").unlink()  # the resumed tasks answer at once
-        resumed = run(_args(agents, "forks_and_sleeps", store, "--resume"), env, timeout=120)
+        # in this process: the lock is taken as by any resumer (a record lock of this process)
+        resumed = run_here(_args(agents, "forks_and_sleeps", store, "--resume"), env)
         assert resumed.returncode == 0, resumed.stderr
         assert json.loads(resumed.stdout)["n_paired"] == 8
     finally:
