@@ -1,6 +1,7 @@
 """Fixtures shared by the viewer's browser tests: one demo store and one ``ablation view`` server
 per test worker (the modules share the ``view`` xdist group, so one worker builds them once), the
-same for the hunt store (tests/view/hunt_store.py), and one headless Chromium per module.
+same for the hunt store (tests/view/hunt_store.py) and for a headless Chromium process, which each
+module connects to (a Playwright session per module).
 
 The browser is closed at the end of each module: while Playwright's sync API is open, its event
 loop is the thread's running loop, and every later test of the worker that calls ``asyncio.run``
@@ -58,8 +59,16 @@ def hunt_url(hunt_built: dict[str, Any]) -> Iterator[str]:
         yield address
 
 
+@pytest.fixture(scope="session")
+def chromium_endpoint() -> Iterator[str]:
+    """The DevTools endpoint of the worker's one Chromium process (view_browser.py)."""
+    with view_browser.chromium_process() as endpoint:
+        yield endpoint
+
+
 @pytest.fixture(scope="module")
-def browser(store: Path) -> Iterator[Any]:
-    """Chromium (after the store: Playwright's sync API holds an event loop in this thread)."""
-    with view_browser.chromium() as b:
+def browser(store: Path, chromium_endpoint: str) -> Iterator[Any]:
+    """Chromium, connected to for the module (after the store: Playwright's sync API holds an
+    event loop in this thread while it is open)."""
+    with view_browser.chromium(chromium_endpoint) as b:
         yield b

@@ -57,9 +57,9 @@ def base(hunt_url: str) -> str:
 
 
 @pytest.fixture(scope="module")
-def chromium(base: str) -> Iterator[Any]:
-    """Started after the store is built (Playwright's sync API holds an event loop)."""
-    with view_browser.chromium() as b:
+def chromium(base: str, chromium_endpoint: str) -> Iterator[Any]:
+    """Connected to after the store is built (Playwright's sync API holds an event loop)."""
+    with view_browser.chromium(chromium_endpoint) as b:
         yield b
 
 
