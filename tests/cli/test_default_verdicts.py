@@ -41,7 +41,8 @@ def _json(proc) -> dict:
 @pytest.mark.first
 def test_significant_regression_fails_by_default_and_the_opt_out_is_shown() -> None:
     args = ["compare", GPT5, GPT5_MINI, "--key", "id", "--field", "passed"]
-    proc = run(args, cli_env())  # the real process; the variations below run in-process
+    # in this process: a real process's exit with main's code is test_entry.py's and test_ci_fit.py's
+    proc = run_here(args)
     assert proc.returncode == 2, proc.stderr
     assert "FAIL" in proc.stdout and "no significant regression" in proc.stdout
     gate = _gates(_json(run_here([*args, "--format", "json"])))["no significant regression"]
