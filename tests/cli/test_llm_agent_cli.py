@@ -80,7 +80,7 @@ def test_prices_in_pyproject_override_the_price_database(tmp_path: Path) -> None
         '[tool.ablation.prices."gpt-4o-mini"]\ninput_per_mtok = 1000\noutput_per_mtok = 0\n'
         'currency = "EUR"\n'
     )
-    done = _run_in(tmp_path, [*ARGS, "--runs", "1", "--format", "json"])
+    done = _run_in(tmp_path, [*ARGS, "--runs", "1", "--no-store", "--format", "json"])
     report = json.loads(done.stdout)
     arm = report["baseline"]
     assert (arm["cost_currency"], arm["cost_source"]) == ("EUR", "override")

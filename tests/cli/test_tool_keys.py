@@ -170,7 +170,7 @@ def test_run_keys_take_effect(
     monkeypatch.delenv("SOURCE_DATE_EPOCH", raising=False)
     suite = _suite(tmp_path)
     run = ["run", suite, "--baseline", f"{AGENTS}:answer", "--candidate", f"{AGENTS}:answer",
-           "--no-progress", "--format", "json"]  # fmt: skip
+           "--no-progress", "--no-store", "--format", "json"]  # fmt: skip
     monkeypatch.chdir(tmp_path)
     _, plain = _json(run, capsys)
     (tmp_path / "pyproject.toml").write_text(f"[tool.ablation]\n{table}\n", encoding="utf-8")
