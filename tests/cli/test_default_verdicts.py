@@ -193,8 +193,14 @@ FORMATS = ("json", "markdown", "html")
 
 
 def _same_bytes_commands(store: Path, fmt: str) -> dict[str, list[str]]:
-    return {"compare": ["compare", GPT5, GPT5_MINI, "--format", fmt, "--seed", "3"],
-            "report": ["report", "latest", "--store", str(store), "--format", fmt]}  # fmt: skip
+    """The compare of every format, and the report of a stored campaign in JSON and Markdown. An
+    HTML page is ``render_html`` over the sections the Markdown report is built from; the
+    compare's page runs that renderer and its plots (~1 s a page), so the report's would run
+    the same code again on data the JSON and Markdown reports already check."""
+    commands = {"compare": ["compare", GPT5, GPT5_MINI, "--format", fmt, "--seed", "3"]}
+    if fmt != "html":
+        commands["report"] = ["report", "latest", "--store", str(store), "--format", fmt]
+    return commands
 
 
 @pytest.fixture(scope="module")
@@ -224,7 +230,8 @@ def test_same_inputs_give_the_same_bytes(fmt: str, other_interpreter: tuple[Path
     assert first[0] == second.returncode == 2
     assert first[1] == second.stdout
     assert "finished_at" not in first[1] or '"finished_at": null' in first[1]
-    assert there[f"{fmt}/report"][1] == run_here(commands["report"]).stdout
+    if "report" in commands:
+        assert there[f"{fmt}/report"][1] == run_here(commands["report"]).stdout
 
 
 def test_timestamps_only_when_asked(tmp_path: Path) -> None:
