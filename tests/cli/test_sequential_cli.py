@@ -1,7 +1,7 @@
 """``--sequential`` end to end through the command line (SQLite store; the campaign that is
 killed runs in a subprocess, the others in this process).
 
-Suite: ``tests/helpers/slow_suite.py`` (200 tasks); ``candidate_c`` regresses 20 tasks and fixes
+Suite: ``tests/helpers/slow_suite.py`` (200 tasks; 100 for the alpha split of two candidates); ``candidate_c`` regresses 20 tasks and fixes
 none, so a sequential campaign stops early on "significant regression".
 """
 
@@ -23,12 +23,12 @@ N_TASKS = 200
 SEQ = ["--sequential"]
 
 
-def _reference_stop(seed: int, candidates: int = 1) -> SequentialMonitor:
+def _reference_stop(seed: int, candidates: int = 1, n_tasks: int = N_TASKS) -> SequentialMonitor:
     """The stopping pair from the agents' failure rules and the statistics module's monitor."""
     from ablation.analysis.sequential import sequential_order
 
-    order = sequential_order([f"t{n:03d}" for n in range(N_TASKS)], seed)
-    mon = SequentialMonitor(alpha=0.05, n_candidates=candidates, population_size=N_TASKS)
+    order = sequential_order([f"t{n:03d}" for n in range(n_tasks)], seed)
+    mon = SequentialMonitor(alpha=0.05, n_candidates=candidates, population_size=n_tasks)
     for tid in order:
         n = int(tid[1:])
         b = n % 10 != 3
@@ -95,16 +95,18 @@ def test_kill_9_then_resume_stops_at_the_same_pair(
 
 @pytest.mark.slow
 def test_several_candidates_split_alpha(tmp_path: Path) -> None:
+    n_tasks = 100  # the worse candidate still stops early (at 71 pairs); the better one runs them all
     proc = cli.run_here(
         cli.run_args(tmp_path / "runs.db", candidates=["candidate_c", "candidate_b"], extra=SEQ),
-        {"SLOW_AGENTS_SCALE": "0.2", "SLOW_SUITE_CHANGE": None},
+        {"SLOW_AGENTS_SCALE": "0.2", "SLOW_SUITE_TASKS": str(n_tasks), "SLOW_SUITE_CHANGE": None},
     )
     assert proc.returncode == 2, proc.stderr
     worse, better = (c["report"]["sequential"] for c in json.loads(proc.stdout)["candidates"])
     assert worse["candidates"] == better["candidates"] == 2
     assert worse["alpha_per_candidate"] == pytest.approx(0.025)
-    assert worse["gate"] == "regression" and worse["pairs"] == _reference_stop(5, 2).decided_at
-    assert better["gate"] == "end_of_suite" and better["tasks_run"] == N_TASKS
+    stop = _reference_stop(5, 2, n_tasks).decided_at
+    assert worse["gate"] == "regression" and worse["pairs"] == stop < n_tasks
+    assert better["gate"] == "end_of_suite" and better["tasks_run"] == n_tasks
 
 
 @pytest.mark.slow
