@@ -1,8 +1,9 @@
 """``--sequential`` end to end through the command line (SQLite store; the campaign that is
 killed runs in a subprocess, the others in this process).
 
-Suite: ``tests/helpers/slow_suite.py`` (200 tasks; 100 for the alpha split of two candidates); ``candidate_c`` regresses 20 tasks and fixes
-none, so a sequential campaign stops early on "significant regression".
+Suite: ``tests/helpers/slow_suite.py`` (200 tasks; 100 for the alpha split of two candidates);
+``candidate_c`` regresses 20 tasks (of 200) and fixes none, so a sequential campaign stops early
+on "significant regression".
 """
 
 from __future__ import annotations
