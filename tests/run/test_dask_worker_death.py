@@ -180,14 +180,18 @@ def test_trials_without_a_worker_left_are_infrastructure_errors_at_once(
 
 @pytest.mark.slow
 def test_dask_executor_keeps_its_nannies_so_every_trial_runs(
-    agents: tuple[Any, Any], nannies_given_up_fast: None
+    agents: tuple[Any, Any], nannies_given_up_fast: None, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     from ablation import CampaignConfig, run_ablation_campaign
+    from ablation.run import scaleout
     from ablation.run.scaleout import dask_executor
 
     # Two tasks: once a death closed the nanny, a candidate trial is left that never ran. Every
     # candidate trial kills the worker twice (once more to be charged), each death a restart of
-    # the one worker that every trial waits for: a time limit no loaded machine reaches.
+    # the one worker that every trial waits for: a time limit, and a grace for a scheduler
+    # without workers, that no restart on a loaded machine reaches (a closed nanny needs no grace
+    # to be a cause: the cluster holds no worker at once).
+    monkeypatch.setattr(scaleout, "_NO_WORKER_GRACE_S", 120.0)
     config = CampaignConfig(seed=3, concurrency=2, timeout_s=120, n_resamples=200)
     with dask_executor(local_workers=1) as executor:
         report = run_ablation_campaign(*agents, _tasks(2), config=config, executor=executor)
