@@ -3,9 +3,10 @@ per test worker (the modules share the ``view`` xdist group, so one worker build
 same for the hunt store (tests/view/hunt_store.py) and for a headless Chromium process, which each
 module connects to (a Playwright session per module).
 
-The browser is closed at the end of each module: while Playwright's sync API is open, its event
-loop is the thread's running loop, and every later test of the worker that calls ``asyncio.run``
-(a campaign) would fail.
+The module's connection (its Playwright session) is closed at the end of each module: while
+Playwright's sync API is open, its event loop is the thread's running loop, and every later test
+of the worker that calls ``asyncio.run`` (a campaign) would fail. The Chromium process itself,
+which holds no event loop of this process, lives until the worker ends.
 """
 
 from __future__ import annotations

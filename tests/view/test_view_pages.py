@@ -3,7 +3,7 @@ search, compare (against ``ablation report`` and ``ablation compare``) and histo
 lists with a real keyboard.
 
 One demo store (tests/view/view_demo.py: four real campaigns), one ``ablation view`` server and
-one browser (tests/view/conftest.py) for the whole module.
+one browser connection (tests/view/conftest.py) for the whole module.
 
 Keyboard: arrow keys move through a filter list without reloading the page (focus stays on the
 list), Enter applies the choice, and a choice made with the pointer still applies at once.

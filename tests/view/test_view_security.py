@@ -27,16 +27,18 @@ from helpers.viewrender_hosts import FOREIGN, request
 pytestmark = [pytest.mark.slow, pytest.mark.xdist_group("view")]
 
 
-def visit(browser: Any, address: str) -> tuple[Any, list[str]]:
-    """Open ``address``; the page and the list its dialogs are recorded in."""
-    page = browser.new_page()
-    dialogs: list[str] = []
-    page.on("dialog", lambda d: (dialogs.append(d.message), d.dismiss()))
+def visit(browser: Any, address: str, page: Any = None) -> tuple[Any, list[str]]:
+    """Open ``address`` in a new page, or in ``page``; the page and the list the dialogs it opens
+    there are recorded in."""
+    if page is None:
+        page = browser.new_page()
+        page.on("dialog", lambda d: (page.dialogs.append(d.message), d.dismiss()))
+    page.dialogs = []
     response = page.goto(address)
     assert response.status == 200
     assert "script-src 'self'" in response.headers["content-security-policy"]
     page.wait_for_timeout(300)  # an onerror would fire once the broken image failed to load
-    return page, dialogs
+    return page, page.dialogs
 
 
 def assert_inert(page: Any, dialogs: list[str]) -> None:
@@ -56,13 +58,11 @@ def test_hostile_output_and_error_are_text(browser: Any, url: str, campaigns: di
     shown = page.locator("#arm-candidate pre.output").inner_text()
     assert shown == view_demo.HOSTILE.replace("\x1b", "\\x1b")  # the escape is shown, not obeyed
     assert "javascript:alert(3)" in page.locator("#diff ins").inner_text()
-    page.close()
-    page, dialogs = visit(browser, f"{url}/campaign/{cid}/task?id=t07")
+    page, dialogs = visit(browser, f"{url}/campaign/{cid}/task?id=t07", page)
     assert_inert(page, dialogs)
     error = page.locator("#arm-candidate pre.error").first.inner_text()
     assert error.startswith("ValueError: <img src=x onerror=alert(1)>")
-    page.close()
-    page, dialogs = visit(browser, f"{url}/campaign/{cid}")  # the errors table's example
+    page, dialogs = visit(browser, f"{url}/campaign/{cid}", page)  # the errors table's example
     assert page.locator("#errors pre").first.inner_text().startswith("ValueError: <img")
     assert_inert(page, dialogs)
     page.close()
