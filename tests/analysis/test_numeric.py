@@ -7,7 +7,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from helpers.cli import cli_env, run, run_here
+from helpers.cli import run_here
 from helpers.numeric_oracle import as_arm_runs
 from scipy import stats
 
@@ -49,7 +49,7 @@ def test_numeric_compare_matches_scipy(tmp_path: Path) -> None:
 @pytest.mark.slow
 def test_cli_numeric_field_is_detected_and_gated(tmp_path: Path) -> None:
     b, c, base, cand = _files(tmp_path)
-    done = run(["compare", str(b), str(c), "--field", "m.score", "--format", "json"], cli_env())
+    done = run_here(["compare", str(b), str(c), "--field", "m.score", "--format", "json"])
     report = json.loads(done.stdout)
     assert report["t_pvalue"] == pytest.approx(stats.ttest_rel(cand, base).pvalue, rel=1e-9)
     assert done.returncode == (2 if report["verdict"] == "fail" else 0)

@@ -12,7 +12,7 @@ from fractions import Fraction
 from pathlib import Path
 
 import pytest
-from helpers.cli import cli_env, run
+from helpers.cli import run_here
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -175,7 +175,7 @@ def test_store_keeps_usage_and_the_report_from_the_store_equals_the_runs(tmp_pat
 
 def test_schema_version_and_the_json_schema_name_the_new_fields() -> None:
     assert REPORT_SCHEMA_VERSION == 3
-    schema = json.loads(run(["schema"], cli_env()).stdout)
+    schema = json.loads(run_here(["schema"]).stdout)
     uplift = schema["$defs"]["Uplift"]["properties"]
     assert {"ci", "headline", "intervals"} <= set(uplift) and "tango_ci" not in uplift
     assert {"name", "method", "low", "high"} <= set(schema["$defs"]["NamedInterval"]["properties"])
