@@ -9,7 +9,11 @@ bridge itself, without a cluster).
 A candidate that kills its worker on every task, on a real ``LocalCluster`` of one worker
 process. A ``LocalCluster`` closes a worker's nanny for good when the restarted worker is not
 back ``distributed.deploy.lost-worker-timeout`` (15 s by default) after a death; the tests set it
-to 0.1 s so that this happens at the first death instead of after a quarter of a minute.
+to 0 s so that this happens at the first death instead of after a quarter of a minute. These
+clusters fork their workers from a server process that imported ``distributed`` once
+(``distributed.worker.multiprocessing-method: forkserver``, as Dask's own tests do), so a start
+or a restart after a death is a fork, not an interpreter start with its imports: the workers are
+real processes all the same, killed for real; the tests share one server (one xdist group).
 
 - Given the client's own executor (``client.get_executor()``), the campaign ends within seconds,
   not after ``timeout_s``: the culprit is charged ``KilledWorker``, and every trial left without
@@ -22,6 +26,7 @@ to 0.1 s so that this happens at the first death instead of after a quarter of a
 
 from __future__ import annotations
 
+import contextlib
 import json
 import logging
 import time
@@ -114,11 +119,27 @@ def agents(tmp_path: Path) -> tuple[Any, Any]:
     return load_agent(f"{path}:ok"), load_agent(f"{path}:always_kill")
 
 
-@pytest.fixture
-def nannies_given_up_fast() -> Iterator[None]:
+@pytest.fixture(scope="module")
+def forked_workers() -> Iterator[None]:
+    """Dask workers forked from one server process for the module (module docstring), which is
+    stopped at the end."""
+    import multiprocessing.forkserver
+
     import dask
 
-    with dask.config.set({"distributed.deploy.lost-worker-timeout": "0.1s"}):
+    try:
+        with dask.config.set({"distributed.worker.multiprocessing-method": "forkserver"}):
+            yield
+    finally:
+        with contextlib.suppress(Exception):  # private, as in CPython's own tests
+            multiprocessing.forkserver._forkserver._stop()  # type: ignore[attr-defined]
+
+
+@pytest.fixture
+def nannies_given_up_fast(forked_workers: None) -> Iterator[None]:
+    import dask
+
+    with dask.config.set({"distributed.deploy.lost-worker-timeout": "0s"}):
         yield
 
 
@@ -136,6 +157,7 @@ def _errors(report: Any) -> dict[str, dict[str, list[str]]]:
 
 
 @pytest.mark.slow
+@pytest.mark.xdist_group("run-dask-forkserver")  # one worker starts the fork server
 @pytest.mark.parametrize("client_of", ["cluster", "scheduler address"])
 def test_trials_without_a_worker_left_are_infrastructure_errors_at_once(
     agents: tuple[Any, Any], nannies_given_up_fast: None, client_of: str,
@@ -179,6 +201,7 @@ def test_trials_without_a_worker_left_are_infrastructure_errors_at_once(
 
 
 @pytest.mark.slow
+@pytest.mark.xdist_group("run-dask-forkserver")
 def test_dask_executor_keeps_its_nannies_so_every_trial_runs(
     agents: tuple[Any, Any], nannies_given_up_fast: None, monkeypatch: pytest.MonkeyPatch
 ) -> None:
