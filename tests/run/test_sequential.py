@@ -144,7 +144,7 @@ def test_resume_replays_stored_pairs_and_stops_at_the_same_pair(tmp_path: Path) 
         calls["n"] += 1
         if calls["n"] > stop_after:  # a real Ctrl-C to this process (an agent's own raise is data)
             os.kill(os.getpid(), signal.SIGINT)
-            time.sleep(1)  # not done before the interrupt (the campaign waits for this call to end)
+            time.sleep(1)  # not done before the interrupt lands
         return worse(task)
 
     store = tmp_path / "r.db"
