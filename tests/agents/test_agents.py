@@ -33,7 +33,7 @@ from ablation.errors import AgentSpecError, ConfigError
 from ablation.schema import AgentOutput
 
 DATA = Path(__file__).parents[1] / "data"
-PY_AGENT = [sys.executable, str(DATA / "cmd_agent.py")]
+PY_AGENT = [sys.executable, "-S", str(DATA / "cmd_agent.py")]  # -S: stdlib only, no site set-up
 
 
 def group_gone(pgid: int, within_s: float = 10.0) -> bool:
