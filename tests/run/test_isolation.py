@@ -162,16 +162,20 @@ def test_memory_cap_turns_a_huge_allocation_into_the_trials_error(tmp_path: Path
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("agent", ["hang", "busy"])
-def test_a_trial_past_its_timeout_kills_its_worker(tmp_path: Path, agent: str) -> None:
-    """A sync call sleeping in C, or an async agent that never awaits: a timeout, no hang (the run
-    has a process of its own, so that a hang fails the test instead of holding it)."""
+def test_a_trial_past_its_timeout_kills_its_worker(tmp_path: Path) -> None:
+    """A sync call sleeping in C (the baseline) and an async agent that never awaits (the
+    candidate), in one campaign: each a timeout, no hang (the run has a process of its own, so
+    that a hang fails the test instead of holding it)."""
     proc, tag, seconds = _campaign(
-        tmp_path, agent, "--isolation", "process", "--timeout", "2", here=False
+        tmp_path, "busy", "--isolation", "process", "--timeout", "2", baseline="hang", here=False
     )
     assert proc.returncode in (0, 2), proc.stderr
-    status, error_type, _ = _one_fault(tmp_path, _trials(tmp_path / "runs.db"))
-    assert (status, error_type) == ("timeout", "Timeout")
+    trials = _trials(tmp_path / "runs.db")
+    assert len(trials) == 8
+    faults = {key: trial[:2] for key, trial in trials.items() if key[0] == "t001"}
+    assert faults == {("t001", arm): ("timeout", "Timeout") for arm in ("baseline", "candidate")}
+    others = [trial for key, trial in trials.items() if key[0] != "t001"]
+    assert all(status == "completed" for status, _, _ in others), trials
     assert seconds < 30
     assert _tagged(tag) == []
 
