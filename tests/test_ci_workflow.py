@@ -135,7 +135,8 @@ class _FakeGitHub(BaseHTTPRequestHandler):
 def github() -> Iterator[tuple[str, type[_FakeGitHub]]]:
     handler = type("Handler", (_FakeGitHub,), {"comments": [{"id": 7, "body": "a human's comment"}], "calls": []})
     server = ThreadingHTTPServer(("127.0.0.1", 0), handler)
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    # shutdown() waits for the loop's next poll: 0.05 s, not serve_forever's default 0.5 s
+    thread = threading.Thread(target=server.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True)
     thread.start()
     yield f"http://127.0.0.1:{server.server_address[1]}", handler
     server.shutdown()
