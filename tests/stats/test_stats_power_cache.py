@@ -1,8 +1,8 @@
 """The exact MDE search reuses the delta-free part of the power; its answers are unchanged.
 
 The reference below is the power function as it was before the cache (every call recomputes the
-weights of N; its critical values, a pure function of the design and the level, are computed once
-per design by the reference's own search, independent of the library's cache); the MDE found with
+weights of N; its range of N and its critical values, pure functions of the design and the level,
+are computed once per design by the reference's own searches, independent of the library's cache); the MDE found with
 it by the same ``brentq`` must equal the library's to the last bit. Since the binary report
 stopped importing scipy (issue 13), the library's tails, quantiles and root finder are
 ``ablation.stats._dist`` / ``_roots`` (compared with scipy in test_stats_dist.py); the reference
@@ -46,10 +46,14 @@ def _tail(k: np.ndarray, ns: np.ndarray, p: float) -> np.ndarray:
     return np.where(k >= 0, special.bdtr(np.maximum(k, 0), ns, p), 0.0)
 
 
+@functools.cache
 def _support(n: int, psi: float) -> np.ndarray:
-    """The discordant totals N the reference sums over: all but 1e-15 of Bin(n, psi) each side."""
+    """The discordant totals N the reference sums over: all but 1e-15 of Bin(n, psi) each side
+    (two quantile searches, once per design; read-only)."""
     lo, hi = int(_binom_quantile.binom_ppf(1e-15, n, psi)), int(_binom_quantile.binom_isf(1e-15, n, psi))
-    return np.arange(max(lo - 1, 0), min(hi + 1, n) + 1, dtype=np.int64)
+    ns = np.arange(max(lo - 1, 0), min(hi + 1, n) + 1, dtype=np.int64)
+    ns.flags.writeable = False
+    return ns
 
 
 @functools.cache
@@ -100,10 +104,17 @@ def _uncached_mde(n: int, psi: float, alternative: str) -> float:
     return root(0.0, psi)
 
 
-@pytest.mark.parametrize("alternative", ["two-sided", "greater", "less"])
-@pytest.mark.parametrize(
-    ("n", "psi"), [(20, 0.9), (300, 0.5), (2000, 0.3), (2001, 0.3), (5000, 0.05), (200_000, 0.3)]
-)
+ALTERNATIVES = ["two-sided", "greater", "less"]
+# every alternative up to the grid's limit and just above it; past that, "less" runs the lines of
+# "greater" with the regression probability mirrored, so two alternatives there
+DESIGNS = [
+    *((n, psi, alt) for n, psi in [(20, 0.9), (300, 0.5), (2000, 0.3), (2001, 0.3)]
+      for alt in ALTERNATIVES),
+    *((n, psi, alt) for n, psi in [(5000, 0.05), (200_000, 0.3)] for alt in ALTERNATIVES[:2]),
+]  # fmt: skip
+
+
+@pytest.mark.parametrize(("n", "psi", "alternative"), DESIGNS)
 def test_mde_and_power_equal_the_uncached_computation(n: int, psi: float, alternative: str) -> None:
     # up to power._GRID_N pairs the power is one sum over the (N, j) grid, equal to the tails'
     # sum to 1e-12 (test_stats_power.py), so the MDE found on it is equal to brentq's tolerance;
@@ -122,15 +133,18 @@ def test_mde_and_power_equal_the_uncached_computation(n: int, psi: float, altern
     assert exact_minimum_detectable_effect(n, psi, alternative=alternative) == mde
 
 
-@pytest.mark.parametrize("level", [0.025, 0.05, 0.5, 1e-6, 0.3, 0.9])
-@pytest.mark.parametrize("seed", [0, 1, 2])
-def test_critical_values_equal_the_quantile_search(level: float, seed: int) -> None:
+LEVELS = [0.025, 0.05, 0.5, 1e-6, 0.3, 0.9]
+
+
+@pytest.mark.parametrize("level", LEVELS)
+def test_critical_values_equal_the_quantile_search(level: float) -> None:
     """The normal-guess stepping of ``power._critical_k`` finds the k of the ppf-based search.
 
-    Small N (where the guess is furthest off), random N up to 1e7, and a block of 2 500
-    consecutive N near 4e5 (the array size and N at which the tails go to the bulk path).
+    Small N (where the guess is furthest off), 300 random N up to 1e7, and a block of 2 500
+    consecutive N near 4e5 (the array size and N at which the tails go to the bulk path); a
+    seed per level, so the six levels see six sets of random N.
     """
-    rng = np.random.default_rng(seed)
+    rng = np.random.default_rng(LEVELS.index(level))
     blocks = (
         np.arange(0, 400, dtype=np.int64),
         rng.integers(0, 10_000_000, 300).astype(np.int64),
