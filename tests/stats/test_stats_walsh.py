@@ -6,6 +6,7 @@ counting bisection the large-n path used before the counting method existed.
 
 from __future__ import annotations
 
+import functools
 from typing import Any
 
 import numpy as np
@@ -23,8 +24,17 @@ from ablation.stats._walsh import (
 )
 
 
+@functools.lru_cache(maxsize=4)
+def _pairs(n: int) -> tuple[np.ndarray, np.ndarray]:
+    """``np.triu_indices(n)`` as read-only ``int32`` arrays, kept for the next sample of this size
+    (a fifth of :func:`_brute`'s time at 2 600 differences, which many tests here use)."""
+    i, j = (a.astype(np.int32) for a in np.triu_indices(n))
+    i.flags.writeable = j.flags.writeable = False
+    return i, j
+
+
 def _brute(d: np.ndarray) -> float:
-    i, j = np.triu_indices(d.size)
+    i, j = _pairs(d.size)
     return float(np.median((d[i] + d[j]) / 2.0))
 
 
@@ -50,7 +60,7 @@ def test_counts_equal_every_walsh_average(values: list[int], counts: list[int], 
     assert walsh_median_counts(v, c) == _brute(v.repeat(c))
 
 
-@pytest.mark.parametrize("seed", [0, 1, 2])
+@pytest.mark.parametrize("seed", [0, 1])
 @pytest.mark.parametrize("kind", ["verdicts", "fractions", "skewed", "normal"])
 def test_large_n_counts_path_equals_bisection_and_brute_force(seed: int, kind: str) -> None:
     rng = np.random.default_rng(seed)
@@ -80,6 +90,8 @@ def test_repeated_values_cost_one_step_per_distinct_value(monkeypatch: pytest.Mo
 
     Counts the correction loop's steps through the ``np.maximum``/``np.minimum`` calls each
     step makes (three per ``_prefix`` call before any step): 800 at this n before, 24 now.
+    Reference for the value: the counting method on the 3 030 distinct values (exact, and equal
+    to every Walsh average formed above; the bisection's ~260 passes take seconds here).
     """
     import ablation.stats._walsh as walsh
 
@@ -106,7 +118,9 @@ def test_repeated_values_cost_one_step_per_distinct_value(monkeypatch: pytest.Mo
     monkeypatch.setattr(walsh, "_prefix", counted_prefix)
     got = walsh.walsh_median_select(d)
     monkeypatch.undo()
-    assert got == walsh_median_bisection(d)
+    values, counts = np.unique(d, return_counts=True)
+    assert values.size == 3030
+    assert got == walsh_median_counts(values, counts)
     assert calls <= 6 * prefixes
 
 
@@ -127,7 +141,7 @@ def test_million_verdict_differences_are_exact() -> None:
     assert hodges_lehmann(np.zeros(d.size), d) == walsh_median_counts(values, counts) == 0.5
 
 
-@pytest.mark.parametrize("seed", range(6))
+@pytest.mark.parametrize("seed", range(3))
 @pytest.mark.parametrize("kind", ["verdicts", "fractions", "skewed", "normal", "continuous"])
 def test_selection_equals_brute_force_over_several_rounds(
     seed: int, kind: str, monkeypatch: pytest.MonkeyPatch
@@ -226,7 +240,7 @@ def test_continuous_median_takes_a_few_counting_passes(monkeypatch: pytest.Monke
     assert 4 <= passes <= 12
 
 
-@pytest.mark.parametrize("seed", range(4))
+@pytest.mark.parametrize("seed", range(2))
 @pytest.mark.parametrize("kind", ["verdicts", "skewed", "normal", "continuous"])
 def test_selection_with_an_even_number_of_walsh_averages(
     seed: int, kind: str, monkeypatch: pytest.MonkeyPatch
@@ -270,7 +284,7 @@ def test_distinct_values_are_counted_from_the_one_sorted_array(extra: int) -> No
     assert got == _brute(d)
 
 
-@pytest.mark.parametrize("seed", [0, 1, 2])
+@pytest.mark.parametrize("seed", [0, 1])
 @pytest.mark.parametrize("kind", ["verdicts", "normal", "continuous"])
 def test_overwrite_sorts_in_place_and_hodges_lehmann_leaves_its_inputs(seed: int, kind: str) -> None:
     rng = np.random.default_rng(seed)
@@ -284,7 +298,7 @@ def test_overwrite_sorts_in_place_and_hodges_lehmann_leaves_its_inputs(seed: int
     y = x + d
     x0, y0 = x.copy(), y.copy()
     assert hodges_lehmann(x, y) == _brute(tied_differences(x, y))
-    assert hodges_lehmann(x, y) == pytest.approx(_brute(d), rel=1e-12, abs=1e-14)
+    assert hodges_lehmann(x, y) == pytest.approx(expected, rel=1e-12, abs=1e-14)
     np.testing.assert_array_equal(x, x0)
     np.testing.assert_array_equal(y, y0)
 
