@@ -10,19 +10,18 @@
 
 Each case goes through :func:`ablation.load_results`, :func:`ablation.sources.result_files.load_result_columns`
 (the path ``compare`` takes, with the engine's size threshold lowered so that pyarrow reads it)
-and the ``ablation compare`` command in a subprocess, which must exit 1 with one line on stderr
-naming the file and the line.
+and the ``ablation compare`` command (run in this process), which must exit 1 with one line on
+stderr naming the file and the line.
 """
 
 from __future__ import annotations
 
 import json
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
-from helpers.cli import LAUNCH, REPO, cli_env
+from helpers.cli import REPO, run_here
 
 from ablation import load_results
 from ablation.errors import InputError
@@ -73,10 +72,7 @@ SHAPES = {"bare": _bare, "reordered": _reordered, "wide": _wide}
 
 
 def _compare(*args: str | Path) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-c", LAUNCH, "compare", *map(str, args), "--quiet"], cwd=REPO, env=cli_env(),
-        capture_output=True, text=True, timeout=120, check=False,
-    )  # fmt: skip
+    return run_here(["compare", *map(str, args), "--quiet"])
 
 
 @pytest.mark.parametrize("blank", BLANKS, ids=repr)

@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from helpers.cli import cli_env, run
+from helpers.cli import run_here
 
 from ablation.analysis.build import compare_columns, compare_results
 from ablation.config import CampaignConfig
@@ -213,14 +213,13 @@ def test_blank_lines_and_crlf_keep_line_numbers(tmp_path: Path) -> None:
     assert str(new.value) == str(old.value)
 
 
-@pytest.mark.slow
 def test_cli_compare_reads_columns_and_reports_like_compare_results(tmp_path: Path) -> None:
     """End to end: ``ablation compare`` on gzip JSONL writes the JSON the object path builds."""
     rng = random.Random(9)
     b = _write(tmp_path / "b.jsonl.gz", _rows(rng, 200, rich=True, runs=1, p=0.5), "gz")
     c = _write(tmp_path / "c.jsonl.gz", _rows(rng, 200, rich=True, runs=1, p=0.7), "gz")
     out = tmp_path / "out.json"
-    done = run(["compare", str(b), str(c), "--format", "json", "-o", str(out)], cli_env())
+    done = run_here(["compare", str(b), str(c), "--format", "json", "-o", str(out)])
     assert done.returncode in (0, 2), done.stderr
     expected = compare_results(load_results(b, arm="baseline"), load_results(c, arm="candidate"),
                                config=CONFIG, names=(str(b), str(c)))  # fmt: skip

@@ -10,12 +10,10 @@ must exit 1 with that line, never accept the file nor fail without naming it.
 from __future__ import annotations
 
 import json
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
-from helpers.cli import LAUNCH, REPO, cli_env
+from helpers.cli import run_here
 
 from ablation import load_results
 from ablation.errors import InputError
@@ -58,10 +56,7 @@ def test_the_largest_run_is_read_by_both_paths(tmp_path: Path) -> None:
 def test_compare_refuses_a_run_past_the_bound_in_one_line(tmp_path: Path, run: int) -> None:
     good, bad = _runs(tmp_path / "good.jsonl"), _runs(tmp_path / "bad.jsonl", run)
     for args in ((good, bad), (bad, good)):
-        done = subprocess.run(
-            [sys.executable, "-c", LAUNCH, "compare", *map(str, args), "--run-field", "r", "--quiet"],
-            cwd=REPO, env=cli_env(), capture_output=True, text=True, timeout=120, check=False,
-        )  # fmt: skip
+        done = run_here(["compare", *map(str, args), "--run-field", "r", "--quiet"])
         lines = done.stderr.strip().splitlines()
         assert done.returncode == 1, done.stderr
         assert len(lines) == 1 and f"{bad}:{BAD_LINE}: the run must be an integer" in lines[0], lines

@@ -34,10 +34,10 @@ def expected() -> tuple[list[str], list[str]]:
     return regressions, improvements
 
 
-def compare_json(*args: str, stdin: str | None = None, fresh: bool = False) -> dict[str, Any]:
+def compare_json(*args: str, stdin: str | None = None) -> dict[str, Any]:
     """``ablation compare ARGS --format json`` through the command line: in a fresh process with
-    ``fresh`` or ``stdin`` (what it reads from standard input), else in this one."""
-    if stdin is None and not fresh:
+    ``stdin`` (what it reads from standard input), else in this one."""
+    if stdin is None:
         done = run_here(["compare", *args, "--format", "json"])
     else:
         cmd = [sys.executable, "-c", LAUNCH, "compare", *args, "--format", "json"]
@@ -57,11 +57,10 @@ def assert_scenario(report: dict[str, Any], runs: int = 1) -> None:
         assert report["runs"] == runs
 
 
-@pytest.mark.slow
 @pytest.mark.parametrize("stem, ext", [("pe", "json"), ("inspect", "json"), ("inspect", "eval")])
 def test_committed_tool_outputs_name_exactly_the_flips(stem: str, ext: str) -> None:
-    report = compare_json(str(TOOLS / f"{stem}_baseline.{ext}"), str(TOOLS / f"{stem}_candidate.{ext}"),
-                          fresh=stem == "pe")  # one file pair through a real process
+    # in this process: the pe pair goes through a real one in test_reader_details.py and the README
+    report = compare_json(str(TOOLS / f"{stem}_baseline.{ext}"), str(TOOLS / f"{stem}_candidate.{ext}"))
     assert_scenario(report, runs=2)
 
 
