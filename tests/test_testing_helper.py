@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import subprocess
 import sys
 import textwrap
@@ -89,6 +90,7 @@ def test_helpers_read_well_in_a_real_pytest_run(tmp_path: Path) -> None:
             """
         )
     )
+    # pytest alone: the installed plugins (xdist, hypothesis, ...) only lengthen its start
     proc = subprocess.run(
         [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", str(test_file)],
         capture_output=True,
@@ -96,6 +98,7 @@ def test_helpers_read_well_in_a_real_pytest_run(tmp_path: Path) -> None:
         check=False,
         cwd=tmp_path,
         timeout=120,
+        env={**os.environ, "PYTEST_DISABLE_PLUGIN_AUTOLOAD": "1"},
     )
     assert proc.returncode == 1, proc.stdout + proc.stderr
     assert "AssertionError: release gates failed" in proc.stdout
