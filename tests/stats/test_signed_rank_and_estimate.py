@@ -21,7 +21,7 @@ VALUES = st.one_of(
 
 
 @given(st.lists(st.tuples(VALUES, VALUES), min_size=1, max_size=80))
-@settings(max_examples=150, deadline=None)
+@settings(max_examples=75, deadline=None)
 def test_equals_the_two_functions_apart(pairs: list[tuple[float, float]]) -> None:
     x = np.array([a for a, _ in pairs])
     y = np.array([b for _, b in pairs])

@@ -44,7 +44,9 @@ def _used(d: np.ndarray, zero_method: str) -> np.ndarray:
     return d[d != 0] if zero_method == "wilcox" else d
 
 
-@settings(max_examples=150, deadline=None)
+# 60 examples; large tied and untied samples with and without zeros are compared with scipy on
+# every alternative and zero method in test_untied_and_tied_asymptotic_equal_scipy
+@settings(max_examples=60, deadline=None)
 @given(
     d=_differences(ties=True, zeros=True, max_n=300),
     zero_method=st.sampled_from(["wilcox", "pratt"]),
@@ -69,7 +71,7 @@ def _assert_asymptotic_equals_scipy(used: np.ndarray, zero_method: str, alternat
     assert p == pytest.approx(float(ref.pvalue), rel=1e-10, abs=1e-300)
 
 
-@settings(max_examples=150, deadline=None)
+@settings(max_examples=75, deadline=None)  # and fixed samples of 8 to 49 below
 @given(d=_differences(ties=False, zeros=False, max_n=50), alternative=st.sampled_from(ALTERNATIVES))
 def test_exact_distribution_equals_scipy(d: np.ndarray, alternative: str) -> None:
     if d.size == 0:
@@ -122,7 +124,7 @@ def _rank_sums_by_argsort(d: np.ndarray) -> tuple[float, float, np.ndarray]:
     return float(ranks[d > 0].sum()), float(ranks[d < 0].sum()), counts
 
 
-@pytest.mark.parametrize("seed", range(4))
+@pytest.mark.parametrize("seed", range(2))  # an even and an odd seed: both signs of the one zero
 @pytest.mark.parametrize("n", [1, 7, 1000, 100_000])
 def test_signed_rank_sums_equal_the_per_element_ranks(seed: int, n: int) -> None:
     """The one-sort group sums give exactly the rank sums and tie groups of rankdata."""
