@@ -51,7 +51,8 @@ def test_tost_tests_the_mean_of_x_minus_y_like_statsmodels() -> None:
 finite = st.floats(min_value=-1e3, max_value=1e3, allow_nan=False, allow_infinity=False)
 
 
-@settings(max_examples=200, deadline=None)
+# 100 examples; the case it once found (a bound that dwarfs the differences) has its own test
+@settings(max_examples=100, deadline=None)
 @given(
     data=st.lists(st.tuples(finite, finite), min_size=3, max_size=60),
     low=st.floats(min_value=-50, max_value=0),

@@ -171,7 +171,7 @@ def test_power_increases_with_effect_size() -> None:
         assert np.all(np.diff(pw) >= -1e-12)
 
 
-@settings(max_examples=60, deadline=None)
+@settings(max_examples=40, deadline=None)
 @given(
     n=st.integers(min_value=1, max_value=3000),
     psi=st.floats(min_value=0.001, max_value=1.0),
@@ -192,7 +192,9 @@ def test_power_is_a_probability_and_symmetric(
         assert mirror == pytest.approx(pw, rel=1e-9, abs=1e-15)
 
 
-@settings(max_examples=200, deadline=None)
+# 80 designs, each a grid and a set of tails built anew (~0.03 s); the case Hypothesis once found
+# here (δ next to ψ) has its own test below
+@settings(max_examples=80, deadline=None)
 @given(
     st.integers(min_value=1, max_value=2000),
     st.floats(min_value=0.005, max_value=1.0),
