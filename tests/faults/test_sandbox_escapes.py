@@ -32,7 +32,7 @@ VERIFIER = code_tests(time_limit_s=5, memory_mb=256)
 tasks = [
     AblationTask(task_id=f"add-{i}", input_data={"i": i}, verifier=VERIFIER,
                  metadata={"tests": f"assert add({i}, 1) == {i + 1}\\nassert add(-1, 1) == 0\\n"})
-    for i in range(3)
+    for i in range(2)
 ]
 '''
 
@@ -84,12 +84,12 @@ def test_hostile_code_cannot_kill_escape_or_forge(tmp_path: Path) -> None:
     reports = {c["name"].rsplit(":", 1)[1]: c["report"] for c in json.loads(proc.stdout)["candidates"]}
     assert list(reports) == hostile
     for candidate, report in reports.items():
-        assert report["baseline"]["passes"] == 3, candidate
-        assert report["candidate"]["passes"] == (3 if candidate == "kill_parent" else 0), candidate
+        assert report["baseline"]["passes"] == 2, candidate
+        assert report["candidate"]["passes"] == (2 if candidate == "kill_parent" else 0), candidate
     with sqlite3.connect(store) as db:
         rows = db.execute("select c.status, count(t.rowid) from campaigns c"
                           " join trials t on t.campaign_id = c.id group by c.id").fetchall()  # fmt: skip
-    assert rows == [("complete", 6)] * len(hostile)
+    assert rows == [("complete", 4)] * len(hostile)
     assert processes_with_arg(sleep_arg.encode()) == []
     assert _scratch_dirs(tmp) == set()
 
@@ -165,7 +165,7 @@ from ablation import AblationTask
 from ablation.verifiers import code_tests
 
 tasks = [AblationTask(task_id=f"t{i}", input_data={}, verifier=code_tests(time_limit_s=10),
-                      metadata={"tests": "assert x == 1\\n"}) for i in range(3)]
+                      metadata={"tests": "assert x == 1\\n"}) for i in range(2)]
 '''
 
 
@@ -183,7 +183,7 @@ def test_without_bubblewrap_every_trial_is_an_error_and_the_run_fails(tmp_path: 
     assert report["verdict"] == "fail"
     groups = report["errors"]["groups"]
     assert {(g["arm"], g["error_type"], g["count"]) for g in groups} == {
-        ("baseline", "SandboxUnavailable", 3), ("candidate", "SandboxUnavailable", 3)
+        ("baseline", "SandboxUnavailable", 2), ("candidate", "SandboxUnavailable", 2)
     }
     gates = {g["name"]: g["status"] for g in report["gates"]}
     assert gates["complete comparison"] == "fail", gates
@@ -194,7 +194,7 @@ def test_without_bubblewrap_every_trial_is_an_error_and_the_run_fails(tmp_path: 
     assert proc.returncode == 0, proc.stderr
     report = json.loads(proc.stdout)
     assert report["provenance"]["sandbox"] == "process"
-    assert report["candidate"]["passes"] == 3
+    assert report["candidate"]["passes"] == 2
 
 
 @pytest.mark.slow
@@ -202,9 +202,9 @@ def test_a_codegen_campaign_in_a_fresh_virtualenv_under_tmp(tmp_path: Path) -> N
     """A virtualenv under /tmp, as users install: the reference passes every task there, and the
     candidate's table is the one this interpreter gives against the same reference trials.
 
-    Every other task of ``tasks/codegen.py`` (16: each category, and three of the candidate's
-    regressions): each sandbox run costs an interpreter start, and a sandbox that cannot start
-    from the venv fails every task."""
+    Every fourth task of ``tasks/codegen.py`` from the third (8: two of each category, two of
+    the candidate's regressions): each sandbox run costs an interpreter start, and a sandbox that
+    cannot start from the venv fails every task."""
     venv.create(tmp_path / "venv", with_pip=False)
     python = str(tmp_path / "venv" / "bin" / "python")
     # The venv sees this environment's packages and the repository through PYTHONPATH only.
@@ -213,7 +213,7 @@ def test_a_codegen_campaign_in_a_fresh_virtualenv_under_tmp(tmp_path: Path) -> N
     agents = "agents/codegen.py"
 
     suite = tmp_path / "codegen_half.py"
-    suite.write_text(f"import runpy\n\ntasks = runpy.run_path({str(REPO / 'tasks' / 'codegen.py')!r})['tasks'][::2]\n")
+    suite.write_text(f"import runpy\n\ntasks = runpy.run_path({str(REPO / 'tasks' / 'codegen.py')!r})['tasks'][2::4]\n")
     store = tmp_path / "runs.db"
     args = ["run", str(suite), "--baseline", f"{agents}:reference", "--candidate",
             f"{agents}:candidate", "--store", str(store), "--no-progress", "--format", "json"]  # fmt: skip
@@ -230,7 +230,7 @@ def test_a_codegen_campaign_in_a_fresh_virtualenv_under_tmp(tmp_path: Path) -> N
         [python, "-c", LAUNCH, *args], cwd=REPO, env=env, capture_output=True, text=True,
         timeout=300, check=False,
     ))  # fmt: skip
-    assert in_venv["n_tasks"] == in_venv["baseline"]["passes"] == 16
+    assert in_venv["n_tasks"] == in_venv["baseline"]["passes"] == 8
     assert in_venv["errors"]["groups"] == []
     here = report(run_here([*args, "--reuse-baseline", in_venv["provenance"]["campaign_id"]]))
     assert in_venv["table"] == here["table"]
