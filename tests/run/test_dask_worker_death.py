@@ -170,7 +170,8 @@ def test_trials_without_a_worker_left_are_infrastructure_errors_at_once(
     from ablation.run import scaleout
 
     monkeypatch.setattr(scaleout, "_NO_WORKER_GRACE_S", 1.0)
-    config = CampaignConfig(seed=3, concurrency=2, timeout_s=20, n_resamples=200)
+    # a time limit far above what the campaign takes on a loaded machine (13 s seen at load 30)
+    config = CampaignConfig(seed=3, concurrency=2, timeout_s=120, n_resamples=200)
     with LocalCluster(
         n_workers=1, threads_per_worker=1, processes=True, dashboard_address=":0",
         silence_logs=logging.CRITICAL,
