@@ -251,7 +251,7 @@ def test_a_fork_bomb_that_ignores_refusals_is_a_process_limit(private_tmp: str) 
     code = (
         "import os\nwhile True:\n    try:\n        os.fork()\n    except OSError:\n        pass\n"
     )
-    limits = SandboxLimits(time_limit_s=1, max_processes=8)
+    limits = SandboxLimits(time_limit_s=2, max_processes=8)
     done = unprivileged(lambda: run_process(code, "assert True\n", private_tmp, limits))
     assert (done["passed"], done["kind"]) == (False, "process_limit"), done["reason"]
 
