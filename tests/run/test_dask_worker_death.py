@@ -122,13 +122,16 @@ def agents(tmp_path: Path) -> tuple[Any, Any]:
 @pytest.fixture(scope="module")
 def forked_workers() -> Iterator[None]:
     """Dask workers forked from one server process for the module (module docstring), which is
-    stopped at the end."""
+    stopped at the end. The server imports what a worker of these tests runs (``distributed`` and
+    the module that runs an attempt) instead of Dask's default list (numpy, pandas, lz4 too)."""
     import multiprocessing.forkserver
 
     import dask
+    from distributed.utils import get_mp_context
 
     try:
         with dask.config.set({"distributed.worker.multiprocessing-method": "forkserver"}):
+            get_mp_context().set_forkserver_preload(["distributed", "ablation.run.scaleout"])
             yield
     finally:
         with contextlib.suppress(Exception):  # private, as in CPython's own tests
