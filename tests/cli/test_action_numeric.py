@@ -20,7 +20,8 @@ from typing import Any
 
 import pytest
 import yaml
-from helpers.cli import REPO, run_here
+from helpers.cli import REPO
+from helpers.cli_shared import run_here
 from test_ci_workflow import _action_inputs, _FakeGitHub, _run_action, _runner
 
 pytestmark = pytest.mark.slow

@@ -12,7 +12,7 @@ import json
 from pathlib import Path
 
 import pytest
-from helpers.cli import run_here
+from helpers.cli_shared import run_here
 
 AGENTS = """\
 import os

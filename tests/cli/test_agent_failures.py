@@ -16,7 +16,7 @@ import socket
 from pathlib import Path
 
 import pytest
-from helpers.cli import run_here
+from helpers.cli_shared import run_here
 
 from ablation.cli import main
 

@@ -12,6 +12,7 @@ from pathlib import Path
 
 import pytest
 from helpers import cli
+from helpers.cli_shared import run_here
 from pydantic import ValidationError
 
 from ablation import CampaignConfig
@@ -28,9 +29,9 @@ def agent(task):
 @pytest.mark.parametrize("value", ["0.5", "0.6", "1"])
 def test_a_flag_outside_the_range_is_refused_before_any_agent_call(tmp_path: Path, value: str) -> None:
     (tmp_path / "agents.py").write_text(AGENTS, encoding="utf-8")
-    proc = cli.run_here(["run", str(cli.REPO / "tasks" / "arithmetic.py"), "--baseline", "agents.py:agent",
-                         "--candidate", "agents.py:agent", "--no-store", "--alpha", value, "--margin", "0.05"],
-                        cwd=tmp_path)  # fmt: skip
+    proc = run_here(["run", str(cli.REPO / "tasks" / "arithmetic.py"), "--baseline", "agents.py:agent",
+                     "--candidate", "agents.py:agent", "--no-store", "--alpha", value, "--margin", "0.05"],
+                    cwd=tmp_path)  # fmt: skip
     assert proc.returncode == 1
     [line] = proc.stderr.splitlines()
     assert line.endswith(f"argument --alpha: --alpha must be a number in (0, 0.5), got '{value}'")
@@ -41,7 +42,7 @@ def test_a_project_value_outside_the_range_names_the_file(tmp_path: Path) -> Non
     (tmp_path / "pyproject.toml").write_text("[tool.ablation]\nalpha = 0.5\nmargin = 0.05\n", encoding="utf-8")
     before = tmp_path / "b.jsonl"
     before.write_text('{"id": "a", "passed": true}\n', encoding="utf-8")
-    proc = cli.run_here(["compare", str(before), str(before)], cwd=tmp_path)
+    proc = run_here(["compare", str(before), str(before)], cwd=tmp_path)
     assert proc.returncode == 1
     [line] = proc.stderr.splitlines()
     assert "pyproject.toml" in line and "alpha" in line and "0.5" in line

@@ -10,7 +10,8 @@ import sys
 from pathlib import Path
 
 import pytest
-from helpers.cli import REPO, run_here
+from helpers.cli import REPO
+from helpers.cli_shared import run_here
 
 SUITE = "tests/helpers/slow_suite.py"
 AGENTS = "tests/helpers/slow_agents.py"

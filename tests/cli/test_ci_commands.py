@@ -13,7 +13,8 @@ import re
 from pathlib import Path
 
 import pytest
-from helpers.cli import cli_env, run, run_here
+from helpers.cli import cli_env, run
+from helpers.cli_shared import run_here
 from hypothesis import given
 from hypothesis import strategies as st
 

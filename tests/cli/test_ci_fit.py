@@ -6,7 +6,8 @@ import json
 from pathlib import Path
 
 import pytest
-from helpers.cli import REPO, cli_env, run, run_here
+from helpers.cli import REPO, cli_env, run
+from helpers.cli_shared import run_here
 
 from ablation.report import REPORT_SCHEMA_VERSION, AblationReport
 

@@ -11,6 +11,7 @@ import sys
 from pathlib import Path
 
 import pytest
+from helpers.cli_shared import own_heap
 from scipy.stats import binomtest, norm
 
 from ablation.cli import main
@@ -35,7 +36,8 @@ def forty(tmp_path: Path) -> tuple[Path, Path]:
 
 
 def run_cli(args: list[str], capsys: pytest.CaptureFixture[str]) -> tuple[int, str, str]:
-    code = main(args)
+    with own_heap():  # the command's collections skip this process's own objects
+        code = main(args)
     out, err = capsys.readouterr()
     return code, out, err
 

@@ -24,7 +24,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 import pytest
-from helpers.cli import run_here
+from helpers.cli_shared import run_here
 
 from ablation import stats
 

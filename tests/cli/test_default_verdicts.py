@@ -15,7 +15,8 @@ from contextlib import closing
 from pathlib import Path
 
 import pytest
-from helpers.cli import REPO, campaigns, cli_env, fresh_json, run, run_here
+from helpers.cli import REPO, campaigns, cli_env, fresh_json, run
+from helpers.cli_shared import run_here
 
 from ablation.config import CampaignConfig
 from ablation.schema import TaskResult

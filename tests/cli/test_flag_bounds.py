@@ -13,6 +13,7 @@ from pathlib import Path
 
 import pytest
 from helpers import cli
+from helpers.cli_shared import run_here
 
 from ablation.cli.main import main
 
@@ -122,7 +123,7 @@ def test_max_output_bytes_caps_a_flooding_command_agent(tmp_path: Path) -> None:
     args = ["run", SUITE, "--baseline", f"{AGENTS}:baseline", "--candidate",
             f"cmd:{sys.executable} {flood}", "--store", str(store), "--no-progress",
             "--format", "json", "--max-output-bytes", "1000000", "--timeout", "30"]
-    done = cli.run_here(args, {"SLOW_SUITE_TASKS": "3", "SLOW_AGENTS_SCALE": "0", "SLOW_SUITE_CHANGE": None})
+    done = run_here(args, {"SLOW_SUITE_TASKS": "3", "SLOW_AGENTS_SCALE": "0", "SLOW_SUITE_CHANGE": None})
     assert done.returncode in (0, 2), done.stderr  # the gates decide, not a crash
     json.loads(done.stdout)
     with sqlite3.connect(store) as conn:

@@ -19,7 +19,7 @@ from pathlib import Path
 import pytest
 
 from ablation.cli.scaffold import SETTINGS
-from tests.helpers.cli import run_here
+from tests.helpers.cli_shared import run_here
 
 DEFAULTS = tomllib.loads(SETTINGS)["tool"]["ablation"]
 

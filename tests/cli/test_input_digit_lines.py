@@ -11,7 +11,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from helpers.cli import run_here
+from helpers.cli_shared import run_here
 from pydantic import ValidationError
 
 from ablation.cli.options import one_line

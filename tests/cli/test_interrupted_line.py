@@ -18,6 +18,7 @@ from pathlib import Path
 
 import pytest
 from helpers import cli
+from helpers.cli_shared import run_here
 from helpers.procs import processes_with_arg
 
 from ablation.cli.resume_hint import interrupted_line
@@ -46,9 +47,9 @@ def test_ctrl_c_without_a_store_says_nothing_was_kept(tmp_path: Path) -> None:
 def stored(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, str]:
     """A store holding one complete campaign of the arithmetic example."""
     store = tmp_path_factory.mktemp("store") / "runs.db"
-    proc = cli.run_here(["run", "tasks/arithmetic.py", "--baseline", "agents/arithmetic.py:baseline",
-                         "--candidate", "agents/arithmetic.py:candidate", "--store", str(store),
-                         "--no-progress", "-q", "--resamples", "200"])  # fmt: skip
+    proc = run_here(["run", "tasks/arithmetic.py", "--baseline", "agents/arithmetic.py:baseline",
+                     "--candidate", "agents/arithmetic.py:candidate", "--store", str(store),
+                     "--no-progress", "-q", "--resamples", "200"])  # fmt: skip
     assert proc.returncode in (0, 2), proc.stderr
     [(campaign_id, status, _)] = cli.campaigns(store)
     assert status == "complete"

@@ -13,7 +13,7 @@ import tracemalloc
 from pathlib import Path
 
 import pytest
-from helpers.cli import run_here
+from helpers.cli_shared import run_here
 from helpers.store_rows import copy_first_campaign
 
 from ablation.cli.listing import campaign_rows

@@ -14,7 +14,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from helpers.cli import REPO, run_here
+from helpers.cli import REPO
+from helpers.cli_shared import run_here
 
 pytest.importorskip("pydantic_ai")
 sys.path.insert(0, str(REPO / "examples"))

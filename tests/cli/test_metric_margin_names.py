@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from helpers.cli import run_here
+from helpers.cli_shared import run_here
 
 from ablation import CampaignConfig, TaskResult, compare_results
 from ablation.analysis.metric_margins import LOWER_IS_BETTER

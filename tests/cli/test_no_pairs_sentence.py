@@ -14,7 +14,7 @@ import json
 import subprocess
 from pathlib import Path
 
-from helpers.cli import run_here
+from helpers.cli_shared import run_here
 
 
 def _ablation(cwd: Path, *args: str) -> subprocess.CompletedProcess[str]:

@@ -25,7 +25,7 @@ from typing import Any
 
 import numpy as np
 import pytest
-from helpers.cli import run_here
+from helpers.cli_shared import run_here
 from helpers.numeric_oracle import as_arm_runs, by_task
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from helpers.cli import run_here
+from helpers.cli_shared import run_here
 from scipy import stats as sps
 
 from ablation.stats import MEAN_DIFFERENCE_MIN_N

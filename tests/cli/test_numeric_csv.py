@@ -17,7 +17,7 @@ from typing import Any
 
 import numpy as np
 import pytest
-from helpers.cli import run_here
+from helpers.cli_shared import run_here
 
 from ablation.sources.readers import engine
 

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from helpers.cli import run_here
+from helpers.cli_shared import run_here
 
 N = 60
 

@@ -20,7 +20,8 @@ import sys
 from pathlib import Path
 
 import pytest
-from helpers.cli import LAUNCH, cli_env, run_here
+from helpers.cli import LAUNCH, cli_env
+from helpers.cli_shared import run_here
 
 #: one worker builds the module's campaign (``project_template``) once
 pytestmark = pytest.mark.xdist_group("output-inputs")

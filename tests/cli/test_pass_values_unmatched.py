@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from helpers.cli import run_here
+from helpers.cli_shared import run_here
 
 from ablation.sources.readers import engine
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from helpers.cli import run_here
+from helpers.cli_shared import run_here
 
 
 def test_files_that_flip_no_task_are_one_line_naming_them(tmp_path: Path) -> None:

@@ -14,7 +14,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from helpers.cli import run_here
+from helpers.cli_shared import run_here
 
 
 def _write(path: Path, rows: list[dict[str, object]]) -> str:

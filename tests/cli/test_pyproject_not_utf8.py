@@ -9,7 +9,7 @@ import json
 from pathlib import Path
 
 import pytest
-from helpers.cli import run_here
+from helpers.cli_shared import run_here
 
 
 @pytest.mark.parametrize(

@@ -7,7 +7,7 @@ import subprocess
 from pathlib import Path
 
 import pytest
-from helpers.cli import run_here
+from helpers.cli_shared import run_here
 
 ROOT = Path(__file__).resolve().parents[2]
 AGENT = f"{ROOT / 'agents' / 'arithmetic.py'}:baseline"

@@ -13,7 +13,7 @@ import json
 import os
 from pathlib import Path
 
-from helpers.cli import run_here
+from helpers.cli_shared import run_here
 
 from ablation import AblationTask, CampaignConfig, run_ablation_campaign
 

@@ -13,7 +13,7 @@ import shutil
 from pathlib import Path
 
 import pytest
-from helpers.cli import run_here
+from helpers.cli_shared import run_here
 
 SUITE = """
 from ablation import AblationTask

@@ -19,7 +19,7 @@ from typing import Any
 
 import jsonschema
 import pytest
-from helpers.cli import run_here
+from helpers.cli_shared import run_here
 
 from ablation.report import REPORT_SCHEMA_VERSION
 

@@ -15,6 +15,7 @@ from typing import Any
 
 import pytest
 from helpers import cli, slow_agents
+from helpers.cli_shared import run_here
 
 from ablation.cli.options import campaign_config
 from ablation.errors import ConfigError
@@ -44,7 +45,7 @@ def _reference_stop(seed: int, candidates: int = 1, n_tasks: int = N_TASKS) -> S
 def uninterrupted(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
     store = tmp_path_factory.mktemp("seq") / "runs.db"
     calls = tmp_path_factory.mktemp("calls")
-    proc = cli.run_here(
+    proc = run_here(
         cli.run_args(store, candidates=["candidate_c"], extra=SEQ),
         {"SLOW_AGENTS_COUNTER_DIR": calls, "SLOW_SUITE_CHANGE": None},
     )
@@ -84,7 +85,7 @@ def test_kill_9_then_resume_stops_at_the_same_pair(
     assert proc.returncode == -signal.SIGKILL
     done = cli.stored_trials(store)
     assert done < 2 * uninterrupted["sequential"]["tasks_run"], "the kill must land before the stop"
-    resumed = cli.run_here(  # the kill was the process's; the resume reads what it left
+    resumed = run_here(  # the kill was the process's; the resume reads what it left
         cli.run_args(store, candidates=["candidate_c"], extra=[*SEQ, "--resume"]), {"SLOW_SUITE_CHANGE": None}
     )
     assert resumed.returncode == 2, resumed.stderr
@@ -97,7 +98,7 @@ def test_kill_9_then_resume_stops_at_the_same_pair(
 @pytest.mark.slow
 def test_several_candidates_split_alpha(tmp_path: Path) -> None:
     n_tasks = 100  # the worse candidate still stops early (at 71 pairs); the better one runs them all
-    proc = cli.run_here(
+    proc = run_here(
         cli.run_args(tmp_path / "runs.db", candidates=["candidate_c", "candidate_b"], extra=SEQ),
         {"SLOW_AGENTS_SCALE": "0.2", "SLOW_SUITE_TASKS": str(n_tasks), "SLOW_SUITE_CHANGE": None},
     )
@@ -113,7 +114,7 @@ def test_several_candidates_split_alpha(tmp_path: Path) -> None:
 @pytest.mark.slow
 def test_sequential_replay_of_result_files() -> None:
     data = "examples/data/swebench-verified-mini__"
-    proc = cli.run_here(
+    proc = run_here(
         ["compare", f"{data}gpt-5.jsonl", f"{data}gpt-5-nano.jsonl", "--sequential-replay",
          "--format", "json", "--seed", "1"],
     )
@@ -125,7 +126,7 @@ def test_sequential_replay_of_result_files() -> None:
 
 @pytest.mark.slow
 def test_plan_sequential_prints_expected_calls_beside_fixed_n() -> None:
-    proc = cli.run_here(
+    proc = run_here(
         ["plan", "--discordance", "0.3", "--uplift", "-0.12", "--sequential", "--simulations",
          "500"],
     )

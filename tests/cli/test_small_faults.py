@@ -13,7 +13,8 @@ import subprocess
 import sys
 from pathlib import Path
 
-from helpers.cli import LAUNCH, REPO, cli_env, run_here
+from helpers.cli import LAUNCH, REPO, cli_env
+from helpers.cli_shared import run_here
 
 _SUITE = '''
 from ablation import AblationTask

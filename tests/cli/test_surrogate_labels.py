@@ -15,7 +15,7 @@ import sqlite3
 import subprocess
 from pathlib import Path
 
-from helpers.cli import run_here
+from helpers.cli_shared import run_here
 from hypothesis import given
 from hypothesis import strategies as st
 

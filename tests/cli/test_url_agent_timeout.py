@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from helpers.cli import run_here
+from helpers.cli_shared import run_here
 from helpers.json_server import json_server
 
 from ablation.agents import http as http_agent

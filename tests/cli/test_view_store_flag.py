@@ -11,7 +11,7 @@ import urllib.request
 from pathlib import Path
 
 import pytest
-from helpers.cli import run_here
+from helpers.cli_shared import run_here
 from helpers.view_server import served
 
 from ablation.config import CampaignConfig
