@@ -8,10 +8,13 @@ check yields to ``--allow-changed-agent``), before any agent call.
 from __future__ import annotations
 
 import json
+import shutil
 from pathlib import Path
 
 import pytest
 from helpers.cli import run_here
+
+pytestmark = pytest.mark.xdist_group("run-reuse-baseline-identity")  # one worker runs the first campaign
 
 SUITE = (
     "from ablation import AblationTask\n"
@@ -19,18 +22,27 @@ SUITE = (
 )
 
 
-@pytest.fixture
-def project(tmp_path: Path) -> tuple[Path, list[str], str]:
-    (tmp_path / "suite.py").write_text(SUITE)
-    (tmp_path / "agents.py").write_text("def base(x):\n    return x\n\ndef cand(x):\n    return x\n")
-    store = tmp_path / "runs.db"
+@pytest.fixture(scope="module")
+def first_campaign(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, str]:
+    """A folder with the suite, the agents and a store holding one campaign, and its id."""
+    folder = tmp_path_factory.mktemp("project")
+    (folder / "suite.py").write_text(SUITE)
+    (folder / "agents.py").write_text("def base(x):\n    return x\n\ndef cand(x):\n    return x\n")
     first = run_here(["run", "suite.py", "--baseline", "agents.py:base", "--candidate", "agents.py:cand",
-                      "--store", str(store), "--no-progress", "--format", "json"], cwd=tmp_path)  # fmt: skip
+                      "--store", "runs.db", "--no-progress", "--format", "json"], cwd=folder)  # fmt: skip
     assert first.returncode == 0, first.stderr
-    campaign = json.loads(first.stdout)["provenance"]["campaign_id"]
-    args = ["run", "suite.py", "--candidate", "agents.py:cand", "--store", str(store), "--no-progress",
-            "--reuse-baseline", campaign]  # fmt: skip
-    return tmp_path, args, campaign
+    return folder, json.loads(first.stdout)["provenance"]["campaign_id"]
+
+
+@pytest.fixture
+def project(first_campaign: tuple[Path, str], tmp_path: Path) -> tuple[Path, list[str], str]:
+    """A copy of that folder for this test (which may edit the agents and add campaigns)."""
+    built, campaign = first_campaign
+    folder = tmp_path / "project"
+    shutil.copytree(built, folder)
+    args = ["run", "suite.py", "--candidate", "agents.py:cand", "--store", str(folder / "runs.db"),
+            "--no-progress", "--reuse-baseline", campaign]  # fmt: skip
+    return folder, args, campaign
 
 
 def test_another_baseline_agent_is_refused(project: tuple[Path, list[str], str]) -> None:
