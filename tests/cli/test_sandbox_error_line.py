@@ -19,8 +19,8 @@ SUITE = """
 from ablation import AblationTask
 from ablation.verifiers import code_tests
 
-tasks = [AblationTask(task_id=f"t{i}", input_data={}, verifier=code_tests(time_limit_s=10),
-                      metadata={"tests": "assert x == 1\\n"}) for i in range(2)]
+tasks = [AblationTask(task_id="t0", input_data={}, verifier=code_tests(time_limit_s=10),
+                      metadata={"tests": "assert x == 1\\n"})]
 """
 
 #: A bwrap that passes every word but ``--seccomp FD`` to the real one: no filter is installed.
