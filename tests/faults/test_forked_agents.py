@@ -156,8 +156,10 @@ def test_a_forked_copy_does_not_hold_the_lock_after_kill_9(tmp_path: Path) -> No
     first = start(_args(agents, "forks_and_sleeps", store), env)
     sleepers: list[int] = []
     try:
-        # task 0's pair is stored; the candidate's task 1 waits (or its baseline runs first)
-        wait_until(lambda: stored_trials(store) >= 2, timeout=60, proc=first)
+        # task 0's pair is stored; the candidate's task 1 waits (or its baseline runs first).
+        # The copy notes its pid on its own schedule: the pair may be stored before it runs.
+        wait_until(lambda: stored_trials(store) >= 2 and bool(_pids(tmp_path / "out", "sleeper")),
+                   timeout=60, proc=first)
         sleepers = _pids(tmp_path / "out", "sleeper")
         assert sleepers and all(alive(p) for p in sleepers)
         first.kill()  # SIGKILL: no clean-up runs; the sleeping copy lives on (holding the pipes)
