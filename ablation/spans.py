@@ -37,7 +37,9 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from ablation.outputs import COUNT_LIMIT, as_count
 
-__all__ = ["STEP_ATTRIBUTES", "SpanSummary", "TrialSpans", "counted_calls", "stated", "summarize"]
+__all__ = [
+    "STEP_ATTRIBUTES", "SpanSummary", "TrialSpans", "billed_attempt", "counted_calls", "stated", "summarize",
+]
 
 _FROZEN = ConfigDict(frozen=True, extra="forbid")
 
@@ -205,7 +207,7 @@ def _start(record: Mapping[str, Any]) -> float:
     return float(value) if isinstance(value, int | float) else 0.0
 
 
-def _billed_attempt(attrs: Mapping[str, Any]) -> bool:
+def billed_attempt(attrs: Mapping[str, Any]) -> bool:
     """Whether a span is an earlier attempt at a model request that returned a response its
     stated usage bills (pydantic-ai's ``FallbackModel``: a response its ``fallback_on`` handler
     rejected, recorded as a child of the request's ``chat`` span with :data:`_ATTEMPT`)."""
@@ -215,7 +217,7 @@ def _billed_attempt(attrs: Mapping[str, Any]) -> bool:
 def counted_calls(ordered: Sequence[Mapping[str, Any]]) -> list[Mapping[str, Any]]:
     """The model calls a summary counts among span records in start order: the outermost ones
     (a model-call span inside another is the same call seen by two instrumentations), and each
-    billed attempt (:func:`_billed_attempt`: another call, to another model, inside the request
+    billed attempt (:func:`billed_attempt`: another call, to another model, inside the request
     whose ``chat`` span holds it; an attempt that raised states no usage and is not counted).
 
     Assumption: a record's ``parent`` names a span of the same trial or none; a parent that was
@@ -223,7 +225,7 @@ def counted_calls(ordered: Sequence[Mapping[str, Any]]) -> list[Mapping[str, Any
     """
     by_id = {r.get("id"): r for r in ordered if r.get("id") is not None}
     calls = {id(r) for r in ordered if _is_model_call(_attrs(r))}
-    attempts = {id(r) for r in ordered if id(r) in calls and _billed_attempt(_attrs(r))}
+    attempts = {id(r) for r in ordered if id(r) in calls and billed_attempt(_attrs(r))}
 
     def outermost(record: Mapping[str, Any]) -> bool:
         parent, seen = record.get("parent"), 0

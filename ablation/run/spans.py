@@ -59,6 +59,7 @@ from ablation.spans import (  # as it counts them
     _attr,
     _int,
     _no_items,
+    billed_attempt,
     counted_calls,
     stated,
     summarize,
@@ -129,17 +130,24 @@ class CaughtSummary(SpanSummary):
     Attributes:
         calls: One usage per counted model call, in start order (its model and tokens;
             ``None`` when the span states no token counts).
+        requests: The model requests among them: every counted call but the billed attempts
+            (:func:`~ablation.spans.billed_attempt`), each of which was part of the request
+            another model then answered, as pydantic-ai's own ``RunUsage.requests`` counts.
     """
 
     calls: list[TrialUsage | None] = Field(default_factory=_no_items)
+    requests: int = 0
 
 
-def _model_calls(records: list[dict[str, Any]]) -> list[TrialUsage | None]:
+def _model_calls(records: list[dict[str, Any]]) -> tuple[list[TrialUsage | None], int]:
     """Each model call :func:`~ablation.spans.summarize` counts (:func:`~ablation.spans.counted_calls`),
-    in start order, as a usage with its own model and tokens; ``None`` for one stating no token count."""
+    in start order, as a usage with its own model and tokens (``None`` for one stating no token
+    count), and how many of them are requests (:attr:`CaughtSummary.requests`)."""
     found: list[TrialUsage | None] = []
+    requests = 0
     for record in counted_calls(sorted(records, key=lambda r: float(r.get("start_s") or 0.0))):
         attrs = record.get("attributes") or {}
+        requests += not billed_attempt(attrs)
         if not stated(attrs):
             found.append(None)
             continue
@@ -149,7 +157,7 @@ def _model_calls(records: list[dict[str, Any]]) -> list[TrialUsage | None]:
             cached_tokens=_int(_attr(attrs, _CACHED)), cache_write_tokens=_int(_attr(attrs, _CACHE_WRITE)),
             model_requests=1, model=None if model is None else str(model),
         ))  # fmt: skip
-    return found
+    return found, requests
 
 
 class TrialCatch:
@@ -203,8 +211,8 @@ class TrialCatch:
         with self.lock:
             records = list(self.records)
         summary = summarize(records, self.dropped, timeline=False)
-        calls = _model_calls(records) if summary.model_calls else []
-        return CaughtSummary(**dict(summary), calls=calls)
+        calls, requests = _model_calls(records) if summary.model_calls else ([], 0)
+        return CaughtSummary(**dict(summary), calls=calls, requests=requests)
 
 
 class SpanCollector:
@@ -321,7 +329,8 @@ def open_collector(mode: str) -> SpanCollector | None:
 
 def usage_from_spans(summary: CaughtSummary) -> TrialUsage | None:
     """The trial's usage as its spans report it: ``None`` when they count no model call (tool
-    spans alone state no usage); else its model requests, tool calls and model, with token
+    spans alone state no usage); else its model requests (:attr:`CaughtSummary.requests`: a
+    billed fallback attempt is a call, not a request), tool calls and model, with token
     counts unknown (``None``) unless every counted model call states them (a call without them
     makes the total unknown, never a smaller number). The usage carries each call (``calls``)
     so that it is priced call by call, each at its own model.
@@ -338,7 +347,7 @@ def usage_from_spans(summary: CaughtSummary) -> TrialUsage | None:
         output_tokens=summary.output_tokens,
         cached_tokens=summary.cached_tokens,
         cache_write_tokens=summary.cache_write_tokens,
-        model_requests=summary.model_calls,
+        model_requests=summary.requests,
         tool_calls=counts,
         model=joined_models(summary.models),
     )

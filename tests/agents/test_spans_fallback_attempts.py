@@ -6,8 +6,10 @@ and the attempt span states its usage. Before, a model-call span inside another 
 same call seen twice, so the rejected response's tokens were dropped: a trial whose agent
 returned only its text had 1000 input tokens and a cost of 0.000156 USD where pydantic-ai's own
 ``RunUsage`` says 101000 tokens and 0.255156 USD. An attempt that raised states no usage (nothing
-was billed) and still counts for nothing. Reference: the run's ``RunUsage`` (tokens and its own
-``cost``), taken from the same runs.
+was billed) and still counts for nothing. An attempt is a call, not a request: the trial's model requests
+are the run's ``RunUsage.requests`` (the spans once counted the rejected response as a second
+request). Reference: the run's ``RunUsage`` (tokens, requests and its own ``cost``), taken from
+the same runs.
 """
 
 from __future__ import annotations
@@ -83,5 +85,7 @@ def test_a_rejected_response_in_the_spans_is_counted_and_priced(sdk_provider: No
     steps = [s["name"] for s in trial.spans.steps()]
     assert "model request attempt gpt-4o" in steps and "model request attempt gpt-4.1" in steps
     assert (trial.usage.input_tokens, trial.usage.output_tokens) == (usage.input_tokens, usage.output_tokens)
+    # the rejected response is a billed call inside the one request gpt-4o-mini answered
+    assert trial.usage.model_requests == usage.requests == 1
     assert (trial.cost, trial.cost_source) == (float(usage.cost), "price-db")
     assert set(str(trial.usage.model).split("+")) == {"gpt-4o", "gpt-4o-mini"}  # the raised attempt billed nothing
