@@ -171,12 +171,13 @@ def _comparison(catalog: Catalog, base_text: str, cand_text: str) -> Answer:
 
 
 def compare_task_page(catalog: Catalog, params: Mapping[str, str]) -> str | Answer:
-    """Every trial of task ``params["id"]`` in the two stored arms ``params["baseline"]`` and
-    ``params["candidate"]`` (``CAMPAIGN:arm``, as the compare page picks them) side by side, with
-    the diff and step lists of the task page (:func:`~ablation.view.task_page.page_body`), and
-    the task's row in their comparison (:meth:`~ablation.view.catalog.Catalog.compare_table`:
-    the report's pairing and classification, so a task is a regression, an improvement, ``both
-    pass``, ``both fail`` or ``excluded`` with the report's reasons, as on a campaign's task list).
+    """Every trial of task ``params["id"]`` (raw or as a page shows it) in the two stored arms
+    ``params["baseline"]`` and ``params["candidate"]`` (``CAMPAIGN:arm``, as the compare page
+    picks them) side by side, with the diff and step lists of the task page
+    (:func:`~ablation.view.task_page.page_body`), and the task's row in their comparison
+    (:meth:`~ablation.view.catalog.Catalog.compare_table`: the report's pairing and
+    classification, so a task is a regression, an improvement, ``both pass``, ``both fail`` or
+    ``excluded`` with the report's reasons, as on a campaign's task list).
 
     Its input and expected output are read as the candidate campaign's task page reads them (the
     compare page pairs arms of one suite only).
@@ -191,13 +192,14 @@ def compare_task_page(catalog: Catalog, params: Mapping[str, str]) -> str | Answ
     if isinstance(paired, Answer):
         return Answer(markup.layout(f"Task {task_id}", paired.html, store=str(catalog.path)), paired.status)
     base, cand, _ = paired
+    table = catalog.compare_table(base, cand)
+    task_id = table.named(task_id)  # the id as a page shows it names its task too
     sides: list[Side] = []
     for ref, side in ((base, "baseline"), (cand, "candidate")):
         record = catalog.record(ref.campaign_id)
         agent = record.baseline_agent if ref.arm == "baseline" else record.candidate_agent
         shown = shown_trials(catalog, ref.campaign_id, task_id, ref.arm, RUNS_SHOWN)
         sides.append((side, f"{side.capitalize()}: {ref} ({agent})", *shown))
-    table = catalog.compare_table(base, cand)
     found = table.find(task_id)
     if found is None and not sides[0][3] and not sides[1][3]:
         raise KeyError(task_id)

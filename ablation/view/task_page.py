@@ -361,7 +361,8 @@ def page_body(
 def task_page(
     catalog: Catalog, campaign_id: str, task_id: str, back: str = "", start: int | None = None
 ) -> str:
-    """Every trial of ``task_id`` in ``campaign_id``, the arms side by side, and the diff.
+    """Every trial of ``task_id`` in ``campaign_id``, the arms side by side, and the diff
+    (``task_id`` raw, or as a page shows it: :meth:`~ablation.view.tasks.TaskTable.named`).
 
     ``back``: the task table URL the user came from (see :func:`back_url`); ``start``: the
     first row of the step lists side by side (the ``from`` parameter; else the window that
@@ -372,6 +373,7 @@ def task_page(
     """
     report, record = catalog.report(campaign_id)
     table, _ = catalog.table(campaign_id)
+    task_id = table.named(task_id)  # the id as a page shows it names its task too
     at = table.find(task_id)
     sides: list[Side] = [
         (arm, f"{arm.capitalize()}: {name}", *shown_trials(catalog, campaign_id, task_id, arm, RUNS_SHOWN))

@@ -12,6 +12,12 @@ report's; its counts are of its stored trials. Nothing statistical is computed h
 columns (numpy arrays in task-id order), so a filter is a boolean mask, a sort one stable
 ``argsort`` and a page a slice: at 10^5 tasks a page costs milliseconds once the table is built.
 
+The search and the category filter also match what a page shows: an id or a category goes onto
+a page through :func:`~ablation.render._format.printable` (a control character as ``\\xNN``), and
+a browser shows a run of white space as one space, so text copied from a page (or a form's
+escaped value sent back) finds its row, as the raw text does (:func:`shown`). A task page
+reached with an id as shown opens that task when one id alone is shown so (:meth:`TaskTable.named`).
+
 Assumptions: task ids are strings; the two arms' columns come from one campaign (or two campaigns
 of one suite) as :class:`~ablation.columns.TrialColumns`.
 """
@@ -19,6 +25,8 @@ of one suite) as :class:`~ablation.columns.TrialColumns`.
 from __future__ import annotations
 
 import dataclasses
+import functools
+import re
 from collections.abc import Iterable
 from typing import Any
 
@@ -30,8 +38,9 @@ from ablation.analysis.pairing import PairedData
 from ablation.analysis.sequential import counted_pairs
 from ablation.columns import TrialColumns
 from ablation.config import CampaignConfig
+from ablation.render._format import printable
 
-__all__ = ["DEFAULT_CATEGORY", "EXCLUDED", "FILTERS", "OUTCOMES", "SORTS", "Page", "TaskTable", "task_table"]
+__all__ = ["DEFAULT_CATEGORY", "EXCLUDED", "FILTERS", "OUTCOMES", "SORTS", "Page", "TaskTable", "shown", "task_table"]
 
 #: Outcome labels, by code: the report's classification of a paired task, or left out.
 OUTCOMES = ("regression", "improvement", "both pass", "both fail", "excluded")
@@ -48,6 +57,16 @@ SORTS = {
     "candidate": "cand_rate", "errors": "errors", "latency_b": "base_latency",
     "latency_c": "cand_latency",
 }  # fmt: skip
+
+
+_SPACE = re.compile(r"\s+")
+
+
+def shown(text: str) -> str:
+    """``text`` as a page shows it: escaped by :func:`~ablation.render._format.printable` (the
+    viewer's escaping), each run of white space one space, as a browser renders it (and copies
+    it). Shown text is shown the same way again, so a form's escaped value keeps its match."""
+    return _SPACE.sub(" ", printable(text))
 
 
 @dataclasses.dataclass(frozen=True)
@@ -95,26 +114,42 @@ class TaskTable:
     def __len__(self) -> int:
         return len(self.ids)
 
+    @functools.cached_property
+    def shown_ids(self) -> np.ndarray:
+        """Each id as a page shows it (:func:`shown`), computed once per table."""
+        return np.asarray([shown(i) for i in self.ids.tolist()], dtype=object)
+
     def find(self, task_id: str) -> int | None:
         """The row of ``task_id``, or ``None`` when the table has none."""
         i = int(np.searchsorted(self.ids, task_id))
         return i if i < len(self.ids) and self.ids[i] == task_id else None
 
+    def named(self, text: str) -> str:
+        """The task id ``text`` names: itself when the table holds it, else the one id a page
+        shows as ``text`` (:func:`shown`), else ``text`` unchanged (several ids shown alike name
+        none of them)."""
+        if self.find(text) is not None:
+            return text
+        rows = np.flatnonzero(self.shown_ids == shown(text))
+        return str(self.ids[rows[0]]) if len(rows) == 1 else text
+
     def select(
         self, *, show: str = "all", category: str = "", query: str = "", sort: str = "id",
         descending: bool = False, page: int = 1, size: int = 50,
     ) -> Page:  # fmt: skip
-        """The rows of one page: filter (``show``, ``category``), search (``query``: a
-        case-insensitive substring of the id), sort (a :data:`SORTS` key) and page (from 1).
+        """The rows of one page: filter (``show``, ``category``, the raw or the shown name),
+        search (``query``: a case-insensitive substring of the id as a page shows it, which the
+        raw id's substrings are too), sort (a :data:`SORTS` key) and page (from 1).
 
         Unknown ``show`` or ``sort`` values are treated as ``"all"`` and ``"id"``.
         """
         mask = self._mask(show)
         if category:
-            mask &= self.category == category
+            named = [c for c in self.categories if c == category or shown(c) == shown(category)]
+            mask &= np.isin(self.category, np.asarray(named or [category], dtype=object))
         if query:
-            needle = query.casefold()
-            found = np.fromiter((needle in i.casefold() for i in self.ids), bool, len(self.ids))
+            needle = shown(query).casefold()
+            found = np.fromiter((needle in i.casefold() for i in self.shown_ids), bool, len(self.ids))
             mask &= found
         rows = np.flatnonzero(mask)
         left_out = int(np.count_nonzero(self.outcome[rows] == EXCLUDED))
