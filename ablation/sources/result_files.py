@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING
 
 from ablation.errors import ConfigError, InputError
 from ablation.schema import ARMS, TaskResult
-from ablation.sources.readers.rows import ReadOptions, parse_verdict
+from ablation.sources.readers.rows import ReadOptions, checked_task_id, parse_verdict
 from ablation.sources.text import (
     MAX_BYTES,
     file_error,
@@ -193,7 +193,10 @@ def load_expected_ids(path: str | os.PathLike[str], *, max_bytes: int | None = N
 
     Raises:
         InputError: missing or too large file, malformed JSON array, an item that is not a string
-            or integer, a duplicate id (naming both lines), or no ids at all.
+            or integer, an id a result file's row could not hold (only whitespace, longer than
+            :data:`~ablation.schema.TASK_ID_LIMIT` characters; the same check,
+            :func:`~ablation.sources.readers.rows.checked_task_id`, naming the line), a duplicate
+            id (naming both lines), or no ids at all.
     """
     display = os.fspath(path)
     text = read_text(Path(path), display, max_bytes=max_bytes or MAX_BYTES)
@@ -207,12 +210,12 @@ def load_expected_ids(path: str | os.PathLike[str], *, max_bytes: int | None = N
                     f"an id must be a non-empty string or an integer, got {short_repr(item)}",
                     line=line,
                 )
-            entries.append((line, str(item)))
+            entries.append((line, checked_task_id(item, display, line, "id", what="the id")))
     else:
         for line, raw in nonblank_lines(text):
             stripped = raw.strip()
             if not stripped.startswith("#"):
-                entries.append((line, stripped))
+                entries.append((line, checked_task_id(stripped, display, line, "id", what="the id")))
     first_line: dict[str, int] = {}
     for line, task_id in entries:
         if task_id in first_line:

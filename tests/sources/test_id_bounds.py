@@ -111,3 +111,40 @@ def test_a_missing_id_column_value_is_still_named_as_missing(tmp_path: Path) -> 
     assert _outcomes(path) == [f"{path}:2: no 'id' field (the task id)"] * 2
     path.write_text('{"id": "a", "passed": true}\n{"id": "", "passed": true}\n')
     assert _outcomes(path) == [f"{path}:2: 'id' (the task id) is empty"] * 2
+
+
+_TOO_LONG = "e" + "y" * TASK_ID_LIMIT
+
+
+@pytest.mark.parametrize(("layout", "bad", "problem"), [
+    ("text", _TOO_LONG, f"is longer than {TASK_ID_LIMIT} characters ({TASK_ID_LIMIT + 1}), starting 'eyyy"),
+    ("json", _TOO_LONG, f"is longer than {TASK_ID_LIMIT} characters ({TASK_ID_LIMIT + 1}), starting 'eyyy"),
+    ("json", "\u2003", "is only whitespace"),  # a text line is stripped: a blank one is no id
+])  # fmt: skip
+def test_an_expected_id_has_the_result_files_bound(tmp_path: Path, layout: str, bad: str, problem: str) -> None:
+    """``--expected-ids`` ids pass the check result files' ids pass (``checked_task_id``): one
+    over the limit, or of only whitespace, is one short line naming the file and its line."""
+    from ablation.sources.result_files import load_expected_ids
+
+    path = tmp_path / f"ids.{layout}"
+    path.write_text('[\n"a",\n' + json.dumps(bad) + "\n]" if layout == "json" else f"# inventory\na\n{bad}\n")
+    with pytest.raises(InputError) as info:
+        load_expected_ids(path)
+    message = str(info.value)
+    assert message.startswith(f"{path}:3: the id {problem}"), message
+    assert "\n" not in message and len(message) < 250
+    path.write_text("a\n" + "z" * TASK_ID_LIMIT + "\n")  # the limit itself is an id
+    assert load_expected_ids(path) == ["a", "z" * TASK_ID_LIMIT]
+
+
+def test_compare_names_an_over_long_expected_id(tmp_path: Path) -> None:
+    from tests.helpers.cli import run_here
+
+    rows = tmp_path / "r.jsonl"
+    rows.write_text('{"id": "a", "passed": true}\n')
+    ids = tmp_path / "ids.txt"
+    ids.write_text("a\n\n" + "q" * (TASK_ID_LIMIT + 1) + "\n")
+    proc = run_here(["compare", str(rows), str(rows), "--expected-ids", str(ids)])
+    assert proc.returncode == 1
+    lines = proc.stderr.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith(f"ablation: error: {ids}:3: the id is longer than"), proc.stderr

@@ -47,7 +47,7 @@ from ablation.sources.readers.rows import (
     READ_NOTES,
     ReadOptions,
     Row,
-    _task_id,
+    checked_task_id,
     dotted,
     matches_where,
 )
@@ -167,7 +167,7 @@ def _row(line: int, obj: Mapping[str, Any], display: str, options: ReadOptions) 
     (``task_id``, or ``--key``): an error names the export's own field, not the plain ``id``.
     """
     key = options.key or "task_id"
-    _task_id(dotted(obj, key), display, line, key)
+    checked_task_id(dotted(obj, key), display, line, key)
     fail = _failure(line, obj, display, options)
 
     def numbers(name: str) -> dict[str, float]:

@@ -24,7 +24,7 @@ from ablation.schema import COUNT_LIMIT, RUN_LIMIT, TASK_ID_LIMIT, TaskResult, s
 from ablation.sources.text import MAX_BYTES, MAX_JSON_DEPTH, file_error, nested_too_deep, short_repr
 
 __all__ = [
-    "MISSING", "NUMBER_TEXT", "READ_NOTES", "UNUSABLE", "NumericVerdict", "ReadOptions", "Row", "checked_rows",
+    "MISSING", "NUMBER_TEXT", "READ_NOTES", "UNUSABLE", "NumericVerdict", "ReadOptions", "Row", "checked_rows", "checked_task_id",
     "dotted", "json_number", "json_numbers", "matches_where", "named_usage", "parse_verdict",
     "row_result", "rows_to_results", "text_number",
 ]
@@ -223,7 +223,7 @@ def checked_rows(
     seen = None if notes is None else notes.setdefault("verdicts", set())
     for row in rows:
         id_name, said = (options.key or "id", what) if row.names is None else (row.names[0], f"verdict {row.names[1]!r}")
-        line, task_id = row.line, _task_id(row.task_id, display, row.line, id_name)
+        line, task_id = row.line, checked_task_id(row.task_id, display, row.line, id_name)
 
         def fail(problem: str, task_id: str | None = task_id, line: int = line) -> Exception:
             return file_error(InputError, display, problem, line=line, task_id=task_id)
@@ -305,17 +305,9 @@ def row_result(row: Row, task_id: str, run: int, passed: bool, arm: str) -> Task
     """The :class:`TaskResult` of a row checked by :func:`checked_rows`."""
     tokens = row.tokens
     return TaskResult(
-        task_id=task_id,
-        arm=arm,  # type: ignore[arg-type]  # checked by the caller
-        run=run,
-        status=row.status,  # type: ignore[arg-type]
-        passed=passed,
-        error_type=row.error_type,
-        latency_s=row.latency_s,
-        cost=row.cost,
-        tokens=None if tokens is None else int(tokens),
-        quality=row.quality,
-        metrics=row.metrics,
+        task_id=task_id, arm=arm, run=run, status=row.status, passed=passed,  # type: ignore[arg-type]  # checked by the caller
+        error_type=row.error_type, latency_s=row.latency_s, cost=row.cost,
+        tokens=None if tokens is None else int(tokens), quality=row.quality, metrics=row.metrics,
         **row.extra,
     )
 
@@ -324,8 +316,11 @@ def _where_note(options: ReadOptions) -> str:
     return " match --where " + ", ".join(f"{k}={v}" for k, v in options.where.items()) if options.where else ""
 
 
-def _task_id(raw: Any, display: str, line: int, key: str) -> str:
-    what = f"{key!r} (the task id)"
+def checked_task_id(raw: Any, display: str, line: int, key: str, *, what: str | None = None) -> str:
+    """The id ``raw`` (field ``key`` at ``line`` of ``display``; ``what`` names it in messages) as
+    text, after the checks of every id read from a file: given, a string or an integer, not only
+    whitespace, at most ``TASK_ID_LIMIT`` characters; lone surrogates escaped (``safe_text``)."""
+    what = what or f"{key!r} (the task id)"
     if raw is MISSING or raw is None or (isinstance(raw, str) and not raw.strip()):  # text.blank_id
         problem = f"{what} is only whitespace: {short_repr(raw)}" if isinstance(raw, str) and raw else f"{what} is empty"
         raise file_error(InputError, display, problem if isinstance(raw, str) else f"no {key!r} field (the task id)", line=line)
