@@ -18,6 +18,8 @@ Assumption: the abandoned call does no harm by running on; use ``isolation="proc
 
 from __future__ import annotations
 
+import collections
+import os
 import queue
 import threading
 from collections.abc import Callable
@@ -106,24 +108,68 @@ class DaemonExecutor(Executor):
 
 
 class LoopExecutor(ThreadPoolExecutor):
-    """A loop's default executor whose calls run in a :class:`DaemonExecutor`.
+    """A loop's default executor whose calls run in a :class:`DaemonExecutor`, at most
+    ``max_workers`` at a time.
 
     ``loop.set_default_executor`` takes only a :class:`~concurrent.futures.ThreadPoolExecutor`
     (Python 3.11+), so this derives from it and uses none of it: its own threads are never
     started, every call goes to ``pool``, and :meth:`shutdown` waits for nothing (the daemon
-    workers are never joined).
+    workers are never joined). Like asyncio's own default executor it runs at most
+    ``max_workers`` calls at once (by default ``min(32, cpu count + 4)``, the
+    :class:`~concurrent.futures.ThreadPoolExecutor` default) and queues the others in order, so
+    ``asyncio.gather`` of ten thousand ``asyncio.to_thread`` calls starts a few threads, not ten
+    thousand. A call that never returns keeps its place, as it keeps its thread in asyncio's
+    executor; a queued call cancelled before it started never runs. One per loop
+    (:func:`ablation.eventloop.run_coroutine`), so a call that runs a loop of its own never
+    waits for a place its caller holds.
 
     Args:
         pool: The daemon pool that runs the calls.
+        max_workers: Calls running at once.
     """
 
-    def __init__(self, pool: DaemonExecutor) -> None:
+    def __init__(self, pool: DaemonExecutor, max_workers: int | None = None) -> None:
         super().__init__(max_workers=1, thread_name_prefix=pool.name)
         self.pool = pool
+        self.limit = max_workers or min(32, (os.cpu_count() or 1) + 4)
+        self._running = 0
+        self._waiting: collections.deque[tuple[Future[Any], Callable[..., Any], tuple[Any, ...]]] = collections.deque()
+        self._places = threading.Lock()
 
     def submit(self, fn: Callable[..., Any], /, *args: Any, **kwargs: Any) -> Future[Any]:
-        """Run ``fn(*args, **kwargs)`` in ``pool``; return its future."""
-        return self.pool.submit(fn, *args, **kwargs)
+        """Run ``fn(*args, **kwargs)`` in ``pool`` when a place is free; return its future."""
+        future: Future[Any] = Future()
+        call = (lambda *a: fn(*a, **kwargs)) if kwargs else fn
+        with self._places:
+            start = self._running < self.limit
+            if start:
+                self._running += 1
+            else:
+                self._waiting.append((future, call, args))
+        if start:
+            self.pool._dispatch((self._run_then_next, future, call, args))
+        return future
+
+    def _run_then_next(self, future: Future[Any], fn: Callable[..., Any], args: tuple[Any, ...]) -> None:
+        """Run one call, then the first queued call not cancelled meanwhile (or free the place)."""
+        job: tuple[Future[Any], Callable[..., Any], tuple[Any, ...]] | None = (future, fn, args)
+        while job is not None:
+            _run(*job)
+            job = None
+            with self._places:
+                while self._waiting:
+                    queued = self._waiting.popleft()
+                    if not queued[0].cancelled():
+                        job = queued
+                        break
+                if job is None:
+                    self._running -= 1
 
     def shutdown(self, wait: bool = True, *, cancel_futures: bool = False) -> None:
-        """Nothing to wait for or cancel: calls still running are abandoned to their daemons."""
+        """Nothing to wait for: calls still running are abandoned to their daemons; with
+        ``cancel_futures``, the queued calls are cancelled."""
+        if cancel_futures:
+            with self._places:
+                waiting, self._waiting = list(self._waiting), collections.deque()
+            for future, _, _ in waiting:
+                future.cancel()

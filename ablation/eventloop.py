@@ -58,10 +58,11 @@ CANCEL_GRACE_S = 0.5
 #: Seconds the tasks left when :func:`run_coroutine`'s coroutine returns get to end once cancelled.
 CLOSE_GRACE_S = 5.0
 
-#: The default executor of every loop :func:`run_coroutine` starts (``loop.run_in_executor(None,
-#: fn)`` in an async agent): daemon workers, so a call that never returns holds neither the loop's
-#: close nor the process's exit (:mod:`ablation.daemon_pool`).
-_LOOP_EXECUTOR = LoopExecutor(DaemonExecutor("ablation-loop"))
+#: The threads behind the default executor of every loop :func:`run_coroutine` starts
+#: (``loop.run_in_executor(None, fn)`` in an async agent; each loop its own
+#: :class:`~ablation.daemon_pool.LoopExecutor`): daemon workers, so a call that never returns
+#: holds neither the loop's close nor the process's exit (:mod:`ablation.daemon_pool`).
+_LOOP_POOL = DaemonExecutor("ablation-loop")
 
 #: The loops :func:`run_coroutine` started (and has not closed).
 _OWN_LOOPS: weakref.WeakSet[asyncio.AbstractEventLoop] = weakref.WeakSet()
@@ -73,7 +74,7 @@ _abandoned: set[asyncio.Future[Any]] = set()
 def run_coroutine(awaitable: Awaitable[T]) -> T:
     """``asyncio.run(awaitable)``'s result, on a new event loop (module docstring): the same
     SIGINT handling, but tasks that do not end when cancelled are left behind, not waited for,
-    and so are calls in the loop's default executor (:data:`_LOOP_EXECUTOR`) that never return.
+    and so are calls in the loop's default executor (on :data:`_LOOP_POOL`) that never return.
 
     Raises:
         RuntimeError: when called from a running event loop, as ``asyncio.run``.
@@ -91,7 +92,7 @@ def run_coroutine(awaitable: Awaitable[T]) -> T:
 
     runner = asyncio.Runner()
     try:
-        runner.get_loop().set_default_executor(_LOOP_EXECUTOR)
+        runner.get_loop().set_default_executor(LoopExecutor(_LOOP_POOL))
         _OWN_LOOPS.add(runner.get_loop())
         runner.run(main())
     finally:
