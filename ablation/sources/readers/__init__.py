@@ -11,6 +11,10 @@ unless ``format`` forces it, and returns :class:`~ablation.schema.TaskResult` ob
   (``doc_id``), ablation's own export (JSON lines, first object ``campaign``), else plain rows;
 - anything else: CSV with a header.
 
+JSON lines end in ``\\n`` (``\\r\\n`` allowed, as jsonlines.org has it); lines cut by a bare
+``\\r`` (CR-only line endings) are refused with that cause named, while CSV reads them, as the
+:mod:`csv` module ends a line at ``\\r`` too.
+
 A reader added with :func:`~ablation.sources.readers.registry.register_reader` is asked before the
 plain ``jsonl`` and ``csv`` readers, on the content shapes it declares.
 """
@@ -214,6 +218,7 @@ def _parse(text: str, display: str, forced: str | None) -> tuple[str, Any]:
     try:
         first = decode_json(first_raw)
     except json.JSONDecodeError:
+        _refuse_cr_lines(first_raw, display, first_line)
         doc = load_json(text, display)  # one document over several lines (errors name its line)
         return _document_kind(doc, display, reader), doc
     except (RecursionError, ValueError):
@@ -285,7 +290,27 @@ def _items(
     display: str,
 ) -> Iterator[tuple[int, Any]]:
     yield from parsed
-    if second is not None:
-        yield second[0], load_json(second[1], display, second[0])
-    for line, raw in lines:
-        yield line, load_json(raw, display, line)
+    for line, raw in itertools.chain([] if second is None else [second], lines):
+        try:
+            obj = load_json(raw, display, line)
+        except InputError:
+            _refuse_cr_lines(raw, display, line)
+            raise
+        yield line, obj
+
+
+def _refuse_cr_lines(raw: str, display: str, line: int) -> None:
+    """Name CR-only line endings when a line that is not JSON holds a bare ``\\r`` after a JSON
+    value: JSON lines end in ``\\n`` (``\\r\\n`` allowed, jsonlines.org), so objects cut by a bare
+    ``\\r`` read as one malformed line, whose decoder error ("Extra data") hides the cause. Asked
+    only after a line failed to decode (one line's check; a JSON document over ``\\r`` lines is
+    read, ``\\r`` being JSON whitespace)."""
+    end = raw.find("\r")
+    try:
+        if end < 0:
+            return
+        decode_json(raw[:end])
+    except (ValueError, RecursionError):
+        return
+    raise file_error(InputError, display, "its lines end in a bare carriage return (CR-only line endings, \\r): "
+                     "JSON lines end in \\n or \\r\\n; convert the line ends (tr '\\r' '\\n')", line=line)  # fmt: skip
