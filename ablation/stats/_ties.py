@@ -37,6 +37,10 @@ _EPS = float(np.finfo(np.float64).eps)
 def tied_differences(x: ArrayLike, y: ArrayLike) -> NDArray[np.float64]:
     """``y − x`` with scale-aware zeros and ties (module docstring); a new array of ``n``.
 
+    Memory: the differences, their tolerances and magnitudes (three arrays of ``n``), plus, when
+    some differences are within their tolerances of each other, the magnitudes' order and their
+    sorted copies; each temporary is freed as soon as it is read for the last time.
+
     Raises:
         ValueError: On mismatched or non-finite input (as :func:`paired_arrays`).
     """
@@ -44,34 +48,51 @@ def tied_differences(x: ArrayLike, y: ArrayLike) -> NDArray[np.float64]:
     d = ya - xa
     if d.size == 0:
         return d
-    tol = np.maximum(np.abs(xa), np.abs(ya))
+    tol = np.abs(xa)
+    np.maximum(tol, np.abs(ya), out=tol)
     tol *= TIE_ULPS * _EPS  # no overflow: the operands are finite
-    d[np.abs(d) <= tol] = 0.0  # also turns -0.0 into 0.0
     mag = np.abs(d)
-    # cheap check first: a near tie (0 < gap ≤ the sum of two tolerances) needs two magnitudes
-    # within twice the largest tolerance; with none, nothing is merged (continuous data, or
-    # differences that are exact already)
-    s = np.sort(mag)
-    gaps = np.diff(s)
-    if not ((gaps > 0.0) & (gaps <= 2.0 * float(tol.max())) & (s[:-1] > 0.0)).any():
+    zero = mag <= tol
+    d[zero] = 0.0  # also turns -0.0 into 0.0
+    mag[zero] = 0.0
+    del zero
+    if not _near_ties(mag, 2.0 * float(tol.max())):
         return d
     order = np.argsort(mag, kind="stable")
     s, t = mag[order], tol[order]
-    gaps = np.diff(s)
+    del tol
     new_group = np.empty(s.size, dtype=bool)
     new_group[0] = True
-    new_group[1:] = (gaps > t[:-1] + t[1:]) | (s[:-1] == 0.0)  # zeros tie only with zeros
-    group = np.cumsum(new_group) - 1
+    gaps = np.diff(s)
+    new_group[1:] = gaps > t[:-1] + t[1:]
+    del gaps
+    new_group[1:] |= s[:-1] == 0.0  # zeros tie only with zeros
+    group = np.cumsum(new_group, dtype=np.int32 if s.size < 2**31 else np.int64)
+    group -= 1
     # per group (a run of the sorted magnitudes), the member with the smallest tolerance, the
     # first of them on ties of tolerance: found by one pass over the runs, no second sort
     starts = np.flatnonzero(new_group)
+    del new_group
     smallest = np.minimum.reduceat(t, starts)
     candidates = np.flatnonzero(t == smallest[group])
+    del t, smallest
     firsts = candidates[np.r_[True, group[candidates][1:] != group[candidates][:-1]]]
     mag[order] = s[firsts][group]
-    out: NDArray[np.float64] = np.copysign(mag, d)
+    del order, s, group
+    out: NDArray[np.float64] = np.copysign(mag, d, out=mag)
     out[d == 0.0] = 0.0
     return out
+
+
+def _near_ties(mag: NDArray[np.float64], within: float) -> bool:
+    """Whether two non-zero magnitudes differ by more than 0 and at most ``within`` (twice the
+    largest tolerance): the cheap check before ties are looked for; with none, nothing is merged
+    (continuous data, or differences that are exact already)."""
+    s = np.sort(mag)
+    gaps = np.diff(s)
+    near = (gaps > 0.0) & (gaps <= within)
+    near &= s[:-1] > 0.0
+    return bool(near.any())
 
 
 def in_float_range(x: ArrayLike, y: ArrayLike) -> tuple[NDArray[np.float64], NDArray[np.float64], float]:
