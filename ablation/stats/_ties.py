@@ -68,7 +68,7 @@ def tied_differences(x: ArrayLike, y: ArrayLike) -> NDArray[np.float64]:
     del gaps
     new_group[1:] |= s[:-1] == 0.0  # zeros tie only with zeros
     group = np.cumsum(new_group, dtype=np.int32 if s.size < 2**31 else np.int64)
-    group -= 1
+    np.subtract(group, 1, out=group)
     # per group (a run of the sorted magnitudes), the member with the smallest tolerance, the
     # first of them on ties of tolerance: found by one pass over the runs, no second sort
     starts = np.flatnonzero(new_group)
