@@ -207,7 +207,7 @@ def _compare_verdicts(
     from ablation.analysis.candidates import holm_claims
     from ablation.analysis.export_campaign import campaign_settings
     from ablation.analysis.latency_censoring import time_limit_of_files
-    from ablation.cli.common_ids import refuse_same_rows, require_common_ids
+    from ablation.cli.common_ids import refuse_same_rows, require_common_ids, with_look_alikes
     from ablation.columns import share_ids
     from ablation.sources.readers.columnar import FileTrials
 
@@ -241,6 +241,7 @@ def _compare_verdicts(
                 trial_lookup=FileTrials({"baseline": before, "candidate": after}),
             )
         )
+        reports[-1] = with_look_alikes(reports[-1], (name, shown))
         if judged.family_size > 1:  # the run's other candidates are not in the files: p = 1 each
             reports[-1:] = holm_claims(reports[-1:], [1.0] * (judged.family_size - 1))
     # The reports hold what they show: the files' columns are garbage once this returns, before
@@ -338,6 +339,7 @@ def _compare_numeric(
     """
     from ablation.analysis import numeric as num
     from ablation.analysis.export_campaign import campaign_settings
+    from ablation.cli.common_ids import look_alike_note
     from ablation.errors import InputError
     from ablation.render import numeric_doc as doc
     from ablation.render._ci_safe import no_workflow_commands
@@ -381,6 +383,8 @@ def _compare_numeric(
             ))  # fmt: skip
         except ValueError as exc:  # too few paired values: say why the field was read as numbers
             raise InputError(f"{why}, so the field is compared as a number, but {exc}") from None
+        if (note := look_alike_note(results[-1].only_baseline, results[-1].only_candidate, (str(args.before), str(path)))):
+            print(f"ablation: note: {note}", file=sys.stderr)
     if fmt in ("terminal", "json"):  # JSON escapes its own strings
         text = doc.numeric_output(results, names, fmt == "json")
         text = text if fmt == "json" else no_workflow_commands(text, markup=False)
