@@ -118,7 +118,9 @@ def report_from_store(
     Memory holds the two arms' columns (no per-trial Python object beyond one page) and the
     report's arrays; the drill-downs read their few trials through :class:`StoredTrials`.
     With ``tasks`` (the campaign that ran), the input and expected output of the drill-downs'
-    tasks are kept in the store; without them (``ablation report``), they are read back from it.
+    tasks are kept in the store, and the suite category of each task the report leaves out as a
+    whole (a task a sequential stop never ran has no stored trial to carry it); without them
+    (``ablation report``), the inputs are read back from it.
     """
     baseline, candidate = store.campaign_columns(campaign_id)
     import_report_statistics(max(len(baseline), len(candidate)))  # before the pairing's lists
@@ -134,6 +136,10 @@ def report_from_store(
     if tasks is not None:  # the campaign that ran: keep what its drill-downs show
         store.save_task_details(
             campaign_id, {d.task_id: (d.input, d.expected_output) for d in report.details}
+        )
+        left_out = {e.task_id for e in report.excluded if e.run is None}  # some with no trial
+        store.save_task_categories(
+            campaign_id, {t: data.tasks[t].category for t in left_out if t in data.tasks}
         )
         return report
     return with_task_details(report, store.task_details(campaign_id))

@@ -102,6 +102,9 @@ CREATE TABLE IF NOT EXISTS task_details (
     campaign_id TEXT NOT NULL REFERENCES campaigns(id) ON DELETE CASCADE,
     task_id TEXT NOT NULL, input_json TEXT NOT NULL, expected_json TEXT NOT NULL,
     PRIMARY KEY (campaign_id, task_id));
+CREATE TABLE IF NOT EXISTS task_categories (
+    campaign_id TEXT NOT NULL REFERENCES campaigns(id) ON DELETE CASCADE,
+    task_id TEXT NOT NULL, category TEXT NOT NULL, PRIMARY KEY (campaign_id, task_id));
 """
 #: Triggers that stores of schema 5 were first written with and :data:`DDL` now defines anew:
 #: ``name -> a fragment of the current definition``; a writable open drops one whose stored SQL

@@ -7,6 +7,11 @@ at most the report's drill-downs: a thousand tasks); a later report of the campa
 back. The table is created by :data:`~ablation.store.format.DDL` on every writable open (no
 schema version change: an older ``ablation`` ignores the table); a store opened read-only that
 predates it has none, and its reports show no inputs.
+
+The category of a task is stored with its trials; a task with no stored trial (one a sequential
+campaign never ran once it had decided) has its suite category kept in the ``task_categories``
+table when the campaign's report is built, the same way (created on a writable open; none in an
+older store), so the viewer lists it under its own category.
 """
 
 from __future__ import annotations
@@ -42,6 +47,32 @@ class TaskDetailStore(StoreConnection):
                 " expected_json) VALUES (?, ?, ?, ?)",
                 rows,
             )
+
+    def save_task_categories(self, campaign_id: str, categories: Mapping[str, str]) -> None:
+        """Keep ``task_id -> category`` for the campaign (replacing older rows)."""
+        if self.read_only or not categories:
+            return
+        with self._op("write task categories", transaction=True) as conn:
+            conn.executemany(
+                "INSERT OR REPLACE INTO task_categories (campaign_id, task_id, category)"
+                " VALUES (?, ?, ?)",
+                [(campaign_id, tid, category) for tid, category in categories.items()],
+            )
+
+    def task_categories(self, campaign_id: str) -> dict[str, str]:
+        """``task_id -> category`` kept for the campaign (empty when none, or when the store
+        predates the table; a row that is not text is left out: the categories are only shown,
+        so neither is an error)."""
+        sql = "SELECT task_id, category FROM task_categories WHERE campaign_id = ?"
+        try:
+            with self._op("read task categories") as conn:
+                rows = self._rows(conn, sql, (campaign_id,))
+        except StoreError as exc:
+            if "no such table" not in str(exc):
+                _log.warning("run store %s: campaign %r: its tasks' categories are not shown (%s)",
+                             self.path, campaign_id, exc)  # fmt: skip
+            return {}
+        return {tid: c for tid, c in rows if isinstance(tid, str) and isinstance(c, str)}  # not damaged
 
     def task_details(self, campaign_id: str) -> dict[str, tuple[Any, Any]]:
         """``task_id -> (input, expected output)`` kept for the campaign (empty when none).

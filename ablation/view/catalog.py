@@ -223,9 +223,11 @@ class Catalog:
 
         return self._cached(("table", *self._state(record)), build), record
 
-    @staticmethod
-    def _table(record: CampaignRecord, columns: tuple[TrialColumns, TrialColumns]) -> TaskTable:
-        return task_table(*columns, config=record.config, expected_ids=list(record.task_digests) or None)
+    def _table(self, record: CampaignRecord, columns: tuple[TrialColumns, TrialColumns]) -> TaskTable:
+        return task_table(
+            *columns, config=record.config, expected_ids=list(record.task_digests) or None,
+            stored_categories=self.store.task_categories(record.campaign_id),
+        )  # fmt: skip
 
     def history(self, campaign_id: str) -> tuple[HeadlineFigures | AblationReport, TaskTable, CampaignRecord]:
         """What a suite's history shows of a campaign: its report's headline figures (pass
@@ -327,6 +329,7 @@ class Catalog:
             return task_table(
                 *self._arms(baseline, candidate), config=cand_rec.config,
                 expected_ids=list(cand_rec.task_digests) or None,
+                stored_categories=self.store.task_categories(cand_rec.campaign_id),
             )  # fmt: skip
 
         key = ("compare-table", *self._state(base_rec), baseline.arm, *self._state(cand_rec), candidate.arm)

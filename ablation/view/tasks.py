@@ -27,7 +27,7 @@ from __future__ import annotations
 import dataclasses
 import functools
 import re
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from typing import Any
 
 import numpy as np
@@ -47,7 +47,8 @@ OUTCOMES = ("regression", "improvement", "both pass", "both fail", "excluded")
 #: The outcome code of a task the pairing left out.
 EXCLUDED = 4
 #: The category of a task no trial gives one: the report's name for it (the pairing's
-#: ``c or "default"``, :func:`ablation.analysis.pair_arms.pair_columns`), for left-out tasks too.
+#: ``c or "default"``, :func:`ablation.analysis.pair_arms.pair_columns`), for left-out tasks too
+#: when the store keeps no suite category of theirs.
 DEFAULT_CATEGORY = "default"
 #: The ``show`` filter values.
 FILTERS = ("all", "paired", "regressions", "improvements", "errors", "excluded", "flaky", "critical")
@@ -262,9 +263,10 @@ def _reasons(data: PairedData) -> dict[str, list[str]]:
 
 
 def _left_out(
-    data: PairedData, baseline: TrialColumns, candidate: TrialColumns
+    data: PairedData, baseline: TrialColumns, candidate: TrialColumns, kept: Mapping[str, str]
 ) -> dict[str, np.ndarray]:
-    """The columns of the tasks the pairing left out as a whole, from their stored trials."""
+    """The columns of the tasks the pairing left out as a whole, from their stored trials (a
+    task no trial labels takes its category from ``kept``, the suite's, else the default)."""
     reasons = _reasons(data)
     ids = np.asarray(list(reasons), dtype=object)
     (bp, br, bl), (cp, cr, cl) = _stored(baseline, ids), _stored(candidate, ids)
@@ -277,7 +279,8 @@ def _left_out(
         if cols.category is not None:
             for r, w in zip(rows.tolist(), where.tolist(), strict=True):
                 category[w] = category[w] or cols.category[r] or ""
-    category[category == ""] = DEFAULT_CATEGORY
+    for w in np.flatnonzero(category == "").tolist():
+        category[w] = kept.get(ids[w]) or DEFAULT_CATEGORY
     return {
         "ids": ids, "category": category, "critical": critical, "base_passes": bp,
         "base_runs": br, "cand_passes": cp, "cand_runs": cr, "base_latency": bl,
@@ -293,8 +296,12 @@ def task_table(
     *,
     config: CampaignConfig,
     expected_ids: Iterable[str] | None = None,
+    stored_categories: Mapping[str, str] | None = None,
 ) -> TaskTable:
     """The table of the campaign's tasks, paired and classified as the report does.
+
+    ``stored_categories``: the suite category of tasks the store holds no trial of (a sequential
+    stop's tasks never run, :meth:`~ablation.store.run_store.RunStore.task_categories`).
 
     The arms go through the report's own pairing (:func:`pair_columns`, and the sequential
     replay when ``config`` is sequential) and classification (:func:`classify`), so the
@@ -321,7 +328,7 @@ def task_table(
         "outcome": outcome, "flaky": np.asarray(flaky, bool),
         "reasons": np.full(n, "", dtype=object),
     }  # fmt: skip
-    left = _left_out(data, baseline, candidate)
+    left = _left_out(data, baseline, candidate, stored_categories or {})
     if len(left["ids"]):
         joined = {k: np.concatenate([v, left[k]]) for k, v in columns.items()}
         order = np.argsort(joined["ids"], kind="stable")

@@ -65,7 +65,8 @@ def test_trials_are_written_once_and_the_snapshot_on_the_first_read(tmp_path: Pa
         with store._op("test") as conn:
             tables = {r[0] for r in conn.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
         assert tables == {
-            "meta", "campaigns", "trials", "arm_snapshots", "trial_counts", "task_details"
+            "meta", "campaigns", "trials", "arm_snapshots", "trial_counts", "task_details",
+            "task_categories",
         }
         assert _snapshots(store, cid) == []  # no second copy of the trials while they are written
         _same_as_rows(store, cid)
