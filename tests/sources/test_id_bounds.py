@@ -4,6 +4,8 @@ A longer id in a result file is refused in one line naming the file, the line an
 characters, by every path that reads plain rows (the row path, the layout and one-decode paths of
 plain verdict lines, pyarrow's engine, which leaves such a file to the row path); an id of exactly
 the limit is read, in characters, not bytes. An empty id cell is named as empty, not as missing.
+The id is refused as soon as its row is read: no path parses the whole file first. An
+``--expected-ids`` id passes the same check.
 """
 
 from __future__ import annotations
@@ -148,3 +150,44 @@ def test_compare_names_an_over_long_expected_id(tmp_path: Path) -> None:
     assert proc.returncode == 1
     lines = proc.stderr.strip().splitlines()
     assert len(lines) == 1 and lines[0].startswith(f"ablation: error: {ids}:3: the id is longer than"), proc.stderr
+
+
+@pytest.mark.parametrize("layout", [*sorted(LAYOUTS), "csv"])
+@pytest.mark.parametrize("engine_on", [False, True])
+def test_an_id_past_the_limit_is_refused_at_its_row(
+    tmp_path: Path, layout: str, engine_on: bool, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The id is refused when its row is read: the error names its line, not a malformed row
+    after it, and no path parses the whole file first, neither pyarrow (its table is never
+    asked for) nor the plain-lines paths (no decode or encode of the whole text)."""
+    from ablation.sources.readers import engine_columns, plain_lines
+
+    if engine_on:
+        pytest.importorskip("pyarrow")
+        monkeypatch.setattr(engine, "MIN_BYTES", 0)
+    whole: list[int] = []  # sizes of the whole-file parses asked for
+    monkeypatch.setattr(engine_columns, "read_table", lambda path, *a: whole.append(path.stat().st_size))
+    loads = plain_lines.json.loads
+
+    def spied(text: str, *args: Any, **kwargs: Any) -> Any:
+        if len(text) > TASK_ID_LIMIT:  # the whole text: a line alone is shorter
+            whole.append(len(text))
+        return loads(text, *args, **kwargs)
+
+    monkeypatch.setattr(plain_lines.json, "loads", spied)
+    too_long = "t" + ("x" if layout == "csv" else "é") * TASK_ID_LIMIT  # pyarrow reads ASCII CSV only
+    path = tmp_path / ("r.csv" if layout == "csv" else "r.jsonl")
+    if layout == "csv":
+        path.write_text(f"id,passed,cost\na,true,1\nb,false,2\n{too_long},true,3\nc,true\n")  # line 5: 2 cells
+        line = 4
+    else:
+        row = LAYOUTS[layout]
+        path.write_text("".join(json.dumps(row(i), ensure_ascii=False) + "\n" for i in ("a", "b", too_long))
+                        + json.dumps(row("c"))[:-1] + "\n")  # line 4: malformed  # fmt: skip
+        line = 3
+    options = {"run_field": "run"} if layout == "one decode" else {}
+    for message in _outcomes(path, **options):
+        head = f"{path}:{line}: 'id' (the task id) is longer than {TASK_ID_LIMIT} characters ({len(too_long)}), "
+        assert isinstance(message, str) and message.startswith(f"{head}starting '{too_long[:60]}"), message
+        assert len(message) < len(head) + 100 and "\n" not in message
+    assert whole == []

@@ -55,7 +55,6 @@ from ablation.sources.text import (
     file_error,
     json_array_items,
     load_json,
-    nonblank_lines,
     read_source,
     starts_json_array,
 )
@@ -205,7 +204,7 @@ def _parse(text: str, display: str, forced: str | None) -> tuple[str, Any]:
     if reader is not None and reader.shapes == ("text",):
         return reader.name, text
     if forced == "json" and not text.lstrip().startswith(("{", "[")):  # JSON of any kind, detected
-        line, raw = next(nonblank_lines(text))
+        line, raw = next(_nonblank_lazily(text))
         load_json(raw, display, line)  # raises the decoder's message for this line
     if starts_json_array(text):
         return _array(json_array_items(text, display), display, reader)
@@ -252,24 +251,19 @@ def _array(items: Iterator[tuple[int, Any]], display: str, forced: ResultReader 
     return reader.name, itertools.chain([first], items)
 
 
-def _nonblank_lazily(text: str, head: int = 2) -> Iterator[tuple[int, str]]:
-    """:func:`nonblank_lines`, finding the first ``head`` lines without splitting the whole text.
-
-    Detection reads one or two lines; a reader that takes its columns from the whole text never
-    needs the other million, and splitting them into strings costs more than the detection.
-    """
-    start, number, found = 0, 1, 0
-    while found < head:
+def _nonblank_lazily(text: str) -> Iterator[tuple[int, str]]:
+    """:func:`~ablation.sources.text.nonblank_lines`, one line at a time, with no copy of the text nor a list of
+    its lines (as fast): detection reads one or two lines, a reader that takes its columns from
+    the whole text none of the others, and the row path stops at the row it refuses (an id past
+    the limit in a file's last line costs that line, not the file again)."""
+    start, number, size = 0, 1, len(text)
+    while start <= size:
         end = text.find("\n", start)
-        line = (text[start:] if end < 0 else text[start:end]).rstrip("\r")
+        end = size if end < 0 else end
+        line = text[start:end].rstrip("\r")
         if line.strip():
-            found += 1
             yield number, line
-        if end < 0:
-            return
         start, number = end + 1, number + 1
-    for offset, line in nonblank_lines(text[start:]):
-        yield number + offset - 1, line
 
 
 def _document_kind(doc: Any, display: str, forced: ResultReader | None) -> str:

@@ -20,7 +20,10 @@ mode, numeric field) and run are top-level names, and:
 - CSV: the content the registry reads as ``csv``, ASCII without quotes, control characters or
   lone carriage returns (so that pyarrow and the :mod:`csv` module cut the same cells, and
   stripping and number matching agree byte for byte), no blank line, a header the row path
-  accepts.
+  accepts;
+- either: no line longer than :data:`~ablation.schema.TASK_ID_LIMIT` bytes, the only lines that
+  can hold an id past the limit: the row path refuses such an id as soon as its row is read,
+  where pyarrow would parse the whole file first (a few times its size) to find it.
 
 The cells' meaning is checked column-wise by :mod:`~ablation.sources.readers.engine_columns`.
 pyarrow is imported only here, and only for a file past the size threshold, so a small file and
@@ -39,6 +42,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from ablation.process_hooks import large_read_finished
+from ablation.schema import TASK_ID_LIMIT
 from ablation.sources.readers.registry import TEXT_HEAD, find_reader, readers_for
 from ablation.sources.readers.rows import ReadOptions
 
@@ -53,7 +57,7 @@ __all__ = ["MIN_BYTES", "engine_columns"]
 #: Smallest file read by pyarrow: below it, importing pyarrow costs more than the row path
 #: saves (benchmarks/README.md, ``bench_columnar.py``).
 MIN_BYTES = 4 << 20
-_CHUNK = 1 << 20
+_CHUNK = 1 << 20  # at most TASK_ID_LIMIT: only a line across chunks can be longer (_scan)
 _BLANK_LINE = re.compile(rb"\n[ \t\r\f\v]*\n")
 _ALIASES = {"json": "jsonl", "ndjson": "jsonl", "jsonl": "jsonl", "csv": "csv"}
 #: The registry's logger: a file the engine reads gets the ``read as`` line a row-read file gets.
@@ -158,12 +162,13 @@ def _plain_json_lines(text: str, options: ReadOptions) -> bool:
 
 
 def _scan(path: Path, kind: str) -> int | None:
-    """The number of lines, after one pass over the bytes that finds no blank line (and, in CSV,
-    plain ASCII cells); ``None`` otherwise. pyarrow refuses invalid UTF-8 itself."""
+    """The number of lines, after one pass over the bytes that finds no blank line, no line of
+    more than ``TASK_ID_LIMIT`` bytes (and, in CSV, plain ASCII cells); ``None`` otherwise.
+    pyarrow refuses invalid UTF-8 itself."""
     carry = b""
-    first, newlines = True, 0
+    first, newlines, run = True, 0, 0  # run: the bytes since the last line end
     with path.open("rb") as fh:
-        while chunk := fh.read(_CHUNK):
+        while chunk := fh.read(_CHUNK):  # a line within a chunk is shorter than the limit
             if first and chunk.lstrip(b" \t\r\f\v").startswith(b"\n"):
                 return None  # a blank first line
             first = False
@@ -172,6 +177,10 @@ def _scan(path: Path, kind: str) -> int | None:
             window = carry + chunk
             if _BLANK_LINE.search(window):
                 return None
+            end = chunk.find(b"\n")
+            if run + (len(chunk) if end < 0 else end) > TASK_ID_LIMIT:
+                return None  # a line that may hold an id past the limit
+            run = run + len(chunk) if end < 0 else len(chunk) - chunk.rfind(b"\n") - 1
             newlines += chunk.count(b"\n")
             carry = window[window.rfind(b"\n"):] if b"\n" in window else window
     tail = carry[1:] if carry.startswith(b"\n") else carry

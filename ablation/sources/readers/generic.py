@@ -13,7 +13,6 @@ A task id of only whitespace is refused (as a blank CSV cell is), and so is a NU
 from __future__ import annotations
 
 import csv
-import io
 import math
 import re
 import threading
@@ -199,7 +198,7 @@ def _csv_rows(text: str, display: str) -> Iterator[tuple[int, list[str]]]:
     restoring each other's limit. A malformed row is an error naming its line, after the rows
     before it.
     """
-    reader = csv.reader(io.StringIO(text, newline=""), strict=True)
+    reader = csv.reader(_lines(text), strict=True)
     ended = False
     while not ended:
         batch: list[tuple[int, list[str]]] = []
@@ -223,6 +222,18 @@ def _csv_rows(text: str, display: str) -> Iterator[tuple[int, list[str]]]:
         yield from batch
         if failure is not None:
             raise file_error(InputError, display, f"malformed CSV ({failure})", line=start) from None
+
+
+def _lines(text: str) -> Iterator[str]:
+    """The lines of ``text``, each with its line end, as :class:`io.StringIO` with ``newline=""``
+    reads them (the csv module's input), one at a time: a ``StringIO`` holds a copy of the whole
+    text at 4 bytes a character before the first row is parsed, past the row that may refuse it."""
+    start = 0
+    for match in _LINE_BREAK.finditer(text):
+        yield text[start : match.end()]
+        start = match.end()
+    if start < len(text):
+        yield text[start:]
 
 
 #: Rows parsed at a time under the raised cell-length limit (:func:`_csv_rows`).

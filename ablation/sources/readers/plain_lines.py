@@ -75,7 +75,7 @@ def verdict_lines(text: str, key: str, field: str) -> tuple[NDArray[np.object_],
         The ids (an object array of ``str``) and the verdicts in line order, or ``None`` when a
         line is not of the first line's layout.
     """
-    if not text or "\\" in text or key == field:
+    if not text or "\\" in text or key == field or _long_line(text):
         return None
     newline = text.find("\n")
     layout = _layout(text if newline < 0 else text[:newline], key, field)
@@ -145,10 +145,10 @@ def json_verdict_lines(
     text: str, key: str, verdict: str, run: str | None
 ) -> tuple[NDArray[np.object_], NDArray[np.bool_], list[int] | None] | None:
     """``(ids, verdicts, runs)`` of plain rows decoded by one ``json.loads``, or ``None``."""
-    body = text[:-1] if text.endswith("\n") else text
-    end = body.find("\n")
-    if not _plain_row(body if end < 0 else body[:end], {key, verdict, run or key}):
+    end = text.find("\n")
+    if not _plain_row(text if end < 0 else text[:end], {key, verdict, run or key}) or _long_line(text):
         return None  # the first line alone shows another member: no need to look further
+    body = text[:-1] if text.endswith("\n") else text
     if _TWO_OBJECTS.search(body) or ("\\u" in body and _SURROGATE.search(body)):
         return None  # lines not mapped to items, or an id the row path would escape
     joined = "[" + body.replace("\n", ",") + "]"
@@ -178,6 +178,16 @@ def json_verdict_lines(
     if not set(map(type, verdicts)) <= {bool}:
         return None
     return np.array(task_ids, dtype=object), np.array(verdicts, dtype=bool), runs
+
+
+def _long_line(text: str) -> bool:
+    """Whether a block of ``TASK_ID_LIMIT // 2`` characters of ``text`` holds no line end: true
+    whenever a line is longer than ``TASK_ID_LIMIT`` (it holds a whole block), so that an id
+    past the limit is left to the row path, which names it as soon as its row is read, before
+    the whole text is decoded or encoded here; true for a few lines of half that length too
+    (read row by row). One ``find`` a block, each stopping at the block's first line end."""
+    half = TASK_ID_LIMIT // 2
+    return any(text.find("\n", at, at + half) < 0 for at in range(0, len(text) - half + 1, half))
 
 
 def _plain_row(line: str, members: set[str]) -> bool:
