@@ -241,7 +241,8 @@ def _compare_verdicts(
                 trial_lookup=FileTrials({"baseline": before, "candidate": after}),
             )
         )
-        reports[-1] = with_look_alikes(reports[-1], (name, shown))
+        ids = (str(args.expected_ids), (before.columns.task_id, after.columns.task_id)) if args.expected_ids else None
+        reports[-1] = with_look_alikes(reports[-1], (name, shown), ids)
         if judged.family_size > 1:  # the run's other candidates are not in the files: p = 1 each
             reports[-1:] = holm_claims(reports[-1:], [1.0] * (judged.family_size - 1))
     # The reports hold what they show: the files' columns are garbage once this returns, before
@@ -339,7 +340,7 @@ def _compare_numeric(
     """
     from ablation.analysis import numeric as num
     from ablation.analysis.export_campaign import campaign_settings
-    from ablation.cli.common_ids import look_alike_note
+    from ablation.cli.common_ids import numeric_look_alike_note
     from ablation.errors import InputError
     from ablation.render import numeric_doc as doc
     from ablation.render._ci_safe import no_workflow_commands
@@ -383,7 +384,7 @@ def _compare_numeric(
             ))  # fmt: skip
         except ValueError as exc:  # too few paired values: say why the field was read as numbers
             raise InputError(f"{why}, so the field is compared as a number, but {exc}") from None
-        if (note := look_alike_note(results[-1].only_baseline, results[-1].only_candidate, (str(args.before), str(path)))):
+        if (note := numeric_look_alike_note(results[-1], (str(args.before), str(path)), (str(args.expected_ids), (base_runs.tasks, after_runs.tasks)) if args.expected_ids else None)):
             print(f"ablation: note: {note}", file=sys.stderr)
     if fmt in ("terminal", "json"):  # JSON escapes its own strings
         text = doc.numeric_output(results, names, fmt == "json")

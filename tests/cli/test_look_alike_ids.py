@@ -111,3 +111,54 @@ def test_numeric_comparison_notes_the_look_alikes(tmp_path: Path) -> None:
         "normalisation (NFC) or surrounding whitespace, and were not paired: 'caf\\xe9' (b.jsonl) and "
         "'cafe\\u0301' (a.jsonl); ids are exact keys: write them alike in both files"
     ]
+
+
+#: ``--expected-ids`` (a JSON array, so an id may keep its spaces) and two files' ids: 'café' is
+#: expected NFC, BEFORE holds it, AFTER NFD; 't2' is expected, both files hold ' t2'; ' t8' is
+#: expected with a space, AFTER holds 't8'; 'été' is expected in both forms, one per file (a
+#: one-sided pair of expected ids); 'x9' is unexpected and looks like nothing.
+EXPECTED = ["caf\u00e9", "t2", " t8", "\u00e9t\u00e9", "e\u0301te\u0301", "t3", "t4", "t5"]
+HELD = (
+    ["caf\u00e9", " t2", "\u00e9t\u00e9", "t3", "t4", "t5", "x9"],
+    ["cafe\u0301", " t2", "t8", "e\u0301te\u0301", "t3", "t4", "t5"],
+)
+
+
+def _expected_oracle(expected: list[str], held: tuple[list[str], list[str]], names: tuple[str, str]) -> list[str]:
+    """The pairs the note names, as text: the expected ids one file holds alone against the other
+    file's, then each file's unexpected ids against the expected ids that file lacks."""
+    key = lambda s: unicodedata.normalize("NFC", s).strip()  # noqa: E731
+    exp, (b, a) = set(expected), (set(h) for h in held)
+    one_sided = sorted((x, y) for x in (exp & b) - a for y in (exp & a) - b if key(x) == key(y))
+    named = [(x, names[0], y, names[1]) for x, y in one_sided]
+    named += sorted(
+        (e, "ids.json", u, name)
+        for ids, name in zip((b, a), names, strict=True)
+        for e in exp - ids for u in ids - exp if key(e) == key(u)
+    )  # fmt: skip
+    return [f"{x!a} ({nx}) and {y!a} ({ny})" for x, nx, y, ny in named]
+
+
+@pytest.mark.parametrize("numeric", [False, True])
+def test_expected_ids_missing_and_unexpected_look_alikes_are_named(tmp_path: Path, numeric: bool) -> None:
+    (tmp_path / "ids.json").write_text(json.dumps(EXPECTED), encoding="utf-8")
+    field = {"score": 0.5} if numeric else {"passed": True}
+    for name, ids in zip(("b.jsonl", "a.jsonl"), HELD, strict=True):
+        (tmp_path / name).write_text("".join(json.dumps({"id": i, **field}) + "\n" for i in ids))
+    args = ["compare", "b.jsonl", "a.jsonl", "--expected-ids", "ids.json"]
+    proc = run_here([*args, "--field", "score", "--quiet"] if numeric else [*args, "--format", "json"], cwd=tmp_path)
+    assert proc.returncode == 2, proc.stderr  # expected ids unpaired: the complete-comparison gate fails
+    if numeric:
+        prefix = "ablation: note: "
+        notes = [line.removeprefix(prefix) for line in proc.stderr.splitlines() if line.startswith(prefix)]
+    else:
+        notes = [n for n in json.loads(proc.stdout)["notes"] if n.startswith("Look-alike ids: ")]
+        paired = json.loads(proc.stdout)["n_paired"]
+        assert paired == len(set(EXPECTED) & set(HELD[0]) & set(HELD[1]))  # never merged
+    pairs = _expected_oracle(EXPECTED, HELD, ("b.jsonl", "a.jsonl"))
+    assert len(pairs) == 5
+    assert notes == [
+        f"Look-alike ids: {len(pairs)} pair(s) of ids, each in one file only, differ only by Unicode "
+        f"normalisation (NFC) or surrounding whitespace, and were not paired: {'; '.join(pairs)}; ids are "
+        "exact keys: write them alike in both files"
+    ]
