@@ -133,14 +133,15 @@ def _read(catalog: Catalog, key: tuple[str, str, str, int], field: str, page: in
 
 
 def steps_page(catalog: Catalog, campaign_id: str, params: Mapping[str, str]) -> str:
-    """One page (``page``, from 1) of the list ``field`` of the trial ``id``, ``arm``, ``run``.
+    """One page (``page``, from 1) of the list ``field`` of the trial ``id`` (raw, or as a page
+    shows it: :meth:`~ablation.view.tasks.TaskTable.named`), ``arm``, ``run``.
 
     Raises:
         StoreError: for an unknown campaign (the page is a 404).
         KeyError: when the campaign holds no such trial, or the trial no such list.
     """
     task_id, arm, field = params.get("id", ""), params.get("arm", ""), params.get("field", "")
-    catalog.record(campaign_id)
+    task_id = catalog.table(campaign_id)[0].named(task_id)  # the id as a page shows it names its task too
     text = params.get("run", "")
     run = int(text) if text.isascii() and text.isdigit() and len(text) < 19 else None
     if run is None or str(run) != text or field not in FIELDS:  # a run as the trial names it

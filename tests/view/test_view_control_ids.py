@@ -3,20 +3,23 @@ a tab or a newline as the white space a browser shows), and what a page shows fi
 again: the id copied from the task list (its text, white space run together as a browser copies
 it) and pasted into the search finds that task alone, as the raw id does; a task URL built from
 it, or from the raw id percent-encoded, opens that task's page; the category a filter list sends
-back (its escaped value) lists that category's tasks. Read over HTTP from the viewer's app
-(Starlette's test client)."""
+back (its escaped value) lists that category's tasks; a trial's steps page, reached with the id
+as shown or raw, shows that trial's steps. Read over HTTP from the viewer's app (Starlette's test
+client)."""
 
 from __future__ import annotations
 
 import html
 import re
+from pathlib import Path
 from urllib.parse import parse_qs, quote, urlsplit
 
 import pytest
 import view_demo
 from starlette.testclient import TestClient
 
-from ablation import AblationTask, run_ablation_campaign
+from ablation import AblationTask, CampaignConfig, run_ablation_campaign
+from ablation.schema import TaskResult
 from ablation.store import RunStore
 from ablation.view.app import create_app
 from ablation.view.catalog import Catalog
@@ -97,3 +100,28 @@ def test_the_category_a_filter_sends_back_lists_its_tasks(served: tuple[TestClie
     for category in (sent, CATEGORY):
         found = rows(client, base, category=category)
         assert sorted(linked(h) for h, _ in found) == sorted(expected)
+
+
+def test_the_steps_page_opens_the_trial_of_the_id_as_shown(tmp_path: Path) -> None:
+    path = tmp_path / "runs.db"
+    with RunStore(path) as store:
+        cid = store.create_campaign(
+            config=CampaignConfig(n_resamples=100), suite_fingerprint="f" * 64,
+            task_digests=dict.fromkeys(IDS, "d"), baseline_agent="a", candidate_agent="b",
+        )  # fmt: skip
+        store.append_many(cid, [
+            TaskResult(task_id=t, arm=arm, passed=True, latency_s=0.01, trace=[{"step of": f"{arm} {i}"}])
+            for i, t in enumerate(IDS) for arm in ("baseline", "candidate")
+        ])  # fmt: skip
+        store.set_status(cid, "complete")
+    base = f"/campaign/{quote(cid)}"
+    with TestClient(create_app(Catalog(path))) as client:
+        listed = {linked(h): re.sub(r"\s+", " ", text) for h, text in rows(client, base)}
+        assert set(listed) == set(IDS)
+        for i, task_id in enumerate(IDS):
+            for given in (task_id, listed[task_id]):  # raw, and as the task list shows it
+                answer = client.get(f"{base}/steps", params={"id": given, "arm": "candidate", "run": "0", "field": "trace"})
+                assert answer.status_code == 200, ascii(given)
+                page = html.unescape(answer.text)
+                assert f'"step of": "candidate {i}"' in page, ascii(given)
+                assert not [j for j in range(len(IDS)) if j != i and f'"candidate {j}"' in page]
