@@ -382,9 +382,9 @@ class AblationReport(BaseModel):
     verdict: Literal["pass", "fail"] = "pass"
     verdict_note: str | None = None
     notes: list[str] = Field(
-        default_factory=no_items,
-        description="sentences outside the gates, each naming its kind: 'Also changed: ' a quality score, tokens, "
-        "cost, requests or a tool's calls per task (Wilcoxon, Holm across them); why costs were not compared",
+        default_factory=no_items, description="sentences outside the gates, each naming its kind: 'Also changed: ' "
+        "a quality score, tokens, cost, requests or a tool's calls per task (Wilcoxon, Holm across them); why costs were "
+        "not compared; 'Look-alike ids: ' (compare) unpaired ids equal once NFC-normalised and stripped, with the files",
     )
     details: list[PairDetail] = Field(default_factory=no_items)
     provenance: Provenance
