@@ -90,6 +90,9 @@ def main() -> int:
           f"exact McNemar p = {report.mcnemar.pvalue:.3g}")
     print(f"regressions: {', '.join(report.regressions) or 'none'}")
     print(f"verdict: {report.verdict}")
+    for group in report.errors.groups if report.errors else ():  # none expected: say which, and why
+        print(f"errors: {group.count} in {group.arm} at {group.stage}, {group.error_type}, tasks "
+              f"{', '.join(group.task_ids)}: {group.example}")
     return report.exit_code
 
 
