@@ -40,6 +40,7 @@ __all__ = [
     "NonInferiorityGate",
     "RegressionGate",
     "judge_significance",
+    "no_pair",
     "regression_test",
     "short",
 ]
@@ -56,6 +57,16 @@ _MAX_LISTED = 20
 def short(x: float) -> str:
     """A number in four significant digits, as the gates' evidence writes it."""
     return f"{x:.4g}"
+
+
+def no_pair(report: AblationReport, name: str, test: str) -> GateResult | None:
+    """The inconclusive result of gate ``name`` when no task was paired, else ``None``.
+
+    A test of the pairs (the regression and non-inferiority gates, fixed-n or sequential) had
+    nothing to weigh: it did not run, so it is neither a pass nor a fail, whichever of its forms
+    would have judged it.
+    """
+    return None if report.n_paired else could_not_run(name, test, "no task was paired")
 
 
 def _ids(ids: list[str]) -> str:
@@ -120,11 +131,9 @@ def _critical_gate(report: AblationReport) -> GateResult:
 
 def _noninferiority_gate(report: AblationReport, margin: float) -> GateResult:
     ni = report.noninferiority
-    if ni is None and report.n_paired == 0:
-        return could_not_run(
-            GATE_NONINFERIORITY, f"the non-inferiority test at margin {short(margin)}",
-            "no task was paired",
-        )  # fmt: skip
+    unpaired = no_pair(report, GATE_NONINFERIORITY, f"the non-inferiority test at margin {short(margin)}")
+    if unpaired is not None:
+        return unpaired
     if ni is None:
         return GateResult(
             name=GATE_NONINFERIORITY,
@@ -356,7 +365,8 @@ class RegressionGate(BuiltinGate):
     def judge(self, policy: GatePolicy, report: AblationReport, alpha: float) -> list[GateResult]:
         if not policy.no_significant_regression:
             return [_regression_off(report, alpha)]
-        if report.n_paired == 0:  # a test with no data did not run: never a pass
-            return [could_not_run(GATE_REGRESSION, "the one-sided test", "no task was paired")]
+        unpaired = no_pair(report, GATE_REGRESSION, "the one-sided test")
+        if unpaired is not None:
+            return [unpaired]
         p, desc = regression_test(report)
         return [judge_significance(GATE_REGRESSION, p, desc, list(report.regressions), alpha)]

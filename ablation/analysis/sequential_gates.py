@@ -43,6 +43,7 @@ from ablation.analysis.builtin_gates import (
     GATE_REGRESSION,
     BuiltinGate,
     judge_significance,
+    no_pair,
     regression_test,
     short,
 )
@@ -199,6 +200,9 @@ class SequentialNonInferiorityGate(BuiltinGate):
 
     def judge(self, policy: GatePolicy, report: AblationReport, alpha: float) -> list[GateResult]:
         assert report.sequential is not None
+        unpaired = no_pair(report, GATE_NONINFERIORITY, "the sequential non-inferiority decision")
+        if unpaired is not None:
+            return [unpaired]
         return [sequential_noninferiority_gate(report.sequential, GATE_NONINFERIORITY)]
 
 
@@ -213,6 +217,9 @@ class SequentialRegressionGate(BuiltinGate):
     def judge(self, policy: GatePolicy, report: AblationReport, alpha: float) -> list[GateResult]:
         s = report.sequential
         assert s is not None
+        unpaired = no_pair(report, GATE_REGRESSION, "the sequential decision")
+        if unpaired is not None:
+            return [unpaired]
         gate = sequential_regression_gate(s, GATE_REGRESSION)
         if gate.status == "fail":
             return [gate]
