@@ -27,7 +27,9 @@ out. A sample that is not an object, whose ``id`` (or ``--key`` path) is absent 
 or an integer, whose ``epoch`` is not an integer from 1, whose ``scores`` is not an object, or
 (unless it has an ``error``) whose ``scores.SCORER.value`` is absent, null, a list or an object
 is refused with one line naming the file, the sample (``samples[3]``, from 0), the field and,
-once known, the task id.
+once known, the task id; so is a ``total_time`` that is not a number, a ``model_usage`` (or one
+model's entry) that is not an object, and a count of it that is not a whole number from 0
+(absent or null: none).
 
 A log whose ``status`` is not ``"success"`` (``"started"``: a run still going, or killed; an
 ``.eval`` archive without its header reads so; ``"error"``, ``"cancelled"``) is read as it
@@ -79,9 +81,12 @@ from ablation.sources.readers.transcripts import (
     detail_fields,
     entry_error,
     entry_id,
+    entry_mapping,
+    entry_number,
     entry_object,
     split_error,
     text_of,
+    usage_count,
     usage_with_metrics,
 )
 from ablation.sources.text import MAX_BYTES, MAX_RATIO, file_error, short_repr
@@ -231,9 +236,9 @@ def rows(doc: Mapping[str, Any], display: str, options: ReadOptions) -> Iterator
         if not isinstance(scores, Mapping):
             raise entry_error(display, where, f"'scores' must be an object, got {short_repr(scores)}", task_id)
         verdict = dotted(scores[scorer], "value") if scorer in scores else dotted(sample, scorer)
-        model_usage = sample.get("model_usage") or {}
-        tokens = [dotted(u, "total_tokens") for u in model_usage.values()]
+        model_usage = entry_mapping(sample.get("model_usage"), "model_usage", display, where, task_id) or {}
         usage = named_usage(lambda: _usage(sample), display, number, task_id)  # noqa: B023 (called now)
+        tokens = [_count(model, u, "total_tokens") for model, u in model_usage.items()]  # checked by _usage
         error_type, extra = _error(sample.get("error"))
         if not error_type:
             _check_verdict(verdict, scorer, scorer in scores or not options.field, display, where, task_id)
@@ -244,8 +249,8 @@ def rows(doc: Mapping[str, Any], display: str, options: ReadOptions) -> Iterator
             run=run,
             status="error" if error_type else "completed",
             error_type=error_type,
-            latency_s=json_number(sample.get("total_time")),
-            tokens=json_number(sum(t for t in tokens if isinstance(t, int))) if tokens else None,
+            latency_s=entry_number(sample.get("total_time"), "total_time", display, where, task_id),
+            tokens=json_number(sum(tokens)) if tokens else None,
             quality=json_numbers((name, dotted(s, "value")) for name, s in scores.items()),
             metrics=usage_with_metrics(usage, {}),
             extra={**extra, **detail_fields(
@@ -299,15 +304,19 @@ def _usage(sample: Mapping[str, Any]) -> TrialUsage | None:
     if not isinstance(model_usage, Mapping) or not model_usage:
         return None
 
+    for model, counts in model_usage.items():
+        if not isinstance(counts, Mapping):
+            raise ValueError(f"'model_usage.{model}' must be an object, got {short_repr(counts)}")
+
     def total(name: str) -> int:
-        return sum(_positive(dotted(u, name)) for u in model_usage.values())
+        return sum(_count(model, u, name) for model, u in model_usage.items())
 
     messages = [m for m in sample.get("messages") or () if isinstance(m, Mapping)]
     replies = [m for m in messages if m.get("role") == "assistant"]
     calls = [dotted(c, "function") for m in replies for c in m.get("tool_calls") or ()]
     model = next(iter(model_usage)) if len(model_usage) == 1 else dotted(sample, "output.model")
     return TrialUsage(
-        input_tokens=sum(_input_tokens(u) for u in model_usage.values()), output_tokens=total("output_tokens"),
+        input_tokens=sum(_input_tokens(model, u) for model, u in model_usage.items()), output_tokens=total("output_tokens"),
         cached_tokens=total("input_tokens_cache_read"), cache_write_tokens=total("input_tokens_cache_write"),
         model_requests=len(replies),
         tool_calls=count([str(c) for c in calls if isinstance(c, str) and c]),
@@ -315,17 +324,17 @@ def _usage(sample: Mapping[str, Any]) -> TrialUsage | None:
     )  # fmt: skip
 
 
-def _positive(value: Any) -> int:
-    """``value`` when it is a positive integer, else 0."""
-    return value if isinstance(value, int) and not isinstance(value, bool) and value > 0 else 0
+def _count(model: str, usage: Mapping[str, Any], name: str) -> int:
+    """The count ``name`` of ``model``'s ``model_usage`` entry (:func:`usage_count`: 0 when absent or null)."""
+    return usage_count(usage.get(name), f"model_usage.{model}.{name}")
 
 
-def _input_tokens(usage: Any) -> int:
+def _input_tokens(model: str, usage: Mapping[str, Any]) -> int:
     """Every prompt token of one ``model_usage`` entry, cache reads and writes included (module
     docstring: added unless ``total_tokens`` shows the entry's input already holds them)."""
-    inputs, output = _positive(dotted(usage, "input_tokens")), _positive(dotted(usage, "output_tokens"))
-    cache = _positive(dotted(usage, "input_tokens_cache_read")) + _positive(dotted(usage, "input_tokens_cache_write"))
-    total = _positive(dotted(usage, "total_tokens"))
+    inputs, output = _count(model, usage, "input_tokens"), _count(model, usage, "output_tokens")
+    cache = _count(model, usage, "input_tokens_cache_read") + _count(model, usage, "input_tokens_cache_write")
+    total = _count(model, usage, "total_tokens")
     return inputs if cache and total and total == inputs + output else inputs + cache
 
 

@@ -15,7 +15,9 @@ Every entry of ``results.results`` is one result: the only entries not read are 
 path) holding a string or an integer, or whose ``success`` is absent or not a boolean (the
 ``--field`` path absent) is refused with one line naming the file, the entry
 (``results.results[1]``, from 0), the field and, once known, the task id; an error result is
-not asked for a verdict.
+not asked for a verdict. So is a ``score``, ``latencyMs``, ``cost``, ``namedScores`` value or
+``tokenUsage.total`` that is not a number, a ``namedScores``, ``response`` or ``tokenUsage`` that
+is not an object, and a token count that is not a whole number from 0 (absent or null: none).
 
 Beside the verdict each trial keeps ``vars`` (input: the prompt's variables), the test's
 ``assert`` list (expected output, when the test has one), ``response.output`` (output),
@@ -28,7 +30,6 @@ Reference: promptfoo's EvaluateResult / EvaluateSummaryV3 (src/types/index.ts).
 
 from __future__ import annotations
 
-import math
 from collections.abc import Iterator, Mapping
 from typing import Any
 
@@ -39,8 +40,6 @@ from ablation.sources.readers.rows import (
     ReadOptions,
     Row,
     dotted,
-    json_number,
-    json_numbers,
     matches_where,
     named_usage,
 )
@@ -49,8 +48,11 @@ from ablation.sources.readers.transcripts import (
     detail_fields,
     entry_error,
     entry_id,
+    entry_mapping,
+    entry_number,
     entry_object,
     text_of,
+    usage_count,
     usage_with_metrics,
 )
 from ablation.sources.text import file_error, short_repr
@@ -80,12 +82,19 @@ def rows(doc: Mapping[str, Any], display: str, options: ReadOptions) -> Iterator
         entry = entry_object(item, display, where)
         if options.where and not matches_where(entry, options.where):
             continue
-        quality = json_numbers((f"score.{k}", v) for k, v in (entry.get("namedScores") or {}).items())
-        if (score := json_number(entry.get("score"))) is not None:
-            quality["score"] = score
-        latency = json_number(entry.get("latencyMs"))
-        error = entry.get("error") if entry.get("failureReason") == 2 else None
         task_id = entry_id(entry, options.key or "testIdx", display, where)
+
+        def numeric(value: Any, name: str) -> float | None:
+            return entry_number(value, name, display, where, task_id)  # noqa: B023 (called now)
+
+        named = entry_mapping(entry.get("namedScores"), "namedScores", display, where, task_id) or {}
+        quality = {f"score.{k}": n for k, v in named.items() if (n := numeric(v, f"namedScores.{k}")) is not None}
+        if (score := numeric(entry.get("score"), "score")) is not None:
+            quality["score"] = score
+        latency = numeric(entry.get("latencyMs"), "latencyMs")
+        response = entry_mapping(entry.get("response"), "response", display, where, task_id) or {}
+        usage_record = entry_mapping(response.get("tokenUsage"), "response.tokenUsage", display, where, task_id)
+        error = entry.get("error") if entry.get("failureReason") == 2 else None
         verdict = dotted(entry, options.field or "success")
         if not error:
             _check_verdict(verdict, options.field, display, where, task_id)
@@ -98,8 +107,8 @@ def rows(doc: Mapping[str, Any], display: str, options: ReadOptions) -> Iterator
             status="error" if error else "completed",
             error_type="ProviderError" if error else None,
             latency_s=None if latency is None else latency / 1000.0,
-            cost=json_number(entry.get("cost")),
-            tokens=json_number(dotted(entry, "response.tokenUsage.total")),
+            cost=numeric(entry.get("cost"), "cost"),
+            tokens=numeric((usage_record or {}).get("total"), "response.tokenUsage.total"),
             quality=quality,
             metrics=usage_with_metrics(usage, {}),
             extra=_details(entry, error, usage),
@@ -142,10 +151,7 @@ def _usage(entry: Mapping[str, Any]) -> TrialUsage | None:
         return None
 
     def count(name: str, default: int = 0) -> int:
-        value = json_number(tokens.get(name))
-        if value is not None and not math.isfinite(value):
-            raise ValueError(f"'response.tokenUsage.{name}' is not a finite number: {value!r}")
-        return int(value) if value is not None and value >= 0 else default
+        return usage_count(tokens.get(name), f"response.tokenUsage.{name}", default)
 
     provider = dotted(entry, "provider.id")
     return TrialUsage(

@@ -5,7 +5,7 @@ The document is one object with ``cases[]``; each case has ``name``, ``assertion
 ``task_duration`` and, when the evaluation ran with ``repeat=``, ``source_case_name`` (the case the
 repeat belongs to). Mapping: id = ``source_case_name`` or ``name``; run = ``k - 1`` of the
 repeat's name suffix `` [k/n]``, else the repeat's position among the rows of its case (0, 1,
-...); verdict = the assertion ``--field`` names, or, by default, all assertions passed; scores → quality; numeric ``metrics`` → metrics; ``task_duration`` →
+...); verdict = the assertion ``--field`` names, or, by default, all assertions passed; scores → quality; ``metrics`` → metrics; ``task_duration`` →
 latency. A case whose ``evaluator_failures`` holds an evaluator the verdict rests on (every one
 by default, the one ``--field`` names otherwise) is an error trial at the ``verifier`` stage,
 never a pass or fail. ``failures[]`` (cases whose task raised) become error trials, never dropped: the type
@@ -17,7 +17,9 @@ Every entry of ``cases`` and ``failures`` is one trial: the only entries not rea
 ``name``, or the ``--key`` path) is absent or not a string or an integer, or whose verdict
 cannot be read (no ``assertions``, or an ``assertions.NAME.value`` that is not a boolean; the
 ``--field`` assertion or path absent) is refused with one line naming the file, the entry
-(``cases[3]``, ``failures[0]``, from 0), the field and, once known, the task id. A case with
+(``cases[3]``, ``failures[0]``, from 0), the field and, once known, the task id; so is a
+``task_duration``, ``metrics`` value or ``scores.NAME.value`` that is not a number and a
+``metrics``, ``scores`` or score that is not an object (absent or null: none). A case with
 no assertions has no verdict unless ``--field`` names one; a failure and a case whose verdict
 rests on a crashed evaluator are not asked for one.
 
@@ -47,8 +49,6 @@ from ablation.sources.readers.rows import (
     ReadOptions,
     Row,
     dotted,
-    json_number,
-    json_numbers,
     matches_where,
     named_usage,
 )
@@ -58,6 +58,8 @@ from ablation.sources.readers.transcripts import (
     detail_fields,
     entry_error,
     entry_id,
+    entry_mapping,
+    entry_number,
     entry_object,
     split_error,
     usage_with_metrics,
@@ -103,7 +105,7 @@ def rows(doc: Mapping[str, Any], display: str, options: ReadOptions) -> Iterator
         if failed:
             yield _failure(number, task_id, run, case, texts)
             continue
-        metrics = json_numbers((case.get("metrics") or {}).items())
+        metrics = _numbers(case, "metrics", display, where, task_id)
         usage = named_usage(lambda: _usage(metrics), display, number, task_id)  # noqa: B023 (called now)
         crashed = _crashed_evaluator(case, options.field)
         yield Row(
@@ -112,10 +114,10 @@ def rows(doc: Mapping[str, Any], display: str, options: ReadOptions) -> Iterator
             _checked_verdict(case, options.field, crashed is not None, display, where, task_id),
             run=run,
             **(_evaluator_error(crashed) if crashed else {}),
-            latency_s=json_number(case.get("task_duration")),
+            latency_s=entry_number(case.get("task_duration"), "task_duration", display, where, task_id),
             cost=metrics.get("cost"),
             tokens=None if usage is None or (total := usage.total_tokens) is None else float(total),
-            quality=_values(case.get("scores")),
+            quality=_numbers(case, "scores", display, where, task_id),
             metrics=usage_with_metrics(usage, {k: v for k, v in metrics.items()
                                                if k != "cost" and (usage is None or k not in _MOVED)}),
             extra={**texts, **detail_fields(
@@ -222,6 +224,16 @@ def _checked_verdict(
     return all(values)
 
 
-def _values(group: Any) -> dict[str, float]:
-    return json_numbers((name, dotted(entry, "value")) for name, entry in (group or {}).items())
+def _numbers(case: Mapping[str, Any], group: str, display: str, where: str, task_id: Any) -> dict[str, float]:
+    """The numbers of the case's ``metrics`` (``{name: number}``) or ``scores`` (``{name: {"value":
+    number}}``), null ones left out; a group, score or value of another type is refused naming
+    it (:func:`entry_mapping`, :func:`entry_number`)."""
+    out = {}
+    for name, item in (entry_mapping(case.get(group), group, display, where, task_id) or {}).items():
+        path, value = f"{group}.{name}", item
+        if group == "scores":
+            path, value = f"{path}.value", (entry_mapping(item, path, display, where, task_id) or {}).get("value")
+        if (number := entry_number(value, path, display, where, task_id)) is not None:
+            out[name] = number
+    return out
 

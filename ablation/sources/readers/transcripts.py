@@ -12,7 +12,10 @@ Before that, each entry of a tool's list of results must be a result: an object
 names in every message. An entry that is not is refused with one line naming the file, the
 entry's JSON path (``results.results[1]``, ``samples[0]``: the tool's own key names, list
 positions from 0) and, once known, the task id (:func:`entry_error`):
-``FILE: PATH: problem (task id 'X')``, worded as the plain rows' messages are.
+``FILE: PATH: problem (task id 'X')``, worded as the plain rows' messages are. So is a field the
+tool writes as a number or an object that holds another type (:func:`entry_number`,
+:func:`entry_mapping`: a text, a boolean, a list), and a usage count that is not a count
+(:func:`usage_count`): absent or null is no value, anything else is never read as none.
 
 A transcript is a list of messages in the layout the drill-down reads (the one pydantic-ai
 agents' traces have): ``{"kind": <role>, "parts": [{"kind": "text" | "tool-call" |
@@ -23,6 +26,7 @@ from __future__ import annotations
 
 import ast
 import json
+import math
 import re
 from collections.abc import Mapping
 from typing import Any
@@ -30,7 +34,7 @@ from typing import Any
 from ablation.errors import InputError
 from ablation.outputs import TrialUsage, usage_metrics
 from ablation.schema import safe_text
-from ablation.sources.readers.rows import MISSING, dotted
+from ablation.sources.readers.rows import MISSING, UNUSABLE, dotted, json_number
 from ablation.sources.text import blank_id, file_error, short_repr
 
 __all__ = [
@@ -44,9 +48,12 @@ __all__ = [
     "detail_fields",
     "entry_error",
     "entry_id",
+    "entry_mapping",
+    "entry_number",
     "entry_object",
     "split_error",
     "text_of",
+    "usage_count",
     "usage_with_metrics",
 ]
 
@@ -191,3 +198,43 @@ def entry_id(entry: Mapping[str, Any], path: str, display: str, where: str) -> s
     if isinstance(raw, bool) or not isinstance(raw, str | int):
         raise entry_error(display, where, f"{path!r} must be a string or an integer, got {short_repr(raw)}")
     return raw
+
+
+def entry_number(value: Any, name: str, display: str, where: str, task_id: Any) -> float | None:
+    """``value``, field ``name`` of the entry at ``where``, that the tool writes as a number: ``None``
+    when absent (:data:`~ablation.sources.readers.rows.MISSING`) or null, a JSON number as a float
+    (:func:`~ablation.sources.readers.rows.json_number`: a NaN or an infinity is kept, for
+    :func:`~ablation.sources.readers.rows.checked_rows` to refuse); any other value is refused
+    naming ``name`` (:func:`entry_error`)."""
+    if value is MISSING or value is None:
+        return None
+    if (number := json_number(value)) is None:
+        raise entry_error(display, where, f"{name!r} must be a number, got {short_repr(value)}", task_id)
+    return number
+
+
+def entry_mapping(value: Any, name: str, display: str, where: str, task_id: Any) -> Mapping[str, Any] | None:
+    """``value``, field ``name`` of the entry at ``where``, that the tool writes as an object:
+    ``None`` when absent or null; any other value that is not an object is refused naming
+    ``name`` (:func:`entry_error`)."""
+    if value is MISSING or value is None:
+        return None
+    if not isinstance(value, Mapping):
+        raise entry_error(display, where, f"{name!r} must be an object, got {short_repr(value)}", task_id)
+    return value
+
+
+def usage_count(value: Any, name: str, default: int = 0) -> int:
+    """A token or request count of a tool's usage record: ``default`` when absent or null, a whole
+    JSON number from 0 as an ``int``. Anything else (negative, fractional, not finite, a text)
+    raises :class:`ValueError` naming ``name``: a reader builds its usage inside
+    :func:`~ablation.sources.readers.rows.named_usage`, which names the file, line and task id
+    (the upper bound is :class:`~ablation.outputs.TrialUsage`'s)."""
+    if value is MISSING or value is None:
+        return default
+    number = json_number(value)
+    if number is not None and not math.isfinite(number):
+        raise ValueError(f"{name!r} {UNUSABLE}: {number!r}")
+    if number is None or number < 0 or not number.is_integer():
+        raise ValueError(f"{name!r} must be a whole number from 0, got {short_repr(value)}")
+    return int(value)

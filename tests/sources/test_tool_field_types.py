@@ -1,0 +1,120 @@
+"""A field another eval tool writes as a number, an object or a count, holding another type, is
+bad input: one line naming the file, the entry, the field and the task id, exit 1.
+
+Such a value was read as no value (a ``score`` of ``"0.5"``, a ``latencyMs`` of ``"200"``, a token
+count of ``"5"`` or ``-5``: the quality, latency or usage of that trial silently gone, or 0), or
+failed inside the reader and was named only as "not X as the reader knows it", without the entry
+or task id. Absent or null stays no value, and a count written as a whole float (``2.0``, as
+JavaScript and some serialisers write integers) is that count.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+from helpers.cli import run_here
+
+TOOLS = Path(__file__).resolve().parents[1] / "data" / "tools"
+PROMPTFOO = ("promptfoo_results.json", "promptfoo_results.json", ("--baseline-where", "promptIdx=0", "--where", "promptIdx=1"))
+PE = ("pe_baseline.json", "pe_candidate.json", ())
+INSPECT = ("inspect_baseline.json", "inspect_candidate.json", ())
+RESULT = ("results", "results", 1)  # promptfoo's testIdx 0 of prompt 1
+USAGE = ("samples", 0, "model_usage", "offline/candidate")
+
+#: (files and flags, path in the candidate document, bad value, what the message names, entry)
+BAD = [
+    (PROMPTFOO, (*RESULT, "score"), "0.5", "'score' must be a number, got '0.5'", "results.results[1]"),
+    (PROMPTFOO, (*RESULT, "latencyMs"), "200", "'latencyMs' must be a number", "results.results[1]"),
+    (PROMPTFOO, (*RESULT, "cost"), True, "'cost' must be a number, got True", "results.results[1]"),
+    (PROMPTFOO, (*RESULT, "namedScores"), "x", "'namedScores' must be an object", "results.results[1]"),
+    (PROMPTFOO, (*RESULT, "namedScores"), {"accuracy": "1"}, "'namedScores.accuracy' must be a number",
+     "results.results[1]"),
+    (PROMPTFOO, (*RESULT, "response"), ["x"], "'response' must be an object", "results.results[1]"),
+    (PROMPTFOO, (*RESULT, "response", "tokenUsage"), 13, "'response.tokenUsage' must be an object",
+     "results.results[1]"),
+    (PROMPTFOO, (*RESULT, "response", "tokenUsage", "total"), "13", "'response.tokenUsage.total' must be a number",
+     "results.results[1]"),
+    (PROMPTFOO, (*RESULT, "response", "tokenUsage", "prompt"), -10,
+     "'response.tokenUsage.prompt' must be a whole number from 0, got -10", ":2:"),
+    (PROMPTFOO, (*RESULT, "response", "tokenUsage", "completion"), 2.5,
+     "'response.tokenUsage.completion' must be a whole number from 0, got 2.5", ":2:"),
+    (PE, ("cases", 0, "task_duration"), "0.1", "'task_duration' must be a number", "cases[0]"),
+    (PE, ("cases", 0, "metrics"), [1], "'metrics' must be an object", "cases[0]"),
+    (PE, ("cases", 0, "metrics", "input_tokens"), "2", "'metrics.input_tokens' must be a number", "cases[0]"),
+    (PE, ("cases", 0, "scores"), "x", "'scores' must be an object", "cases[0]"),
+    (PE, ("cases", 0, "scores"), {"sim": 0.9}, "'scores.sim' must be an object", "cases[0]"),
+    (PE, ("cases", 0, "scores"), {"sim": {"value": "0.9"}}, "'scores.sim.value' must be a number", "cases[0]"),
+    (INSPECT, ("samples", 0, "total_time"), "0.07", "'total_time' must be a number", "samples[0]"),
+    (INSPECT, ("samples", 0, "model_usage"), [1], "'model_usage' must be an object", "samples[0]"),
+    (INSPECT, USAGE, 3, "'model_usage.offline/candidate' must be an object", ":1:"),
+    (INSPECT, (*USAGE, "input_tokens"), "2", "'model_usage.offline/candidate.input_tokens' must be a whole number",
+     ":1:"),
+    (INSPECT, (*USAGE, "output_tokens"), -1, "'model_usage.offline/candidate.output_tokens' must be a whole number",
+     ":1:"),
+    (INSPECT, (*USAGE, "total_tokens"), 3.5, "'model_usage.offline/candidate.total_tokens' must be a whole number",
+     ":1:"),
+]  # fmt: skip
+TASK = {"promptfoo_results.json": "0", "pe_candidate.json": "s0", "inspect_candidate.json": "s0"}
+
+
+def _compare(tmp_path: Path, files: tuple[str, str, tuple[str, ...]], edits: dict[tuple[Any, ...], Any]) -> tuple[int, str, str, Path]:
+    """``ablation compare`` of the baseline fixture and the candidate with ``edits`` applied
+    (a value of ``...`` removes the key, if there): exit code, JSON report, stderr, the candidate's path."""
+    baseline, candidate, flags = files
+    doc = json.loads((TOOLS / candidate).read_text())
+    for path, value in edits.items():
+        parent = doc
+        for part in path[:-1]:
+            parent = parent[part]
+        if value is ...:
+            parent.pop(path[-1], None)
+        else:
+            parent[path[-1]] = value
+    mutated = tmp_path / candidate
+    mutated.write_text(json.dumps(doc))
+    done = run_here(["compare", str(TOOLS / baseline), str(mutated), *flags, "--format", "json"])
+    return done.returncode, done.stdout.replace(str(mutated), "CANDIDATE"), done.stderr, mutated
+
+
+@pytest.mark.parametrize(("files", "path", "value", "problem", "entry"), BAD,
+                         ids=[f"{b[0][1].split('_')[0]}:{'.'.join(map(str, b[1]))}={b[2]!r}" for b in BAD])  # fmt: skip
+def test_a_field_of_another_type_is_one_line_naming_entry_field_and_task(
+    tmp_path: Path, files: tuple[str, str, tuple[str, ...]], path: tuple[Any, ...], value: Any, problem: str, entry: str
+) -> None:
+    code, out, err, mutated = _compare(tmp_path, files, {path: value})
+    assert code == 1 and not out, err
+    assert err.count("\n") == 1 and err.startswith(f"ablation: error: {mutated}"), err
+    assert problem in err and entry in err, err
+    assert err.rstrip().endswith(f"(task id {TASK[files[1]]!r})"), err
+
+
+#: (files, path, a value the tool may write there, the same value as another spelling or absent)
+SAME = [
+    (PROMPTFOO, (*RESULT, "score"), None, ...),
+    (PROMPTFOO, (*RESULT, "response", "tokenUsage", "prompt"), 10.0, 10),
+    (PE, ("cases", 0, "task_duration"), None, ...),
+    (PE, ("cases", 0, "scores"), {"sim": {"value": 0.5}, "gone": {"value": None}}, {"sim": {"value": 0.5}}),
+    (INSPECT, (*USAGE, "input_tokens"), 2.0, 2),
+    (INSPECT, (*USAGE, "total_tokens"), 3.0, 3),
+    (INSPECT, (*USAGE, "input_tokens_cache_read"), None, ...),
+]  # fmt: skip
+
+
+@pytest.mark.parametrize(("files", "path", "value", "same"), SAME,
+                         ids=[f"{s[0][1].split('_')[0]}:{'.'.join(map(str, s[1]))}={s[2]!r}" for s in SAME])  # fmt: skip
+def test_null_is_no_value_and_a_whole_float_count_is_that_count(
+    tmp_path: Path, files: tuple[str, str, tuple[str, ...]], path: tuple[Any, ...], value: Any, same: Any
+) -> None:
+    code, out, err, _ = _compare(tmp_path, files, {path: value})
+    assert code in (0, 2), err
+    (tmp_path / "same").mkdir()
+    expected_code, expected, _, _ = _compare(tmp_path / "same", files, {path: same})
+    volatile = ("started_at", "finished_at", "campaign_id")
+    read, want = json.loads(out), json.loads(expected)
+    for doc in (read, want):
+        for key in volatile:
+            doc.get("provenance", {}).pop(key, None)
+    assert (code, read) == (expected_code, want)
