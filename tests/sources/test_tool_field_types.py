@@ -118,3 +118,46 @@ def test_null_is_no_value_and_a_whole_float_count_is_that_count(
         for key in volatile:
             doc.get("provenance", {}).pop(key, None)
     assert (code, read) == (expected_code, want)
+
+
+def _openai_compare(tmp_path: Path, usage: Any = None, tail: str = "") -> tuple[int, str, str, Path]:
+    """``ablation compare`` of the OpenAI evals fixtures, the candidate's sampling events with
+    ``data.usage`` set to ``usage`` (unless ``None``) and ``tail`` appended."""
+    events = [json.loads(line) for line in (TOOLS / "openai_evals_candidate.jsonl").read_text().splitlines()]
+    for event in events:
+        if usage is not None and event.get("type") == "sampling":
+            event["data"]["usage"] = usage
+    mutated = tmp_path / "candidate.jsonl"
+    mutated.write_text("".join(json.dumps(event) + "\n" for event in events) + tail)
+    done = run_here(["compare", str(TOOLS / "openai_evals_baseline.jsonl"), str(mutated), "--format", "json"])
+    return done.returncode, done.stdout.replace(str(mutated), "CANDIDATE"), done.stderr, mutated
+
+
+@pytest.mark.parametrize(("usage", "problem"), [
+    ({"prompt_tokens": -3, "completion_tokens": 1}, "'data.usage.prompt_tokens' must be a whole number from 0, got -3"),
+    ({"prompt_tokens": "3", "completion_tokens": 1}, "'data.usage.prompt_tokens' must be a whole number from 0, got '3'"),
+    ({"prompt_tokens": 3, "completion_tokens": 0.5}, "'data.usage.completion_tokens' must be a whole number from 0, got 0.5"),
+    ("3 tokens", "a sampling event's 'data.usage' must be an object, got '3 tokens'"),
+])  # fmt: skip
+def test_an_openai_evals_usage_that_is_not_counts_is_one_line(tmp_path: Path, usage: Any, problem: str) -> None:
+    code, out, err, mutated = _openai_compare(tmp_path, usage)
+    assert code == 1 and not out, err
+    assert err == f"ablation: error: {mutated}:4: its usage cannot be read: {problem} (task id 'double.dev.0')\n"
+
+
+def test_an_openai_evals_whole_float_count_is_that_count(tmp_path: Path) -> None:
+    code, out, err, _ = _openai_compare(tmp_path, {"prompt_tokens": 10.0, "completion_tokens": 2.0})
+    assert code in (0, 2), err
+    (tmp_path / "ints").mkdir()
+    assert _openai_compare(tmp_path / "ints", {"prompt_tokens": 10, "completion_tokens": 2})[:2] == (code, out)
+
+
+def test_another_tools_lines_in_an_openai_evals_record_are_refused(tmp_path: Path) -> None:
+    """lm-eval sample lines appended to an OpenAI evals record: never skipped as events that are
+    not matches (the comparison would miss them)."""
+    lm_eval = (TOOLS / "lm_eval_candidate.jsonl").read_text()
+    code, out, err, mutated = _openai_compare(tmp_path, tail=lm_eval)
+    first = len((TOOLS / "openai_evals_candidate.jsonl").read_text().splitlines()) + 1
+    assert code == 1 and not out, err
+    assert err == (f"ablation: error: {mutated}:{first}: not an OpenAI evals record line: no 'type' (an event's), "
+                   "'spec' or 'final_report' field\n")  # fmt: skip

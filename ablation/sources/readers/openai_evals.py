@@ -5,6 +5,9 @@ is an event with ``run_id``, ``event_id``, ``sample_id``, ``type`` and ``data``.
 records one ``"type": "match"`` event per sample with ``data.correct``. Mapping: id =
 ``sample_id``; verdict = ``data.correct`` of the ``match`` events (``--field`` another dotted path,
 ``--where type=...`` other events); the other event types (``sampling``, ...) are not results.
+A line that is none of these (no ``type``, ``spec`` or ``final_report``: another tool's line in
+the file) is refused naming it, as is a ``data.usage`` that is not an object or a count in it
+that is not a whole number from 0 (absent or null: none).
 
 Beside the verdict each trial keeps ``data.sampled`` (output), ``data.expected`` (expected
 output) and, from the sample's ``sampling`` events before it, the prompt (input: the first
@@ -29,8 +32,13 @@ from ablation.sources.readers.rows import (
     matches_where,
     named_usage,
 )
-from ablation.sources.readers.transcripts import chat_trace, detail_fields, usage_with_metrics
-from ablation.sources.text import file_error
+from ablation.sources.readers.transcripts import (
+    chat_trace,
+    detail_fields,
+    usage_count,
+    usage_with_metrics,
+)
+from ablation.sources.text import file_error, short_repr
 
 __all__ = ["detect", "rows"]
 
@@ -47,6 +55,9 @@ def rows(items: Iterable[tuple[int, Any]], display: str, options: ReadOptions) -
     for line, obj in items:
         if not isinstance(obj, Mapping):
             raise file_error(InputError, display, f"expected a JSON object, got {type(obj).__name__}", line=line)
+        if "spec" not in obj and "final_report" not in obj and "type" not in obj:
+            raise file_error(InputError, display, "not an OpenAI evals record line: no 'type' (an event's), "
+                             "'spec' or 'final_report' field", line=line)  # fmt: skip
         if obj.get("type") == "sampling" and isinstance(obj.get("data"), Mapping):
             sampling.setdefault((_key(obj.get("run_id")), _key(obj.get("sample_id"))), []).append(obj["data"])
         if "spec" in obj or "final_report" in obj or not matches_where(obj, where):
@@ -91,12 +102,15 @@ def _trace(events: list[Mapping[str, Any]]) -> list[dict[str, Any]] | None:
 
 def _usage(events: list[Mapping[str, Any]]) -> TrialUsage | None:
     """``data.usage`` summed over the sampling events, ``None`` when none records it."""
-    usages = [u for data in events if isinstance(u := data.get("usage"), Mapping)]
+    usages = [u for data in events if (u := data.get("usage")) is not None]
     if not usages:
         return None
+    for usage in usages:
+        if not isinstance(usage, Mapping):
+            raise ValueError(f"a sampling event's 'data.usage' must be an object, got {short_repr(usage)}")
 
     def total(name: str) -> int:
-        return sum(v for u in usages if isinstance(v := u.get(name), int) and not isinstance(v, bool) and v > 0)
+        return sum(usage_count(u.get(name), f"data.usage.{name}") for u in usages)
 
     return TrialUsage(input_tokens=total("prompt_tokens"), output_tokens=total("completion_tokens"),
                       model_requests=len(events))
