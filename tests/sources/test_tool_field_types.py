@@ -161,3 +161,14 @@ def test_another_tools_lines_in_an_openai_evals_record_are_refused(tmp_path: Pat
     assert code == 1 and not out, err
     assert err == (f"ablation: error: {mutated}:{first}: not an OpenAI evals record line: no 'type' (an event's), "
                    "'spec' or 'final_report' field\n")  # fmt: skip
+
+
+def test_a_fractional_pydantic_evals_count_is_kept_as_a_metric_not_cut_to_a_count(tmp_path: Path) -> None:
+    """``requests`` 0.5 is no count: the trial has no usage and keeps the metric as written, as a
+    negative count does (it was read as 0 model requests, the metric gone)."""
+    from ablation import load_results
+
+    _, _, err, mutated = _compare(tmp_path, PE, {("cases", 0, "metrics", "requests"): 0.5})
+    assert "requests" not in err
+    trial = next(r for r in load_results(mutated) if r.task_id == "s0" and r.run == 0)
+    assert trial.usage is None and trial.metrics["requests"] == 0.5, trial

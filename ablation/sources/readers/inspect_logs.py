@@ -23,7 +23,8 @@ input plus output alone (a log whose provider counted the cache within ``input_t
 its input as it is.
 
 Every entry of ``samples`` is one trial: the only samples not read are those ``--where`` leaves
-out. A sample that is not an object, whose ``id`` (or ``--key`` path) is absent or not a string
+out, each still an object with an id (checked first: another tool's entry is refused, never left
+out). A sample that is not an object, whose ``id`` (or ``--key`` path) is absent or not a string
 or an integer, whose ``epoch`` is not an integer from 1, whose ``scores`` is not an object, or
 (unless it has an ``error``) whose ``scores.SCORER.value`` is absent, null, a list or an object
 is refused with one line naming the file, the sample (``samples[3]``, from 0), the field and,
@@ -228,9 +229,9 @@ def rows(doc: Mapping[str, Any], display: str, options: ReadOptions) -> Iterator
     for number, item in enumerate(samples, start=1):
         where = f"samples[{number - 1}]"
         sample = entry_object(item, display, where)
+        task_id = entry_id(sample, options.key or "id", display, where)  # before --where: a result
         if options.where and not matches_where(sample, options.where):
             continue
-        task_id = entry_id(sample, options.key or "id", display, where)
         run = dotted(sample, options.run_field) if options.run_field else _run(sample, display, where, task_id)
         scores = sample.get("scores") or {}
         if not isinstance(scores, Mapping):

@@ -5,7 +5,9 @@ One JSON object per line with ``doc_id``, ``filter`` (``none``, or ``strict-matc
 names of the metric fields) and one field per metric (``acc``, ``exact_match``, ...). Mapping:
 id = ``doc_id``; verdict = the metric ``--field`` names (default: the first of ``metrics``), which
 must be 0/1; the other numeric metrics → quality. With several filters, ``--where
-filter=strict-match`` picks one (without it, the file is refused, naming the filters).
+filter=strict-match`` picks one (without it, the file is refused, naming the filters). A line
+``--where`` leaves out is still checked to be a sample (its ``doc_id``, or ``--key`` path, an
+id): another tool's line in the file is refused naming it, never left out as another filter's.
 
 Beside the verdict each trial keeps ``doc`` (input), ``target`` (expected output), ``resps``
 (output: the model's one response as text, else the list), ``filtered_resps`` (the verifier's
@@ -26,6 +28,7 @@ from ablation.sources.readers.rows import (
     MISSING,
     ReadOptions,
     Row,
+    checked_task_id,
     dotted,
     json_numbers,
     matches_where,
@@ -56,14 +59,16 @@ def rows(items: Iterable[tuple[int, Any]], display: str, options: ReadOptions) -
     for line, obj in items:
         if not isinstance(obj, Mapping):
             raise file_error(InputError, display, f"expected a JSON object, got {type(obj).__name__}", line=line)
+        raw_id = dotted(obj, options.key) if options.key else obj.get("doc_id", MISSING)
         if options.where and not matches_where(obj, options.where):
+            checked_task_id(raw_id, display, line, options.key or "doc_id")  # a line left out is a sample too
             continue
         names = [m for m in obj.get("metrics") or [] if isinstance(m, str)]
         field = options.field or (names[0] if names else "acc")
         verdict = dotted(obj, field)
         yield Row(
             line,
-            dotted(obj, options.key) if options.key else obj.get("doc_id", MISSING),
+            raw_id,
             verdict,
             run=dotted(obj, options.run_field) if options.run_field else None,
             quality=json_numbers((n, obj.get(n)) for n in names if n != field),

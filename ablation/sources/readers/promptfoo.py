@@ -11,7 +11,8 @@ A result that failed with an error (``failureReason`` 2) is an error trial of ty
 ``ProviderError`` at the ``agent`` stage whose message is ``error``.
 
 Every entry of ``results.results`` is one result: the only entries not read are those
-``--where`` leaves out. An entry that is not an object, that has no ``testIdx`` (or ``--key``
+``--where`` leaves out, each still an object with an id (checked first: another tool's entry in
+the list is refused, never left out as another prompt's). An entry that is not an object, that has no ``testIdx`` (or ``--key``
 path) holding a string or an integer, or whose ``success`` is absent or not a boolean (the
 ``--field`` path absent) is refused with one line naming the file, the entry
 (``results.results[1]``, from 0), the field and, once known, the task id; an error result is
@@ -80,9 +81,9 @@ def rows(doc: Mapping[str, Any], display: str, options: ReadOptions) -> Iterator
     for number, item in enumerate(entries, start=1):
         where = f"results.results[{number - 1}]"
         entry = entry_object(item, display, where)
+        task_id = entry_id(entry, options.key or "testIdx", display, where)  # before --where: a result
         if options.where and not matches_where(entry, options.where):
             continue
-        task_id = entry_id(entry, options.key or "testIdx", display, where)
 
         def numeric(value: Any, name: str) -> float | None:
             return entry_number(value, name, display, where, task_id)  # noqa: B023 (called now)

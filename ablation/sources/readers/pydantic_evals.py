@@ -13,7 +13,8 @@ and message of ``error_message`` (``"RuntimeError: ..."``) are the error's, at t
 stage, with the end of ``error_stacktrace``.
 
 Every entry of ``cases`` and ``failures`` is one trial: the only entries not read are those
-``--where`` leaves out. An entry that is not an object, whose id (``source_case_name``, else
+``--where`` leaves out, each still an object with an id (checked first: another tool's entry is
+refused, never left out). An entry that is not an object, whose id (``source_case_name``, else
 ``name``, or the ``--key`` path) is absent or not a string or an integer, or whose verdict
 cannot be read (no ``assertions``, or an ``assertions.NAME.value`` that is not a boolean; the
 ``--field`` assertion or path absent) is refused with one line naming the file, the entry
@@ -91,10 +92,10 @@ def rows(doc: Mapping[str, Any], display: str, options: ReadOptions) -> Iterator
     cases += [(f"failures[{i}]", f, True) for i, f in enumerate(failures or [])]
     for number, (where, item, failed) in enumerate(cases, start=1):
         case = entry_object(item, display, where)
+        id_path = options.key or ("source_case_name" if case.get("source_case_name") else "name")
+        task_id = entry_id(case, id_path, display, where)  # before --where: a result
         if options.where and not matches_where(case, options.where):
             continue
-        id_path = options.key or ("source_case_name" if case.get("source_case_name") else "name")
-        task_id = entry_id(case, id_path, display, where)
         run = dotted(case, options.run_field) if options.run_field else None
         if run is None and case.get("source_case_name") and (match := _REPEAT.search(str(case.get("name")))):
             run = int(match.group(1)) - 1
@@ -176,9 +177,9 @@ def _usage(metrics: Mapping[str, float]) -> TrialUsage | None:
              "cached_tokens": "cache_read_tokens", "cache_write_tokens": "cache_write_tokens",
              "model_requests": "requests"}
     if not any(name in metrics for name in names.values()) or not all(
-        0 <= metrics.get(name, 0) < math.inf for name in names.values()
+        0 <= (count := metrics.get(name, 0.0)) < math.inf and count.is_integer() for name in names.values()
     ):
-        return None  # (a negative or non-finite count is no usage: the metrics keep it)
+        return None  # (a negative, fractional or non-finite count is no usage: the metrics keep it)
     return TrialUsage.model_validate({field: int(metrics.get(name, 0)) for field, name in names.items()})
 
 
