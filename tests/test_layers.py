@@ -125,9 +125,10 @@ ALLOWED: dict[str, set[str]] = {
         "analysis.pass_note",
         "analysis.sequential_gates",
     },
+    "analysis.numeric_verdict": MODELS
+    | {"analysis.builtin_gates", "analysis.completeness", "analysis.gate_status"},
     "analysis.numeric": MODELS
-    | {"stats", "analysis.builtin_gates", "analysis.completeness", "analysis.gate_status",
-       "analysis.metric_margins"},
+    | {"stats", "analysis.gate_status", "analysis.metric_margins", "analysis.numeric_verdict"},
     "analysis.sequential_gates": MODELS | {"analysis.builtin_gates", "analysis.gate_status"},
     "analysis.stop_settings": MODELS | {"analysis.sequential"},
     "analysis.export_campaign": MODELS | {"analysis.stop_settings", "sources.readers"},

@@ -12,7 +12,8 @@ it rose by more than that; for a field named as a lower-is-better metric (``cost
 path) the other way round, and the regression gate tests a rise.
 
 Two release gates (:class:`~ablation.report.GateResult`, named and worded as the report's gates of
-:mod:`ablation.analysis.builtin_gates` and :mod:`ablation.analysis.completeness`):
+:mod:`ablation.analysis.builtin_gates` and :mod:`ablation.analysis.completeness`; judged by
+:mod:`ablation.analysis.numeric_verdict`, which holds the result model too):
 
 - ``"complete comparison"`` (``GatePolicy.require_complete``): fails when an expected task has no
   value in an arm (ids on one side only; with ``expected_ids``, an expected id missing from either
@@ -26,7 +27,9 @@ Two release gates (:class:`~ablation.report.GateResult`, named and worded as the
   or ``±inf`` and p = 0 at 2 tasks), its p-values ``None`` and ``t_note`` says why; the gate then
   passes when no task is worse by more than ``regression_delta`` (a candidate equal to its
   baseline, or better by the same amount on every task) and is ``"inconclusive"`` when every task
-  is worse by the same amount (no test can weigh one constant against noise it never saw).
+  is worse by the same amount (no test can weigh one constant against noise it never saw). A
+  pass beside an interval of the mean difference wholly past ``-regression_delta`` (shown at a
+  ``confidence_level`` below ``1 - 2 alpha``) says so in the gate's evidence.
 
 A gate turned off is ``"off"``, naming the ``GatePolicy`` field that turned it off and what it would
 have said; the verdict is ``"fail"`` when a gate is neither ``"pass"`` nor ``"off"`` (``verdict_of``).
@@ -44,77 +47,22 @@ from typing import Any
 
 import numpy as np
 from numpy.typing import NDArray
-from pydantic import BaseModel, ConfigDict, Field
 
-from ablation.analysis.builtin_gates import GATE_REGRESSION
-from ablation.analysis.completeness import GATE_COMPLETENESS
-from ablation.analysis.gate_status import could_not_run, turned_off, verdict_of
+from ablation.analysis.gate_status import verdict_of
 from ablation.analysis.metric_margins import LOWER_IS_BETTER
+from ablation.analysis.numeric_verdict import (
+    GATE_NAMES,
+    NumericComparison,
+    completeness_gate,
+    regression_gate,
+)
 from ablation.columns import TrialColumns, filled, results_to_columns
 from ablation.config import GatePolicy
-from ablation.report import GateResult
 from ablation.schema import ARMS, TaskResult
 from ablation.stats import MEAN_DIFFERENCE_MIN_N, paired_t_test, sign_test, wilcoxon_signed_rank
 from ablation.stats._ties import common_difference
 
 __all__ = ["GATE_NAMES", "ArmRuns", "NumericComparison", "arm_runs", "compare_numeric", "numeric_holm", "task_means"]
-
-#: The two gates' names, those of the pass-rate report's gates.
-GATE_NAMES = (GATE_COMPLETENESS, GATE_REGRESSION)
-_SHOWN = 10
-
-def _short(x: float) -> str:
-    return f"{x:.4g}"
-
-
-def _first(ids: Sequence[str]) -> str:
-    more = len(ids) - _SHOWN
-    return ", ".join(ids[:_SHOWN]) + (f" ... and {more} more" if more > 0 else "")
-
-
-class NumericComparison(BaseModel):
-    """The paired analysis of one numeric field (see the module docstring).
-
-    ``only_baseline``/``only_candidate``: ids with a value in that arm only; ``missing_baseline``/
-    ``missing_candidate``: expected ids with no value in that arm; ``unknown``: ids outside
-    ``expected_ids``; ``trials``: per arm ``[trials with a value, expected trials]``.
-    """
-
-    model_config = ConfigDict(frozen=True, extra="forbid")
-
-    field: str
-    n_pairs: int
-    baseline_mean: float
-    candidate_mean: float
-    mean_difference: float
-    ci_low: float | None
-    ci_high: float | None
-    confidence_level: float
-    ci_note: str | None = None
-    t_pvalue: float | None
-    wilcoxon_pvalue: float
-    sign_pvalue: float
-    regression_delta: float
-    lower_is_better: bool = False
-    regressions: list[str]
-    improvements: list[str]
-    only_baseline: list[str]
-    only_candidate: list[str]
-    gate_pvalue: float | None
-    verdict: str
-    n_expected: int = 0
-    missing_baseline: list[str] = Field(default_factory=list)
-    missing_candidate: list[str] = Field(default_factory=list)
-    unknown: list[str] = Field(default_factory=list)
-    trials: dict[str, list[int]] = Field(default_factory=dict)
-    alpha: float = 0.05
-    gates: list[GateResult] = Field(default_factory=list)
-    t_note: str | None = None
-
-    @property
-    def exit_code(self) -> int:
-        """0 when every gate holds (or is off), 2 when one fails."""
-        return 0 if self.verdict == "pass" else 2
 
 
 def task_means(trials: TrialColumns | Iterable[TaskResult], field: str) -> dict[str, float]:
@@ -230,7 +178,7 @@ def compare_numeric(
         unknown=[] if inside is None else _outside(seen, inside),
         trials=_trials(universe, (baseline, candidate), runs), alpha=alpha,
     )  # fmt: skip
-    gates = [_completeness_gate(c, policy), _regression_gate(c, policy)]
+    gates = [completeness_gate(c, policy), regression_gate(c, policy)]
     return c.model_copy(update={"gates": gates, "verdict": verdict_of(gates)})
 
 
@@ -302,82 +250,6 @@ def _distinct(keys: NDArray[np.int64]) -> NDArray[np.int64]:
     """The distinct ``keys``, sorted (by a sort: ``np.unique``'s hashing is slower on integers)."""
     keys = np.sort(keys)
     return keys[np.concatenate(([True], keys[1:] != keys[:-1]))] if keys.size else keys
-
-
-def _completeness_gate(c: NumericComparison, policy: GatePolicy) -> GateResult:
-    """``"complete comparison"``: every expected task paired, each arm's share of trials with a
-    value at least ``policy.min_completed`` (worded as :mod:`ablation.analysis.completeness`)."""
-    lack_b, lack_c = set(c.missing_baseline), set(c.missing_candidate)
-    missing = [t for t in dict.fromkeys([*c.missing_baseline, *c.missing_candidate])]
-    facts = []
-    if missing:
-        kinds = (
-            ("baseline only", len(lack_c - lack_b)), ("candidate only", len(lack_b - lack_c)),
-            ("in neither arm", len(lack_b & lack_c)),
-        )
-        facts.append(
-            f"{len(missing)} of {c.n_expected} expected task(s) without a pair ("
-            + "; ".join(f"{n} {what}" for what, n in kinds if n) + f"), first: {_first(missing)}"
-        )
-    for arm, (done, total) in c.trials.items():
-        share = done / total if total else 0.0
-        if not total or share < policy.min_completed:
-            facts.append(
-                f"{arm} has a value for {done} of {total} expected trial(s) ({100 * share:.1f}%, "
-                f"below {100 * policy.min_completed:g}%)"
-            )
-    counts = ", ".join(f"{arm} {done}/{total} trials with a value" for arm, (done, total) in c.trials.items())
-    name = GATE_NAMES[0]
-    if not policy.require_complete:
-        return GateResult(
-            name=name, status="off", tasks=missing,
-            evidence=f"{turned_off('require_complete')}; "
-            + ("; ".join(facts) if facts else f"all {c.n_expected} expected tasks paired, {counts}")
-            + ".",
-        )  # fmt: skip
-    if facts:
-        return GateResult(name=name, status="fail", evidence="; ".join(facts) + ".", tasks=missing)
-    return GateResult(
-        name=name, status="pass",
-        evidence=f"all {c.n_expected} expected task(s) paired; {counts} "
-        f"(at least {100 * policy.min_completed:g}% each).",
-    )  # fmt: skip
-
-
-def _regression_gate(c: NumericComparison, policy: GatePolicy) -> GateResult:
-    """``"no significant regression"``: one-sided paired t of ``d + delta < 0`` at ``alpha``, on
-    its own (worded as :func:`ablation.analysis.builtin_gates.judge_significance`)."""
-    p, a = c.gate_pvalue, c.alpha
-    desc = (
-        f"one-sided paired t on per-task {c.field} (H1: candidate worse"
-        f"{' (higher: lower is better)' if c.lower_is_better else ''} by more than "
-        f"{c.regression_delta:g}), mean difference {c.mean_difference:+.4g} over {c.n_pairs} pairs"
-    )
-    if p is None:  # every difference is the same: the t is undefined, the direction is not
-        shift = c.mean_difference - c.regression_delta if c.lower_is_better else -(c.mean_difference + c.regression_delta)
-        on, off = policy.no_significant_regression, turned_off("no_significant_regression")
-        if shift <= 0:  # no task is worse by more than the delta: nothing regressed
-            said = f"{desc}; {c.t_note}; no task is worse by more than {c.regression_delta:g}"
-            return GateResult(name=GATE_NAMES[1], status="pass" if on else "off",
-                              evidence=f"{said}: passes." if on else f"{off}; {said}: would have passed.")  # fmt: skip
-        if on:  # every task is worse by the same amount: not a test
-            return could_not_run(GATE_NAMES[1], f"the {desc}", str(c.t_note))
-        return GateResult(name=GATE_NAMES[1], status="off", evidence=f"{off}; {desc}; could not have run: {c.t_note}.")
-    failed = p < a
-    if not policy.no_significant_regression:
-        would = "would have failed" if failed else "would have passed"
-        return GateResult(
-            name=GATE_NAMES[1], status="off", pvalue=p,
-            evidence=f"{turned_off('no_significant_regression')}; {desc}; p = {_short(p)} vs "
-            f"alpha {_short(a)}: {would}.",
-        )  # fmt: skip
-    outcome = "significant: fails" if failed else "not significant: passes"
-    return GateResult(
-        name=GATE_NAMES[1], status="fail" if failed else "pass", pvalue=p,
-        tasks=list(c.regressions) if failed else [],
-        evidence=f"{desc}; p = {_short(p)} (each fail-if-significant gate at alpha on its own, "
-        f"not adjusted) {'<' if failed else '>='} alpha {_short(a)}: {outcome}.",
-    )  # fmt: skip
 
 
 def numeric_holm(results: list[NumericComparison], names: list[str]) -> dict[str, Any]:

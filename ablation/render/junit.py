@@ -62,28 +62,25 @@ class _Case(NamedTuple):
     detail: str = ""
 
 
-def gate_case(g: GateResult) -> tuple[str, str, _Outcome, str]:
-    """``(name, classname, outcome, message)`` of one gate's test case: passed; skipped when
-    off (its message what the gate would have said); else a failure whose message leads with
-    the status, once (an evidence that already starts with it is not led twice)."""
+def gate_case(g: GateResult, note: str = "") -> _Case:
+    """One gate's test case: passed, its ``<system-out>`` the evidence (then ``note``: what the
+    pass rests on), so that a pass is never silent; skipped when off (its message what the gate
+    would have said); else a failure whose message leads with the status, once (an evidence that
+    already starts with it is not led twice)."""
     name = f"gate: {g.name}"
     if g.status == "pass":
-        return (name, "ablation.gates", "passed", "")
+        return _Case(name, "ablation.gates", "passed", "", detail=g.evidence + note)
     if g.status == "off":
-        return (name, "ablation.gates", "skipped", f"off: {g.evidence}")
+        return _Case(name, "ablation.gates", "skipped", f"off: {g.evidence}")
     lead = f"{g.status}: "
-    return (name, "ablation.gates", "failure", g.evidence if g.evidence.startswith(lead) else lead + g.evidence)
+    return _Case(name, "ablation.gates", "failure", g.evidence if g.evidence.startswith(lead) else lead + g.evidence)
 
 
 def _cases(report: AblationReport) -> list[_Case]:
     """Every test case of ``report``: a passing gate's ``<system-out>`` is its evidence, and the
     regression gate's adds the verdict note (what its pass does not show)."""
     note = f"\nverdict note: {report.verdict_note}" if report.verdict_note else ""
-    cases = [
-        _Case(*gate_case(g), detail=g.evidence + (note if g.name == "no significant regression" else ""))
-        if g.status == "pass" else _Case(*gate_case(g))
-        for g in report.gates
-    ]  # fmt: skip
+    cases = [gate_case(g, note if g.name == "no significant regression" else "") for g in report.gates]
     failing = {t for g in report.gates if not g.holds for t in g.tasks}
     for task in report.critical_regressions:
         if task in failing:

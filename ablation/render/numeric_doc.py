@@ -12,7 +12,8 @@ renderers' helpers: :func:`ablation.render._format.single_line` for the terminal
 and bidi characters shown as escapes, a line per line),
 :func:`ablation.render.markdown.md_cell` / ``md_table``,
 :func:`ablation.render.html.esc` inside :func:`~ablation.render.html.html_page`, and the JUnit
-writer of :mod:`ablation.render.junit` (one ``<testcase>`` per gate: a failed or inconclusive gate
+writer of :mod:`ablation.render.junit` (one ``<testcase>`` per gate: a passing gate its evidence as
+``<system-out>``, a failed or inconclusive gate
 a ``<failure>``, a gate turned off a ``<skipped>``, so ``failures`` is non-zero exactly when the
 verdict is ``"fail"`` and the command exits 2).
 """
