@@ -22,6 +22,7 @@ __all__ = [
     "combine_bounds",
     "feasible_range",
     "grid_means",
+    "grid_uplift",
     "log_factors",
     "margin_indices",
     "next_sums",
@@ -58,16 +59,28 @@ def grid_means(grid_size: int) -> NDArray[np.float64]:
     return means
 
 
+def grid_uplift(k: Any, grid_size: int) -> Any:
+    """The uplift ``Δ_k = 2k/(G − 1) − 1`` of grid point ``k`` (an int or an array of them), as the
+    float nearest to it: one division of the exact integers ``2k − (G − 1)`` and ``G − 1``
+    (``2k/(G − 1) − 1`` rounds twice and reads ``-0.02`` as ``-0.020000000000000018``)."""
+    span = grid_size - 1
+    return (2.0 * np.asarray(k, dtype=np.float64) - span) / span
+
+
 @functools.lru_cache(maxsize=64)
 def margin_indices(margin: float, grid_size: int) -> tuple[int, int]:
     """``(k_lo, k_hi)``: largest k with ``Δ_k ≤ −margin`` and smallest k with ``Δ_k ≥ −margin``.
 
-    Exact rational arithmetic on the binary value of ``margin``, so a grid point equal to −margin
-    never counts as above it. Non-inferior ⇔ the lower index exceeds ``k_lo``; inferior ⇔ the upper
-    index is below ``k_hi``.
+    Exact rational arithmetic on the binary value of ``margin``, and a grid point whose uplift is
+    −margin as a float (:func:`grid_uplift`: ``Δ_980 = −1/50`` beside a margin of 0.02, whose
+    binary value is a little above 1/50) is at −margin: it never counts as above or below it, so a
+    decision never contradicts the interval the report shows. Non-inferior ⇔ the lower index
+    exceeds ``k_lo``; inferior ⇔ the upper index is below ``k_hi``.
     """
     pos = Fraction(grid_size - 1) * (1 - Fraction(margin)) / 2
-    return math.floor(pos), math.ceil(pos)
+    k_lo, k_hi = math.floor(pos), math.ceil(pos)
+    at = [k for k in (k_lo, k_hi) if float(grid_uplift(k, grid_size)) == -margin]
+    return (at[0], at[0]) if at else (k_lo, k_hi)
 
 
 def log_factors(
@@ -142,8 +155,8 @@ def combine_bounds(
 ) -> tuple[Any, Any, Any]:
     """Raw bounds ``(max(grid low, feasible low), min(grid high, feasible high))`` and emptiness."""
     span = grid_size - 1
-    grid_low = np.where(low_index >= 0, 2.0 * low_index / span - 1.0, -1.0)
-    grid_high = np.where(high_index <= span, 2.0 * high_index / span - 1.0, 1.0)
+    grid_low = np.where(low_index >= 0, grid_uplift(low_index, grid_size), -1.0)
+    grid_high = np.where(high_index <= span, grid_uplift(high_index, grid_size), 1.0)
     low = np.maximum(grid_low, feasible[0])
     high = np.minimum(grid_high, feasible[1])
     return low, high, low > high
