@@ -1,8 +1,9 @@
 """Retries around the agent call only (tenacity), recording every attempt.
 
 ``record`` receives ``attempts``, ``attempt_errors`` (each failed attempt's ``"Type: message"``)
-and ``latency_s`` (the successful attempt's own duration), so they are known even when the last
-attempt fails. Only the exception types in :attr:`RetryPolicy.retry_on` are retried, and, when
+and ``latency_s`` (the successful attempt's own duration, from after its ``turn``: the wait for a
+rate-limit slot is no part of it), so they are known even when the last attempt fails. Only the
+exception types in :attr:`RetryPolicy.retry_on` are retried, and, when
 :attr:`RetryPolicy.retry_transient` is on (the default), the transient errors of
 :mod:`ablation.run.transient` (connection, time-out, 429 and 5xx errors of the common clients).
 """
@@ -31,7 +32,11 @@ __all__ = ["call_with_retries"]
 
 
 async def call_with_retries(
-    call: Callable[[], Awaitable[Any]], policy: RetryPolicy, clock: Clock, record: dict[str, Any]
+    call: Callable[[], Awaitable[Any]],
+    policy: RetryPolicy,
+    clock: Clock,
+    record: dict[str, Any],
+    turn: Callable[[], Awaitable[None]] | None = None,
 ) -> Any:
     """Await ``call()`` up to ``policy.max_attempts`` times and return its raw output.
 
@@ -40,6 +45,8 @@ async def call_with_retries(
         policy: Which exceptions are retried, how often and how long to wait.
         clock: Measures each attempt's latency.
         record: Receives ``attempts``, ``attempt_errors`` and ``latency_s``.
+        turn: Awaited before each attempt, outside its latency (the wait for the arm's turn to
+            call: a rate-limit slot); ``None``: none.
 
     Raises:
         Exception: the last attempt's exception when every attempt failed (or a non-retryable one).
@@ -48,6 +55,8 @@ async def call_with_retries(
     record.update(attempts=0, attempt_errors=())
 
     async def once() -> Any:
+        if turn is not None:
+            await turn()
         record["attempts"] += 1
         start = clock()
         try:

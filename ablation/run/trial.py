@@ -30,7 +30,7 @@ from ablation.evaluate.sandbox_confinement import use_confinement
 from ablation.evaluate.verifiers import check_verdict, collect_notes, default_verifier, run_verifier
 from ablation.eventloop import await_or_abandon, is_awaitable, resolved
 from ablation.run.attempts import call_with_retries
-from ablation.run.deadlines import Deadlines
+from ablation.run.deadlines import Deadlines, bounded, paused
 from ablation.run.limits import Clock
 from ablation.run.output_caps import exception_texts, jsonable_extras, jsonable_output
 from ablation.run.plan import Trial
@@ -142,8 +142,10 @@ class TrialRunner:
     Args:
         config: The campaign configuration (timeout, retries).
         quality_scorers: Scorers applied to every completed output.
-        call_agent: Makes one agent call (the engine's, with rate limit and executor).
+        call_agent: Makes one agent call (the engine's, with its executor).
         clock: Measures latency and wall time.
+        turn: Waits for an arm's turn to call (the engine's rate limit) before each attempt,
+            which is neither the attempt's latency nor the trial's time (``Deadlines.paused``).
     """
 
     def __init__(
@@ -152,18 +154,20 @@ class TrialRunner:
         quality_scorers: Sequence[Any],
         call_agent: AgentCall,
         clock: Clock,
+        turn: Callable[[str], Awaitable[None]],
     ) -> None:
         self.config = config
         self.quality_scorers = tuple(quality_scorers)
         self.call_agent = call_agent
         self.clock = clock
+        self.turn = turn
         #: Sets every trial's deadline (one timer for all; ``None`` when there is no timeout).
         self.deadlines = None if config.timeout_s is None else Deadlines(config.timeout_s)
         #: Collects each trial's OpenTelemetry spans (``None``: not collected).
         self.spans: SpanCollector | None = open_collector(config.traces)
 
     async def _score(self, output: Any, task: AblationTask) -> tuple[dict[str, float], dict[str, str]]:
-        """Every scorer's value, or its error, each call bounded by :meth:`_bounded`."""
+        """Every scorer's value, or its error, each call bounded by :func:`~ablation.run.deadlines.bounded`."""
         scores: dict[str, float] = {}
         errors: dict[str, str] = {}
         for scorer in self.quality_scorers:
@@ -171,7 +175,7 @@ class TrialRunner:
             left: dict[str, Any] = {}
             call = await_or_abandon(run_scorer(offload(scorer), output, task), _abandoned(left, lambda: "it"))
             try:
-                value = await self._bounded(call)
+                value = await bounded(self.deadlines, call)
             except BaseException as exc:
                 if is_cancellation(exc):
                     raise
@@ -183,42 +187,8 @@ class TrialRunner:
                 scores[name] = value
         return scores, errors
 
-    async def _bounded(self, call: Awaitable[float]) -> float | None:
-        """Await one scorer call under a deadline of ``timeout_s`` (none without a timeout).
-
-        The deadline comes from the trials' shared timer, as a trial's does (same limit, so the
-        timer's assumption holds). Expiry cancels the await: an async scorer is cancelled, a sync
-        one in its daemon thread is abandoned and runs on. Assumption: the scorer does not hold
-        the event loop itself (``inline``, or async and never awaiting); the deadline fires only
-        when the loop turns, so such a call is stopped by nothing here.
-
-        Returns:
-            The call's value, or ``None`` when it outlived its deadline, returned or not (a thread
-            holding the GIL can keep the loop from running the expiry until after the call ended).
-
-        Raises:
-            BaseException: whatever the call raised, unchanged (a ``TimeoutError`` of its own too).
-        """
-        deadlines = self.deadlines
-        if deadlines is None:
-            return await call
-        scope = asyncio.timeout(None)  # its deadline is set by ``deadlines``
-        try:
-            async with scope:
-                deadlines.add(scope)
-                try:
-                    value = await call
-                    overran = deadlines.overdue(scope)
-                finally:
-                    deadlines.discard(scope)
-        except TimeoutError:
-            if scope.expired():
-                return None
-            raise
-        return None if overran or scope.expired() else value
-
     async def _teardown(self, task: AblationTask, fields: dict[str, Any], *, completed: bool) -> None:
-        """Run the task's tear-down hook, its call bounded as a scorer's (:meth:`_bounded`); one
+        """Run the task's tear-down hook, its call bounded as a scorer's (:func:`~ablation.run.deadlines.bounded`); one
         that raises or overruns ``timeout_s`` makes a completed trial an error or a timeout at
         that stage (a trial that already failed keeps its own error)."""
 
@@ -227,7 +197,7 @@ class TrialRunner:
             return 0.0
 
         try:
-            ended = await self._bounded(call())
+            ended = await bounded(self.deadlines, call())
         except BaseException as exc:
             if is_cancellation(exc):
                 raise
@@ -256,7 +226,9 @@ class TrialRunner:
         fields["passed"] = verdict
         fields["verifier_note"] = "; ".join(notes) or None
 
-    async def _stages(self, trial: Trial, agent: Agent, fields: dict[str, Any]) -> Any:
+    async def _stages(
+        self, trial: Trial, agent: Agent, fields: dict[str, Any], scope: asyncio.Timeout
+    ) -> Any:
         """Set-up, agent, verifier; ``fields["_stage"]`` tracks where a failure happened."""
         task = trial.task
         if task.setup is not None:
@@ -268,7 +240,11 @@ class TrialRunner:
             made = self.call_agent(agent, task, trial.arm)
             return await_or_abandon(made, left) if agent.is_async else made
 
-        raw = await call_with_retries(call, self.config.retry, self.clock, fields)
+        async def turn() -> None:
+            with paused(self.deadlines, scope):
+                await self.turn(trial.arm)
+
+        raw = await call_with_retries(call, self.config.retry, self.clock, fields, turn)
         if not isinstance(raw, AgentOutput):
             raw = sdk_output(raw)  # an SDK's response object, when its package is loaded
         if isinstance(raw, AgentOutput):
@@ -295,7 +271,7 @@ class TrialRunner:
                 if deadlines is not None:
                     deadlines.add(scope)
                 try:
-                    output = await self._stages(trial, agent, fields)
+                    output = await self._stages(trial, agent, fields, scope)
                     # A thread holding the GIL past the deadline can finish before the loop
                     # runs the expiry: the trial still overran, and is a timeout.
                     overran = deadlines is not None and deadlines.overdue(scope)
