@@ -1,5 +1,5 @@
-"""A field another eval tool writes as a number, an object or a count, holding another type, is
-bad input: one line naming the file, the entry, the field and the task id, exit 1.
+"""A field another eval tool writes as a number, an object, a list or a count, holding another
+type, is bad input: one line naming the file, the entry, the field and the task id, exit 1.
 
 Such a value was read as no value (a ``score`` of ``"0.5"``, a ``latencyMs`` of ``"200"``, a token
 count of ``"5"`` or ``-5``: the quality, latency or usage of that trial silently gone, or 0), or
@@ -47,7 +47,12 @@ BAD = [
     (PE, ("cases", 0, "scores"), "x", "'scores' must be an object", "cases[0]"),
     (PE, ("cases", 0, "scores"), {"sim": 0.9}, "'scores.sim' must be an object", "cases[0]"),
     (PE, ("cases", 0, "scores"), {"sim": {"value": "0.9"}}, "'scores.sim.value' must be a number", "cases[0]"),
+    (PE, ("cases", 0, "evaluator_failures"), "x", "'evaluator_failures' must be a list", "cases[0]"),
+    (PE, ("cases", 0, "evaluator_failures"), [1], "'evaluator_failures[0]' must be an object", "cases[0]"),
     (INSPECT, ("samples", 0, "total_time"), "0.07", "'total_time' must be a number", "samples[0]"),
+    (INSPECT, ("samples", 0, "messages"), 5, "'messages' must be a list, got 5", "samples[0]"),
+    (INSPECT, ("samples", 0, "messages"), [{"role": "assistant", "tool_calls": 5}],
+     "'messages[0].tool_calls' must be a list", "samples[0]"),
     (INSPECT, ("samples", 0, "model_usage"), [1], "'model_usage' must be an object", "samples[0]"),
     (INSPECT, USAGE, 3, "'model_usage.offline/candidate' must be an object", ":1:"),
     (INSPECT, (*USAGE, "input_tokens"), "2", "'model_usage.offline/candidate.input_tokens' must be a whole number",
@@ -172,3 +177,26 @@ def test_a_fractional_pydantic_evals_count_is_kept_as_a_metric_not_cut_to_a_coun
     assert "requests" not in err
     trial = next(r for r in load_results(mutated) if r.task_id == "s0" and r.run == 0)
     assert trial.usage is None and trial.metrics["requests"] == 0.5, trial
+
+
+def test_an_empty_pydantic_evals_evaluator_failure_is_the_cases_error(tmp_path: Path) -> None:
+    """An ``evaluator_failures`` entry with no fields still says an evaluator crashed: the trial is
+    an error at the verifier stage (it was a case with no verdict, refused as "None")."""
+    from ablation import load_results
+
+    _, _, err, mutated = _compare(tmp_path, PE, {("cases", 0, "evaluator_failures"): [{}]})
+    assert "verdict" not in err, err
+    trial = next(r for r in load_results(mutated) if r.task_id == "s0" and r.run == 0)
+    assert (trial.status, trial.error_stage) == ("error", "verifier"), trial
+
+
+@pytest.mark.parametrize("metrics", [5, "exact_match", {"exact_match": 1}])
+def test_an_lm_eval_metrics_field_that_is_no_list_is_one_line(tmp_path: Path, metrics: Any) -> None:
+    lines = [json.loads(line) for line in (TOOLS / "lm_eval_candidate.jsonl").read_text().splitlines()]
+    lines[2]["metrics"] = metrics
+    mutated = tmp_path / "candidate.jsonl"
+    mutated.write_text("".join(json.dumps(line) + "\n" for line in lines))
+    done = run_here(["compare", str(TOOLS / "lm_eval_baseline.jsonl"), str(mutated), "--where", "filter=strict-match"])
+    assert (done.returncode, done.stdout) == (1, ""), done.stderr
+    assert done.stderr == (f"ablation: error: {mutated}:3: 'metrics' must be a list of metric names, got {metrics!r} "
+                           f"(task id '{lines[2]['doc_id']}')\n")  # fmt: skip

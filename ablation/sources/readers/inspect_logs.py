@@ -29,8 +29,8 @@ or an integer, whose ``epoch`` is not an integer from 1, whose ``scores`` is not
 (unless it has an ``error``) whose ``scores.SCORER.value`` is absent, null, a list or an object
 is refused with one line naming the file, the sample (``samples[3]``, from 0), the field and,
 once known, the task id; so is a ``total_time`` that is not a number, a ``model_usage`` (or one
-model's entry) that is not an object, and a count of it that is not a whole number from 0
-(absent or null: none).
+model's entry) that is not an object, a count of it that is not a whole number from 0, and a
+``messages`` or a message's ``tool_calls`` that is not a list (absent or null: none).
 
 A log whose ``status`` is not ``"success"`` (``"started"``: a run still going, or killed; an
 ``.eval`` archive without its header reads so; ``"error"``, ``"cancelled"``) is read as it
@@ -82,6 +82,7 @@ from ablation.sources.readers.transcripts import (
     detail_fields,
     entry_error,
     entry_id,
+    entry_list,
     entry_mapping,
     entry_number,
     entry_object,
@@ -238,6 +239,9 @@ def rows(doc: Mapping[str, Any], display: str, options: ReadOptions) -> Iterator
             raise entry_error(display, where, f"'scores' must be an object, got {short_repr(scores)}", task_id)
         verdict = dotted(scores[scorer], "value") if scorer in scores else dotted(sample, scorer)
         model_usage = entry_mapping(sample.get("model_usage"), "model_usage", display, where, task_id) or {}
+        for n, message in enumerate(entry_list(sample.get("messages"), "messages", display, where, task_id) or ()):
+            if isinstance(message, Mapping):  # (a message of another shape is left out of the trace)
+                entry_list(message.get("tool_calls"), f"messages[{n}].tool_calls", display, where, task_id)
         usage = named_usage(lambda: _usage(sample), display, number, task_id)  # noqa: B023 (called now)
         tokens = [_count(model, u, "total_tokens") for model, u in model_usage.items()]  # checked by _usage
         error_type, extra = _error(sample.get("error"))

@@ -8,6 +8,7 @@ must be 0/1; the other numeric metrics → quality. With several filters, ``--wh
 filter=strict-match`` picks one (without it, the file is refused, naming the filters). A line
 ``--where`` leaves out is still checked to be a sample (its ``doc_id``, or ``--key`` path, an
 id): another tool's line in the file is refused naming it, never left out as another filter's.
+A ``metrics`` that is not a list of names is refused naming the line and the task id.
 
 Beside the verdict each trial keeps ``doc`` (input), ``target`` (expected output), ``resps``
 (output: the model's one response as text, else the list), ``filtered_resps`` (the verifier's
@@ -34,7 +35,7 @@ from ablation.sources.readers.rows import (
     matches_where,
 )
 from ablation.sources.readers.transcripts import MAX_MESSAGES, clip, detail_fields
-from ablation.sources.text import file_error
+from ablation.sources.text import file_error, short_repr
 
 __all__ = ["detect", "rows"]
 
@@ -63,7 +64,10 @@ def rows(items: Iterable[tuple[int, Any]], display: str, options: ReadOptions) -
         if options.where and not matches_where(obj, options.where):
             checked_task_id(raw_id, display, line, options.key or "doc_id")  # a line left out is a sample too
             continue
-        names = [m for m in obj.get("metrics") or [] if isinstance(m, str)]
+        if (listed := obj.get("metrics")) is not None and not isinstance(listed, list):
+            raise file_error(InputError, display, f"'metrics' must be a list of metric names, got {short_repr(listed)}",
+                             line=line, task_id=checked_task_id(raw_id, display, line, options.key or "doc_id"))
+        names = [m for m in listed or [] if isinstance(m, str)]
         field = options.field or (names[0] if names else "acc")
         verdict = dotted(obj, field)
         yield Row(

@@ -19,8 +19,9 @@ refused, never left out). An entry that is not an object, whose id (``source_cas
 cannot be read (no ``assertions``, or an ``assertions.NAME.value`` that is not a boolean; the
 ``--field`` assertion or path absent) is refused with one line naming the file, the entry
 (``cases[3]``, ``failures[0]``, from 0), the field and, once known, the task id; so is a
-``task_duration``, ``metrics`` value or ``scores.NAME.value`` that is not a number and a
-``metrics``, ``scores`` or score that is not an object (absent or null: none). A case with
+``task_duration``, ``metrics`` value or ``scores.NAME.value`` that is not a number, a
+``metrics``, ``scores`` or score that is not an object and an ``evaluator_failures`` that is not
+a list of objects (absent or null: none). A case with
 no assertions has no verdict unless ``--field`` names one; a failure and a case whose verdict
 rests on a crashed evaluator are not asked for one.
 
@@ -59,6 +60,7 @@ from ablation.sources.readers.transcripts import (
     detail_fields,
     entry_error,
     entry_id,
+    entry_list,
     entry_mapping,
     entry_number,
     entry_object,
@@ -108,13 +110,13 @@ def rows(doc: Mapping[str, Any], display: str, options: ReadOptions) -> Iterator
             continue
         metrics = _numbers(case, "metrics", display, where, task_id)
         usage = named_usage(lambda: _usage(metrics), display, number, task_id)  # noqa: B023 (called now)
-        crashed = _crashed_evaluator(case, options.field)
+        crashed = _crashed_evaluator(case, options.field, display, where, task_id)
         yield Row(
             number,
             task_id,
             _checked_verdict(case, options.field, crashed is not None, display, where, task_id),
             run=run,
-            **(_evaluator_error(crashed) if crashed else {}),
+            **(_evaluator_error(crashed) if crashed is not None else {}),
             latency_s=entry_number(case.get("task_duration"), "task_duration", display, where, task_id),
             cost=metrics.get("cost"),
             tokens=None if usage is None or (total := usage.total_tokens) is None else float(total),
@@ -124,16 +126,22 @@ def rows(doc: Mapping[str, Any], display: str, options: ReadOptions) -> Iterator
             extra={**texts, **detail_fields(
                 output=case.get("output"), usage=usage, trace=_case_trace(case),
                 verifier_note=_reasons(case.get("assertions")),
-                **(_evaluator_texts(crashed) if crashed else {}),
+                **(_evaluator_texts(crashed) if crashed is not None else {}),
             )},
         )
 
 
-def _crashed_evaluator(case: Mapping[str, Any], field: str | None) -> Mapping[str, Any] | None:
+def _crashed_evaluator(
+    case: Mapping[str, Any], field: str | None, display: str, where: str, task_id: Any
+) -> Mapping[str, Any] | None:
     """The failure of an evaluator the verdict rests on (every one by default, else the one
-    ``field`` names), or ``None``: a crashed check is the trial's error, never a pass or fail."""
-    for failure in case.get("evaluator_failures") or []:
-        if isinstance(failure, Mapping) and (field is None or failure.get("name") == field):
+    ``field`` names), or ``None``: a crashed check is the trial's error, never a pass or fail.
+    An ``evaluator_failures`` that is not a list of objects is refused (:func:`entry_list`), never
+    read as no failure."""
+    failures = entry_list(case.get("evaluator_failures"), "evaluator_failures", display, where, task_id) or []
+    for number, item in enumerate(failures):
+        failure = entry_mapping(item, f"evaluator_failures[{number}]", display, where, task_id)
+        if failure is not None and (field is None or failure.get("name") == field):
             return failure
     return None
 

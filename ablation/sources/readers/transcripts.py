@@ -13,8 +13,8 @@ names in every message. An entry that is not is refused with one line naming the
 entry's JSON path (``results.results[1]``, ``samples[0]``: the tool's own key names, list
 positions from 0) and, once known, the task id (:func:`entry_error`):
 ``FILE: PATH: problem (task id 'X')``, worded as the plain rows' messages are. So is a field the
-tool writes as a number or an object that holds another type (:func:`entry_number`,
-:func:`entry_mapping`: a text, a boolean, a list), and a usage count that is not a count
+tool writes as a number, an object or a list that holds another type (:func:`entry_number`,
+:func:`entry_mapping`, :func:`entry_list`: a text, a boolean, a number), and a usage count that is not a count
 (:func:`usage_count`): absent or null is no value, anything else is never read as none.
 
 A transcript is a list of messages in the layout the drill-down reads (the one pydantic-ai
@@ -48,6 +48,7 @@ __all__ = [
     "detail_fields",
     "entry_error",
     "entry_id",
+    "entry_list",
     "entry_mapping",
     "entry_number",
     "entry_object",
@@ -221,6 +222,16 @@ def entry_mapping(value: Any, name: str, display: str, where: str, task_id: Any)
         return None
     if not isinstance(value, Mapping):
         raise entry_error(display, where, f"{name!r} must be an object, got {short_repr(value)}", task_id)
+    return value
+
+
+def entry_list(value: Any, name: str, display: str, where: str, task_id: Any) -> list[Any] | None:
+    """``value``, field ``name`` of the entry at ``where``, that the tool writes as a list: as
+    :func:`entry_mapping` does for an object."""
+    if value is MISSING or value is None:
+        return None
+    if not isinstance(value, list):
+        raise entry_error(display, where, f"{name!r} must be a list, got {short_repr(value)}", task_id)
     return value
 
 
