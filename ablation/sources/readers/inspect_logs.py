@@ -4,7 +4,8 @@ A log is one object with ``eval`` and ``samples[]``; each sample has ``id``, ``e
 ``scores`` (``{scorer: {"value": "C"|"I"|"P"|"N"|number|bool}}``), ``model_usage`` (``{model:
 {"total_tokens": n, ...}}``), ``total_time`` and ``error``. Mapping: id = ``id``; run =
 ``epoch - 1``; verdict = the value of the scorer ``--field`` names (default: the only scorer, an
-error when there are several); latency = ``total_time``; tokens = the sum of ``total_tokens``;
+error when there are several, or none beside a sample without ``error``: a log whose every
+sample failed needs no scorer); latency = ``total_time``; tokens = the sum of ``total_tokens``;
 numeric scorer values → quality; a sample with ``error`` is an error trial, at the ``agent``
 stage, its type and message read from ``error.message`` (``"RuntimeError('...')"``; else the
 type is ``SampleError``), with the end of ``error.traceback``.
@@ -237,7 +238,9 @@ def rows(doc: Mapping[str, Any], display: str, options: ReadOptions) -> Iterator
         scores = sample.get("scores") or {}
         if not isinstance(scores, Mapping):
             raise entry_error(display, where, f"'scores' must be an object, got {short_repr(scores)}", task_id)
-        verdict = dotted(scores[scorer], "value") if scorer in scores else dotted(sample, scorer)
+        verdict = dotted(scores[scorer], "value") if scorer in scores else MISSING
+        if scorer is not None and scorer not in scores:
+            verdict = dotted(sample, scorer)
         model_usage = entry_mapping(sample.get("model_usage"), "model_usage", display, where, task_id) or {}
         for n, message in enumerate(entry_list(sample.get("messages"), "messages", display, where, task_id) or ()):
             if isinstance(message, Mapping):  # (a message of another shape is left out of the trace)
@@ -245,7 +248,7 @@ def rows(doc: Mapping[str, Any], display: str, options: ReadOptions) -> Iterator
         usage = named_usage(lambda: _usage(sample), display, number, task_id)  # noqa: B023 (called now)
         tokens = [_count(model, u, "total_tokens") for model, u in model_usage.items()]  # checked by _usage
         error_type, extra = _error(sample.get("error"))
-        if not error_type:
+        if not error_type and scorer is not None:  # (no scorer: every sample has an error)
             _check_verdict(verdict, scorer, scorer in scores or not options.field, display, where, task_id)
         yield Row(
             number,
@@ -359,13 +362,20 @@ def _note(score: Any) -> str | None:
     return None
 
 
-def _only_scorer(samples: list[Any], display: str) -> str:
+def _only_scorer(samples: list[Any], display: str) -> str | None:
+    """The one scorer of the samples; ``None`` when no sample was scored and every one has an
+    ``error`` (a run that failed throughout: error trials need no verdict); several scorers, or
+    none beside a sample that ran, is an error asking for ``--field``."""
+    if not samples:
+        raise file_error(InputError, display, "the Inspect log's samples list is empty: no results")
     names: list[str] = []
     for sample in samples:  # (a sample, or its scores, of another shape is refused by :func:`rows`)
         scores = sample.get("scores") if isinstance(sample, Mapping) else None
         for name in scores if isinstance(scores, Mapping) else ():
             if name not in names:
                 names.append(name)
+    if not names and all(isinstance(sample, Mapping) and sample.get("error") for sample in samples):
+        return None
     if len(names) != 1:
         raise file_error(
             InputError, display,
