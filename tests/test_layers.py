@@ -81,8 +81,9 @@ ALLOWED: dict[str, set[str]] = {
        "run.output_caps", "run.threads", "run.transient", "run.watchdog", "run.spans"},
     "run.isolation_worker": GROUND | {"sources.modules"},
     "run.worker_output": set(),
+    "run.worker_process": {"run.isolation_worker", "run.worker_output"},
     "run.isolation": GROUND
-    | {"agents", "run.threads", "run.isolation_worker", "run.worker_output", "sources.modules"},
+    | {"agents", "run.threads", "run.isolation_worker", "run.worker_process", "sources.modules"},
     "run.engine": EVALUATE
     | {"agents", "run.progress", "run.plan", "run.limits", "run.trial", "run.threads", "run.watchdog",
        "run.isolation", "run.suite_source", "run.spans"},

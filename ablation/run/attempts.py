@@ -2,7 +2,7 @@
 
 ``record`` receives ``attempts``, ``attempt_errors`` (each failed attempt's ``"Type: message"``)
 and ``latency_s`` (the successful attempt's own duration, from after its ``turn``: the wait for a
-rate-limit slot is no part of it), so they are known even when the last attempt fails. Only the
+rate-limit slot or a worker process is no part of it), so they are known even when the last attempt fails. Only the
 exception types in :attr:`RetryPolicy.retry_on` are retried, and, when
 :attr:`RetryPolicy.retry_transient` is on (the default), the transient errors of
 :mod:`ablation.run.transient` (connection, time-out, 429 and 5xx errors of the common clients).
@@ -46,7 +46,7 @@ async def call_with_retries(
         clock: Measures each attempt's latency.
         record: Receives ``attempts``, ``attempt_errors`` and ``latency_s``.
         turn: Awaited before each attempt, outside its latency (the wait for the arm's turn to
-            call: a rate-limit slot); ``None``: none.
+            call: a rate-limit slot, a worker process ready); ``None``: none.
 
     Raises:
         Exception: the last attempt's exception when every attempt failed (or a non-retryable one).

@@ -13,8 +13,9 @@ Semantics (DESIGN.md section 5; one trial is run by :mod:`ablation.run.trial`, r
   At most ``config.concurrency`` trials are in flight; trials are generated lazily, so memory is
   bounded by the concurrency and the results kept, not by the suite size.
 - Every attempt gets a deep copy of the task input.
-- ``config.rate_limit_per_s`` spaces each arm's agent calls; the wait for a slot is neither an
-  attempt's latency nor part of its trial's ``timeout_s``.
+- ``config.rate_limit_per_s`` spaces each arm's agent calls; the wait for a slot (and, with
+  process isolation, for a worker to start and load the agent) is neither an attempt's latency
+  nor part of its trial's ``timeout_s``.
 - Within a pair, which arm is scheduled first is drawn from ``config.seed``.
 - ``timeout_s`` bounds a whole trial (all attempts and the verifier; every trial's deadline is
   kept on one shared timer, :mod:`ablation.run.deadlines`); a timed-out trial is
@@ -265,10 +266,13 @@ class AblationEngine:
 
     # ------------------------------------------------------------------ one agent call
     async def _turn(self, arm: str) -> None:
-        """Wait for ``arm``'s next rate-limit slot (the trial's clock stopped meanwhile)."""
+        """Wait for ``arm``'s next rate-limit slot and, with process isolation, a worker that has
+        loaded its agent (the trial's clock stopped meanwhile)."""
         limiter = self._limiters[arm]
         if limiter.active:
             await limiter.acquire()
+        if self._isolation is not None:
+            await self._isolation.ready(arm, self.config.timeout_s)
 
     async def _call_agent(self, agent: Agent, task: AblationTask, arm: str) -> Any:
         if self._isolation is not None and self._isolation.handles(arm):  # isolation="process"

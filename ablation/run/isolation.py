@@ -26,38 +26,41 @@ Design (stated assumptions):
   verifiers, scorers and hooks stay in the parent.
 
 Cost: one interpreter start per worker (a few hundred milliseconds, paid ``concurrency`` times)
-and a pickle round trip plus a thread hand-off per call.
+and a pickle round trip plus a thread hand-off per call. The start, and the loading of the agent
+in the worker, are the campaign's cost, not a trial's: before a call, :meth:`ProcessIsolation.ready`
+sets aside for the trial a worker that has loaded its agent, while the trial's clock is stopped
+(the engine's turn, :meth:`~ablation.run.deadlines.Deadlines.paused`), so neither counts in the
+call's latency or against ``timeout_s``; a start and load that take longer than ``timeout_s`` and
+:data:`LOAD_WAIT_S` are given up (the worker killed), and the call then loads the agent on its
+trial's clock.
 """
 
 from __future__ import annotations
 
+import asyncio
 import atexit
 import contextlib
 import inspect
 import io
-import os
 import pickle
-import signal
-import subprocess
 import sys
-import threading
 import time
 import weakref
 from collections.abc import Mapping
 from concurrent.futures import Executor
-from pathlib import Path
 from typing import Any
 
 from ablation.agents import CommandAgent, HttpAgent
 from ablation.agents.callables import Agent
 from ablation.config import CampaignConfig
 from ablation.errors import AblationError, AgentSpecError, ConfigError
-from ablation.run.isolation_worker import WORKER_MARKER, file_attr, read_frame, write_frame
+from ablation.run.isolation_worker import file_attr
 from ablation.run.threads import run_in_daemon_thread
-from ablation.run.worker_output import forward_output
+from ablation.run.worker_process import Worker, describe_status
 from ablation.sources.modules import FILE_MODULE_PREFIX
 
 __all__ = [
+    "LOAD_WAIT_S",
     "FilePickler",
     "ProcessIsolation",
     "RemoteTraceback",
@@ -68,8 +71,8 @@ __all__ = [
 ]
 
 _PROTOCOL = pickle.HIGHEST_PROTOCOL
-_LAUNCH = "from ablation.run.isolation_worker import main; main()"
-_REAP_S = 5.0
+#: Least time a worker gets to start and load an agent before a call (``timeout_s`` when longer).
+LOAD_WAIT_S = 60.0
 _OUTPUT_WAIT_S = 0.5  # at close, for the workers' last output (a process that escaped may hold it)
 _MAIN_REFERENCE = b"\x8c\x08__main__"  # how a pickle names the module __main__
 
@@ -124,73 +127,6 @@ def _dumps(obj: Any) -> bytes:
     return buffer.getvalue()
 
 
-def _describe_status(returncode: int | None) -> str:
-    if returncode is None:
-        return "closed its pipe"
-    if returncode < 0:
-        try:
-            name = signal.Signals(-returncode).name
-        except ValueError:
-            name = f"signal {-returncode}"
-        return f"was killed by {name} (signal {-returncode})"
-    return f"exited with status {returncode}"
-
-
-class _Worker:
-    """One worker process and its pipes (used from one call at a time)."""
-
-    def __init__(self, memory_mb: int | None, max_output_bytes: int = 0) -> None:
-        package_root = str(Path(__file__).resolve().parents[2])
-        env = dict(os.environ)
-        env["PYTHONPATH"] = os.pathsep.join(p for p in (package_root, env.get("PYTHONPATH")) if p)
-        self.proc = subprocess.Popen(
-            [sys.executable, "-c", _LAUNCH, WORKER_MARKER, str(os.getpid()), str(memory_mb or 0),
-             str(max_output_bytes)],
-            stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env,
-            start_new_session=True,
-        )  # fmt: skip
-        self.agents: set[bytes] = set()
-        self.calls = 0
-        # what its agents print, passed on to stderr up to a limit per call (run/worker_output.py)
-        self.output = threading.Thread(
-            target=forward_output, args=(self.proc.stderr, f"isolation worker {self.proc.pid}"),
-            kwargs={"call": lambda: self.calls}, daemon=True, name="ablation-worker-output",
-        )  # fmt: skip
-        self.output.start()
-
-    def roundtrip(self, request: bytes) -> bytes | None:
-        """Send one request and wait for its reply; ``None`` when the worker died first."""
-        assert self.proc.stdin is not None and self.proc.stdout is not None
-        self.calls += 1
-        try:
-            write_frame(self.proc.stdin, request)  # type: ignore[arg-type]
-            return read_frame(self.proc.stdout)  # type: ignore[arg-type]
-        except (OSError, EOFError, ValueError):
-            return None
-
-    def status(self) -> int | None:
-        """The exit status once the worker is gone (waits a little for the kernel to report it)."""
-        with contextlib.suppress(subprocess.TimeoutExpired):
-            return self.proc.wait(timeout=_REAP_S)
-        return None
-
-    def kill(self) -> None:
-        """Kill the worker's process group, reap it, close its pipes (never blocks for long)."""
-        with contextlib.suppress(ProcessLookupError, PermissionError):
-            os.killpg(self.proc.pid, signal.SIGKILL)
-        with contextlib.suppress(ProcessLookupError):
-            self.proc.kill()
-        self.status()
-        # A reader thread may still hold the stdout lock: close from a thread of its own.
-        threading.Thread(target=self._close_pipes, daemon=True, name="ablation-pipes").start()
-
-    def _close_pipes(self) -> None:
-        for pipe in (self.proc.stdin, self.proc.stdout):
-            with contextlib.suppress(Exception):
-                if pipe is not None:
-                    pipe.close()
-
-
 _POOLS: weakref.WeakSet[ProcessIsolation] = weakref.WeakSet()
 
 
@@ -224,8 +160,9 @@ class ProcessIsolation:
     ) -> None:
         self.memory_mb = memory_mb
         self.max_output_bytes = max_output_bytes
-        self.workers: list[_Worker] = []
-        self._idle: list[_Worker] = []
+        self.workers: list[Worker] = []
+        self._idle: list[Worker] = []
+        self._reserved: weakref.WeakKeyDictionary[asyncio.Task[Any], Worker] = weakref.WeakKeyDictionary()
         self._blobs = {arm: _agent_blob(agent) for arm, agent in agents.items() if handles(agent)}
         self._files: dict[str, str] = {}
         self._seen_modules = -1
@@ -250,10 +187,8 @@ class ProcessIsolation:
                 f"the input of task {task_id!r} cannot be sent to a worker process "
                 f"(isolation='process'): {type(exc).__name__}: {exc}"
             ) from None
-        request = pickle.dumps(
-            (self._file_modules(), list(sys.path), self._blobs[arm], input_blob), protocol=_PROTOCOL
-        )
-        worker = self._idle.pop() if self._idle else self._start()
+        request = self._request(arm, input_blob)
+        worker = self._reserved.pop(_current(), None) or self._take(self._blobs[arm])
         try:
             reply = await run_in_daemon_thread(worker.roundtrip, request)
         except BaseException:  # timeout or stop: the call cannot be abandoned, its worker can
@@ -263,29 +198,73 @@ class ProcessIsolation:
             self._discard(worker)
             returncode = worker.proc.returncode
             raise WorkerDied(
-                f"worker process {worker.proc.pid} {_describe_status(returncode)} while running "
+                f"worker process {worker.proc.pid} {describe_status(returncode)} while running "
                 f"task {task_id!r} ({arm}); the worker was replaced",
                 returncode,
             )
         self._idle.append(worker)
-        return _unpack(pickle.loads(reply), task_id)
+        answer = pickle.loads(reply)
+        if answer[0] == "ok":
+            worker.agents.add(self._blobs[arm])
+        return _unpack(answer, task_id)
+
+    async def ready(self, arm: str, timeout_s: float | None) -> None:
+        """Set aside, for the calling task's next :meth:`call` of ``arm``, a worker that has
+        loaded its agent: an idle one that has, else one made to load it now (started when none
+        is idle), waiting for the load up to ``timeout_s`` or :data:`LOAD_WAIT_S`, the longer. A
+        load that fails is left for the call to report; a worker that dies or overruns that wait
+        while loading is killed, and the call takes another. Nothing for an arm whose agent
+        does not run in a worker."""
+        if not self.handles(arm):
+            return
+        blob, task = self._blobs[arm], _current()
+        worker = self._reserved.pop(task, None) or self._take(blob)
+        if blob not in worker.agents:
+            load = run_in_daemon_thread(worker.roundtrip, self._request(arm, None))
+            try:
+                reply = await asyncio.wait_for(load, max(timeout_s or 0.0, LOAD_WAIT_S))
+            except BaseException as exc:  # the load cannot be abandoned, its worker can
+                self._discard(worker)
+                if isinstance(exc, TimeoutError):  # overran: the call loads on its trial's clock
+                    return
+                raise
+            if reply is None:
+                self._discard(worker)
+                return
+            if pickle.loads(reply)[0] == "ready":
+                worker.agents.add(blob)
+        self._reserved[task] = worker
+
+    def _request(self, arm: str, input_blob: bytes | None) -> bytes:
+        """The frame asking a worker to run ``arm``'s agent on ``input_blob`` (``None``: load it)."""
+        return pickle.dumps(
+            (self._file_modules(), list(sys.path), self._blobs[arm], input_blob), protocol=_PROTOCOL
+        )
+
+    def _take(self, blob: bytes) -> Worker:
+        """An idle worker, one that has loaded the agent ``blob`` first; a new one when none is."""
+        for i in range(len(self._idle) - 1, -1, -1):
+            if blob in self._idle[i].agents:
+                return self._idle.pop(i)
+        return self._idle.pop() if self._idle else self._start()
 
     def close(self) -> None:
         """Kill every worker and its process group (idempotent), then wait up to half a second
         for the last of their output to reach stderr."""
         workers, self.workers, self._idle = self.workers, [], []
+        self._reserved.clear()
         for worker in workers:
             worker.kill()
         deadline = time.monotonic() + _OUTPUT_WAIT_S
         for worker in workers:
             worker.output.join(max(0.0, deadline - time.monotonic()))
 
-    def _start(self) -> _Worker:
-        worker = _Worker(self.memory_mb, self.max_output_bytes)
+    def _start(self) -> Worker:
+        worker = Worker(self.memory_mb, self.max_output_bytes)
         self.workers.append(worker)
         return worker
 
-    def _discard(self, worker: _Worker) -> None:
+    def _discard(self, worker: Worker) -> None:
         worker.kill()
         with contextlib.suppress(ValueError):
             self.workers.remove(worker)
@@ -300,6 +279,13 @@ class ProcessIsolation:
                 if name.startswith(FILE_MODULE_PREFIX) and getattr(module, "__file__", None)
             }
         return self._files
+
+
+def _current() -> asyncio.Task[Any]:
+    """The task of the trial calling (a worker set aside by ``ready`` is that task's)."""
+    task = asyncio.current_task()
+    assert task is not None, "called from a coroutine run by a task"
+    return task
 
 
 def handles(agent: Agent) -> bool:

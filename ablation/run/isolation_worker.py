@@ -5,6 +5,8 @@ session of its own (so its process group can be killed as a whole). Protocol: ev
 8-byte big-endian length followed by a pickle. The parent sends
 ``(files, sys_path, fn_blob, input_blob)`` and the worker answers with one tuple:
 
+- ``("ready",)``: ``input_blob`` was ``None``, a request to load the agent only (the parent's
+  warm-up before a trial's clock runs), and it loaded (one that failed is answered as raised);
 - ``("ok", result_blob)``: the call returned (the result pickled);
 - ``("raised", exc_blob, traceback_text)``: the call raised (``BaseException`` included: an agent's
   ``SystemExit`` or ``KeyboardInterrupt`` is that trial's error, never the worker's exit);
@@ -211,11 +213,11 @@ def main() -> None:
             fn = agents.get(fn_blob)
             if fn is None:
                 fn = agents[fn_blob] = _loads(fn_blob)
-            input_data = _loads(input_blob)
+            input_data = None if input_blob is None else _loads(input_blob)
         except BaseException as exc:
             reply = _raised(exc)
         else:
-            reply = _answer(fn, input_data)
+            reply = ("ready",) if input_blob is None else _answer(fn, input_data)
         leave_if_forked(worker)  # a copy the agent forked never answers for the worker
         try:
             sys.stdout.flush()

@@ -144,8 +144,9 @@ class TrialRunner:
         quality_scorers: Scorers applied to every completed output.
         call_agent: Makes one agent call (the engine's, with its executor).
         clock: Measures latency and wall time.
-        turn: Waits for an arm's turn to call (the engine's rate limit) before each attempt,
-            which is neither the attempt's latency nor the trial's time (``Deadlines.paused``).
+        turn: Waits for an arm's turn to call (the engine's rate limit, a worker process ready)
+            before each attempt: neither the attempt's latency nor the trial's time
+            (``Deadlines.paused``).
     """
 
     def __init__(
