@@ -20,6 +20,7 @@ from hypothesis import strategies as st
 
 from ablation import CampaignConfig, compare_results
 from ablation.analysis.builtin_gates import (
+    GATE_CRITICAL,
     GATE_LATENCY,
     GATE_NONINFERIORITY,
     GATE_REGRESSION,
@@ -29,7 +30,16 @@ from ablation.analysis.metric_gate import GATE_METRIC
 from ablation.analysis.metric_margins import LOWER_IS_BETTER
 from ablation.config import GatePolicy, SequentialPolicy
 from ablation.render import render
-from ablation.render._format import fmt_p, summary_sentence, verdict_line
+from ablation.render._format import (
+    fmt_level,
+    fmt_noun,
+    fmt_p,
+    fmt_pp,
+    summary_sentence,
+    verdict_line,
+)
+from ablation.render.html import esc
+from ablation.render.markdown import md_cell
 from ablation.report import AblationReport
 
 _TESTED = (GATE_REGRESSION, GATE_NONINFERIORITY, GATE_LATENCY)
@@ -56,6 +66,9 @@ def _trial(rng: random.Random, tid: str, run: int, arm: str, shape: dict) -> dic
 
 
 def _results(seed: int, shape: dict) -> tuple[list[dict], list[dict], list[str]]:
+    if shape["clean"]:  # every value in every trial: the margins' tests can run, and pass
+        shape = {**shape, "missing": 0.0, "errors": 0.0, "timeouts": 0.0, "uneven": 0.0,
+                 "latency": 1.0, "cost": 1.0, "metric": 1.0, "metric_one_arm": False}  # fmt: skip
     rng = random.Random(seed)
     base: list[dict] = []
     cand: list[dict] = []
@@ -95,6 +108,7 @@ _SHAPE = st.fixed_dictionaries(
         "steps_shift": st.sampled_from([-2, 0, 0, 1]),
         "categories": st.sampled_from([0, 2, 5]),
         "critical": st.sampled_from([0.0, 0.1, 1.0]),
+        "clean": st.booleans(),
     }
 )
 
@@ -126,6 +140,12 @@ def _check_gates(report: AblationReport, policy: GatePolicy, alpha: float) -> No
             assert "could not run" not in g.evidence, g
         if report.n_paired == 0 and (g.name in _TESTED or g.name.startswith("non-inferiority of")):
             assert g.status in ("inconclusive", "off"), g
+    crit = by_name[GATE_CRITICAL]
+    if policy.critical_must_not_regress:
+        want = "fail" if report.critical_regressions else "inconclusive" if report.critical_excluded else "pass"
+        assert crit.status == want, crit
+    else:
+        assert crit.status == "off"
     test = report.uplift_test
     reg = by_name.get(GATE_REGRESSION)
     seq = report.sequential
@@ -197,6 +217,13 @@ def _check_sentence(report: AblationReport) -> None:
         assert report.summary == "no paired tasks"
         return
     assert test is not None
+    t = report.table
+    assert t.both_pass + t.regressions + t.improvements + t.both_fail == report.n_paired
+    assert (len(report.regressions), len(report.improvements)) == (t.regressions, t.improvements)
+    ci = report.uplift.ci
+    assert f"{fmt_level(ci.confidence_level)} CI {fmt_pp(ci.low)} to {fmt_pp(ci.high)}" in sentence
+    assert f"{fmt_noun(t.regressions, 'regression')}" in sentence
+    assert set(report.errored_regressions) <= set(report.regressions)
     if report.summary == "regression":
         assert sentence.startswith("Candidate is worse")
         assert f"{test.method}, H1: candidate worse, p = {fmt_p(test.pvalue_worse)}" in sentence
@@ -208,7 +235,7 @@ def _check_sentence(report: AblationReport) -> None:
         assert f"p = {fmt_p(reg.pvalue)}" in sentence
 
 
-def _check_renderings(report: AblationReport) -> None:
+def _check_renderings(report: AblationReport, html: bool) -> None:
     doc = json.loads(render(report, "json"))
     assert doc["verdict"] == report.verdict
     assert [(g["name"], g["status"]) for g in doc["gates"]] == [(g.name, g.status) for g in report.gates]
@@ -218,8 +245,14 @@ def _check_renderings(report: AblationReport) -> None:
     word = f"Verdict: {report.verdict.upper()}"
     line = verdict_line(report)
     assert line.startswith(word)
-    for fmt in ("markdown", "terminal"):
-        assert word in render(report, fmt), fmt
+    markdown = render(report, "markdown")
+    assert word in markdown and word in render(report, "terminal")
+    page = render(report, "html") if html else ""  # with its plots: ~0.5 s a page
+    assert not html or f'class="verdict {report.verdict}"' in page
+    for g in report.gates:  # every gate's row shows its own status
+        assert f"| {md_cell(g.name)} | {g.status.upper()} |" in markdown, g.name
+        row = f'<td>{esc(g.name)}</td><td class="status-{g.status}">{g.status.upper()}</td>'
+        assert not html or row in page, g.name
     root = ET.fromstring(render(report, "junit"))
     gates_suite = next(s for s in root.iter("testsuite") if s.get("name") == "ablation")
     failures = int(gates_suite.get("failures") or 0)
@@ -228,11 +261,12 @@ def _check_renderings(report: AblationReport) -> None:
     assert props.get("verdict") == report.verdict, props
 
 
-@settings(max_examples=120, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=100, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(
     shape=_SHAPE,
     policy=_POLICY,
     seed=st.integers(0, 2**16),
+    page=st.integers(0, 19),  # one example in 20 renders the HTML page too
     alpha=st.sampled_from([0.05, 0.1]),
     level=st.sampled_from([0.9, 0.95]),
     on_error=st.sampled_from(["fail", "exclude"]),
@@ -241,7 +275,7 @@ def _check_renderings(report: AblationReport) -> None:
         st.builds(SequentialPolicy, futility_after=st.sampled_from([None, 5, 40]), suite_claim=st.booleans()),
     ),
 )
-def test_every_part_of_a_report_tells_one_verdict(shape, policy, seed, alpha, level, on_error, sequential) -> None:
+def test_every_part_of_a_report_tells_one_verdict(shape, policy, seed, page, alpha, level, on_error, sequential) -> None:
     base, cand, ids = _results(seed, shape)
     config = CampaignConfig(
         n_resamples=200, alpha=alpha, confidence_level=level, on_error=on_error, gates=policy,
@@ -254,7 +288,7 @@ def test_every_part_of_a_report_tells_one_verdict(shape, policy, seed, alpha, le
     report = compare_results(base, cand, expected_ids=ids, config=config)
     _check_gates(report, policy, alpha)
     _check_sentence(report)
-    _check_renderings(report)
+    _check_renderings(report, html=page == 7)
 
 
 @pytest.mark.parametrize("margin", [None, 0.1])
