@@ -81,8 +81,8 @@ class _Plan:
     def record_in(self, info: CampaignRun) -> None:
         """Fill ``info`` with the campaign's id and the trials this plan takes from the store."""
         info.campaign_id = self.campaign_id
-        for arm in [r.arm for r in self.prior] + [arm for _, arm, _ in self.skip]:
-            info.reused[arm] += 1
+        for _, arm, _ in {(r.task_id, r.arm, r.run) for r in self.prior} | self.skip:
+            info.reused[arm] += 1  # a reused baseline's trials are in both, counted once
 
     def fingerprints(self) -> dict[str, str]:
         """``arm -> fingerprint`` of the agents this call runs (:mod:`ablation.agents.fingerprint`)."""
@@ -133,8 +133,9 @@ def _reused_baseline(
     plan.prior = run_store.results(source_id, arm="baseline")
     plan.baseline, plan.baseline_name, plan.arms = None, source.baseline_agent, ("candidate",)
     plan.provenance_extra = {"baseline_reused_from": source_id, "baseline_ran_at": source.created_at}
-    if config.sequential is not None and baseline_agent is not None:
-        # A sequential source may have stopped early: run the baseline where it holds nothing.
+    if baseline_agent is not None:
+        # A source that stopped early (sequential), was interrupted or aborted, or is still
+        # running holds no baseline trial for some tasks: the baseline runs there, only there.
         plan.baseline, plan.arms = as_agent(baseline_agent), ("baseline", "candidate")
         plan.skip = {(r.task_id, r.arm, r.run) for r in plan.prior}
 
@@ -167,8 +168,6 @@ def _resumed(
         for k in ("baseline_reused_from", "baseline_ran_at")
         if record.provenance.get(k)
     }
-    if plan.provenance_extra and config.sequential is None:
-        plan.arms = ("candidate",)
     run_store.set_status(record.campaign_id, "running")
 
 

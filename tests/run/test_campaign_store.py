@@ -19,6 +19,7 @@ import pytest
 from helpers import cli, slow_agents, slow_suite
 
 from ablation import (
+    CampaignAborted,
     CampaignConfig,
     CampaignRun,
     ConfigError,
@@ -292,3 +293,37 @@ def test_aborted_campaign_is_marked_aborted(tmp_path: Path) -> None:
         record = store.latest_campaign()
         assert record is not None and record.status == "aborted"
         assert record.n_trials >= 1  # the finished trials, the failing one included, are kept
+
+
+@pytest.mark.usefixtures("instant")
+def test_a_reused_baseline_that_stopped_part_way_is_run_where_it_holds_nothing(tmp_path: Path) -> None:
+    # The first campaign aborts at its candidate's first error, with few baseline trials stored:
+    # the campaign reusing its baseline runs the baseline on the other tasks (and only there), so
+    # it pairs every task instead of leaving the others unpaired for good.
+    store, tasks = tmp_path / "runs.db", slow_suite.make_tasks(12)
+    calls: Counter[str] = Counter()
+    baseline = _counted("baseline", slow_agents.baseline, calls)
+
+    def broken(task: dict[str, Any]) -> int:
+        raise ValueError("broken candidate")
+
+    first = CampaignRun()
+    with pytest.raises(CampaignAborted):
+        run_ablation_campaign(
+            baseline, broken, tasks, store=store, run_info=first,
+            config=FAST.model_copy(update={"on_error": "abort", "concurrency": 1}),
+        )  # fmt: skip
+    with RunStore(store) as s:
+        held = s.count(first.campaign_id or "", arm="baseline")
+    assert 0 < held < len(tasks)
+
+    info = CampaignRun()
+    report = run_ablation_campaign(
+        baseline, _counted("B", slow_agents.candidate_b, calls), tasks, config=FAST, store=store,
+        reuse_baseline=first.campaign_id, run_info=info,
+    )  # fmt: skip
+    assert (report.n_paired, report.excluded) == (len(tasks), [])
+    assert info.reused == {"baseline": held, "candidate": 0}
+    assert info.executed == {"baseline": len(tasks) - held, "candidate": len(tasks)}
+    assert calls == {"baseline": len(tasks), "B": len(tasks)}  # each task's baseline ran once
+    assert report.provenance.baseline_reused_from == first.campaign_id
