@@ -61,7 +61,7 @@ def _trial(rng: random.Random, tid: str, run: int, arm: str, shape: dict) -> dic
     if rng.random() < shape["metric"] and (arm == "baseline" or not shape["metric_one_arm"]):
         row["metrics"] = {"steps": float(rng.randrange(10) + (shape["steps_shift"] if arm == "candidate" else 0))}
     if shape["categories"]:
-        row["category"] = f"c{hash(tid) % shape['categories']}"
+        row["category"] = f"c{int(tid[1:]) % shape['categories']}"
     return row
 
 
@@ -75,8 +75,8 @@ def _results(seed: int, shape: dict) -> tuple[list[dict], list[dict], list[str]]
     ids = [f"t{i}" for i in range(shape["tasks"])]
     critical = {t for t in ids if rng.random() < shape["critical"]}
     for tid in ids:
-        # a task is the same task in both arms: share its difficulty across the arms
         runs = rng.randint(1, shape["runs"])
+        passed: dict[int, bool] = {}
         for arm, rows in (("baseline", base), ("candidate", cand)):
             if rng.random() < shape["missing"]:
                 continue
@@ -84,6 +84,10 @@ def _results(seed: int, shape: dict) -> tuple[list[dict], list[dict], list[str]]
             for run in range(k):
                 row = _trial(rng, tid, run, arm, shape)
                 row["critical"] = tid in critical
+                if shape["twin"] is not None and arm == "candidate" and run in passed:
+                    # the baseline's verdict, now and then lost: sparse regressions, no improvement
+                    row["passed"] = row["status"] == "completed" and passed[run] and rng.random() >= shape["twin"]
+                passed.setdefault(run, row["passed"])
                 rows.append(row)
     return base, cand, ids
 
@@ -109,6 +113,7 @@ _SHAPE = st.fixed_dictionaries(
         "categories": st.sampled_from([0, 2, 5]),
         "critical": st.sampled_from([0.0, 0.1, 1.0]),
         "clean": st.booleans(),
+        "twin": st.sampled_from([None, None, 0.1, 0.25]),
     }
 )
 
@@ -261,7 +266,7 @@ def _check_renderings(report: AblationReport, html: bool) -> None:
     assert props.get("verdict") == report.verdict, props
 
 
-@settings(max_examples=100, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=80, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(
     shape=_SHAPE,
     policy=_POLICY,
