@@ -15,6 +15,7 @@ from numpy.typing import ArrayLike
 
 from ablation.stats._common import check_level, paired_arrays
 from ablation.stats._results import NonInferiorityResult, OneSidedTTest, TostResult
+from ablation.stats._ties import TIE_ULPS, common_difference
 from ablation.stats.continuous import _t_from_differences
 
 __all__ = ["metric_noninferiority", "tost_paired"]
@@ -94,6 +95,12 @@ def metric_noninferiority(
     two-sided ``1 − 2α`` paired t interval for ``mean(y − x)``. The t test needs the CLT; for raw
     latencies see :data:`ablation.stats.MEAN_DIFFERENCE_MIN_N`.
 
+    Every difference equal to the margin's edge (``−margin``, resp. ``+margin``) up to the
+    round-off of the values and of the margin is that edge, exactly: a candidate worse by the
+    margin on every task (a cost of 0.011 against 0.01 at a margin of 0.001, whose float
+    difference is 0.0009999999999999992) is at the margin, on H0's side (p = 1), as one worse by
+    0.1 against a margin of 0.1 (0.10000000000000003) is, and never non-inferior by round-off.
+
     Args:
         x: Baseline values, one per task.
         y: Candidate values, paired by task.
@@ -111,7 +118,8 @@ def metric_noninferiority(
     a = float(alpha)
     if not 0.0 < a < 0.5:
         raise ValueError(f"alpha must be in (0, 0.5), got {alpha!r}")
-    d = ya - xa
+    edge = -m if higher_is_better else m
+    d = np.full(xa.size, edge) if _at_margin(xa, ya, edge) else ya - xa
     level = check_level(1.0 - 2.0 * a)
     ci = _t_from_differences(d, level, "two-sided", "interval").confidence_interval
     direction = "higher is better" if higher_is_better else "lower is better"
@@ -133,3 +141,15 @@ def metric_noninferiority(
         f"one-sided alpha {a:g})"
     )
     return NonInferiorityResult(float(test.statistic), test.pvalue, m, a, decision, ci, name)
+
+
+def _at_margin(x: np.ndarray, y: np.ndarray, edge: float) -> bool:
+    """Whether every difference ``y − x`` is ``edge`` up to round-off: they share one value
+    (:func:`~ablation.stats._ties.common_difference`, ties relative to each pair's operands)
+    within ``TIE_ULPS`` ulps of the largest operand, plus the margin's own half ulp, of ``edge``."""
+    same = common_difference(x, y)
+    if same is None:
+        return False
+    top = float(max(np.max(np.abs(x)), np.max(np.abs(y))))
+    eps = float(np.finfo(np.float64).eps)
+    return abs(same - edge) <= TIE_ULPS * eps * top + eps * abs(edge)
