@@ -8,6 +8,7 @@ named function below; a trial's path through them is described in docs/DESIGN.md
 
 from __future__ import annotations
 
+import json
 import os
 from collections.abc import Callable, Iterable, Sequence
 from concurrent.futures import Executor
@@ -35,7 +36,9 @@ from ablation.run.suite_scan import SuiteScan, scan_suite
 from ablation.run.trials_report import report_from_trials
 from ablation.schema import AblationTask, Arm, TaskResult
 from ablation.store.campaigns import new_campaign_id
+from ablation.store.format import TRIAL_CONDITION_FIELDS
 from ablation.store.locks import CampaignLock
+from ablation.store.resume import config_problems
 from ablation.store.run_store import RunStore
 
 P = ParamSpec("P")
@@ -121,10 +124,9 @@ def _reused_baseline(
             + (f" (tasks {', '.join(repr(t) for t in changed[:10])})" if changed else
                " (quality scorers differ)")
         )
-    if source.config.runs != config.runs:
-        raise ConfigError(
-            f"cannot reuse the baseline of campaign {source_id!r}: it ran "
-            f"{source.config.runs} runs per task, this campaign asks for {config.runs}"
+    if problems := config_problems(json.loads(source.config.model_dump_json()), config, TRIAL_CONDITION_FIELDS):
+        raise ConfigError(  # its trials ran otherwise than this campaign's would
+            f"cannot reuse the baseline of campaign {source_id!r}: {'; '.join(problems)}"
         )
     if baseline_agent is not None:  # its trials stand for the baseline given: same agent, same code
         stored = (source.baseline_agent, run_store.agent_fingerprints(source_id).get("baseline"))

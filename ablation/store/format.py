@@ -23,6 +23,7 @@ from ablation.schema import TaskResult
 __all__ = [
     "CAMPAIGN_STATUSES",
     "SCHEMA_VERSION",
+    "TRIAL_CONDITION_FIELDS",
     "TRIAL_CONFIG_FIELDS",
     "CampaignRecord",
     "NotText",
@@ -56,6 +57,9 @@ TRIAL_CONFIG_FIELDS: tuple[str, ...] = (
     "runs", "seed", "timeout_s", "retry", "on_error", "sequential", "isolation",
     "worker_memory_mb", "sandbox", "max_output_bytes", "prices",
 )
+#: Of those, what a trial runs under (not the order, stopping or counting of the trials): the
+#: baseline trials another campaign reuses must have run under this campaign's.
+TRIAL_CONDITION_FIELDS = tuple(f for f in TRIAL_CONFIG_FIELDS if f not in ("seed", "on_error", "sequential"))
 
 LISTED = 10  # ids named in one error message
 

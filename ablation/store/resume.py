@@ -10,7 +10,7 @@ differences it found, worded for the error.
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from ablation.config import CampaignConfig
@@ -18,7 +18,7 @@ from ablation.errors import ResumeMismatchError
 from ablation.store.connection import StoreConnection
 from ablation.store.format import TRIAL_CONFIG_FIELDS, listing
 
-__all__ = ["ResumeGuard"]
+__all__ = ["ResumeGuard", "config_problems"]
 
 #: What each kind of agent fingerprint (:mod:`ablation.agents.fingerprint`) digests, for messages.
 _KINDS = {
@@ -78,7 +78,7 @@ class ResumeGuard(StoreConnection):
         if not problems and row[0] != suite_fingerprint:
             problems.append(_fingerprint_problem(row[0], suite_fingerprint))
         problems += _agent_problems((row[2], row[3]), (baseline_agent, candidate_agent))
-        problems += _config_problems(old_config, config)
+        problems += config_problems(old_config, config)
         if problems:
             raise ResumeMismatchError(
                 f"cannot resume campaign {campaign_id!r}: {'; '.join(problems)}; "
@@ -191,11 +191,15 @@ def _agent_problems(old: tuple[str, str], new: tuple[str, str]) -> list[str]:
     ]
 
 
-def _config_problems(old_config: Mapping[str, Any], config: CampaignConfig) -> list[str]:
-    """Changed values of the config fields that change trials, old against new."""
+def config_problems(
+    old_config: Mapping[str, Any], config: CampaignConfig, fields: Sequence[str] = TRIAL_CONFIG_FIELDS
+) -> list[str]:
+    """Changed values of the config ``fields``, old (a stored configuration's JSON) against new:
+    what a resume refuses (:data:`TRIAL_CONFIG_FIELDS`), and a reused baseline
+    (:data:`~ablation.store.format.TRIAL_CONDITION_FIELDS`)."""
     new_config = json.loads(config.model_dump_json())
     problems = []
-    for name in TRIAL_CONFIG_FIELDS:
+    for name in fields:
         if name not in old_config:  # stored before the field existed: nothing to compare
             continue
         old, new = old_config[name], new_config.get(name)

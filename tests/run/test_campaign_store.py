@@ -224,6 +224,32 @@ def test_reusing_a_baseline_from_another_suite_is_refused(tmp_path: Path) -> Non
         assert len(s.list_campaigns()) == 1  # a refused reuse leaves nothing behind
 
 
+@pytest.mark.usefixtures("instant")
+def test_reusing_a_baseline_run_with_other_trial_settings_is_refused(tmp_path: Path) -> None:
+    # Baseline trials that ran under a 1 s timeout, paired with candidate trials under 30 s,
+    # would compare the settings, not the agents: refused as a resume with them is.
+    store, tasks = tmp_path / "runs.db", slow_suite.make_tasks(6)
+    info = CampaignRun()
+    run_ablation_campaign(
+        slow_agents.baseline, slow_agents.candidate, tasks, store=store, run_info=info,
+        config=FAST.model_copy(update={"timeout_s": 1.0}),
+    )  # fmt: skip
+    called: list[int] = []
+
+    def candidate(task: dict[str, Any]) -> int:
+        called.append(task["n"])
+        return 3 * task["n"]
+
+    with pytest.raises(ConfigError, match=r"cannot reuse .*config\.timeout_s changed: 1\.0 -> 30\.0"):
+        run_ablation_campaign(
+            slow_agents.baseline, candidate, tasks, store=store, reuse_baseline=info.campaign_id,
+            config=FAST.model_copy(update={"timeout_s": 30.0}),
+        )  # fmt: skip
+    assert called == []
+    with RunStore(store) as s:
+        assert len(s.list_campaigns()) == 1
+
+
 def test_cli_several_candidates_share_one_baseline_run(tmp_path: Path) -> None:
     store, counter = tmp_path / "runs.db", tmp_path / "calls"
     counter.mkdir()
