@@ -164,6 +164,7 @@ class ProcessIsolation:
         self._idle: list[Worker] = []
         self._reserved: weakref.WeakKeyDictionary[asyncio.Task[Any], Worker] = weakref.WeakKeyDictionary()
         self._blobs = {arm: _agent_blob(agent) for arm, agent in agents.items() if handles(agent)}
+        self._overran: set[bytes] = set()  # agents whose load overran the wait of :meth:`ready`
         self._files: dict[str, str] = {}
         self._seen_modules = -1
         _POOLS.add(self)
@@ -213,9 +214,11 @@ class ProcessIsolation:
         loaded its agent: an idle one that has, else one made to load it now (started when none
         is idle), waiting for the load up to ``timeout_s`` or :data:`LOAD_WAIT_S`, the longer. A
         load that fails is left for the call to report; a worker that dies or overruns that wait
-        while loading is killed, and the call takes another. Nothing for an arm whose agent
-        does not run in a worker."""
-        if not self.handles(arm):
+        while loading is killed, and the call takes another. Once a load of the arm's agent has
+        overrun the wait, its later calls load it on their own trial's clock with no wait first
+        (a module that hangs on import costs each trial its ``timeout_s``, not that plus the
+        wait). Nothing for an arm whose agent does not run in a worker."""
+        if not self.handles(arm) or self._blobs[arm] in self._overran:
             return
         blob, task = self._blobs[arm], _current()
         worker = self._reserved.pop(task, None) or self._take(blob)
@@ -226,6 +229,7 @@ class ProcessIsolation:
             except BaseException as exc:  # the load cannot be abandoned, its worker can
                 self._discard(worker)
                 if isinstance(exc, TimeoutError):  # overran: the call loads on its trial's clock
+                    self._overran.add(blob)
                     return
                 raise
             if reply is None:

@@ -41,3 +41,28 @@ def test_a_worker_start_is_not_in_the_latency(monkeypatch: pytest.MonkeyPatch) -
     assert [(r.task_id, r.arm, r.latency_s) for r in results] == [
         (r.task_id, r.arm, 0.0) for r in results
     ]
+
+
+def test_an_agent_whose_load_overran_the_wait_is_not_waited_for_again(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # A module that hangs on import: the first trial waits LOAD_WAIT_S for the load, then times
+    # out on its own clock; later trials go straight to the call (their timeout only), instead of
+    # each waiting the load's wait again (LOAD_WAIT_S, 60 s by default, per trial).
+    from helpers.hanging_import_agent import echo as hangs
+
+    monkeypatch.setattr(isolation, "LOAD_WAIT_S", 0.2)
+    loads: list[str] = []
+    request = isolation.ProcessIsolation._request
+
+    def counted(self: isolation.ProcessIsolation, arm: str, input_blob: bytes | None) -> bytes:
+        if input_blob is None:
+            loads.append(arm)
+        return request(self, arm, input_blob)
+
+    monkeypatch.setattr(isolation.ProcessIsolation, "_request", counted)
+    tasks = [AblationTask(task_id=f"t{i}", input_data=i, expected_output=i) for i in range(4)]
+    config = CampaignConfig(isolation="process", concurrency=1, timeout_s=0.2)
+    results = AblationEngine(config).run(hangs, hangs, tasks)
+    assert [r.status for r in results] == ["timeout"] * 8
+    assert len(loads) == 1, loads  # both arms run the same agent: one overrun for both
