@@ -20,7 +20,9 @@ Design (stated assumptions):
   specs) is re-loaded by the worker from the same file. Lambdas, closures and functions defined in
   ``__main__`` cannot be sent: :func:`open_isolation` refuses them up front, naming the agent.
 - Task inputs and outputs cross by pickle: an output that cannot be pickled is that trial's error
-  (:class:`UnsendableOutput`). The parent unpickles what the worker sends back, so this is a fault
+  (:class:`UnsendableOutput`), and an exception that cannot be rebuilt from its pickle is made
+  here as its own class, or the nearest base this process has (:func:`_rebuilt`), so retries and
+  fail-fast see it as without isolation. The parent unpickles what the worker sends back, so this is a fault
   boundary, not a security boundary: the worker runs the user's agent with the user's rights.
 - Command and HTTP agents already run outside the interpreter and are not sent to workers;
   verifiers, scorers and hooks stay in the parent.
@@ -46,7 +48,7 @@ import pickle
 import sys
 import time
 import weakref
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from concurrent.futures import Executor
 from typing import Any
 
@@ -338,10 +340,36 @@ def _unpack(reply: tuple[Any, ...], task_id: str) -> Any:
         name, message = "WorkerError", text.strip().splitlines()[-1] if text.strip() else ""
     else:
         name, message, text = reply[1], reply[2], reply[3]
+        raised = _rebuilt(str(name), message, reply[4] if len(reply) > 4 else ())
     if raised is None:
         raised = type(str(name), (Exception,), {"__module__": "worker"})(message)
     raised.__cause__ = RemoteTraceback(text)
     raise raised
+
+
+def _rebuilt(name: str, message: str, lineage: Sequence[tuple[str, str]]) -> BaseException | None:
+    """An exception the worker could not send whole, as its own class when this process has it
+    (the agent's module is loaded here too), else as a class of its name under the nearest base
+    this process has, so that ``retry_on``, the transient errors and fail-fast see a
+    ``ConnectionError`` subclass as one, as they do without isolation. Made with the class's
+    ``__new__`` and the message as its only argument, never its ``__init__`` (whose arguments
+    are why it could not be rebuilt from its pickle); ``None`` when no class of the lineage is
+    found or can be made. Assumption: the message is all that is kept (no other attribute)."""
+    for depth, (module, qualname) in enumerate(lineage):
+        found: Any = sys.modules.get(module)
+        for part in qualname.split("."):
+            found = getattr(found, part, None)
+        if not (isinstance(found, type) and issubclass(found, BaseException)):
+            continue
+        try:
+            cls = found if depth == 0 else type(name, (found,), {"__module__": "worker"})
+            made = cls.__new__(cls, message)
+            if isinstance(made, BaseException):
+                made.args = (message,)  # OSError's __new__ leaves them to an __init__ it overrides
+                return made
+        except Exception:
+            continue
+    return None
 
 
 def open_isolation(

@@ -10,8 +10,9 @@ session of its own (so its process group can be killed as a whole). Protocol: ev
 - ``("ok", result_blob)``: the call returned (the result pickled);
 - ``("raised", exc_blob, traceback_text)``: the call raised (``BaseException`` included: an agent's
   ``SystemExit`` or ``KeyboardInterrupt`` is that trial's error, never the worker's exit);
-- ``("raised_text", type_name, message, traceback_text)``: the same, for an exception that cannot
-  be pickled;
+- ``("raised_text", type_name, message, traceback_text, lineage)``: the same, for an exception that
+  cannot be pickled (or rebuilt from its pickle), with ``lineage`` the ``(module, qualname)`` of
+  each class of its type's MRO, so the parent can rebuild it as that class or its nearest base;
 - ``("unsendable", message)``: the result cannot be pickled.
 
 An output larger than the campaign's ``max_output_bytes`` (a string or bytes by its length, else
@@ -140,7 +141,7 @@ def _raised(exc: BaseException) -> tuple[Any, ...]:
         cut = f"{message[:_TEXT_LIMIT]}... [{len(message) - _TEXT_LIMIT} more characters cut]"
         frames = "".join(traceback.format_tb(exc.__traceback__))
         text = f"Traceback (most recent call last):\n{frames}{type(exc).__qualname__}: {cut}\n"
-        return ("raised_text", type(exc).__name__, cut, text)
+        return ("raised_text", type(exc).__name__, cut, text, _lineage(exc))
     try:  # traceback tests the exception's truth and reads attributes user code may make raise
         text = "".join(traceback.format_exception(exc))
     except BaseException as failed:
@@ -155,8 +156,16 @@ def _raised(exc: BaseException) -> tuple[Any, ...]:
             message = str(exc)
         except BaseException:
             message = "<str() of the exception raised>"
-        return ("raised_text", type(exc).__name__, message, text)
+        return ("raised_text", type(exc).__name__, message, text, _lineage(exc))
     return ("raised", blob, text)
+
+
+def _lineage(exc: BaseException) -> list[tuple[str, str]]:
+    """``(module, qualname)`` of every class in the MRO of ``exc``'s type (empty if unreadable)."""
+    try:
+        return [(str(c.__module__), str(c.__qualname__)) for c in type(exc).__mro__]
+    except BaseException:
+        return []
 
 
 def _die_with_parent(parent: int) -> None:
