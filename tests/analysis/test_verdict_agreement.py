@@ -197,7 +197,8 @@ def _check_gates(report: AblationReport, policy: GatePolicy, alpha: float) -> No
         if gate.status == "pass":
             assert ni is not None and ni.decision == "non-inferior" and ni.pvalue <= alpha
             lower = metric in LOWER_IS_BETTER
-            assert not _harmful(ni.ci, m, lower)
+            # the 1 - 2 alpha t interval is the test's dual: a pass lies strictly inside the margin
+            assert (ni.ci.high < m) if lower else (ni.ci.low > -m), (gate, ni.ci)
             section = metric_section(report, metric)
             assert section is not None and section.n_left_out == 0, (gate, section)
             if section.ci is not None:
