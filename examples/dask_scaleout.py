@@ -76,7 +76,8 @@ def candidate(task: dict) -> float:
 def main() -> int:
     """Run the arithmetic suite on a two-worker local cluster."""
     tasks = load_suite(ROOT / "tasks" / "arithmetic.py")
-    config = CampaignConfig(seed=5, concurrency=8, n_resamples=2000)
+    # as many calls in flight as the cluster has worker threads: a queued call waits on its clock
+    config = CampaignConfig(seed=5, concurrency=2, n_resamples=2000)
     started = time.perf_counter()
     with dask_executor(local_workers=2) as executor:
         report = run_ablation_campaign(baseline, candidate, tasks, config=config, executor=executor)
