@@ -8,11 +8,9 @@ for that.
 
 # No ``from __future__ import annotations``: pydantic reads the fields' types without parsing.
 
-import dataclasses
 import functools
 import inspect
 import json
-import math
 import re
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Annotated, Any, Literal, Self
@@ -21,6 +19,7 @@ from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, field_valida
 
 from ablation.digests import entry_digest, fingerprint_of_entries
 from ablation.errors import ConfigError
+from ablation.jsonable import safe_text, to_jsonable
 from ablation.outputs import (
     COUNT_LIMIT,
     VALUE_LIMIT,
@@ -72,68 +71,8 @@ _FROZEN = ConfigDict(frozen=True, extra="forbid")
 _SUITE = ConfigDict(frozen=True, extra="forbid", arbitrary_types_allowed=True)  # no defer_build: test_models_built
 
 
-def safe_text(text: str) -> str:
-    """``text`` made encodable as UTF-8: each lone surrogate becomes the visible escape ``\\udXXX``.
-
-    Python strings may hold lone surrogates (``"\\ud800"``, e.g. decoded from JSON by a command
-    agent); UTF-8, SQLite and JSON output cannot. Other strings are returned unchanged.
-    """
-    try:
-        text.encode("utf-8")
-    except UnicodeEncodeError:
-        return text.encode("utf-8", "backslashreplace").decode("utf-8")
-    return text
-
-
 #: A text field written by a suite or an agent: lone surrogates escaped (:func:`safe_text`).
 SafeStr = Annotated[str, BeforeValidator(lambda v: safe_text(v) if isinstance(v, str) else v)]
-
-
-def to_jsonable(
-    value: Any, *, _depth: int = 0, on_repr: Callable[[Any], object] | None = None
-) -> Any:
-    """Convert an agent output (or any value) to JSON data: ``None``, ``bool``, ``int``,
-    ``float``, ``str``, ``list`` and ``dict``.
-
-    numpy arrays and scalars become lists and numbers, tuples and sets lists, mappings get string
-    keys, models and dataclasses become dicts, non-finite floats the strings ``"nan"``, ``"inf"``,
-    ``"-inf"``, ints of 14,000 bits or more their ``hex`` (no JSON reader takes ~4,300 digits),
-    strings with lone surrogates are escaped (:func:`safe_text`), anything else is its ``repr``:
-    data, never evaluated or unpickled. A ``__repr__`` or ``tolist`` that raises propagates.
-
-    Args:
-        value: Any Python value.
-        on_repr: Called with every value that falls back to its ``repr`` (to find values with
-            no stable representation, see :func:`unstable_task_values`).
-    """
-    if _depth > 50:
-        return safe_text(repr(value))
-    if isinstance(value, str):
-        return safe_text(value)
-    if value is None or isinstance(value, bool | int):
-        return value if not isinstance(value, int) or value.bit_length() < 14_000 else hex(value)
-    if isinstance(value, float):
-        if math.isfinite(value):
-            return value
-        return "nan" if math.isnan(value) else ("inf" if value > 0 else "-inf")
-    deeper = functools.partial(to_jsonable, _depth=_depth + 1, on_repr=on_repr)
-    if isinstance(value, Mapping):
-        return {safe_text(str(k)): deeper(v) for k, v in value.items()}
-    if isinstance(value, list | tuple | set | frozenset):
-        items = sorted(value, key=repr) if isinstance(value, set | frozenset) else value
-        return [deeper(v) for v in items]
-    if isinstance(value, BaseModel):
-        return deeper(value.model_dump(mode="json"))
-    if dataclasses.is_dataclass(value) and not isinstance(value, type):
-        return deeper(dataclasses.asdict(value))
-    tolist = getattr(value, "tolist", None)  # numpy arrays and scalars
-    if callable(tolist) and type(value).__module__.startswith("numpy"):
-        return deeper(tolist())
-    if isinstance(value, bytes):
-        return value.decode("utf-8", errors="replace")
-    if on_repr is not None:
-        on_repr(value)
-    return safe_text(repr(value))
 
 
 def is_async_callable(fn: Any) -> bool:

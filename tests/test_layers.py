@@ -19,7 +19,7 @@ import pytest
 
 PACKAGE = Path(__file__).resolve().parents[1] / "ablation"
 
-GROUND = {"errors", "strict_json", "schema", "outputs", "config", "columns", "digests", "process_hooks", "eventloop", "forks", "spans", "daemon_pool"}
+GROUND = {"errors", "strict_json", "jsonable", "schema", "outputs", "config", "columns", "digests", "process_hooks", "eventloop", "forks", "spans", "daemon_pool"}
 MODELS = GROUND | {"report", "report_items"}
 EVALUATE = GROUND | {"evaluate", "stats"}
 
@@ -35,7 +35,8 @@ ALLOWED: dict[str, set[str]] = {
     "outputs": set(),
     "strict_json": {"errors"},
     "spans": {"outputs"},
-    "schema": {"errors", "digests", "outputs", "spans"},
+    "jsonable": set(),
+    "schema": {"errors", "digests", "jsonable", "outputs", "spans"},
     "config": set(),
     "columns": set(),
     "report_items": {"spans"},
