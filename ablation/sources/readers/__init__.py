@@ -270,7 +270,7 @@ def _document_kind(doc: Any, display: str, forced: ResultReader | None) -> str:
     """The format of one JSON document: ``single`` for a plain row."""
     if forced is not None:
         if doc is None or "document" not in forced.shapes or not forced.detect(doc):
-            raise file_error(InputError, display, f"is not a {forced.name} document")
+            raise file_error(InputError, display, f"is not a document of the {forced.name!r} format")
         reader = forced
     else:
         reader = _detect(("document",), doc)
