@@ -91,7 +91,7 @@ from ablation.analysis.builtin_gates import (
 )
 from ablation.analysis.gate_status import could_not_run, verdict_of
 from ablation.analysis.latency_gate import LatencyGate
-from ablation.analysis.pass_note import pass_note
+from ablation.analysis.pass_note import verdict_note
 from ablation.analysis.sequential_gates import (
     SequentialNonInferiorityGate,
     SequentialRegressionGate,
@@ -321,7 +321,7 @@ def evaluate_gates(
     untested = [g.fail_if_significant and (r.status == "off" or r.pvalue is None) for g, r in judged]
     gates = [r for _, (_, r) in sorted(zip(untested, judged, strict=True), key=lambda x: x[0])]
     verdict = verdict_of(gates)
-    note = pass_note(report, gates, a, policy.max_latency_ratio) if verdict == "pass" else None
+    note = verdict_note(report, gates, a, policy.max_latency_ratio)
     return report.model_copy(update={"gates": gates, "verdict": verdict, "verdict_note": note})
 
 

@@ -348,10 +348,10 @@ def verdict_line(report: AblationReport) -> str:
     named = {s: [g.name for g in report.gates if g.status == s] for s in ("fail", "inconclusive", "off")}
     judged, bad = len(report.gates) - len(named["off"]), len(named["fail"]) + len(named["inconclusive"])
     turned_off = f"; turned off: {', '.join(named['off'])}" if named["off"] else ""
+    note = f"; {report.verdict_note}" if report.verdict_note else ""
     if bad:  # a gate that could not be judged is named apart from one that failed
         said = [f"{w}: {', '.join(named[s])}" for s, w in (("fail", "failed"), ("inconclusive", "inconclusive")) if named[s]]
-        return f"{head} ({bad} of {judged} gates not passed; {'; '.join(said)}{turned_off})"
-    note = f"; {report.verdict_note}" if report.verdict_note else ""
+        return f"{head} ({bad} of {judged} gates not passed; {'; '.join(said)}{turned_off}{note})"
     return f"{head} (all {judged} gates passed{turned_off}{note})"
 
 
