@@ -1,7 +1,9 @@
-"""Trials written by ``ablation report --export-jsonl`` (:meth:`~ablation.store.transfer.JsonlTransfer.export_jsonl`).
+"""Trials written by ``ablation report --export-jsonl`` (:meth:`~ablation.store.transfer.JsonlTransfer.export_jsonl`),
+or by a program as :class:`~ablation.schema.TaskResult` lines (``result.model_dump_json()`` each).
 
-The first line is ``{"campaign": {...}}`` (the campaign's header), every other line one stored
-:class:`~ablation.schema.TaskResult` of either arm. Mapping: id = ``task_id`` (``--key`` another
+The first line of an export is ``{"campaign": {...}}`` (the campaign's header), every other line
+one stored :class:`~ablation.schema.TaskResult` of either arm; lines a program wrote have no
+header, and their first line is a trial (``task_id``, ``status`` and an ``arm`` of the two). Mapping: id = ``task_id`` (``--key`` another
 dotted path), run = ``run``, verdict = ``passed`` (``--field``); ``status``, the error type and
 every other field of the trial are kept as the campaign stored them, so an error or a timeout
 stays one (never a plain failure) and the completeness gate sees it as the campaign's own report
@@ -40,7 +42,7 @@ from collections.abc import Callable, Iterable, Iterator, Mapping
 from typing import Any
 
 from ablation.errors import InputError, validation_line
-from ablation.schema import TaskResult
+from ablation.schema import ARMS, TaskResult
 from ablation.sources.readers.generic import COST_UNITS, _columns, number
 from ablation.sources.readers.rows import (
     MISSING,
@@ -70,8 +72,16 @@ _CHECKED_LATER = {"task_id": "-", "tokens": 0}
 
 
 def detect(first: Any) -> bool:
-    """An export: the first line is the ``campaign`` header and nothing else."""
-    return isinstance(first, Mapping) and len(first) == 1 and isinstance(first.get("campaign"), Mapping)
+    """An export (the first line is the ``campaign`` header), or trials without one (the first
+    line has ``task_id``, ``status`` and an ``arm`` of :data:`~ablation.schema.ARMS`)."""
+    if not isinstance(first, Mapping):
+        return False
+    return _header(first) or ({"task_id", "status"} <= first.keys() and first.get("arm") in ARMS)
+
+
+def _header(obj: Mapping[str, Any]) -> bool:
+    """The ``campaign`` header line: that key and nothing else."""
+    return len(obj) == 1 and isinstance(obj.get("campaign"), Mapping)
 
 
 def rows(items: Iterable[tuple[int, Any]], display: str, options: ReadOptions) -> Iterator[Row]:
@@ -83,7 +93,7 @@ def rows(items: Iterable[tuple[int, Any]], display: str, options: ReadOptions) -
     for line, obj in items:
         if not isinstance(obj, Mapping):
             raise file_error(InputError, display, f"expected a JSON object, got {type(obj).__name__}", line=line)
-        if detect(obj):
+        if _header(obj):
             if header is not None:
                 raise file_error(InputError, display, f"a second campaign header (the first is on line {header}): "
                                  "an export holds one campaign", line=line)  # fmt: skip
