@@ -5,10 +5,14 @@ the numbers. Tables are always valid: a header row, a separator row, and the sam
 in every row. User text in a table cell, a heading, a list or a paragraph is escaped for Markdown
 (``|``, backticks, emphasis, brackets, ``#``, ``!``) and for HTML (``<``, ``>``, ``&``), and
 newlines become ``<br>``, so it never ends a block or a table row; where it starts a line, a list
-or thematic-break marker is escaped too. The drill-down sits in ``<details>`` blocks: a task's
-``<summary>`` is HTML-escaped on one line (newlines shown as ``\n``: a blank line would end the
-HTML block and let the rest be read as Markdown), and outputs are HTML-escaped inside ``<pre>`` (a
-``<pre>`` block runs to its closing tag, so blank lines in an output cannot end it early).
+or thematic-break marker is escaped too. Outside ``<pre>`` (where GitHub links nothing), a
+zero-width space follows each ``@`` before a name and ``#`` before a number of user text
+(:func:`unlinked`), so a task id ``@org/team`` or ``org/repo#123`` in a pull-request comment
+notifies nobody and cross-references no issue, and still reads as written. The drill-down sits in
+``<details>`` blocks: a task's ``<summary>`` is HTML-escaped on one line (newlines shown as
+``\n``: a blank line would end the HTML block and let the rest be read as Markdown), and outputs
+are HTML-escaped inside ``<pre>`` (a ``<pre>`` block runs to its closing tag, so blank lines in an
+output cannot end it early).
 """
 
 from __future__ import annotations
@@ -56,7 +60,7 @@ from ablation.render._format import (
 from ablation.render._sequential import SEQUENTIAL_TITLE, sequential_note, sequential_rows
 from ablation.report import AblationReport, PairDetail, TrialView
 
-__all__ = ["md_cell", "md_table", "render_markdown"]
+__all__ = ["md_cell", "md_table", "render_markdown", "unlinked"]
 
 IMPROVEMENT_CAP = 30
 REGRESSION_CAP = 50
@@ -70,10 +74,32 @@ def _esc(text: str) -> str:
     return html.escape(printable(text))
 
 
+#: An ``@`` before a name (a mention) or a ``#`` before a number (a reference), as GitHub reads them.
+_GITHUB_LINK = re.compile(r"@(?=[A-Za-z0-9])|#(?=[0-9])")
+
+
+def unlinked(text: str) -> str:
+    r""":func:`printable` text with a zero-width space after each ``@`` of a mention and ``#`` of a
+    reference.
+
+    GitHub reads ``@name`` and ``@org/team`` in a comment's text (not in ``<pre>`` or ``<code>``)
+    as mentions, which notify, and ``#123``, ``org/repo#123`` as references, which link and note the
+    comment in that issue's timeline; a character between the sign and the name breaks both, and
+    a reader sees the text unchanged. A zero-width space of the text itself is already shown as
+    ``\u200b`` by :func:`printable`, so each one on the page is this function's.
+    """
+    return _GITHUB_LINK.sub(lambda m: m.group() + "\u200b", printable(text))
+
+
+def _esc_inline(text: str) -> str:
+    """HTML-escape untrusted text for an element outside ``<pre>`` (a ``<summary>``, an ``<i>``)."""
+    return html.escape(unlinked(text))
+
+
 def md_cell(value: object) -> str:
     """Escape text for one cell of a GitHub table (or any inline Markdown position)."""
     out: list[str] = []
-    for ch in printable(str(value)):
+    for ch in unlinked(str(value)):
         if ch in _MD_SPECIAL:
             out.append("\\" + ch)
         elif ch == "<":
@@ -209,7 +235,7 @@ def _pair_extras(d: PairDetail) -> list[str]:
     """Every run, the tool sequences and the word diff (``<del>``/``<ins>`` in ``<pre>``)."""
     lines = [*run_lines(d), *tool_lines(d)]
     out = [f"\n<pre>{_esc(chr(10).join(lines))}</pre>\n"] if lines else []
-    out += [f"\n<i>{_esc(note)}</i>\n"] if (note := pair_type_note(d)) else []
+    out += [f"\n<i>{_esc_inline(note)}</i>\n"] if (note := pair_type_note(d)) else []
     if any(s.op != "equal" for s in d.diff):
         marked = diff_markup(d, lambda s: _esc(truncate(s, OUTPUT_LIMIT)), ("<del>", "</del>"), ("<ins>", "</ins>"))
         out.append(f"\n<b>diff</b> (baseline → candidate):\n<pre>{marked}</pre>\n")
@@ -223,7 +249,7 @@ def _drilldown(details: Sequence[PairDetail]) -> list[str]:
         title = f"{head}: {d.task_id}" + (f" [{d.category}]" if d.category else "")
         title += f" (run {d.run})" if d.run is not None else ""
         out += [
-            f"<details><summary>{_esc(single_line(title))}</summary>\n",
+            f"<details><summary>{_esc_inline(single_line(title))}</summary>\n",
             *(
                 [f"<b>expected</b>:\n<pre>{_esc(truncate(output_text(d.expected_output), OUTPUT_LIMIT))}</pre>\n"]
                 if d.expected_output is not None
