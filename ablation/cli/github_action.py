@@ -15,7 +15,8 @@ it does can be run and tested without a runner. Assumes the variables a GitHub A
   (every candidate's), ``exit-code`` ablation's, and a verdict that disagrees with the exit code
   (``pass`` with 0, ``fail`` with 2) is an error. ``ablation`` writes a pass/fail report to the
   job summary itself, and not a numeric comparison, whose Markdown this step writes there; it
-  then adds the JUnit counts, or the error line when there is no report. For ``run``, the store
+  then adds the JUnit counts, or the error line (escaped for Markdown like any user text: it
+  quotes task ids and file names) when there is no report. For ``run``, the store
   is ``ABLATION_STORE``; with ``ABLATION_REUSE_BASELINE=true`` the newest complete campaign of the
   same baseline agent in that store lends its baseline trials (a campaign on another suite is
   refused by ``ablation``, and the step then runs the baseline). Files of an earlier run are
@@ -184,6 +185,8 @@ def _junit(reports: list[Any]) -> str:
 
 def step_run() -> int:
     """The ``run`` step (module docstring); returns 0."""
+    from ablation.render.markdown import md_cell  # the error line quotes ids and file names
+
     out = Path(_env("ABLATION_OUTPUT_DIR", "."))
     out.mkdir(parents=True, exist_ok=True)
     paths = {"report": out / "ablation-report.md", "json": out / "ablation-report.json",
@@ -214,7 +217,7 @@ def step_run() -> int:
         verdict = written.verdict
     else:
         code, verdict = 1, "error"
-        text = f"ablation could not produce a report (exit 1): {last or 'no message'}\n"
+        text = f"ablation could not produce a report (exit 1): {md_cell(last or 'no message')}\n"
         paths["report"].write_text(text, encoding="utf-8")
         _append("GITHUB_STEP_SUMMARY", text)
     _set_outputs(exit_code=str(code), verdict=verdict, **{k: str(p) for k, p in paths.items()})

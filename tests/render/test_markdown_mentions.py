@@ -13,40 +13,13 @@ and matching GitHub's patterns against every text node GitHub would read.
 from __future__ import annotations
 
 import json
-import re
-from html.parser import HTMLParser
 from pathlib import Path
 
 from helpers.cli import run_here
-from markdown_it import MarkdownIt
+from helpers.github_text import LINKED, page_text
 
-#: A superset of what GitHub links: ``@`` then a name character, ``#`` then a digit.
-_MENTION = re.compile(r"(?:^|\W)@[A-Za-z0-9]|#[0-9]")
-#: Elements whose text GitHub does not scan for mentions or references.
-_UNSCANNED = {"pre", "code", "a"}
 IDS = ["@octocat ping", "@org/team x", "see #123 and org/repo#45", "plain"]
 CATEGORIES = ["@cat-person", "c#1"]
-
-
-class _Text(HTMLParser):
-    """Text nodes of a page, each with whether GitHub scans it (character references decoded)."""
-
-    def __init__(self) -> None:
-        super().__init__(convert_charrefs=True)
-        self.open: list[str] = []
-        self.scanned: list[str] = []
-        self.unscanned: list[str] = []
-
-    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
-        if tag not in ("br", "hr", "img"):
-            self.open.append(tag)
-
-    def handle_endtag(self, tag: str) -> None:
-        if tag in self.open:
-            del self.open[len(self.open) - 1 - self.open[::-1].index(tag):]
-
-    def handle_data(self, data: str) -> None:
-        (self.unscanned if _UNSCANNED & set(self.open) else self.scanned).append(data)
 
 
 def _results(tmp_path: Path) -> tuple[Path, Path]:
@@ -66,11 +39,9 @@ def test_user_text_in_a_markdown_report_mentions_and_references_nothing(tmp_path
     args = ["compare", str(a), str(b), "--format", "markdown", "--details", "--label", "@owner=#9"]
     proc = run_here(args)
     assert proc.returncode in (0, 2), proc.stderr
-    page = MarkdownIt("commonmark", {"html": True}).enable("table").render(proc.stdout)
-    text = _Text()
-    text.feed(page)
+    text = page_text(proc.stdout)
     scanned = "\n".join(text.scanned)
-    assert _MENTION.findall(scanned) == []
+    assert LINKED.findall(scanned) == []
     # every id, category, file name and label still reads as written
     shown = scanned.replace("\u200b", "")
     for written in (*IDS, *CATEGORIES, "@base.jsonl", "cand#7.jsonl", "@owner=#9"):
