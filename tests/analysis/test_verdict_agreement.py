@@ -274,7 +274,7 @@ def _check_renderings(report: AblationReport, html: bool) -> None:
     seed=st.integers(0, 2**16),
     page=st.integers(0, 19),  # one example in 20 renders the HTML page too
     alpha=st.sampled_from([0.05, 0.1]),
-    level=st.sampled_from([0.9, 0.95]),
+    level=st.sampled_from([0.8, 0.9, 0.95]),
     on_error=st.sampled_from(["fail", "exclude"]),
     sequential=st.one_of(
         st.none(), st.none(),
