@@ -25,19 +25,19 @@ The required structure of the JUnit schema (``testsuites`` > ``testsuite`` with 
 ``tests``, ``failures``, ``errors``, ``skipped``; ``testcase`` with ``name`` and ``classname``;
 ``failure``, ``error`` and ``skipped`` with ``message``, the first two with ``type``) is what this
 module writes; reference: the Ant JUnit XSD (JUnit.xsd) used by Jenkins and GitHub test reporters. A character XML 1.0 refuses (a control
-character in a task id or an agent's message) is written as a visible escape (:func:`_legal`).
+character in a task id or an agent's message), and so any control, bidirectional or zero-width
+character, is written as a visible escape (:func:`_legal`).
 """
 
 from __future__ import annotations
 
-import re
 import xml.etree.ElementTree as ET
 from collections.abc import Sequence
 from typing import Any, Literal, NamedTuple
 
 from ablation.render._ci_safe import no_workflow_commands
 from ablation.render._errors import error_rows
-from ablation.render._format import headline, verdict_line
+from ablation.render._format import headline, printable, verdict_line
 from ablation.report import AblationReport, GateResult
 
 __all__ = ["gate_case", "junit_document", "render_junit", "render_junit_candidates"]
@@ -182,12 +182,14 @@ def _suite(root: ET.Element, name: str, cases: Sequence[_Case], props: Sequence[
         ET.SubElement(suite, "system-out").text = _legal(out)
 
 
-#: A character XML 1.0 does not allow, even as a reference (controls, U+FFFE/U+FFFF, surrogates).
-_ILLEGAL = re.compile("[^\t\n\r\x20-\ud7ff\ue000-\ufffd\U00010000-\U0010ffff]")
-
-
 def _legal(text: str) -> str:
-    """``text`` with each character XML 1.0 refuses written as a visible escape (``\\x01``,
-    ``\\ufffe``), so that a task id or message holding one (an agent's text) keeps the
-    document well-formed, as ElementTree does not (it writes them as they are)."""
-    return _ILLEGAL.sub(lambda m: f"\\x{ord(m[0]):02x}" if ord(m[0]) < 256 else f"\\u{ord(m[0]):04x}", text)
+    r"""``text`` as every report shows user text (:func:`~ablation.render._format.printable`):
+    control characters, bidirectional overrides and zero-width characters written as visible
+    escapes (``\x01``, ``\x0d``, ``\u202e``), newlines and tabs kept.
+
+    That also keeps the document well-formed: every character XML 1.0 refuses, even as a
+    reference (controls, U+FFFE/U+FFFF, lone surrogates), which ElementTree would write as it
+    is, is one :func:`printable` escapes. A test reporter then shows a task id as the other
+    formats do: a carriage return cannot overwrite a name, an override cannot reverse one.
+    """
+    return printable(text)

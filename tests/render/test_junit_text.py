@@ -31,8 +31,8 @@ def test_any_text_made_legal_parses_back_in_an_attribute_and_in_text(text: str) 
     assert parsed.get("name") == _legal(text)
     # in text, an XML parser reads a carriage return as a newline (XML 1.0 section 2.11)
     assert (parsed.text or "") == _legal(text).replace("\r\n", "\n").replace("\r", "\n")
-    if all(c in "\t\n\r" or (" " <= c <= "\ud7ff") or ("\ue000" <= c <= "\ufffd") or c > "\uffff" for c in text):
-        assert _legal(text) == text  # legal text is left as it is
+    if text.isprintable():
+        assert _legal(text) == text  # printable text is left as it is
 
 
 def test_compare_junit_with_control_characters_in_critical_task_ids_parses(
@@ -45,5 +45,34 @@ def test_compare_junit_with_control_characters_in_critical_task_ids_parses(
     assert main(["compare", str(before), str(after), "--format", "junit", "-o", str(out)]) == 2
     capsys.readouterr()
     names = {case.get("name") for case in ET.parse(out).getroot().iter("testcase")}
-    for shown in ("a\\x01b", "c\\x00d", "e\\x1bf", "g\\ufffeh", "i\\uffffj", "k]]>l", "<m>&amp;", "n\u2028o"):
+    for shown in ("a\\x01b", "c\\x00d", "e\\x1bf", "g\\ufffeh", "i\\uffffj", "k]]>l", "<m>&amp;", "n\\u2028o"):
         assert f"critical task: {shown}" in names
+
+
+#: Ids that read as another id where a reader shows them raw: a carriage return overwriting
+#: ``FAIL`` with ``PASS``, a right-to-left override, zero-width and isolate characters.
+TRICK_IDS = ["FAIL\rPASS", "\u202elive", "ok\u200bid", "\u2066x\u2069y", "bell\x07"]
+
+
+def test_junit_shows_tricky_ids_as_the_terminal_report_does(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A test reporter shows JUnit names raw: an id with a carriage return or a bidi override
+    once reached it as it was (legal XML), while every other format showed it escaped."""
+    before, after = tmp_path / "before.jsonl", tmp_path / "after.jsonl"
+    before.write_text("".join(json.dumps({"id": i, "passed": True, "critical": True}) + "\n" for i in TRICK_IDS))
+    after.write_text("".join(json.dumps({"id": i, "passed": False, "critical": True}) + "\n" for i in TRICK_IDS))
+    out = tmp_path / "junit.xml"
+    assert main(["compare", str(before), str(after), "--format", "junit", "-o", str(out)]) == 2
+    capsys.readouterr()
+    assert main(["compare", str(before), str(after), "--format", "terminal"]) == 2
+    terminal = capsys.readouterr().out
+    root = ET.parse(out).getroot()
+    values = [v for e in root.iter() for v in (*e.attrib.values(), e.text or "")]
+    odd = {c for v in values for c in v if not (c in "\n\t" or c.isprintable())}
+    assert odd == set(), odd
+    names = [n.removeprefix("critical task: ") for case in root.iter("testcase")
+             if (n := case.get("name", "")).startswith("critical task: ")]  # fmt: skip
+    assert len(names) == len(TRICK_IDS)
+    for name in names:
+        assert name in terminal, name  # the id as the terminal report shows it
