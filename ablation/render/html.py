@@ -4,13 +4,16 @@ Agent outputs, errors, task ids, categories, labels and agent names are untruste
 written through :func:`html.escape` (``quote=True``), and nothing else reaches the page unescaped
 except markup built here. The page loads nothing from outside (no external URL, font or script)
 and carries a Content-Security-Policy that forbids scripts, as a second line of defence should an
-escape ever be missed. Plots come from :mod:`ablation.render.plots`; without matplotlib the page
+escape ever be missed. A word of user text longer than :data:`LONG_WORD` (a long id, a path) may
+wrap anywhere (class ``long`` on its table cell; headings and paragraphs always), so it never
+widens the page past the window. Plots come from :mod:`ablation.render.plots`; without matplotlib the page
 says how to get them.
 """
 
 from __future__ import annotations
 
 import html
+import re
 from collections.abc import Iterable, Sequence
 
 from ablation.render import _sections as sections
@@ -50,7 +53,7 @@ from ablation.render._format import (
 from ablation.render._sequential import SEQUENTIAL_TITLE, sequential_note, sequential_rows
 from ablation.report import AblationReport, PairDetail, TrialView
 
-__all__ = ["esc", "html_page", "html_table", "page_title", "render_html"]
+__all__ = ["LONG_WORD", "esc", "html_page", "html_table", "long_word", "page_title", "render_html"]
 
 OUTPUT_LIMIT = 20_000
 CSP = "default-src 'none'; style-src 'unsafe-inline'; base-uri 'none'; form-action 'none'"
@@ -70,7 +73,7 @@ th{background:#f0f4f8}td.num{text-align:right;font-variant-numeric:tabular-nums}
 .status-inconclusive{color:#b7791f;font-weight:600}.status-off{color:#777;font-weight:600}
 .ids{line-height:1.8}.ids span{background:#f0f4f8;border-radius:3px;padding:.1em .35em;
 display:inline-block;max-width:100%;overflow-wrap:anywhere}
-.note{color:#52606d;font-size:.9em}.plot svg{max-width:100%;height:auto}
+.long,h1,h2,h3,p,li{overflow-wrap:anywhere}.note{color:#52606d;font-size:.9em}.plot svg{max-width:100%;height:auto}
 .pair{border:1px solid #d9e2ec;border-radius:6px;margin:1em 0;padding:.6em .8em}
 .pair.regression{border-left:5px solid #d64545}.pair.improvement{border-left:5px solid #2e86c1}
 .sbs{display:grid;grid-template-columns:1fr 1fr;gap:.8em}
@@ -87,6 +90,25 @@ def esc(value: object) -> str:
     return html.escape(printable(str(value)), quote=True)
 
 
+#: A word longer than this (a long id, a path) may wrap anywhere (class ``long``); shorter words
+#: and numbers never break inside. Words end at white space and hyphens, where a browser may
+#: break a line anyway.
+LONG_WORD = 12
+_WORD_END = re.compile(r"[\s-]+")
+
+
+def long_word(text: str) -> bool:
+    """Whether ``text`` holds a word longer than :data:`LONG_WORD` characters."""
+    return any(len(word) > LONG_WORD for word in _WORD_END.split(text))
+
+
+def _td(text: object, markup: str | None = None) -> str:
+    """A table cell of ``text`` (escaped; or ``markup`` built from it), of class ``long`` when
+    ``text`` holds a long word."""
+    shown = esc(text) if markup is None else markup
+    return f'<td class="long">{shown}</td>' if long_word(str(text)) else f"<td>{shown}</td>"
+
+
 def html_table(
     headers: Sequence[str], rows: Iterable[Sequence[object]], *, num: Sequence[int] = ()
 ) -> str:
@@ -95,7 +117,7 @@ def html_table(
     body = []
     for row in rows:
         cells = "".join(
-            f'<td class="num">{esc(c)}</td>' if i in num else f"<td>{esc(c)}</td>"
+            f'<td class="num">{esc(c)}</td>' if i in num else _td(c)
             for i, c in enumerate(row)
         )
         body.append(f"<tr>{cells}</tr>")
@@ -145,8 +167,8 @@ def _regressions(report: AblationReport) -> str:
             )
         err = f"<td>{esc(regression_outcome(errs, tid))}</td>" if errs else ""
         rows.append(
-            f'<tr><td class="num">{i}</td><td>{name}</td>'
-            + (f"<td>{esc(cats.get(tid, DASH))}</td>" if cat else "") + f"{mark}{err}</tr>"
+            f'<tr><td class="num">{i}</td>{_td(tid, name)}'
+            + (_td(cats.get(tid, DASH)) if cat else "") + f"{mark}{err}</tr>"
         )
     head = (
         "<th>#</th><th>task</th>" + ("<th>category</th>" if cat else "")

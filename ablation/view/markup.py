@@ -15,7 +15,6 @@ from __future__ import annotations
 import dataclasses
 import html
 import math
-import re
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from urllib.parse import quote, urlencode
 
@@ -42,7 +41,7 @@ from ablation.render._sections import (
     provenance_lines,
 )
 from ablation.render._sequential import SEQUENTIAL_TITLE, sequential_note, sequential_rows
-from ablation.render.html import esc
+from ablation.render.html import LONG_WORD, esc, long_word
 from ablation.report import AblationReport, Interval
 
 __all__ = [
@@ -64,11 +63,6 @@ _WRITERS: dict[str, tuple[Callable[[float | None, int], str], int]] = {
 }
 #: At most this many more digits than the report's, so float noise never shows as 12 digits.
 _MORE_DIGITS = 4
-#: A word longer than this (a long id, a path) may wrap anywhere (class ``long``); shorter words
-#: and numbers never break inside. Words end at white space and hyphens, where a browser may
-#: break a line anyway.
-LONG_WORD = 12
-_WORD_END = re.compile(r"[\s-]+")
 
 
 @dataclasses.dataclass(frozen=True)
@@ -78,11 +72,6 @@ class Answer:
 
     html: str
     status: int = 200
-
-
-def long_word(text: str) -> bool:
-    """Whether ``text`` holds a word longer than :data:`LONG_WORD` characters."""
-    return any(len(word) > LONG_WORD for word in _WORD_END.split(text))
 
 
 def url(path: str, **params: object) -> str:
