@@ -120,10 +120,13 @@ def _command(out: Path) -> list[str]:
 
 
 def _ablation(args: list[str]) -> tuple[int, str]:
-    """Run ``ablation ARGS``; its stderr is passed on and its last line returned."""
+    """Run ``ablation ARGS``; its stderr is passed on, with no line the runner would read as a
+    workflow command (it quotes ids, file names, agents' messages), and its last line returned."""
+    from ablation.render._ci_safe import no_workflow_commands
+
     done = subprocess.run([sys.executable, "-c", _LAUNCH, *args], stderr=subprocess.PIPE, text=True,
                           check=False)  # fmt: skip
-    sys.stderr.write(done.stderr)
+    sys.stderr.write(no_workflow_commands(done.stderr, markup=False))
     lines = [line for line in done.stderr.splitlines() if line.strip()]
     return done.returncode, lines[-1] if lines else ""
 
