@@ -321,12 +321,13 @@ def _print_terminal(
 
     from ablation.render import print_report, render_summary
     from ablation.render._ci_safe import CommandSafeStream
+    from ablation.render.terminal import candidate_rule
 
     safe = CommandSafeStream(stream)
     console = Console(file=safe)  # type: ignore[arg-type]
     for name, report in zip(names, reports, strict=True):
         if len(reports) > 1:
-            console.rule(f"candidate: {name}", characters="=")
+            console.print(candidate_rule(name))
         print_report(report, console, details=details)
     if len(reports) > 1:
         safe.write(render_summary(reports, names, "terminal", width=console.width) + "\n")

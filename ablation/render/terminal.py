@@ -64,13 +64,7 @@ from ablation.render._format import (
 from ablation.render._sequential import SEQUENTIAL_TITLE, sequential_note, sequential_rows
 from ablation.report import AblationReport, PairDetail, TrialView
 
-__all__ = [
-    "build_renderables",
-    "drilldown",
-    "print_report",
-    "render_terminal",
-    "summary_renderables",
-]
+__all__ = ["build_renderables", "candidate_rule", "drilldown", "print_report", "render_terminal", "summary_renderables"]
 
 REGRESSION_CAP = 25
 IMPROVEMENT_CAP = 12
@@ -91,6 +85,11 @@ def _table(*headers: str, title: str | None = None) -> Table:
 
 def _rule(title: str) -> Rule:
     return Rule(_text(title, "bold"), align="left", style="dim")
+
+
+def candidate_rule(name: str) -> Rule:
+    """The rule heading one candidate's report among several: its name as text, never markup."""
+    return Rule(_text(f"candidate: {name}"), characters="=")
 
 
 def _heading(report: AblationReport) -> Panel:
