@@ -8,7 +8,8 @@ newlines become ``<br>``, so it never ends a block or a table row; where it star
 or thematic-break marker is escaped too. Outside ``<pre>`` (where GitHub links nothing), a
 zero-width space follows each ``@`` before a name and ``#`` before a number of user text
 (:func:`unlinked`), so a task id ``@org/team`` or ``org/repo#123`` in a pull-request comment
-notifies nobody and cross-references no issue, and still reads as written. The drill-down sits in
+notifies nobody and cross-references no issue, and still reads as written; URLs and ``www.``
+names are broken the same way, so user text adds no link. The drill-down sits in
 ``<details>`` blocks: a task's ``<summary>`` is HTML-escaped on one line (newlines shown as
 ``\n``: a blank line would end the HTML block and let the rest be read as Markdown), and outputs
 are HTML-escaped inside ``<pre>`` (a ``<pre>`` block runs to its closing tag, so blank lines in an
@@ -74,19 +75,21 @@ def _esc(text: str) -> str:
     return html.escape(printable(text))
 
 
-#: An ``@`` before a name (a mention) or a ``#`` before a number (a reference), as GitHub reads them.
-_GITHUB_LINK = re.compile(r"@(?=[A-Za-z0-9])|#(?=[0-9])")
+#: What GitHub links in a comment's text: an ``@`` before a name (a mention, or an e-mail
+#: address), a ``#`` before a number (a reference), a URL's ``://`` and a bare ``www.``.
+_GITHUB_LINK = re.compile(r"@(?=[A-Za-z0-9])|#(?=[0-9])|:(?=//)|(?<![A-Za-z0-9])[Ww]{3}(?=\.)")
 
 
 def unlinked(text: str) -> str:
     r""":func:`printable` text with a zero-width space after each ``@`` of a mention and ``#`` of a
-    reference.
+    reference, and inside each URL's ``://`` and bare ``www.``.
 
     GitHub reads ``@name`` and ``@org/team`` in a comment's text (not in ``<pre>`` or ``<code>``)
     as mentions, which notify, and ``#123``, ``org/repo#123`` as references, which link and note the
-    comment in that issue's timeline; a character between the sign and the name breaks both, and
-    a reader sees the text unchanged. A zero-width space of the text itself is already shown as
-    ``\u200b`` by :func:`printable`, so each one on the page is this function's.
+    comment in that issue's timeline; it turns URLs, ``www.`` names and e-mail addresses into links
+    (GFM autolinks). A character between the sign and the name breaks each, and a reader sees the
+    text unchanged. A zero-width space of the text itself is already shown as ``\u200b`` by
+    :func:`printable`, so each one on the page is this function's.
     """
     return _GITHUB_LINK.sub(lambda m: m.group() + "\u200b", printable(text))
 

@@ -2,7 +2,8 @@
 
 GitHub renders a comment's Markdown, then scans the text nodes of the page (character references
 decoded) for mentions (``@name``, ``@org/team``: each notifies) and references (``#123``,
-``org/repo#123``: each links and notes the comment in that issue's timeline), skipping text inside
+``org/repo#123``: each links and notes the comment in that issue's timeline) and URLs, ``www.``
+names and e-mail addresses (autolinks), skipping text inside
 ``<pre>``, ``<code>`` and links. :func:`page_text` does the same with markdown-it-py and
 :class:`html.parser.HTMLParser`; :data:`LINKED` is a superset of GitHub's patterns.
 """
@@ -15,8 +16,9 @@ from typing import NamedTuple
 
 from markdown_it import MarkdownIt
 
-#: A superset of what GitHub links: ``@`` then a name character, ``#`` then a digit.
-LINKED = re.compile(r"(?:^|\W)@[A-Za-z0-9]|#[0-9]")
+#: A superset of what GitHub links: ``@`` then a name character, ``#`` then a digit, a URL's
+#: ``://``, a bare ``www.``.
+LINKED = re.compile(r"(?:^|\W)@[A-Za-z0-9]|#[0-9]|://|(?<![A-Za-z0-9])www\.", re.I)
 #: Elements whose text GitHub does not scan for mentions or references.
 _UNSCANNED = {"pre", "code", "a"}
 

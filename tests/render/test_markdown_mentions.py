@@ -1,4 +1,4 @@
-r"""A Markdown report posted as a pull-request comment notifies nobody and links no issue.
+r"""A Markdown report posted as a pull-request comment notifies nobody and links nothing.
 
 GitHub reads ``@name`` and ``@org/team`` in a comment's text as mentions (each notifies) and
 ``#123`` or ``org/repo#123`` as references (each links, and notes the comment in that issue's
@@ -7,7 +7,9 @@ and labels are user text: ``compare --format markdown --details`` of result file
 ``@octocat ping`` and ``see #123 and org/repo#45`` once pinged ``@octocat`` and cross-referenced
 ``org/repo#45`` from the tables and the drill-down's ``<summary>``. Checked by rendering the
 Markdown with a CommonMark parser (markdown-it-py), reading the page's text with an HTML parser
-and matching GitHub's patterns against every text node GitHub would read.
+and matching GitHub's patterns against every text node GitHub would read. URLs, ``www.`` names
+and e-mail addresses in user text once became links too (GFM autolinks); checked with
+markdown-it's GFM preset, whose linkify finds them.
 """
 
 from __future__ import annotations
@@ -17,8 +19,10 @@ from pathlib import Path
 
 from helpers.cli import run_here
 from helpers.github_text import LINKED, page_text
+from markdown_it import MarkdownIt
 
-IDS = ["@octocat ping", "@org/team x", "see #123 and org/repo#45", "plain"]
+IDS = ["@octocat ping", "@org/team x", "see #123 and org/repo#45", "https://evil.example/login",
+       "www.evil.example", "mail me@evil.example"]
 CATEGORIES = ["@cat-person", "c#1"]
 
 
@@ -49,3 +53,5 @@ def test_user_text_in_a_markdown_report_mentions_and_references_nothing(tmp_path
     assert "REGRESSION: @octocat ping [@cat-person]" in shown  # the drill-down's <summary>
     # inside <pre> the output is left as it was: GitHub links nothing there
     assert any("out @octocat ping" in t for t in text.unscanned)
+    # and a GFM reader (linkify on) finds no URL, www. name or address to link in the page
+    assert "<a " not in MarkdownIt("gfm-like", {"html": True}).render(proc.stdout)
