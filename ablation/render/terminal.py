@@ -94,11 +94,10 @@ def candidate_rule(name: str) -> Rule:
 
 def _heading(report: AblationReport) -> Panel:
     ok = report.verdict == "pass"
-    body = Text()
-    body.append(verdict_line(report), style="bold green" if ok else "bold red")
-    body.append("\n" + summary_sentence(report))
+    body = _text(verdict_line(report), "bold green" if ok else "bold red")  # notes name tools, scorers
+    body.append_text(_text("\n" + summary_sentence(report)))
     for note in report.notes:
-        body.append("\n" + note, style="yellow")
+        body.append_text(_text("\n" + note, "yellow"))
     title = _text(
         f"ablation: {report.provenance.candidate_agent or 'candidate'} vs "
         f"{report.provenance.baseline_agent or 'baseline'}"
