@@ -76,19 +76,21 @@ def _esc(text: str) -> str:
 
 
 #: What GitHub links in a comment's text: an ``@`` before a name (a mention, or an e-mail
-#: address), a ``#`` before a number (a reference), a URL's ``://`` and a bare ``www.``.
-_GITHUB_LINK = re.compile(r"@(?=[A-Za-z0-9])|#(?=[0-9])|:(?=//)|(?<![A-Za-z0-9])[Ww]{3}(?=\.)")
+#: address), a ``#`` or ``GH`` before a number (a reference), a URL's ``://`` and a bare ``www.``.
+_GITHUB_LINK = re.compile(
+    r"@(?=[A-Za-z0-9])|#(?=[0-9])|:(?=//)|(?<![A-Za-z0-9])(?:[Ww]{3}(?=\.)|[Gg][Hh](?=-[0-9]))"
+)
 
 
 def unlinked(text: str) -> str:
-    r""":func:`printable` text with a zero-width space after each ``@`` of a mention and ``#`` of a
-    reference, and inside each URL's ``://`` and bare ``www.``.
+    r""":func:`printable` text with a zero-width space after each ``@`` of a mention and ``#`` or
+    ``GH`` of a reference, and inside each URL's ``://`` and bare ``www.``.
 
     GitHub reads ``@name`` and ``@org/team`` in a comment's text (not in ``<pre>`` or ``<code>``)
-    as mentions, which notify, and ``#123``, ``org/repo#123`` as references, which link and note the
-    comment in that issue's timeline; it turns URLs, ``www.`` names and e-mail addresses into links
-    (GFM autolinks). A character between the sign and the name breaks each, and a reader sees the
-    text unchanged. A zero-width space of the text itself is already shown as ``\u200b`` by
+    as mentions, which notify, and ``#123``, ``org/repo#123``, ``GH-123`` as references, which
+    link and note the comment in that issue's timeline; it turns URLs, ``www.`` names and e-mail
+    addresses into links (GFM autolinks). A character between the sign and the name breaks each,
+    and a reader sees the text unchanged. A zero-width space of the text itself is already shown as ``\u200b`` by
     :func:`printable`, so each one on the page is this function's.
     """
     return _GITHUB_LINK.sub(lambda m: m.group() + "\u200b", printable(text))

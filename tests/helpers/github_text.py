@@ -16,9 +16,9 @@ from typing import NamedTuple
 
 from markdown_it import MarkdownIt
 
-#: A superset of what GitHub links: ``@`` then a name character, ``#`` then a digit, a URL's
-#: ``://``, a bare ``www.``.
-LINKED = re.compile(r"(?:^|\W)@[A-Za-z0-9]|#[0-9]|://|(?<![A-Za-z0-9])www\.", re.I)
+#: A superset of what GitHub links: ``@`` then a name character, ``#`` or ``GH-`` then a digit, a
+#: URL's ``://``, a bare ``www.``.
+LINKED = re.compile(r"(?:^|\W)@[A-Za-z0-9]|#[0-9]|://|(?<![A-Za-z0-9])(?:www\.|GH-[0-9])", re.I)
 #: Elements whose text GitHub does not scan for mentions or references.
 _UNSCANNED = {"pre", "code", "a"}
 

@@ -21,7 +21,7 @@ from helpers.cli import run_here
 from helpers.github_text import LINKED, page_text
 from markdown_it import MarkdownIt
 
-IDS = ["@octocat ping", "@org/team x", "see #123 and org/repo#45", "https://evil.example/login",
+IDS = ["@octocat ping", "@org/team x", "see #123 and org/repo#45 and GH-7", "https://evil.example/login",
        "www.evil.example", "mail me@evil.example"]
 CATEGORIES = ["@cat-person", "c#1"]
 
