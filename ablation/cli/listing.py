@@ -6,7 +6,9 @@ hex digits of its fingerprint and its task count: two campaigns on the same suit
 fingerprint, which is what ``--reuse-baseline`` needs), the baseline and candidate agents, the
 verdict its report gave when it completed (``-`` while it is running or after an interruption or
 abort, and for campaigns stored before verdicts were kept: ``CampaignRecord.verdict``) and the
-number of stored trials. ``--format json`` prints the same rows as a JSON array of objects. A
+number of stored trials. Agent names are user text: the table shows them as every report does,
+on one line, control and bidi characters as escapes, and no line of it is a CI workflow command
+(:mod:`ablation.render._ci_safe`). ``--format json`` prints the same rows as a JSON array of objects. A
 reader that closes the output early (``| head``) ends it quietly, the exit code unchanged.
 
 The table shows the newest :data:`TABLE_LIMIT` campaigns unless ``--limit N`` says otherwise (0:
@@ -76,20 +78,25 @@ def listed_campaigns(
 
 
 def _cells(r: dict[str, Any]) -> tuple[str, ...]:
-    """One table row: the JSON row shortened for reading."""
+    """One table row: the JSON row shortened for reading, each cell on one line, escaped."""
+    from ablation.render._format import single_line
+
     suite = f"{r['suite_fingerprint'][:12]} ({r['n_tasks']} tasks)"
     created = r["created_at"][:19].replace("T", " ")
-    return (r["campaign_id"], created, r["status"], suite, r["baseline_agent"],
-            r["candidate_agent"], r["verdict"] or "-", str(r["n_trials"]))  # fmt: skip
+    cells = (r["campaign_id"], created, r["status"], suite, r["baseline_agent"],
+             r["candidate_agent"], r["verdict"] or "-", str(r["n_trials"]))  # fmt: skip
+    return tuple(single_line(c) for c in cells)
 
 
 def _table(rows: list[dict[str, Any]]) -> str:
+    from ablation.render._ci_safe import no_workflow_commands
+
     cells = [_cells(r) for r in rows]
     widths = [max(len(c) for c in column) for column in zip(_COLUMNS, *cells, strict=True)]
-    return "\n".join(
+    return no_workflow_commands("\n".join(
         "  ".join(c.ljust(w) for c, w in zip(row, widths, strict=True)).rstrip()
         for row in (_COLUMNS, *cells)
-    )
+    ), markup=False)
 
 
 def cmd_list(args: argparse.Namespace) -> int:
