@@ -3,9 +3,9 @@ r"""Markdown report for a pull-request comment (GitHub-flavoured Markdown).
 Headline and verdict first, then regressions (critical first), improvements, and GitHub tables for
 the numbers. Tables are always valid: a header row, a separator row, and the same number of cells
 in every row. User text in a table cell, a heading, a list or a paragraph is escaped for Markdown
-(``|``, backticks, emphasis, brackets, ``#``, ``!``) and for HTML (``<``, ``>``, ``&``), and
-newlines become ``<br>``, so it never ends a block or a table row; where it starts a line, a list
-or thematic-break marker is escaped too. Outside ``<pre>`` (where GitHub links nothing), a
+(``|``, backticks, emphasis, brackets, ``#``, ``!``, the ``$`` of math) and for HTML (``<``,
+``>``, ``&``), and newlines become ``<br>``, so it never ends a block or a table row; where it
+starts a line, a list or thematic-break marker is escaped too. Outside ``<pre>`` (where GitHub links nothing), a
 zero-width space follows each ``@`` before a name and ``#`` before a number of user text
 (:func:`unlinked`), so a task id ``@org/team`` or ``org/repo#123`` in a pull-request comment
 notifies nobody and cross-references no issue, and still reads as written; URLs and ``www.``
@@ -67,7 +67,7 @@ IMPROVEMENT_CAP = 30
 REGRESSION_CAP = 50
 EXCLUDED_CAP = 20
 OUTPUT_LIMIT = 2000
-_MD_SPECIAL = set("\\`*_[]|~#!")
+_MD_SPECIAL = set("\\`*_[]|~#!$")  # "$": GitHub reads $...$ as math (styled, sized text)
 
 
 def _esc(text: str) -> str:
