@@ -143,15 +143,26 @@ def _md_line(text: str) -> str:
     return safe + cell[len(lead):]
 
 
+class _Markup(str):
+    """Markdown this module wrote itself, which :func:`md_table` puts in a cell unescaped."""
+
+    __slots__ = ()
+
+
+#: The mark of a critical regression in the regressions table (bold).
+_CRITICAL = _Markup("**CRITICAL**")
+
+
 def md_table(headers: Sequence[str], rows: Sequence[Sequence[object]]) -> str:
-    """A GitHub table; cells are escaped with :func:`md_cell`, short rows are padded."""
+    """A GitHub table; cells are escaped with :func:`md_cell` (but this module's own
+    :class:`_Markup`), short rows are padded."""
     width = len(headers)
     lines = [
         "| " + " | ".join(md_cell(h) for h in headers) + " |",
         "|" + "|".join("---" for _ in headers) + "|",
     ]
     for row in rows:
-        cells = [md_cell(c) for c in row][:width]
+        cells = [c if isinstance(c, _Markup) else md_cell(c) for c in row][:width]
         cells += [""] * (width - len(cells))
         lines.append("| " + " | ".join(cells) + " |")
     return "\n".join(lines)
@@ -176,17 +187,14 @@ def _regressions(report: AblationReport) -> list[str]:
     rows = [
         (
             i, tid, *([cats.get(tid, DASH)] if cat else []),
-            *(["**CRITICAL**" if tid in crit else ""] if crit else []),
+            *([_CRITICAL if tid in crit else ""] if crit else []),
             *([regression_outcome(errs, tid)] if errs else []),
         )
         for i, tid in enumerate(shown, 1)
     ]
     headers = ["#", "task", *(["category"] if cat else []), *(["critical"] if crit else []),
                *(["candidate"] if errs else [])]
-    table = md_table(headers, rows)
-    # md_table escapes cells; restore the bold marker we put there ourselves.
-    table = table.replace("\\*\\*CRITICAL\\*\\*", "**CRITICAL**")
-    out = [head, table]
+    out = [head, md_table(headers, rows)]
     if more:
         out.append(sections.more_line(more, len(ids), "regressions"))
     return out
