@@ -367,21 +367,22 @@ def left_out_text(n_left_out: int, reason: str | None) -> str:
     return f"{n_left_out} left out" + (f": {reason}" if reason else "")
 
 
-_BIDI = {0x202A, 0x202B, 0x202C, 0x202D, 0x202E, 0x2066, 0x2067, 0x2068, 0x2069}
+#: Printable to Python yet invisible (default-ignorable; variation selectors are left for emoji).
+_INVISIBLE = frozenset((0x034F, 0x115F, 0x1160, 0x17B4, 0x17B5, *range(0x180B, 0x1810), 0x3164, 0xFFA0))
 
 
 def printable(text: str) -> str:
     r"""Make untrusted text safe for a terminal: control and bidi characters become ``\xNN``.
 
-    Newlines and tabs are kept; escape sequences (``\x1b[...``), carriage returns, backspaces and
-    bidirectional overrides are shown as escapes instead of acting on the terminal.
+    Newlines and tabs are kept; escape sequences, carriage returns, backspaces, bidi overrides and
+    zero-width or other invisible characters (:data:`_INVISIBLE`) are shown as escapes, never acted on.
     """
-    if text.isprintable():
+    if text.isprintable() and _INVISIBLE.isdisjoint(map(ord, text)):
         return text
     out = []
     for ch in text:
         code = ord(ch)
-        if ch in "\n\t" or (ch.isprintable() and code not in _BIDI):
+        if ch in "\n\t" or (ch.isprintable() and code not in _INVISIBLE):
             out.append(ch)
         elif code < 0x100:
             out.append(f"\\x{code:02x}")
