@@ -36,14 +36,21 @@ def test_any_text_made_legal_parses_back_in_an_attribute_and_in_text(text: str) 
         assert _legal(text) == text  # text every report shows as it is is left as it is
 
 
+def _critical_regressions(tmp_path: Path, ids: list[str]) -> tuple[Path, Path, Path]:
+    """Result files in which every one of ``ids`` is a critical task that regressed, and their
+    ``compare --format junit`` written to the third path (the gate fails: exit 2)."""
+    before, after = tmp_path / "before.jsonl", tmp_path / "after.jsonl"
+    before.write_text("".join(json.dumps({"id": i, "passed": True, "critical": True}) + "\n" for i in ids))
+    after.write_text("".join(json.dumps({"id": i, "passed": False, "critical": True}) + "\n" for i in ids))
+    out = tmp_path / "junit.xml"
+    assert main(["compare", str(before), str(after), "--format", "junit", "-o", str(out)]) == 2
+    return before, after, out
+
+
 def test_compare_junit_with_control_characters_in_critical_task_ids_parses(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    before, after = tmp_path / "before.jsonl", tmp_path / "after.jsonl"
-    before.write_text("".join(json.dumps({"id": i, "passed": True, "critical": True}) + "\n" for i in ODD_IDS))
-    after.write_text("".join(json.dumps({"id": i, "passed": False, "critical": True}) + "\n" for i in ODD_IDS))
-    out = tmp_path / "junit.xml"
-    assert main(["compare", str(before), str(after), "--format", "junit", "-o", str(out)]) == 2
+    *_, out = _critical_regressions(tmp_path, ODD_IDS)
     capsys.readouterr()
     names = {case.get("name") for case in ET.parse(out).getroot().iter("testcase")}
     for shown in ("a\\x01b", "c\\x00d", "e\\x1bf", "g\\ufffeh", "i\\uffffj", "k]]>l", "<m>&amp;", "n\\u2028o"):
@@ -60,11 +67,7 @@ def test_junit_shows_tricky_ids_as_the_terminal_report_does(
 ) -> None:
     """A test reporter shows JUnit names raw: an id with a carriage return or a bidi override
     once reached it as it was (legal XML), while every other format showed it escaped."""
-    before, after = tmp_path / "before.jsonl", tmp_path / "after.jsonl"
-    before.write_text("".join(json.dumps({"id": i, "passed": True, "critical": True}) + "\n" for i in TRICK_IDS))
-    after.write_text("".join(json.dumps({"id": i, "passed": False, "critical": True}) + "\n" for i in TRICK_IDS))
-    out = tmp_path / "junit.xml"
-    assert main(["compare", str(before), str(after), "--format", "junit", "-o", str(out)]) == 2
+    before, after, out = _critical_regressions(tmp_path, TRICK_IDS)
     capsys.readouterr()
     assert main(["compare", str(before), str(after), "--format", "terminal"]) == 2
     terminal = capsys.readouterr().out
