@@ -23,7 +23,8 @@ it does can be run and tested without a runner. Assumes the variables a GitHub A
   removed first; an exit code 0 or 2 with no readable JSON report counts as an error. The step
   itself exits 0, so the report is published whatever the verdict.
 - ``comment``: creates, or updates in place, one pull-request comment marked
-  :data:`MARKER` with the Markdown report (or the error). It skips, exiting 0 with a notice,
+  :data:`MARKER` with the Markdown report (or the error), cut at a block boundary with a line
+  saying so when it is longer than a comment holds (:func:`comment_text`). It skips, exiting 0 with a notice,
   outside a pull request, on a pull request from a fork (whose token is read-only), without a
   token, and when the API refuses the write.
 - ``finish``: exits with the recorded ``exit-code``: 1 for an error; 2 for a failed gate unless
@@ -34,6 +35,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import shlex
 import subprocess
 import sys
@@ -44,7 +46,7 @@ from typing import Any, NamedTuple
 
 from ablation.cli.option_table import flags_of
 
-__all__ = ["MARKER", "main", "step_comment", "step_finish", "step_run"]
+__all__ = ["MARKER", "comment_text", "main", "step_comment", "step_finish", "step_run"]
 
 #: Marks the action's own pull-request comment, so that later runs update it instead of adding one.
 MARKER = "<!-- ablation-report -->"
@@ -264,7 +266,7 @@ def step_comment() -> int:
         return 0
     report = Path(_env("ABLATION_REPORT", "ablation-report.md"))
     text = report.read_text(encoding="utf-8") if report.exists() else "ablation produced no report.\n"
-    body = f"{MARKER}\n{text[:_COMMENT_LIMIT]}"
+    body = f"{MARKER}\n{comment_text(text, _COMMENT_LIMIT)}"
     base = f"{_env('GITHUB_API_URL', 'https://api.github.com')}/repos/{_env('GITHUB_REPOSITORY')}"
     token = _env("ABLATION_TOKEN")
     try:
@@ -281,6 +283,42 @@ def step_comment() -> int:
     except (urllib.error.URLError, OSError, ValueError) as exc:
         print(f"::notice::ablation: no pull-request comment: the API refused it ({exc})")
     return 0
+
+
+#: A ``<details>`` or ``<pre>`` tag, opening or closing (the blocks the Markdown report nests).
+_BLOCK_TAG = re.compile(r"<(/?)(details|pre)\b", re.IGNORECASE)
+
+
+def comment_text(text: str, limit: int) -> str:
+    """``text``, or, past ``limit`` characters, its part up to the last blank line outside every
+    ``<pre>`` block and within at most one ``<details>`` (between two tasks of the drill-down,
+    whose section is one), that block closed, and a line saying where the whole report is.
+
+    A cut anywhere else could end the comment inside an output's ``<pre>`` or halfway through a
+    task's ``<details>``, with no word that anything is missing. Assumes the report's own
+    Markdown, whose user text is HTML-escaped (:mod:`ablation.render.markdown`): every ``<`` of
+    those tags is one.
+    """
+    if len(text) <= limit:
+        return text
+    note = (f"\n\n*The report is cut here to fit a comment (the first {{kept:,}} of {len(text):,} "
+            "characters): the whole report is the workflow artifact's `ablation-report.md`.*\n")  # fmt: skip
+    room = limit - len(note.format(kept=limit)) - len("</details>\n")
+    stack: list[str] = []
+    tags = iter(_BLOCK_TAG.finditer(text, 0, room))
+    tag = next(tags, None)
+    kept, closes = 0, 0
+    for blank in re.finditer(r"\n\n", text[:room]):
+        while tag is not None and tag.start() < blank.start():
+            name = tag.group(2).lower()
+            if not tag.group(1):
+                stack.append(name)
+            elif name in stack:  # its innermost open block of that name ends
+                del stack[len(stack) - 1 - stack[::-1].index(name)]
+            tag = next(tags, None)
+        if "pre" not in stack and len(stack) <= 1:
+            kept, closes = blank.start(), len(stack)
+    return text[:kept] + "\n\n</details>" * closes + note.format(kept=kept)
 
 
 def step_finish() -> int:
