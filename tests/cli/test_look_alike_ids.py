@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from helpers.engine_toggle import engine_reads_every_file
 
 from ablation.cli import common_ids
 from ablation.sources.readers import engine
@@ -55,9 +56,7 @@ def _notes(tmp_path: Path, before: list[str], after: list[str], layout: str) -> 
 def test_look_alike_one_sided_ids_are_named_by_every_read_path(
     tmp_path: Path, layout: str, engine_on: bool, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    if engine_on:
-        pytest.importorskip("pyarrow")
-        monkeypatch.setattr(engine, "MIN_BYTES", 0)
+    engine_reads_every_file(monkeypatch, engine_on)
     # CSV cells are stripped when read: its ids differ by normalisation only
     before = [i.strip() for i in BEFORE] if layout == "csv" else BEFORE
     after = [i.strip() for i in AFTER] if layout == "csv" else AFTER

@@ -15,12 +15,12 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from helpers.engine_toggle import engine_reads_every_file
 from pydantic import ValidationError
 
 from ablation import schema
 from ablation.errors import InputError
 from ablation.schema import AblationTask
-from ablation.sources.readers import engine
 from ablation.sources.result_files import load_result_columns, load_results
 
 #: The documented bound (docs/SECURITY.md, "Result files read by `compare`"), in characters.
@@ -62,9 +62,7 @@ LAYOUTS = {  # each a path of its own through the plain rows
 def test_an_id_past_the_limit_is_refused_by_every_path(
     tmp_path: Path, layout: str, engine_on: bool, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    if engine_on:
-        pytest.importorskip("pyarrow")
-        monkeypatch.setattr(engine, "MIN_BYTES", 0)
+    engine_reads_every_file(monkeypatch, engine_on)
     row = LAYOUTS[layout]
     too_long = "t" + "x" * TASK_ID_LIMIT
     path = tmp_path / "r.jsonl"
@@ -77,9 +75,7 @@ def test_an_id_past_the_limit_is_refused_by_every_path(
 def test_an_id_of_the_limit_in_characters_is_read(
     tmp_path: Path, engine_on: bool, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    if engine_on:
-        pytest.importorskip("pyarrow")
-        monkeypatch.setattr(engine, "MIN_BYTES", 0)
+    engine_reads_every_file(monkeypatch, engine_on)
     wide = "é" * TASK_ID_LIMIT  # twice as many bytes as characters
     for name, rows in (("r.jsonl", [{"id": i, "passed": True, "cost": 1} for i in ("a", wide)]),
                        ("bare.jsonl", [{"id": i, "passed": True} for i in ("a", wide)])):  # fmt: skip
@@ -162,9 +158,7 @@ def test_an_id_past_the_limit_is_refused_at_its_row(
     asked for) nor the plain-lines paths (no decode or encode of the whole text)."""
     from ablation.sources.readers import engine_columns, plain_lines
 
-    if engine_on:
-        pytest.importorskip("pyarrow")
-        monkeypatch.setattr(engine, "MIN_BYTES", 0)
+    engine_reads_every_file(monkeypatch, engine_on)
     whole: list[int] = []  # sizes of the whole-file parses asked for
     monkeypatch.setattr(engine_columns, "read_table", lambda path, *a: whole.append(path.stat().st_size))
     loads = plain_lines.json.loads
