@@ -242,7 +242,8 @@ def provenance_lines(report: AblationReport) -> list[str]:
         + (f", sandbox={p.sandbox}" if p.sandbox == "process" else ""),
         f"baseline: {p.baseline_agent or DASH}; candidate: {p.candidate_agent or DASH}",
         f"suite fingerprint {(p.suite_fingerprint or DASH)[:12]}; campaign {p.campaign_id or DASH}; "
-        f"{p.started_at or DASH} -> {p.finished_at or DASH}",
+        + (f"{p.started_at or DASH} -> {p.finished_at or DASH}" if p.started_at or p.finished_at
+           else "times not recorded (--timestamps records them)"),
     ]
     if p.versions:
         lines.append("versions: " + ", ".join(f"{k} {v}" for k, v in sorted(p.versions.items())))

@@ -237,3 +237,16 @@ def test_terminal_markdown_and_json_do_not_import_matplotlib() -> None:
 )
 def test_shared_formatting(value: str, expected: str) -> None:
     assert value == expected
+
+
+def test_provenance_without_times_says_they_were_not_recorded() -> None:
+    """A report without timestamps (the default) said ``— -> —``, a range of two dashes; it now
+    says the times were not recorded and which flag records them."""
+    base = simple_report(10, 2, 1, 0)
+    report = base.model_copy(
+        update={"provenance": base.provenance.model_copy(update={"started_at": None, "finished_at": None})}
+    )
+    for fmt in ("terminal", "markdown"):
+        text = render(report, fmt, width=200)
+        assert "times not recorded (--timestamps records them)" in text
+        assert "—" + " -> " + "—" not in text
