@@ -1,9 +1,10 @@
 """Collects each trial's OpenTelemetry spans from code that is already instrumented.
 
 With the ``otel`` extra (``opentelemetry-sdk``) and ``CampaignConfig.traces`` not ``"off"``, each
-trial runs under its own span, ``ablation.trial`` (attributes ``ablation.task_id``,
+trial's agent call (every attempt; not its setup hook nor its verifier, whose model calls are not
+the agent's) runs under its own span, ``ablation.trial`` (attributes ``ablation.task_id``,
 ``ablation.arm``, ``ablation.run``), started as the root of a fresh trace. Every span that
-instrumented code starts inside the trial (pydantic-ai ``instrument=True``,
+instrumented code starts inside it (pydantic-ai ``instrument=True``,
 ``opentelemetry-instrumentation-openai-v2``, OpenInference, logfire, the user's own) inherits
 that trace id, so a :class:`SpanCollector` added to the SDK ``TracerProvider`` files each ended
 span under its trial by trace id, whatever the concurrency: async agents carry the context in
@@ -20,7 +21,7 @@ Assumptions and limits:
   A library call with ``traces="auto"`` leaves an unset provider unset (OpenTelemetry allows one
   global provider, and the application may set its own later) and collects nothing.
   Any other provider (a no-op one) cannot take a processor: nothing is collected.
-- A span is collected when it *ends* before its trial does; spans of work left running after the
+- A span is collected when it *ends* before its trial's agent call does; spans of work left running after the
   trial, spans the user's sampler drops, spans started under an explicit fresh root context, and
   spans of agents run in worker processes (``isolation="process"``) or in a user-supplied
   executor are not.

@@ -34,7 +34,7 @@ from ablation.run.deadlines import Deadlines, bounded, paused
 from ablation.run.limits import Clock
 from ablation.run.output_caps import exception_texts, jsonable_extras, jsonable_output
 from ablation.run.plan import Trial
-from ablation.run.spans import SpanCollector, open_collector, usage_from_spans
+from ablation.run.spans import SpanCollector, TrialCatch, open_collector, usage_from_spans
 from ablation.run.threads import run_in_daemon_thread
 from ablation.run.transient import note_error
 from ablation.run.watchdog import LoopStalled
@@ -245,7 +245,7 @@ class TrialRunner:
             with paused(self.deadlines, scope):
                 await self.turn(trial.arm)
 
-        raw = await call_with_retries(call, self.config.retry, self.clock, fields, turn)
+        raw = await self._attempts(trial, call, fields, turn)
         if not isinstance(raw, AgentOutput):
             raw = sdk_output(raw)  # an SDK's response object, when its package is loaded
         if isinstance(raw, AgentOutput):
@@ -263,6 +263,19 @@ class TrialRunner:
         fields["_stage"] = "verifier"
         await self._verify(output, task, fields)
         return output
+
+    async def _attempts(
+        self, trial: Trial, call: Callable[[], Awaitable[Any]], fields: dict[str, Any], turn: Callable[[], Awaitable[None]]
+    ) -> Any:
+        """The agent's attempts (:func:`~ablation.run.attempts.call_with_retries`), under the
+        trial's own trace when spans are collected (its catch kept in ``fields["_catch"]``): the
+        spans a trial keeps, and the usage they give, are its agent's, never those of its setup
+        hook or its verifier (a model-judged verifier's calls are not the agent's tokens)."""
+        if self.spans is None:
+            return await call_with_retries(call, self.config.retry, self.clock, fields, turn)
+        with self.spans.trial(trial.task.task_id, trial.arm, trial.run) as catch:
+            fields["_catch"] = catch
+            return await call_with_retries(call, self.config.retry, self.clock, fields, turn)
 
     async def _guarded(self, trial: Trial, agent: Agent, fields: dict[str, Any]) -> tuple[bool, Any]:
         """The stages under the trial's deadline; ``(completed, output)``, failures into ``fields``."""
@@ -310,25 +323,22 @@ class TrialRunner:
             fields.update(status="error", passed=False, **error_fields(failure.exc, failure.stage))
         return False, None
 
-    async def _traced(
-        self, trial: Trial, agent: Agent, fields: dict[str, Any], collector: SpanCollector
-    ) -> tuple[bool, Any]:
-        """:meth:`_guarded` under the trial's own trace; its spans into ``fields``, and the usage
+    def _keep_spans(self, fields: dict[str, Any]) -> None:
+        """The spans the agent's attempts ended (:meth:`_attempts`) into ``fields``, and the usage
         they record (priced when the agent reported no cost) when the agent reported none, or
         one whose tokens are unknown while the spans state them."""
-        with collector.trial(trial.task.task_id, trial.arm, trial.run) as catch:
-            outcome = await self._guarded(trial, agent, fields)
-        spans = catch.spans()
-        if spans is not None:
-            fields["spans"] = spans
-            reported = fields.get("usage")
-            if reported is None or not reported.tokens_known:
-                usage = usage_from_spans(catch.summary())
-                if usage is not None and (reported is None or usage.tokens_known):
-                    fields["usage"] = usage
-                    if fields.get("cost") is None:  # priced as an agent's usage
-                        fields.update(priced(AgentOutput(usage=usage), self.config.prices))
-        return outcome
+        catch: TrialCatch | None = fields.pop("_catch", None)
+        spans = None if catch is None else catch.spans()
+        if catch is None or spans is None:
+            return
+        fields["spans"] = spans
+        reported = fields.get("usage")
+        if reported is None or not reported.tokens_known:
+            usage = usage_from_spans(catch.summary())
+            if usage is not None and (reported is None or usage.tokens_known):
+                fields["usage"] = usage
+                if fields.get("cost") is None:  # priced as an agent's usage
+                    fields.update(priced(AgentOutput(usage=usage), self.config.prices))
 
     async def run(self, trial: Trial, agent: Agent) -> TaskResult:
         """Run one trial and return its result (never raises for the user code's errors)."""
@@ -339,10 +349,8 @@ class TrialRunner:
             "_stage": "setup",
         }
         wall_start = self.clock()
-        if self.spans is None:
-            completed, output = await self._guarded(trial, agent, fields)
-        else:
-            completed, output = await self._traced(trial, agent, fields, self.spans)
+        completed, output = await self._guarded(trial, agent, fields)
+        self._keep_spans(fields)
         if completed and self.quality_scorers:
             fields["quality"], fields["quality_errors"] = await self._score(output, task)
         if task.teardown is not None:
