@@ -164,8 +164,9 @@ def _model_calls(records: list[dict[str, Any]]) -> tuple[list[TrialUsage | None]
 class TrialCatch:
     """The spans of one running trial, filled by the collector (thread-safe)."""
 
-    def __init__(self, start_ns: int) -> None:
+    def __init__(self, start_ns: int, root_id: int) -> None:
         self.start_ns = start_ns
+        self.root_id = root_id  # the trial span's id: a span directly under it has no parent
         self.encoded: list[str] = []
         self.records: list[dict[str, Any]] = []
         self.size = 0
@@ -179,11 +180,12 @@ class TrialCatch:
                 self.dropped += 1
             return
         status = span.status.status_code.name.lower()
+        parent = span.parent
         attrs = dict(list((span.attributes or {}).items())[:MAX_ATTRIBUTES])
         record = {
             "name": _value(str(span.name)),
             "id": format(span.context.span_id, "016x"),
-            "parent": format(span.parent.span_id, "016x") if span.parent is not None else None,
+            "parent": None if parent is None or parent.span_id == self.root_id else format(parent.span_id, "016x"),
             "start_s": round((span.start_time - self.start_ns) / 1e9, 6),
             "duration_s": round(((span.end_time or span.start_time) - span.start_time) / 1e9, 6),
             "status": status,
@@ -263,7 +265,7 @@ class SpanCollector:
             record_exception=False, set_status_on_exception=False,
         ) as span:
             trace_id = span.get_span_context().trace_id
-            catch = TrialCatch(getattr(span, "start_time", None) or 0)
+            catch = TrialCatch(getattr(span, "start_time", None) or 0, span.get_span_context().span_id)
             self._open[trace_id] = catch
             try:
                 yield catch

@@ -176,6 +176,16 @@ def test_usage_comes_from_spans_only_when_the_agent_reports_none() -> None:
     assert summary.errors == ["execute_tool refund: no such order"]
 
 
+def test_a_span_directly_under_the_trial_has_no_parent_and_a_nested_one_names_its_own() -> None:
+    """As ``TrialSpans.data`` documents: the trial's own span is not kept, so no record names it."""
+    [r] = AblationEngine().run(spans_only_agent, spans_only_agent, _tasks(1), arms=("baseline",))
+    assert r.spans is not None
+    records = sorted(r.spans.records(), key=lambda s: s["start_s"])
+    # spans_only_agent: a model call, a tool, a model call holding a client's span of it, a tool
+    assert [s["parent"] is None for s in records] == [True, True, True, False, True]
+    assert records[3]["parent"] == records[2]["id"]
+
+
 def test_traces_off_collects_nothing_and_on_without_the_sdk_is_refused(monkeypatch: pytest.MonkeyPatch) -> None:
     [r] = AblationEngine(CampaignConfig(traces="off")).run(spans_only_agent, spans_only_agent, _tasks(1),
                                                            arms=("baseline",))  # fmt: skip
