@@ -34,6 +34,16 @@ from ablation.store.format import (
 
 __all__ = ["DEFAULT_STORE_PATH", "READ_ONLY_LOCK_WAIT_S", "StoreConnection"]
 
+#: SQL a read-only open of a store of version ``v`` runs on its own connection (it may not
+#: migrate the file), so that reads see the columns migration ``v``
+#: (:data:`~ablation.store.format.MIGRATIONS`) adds, with the values it would write: 1 -> 2: a
+#: temporary view ``trials`` (which shadows the table on this connection only) with the
+#: ``tokens`` column, read from the stored results as migration 1 fills it.
+READ_ONLY_VIEWS: dict[int, str] = {
+    1: "CREATE TEMP VIEW trials AS SELECT *, json_extract(result_json, '$.tokens') AS tokens"
+    " FROM main.trials;",
+}
+
 DEFAULT_STORE_PATH = ".ablation/runs.db"
 
 #: How long a read-only open waits for a lock another process holds on the store (seconds) before
@@ -173,6 +183,9 @@ class StoreConnection:
         )
         try:
             self.schema_version = self._check_version(conn) or SCHEMA_VERSION
+            conn.executescript("".join(
+                READ_ONLY_VIEWS.get(v, "") for v in range(self.schema_version, SCHEMA_VERSION)
+            ))  # an older file, not migrated: its reads see the columns it lacks  # fmt: skip
             conn.execute("SELECT count(*) FROM campaigns").fetchone()
         except BaseException:
             conn.close()
