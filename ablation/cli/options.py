@@ -13,7 +13,10 @@ from typing import Any
 
 from ablation.cli.option_table import OPTIONS, option_of
 
-__all__ = ["FROM_FILE", "campaign_config", "merged_settings", "one_line", "read_options", "store_path", "where_set"]
+__all__ = [
+    "FROM_FILE", "campaign_config", "merged_settings", "one_line", "over_file", "read_options", "store_path",
+    "where_set",
+]  # fmt: skip
 
 #: Settings key holding ``{key: pyproject path}`` for the values read from ``[tool.ablation]``.
 FROM_FILE = "_from_file"
@@ -44,6 +47,33 @@ def merged_settings(args: argparse.Namespace) -> dict[str, Any]:
             from_file.pop(key, None)
     merged[FROM_FILE] = {key: str(path) for key in from_file}
     return merged
+
+
+def over_file(args: argparse.Namespace, command: str) -> dict[str, str]:
+    """Fill in ``args`` the options of ``command`` (one outside ``SETTINGS_COMMANDS``, such as
+    ``plan``) that have a ``[tool.ablation]`` key and were not given as a flag (``None``, the
+    parser's default for them): the file's value, else the option's declared default. So ``plan``
+    plans at the ``alpha`` (and, with ``--sequential``, the ``margin``) that ``run`` and
+    ``compare`` judge at.
+
+    Returns:
+        Where each value came from, by option name: its flag, or ``FILE [tool.ablation] KEY``.
+    """
+    from ablation.cli.settings import find_pyproject, load_tool_settings
+
+    path = find_pyproject()
+    from_file = load_tool_settings(path) if path is not None else {}
+    names: dict[str, str] = {}
+    for option in OPTIONS:
+        if command not in option.commands or option.key is None or not option.flags:
+            continue
+        names[option.name] = option.flags[0]
+        if getattr(args, option.target, None) is None:
+            value = from_file.get(option.key)
+            if value is not None:
+                names[option.name] = f"{path} [tool.ablation] {option.key}"
+            setattr(args, option.target, option.default if value is None else value)
+    return names
 
 
 def campaign_config(s: dict[str, Any]) -> Any:

@@ -59,8 +59,10 @@ def _argparse_kwargs(option: Option, command: str) -> dict[str, Any]:
 
     A command that reads ``[tool.ablation]`` gets ``None`` ("not given") as the default, so a
     value from the file is not masked and the declared default stays with the code that applies
-    it; a switch without a key is ``False`` and a repeatable flag ``[]``. Other commands read
-    the parsed arguments alone and get the declared default.
+    it; a switch without a key is ``False`` and a repeatable flag ``[]``. Other commands get the
+    declared default, but for an option with a key (``plan --alpha``), which is ``None`` too:
+    the command takes the file's value when the flag is not given
+    (:func:`ablation.cli.options.over_file`).
     """
     kw: dict[str, Any] = {"dest": option.target, "help": option.help_for(command)}
     if option.metavar is not None:
@@ -71,6 +73,8 @@ def _argparse_kwargs(option: Option, command: str) -> dict[str, Any]:
     default = option.default
     if command in SETTINGS_COMMANDS:
         default = False if option.kind == "optional" else None
+    elif option.key is not None:  # laid over the file by the command (options.over_file)
+        default = None
     if kind in ("float", "int"):
         kw["type"] = flag_type(option.flags[0])
     elif kind in ("path", "pair"):

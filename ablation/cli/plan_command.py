@@ -17,14 +17,20 @@ READING = ("key", "field", "run_field", "from_format", "where", "baseline_where"
 
 def cmd_plan(args: argparse.Namespace) -> int:
     """``ablation plan``; a value the statistics refuse becomes one line naming the flags, a
-    ``--results`` pair that cannot be read or pairs no task one line naming the files."""
+    ``--results`` pair that cannot be read or pairs no task one line naming the files.
+
+    ``alpha`` and ``margin`` not given as flags come from ``[tool.ablation]``, as for ``run`` and
+    ``compare`` (:func:`~ablation.cli.options.over_file`)."""
+    from ablation.cli.options import over_file
+
+    names = over_file(args, "plan")
     _refuse_conflicts(args)
     observed = _observed(args) if args.results else None
     try:
         return _plan_command(args, observed)
     except (ValueError, ZeroDivisionError, OverflowError) as exc:
         given = " ".join(
-            f"--{name.replace('_', '-')} {getattr(args, name)}"
+            f"{names.get(name, '--' + name.replace('_', '-'))} {getattr(args, name)}"
             for name in ("discordance", "uplift", "tasks", "alpha", "power", "margin")
             if getattr(args, name, None) is not None
         )
