@@ -9,11 +9,15 @@ texts are equal but the values are not, as ``14`` and ``"14"``), written as ``<s
 ``<del>`` (baseline only) and ``<ins>`` (candidate only) elements, with the report's note naming
 both types when they differ (:func:`~ablation.render._drilldown.type_note`). Each piece is cut
 as the HTML report cuts it (:data:`~ablation.render.html.OUTPUT_LIMIT` characters, saying how
-much was cut) and goes through :func:`~ablation.view.markup.esc`.
+much was cut) and goes through :func:`~ablation.view.markup.esc`; the pieces together show at
+most :data:`DIFF_LIMIT` characters (as much as the two output panels beside it), the pieces past
+that counted in a note: a diff of two outputs of long words that differ every other word would
+otherwise hold every compared word, megabytes for outputs the panels cut at 20,000 characters.
 """
 
 from __future__ import annotations
 
+from collections import Counter
 from typing import Any
 
 from ablation.analysis.details import MAX_DIFF_WORDS, diff_texts, output_words
@@ -23,20 +27,34 @@ from ablation.render._format import truncate
 from ablation.render.html import OUTPUT_LIMIT
 from ablation.view.markup import esc
 
-__all__ = ["word_diff"]
+__all__ = ["DIFF_LIMIT", "word_diff"]
+
+#: Characters of the outputs a diff shows in all: each output panel's worth, twice.
+DIFF_LIMIT = 2 * OUTPUT_LIMIT
 
 _TAG = {"equal": "span", "delete": "del", "insert": "ins"}
+_WORD = {"delete": "removed", "insert": "added", "equal": "the same"}
 
 
 def word_diff(before: Any, after: Any) -> str:
-    """Markup of the output ``before`` -> ``after``, word by word; equal outputs give one
-    ``<span>`` and no note."""
+    """Markup of the output ``before`` -> ``after``, word by word, at most :data:`DIFF_LIMIT`
+    characters of it shown; equal outputs give one ``<span>`` and no note."""
     texts = diff_texts(before, after, pretty=True)
-    body = "".join(
-        f"<{_TAG[s.op]}>{esc(truncate(s.text, OUTPUT_LIMIT))}</{_TAG[s.op]}>" for s in diff_segments(*texts)
-    )
+    pieces, left, rest = [], DIFF_LIMIT, Counter[str]()
+    for s in diff_segments(*texts):
+        if left <= 0:
+            rest[s.op] += len(s.text)
+            continue
+        pieces.append(f"<{_TAG[s.op]}>{esc(truncate(s.text, min(OUTPUT_LIMIT, left)))}</{_TAG[s.op]}>")
+        left -= len(s.text)
     notes = [note] if (note := type_note(before, after)) else []
     if max(len(output_words(text)) for text in texts) > MAX_DIFF_WORDS:
         notes.append(f"Only the first {MAX_DIFF_WORDS} words of each output are compared; "
                      "the rest is shown as removed and added.")  # fmt: skip
+    if rest:
+        notes.append(
+            f"The diff is cut after {DIFF_LIMIT} characters; the rest is not shown ("
+            + ", ".join(f"{rest[op]} characters {word}" for op, word in _WORD.items() if rest[op]) + ")."
+        )
+    body = "".join(pieces)
     return f'<pre class="diff">{body}</pre>' + "".join(f'<p class="note">{esc(n)}</p>' for n in notes)

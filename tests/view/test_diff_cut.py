@@ -1,4 +1,5 @@
-"""The task page's diff cuts each piece as the HTML report does.
+"""The task page's diff cuts each piece as the HTML report does, and shows at most
+``DIFF_LIMIT`` characters in all.
 
 A candidate output of 700,000 short lines once made an 8 MB task page (15 s to load in Chromium)
 while the HTML report of the same campaign cut each diff segment at its output limit. Here the
@@ -8,8 +9,17 @@ a diff compares) stays within a few limits' worth of text and says what it cut.
 
 from __future__ import annotations
 
+import html
+import re
+from collections import Counter
+
+from ablation.analysis.details import diff_texts
+from ablation.analysis.details import word_diff as diff_segments
 from ablation.render.html import OUTPUT_LIMIT
-from ablation.view.diff import word_diff
+from ablation.view.diff import DIFF_LIMIT, word_diff
+
+PIECE = re.compile(r"<(span|del|ins)>(.*?)</\1>", re.S)
+TAGS = {"span": "equal", "del": "delete", "ins": "insert"}
 
 
 def test_a_huge_output_is_cut_and_says_so() -> None:
@@ -26,3 +36,26 @@ def test_small_outputs_are_whole() -> None:
     markup = word_diff("alpha beta", "alpha gamma")
     assert "<del>beta</del>" in markup and "<ins>gamma</ins>" in markup
     assert "truncated" not in markup
+
+
+def test_a_diff_of_long_words_changed_every_other_one_is_bounded() -> None:
+    """Each piece within the output limit, but hundreds of them: the diff showed every compared
+    word (1.2 MB here, the output panels beside it 20,000 characters each); it shows
+    :data:`DIFF_LIMIT` characters, the report's pieces in order, and counts the rest."""
+    before = "\n".join(f"{i:04d}" + "a" * 3000 for i in range(400))
+    after = "\n".join(f"{i:04d}" + ("a" if i % 2 else "b") * 3000 for i in range(400))
+    markup = word_diff(before, after)
+    assert len(markup) < DIFF_LIMIT + OUTPUT_LIMIT, len(markup)
+    reference = diff_segments(*diff_texts(before, after, pretty=True))
+    shown = [(TAGS[tag], html.unescape(text)) for tag, text in PIECE.findall(markup)]
+    assert shown[:-1] == [(s.op, s.text) for s in reference[: len(shown) - 1]]
+    last = reference[len(shown) - 1]
+    assert shown[-1][0] == last.op and last.text.startswith(shown[-1][1].split("\n…")[0])
+    hidden = Counter[str]()
+    for s in reference[len(shown) :]:
+        hidden[s.op] += len(s.text)
+    assert (
+        f"The diff is cut after {DIFF_LIMIT} characters; the rest is not shown ("
+        f"{hidden['delete']} characters removed, {hidden['insert']} characters added, "
+        f"{hidden['equal']} characters the same)."
+    ) in markup
