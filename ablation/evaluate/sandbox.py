@@ -77,11 +77,19 @@ _HARNESS_HEADROOM_MB = 512
 _INNER_GRACE_S = 1.0
 
 _MIB = 1024 * 1024
+#: How much of the end of each output file of a run the parent reads.
+_READ_BYTES = _MIB
 
 
 def _read(fh: IO[bytes]) -> str:
-    fh.seek(0)
-    return fh.read().decode("utf-8", errors="replace")
+    """The last :data:`_READ_BYTES` of a file the run wrote, decoded.
+
+    Only the end is used (the result line, written last, and the tails), and a file's size is
+    no bound: the code can move the offset it shares with the test process's stderr far past
+    its own file size limit, where the test process then writes.
+    """
+    fh.seek(max(0, fh.seek(0, 2) - _READ_BYTES))
+    return fh.read(_READ_BYTES).decode("utf-8", errors="replace")
 
 
 def run_python_tests(

@@ -21,7 +21,8 @@ started by :func:`ablation.evaluate.sandbox.run_python_tests` in a new session. 
    ``==``, ``<``, ``bool`` and ``hash``, so an always-equal object cannot satisfy an
    assertion, and no frame of this process exists in the code's process to walk;
 4. counts the processes the code left running, kills every descendant, and writes one result line
-   carrying the nonce to its own stdout, which the code process cannot reach.
+   carrying the nonce (and a reason of at most 2,000 characters) to its own stdout, which the
+   code process cannot reach.
 """
 
 from __future__ import annotations
@@ -33,6 +34,9 @@ __all__ = ["HARNESS"]
 # The harness executes inside the test process. It must only use the standard library.
 HARNESS = r"""
 import ast, json, os, subprocess, sys
+
+# The longest reason a result line carries (the parent keeps it as the trial's note).
+_REASON_CHARS = 2000
 
 def _fmt(exc):
     try:
@@ -220,6 +224,8 @@ def _main():
         if passed and leaked:
             passed, kind = False, 'leaked_processes'
             reason = '%d process(es) were still running after the tests; killed' % leaked
+        if len(reason) > _REASON_CHARS:  # it may quote the code's names and messages
+            reason = reason[:_REASON_CHARS] + '...'
         held = ','.join(state['held']) or '-'
         status = '-' if channel is None or channel.status is None else '%d' % channel.status
         hex_reason = reason.encode('utf-8', 'replace').hex() or '-'

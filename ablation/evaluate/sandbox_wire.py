@@ -7,8 +7,10 @@ includes it). It defines:
   died (or whose forked children keep the pipe open) is noticed, in time linear in the bytes
   received; every answer must carry the worker's pid, so a forked copy cannot answer
   (``forged``; ``process_limit`` when the copy reports that a fork was refused with
-  ``BlockingIOError``, as ``RLIMIT_NPROC`` refuses one for a user that is not root); a message over the reply limit fails the run (``output_limit``), one that is not
-  JSON or malformed fails it too (``bad_output``).
+  ``BlockingIOError``, as ``RLIMIT_NPROC`` refuses one for a user that is not root); a message over the reply limit, or one the test process cannot hold in memory, fails the
+  run (``output_limit``), one that is not JSON or malformed fails it too (``bad_output``); the
+  code can write on the pipe itself, so even the code process's pid 1's report of how its
+  worker ended is taken only in its own shape (two integers).
 * ``_Codec``: the tagged JSON of plain data (``$t`` tuple, ``$s`` set, ``$f`` frozenset, ``$d``
   dict of pairs, ``$b`` bytes hex, ``$h`` handle), checked by exact type both ways and to a depth
   of 200; exceptions of the code become the builtin exception of the same name, or a local
@@ -70,15 +72,21 @@ class _Channel:
 
     def receive(self):
         while True:
-            line = self._line()
             try:
-                msg = json.loads(line.decode('utf-8', 'surrogatepass'))
+                msg = json.loads(self._line().decode('utf-8', 'surrogatepass'))
             except (ValueError, RecursionError):
                 raise _Fail('the code process sent a message that is not JSON')
+            except MemoryError:  # within the reply limit, but objects cost more than their JSON
+                raise _Fail('reply_limit: the code process sent a message larger than the test '
+                            'process can hold in memory')
             if type(msg) is not dict:
                 raise _Fail('the code process sent a message that is not an object')
             if 'ended' in msg and msg.get('pid') == 1 and self.pid == 2:
-                self.ended = msg['ended']
+                # The code can write this line too: only [exit code, signal] is taken.
+                ended = msg['ended']
+                if type(ended) is not list or [type(x) for x in ended] != [int, int]:
+                    raise _Fail('the code process sent a malformed message')
+                self.ended = ended
                 continue
             if msg.get('pid') != self.pid:
                 raise _Fail('fork_limit' if _fork_refused(msg) else 'forged')
