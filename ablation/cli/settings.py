@@ -43,7 +43,8 @@ def find_pyproject(start: Path | None = None) -> Path | None:
 
 def load_tool_settings(path: Path | None = None) -> dict[str, Any]:
     """Read ``[tool.ablation]``; unknown keys are an error naming the file and the key, and so
-    is a file that is not UTF-8 text or not TOML.
+    are a key given in both spellings (``min-completed`` and ``min_completed``) and a file that
+    is not UTF-8 text or not TOML.
 
     Returns:
         Settings keyed by option name with underscores (empty when there is no section).
@@ -67,7 +68,15 @@ def load_tool_settings(path: Path | None = None) -> dict[str, Any]:
     section = tool.get("ablation", {})
     if not isinstance(section, dict):
         raise ConfigError(f"{path}: [tool.ablation] must be a table")
-    settings = {key.replace("-", "_"): value for key, value in section.items()}
+    settings: dict[str, Any] = {}
+    spelled: dict[str, str] = {}
+    for key, value in section.items():
+        name = key.replace("-", "_")
+        if name in settings:  # both spellings of one key: neither silently wins
+            raise ConfigError(
+                f"{path} [tool.ablation] {name}: given twice, as {spelled[name]!r} and {key!r}: keep one"
+            )
+        settings[name], spelled[name] = value, key
     if settings:  # an empty table has nothing to check (every key is optional)
         from ablation.cli.tool_settings import check_tool_types, known_keys
 
