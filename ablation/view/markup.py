@@ -45,7 +45,7 @@ from ablation.render.html import LONG_WORD, esc, long_word
 from ablation.report import AblationReport, Interval
 
 __all__ = [
-    "LIST_CAP", "LONG_WORD", "Answer", "arms_and_metrics", "count", "damaged", "distinct", "errored_mark", "esc", "figure", "interval", "layout", "link",
+    "ALL_LISTED", "LIST_CAP", "LONG_WORD", "Answer", "arms_and_metrics", "count", "damaged", "distinct", "errored_mark", "esc", "excluded", "figure", "interval", "layout", "link",
     "long_word", "more", "number", "outcomes", "pct", "provenance", "sequential", "table", "text", "url", "verdict_badge", "verdict_notes",
 ]  # fmt: skip
 
@@ -53,6 +53,8 @@ __all__ = [
 #: comparison's regressions and improvements) and options a filter lists; the rest are counted
 #: under it (:func:`more`).
 LIST_CAP = 200
+#: Where a list capped at :data:`LIST_CAP` is whole, said under it.
+ALL_LISTED = " (ablation report --format json lists them all)"
 
 #: How each kind of figure is written at a precision (the report's writers: decimals of a
 #: percentage, significant digits of a ratio), and the report's own precision.
@@ -323,6 +325,23 @@ def provenance(report: AblationReport) -> str:
     alpha, runs, error policy, agents, times, versions, a reused baseline, labels."""
     lines = "<br>".join(esc(line) for line in provenance_lines(report))
     return f'<h2>Provenance</h2><p class="note" id="provenance">{lines}</p>'
+
+
+def excluded(report: AblationReport, task_url: Callable[[str], str]) -> str:
+    """What the pairing left out, and why (the report's ``excluded``, which its paired outcomes'
+    note says are listed below them; the first :data:`LIST_CAP` listed), each task linked to its
+    page (``task_url``: a task id to its page's URL)."""
+    if not report.excluded:
+        return ""
+    rows = [
+        [link(task_url(e.task_id), e.task_id, cls="task"), "" if e.run is None else str(e.run), esc(e.reason)]
+        for e in report.excluded[:LIST_CAP]
+    ]
+    return (
+        f"<h2>Left out of the pairing ({len(report.excluded)})</h2>"
+        + table(["task", "run", "reason"], rows, tid="excluded")
+        + more(len(report.excluded), len(rows), ALL_LISTED)
+    )
 
 
 def damaged(errors: Iterable[Exception]) -> str:

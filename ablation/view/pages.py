@@ -34,7 +34,7 @@ CAMPAIGNS_SHOWN = 50
 def _more(total: int, shown: int) -> str:
     """The note under a table capped at :data:`~ablation.view.markup.LIST_CAP` rows (``""``
     when nothing is left out)."""
-    return markup.more(total, shown, " (ablation report --format json lists them all)")
+    return markup.more(total, shown, markup.ALL_LISTED)
 
 
 def planned_trials(record: CampaignRecord) -> int:
@@ -167,7 +167,8 @@ def campaign_page(catalog: Catalog, campaign_id: str) -> str:
         f'<p class="shortcuts">{shortcuts}</p>{meta}<h2>Gates</h2>{markup.gates(report)}'
         f"{markup.sequential(report)}<h2>Headline</h2>{markup.headline(report)}"
         f"{markup.outcomes(report)}{markup.arms_and_metrics(report)}{_categories(report, tasks)}{_errors(report, tasks)}"
-        f"{_excluded(report, markup.campaign_url(campaign_id, 'task'))}{markup.provenance(report)}"
+        f"{markup.excluded(report, lambda tid: markup.url(markup.campaign_url(campaign_id, 'task'), id=tid))}"
+        f"{markup.provenance(report)}"
     )
     refresh = markup.campaign_url(campaign_id).replace("/campaign/", "/api/campaign/", 1) + "/progress"
     return markup.layout(
@@ -223,23 +224,6 @@ def _categories(report: AblationReport, tasks: str) -> str:
     return (
         f"<h2>Categories ({total})</h2>" + markup.table(headers, rows, tid="categories")
         + _more(total, len(shown)) + note
-    )
-
-
-def _excluded(report: AblationReport, task_base: str) -> str:
-    """What the pairing left out, and why (the report's ``excluded``; the first
-    :data:`LIST_CAP` listed), each task linked to its page."""
-    if not report.excluded:
-        return ""
-    rows = [
-        [markup.link(markup.url(task_base, id=e.task_id), e.task_id, cls="task"),
-         "" if e.run is None else str(e.run), markup.esc(e.reason)]
-        for e in report.excluded[:LIST_CAP]
-    ]
-    return (
-        f"<h2>Left out of the pairing ({len(report.excluded)})</h2>"
-        + markup.table(["task", "run", "reason"], rows, tid="excluded")
-        + _more(len(report.excluded), len(rows))
     )
 
 

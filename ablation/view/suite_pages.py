@@ -3,8 +3,8 @@
 The compare page pairs any two stored arms (``CAMPAIGN:baseline`` or ``CAMPAIGN:candidate``) of
 campaigns of one suite (the same suite fingerprint) through
 :meth:`~ablation.view.catalog.Catalog.compare`, the code path of ``ablation compare``: no agent
-runs again; the comparison shows its gates, headline, arm summaries and paired metrics as a
-campaign page does; its form offers the arms of the newest :data:`COMPARE_CAMPAIGNS` campaigns
+runs again; the comparison shows its gates, headline, arm summaries, paired metrics and what
+its pairing left out as a campaign page does; its form offers the arms of the newest :data:`COMPARE_CAMPAIGNS` campaigns
 (read as summaries, :meth:`~ablation.view.catalog.Catalog.campaigns`), an older one typed. The
 history page lists the newest :data:`HISTORY_SHOWN` campaigns of a suite (its ``limit``
 parameter: more, ``0`` all) in creation order from their summaries (agents, creation time, the
@@ -166,7 +166,8 @@ def _comparison(catalog: Catalog, base_text: str, cand_text: str) -> Answer:
         f"{markup.outcomes(report)}{markup.arms_and_metrics(report)}<h2>Regressions ({len(report.regressions)})</h2>"
         f"{_ids(report.regressions, 'regressions', base, cand)}"
         f"<h2>Improvements ({len(report.improvements)})</h2>"
-        f"{_ids(report.improvements, 'improvements', base, cand)}{markup.provenance(report)}"
+        f"{_ids(report.improvements, 'improvements', base, cand)}"
+        f"{markup.excluded(report, lambda tid: compare_task_url(base, cand, tid))}{markup.provenance(report)}"
     )
 
 

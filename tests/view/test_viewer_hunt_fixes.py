@@ -158,6 +158,26 @@ def test_excluded_tasks_are_rows_with_reasons_errors_and_links(
                 assert e.reason in task.ids["excluded-reason"]
 
 
+def test_a_comparison_lists_what_its_pairing_left_out(hunt: dict[str, Any], base: str) -> None:
+    """The compare page's paired outcomes note says the runs left out are "listed below", as the
+    report's; the page listed none (the campaign page does). A campaign's own two arms compared
+    give its report, whose excluded entries the page lists, each linked to its page in the
+    comparison."""
+    cid, report = hunt["ids"]["exclude"], hunt["reports"]["exclude"]
+    arms = f"baseline={quote(cid + ':baseline')}&candidate={quote(cid + ':candidate')}"
+    _, _, body = get(f"{base}/compare?{arms}")
+    assert "(listed below)" in body
+    compared = Page(body)
+    rows = compared.tables["excluded"][1:]
+    assert [(r[0], r[1], r[2]) for r in rows] == [
+        (e.task_id, "" if e.run is None else str(e.run), e.reason) for e in report.excluded
+    ]
+    linked = {text: href for href, cls, text in compared.links if "task" in cls.split()}
+    for tid in {e.task_id for e in report.excluded}:
+        assert linked[tid].startswith("/compare/task?")
+        assert page(base + linked[tid]).ids["outcome"] == "excluded"
+
+
 def test_task_page_shows_the_input_the_store_keeps_and_says_so(
     hunt: dict[str, Any], base: str
 ) -> None:
