@@ -23,12 +23,13 @@ given on the command line win over the file; the file wins over built-in default
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 from typing import Any
 
 from ablation.errors import ConfigError
 
-__all__ = ["find_pyproject", "load_tool_settings"]
+__all__ = ["find_pyproject", "line_of", "load_tool_settings"]
 
 
 def find_pyproject(start: Path | None = None) -> Path | None:
@@ -42,8 +43,9 @@ def find_pyproject(start: Path | None = None) -> Path | None:
 
 
 def load_tool_settings(path: Path | None = None) -> dict[str, Any]:
-    """Read ``[tool.ablation]``; unknown keys are an error naming the file and the key, and so
-    are a key given in both spellings (``min-completed`` and ``min_completed``) and a file that
+    """Read ``[tool.ablation]``; unknown keys are an error naming the file, the key and its line,
+    as is a value of the wrong type or out of range (:func:`line_of`), and so are a key given
+    in both spellings (``min-completed`` and ``min_completed``) and a file that
     is not UTF-8 text or not TOML.
 
     Returns:
@@ -80,11 +82,42 @@ def load_tool_settings(path: Path | None = None) -> dict[str, Any]:
     if settings:  # an empty table has nothing to check (every key is optional)
         from ablation.cli.tool_settings import check_tool_types, known_keys
 
+        text = path.read_text(encoding="utf-8")
+
+        def line(name: str) -> str:
+            """``" (line N)"``, where the key ``name`` is written, or nothing when not found."""
+            number = line_of(text, spelled[name])
+            return "" if number is None else f" (line {number})"
+
         unknown = sorted(set(settings) - known_keys())
         if unknown:
             raise ConfigError(
-                f"{path}: unknown key(s) in [tool.ablation]: {', '.join(unknown)} "
+                f"{path}: unknown key(s) in [tool.ablation]: {', '.join(k + line(k) for k in unknown)} "
                 f"(known: {', '.join(sorted(known_keys()))})"
             )
-        check_tool_types(settings, path)
+        check_tool_types(settings, path, line)
     return settings
+
+
+_HEADER = re.compile(r"^\s*\[\[?([^\]]+)\]\]?\s*(?:#.*)?$")
+
+
+def line_of(text: str, key: str) -> int | None:
+    """The line (from 1) of ``text`` where the ``[tool.ablation]`` key ``key`` (as spelled) is
+    written: ``key = ...`` in that table, ``ablation.key`` under ``[tool]``,
+    ``tool.ablation.key`` at the top, or a ``[tool.ablation.key...]`` table of its own; ``None``
+    when it is written otherwise (an inline table)."""
+    name = rf"""(?:{re.escape(key)}|"{re.escape(key)}"|'{re.escape(key)}')"""
+    prefixes = {"tool.ablation": "", "tool": r"ablation\s*\.\s*", "": r"tool\s*\.\s*ablation\s*\.\s*"}
+    table = ""
+    for number, written in enumerate(text.splitlines(), 1):
+        header = _HEADER.match(written)
+        if header is not None:
+            table = re.sub(r"""\s*\.\s*""", ".", header.group(1).strip()).replace('"', "").replace("'", "")
+            if table == f"tool.ablation.{key}" or table.startswith(f"tool.ablation.{key}."):
+                return number
+            continue
+        prefix = prefixes.get(table)
+        if prefix is not None and re.match(rf"\s*{prefix}{name}\s*[.=]", written):
+            return number
+    return None

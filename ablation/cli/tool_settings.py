@@ -7,11 +7,13 @@ line accept the same values (``settings.py`` refuses any other key; ``format`` t
 formats of :data:`ablation.render.FORMATS`). TOML has types; a key of the wrong type is refused
 rather than misread (``no_significant_regression = "false"`` would turn the gate on, ``quality =
 "rubric"`` would be iterated letter by letter, ``seed = true`` would become 1). Errors name the
-file, the section and the key: ``pyproject.toml [tool.ablation] margin: ...``.
+file, the section, the key and the line it is written on: ``pyproject.toml [tool.ablation]
+margin: ... (got 2) (line 7)``.
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from functools import partial
 from pathlib import Path
 from typing import Annotated, Any, Literal
@@ -97,8 +99,9 @@ def known_keys() -> frozenset[str]:
     return frozenset(ToolSettings.model_fields)
 
 
-def check_tool_types(settings: dict[str, Any], path: Path) -> None:
-    """Raise :class:`ConfigError` naming ``path [tool.ablation] KEY`` for the first bad value."""
+def check_tool_types(settings: dict[str, Any], path: Path, line: Callable[[str], str]) -> None:
+    """Raise :class:`ConfigError` naming ``path [tool.ablation] KEY`` for the first bad value,
+    and where the key is written: ``line(KEY)`` (``" (line 5)"``, or nothing) ends the message."""
     try:
         ToolSettings(**settings)
     except ValidationError as exc:
@@ -108,4 +111,5 @@ def check_tool_types(settings: dict[str, Any], path: Path) -> None:
         # A union (int | float) lists one error per member, its widest ("a valid number") last.
         same = [e for e in errors if e["loc"][:1] == first["loc"][:1]]
         msg = same[-1]["msg"] if len(first["loc"]) > 1 else first["msg"]
-        raise ConfigError(f"{path} [tool.ablation] {key}: {msg} (got {settings.get(key)!r})") from None
+        written = line(key) if key in settings else ""
+        raise ConfigError(f"{path} [tool.ablation] {key}: {msg} (got {settings.get(key)!r}){written}") from None

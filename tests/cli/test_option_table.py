@@ -172,7 +172,7 @@ def test_random_values_agree_between_flag_file_and_config(option: Option, value:
 def test_a_misspelt_key_is_refused_naming_it(tmp_path: Path) -> None:
     path = tmp_path / "pyproject.toml"
     path.write_text("[tool.ablation]\nconcurency = 3\n", encoding="utf-8")
-    with pytest.raises(ConfigError, match=r"unknown key\(s\) in \[tool.ablation\]: concurency \(known: "):
+    with pytest.raises(ConfigError, match=r"unknown key\(s\) in \[tool.ablation\]: concurency \(line 2\) \(known: "):
         load_tool_settings(path)
 
 
