@@ -36,6 +36,12 @@ _TAG = {"equal": "span", "delete": "del", "insert": "ins"}
 _WORD = {"delete": "removed", "insert": "added", "equal": "the same"}
 
 
+def _words(text: str) -> int:
+    """Words (not white space) among the first :data:`MAX_DIFF_WORDS` pieces of ``text`` that
+    the diff compares."""
+    return sum(not piece.isspace() for piece in output_words(text)[:MAX_DIFF_WORDS])
+
+
 def word_diff(before: Any, after: Any) -> str:
     """Markup of the output ``before`` -> ``after``, word by word, at most :data:`DIFF_LIMIT`
     characters of it shown; equal outputs give one ``<span>`` and no note."""
@@ -49,8 +55,9 @@ def word_diff(before: Any, after: Any) -> str:
         left -= len(s.text)
     notes = [note] if (note := type_note(before, after)) else []
     if max(len(output_words(text)) for text in texts) > MAX_DIFF_WORDS:
-        notes.append(f"Only the first {MAX_DIFF_WORDS} words of each output are compared; "
-                     "the rest is shown as removed and added.")  # fmt: skip
+        notes.append(f"Only the first {MAX_DIFF_WORDS} pieces of each output (words and the white "
+                     f"space between them: {_words(texts[0])} words of the baseline's, {_words(texts[1])} "
+                     "of the candidate's) are compared; the rest is shown as removed and added.")  # fmt: skip
     if rest:
         notes.append(
             f"The diff is cut after {DIFF_LIMIT} characters; the rest is not shown ("

@@ -59,3 +59,18 @@ def test_a_diff_of_long_words_changed_every_other_one_is_bounded() -> None:
         f"{hidden['delete']} characters removed, {hidden['insert']} characters added, "
         f"{hidden['equal']} characters the same)."
     ) in markup
+
+
+def test_the_note_names_the_words_the_diff_compares() -> None:
+    """The diff compares the first MAX_DIFF_WORDS pieces of each output, words and white space
+    alike, so about half as many words: the note said 'the first 4000 words' of two 3000-word
+    outputs, whose words past the 2000th were shown removed and added."""
+    before = " ".join(f"w{i}" for i in range(3000))
+    after = before.replace("w2999", "changed")
+    markup = word_diff(before, after)
+    op, same = PIECE.findall(markup)[0]
+    assert TAGS[op] == "equal"
+    compared = len(html.unescape(same).split())  # the words matched alike before the cut
+    assert compared < 3000 - 1
+    (note,) = re.findall(r'<p class="note">(.*?)</p>', markup)
+    assert f"{compared} words of the baseline's, {compared} of the candidate's" in html.unescape(note)
