@@ -73,7 +73,7 @@ class TrialSpans(BaseModel):
         dropped: Spans the trial ended beyond the per-trial caps (count or bytes), not kept.
         data: The kept span records: a JSON list, zlib-compressed, base64-encoded. Each record
             has ``name``, ``id`` and ``parent`` (hex span ids; ``parent`` is ``None`` for a span
-            directly under the trial), ``start_s`` (seconds after the trial began), ``duration_s``,
+            directly under the trial), ``start_s`` (seconds after the trial's agent call began), ``duration_s``,
             ``status`` (``"unset"``, ``"ok"`` or ``"error"``), ``error`` (the status description
             or the recorded exception, else ``None``) and ``attributes``.
     """
