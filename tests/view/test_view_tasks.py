@@ -165,7 +165,7 @@ def test_word_diff_of_long_outputs_is_the_reports_diff_and_says_so() -> None:
     ]
     assert "".join(html.unescape(t) for k, t in parts if k != "ins") == before
     assert "".join(html.unescape(t) for k, t in parts if k != "del") == after
-    assert f"Only the first {MAX_DIFF_WORDS} words" in markup
+    assert f"Only the first {MAX_DIFF_WORDS} pieces of each output (words and the white space" in markup
     assert "Only the first" not in word_diff("a b", "a c")
 
 
