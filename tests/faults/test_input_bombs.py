@@ -204,3 +204,41 @@ def test_truncated_gzip_is_named_as_such() -> None:
     with pytest.raises(InputError, match=r"x\.gz: truncated gzip data"):
         gunzip(data[: len(data) // 2], "x.gz")
     assert gunzip(data + gzip.compress(b"more\n") + b"\0\0", "x.gz") == _rows(2000) + b"more\n"
+
+
+def _two_directories(hidden: bytes) -> bytes:
+    """The fixture ``.eval`` behind a second directory that :mod:`zipfile` does not read.
+
+    Its end record still says the directory starts at offset ``e`` (where the fixture's own
+    starts), but the fixture now begins after a prefix: :mod:`zipfile` takes the prefix as data
+    before the archive and reads the fixture's directory, while a reader that takes the offset
+    as written (inspect-ai's) finds, at ``e``, a directory of one entry, ``header.json``,
+    declaring 2 bytes and holding ``hidden``'s zstd frame.
+    """
+    import zstandard
+
+    archive = (TOOLS / "inspect_candidate.eval").read_bytes()
+    end = archive.rfind(b"PK\x05\x06")
+    _, _, count, total, size, offset, _ = struct.unpack_from("<HHHHIIH", archive, end + 4)
+    frame, name, crc = zstandard.ZstdCompressor().compress(hidden), b"header.json", zlib.crc32(b"{}")
+    head = struct.pack("<4s5H3I2H", b"PK\x03\x04", 63, 0, 93, 0, 0, crc, len(frame), 2, len(name), 0)
+    record = struct.pack(
+        "<4s6H3I5H2I", b"PK\x01\x02", 63, 63, 0, 93, 0, 0, crc, len(frame), 2, len(name),
+        0, 0, 0, 0, 0, offset + size,
+    ) + name  # fmt: skip
+    prefix = b"\0" * offset + record.ljust(size, b"\0") + head + name + frame
+    return prefix + archive[:end] + struct.pack("<4s4H2IH", b"PK\x05\x06", 0, 0, count, total, size, offset, 0)
+
+
+def test_inspect_ai_reads_the_entries_that_were_checked(tmp_path: Path) -> None:
+    # The hidden entry is 1 MiB of spaces here (4 GiB in 131 KB took 12.7 GB of peak memory
+    # once inspect-ai parsed it): never checked, since zipfile lists the fixture's entries.
+    hidden = b'{"a": "' + b" " * MIB + b'"}'
+    path = tmp_path / "split.eval"
+    path.write_bytes(_two_directories(hidden))
+    baseline = TOOLS / "inspect_baseline.eval"
+    args = ["compare", str(baseline), "--format", "json"]
+    read = run_here([*args, str(path)])
+    honest = run_here([*args, str(TOOLS / "inspect_candidate.eval")])
+    assert (read.returncode, read.stderr) == (honest.returncode, honest.stderr)
+    assert json.loads(read.stdout)["n_paired"] == json.loads(honest.stdout)["n_paired"] > 0

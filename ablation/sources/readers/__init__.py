@@ -24,7 +24,6 @@ from __future__ import annotations
 import itertools
 import json
 import logging
-import os
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from typing import Any
@@ -132,13 +131,11 @@ class RowRead:
 def read_rows(source: str, options: ReadOptions, format: str | None, display: str) -> RowRead:
     """Detect the format of ``source`` and open its rows (shared by every result reader)."""
     forced = _format(format, display)
-    compressed, data = read_source(source, display, max_bytes=options.max_bytes)
+    _, data = read_source(source, display, max_bytes=options.max_bytes)
     if data[:4] == b"PK\x03\x04" or display.lower().endswith((".eval", ".eval.gz")):
         if forced not in (None, "inspect"):
             raise file_error(InputError, display, f"is a zip archive, not {forced}")
-        inspect_logs.check_eval_archive(data, display, options.max_bytes)
-        own = not compressed and source != "-" and os.path.isfile(source)  # not a pipe: reopened
-        doc = inspect_logs.read_eval_archive(source, display, None if own else data)
+        doc = inspect_logs.read_eval_archive(display, data, options.max_bytes)
         return _opened(inspect_logs.rows(doc, display, options), display, options, "inspect", "sample")
     text = decode_text(data, display)
     if not text or text.isspace():  # (``strip`` would copy a large text)

@@ -42,29 +42,24 @@ and the completeness gate counts.
 Verdict mapping (Inspect's ``CORRECT``/``INCORRECT``/``PARTIAL``/``NOANSWER``): ``C`` passes;
 ``I``, ``N`` and ``P`` fail (a partial answer is not a pass; ``--pass-values C,P`` counts it).
 ``.eval`` files are zip archives whose entries may be zstd-compressed, which the standard library
-cannot read: they are read with ``inspect_ai.log.read_eval_log`` when inspect-ai is installed.
-Before that, the archive's directory is read with :mod:`zipfile`: a file without one is named a
-truncated ``.eval`` archive, and entries whose declared sizes add up to more than the reading
-limit, or that declare more than :data:`~ablation.sources.text.MAX_RATIO` times their compressed
-size past 32 MiB, are refused unread; so is an entry that decompresses past the size it declares
-(decompressed in 1 MiB steps: inspect-ai reads each entry whole, and a zip reader asked for a
-whole entry inflates all of it before cutting it to the declared size). A gzip-compressed archive (``.eval.gz``, or an archive on standard input)
-is written to a temporary file for inspect-ai.
+cannot read: they are read with ``inspect_ai.log.read_eval_log`` when inspect-ai is installed,
+never from the file given: :func:`~ablation.sources.readers.eval_archive.vetted_copy` checks the
+entries (their declared sizes, what each holds, decompressed in 1 MiB steps) and writes them
+uncompressed to a temporary archive, which inspect-ai reads (a file without a directory is named a
+truncated ``.eval`` archive). The same holds for a gzip-compressed archive (``.eval.gz``) and one
+on standard input.
 """
 
 from __future__ import annotations
 
-import contextlib
-import io
 import logging
-import os
 import tempfile
-import zipfile
 from collections.abc import Iterator, Mapping
 from typing import Any
 
 from ablation.errors import InputError
 from ablation.outputs import TrialUsage
+from ablation.sources.readers.eval_archive import vetted_copy
 from ablation.sources.readers.rows import (
     MISSING,
     ReadOptions,
@@ -92,7 +87,7 @@ from ablation.sources.readers.transcripts import (
     usage_count,
     usage_with_metrics,
 )
-from ablation.sources.text import MAX_BYTES, MAX_RATIO, file_error, short_repr
+from ablation.sources.text import MAX_BYTES, file_error, short_repr
 
 __all__ = ["INSPECT_VERDICTS", "detect", "inspect_verdict", "read_eval_archive", "rows"]
 
@@ -114,95 +109,24 @@ def inspect_verdict(value: Any) -> bool | None:
     return INSPECT_VERDICTS.get(value) if isinstance(value, str) else None
 
 
-def check_eval_archive(data: bytes, display: str, max_bytes: int = MAX_BYTES) -> None:
-    """Refuse a truncated ``.eval`` archive, or one whose entries declare too much (module docstring)."""
-    try:
-        entries = zipfile.ZipFile(io.BytesIO(data)).infolist()
-    except (zipfile.BadZipFile, OSError, EOFError) as exc:
-        raise file_error(
-            InputError, display, f"is a truncated or damaged Inspect .eval archive (zip: {exc})"
-        ) from None
-    total = 0
-    for entry in entries:
-        total += entry.file_size
-        if total > max_bytes:
-            raise file_error(
-                InputError, display,
-                f"the .eval archive's entries declare more than {max_bytes} bytes: not read "
-                "(raise the limit with --max-input-bytes)",
-            )  # fmt: skip
-        if entry.file_size > (32 << 20) and entry.file_size > MAX_RATIO * max(entry.compress_size, 1):
-            raise file_error(
-                InputError, display,
-                f"the .eval entry {entry.filename!r} expands {entry.compress_size} bytes to "
-                f"{entry.file_size}: refused as a decompression bomb",
-            )  # fmt: skip
-    for entry in entries:
-        if _holds_more(data, entry):
-            raise file_error(
-                InputError, display,
-                f"the .eval entry {entry.filename!r} holds more than the {entry.file_size} bytes "
-                "it declares: refused unread",
-            )  # fmt: skip
-
-
-_CHUNK = 1 << 20
-
-
-def _holds_more(data: bytes, entry: zipfile.ZipInfo) -> bool:
-    """Whether ``entry`` decompresses past its declared size, decompressed in 1 MiB steps (a
-    reader that asks for the whole entry, as ``json.load`` does, would inflate all of it first
-    and cut it after). Deflate and zstd (what Inspect writes) are checked; a stored entry holds
-    what it holds; another method is left to the reader."""
-    start = entry.header_offset
-    name_len, extra_len = int.from_bytes(data[start + 26 : start + 28], "little"), int.from_bytes(
-        data[start + 28 : start + 30], "little")  # fmt: skip
-    raw = data[start + 30 + name_len + extra_len :][: entry.compress_size]
-    if entry.compress_type == zipfile.ZIP_DEFLATED:
-        import zlib
-
-        inflate = zlib.decompressobj(-15)
-        seen, tail = 0, raw
-        while tail and seen <= entry.file_size:
-            seen += len(inflate.decompress(tail, _CHUNK))
-            tail = inflate.unconsumed_tail
-        return seen > entry.file_size
-    if entry.compress_type == 93:  # zstd
-        try:
-            import zstandard
-        except ImportError:  # inspect-ai cannot read it either
-            return False
-        seen = 0
-        with zstandard.ZstdDecompressor().stream_reader(io.BytesIO(raw)) as reader:
-            while seen <= entry.file_size and (chunk := reader.read(_CHUNK)):
-                seen += len(chunk)
-        return seen > entry.file_size
-    return False
-
-
-def read_eval_archive(path: str, display: str, data: bytes | None = None) -> dict[str, Any]:
-    """The log of a ``.eval`` archive as JSON-like data, read by inspect-ai.
+def read_eval_archive(display: str, data: bytes, max_bytes: int = MAX_BYTES) -> dict[str, Any]:
+    """The log of a ``.eval`` archive as JSON-like data, read by inspect-ai from a checked copy.
 
     Args:
-        path: The archive's file.
         display: The name errors give.
-        data: The archive's bytes when they are not ``path``'s own (decompressed from gzip, or
-            read from standard input); they are written to a temporary file for inspect-ai.
+        data: The archive's bytes (read from its file or standard input, gzip decompressed).
+        max_bytes: The most its entries may declare in all (``--max-input-bytes``).
     """
-    try:
-        from inspect_ai.log import read_eval_log
-    except ImportError:
-        raise file_error(
-            InputError, display,
-            "is an Inspect .eval archive: install inspect-ai to read it (pip install inspect-ai), "
-            "or convert it with 'inspect log convert --to json'",
-        ) from None
-    folders = tempfile.TemporaryDirectory() if data is not None else contextlib.nullcontext()
-    with folders as folder:
-        if data is not None and folder is not None:
-            path = os.path.join(folder, "log.eval")
-            with open(path, "wb") as fh:
-                fh.write(data)
+    with tempfile.TemporaryDirectory() as folder:
+        path = vetted_copy(data, display, folder, max_bytes)  # checked before anything reads it
+        try:
+            from inspect_ai.log import read_eval_log
+        except ImportError:
+            raise file_error(
+                InputError, display,
+                "is an Inspect .eval archive: install inspect-ai to read it (pip install "
+                "inspect-ai), or convert it with 'inspect log convert --to json'",
+            ) from None
         try:
             log = read_eval_log(path)
         except Exception as exc:
