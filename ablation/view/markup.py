@@ -327,10 +327,10 @@ def provenance(report: AblationReport) -> str:
     return f'<h2>Provenance</h2><p class="note" id="provenance">{lines}</p>'
 
 
-def excluded(report: AblationReport, task_url: Callable[[str], str]) -> str:
+def excluded(report: AblationReport, task_url: Callable[[str], str], where: str = ALL_LISTED) -> str:
     """What the pairing left out, and why (the report's ``excluded``, which its paired outcomes'
-    note says are listed below them; the first :data:`LIST_CAP` listed), each task linked to its
-    page (``task_url``: a task id to its page's URL)."""
+    note says are listed below them; the first :data:`LIST_CAP` listed, then ``where`` the rest
+    are), each task linked to its page (``task_url``: a task id to its page's URL)."""
     if not report.excluded:
         return ""
     rows = [
@@ -340,7 +340,7 @@ def excluded(report: AblationReport, task_url: Callable[[str], str]) -> str:
     return (
         f"<h2>Left out of the pairing ({len(report.excluded)})</h2>"
         + table(["task", "run", "reason"], rows, tid="excluded")
-        + more(len(report.excluded), len(rows), ALL_LISTED)
+        + more(len(report.excluded), len(rows), where)
     )
 
 

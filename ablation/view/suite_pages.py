@@ -167,7 +167,8 @@ def _comparison(catalog: Catalog, base_text: str, cand_text: str) -> Answer:
         f"{_ids(report.regressions, 'regressions', base, cand)}"
         f"<h2>Improvements ({len(report.improvements)})</h2>"
         f"{_ids(report.improvements, 'improvements', base, cand)}"
-        f"{markup.excluded(report, lambda tid: compare_task_url(base, cand, tid))}{markup.provenance(report)}"
+        f"{markup.excluded(report, lambda tid: compare_task_url(base, cand, tid), ' not shown')}"
+        f"{markup.provenance(report)}"
     )
 
 
