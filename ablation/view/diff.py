@@ -10,7 +10,8 @@ texts are equal but the values are not, as ``14`` and ``"14"``), written as ``<s
 both types when they differ (:func:`~ablation.render._drilldown.type_note`). Each piece is cut
 as the HTML report cuts it (:data:`~ablation.render.html.OUTPUT_LIMIT` characters, saying how
 much was cut) and goes through :func:`~ablation.view.markup.esc`; the pieces together show at
-most :data:`DIFF_LIMIT` characters (as much as the two output panels beside it), the pieces past
+most :data:`DIFF_LIMIT` characters (as much as the two output panels beside it; a piece cut
+counts what it shows, so a huge removal leaves room for the addition after it), the pieces past
 that counted in a note: a diff of two outputs of long words that differ every other word would
 otherwise hold every compared word, megabytes for outputs the panels cut at 20,000 characters.
 """
@@ -51,8 +52,9 @@ def word_diff(before: Any, after: Any) -> str:
         if left <= 0:
             rest[s.op] += len(s.text)
             continue
-        pieces.append(f"<{_TAG[s.op]}>{esc(truncate(s.text, min(OUTPUT_LIMIT, left)))}</{_TAG[s.op]}>")
-        left -= len(s.text)
+        shown = min(len(s.text), OUTPUT_LIMIT, left)  # a piece's cut is marked in it
+        pieces.append(f"<{_TAG[s.op]}>{esc(truncate(s.text, shown))}</{_TAG[s.op]}>")
+        left -= shown
     notes = [note] if (note := type_note(before, after)) else []
     if max(len(output_words(text)) for text in texts) > MAX_DIFF_WORDS:
         notes.append(f"Only the first {MAX_DIFF_WORDS} pieces of each output (words and the white "

@@ -74,3 +74,18 @@ def test_the_note_names_the_words_the_diff_compares() -> None:
     assert compared < 3000 - 1
     (note,) = re.findall(r'<p class="note">(.*?)</p>', markup)
     assert f"{compared} words of the baseline's, {compared} of the candidate's" in html.unescape(note)
+
+
+def test_a_huge_removal_leaves_room_for_the_addition_after_it() -> None:
+    """A piece cut to the output limit counts what it shows against DIFF_LIMIT, not its whole
+    length: a baseline answer of 50 limits replaced by a short one showed the removal cut and
+    then nothing, the candidate's answer among the pieces 'not shown'."""
+    before = "x" * (50 * OUTPUT_LIMIT)
+    after = "the candidate's short answer"
+    markup = word_diff(before, after)
+    shown = [(TAGS[tag], html.unescape(text)) for tag, text in PIECE.findall(markup)]
+    reference = [(s.op, s.text) for s in diff_segments(*diff_texts(before, after, pretty=True))]
+    assert [op for op, _ in shown] == [op for op, _ in reference] == ["delete", "insert"]
+    assert shown[1] == reference[1]
+    assert "truncated" in shown[0][1] and "not shown" not in markup
+    assert len(markup) < DIFF_LIMIT + OUTPUT_LIMIT
