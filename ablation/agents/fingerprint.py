@@ -12,6 +12,10 @@ What is fingerprinted, by agent form:
   ``__call__``, the source of its class); when the source cannot be read (a builtin, a C
   extension, code typed at a prompt), the SHA-256 of the file that defines it; failing that, its
   qualified name only, so a changed body cannot be detected (DESIGN.md, resume);
+- a pydantic-ai ``Agent`` given as an agent (its class is pydantic-ai's, the same for every
+  agent): the SHA-256 of what defines it, its name, model, output type, model settings,
+  instructions and system prompts, and each tool's name, description and function, a function
+  by its source as above (so an edited instruction, tool or model is seen);
 - a command agent (``cmd:``): the command line, plus the SHA-256 of every word of it that names
   an existing file (the executable or script, e.g. ``cmd:python agent.py``);
 - an HTTP agent: its URL (the server's code is out of reach).
@@ -27,12 +31,14 @@ import hashlib
 import inspect
 import json
 import os
+import re
 from pathlib import Path
 from typing import Any
 
 from ablation.agents.callables import Agent
 from ablation.agents.command import CommandAgent
 from ablation.agents.http import HttpAgent
+from ablation.agents.sdk import pydantic_ai_runner
 from ablation.schema import callable_name
 
 __all__ = ["agent_fingerprint"]
@@ -47,10 +53,15 @@ def agent_fingerprint(agent: Any) -> str:
         agent: Any supported agent form, an :class:`~ablation.agents.Agent` included.
 
     Returns:
-        ``"source:<sha256>"``, ``"file:<sha256>"``, ``"command:<sha256>"``, ``"url:<url>"`` or
+        ``"source:<sha256>"``, ``"file:<sha256>"``, ``"pydantic-ai:<sha256>"``,
+        ``"command:<sha256>"``, ``"url:<url>"`` or
         ``"name:<module:qualname>"`` (the weakest: no code could be read).
     """
     target = agent.fn if isinstance(agent, Agent) else agent
+    runner = pydantic_ai_runner(target) or target  # a pydantic-ai Agent given as itself, or run
+    wrapped = getattr(runner, "pydantic_ai_agent", None) if inspect.isfunction(runner) else None
+    if wrapped is not None:
+        return "pydantic-ai:" + _pydantic_ai_digest(wrapped)
     target = getattr(target, "__self__", target) if inspect.ismethod(target) else target
     if isinstance(target, dict) and "run" in target:
         target = target["run"]
@@ -82,6 +93,48 @@ def _python_fingerprint(obj: Any) -> str:
     if digest is not None:
         return "file:" + digest
     return "name:" + callable_name(obj)
+
+
+def _pydantic_ai_digest(agent: Any) -> str:
+    """SHA-256 of what defines a pydantic-ai ``Agent`` (the module docstring); an attribute an
+    older or newer pydantic-ai lacks counts as absent."""
+    tools = {
+        str(name): [_described(getattr(tool, "function", None)), getattr(tool, "description", None)]
+        for toolset in getattr(agent, "toolsets", None) or ()
+        for name, tool in (getattr(toolset, "tools", None) or {}).items()
+    }
+    parts = {
+        "name": getattr(agent, "name", None),
+        "model": _described(getattr(agent, "model", None)),
+        "output_type": _described(getattr(agent, "output_type", None)),
+        "model_settings": _described(getattr(agent, "model_settings", None)),
+        "instructions": _described(list(getattr(agent, "_instructions", None) or ())),
+        "system_prompts": _described(list(getattr(agent, "_system_prompts", None) or ())),
+        "system_prompt_functions": _described(
+            [getattr(r, "function", r) for r in getattr(agent, "_system_prompt_functions", None) or ()]
+        ),
+        "tools": tools,
+    }
+    payload = json.dumps(parts, sort_keys=True, default=str)
+    return hashlib.sha256(payload.encode("utf-8", "surrogatepass")).hexdigest()
+
+
+_ADDRESS = re.compile(r" at 0x[0-9a-fA-F]+")
+
+
+def _described(value: Any) -> Any:
+    """``value`` as stable plain data: a function or class by :func:`_python_fingerprint`, plain
+    values as they are, containers item by item, anything else by its ``repr`` without memory
+    addresses (which differ from one process to the next)."""
+    if value is None or isinstance(value, str | int | float | bool):
+        return value
+    if inspect.isroutine(value) or inspect.isclass(value):
+        return _python_fingerprint(value)
+    if isinstance(value, list | tuple):
+        return [_described(v) for v in value]
+    if isinstance(value, dict):
+        return {str(k): _described(v) for k, v in value.items()}
+    return _ADDRESS.sub("", repr(value))
 
 
 def _command_digest(argv: tuple[str, ...], cwd: str | os.PathLike[str] | None) -> str:

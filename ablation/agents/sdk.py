@@ -381,7 +381,8 @@ def sdk_output(raw: Any) -> Any:
 def pydantic_ai_runner(obj: Any) -> Callable[[Any], Awaitable[Any]] | None:
     """For a pydantic-ai ``Agent`` (its package loaded), an async function running it on a task
     input: ``agent.run(prompt)``, the prompt being the input when it is text and its JSON
-    otherwise; ``None`` for any other object."""
+    otherwise, the agent kept as its ``pydantic_ai_agent`` (which a resume fingerprints);
+    ``None`` for any other object."""
     cls = getattr(sys.modules.get("pydantic_ai.agent"), "AbstractAgent", None)
     if not (isinstance(cls, type) and isinstance(obj, cls)):
         return None
@@ -392,4 +393,5 @@ def pydantic_ai_runner(obj: Any) -> Callable[[Any], Awaitable[Any]] | None:
         return await agent.run(prompt)
 
     run_pydantic_ai.__qualname__ = f"pydantic_ai:{getattr(obj, 'name', None) or 'Agent'}"
+    run_pydantic_ai.pydantic_ai_agent = obj  # type: ignore[attr-defined]
     return run_pydantic_ai

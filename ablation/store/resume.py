@@ -27,6 +27,7 @@ _KINDS = {
     "command": "command line and executable digest",
     "url": "URL",
     "name": "qualified name",
+    "pydantic-ai": "pydantic-ai agent definition digest",
 }
 
 
@@ -171,7 +172,7 @@ def _changed_agents(
 def _short(fingerprint: str) -> str:
     """A fingerprint as shown in a message: a digest cut to 12 characters, a URL or name whole."""
     kind, _, value = fingerprint.partition(":")
-    return value[:12] if kind in ("source", "file", "command") else value
+    return value[:12] if kind in ("source", "file", "command", "pydantic-ai") else value
 
 
 def _fingerprint_problem(old: str, new: str) -> str:
