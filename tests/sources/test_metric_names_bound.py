@@ -1,0 +1,47 @@
+"""A result file whose rows name many different metrics is refused in one line, not held densely.
+
+Every quality or metric name is a column with a value in every row, so rows that each name
+metrics of their own hold names x rows values: 200 rows of 2,500 names each (a 7.5 MB file) took
+3 GB, a 15 MB file more than 8 GB. Past ``NAMED_CELLS_LIMIT`` (a name counted as 1,024 rows at
+least) ``compare`` names the file and the count, exit 1.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from helpers.cli import run_here
+
+from ablation.sources.readers.columnar import NAMED_CELLS_LIMIT
+
+
+def _write(path: Path, rows: int, names_per_row: int, shared: bool = False) -> None:
+    """``rows`` rows, each with ``names_per_row`` numeric fields: its own names, or shared ones."""
+    with path.open("w") as fh:
+        for i in range(rows):
+            row: dict[str, object] = {"id": f"t{i}", "passed": i % 2 == 0}
+            row.update({f"m{0 if shared else i}_{j}": j for j in range(names_per_row)})
+            fh.write(json.dumps(row) + "\n")
+
+
+def test_rows_naming_their_own_metrics_are_refused_past_the_limit(tmp_path: Path) -> None:
+    rows = 2048
+    per_row = NAMED_CELLS_LIMIT // (rows * rows) + 1  # names x rows just past the limit
+    baseline, sparse = tmp_path / "baseline.jsonl", tmp_path / "sparse.jsonl"
+    _write(baseline, rows, 1, shared=True)
+    _write(sparse, rows, per_row)
+    refused = run_here(["compare", str(baseline), str(sparse), "--format", "json"])
+    assert (refused.returncode, refused.stdout) == (1, "")
+    [line] = refused.stderr.strip().splitlines()
+    assert f"sparse.jsonl: {rows * per_row} distinct quality and metric names over {rows} rows" in line
+    assert str(NAMED_CELLS_LIMIT) in line
+
+
+def test_a_few_names_in_every_row_are_read(tmp_path: Path) -> None:
+    baseline, dense = tmp_path / "baseline.jsonl", tmp_path / "dense.jsonl"
+    _write(baseline, 3000, 1, shared=True)
+    _write(dense, 3000, 20, shared=True)  # 20 names, every row: far below the limit
+    read = run_here(["compare", str(baseline), str(dense), "--format", "json"])
+    assert read.returncode in (0, 2), read.stderr
+    assert json.loads(read.stdout)["n_paired"] == 3000
