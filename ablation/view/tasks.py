@@ -140,7 +140,7 @@ class TaskTable:
     ) -> Page:  # fmt: skip
         """The rows of one page: filter (``show``, ``category``, the raw or the shown name),
         search (``query``: a case-insensitive substring of the id as a page shows it, which the
-        raw id's substrings are too), sort (a :data:`SORTS` key) and page (from 1).
+        raw id's substrings are too, the white space around it ignored; none: every id), sort (a :data:`SORTS` key) and page (from 1).
 
         Unknown ``show`` or ``sort`` values are treated as ``"all"`` and ``"id"``.
         """
@@ -148,8 +148,8 @@ class TaskTable:
         if category:
             named = [c for c in self.categories if c == category or shown(c) == shown(category)]
             mask &= np.isin(self.category, np.asarray(named or [category], dtype=object))
-        if query:
-            needle = shown(query).casefold()
+        needle = shown(query).strip().casefold()  # a copy from a page may bring white space around it
+        if needle:
             found = np.fromiter((needle in i.casefold() for i in self.shown_ids), bool, len(self.ids))
             mask &= found
         rows = np.flatnonzero(mask)

@@ -1,7 +1,8 @@
 """Task ids and categories holding control characters are shown escaped (``\\x1b``, ``\\u200b``;
 a tab or a newline as the white space a browser shows), and what a page shows finds its task
 again: the id copied from the task list (its text, white space run together as a browser copies
-it) and pasted into the search finds that task alone, as the raw id does; a task URL built from
+it, with the white space a copy of its cell brings around it) and pasted into the search finds
+that task alone, as the raw id does; a task URL built from
 it, or from the raw id percent-encoded, opens that task's page; the category a filter list sends
 back (its escaped value) lists that category's tasks; a trial's steps page, reached with the id
 as shown or raw, shows that trial's steps. Read over HTTP from the viewer's app (Starlette's test
@@ -85,7 +86,8 @@ def test_the_id_as_shown_finds_and_opens_its_task(served: tuple[TestClient, str]
         own_page(client, href, task_id)  # the list's link opens its task
         own_page(client, f"{base}/task?id={quote(task_id, safe='')}", task_id)
         own_page(client, f"{base}/task?id={quote(copied, safe='')}", task_id)
-        for query in (copied, copied.upper(), task_id):
+        # a copy of the table's cell brings the white space around it (a triple click, a tab)
+        for query in (copied, copied.upper(), task_id, f"{copied}\n", f"\t{copied} "):
             found = rows(client, base, q=query)
             assert [linked(h) for h, _ in found] == [task_id], query
 
