@@ -70,11 +70,13 @@ class ArmRef:
 
     @classmethod
     def parse(cls, text: str) -> ArmRef:
-        """``"CAMPAIGN:arm"`` (the arm defaults to the candidate).
+        """``"CAMPAIGN:arm"`` (the arm defaults to the candidate), the white space around it
+        ignored (a campaign id pasted into the compare form's field brings some).
 
         Raises:
             ValueError: for an arm other than ``baseline`` or ``candidate``.
         """
+        text = text.strip()
         campaign, sep, arm = text.rpartition(":")
         if not sep:
             campaign, arm = text, "candidate"

@@ -51,6 +51,8 @@ def test_reports_follow_the_campaign_state(tmp_path: Path) -> None:
 
 def test_arm_refs() -> None:
     assert ArmRef.parse("c1:baseline") == ArmRef("c1", "baseline")
+    assert ArmRef.parse(" c1:baseline\n") == ArmRef("c1", "baseline")  # pasted: white space around
+    assert ArmRef.parse("\tc1 ") == ArmRef("c1", "candidate")
     assert ArmRef.parse("2026-x") == ArmRef("2026-x", "candidate")
     assert str(ArmRef.parse("a:b:baseline")) == "a:b:baseline"
     with pytest.raises(ValueError, match="unknown arm 'other'"):
