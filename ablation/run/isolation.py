@@ -17,7 +17,7 @@ Design (stated assumptions):
   interpreter exit, and by the kernel when the parent dies: ``PR_SET_PDEATHSIG``).
 - The agent is sent by pickle, once per worker. A function or class from a module pickles by
   reference; one from a file loaded by path (``agents/x.py:name``, how the command line loads
-  specs) is re-loaded by the worker from the same file. Lambdas, closures and functions defined in
+  specs) is re-loaded by the worker from the same file, as is a spec's pydantic-ai ``Agent``. Lambdas, closures and functions defined in
   ``__main__`` cannot be sent: :func:`open_isolation` refuses them up front, naming the agent.
 - Task inputs and outputs cross by pickle: an output that cannot be pickled is that trial's error
   (:class:`UnsendableOutput`), and an exception that cannot be rebuilt from its pickle is made
@@ -54,12 +54,13 @@ from typing import Any
 
 from ablation.agents import CommandAgent, HttpAgent
 from ablation.agents.callables import Agent
+from ablation.agents.sdk import pydantic_ai_runner
 from ablation.config import CampaignConfig
 from ablation.errors import AblationError, AgentSpecError, ConfigError
 from ablation.run.isolation_worker import file_attr
 from ablation.run.threads import run_in_daemon_thread
 from ablation.run.worker_process import Worker, describe_status
-from ablation.sources.modules import FILE_MODULE_PREFIX
+from ablation.sources.modules import FILE_MODULE_PREFIX, loaded_from
 
 __all__ = [
     "LOAD_WAIT_S",
@@ -111,6 +112,12 @@ class FilePickler(pickle.Pickler):
     """
 
     def reducer_override(self, obj: Any) -> Any:
+        agent = getattr(obj, "pydantic_ai_agent", None) if inspect.isfunction(obj) else None
+        if agent is not None and loaded_from(agent) is not None:  # unpicklable: loaded by the worker
+            self.by_place = agent
+            return pydantic_ai_runner, (agent,)
+        if obj is getattr(self, "by_place", None):
+            return file_attr, loaded_from(obj)
         module = getattr(obj, "__module__", None)
         if (
             isinstance(module, str)

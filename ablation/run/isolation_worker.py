@@ -33,6 +33,7 @@ parent's pid, so a parent killed with ``SIGKILL`` leaves no worker behind.
 from __future__ import annotations
 
 import contextlib
+import importlib
 import io
 import os
 import pickle
@@ -103,7 +104,7 @@ def file_attr(module: str, qualname: str) -> Any:
         from ablation.sources.modules import exec_file
 
         exec_file(Path(_FILES[module]), _FILES[module], AgentSpecError)
-    obj: Any = sys.modules[module]
+    obj: Any = sys.modules[module] if module in sys.modules else importlib.import_module(module)
     for part in qualname.split("."):
         obj = getattr(obj, part)
     return obj

@@ -19,6 +19,7 @@ from ablation.sources.modules import (
     ATTR_PATH,
     MODULE_NAME,
     exec_file,
+    found_at,
     get_attr,
     import_by_name,
     public_names,
@@ -83,11 +84,11 @@ def load_agent(
                 file,
                 f"name the agent as '{file}:NAME', got {text!r} (it defines: {names})",
             )
-        return get_attr(module, attr, file, AgentSpecError)
+        return found_at(get_attr(module, attr, file, AgentSpecError), module, attr)
     module_name, sep, attr = text.partition(":")
     if sep and MODULE_NAME.fullmatch(module_name) and ATTR_PATH.fullmatch(attr):
         module = import_by_name(module_name, AgentSpecError)
-        return get_attr(module, attr, f"module {module_name!r}", AgentSpecError)
+        return found_at(get_attr(module, attr, f"module {module_name!r}", AgentSpecError), module, attr)
     raise AgentSpecError(
         f"not an agent spec: {spec!r}; expected 'path/to/file.py:NAME', 'pkg.mod:NAME', "
         "'cmd:COMMAND LINE' or an http(s):// URL"

@@ -11,6 +11,7 @@ known).
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import importlib
 import importlib.util
@@ -20,6 +21,7 @@ import sys
 import threading
 import traceback
 import types
+import weakref
 from pathlib import Path
 from typing import Any
 
@@ -155,3 +157,25 @@ def split_py_attr(spec: str) -> tuple[str, str] | None:
     if sep and head.endswith(".py"):
         return head, tail
     return None
+
+
+#: Where an agent spec's object was found (:func:`found_at`), by ``id`` with a weak reference to
+#: tell a later object of the same ``id`` apart (an object such as a pydantic-ai ``Agent`` may be
+#: unhashable).
+_PLACES: dict[int, tuple[weakref.ref[Any], tuple[str, str]]] = {}
+
+
+def found_at(obj: Any, module: types.ModuleType, attr: str) -> Any:
+    """``obj``, remembered as found at ``module.attr`` (:func:`loaded_from`) when it can be
+    referred to weakly (not an ``int`` or a ``str``)."""
+    with contextlib.suppress(TypeError):
+        _PLACES[id(obj)] = (weakref.ref(obj), (module.__name__, attr))
+    return obj
+
+
+def loaded_from(obj: Any) -> tuple[str, str] | None:
+    """``(module name, attribute)`` where an agent spec named ``obj`` (:func:`found_at`), else
+    ``None``: how a worker process builds an agent that cannot be pickled (a pydantic-ai
+    ``Agent``) from its own load of the same module (:mod:`ablation.run.isolation`)."""
+    ref, place = _PLACES.get(id(obj), (None, None))
+    return place if ref is not None and ref() is obj else None
