@@ -17,6 +17,7 @@ records of a trial (an agent's trace may be tens of megabytes) are never held be
 from __future__ import annotations
 
 import difflib
+import itertools
 import json
 import re
 from collections.abc import Iterator, Mapping, Sequence
@@ -30,7 +31,7 @@ from ablation.report import PairDetail, TrialView
 from ablation.report_items import DiffSegment
 from ablation.schema import TaskResult, to_jsonable
 
-__all__ = ["MAX_DETAILS", "MAX_DIFF_WORDS", "details", "diff_texts", "output_words", "word_diff"]
+__all__ = ["MAX_DETAILS", "MAX_DIFF_WORDS", "details", "diff_head", "diff_texts", "word_diff"]
 
 #: Regressions, and improvements, shown with their trials.
 MAX_DETAILS = 500
@@ -113,9 +114,15 @@ def diff_texts(before: Any, after: Any, *, pretty: bool = False) -> tuple[str, s
     return a, b
 
 
-def output_words(value: Any) -> list[str]:
-    """An output as words and the white space between them (JSON text for non-text outputs)."""
-    return _WORDS.findall(_text(value, False))
+def diff_head(text: str) -> tuple[list[str], str]:
+    """The first :data:`MAX_DIFF_WORDS` pieces of ``text`` (words and the white space between
+    them) that :func:`word_diff` compares, and the rest of the text after them. Only those
+    pieces are split out: an output of megabytes is not cut into millions of strings."""
+    head, end = [], 0
+    for found in itertools.islice(_WORDS.finditer(text), MAX_DIFF_WORDS):
+        head.append(found.group())
+        end = found.end()
+    return head, text[end:]
 
 
 def word_diff(before: Any, after: Any) -> list[DiffSegment]:
@@ -130,10 +137,10 @@ def word_diff(before: Any, after: Any) -> list[DiffSegment]:
     milliseconds with it). Every run it marks equal is equal; a long text made of a few repeated
     words may show more of itself as changed.
     """
-    a, b = (_WORDS.findall(text) for text in diff_texts(before, after))
+    a, b = diff_texts(before, after)
     if a == b:  # the same output (or none): nothing to match
-        return [DiffSegment(op="equal", text="".join(a))] if a else []
-    a_head, b_head = a[:MAX_DIFF_WORDS], b[:MAX_DIFF_WORDS]
+        return [DiffSegment(op="equal", text=a)] if a else []
+    (a_head, a_rest), (b_head, b_rest) = diff_head(a), diff_head(b)
     out: list[DiffSegment] = []
 
     def add(op: str, words: Sequence[str]) -> None:
@@ -152,8 +159,8 @@ def word_diff(before: Any, after: Any) -> list[DiffSegment]:
         else:
             add("delete", a_head[i1:i2])
             add("insert", b_head[j1:j2])
-    add("delete", a[MAX_DIFF_WORDS:])
-    add("insert", b[MAX_DIFF_WORDS:])
+    add("delete", [a_rest] if a_rest else [])
+    add("insert", [b_rest] if b_rest else [])
     return out
 
 

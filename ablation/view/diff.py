@@ -21,7 +21,7 @@ from __future__ import annotations
 from collections import Counter
 from typing import Any
 
-from ablation.analysis.details import MAX_DIFF_WORDS, diff_texts, output_words
+from ablation.analysis.details import MAX_DIFF_WORDS, diff_head, diff_texts
 from ablation.analysis.details import word_diff as diff_segments
 from ablation.render._drilldown import type_note
 from ablation.render._format import truncate
@@ -37,12 +37,6 @@ _TAG = {"equal": "span", "delete": "del", "insert": "ins"}
 _WORD = {"delete": "removed", "insert": "added", "equal": "the same"}
 
 
-def _words(text: str) -> int:
-    """Words (not white space) among the first :data:`MAX_DIFF_WORDS` pieces of ``text`` that
-    the diff compares."""
-    return sum(not piece.isspace() for piece in output_words(text)[:MAX_DIFF_WORDS])
-
-
 def word_diff(before: Any, after: Any) -> str:
     """Markup of the output ``before`` -> ``after``, word by word, at most :data:`DIFF_LIMIT`
     characters of it shown; equal outputs give one ``<span>`` and no note."""
@@ -56,9 +50,11 @@ def word_diff(before: Any, after: Any) -> str:
         pieces.append(f"<{_TAG[s.op]}>{esc(truncate(s.text, shown))}</{_TAG[s.op]}>")
         left -= shown
     notes = [note] if (note := type_note(before, after)) else []
-    if max(len(output_words(text)) for text in texts) > MAX_DIFF_WORDS:
+    heads = [diff_head(text) for text in texts]
+    if any(rest for _, rest in heads):
+        words = [sum(not piece.isspace() for piece in head) for head, _ in heads]
         notes.append(f"Only the first {MAX_DIFF_WORDS} pieces of each output (words and the white "
-                     f"space between them: {_words(texts[0])} words of the baseline's, {_words(texts[1])} "
+                     f"space between them: {words[0]} words of the baseline's, {words[1]} "
                      "of the candidate's) are compared; the rest is shown as removed and added.")  # fmt: skip
     if rest:
         notes.append(

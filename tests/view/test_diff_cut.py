@@ -11,9 +11,10 @@ from __future__ import annotations
 
 import html
 import re
+import tracemalloc
 from collections import Counter
 
-from ablation.analysis.details import diff_texts
+from ablation.analysis.details import MAX_DIFF_WORDS, diff_texts
 from ablation.analysis.details import word_diff as diff_segments
 from ablation.render.html import OUTPUT_LIMIT
 from ablation.view.diff import DIFF_LIMIT, word_diff
@@ -89,3 +90,24 @@ def test_a_huge_removal_leaves_room_for_the_addition_after_it() -> None:
     assert shown[1] == reference[1]
     assert "truncated" in shown[0][1] and "not shown" not in markup
     assert len(markup) < DIFF_LIMIT + OUTPUT_LIMIT
+
+
+def test_a_long_output_is_not_split_into_every_word() -> None:
+    """Only the words the diff compares are split out of an output: two outputs of 2 MB of short
+    words were split whole into a million strings each (3 s and 270 MB for the 8 MB an output
+    may hold) for a diff that compares their first MAX_DIFF_WORDS pieces. Memory, traced while
+    the diff is built, stays within a few copies of the texts; the diff is still the one of the
+    whole texts (kept and removed pieces give the baseline, kept and added the candidate)."""
+    before = "a " * 1_000_000
+    after = "b " + before[2:]
+    tracemalloc.start()
+    try:
+        markup = word_diff(before, after)
+        _, peak = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+    assert peak < 5 * len(before), peak  # the rest of each text, and one joined to a removal
+    segments = diff_segments(*diff_texts(before, after, pretty=True))
+    assert "".join(s.text for s in segments if s.op != "insert") == before
+    assert "".join(s.text for s in segments if s.op != "delete") == after
+    assert f"Only the first {MAX_DIFF_WORDS} pieces" in markup
