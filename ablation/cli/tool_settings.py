@@ -7,12 +7,15 @@ line accept the same values (``settings.py`` refuses any other key; ``format`` t
 formats of :data:`ablation.render.FORMATS`). TOML has types; a key of the wrong type is refused
 rather than misread (``no_significant_regression = "false"`` would turn the gate on, ``quality =
 "rubric"`` would be iterated letter by letter, ``seed = true`` would become 1). Errors name the
-file, the section, the key and the line it is written on: ``pyproject.toml [tool.ablation]
-margin: ... (got 2) (line 7)``.
+file, the section, the key (and a table's entry: ``labels.team``, ``prices.gpt-4o.currency``)
+and the line it is written on: ``pyproject.toml [tool.ablation] margin: ... (got 2) (line 7)``.
+A label is text and a metric margin a finite number above 0 here already, so that such an
+entry is refused with its line, as any other value is.
 """
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable
 from functools import partial
 from pathlib import Path
@@ -39,6 +42,13 @@ __all__ = ["ToolSettings", "check_tool_types", "known_keys"]
 _Number = StrictInt | StrictFloat
 
 
+def _positive(value: float) -> float:
+    """``value`` if it is a finite number above 0 (a metric margin)."""
+    if not (math.isfinite(value) and value > 0):
+        raise ValueError("must be a finite number above 0")
+    return value
+
+
 class _Price(BaseModel):
     """One ``[tool.ablation.prices."MODEL"]`` table (see :class:`ablation.config.ModelPrice`)."""
 
@@ -55,8 +65,9 @@ def _field(option: Option) -> tuple[Any, Any]:
     """``(annotation, Field)`` of ``option``'s key: its file type, range and choices."""
     simple: dict[str, Any] = {
         "float": _Number, "int": StrictInt, "str": StrictStr, "path": StrictStr, "switch": StrictBool,
-        "off": StrictBool, "list": list[StrictStr], "margins": dict[StrictStr, _Number],
-        "labels": dict[StrictStr, Any], "prices": dict[StrictStr, _Price],
+        "off": StrictBool, "list": list[StrictStr],
+        "margins": dict[StrictStr, Annotated[_Number, AfterValidator(_positive)]],
+        "labels": dict[StrictStr, StrictStr], "prices": dict[StrictStr, _Price],
     }  # fmt: skip
     kind = option.file_kind or option.kind
     annotation: Any = simple.get(kind)
@@ -108,8 +119,15 @@ def check_tool_types(settings: dict[str, Any], path: Path, line: Callable[[str],
         errors = exc.errors()
         first = errors[0]
         key = str(first["loc"][0]) if first["loc"] else "?"
-        # A union (int | float) lists one error per member, its widest ("a valid number") last.
-        same = [e for e in errors if e["loc"][:1] == first["loc"][:1]]
-        msg = same[-1]["msg"] if len(first["loc"]) > 1 else first["msg"]
+        # The entry of a table key (labels.team), its value; the rest of a location names a
+        # union's member (int | float), whose errors come one per member, the widest last.
+        named, value = [key], settings.get(key)
+        for part in first["loc"][1:]:
+            if not (isinstance(value, dict) and part in value):
+                break
+            named.append(str(part))
+            value = value[part]
+        same = [e for e in errors if e["loc"][: len(named)] == first["loc"][: len(named)]]
+        msg = same[-1]["msg"].removeprefix("Value error, ")
         written = line(key) if key in settings else ""
-        raise ConfigError(f"{path} [tool.ablation] {key}: {msg} (got {settings.get(key)!r}){written}") from None
+        raise ConfigError(f"{path} [tool.ablation] {'.'.join(named)}: {msg} (got {value!r}){written}") from None

@@ -21,8 +21,13 @@ CASES = [
     (HEAD + '"min-completed" = true  # MARK\n', "min_completed"),  # quoted, dashed
     ('[project]\nname = "demo"\n\n[tool]\nablation.margin = 2  # MARK\n', "margin"),
     ('tool.ablation.resamples = 5  # MARK\n[project]\nname = "demo"\n', "resamples"),
-    (HEAD + '\n[tool.ablation.prices."gpt-4o"]  # MARK\ninput_per_mtok = -1\noutput_per_mtok = 1\n', "prices"),
+    (HEAD + '\n[tool.ablation.prices."gpt-4o"]  # MARK\ninput_per_mtok = -1\noutput_per_mtok = 1\n',
+     "prices.gpt-4o.input_per_mtok"),
     (HEAD + "no-such-key = 1  # MARK\n", "no_such_key"),  # unknown
+    (HEAD + "labels = { team = 5 }  # MARK\n", "labels.team"),  # a table's entry of the wrong type
+    (HEAD + "metric_margins = { cost = 0.01, tokens = -5 }  # MARK\n", "metric_margins.tokens"),
+    (HEAD + '[tool.ablation.prices."gpt-4o"]  # MARK\ninput_per_mtok = "1"\noutput_per_mtok = 1\n',
+     "prices.gpt-4o.input_per_mtok"),
 ]
 
 
@@ -35,4 +40,5 @@ def test_a_bad_key_names_its_file_and_line(tmp_path: Path, text: str, key: str) 
     assert done.returncode == 1 and done.stdout == ""
     [line] = done.stderr.strip().splitlines()
     marked = next(i for i, written in enumerate(text.splitlines(), 1) if "# MARK" in written)
-    assert str(tmp_path / "pyproject.toml") in line and key in line and f"(line {marked})" in line
+    assert f"{tmp_path / 'pyproject.toml'} [tool.ablation] {key}:" in line or f"{key} (line" in line
+    assert f"(line {marked})" in line

@@ -25,7 +25,7 @@ AGENTS = str(Path(__file__).resolve().parents[1] / "helpers" / "hostile_agents.p
         ("rate_limit = 1e-300", "rate_limit"),
         ("resamples = 100000000000", "resamples"),
         ("labels = { team = nan }", "labels.team"),  # a path into a value keeps its tail
-        ("metric_margins = { m = nan }", "metric_margins"),
+        ("metric_margins = { m = nan }", "metric_margins.m"),  # a table's entry is named too
     ],
 )
 def test_bad_tool_settings_name_the_key_and_file(
