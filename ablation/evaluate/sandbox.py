@@ -262,13 +262,14 @@ def _run_harness(
                 proc, start_by, limits.time_limit_s, limits.max_processes, started_r, max_tasks
             )
             duration = time.monotonic() - start
-            leaked = len(_leftovers(proc.pid, env_marker)) if state == "exited" else 0
+            leaked = len(_leftovers(proc.pid, env_marker)) if state.endswith("exited") else 0
             kill_all(proc.pid, env_marker)
             proc.wait()
             feeder.join(timeout=KILL_GRACE_S)
             full = max(code_out.seek(0, 2), err.seek(0, 2)) >= limits.max_output_mb * _MIB
             texts = _read(out), _read(code_out), _read(err)
-        return Finished(state, proc.returncode, proc.pid, duration, leaked, *texts, full)
+        signalable = not launch.pid_namespace  # the code can signal the test process
+        return Finished(state, proc.returncode, proc.pid, duration, leaked, *texts, full, signalable)
     finally:
         os.close(started_r)
         if feeder is None:

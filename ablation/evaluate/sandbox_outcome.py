@@ -154,6 +154,7 @@ class Finished:
     stdout: str  # the code process's stdout
     stderr: str
     output_full: bool  # stdout or stderr reached the file size limit
+    signalable: bool = False  # the code could signal the test process (no PID namespace)
 
 
 def _tail(text: str) -> str:
@@ -166,14 +167,7 @@ def interpret(
     """Interpret the child's output and exit into the :class:`SandboxResult` of the run."""
     reports, rest = _parse_reports(finished.verdict, nonce)
     rest = "\n".join(part for part in (rest.strip("\n"), finished.stdout) if part)
-    passed, kind, reason, run, ok = _verdict(
-        finished.state,
-        finished.returncode,
-        finished.leaked,
-        finished.output_full,
-        reports,
-        limits,
-    )
+    passed, kind, reason, run, ok = _verdict(finished, reports, limits)
     if kind in ("sandbox_start", "harness_error") and finished.stderr.strip():
         reason += "; it said: " + " ".join(finished.stderr.split())[-500:]
     item = reports[0] if len(reports) == 1 else {}
@@ -232,18 +226,16 @@ def _parse_reports(stdout: str, nonce: str) -> tuple[list[dict[str, object]], st
 
 
 def _verdict(
-    state: str,
-    returncode: int,
-    leaked: int,
-    output_full: bool,
-    reports: list[dict[str, object]],
-    limits: SandboxLimits,
+    finished: Finished, reports: list[dict[str, object]], limits: SandboxLimits
 ) -> tuple[bool, str, str, int, int]:
     """``(passed, kind, reason, tests_run, tests_passed)`` of a finished run.
 
-    ``state`` is what :func:`~ablation.evaluate.sandbox_process.supervise` returned: a limit
-    reached before the self-check arrived (``"start_*"``) is the sandbox's, never the code's.
+    ``finished.state`` is what :func:`~ablation.evaluate.sandbox_process.supervise` returned: a
+    limit reached before the self-check arrived (``"start_*"``) is the sandbox's, never the
+    code's. A test process that a signal killed after the code started, where the code can
+    signal it (``finished.signalable``), was killed by the code: its ``crash``, not an error.
     """
+    state, returncode, leaked = finished.state, finished.returncode, finished.leaked
     killed = {  # the parent killed the process group: state -> (kind, reason)
         "start_timeout": ("sandbox_start", (
             f"the sandbox did not reach its self-check within the start-up limit of "
@@ -262,6 +254,10 @@ def _verdict(
         return False, "forged", reason, 0, 0
     if not reports or not reports[0]:  # the test process died without a (well-formed) result
         how = f"signal {-returncode}" if returncode < 0 else f"status {returncode}"
+        if returncode < 0 and state == "exited" and finished.signalable:
+            reason = (f"the test process was killed by {how} after the code started (this "
+                      "confinement lets the code signal it)")  # fmt: skip
+            return False, "crash", reason, 0, 0
         said = "a malformed result line" if reports else "no result"
         return False, "harness_error", f"the test process ended ({how}) with {said}", 0, 0
     item = reports[0]
@@ -273,7 +269,7 @@ def _verdict(
     if passed and returncode != 0:
         passed, kind = False, "crash"
         reason = f"the harness exited with status {returncode} after reporting"
-    if not passed and output_full and kind not in ("timeout", "process_limit"):
+    if not passed and finished.output_full and kind not in ("timeout", "process_limit"):
         kind, reason = "output_limit", f"the output reached the {limits.max_output_mb} MiB file size limit"
     if passed and leaked:
         passed, kind = False, "leaked_processes"

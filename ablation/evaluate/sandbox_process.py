@@ -206,8 +206,8 @@ def supervise(
             threads take pids from the host as processes do.
 
     Returns:
-        ``"exited"``, ``"start_timeout"``, ``"start_process_limit"``, ``"timeout"`` or
-        ``"process_limit"`` (more than ``max_processes`` descendants or ``max_tasks`` threads at
+        ``"exited"`` (after the code started), ``"start_exited"`` (before), ``"start_timeout"``,
+        ``"start_process_limit"``, ``"timeout"`` or ``"process_limit"`` (more than ``max_processes`` descendants or ``max_tasks`` threads at
         a count, or at least ``max_processes`` descendants at the deadline).
     """
     delay, next_count = 0.001, time.monotonic() + COUNT_EVERY_S
@@ -216,9 +216,9 @@ def supervise(
         if hasattr(os, "waitid"):
             info = os.waitid(os.P_PID, proc.pid, os.WEXITED | os.WNOHANG | os.WNOWAIT)
             if info is not None and info.si_pid == proc.pid:
-                return "exited"
+                return "exited" if running or _started(started) else "start_exited"
         elif proc.poll() is not None:  # pragma: no cover - no waitid (macOS): tiny pid-reuse race
-            return "exited"
+            return "exited" if running or _started(started) else "start_exited"
         now = time.monotonic()
         if not running and _started(started):
             running, deadline = True, now + time_limit_s

@@ -149,6 +149,15 @@ def test_the_code_cannot_signal_its_parents() -> None:
     assert result.kind in ("passed", "crash", "no_result"), result.reason
 
 
+def test_code_that_kills_its_test_process_is_a_crash_under_the_process_confinement() -> None:
+    # Without a PID namespace the code can signal the test process: its death by that signal
+    # after the code started is the code's doing, a failed verdict, never a sandbox error.
+    code = "import os\nos.kill(os.getppid(), 9)\ndef add(a, b):\n    return a + b\n"
+    result = run_python_tests(code, ADD_TESTS, FAST, confinement="process")
+    assert (result.passed, result.kind, result.error) == (False, "crash", False), result.reason
+    assert "killed by signal 9 after the code started" in result.reason
+
+
 def test_the_code_cannot_see_or_signal_outside_processes() -> None:
     sentinel = subprocess.Popen(["sleep", "271.5"])
     try:
