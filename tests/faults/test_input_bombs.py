@@ -242,3 +242,17 @@ def test_inspect_ai_reads_the_entries_that_were_checked(tmp_path: Path) -> None:
     honest = run_here([*args, str(TOOLS / "inspect_candidate.eval")])
     assert (read.returncode, read.stderr) == (honest.returncode, honest.stderr)
     assert json.loads(read.stdout)["n_paired"] == json.loads(honest.stdout)["n_paired"] > 0
+
+
+def test_an_eval_entry_whose_deflate_data_is_damaged_is_named(tmp_path: Path) -> None:
+    data = bytearray(_eval_with("samples/zz_epoch_1.json", b'{"a": 1}' * 100))
+    name = b"samples/zz_epoch_1.json"
+    at = data.find(name) + len(name)  # the entry's data follows its local header's name
+    data[at : at + 8] = b"\xff" * 8  # an invalid deflate block type
+    path = tmp_path / "damaged.eval"
+    path.write_bytes(bytes(data))
+    proc = run_here(["compare", str(TOOLS / "inspect_baseline.eval"), str(path)])
+    assert proc.returncode == 1
+    [line] = proc.stderr.strip().splitlines()
+    assert "damaged.eval: is a truncated or damaged Inspect .eval archive" in line, line
+    assert "samples/zz_epoch_1.json" in line and "deflate" in line, line

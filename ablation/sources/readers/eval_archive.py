@@ -92,7 +92,10 @@ def _content(data: bytes, entry: zipfile.ZipInfo, display: str) -> bytes:
     if entry.compress_type == zipfile.ZIP_STORED:
         held = raw
     elif entry.compress_type == zipfile.ZIP_DEFLATED:
-        held = _inflated(raw, entry.file_size)
+        try:
+            held = _inflated(raw, entry.file_size)
+        except zlib.error as exc:
+            raise file_error(InputError, display, f"is a truncated or damaged Inspect .eval archive (the entry {entry.filename!r}: deflate: {exc})") from None
     elif entry.compress_type == _ZSTD:
         held = _unzstd(raw, entry.file_size, display)
     else:
