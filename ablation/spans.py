@@ -38,7 +38,8 @@ from pydantic import BaseModel, ConfigDict, Field
 from ablation.outputs import COUNT_LIMIT, as_count
 
 __all__ = [
-    "STEP_ATTRIBUTES", "SpanSummary", "TrialSpans", "billed_attempt", "counted_calls", "stated", "summarize",
+    "READ_ATTRIBUTES", "STEP_ATTRIBUTES", "SpanSummary", "TrialSpans", "billed_attempt", "counted_calls", "stated",
+    "summarize",
 ]
 
 _FROZEN = ConfigDict(frozen=True, extra="forbid")
@@ -63,6 +64,11 @@ SUMMARY_SPANS = 50
 #: instrumentation may name every tool span alike (pydantic-ai's ``running tool``) and give the
 #: tool only here.
 STEP_ATTRIBUTES = ("gen_ai.operation.name", "gen_ai.agent.name", "gen_ai.tool.name", "gen_ai.request.model")
+#: Every attribute a summary or a step reads: a span's record keeps these first when it cannot
+#: keep all of its attributes (:mod:`ablation.run.spans`).
+READ_ATTRIBUTES = (
+    *STEP_ATTRIBUTES, "gen_ai.response.model", _ATTEMPT, *_INPUT, *_OUTPUT, *_CACHED, *_CACHE_WRITE,
+)
 
 
 class TrialSpans(BaseModel):

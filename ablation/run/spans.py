@@ -28,7 +28,7 @@ Assumptions and limits:
 - Per trial at most :data:`MAX_SPANS` spans and :data:`MAX_BYTES` bytes of encoded records are
   kept; further spans are counted in ``TrialSpans.dropped``. Attribute values, a span's name and
   its error text are cut to :data:`MAX_VALUE_CHARS` characters; at most :data:`MAX_ATTRIBUTES`
-  attributes are kept per span.
+  attributes are kept per span, those a summary reads (usage, models, tools) first.
 - Usage from spans (:func:`usage_from_spans`): a trial with a counted model call (as
   :func:`ablation.spans.summarize` counts them) has usage: its model requests, tool calls and
   model (several joined by ``"+"``); its token counts are known only when every counted call
@@ -55,6 +55,7 @@ from ablation.spans import (  # as it counts them
     _CACHED,
     _INPUT,
     _OUTPUT,
+    READ_ATTRIBUTES,
     SpanSummary,
     TrialSpans,
     _attr,
@@ -125,6 +126,20 @@ def _error(span: Any) -> str | None:
     return None
 
 
+def _kept_attributes(attributes: Any) -> dict[str, Any]:
+    """At most :data:`MAX_ATTRIBUTES` of a span's attributes, in their order: every one a summary
+    reads (:data:`~ablation.spans.READ_ATTRIBUTES`; an instrumentation that records each prompt
+    message as attributes sets the usage after them), then the first of the others."""
+    if len(attributes) <= MAX_ATTRIBUTES:
+        return dict(attributes)
+    kept = {name for name in READ_ATTRIBUTES if name in attributes}
+    for name in attributes:
+        if len(kept) >= MAX_ATTRIBUTES:
+            break
+        kept.add(name)
+    return {name: value for name, value in attributes.items() if name in kept}
+
+
 class CaughtSummary(SpanSummary):
     """The summary of a trial's kept spans with each counted model call's own usage.
 
@@ -181,7 +196,7 @@ class TrialCatch:
             return
         status = span.status.status_code.name.lower()
         parent = span.parent
-        attrs = dict(list((span.attributes or {}).items())[:MAX_ATTRIBUTES])
+        attrs = _kept_attributes(span.attributes or {})
         record = {
             "name": _value(str(span.name)),
             "id": format(span.context.span_id, "016x"),
