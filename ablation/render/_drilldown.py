@@ -15,13 +15,19 @@ compared as they stand (a dropped span before kept ones shifts them).
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections import Counter
+from collections.abc import Callable, Iterable, Sequence
 from typing import Any, TypeVar
 
+from ablation.render._format import truncate
 from ablation.report import PairDetail, TrialView
+from ablation.report_items import DiffSegment
 from ablation.schema import to_jsonable
 
-__all__ = ["diff_markup", "first_divergence", "pair_type_note", "run_lines", "tool_lines", "type_note"]
+__all__ = [
+    "DIFF_PANELS", "diff_markup", "first_divergence", "pair_type_note", "run_lines", "shown_diff", "tool_lines",
+    "type_note",
+]
 
 T = TypeVar("T")
 
@@ -160,17 +166,50 @@ def pair_type_note(detail: PairDetail) -> str | None:
     return type_note(detail.baseline.output, detail.candidate.output)
 
 
+#: A diff shows at most this many output panels' worth of characters in all (each renderer's
+#: output limit; the two outputs are shown beside it cut at one limit each).
+DIFF_PANELS = 2
+_GONE = {"delete": "removed", "insert": "added", "equal": "the same"}
+
+
+def shown_diff(segments: Iterable[DiffSegment], limit: int) -> tuple[list[tuple[str, str]], str]:
+    """What a report shows of a word diff: ``(op, text)`` of its pieces in order, each cut at
+    ``limit`` characters as :func:`~ablation.render._format.truncate` cuts (saying how much),
+    at most :data:`DIFF_PANELS` x ``limit`` characters in all (a piece cut counts what it shows,
+    so a huge removal leaves room for the addition after it); and the note naming what is not
+    shown past that (``""`` when every piece is). The pieces are each one op's run of words, as
+    many as the words compared: without the bound, outputs of long lines that differ every other
+    line made a drill-down of megabytes beside output panels of ``limit`` characters."""
+    total = DIFF_PANELS * limit
+    pieces: list[tuple[str, str]] = []
+    left, rest = total, Counter[str]()
+    for s in segments:
+        if left <= 0:
+            rest[s.op] += len(s.text)
+            continue
+        shown = min(len(s.text), limit, left)
+        pieces.append((s.op, truncate(s.text, shown)))
+        left -= shown
+    if not rest:
+        return pieces, ""
+    gone = ", ".join(f"{rest[op]} characters {word}" for op, word in _GONE.items() if rest[op])
+    return pieces, f"The diff is cut after {total} characters; the rest is not shown ({gone})."
+
+
 def diff_markup(
-    detail: PairDetail, escape: Callable[[str], str], deleted: tuple[str, str], inserted: tuple[str, str]
+    detail: PairDetail, escape: Callable[[str], str], deleted: tuple[str, str], inserted: tuple[str, str],
+    limit: int,
 ) -> str:
-    """The word-level diff of the side-by-side outputs: each segment escaped by ``escape``,
-    deletions wrapped in ``deleted`` and insertions in ``inserted`` (opening, closing)."""
+    """The word-level diff of the side-by-side outputs as :func:`shown_diff` cuts it at ``limit``:
+    each piece escaped by ``escape``, deletions wrapped in ``deleted`` and insertions in
+    ``inserted`` (opening, closing), the note on what is not shown last, on a line of its own."""
+    pieces, note = shown_diff(detail.diff, limit)
     parts = []
-    for segment in detail.diff:
-        text = escape(segment.text)
-        if segment.op == "delete":
+    for op, piece in pieces:
+        text = escape(piece)
+        if op == "delete":
             text = deleted[0] + text + deleted[1]
-        elif segment.op == "insert":
+        elif op == "insert":
             text = inserted[0] + text + inserted[1]
         parts.append(text)
-    return "".join(parts)
+    return "".join(parts) + (escape(f"\n… {note}") if note else "")

@@ -245,7 +245,7 @@ def _pair_extras(d: PairDetail) -> str:
     out = f"<pre>{esc(chr(10).join(lines))}</pre>" if lines else ""
     out += _paragraph(note, "note") if (note := pair_type_note(d)) else ""
     if any(s.op != "equal" for s in d.diff):
-        marked = diff_markup(d, lambda s: esc(truncate(s, OUTPUT_LIMIT)), ("<del>", "</del>"), ("<ins>", "</ins>"))
+        marked = diff_markup(d, esc, ("<del>", "</del>"), ("<ins>", "</ins>"), OUTPUT_LIMIT)
         out += f'<p><b>diff</b> (baseline → candidate):</p><pre class="diff">{marked}</pre>'
     return out
 

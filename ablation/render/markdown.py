@@ -250,7 +250,7 @@ def _pair_extras(d: PairDetail) -> list[str]:
     out = [f"\n<pre>{_esc(chr(10).join(lines))}</pre>\n"] if lines else []
     out += [f"\n<i>{_esc_inline(note)}</i>\n"] if (note := pair_type_note(d)) else []
     if any(s.op != "equal" for s in d.diff):
-        marked = diff_markup(d, lambda s: _esc(truncate(s, OUTPUT_LIMIT)), ("<del>", "</del>"), ("<ins>", "</ins>"))
+        marked = diff_markup(d, _esc, ("<del>", "</del>"), ("<ins>", "</ins>"), OUTPUT_LIMIT)
         out.append(f"\n<b>diff</b> (baseline → candidate):\n<pre>{marked}</pre>\n")
     return out
 

@@ -312,7 +312,7 @@ def _pair_facts(d: PairDetail) -> list[RenderableType]:
     out: list[RenderableType] = [_text(line, "dim") for line in lines]
     out += [_text(note, "yellow")] if (note := pair_type_note(d)) else []
     if d.diff and any(s.op != "equal" for s in d.diff):
-        text = diff_markup(d, lambda s: printable(truncate(s, OUTPUT_LIMIT)), ("[-", "-]"), ("{+", "+}"))
+        text = diff_markup(d, printable, ("[-", "-]"), ("{+", "+}"), OUTPUT_LIMIT)
         out.append(_text("diff (baseline -> candidate, [-deleted-] {+inserted+}): " + text))
     return out
 
