@@ -38,8 +38,8 @@ from pydantic import BaseModel, ConfigDict, Field
 from ablation.outputs import COUNT_LIMIT, as_count
 
 __all__ = [
-    "READ_ATTRIBUTES", "STEP_ATTRIBUTES", "SpanSummary", "TrialSpans", "billed_attempt", "counted_calls", "stated",
-    "summarize",
+    "READ_ATTRIBUTES", "STEP_ATTRIBUTES", "SpanSummary", "TrialSpans", "answered_tools", "billed_attempt",
+    "counted_calls", "stated", "summarize", "tool_name",
 ]
 
 _FROZEN = ConfigDict(frozen=True, extra="forbid")
@@ -199,6 +199,19 @@ def _is_tool_call(attrs: Mapping[str, Any]) -> bool:
     return attrs.get("gen_ai.operation.name") == "execute_tool" or attrs.get("gen_ai.tool.name") is not None
 
 
+def tool_name(record: Mapping[str, Any]) -> str:
+    """The tool a tool-call span record called: ``gen_ai.tool.name``, else the span's name."""
+    return str(_attr(_attrs(record), ("gen_ai.tool.name",)) or record.get("name") or "?")
+
+
+def answered_tools(records: Sequence[Mapping[str, Any]]) -> list[str]:
+    """The tools of the tool-call span records that did not fail (status other than
+    ``"error"``), in start order: the calls pydantic-ai's ``RunUsage.tool_calls`` counts, as a
+    trial's usage counts them (a call that raised, a ``ModelRetry`` included, is no call)."""
+    ordered = sorted(records, key=_start)
+    return [tool_name(r) for r in ordered if _is_tool_call(_attrs(r)) and r.get("status") != "error"]
+
+
 def _step(record: Mapping[str, Any]) -> dict[str, Any]:
     attrs = _attrs(record)
     return {
@@ -268,10 +281,7 @@ def summarize(records: Sequence[Mapping[str, Any]], dropped: int = 0, timeline: 
         model = _attr(_attrs(r), ("gen_ai.response.model", "gen_ai.request.model"))
         if model is not None and str(model) not in models:
             models.append(str(model))
-    tools = [
-        str(_attr(_attrs(r), ("gen_ai.tool.name",)) or r.get("name") or "?")
-        for r in ordered if _is_tool_call(_attrs(r))
-    ]  # fmt: skip
+    tools = [tool_name(r) for r in ordered if _is_tool_call(_attrs(r))]
     errors = [
         f"{r.get('name')}: {r.get('error')}" if r.get("error") else str(r.get("name"))
         for r in ordered if r.get("status") == "error"

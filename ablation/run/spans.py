@@ -30,7 +30,8 @@ Assumptions and limits:
   its error text are cut to :data:`MAX_VALUE_CHARS` characters; at most :data:`MAX_ATTRIBUTES`
   attributes are kept per span, those a summary reads (usage, models, tools) first.
 - Usage from spans (:func:`usage_from_spans`): a trial with a counted model call (as
-  :func:`ablation.spans.summarize` counts them) has usage: its model requests, tool calls and
+  :func:`ablation.spans.summarize` counts them) has usage: its model requests, tool calls (those
+  that did not fail, :func:`~ablation.spans.answered_tools`) and
   model (several joined by ``"+"``); its token counts are known only when every counted call
   states them in ``gen_ai.usage.input_tokens`` / ``output_tokens`` (or the older
   ``prompt_tokens`` / ``completion_tokens``), else unknown (``None``); each call keeps its own
@@ -61,6 +62,7 @@ from ablation.spans import (  # as it counts them
     _attr,
     _int,
     _no_items,
+    answered_tools,
     billed_attempt,
     counted_calls,
     stated,
@@ -149,10 +151,13 @@ class CaughtSummary(SpanSummary):
         requests: The model requests among them: every counted call but the billed attempts
             (:func:`~ablation.spans.billed_attempt`), each of which was part of the request
             another model then answered, as pydantic-ai's own ``RunUsage.requests`` counts.
+        answered: The tool calls that did not fail (:func:`~ablation.spans.answered_tools`),
+            which the usage counts, as pydantic-ai's ``RunUsage.tool_calls`` does.
     """
 
     calls: list[TrialUsage | None] = Field(default_factory=_no_items)
     requests: int = 0
+    answered: list[str] = Field(default_factory=_no_items)
 
 
 def _model_calls(records: list[dict[str, Any]]) -> tuple[list[TrialUsage | None], int]:
@@ -230,7 +235,7 @@ class TrialCatch:
             records = list(self.records)
         summary = summarize(records, self.dropped, timeline=False)
         calls, requests = _model_calls(records) if summary.model_calls else ([], 0)
-        return CaughtSummary(**dict(summary), calls=calls, requests=requests)
+        return CaughtSummary(**dict(summary), calls=calls, requests=requests, answered=answered_tools(records))
 
 
 class SpanCollector:
@@ -348,7 +353,7 @@ def open_collector(mode: str) -> SpanCollector | None:
 def usage_from_spans(summary: CaughtSummary) -> TrialUsage | None:
     """The trial's usage as its spans report it: ``None`` when they count no model call (tool
     spans alone state no usage); else its model requests (:attr:`CaughtSummary.requests`: a
-    billed fallback attempt is a call, not a request), tool calls and model, with token
+    billed fallback attempt is a call, not a request), tool calls that did not fail and model, with token
     counts unknown (``None``) unless every counted model call states them (a call without them
     makes the total unknown, never a smaller number). The usage carries each call (``calls``)
     so that it is priced call by call, each at its own model.
@@ -358,7 +363,7 @@ def usage_from_spans(summary: CaughtSummary) -> TrialUsage | None:
     if not summary.model_calls or summary.dropped:
         return None
     counts: dict[str, int] = {}
-    for tool in summary.tools:
+    for tool in summary.answered:
         counts[tool] = counts.get(tool, 0) + 1
     total = TrialUsage(
         input_tokens=summary.input_tokens,
