@@ -38,6 +38,7 @@ from collections.abc import Callable
 from typing import Any
 from urllib.parse import parse_qsl, urlsplit
 
+from ablation.analysis.details import MAX_DETAILS
 from ablation.outputs import USAGE_METRICS, joined_models, usage_metrics
 from ablation.render._format import DASH, fmt_float, fmt_seconds, output_text, truncate
 from ablation.report import AblationReport
@@ -264,7 +265,10 @@ def inputs(catalog: Catalog, report: AblationReport, campaign_id: str, task_id: 
         source = "the given suite (the task's digest is the campaign's)"
         data, expected = task.input_data, task.expected_output
     else:
-        note = "The store keeps no input for this task (only for the regressed and improved ones)"
+        note = (
+            "The store keeps no input for this task (it keeps those of the report's drill-downs "
+            f"only: the first {MAX_DETAILS} regressed and the first {MAX_DETAILS} improved tasks)"
+        )
         note += (
             ", and the given suite's task is not the one this campaign ran (its digest differs, "
             "or the suite lacks it): its input and expected output are not shown."

@@ -20,6 +20,7 @@ from urllib.parse import quote
 import pytest
 from starlette.testclient import TestClient
 
+from ablation.analysis.details import MAX_DETAILS
 from ablation.store import RunStore
 from ablation.view.app import create_app
 from ablation.view.catalog import Catalog
@@ -104,6 +105,9 @@ def test_a_schema_1_store_shows_the_pages_of_its_trials(
                 ]
                 task = old_table.row(0)["task_id"]
                 assert client.get(f"{base}/task", params={"id": task}).status_code == 200
+                for regressed in figures["regressions"][:1]:  # a store of schema 1 kept no input:
+                    note = client.get(f"{base}/task", params={"id": regressed}).text  # say which it keeps
+                    assert f"the first {MAX_DETAILS} regressed and the first {MAX_DETAILS} improved" in note
     finally:
         current.close()
         legacy.close()

@@ -19,6 +19,7 @@ from urllib.parse import quote
 import hunt_store
 import pytest
 
+from ablation.analysis.details import MAX_DETAILS
 from ablation.analysis.stored import report_stored_campaign
 from ablation.render._format import output_text
 from ablation.render._sequential import SEQUENTIAL_TITLE, sequential_note, sequential_rows
@@ -193,7 +194,7 @@ def test_task_page_shows_the_input_the_store_keeps_and_says_so(
     shown = {d.task_id for d in report.details}
     other = next(t.task_id for t in hunt["trials"]["exclude"] if t.task_id not in shown)
     note = page(task_url(base, cid, other)).ids["inputs-source"]
-    assert "--suite PATH" in note and "regressed and improved" in note
+    assert "--suite PATH" in note and f"the first {MAX_DETAILS} regressed and the first {MAX_DETAILS} improved" in note
 
 
 def test_campaign_page_shows_the_labels_escaped(hunt: dict[str, Any], base: str) -> None:
