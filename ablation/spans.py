@@ -58,6 +58,9 @@ _CACHED = ("gen_ai.usage.cache_read.input_tokens", "gen_ai.usage.cache_read_toke
 _CACHE_WRITE = ("gen_ai.usage.cache_creation.input_tokens",)
 #: The attribute pydantic-ai sets on the span of an earlier attempt at a model request.
 _ATTEMPT = "pydantic_ai.model_request.attempt"
+#: How pydantic-ai's ``logfire.msg`` starts on the ``execute_tool`` span of an output function
+#: (``ToolOutput``): the run's output, which its ``RunUsage.tool_calls`` does not count.
+_OUTPUT_FUNCTION = ("logfire.msg", "running output function")
 #: Spans whose durations a summary lists (the first ones, by start).
 SUMMARY_SPANS = 50
 #: The GenAI semantic conventions' attributes that say what a span did, kept in its step: an
@@ -67,7 +70,8 @@ STEP_ATTRIBUTES = ("gen_ai.operation.name", "gen_ai.agent.name", "gen_ai.tool.na
 #: Every attribute a summary or a step reads: a span's record keeps these first when it cannot
 #: keep all of its attributes (:mod:`ablation.run.spans`).
 READ_ATTRIBUTES = (
-    *STEP_ATTRIBUTES, "gen_ai.response.model", _ATTEMPT, *_INPUT, *_OUTPUT, *_CACHED, *_CACHE_WRITE,
+    *STEP_ATTRIBUTES, "gen_ai.response.model", _ATTEMPT, _OUTPUT_FUNCTION[0], *_INPUT, *_OUTPUT, *_CACHED,
+    *_CACHE_WRITE,
 )
 
 
@@ -206,10 +210,14 @@ def tool_name(record: Mapping[str, Any]) -> str:
 
 def answered_tools(records: Sequence[Mapping[str, Any]]) -> list[str]:
     """The tools of the tool-call span records that did not fail (status other than
-    ``"error"``), in start order: the calls pydantic-ai's ``RunUsage.tool_calls`` counts, as a
-    trial's usage counts them (a call that raised, a ``ModelRetry`` included, is no call)."""
-    ordered = sorted(records, key=_start)
-    return [tool_name(r) for r in ordered if _is_tool_call(_attrs(r)) and r.get("status") != "error"]
+    ``"error"``), in start order, but a pydantic-ai output function's: the calls pydantic-ai's
+    ``RunUsage.tool_calls`` counts, as a trial's usage counts them (a call that raised, a
+    ``ModelRetry`` included, is no call, nor is the run's output)."""
+    name, prefix = _OUTPUT_FUNCTION
+    return [
+        tool_name(r) for r in sorted(records, key=_start)
+        if _is_tool_call(_attrs(r)) and r.get("status") != "error" and not str(_attrs(r).get(name) or "").startswith(prefix)
+    ]  # fmt: skip
 
 
 def _step(record: Mapping[str, Any]) -> dict[str, Any]:

@@ -1,6 +1,7 @@
 """A pydantic-ai run's tool calls count alike whether its usage comes from its result or from its
-spans: the calls its ``RunUsage.tool_calls`` counts, a call that raised ``ModelRetry`` (an
-``execute_tool`` span with an error status) not among them.
+spans: the calls its ``RunUsage.tool_calls`` counts, neither a call that raised ``ModelRetry``
+(an ``execute_tool`` span with an error status) nor the call of an output function
+(``ToolOutput``, an ``execute_tool`` span pydantic-ai marks as running it) among them.
 
 The same instrumented agent is run by an agent returning the run (its usage read from the
 result) and by one returning the text (its usage read from the spans); the reference is
@@ -18,9 +19,10 @@ from helpers.otel_provider import sdk_provider_for_one_test
 pytest.importorskip("opentelemetry.sdk.trace")
 pytest.importorskip("pydantic_ai")
 
-from pydantic_ai import Agent, ModelRetry
+from pydantic_ai import Agent, ModelRetry, ToolOutput
 from pydantic_ai.messages import ModelMessage, ModelResponse, TextPart, ToolCallPart
 from pydantic_ai.models.function import AgentInfo, FunctionModel
+from pydantic_ai.models.test import TestModel
 from pydantic_ai.usage import RequestUsage
 
 from ablation import AblationEngine, AblationTask, CampaignConfig
@@ -41,16 +43,20 @@ def _model(messages: list[ModelMessage], info: AgentInfo) -> ModelResponse:
     return ModelResponse(parts=[TextPart("3")], usage=RequestUsage(input_tokens=900, output_tokens=9), model_name="gpt-4o")
 
 
-def _agent() -> Any:
-    """The agent, instrumented (pydantic-ai's ``instrument=True``, or its ``Instrumentation``
-    capability where that argument is gone), with a tool that asks for a retry on every other call."""
-    model = FunctionModel(_model, model_name="gpt-4o")
+def _instrumented(model: Any, **options: Any) -> Any:
+    """An agent with pydantic-ai's instrumentation (``instrument=True``, or its
+    ``Instrumentation`` capability where that argument is gone)."""
     try:
-        agent: Any = Agent(model, instrument=True)  # type: ignore[call-arg]
+        return Agent(model, instrument=True, **options)
     except TypeError:
         from pydantic_ai.capabilities import Instrumentation
 
-        agent = Agent(model, capabilities=[Instrumentation()])
+        return Agent(model, capabilities=[Instrumentation()], **options)
+
+
+def _agent() -> Any:
+    """The agent, with a tool that asks for a retry on every other call."""
+    agent = _instrumented(FunctionModel(_model, model_name="gpt-4o"))
     calls = {"n": 0}
 
     @agent.tool_plain(retries=3)
@@ -63,19 +69,24 @@ def _agent() -> Any:
     return agent
 
 
+def _both_ways(make: Any, expected: str) -> dict[str, Any]:
+    """The trials of an agent returning its run (baseline) and its text (candidate)."""
+
+    async def returns_run(question: str) -> Any:
+        return await make().run(question)
+
+    async def returns_text(question: str) -> str:
+        return str((await make().run(question)).output)
+
+    tasks = [AblationTask(task_id="t0", input_data="add", expected_output=expected)]
+    results = AblationEngine(CampaignConfig(concurrency=1)).run(returns_run, returns_text, tasks)
+    return {r.arm: r for r in results}
+
+
 def test_span_tool_calls_are_the_run_usages() -> None:
     reference = _agent().run_sync("add").usage
     assert reference.tool_calls == 1  # the retried call is not one of its calls
-
-    async def returns_run(question: str) -> Any:
-        return await _agent().run(question)
-
-    async def returns_text(question: str) -> str:
-        return str((await _agent().run(question)).output)
-
-    tasks = [AblationTask(task_id="t0", input_data="add", expected_output="3")]
-    results = AblationEngine(CampaignConfig(concurrency=1)).run(returns_run, returns_text, tasks)
-    by_arm = {r.arm: r for r in results}
+    by_arm = _both_ways(_agent, "3")
     from_result, from_spans = by_arm["baseline"].usage, by_arm["candidate"].usage
     assert from_result is not None and from_spans is not None
     assert from_spans.tool_calls == from_result.tool_calls == {"add": reference.tool_calls}
@@ -83,3 +94,27 @@ def test_span_tool_calls_are_the_run_usages() -> None:
     assert from_spans.input_tokens == from_result.input_tokens == reference.input_tokens
     spans = by_arm["candidate"].spans
     assert spans is not None and spans.summary().tools == ["add", "add"]  # both calls still shown
+
+
+def _final(value: int) -> str:
+    return str(value)
+
+
+def _with_output_function() -> Any:
+    agent = _instrumented(TestModel(model_name="gpt-4o"), output_type=[ToolOutput(_final)])
+
+    @agent.tool_plain
+    def add(a: int, b: int) -> int:
+        return a + b
+
+    return agent
+
+
+def test_an_output_functions_call_is_no_tool_call() -> None:
+    reference = _with_output_function().run_sync("add").usage
+    by_arm = _both_ways(_with_output_function, "0")
+    from_result, from_spans = by_arm["baseline"].usage, by_arm["candidate"].usage
+    assert from_result is not None and from_spans is not None
+    assert from_spans.tool_calls == from_result.tool_calls == {"add": reference.tool_calls}
+    spans = by_arm["candidate"].spans
+    assert spans is not None and spans.summary().tools == ["add", "final_result"]
