@@ -13,7 +13,7 @@ What is fingerprinted, by agent form:
   extension, code typed at a prompt), the SHA-256 of the file that defines it; failing that, its
   qualified name only, so a changed body cannot be detected (DESIGN.md, resume);
 - a pydantic-ai ``Agent`` given as an agent (its class is pydantic-ai's, the same for every
-  agent): the SHA-256 of what defines it, its name, model, output type, model settings,
+  agent): the SHA-256 of what defines it, its model, output type, model settings,
   instructions and system prompts, and each tool's name, description and function, a function
   by its source as above (so an edited instruction, tool or model is seen);
 - a command agent (``cmd:``): the command line, plus the SHA-256 of every word of it that names
@@ -97,15 +97,15 @@ def _python_fingerprint(obj: Any) -> str:
 
 def _pydantic_ai_digest(agent: Any) -> str:
     """SHA-256 of what defines a pydantic-ai ``Agent`` (the module docstring); an attribute an
-    older or newer pydantic-ai lacks counts as absent."""
+    older or newer pydantic-ai lacks counts as absent. Not its name, which pydantic-ai infers
+    from the caller's variables at its first run: the digest must not change once it ran."""
     tools = {
         str(name): [_described(getattr(tool, "function", None)), getattr(tool, "description", None)]
         for toolset in getattr(agent, "toolsets", None) or ()
         for name, tool in (getattr(toolset, "tools", None) or {}).items()
     }
     parts = {
-        "name": getattr(agent, "name", None),
-        "model": _described(getattr(agent, "model", None)),
+        "model": _model_id(getattr(agent, "model", None)),
         "output_type": _described(getattr(agent, "output_type", None)),
         "model_settings": _described(getattr(agent, "model_settings", None)),
         "instructions": _described(list(getattr(agent, "_instructions", None) or ())),
@@ -117,6 +117,15 @@ def _pydantic_ai_digest(agent: Any) -> str:
     }
     payload = json.dumps(parts, sort_keys=True, default=str)
     return hashlib.sha256(payload.encode("utf-8", "surrogatepass")).hexdigest()
+
+
+def _model_id(model: Any) -> Any:
+    """A pydantic-ai agent's model as its name (``"openai:gpt-4o"``), or a ``Model`` as its
+    provider and model name: not its ``repr``, which may hold state a run changes (``TestModel``
+    keeps its last request's parameters)."""
+    if model is None or isinstance(model, str):
+        return model
+    return [str(getattr(model, "system", "")), str(getattr(model, "model_name", ""))]
 
 
 _ADDRESS = re.compile(r" at 0x[0-9a-fA-F]+")

@@ -3,7 +3,7 @@ refuses one whose instructions, tools or model changed, and resumes an unchanged
 
 Every pydantic-ai agent runs through the same function of ``ablation.agents.sdk`` and is an
 instance of the same class, whose sources say nothing of the agent: the fingerprint must come
-from the agent's own instructions, tools and model. Two agents are built from the same
+from the agent's own instructions, tools and model, and not from what a run changes. Two agents are built from the same
 definition (distinct objects) to show that equal definitions give equal fingerprints.
 """
 
@@ -48,6 +48,17 @@ def test_a_pydantic_ai_agent_is_fingerprinted_by_its_definition() -> None:
     edits = [_agent(instructions="Answer in French."), _agent(tool=add_edited), _agent(model="b")]
     found = [agent_fingerprint(as_agent(edited)) for edited in edits]
     assert len({original, *found}) == 4  # each edit is seen
+
+
+def test_a_run_does_not_change_the_fingerprint() -> None:
+    """pydantic-ai names an unnamed agent after the caller's variable at its first run, and a
+    TestModel keeps its last request: neither is the definition, so a resume in the same process
+    after a run (an interrupted campaign in a notebook) sees the same agent."""
+    agent = _agent()
+    before = agent_fingerprint(agent)
+    agent.run_sync("q")
+    assert agent.name == "agent"  # the run named it
+    assert agent_fingerprint(agent) == before == agent_fingerprint(_agent())
 
 
 def test_a_resume_refuses_an_edited_pydantic_ai_agent(tmp_path: Path) -> None:
