@@ -55,6 +55,7 @@ _EXPORTS: dict[str, str] = {
     "StopCampaign": "ablation.errors",
     "StoreError": "ablation.errors",
     "TaskResult": "ablation.schema",
+    "TooManyNames": "ablation.errors",
     "TrialCost": "ablation.outputs",
     "TrialUsage": "ablation.outputs",
     "UnrepresentableOutput": "ablation.run.plain_output",
@@ -110,6 +111,7 @@ __all__ = [
     "StopCampaign",
     "StoreError",
     "TaskResult",
+    "TooManyNames",
     "TrialCost",
     "TrialUsage",
     "UnrepresentableOutput",
@@ -176,6 +178,7 @@ if TYPE_CHECKING:  # pragma: no cover - for type checkers and IDEs only
         ResumeMismatchError,
         StopCampaign,
         StoreError,
+        TooManyNames,
         UsageError,
     )
     from ablation.evaluate.code_tests import SandboxError, SandboxUnavailable

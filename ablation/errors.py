@@ -18,6 +18,8 @@ are exported by :mod:`ablation`. The tree, with when each is raised::
       AgentSpecError (TypeError)          something given as an agent is not an agent
       StoreError                          the run store cannot be opened, read or written
         ResumeMismatchError (ValueError)  a resume met a different suite or agent
+      TooManyNames                        trials name more quality or metric names than their
+                                          columns may hold (outputs.NAMED_CELLS_LIMIT)
       CampaignAborted                     a campaign stopped early; finished trials are kept
         BrokenArm                         run.failfast: an arm's first trials all failed alike
       StopCampaign                        a result sink ends a campaign on purpose
@@ -73,6 +75,7 @@ __all__ = [
     "ResumeMismatchError",
     "StopCampaign",
     "StoreError",
+    "TooManyNames",
     "UsageError",
     "exception_message",
     "validation_line",
@@ -105,6 +108,11 @@ class StoreError(AblationError):
 
 class ResumeMismatchError(StoreError, ValueError):
     """A resume was refused because the suite or an agent differs from the stored campaign."""
+
+
+class TooManyNames(AblationError):
+    """Trials name more quality or metric names than their columns may hold: each name is a
+    column with a value in every trial (:func:`ablation.outputs.named_cells_problem` says why)."""
 
 
 class CampaignAborted(AblationError):

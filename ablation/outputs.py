@@ -29,6 +29,7 @@ __all__ = [
     "COST_SOURCES",
     "COUNT_LIMIT",
     "MODELS_SEPARATOR",
+    "NAMED_CELLS_LIMIT",
     "TOKEN_FIELDS",
     "TOOL_CALLS_PREFIX",
     "USAGE_METRICS",
@@ -43,6 +44,7 @@ __all__ = [
     "as_count",
     "finite_values",
     "joined_models",
+    "named_cells_problem",
     "usable_number",
     "usage_metrics",
 ]
@@ -52,6 +54,24 @@ COUNT_LIMIT = 1 << 52
 #: Every number a trial gives the statistics (a duration, a cost, a score, a metric) is below it
 #: in magnitude: a sum of squares of 10^9 such values (a variance, a t statistic) stays finite.
 VALUE_LIMIT = 1e100
+#: The most values one arm's columns of one kind of named number (quality scores, or metrics) may
+#: hold: each name is a column with a value in every trial (NaN where absent), so names x trials,
+#: a name counted as :data:`_NAME_ROWS` trials at least (the analysis keeps several arrays and
+#: objects per name). 64 Mi floats are 512 MiB: 64 names over a million trials, or 65,536 names.
+NAMED_CELLS_LIMIT = 1 << 26
+_NAME_ROWS = 1024
+
+
+def named_cells_problem(names: int, rows: int, kind: str) -> str | None:
+    """Why ``names`` distinct ``kind`` names (``"quality"``, ``"metric"``) over ``rows`` trials
+    are more than their columns may hold (:data:`NAMED_CELLS_LIMIT`), or ``None``."""
+    if names * max(rows, _NAME_ROWS) <= NAMED_CELLS_LIMIT:
+        return None
+    return (
+        f"{names} or more distinct {kind} names over {rows} trials: more than {NAMED_CELLS_LIMIT} values "
+        f"to hold (each name is a column with a value in every trial, and counts as {_NAME_ROWS} "
+        "trials at least); keep fewer distinct names"
+    )
 
 _FROZEN = ConfigDict(frozen=True, extra="forbid")
 

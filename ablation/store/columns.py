@@ -28,7 +28,8 @@ from typing import Any
 import numpy as np
 
 from ablation.columns import STATUS_CODES, TrialColumns, share_ids
-from ablation.outputs import VALUE_LIMIT
+from ablation.errors import TooManyNames
+from ablation.outputs import VALUE_LIMIT, named_cells_problem
 from ablation.schema import RUN_LIMIT
 from ablation.store import snapshot
 from ablation.store.connection import StoreConnection
@@ -80,16 +81,23 @@ def _runs(values: tuple[Any, ...]) -> np.ndarray:
 
 
 def _named(parsed: dict[int, list[Any]], n: int) -> list[dict[str, np.ndarray]]:
-    """Quality scores, quality error flags and metrics from the parsed JSON arrays by row."""
+    """Quality scores, quality error flags and metrics from the parsed JSON arrays by row (a
+    name past :func:`~ablation.outputs.named_cells_problem`'s bound raises :class:`TooManyNames`)."""
     out: list[dict[str, np.ndarray]] = [{}, {}, {}]
     for i, values in parsed.items():
         for group, (named, flags) in enumerate(zip(values[:3], (False, True, False), strict=True)):
             for name, value in (named or {}).items():
                 column = out[group].get(name)
                 if column is None:
+                    if problem := named_cells_problem(len(out[group]) + 1, n, _KINDS[group]):
+                        raise TooManyNames(problem)
                     column = out[group][name] = np.zeros(n, bool) if flags else np.full(n, np.nan)
                 column[i] = True if flags else value
     return out
+
+
+#: What :func:`_named`'s groups hold, as :func:`~ablation.outputs.named_cells_problem` names them.
+_KINDS = ("quality", "quality error", "metric")
 
 
 def _errors(types: tuple[Any, ...], parsed: dict[int, list[Any]]) -> tuple[list[str], list[str]]:
@@ -298,13 +306,17 @@ class ColumnReader(StoreConnection):
     ) -> TrialColumns:
         """:meth:`trial_columns` read from the ``trials`` rows, page by page."""
         pages = self._column_pages(campaign_id, arm, held)
-        parts = [self._checked_page(page, arm, self._where(campaign_id)) for page in pages]
-        if not parts:
-            return TrialColumns.verdicts(arm, np.zeros(0, dtype=object), np.zeros(0, dtype=bool))
+        try:
+            parts = [self._checked_page(page, arm, self._where(campaign_id)) for page in pages]
+            if not parts:
+                return TrialColumns.verdicts(arm, np.zeros(0, dtype=object), np.zeros(0, dtype=bool))
+            columns = snapshot.concat_columns(parts, arm)
+        except TooManyNames as exc:  # an agent's doing: said with its campaign and arm
+            raise TooManyNames(f"{self._where(campaign_id)}: the {arm} trials: {exc}") from None
         with self._reading(campaign_id, arm, held) as conn:
             where = f"{self._where(campaign_id)}: the cost currency of a {arm} trial"
             units = self._rows(conn, _UNITS, (campaign_id, arm), lambda _: where)
-        return replace(snapshot.concat_columns(parts, arm), cost_units=frozenset(map(tuple, units)))
+        return replace(columns, cost_units=frozenset(map(tuple, units)))
 
     @classmethod
     def _checked_page(cls, page: list[tuple[Any, ...]], arm: str, where: str) -> TrialColumns:

@@ -44,6 +44,8 @@ from typing import Any
 import numpy as np
 
 from ablation.columns import TrialColumns, constant_column, constant_value
+from ablation.errors import TooManyNames
+from ablation.outputs import named_cells_problem
 
 __all__ = ["FORMAT", "concat_columns", "decode", "encode"]
 
@@ -192,13 +194,16 @@ def concat_columns(parts: Sequence[TrialColumns], arm: str) -> TrialColumns:
     """One :class:`TrialColumns` of the parts' rows in order.
 
     Assumes every part has the same columns given (``None`` or not), as pages of one row read
-    do; a named column a part lacks is NaN, or ``False`` for quality error flags, on its rows.
+    do; a named column a part lacks is NaN, or ``False`` for quality error flags, on its rows
+    (past :func:`~ablation.outputs.named_cells_problem`'s bound: :class:`TooManyNames`).
     A set (:data:`_SETS`) is the union of the parts' sets.
     """
     sizes = [len(p) for p in parts]
     out: dict[str, Any] = {name: _cat([getattr(p, name) for p in parts]) for name in _FIELDS}
     for group, fill, dtype in _GROUPS:
         keys = sorted({k for p in parts for k in getattr(p, group)})
+        if problem := named_cells_problem(len(keys), sum(sizes), group.replace("_", " ")):
+            raise TooManyNames(problem)
         out[group] = {
             k: _cat([
                 getattr(p, group).get(k, np.full(m, fill, dtype=dtype))

@@ -22,8 +22,8 @@ raises, at the same line.
 
 Each quality or metric name becomes a column with a value (NaN when absent) in every row, so a file
 whose rows name different metrics would hold names x rows values, far more than it holds itself:
-past :data:`NAMED_CELLS_LIMIT` (a name counted as 1,024 rows at least: the analysis keeps several
-arrays and objects per name) the file is refused in one line, before a column is built.
+past :data:`~ablation.outputs.NAMED_CELLS_LIMIT` (:func:`~ablation.outputs.named_cells_problem`)
+the file is refused in one line, before a column is built.
 """
 
 from __future__ import annotations
@@ -38,6 +38,7 @@ from numpy.typing import NDArray
 
 from ablation.columns import STATUS_CODES, TrialColumns
 from ablation.errors import InputError
+from ablation.outputs import named_cells_problem
 from ablation.schema import TaskResult
 from ablation.sources.readers import RowRead, read_rows
 from ablation.sources.readers.generic import COST_UNITS
@@ -45,14 +46,9 @@ from ablation.sources.readers.plain_lines import json_verdict_lines, verdict_lin
 from ablation.sources.readers.rows import ReadOptions, Row, checked_rows, row_result
 from ablation.sources.text import file_error, short_repr
 
-__all__ = ["NAMED_CELLS_LIMIT", "ColumnRead", "FileTrials", "read_columns"]
+__all__ = ["ColumnRead", "FileTrials", "read_columns"]
 
 _NAN = float("nan")
-#: The most values one arm's quality and metric columns may hold together (names x rows, a name
-#: counted as at least :data:`_NAME_ROWS` rows: the analysis keeps several arrays and objects per
-#: name): 64 Mi floats, 512 MiB; a million rows of 64 names, or 65,536 names.
-NAMED_CELLS_LIMIT = 1 << 26
-_NAME_ROWS = 1024
 
 
 @dataclass(frozen=True)
@@ -206,13 +202,9 @@ class _Builder:
     def columns(self, arm: str, source: str) -> TrialColumns:
         c = self.lists
         n = len(c["task_id"])
-        names = len(self.quality) + len(self.metrics)
-        if names * max(n, _NAME_ROWS) > NAMED_CELLS_LIMIT:
-            raise file_error(InputError, self.display, (
-                f"{names} distinct quality and metric names over {n} rows: more than "
-                f"{NAMED_CELLS_LIMIT} values to hold (each name is a column with a value in every "
-                f"row, and counts as {_NAME_ROWS} rows at least); keep fewer distinct numeric "
-                "field names"))  # fmt: skip
+        for kind, named in (("quality", self.quality), ("metric", self.metrics)):
+            if (problem := named_cells_problem(len(named), n, kind)) is not None:
+                raise file_error(InputError, self.display, problem)
         status = np.array(c["status"], dtype=np.int8)
         error_type = np.array(c["error_type"], dtype=object)
         error = np.where(status != STATUS_CODES["completed"], error_type, "").astype(object)
