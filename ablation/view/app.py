@@ -100,7 +100,7 @@ def create_app(catalog: Catalog) -> Starlette:
               page(lambda r: tasks_page(catalog, campaign_id(r), params(r)))),
         Route("/campaign/{campaign_id}/task",
               page(lambda r: task_page(catalog, campaign_id(r), params(r).get("id", ""),
-                                       params(r).get("back", ""), _row(params(r))))),
+                                       params(r).get("back", ""), _row(params(r)), params(r).get("key", "")))),
         Route("/campaign/{campaign_id}/steps",
               page(lambda r: steps_page(catalog, campaign_id(r), params(r)))),
         Route("/compare", page(lambda r: compare_page(catalog, params(r)))),

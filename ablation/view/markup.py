@@ -28,6 +28,7 @@ from ablation.render._format import (
     fmt_pct,
     fmt_pp,
     fmt_ratio,
+    truncate,
     verdict_line,
 )
 from ablation.render._sections import (
@@ -43,11 +44,9 @@ from ablation.render._sections import (
 from ablation.render._sequential import SEQUENTIAL_TITLE, sequential_note, sequential_rows
 from ablation.render.html import LONG_WORD, esc, long_word
 from ablation.report import AblationReport, Interval
+from ablation.view.tasks import KEYED
 
-__all__ = [
-    "ALL_LISTED", "LIST_CAP", "LONG_WORD", "Answer", "arms_and_metrics", "count", "damaged", "distinct", "errored_mark", "esc", "excluded", "figure", "interval", "layout", "link",
-    "long_word", "more", "number", "outcomes", "pct", "provenance", "sequential", "table", "text", "url", "verdict_badge", "verdict_notes",
-]  # fmt: skip
+__all__ = ["ALL_LISTED", "LIST_CAP", "LONG_WORD", "Answer", "arms_and_metrics", "count", "damaged", "distinct", "errored_mark", "esc", "excluded", "figure", "id_text", "interval", "layout", "link", "long_word", "more", "number", "outcomes", "pct", "provenance", "sequential", "table", "task_link", "text", "url", "verdict_badge", "verdict_notes"]  # fmt: skip
 
 #: Rows a long table or list of a page shows (what the pairing left out, the categories, a
 #: comparison's regressions and improvements) and options a filter lists; the rest are counted
@@ -99,6 +98,17 @@ def link(href: str, text: object, *, cls: str = "") -> str:
     cls = " ".join(c for c in (cls, "long" if long_word(str(text)) else "") if c)
     klass = f' class="{esc(cls)}"' if cls else ""
     return f'<a href="{esc(href)}"{klass}>{esc(text)}</a>'
+
+
+def id_text(task_id: str) -> str:
+    """A task id as a list shows it: cut at :data:`~ablation.view.tasks.KEYED` characters,
+    saying how long it is (a task id may hold a million; its page shows it whole)."""
+    return truncate(task_id, KEYED)
+
+
+def task_link(href: str, task_id: str, *, cls: str = "task") -> str:
+    """A link to a task's page (``href``: :func:`~ablation.view.tasks.task_query`), its text :func:`id_text`."""
+    return link(href, id_text(task_id), cls=cls)
 
 
 def number(value: float | None, text: str) -> str:
@@ -316,7 +326,7 @@ def outcomes(report: AblationReport) -> str:
     rows = [[esc(k), esc(v)] for k, v in repeated_rows(report) if not k.startswith("stable ")]
     for name, ids in (("stable regressions", rep.stable_regressions), ("stable improvements", rep.stable_improvements)):
         more = f" and {len(ids) - LIST_CAP} more" if len(ids) > LIST_CAP else ""
-        rows.append([name, esc((", ".join(ids[:LIST_CAP]) or DASH) + more)])
+        rows.append([name, esc((", ".join(map(id_text, ids[:LIST_CAP])) or DASH) + more)])
     return out + "<h2>Repeated runs (the task is the unit)</h2>" + table(["", "value"], rows, tid="repeated")
 
 
@@ -334,7 +344,7 @@ def excluded(report: AblationReport, task_url: Callable[[str], str], where: str 
     if not report.excluded:
         return ""
     rows = [
-        [link(task_url(e.task_id), e.task_id, cls="task"), "" if e.run is None else str(e.run), esc(e.reason)]
+        [task_link(task_url(e.task_id), e.task_id), "" if e.run is None else str(e.run), esc(e.reason)]
         for e in report.excluded[:LIST_CAP]
     ]
     return (

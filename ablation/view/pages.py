@@ -22,7 +22,7 @@ from ablation.store import CampaignRecord, summaries
 from ablation.view import markup
 from ablation.view.catalog import Catalog
 from ablation.view.markup import LIST_CAP
-from ablation.view.tasks import FILTERS, SORTS, TaskTable
+from ablation.view.tasks import FILTERS, SORTS, TaskTable, task_query
 
 __all__ = ["CAMPAIGNS_SHOWN", "campaign_page", "campaigns_page", "planned_trials", "progress", "tasks_page"]
 
@@ -167,7 +167,7 @@ def campaign_page(catalog: Catalog, campaign_id: str) -> str:
         f'<p class="shortcuts">{shortcuts}</p>{meta}<h2>Gates</h2>{markup.gates(report)}'
         f"{markup.sequential(report)}<h2>Headline</h2>{markup.headline(report)}"
         f"{markup.outcomes(report)}{markup.arms_and_metrics(report)}{_categories(report, tasks)}{_errors(report, tasks)}"
-        f"{markup.excluded(report, lambda tid: markup.url(markup.campaign_url(campaign_id, 'task'), id=tid))}"
+        f"{markup.excluded(report, lambda tid: markup.url(markup.campaign_url(campaign_id, 'task'), **task_query(tid)))}"
         f"{markup.provenance(report)}"
     )
     refresh = markup.campaign_url(campaign_id).replace("/campaign/", "/api/campaign/", 1) + "/progress"
@@ -256,7 +256,7 @@ def _task_rows(table: TaskTable, rows: object, task_base: str, back: str) -> lis
         lat = r["latency"]
         reason = truncate(r["reason"], 200)
         out.append([
-            markup.link(markup.url(task_base, id=r["task_id"], back=back), r["task_id"], cls="task"),
+            markup.task_link(markup.url(task_base, **task_query(r["task_id"]), back=back), r["task_id"]),
             markup.text(r["category"]) + (' <span class="critical">critical</span>' if r["critical"] else ""),
             f'<span class="outcome {markup.esc(r["outcome"].replace(" ", "-"))}">{markup.esc(r["outcome"])}</span>'
             + markup.errored_mark(r) + (' <span class="flaky">flaky</span>' if r["flaky"] else "")

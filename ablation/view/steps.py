@@ -27,6 +27,7 @@ from ablation.render._format import truncate
 from ablation.schema import TaskResult
 from ablation.view import markup
 from ablation.view.catalog import Catalog
+from ablation.view.tasks import task_query
 from ablation.view.traces import STEP_LIMIT, step_text
 
 __all__ = ["FIELDS", "PAGE_STEPS", "PREVIEW", "back_to_task", "preview", "step_list", "steps_page", "steps_url"]
@@ -56,7 +57,7 @@ def steps_url(campaign_id: str, t: TaskResult, field: str, page: int = 1, back: 
 
 def _url(campaign_id: str, task_id: str, arm: str, run: int, field: str, page: int = 1, back: str = "") -> str:
     return markup.url(
-        markup.campaign_url(campaign_id, "steps"), id=task_id, arm=arm, run=run, field=field,
+        markup.campaign_url(campaign_id, "steps"), **task_query(task_id), arm=arm, run=run, field=field,
         page=page if page > 1 else None, back=back or None,
     )  # fmt: skip
 
@@ -64,7 +65,7 @@ def _url(campaign_id: str, task_id: str, arm: str, run: int, field: str, page: i
 #: The task pages a steps page links back to, by path, and the parameters each keeps: the
 #: campaign's task page (``/campaign/ID/task``) and a comparison's (``/compare/task``,
 #: :data:`ablation.view.suite_pages.COMPARE_TASK`).
-_BACK_PARAMS = {"task": ("id", "back", "from"), "/compare/task": ("baseline", "candidate", "id", "from")}
+_BACK_PARAMS = {"task": ("id", "key", "back", "from"), "/compare/task": ("baseline", "candidate", "id", "key", "from")}
 
 
 def back_to_task(campaign_id: str, task_id: str, back: str) -> str:
@@ -75,7 +76,7 @@ def back_to_task(campaign_id: str, task_id: str, back: str) -> str:
     parts = urlsplit(back)
     keep = _BACK_PARAMS.get("task" if parts.path == page else parts.path)
     if parts.scheme or parts.netloc or parts.fragment or keep is None:
-        return markup.url(page, id=task_id)
+        return markup.url(page, **task_query(task_id))
     params = dict(parse_qsl(parts.query))
     return markup.url(parts.path, **{k: params[k] for k in keep if k in params})
 
@@ -141,7 +142,7 @@ def steps_page(catalog: Catalog, campaign_id: str, params: Mapping[str, str]) ->
         KeyError: when the campaign holds no such trial, or the trial no such list.
     """
     task_id, arm, field = params.get("id", ""), params.get("arm", ""), params.get("field", "")
-    task_id = catalog.table(campaign_id)[0].named(task_id)  # the id as a page shows it names its task too
+    task_id = catalog.table(campaign_id)[0].named(task_id, params.get("key", ""))  # as a page shows it, or its key
     text = params.get("run", "")
     run = int(text) if text.isascii() and text.isdigit() and len(text) < 19 else None
     if run is None or str(run) != text or field not in FIELDS:  # a run as the trial names it
@@ -150,7 +151,7 @@ def steps_page(catalog: Catalog, campaign_id: str, params: Mapping[str, str]) ->
     pages = max(1, -(-total // PAGE_STEPS))
     page = first // PAGE_STEPS + 1
     to = back_to_task(campaign_id, task_id, params.get("back", ""))
-    kept = "" if to == markup.url(markup.campaign_url(campaign_id, "task"), id=task_id) else to
+    kept = "" if to == markup.url(markup.campaign_url(campaign_id, "task"), **task_query(task_id)) else to
     nav = [markup.link(_url(campaign_id, task_id, arm, run, field, page - 1, kept), "← previous", cls="prev")] if page > 1 else []
     if page < pages:
         nav.append(markup.link(_url(campaign_id, task_id, arm, run, field, page + 1, kept), "next →", cls="next"))

@@ -36,7 +36,7 @@ from ablation.view.catalog import ARMS, ArmRef, Catalog, ReportError
 from ablation.view.markup import LIST_CAP, Answer
 from ablation.view.shown import shown_trials
 from ablation.view.task_page import RUNS_SHOWN, Side, inputs, page_body
-from ablation.view.tasks import TaskTable
+from ablation.view.tasks import TaskTable, task_query
 
 __all__ = [
     "COMPARE_CAMPAIGNS", "COMPARE_TASK", "FLIPS_SHOWN", "HISTORY_REPORTS", "HISTORY_SHOWN", "compare_page", "compare_task_page", "compare_task_url", "flips", "history_page",
@@ -95,7 +95,7 @@ def _ids(ids: list[str], tid: str, base: ArmRef, cand: ArmRef) -> str:
     if not ids:
         return f'<p class="note" id="{tid}">None.</p>'
     items = "".join(
-        f'<li>{markup.link(compare_task_url(base, cand, i), i, cls="task-id")}</li>' for i in ids[:LIST_CAP]
+        f'<li>{markup.task_link(compare_task_url(base, cand, i), i, cls="task-id")}</li>' for i in ids[:LIST_CAP]
     )
     shown = min(len(ids), LIST_CAP)
     return f'<ul class="ids" id="{tid}">{items}</ul>' + markup.more(len(ids), shown, f" not shown ({len(ids)} in all)")
@@ -103,7 +103,7 @@ def _ids(ids: list[str], tid: str, base: ArmRef, cand: ArmRef) -> str:
 
 def compare_task_url(base: ArmRef, cand: ArmRef, task_id: str) -> str:
     """The page of ``task_id`` in the comparison of two stored arms (:func:`compare_task_page`)."""
-    return markup.url(COMPARE_TASK, baseline=str(base), candidate=str(cand), id=task_id)
+    return markup.url(COMPARE_TASK, baseline=str(base), candidate=str(cand), **task_query(task_id))
 
 
 def compare_page(catalog: Catalog, params: Mapping[str, str]) -> Answer:
@@ -195,7 +195,7 @@ def compare_task_page(catalog: Catalog, params: Mapping[str, str]) -> str | Answ
         return Answer(markup.layout(f"Task {task_id}", paired.html, store=str(catalog.path)), paired.status)
     base, cand, _ = paired
     table = catalog.compare_table(base, cand)
-    task_id = table.named(task_id)  # the id as a page shows it names its task too
+    task_id = table.named(task_id, params.get("key", ""))  # the id as a page shows it names its task too
     sides: list[Side] = []
     for ref, side in ((base, "baseline"), (cand, "candidate")):
         record = catalog.record(ref.campaign_id)
@@ -212,8 +212,9 @@ def compare_task_page(catalog: Catalog, params: Mapping[str, str]) -> str | Answ
     body = page_body(
         sides, row, source, back, (base.campaign_id, cand.campaign_id),
         markup.count(params.get("from", "")),
-        lambda first: markup.url(COMPARE_TASK, baseline=str(base), candidate=str(cand), id=task_id, **{"from": first}),
-        markup.url(COMPARE_TASK, baseline=str(base), candidate=str(cand), id=task_id, **{"from": markup.count(params.get("from", ""))}),
+        lambda first: markup.url(COMPARE_TASK, baseline=str(base), candidate=str(cand), **task_query(task_id), **{"from": first}),
+        markup.url(COMPARE_TASK, baseline=str(base), candidate=str(cand), **task_query(task_id),
+                   **{"from": markup.count(params.get("from", ""))}),
     )  # fmt: skip
     return markup.layout(f"Task {task_id}", body, store=str(catalog.path))
 
@@ -382,7 +383,7 @@ def history_page(catalog: Catalog, fingerprint: str, limit: str = "") -> str:
                "pass rate", "interval", "uplift", "interval", "verdict"]  # fmt: skip
     flipped = flips(tables)
     flip_rows = [
-        [markup.esc(tid), str(n), f'<code>{markup.esc(marks)}</code>'] for tid, n, marks in flipped[:FLIPS_SHOWN]
+        [markup.esc(markup.id_text(tid)), str(n), f'<code>{markup.esc(marks)}</code>'] for tid, n, marks in flipped[:FLIPS_SHOWN]
     ]
     flip_html = (
         markup.table(["task", "flips", "candidate outcome per campaign (P pass, F fail, M mixed)"],

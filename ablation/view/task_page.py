@@ -49,7 +49,7 @@ from ablation.view.catalog import Catalog
 from ablation.view.diff import word_diff
 from ablation.view.shown import ShownTrial, shown_trials
 from ablation.view.steps import FIELDS, preview, step_list
-from ablation.view.tasks import DEFAULT_CATEGORY
+from ablation.view.tasks import DEFAULT_CATEGORY, task_query
 from ablation.view.traces import side_by_side
 
 __all__ = ["RUNS_SHOWN", "Side", "back_url", "inputs", "page_body", "task_page"]
@@ -363,10 +363,10 @@ def page_body(
 
 
 def task_page(
-    catalog: Catalog, campaign_id: str, task_id: str, back: str = "", start: int | None = None
+    catalog: Catalog, campaign_id: str, task_id: str, back: str = "", start: int | None = None, key: str = ""
 ) -> str:
     """Every trial of ``task_id`` in ``campaign_id``, the arms side by side, and the diff
-    (``task_id`` raw, or as a page shows it: :meth:`~ablation.view.tasks.TaskTable.named`).
+    (``task_id`` raw, or as a page shows it; ``key``: a long id's link name, :meth:`~ablation.view.tasks.TaskTable.named`).
 
     ``back``: the task table URL the user came from (see :func:`back_url`); ``start``: the
     first row of the step lists side by side (the ``from`` parameter; else the window that
@@ -377,7 +377,7 @@ def task_page(
     """
     report, record = catalog.report(campaign_id)
     table, _ = catalog.table(campaign_id)
-    task_id = table.named(task_id)  # the id as a page shows it names its task too
+    task_id = table.named(task_id, key)  # the id as a page shows it names its task too
     at = table.find(task_id)
     sides: list[Side] = [
         (arm, f"{arm.capitalize()}: {name}", *shown_trials(catalog, campaign_id, task_id, arm, RUNS_SHOWN))
@@ -389,7 +389,7 @@ def task_page(
         sides, None if at is None else table.row(at), inputs(catalog, report, campaign_id, task_id),
         markup.link(back_url(campaign_id, back), "Back to the tasks", cls="back"),
         (campaign_id, campaign_id), start,
-        lambda row: markup.url(markup.campaign_url(campaign_id, "task"), id=task_id, back=back or None, **{"from": row}),
-        markup.url(markup.campaign_url(campaign_id, "task"), id=task_id, back=back or None, **{"from": start}),
+        lambda row: markup.url(markup.campaign_url(campaign_id, "task"), **task_query(task_id), back=back or None, **{"from": row}),
+        markup.url(markup.campaign_url(campaign_id, "task"), **task_query(task_id), back=back or None, **{"from": start}),
     )
     return markup.layout(f"Task {task_id}", body, store=str(catalog.path))

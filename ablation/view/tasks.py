@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import dataclasses
 import functools
+import hashlib
 import re
 from collections.abc import Iterable, Mapping
 from typing import Any
@@ -40,7 +41,10 @@ from ablation.columns import TrialColumns
 from ablation.config import CampaignConfig
 from ablation.render._format import printable
 
-__all__ = ["DEFAULT_CATEGORY", "EXCLUDED", "FILTERS", "OUTCOMES", "SORTS", "Page", "TaskTable", "shown", "task_table"]
+__all__ = [
+    "DEFAULT_CATEGORY", "EXCLUDED", "FILTERS", "KEYED", "OUTCOMES", "SORTS", "Page", "TaskTable", "shown", "task_key",
+    "task_query", "task_table",
+]
 
 #: Outcome labels, by code: the report's classification of a paired task, or left out.
 OUTCOMES = ("regression", "improvement", "both pass", "both fail", "excluded")
@@ -61,6 +65,21 @@ SORTS = {
 
 
 _SPACE = re.compile(r"\s+")
+#: Characters of a task id a link carries; a longer id (a task id may hold a million) is named in
+#: links by its :func:`task_key` and shown cut in lists, so no URL or list outgrows what a server
+#: and a browser take (a URL of 300,000 characters is a 400).
+KEYED = 1000
+
+
+def task_key(task_id: str) -> str:
+    """A long task id's name in links: the hex of a 128-bit BLAKE2b digest of its UTF-8."""
+    return hashlib.blake2b(task_id.encode("utf-8", "surrogatepass"), digest_size=16).hexdigest()
+
+
+def task_query(task_id: str) -> dict[str, str]:
+    """The query parameter that names ``task_id`` in a link: ``id``, or ``key``
+    (:func:`task_key`) for an id longer than :data:`KEYED` characters."""
+    return {"id": task_id} if len(task_id) <= KEYED else {"key": task_key(task_id)}
 
 
 def shown(text: str) -> str:
@@ -125,10 +144,18 @@ class TaskTable:
         i = int(np.searchsorted(self.ids, task_id))
         return i if i < len(self.ids) and self.ids[i] == task_id else None
 
-    def named(self, text: str) -> str:
+    @functools.cached_property
+    def keyed(self) -> dict[str, str]:
+        """:func:`task_key` -> id of each id longer than :data:`KEYED`, computed once per table."""
+        return {task_key(i): i for i in self.ids.tolist() if len(i) > KEYED}
+
+    def named(self, text: str, key: str = "") -> str:
         """The task id ``text`` names: itself when the table holds it, else the one id a page
         shows as ``text`` (:func:`shown`), else ``text`` unchanged (several ids shown alike name
-        none of them)."""
+        none of them); with ``key`` (a link's :func:`task_query`), the long id of that key, else
+        ``""``, which names no task."""
+        if key:
+            return self.keyed.get(key, "")
         if self.find(text) is not None:
             return text
         rows = np.flatnonzero(self.shown_ids == shown(text))
