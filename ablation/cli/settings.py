@@ -5,7 +5,8 @@ Keys use the command line's option names with dashes or underscores: ``alpha``, 
 gate off), ``allow-significant-regression``, ``min-completed``, ``require-complete`` (``false``
 turns the completeness gate off), ``allow-incomplete``, ``critical-gate`` (``false`` turns the
 critical-task gate off), ``metric-margins`` (a table NAME = margin), ``max-latency-ratio``,
-``concurrency``, ``timeout``, ``runs``, ``store``, ``on-error``, ``fail-fast``, ``max-attempts``,
+``concurrency``, ``timeout``, ``runs``, ``store`` (a relative path is relative to the folder of
+the ``pyproject.toml``, wherever the command is run), ``on-error``, ``fail-fast``, ``max-attempts``,
 ``retry-on``, ``rate-limit``, ``quality``, ``format`` (``terminal``, ``markdown``, ``json``,
 ``html`` or ``junit``), ``timestamps``, ``labels``, ``sequential`` (``run`` only),
 ``stop-when-inconclusive-after``, ``suite-claim``, ``isolation`` (``"thread"`` or ``"process"``),
@@ -80,6 +81,7 @@ def load_tool_settings(path: Path | None = None) -> dict[str, Any]:
             )
         settings[name], spelled[name] = value, key
     if settings:  # an empty table has nothing to check (every key is optional)
+        from ablation.cli.option_table import OPTIONS
         from ablation.cli.tool_settings import check_tool_types, known_keys
 
         text = path.read_text(encoding="utf-8")
@@ -96,6 +98,9 @@ def load_tool_settings(path: Path | None = None) -> dict[str, Any]:
                 f"(known: {', '.join(sorted(known_keys()))})"
             )
         check_tool_types(settings, path, line)
+        for option in OPTIONS:  # a path the file names is relative to the file, not to where it is run
+            if option.kind == "path" and option.key in settings:
+                settings[option.key] = str(path.parent / settings[option.key])
     return settings
 
 
