@@ -258,8 +258,9 @@ def _run_harness(
             feeder = threading.Thread(target=feed, args=(write_fd, payload), daemon=True)
             feeder.start()
             start_by = start + limits.effective_start_limit_s
+            files = None if launch.scratch is None else (launch.scratch, limits.max_files)
             state = supervise(
-                proc, start_by, limits.time_limit_s, limits.max_processes, started_r, max_tasks
+                proc, start_by, limits.time_limit_s, limits.max_processes, started_r, max_tasks, files
             )
             duration = time.monotonic() - start
             leaked = len(_leftovers(proc.pid, env_marker)) if state.endswith("exited") else 0

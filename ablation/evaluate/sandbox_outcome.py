@@ -45,8 +45,8 @@ class SandboxLimits:
         max_output_mb: Largest file the code may write (``RLIMIT_FSIZE``), stdout and stderr
             included, and largest value it may send to the tests, in MiB.
         max_disk_mb: Total size of the code's scratch directory in MiB (the bubblewrap
-            confinement's ``tmpfs``; the ``process`` confinement writes to the host's disk and
-            has only the per-file limit).
+            confinement's ``tmpfs``, whose files the parent also counts: :attr:`max_files`; the
+            ``process`` confinement writes to the host's disk and has only the per-file limit).
         max_processes: Most processes the child's process group may hold; the parent counts
             them every 50 ms and kills the group above it (this works for root too). Also the
             ``RLIMIT_NPROC`` headroom (threads count) over what the user already runs, which the
@@ -81,6 +81,12 @@ class SandboxLimits:
     def effective_cpu_s(self) -> int:
         """The CPU limit actually applied, in seconds."""
         return self.cpu_s if self.cpu_s is not None else math.ceil(self.time_limit_s) + 1
+
+    @property
+    def max_files(self) -> int:
+        """The most files (inodes) the scratch may hold: one per 4 KiB page of ``max_disk_mb``,
+        as many as non-empty files fit; a ``tmpfs`` does not count empty ones against its size."""
+        return self.max_disk_mb * 256
 
     @property
     def effective_start_limit_s(self) -> float:
@@ -245,6 +251,7 @@ def _verdict(
             "(the code never ran)")),
         "timeout": ("timeout", f"wall-time limit of {limits.time_limit_s:g} s reached after the code started"),
         "process_limit": ("process_limit", f"the process limit of {limits.max_processes} was reached (fork bomb?)"),
+        "file_limit": ("output_limit", f"the scratch directory held more than {limits.max_files} files (max_disk_mb={limits.max_disk_mb})"),
     }  # fmt: skip
     if state in killed:
         kind, reason = killed[state]

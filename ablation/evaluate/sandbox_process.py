@@ -127,10 +127,33 @@ def _listdir(path: str) -> list[str]:
         return []
 
 
-def _over(root: int, max_processes: int, max_tasks: int | None) -> bool:
-    """More than ``max_processes`` descendants of ``root``, or more than ``max_tasks`` threads."""
-    found = _descendant_threads(root)
+def _over(found: dict[int, int], max_processes: int, max_tasks: int | None) -> bool:
+    """More than ``max_processes`` descendants in ``found``, or more than ``max_tasks`` threads."""
     return len(found) > max_processes or (max_tasks is not None and sum(found.values()) > max_tasks)
+
+
+def _files_over(found: dict[int, int], scratch: str, max_files: int) -> bool:
+    """More than ``max_files`` inodes used on the file system at ``scratch`` as the first of the
+    descendants ``found`` whose root is not this process's (one in the sandbox) sees it.
+
+    Read through ``/proc/<pid>/root``, which the sandbox's owner may traverse; a process that
+    ended meanwhile is skipped. A ``tmpfs`` counts the bytes of files against its size, not the
+    files themselves: empty files, directories and links hold kernel memory all the same.
+    """
+    try:
+        host = os.stat("/")
+    except OSError:
+        return False
+    for pid in found:
+        try:
+            root = os.stat(f"/proc/{pid}/root")
+            if (root.st_dev, root.st_ino) == (host.st_dev, host.st_ino):
+                continue
+            disk = os.statvfs(f"/proc/{pid}/root{scratch}")
+        except OSError:
+            continue
+        return disk.f_files - disk.f_ffree > max_files
+    return False
 
 
 def _kill(pids: list[int]) -> None:
@@ -178,6 +201,7 @@ def supervise(
     max_processes: int,
     started: int,
     max_tasks: int | None = None,
+    files: tuple[str, int] | None = None,
 ) -> str:
     """Wait until the child exits without reaping it (its pid keeps the group id reserved).
 
@@ -204,10 +228,13 @@ def supervise(
         max_tasks: Most threads, of every process, the child's descendants may hold together
             (``None``: not counted). Root needs this: ``RLIMIT_NPROC`` does not bind uid 0, and
             threads take pids from the host as processes do.
+        files: The scratch's path inside the sandbox and the most files (inodes) it may hold
+            once the code runs, counted with the processes (:func:`_files_over`); ``None``: not
+            counted.
 
     Returns:
         ``"exited"`` (after the code started), ``"start_exited"`` (before), ``"start_timeout"``,
-        ``"start_process_limit"``, ``"timeout"`` or ``"process_limit"`` (more than ``max_processes`` descendants or ``max_tasks`` threads at
+        ``"start_process_limit"``, ``"timeout"``, ``"file_limit"`` or ``"process_limit"`` (more than ``max_processes`` descendants or ``max_tasks`` threads at
         a count, or at least ``max_processes`` descendants at the deadline).
     """
     delay, next_count = 0.001, time.monotonic() + COUNT_EVERY_S
@@ -228,10 +255,13 @@ def supervise(
             return "process_limit" if len(descendants(proc.pid)) >= max_processes else "timeout"
         if now >= next_count:
             next_count = now + COUNT_EVERY_S
-            if _over(proc.pid, max_processes, max_tasks):
+            found = _descendant_threads(proc.pid)
+            if _over(found, max_processes, max_tasks):
                 if running or _started(started):
                     return "process_limit"
                 return "start_process_limit"
+            if running and files is not None and _files_over(found, *files):
+                return "file_limit"
         time.sleep(min(delay, deadline - now))
         delay = min(delay * 2, 0.02)
 

@@ -157,3 +157,35 @@ def test_a_thread_pool_within_the_limit_still_passes() -> None:
     )
     result = run_python_tests(code, "assert SQUARES[9] == 81\n", SandboxLimits(time_limit_s=10))
     assert (result.passed, result.kind) == (True, "passed"), result.reason
+
+
+# Empty files, directories and links take no bytes of the scratch's tmpfs, whose size is all
+# its mount counts, but an inode each (about 1 KiB of kernel memory): the tmpfs's own inode
+# limit is half the machine's memory pages (millions). Counted as processes are, past one
+# file per 4 KiB page of max_disk_mb (as many as non-empty files fit) the run is killed.
+# The code prints how many it made when it is done: the count reaches the tests only if the
+# run was not stopped first.
+INODES = """
+import os
+made = 0
+for i in range({n}):
+    {make}
+    made += 1
+"""
+
+
+@pytest.mark.parametrize("make", ["open('f%d' % i, 'w').close()", "os.mkdir('d%d' % i)", "os.symlink('x', 'l%d' % i)"])
+def test_files_that_take_no_bytes_are_bounded_in_number(make: str) -> None:
+    limits = SandboxLimits(time_limit_s=20, max_disk_mb=4)
+    code = INODES.format(n=40 * limits.max_files, make=make)
+    result = run_python_tests(code, f"assert made == {40 * limits.max_files}\n", limits)
+    assert (result.passed, result.kind) == (False, "output_limit"), result.reason
+    assert f"more than {limits.max_files} files" in result.reason
+
+
+def test_as_many_small_files_as_the_scratch_holds_still_pass() -> None:
+    limits = SandboxLimits(max_disk_mb=4)
+    n = limits.max_files // 2  # a byte each: a 4 KiB page each, half the scratch
+    code = INODES.format(n=n, make="open('f%d' % i, 'w').write('x')")
+    result = run_python_tests(code, f"assert made == {n}\n", limits)
+    assert result.passed, result.reason
