@@ -56,6 +56,8 @@ _INPUT = ("gen_ai.usage.input_tokens", "gen_ai.usage.prompt_tokens")
 _OUTPUT = ("gen_ai.usage.output_tokens", "gen_ai.usage.completion_tokens")
 _CACHED = ("gen_ai.usage.cache_read.input_tokens", "gen_ai.usage.cache_read_tokens")
 _CACHE_WRITE = ("gen_ai.usage.cache_creation.input_tokens",)
+#: The provider a model call's span names (the older conventions' ``gen_ai.system``).
+_PROVIDER = ("gen_ai.provider.name", "gen_ai.system")
 #: The attribute pydantic-ai sets on the span of an earlier attempt at a model request.
 _ATTEMPT = "pydantic_ai.model_request.attempt"
 #: How pydantic-ai's ``logfire.msg`` starts on the ``execute_tool`` span of an output function
@@ -70,8 +72,8 @@ STEP_ATTRIBUTES = ("gen_ai.operation.name", "gen_ai.agent.name", "gen_ai.tool.na
 #: Every attribute a summary or a step reads: a span's record keeps these first when it cannot
 #: keep all of its attributes (:mod:`ablation.run.spans`).
 READ_ATTRIBUTES = (
-    *STEP_ATTRIBUTES, "gen_ai.response.model", _ATTEMPT, _OUTPUT_FUNCTION[0], *_INPUT, *_OUTPUT, *_CACHED,
-    *_CACHE_WRITE,
+    *STEP_ATTRIBUTES, "gen_ai.response.model", _ATTEMPT, _OUTPUT_FUNCTION[0], *_PROVIDER, *_INPUT, *_OUTPUT,
+    *_CACHED, *_CACHE_WRITE,
 )
 
 

@@ -24,8 +24,9 @@ ones), web searches, audio and reasoning tokens, the provider that served the ca
 else its name; a name the database does not know leaves the model id alone to pick it, as for
 a call naming no provider) and the price context (OpenAI's ``service_tier``: flex and priority
 are priced apart). An override prices the four token counts only (a one-hour write at its
-cache-write rate, web searches not at all). A trial's spans state none of these: a trial priced
-from its spans has every cache write at the five-minute rate.
+cache-write rate, web searches not at all). A trial's spans state none of these but the
+provider (:func:`served_by`): a trial priced from its spans has every cache write at the
+five-minute rate.
 
 A usage that sums several model calls (a pydantic-ai run, a trial's spans) carries each call as
 ``calls`` (:class:`~ablation.outputs.ItemizedUsage`; kept in memory for pricing, never stored): each call is
@@ -66,7 +67,7 @@ from pydantic import PrivateAttr
 from ablation.config import ModelPrice
 from ablation.outputs import MODELS_SEPARATOR, VALUE_LIMIT, AgentOutput, PlainUsage, TrialUsage
 
-__all__ = ["CallUsage", "database_price", "override_for", "override_price", "priced"]
+__all__ = ["CallUsage", "database_price", "override_for", "override_price", "priced", "served_by"]
 
 #: genai-prices usage keys a :class:`CallUsage` may carry beyond the four token counts, each with
 #: the count it is part of (cut to fit it, as the cache counts are): ``None`` for one part of none.
@@ -105,6 +106,29 @@ class CallUsage(PlainUsage):
         call._context = dict(context or {})
         call._timestamp = timestamp
         return call
+
+
+def served_by(usage: TrialUsage, provider: str | None) -> TrialUsage:
+    """One model call read from a span, with the provider the span names when the price database
+    lists the call's model under it (``gen_ai.provider.name`` ``cerebras`` for ``gpt-oss-120b``:
+    Cerebras' price, as for the SDK's call); otherwise as a call naming none, priced by its model
+    id alone (a span's name for a provider need not be the database's)."""
+    listed = provider is not None and usage.model is not None and _lists(provider, str(usage.model))
+    return CallUsage.of(usage, {}, provider=provider if listed else None)
+
+
+@functools.cache
+def _lists(provider: str, model: str) -> bool:
+    """Whether the price database lists ``model`` under the provider named ``provider``."""
+    if _calc_price() is None:
+        return False
+    from genai_prices.data_snapshot import get_snapshot
+
+    try:
+        get_snapshot().find_provider_model(model, None, provider, None)
+    except LookupError:
+        return False
+    return True
 
 
 def _counts(usage: TrialUsage) -> tuple[int, int, int, int]:

@@ -56,6 +56,7 @@ from ablation.spans import (  # as it counts them
     _CACHED,
     _INPUT,
     _OUTPUT,
+    _PROVIDER,
     READ_ATTRIBUTES,
     SpanSummary,
     TrialSpans,
@@ -153,22 +154,29 @@ class CaughtSummary(SpanSummary):
             another model then answered, as pydantic-ai's own ``RunUsage.requests`` counts.
         answered: The tool calls that did not fail (:func:`~ablation.spans.answered_tools`),
             which the usage counts, as pydantic-ai's ``RunUsage.tool_calls`` does.
+        providers: The provider each of :attr:`calls` names (``gen_ai.provider.name``, else the
+            older ``gen_ai.system``; ``None`` when it names none), which picks its price.
     """
 
     calls: list[TrialUsage | None] = Field(default_factory=_no_items)
     requests: int = 0
+    providers: list[str | None] = Field(default_factory=_no_items)
     answered: list[str] = Field(default_factory=_no_items)
 
 
-def _model_calls(records: list[dict[str, Any]]) -> tuple[list[TrialUsage | None], int]:
+def _model_calls(records: list[dict[str, Any]]) -> tuple[list[TrialUsage | None], int, list[str | None]]:
     """Each model call :func:`~ablation.spans.summarize` counts (:func:`~ablation.spans.counted_calls`),
     in start order, as a usage with its own model and tokens (``None`` for one stating no token
-    count), and how many of them are requests (:attr:`CaughtSummary.requests`)."""
+    count), how many of them are requests (:attr:`CaughtSummary.requests`), and the provider
+    each names (:attr:`CaughtSummary.providers`)."""
     found: list[TrialUsage | None] = []
     requests = 0
+    providers: list[str | None] = []
     for record in counted_calls(sorted(records, key=lambda r: float(r.get("start_s") or 0.0))):
         attrs = record.get("attributes") or {}
         requests += not billed_attempt(attrs)
+        provider = _attr(attrs, _PROVIDER)
+        providers.append(None if provider is None else str(provider))
         if not stated(attrs):
             found.append(None)
             continue
@@ -178,7 +186,7 @@ def _model_calls(records: list[dict[str, Any]]) -> tuple[list[TrialUsage | None]
             cached_tokens=_int(_attr(attrs, _CACHED)), cache_write_tokens=_int(_attr(attrs, _CACHE_WRITE)),
             model_requests=1, model=None if model is None else str(model),
         ))  # fmt: skip
-    return found, requests
+    return found, requests, providers
 
 
 class TrialCatch:
@@ -234,8 +242,10 @@ class TrialCatch:
         with self.lock:
             records = list(self.records)
         summary = summarize(records, self.dropped, timeline=False)
-        calls, requests = _model_calls(records) if summary.model_calls else ([], 0)
-        return CaughtSummary(**dict(summary), calls=calls, requests=requests, answered=answered_tools(records))
+        calls, requests, providers = _model_calls(records) if summary.model_calls else ([], 0, [])
+        return CaughtSummary(
+            **dict(summary), calls=calls, requests=requests, providers=providers, answered=answered_tools(records)
+        )
 
 
 class SpanCollector:
@@ -350,13 +360,16 @@ def open_collector(mode: str) -> SpanCollector | None:
     return _install(mode == "on" or owns_process())
 
 
-def usage_from_spans(summary: CaughtSummary) -> TrialUsage | None:
+def usage_from_spans(
+    summary: CaughtSummary, served_by: Callable[[TrialUsage, str | None], TrialUsage] | None = None
+) -> TrialUsage | None:
     """The trial's usage as its spans report it: ``None`` when they count no model call (tool
     spans alone state no usage); else its model requests (:attr:`CaughtSummary.requests`: a
     billed fallback attempt is a call, not a request), tool calls that did not fail and model, with token
     counts unknown (``None``) unless every counted model call states them (a call without them
     makes the total unknown, never a smaller number). The usage carries each call (``calls``)
-    so that it is priced call by call, each at its own model.
+    so that it is priced call by call, each at its own model, and as ``served_by(call,
+    provider)`` makes it, with the provider its span names (:attr:`CaughtSummary.providers`).
 
     ``None`` too when spans were dropped over the per-trial caps (``summary.dropped``): a dropped
     span may be a model or tool call, so every count would be a lower bound given as the count."""
@@ -374,5 +387,10 @@ def usage_from_spans(summary: CaughtSummary) -> TrialUsage | None:
         tool_calls=counts,
         model=joined_models(summary.models),
     )
-    itemized = len(summary.calls) == summary.model_calls and total.tokens_known
-    return ItemizedUsage.of(total, summary.calls if itemized else [None])
+    if not (len(summary.calls) == summary.model_calls and total.tokens_known):
+        return ItemizedUsage.of(total, [None])
+    providers = summary.providers if len(summary.providers) == len(summary.calls) else [None] * len(summary.calls)
+    return ItemizedUsage.of(total, [
+        None if call is None else call if served_by is None else served_by(call, provider)
+        for call, provider in zip(summary.calls, providers, strict=True)
+    ])  # fmt: skip

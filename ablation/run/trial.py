@@ -21,7 +21,7 @@ from typing import Any
 from pydantic import ValidationError
 
 from ablation.agents.callables import Agent
-from ablation.agents.pricing import priced
+from ablation.agents.pricing import priced, served_by
 from ablation.agents.sdk import sdk_output
 from ablation.config import CampaignConfig
 from ablation.errors import AblationError, EventLoopBlocked, validation_line
@@ -334,7 +334,7 @@ class TrialRunner:
         fields["spans"] = spans
         reported = fields.get("usage")
         if reported is None or not reported.tokens_known:
-            usage = usage_from_spans(catch.summary())
+            usage = usage_from_spans(catch.summary(), served_by)
             if usage is not None and (reported is None or usage.tokens_known):
                 fields["usage"] = usage
                 if fields.get("cost") is None:  # priced as an agent's usage
