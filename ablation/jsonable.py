@@ -31,6 +31,23 @@ def safe_text(text: str) -> str:
     return text
 
 
+def _bytes_text(data: bytes) -> str:
+    """``data`` as text that tells any two byte strings apart: their UTF-8 text when they are valid
+    UTF-8, else their ``repr`` (``b'\\xff'``), which names every byte.
+
+    Valid UTF-8 whose text itself reads as a bytes literal (``b'...'`` or ``b"..."``) is given as
+    its ``repr`` too, so no byte string's text is another's ``repr``. A ``str`` that reads as a
+    bytes literal still looks like those bytes: JSON has no bytes type.
+    """
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError:
+        return repr(data)
+    if len(text) > 2 and text[0] == "b" and text[1] in "'\"" and text[-1] == text[1]:
+        return repr(data)
+    return text
+
+
 def _text_keys(mapping: Mapping[Any, Any]) -> list[tuple[str, Any]]:
     """The mapping's items with text keys: ``str(key)``, or, when two keys read the same as text
     (``1`` and ``"1"``), every key's ``repr`` (``"1"`` and ``"'1'"``), and the item's position
@@ -52,10 +69,11 @@ def to_jsonable(
 
     numpy arrays and scalars become lists and numbers, tuples and sets lists, mappings get string
     keys (their ``repr`` when two keys read the same as text: :func:`_text_keys`), models and
-    dataclasses become dicts, non-finite floats the strings ``"nan"``, ``"inf"``, ``"-inf"``, ints
-    of 14,000 bits or more their ``hex`` (no JSON reader takes ~4,300 digits), strings with lone
-    surrogates are escaped (:func:`safe_text`), anything else is its ``repr``:
-    data, never evaluated or unpickled. A ``__repr__`` or ``tolist`` that raises propagates.
+    dataclasses become dicts, bytes their UTF-8 text or, where that would not tell two byte strings
+    apart, their ``repr`` (:func:`_bytes_text`), non-finite floats the strings ``"nan"``,
+    ``"inf"``, ``"-inf"``, ints of 14,000 bits or more their ``hex`` (no JSON reader takes ~4,300
+    digits), strings with lone surrogates are escaped (:func:`safe_text`), anything else is its
+    ``repr``: data, never evaluated or unpickled. A ``__repr__`` or ``tolist`` that raises propagates.
 
     Args:
         value: Any Python value.
@@ -86,7 +104,7 @@ def to_jsonable(
     if callable(tolist) and type(value).__module__.startswith("numpy"):
         return deeper(tolist())
     if isinstance(value, bytes):
-        return value.decode("utf-8", errors="replace")
+        return _bytes_text(value)
     if on_repr is not None:
         on_repr(value)
     return safe_text(repr(value))
