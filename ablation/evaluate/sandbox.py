@@ -30,7 +30,8 @@ self-check arrived; the start-up before it has its own limit
 error. The parent enforces both limits and counts the run's processes every 50 ms (a fork
 bomb is killed above ``max_processes``, also for root, whom ``RLIMIT_NPROC`` does not bind),
 and their threads (killed above ``max_processes`` plus the threads the user already runs,
-``RLIMIT_NPROC``'s own headroom for other users).
+``RLIMIT_NPROC``'s own headroom for other users), and the files in a ``tmpfs`` scratch (killed
+above :attr:`SandboxLimits.max_files`: a ``tmpfs`` counts bytes, not inodes).
 What holds where is in ``docs/SECURITY.md``. Linux only (the process checks read ``/proc``).
 """
 
