@@ -42,8 +42,10 @@ __all__ = [
     "option_of",
 ]
 
-#: Commands that read ``[tool.ablation]``: their flags default to "not given" (``None``), so a
-#: value from the file is not masked; the other commands take the declared defaults directly.
+#: Commands that read ``[tool.ablation]`` whole: their flags default to "not given" (``None``),
+#: so a value from the file is not masked; the other commands take the declared defaults
+#: directly, but for an option with a key (``plan --alpha``), which they lay over the file
+#: themselves (:func:`ablation.cli.options.over_file`).
 SETTINGS_COMMANDS = frozenset({"run", "compare", "report"})
 
 #: Help section titles of the option groups.
