@@ -31,7 +31,7 @@ from ablation.analysis.factorize import (
     trial_keys,
     unicode_ids,
 )
-from ablation.analysis.pairing import PairedData, stored_counts, unmatched_runs
+from ablation.analysis.pairing import PairedData, shown_categories, stored_counts, unmatched_runs
 from ablation.columns import (
     STATUS_CODES,
     TrialColumns,
@@ -237,7 +237,7 @@ def pair_columns(
     categories, families, critical = _labels(arms, codes, size, paired, task_ids, task_map)
     return PairedData(
         task_ids=task_ids,
-        categories=categories,
+        categories=shown_categories(categories),
         families=families,
         critical=critical,
         baseline=columns[0],
