@@ -9,6 +9,7 @@ for that.
 # No ``from __future__ import annotations``: pydantic reads the fields' types without parsing.
 
 import functools
+import hashlib
 import inspect
 import json
 import re
@@ -44,6 +45,7 @@ _ADDRESS = re.compile(r" at 0x[0-9A-Fa-f]{4,}")
 __all__ = [
     "ARMS",
     "COUNT_LIMIT",
+    "NAME_SHOWN",
     "AblationTask",
     "AgentOutput",
     "Arm",
@@ -54,6 +56,7 @@ __all__ = [
     "callable_name",
     "is_async_callable",
     "safe_text",
+    "shown_name",
     "suite_fingerprint",
     "task_entry",
     "to_jsonable",
@@ -65,6 +68,7 @@ ARMS: tuple[Arm, Arm] = ("baseline", "candidate")
 TrialStatus = Literal["completed", "error", "timeout"]
 RUN_LIMIT = 1 << 31  #: TaskResult.run and .attempts are below it (columnar readers' bound)
 TASK_ID_LIMIT = 1 << 20  #: Most characters in a task id: a suite's task's, a result file's row's
+NAME_SHOWN = 200  #: Most characters of a task id or category that report prose names (:func:`shown_name`)
 ErrorStage = Literal["agent", "verifier", "timeout", "setup", "teardown"]
 
 _FROZEN = ConfigDict(frozen=True, extra="forbid")
@@ -73,6 +77,20 @@ _SUITE = ConfigDict(frozen=True, extra="forbid", arbitrary_types_allowed=True)  
 
 #: A text field written by a suite or an agent: lone surrogates escaped (:func:`safe_text`).
 SafeStr = Annotated[str, BeforeValidator(lambda v: safe_text(v) if isinstance(v, str) else v)]
+
+
+def shown_name(text: str, kind: str) -> str:
+    """A task id or category as the report's text names it: whole up to :data:`NAME_SHOWN`
+    characters, else its first ``NAME_SHOWN`` followed by ``… [KIND of N characters, sha256 X]``.
+
+    Ids and categories may hold a megabyte of text; the mark says the name was cut, and the digest
+    of the whole text (16 hex digits) keeps two long names that share their start apart. Lists
+    meant for programs (a report's ``regressions``) keep ids whole.
+    """
+    if len(text) <= NAME_SHOWN:
+        return text
+    digest = hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()[:16]
+    return f"{text[:NAME_SHOWN]}… [{kind} of {len(text)} characters, sha256 {digest}]"
 
 
 def is_async_callable(fn: Any) -> bool:

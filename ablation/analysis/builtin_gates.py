@@ -19,7 +19,7 @@ from __future__ import annotations
 import math
 
 from ablation.analysis.completeness import GATE_COMPLETENESS, completeness_gate
-from ablation.analysis.gate_status import could_not_run, turned_off
+from ablation.analysis.gate_status import could_not_run, listed_ids, turned_off
 from ablation.analysis.metric_gate import GATE_METRIC, metric_gate
 from ablation.config import GatePolicy
 from ablation.report import AblationReport, GateResult, NonInferiority
@@ -69,19 +69,14 @@ def no_pair(report: AblationReport, name: str, test: str) -> GateResult | None:
     return None if report.n_paired else could_not_run(name, test, "no task was paired")
 
 
-def _ids(ids: list[str]) -> str:
-    shown = ", ".join(ids[:_MAX_LISTED])
-    more = len(ids) - _MAX_LISTED
-    return shown + (f" ... and {more} more" if more > 0 else "")
-
-
 def _left_out(report: AblationReport) -> str:
     """The critical tasks left out of the pairing, each with why (its excluded entry)."""
     why: dict[str, str] = {}
     for e in report.excluded:
         if e.run is None:
             why.setdefault(e.task_id, e.reason)
-    return _ids([f"{t} ({why.get(t, 'left out')})" for t in report.critical_excluded])
+    left = report.critical_excluded
+    return listed_ids(left, _MAX_LISTED, why={t: why.get(t, "left out") for t in left[:_MAX_LISTED]})
 
 
 def _critical_gate(report: AblationReport) -> GateResult:
@@ -96,7 +91,7 @@ def _critical_gate(report: AblationReport) -> GateResult:
     )
     flaky = (
         f" {len(report.critical_flaky)} critical task(s) with a lower pass fraction are flaky "
-        f"(some runs pass) and not counted as regressions: {_ids(list(report.critical_flaky))}."
+        f"(some runs pass) and not counted as regressions: {listed_ids(report.critical_flaky, _MAX_LISTED)}."
         if report.critical_flaky
         else ""
     )
@@ -108,7 +103,7 @@ def _critical_gate(report: AblationReport) -> GateResult:
             status="fail",
             evidence=(
                 f"{len(crit)} critical task(s) regressed ({how}): "
-                f"{_ids(crit)}. A critical regression fails whatever the p-value "
+                f"{listed_ids(crit, _MAX_LISTED)}. A critical regression fails whatever the p-value "
                 f"({test} p = {short(report.mcnemar.pvalue)}).{flaky}"
                 + (f"{unchecked}{_left_out(report)}." if left else "")
             ),

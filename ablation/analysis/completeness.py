@@ -23,7 +23,7 @@ from __future__ import annotations
 
 from collections import Counter
 
-from ablation.analysis.gate_status import turned_off
+from ablation.analysis.gate_status import listed_ids, turned_off
 from ablation.config import GatePolicy
 from ablation.report import AblationReport, ExcludedItem, GateResult
 
@@ -65,11 +65,6 @@ def missing_runs(report: AblationReport) -> dict[str, int]:
     return out
 
 
-def _first(ids: list[str], total: int | None = None) -> str:
-    more = (len(ids) if total is None else total) - min(_SHOWN, len(ids))
-    return ", ".join(ids[:_SHOWN]) + (f" ... and {more} more" if more > 0 else "")
-
-
 def _arm_counts(report: AblationReport) -> dict[str, tuple[int, int]]:
     """``arm -> (completed, expected trials)``: every trial seen (paired or not), plus the runs
     the arm lacks that the other arm has (:func:`missing_runs`)."""
@@ -96,7 +91,7 @@ def _short_arms(report: AblationReport, policy: GatePolicy) -> list[str]:
             continue
         groups = [g for g in (report.errors.groups if report.errors else []) if g.arm == arm]
         why = "; ".join(
-            f"{g.count} {g.error_type} at {g.stage} (tasks {_first(g.task_ids, g.n_tasks)})"
+            f"{g.count} {g.error_type} at {g.stage} (tasks {listed_ids(g.task_ids, _SHOWN, g.n_tasks)})"
             for g in groups[:3]
         )
         absent = (
@@ -125,7 +120,7 @@ def completeness_gate(report: AblationReport, policy: GatePolicy) -> GateResult:
         facts.append(
             f"{len(missing)} of {expected} expected pair(s) missing ("
             + "; ".join(f"{n} {reason}" for reason, n in sorted(reasons.items()))
-            + f"), first: {_first([e.task_id for e in missing])}"
+            + f"), first: {listed_ids([e.task_id for e in missing], _SHOWN)}"
         )
     facts.extend(short)
     counts = ", ".join(

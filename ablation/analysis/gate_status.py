@@ -22,13 +22,14 @@ Assumptions: a :class:`~ablation.report.GateResult` status is one of ``pass``, `
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping, Sequence
 from typing import Literal
 
 from ablation.config import GatePolicy
 from ablation.report import GateResult
+from ablation.schema import shown_name
 
-__all__ = ["could_not_run", "turned_off", "verdict_of"]
+__all__ = ["could_not_run", "listed_ids", "turned_off", "verdict_of"]
 
 
 def verdict_of(gates: Iterable[GateResult]) -> Literal["pass", "fail"]:
@@ -38,6 +39,21 @@ def verdict_of(gates: Iterable[GateResult]) -> Literal["pass", "fail"]:
     never lets a candidate through.
     """
     return "pass" if all(g.holds for g in gates) else "fail"
+
+
+def listed_ids(
+    ids: Sequence[str], shown: int, total: int | None = None, why: Mapping[str, str] | None = None
+) -> str:
+    """The first ``shown`` task ids as a gate's evidence lists them, then how many more.
+
+    Each id is named by :func:`~ablation.schema.shown_name` (a long one cut, marked and digested:
+    an id may hold a million characters; the report's id lists keep it whole), followed by
+    ``(why[id])`` when ``why`` is given, the ids joined by ``", "``, then ``" ... and N more"``
+    of ``total`` (default ``len(ids)``).
+    """
+    named = [shown_name(i, "task id") + (f" ({why[i]})" if why is not None else "") for i in ids[:shown]]
+    more = (len(ids) if total is None else total) - len(named)
+    return ", ".join(named) + (f" ... and {more} more" if more > 0 else "")
 
 
 def turned_off(field: str) -> str:

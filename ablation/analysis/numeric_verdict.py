@@ -17,13 +17,11 @@ difference at ``confidence_level``, ``None`` when it is not shown.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-
 from pydantic import BaseModel, ConfigDict, Field
 
 from ablation.analysis.builtin_gates import GATE_REGRESSION, short
 from ablation.analysis.completeness import GATE_COMPLETENESS
-from ablation.analysis.gate_status import could_not_run, turned_off
+from ablation.analysis.gate_status import could_not_run, listed_ids, turned_off
 from ablation.config import GatePolicy
 from ablation.report import GateResult
 
@@ -32,11 +30,6 @@ __all__ = ["GATE_NAMES", "NumericComparison", "completeness_gate", "regression_g
 #: The two gates' names, those of the pass-rate report's gates.
 GATE_NAMES = (GATE_COMPLETENESS, GATE_REGRESSION)
 _SHOWN = 10
-
-
-def _first(ids: Sequence[str]) -> str:
-    more = len(ids) - _SHOWN
-    return ", ".join(ids[:_SHOWN]) + (f" ... and {more} more" if more > 0 else "")
 
 
 
@@ -98,7 +91,7 @@ def completeness_gate(c: NumericComparison, policy: GatePolicy) -> GateResult:
         )
         facts.append(
             f"{len(missing)} of {c.n_expected} expected task(s) without a pair ("
-            + "; ".join(f"{n} {what}" for what, n in kinds if n) + f"), first: {_first(missing)}"
+            + "; ".join(f"{n} {what}" for what, n in kinds if n) + f"), first: {listed_ids(missing, _SHOWN)}"
         )
     for arm, (done, total) in c.trials.items():
         share = done / total if total else 0.0

@@ -21,7 +21,6 @@ returns a new :class:`PairedData`; the per-task arrays are indexed, never writte
 from __future__ import annotations
 
 import dataclasses
-import hashlib
 from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -33,10 +32,9 @@ from ablation.analysis.accumulate import ArmColumns
 from ablation.analysis.arm_totals import ArmTotals
 from ablation.columns import CostUnits, constant_value
 from ablation.report import ExcludedItem
-from ablation.schema import AblationTask, TaskResult
+from ablation.schema import NAME_SHOWN, AblationTask, TaskResult, shown_name
 
 __all__ = [
-    "CATEGORY_SHOWN",
     "PARTLY_RUN_PREFIX",
     "ArmColumns",
     "PairedData",
@@ -48,8 +46,6 @@ __all__ = [
     "unmatched_runs",
 ]
 
-#: Most characters of a category the report names; a longer one is cut (:func:`shown_categories`).
-CATEGORY_SHOWN = 200
 #: Start of the excluded reason of a task with fewer than the configured runs stored in an arm.
 PARTLY_RUN_PREFIX = "partly run"
 #: Start of the excluded reason of a task left without a completed trial (``on_error="exclude"``).
@@ -57,22 +53,17 @@ _NO_COMPLETED = "no completed trial in one arm"
 
 
 def shown_categories(labels: list[str] | NDArray[np.object_]) -> list[str] | NDArray[np.object_]:
-    """The categories as the report names them: each longer than :data:`CATEGORY_SHOWN`
-    characters cut there and followed by ``… [category of N characters, sha256 X]``.
-
-    A category has no length limit (a suite's or a result file's may hold a megabyte of text), but
-    the report lists it in its categories, drill-downs and notes; the mark says it was cut, and its
-    digest (of the whole text, 16 hex digits) keeps two long categories that share their start
-    apart. ``labels`` is returned as it is when no category is that long.
+    """The categories as the report names them: each longer than
+    :data:`~ablation.schema.NAME_SHOWN` characters cut there, marked and with the digest of its
+    whole text (:func:`~ablation.schema.shown_name`). A category has no length limit, but the
+    report lists it in its categories, drill-downs and notes. ``labels`` is returned as it is when
+    no category is that long (a constant column is checked by its one value).
     """
     constant, value = constant_value(labels) if isinstance(labels, np.ndarray) else (False, None)
     distinct: set[str] = {str(value)} if constant else set(labels)
-    cut = {c: c for c in distinct if len(c) > CATEGORY_SHOWN}
+    cut = {c: shown_name(c, "category") for c in distinct if len(c) > NAME_SHOWN}
     if not cut:
         return labels
-    for c in cut:
-        digest = hashlib.sha256(c.encode("utf-8", "surrogatepass")).hexdigest()[:16]
-        cut[c] = f"{c[:CATEGORY_SHOWN]}… [category of {len(c)} characters, sha256 {digest}]"
     return [cut.get(c, c) for c in labels]
 
 

@@ -12,8 +12,8 @@ import hashlib
 import json
 
 from ablation import AblationTask, TaskResult, compare_results, run_ablation_campaign
-from ablation.analysis.pairing import CATEGORY_SHOWN
 from ablation.render import render
+from ablation.schema import NAME_SHOWN
 
 LONG = "x" * 500_000
 CATEGORIES = [LONG + "a", LONG + "b", "short"]
@@ -29,16 +29,16 @@ def _results(arm: str) -> list[TaskResult]:
 
 def _check(names: list[str]) -> None:
     """Each category is named once: a short one as it is, a long one by its start, its length
-    and the digest of its whole text, in fewer than twice ``CATEGORY_SHOWN`` characters."""
+    and the digest of its whole text, in fewer than twice ``NAME_SHOWN`` characters."""
     assert len(names) == len(CATEGORIES)
     for c in CATEGORIES:
-        if len(c) <= CATEGORY_SHOWN:
+        if len(c) <= NAME_SHOWN:
             assert names.count(c) == 1
             continue
         digest = hashlib.sha256(c.encode()).hexdigest()[:16]
         (name,) = [n for n in names if digest in n]
-        assert name.startswith(c[:CATEGORY_SHOWN]) and f"{len(c)} characters" in name
-        assert len(name) < 2 * CATEGORY_SHOWN
+        assert name.startswith(c[:NAME_SHOWN]) and f"{len(c)} characters" in name
+        assert len(name) < 2 * NAME_SHOWN
 
 
 def test_compare_names_long_categories_by_a_bounded_label() -> None:
@@ -46,8 +46,8 @@ def test_compare_names_long_categories_by_a_bounded_label() -> None:
     names = [c.category for c in report.categories]
     _check(names)
     assert {d.category for d in report.details} <= set(names)
-    assert len(report.model_dump_json()) < 100 * CATEGORY_SHOWN * len(CATEGORIES)
-    assert len(render(report, "terminal")) < 100 * CATEGORY_SHOWN * len(CATEGORIES)
+    assert len(report.model_dump_json()) < 100 * NAME_SHOWN * len(CATEGORIES)
+    assert len(render(report, "terminal")) < 100 * NAME_SHOWN * len(CATEGORIES)
 
 
 def test_a_campaign_names_them_as_compare_does() -> None:
