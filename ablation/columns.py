@@ -7,9 +7,10 @@ full :class:`~ablation.schema.TaskResult` of a trial, when a drill-down wants it
 from its source.
 
 :func:`results_to_columns` turns :class:`~ablation.schema.TaskResult` objects (or objects with the
-same attributes) into columns, for ``compare_results`` and for the run store's column blocks.
-Speed: every column is read by a C-level ``map`` (``operator.attrgetter``), never by a per-row
-Python function, straight into its array (``np.fromiter``, no list in between). For pydantic rows
+same attributes) into columns, for ``compare_results`` and the sequential sink; their quality
+scores and metrics by name through :func:`named_columns`, which the run store's reader shares.
+Speed: every column is read by a C-level ``map`` (``operator.attrgetter``), not a per-row
+function, straight into its array (``np.fromiter``, no list in between). For pydantic rows
 only the fields some row set explicitly are read (the union of ``model_fields_set``); every other
 field holds its default on every row, so its column is a constant column of that default (stride
 0: no memory, nothing written). Error texts are read only for the trials that did not complete;
@@ -28,10 +29,13 @@ import numpy as np
 from numpy.typing import NDArray
 from pydantic import BaseModel
 
+from ablation.errors import TooManyNames
+from ablation.outputs import named_cells_problem
+
 __all__ = [
     "STATUS_CODES", "CostUnits", "TrialColumns", "constant_column", "constant_value", "cost_units_of",
-    "failed_trials", "failure_fields", "fields_given", "filled", "known_rows", "results_to_columns",
-    "same_ids", "unknown",
+    "failed_trials", "failure_fields", "fields_given", "filled", "known_rows", "named_columns",
+    "results_to_columns", "same_ids", "unknown",
 ]  # fmt: skip
 
 #: Codes of the ``status`` column.
@@ -51,11 +55,8 @@ def constant_column(value: Any, n: int) -> np.ndarray:
 
 
 def filled(value: Any, dtype: Any, n: int) -> np.ndarray:
-    """``n`` times ``value`` as ``dtype``: a :func:`constant_column` (read only, no memory).
-
-    For the columns a source does not give (every row holds the default): a million-row
-    ``np.full`` would be 8 MB of new memory written and read for nothing.
-    """
+    """``n`` times ``value`` as ``dtype``: a :func:`constant_column` (read only, no memory), for the
+    columns a source does not give (a million-row ``np.full`` would be 8 MB written for nothing)."""
     return constant_column(np.dtype(dtype).type(value), n)
 
 
@@ -173,15 +174,9 @@ class TrialColumns:
 
     @classmethod
     def verdicts(
-        cls,
-        arm: str,
-        task_id: NDArray[np.object_],
-        passed: NDArray[np.bool_],
-        *,
-        run: NDArray[np.int64] | None = None,
-        source: str = "",
-        line: NDArray[np.int64] | None = None,
-    ) -> TrialColumns:
+        cls, arm: str, task_id: NDArray[np.object_], passed: NDArray[np.bool_], *,
+        run: NDArray[np.int64] | None = None, source: str = "", line: NDArray[np.int64] | None = None,
+    ) -> TrialColumns:  # fmt: skip
         """Completed trials with verdicts only (every number unknown); ``line``: each row's line."""
         n = len(task_id)
         return cls(
@@ -241,16 +236,19 @@ def _floats(values: Sequence[Any] | None, n: int) -> np.ndarray:
     return filled(np.nan, np.float64, n) if values is None else np.array(values, dtype=float)
 
 
-def _dicts(values: Iterable[Any] | None, n: int, flags: bool = False) -> dict[str, np.ndarray]:
-    """One column per key met in the dictionaries ``values`` (NaN, or ``False`` for ``flags``)."""
+def named_columns(rows: Iterable[tuple[int, Any]], n: int, kind: str, flags: bool = False) -> dict[str, np.ndarray]:
+    """One column of ``n`` per name met in the ``(row index, mapping or None)`` pairs ``rows`` (NaN,
+    or ``False`` for ``flags``, where a row lacks it); a name past
+    :func:`~ablation.outputs.named_cells_problem`'s bound for ``kind`` raises :class:`TooManyNames`."""
     out: dict[str, np.ndarray] = {}
-    for i, value in enumerate(values or ()):
-        if value:
-            for name, v in value.items():
-                column = out.get(name)
-                if column is None:
-                    column = out[name] = np.zeros(n, bool) if flags else np.full(n, np.nan)
-                column[i] = True if flags else v
+    for i, value in rows:
+        for name, v in (value or {}).items():
+            column = out.get(name)
+            if column is None:
+                if problem := named_cells_problem(len(out) + 1, n, kind):
+                    raise TooManyNames(problem)
+                column = out[name] = np.zeros(n, bool) if flags else np.full(n, np.nan)
+            column[i] = True if flags else v
     return out
 
 
@@ -385,8 +383,8 @@ def results_to_columns(
         latency_s=column("latency_s", np.float64, np.nan),
         cost=cost,
         tokens=column("tokens", np.float64, np.nan),
-        quality=_dicts(read("quality"), n),
-        metrics=_dicts(read("metrics"), n),
+        quality=named_columns(enumerate(read("quality") or ()), n, "quality"),
+        metrics=named_columns(enumerate(read("metrics") or ()), n, "metric"),
         category=np.fromiter(values("category"), object, n) if "category" in names else None,
         critical=column("critical", bool, False),
         error_type=_texts(read("error_type"), n),
@@ -394,6 +392,6 @@ def results_to_columns(
         attempts=column("attempts", np.int64, 1),
         error=error,
         error_stage=_texts(read("error_stage"), n),
-        quality_errors=_dicts(read("quality_errors"), n, flags=True),
+        quality_errors=named_columns(enumerate(read("quality_errors") or ()), n, "quality error", flags=True),
         cost_units=cost_units_of(cost, _unit_pairs(rows, given)),
     )

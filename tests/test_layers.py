@@ -38,7 +38,7 @@ ALLOWED: dict[str, set[str]] = {
     "jsonable": set(),
     "schema": {"errors", "digests", "jsonable", "outputs", "spans"},
     "config": set(),
-    "columns": set(),
+    "columns": {"errors", "outputs"},
     "report_items": {"spans"},
     "report": GROUND | {"report_items"},
     "agents": GROUND | {"agents"},

@@ -27,9 +27,9 @@ from typing import Any
 
 import numpy as np
 
-from ablation.columns import STATUS_CODES, TrialColumns, share_ids
+from ablation.columns import STATUS_CODES, TrialColumns, named_columns, share_ids
 from ablation.errors import TooManyNames
-from ablation.outputs import VALUE_LIMIT, named_cells_problem
+from ablation.outputs import VALUE_LIMIT
 from ablation.schema import RUN_LIMIT
 from ablation.store import snapshot
 from ablation.store.connection import StoreConnection
@@ -81,22 +81,15 @@ def _runs(values: tuple[Any, ...]) -> np.ndarray:
 
 
 def _named(parsed: dict[int, list[Any]], n: int) -> list[dict[str, np.ndarray]]:
-    """Quality scores, quality error flags and metrics from the parsed JSON arrays by row (a
-    name past :func:`~ablation.outputs.named_cells_problem`'s bound raises :class:`TooManyNames`)."""
-    out: list[dict[str, np.ndarray]] = [{}, {}, {}]
-    for i, values in parsed.items():
-        for group, (named, flags) in enumerate(zip(values[:3], (False, True, False), strict=True)):
-            for name, value in (named or {}).items():
-                column = out[group].get(name)
-                if column is None:
-                    if problem := named_cells_problem(len(out[group]) + 1, n, _KINDS[group]):
-                        raise TooManyNames(problem)
-                    column = out[group][name] = np.zeros(n, bool) if flags else np.full(n, np.nan)
-                column[i] = True if flags else value
-    return out
+    """Quality scores, quality error flags and metrics from the parsed JSON arrays by row
+    (:func:`~ablation.columns.named_columns`: a name past its bound raises :class:`TooManyNames`)."""
+    return [
+        named_columns(((i, values[group]) for i, values in parsed.items()), n, kind, flags)
+        for group, (kind, flags) in enumerate(zip(_KINDS, (False, True, False), strict=True))
+    ]
 
 
-#: What :func:`_named`'s groups hold, as :func:`~ablation.outputs.named_cells_problem` names them.
+#: What :func:`_named`'s groups hold, as :func:`~ablation.columns.named_columns` names them.
 _KINDS = ("quality", "quality error", "metric")
 
 

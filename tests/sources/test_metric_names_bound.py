@@ -12,6 +12,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import pytest
 from helpers.cli import run_here
 
 from ablation.outputs import NAMED_CELLS_LIMIT
@@ -72,3 +73,23 @@ def test_a_campaign_whose_agent_names_too_many_metrics_is_refused_in_one_line(tm
     assert (proc.returncode, proc.stdout) == (1, "")
     [line] = proc.stderr.strip().splitlines()
     assert "the candidate trials:" in line and "distinct metric names over 3 trials" in line, line
+
+
+def test_compare_results_refuses_trials_naming_too_many_metrics() -> None:
+    """The Python API built one dense column per name without a bound (the command's readers and
+    the store had one): three trials naming 22,000 metrics of their own each are refused with the
+    same count, as TaskResult objects and as mappings, and a quality scorer's names alike."""
+    from ablation import TaskResult, compare_results
+    from ablation.errors import TooManyNames
+
+    per_task = NAMED_CELLS_LIMIT // 1024 // 3 + 200
+    plain = [TaskResult(task_id=f"t{i}", arm="baseline", passed=True) for i in range(3)]
+    for field, kind in (("metrics", "metric"), ("quality", "quality")):
+        many = [
+            TaskResult(task_id=f"t{i}", arm="candidate", passed=True,
+                       **{field: {f"m{i}_{j}": 0.5 for j in range(per_task)}})
+            for i in range(3)
+        ]  # fmt: skip
+        for candidate in (many, [r.model_dump(mode="json") for r in many]):
+            with pytest.raises(TooManyNames, match=f"distinct {kind} names over 3 trials"):
+                compare_results(plain, candidate)
