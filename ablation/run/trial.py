@@ -289,13 +289,14 @@ class TrialRunner:
                     # A thread holding the GIL past the deadline can finish before the loop
                     # runs the expiry: the trial still overran, and is a timeout.
                     overran = deadlines is not None and deadlines.overdue(scope)
-                except TimeoutError as exc:  # the agent's own TimeoutError, not our scope's
-                    if scope.expired():
-                        raise
-                    raise _Failure(fields["_stage"], exc) from None
                 except BaseException as exc:
-                    if is_cancellation(exc):
+                    if is_cancellation(exc) or (isinstance(exc, TimeoutError) and scope.expired()):
                         raise
+                    # The same rule for a failure: one that came past the deadline, before the
+                    # loop ran the expiry (an agent's own limit equal to the trial's, a socket
+                    # timeout of an HTTP agent), is the trial overrunning, not the agent's error.
+                    if deadlines is not None and deadlines.overdue(scope):
+                        raise TimeoutError from None
                     raise _Failure(fields["_stage"], exc) from None
                 finally:
                     if deadlines is not None:
