@@ -20,6 +20,7 @@ from numpy.typing import ArrayLike, NDArray
 from ablation.stats import _dist
 from ablation.stats._common import as_count, as_table, check_level, paired_arrays
 from ablation.stats._results import BootstrapResult, ConfidenceInterval
+from ablation.stats.continuous import _scaled_differences
 from ablation.stats.quantiles import linear_quantiles
 
 __all__ = ["binary_uplift_bootstrap", "paired_bootstrap"]
@@ -188,6 +189,10 @@ def paired_bootstrap(
     else:
         stat_fn = statistic
         stat_name = getattr(statistic, "__name__", "statistic")
+    scale = 1.0
+    if stat_fn is _mean_diff:  # a statistic of the differences alone: work on (0, d), y − x = d·scale
+        d, scale = _scaled_differences(xa, ya)
+        xa, ya = np.zeros_like(d), d
     estimate = float(stat_fn(xa, ya, axis=-1))
     theta = np.empty(B, dtype=np.float64)
     chunk = max(1, _CHUNK_ELEMENTS // n)
@@ -207,9 +212,9 @@ def paired_bootstrap(
     )
     name = {"percentile": "percentile", "basic": "basic", "bca": "BCa"}[method]
     return BootstrapResult(
-        estimate,
-        ConfidenceInterval(low, high),
-        se,
+        estimate * scale,  # a power of two: exact, or ±inf past the float range
+        ConfidenceInterval(low * scale, high * scale),
+        se * scale,
         f"paired bootstrap, {name} interval ({stat_name}){note}",
         B,
         level,

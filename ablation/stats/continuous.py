@@ -63,16 +63,29 @@ could overflow or underflow, so the differences are first scaled by a power of t
 def _scaled_differences(
     xa: NDArray[np.float64], ya: NDArray[np.float64]
 ) -> tuple[NDArray[np.float64], float]:
-    """``(y − x) / s`` and ``s``: ``s`` is 1 unless a difference passes the float range
+    """``(y − x) / s`` and ``s``, a power of two: 1 unless a difference passes the float range
     (``1e308 − (−1e308)``), then the power of two above every operand, the differences formed
-    from the scaled operands (finite, exact up to the round-off of one subtraction)."""
+    from the scaled operands (finite, exact up to the round-off of one subtraction); then scaled
+    into :data:`_T_RANGE` (:func:`_in_t_range`), so that their mean, sums and squares are finite
+    whatever the magnitude of the data. Every statistic of paired differences takes them so."""
     with np.errstate(over="ignore"):
         d = ya - xa
     top = float(np.max(np.abs(d))) if d.size else 0.0
     if math.isinf(top):
         s = math.ldexp(1.0, math.frexp(float(max(np.max(np.abs(xa)), np.max(np.abs(ya)))))[1] - 1)
-        return ya / s - xa / s, s  # each operand below 2 in magnitude
-    return d, 1.0
+        return _in_t_range(ya / s - xa / s, s)  # each operand below 2 in magnitude
+    return _in_t_range(d)
+
+
+def _in_t_range(d: NDArray[np.float64], scale: float = 1.0) -> tuple[NDArray[np.float64], float]:
+    """``d`` (in units of ``scale``) scaled by a power of two (exact) so that its largest magnitude
+    lies in :data:`_T_RANGE`, and the new scale; ``d`` as it is when it already does (or is all
+    zeros). Sums and squares of the scaled differences neither overflow nor underflow."""
+    top = float(np.max(np.abs(d))) if d.size else 0.0
+    if top > 0.0 and not _T_RANGE[0] <= top <= _T_RANGE[1]:
+        k = math.frexp(top)[1] - 1  # |d| / 2**k in [1, 2)
+        return np.ldexp(d, -k), math.ldexp(scale, k)
+    return d, scale
 
 
 def _t_from_differences(
@@ -96,10 +109,7 @@ def _t_from_differences(
     n = d.size
     if n == 0:
         raise ValueError("no pairs")
-    top = float(np.max(np.abs(d)))
-    if top > 0.0 and not _T_RANGE[0] <= top <= _T_RANGE[1]:
-        k = math.frexp(top)[1] - 1  # |d| / 2**k in [1, 2)
-        d, scale = np.ldexp(d, -k), math.ldexp(scale, k)
+    d, scale = _in_t_range(d, scale)
     shift /= scale  # a power of two: exact unless past the float range
     constant = not np.any(d != d[0])  # then d[0] exactly: a mean can round off the common value
     est = (float(d[0]) if constant else float(np.mean(d))) - shift

@@ -16,7 +16,7 @@ from numpy.typing import ArrayLike
 from ablation.stats._common import check_level, paired_arrays
 from ablation.stats._results import NonInferiorityResult, OneSidedTTest, TostResult
 from ablation.stats._ties import TIE_ULPS, common_difference
-from ablation.stats.continuous import _t_from_differences
+from ablation.stats.continuous import _scaled_differences, _t_from_differences
 
 __all__ = ["metric_noninferiority", "tost_paired"]
 
@@ -57,16 +57,16 @@ def tost_paired(x: ArrayLike, y: ArrayLike, low: float, upp: float) -> TostResul
     lo, up = float(low), float(upp)
     if not (math.isfinite(lo) and math.isfinite(up) and lo < up):
         raise ValueError(f"need finite bounds with low < upp, got {low!r} and {upp!r}")
-    d = xa - ya
-    first = _t_from_differences(d, 0.95, "greater", "lower", shift=lo)
-    second = _t_from_differences(d, 0.95, "less", "upper", shift=up)
+    d, s = _scaled_differences(ya, xa)  # x − y = d·s
+    first = _t_from_differences(d, 0.95, "greater", "lower", shift=lo, scale=s)
+    second = _t_from_differences(d, 0.95, "less", "upper", shift=up, scale=s)
     lower = OneSidedTTest(first.statistic, first.pvalue, first.df, lo, "greater")
     upper = OneSidedTTest(second.statistic, second.pvalue, second.df, up, "less")
     return TostResult(
         max(lower.pvalue, upper.pvalue),
         lower,
         upper,
-        float(d[0]) if not np.any(d != d[0]) else float(d.mean()),  # as _t_from_differences
+        _t_from_differences(d, 0.95, "two-sided", "estimate", scale=s).estimate,
         f"TOST: two one-sided paired t tests of {lo:g} < mean(x - y) < {up:g}",
     )
 
@@ -119,15 +119,15 @@ def metric_noninferiority(
     if not 0.0 < a < 0.5:
         raise ValueError(f"alpha must be in (0, 0.5), got {alpha!r}")
     edge = -m if higher_is_better else m
-    d = np.full(xa.size, edge) if _at_margin(xa, ya, edge) else ya - xa
+    d, s = (np.full(xa.size, edge), 1.0) if _at_margin(xa, ya, edge) else _scaled_differences(xa, ya)
     level = check_level(1.0 - 2.0 * a)
-    ci = _t_from_differences(d, level, "two-sided", "interval").confidence_interval
+    ci = _t_from_differences(d, level, "two-sided", "interval", scale=s).confidence_interval
     direction = "higher is better" if higher_is_better else "lower is better"
     if higher_is_better:
-        test = _t_from_differences(d, level, "greater", "shifted", shift=-m)
+        test = _t_from_differences(d, level, "greater", "shifted", shift=-m, scale=s)
         worse = ci.high < 0.0
     else:
-        test = _t_from_differences(d, level, "less", "shifted", shift=m)
+        test = _t_from_differences(d, level, "less", "shifted", shift=m, scale=s)
         worse = ci.low > 0.0
     decision: Literal["non-inferior", "regression", "inconclusive"]
     if test.pvalue <= a:
