@@ -327,20 +327,24 @@ def blocking_twin(fn: Callable[P, Coroutine[Any, Any, T]]) -> Callable[P, T]:
     """The blocking twin of a coroutine function, with exactly its parameters.
 
     Called inside a running event loop it raises :class:`ConfigError` naming the coroutine
-    function to await there, before any coroutine is made (no "never awaited" warning).
+    function to await there, before any coroutine is made (no "never awaited" warning). Else the
+    coroutine runs outside any exception handler, so what it raises carries no implicit context
+    (no "no running event loop" ``RuntimeError`` above the user's traceback).
     """
 
     @functools.wraps(fn)
     def run(*args: P.args, **kwargs: P.kwargs) -> T:
         try:
             asyncio.get_running_loop()
-        except RuntimeError:  # no loop runs in this thread: start one
-            return run_coroutine(fn(*args, **kwargs))
-        blocking = fn.__name__.removesuffix("_async")
-        raise ConfigError(
-            f"{blocking}() blocks and cannot run inside a running event loop: "
-            f"use `await {fn.__name__}(...)` there (same parameters)"
-        )
+        except RuntimeError:  # no loop runs in this thread: start one, outside this handler
+            pass
+        else:
+            blocking = fn.__name__.removesuffix("_async")
+            raise ConfigError(
+                f"{blocking}() blocks and cannot run inside a running event loop: "
+                f"use `await {fn.__name__}(...)` there (same parameters)"
+            )
+        return run_coroutine(fn(*args, **kwargs))
 
     return run
 

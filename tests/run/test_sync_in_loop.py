@@ -41,3 +41,12 @@ def test_the_async_twin_inside_a_loop_and_the_blocking_call_outside_agree() -> N
 
     awaited, blocking = asyncio.run(inside()), run_ablation_campaign(agent, agent, TASKS, config=config)
     assert awaited.table == blocking.table and awaited.verdict == blocking.verdict == "pass"  # type: ignore[attr-defined]
+
+
+def test_an_error_of_the_blocking_call_outside_a_loop_has_no_loop_error_as_its_context() -> None:
+    """Outside a loop the call ran the campaign inside the handler of the "no running event loop"
+    ``RuntimeError``, so every error it raised (an empty suite, an agent's) showed that error
+    above its own: "During handling of the above exception, another exception occurred"."""
+    with pytest.raises(ConfigError, match="the suite is empty") as raised:
+        run_ablation_campaign(agent, agent, [])
+    assert raised.value.__context__ is None
