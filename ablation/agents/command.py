@@ -48,10 +48,8 @@ _CHUNK = 64 * 1024
 _EXIT_GRACE_S = 0.2
 
 #: Added to an error about stdout when the streams were held open after the command exited.
-_HELD_NOTE = (
-    " (the command had exited while a process it left running held its output open; "
-    "stdout is what was printed until that was ended)"
-)
+_HELD_NOTE = (" (the command had exited while a process it left running held its output open; "
+              "stdout is what was printed until that was ended)")
 
 #: How often a command whose streams are still open is checked for having exited.
 _EXIT_POLL_S = 0.05
@@ -157,6 +155,16 @@ async def _reap(proc: asyncio.subprocess.Process) -> None:
             await asyncio.shield(asyncio.wait_for(proc.wait(), 5))
     if transport is not None:
         transport.close()
+
+
+def _ignore_stdin_closed(proc: asyncio.subprocess.Process) -> None:
+    """Mark the error of a broken stdin pipe (a command that did not read all of its input) as
+    seen: :func:`_feed` ignores it, but some Python 3.11 releases (3.11.2, Debian 12's) log
+    "Future exception was never retrieved" for the close waiter that only ``wait_closed()`` awaits.
+    Assumes CPython's subprocess protocol (``_stdin_closed``); without one nothing is done."""
+    waiter = getattr(getattr(proc, "_protocol", None), "_stdin_closed", None)
+    if isinstance(waiter, asyncio.Future):
+        waiter.add_done_callback(lambda done: done.cancelled() or done.exception())
 
 
 def filtered_environment(patterns: Sequence[str], environ: Mapping[str, str] | None = None) -> dict[str, str]:
@@ -288,6 +296,7 @@ class CommandAgent:
             raise AgentProcessError(
                 f"{self.name}: cannot start the command: {type(exc).__name__}: {exc}"
             ) from None
+        _ignore_stdin_closed(proc)
         try:
             async with asyncio.timeout(self.timeout_s):
                 stdout, stderr, held = await self._exchange(proc, payload)
@@ -388,7 +397,4 @@ class CommandAgent:
 
 
 def _signal_name(number: int) -> str:
-    try:
-        return signal.Signals(number).name
-    except ValueError:
-        return str(number)
+    return next((s.name for s in signal.Signals if s == number), str(number))
