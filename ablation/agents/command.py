@@ -208,7 +208,7 @@ class CommandAgent:
 
     Args:
         argv: The program and its arguments (not a shell string; see ``shlex.split``).
-        cwd: Working directory of the command (default: the current one).
+        cwd: Working directory of the command (default: the current one when the agent is made).
         env: Variables added to (overriding) the environment the command inherits.
         inherit_env: Names (shell-style patterns) of the current environment's variables the
             command inherits; ``None`` (the default) inherits the whole environment. The command
@@ -245,7 +245,7 @@ class CommandAgent:
             raise AgentSpecError("CommandAgent needs a non-empty argv")
         if timeout_s is not None and not timeout_s > 0:
             raise ConfigError(f"CommandAgent timeout_s must be positive, got {timeout_s!r}")
-        self.cwd = cwd
+        self.cwd = os.getcwd() if cwd is None else cwd
         self.env: dict[str, str] | None = None if env is None else {**env}
         if isinstance(inherit_env, str):
             raise AgentSpecError(f"inherit_env needs a list of names, got the string {inherit_env!r}")
