@@ -81,3 +81,34 @@ def test_readme_python_block_runs(index: int, tmp_path: Path) -> None:
         check=False, timeout=120,
     )
     assert proc.returncode == 0, f"README python block {index}:\n{proc.stderr[-2000:]}"
+
+
+def _examples_paragraph() -> str:
+    return README.split("\n## Examples\n", 1)[1].split("\n## ", 1)[0]
+
+
+def test_readme_names_every_example_and_the_extra_it_needs() -> None:
+    """Each ``examples/*.py`` is named under "Examples"; one whose docstring says it needs an
+    extra (``pip install 'ablation[NAME]'``) is said there to need it."""
+    import ast
+
+    text = " ".join(_examples_paragraph().split())
+    for script in sorted((ROOT / "examples").glob("*.py")):
+        assert f"`{script.name}`" in text, f"README's Examples section does not name {script.name}"
+        doc = ast.get_docstring(ast.parse(script.read_text(encoding="utf-8"))) or ""
+        about = re.split(r"`\w+\.py`", text.split(f"`{script.name}`", 1)[1], maxsplit=1)[0]
+        for extra in re.findall(r"ablation\[(\w+)\]", doc):
+            assert f"needs the `{extra}` extra" in about, f"README: {script.name} needs the {extra} extra"
+
+
+def test_readme_says_how_a_command_agent_gets_a_secret() -> None:
+    """``ablation run`` gives a ``cmd:`` agent only ``SAFE_ENV``: the tour's sentence on command
+    agents names that and the real flag that passes more."""
+    from ablation.agents.command import SAFE_ENV
+    from ablation.cli.option_table import option_of
+
+    sentence = " ".join(README.split("a command line (`cmd:", 1)[1].split(") or an", 1)[0].split())
+    flag = re.search(r"`(--[a-z-]+) [A-Z_]+`", sentence)
+    assert flag and flag.group(1) in option_of("agent_env").flags, sentence
+    for name in re.findall(r"`([A-Z_]+)`", sentence):
+        assert name in SAFE_ENV, f"README says a command agent gets {name}; SAFE_ENV: {SAFE_ENV}"
