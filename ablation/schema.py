@@ -68,7 +68,7 @@ ARMS: tuple[Arm, Arm] = ("baseline", "candidate")
 TrialStatus = Literal["completed", "error", "timeout"]
 RUN_LIMIT = 1 << 31  #: TaskResult.run and .attempts are below it (columnar readers' bound)
 TASK_ID_LIMIT = 1 << 20  #: Most characters in a task id: a suite's task's, a result file's row's
-NAME_SHOWN = 200  #: Most characters of a task id or category that report prose names (:func:`shown_name`)
+NAME_SHOWN = 1000  #: Most characters of a task id or category the report's text names whole (:func:`shown_name`)
 ErrorStage = Literal["agent", "verifier", "timeout", "setup", "teardown"]
 
 _FROZEN = ConfigDict(frozen=True, extra="forbid")

@@ -11,6 +11,7 @@ from __future__ import annotations
 import heapq
 import math
 
+from ablation.render._drilldown import task_label
 from ablation.render._format import (
     DASH,
     fmt_float,
@@ -79,8 +80,8 @@ def repeated_rows(report: AblationReport) -> list[tuple[str, str]]:
             "design effect baseline / candidate",
             f"{fmt_float(rep.design_effect_baseline)} / {fmt_float(rep.design_effect_candidate)}",
         ),
-        ("stable regressions", ", ".join(rep.stable_regressions) or DASH),
-        ("stable improvements", ", ".join(rep.stable_improvements) or DASH),
+        ("stable regressions", ", ".join(map(task_label, rep.stable_regressions)) or DASH),
+        ("stable improvements", ", ".join(map(task_label, rep.stable_improvements)) or DASH),
     ]
     return rows
 
@@ -89,7 +90,7 @@ def flaky_rows(report: AblationReport) -> list[Row]:
     """One row per flaky task (see ``FLAKY_HEADERS``)."""
     return [
         (
-            fl.task_id,
+            task_label(fl.task_id),
             f"{fl.baseline_passes}/{fl.baseline_runs}",
             f"{fl.candidate_passes}/{fl.candidate_runs}",
             ", ".join(fl.flaky_in),

@@ -11,6 +11,10 @@ A tool sequence read from a trial's spans is cut short when spans went over the 
 is not a divergence: :func:`first_divergence`, the rule the viewer's step lists use too, searches
 only where both sequences are known. Assumption: the kept tool calls of a cut sequence are
 compared as they stand (a dropped span before kept ones shifts them).
+
+A task id may hold a million characters: every renderer names a task by :func:`task_label`
+(:func:`~ablation.schema.shown_name`: a long id cut, marked and digested; the JSON report keeps
+ids whole), a drill-down by :func:`pair_subject`.
 """
 
 from __future__ import annotations
@@ -22,14 +26,25 @@ from typing import Any, TypeVar
 from ablation.render._format import truncate
 from ablation.report import PairDetail, TrialView
 from ablation.report_items import DiffSegment
-from ablation.schema import to_jsonable
+from ablation.schema import shown_name, to_jsonable
 
 __all__ = [
-    "DIFF_PANELS", "diff_markup", "first_divergence", "pair_type_note", "run_lines", "shown_diff", "tool_lines",
-    "type_note",
+    "DIFF_PANELS", "diff_markup", "first_divergence", "pair_subject", "pair_type_note", "run_lines", "shown_diff",
+    "task_label", "tool_lines", "type_note",
 ]
 
 T = TypeVar("T")
+
+
+def task_label(task_id: str) -> str:
+    """A task id as a rendered report names it (:func:`~ablation.schema.shown_name`)."""
+    return shown_name(task_id, "task id")
+
+
+def pair_subject(detail: PairDetail) -> str:
+    """What a drill-down's title names after its kind: the task, its category and its run."""
+    where = f" [{detail.category}]" if detail.category else ""
+    return task_label(detail.task_id) + where + (f" (run {detail.run})" if detail.run is not None else "")
 
 
 def _verdict(view: TrialView) -> str:

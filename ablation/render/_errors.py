@@ -9,6 +9,7 @@ the trials' errors, one row per arm, scorer and error type, its stage written ``
 
 from __future__ import annotations
 
+from ablation.render._drilldown import task_label
 from ablation.render._format import fmt_noun
 from ablation.report import AblationReport
 
@@ -49,7 +50,7 @@ def error_rows(report: AblationReport) -> list[tuple[str, ...]]:
     e = report.errors
     for g in [*e.groups, *e.scorer_groups] if e else []:
         more = g.n_tasks - len(g.task_ids)
-        ids = ", ".join(g.task_ids) + (f" ... and {more} more" if more > 0 else "")
+        ids = ", ".join(map(task_label, g.task_ids)) + (f" ... and {more} more" if more > 0 else "")
         stage = g.stage if g.scorer is None else f"{g.stage} {g.scorer}"
         rows.append(
             (g.arm, stage, g.error_type, str(g.count), str(g.n_tasks), ids, g.example or "")

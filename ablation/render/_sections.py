@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
+from ablation.render._drilldown import task_label
 from ablation.render._format import (
     DASH,
     cap_list,
@@ -318,7 +319,7 @@ def excluded_rows(report: AblationReport, cap: int) -> list[Row]:
     """Excluded items grouped by reason: (reason, count, ids capped at ``cap`` with a count)."""
     groups: dict[str, list[str]] = {}
     for item in report.excluded:
-        label = item.task_id + (f" (run {item.run})" if item.run is not None else "")
+        label = task_label(item.task_id) + (f" (run {item.run})" if item.run is not None else "")
         groups.setdefault(item.reason, []).append(label)
     rows: list[Row] = []
     for reason, ids in groups.items():

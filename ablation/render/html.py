@@ -16,6 +16,7 @@ import html
 import re
 from collections.abc import Iterable, Sequence
 
+from ablation.render import _drilldown as drill
 from ablation.render import _sections as sections
 from ablation.render._breakdowns import (
     CATEGORY_HEADERS,
@@ -159,7 +160,8 @@ def _regressions(report: AblationReport) -> str:
     cat = show_categories(report)  # no column of "default" when tasks have no categories
     rows = []
     for i, tid in enumerate(ids[: sections.TABLE_CAP], 1):
-        name = f'<a href="#pair-{i}-r">{esc(tid)}</a>' if tid in with_detail else esc(tid)
+        label = esc(drill.task_label(tid))
+        name = f'<a href="#pair-{i}-r">{label}</a>' if tid in with_detail else label
         mark = ""
         if crit:
             mark = (
@@ -183,7 +185,7 @@ def _improvements(report: AblationReport) -> str:
     ids = report.improvements
     shown = ids[: sections.TABLE_CAP]
     body = (
-        '<div class="ids">' + "\n".join(f"<span>{esc(t)}</span>" for t in shown) + "</div>"
+        '<div class="ids">' + "\n".join(f"<span>{esc(drill.task_label(t))}</span>" for t in shown) + "</div>"
         if ids
         else _paragraph("No task improved.")
     ) + _more(len(ids), "improvements")
@@ -263,15 +265,13 @@ def _drilldown(report: AblationReport) -> str:
             used.add(d.task_id)
             anchor = f' id="pair-{anchors[d.task_id]}-r"'
         head = ('<span class="critical">CRITICAL</span> ' if critical else "") + esc(d.kind.upper())
-        where = f" [{d.category}]" if d.category else ""
-        where += f" (run {d.run})" if d.run is not None else ""
         expected = (
             f"<p><b>expected:</b></p><pre>{esc(truncate(output_text(d.expected_output), OUTPUT_LIMIT))}</pre>"
             if d.expected_output is not None
             else ""
         )
         items.append(
-            f'<article class="pair {d.kind}"{anchor}><h3>{head}: {esc(d.task_id + where)}</h3>{_input(d)}'
+            f'<article class="pair {d.kind}"{anchor}><h3>{head}: {esc(drill.pair_subject(d))}</h3>{_input(d)}'
             f'{expected}<div class="sbs">{_trial(d.baseline, "baseline")}{_trial(d.candidate, "candidate")}</div>'
             f"{_pair_extras(d)}</article>"
         )
@@ -377,7 +377,7 @@ def render_html(report: AblationReport, *, details: bool = True) -> str:
             f"Excluded from the paired analysis ({len(report.excluded)})",
             ["task", "run", "reason"],
             [
-                (e.task_id, "" if e.run is None else str(e.run), e.reason)
+                (drill.task_label(e.task_id), "" if e.run is None else str(e.run), e.reason)
                 for e in report.excluded[: sections.TABLE_CAP]
             ],
             _more(len(report.excluded), "exclusions"),

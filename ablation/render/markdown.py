@@ -34,7 +34,14 @@ from ablation.render._breakdowns import (
     show_categories,
 )
 from ablation.render._ci_safe import no_workflow_commands
-from ablation.render._drilldown import diff_markup, pair_type_note, run_lines, tool_lines
+from ablation.render._drilldown import (
+    diff_markup,
+    pair_subject,
+    pair_type_note,
+    run_lines,
+    task_label,
+    tool_lines,
+)
 from ablation.render._errors import (
     ERROR_HEADERS,
     error_note,
@@ -170,7 +177,8 @@ def md_table(headers: Sequence[str], rows: Sequence[Sequence[object]]) -> str:
 
 def _ids(ids: Sequence[str], cap: int) -> str:
     shown, more = cap_list(ids, cap)
-    text = ", ".join([_md_line(t) for t in shown[:1]] + [md_cell(t) for t in shown[1:]])
+    named = [task_label(t) for t in shown]
+    text = ", ".join([_md_line(t) for t in named[:1]] + [md_cell(t) for t in named[1:]])
     return text + (f" {sections.more_line(more, len(ids), 'improvements')}" if more else "")
 
 
@@ -186,7 +194,7 @@ def _regressions(report: AblationReport) -> list[str]:
     cat = show_categories(report)  # no column of "default" when tasks have no categories
     rows = [
         (
-            i, tid, *([cats.get(tid, DASH)] if cat else []),
+            i, task_label(tid), *([cats.get(tid, DASH)] if cat else []),
             *([_CRITICAL if tid in crit else ""] if crit else []),
             *([regression_outcome(errs, tid)] if errs else []),
         )
@@ -259,8 +267,7 @@ def _drilldown(details: Sequence[PairDetail]) -> list[str]:
     out = [f"<details><summary>Drill-down: {fmt_noun(len(details), 'regressed and improved task')}</summary>\n"]
     for d in details:
         head = "CRITICAL REGRESSION" if d.critical and d.kind == "regression" else d.kind.upper()
-        title = f"{head}: {d.task_id}" + (f" [{d.category}]" if d.category else "")
-        title += f" (run {d.run})" if d.run is not None else ""
+        title = f"{head}: {pair_subject(d)}"
         out += [
             f"<details><summary>{_esc_inline(single_line(title))}</summary>\n",
             *(

@@ -22,6 +22,7 @@ from rich.rule import Rule
 from rich.table import Table
 from rich.text import Text
 
+from ablation.render import _drilldown as drill
 from ablation.render import _sections as sections
 from ablation.render._breakdowns import (
     category_cap_note,
@@ -121,7 +122,7 @@ def _regressions(report: AblationReport, details: bool) -> list[RenderableType]:
         mark = [_text("CRITICAL", "bold red") if tid in crit else _text("")] if crit else []
         err = [_text(regression_outcome(errs, tid), "bold yellow")] if errs else []
         where = [_text(cats.get(tid, DASH))] if cat else []
-        table.add_row(_text(i), _text(tid, "red"), *where, *mark, *err)
+        table.add_row(_text(i), _text(drill.task_label(tid), "red"), *where, *mark, *err)
     out.append(table)
     if more:
         out.append(_text(f"... and {more} more regressions ({len(ids)} in all)", "red"))
@@ -134,7 +135,7 @@ def _improvements(report: AblationReport, details: bool) -> list[RenderableType]
     if not ids:
         return [*out, _text("No task improved.")]
     shown, more = cap_list(ids, 0 if details else IMPROVEMENT_CAP)
-    text = _text(", ".join(shown), "green")
+    text = _text(", ".join(map(drill.task_label, shown)), "green")
     if more:
         text.append(f" ... and {more} more ({len(ids)} in all)")
     return [*out, text]
@@ -322,8 +323,7 @@ def drilldown(details: Iterable[PairDetail]) -> list[RenderableType]:
     out: list[RenderableType] = []
     for d in details:
         head = "CRITICAL REGRESSION" if d.critical and d.kind == "regression" else d.kind.upper()
-        title = f"{head}: {d.task_id}" + (f" [{d.category}]" if d.category else "")
-        title += f" (run {d.run})" if d.run is not None else ""
+        title = f"{head}: {drill.pair_subject(d)}"
         table = Table(
             box=box.ROUNDED,
             title=_text(title, "bold red" if d.kind == "regression" else "bold green"),
