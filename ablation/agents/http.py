@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import base64
 import http.client
 import io
 import json
@@ -25,7 +26,7 @@ from ablation.errors import AblationError, AgentSpecError, ConfigError
 from ablation.schema import to_jsonable
 from ablation.strict_json import NotFiniteNumber, RepeatedMember, decode_finite, json_decoder_limit
 
-__all__ = ["HttpAgent"]
+__all__ = ["HttpAgent", "shown_url"]
 
 _CHUNK = 64 * 1024
 #: How much of an error response's body is read for the message's excerpt.
@@ -51,6 +52,29 @@ def _content_length(declared: str, name: str, status: int) -> int:
             f"{name}: HTTP {status} response has a bad Content-Length: {declared!r:.80}", status=status
         )
     return int(value)
+
+
+def _without_userinfo(url: str) -> tuple[str, str | None, str | None]:
+    """``url`` without its ``user:password@`` part, and that user and password (decoded)."""
+    parts = urllib.parse.urlsplit(url)
+    if parts.username is None and parts.password is None:
+        return url, None, None
+    host = parts.netloc.rpartition("@")[2]
+    plain = urllib.parse.urlunsplit(parts._replace(netloc=host))
+    password = None if parts.password is None else urllib.parse.unquote(parts.password)
+    return plain, urllib.parse.unquote(parts.username or ""), password
+
+
+def shown_url(url: str) -> str:
+    """``url`` as it may be shown and stored: a password in it replaced by ``***`` (the user kept),
+    or a user alone (a token, as in ``https://TOKEN@host/``) by ``***``, so that an agent's name
+    never holds its credentials."""
+    plain, user, password = _without_userinfo(url)
+    if user is None:
+        return url
+    parts = urllib.parse.urlsplit(plain)
+    userinfo = "***" if password is None else urllib.parse.quote(user, safe="") + ":***"
+    return urllib.parse.urlunsplit(parts._replace(netloc=f"{userinfo}@{parts.netloc}"))
 
 
 class _NoRedirect(urllib.request.HTTPRedirectHandler):
@@ -170,11 +194,13 @@ class HttpAgent:
     ``Content-Length`` is a dropped response (:class:`AgentConnectionError`).
 
     Args:
-        url: An ``http://`` or ``https://`` URL.
+        url: An ``http://`` or ``https://`` URL. A ``user:password@`` in it is sent as HTTP Basic
+            credentials (unless ``headers`` has an ``Authorization``), never as part of the URL,
+            and is kept out of ``url`` and of the default name (:func:`shown_url`).
         timeout_s: Time limit per call in seconds: the connection, each read, and the whole call.
         headers: Extra request headers (e.g. ``Authorization``); they override the defaults
             ``Content-Type: application/json`` and ``Accept: application/json``.
-        name: Name recorded for the agent; defaults to the URL itself.
+        name: Name recorded for the agent; defaults to the URL, credentials shown as ``***``.
         max_output_bytes: Cap on the response body. Default 8 MiB.
 
     Raises:
@@ -198,10 +224,13 @@ class HttpAgent:
             raise AgentSpecError(f"HttpAgent needs an http:// or https:// URL, got {url!r:.120}")
         if not timeout_s > 0:
             raise ConfigError(f"HttpAgent timeout_s must be positive, got {timeout_s!r}")
-        self.url = url
+        self.url, user, password = _without_userinfo(url)
         self.timeout_s = timeout_s
         self.headers: dict[str, str] = dict(headers or {})
-        self.name: str = name or url
+        if user is not None and not any(h.lower() == "authorization" for h in self.headers):
+            token = base64.b64encode(f"{user}:{password or ''}".encode()).decode("ascii")
+            self.headers["Authorization"] = f"Basic {token}"
+        self.name: str = name or shown_url(url)
         if not max_output_bytes > 0:
             raise ConfigError(f"HttpAgent max_output_bytes must be positive, got {max_output_bytes!r}")
         self.max_output_bytes = max_output_bytes

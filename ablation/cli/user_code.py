@@ -57,7 +57,12 @@ def scorers(specs: Sequence[str], s: dict[str, Any] | None = None) -> list[Any]:
 
 
 def agent_name(spec: str) -> str:
-    """``file.py:attr`` specs are named by their path relative to the working directory."""
+    """``file.py:attr`` specs are named by their path relative to the working directory, a URL
+    without its password (:func:`~ablation.agents.http.shown_url`)."""
+    if spec.strip().lower().startswith(("http://", "https://")):
+        from ablation.agents.http import shown_url
+
+        return shown_url(spec)
     path, sep, attr = spec.rpartition(":")
     if sep and path.endswith(".py") and not spec.startswith(("cmd:", "http:", "https:")):
         with contextlib.suppress(ValueError):
