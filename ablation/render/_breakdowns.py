@@ -10,10 +10,12 @@ from __future__ import annotations
 
 import heapq
 import math
+from collections.abc import Sequence
 
 from ablation.render._drilldown import task_label
 from ablation.render._format import (
     DASH,
+    cap_list,
     fmt_float,
     fmt_interval,
     fmt_p,
@@ -32,6 +34,7 @@ __all__ = [
     "category_note",
     "category_rows",
     "flaky_rows",
+    "listed_ids",
     "repeated_rows",
     "show_categories",
     "shown_categories",
@@ -59,6 +62,14 @@ CATEGORY_HEADERS = (
 FLAKY_HEADERS = ("task", "baseline passes", "candidate passes", "flaky in", "p")
 
 
+def listed_ids(ids: Sequence[str], what: str, cap: int = TABLE_CAP) -> str:
+    """``ids`` as a rendered report lists them: the first ``cap``, each named by
+    :func:`~ablation.render._drilldown.task_label`, then how many more (:func:`more_line`, ``what``
+    naming them); ``""`` when there are none."""
+    shown, more = cap_list(ids, cap)
+    return ", ".join(map(task_label, shown)) + (f" {more_line(more, len(ids), what)}" if more else "")
+
+
 def repeated_rows(report: AblationReport) -> list[tuple[str, str]]:
     """The repeated-runs block as (quantity, value) rows (empty for one run per task)."""
     rep = report.repeated
@@ -80,8 +91,8 @@ def repeated_rows(report: AblationReport) -> list[tuple[str, str]]:
             "design effect baseline / candidate",
             f"{fmt_float(rep.design_effect_baseline)} / {fmt_float(rep.design_effect_candidate)}",
         ),
-        ("stable regressions", ", ".join(map(task_label, rep.stable_regressions)) or DASH),
-        ("stable improvements", ", ".join(map(task_label, rep.stable_improvements)) or DASH),
+        ("stable regressions", listed_ids(rep.stable_regressions, "stable regressions") or DASH),
+        ("stable improvements", listed_ids(rep.stable_improvements, "stable improvements") or DASH),
     ]
     return rows
 

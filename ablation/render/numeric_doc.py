@@ -25,9 +25,10 @@ from collections.abc import Sequence
 from typing import Any, NamedTuple
 
 from ablation.analysis.numeric import NumericComparison, numeric_holm
+from ablation.render._breakdowns import listed_ids
 from ablation.render._ci_safe import no_workflow_commands
-from ablation.render._format import cap_list, fmt_p, single_line
-from ablation.render._sections import TABLE_CAP, more_line
+from ablation.render._format import fmt_p, single_line
+from ablation.render._sections import TABLE_CAP
 from ablation.render.html import esc, html_page
 from ablation.render.junit import gate_case, junit_document
 from ablation.render.markdown import md_cell, md_table
@@ -153,9 +154,8 @@ def numeric_json_document(fmt: str, payload: dict[str, Any], names: Sequence[str
 
 
 def _listed(ids: Sequence[str], what: str, cap: int) -> str:
-    """``ids`` joined, the first ``cap`` of them and a count of the rest; ``none`` when empty."""
-    shown, more = cap_list(ids, cap)
-    return (", ".join(shown) + (f" {more_line(more, len(ids), what)}" if more else "")) or "none"
+    """``ids`` listed (:func:`~ablation.render._breakdowns.listed_ids`); ``none`` when empty."""
+    return listed_ids(ids, what, cap) or "none"
 
 
 def numeric_lines(c: NumericComparison, cap: int = TABLE_CAP) -> list[str]:
