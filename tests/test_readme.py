@@ -112,3 +112,22 @@ def test_readme_says_how_a_command_agent_gets_a_secret() -> None:
     assert flag and flag.group(1) in option_of("agent_env").flags, sentence
     for name in re.findall(r"`([A-Z_]+)`", sentence):
         assert name in SAFE_ENV, f"README says a command agent gets {name}; SAFE_ENV: {SAFE_ENV}"
+
+
+def test_readme_states_the_json_protocol_of_external_agents() -> None:
+    """The sentence on command and HTTP agents names the request body the HTTP agent sends and
+    every key of the reply object read as an ``AgentOutput`` (``agents/forms.py``)."""
+    import json
+
+    from ablation.agents.forms import _OUTPUT_KEYS
+
+    sentence = " ".join(README.split("a command line (`cmd:", 1)[1].split("`TypeError`, never", 1)[0].split())
+    server = (ROOT / "agents" / "http_server.py").read_text(encoding="utf-8")
+    assert "`agents/http_server.py`" in sentence and '`{"input": ...}`' in sentence
+    assert 'POST`` a JSON body ``{"input":' in " ".join(server.split())
+    named = {k for k in re.findall(r'`"(\w+)"`', sentence)}
+    assert named == set(_OUTPUT_KEYS), f"README names {sorted(named)}, the reply keys are {sorted(_OUTPUT_KEYS)}"
+    example = json.loads(re.search(r'`(\{"output": 14, "note": "x"\})`', sentence).group(1))  # type: ignore[union-attr]
+    from ablation.agents.forms import interpret_agent_json
+
+    assert interpret_agent_json(example, "readme") == example
