@@ -131,3 +131,14 @@ def test_readme_states_the_json_protocol_of_external_agents() -> None:
     from ablation.agents.forms import interpret_agent_json
 
     assert interpret_agent_json(example, "readme") == example
+
+
+def test_readme_says_retries_are_off_unless_asked() -> None:
+    """The default of ``--max-attempts`` (one attempt: no retry) is the one the README states, and
+    the retry example in the tour is not mistaken for a default."""
+    from ablation.cli.option_table import option_of
+
+    default = option_of("max_attempts").default
+    text = " ".join(README.split())
+    assert f"off by default (`--max-attempts {default}`)" in text
+    assert "the default retries retry them" not in text
