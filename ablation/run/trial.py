@@ -290,7 +290,7 @@ class TrialRunner:
                     # runs the expiry: the trial still overran, and is a timeout.
                     overran = deadlines is not None and deadlines.overdue(scope)
                 except BaseException as exc:
-                    if is_cancellation(exc) or (isinstance(exc, TimeoutError) and scope.expired()):
+                    if is_cancellation(exc) or (issubclass(type(exc), TimeoutError) and scope.expired()):
                         raise
                     # The same rule for a failure: one that came past the deadline, before the
                     # loop ran the expiry (an agent's own limit equal to the trial's, a socket
