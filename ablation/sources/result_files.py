@@ -96,7 +96,8 @@ def load_results(
         InputError: missing, empty or malformed file, a row without the id or verdict (or an
             empty id, or one longer than :data:`~ablation.schema.TASK_ID_LIMIT` characters), a
             verdict that is not a boolean, a bad number, or a duplicate ``(id, run)`` (naming both lines).
-        ConfigError: ``arm`` is not an arm, or ``key`` equals ``field``.
+        ConfigError: ``arm`` is not an arm, ``key`` equals ``field``, or ``where`` is not a
+            mapping of texts.
     """
     from ablation.sources.readers import read_results
 
@@ -168,12 +169,39 @@ def _options(
         key=key,
         field=field,
         run_field=run_field,
-        where=dict(where or {}),
+        where=_where(where),
         pass_values=None if pass_values is None else frozenset(v.strip() for v in pass_values),
         arm=arm,
         numeric=numeric,
         **({} if max_bytes is None else {"max_bytes": max_bytes}),
     )
+
+
+def _where(where: Mapping[str, str] | None) -> dict[str, str]:
+    """``where`` checked: a mapping of dotted paths to texts (a row's value is compared as text,
+    so ``{"run": 1}`` would match no row, silently; ``"run=1"`` is the command line's form).
+
+    Raises:
+        ConfigError: naming what was given instead.
+    """
+    if where is None:
+        return {}
+    try:
+        if isinstance(where, str | bytes):
+            raise TypeError
+        given = dict(where)  # a mapping, or (path, text) pairs
+    except (TypeError, ValueError):
+        raise ConfigError(
+            f"where must be a mapping of dotted paths to texts, e.g. {{'arm': 'baseline'}}, got "
+            f"{type(where).__name__} {short_repr(where)}"
+        ) from None
+    bad = [f"{short_repr(k)}: {short_repr(v)}" for k, v in given.items() if not isinstance(k, str) or not isinstance(v, str)]
+    if bad:
+        raise ConfigError(
+            f"where maps dotted paths to texts (a value is compared as its text, e.g. {{'run': '1'}}), "
+            f"got {', '.join(bad[:5])}"
+        )
+    return given
 
 
 # --------------------------------------------------------------------------- expected ids
