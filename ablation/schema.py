@@ -54,6 +54,7 @@ __all__ = [
     "TrialCost",
     "TrialUsage",
     "callable_name",
+    "duplicate_ids_error",
     "is_async_callable",
     "safe_text",
     "shown_name",
@@ -311,9 +312,23 @@ def validate_suite(tasks: Iterable[Any]) -> tuple[AblationTask, ...]:
         positions.setdefault(task.task_id, []).append(i)
     dups = {tid: pos for tid, pos in positions.items() if len(pos) > 1}
     if dups:
-        text = "; ".join(f"{tid!r} at positions {pos}" for tid, pos in sorted(dups.items())[:10])
-        raise ConfigError(f"duplicate task ids: {text}")
+        raise duplicate_ids_error(dups)
     return tuple(items)
+
+
+def duplicate_ids_error(positions: Mapping[str, Sequence[int]]) -> ConfigError:
+    """The error of a suite whose ids repeat: ``positions`` maps each repeated id to where it
+    occurs. Bounded whatever the suite: the first 10 ids (sorted, each named by
+    :func:`shown_name`), the first 10 positions of each and how many there are."""
+
+    def where(pos: Sequence[int]) -> str:
+        return f"{list(pos[:10])}" + (f" ... ({len(pos)} in all)" if len(pos) > 10 else "")
+
+    text = "; ".join(
+        f"{shown_name(tid, 'task id')!r} at positions {where(pos)}" for tid, pos in sorted(positions.items())[:10]
+    )
+    more = f" ... and {len(positions) - 10} more repeated ids" if len(positions) > 10 else ""
+    return ConfigError(f"duplicate task ids: {text}{more}")
 
 
 def suite_fingerprint(tasks: Sequence[AblationTask], scorer_names: Sequence[str] = ()) -> str:

@@ -26,7 +26,7 @@ from typing import Any
 from ablation.digests import entry_digest, fingerprint_of_entries
 from ablation.errors import ConfigError
 from ablation.run.suite_source import SPOOL_MEMORY, Spool, TaskSource
-from ablation.schema import AblationTask, note_unstable, task_entry
+from ablation.schema import AblationTask, duplicate_ids_error, note_unstable, task_entry
 
 __all__ = ["SuiteScan", "TaskInfo", "encode_entry", "scan_suite"]
 
@@ -209,8 +209,7 @@ def _raise_invalid(ids: list[str], bad: list[str], dups: dict[str, None]) -> Non
         for i, tid in enumerate(ids):
             if tid in positions:
                 positions[tid].append(i)
-        text = "; ".join(f"{tid!r} at positions {pos}" for tid, pos in sorted(positions.items())[:10])
-        raise ConfigError(f"duplicate task ids: {text}")
+        raise duplicate_ids_error(positions)
 
 
 class _Entries:
