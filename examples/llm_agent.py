@@ -21,8 +21,10 @@ records its usage (tokens, model requests, tool calls by name) and its messages 
 The report names the tool whose use dropped in its notes, shows tokens, requests, cost and
 per-tool calls per arm, and the drill-down of a regressed task shows every run, the input, both
 tool sequences with the first divergence and a word diff of the answers. The script exits with
-the report's exit code: 2, the candidate's four regressions over three runs each are a
-significant regression.
+the report's exit code: 2, the candidate's six regressions over three runs each are a
+significant regression. Each ``Agent`` is given its arm's name (``name=``), which the report's
+title and provenance show (two unnamed agents of one class would both read
+``pydantic_ai.agent:Agent``).
 """
 
 from __future__ import annotations
@@ -84,8 +86,8 @@ def _support_model(messages: list[ModelMessage], info: AgentInfo) -> ModelRespon
     return ModelResponse(parts=[ToolCallPart("lookup_order", {"order_id": order_id})])
 
 
-def _support_agent(prompt: str) -> Agent[None, str]:
-    agent = Agent(FunctionModel(_support_model, model_name="gpt-4o-mini"), instructions=prompt)
+def _support_agent(name: str, prompt: str) -> Agent[None, str]:
+    agent = Agent(FunctionModel(_support_model, model_name="gpt-4o-mini"), instructions=prompt, name=name)
 
     @agent.tool_plain
     def lookup_order(order_id: str) -> str:
@@ -100,8 +102,8 @@ def _support_agent(prompt: str) -> Agent[None, str]:
     return agent
 
 
-baseline = _support_agent(BASELINE_PROMPT)
-candidate = _support_agent(CANDIDATE_PROMPT)
+baseline = _support_agent("baseline", BASELINE_PROMPT)
+candidate = _support_agent("candidate", CANDIDATE_PROMPT)
 
 
 def main() -> int:

@@ -177,6 +177,12 @@ def test_llm_judges(runs: dict[str, Run]) -> None:
 def test_llm_agent(runs: dict[str, Run]) -> None:
     out = _ok(runs["llm_agent"], 2)
     assert "Regressions (6)" in out
+    doc = " ".join((EXAMPLES / "llm_agent.py").read_text(encoding="utf-8").split('"""')[1].split())
+    said = re.search(r"the candidate's (\w+) regressions", doc)
+    shown = re.search(r"Regressions \((\d+)\)", out)
+    words = ["zero", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten"]
+    assert said and shown and words.index(said.group(1)) == int(shown.group(1)), "docstring's count"
+    assert "ablation: candidate vs baseline" in out  # each arm by its own name
     for order in ("order-1003", "order-1005", "order-1008", "order-1010", "order-1013", "order-1015"):
         assert order in out
     assert "tool 'lookup_order' calls per task fell" in out
