@@ -166,35 +166,40 @@ def scan_suite(
     """
     source = TaskSource(tasks)
     scan = SuiteScan(source)
-    if source.sequence is None and not source.one_shot:
-        scan.expected, scan.inputs = Spool(), Spool()
     entries = _Entries()
-    bad: list[str] = []
-    dups: dict[str, None] = {}
-    unstable: dict[tuple[str, str], None] = {}
-    labels: dict[str, str] = {}
-    for i, task in enumerate(source.first_pass()):
-        if not isinstance(task, AblationTask):
-            bad.append(f"#{i} ({type(task).__name__})")
-            continue
-        tid = task.task_id
-        scan.ids.append(tid)
-        if tid in scan.digests:
-            dups[tid] = None
-            continue
-        entry = task_entry(task, functools.partial(note_unstable, tid, unstable))
-        scan.digests[tid] = entry_digest(entry)
-        entries.add(tid, encode_entry(entry))
-        scan.categories.append(labels.setdefault(task.category, task.category))
-        scan.families.append(task.family)
-        scan.critical.append(task.critical)
-        if scan.expected is not None and scan.inputs is not None:
-            scan.expected.append(task.expected_output)
-            scan.inputs.append(task.input_data)
-    _raise_invalid(scan.ids, bad, dups)
-    source.seal(scan.ids)
-    scan.unstable = list(unstable)
-    scan.fingerprint = fingerprint_of_entries(entries.in_id_order(), scorer_names)
+    try:
+        if source.sequence is None and not source.one_shot:
+            scan.expected, scan.inputs = Spool(), Spool()
+        bad: list[str] = []
+        dups: dict[str, None] = {}
+        unstable: dict[tuple[str, str], None] = {}
+        labels: dict[str, str] = {}
+        for i, task in enumerate(source.first_pass()):
+            if not isinstance(task, AblationTask):
+                bad.append(f"#{i} ({type(task).__name__})")
+                continue
+            tid = task.task_id
+            scan.ids.append(tid)
+            if tid in scan.digests:
+                dups[tid] = None
+                continue
+            entry = task_entry(task, functools.partial(note_unstable, tid, unstable))
+            scan.digests[tid] = entry_digest(entry)
+            entries.add(tid, encode_entry(entry))
+            scan.categories.append(labels.setdefault(task.category, task.category))
+            scan.families.append(task.family)
+            scan.critical.append(task.critical)
+            if scan.expected is not None and scan.inputs is not None:
+                scan.expected.append(task.expected_output)
+                scan.inputs.append(task.input_data)
+        _raise_invalid(scan.ids, bad, dups)
+        source.seal(scan.ids)
+        scan.unstable = list(unstable)
+        scan.fingerprint = fingerprint_of_entries(entries.in_id_order(), scorer_names)
+    except BaseException:  # an invalid suite, a failing stream: release the spools now
+        entries.close()
+        scan.close()
+        raise
     return scan
 
 
@@ -228,6 +233,10 @@ class _Entries:
         data = encoded.encode()
         self._file.write(data)
         self._offsets.append(self._offsets[-1] + len(data))
+
+    def close(self) -> None:
+        """Delete the spool (when the entries will not be read)."""
+        self._file.close()
 
     def in_id_order(self) -> Iterator[str]:
         order: Iterable[int] = range(len(self._ids))
