@@ -46,7 +46,7 @@ from ablation.errors import ConfigError
 
 __all__ = [
     "CANCEL_GRACE_S", "CLOSE_GRACE_S", "await_or_abandon", "blocking_twin", "call_to_completion",
-    "is_awaitable", "resolved", "run_coroutine",
+    "is_awaitable", "refuse_running_loop", "resolved", "run_coroutine",
 ]
 
 T = TypeVar("T")
@@ -334,19 +334,26 @@ def blocking_twin(fn: Callable[P, Coroutine[Any, Any, T]]) -> Callable[P, T]:
 
     @functools.wraps(fn)
     def run(*args: P.args, **kwargs: P.kwargs) -> T:
-        try:
-            asyncio.get_running_loop()
-        except RuntimeError:  # no loop runs in this thread: start one, outside this handler
-            pass
-        else:
-            blocking = fn.__name__.removesuffix("_async")
-            raise ConfigError(
-                f"{blocking}() blocks and cannot run inside a running event loop: "
-                f"use `await {fn.__name__}(...)` there (same parameters)"
-            )
+        refuse_running_loop(fn.__name__.removesuffix("_async"), fn.__name__)
         return run_coroutine(fn(*args, **kwargs))
 
     return run
+
+
+def refuse_running_loop(blocking: str, awaited: str) -> None:
+    """Raise :class:`ConfigError` when an event loop runs in this thread: the blocking call
+    ``blocking`` (which would start its own) cannot run there; the message names the coroutine
+    function ``awaited`` to await instead. Called before any coroutine is made, so none is left
+    unawaited, and outside any exception handler of the caller's.
+    """
+    try:
+        asyncio.get_running_loop()
+    except RuntimeError:  # no loop runs in this thread
+        return
+    raise ConfigError(
+        f"{blocking}() blocks and cannot run inside a running event loop: "
+        f"use `await {awaited}(...)` there (same parameters)"
+    )
 
 
 def is_awaitable(value: Any) -> TypeGuard[Awaitable[Any]]:

@@ -48,7 +48,7 @@ from ablation.agents.callables import Agent, as_agent, stopping_handlers
 from ablation.config import CampaignConfig
 from ablation.errors import CampaignAborted, ConfigError, EventLoopBlocked, StopCampaign
 from ablation.evaluate.quality import scorer_name
-from ablation.eventloop import run_coroutine
+from ablation.eventloop import refuse_running_loop, run_coroutine
 from ablation.run.isolation import ProcessIsolation, open_isolation
 from ablation.run.limits import Clock, RateLimiter
 from ablation.run.plan import Trial, TrialKey, planned_count, trial_plan
@@ -120,7 +120,12 @@ class AblationEngine:
         skip: Collection[TrialKey] = frozenset(),
         arms: Sequence[Arm] = ARMS,
     ) -> list[TaskResult]:
-        """Synchronous wrapper of :meth:`run_async` (starts its own event loop)."""
+        """Synchronous wrapper of :meth:`run_async` (starts its own event loop).
+
+        Raises:
+            ConfigError: when called inside a running event loop (await :meth:`run_async` there).
+        """
+        refuse_running_loop("AblationEngine.run", "AblationEngine.run_async")
         return run_coroutine(self.run_async(baseline, candidate, tasks, skip=skip, arms=arms))
 
     async def run_async(

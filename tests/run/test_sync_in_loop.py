@@ -8,11 +8,19 @@ never awaited" warning follows; awaiting the async twin there works.
 from __future__ import annotations
 
 import asyncio
+import gc
 import warnings
 
 import pytest
 
-from ablation import AblationError, AblationTask, CampaignConfig, ConfigError, run_ablation_campaign
+from ablation import (
+    AblationEngine,
+    AblationError,
+    AblationTask,
+    CampaignConfig,
+    ConfigError,
+    run_ablation_campaign,
+)
 from ablation.run.campaign import run_ablation_campaign_async
 
 TASKS = [AblationTask(task_id=f"t{i}", input_data=i, expected_output=i) for i in range(4)]
@@ -50,3 +58,17 @@ def test_an_error_of_the_blocking_call_outside_a_loop_has_no_loop_error_as_its_c
     with pytest.raises(ConfigError, match="the suite is empty") as raised:
         run_ablation_campaign(agent, agent, [])
     assert raised.value.__context__ is None
+
+
+def test_the_engine_blocking_run_inside_a_loop_names_run_async() -> None:
+    """``AblationEngine.run`` made its coroutine, then failed with a bare ``RuntimeError`` naming an
+    internal function ("run_coroutine() cannot be called from a running event loop"), outside
+    ablation's error tree, and the coroutine was reported never awaited."""
+    async def inside() -> None:
+        AblationEngine(CampaignConfig(n_resamples=100)).run(agent, agent, TASKS)
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # a "never awaited" RuntimeWarning fails the test
+        with pytest.raises(ConfigError, match=r"await AblationEngine\.run_async\(\.\.\.\)"):
+            asyncio.run(inside())
+        gc.collect()  # an unawaited coroutine warns when collected
