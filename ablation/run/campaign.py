@@ -36,7 +36,7 @@ from ablation.run.suite_scan import SuiteScan, scan_suite
 from ablation.run.trials_report import report_from_trials
 from ablation.schema import AblationTask, Arm, TaskResult
 from ablation.store.campaigns import new_campaign_id
-from ablation.store.format import TRIAL_CONDITION_FIELDS
+from ablation.store.format import TRIAL_CONDITION_FIELDS, listing
 from ablation.store.locks import CampaignLock
 from ablation.store.resume import config_problems
 from ablation.store.run_store import RunStore
@@ -121,7 +121,7 @@ def _reused_baseline(
         )
         raise ResumeMismatchError(
             f"cannot reuse the baseline of campaign {source_id!r}: the suite differs"
-            + (f" (tasks {', '.join(repr(t) for t in changed[:10])})" if changed else
+            + (f" (tasks {listing(changed)})" if changed else
                " (quality scorers differ)")
         )
     if problems := config_problems(json.loads(source.config.model_dump_json()), config, TRIAL_CONDITION_FIELDS):

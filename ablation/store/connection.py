@@ -319,7 +319,7 @@ class StoreConnection:
             return StoreError(f"no campaign {campaign_id!r}: the run store {self.path} is empty")
         return StoreError(
             f"no campaign {campaign_id!r} in run store {self.path}; "
-            f"known (newest first): {listing(known)}"
+            f"known (newest first): {listing(known, 'campaign id')}"
         )
 
     def _require(self, conn: sqlite3.Connection, campaign_id: str) -> None:

@@ -18,7 +18,7 @@ from typing import Any, NamedTuple
 
 from ablation.config import CampaignConfig
 from ablation.errors import ConfigError, InputError, StoreError
-from ablation.schema import TaskResult
+from ablation.schema import TaskResult, shown_name
 
 __all__ = [
     "CAMPAIGN_STATUSES",
@@ -158,8 +158,10 @@ def now() -> str:
     return datetime.now(UTC).isoformat(timespec="microseconds")
 
 
-def listing(items: list[str]) -> str:
-    text = ", ".join(repr(i) for i in items[:LISTED])
+def listing(items: list[str], kind: str = "task id") -> str:
+    """The first :data:`LISTED` of ``items``, each quoted as :func:`~ablation.schema.shown_name`
+    names it (a task id may hold a million characters), then how many more."""
+    text = ", ".join(repr(shown_name(i, kind)) for i in items[:LISTED])
     return text + (f" and {len(items) - LISTED} more" if len(items) > LISTED else "")
 
 
