@@ -19,6 +19,7 @@ from typing import Any
 
 from ablation.agents.forms import (
     DEFAULT_MAX_OUTPUT_BYTES,
+    STDERR_KEPT_BYTES,
     AgentProcessError,
     AgentTimeoutError,
     _excerpt,
@@ -109,11 +110,9 @@ def _close_pipes(proc: asyncio.subprocess.Process) -> None:
 
 
 async def _exited(proc: asyncio.subprocess.Process) -> None:
-    """Return once the child itself has exited, whoever still holds its pipes.
-
-    ``proc.wait()`` is no such signal: it also waits for every pipe to close. ``returncode`` is set
-    as soon as the event loop's child watcher reports the exit, hence the polling.
-    """
+    """Return once the child itself has exited, whoever still holds its pipes (``proc.wait()``
+    also waits for every pipe to close). ``returncode`` is set as soon as the event loop's child
+    watcher reports the exit, hence the polling."""
     while proc.returncode is None:
         await asyncio.sleep(_EXIT_POLL_S)
 
@@ -326,7 +325,7 @@ class CommandAgent:
         process's writes included.
 
         Returns:
-            stdout, the last ``max_output_bytes`` of stderr, and whether the streams were held
+            stdout, the last ``STDERR_KEPT_BYTES`` of stderr, and whether the streams were held
             open after the command exited.
         """
         cap = self.max_output_bytes
@@ -334,7 +333,7 @@ class CommandAgent:
         parts = [
             asyncio.ensure_future(_feed(proc.stdin, payload)),
             asyncio.ensure_future(_read_capped(proc.stdout, cap, stdout, keep_tail=False)),
-            asyncio.ensure_future(_read_capped(proc.stderr, cap, stderr, keep_tail=True)),
+            asyncio.ensure_future(_read_capped(proc.stderr, STDERR_KEPT_BYTES, stderr, keep_tail=True)),
             asyncio.ensure_future(_exited(proc)),
         ]
         streams = asyncio.ensure_future(_until_ended(parts[:3]))

@@ -37,12 +37,15 @@ __all__ = [
     "interpret_agent_json",
 ]
 
-#: Default cap on an agent's output (a command's stdout and the stderr kept, an HTTP body, a
-#: Python agent's output), in bytes.
+#: Default cap on an agent's output (a command's stdout, an HTTP body, a Python agent's output),
+#: in bytes.
 DEFAULT_MAX_OUTPUT_BYTES = 8 * 1024 * 1024
 _OUTPUT_KEYS = frozenset({"output", "cost", "tokens", "metrics", "usage"})
 _EXCERPT_CHARS = 200
 _STDERR_TAIL_CHARS = 2000
+#: Bytes of a command's stderr kept while it runs: the most :func:`_tail` reads, and one more so
+#: that it can tell a longer stream was cut. Nothing else of stderr is used.
+STDERR_KEPT_BYTES = 4 * _STDERR_TAIL_CHARS + 1
 
 
 class AgentProcessError(AblationError, RuntimeError):
