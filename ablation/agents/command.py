@@ -187,8 +187,9 @@ class CommandAgent:
     """An agent that runs a command per task, speaking JSON over stdin and stdout.
 
     Each call starts ``argv`` in a new session (so the child leads its own process group), writes
-    the task input as JSON on its stdin, closes stdin, and reads stdout to the end. stdout must hold
-    exactly one JSON document (surrounding whitespace allowed); use stderr for logs.
+    the task input as one line of JSON on its stdin (ending in a newline, so that a line reader
+    such as the shell's ``read`` sees a whole line), closes stdin, and reads stdout to the end.
+    stdout must hold exactly one JSON document (surrounding whitespace allowed); stderr is for logs.
 
     The answer does not wait for processes the command leaves running: when the command has
     exited but its streams are still open (a background child inherited them), they are read for
@@ -279,7 +280,7 @@ class CommandAgent:
                 and the tail of stderr), or prints no valid JSON on stdout (with an excerpt).
             AgentTimeoutError: if ``timeout_s`` passed; the process group was killed first.
         """
-        payload = json.dumps(to_jsonable(input_data), ensure_ascii=False).encode("utf-8")
+        payload = json.dumps(to_jsonable(input_data), ensure_ascii=False).encode("utf-8") + b"\n"
         env = self._environment()
         try:
             proc = await asyncio.create_subprocess_exec(
