@@ -64,6 +64,7 @@ _EXPORTS: dict[str, str] = {
     "UsageError": "ablation.errors",
     "VerifierError": "ablation.evaluate.verifiers",
     "WorkerDied": "ablation.run.isolation",
+    "WrongType": "ablation.errors",
     "compare_results": "ablation.analysis.build",
     "evaluate_gates": "ablation.analysis.gates",
     "load_agent": "ablation.sources.agent_specs",
@@ -119,6 +120,7 @@ __all__ = [
     "UsageError",
     "VerifierError",
     "WorkerDied",
+    "WrongType",
     "compare_results",
     "evaluate_gates",
     "load_agent",
@@ -180,6 +182,7 @@ if TYPE_CHECKING:  # pragma: no cover - for type checkers and IDEs only
         StoreError,
         TooManyNames,
         UsageError,
+        WrongType,
     )
     from ablation.evaluate.code_tests import SandboxError, SandboxUnavailable
     from ablation.evaluate.quality import ScorerError

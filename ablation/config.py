@@ -21,7 +21,11 @@ from pydantic import (
     model_validator,
 )
 
-__all__ = ["CampaignConfig", "GatePolicy", "ModelPrice", "Provenance", "RetryPolicy", "SequentialPolicy"]
+from ablation.errors import WrongType
+
+__all__ = [
+    "CampaignConfig", "GatePolicy", "ModelPrice", "Provenance", "RetryPolicy", "SequentialPolicy", "config_or_default",
+]
 
 _FROZEN = ConfigDict(frozen=True, extra="forbid")
 _FROZEN_ANY = ConfigDict(frozen=True, extra="forbid", arbitrary_types_allowed=True)
@@ -319,3 +323,21 @@ class Provenance(BaseModel):
     isolation: str | None = None
     #: How ``code_tests`` confined agent-written code by default (``None``: not a campaign).
     sandbox: str | None = None
+
+
+def config_or_default(config: object) -> CampaignConfig:
+    """``config``, or ``CampaignConfig()`` when it is ``None``: what every public function taking
+    ``config=`` does with it.
+
+    Raises:
+        WrongType: for anything else, e.g. a ``dict`` of its fields (``CampaignConfig(**fields)``
+            is the config), which failed later as an ``AttributeError`` deep in the run.
+    """
+    if config is None:
+        return CampaignConfig()
+    if not isinstance(config, CampaignConfig):
+        raise WrongType(
+            f"config must be a CampaignConfig, got {type(config).__name__}"
+            + (" (pass CampaignConfig(**fields))" if isinstance(config, dict) else "")
+        )
+    return config

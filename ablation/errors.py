@@ -10,6 +10,8 @@ are exported by :mod:`ablation`. The tree, with when each is raised::
     AblationError                         base of every exception ablation raises
       ConfigError (ValueError)            a suite, configuration or option is invalid, or a
                                           blocking call is made inside a running event loop
+        WrongType (TypeError)             a public function was given a value of a type it does
+                                          not take (results, expected_ids, a config)
       UsageError                          the command line was misused (exit 1, one line)
       InputError (ValueError)             a result or suite file cannot be read (file, line, id)
         NumericVerdict                    sources.readers.rows: internal, the verdict is a number
@@ -77,6 +79,7 @@ __all__ = [
     "StoreError",
     "TooManyNames",
     "UsageError",
+    "WrongType",
     "exception_message",
     "validation_line",
 ]
@@ -88,6 +91,12 @@ class AblationError(Exception):
 
 class ConfigError(AblationError, ValueError):
     """A suite, configuration or option is invalid (duplicate ids, empty suite, bad value)."""
+
+
+class WrongType(ConfigError, TypeError):
+    """A public function was given a value of a type it does not take (a ``dict`` as its
+    ``config``, a string as ``expected_ids``, a mapping as results): a :class:`ConfigError` and a
+    :class:`TypeError`, as a generic handler of either expects."""
 
 
 class UsageError(AblationError):

@@ -37,7 +37,7 @@ ALLOWED: dict[str, set[str]] = {
     "spans": {"outputs"},
     "jsonable": set(),
     "schema": {"errors", "digests", "jsonable", "outputs", "spans"},
-    "config": set(),
+    "config": {"errors"},
     "columns": {"errors", "outputs"},
     "report_items": {"spans"},
     "report": GROUND | {"report_items"},

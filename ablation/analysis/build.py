@@ -36,7 +36,8 @@ from ablation.analysis.notes import with_notes
 from ablation.analysis.pairing import PairedData
 from ablation.analysis.sequential import counted_pairs
 from ablation.analysis.versions import package_versions
-from ablation.config import CampaignConfig, Provenance
+from ablation.config import CampaignConfig, Provenance, config_or_default
+from ablation.errors import WrongType
 from ablation.outputs import TOOL_CALLS_PREFIX
 from ablation.process_hooks import during_large_work
 from ablation.report import (
@@ -210,7 +211,7 @@ def build_report(
     Returns:
         The gated report, with its change notes.
     """
-    config = config or CampaignConfig()
+    config = config_or_default(config)
     data, sequential = counted_pairs(data, config)
     level = config.confidence_level
     masks = breakdowns.classify(data)
@@ -284,7 +285,7 @@ def report_from_results(
     from ablation.analysis.in_memory import ResultLookup, split_arms
     from ablation.analysis.pair_arms import pair_columns
 
-    config, columns = config or CampaignConfig(), split_arms(results)
+    config, columns = config_or_default(config), split_arms(results)
     lookup = trial_lookup if trial_lookup is not None else ResultLookup(columns)
     data = pair_columns(columns["baseline"][1], columns["candidate"][1], tasks=tasks,
                         expected_ids=expected_ids, on_error=config.on_error, trial_lookup=lookup)  # fmt: skip
@@ -322,7 +323,7 @@ def _expected_ids(expected_ids: Any) -> list[str] | None:
     if expected_ids is None:
         return None
     if isinstance(expected_ids, str | bytes) or not isinstance(expected_ids, Iterable):
-        raise TypeError(
+        raise WrongType(
             f"expected_ids must be an iterable of ids (e.g. a list of str), got "
             f"{type(expected_ids).__name__} {expected_ids!r:.60}"
         )
@@ -389,7 +390,7 @@ def compare_columns(
     from ablation.analysis.pair_arms import pair_columns
 
     import_report_statistics(max(len(baseline), len(candidate)))  # before the pairing's lists
-    config, provenance = config or CampaignConfig(), Provenance(
+    config, provenance = config_or_default(config), Provenance(
         baseline_agent=names[0], candidate_agent=names[1], source="compare")
     data = pair_columns(baseline, candidate, expected_ids=expected_ids, on_error=config.on_error,
                         trial_lookup=trial_lookup)  # fmt: skip

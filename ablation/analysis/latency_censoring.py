@@ -23,7 +23,7 @@ import numpy as np
 
 from ablation.analysis.metrics import compare_latency
 from ablation.analysis.pairing import PairedData
-from ablation.config import CampaignConfig
+from ablation.config import CampaignConfig, config_or_default
 from ablation.errors import InputError
 from ablation.report import LatencyComparison
 
@@ -58,7 +58,7 @@ def time_limit_of_files(
     Raises:
         InputError: files with timeouts name different limits, one line naming each.
     """
-    config = config or CampaignConfig()
+    config = config_or_default(config)
     if "timeout_s" in config.model_fields_set:
         return config
     timed = [(name, limit) for name, limit, timed_out in files if timed_out]

@@ -20,7 +20,7 @@ from ablation.agents.callables import Agent, as_agent
 from ablation.agents.fingerprint import agent_fingerprint
 from ablation.analysis.background import REPORT_STATISTICS, preload
 from ablation.analysis.stored import report_from_store
-from ablation.config import CampaignConfig, Provenance
+from ablation.config import CampaignConfig, Provenance, config_or_default
 from ablation.errors import CampaignAborted, ConfigError, ResumeMismatchError
 from ablation.evaluate.quality import scorer_name
 from ablation.eventloop import blocking_twin
@@ -360,7 +360,7 @@ async def run_ablation_campaign_async(
         CampaignAborted: with ``on_error="abort"`` at the first error or timeout, or when an
             arm is broken (``fail_fast``).
     """
-    config = config or CampaignConfig()
+    config = config_or_default(config)
     info = run_info if run_info is not None else CampaignRun()
     _check_store_use(store, resume, reuse_baseline)
     suite = _validate(tasks, quality_scorers)

@@ -45,7 +45,7 @@ from concurrent.futures import Executor
 from typing import Any
 
 from ablation.agents.callables import Agent, as_agent, stopping_handlers
-from ablation.config import CampaignConfig
+from ablation.config import CampaignConfig, config_or_default
 from ablation.errors import CampaignAborted, ConfigError, EventLoopBlocked, StopCampaign
 from ablation.evaluate.quality import scorer_name
 from ablation.eventloop import refuse_running_loop, run_coroutine
@@ -89,7 +89,7 @@ class AblationEngine:
         clock: Clock = time.perf_counter,
         keep_results: bool = True,
     ) -> None:
-        self.config = config or CampaignConfig()
+        self.config = config_or_default(config)
         self.quality_scorers = tuple(quality_scorers)
         names = [scorer_name(s) for s in self.quality_scorers]
         if len(set(names)) != len(names):

@@ -15,7 +15,7 @@ import os
 from collections.abc import Iterable, Mapping
 from typing import Any
 
-from ablation.errors import InputError
+from ablation.errors import ConfigError, InputError, WrongType
 from ablation.schema import TaskResult
 from ablation.sources.readers.generic import generic_rows
 from ablation.sources.readers.rows import NumericVerdict, ReadOptions, rows_to_results
@@ -64,7 +64,7 @@ def _side_results(
     records = _frame_records(side)
     if records is None:
         if isinstance(side, bytes | Mapping) or not isinstance(side, Iterable):
-            raise TypeError(f"{arm} results: got {type(side).__name__}; expected {ACCEPTED}")
+            raise WrongType(f"{arm} results: got {type(side).__name__}; expected {ACCEPTED}")
         records = list(side)
     label = label or arm
     if records and all(isinstance(r, TaskResult) for r in records):
@@ -74,9 +74,9 @@ def _side_results(
         items = ((i, _present(dict(r))) for i, r in enumerate(records, start=1))
         return rows_to_results(generic_rows(items, label, options), label, options, unit="row"), label
     if not records:
-        raise ValueError(f"{arm} results: empty; expected {ACCEPTED}")
+        raise ConfigError(f"{arm} results: empty; expected {ACCEPTED}")
     kinds = sorted({type(r).__name__ for r in records})
-    raise TypeError(f"{arm} results: items of type {', '.join(kinds)}; expected {ACCEPTED}")
+    raise WrongType(f"{arm} results: items of type {', '.join(kinds)}; expected {ACCEPTED}")
 
 
 def _frame_records(side: Any) -> list[Any] | None:

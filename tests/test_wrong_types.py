@@ -1,0 +1,59 @@
+"""A public function given a value of a type it does not take raises ``WrongType``.
+
+``WrongType`` is a ``ConfigError`` (so an ``AblationError``) and a ``TypeError``. Before, a dict
+given as ``config`` failed deep in the run as ``AttributeError: 'dict' object has no attribute
+'sequential'``, and ``compare_results`` raised bare ``TypeError``/``ValueError`` outside the tree
+every error of ablation belongs to (DESIGN section 3).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+import pytest
+
+from ablation import (
+    AblationEngine,
+    AblationError,
+    AblationTask,
+    ConfigError,
+    TaskResult,
+    WrongType,
+    compare_results,
+    run_ablation_campaign,
+)
+
+TASKS = [AblationTask(task_id="a", input_data=1, expected_output=1)]
+RESULTS = [TaskResult(task_id="a", passed=True)]
+
+
+def _agent(x: int) -> int:
+    return x
+
+
+CALLS: dict[str, tuple[Callable[[], Any], str]] = {
+    "campaign config dict": (lambda: run_ablation_campaign(_agent, _agent, TASKS, config={"alpha": 0.1}),
+                             r"config must be a CampaignConfig, got dict \(pass CampaignConfig\(\*\*fields\)\)"),
+    "engine config dict": (lambda: AblationEngine({"alpha": 0.1}), "config must be a CampaignConfig, got dict"),
+    "compare config dict": (lambda: compare_results(RESULTS, RESULTS, config={"alpha": 0.1}),
+                            "config must be a CampaignConfig, got dict"),
+    "compare results mapping": (lambda: compare_results({"a": True}, RESULTS), "baseline results: got dict"),
+    "compare results items": (lambda: compare_results([1, 2], RESULTS), "baseline results: items of type int"),
+    "compare expected_ids str": (lambda: compare_results(RESULTS, RESULTS, expected_ids="abc"),
+                                 "expected_ids must be an iterable of ids"),
+}
+
+
+@pytest.mark.parametrize("case", list(CALLS))
+def test_a_value_of_the_wrong_type_is_wrong_type(case: str) -> None:
+    call, words = CALLS[case]
+    with pytest.raises(WrongType, match=words) as raised:
+        call()
+    assert isinstance(raised.value, ConfigError) and isinstance(raised.value, TypeError)
+    assert isinstance(raised.value, AblationError)
+
+
+def test_empty_results_are_a_config_error() -> None:
+    with pytest.raises(ConfigError, match="candidate results: empty"):
+        compare_results(RESULTS, [])
