@@ -3,10 +3,10 @@
 Both speak JSON. A :class:`CommandAgent` writes the task input as one JSON document on the
 child's stdin and reads one JSON document from its stdout; an :class:`HttpAgent` POSTs
 ``{"input": <task input>}`` and reads a JSON response body. In both cases a JSON object whose keys
-are ``"output"`` plus any of ``"cost"``, ``"tokens"``, ``"metrics"`` and ``"usage"`` (the fields of
-:class:`~ablation.outputs.TrialUsage`) is returned as an
-:class:`~ablation.schema.AgentOutput` (so the engine records cost and usage); any other JSON value
-is the output itself.
+are ``"output"`` plus any of ``"cost"``, ``"tokens"``, ``"metrics"``, ``"usage"`` (the fields of
+:class:`~ablation.outputs.TrialUsage`) and ``"trace"`` (a list), the fields of
+:class:`~ablation.schema.AgentOutput`, is returned as one (so the engine records cost, usage and
+the trace); any other JSON value is the output itself.
 
 Errors are typed so that the engine's :class:`~ablation.config.RetryPolicy` can tell transient
 failures from permanent ones: :class:`AgentConnectionError` is a :class:`ConnectionError` and
@@ -40,7 +40,8 @@ __all__ = [
 #: Default cap on an agent's output (a command's stdout, an HTTP body, a Python agent's output),
 #: in bytes.
 DEFAULT_MAX_OUTPUT_BYTES = 8 * 1024 * 1024
-_OUTPUT_KEYS = frozenset({"output", "cost", "tokens", "metrics", "usage"})
+#: The fields of :class:`AgentOutput`: a reply object with these keys alone is read as one.
+_OUTPUT_KEYS = frozenset(AgentOutput.model_fields)
 _EXCERPT_CHARS = 200
 _STDERR_TAIL_CHARS = 2000
 #: Bytes of a command's stderr kept while it runs: the most :func:`_tail` reads, and one more so
@@ -143,7 +144,7 @@ def interpret_agent_json(value: Any, source: str) -> Any:
 
     Returns:
         An :class:`AgentOutput` when ``value`` is an object with an ``"output"`` key and no keys
-        besides ``"cost"``, ``"tokens"``, ``"metrics"`` and ``"usage"``; otherwise ``value`` unchanged (so an
+        besides ``"cost"``, ``"tokens"``, ``"metrics"``, ``"usage"`` and ``"trace"``; otherwise ``value`` unchanged (so an
         object with further keys is the output itself).
 
     Raises:
