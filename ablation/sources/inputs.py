@@ -2,10 +2,12 @@
 
 Accepted: a path (``str`` or ``os.PathLike``, read by
 :func:`~ablation.sources.result_files.load_results`), an iterable of :class:`TaskResult`, an
-iterable of mappings (plain rows read like a JSONL file: ``key=``/``field=``/``run_field=`` dotted
-paths), and pandas or polars DataFrames (their rows as mappings; pandas ``NaN`` means absent).
+iterable of mappings (read as the JSON lines of those rows are,
+:func:`~ablation.sources.readers.read_mappings`: ``TaskResult`` rows and tool records recognised,
+else plain rows with ``key=``/``field=``/``run_field=`` dotted paths), and pandas or polars DataFrames (their rows as mappings; pandas ``NaN`` means absent).
 pandas and polars are never imported here: a DataFrame is recognised by its type's module.
-Anything else is a ``TypeError`` naming what was given and what is accepted.
+Anything else is a :class:`~ablation.errors.WrongType` (a ``TypeError``) naming what was given and
+what is accepted.
 """
 
 from __future__ import annotations
@@ -17,8 +19,8 @@ from typing import Any
 
 from ablation.errors import ConfigError, InputError, WrongType
 from ablation.schema import TaskResult
-from ablation.sources.readers.generic import generic_rows
-from ablation.sources.readers.rows import NumericVerdict, ReadOptions, rows_to_results
+from ablation.sources.readers import read_mappings
+from ablation.sources.readers.rows import NumericVerdict, ReadOptions
 
 __all__ = ["ACCEPTED", "side_results"]
 
@@ -71,8 +73,7 @@ def _side_results(
         return [r if r.arm == arm else r.model_copy(update={"arm": arm}) for r in records], label
     if records and all(isinstance(r, Mapping) for r in records):
         options = ReadOptions(key=key, field=field, run_field=run_field, arm=arm)
-        items = ((i, _present(dict(r))) for i, r in enumerate(records, start=1))
-        return rows_to_results(generic_rows(items, label, options), label, options, unit="row"), label
+        return read_mappings([_present(dict(r)) for r in records], label, options), label
     if not records:
         raise ConfigError(f"{arm} results: empty; expected {ACCEPTED}")
     kinds = sorted({type(r).__name__ for r in records})

@@ -24,7 +24,7 @@ from __future__ import annotations
 import itertools
 import json
 import logging
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -60,8 +60,8 @@ from ablation.sources.text import (
 from ablation.strict_json import decode_json
 
 __all__ = [
-    "FORMATS", "ReadOptions", "ResultReader", "Row", "RowRead", "detect_format", "read_results", "read_rows",
-    "register_reader",
+    "FORMATS", "ReadOptions", "ResultReader", "Row", "RowRead", "detect_format", "read_mappings", "read_results",
+    "read_rows", "register_reader",
 ]  # fmt: skip
 
 _ALIASES = {"json": "jsonl", "ndjson": "jsonl"}
@@ -103,6 +103,17 @@ def read_results(
     display = display or source
     read = read_rows(source, options, format, display)
     return rows_to_results(read.rows, display, options, **read.check)
+
+
+def read_mappings(records: Sequence[Mapping[str, Any]], display: str, options: ReadOptions) -> list[TaskResult]:
+    """One arm's results from rows already in memory, read as the JSON lines of those rows are:
+    the registered reader detected from the first row (an ablation export's ``TaskResult`` rows
+    with their status, errors, quality and usage; a tool's records), else plain rows. Errors
+    name the row (``display:N``)."""
+    reader = _detect(("lines", "array"), records[0])
+    rows = _shape_errors_named(reader.rows(enumerate(records, start=1), display, options), display, reader.name, "row")
+    unit = "row" if reader.unit == "line" else reader.unit
+    return rows_to_results(rows, display, options, unit=unit)
 
 
 def detect_format(text: str, display: str = "<text>") -> str:
