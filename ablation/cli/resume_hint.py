@@ -37,7 +37,8 @@ def interrupted_line(args: argparse.Namespace, current: int, store: Path, info: 
         f"campaign {info.campaign_id} had run every trial and its report was being built"
         if complete else "finished trials are saved"
     )  # fmt: skip
-    return f"ablation: interrupted; {kept}. Resume with: {resume}"
+    typed = " (type the credentials shown as *** again)" if "***" in resume else ""
+    return f"ablation: interrupted; {kept}. Resume with: {resume}{typed}"
 
 
 def resume_hint(
@@ -85,4 +86,17 @@ def resume_command(argv: Sequence[str], done: Sequence[str], store: Path, campai
             continue
         out.append(item)
         i += 1
-    return shlex.join(["ablation", *out, store_flags[0], str(store), resume_flags[0], campaign_id])
+    shown = [_no_credentials(item) for item in out]
+    return shlex.join(["ablation", *shown, store_flags[0], str(store), resume_flags[0], campaign_id])
+
+
+def _no_credentials(item: str) -> str:
+    """An argument with the credentials of a URL agent in it (``http://user:pass@host/``, also as
+    ``--candidate=URL``) shown as the agent's name shows them (``***``): the hint is printed, and
+    CI logs keep it; the resume takes the same agent with its credentials typed again."""
+    if "://" not in item or "@" not in item:
+        return item
+    from ablation.agents.http import shown_url
+
+    flag, eq, value = item.partition("=") if item.startswith("-") else ("", "", item)
+    return flag + eq + shown_url(value)

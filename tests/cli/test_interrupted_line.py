@@ -81,3 +81,21 @@ def test_an_interrupted_campaign_says_its_finished_trials_are_saved(
         target.execute("UPDATE campaigns SET status = 'interrupted'")
         target.commit()
     assert _line(copy, campaign_id, monkeypatch).startswith("ablation: interrupted; finished trials are saved. Resume")
+
+
+def test_the_resume_hint_shows_no_url_credentials(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The hint repeated the command line as typed, so an HTTP agent's password given in its URL
+    (sent as Basic credentials) went to stderr and the CI log; it now shows them as the agent's
+    name does, and says to type them again."""
+    argv = ["run", "s.jsonl", "--baseline", "http://alice:s3cret@127.0.0.1:9/b",
+            "--candidate=https://TOKEN123@example.test/c"]  # fmt: skip
+    monkeypatch.setattr(sys, "argv", ["ablation", *argv])
+    args = argparse.Namespace(candidate=["https://TOKEN123@example.test/c"])
+    info = argparse.Namespace(campaign_id="20261207-1")
+    line = interrupted_line(args, 0, tmp_path / "runs.db", info, False)
+    assert "s3cret" not in line and "TOKEN123" not in line, line
+    command = line.split("Resume with: ", 1)[1].split(" (type the credentials", 1)[0]
+    words = shlex.split(command)
+    assert words[:5] == ["ablation", "run", "s.jsonl", "--baseline", "http://alice:***@127.0.0.1:9/b"]
+    assert words[5] == "--candidate=https://***@example.test/c"
+    assert line.endswith("(type the credentials shown as *** again)")
