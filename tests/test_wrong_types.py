@@ -18,11 +18,15 @@ from ablation import (
     AblationError,
     AblationTask,
     ConfigError,
+    ResultReader,
     TaskResult,
     WrongType,
     compare_results,
     run_ablation_campaign,
 )
+from ablation.quality import JudgeScorer
+from ablation.render import render
+from ablation.verifiers import numeric
 
 TASKS = [AblationTask(task_id="a", input_data=1, expected_output=1)]
 RESULTS = [TaskResult(task_id="a", passed=True)]
@@ -57,3 +61,30 @@ def test_a_value_of_the_wrong_type_is_wrong_type(case: str) -> None:
 def test_empty_results_are_a_config_error() -> None:
     with pytest.raises(ConfigError, match="candidate results: empty"):
         compare_results(RESULTS, [])
+
+
+def _reader(name: str, shapes: tuple[str, ...]) -> object:
+    return ResultReader(name, shapes, lambda doc: False, lambda *a: iter(()))  # type: ignore[arg-type]
+
+
+def _judge(judge: object) -> object:
+    return JudgeScorer(judge)  # type: ignore[arg-type]
+
+
+#: Public constructors and functions given a value they refuse: (call, the class it must be).
+REFUSALS: dict[str, tuple[Callable[[], Any], type[AblationError]]] = {
+    "reader name": (lambda: _reader("MyTool", ("document",)), ConfigError),
+    "reader shapes": (lambda: _reader("mytool", ("weird",)), ConfigError),
+    "render format": (lambda: render(compare_results(RESULTS, RESULTS), "pdf"), ConfigError),
+    "numeric tolerance": (lambda: numeric(rel_tol=-1), ConfigError),
+    "judge not callable": (lambda: _judge(3), WrongType),
+}
+
+
+@pytest.mark.parametrize("case", list(REFUSALS))
+def test_public_refusals_are_ablation_errors(case: str) -> None:
+    """They raised bare ``ValueError``/``TypeError``: a caller's ``except AblationError`` missed
+    them; each is now a ``ConfigError`` (a ``ValueError``) or a ``WrongType`` (a ``TypeError``)."""
+    call, kind = REFUSALS[case]
+    with pytest.raises(kind):
+        call()

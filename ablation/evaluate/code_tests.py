@@ -12,6 +12,7 @@ import re
 from collections.abc import Mapping
 from typing import Any
 
+from ablation.errors import ConfigError
 from ablation.evaluate.sandbox import SandboxLimits, SandboxResult, run_python_tests
 from ablation.evaluate.sandbox_confinement import CONFINEMENTS, current_confinement
 from ablation.evaluate.verifiers import BuiltinVerifier, VerifierError, note
@@ -77,7 +78,7 @@ class CodeTestsVerifier(BuiltinVerifier):
 
     def __init__(self, limits: SandboxLimits, confinement: str | None = None) -> None:
         if confinement is not None and confinement not in CONFINEMENTS:
-            raise ValueError(
+            raise ConfigError(
                 f"unknown confinement {confinement!r}; choose one of {sorted(CONFINEMENTS)}"
             )
         self.limits = limits

@@ -20,6 +20,7 @@ from collections.abc import Awaitable, Callable, Iterable
 from dataclasses import dataclass
 from typing import Any, Literal
 
+from ablation.errors import ConfigError, WrongType
 from ablation.evaluate.quality import ScorerError, _excerpt, _output_text, scorer_is_async
 from ablation.schema import AblationTask
 
@@ -151,7 +152,7 @@ class _ModelJudge:
 
     def __init__(self, judge: Judge, name: str, template: str, fields: tuple[str, ...]) -> None:
         if not callable(judge):
-            raise TypeError(f"judge must be callable, got {type(judge).__name__}")
+            raise WrongType(f"judge must be callable, got {type(judge).__name__}")
         dummy = dict.fromkeys(
             ("description", "input", "rubric", "output", "low", "high", "response_a", "response_b"),
             "",
@@ -159,10 +160,10 @@ class _ModelJudge:
         try:
             template.format(**dummy)
         except (KeyError, IndexError, ValueError) as exc:
-            raise ValueError(f"prompt_template cannot be formatted: {exc!r}") from None
+            raise ConfigError(f"prompt_template cannot be formatted: {exc!r}") from None
         missing = [f for f in fields if "{" + f + "}" not in template]
         if missing:
-            raise ValueError(f"prompt_template lacks the fields {missing}")
+            raise ConfigError(f"prompt_template lacks the fields {missing}")
         self.judge, self.name, self.prompt_template = judge, name, template
 
 
@@ -192,7 +193,7 @@ class JudgeScorer(_ModelJudge):
     ) -> None:
         low, high = scale
         if not (math.isfinite(low) and math.isfinite(high) and low < high):
-            raise ValueError(f"scale must be finite with low < high, got {scale!r}")
+            raise ConfigError(f"scale must be finite with low < high, got {scale!r}")
         super().__init__(judge, name, prompt_template, ("output",))
         self.scale = (low, high)
 
@@ -362,7 +363,7 @@ async def judge_pairs(
     :func:`pairwise_preference` on the result for the counts and the sign test.
     """
     if concurrency < 1:
-        raise ValueError("concurrency must be at least 1")
+        raise ConfigError("concurrency must be at least 1")
     gate = asyncio.Semaphore(concurrency)
 
     async def one(task: AblationTask, base: Any, cand: Any) -> PairwiseVerdict:

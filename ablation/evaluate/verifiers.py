@@ -28,7 +28,7 @@ from collections.abc import Callable
 from contextvars import ContextVar
 from typing import Any
 
-from ablation.errors import AblationError
+from ablation.errors import AblationError, ConfigError
 from ablation.evaluate.equality import close, plain, values_equal
 from ablation.eventloop import is_awaitable
 from ablation.schema import AblationTask, callable_name, is_async_callable
@@ -209,7 +209,7 @@ def _parse_number(value: Any) -> float | int | None:
 class _Numeric(BuiltinVerifier):
     def __init__(self, rel_tol: float, abs_tol: float) -> None:
         if not (rel_tol >= 0 and abs_tol >= 0):  # NaN too: no difference would be within it
-            raise ValueError(f"numeric(): tolerances must be >= 0, got rel_tol={rel_tol!r}, abs_tol={abs_tol!r}")
+            raise ConfigError(f"numeric(): tolerances must be >= 0, got rel_tol={rel_tol!r}, abs_tol={abs_tol!r}")
         self.rel_tol, self.abs_tol = rel_tol, abs_tol
         self.name = f"numeric(rel_tol={rel_tol!r}, abs_tol={abs_tol!r})"
 

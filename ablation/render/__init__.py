@@ -18,6 +18,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
+from ablation.errors import ConfigError
 from ablation.render.formats import FORMATS, ReportFormat, register_format, report_format
 
 if TYPE_CHECKING:
@@ -84,7 +85,7 @@ def render_summary(
 
     summary = report_format(fmt).summary
     if summary is None:
-        raise ValueError(f"format {fmt!r} has no several-candidates summary")
+        raise ConfigError(f"format {fmt!r} has no several-candidates summary")
     return summary(summary_data(reports, names), width)
 
 

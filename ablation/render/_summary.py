@@ -21,6 +21,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict
 
 from ablation.analysis.candidates import holm_claims, improvement_p
+from ablation.errors import ConfigError
 from ablation.render._ci_safe import no_workflow_commands
 from ablation.render._format import fmt_float, fmt_level, fmt_p, fmt_pct, fmt_pp
 from ablation.render._sections import counted
@@ -116,9 +117,9 @@ def summary_data(reports: Sequence[AblationReport], names: Sequence[str]) -> dic
         ValueError: if ``reports`` is empty or ``names`` has a different length.
     """
     if not reports:
-        raise ValueError("render_summary needs at least one report")
+        raise ConfigError("render_summary needs at least one report")
     if len(reports) != len(names):
-        raise ValueError(f"{len(reports)} reports but {len(names)} names")
+        raise ConfigError(f"{len(reports)} reports but {len(names)} names")
     reports = holm_claims(reports)
     rows = []
     for name, r in zip(names, reports, strict=True):

@@ -21,6 +21,8 @@ from __future__ import annotations
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from typing import TYPE_CHECKING, Any, NamedTuple, overload
 
+from ablation.errors import ConfigError
+
 if TYPE_CHECKING:
     from ablation.report import AblationReport
 
@@ -88,7 +90,7 @@ def report_format(name: str) -> ReportFormat:
     try:
         return REPORT_FORMATS[name]
     except KeyError:
-        raise ValueError(f"unknown format {name!r}: use one of {', '.join(FORMATS)}") from None
+        raise ConfigError(f"unknown format {name!r}: use one of {', '.join(FORMATS)}") from None
 
 
 class _FormatNames(Sequence[str]):

@@ -35,6 +35,7 @@ import xml.etree.ElementTree as ET
 from collections.abc import Sequence
 from typing import Any, Literal, NamedTuple
 
+from ablation.errors import ConfigError
 from ablation.render._ci_safe import no_workflow_commands
 from ablation.render._errors import error_rows
 from ablation.render._format import headline, printable, verdict_line
@@ -128,7 +129,7 @@ def render_junit_candidates(reports: Sequence[AblationReport], names: Sequence[s
         ValueError: when ``names`` and ``reports`` differ in length.
     """
     if len(names) != len(reports):
-        raise ValueError(f"{len(reports)} reports but {len(names)} names")
+        raise ConfigError(f"{len(reports)} reports but {len(names)} names")
     return junit_document([
         suite for r, name in zip(reports, names, strict=True)
         for suite in _report_suites(r, f"ablation: {name}", f"{_ERRORS_SUITE}: {name}")

@@ -25,6 +25,7 @@ from collections.abc import Sequence
 from typing import Any, NamedTuple
 
 from ablation.analysis.numeric import NumericComparison, numeric_holm
+from ablation.errors import ConfigError, InputError
 from ablation.render._breakdowns import listed_ids
 from ablation.render._ci_safe import no_workflow_commands
 from ablation.render._format import fmt_p, single_line
@@ -122,7 +123,7 @@ def numeric_document(fmt: str, sections: Sequence[NumericSection], summary: Sequ
         return _html(sections, summary)
     if fmt == "junit":
         return _junit(sections)
-    raise ValueError(f"no numeric document in format {fmt!r} (known: {', '.join(NUMERIC_FORMATS)})")
+    raise ConfigError(f"no numeric document in format {fmt!r} (known: {', '.join(NUMERIC_FORMATS)})")
 
 
 def numeric_sections(results: Sequence[NumericComparison], names: Sequence[str]) -> tuple[list[NumericSection], list[str]]:
@@ -148,7 +149,7 @@ def numeric_json_document(fmt: str, payload: dict[str, Any], names: Sequence[str
     elif kind == "numeric candidates" and len(names) > 1 and isinstance(candidates, dict) and set(names) == set(candidates):
         docs = [candidates[name] for name in names]
     else:
-        raise ValueError(f"not the numeric comparison JSON of {len(names)} AFTER file(s)")
+        raise InputError(f"not the numeric comparison JSON of {len(names)} AFTER file(s)")
     results = [NumericComparison.model_validate(doc) for doc in docs]  # a ValidationError is a ValueError
     return numeric_document(fmt, *numeric_sections(results, names))
 

@@ -24,6 +24,7 @@ from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any, Literal, overload
 
+from ablation.errors import ConfigError
 from ablation.sources.readers.rows import ReadOptions, Row
 
 __all__ = ["FORMATS", "SHAPES", "ResultReader", "find_reader", "readers_for", "register_reader"]
@@ -61,9 +62,9 @@ class ResultReader:
 
     def __post_init__(self) -> None:
         if not self.name or self.name != self.name.lower():
-            raise ValueError(f"a reader's name must be non-empty and lower case, got {self.name!r}")
+            raise ConfigError(f"a reader's name must be non-empty and lower case, got {self.name!r}")
         if not self.shapes or not set(self.shapes) <= set(SHAPES):
-            raise ValueError(f"reader {self.name!r}: shapes must be some of {SHAPES}, got {self.shapes!r}")
+            raise ConfigError(f"reader {self.name!r}: shapes must be some of {SHAPES}, got {self.shapes!r}")
 
 
 _READERS: list[ResultReader] = []
