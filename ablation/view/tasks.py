@@ -35,7 +35,7 @@ import numpy as np
 
 from ablation.analysis.breakdowns import classify
 from ablation.analysis.pair_arms import pair_columns
-from ablation.analysis.pairing import PairedData
+from ablation.analysis.pairing import PairedData, shown_categories
 from ablation.analysis.sequential import counted_pairs
 from ablation.columns import TrialColumns
 from ablation.config import CampaignConfig
@@ -308,6 +308,7 @@ def _left_out(
                 category[w] = category[w] or cols.category[r] or ""
     for w in np.flatnonzero(category == "").tolist():
         category[w] = kept.get(ids[w]) or DEFAULT_CATEGORY
+    category = np.asarray(shown_categories(category), dtype=object)  # as the pairing names them
     return {
         "ids": ids, "category": category, "critical": critical, "base_passes": bp,
         "base_runs": br, "cand_passes": cp, "cand_runs": cr, "base_latency": bl,
