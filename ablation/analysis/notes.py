@@ -16,6 +16,7 @@ from ablation.analysis.gate_data import UNITS_JOINED, mixes_units
 from ablation.analysis.pairing import PairedData
 from ablation.outputs import TOOL_CALLS_PREFIX, USAGE_METRICS
 from ablation.report import AblationReport, ContinuousComparison
+from ablation.schema import NAME_SHOWN
 
 __all__ = ["CHANGED", "change_notes", "cost_units", "with_notes"]
 
@@ -133,5 +134,15 @@ def with_notes(report: AblationReport, data: PairedData, alpha: float) -> Ablati
                 f"Costs are in different currencies (baseline {said['baseline']}, candidate "
                 f"{said['candidate']}): not compared, and a cost gate has nothing to judge"
             )
-    update["notes"] = notes + change_notes(report, alpha)
+    update["notes"] = notes + _cut_categories(report) + change_notes(report, alpha)
     return report.model_copy(update=update)
+
+
+def _cut_categories(report: AblationReport) -> list[str]:
+    """The note that some categories are named by a cut label (:func:`~ablation.schema.shown_name`):
+    the pairing leaves no label longer than :data:`~ablation.schema.NAME_SHOWN` characters but those."""
+    n = sum(len(c.category) > NAME_SHOWN for c in report.categories)
+    if not n:
+        return []
+    return [f"{n} {'category is' if n == 1 else 'categories are'} longer than {NAME_SHOWN} characters: "
+            f"named by the first {NAME_SHOWN}, the length and a SHA-256 digest of the whole text"]

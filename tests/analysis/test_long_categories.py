@@ -46,6 +46,10 @@ def test_compare_names_long_categories_by_a_bounded_label() -> None:
     names = [c.category for c in report.categories]
     _check(names)
     assert {d.category for d in report.details} <= set(names)
+    assert [n for n in report.notes if f"longer than {NAME_SHOWN} characters" in n] == [
+        f"2 categories are longer than {NAME_SHOWN} characters: named by the first {NAME_SHOWN}, the length "
+        "and a SHA-256 digest of the whole text"
+    ]
     assert len(report.model_dump_json()) < 100 * NAME_SHOWN * len(CATEGORIES)
     assert len(render(report, "terminal")) < 100 * NAME_SHOWN * len(CATEGORIES)
 
