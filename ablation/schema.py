@@ -19,7 +19,7 @@ from typing import Annotated, Any, Literal, Self
 from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, field_validator, model_validator
 
 from ablation.digests import entry_digest, fingerprint_of_entries
-from ablation.errors import ConfigError
+from ablation.errors import ConfigError, WrongType
 from ablation.jsonable import safe_text, to_jsonable
 from ablation.outputs import (
     COUNT_LIMIT,
@@ -56,6 +56,8 @@ __all__ = [
     "callable_name",
     "duplicate_ids_error",
     "is_async_callable",
+    "not_a_suite",
+    "not_tasks",
     "safe_text",
     "shown_name",
     "suite_fingerprint",
@@ -297,16 +299,17 @@ def validate_suite(tasks: Iterable[Any]) -> tuple[AblationTask, ...]:
     """Check a suite and return it as a tuple.
 
     Raises:
-        ConfigError: an empty suite, an item not an :class:`AblationTask` or a repeated task id.
+        ConfigError: an empty suite or a repeated task id.
+        WrongType: a string, bytes or mapping as the suite, or an item not an :class:`AblationTask`.
     """
     if isinstance(tasks, str | bytes | Mapping):
-        raise ConfigError(f"a suite is a list of AblationTask, got {type(tasks).__name__}")
+        raise not_a_suite(tasks)
     items = list(tasks)
     if not items:
         raise ConfigError("the suite is empty: a campaign needs at least one task")
     bad = [f"#{i} ({type(t).__name__})" for i, t in enumerate(items) if not isinstance(t, AblationTask)]
     if bad:
-        raise ConfigError("suite items that are not AblationTask: " + ", ".join(bad[:10]))
+        raise not_tasks(bad)
     positions: dict[str, list[int]] = {}
     for i, task in enumerate(items):
         positions.setdefault(task.task_id, []).append(i)
@@ -314,6 +317,18 @@ def validate_suite(tasks: Iterable[Any]) -> tuple[AblationTask, ...]:
     if dups:
         raise duplicate_ids_error(dups)
     return tuple(items)
+
+
+def not_a_suite(tasks: object) -> WrongType:
+    """The error of a value given as a suite that is none (a string, bytes, a mapping...)."""
+    return WrongType(f"a suite is a list of AblationTask, got {type(tasks).__name__}")
+
+
+def not_tasks(bad: Sequence[str]) -> WrongType:
+    """The error of suite items that are not :class:`AblationTask` (``bad``: ``"#i (type)"`` of
+    each, in order): the first 10, and how many more."""
+    more = f" ... and {len(bad) - 10} more" if len(bad) > 10 else ""
+    return WrongType("suite items that are not AblationTask: " + ", ".join(bad[:10]) + more)
 
 
 def duplicate_ids_error(positions: Mapping[str, Sequence[int]]) -> ConfigError:

@@ -88,3 +88,24 @@ def test_public_refusals_are_ablation_errors(case: str) -> None:
     call, kind = REFUSALS[case]
     with pytest.raises(kind):
         call()
+
+
+def _generated(items: list[object]) -> object:
+    yield from items
+
+
+SUITES: dict[str, tuple[Callable[[], Any], str]] = {
+    "a string": (lambda: "abc", "a suite is a list of AblationTask, got str"),
+    "a mapping": (lambda: {"a": TASKS[0]}, "a suite is a list of AblationTask, got dict"),
+    "a list with a string": (lambda: [TASKS[0], "b"], r"not AblationTask: #1 \(str\)"),
+    "a generator with numbers": (lambda: _generated([TASKS[0], *range(12)]),
+                                 r"not AblationTask: #1 \(int\), .* \.\.\. and 2 more"),
+}
+
+
+@pytest.mark.parametrize("case", list(SUITES))
+def test_a_suite_of_the_wrong_type_is_wrong_type(case: str) -> None:
+    """A suite that is not one, or holds items that are not tasks, was a ``ConfigError`` only."""
+    suite, words = SUITES[case]
+    with pytest.raises(WrongType, match=words):
+        run_ablation_campaign(_agent, _agent, suite())

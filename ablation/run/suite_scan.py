@@ -26,7 +26,7 @@ from typing import Any
 from ablation.digests import entry_digest, fingerprint_of_entries
 from ablation.errors import ConfigError
 from ablation.run.suite_source import SPOOL_MEMORY, Spool, TaskSource
-from ablation.schema import AblationTask, duplicate_ids_error, note_unstable, task_entry
+from ablation.schema import AblationTask, duplicate_ids_error, not_tasks, note_unstable, task_entry
 
 __all__ = ["SuiteScan", "TaskInfo", "encode_entry", "scan_suite"]
 
@@ -208,7 +208,7 @@ def _raise_invalid(ids: list[str], bad: list[str], dups: dict[str, None]) -> Non
     if not ids and not bad:
         raise ConfigError("the suite is empty: a campaign needs at least one task")
     if bad:
-        raise ConfigError("suite items that are not AblationTask: " + ", ".join(bad[:10]))
+        raise not_tasks(bad)
     if dups:
         positions: dict[str, list[int]] = {tid: [] for tid in dups}
         for i, tid in enumerate(ids):

@@ -25,7 +25,7 @@ from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from typing import Any
 
 from ablation.errors import ConfigError
-from ablation.schema import AblationTask
+from ablation.schema import AblationTask, not_a_suite
 
 __all__ = ["Spool", "TaskSource"]
 
@@ -82,12 +82,12 @@ class TaskSource:
             returning an iterable of tasks.
 
     Raises:
-        ConfigError: for a string, bytes or mapping (not a suite).
+        WrongType: for a string, bytes or mapping (not a suite).
     """
 
     def __init__(self, tasks: Iterable[AblationTask] | Callable[[], Iterable[AblationTask]]) -> None:
         if isinstance(tasks, str | bytes | Mapping) or not (callable(tasks) or hasattr(tasks, "__iter__")):
-            raise ConfigError(f"a suite is a list of AblationTask, got {type(tasks).__name__}")
+            raise not_a_suite(tasks)
         self._tasks = tasks
         self._spool: Spool | None = None
         self._ids: Sequence[str] | None = None
