@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 from helpers.cli import run_here
 
-from ablation import AblationTask, CampaignConfig, run_ablation_campaign
+from ablation import AblationTask, CampaignConfig, InputError, load_results, run_ablation_campaign
 from ablation.sources.readers import engine
 from ablation.store.run_store import RunStore
 
@@ -79,6 +79,16 @@ def test_an_export_read_without_picking_an_arm_says_so(exported: tuple[Path, Pat
     assert done.returncode == 1
     line, = done.stderr.strip().splitlines()
     assert str(export) in line and "holds both arms" in line and "--where arm=candidate" in line
+
+
+def test_load_results_of_an_export_names_the_python_form_of_the_pick(exported: tuple[Path, Path]) -> None:
+    """The refusal named only the command line's flags; from Python the pick is a where mapping."""
+    _, export = exported
+    with pytest.raises(InputError, match="holds both arms") as raised:
+        load_results(export)
+    where = "where={'arm': 'candidate'}"
+    assert where in str(raised.value)
+    assert {r.arm for r in load_results(export, arm="candidate", where={"arm": "candidate"})} == {"candidate"}
 
 
 def test_a_bad_number_in_an_export_names_its_line_and_task(exported: tuple[Path, Path], tmp_path: Path) -> None:

@@ -116,7 +116,7 @@ def rows(items: Iterable[tuple[int, Any]], display: str, options: ReadOptions) -
                 InputError, display,
                 f"an ablation export holds both arms ({first[0]!r} from line {first[1]}, {second[0]!r} "
                 f"from line {second[1]}): pick one with --where arm=candidate (and --baseline-where "
-                "arm=baseline for BEFORE)", line=line,
+                "arm=baseline for BEFORE; load_results(..., where={'arm': 'candidate'}) in Python)", line=line,
             )  # fmt: skip
         yield _row(line, obj, display, options)
 
