@@ -109,3 +109,13 @@ def test_a_suite_of_the_wrong_type_is_wrong_type(case: str) -> None:
     suite, words = SUITES[case]
     with pytest.raises(WrongType, match=words):
         run_ablation_campaign(_agent, _agent, suite())
+
+
+@pytest.mark.parametrize("names", ["ab", ("x",), ("a", "b", "c"), ("a", 3)])
+def test_compare_names_are_two_strings(names: object) -> None:
+    """``names="ab"`` labelled the sides "a" and "b", a third name was dropped silently, one name
+    was an ``IndexError`` and a number a pydantic ``ValidationError`` of ``Provenance``."""
+    with pytest.raises(WrongType, match=r"names must be two strings \(baseline, candidate\)"):
+        compare_results(RESULTS, RESULTS, names=names)  # type: ignore[arg-type]
+    report = compare_results(RESULTS, RESULTS, names=["old", "new"])  # type: ignore[arg-type]
+    assert (report.provenance.baseline_agent, report.provenance.candidate_agent) == ("old", "new")

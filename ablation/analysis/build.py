@@ -366,9 +366,9 @@ def compare_results(
     Returns:
         The same :class:`AblationReport` a campaign produces.
     """
-    from ablation.analysis.in_memory import ResultLookup
+    from ablation.analysis.in_memory import ResultLookup, side_names
 
-    expected_ids = _expected_ids(expected_ids)
+    expected_ids, names = _expected_ids(expected_ids), side_names(names)
     first = _side(baseline, "baseline", key, field, run_field)
     second = _side(candidate, "candidate", key, field, run_field, first[1].task_id)
     return compare_columns(

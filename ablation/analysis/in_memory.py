@@ -32,7 +32,7 @@ from ablation.columns import (
     results_to_columns,
     same_ids,
 )
-from ablation.errors import InputError, validation_line
+from ablation.errors import InputError, WrongType, validation_line
 from ablation.outputs import VALUE_LIMIT
 from ablation.schema import RUN_LIMIT, TaskResult
 
@@ -43,6 +43,7 @@ __all__ = [
     "result_fields",
     "results_to_columns",
     "side_columns",
+    "side_names",
     "split_arms",
 ]
 
@@ -333,3 +334,18 @@ def side_columns(
     if given is not None:
         return rows, results_to_columns(rows, arm, given=given, ids=ids), arm
     return rows, records_to_columns(rows, arm, source=arm, ids=ids), arm
+
+
+def side_names(names: Any) -> tuple[str, str] | None:
+    """``names`` (the labels of the baseline and candidate sides) as a pair, ``None`` if not given.
+
+    Raises:
+        WrongType: for anything but two strings: a string would be read as its characters, one
+            name or three would lose or leave out a side silently.
+    """
+    if names is None:
+        return None
+    if (isinstance(names, str | bytes) or not isinstance(names, Sequence) or len(names) != 2
+            or not all(isinstance(n, str) for n in names)):  # fmt: skip
+        raise WrongType(f"names must be two strings (baseline, candidate), got {names!r:.80}")
+    return names[0], names[1]
