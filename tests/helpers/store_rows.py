@@ -1,9 +1,26 @@
-"""Rows written into a run store by SQL, for tests of many campaigns."""
+"""Rows written into a run store by SQL, for tests of many campaigns and of older stores."""
 
 from __future__ import annotations
 
 import sqlite3
 from pathlib import Path
+
+#: The tables of a schema-1 run store (before ``trials.tokens``), for tests of older stores.
+V1_DDL = """
+CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+CREATE TABLE campaigns (
+    id TEXT PRIMARY KEY, status TEXT NOT NULL, config_json TEXT NOT NULL,
+    suite_fingerprint TEXT NOT NULL, task_digests_json TEXT NOT NULL,
+    baseline_agent TEXT NOT NULL, candidate_agent TEXT NOT NULL, provenance_json TEXT NOT NULL,
+    created_at TEXT NOT NULL, updated_at TEXT NOT NULL);
+CREATE TABLE trials (
+    campaign_id TEXT NOT NULL REFERENCES campaigns(id) ON DELETE CASCADE,
+    task_id TEXT NOT NULL, arm TEXT NOT NULL, run INTEGER NOT NULL, status TEXT NOT NULL,
+    passed INTEGER NOT NULL, latency_s REAL, wall_s REAL, attempts INTEGER NOT NULL, cost REAL,
+    category TEXT, critical INTEGER NOT NULL, error_type TEXT, result_json TEXT NOT NULL,
+    PRIMARY KEY (campaign_id, task_id, arm, run));
+INSERT INTO meta VALUES ('schema_version', '1');
+"""
 
 
 def copy_first_campaign(path: Path, copies: int) -> int:

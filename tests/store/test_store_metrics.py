@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from helpers import slow_suite
+from helpers.store_rows import V1_DDL
 
 from ablation import CampaignConfig, CampaignRun, RunStore, run_ablation_campaign
 from ablation.analysis.stored import report_stored_campaign
@@ -41,23 +42,6 @@ def test_stored_report_keeps_tokens_and_metrics(tmp_path: Path) -> None:
     assert sorted(stored.metrics) == sorted(memory.metrics)
     for name in memory.metrics:
         assert stored.metrics[name].model_dump() == memory.metrics[name].model_dump()
-
-
-V1_DDL = """
-CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
-CREATE TABLE campaigns (
-    id TEXT PRIMARY KEY, status TEXT NOT NULL, config_json TEXT NOT NULL,
-    suite_fingerprint TEXT NOT NULL, task_digests_json TEXT NOT NULL,
-    baseline_agent TEXT NOT NULL, candidate_agent TEXT NOT NULL, provenance_json TEXT NOT NULL,
-    created_at TEXT NOT NULL, updated_at TEXT NOT NULL);
-CREATE TABLE trials (
-    campaign_id TEXT NOT NULL REFERENCES campaigns(id) ON DELETE CASCADE,
-    task_id TEXT NOT NULL, arm TEXT NOT NULL, run INTEGER NOT NULL, status TEXT NOT NULL,
-    passed INTEGER NOT NULL, latency_s REAL, wall_s REAL, attempts INTEGER NOT NULL, cost REAL,
-    category TEXT, critical INTEGER NOT NULL, error_type TEXT, result_json TEXT NOT NULL,
-    PRIMARY KEY (campaign_id, task_id, arm, run));
-INSERT INTO meta VALUES ('schema_version', '1');
-"""
 
 
 def test_version_1_store_is_migrated_and_reports_tokens(tmp_path: Path) -> None:

@@ -5,7 +5,7 @@ from their rows").
 
 Schema 1 has no ``tokens`` column in ``trials`` (migration 1 -> 2 adds it, filled from the stored
 results); every read of an arm's trials selects it. The store is the demo store's campaigns and
-trials copied into the schema-1 tables (tests/store/test_store_metrics.py's ``V1_DDL``), served by
+trials copied into the schema-1 tables (tests/helpers/store_rows.py's ``V1_DDL``), served by
 the viewer's app (Starlette's test client, in this process) beside a copy that a writable open
 migrated.
 """
@@ -18,6 +18,7 @@ from typing import Any
 from urllib.parse import quote
 
 import pytest
+from helpers.store_rows import V1_DDL
 from starlette.testclient import TestClient
 
 from ablation.analysis.details import MAX_DETAILS
@@ -27,22 +28,6 @@ from ablation.view.catalog import Catalog
 
 pytestmark = [pytest.mark.slow, pytest.mark.xdist_group("view")]
 
-#: The schema-1 tables (as tests/store/test_store_metrics.py writes them).
-V1_DDL = """
-CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
-CREATE TABLE campaigns (
-    id TEXT PRIMARY KEY, status TEXT NOT NULL, config_json TEXT NOT NULL,
-    suite_fingerprint TEXT NOT NULL, task_digests_json TEXT NOT NULL,
-    baseline_agent TEXT NOT NULL, candidate_agent TEXT NOT NULL, provenance_json TEXT NOT NULL,
-    created_at TEXT NOT NULL, updated_at TEXT NOT NULL);
-CREATE TABLE trials (
-    campaign_id TEXT NOT NULL REFERENCES campaigns(id) ON DELETE CASCADE,
-    task_id TEXT NOT NULL, arm TEXT NOT NULL, run INTEGER NOT NULL, status TEXT NOT NULL,
-    passed INTEGER NOT NULL, latency_s REAL, wall_s REAL, attempts INTEGER NOT NULL, cost REAL,
-    category TEXT, critical INTEGER NOT NULL, error_type TEXT, result_json TEXT NOT NULL,
-    PRIMARY KEY (campaign_id, task_id, arm, run));
-INSERT INTO meta VALUES ('schema_version', '1');
-"""
 _CAMPAIGN_COLUMNS = (
     "id, status, config_json, suite_fingerprint, task_digests_json, baseline_agent,"
     " candidate_agent, provenance_json, created_at, updated_at"
