@@ -181,14 +181,7 @@ def paired_bootstrap(
     check_boot_method(method)
     B = check_resamples(n_resamples)
     gen, seed = resolve_rng(rng)
-    if isinstance(statistic, str):
-        if statistic != "mean_diff":
-            raise ValueError(f"statistic must be 'mean_diff' or a callable, got {statistic!r}")
-        stat_fn: Statistic = _mean_diff
-        stat_name = "mean difference"
-    else:
-        stat_fn = statistic
-        stat_name = getattr(statistic, "__name__", "statistic")
+    stat_fn, stat_name = _statistic(statistic)
     scale = 1.0
     if stat_fn is _mean_diff:  # a statistic of the differences alone: work on (0, d), y − x = d·scale
         d, scale = _scaled_differences(xa, ya)
@@ -220,6 +213,15 @@ def paired_bootstrap(
         level,
         seed,
     )
+
+
+def _statistic(statistic: str | Statistic) -> tuple[Statistic, str]:
+    """The vectorised statistic :func:`paired_bootstrap` resamples and the name its method states."""
+    if not isinstance(statistic, str):
+        return statistic, getattr(statistic, "__name__", "statistic")
+    if statistic != "mean_diff":
+        raise ValueError(f"statistic must be 'mean_diff' or a callable, got {statistic!r}")
+    return _mean_diff, "mean difference"
 
 
 def _jackknife(
